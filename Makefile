@@ -1,0 +1,112 @@
+# pptrace — build, test, demo, bench, install.
+#
+#   make                 build every command into $(O)/bin (default O=build)
+#   make check           every test (unit + end to end) under ASan+UBSan
+#   make demo            generate a sample cluster and run the pipeline on it
+#   make bench           benchmarks; results in bench/results.txt
+#   make install         PREFIX=/usr/local, honours DESTDIR
+#
+# Sources are discovered: every cmd/<name>.c is a command, pipeline/*.c and
+# storage/*.c form libpp.a, every tests/unit/test_<m>.c is a cmocka binary.
+
+O        ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+SANITIZE ?=
+DEVELOPER ?= 1
+CC       ?= gcc
+
+PKGS     := sqlite3 libuv zlib inih
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -luv -lz -linih)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wno-unused-parameter
+ifeq ($(DEVELOPER),1)
+WARN += -Werror
+endif
+
+OPT ?= -O2 -g
+ifneq ($(SANITIZE),)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+LDSAN := -fsanitize=$(SANITIZE)
+endif
+
+ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE -I. -Ipipeline -Istorage $(PKG_CFLAGS) \
+              $(WARN) $(OPT) $(CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDSAN) $(LDFLAGS)
+LIBS        = $(PKG_LIBS) -lm $(LDLIBS)
+
+LIB_SRC  := $(sort $(wildcard pipeline/*.c storage/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
+CMD_SRC  := $(sort $(wildcard cmd/*.c))
+CMDS     := $(CMD_SRC:cmd/%.c=$(O)/bin/%)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNITS    := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o)
+
+.PHONY: all check check-valgrind demo bench fuzz soak install clean deps units
+all: $(CMDS)
+
+V ?= 0
+ifeq ($(V),0)
+Q := @
+endif
+
+.SECONDARY:
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(O)/libpp.a: $(LIB_OBJ)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(O)/bin/%: $(O)/cmd/%.o $(O)/libpp.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(O)/libpp.a $(LIBS)
+
+$(O)/tests/%: $(O)/tests/unit/%.o $(TESTLIB_OBJ) $(O)/libpp.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(O)/libpp.a $(LIBS) -lcmocka
+
+units: $(UNITS)
+
+deps:
+	@scripts/install-deps
+
+# The test suite runs on a sanitizer build in its own folder.
+CHECK_O ?= build-san
+CHECK_SANITIZE ?= address,undefined
+check: deps
+	@$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=$(CHECK_SANITIZE) all units
+	@$(MAKE) --no-print-directory O=build all
+	@PP_BIN=$(abspath $(CHECK_O))/bin PP_UNIT=$(abspath $(CHECK_O))/tests \
+	  PP_FAST_BIN=$(abspath build)/bin tests/run-tests.sh
+
+check-valgrind: deps
+	@$(MAKE) --no-print-directory O=build all units
+	@PP_BIN=$(abspath build)/bin PP_UNIT=$(abspath build)/tests PP_VALGRIND=1 \
+	  tests/run-tests.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory O=build all
+	@scripts/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory O=build all
+	@scripts/bench
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build build-san build-fuzz $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,197 @@
+/* cli.c — table-driven command-line parsing; see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pp.h"
+
+void cli_init(struct cli_state *st, int argc, char **argv)
+{
+	memset(st, 0, sizeof(*st));
+	st->argc = argc;
+	st->argv = argv;
+	st->i = 1;
+	st->pos = xcalloc((size_t)argc + 1, sizeof(char *));
+}
+
+void cli_release(struct cli_state *st)
+{
+	free(st->pos);
+	st->pos = NULL;
+}
+
+static const struct cli_opt *find_long(const struct cli_cmd *cmd,
+				       const char *name, size_t len)
+{
+	for (const struct cli_opt *o = cmd->opts; o && o->name; o++)
+		if (strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+	return NULL;
+}
+
+static const struct cli_opt *find_short(const struct cli_cmd *cmd, int c)
+{
+	for (const struct cli_opt *o = cmd->opts; o && o->name; o++)
+		if (o->short_name == c)
+			return o;
+	return NULL;
+}
+
+static int take_args(const struct cli_cmd *cmd, struct cli_state *st,
+		     const struct cli_opt *o, const char *inline_arg)
+{
+	st->opt = o;
+	st->arg = NULL;
+	st->args = NULL;
+	st->nargs = 0;
+	if (!o->arg) {
+		if (inline_arg) {
+			fprintf(stderr, "%s: error: option --%s takes no value\n",
+				cmd->name, o->name);
+			cli_usage(cmd);
+			return CLI_ERR;
+		}
+		return o->id;
+	}
+	if (inline_arg) {
+		st->arg = inline_arg;
+		st->args = NULL;
+		st->nargs = 1;
+		return o->id;
+	}
+	if (st->i >= st->argc) {
+		fprintf(stderr, "%s: error: option --%s needs a value %s\n",
+			cmd->name, o->name, o->arg);
+		cli_usage(cmd);
+		return CLI_ERR;
+	}
+	st->args = &st->argv[st->i];
+	st->arg = st->argv[st->i++];
+	st->nargs = 1;
+	if (o->flags & CLI_MULTI) {
+		while (st->i < st->argc && st->argv[st->i][0] != '-') {
+			st->i++;
+			st->nargs++;
+		}
+	}
+	return o->id;
+}
+
+int cli_next(const struct cli_cmd *cmd, struct cli_state *st)
+{
+	if (st->bundle && *st->bundle) {
+		const struct cli_opt *o = find_short(cmd, *st->bundle);
+		if (!o) {
+			fprintf(stderr, "%s: error: unknown option -%c\n", cmd->name,
+				*st->bundle);
+			cli_usage(cmd);
+			return CLI_ERR;
+		}
+		st->bundle++;
+		if (o->arg && *st->bundle) {
+			const char *a = st->bundle;
+			st->bundle = NULL;
+			return take_args(cmd, st, o, a);
+		}
+		return take_args(cmd, st, o, NULL);
+	}
+	st->bundle = NULL;
+	while (st->i < st->argc) {
+		char *a = st->argv[st->i++];
+		if (!strcmp(a, "--")) {
+			while (st->i < st->argc)
+				st->pos[st->npos++] = st->argv[st->i++];
+			return CLI_END;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			cli_help(cmd, stdout);
+			return CLI_HELP;
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const struct cli_opt *o = find_long(cmd, name, len);
+			if (!o) {
+				fprintf(stderr, "%s: error: unknown option '%s'\n",
+					cmd->name, a);
+				cli_usage(cmd);
+				return CLI_ERR;
+			}
+			return take_args(cmd, st, o, eq ? eq + 1 : NULL);
+		}
+		if (a[0] == '-' && a[1]) {
+			st->bundle = a + 1;
+			return cli_next(cmd, st);
+		}
+		st->pos[st->npos++] = a;
+	}
+	return CLI_END;
+}
+
+void cli_usage(const struct cli_cmd *cmd)
+{
+	fprintf(stderr, "usage: %s\n", cmd->synopsis);
+	fprintf(stderr, "Try '%s --help' for more information.\n", cmd->name);
+}
+
+void cli_help(const struct cli_cmd *cmd, FILE *out)
+{
+	fprintf(out, "usage: %s\n\n%s\n\noptions:\n", cmd->synopsis,
+		cmd->summary);
+	for (const struct cli_opt *o = cmd->opts; o && o->name; o++) {
+		char left[64];
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s%s",
+			 o->short_name ? "-" : "",
+			 o->short_name ? o->short_name : ' ',
+			 o->short_name ? ", " : "  ", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "",
+			 (o->flags & CLI_MULTI) ? "..." : "");
+		if (!o->short_name)
+			memmove(left, left + 1, strlen(left));
+		fprintf(out, "  %-30s %s\n", left, o->help);
+	}
+	fprintf(out, "  %-30s %s\n", "-h, --help", "show this help and exit");
+	fprintf(out, "\nexit status:\n"
+		     "  0  everything worked\n"
+		     "  1  some inputs failed (the others were processed)\n"
+		     "  2  usage error or invalid parameters\n"
+		     "  3  fatal error, nothing was done\n"
+		     "  130 interrupted (SIGINT/SIGTERM); running again resumes\n");
+	if (cmd->example)
+		fprintf(out, "\nexample:\n%s\n", cmd->example);
+}
+
+int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st,
+		  const char *why)
+{
+	fprintf(stderr, "%s: error: invalid value '%s' for --%s: %s\n",
+		cmd->name, st->arg ? st->arg : "", st->opt ? st->opt->name : "?",
+		why);
+	cli_usage(cmd);
+	return CLI_ERR;
+}
+
+int cli_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return PP_EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v))
+		return PP_EINVAL;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,71 @@
+/* cli.h — one option table per command drives parsing, --help and the
+ * README's usage text.
+ *
+ * A command declares a `struct cli_cmd` with its options; cli_next() walks
+ * argv and returns one option at a time. Accepted forms: --name value,
+ * --name=value, -x value, -xvalue, bundled flags -ab, and "--" to end
+ * options. Options marked CLI_MULTI take every following argument up to the
+ * next one that starts with '-' (for `--iterations 15 16`).
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdio.h>
+
+enum { CLI_MULTI = 1 };
+
+struct cli_opt {
+	const char *name;  /* long name without "--" */
+	int short_name;    /* single letter or 0 */
+	const char *arg;   /* placeholder such as "<n>", NULL for a flag */
+	const char *help;  /* one line */
+	int id;            /* returned by cli_next; must be > 0 */
+	unsigned flags;    /* CLI_MULTI */
+};
+
+struct cli_cmd {
+	const char *name;     /* "ppbatch" */
+	const char *synopsis; /* git notation, one or more lines */
+	const char *summary;  /* one sentence */
+	const struct cli_opt *opts; /* terminated by an entry with name NULL */
+	const char *example;  /* one or more example lines */
+};
+
+struct cli_state {
+	int argc;
+	char **argv;
+	int i;            /* next argv index */
+	const char *bundle; /* rest of a bundled short-option group */
+	int npos;         /* positional arguments collected so far */
+	char **pos;       /* positional arguments, in order (points into argv) */
+	/* Set by cli_next: */
+	const char *arg;  /* the option's argument (first one for CLI_MULTI) */
+	char **args;      /* CLI_MULTI: all arguments, nargs of them */
+	int nargs;
+	const struct cli_opt *opt;
+};
+
+enum {
+	CLI_END = 0,    /* no more options; positionals are in st->pos */
+	CLI_ERR = -1,   /* usage error, already reported on stderr */
+	CLI_HELP = -2   /* --help / -h was printed on stdout */
+};
+
+/* Prepares st to walk argv[1..argc). pos is allocated with room for argc. */
+void cli_init(struct cli_state *st, int argc, char **argv);
+void cli_release(struct cli_state *st);
+/* The id of the next option, or CLI_END / CLI_ERR / CLI_HELP. */
+int cli_next(const struct cli_cmd *cmd, struct cli_state *st);
+/* Full help: synopsis, summary, options, exit codes, example. */
+void cli_help(const struct cli_cmd *cmd, FILE *out);
+/* "usage: <synopsis>" plus a hint, on stderr. */
+void cli_usage(const struct cli_cmd *cmd);
+/* Reports "invalid value for --name: ..." and returns CLI_ERR. */
+int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st,
+		  const char *why);
+
+/* Strict number parsers: the whole string must be a number in range. */
+int cli_parse_long(const char *s, long min, long max, long *out);
+int cli_parse_double(const char *s, double *out);
+
+#endif

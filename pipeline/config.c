@@ -1,0 +1,193 @@
+/* config.c — INI file loading with inih; see config.h. Entries are kept in
+ * file order so that "last one wins" and list keys are simple scans. */
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pp.h"
+
+struct config_entry {
+	char *key; /* "section.key" */
+	char *value;
+	int line; /* ordinal of the entry, for messages */
+};
+
+struct config {
+	struct config_entry *v;
+	size_t n, alloc;
+};
+
+struct config *config_new(void)
+{
+	return xcalloc(1, sizeof(struct config));
+}
+
+void config_free(struct config *cfg)
+{
+	if (!cfg)
+		return;
+	for (size_t i = 0; i < cfg->n; i++) {
+		free(cfg->v[i].key);
+		free(cfg->v[i].value);
+	}
+	free(cfg->v);
+	free(cfg);
+}
+
+static int on_entry(void *user, const char *section, const char *name,
+		    const char *value)
+{
+	struct config *cfg = user;
+	if (!name) /* a section header alone */
+		return 1;
+	if (cfg->n == cfg->alloc) {
+		cfg->alloc = cfg->alloc ? cfg->alloc * 2 : 32;
+		cfg->v = xrealloc(cfg->v, cfg->alloc * sizeof(*cfg->v));
+	}
+	size_t len = strlen(section) + strlen(name) + 2;
+	char *key = xmalloc(len);
+	snprintf(key, len, "%s.%s", section, name);
+	cfg->v[cfg->n].key = key;
+	cfg->v[cfg->n].value = xstrdup(value ? value : "");
+	cfg->v[cfg->n].line = (int)cfg->n + 1;
+	cfg->n++;
+	return 1;
+}
+
+struct config *config_load(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot open config file '%s': %s", path,
+			 strerror(errno));
+		return NULL;
+	}
+	struct config *cfg = config_new();
+	int rc = ini_parse_file(f, on_entry, cfg);
+	fclose(f);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s:%d: malformed line (expected "
+			 "'[section]' or 'key = value')", path, rc);
+		config_free(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+const char *config_get(const struct config *cfg, const char *key)
+{
+	if (!cfg)
+		return NULL;
+	for (size_t i = cfg->n; i-- > 0;)
+		if (!strcmp(cfg->v[i].key, key))
+			return cfg->v[i].value;
+	return NULL;
+}
+
+int config_get_long(const struct config *cfg, const char *key, long *out,
+		    char *err, size_t errlen)
+{
+	const char *s = config_get(cfg, key);
+	if (!s)
+		return 1;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno) {
+		snprintf(err, errlen, "config key %s: expected an integer, got '%s'",
+			 key, s);
+		return PP_EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int config_get_double(const struct config *cfg, const char *key, double *out,
+		      char *err, size_t errlen)
+{
+	const char *s = config_get(cfg, key);
+	if (!s)
+		return 1;
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v)) {
+		snprintf(err, errlen, "config key %s: expected a number, got '%s'",
+			 key, s);
+		return PP_EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int config_get_bool(const struct config *cfg, const char *key, bool *out,
+		    char *err, size_t errlen)
+{
+	const char *s = config_get(cfg, key);
+	if (!s)
+		return 1;
+	if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcmp(s, "1") ||
+	    !strcasecmp(s, "on")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcmp(s, "0") ||
+	    !strcasecmp(s, "off")) {
+		*out = false;
+		return 0;
+	}
+	snprintf(err, errlen, "config key %s: expected true or false, got '%s'",
+		 key, s);
+	return PP_EINVAL;
+}
+
+size_t config_get_list(const struct config *cfg, const char *key,
+		       void (*fn)(void *ctx, const char *item), void *ctx)
+{
+	const char *s = config_get(cfg, key);
+	size_t count = 0;
+	if (!s)
+		return 0;
+	char *copy = xstrdup(s);
+	for (char *p = copy; *p;) {
+		p += strspn(p, " \t,");
+		size_t n = strcspn(p, " \t,");
+		if (!n)
+			break;
+		char save = p[n];
+		p[n] = '\0';
+		fn(ctx, p);
+		count++;
+		p[n] = save;
+		p += n;
+	}
+	free(copy);
+	return count;
+}
+
+size_t config_check_known(const struct config *cfg, const char *section,
+			  const char *const *known)
+{
+	size_t unknown = 0, plen = strlen(section);
+	if (!cfg)
+		return 0;
+	for (size_t i = 0; i < cfg->n; i++) {
+		const char *k = cfg->v[i].key;
+		if (strncmp(k, section, plen) || k[plen] != '.')
+			continue;
+		bool ok = false;
+		for (const char *const *p = known; *p && !ok; p++)
+			ok = !strcmp(k + plen + 1, *p);
+		if (!ok) {
+			warn("config: unknown key '%s' (see config.example.ini)", k);
+			unknown++;
+		}
+	}
+	return unknown;
+}

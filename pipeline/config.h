@@ -1,0 +1,41 @@
+/* config.h — the INI configuration file (config.example.ini lists every key).
+ *
+ * Keys are addressed as "section.key". A command loads the file named by
+ * --config (or none), reads its keys as defaults, then lets its command-line
+ * flags override them. Unknown keys are reported by config_check_known().
+ */
+#ifndef CONFIG_H
+#define CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct config;
+
+/* Loads path; on failure returns NULL and writes "file:line: why" to err. */
+struct config *config_load(const char *path, char *err, size_t errlen);
+/* An empty configuration (no file). */
+struct config *config_new(void);
+void config_free(struct config *cfg);
+
+/* The value of "section.key" or NULL. For a key given several times the
+ * last one wins. Returned strings live as long as cfg. */
+const char *config_get(const struct config *cfg, const char *key);
+/* Typed getters: return 0 and set *out, 1 if the key is absent (*out kept),
+ * PP_EINVAL with a message in err if the value is malformed. */
+int config_get_long(const struct config *cfg, const char *key, long *out,
+		    char *err, size_t errlen);
+int config_get_double(const struct config *cfg, const char *key, double *out,
+		      char *err, size_t errlen);
+int config_get_bool(const struct config *cfg, const char *key, bool *out,
+		    char *err, size_t errlen);
+/* Every value of a key that may repeat or be a whitespace/comma list is
+ * returned split: calls fn for each item. Returns the count. */
+size_t config_get_list(const struct config *cfg, const char *key,
+		       void (*fn)(void *ctx, const char *item), void *ctx);
+/* Warns about each key in a section starting with `section_prefix` that is
+ * not in the NULL-terminated `known` list. Returns the count of unknown keys. */
+size_t config_check_known(const struct config *cfg, const char *section,
+			  const char *const *known);
+
+#endif

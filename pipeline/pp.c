@@ -1,0 +1,107 @@
+/* pp.c — error strings, diagnostics and small helpers shared by all modules. */
+#include "pp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *progname = "pptrace";
+
+const char *pp_strerror(int code)
+{
+	switch (code) {
+	case PP_OK: return "success";
+	case PP_EIO: return "input/output error";
+	case PP_EPARSE: return "malformed input";
+	case PP_EDB: return "database error";
+	case PP_ENOMEM: return "out of memory";
+	case PP_EINVAL: return "invalid argument";
+	case PP_ETRUNC: return "input is truncated";
+	case PP_EINTR: return "interrupted";
+	case PP_ECYCLE: return "dependency cycle";
+	case PP_ENOTFOUND: return "not found";
+	default: return "unknown error";
+	}
+}
+
+void pp_set_progname(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	progname = slash ? slash + 1 : name;
+}
+
+const char *pp_progname(void)
+{
+	return progname;
+}
+
+static void vreport(const char *kind, const char *fmt, va_list ap)
+{
+	char buf[4096];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	fprintf(stderr, "%s: %s: %s\n", progname, kind, buf);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning", fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("fatal", fmt, ap);
+	va_end(ap);
+	exit(PP_EXIT_FATAL);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die("out of memory allocating %zu x %zu bytes", n, size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		die("out of memory allocating %zu bytes", n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xmalloc(n), s, n);
+}
+
+int64_t pp_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}

@@ -1,0 +1,64 @@
+/* pp.h — what every pptrace module shares: the error convention and the
+ * diagnostics functions.
+ *
+ * Library functions return int: 0 on success, a negative PP_E* code on
+ * failure; details go into a message buffer on the handle. Predicates return
+ * bool; pointer-returning functions return NULL on failure. Only cmd/ exits.
+ */
+#ifndef PP_H
+#define PP_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	PP_OK = 0,
+	PP_EIO = -1,      /* open/read/write/stat failed (errno kept) */
+	PP_EPARSE = -2,   /* malformed input */
+	PP_EDB = -3,      /* SQLite error */
+	PP_ENOMEM = -4,   /* allocation failed */
+	PP_EINVAL = -5,   /* invalid argument or configuration */
+	PP_ETRUNC = -6,   /* input ends before it is complete */
+	PP_EINTR = -7,    /* interrupted by a signal */
+	PP_ECYCLE = -8,   /* dependency cycle (simulator) */
+	PP_ENOTFOUND = -9 /* a named thing does not exist */
+};
+
+/* Exit codes of every command (documented in the README). */
+enum {
+	PP_EXIT_OK = 0,      /* everything worked */
+	PP_EXIT_PARTIAL = 1, /* some inputs failed */
+	PP_EXIT_USAGE = 2,   /* bad command line or invalid input parameters */
+	PP_EXIT_FATAL = 3,   /* nothing could be done */
+	PP_EXIT_INTR = 130   /* interrupted by SIGINT/SIGTERM */
+};
+
+/* A short English description of a PP_E* code; never NULL. */
+const char *pp_strerror(int code);
+
+/* The program name used as the prefix of every message ("ppbatch"). */
+void pp_set_progname(const char *name);
+const char *pp_progname(void);
+
+/* "prog: error: ..." on stderr; returns -1 so callers can `return error(...)`. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: warning: ..." on stderr. */
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "prog: fatal: ..." on stderr, then exit(PP_EXIT_FATAL). Only for cmd/. */
+__attribute__((noreturn)) void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Allocation that dies on failure: for small control structures in cmd/
+ * and tests only; library code on hot paths uses arenas and reports
+ * PP_ENOMEM. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Current monotonic time in nanoseconds. */
+int64_t pp_now_ns(void);
+
+#endif

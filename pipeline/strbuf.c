@@ -1,0 +1,129 @@
+/* strbuf.c — see strbuf.h. */
+#include "strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pp.h"
+
+char strbuf_slopbuf[1];
+
+void strbuf_init(struct strbuf *sb, size_t hint)
+{
+	sb->alloc = sb->len = 0;
+	sb->buf = strbuf_slopbuf;
+	if (hint)
+		strbuf_grow(sb, hint);
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb, 0);
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+	if (need <= sb->alloc)
+		return;
+	size_t alloc = sb->alloc ? sb->alloc : 64;
+	while (alloc < need)
+		alloc = alloc < (SIZE_MAX / 2) ? alloc * 2 : need;
+	if (!sb->alloc) {
+		sb->buf = xmalloc(alloc);
+		sb->buf[0] = '\0';
+	} else {
+		sb->buf = xrealloc(sb->buf, alloc);
+	}
+	sb->alloc = alloc;
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->alloc)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, int c)
+{
+	strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = (char)c;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(sb->buf + sb->len, sb->alloc ? sb->alloc - sb->len : 0,
+			  fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if ((size_t)n >= (sb->alloc ? sb->alloc - sb->len : 0)) {
+		strbuf_grow(sb, (size_t)n);
+		vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, ap);
+	}
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_add_json_str(struct strbuf *sb, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	strbuf_grow(sb, len + 2);
+	strbuf_addch(sb, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		switch (c) {
+		case '"': strbuf_add(sb, "\\\"", 2); break;
+		case '\\': strbuf_add(sb, "\\\\", 2); break;
+		case '\n': strbuf_add(sb, "\\n", 2); break;
+		case '\r': strbuf_add(sb, "\\r", 2); break;
+		case '\t': strbuf_add(sb, "\\t", 2); break;
+		default:
+			if (c < 0x20) {
+				char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+				strbuf_add(sb, u, 6);
+			} else {
+				strbuf_addch(sb, c);
+			}
+		}
+	}
+	strbuf_addch(sb, '"');
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *len)
+{
+	if (!sb->alloc)
+		strbuf_grow(sb, 0);
+	char *r = sb->buf;
+	if (len)
+		*len = sb->len;
+	strbuf_init(sb, 0);
+	return r;
+}

@@ -1,0 +1,40 @@
+/* strbuf.h — a growable, always NUL-terminated byte buffer.
+ *
+ * Invariant: buf[len] == '\0' and len < alloc (after any successful call).
+ * An initialised, empty strbuf points at a static "" and owns no memory.
+ * Growth dies on allocation failure (like git's strbuf): use it for text
+ * whose size is bounded by the input, not on unbounded hot paths.
+ */
+#ifndef STRBUF_H
+#define STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct strbuf {
+	size_t alloc;
+	size_t len;
+	char *buf;
+};
+
+extern char strbuf_slopbuf[];
+#define STRBUF_INIT { 0, 0, strbuf_slopbuf }
+
+void strbuf_init(struct strbuf *sb, size_t hint);
+void strbuf_release(struct strbuf *sb);
+/* Ensure room for `extra` more bytes (plus the NUL). */
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/* Appends s as a JSON string literal, quotes included. */
+void strbuf_add_json_str(struct strbuf *sb, const char *s, size_t len);
+/* Gives the buffer to the caller (free() it); sb is reset to empty. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+
+#endif

@@ -1,0 +1,53 @@
+# tests/lib.sh — sourced by every end-to-end script (tests/e2e/tNNNN-*.sh).
+#
+# Gives a fresh temp directory ($T, removed at exit), the commands under test
+# on PATH (sanitizer build from $PP_BIN), and TAP helpers:
+#   ok_if "desc" cmd...        passes when cmd exits 0
+#   is "desc" expected actual  passes when the strings are equal
+#   skip "desc" "reason"
+#   done_testing               prints the plan; call at the end
+set -u
+: "${PP_BIN:?run through make check}"
+PP_ROOT=${PP_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+SHARED=${PP_SHARED:-$PP_ROOT/../shared}
+PATH="$PP_BIN:$PATH"
+T=$(mktemp -d "${TMPDIR:-/tmp}/pptrace-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+_tap_n=0
+_tap_fail=0
+
+ok_if() {
+	local desc=$1; shift
+	_tap_n=$((_tap_n + 1))
+	if "$@" >"$T/.out" 2>&1; then
+		echo "ok $_tap_n - $desc"
+	else
+		echo "not ok $_tap_n - $desc"
+		sed 's/^/# /' "$T/.out" | tail -n 30
+		_tap_fail=$((_tap_fail + 1))
+	fi
+}
+
+is() {
+	local desc=$1 exp=$2 got=$3
+	_tap_n=$((_tap_n + 1))
+	if [ "$exp" = "$got" ]; then
+		echo "ok $_tap_n - $desc"
+	else
+		echo "not ok $_tap_n - $desc"
+		echo "# expected: $(printf '%s' "$exp" | head -c 2000)"
+		echo "# got:      $(printf '%s' "$got" | head -c 2000)"
+		_tap_fail=$((_tap_fail + 1))
+	fi
+}
+
+skip() {
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n - $1 # skip $2"
+}
+
+done_testing() {
+	echo "1..$_tap_n"
+	[ "$_tap_fail" = 0 ]
+}
