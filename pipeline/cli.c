@@ -142,15 +142,12 @@ void cli_help(const struct cli_cmd *cmd, FILE *out)
 	fprintf(out, "usage: %s\n\n%s\n\noptions:\n", cmd->synopsis,
 		cmd->summary);
 	for (const struct cli_opt *o = cmd->opts; o && o->name; o++) {
-		char left[64];
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s%s",
-			 o->short_name ? "-" : "",
-			 o->short_name ? o->short_name : ' ',
-			 o->short_name ? ", " : "  ", o->name,
+		char left[64], sh[8] = "    ";
+		if (o->short_name)
+			snprintf(sh, sizeof(sh), "-%c, ", o->short_name);
+		snprintf(left, sizeof(left), "%s--%s%s%s%s", sh, o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "",
 			 (o->flags & CLI_MULTI) ? "..." : "");
-		if (!o->short_name)
-			memmove(left, left + 1, strlen(left));
 		fprintf(out, "  %-30s %s\n", left, o->help);
 	}
 	fprintf(out, "  %-30s %s\n", "-h, --help", "show this help and exit");

@@ -1,0 +1,170 @@
+/* ppbatch — analyse Kineto traces of a Megatron-LM job into one SQLite
+ * database; also --inspect, --merge and --format pp-timer. Thin: parses
+ * options into struct batch_opts and calls one entry of batch.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch.h"
+#include "cli.h"
+#include "config.h"
+#include "pp.h"
+
+enum {
+	O_INPUT = 1, O_FOLDERS, O_PATTERN, O_DB, O_CONFIG, O_PROCESSES, O_FORCE,
+	O_SALVAGE, O_SHARD, O_TIMEOUT, O_QUIET, O_INSPECT, O_JSON, O_MERGE,
+	O_FORMAT, O_PP_SIZE, O_VPP_SIZE, O_WORKER
+};
+
+static const struct cli_opt options[] = {
+	{ "input", 'i', "<dir>", "base folder holding iteration_N/ folders", O_INPUT, 0 },
+	{ "folders", 0, "<glob>", "iteration folders to take (default: all)", O_FOLDERS, CLI_MULTI },
+	{ "pattern", 0, "<glob>", "trace file names (default: *.json and *.json.gz)", O_PATTERN, 0 },
+	{ "db", 0, "<path>", "database file (default: <input>/pptrace.db)", O_DB, 0 },
+	{ "config", 'c', "<file>", "INI configuration file", O_CONFIG, 0 },
+	{ "processes", 'j', "<n>", "worker processes (default: number of cores)", O_PROCESSES, 0 },
+	{ "force", 'f', NULL, "re-analyse traces that are already stored", O_FORCE, 0 },
+	{ "salvage", 0, NULL, "keep the complete events of a truncated trace", O_SALVAGE, 0 },
+	{ "shard", 0, "<i>/<n>", "process only slice i (0-based) of n", O_SHARD, 0 },
+	{ "timeout", 0, "<seconds>", "kill a worker that takes longer", O_TIMEOUT, 0 },
+	{ "quiet", 'q', NULL, "no progress output", O_QUIET, 0 },
+	{ "inspect", 0, NULL, "describe the trace files given as arguments", O_INSPECT, 0 },
+	{ "json", 0, NULL, "with --inspect: one JSON object per file", O_JSON, 0 },
+	{ "merge", 0, NULL, "merge the shard databases given as arguments into --db", O_MERGE, 0 },
+	{ "format", 0, "<fmt>", "input format: kineto (default) or pp-timer", O_FORMAT, 0 },
+	{ "pp-size", 0, "<n>", "pp-timer: pipeline-parallel size", O_PP_SIZE, 0 },
+	{ "vpp-size", 0, "<n>", "pp-timer: virtual pipeline size (default 1)", O_VPP_SIZE, 0 },
+	{ "worker", 0, NULL, "internal: run as a pool worker", O_WORKER, 0 },
+	{ NULL, 0, NULL, NULL, 0, 0 }
+};
+
+static const struct cli_cmd cmd = {
+	"ppbatch",
+	"ppbatch --input <dir> [--folders <glob>...] [--db <path>] [-j <n>] [--force]\n"
+	"               [--salvage] [--shard <i>/<n>] [--timeout <s>] [--quiet] [--config <file>]\n"
+	"   or: ppbatch --inspect [--json] [--salvage] <trace>...\n"
+	"   or: ppbatch --merge --db <out.db> <shard.db>...\n"
+	"   or: ppbatch --format pp-timer --input <dir> --pp-size <p> [--vpp-size <v>] [--db <path>]",
+	"Classify the GPU work of every rank's PyTorch-profiler trace into one SQLite database.",
+	options,
+	"  ppbatch --input /data/run42 --folders 'iteration_1*' -j 8\n"
+	"  ppbatch --inspect --json rank_0000_iter_15.pt.trace.json.gz"
+};
+
+static int parse_shard(const char *s, int *i, int *n)
+{
+	long a, b;
+	const char *slash = strchr(s, '/');
+	if (!slash)
+		return PP_EINVAL;
+	char head[32];
+	size_t len = (size_t)(slash - s);
+	if (len == 0 || len >= sizeof(head))
+		return PP_EINVAL;
+	memcpy(head, s, len);
+	head[len] = '\0';
+	if (cli_parse_long(head, 0, 1000000, &a) || cli_parse_long(slash + 1, 1, 1000000, &b) ||
+	    a >= b)
+		return PP_EINVAL;
+	*i = (int)a;
+	*n = (int)b;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_state *st)
+{
+	long v;
+	double d;
+	int id;
+	while ((id = cli_next(&cmd, st)) > 0) {
+		switch (id) {
+		case O_INPUT: o->input = st->arg; break;
+		case O_FOLDERS: o->folders = st->args; o->nfolders = st->nargs; break;
+		case O_PATTERN: o->pattern = st->arg; break;
+		case O_DB: o->db = st->arg; break;
+		case O_CONFIG: o->config_path = st->arg; break;
+		case O_PROCESSES:
+			if (cli_parse_long(st->arg, 1, 4096, &v))
+				return cli_bad_value(&cmd, st, "expected a number from 1 to 4096");
+			o->processes = (int)v;
+			break;
+		case O_FORCE: o->force = true; break;
+		case O_SALVAGE: o->salvage = true; break;
+		case O_SHARD:
+			if (parse_shard(st->arg, &o->shard_index, &o->shard_count))
+				return cli_bad_value(&cmd, st, "expected I/N with 0 <= I < N");
+			break;
+		case O_TIMEOUT:
+			if (cli_parse_double(st->arg, &d) || d < 0)
+				return cli_bad_value(&cmd, st, "expected seconds >= 0");
+			o->timeout_s = d;
+			break;
+		case O_QUIET: o->quiet = true; break;
+		case O_INSPECT: o->inspect = true; break;
+		case O_JSON: o->json = true; break;
+		case O_MERGE: o->merge = true; break;
+		case O_FORMAT:
+			if (strcmp(st->arg, "kineto") && strcmp(st->arg, "pp-timer"))
+				return cli_bad_value(&cmd, st, "expected kineto or pp-timer");
+			o->format = st->arg;
+			break;
+		case O_PP_SIZE:
+			if (cli_parse_long(st->arg, 1, 100000, &v))
+				return cli_bad_value(&cmd, st, "expected a positive number");
+			o->pp_size = (int)v;
+			break;
+		case O_VPP_SIZE:
+			if (cli_parse_long(st->arg, 1, 100000, &v))
+				return cli_bad_value(&cmd, st, "expected a positive number");
+			o->vpp_size = (int)v;
+			break;
+		case O_WORKER: o->worker = true; break;
+		}
+	}
+	return id;
+}
+
+int main(int argc, char **argv)
+{
+	struct batch_opts o = { .shard_count = 1, .vpp_size = 1, .format = "kineto" };
+	struct cli_state st;
+	char err[512];
+	int rc;
+
+	pp_set_progname("ppbatch");
+	cli_init(&st, argc, argv);
+	rc = parse_args(argc, argv, &o, &st);
+	if (rc == CLI_HELP)
+		return PP_EXIT_OK;
+	if (rc == CLI_ERR)
+		return PP_EXIT_USAGE;
+	o.files = st.pos;
+	o.nfiles = st.npos;
+	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err))
+				 : config_new();
+	if (!o.config) {
+		error("%s", err);
+		return PP_EXIT_USAGE;
+	}
+	if (o.inspect) {
+		if (!o.nfiles) {
+			error("--inspect needs at least one trace file");
+			cli_usage(&cmd);
+			return PP_EXIT_USAGE;
+		}
+		rc = inspect_run(&o);
+	} else if (o.merge) {
+		rc = merge_run(&o);
+	} else if (!o.worker && !o.input) {
+		error("--input is required");
+		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
+	} else if (!strcmp(o.format, "pp-timer")) {
+		rc = pptimer_run(&o);
+	} else {
+		rc = batch_run(&o);
+	}
+	config_free(o.config);
+	cli_release(&st);
+	return rc;
+}
