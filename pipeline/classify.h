@@ -13,6 +13,7 @@
  *   while ((rc = trace_reader_next(r, &ev)) == 1)
  *           classify_feed(c, &ev);
  *   classify_finish(c, trace_reader_header(r), &res);
+ *   classify_free(c);
  *   ... store res ...; arena_release(&a);
  */
 #ifndef CLASSIFY_H
@@ -37,8 +38,13 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena);
 int classify_feed(struct classify *c, const struct trace_event *ev);
 
 /* Computes the result; h may be NULL (no base time). *out points into the
- * arena. Returns 0 or PP_ENOMEM. Call once; the classifier is spent after. */
+ * arena. Returns 0 or PP_ENOMEM. Call once; the classifier is spent after
+ * (but must still be freed). */
 int classify_finish(struct classify *c, const struct trace_header *h,
 		    struct rank_result **out);
+
+/* Releases the classifier's own heap tables (the result, in the arena, stays
+ * valid). Accepts NULL. Call it whether or not classify_finish() ran. */
+void classify_free(struct classify *c);
 
 #endif

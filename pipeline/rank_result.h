@@ -113,6 +113,17 @@ struct rr_group {
 	int64_t kernels;    /* comm kernels carrying it */
 };
 
+/* Generic mode: one iteration window per root-most ProfilerStep#N
+ * annotation (SPEC §5); kernels whose launch lies inside it (any thread). */
+struct rr_iteration {
+	int64_t number;           /* N of ProfilerStep#N; -1 if not a number */
+	int64_t cpu_start_ns, cpu_end_ns;
+	bool has_kernels;
+	int64_t start_ns, end_ns; /* first kernel start, last kernel end */
+	int64_t busy_ns;          /* union of its GPU events */
+	int64_t kernels;
+};
+
 struct rr_counters {
 	int64_t events;      /* events fed */
 	int64_t cpu_slices;  /* X events that are not GPU events */
@@ -150,13 +161,14 @@ struct rank_result {
 	struct rr_category_stat categories[RR_NCATEGORIES];
 	struct rr_group *groups;
 	size_t ngroups;
+	struct rr_iteration *iterations; /* ProfilerStep windows, time order */
+	size_t niterations;
 	struct rr_counters counters;
 
 	/* For --inspect: root-most steps found per pattern set (enum pat_set;
 	 * for comm_kernel/mem_kernel: distinct GPU events matching), and the
 	 * ProfilerStep#N annotations seen. */
 	int64_t steps_per_set[RR_NPATSETS];
-	int64_t profiler_steps;
 
 	const char **warnings;    /* human-readable, e.g. "no forward thread" */
 	size_t nwarnings;
