@@ -39,6 +39,7 @@
 #include "config.h"
 #include "patterns.h"
 #include "pp.h"
+#include "strbuf.h"
 #include "trace_read.h"
 
 struct tcase {
@@ -430,12 +431,73 @@ static void test_patterns_defaults_and_config(void **state)
 	remove("test_classify.ini");
 }
 
+static void test_label_vpp_interleaved(void **state)
+{
+	struct rr_step steps[10];
+	struct rank_result r;
+	static const int fwd_chunk[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+	static const int fwd_mb[8] = { 0, 1, 0, 1, 2, 3, 2, 3 };
+	memset(&r, 0, sizeof(r));
+	memset(steps, 0, sizeof(steps));
+	for (int i = 0; i < 8; i++) {
+		steps[i].phase = RR_FWD;
+		steps[i].seq = i;
+	}
+	steps[8].phase = RR_BWD;
+	steps[8].seq = 0;
+	steps[9].phase = RR_PP;
+	steps[9].seq = 0;
+	steps[9].chunk = steps[9].microbatch = -1;
+	r.steps = steps;
+	r.nsteps = 10;
+	assert_int_equal(rank_result_label_vpp(&r, 2, 2), 0);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(steps[i].chunk, fwd_chunk[i]);
+		assert_int_equal(steps[i].microbatch, fwd_mb[i]);
+	}
+	assert_int_equal(steps[8].chunk, 1);
+	assert_int_equal(steps[8].microbatch, 0);
+	assert_int_equal(steps[9].chunk, -1);
+	assert_int_equal(rank_result_label_vpp(&r, 4, 1), 0);
+	assert_int_equal(steps[5].chunk, 0);
+	assert_int_equal(steps[5].microbatch, 5);
+	assert_int_equal(rank_result_label_vpp(&r, 0, 1), PP_EINVAL);
+}
+
+static void test_describe_for_inspect(void **state)
+{
+	struct arena a = ARENA_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char err[256];
+	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct rank_result *r = run_events(cases[0].events, &a, pats);
+	rank_result_describe(r, &sb, false);
+	assert_non_null(strstr(sb.buf, "  forward thread: pid 1 tid 1 "
+				"\"MainThread\" (rule: flows)\n"));
+	assert_non_null(strstr(sb.buf, "forward_step=1 backward_step=1 "
+				"pp_comm=1 dp_comm=3"));
+	assert_non_null(strstr(sb.buf, "warning: 1 GPU events have no launch"));
+	strbuf_reset(&sb);
+	rank_result_describe(r, &sb, true);
+	assert_non_null(strstr(sb.buf, "{\"mode\":\"megatron\",\"forward_thread"
+				"\":{\"pid\":\"1\",\"tid\":\"1\",\"name\":"
+				"\"MainThread\",\"rule\":\"flows\"},"));
+	assert_non_null(strstr(sb.buf, "\"coverage\":0.900990,"));
+	strbuf_release(&sb);
+	patterns_free(pats);
+	arena_release(&a);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 1];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 3];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_label_vpp_interleaved);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_describe_for_inspect);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tests[n].name = cases[i].name;
 		tests[n].test_func = run_case;
