@@ -431,6 +431,32 @@ static void test_patterns_defaults_and_config(void **state)
 	remove("test_classify.ini");
 }
 
+/* config.example.ini documents every set with its default: keep them equal. */
+static void test_example_config_matches_defaults(void **state)
+{
+	char err[256], path[4096];
+	const char *root = getenv("PP_ROOT");
+	snprintf(path, sizeof(path), "%s/config.example.ini", root ? root : ".");
+	struct config *cfg = config_load(path, err, sizeof(err));
+	assert_non_null(cfg);
+	struct patterns *def = patterns_new(NULL, err, sizeof(err));
+	struct patterns *ex = patterns_new(cfg, err, sizeof(err));
+	for (int s = 0; s < PAT_NSETS; s++) {
+		char key[64];
+		const char *const *g1, *const *g2;
+		snprintf(key, sizeof(key), "patterns.%s", patterns_set_name(s));
+		assert_non_null(config_get(cfg, key));
+		size_t n1 = patterns_globs(def, s, &g1);
+		size_t n2 = patterns_globs(ex, s, &g2);
+		assert_int_equal(n1, n2);
+		for (size_t i = 0; i < n1; i++)
+			assert_string_equal(g1[i], g2[i]);
+	}
+	patterns_free(def);
+	patterns_free(ex);
+	config_free(cfg);
+}
+
 static void test_label_vpp_interleaved(void **state)
 {
 	struct rr_step steps[10];
@@ -490,12 +516,14 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 3];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 4];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_label_vpp_interleaved);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_example_config_matches_defaults);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_describe_for_inspect);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
