@@ -581,7 +581,8 @@ int topo_infer_finish(struct topology *t)
 {
 	for (int k = 0; k < TOPO_NKINDS; k++) {
 		struct topo_groups *gs = &t->groups[k];
-		qsort(gs->v, gs->n, sizeof(gs->v[0]), cmp_first_rank);
+		if (gs->n > 1)
+			qsort(gs->v, gs->n, sizeof(gs->v[0]), cmp_first_rank);
 		for (size_t g = 0; g < gs->n; g++)
 			gs->v[g].number = (int)g + 1;
 	}
