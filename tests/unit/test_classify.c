@@ -37,6 +37,7 @@
 #include "arena.h"
 #include "classify.h"
 #include "config.h"
+#include "htab.h"
 #include "patterns.h"
 #include "pp.h"
 #include "strbuf.h"
@@ -522,6 +523,29 @@ static void test_reader_fixture(void **state)
 	arena_release(&a);
 }
 
+/* The correlation map: dense ids, ids below the first, far and sparse ids. */
+static void test_cmap_dense_and_sparse(void **state)
+{
+	struct cmap m;
+	cmap_init(&m);
+	for (int64_t k = 1000; k < 201000; k += 3)
+		assert_int_equal(*cmap_ref(&m, k, (uint32_t)k), (uint32_t)k);
+	assert_int_equal(*cmap_ref(&m, 5, 7), 7);           /* below base */
+	assert_int_equal(*cmap_ref(&m, INT64_MAX, 9), 9);   /* far away */
+	assert_int_equal(*cmap_ref(&m, INT64_MIN, 11), 11);
+	assert_int_equal(*cmap_ref(&m, 1003, 1), 1003);     /* kept: first wins */
+	for (int64_t k = 1000; k < 201000; k++)
+		assert_int_equal(cmap_get(&m, k),
+				 (k - 1000) % 3 ? IMAP_EMPTY : (uint32_t)k);
+	assert_int_equal(cmap_get(&m, 5), 7);
+	assert_int_equal(cmap_get(&m, 6), IMAP_EMPTY);
+	assert_int_equal(cmap_get(&m, INT64_MAX), 9);
+	assert_int_equal(cmap_get(&m, INT64_MIN), 11);
+	assert_int_equal(m.n, 66667 + 3);
+	assert_true(m.cap < 1u << 20);
+	cmap_release(&m);
+}
+
 static void test_label_vpp_interleaved(void **state)
 {
 	struct rr_step steps[10];
@@ -581,13 +605,15 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 5];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 6];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_label_vpp_interleaved);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reader_fixture);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_cmap_dense_and_sparse);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_example_config_matches_defaults);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
