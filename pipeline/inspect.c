@@ -32,9 +32,18 @@ struct cat_count {
 	uint64_t n;
 };
 
+/* pid or tid as a key: absent, an integer or a string. */
+struct idkey {
+	int kind; /* 0 absent, 1 integer, 2 string */
+	int64_t num;
+	const char *s; /* kind 2: NUL-terminated (arena) */
+	size_t n;
+};
+
 struct thread {
-	char *key;      /* "pid\ttid" as text */
-	char *pid, *tid;
+	bool used;
+	struct idkey pid, tid;
+	char *pid_text, *tid_text;
 	char *name;     /* thread_name metadata, or NULL */
 	uint64_t events;
 };
@@ -49,9 +58,11 @@ struct inspect {
 	uint64_t by_ph[256];
 	struct cat_count cats[MAX_CATS];
 	int ncats;
+	int last_cat;           /* index of the previous event's category, or -1 */
 	uint64_t cats_other;
 	struct thread *threads; /* open addressing, cap a power of two */
 	size_t tcap, tcount;
+	struct thread *last;    /* the thread of the previous event */
 	uint64_t threads_dropped;
 	struct proc_name *procs;
 	size_t nprocs, procs_cap;
@@ -61,75 +72,121 @@ struct inspect {
 	int64_t span_lo, span_hi;
 };
 
-static void id_text(char *out, size_t n, const struct trace_id *id, bool present)
+static struct idkey idkey_of(const struct trace_id *id, bool present)
 {
-	if (!present)
-		snprintf(out, n, "-");
-	else if (id->is_str && !id->str.n)
-		snprintf(out, n, "\"\"");
-	else if (id->is_str)
-		snprintf(out, n, "%.*s", (int)(id->str.n > 200 ? 200 : id->str.n), id->str.p);
-	else
-		snprintf(out, n, "%" PRId64, id->num);
+	struct idkey k = { 0, 0, NULL, 0 };
+	if (present && id->is_str) {
+		k.kind = 2;
+		k.s = id->str.p;
+		k.n = id->str.n;
+	} else if (present) {
+		k.kind = 1;
+		k.num = id->num;
+	}
+	return k;
 }
 
-static uint64_t hash_str(const char *s)
+static uint64_t idkey_hash(const struct idkey *k, uint64_t h)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	h = (h ^ (uint64_t)k->kind) * 1099511628211ull;
+	if (k->kind == 1)
+		return (h ^ (uint64_t)k->num) * 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < k->n; i++)
+		h = (h ^ (unsigned char)k->s[i]) * 1099511628211ull;
 	return h;
 }
 
+static bool idkey_eq(const struct idkey *a, const struct idkey *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == 1)
+		return a->num == b->num;
+	return a->kind == 0 || (a->n == b->n && !memcmp(a->s, b->s, a->n));
+}
+
+static uint64_t thread_hash(const struct idkey *pid, const struct idkey *tid)
+{
+	uint64_t h = idkey_hash(tid, idkey_hash(pid, 1469598103934665603ull));
+	return h ^ (h >> 29);
+}
+
+static char *idkey_text(struct arena *a, const struct idkey *k)
+{
+	char buf[224];
+	if (k->kind == 0)
+		snprintf(buf, sizeof(buf), "-");
+	else if (k->kind == 1)
+		snprintf(buf, sizeof(buf), "%" PRId64, k->num);
+	else if (!k->n)
+		snprintf(buf, sizeof(buf), "\"\"");
+	else
+		snprintf(buf, sizeof(buf), "%.*s", (int)(k->n > 200 ? 200 : k->n), k->s);
+	return arena_strndup(a, buf, strlen(buf));
+}
+
+static void threads_grow(struct inspect *in)
+{
+	size_t ncap = in->tcap ? in->tcap * 2 : 256;
+	struct thread *nt = xcalloc(ncap, sizeof(*nt));
+	for (size_t i = 0; i < in->tcap; i++) {
+		struct thread *t = &in->threads[i];
+		if (!t->used)
+			continue;
+		size_t j = thread_hash(&t->pid, &t->tid) & (ncap - 1);
+		while (nt[j].used)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = *t;
+	}
+	free(in->threads);
+	in->threads = nt;
+	in->tcap = ncap;
+	in->last = NULL;
+}
+
+/* The thread of ev, created on first sight; NULL beyond MAX_THREADS. */
 static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
 {
-	char pid[224], tid[224], key[460];
-	id_text(pid, sizeof(pid), &ev->pid, ev->has & TE_PID);
-	id_text(tid, sizeof(tid), &ev->tid, ev->has & TE_TID);
-	snprintf(key, sizeof(key), "%s\t%s", pid, tid);
-	if (in->tcount * 2 >= in->tcap) {
-		if (in->tcount >= MAX_THREADS)
-			goto lookup_only;
-		size_t ncap = in->tcap ? in->tcap * 2 : 256;
-		struct thread *nt = xcalloc(ncap, sizeof(*nt));
-		for (size_t i = 0; i < in->tcap; i++) {
-			if (!in->threads[i].key)
-				continue;
-			size_t j = hash_str(in->threads[i].key) & (ncap - 1);
-			while (nt[j].key)
-				j = (j + 1) & (ncap - 1);
-			nt[j] = in->threads[i];
-		}
-		free(in->threads);
-		in->threads = nt;
-		in->tcap = ncap;
-	}
-lookup_only:
-	if (!in->tcap)
-		return NULL;
-	size_t j = hash_str(key) & (in->tcap - 1);
-	while (in->threads[j].key) {
-		if (!strcmp(in->threads[j].key, key))
-			return &in->threads[j];
+	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
+	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
+	struct thread *t = in->last;
+	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
+		return t;
+	if (in->tcount * 2 >= in->tcap && in->tcount < MAX_THREADS)
+		threads_grow(in);
+	size_t j = thread_hash(&pid, &tid) & (in->tcap - 1);
+	for (t = &in->threads[j]; t->used; t = &in->threads[j]) {
+		if (idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
+			return in->last = t;
 		j = (j + 1) & (in->tcap - 1);
 	}
-	if (in->tcount >= MAX_THREADS || in->tcount * 2 >= in->tcap) {
+	if (in->tcount >= MAX_THREADS) {
 		in->threads_dropped++;
 		return NULL;
 	}
-	struct thread *t = &in->threads[j];
-	t->key = arena_strndup(&in->arena, key, strlen(key));
-	t->pid = arena_strndup(&in->arena, pid, strlen(pid));
-	t->tid = arena_strndup(&in->arena, tid, strlen(tid));
+	t->used = true;
+	if (pid.kind == 2)
+		pid.s = arena_strndup(&in->arena, pid.s, pid.n);
+	if (tid.kind == 2)
+		tid.s = arena_strndup(&in->arena, tid.s, tid.n);
+	t->pid = pid;
+	t->tid = tid;
+	t->pid_text = idkey_text(&in->arena, &pid);
+	t->tid_text = idkey_text(&in->arena, &tid);
 	in->tcount++;
-	return t;
+	return in->last = t;
 }
 
 static void count_cat(struct inspect *in, struct pp_sv cat)
 {
+	if (in->last_cat >= 0 && pp_sv_ieq(cat, in->cats[in->last_cat].name)) {
+		in->cats[in->last_cat].n++;
+		return;
+	}
 	for (int i = 0; i < in->ncats; i++)
 		if (pp_sv_ieq(cat, in->cats[i].name)) {
 			in->cats[i].n++;
+			in->last_cat = i;
 			return;
 		}
 	if (in->ncats == MAX_CATS || cat.n > 200 || memchr(cat.p, '\0', cat.n)) {
@@ -171,13 +228,13 @@ static void note_metadata(struct inspect *in, const struct trace_event *ev)
 						ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
 	} else if (!strcmp(ev->name.p, "process_name") && ev->arg_name.n &&
 		   in->nprocs < 4096) {
-		char pid[224];
-		id_text(pid, sizeof(pid), &ev->pid, ev->has & TE_PID);
+		struct idkey k = idkey_of(&ev->pid, ev->has & TE_PID);
+		char *pid = idkey_text(&in->arena, &k);
 		if (in->nprocs == in->procs_cap) {
 			in->procs_cap = in->procs_cap ? in->procs_cap * 2 : 16;
 			in->procs = xrealloc(in->procs, in->procs_cap * sizeof(*in->procs));
 		}
-		in->procs[in->nprocs].pid = arena_strndup(&in->arena, pid, strlen(pid));
+		in->procs[in->nprocs].pid = pid;
 		in->procs[in->nprocs++].name = arena_strndup(
 			&in->arena, ev->arg_name.p, ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
 	}
@@ -238,7 +295,8 @@ static int cmp_thread(const void *a, const void *b)
 	const struct thread *y = *(const struct thread *const *)b;
 	if (x->events != y->events)
 		return x->events < y->events ? 1 : -1;
-	return strcmp(x->key, y->key);
+	int c = strcmp(x->pid_text, y->pid_text);
+	return c ? c : strcmp(x->tid_text, y->tid_text);
 }
 
 static const char *proc_name(const struct inspect *in, const char *pid)
@@ -255,7 +313,7 @@ static struct thread **sorted_threads(const struct inspect *in)
 	struct thread **v = xcalloc(in->tcount + 1, sizeof(*v));
 	size_t k = 0;
 	for (size_t i = 0; i < in->tcap; i++)
-		if (in->threads[i].key)
+		if (in->threads[i].used)
 			v[k++] = &in->threads[i];
 	qsort(v, k, sizeof(*v), cmp_thread);
 	return v;
@@ -339,9 +397,9 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 	       in->threads_dropped ? " (more not tracked)" : "");
 	struct thread **v = sorted_threads(in);
 	for (size_t i = 0; i < in->tcount && i < SHOW_THREADS; i++) {
-		const char *pn = proc_name(in, v[i]->pid);
-		printf("    pid %-10s tid %-12s %10" PRIu64 " events  %s%s%s\n", v[i]->pid,
-		       v[i]->tid, v[i]->events, v[i]->name ? v[i]->name : "",
+		const char *pn = proc_name(in, v[i]->pid_text);
+		printf("    pid %-10s tid %-12s %10" PRIu64 " events  %s%s%s\n", v[i]->pid_text,
+		       v[i]->tid_text, v[i]->events, v[i]->name ? v[i]->name : "",
 		       pn ? "  / " : "", pn ? pn : "");
 	}
 	if (in->tcount > SHOW_THREADS)
@@ -357,6 +415,16 @@ static void json_kv_str(struct strbuf *sb, const char *k, const char *v)
 	strbuf_addf(sb, ",\"%s\":", k);
 	if (v)
 		strbuf_add_json_str(sb, v, strlen(v));
+	else
+		strbuf_addstr(sb, "null");
+}
+
+static void json_idkey(struct strbuf *sb, const struct idkey *k)
+{
+	if (k->kind == 1)
+		strbuf_addf(sb, "%" PRId64, k->num);
+	else if (k->kind == 2)
+		strbuf_add_json_str(sb, k->s, k->n);
 	else
 		strbuf_addstr(sb, "null");
 }
@@ -433,9 +501,9 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 		if (i)
 			strbuf_addch(&sb, ',');
 		strbuf_addstr(&sb, "{\"pid\":");
-		strbuf_add_json_str(&sb, v[i]->pid, strlen(v[i]->pid));
+		json_idkey(&sb, &v[i]->pid);
 		strbuf_addstr(&sb, ",\"tid\":");
-		strbuf_add_json_str(&sb, v[i]->tid, strlen(v[i]->tid));
+		json_idkey(&sb, &v[i]->tid);
 		json_kv_str(&sb, "name", v[i]->name);
 		strbuf_addf(&sb, ",\"events\":%" PRIu64 "}", v[i]->events);
 	}
@@ -455,6 +523,7 @@ static int inspect_file(const struct batch_opts *o, const char *path)
 	int rc;
 
 	memset(&in, 0, sizeof(in));
+	in.last_cat = -1;
 	int64_t t0 = pp_now_ns();
 	struct trace_reader *r = trace_reader_open(path, &ro);
 	if (!r)
