@@ -15,33 +15,8 @@
 #include <string.h>
 
 #include "pp.h"
+#include "schema.h"
 #include "topology.h"
-
-/* Temporary home of ppagg's tables until storage/schema.c has them. */
-static const char agg_schema_sql[] =
-	"CREATE TABLE IF NOT EXISTS agg_pp_group("
-	" iteration INTEGER NOT NULL, pp_group INTEGER NOT NULL, stage INTEGER NOT NULL,"
-	" rank INTEGER NOT NULL, complete INTEGER NOT NULL,"
-	" group_window_start_ns INTEGER, group_window_end_ns INTEGER,"
-	" group_idle_ns INTEGER, group_bubble_ns INTEGER,"
-	" PRIMARY KEY(iteration, pp_group, stage)) WITHOUT ROWID;"
-	"CREATE TABLE IF NOT EXISTS agg_pipeline("
-	" iteration INTEGER NOT NULL, pp_group INTEGER NOT NULL,"
-	" measured_ns INTEGER NOT NULL, ideal_ns INTEGER, gap_ns INTEGER,"
-	" bubble_ratio REAL NOT NULL,"
-	" PRIMARY KEY(iteration, pp_group)) WITHOUT ROWID;"
-	"CREATE TABLE IF NOT EXISTS agg_straggler("
-	" iteration INTEGER NOT NULL, rank INTEGER NOT NULL, group_kind TEXT NOT NULL,"
-	" grp INTEGER NOT NULL, metric TEXT NOT NULL, value_ns INTEGER NOT NULL,"
-	" median_ns INTEGER NOT NULL, excess REAL NOT NULL,"
-	" PRIMARY KEY(iteration, rank, metric)) WITHOUT ROWID;"
-	"CREATE VIEW IF NOT EXISTS pp_groups AS SELECT iteration, pp_group, stage, rank,"
-	" complete, group_window_start_ns, group_window_end_ns, group_idle_ns,"
-	" group_bubble_ns FROM agg_pp_group;"
-	"CREATE VIEW IF NOT EXISTS pipelines AS SELECT iteration, pp_group, measured_ns,"
-	" ideal_ns, gap_ns, bubble_ratio FROM agg_pipeline;"
-	"CREATE VIEW IF NOT EXISTS stragglers AS SELECT iteration, rank, group_kind,"
-	" grp AS \"group\", metric, value_ns, median_ns, excess FROM agg_straggler;";
 
 struct agg_db {
 	sqlite3 *db;
@@ -67,32 +42,23 @@ struct agg_db *agg_db_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	if (sqlite3_open_v2(path, &db->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path,
+		snprintf(err, errlen, "cannot open database '%s' (run ppbatch first?): %s", path,
 			 db->db ? sqlite3_errmsg(db->db) : "out of memory");
 		agg_db_close(db);
 		return NULL;
 	}
 	sqlite3_busy_timeout(db->db, 30000);
+	char why[256];
+	if (schema_apply(db->db, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot use database '%s': %s", path, why);
+		agg_db_close(db);
+		return NULL;
+	}
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db->db, "SELECT 1 FROM ranks LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "'%s' is not a pptrace database (run ppbatch first): %s", path,
-			 sqlite3_errmsg(db->db));
-		agg_db_close(db);
-		return NULL;
-	}
-	sqlite3_finalize(st);
-	char *msg = NULL;
-	if (sqlite3_exec(db->db, agg_schema_sql, NULL, NULL, &msg) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot create the ppagg tables in '%s': %s", path,
-			 msg ? msg : "?");
-		sqlite3_free(msg);
-		agg_db_close(db);
-		return NULL;
-	}
 	if (sqlite3_prepare_v2(db->db, "SELECT 1 FROM pp_groups LIMIT 1", -1, &st, NULL) !=
 	    SQLITE_OK) {
-		snprintf(err, errlen, "database '%s' has no pp_groups view (schema too old?): %s",
-			 path, sqlite3_errmsg(db->db));
+		snprintf(err, errlen, "database '%s' has no pp_groups view: %s", path,
+			 sqlite3_errmsg(db->db));
 		agg_db_close(db);
 		return NULL;
 	}

@@ -431,7 +431,7 @@ static int derive(struct topology *t, const char *name)
 		int rc = build_from_sizes(t, mask);
 		if (rc)
 			return rc;
-		strbuf_addf(&t->notes, "%s: groups missing from the file were laid out from the sizes\n",
+		strbuf_addf(&t->notes, "%s: groups it does not list were laid out from the sizes\n",
 			    name);
 	}
 	if (!t->groups[TOPO_MODEL].n && t->groups[TOPO_DP].n) {
@@ -581,7 +581,8 @@ int topo_infer_finish(struct topology *t)
 {
 	for (int k = 0; k < TOPO_NKINDS; k++) {
 		struct topo_groups *gs = &t->groups[k];
-		qsort(gs->v, gs->n, sizeof(gs->v[0]), cmp_first_rank);
+		if (gs->n > 1)
+			qsort(gs->v, gs->n, sizeof(gs->v[0]), cmp_first_rank);
 		for (size_t g = 0; g < gs->n; g++)
 			gs->v[g].number = (int)g + 1;
 	}

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""mkaggdb.py — a small synthetic ppbatch database for ppagg tests and the
-benchmark, written without traces: plain tables named like the stable views
-of docs/contracts.md §3 (ranks, steps, category_stats, kernels), filled from
-a simulated 1F1B schedule (tp-cp-ep-dp-pp layout), plus the truth ppagg must
-reproduce (pp_groups.csv, stragglers.csv) computed here independently.
+"""mkaggdb.py — a synthetic ppbatch database for ppagg tests and the
+benchmark, written without traces (fast: a 1024-rank database in seconds).
+The schema is storage/schema.c's own (its SQL string literals are executed),
+and rows go into its internal tables (traces, category_t, step_t, kernel_t,
+names, pgroups) as storage/db.c stores them; ppagg reads them through the
+stable views. Data: a simulated 1F1B schedule per PP group (tp-cp-ep-dp-pp
+layout); the truth ppagg must reproduce (pp_groups.csv, stragglers.csv) is
+computed here independently.
 
 usage: mkaggdb.py --db F --truth DIR --tp 2 --pp 4 --dp 2 --mb 8
                   [--iterations 15,16] [--straggler RANK:FACTOR]
@@ -121,18 +124,49 @@ def union(iv):
     return tot + (ce - cs if cs is not None else 0)
 
 
+CATS = ["fwd_computation", "fwd_communication", "bwd_computation", "bwd_communication",
+        "pp_communication", "dp_communication", "optimizer_computation", "memory", "other"]
+PHASES = {None: 0, "fwd": 1, "bwd": 2, "pp": 3, "dp": 4, "opt": 5}
+TYPES = {"comp": 0, "comm": 1, "mem": 2}
+
+
+def schema_sql():
+    """The string literals of schema_sql[] in storage/schema.c, joined per statement."""
+    import re
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    src = open(os.path.join(root, "storage", "schema.c")).read()
+    body = src[src.index("schema_sql[] = {"):]
+    body = body[:body.index("\n};")]
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    stmts, cur = [], ""
+    for tok in re.findall(r'"((?:[^"\\]|\\.)*)"|(,)', body):
+        if tok[1]:
+            if cur:
+                stmts.append(cur)
+            cur = ""
+        else:
+            cur += tok[0].replace('\\"', '"')
+    if cur:
+        stmts.append(cur)
+    return stmts
+
+
+if os.path.exists(a.db):
+    os.unlink(a.db)
 db = sqlite3.connect(a.db)
-db.executescript("""
-DROP TABLE IF EXISTS ranks; DROP TABLE IF EXISTS steps;
-DROP TABLE IF EXISTS category_stats; DROP TABLE IF EXISTS kernels;
-CREATE TABLE ranks(iteration, folder, rank, path, bytes, status, error, mode, window_start_ns,
-  window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns, comm_busy_ns, overlap_ns, coverage);
-CREATE TABLE category_stats(iteration, rank, category, kernels, sum_ns, busy_ns);
-CREATE TABLE steps(iteration, rank, phase, seq, cpu_start_ns, cpu_end_ns, start_ns, end_ns,
-  wall_ns, comp_ns, comm_ns, overlap_ns, kernels);
-CREATE TABLE kernels(iteration, rank, category, type, recompute, phase, seq, name, stream,
-  start_ns, dur_ns, correlation, pg_desc, pg_ranks);
-""")
+for stmt in schema_sql():
+    db.execute(stmt)
+db.execute("PRAGMA user_version = 1")
+names, pgroups = {}, {}
+
+
+def intern(d, key):
+    if key not in d:
+        d[key] = len(d) + 1
+    return d[key]
+
+
+next_trace = [1]
 truth_pp, truth_strag = [], []
 for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
     folder = f"iteration_{it}"
@@ -143,8 +177,10 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
             continue
         path = f"/data/{folder}/rank_{r:04d}_iter_{it}.pt.trace.json"
         if r in a.fail:
-            db.execute("INSERT INTO ranks(iteration, folder, rank, path, status, error) VALUES (?,?,?,?,?,?)",
-                       (it, folder, r, path, "failed", "truncated <trace> & 'bad' \"json\""))
+            db.execute("INSERT INTO traces(id, path, folder, iteration, rank, status, fail_kind, error) "
+                       "VALUES (?,?,?,?,?,2,1,?)", (next_trace[0], path, folder, it, r,
+                                                   "truncated <trace> & 'bad' \"json\""))
+            next_trace[0] += 1
             continue
         done, s, fs, bs, tend = sched[r]
         tp_, dp_, pp_ = coords(r)
@@ -175,24 +211,31 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
         ks.append(("dp_communication", "comm", 0, "dp", 0, "ncclDevKernel_ReduceScatter", 30, tend + 100_000, 3_000_000, None, None))
         ks.append(("optimizer_computation", "comp", 0, "opt", 0, "adam", 7, tend + 3_200_000, 500_000, None, None))
         ks.append(("other", "comp", 0, None, None, "orphan", 7, tend + 3_800_000, 10_000, None, None))
-        db.executemany("INSERT INTO kernels VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                       [(it, r) + k[:9] + (0,) + k[9:] for k in ks])
+        tid = next_trace[0]
+        next_trace[0] += 1
         iv = [(k[7], k[7] + k[8]) for k in ks]
         ws, we = min(x[0] for x in iv), max(x[1] for x in iv)
+        db.executemany("INSERT INTO kernel_t(rowid, code, seq, name_id, stream, start, dur, correlation, pg_id) "
+                       "VALUES (?,?,?,?,?,?,?,?,?)",
+                       [((tid << 32) | i, CATS.index(k[0]) | TYPES[k[1]] << 4 | k[2] << 6 | PHASES[k[3]] << 7,
+                         k[4], intern(names, k[5]), k[6], k[7] - ws, k[8], i,
+                         intern(pgroups, (k[9], k[10])) if k[9] else None) for i, k in enumerate(ks)])
         busy = union(iv)
         nonpp = union([(k[7], k[7] + k[8]) for k in ks if k[0] != "pp_communication"])
         comp = union([(k[7], k[7] + k[8]) for k in ks if k[1] == "comp"])
         comm = union([(k[7], k[7] + k[8]) for k in ks if k[1] == "comm"])
         both = comp + comm - union([(k[7], k[7] + k[8]) for k in ks if k[1] != "mem"])
-        db.execute("INSERT INTO ranks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                   (it, folder, r, path, 1000, "ok", None, "megatron", ws, we, busy, we - ws - busy,
+        db.execute("INSERT INTO traces(id, path, folder, iteration, rank, bytes, status, mode, window_start_ns, "
+                   "window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns, comm_busy_ns, overlap_ns, coverage) "
+                   "VALUES (?,?,?,?,?,?,0,0,?,?,?,?,?,?,?,?,?)",
+                   (tid, path, folder, it, r, 1000, ws, we, busy, we - ws - busy,
                     we - ws - nonpp, comp, comm, both, 0.99))
         cats = {}
         for k in ks:
             cats.setdefault(k[0], []).append(k)
         for c, l in sorted(cats.items()):
-            db.execute("INSERT INTO category_stats VALUES (?,?,?,?,?,?)",
-                       (it, r, c, len(l), sum(k[8] for k in l), union([(k[7], k[7] + k[8]) for k in l])))
+            db.execute("INSERT INTO category_t VALUES (?,?,?,?,?)",
+                       (tid, CATS.index(c), len(l), sum(k[8] for k in l), union([(k[7], k[7] + k[8]) for k in l])))
         for ph in ("fwd", "bwd", "pp", "dp", "opt"):
             seqs = sorted({k[4] for k in ks if k[3] == ph})
             for q in seqs:
@@ -203,8 +246,9 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
                 cm = [(k[7], k[7] + k[8]) for k in l if k[1] == "comm"]
                 s0, e0 = min(k[7] for k in l), max(k[7] + k[8] for k in l)
                 ov = union(cs) + union(cm) - union(cs + cm)
-                db.execute("INSERT INTO steps VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                           (it, r, ph, q, s0 - 5000, e0, s0, e0, e0 - s0, union(cs), union(cm), ov, len(l)))
+                db.execute("INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns, cpu_end_ns, start_ns, end_ns, "
+                           "comp_ns, comm_ns, overlap_ns, kernels) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                           (tid, PHASES[ph], q, s0 - 5000, e0, s0, e0, union(cs), union(cm), ov, len(l)))
         per_rank[r] = (ws, we, busy, nonpp,
                        cats.get("fwd_computation") and union([(k[7], k[7] + k[8]) for k in cats["fwd_computation"]]) +
                        union([(k[7], k[7] + k[8]) for k in cats["bwd_computation"]]))
@@ -218,6 +262,8 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
     for r in sorted(slow):
         if slow[r] > 1.1 and r in per_rank:
             truth_strag.append((it, r))
+db.executemany("INSERT INTO names(id, name) VALUES (?,?)", [(v, k) for k, v in names.items()])
+db.executemany("INSERT INTO pgroups(id, descr, ranks) VALUES (?,?,?)", [(v, k[0], k[1]) for k, v in pgroups.items()])
 db.commit()
 if a.truth:
     os.makedirs(a.truth, exist_ok=True)
