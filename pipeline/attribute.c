@@ -43,49 +43,46 @@ static void set_step(struct rr_kernel *k, const struct rank_result *res,
 	k->seq = res->steps[step].seq;
 }
 
+/* Lookups are done lazily, in rule order, for the kernel's type only. */
 static void attribute_one(const struct classify *c, struct rank_result *res,
 			  struct rr_kernel *k, const struct claunch *l)
 {
-	static const uint8_t comp_comm[RR_NPHASES][2] = {
-		[RR_FWD] = { RR_FWD_COMP, RR_FWD_COMM },
-		[RR_BWD] = { RR_BWD_COMP, RR_BWD_COMM },
-	};
 	uint32_t fwd = (uint32_t)c->fwd;
-	bool comm = k->type == RR_COMM;
-	int32_t fs = -1, bs = -1, ps, ds, os;
+	bool comm = k->type == RR_COMM, on_fwd, on_bwd;
+	int32_t s;
 
-	if (c->fwd >= 0 && l->thread == fwd)
-		fs = step_in(c, PAT_FORWARD_STEP, fwd, l->ts);
-	if (c->bwd >= 0 && l->thread == (uint32_t)c->bwd)
-		bs = step_in(c, PAT_BACKWARD_STEP, fwd, l->ts);
-	ps = step_in(c, PAT_PP_COMM, l->thread, l->ts);
-	ds = step_in(c, PAT_DP_COMM, l->thread, l->ts);
-	os = step_in(c, PAT_OPTIMIZER, l->thread, l->ts);
-
+	on_fwd = c->fwd >= 0 && l->thread == fwd;
+	on_bwd = c->bwd >= 0 && l->thread == (uint32_t)c->bwd;
+#define FWD() (on_fwd ? step_in(c, PAT_FORWARD_STEP, fwd, l->ts) : -1)
+#define BWD() (on_bwd ? step_in(c, PAT_BACKWARD_STEP, fwd, l->ts) : -1)
+#define IN(set) step_in(c, set, l->thread, l->ts)
 	if (k->type == RR_MEM) {
-		int32_t s = fs >= 0 ? fs : bs >= 0 ? bs : ps >= 0 ? ps
-			    : ds >= 0 ? ds : os;
 		k->category = RR_MEMORY;
-		if (s >= 0)
+		if ((s = FWD()) >= 0 || (s = BWD()) >= 0 ||
+		    (s = IN(PAT_PP_COMM)) >= 0 || (s = IN(PAT_DP_COMM)) >= 0 ||
+		    (s = IN(PAT_OPTIMIZER)) >= 0)
 			set_step(k, res, s);
-	} else if (comm && ds >= 0) {
+	} else if (comm && (s = IN(PAT_DP_COMM)) >= 0) {
 		k->category = RR_DP_COMM;
-		set_step(k, res, ds);
-	} else if (fs >= 0) {
-		k->category = comp_comm[RR_FWD][comm];
-		set_step(k, res, fs);
-	} else if (bs >= 0) {
-		k->category = comp_comm[RR_BWD][comm];
-		set_step(k, res, bs);
+		set_step(k, res, s);
+	} else if ((s = FWD()) >= 0) {
+		k->category = comm ? RR_FWD_COMM : RR_FWD_COMP;
+		set_step(k, res, s);
+	} else if ((s = BWD()) >= 0) {
+		k->category = comm ? RR_BWD_COMM : RR_BWD_COMP;
+		set_step(k, res, s);
 		k->recompute = roots_find(&c->roots[PAT_RECOMPUTE], l->thread,
 					  l->ts) >= 0;
-	} else if (comm && ps >= 0) {
+	} else if (comm && (s = IN(PAT_PP_COMM)) >= 0) {
 		k->category = RR_PP_COMM;
-		set_step(k, res, ps);
-	} else if (!comm && os >= 0) {
+		set_step(k, res, s);
+	} else if (!comm && (s = IN(PAT_OPTIMIZER)) >= 0) {
 		k->category = RR_OPT_COMP;
-		set_step(k, res, os);
+		set_step(k, res, s);
 	}
+#undef FWD
+#undef BWD
+#undef IN
 }
 
 void attribute_kernels(struct classify *c, struct rank_result *res,

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "arena.h"
 #include "classify.h"
@@ -55,28 +54,44 @@ enum cat_kind {
 	CK_GPU_OTHER  /* device-side annotations and syncs: neither */
 };
 
+/* ASCII case-insensitive equality of s[0..n) with a lowercase literal of
+ * the same length. */
+static bool ieq(const char *s, const char *lit, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch >= 'A' && ch <= 'Z')
+			ch |= 0x20;
+		if (ch != (unsigned char)lit[i])
+			return false;
+	}
+	return true;
+}
+
 static enum cat_kind cat_kind(struct pp_sv cat)
 {
 	switch (cat.n) {
 	case 6:
-		if (!strcasecmp(cat.p, "kernel"))
-			return CK_KERNEL;
-		if (!strcasecmp(cat.p, "fwdbwd"))
-			return CK_FWDBWD;
-		if (!strcasecmp(cat.p, "memcpy") || !strcasecmp(cat.p, "memset"))
-			return CK_MEM;
+		switch (cat.p[0] | 0x20) {
+		case 'k':
+			return ieq(cat.p, "kernel", 6) ? CK_KERNEL : CK_CPU;
+		case 'f':
+			return ieq(cat.p, "fwdbwd", 6) ? CK_FWDBWD : CK_CPU;
+		case 'm':
+			return ieq(cat.p, "memcpy", 6) || ieq(cat.p, "memset", 6)
+				       ? CK_MEM : CK_CPU;
+		}
 		break;
 	case 9:
-		if (!strcasecmp(cat.p, "cuda_sync"))
+		if (ieq(cat.p, "cuda_sync", 9))
 			return CK_GPU_OTHER;
 		break;
 	case 10:
-		if (!strcasecmp(cat.p, "gpu_memcpy") ||
-		    !strcasecmp(cat.p, "gpu_memset"))
+		if (ieq(cat.p, "gpu_memcpy", 10) || ieq(cat.p, "gpu_memset", 10))
 			return CK_MEM;
 		break;
 	case 19:
-		if (!strcasecmp(cat.p, "gpu_user_annotation"))
+		if (ieq(cat.p, "gpu_user_annotation", 19))
 			return CK_GPU_OTHER;
 		break;
 	}
@@ -138,7 +153,8 @@ static const char profstep[] = "ProfilerStep#";
 static long name_intern(struct classify *c, const char *s, size_t n)
 {
 	uint64_t h = pp_hash_bytes(s, n, 0);
-	if (itab_reserve(&c->name_tab, name_rehash, &c->names) < 0)
+	if ((c->name_tab.n + 1) * 2 > c->name_tab.cap &&
+	    itab_reserve(&c->name_tab, name_rehash, &c->names) < 0)
 		return -1;
 	struct itab *t = &c->name_tab;
 	size_t mask = t->cap - 1, i = h & mask;

@@ -21,22 +21,63 @@ uint64_t pp_hash_u64(uint64_t x)
 	return x;
 }
 
+/* 64x64 → 128-bit multiply folded to 64 bits (wyhash's "mum"). */
+static uint64_t mum(uint64_t a, uint64_t b)
+{
+	unsigned __int128 r = (unsigned __int128)a * b;
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static uint64_t load8(const unsigned char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+	return w;
+}
+
+static uint32_t load4(const unsigned char *p)
+{
+	uint32_t w;
+	memcpy(&w, p, 4);
+	return w;
+}
+
+static uint64_t hash_run(const unsigned char *s, size_t n, uint64_t h)
+{
+	while (n >= 16) {
+		h = mum(load8(s) ^ M1, load8(s + 8) ^ h);
+		s += 16;
+		n -= 16;
+	}
+	if (n >= 8) {
+		h = mum(load8(s) ^ M2, h ^ M3);
+		s += 8;
+		n -= 8;
+	}
+	if (n) { /* 1..7 bytes, read without a variable-length copy */
+		uint64_t w;
+		if (n >= 4)
+			w = (uint64_t)load4(s) << 32 | load4(s + n - 4);
+		else
+			w = (uint64_t)s[0] << 16 | (uint64_t)s[n >> 1] << 8 |
+			    s[n - 1];
+		h = mum(w ^ M3, h ^ M1 ^ n);
+	}
+	return h;
+}
+
+/* Names longer than 256 bytes (C++ template kernels, several KB) are hashed
+ * on their first and last 128 bytes and their length: equal names still
+ * hash equal, and interning compares the full text anyway. */
 uint64_t pp_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *s = p;
 	uint64_t h = seed ^ (n * M1);
-	while (n >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ (w * M2)) * M1;
-		h ^= h >> 29;
-		s += 8;
-		n -= 8;
-	}
-	if (n) {
-		uint64_t w = 0;
-		memcpy(&w, s, n);
-		h = (h ^ (w * M2)) * M1;
+	if (n <= 256) {
+		h = hash_run(s, n, h);
+	} else {
+		h = hash_run(s, 128, h);
+		h = hash_run(s + n - 128, 128, h);
 	}
 	return pp_hash_u64(h);
 }

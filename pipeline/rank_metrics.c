@@ -2,120 +2,70 @@
  * kernels (contracts §2): per category count/sum/busy (with the two
  * recompute subset rows), per step start/end/wall/comp/comm/overlap, per rank
  * window/gpu_busy/idle/bubble/comp_busy/comm_busy/overlap/coverage, and the
- * generic-mode iteration windows.
+ * iteration windows.
  *
- * Every union goes through interval.h on one scratch array; kernels are
- * grouped by step with a counting sort, so the cost is O(n log n) overall.
+ * Design: the kernels are sorted once by start (LSD radix sort on the offset
+ * from the earliest start), then one sweep feeds every interval into the
+ * union accumulators it belongs to (rank-wide, per category, per step, per
+ * iteration). An accumulator fed in start order computes a union in O(1) per
+ * interval; overlap(A, B) = |A| + |B| - |A ∪ B|. So the cost is linear after
+ * the sort, whatever the number of steps and categories.
  */
 #include <string.h>
 
 #include "arena.h"
 #include "classify_priv.h"
-#include "interval.h"
 #include "pp.h"
 
-static struct ivl kivl(const struct rr_kernel *k)
-{
-	struct ivl v = { k->start_ns, k->start_ns + k->dur_ns };
-	return v;
-}
+/* Union of half-open intervals fed in non-decreasing start order. */
+struct acc {
+	int64_t s, e, total;
+	bool open;
+};
 
-/* Union of the kernels passing keep(); v is scratch of size n. */
-static int64_t union_if(const struct rank_result *res, struct ivl *v,
-			bool (*keep)(const struct rr_kernel *, const void *),
-			const void *arg)
+static void acc_add(struct acc *a, int64_t s, int64_t e)
 {
-	size_t m = 0;
-	for (size_t i = 0; i < res->nkernels; i++)
-		if (keep(&res->kernels[i], arg))
-			v[m++] = kivl(&res->kernels[i]);
-	return ivl_union(v, m);
-}
-
-static bool keep_all(const struct rr_kernel *k, const void *arg)
-{
-	return true;
-}
-
-static bool keep_not_pp(const struct rr_kernel *k, const void *arg)
-{
-	return k->category != RR_PP_COMM;
-}
-
-static bool keep_type(const struct rr_kernel *k, const void *arg)
-{
-	return k->type == *(const uint8_t *)arg;
-}
-
-static bool keep_covered(const struct rr_kernel *k, const void *arg)
-{
-	bool generic = *(const bool *)arg;
-	return generic ? !k->orphan : k->category != RR_OTHER;
-}
-
-static bool keep_category(const struct rr_kernel *k, const void *arg)
-{
-	int cat = *(const int *)arg;
-	if (cat == RR_BWD_COMP_RECOMPUTE)
-		return k->category == RR_BWD_COMP && k->recompute;
-	if (cat == RR_BWD_COMM_RECOMPUTE)
-		return k->category == RR_BWD_COMM && k->recompute;
-	return k->category == cat;
-}
-
-static void rank_level(struct rank_result *res, struct ivl *v, struct ivl *w)
-{
-	if (!res->nkernels)
+	if (e <= s)
 		return;
-	res->has_window = true;
-	res->window_start_ns = res->kernels[0].start_ns;
-	res->window_end_ns = res->kernels[0].start_ns + res->kernels[0].dur_ns;
-	for (size_t i = 1; i < res->nkernels; i++) {
-		const struct rr_kernel *k = &res->kernels[i];
-		if (k->start_ns < res->window_start_ns)
-			res->window_start_ns = k->start_ns;
-		if (k->start_ns + k->dur_ns > res->window_end_ns)
-			res->window_end_ns = k->start_ns + k->dur_ns;
+	if (a->open && s <= a->e) {
+		if (e > a->e)
+			a->e = e;
+		return;
 	}
-	int64_t window = res->window_end_ns - res->window_start_ns;
-	res->gpu_busy_ns = union_if(res, v, keep_all, NULL);
-	res->idle_ns = window - res->gpu_busy_ns;
-	res->bubble_ns = window - union_if(res, v, keep_not_pp, NULL);
-
-	uint8_t comp = RR_COMP, comm = RR_COMM;
-	size_t na = 0, nb = 0;
-	for (size_t i = 0; i < res->nkernels; i++) {
-		if (keep_type(&res->kernels[i], &comp))
-			v[na++] = kivl(&res->kernels[i]);
-		else if (keep_type(&res->kernels[i], &comm))
-			w[nb++] = kivl(&res->kernels[i]);
-	}
-	na = ivl_merge(v, na);
-	nb = ivl_merge(w, nb);
-	res->comp_busy_ns = ivl_total(v, na);
-	res->comm_busy_ns = ivl_total(w, nb);
-	res->overlap_ns = ivl_overlap(v, na, w, nb);
-
-	bool generic = res->mode == RR_GENERIC;
-	int64_t covered = union_if(res, v, keep_covered, &generic);
-	res->coverage = res->gpu_busy_ns
-				? (double)covered / (double)res->gpu_busy_ns
-				: 0.0;
+	if (a->open)
+		a->total += a->e - a->s;
+	a->s = s;
+	a->e = e;
+	a->open = true;
 }
 
-static void categories(struct rank_result *res, struct ivl *v)
+static int64_t acc_total(const struct acc *a)
 {
-	for (int cat = 0; cat < RR_NCATEGORIES; cat++) {
-		struct rr_category_stat *st = &res->categories[cat];
-		memset(st, 0, sizeof(*st));
-		for (size_t i = 0; i < res->nkernels; i++) {
-			if (!keep_category(&res->kernels[i], &cat))
-				continue;
-			st->kernels++;
-			st->sum_ns += res->kernels[i].dur_ns;
+	return a->total + (a->open ? a->e - a->s : 0);
+}
+
+/* Sorts idx[0..n) by key (LSD radix, 11-bit digits, as many passes as the
+ * largest key needs); keys and idx are permuted together. */
+static void radix_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey,
+		       uint32_t *tidx, size_t n)
+{
+	uint64_t max = 0;
+	for (size_t i = 0; i < n; i++)
+		if (key[i] > max)
+			max = key[i];
+	for (unsigned shift = 0; shift < 64 && (max >> shift); shift += 11) {
+		size_t count[2049] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			count[((key[i] >> shift) & 2047) + 1]++;
+		for (size_t d = 0; d < 2048; d++)
+			count[d + 1] += count[d];
+		for (size_t i = 0; i < n; i++) {
+			size_t d = count[(key[i] >> shift) & 2047]++;
+			tkey[d] = key[i];
+			tidx[d] = idx[i];
 		}
-		if (st->kernels)
-			st->busy_ns = union_if(res, v, keep_category, &cat);
+		memcpy(key, tkey, n * sizeof(*key));
+		memcpy(idx, tidx, n * sizeof(*idx));
 	}
 }
 
@@ -126,90 +76,144 @@ static bool counts_in_step(const struct rr_kernel *k)
 	       k->category != RR_OTHER;
 }
 
-static int step_level(struct rank_result *res, struct ivl *v, struct ivl *w,
-		      struct arena *a)
-{
-	size_t ns = res->nsteps;
-	if (!ns)
-		return 0;
-	size_t *first = arena_calloc(a, ns + 1, sizeof(*first));
-	uint32_t *order = arena_alloc(a, (res->nkernels + 1) * sizeof(*order));
-	if (!first || !order)
-		return PP_ENOMEM;
-	for (size_t i = 0; i < res->nkernels; i++)
-		if (counts_in_step(&res->kernels[i]))
-			first[res->kernels[i].step + 1]++;
-	for (size_t s = 0; s < ns; s++)
-		first[s + 1] += first[s];
-	size_t *fill = arena_alloc(a, (ns + 1) * sizeof(*fill));
-	if (!fill)
-		return PP_ENOMEM;
-	memcpy(fill, first, (ns + 1) * sizeof(*fill));
-	for (size_t i = 0; i < res->nkernels; i++)
-		if (counts_in_step(&res->kernels[i]))
-			order[fill[res->kernels[i].step]++] = (uint32_t)i;
+struct sweep {
+	struct acc all, not_pp, comp, comm, both, covered;
+	struct acc cat[RR_NCATEGORIES];
+	struct acc *step;  /* 3 per step: comp, comm, both */
+	struct acc *iter;  /* 1 per iteration */
+};
 
-	for (size_t s = 0; s < ns; s++) {
-		struct rr_step *st = &res->steps[s];
-		size_t na = 0, nb = 0;
-		st->kernels = (int64_t)(first[s + 1] - first[s]);
-		st->has_kernels = st->kernels > 0;
-		for (size_t j = first[s]; j < first[s + 1]; j++) {
-			const struct rr_kernel *k = &res->kernels[order[j]];
-			int64_t end = k->start_ns + k->dur_ns;
-			if (j == first[s] || k->start_ns < st->start_ns)
-				st->start_ns = k->start_ns;
-			if (j == first[s] || end > st->end_ns)
-				st->end_ns = end;
-			if (k->type == RR_COMM)
-				w[nb++] = kivl(k);
-			else
-				v[na++] = kivl(k);
-		}
-		st->wall_ns = st->end_ns - st->start_ns;
-		na = ivl_merge(v, na);
-		nb = ivl_merge(w, nb);
-		st->comp_ns = ivl_total(v, na);
-		st->comm_ns = ivl_total(w, nb);
-		st->overlap_ns = ivl_overlap(v, na, w, nb);
+static void feed(struct sweep *w, struct rank_result *res,
+		 const struct rr_kernel *k, int32_t iter)
+{
+	int64_t s = k->start_ns, e = k->start_ns + k->dur_ns;
+	bool generic = res->mode == RR_GENERIC;
+
+	acc_add(&w->all, s, e);
+	if (k->category != RR_PP_COMM)
+		acc_add(&w->not_pp, s, e);
+	if (k->type == RR_COMP)
+		acc_add(&w->comp, s, e);
+	if (k->type == RR_COMM)
+		acc_add(&w->comm, s, e);
+	if (k->type != RR_MEM)
+		acc_add(&w->both, s, e);
+	if (generic ? !k->orphan : k->category != RR_OTHER)
+		acc_add(&w->covered, s, e);
+	acc_add(&w->cat[k->category], s, e);
+	if (k->recompute && k->category == RR_BWD_COMP)
+		acc_add(&w->cat[RR_BWD_COMP_RECOMPUTE], s, e);
+	if (k->recompute && k->category == RR_BWD_COMM)
+		acc_add(&w->cat[RR_BWD_COMM_RECOMPUTE], s, e);
+	if (counts_in_step(k)) {
+		struct acc *sa = &w->step[3 * k->step];
+		struct rr_step *st = &res->steps[k->step];
+		acc_add(&sa[k->type == RR_COMM ? 1 : 0], s, e);
+		acc_add(&sa[2], s, e);
+		if (!st->kernels || s < st->start_ns)
+			st->start_ns = s;
+		if (!st->kernels || e > st->end_ns)
+			st->end_ns = e;
+		st->kernels++;
 	}
-	return 0;
+	if (iter >= 0) {
+		struct rr_iteration *it = &res->iterations[iter];
+		acc_add(&w->iter[iter], s, e);
+		if (!it->kernels || s < it->start_ns)
+			it->start_ns = s;
+		if (!it->kernels || e > it->end_ns)
+			it->end_ns = e;
+		it->kernels++;
+	}
 }
 
-static void iteration_level(struct rank_result *res, const int32_t *iter_of,
-			    struct ivl *v)
+static void categories(struct rank_result *res, const struct sweep *w)
 {
-	for (size_t it = 0; it < res->niterations; it++) {
-		struct rr_iteration *r = &res->iterations[it];
-		size_t m = 0;
-		for (size_t i = 0; i < res->nkernels; i++) {
-			const struct rr_kernel *k = &res->kernels[i];
-			if (iter_of[i] != (int32_t)it)
-				continue;
-			int64_t end = k->start_ns + k->dur_ns;
-			if (!m || k->start_ns < r->start_ns)
-				r->start_ns = k->start_ns;
-			if (!m || end > r->end_ns)
-				r->end_ns = end;
-			v[m++] = kivl(k);
+	memset(res->categories, 0, sizeof(res->categories));
+	for (size_t i = 0; i < res->nkernels; i++) {
+		const struct rr_kernel *k = &res->kernels[i];
+		struct rr_category_stat *st = &res->categories[k->category];
+		st->kernels++;
+		st->sum_ns += k->dur_ns;
+		if (k->recompute && (k->category == RR_BWD_COMP ||
+				     k->category == RR_BWD_COMM)) {
+			st = &res->categories[k->category == RR_BWD_COMP
+						      ? RR_BWD_COMP_RECOMPUTE
+						      : RR_BWD_COMM_RECOMPUTE];
+			st->kernels++;
+			st->sum_ns += k->dur_ns;
 		}
-		r->kernels = (int64_t)m;
-		r->has_kernels = m > 0;
-		r->busy_ns = ivl_union(v, m);
+	}
+	for (int c = 0; c < RR_NCATEGORIES; c++)
+		res->categories[c].busy_ns = acc_total(&w->cat[c]);
+}
+
+static void totals(struct rank_result *res, const struct sweep *w)
+{
+	int64_t window = res->window_end_ns - res->window_start_ns;
+	res->gpu_busy_ns = acc_total(&w->all);
+	res->idle_ns = window - res->gpu_busy_ns;
+	res->bubble_ns = window - acc_total(&w->not_pp);
+	res->comp_busy_ns = acc_total(&w->comp);
+	res->comm_busy_ns = acc_total(&w->comm);
+	res->overlap_ns = res->comp_busy_ns + res->comm_busy_ns -
+			  acc_total(&w->both);
+	res->coverage = res->gpu_busy_ns ? (double)acc_total(&w->covered) /
+						   (double)res->gpu_busy_ns
+					 : 0.0;
+	for (size_t s = 0; s < res->nsteps; s++) {
+		struct rr_step *st = &res->steps[s];
+		const struct acc *sa = &w->step[3 * s];
+		st->has_kernels = st->kernels > 0;
+		if (!st->has_kernels)
+			st->start_ns = st->end_ns = 0;
+		st->wall_ns = st->end_ns - st->start_ns;
+		st->comp_ns = acc_total(&sa[0]);
+		st->comm_ns = acc_total(&sa[1]);
+		st->overlap_ns = st->comp_ns + st->comm_ns - acc_total(&sa[2]);
+	}
+	for (size_t i = 0; i < res->niterations; i++) {
+		res->iterations[i].has_kernels = res->iterations[i].kernels > 0;
+		res->iterations[i].busy_ns = acc_total(&w->iter[i]);
 	}
 }
 
 int rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
 			 struct arena *a)
 {
-	struct ivl *v = arena_alloc(a, (res->nkernels + 1) * sizeof(*v));
-	struct ivl *w = arena_alloc(a, (res->nkernels + 1) * sizeof(*w));
-	if (!v || !w)
+	size_t n = res->nkernels;
+	struct sweep w;
+	memset(&w, 0, sizeof(w));
+	w.step = arena_calloc(a, 3 * res->nsteps + 1, sizeof(*w.step));
+	w.iter = arena_calloc(a, res->niterations + 1, sizeof(*w.iter));
+	uint64_t *key = arena_alloc(a, (2 * n + 1) * sizeof(*key));
+	uint32_t *idx = arena_alloc(a, (2 * n + 1) * sizeof(*idx));
+	if (!w.step || !w.iter || !key || !idx)
 		return PP_ENOMEM;
-	rank_level(res, v, w);
-	categories(res, v);
-	if (step_level(res, v, w, a) < 0)
-		return PP_ENOMEM;
-	iteration_level(res, iter_of, v);
+	for (size_t s = 0; s < res->nsteps; s++)
+		res->steps[s].kernels = 0;
+	if (n) {
+		res->has_window = true;
+		res->window_start_ns = res->kernels[0].start_ns;
+		res->window_end_ns = res->kernels[0].start_ns +
+				     res->kernels[0].dur_ns;
+	}
+	for (size_t i = 1; i < n; i++) {
+		const struct rr_kernel *k = &res->kernels[i];
+		if (k->start_ns < res->window_start_ns)
+			res->window_start_ns = k->start_ns;
+		if (k->start_ns + k->dur_ns > res->window_end_ns)
+			res->window_end_ns = k->start_ns + k->dur_ns;
+	}
+	for (size_t i = 0; i < n; i++) {
+		key[i] = (uint64_t)(res->kernels[i].start_ns -
+				    res->window_start_ns);
+		idx[i] = (uint32_t)i;
+	}
+	radix_sort(key, idx, key + n, idx + n, n);
+	for (size_t i = 0; i < n; i++)
+		feed(&w, res, &res->kernels[idx[i]], iter_of[idx[i]]);
+	categories(res, &w);
+	totals(res, &w);
 	return 0;
 }

@@ -174,6 +174,22 @@ struct rank_result {
 	size_t nwarnings;
 };
 
+struct strbuf;
+
+/* Appends what `ppbatch --inspect` shows about a classified rank: mode,
+ * thread roles with their rules, steps per pattern set, counters, rank
+ * metrics and warnings. As indented text lines, or (json) as one JSON
+ * object. */
+void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
+			  bool json);
+
+/* Labels the steps with their VPP model chunk and micro-batch following
+ * Megatron's interleaved schedule (forward: group of pp_size micro-batches
+ * per chunk in turn; backward: chunks in reverse), for vpp >= 1 and
+ * pp_size >= 1; fwd and bwd steps only (seq = position in program order).
+ * Returns 0, or PP_EINVAL for sizes < 1. */
+int rank_result_label_vpp(struct rank_result *r, int pp_size, int vpp);
+
 const char *rr_category_name(enum rr_category c);
 const char *rr_type_name(enum rr_type t);
 const char *rr_phase_name(enum rr_phase p);  /* NULL for RR_NOPHASE */

@@ -88,6 +88,8 @@ int steps_find_roots(struct classify *c)
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts)
 {
 	size_t lo = 0, hi = r->n; /* first root after (thread, ts) */
+	if (!r->n)
+		return -1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct croot *m = &r->v[mid];
