@@ -18,12 +18,16 @@ SLURM_DIR=""
 SLURM_WHY=""
 _slurm_pids=()
 
+_slurm_listening() {
+	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
 _slurm_free_port() {
 	# A port nobody listens on, from a random start; two consecutive ones.
 	local p i
 	for i in $(seq 1 50); do
 		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-		if ! ss -Hltn "( sport = :$p or sport = :$((p + 1)) )" 2>/dev/null | grep -q .; then
+		if ! _slurm_listening "$p" && ! _slurm_listening "$((p + 1))"; then
 			echo "$p"
 			return 0
 		fi
@@ -48,7 +52,7 @@ _slurm_node_idle() {
 
 slurm_start() {
 	local bin
-	for bin in munged slurmctld slurmd sinfo sbatch squeue scontrol ss setpriv; do
+	for bin in munged slurmctld slurmd sinfo sbatch squeue scontrol scancel setpriv; do
 		if ! command -v "$bin" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$bin" ]; then
 			SLURM_WHY="$bin not installed (scripts/install-deps installs slurm-wlm munge)"
 			return 1
@@ -186,4 +190,53 @@ slurm_skip_all() {
 slurm_logs() {
 	[ -n "$SLURM_DIR" ] || return 0
 	tail -n 20 "$SLURM_DIR"/log/*.log 2>/dev/null | sed 's/^/# /'
+}
+
+# slurm_pipeline_ready: ppgen, ppbatch and ppagg are built (the Slurm tests
+# need a generated tree and the real commands); else SLURM_WHY says which not.
+slurm_pipeline_ready() {
+	local c
+	for c in "$PP_FAST_BIN/ppgen" "$PP_BIN/ppbatch" "$PP_BIN/ppagg"; do
+		if [ ! -x "$c" ]; then
+			SLURM_WHY="$(basename "$c") is not built"
+			return 1
+		fi
+	done
+	return 0
+}
+
+# slurm_views DB: every row of the stable views (docs/contracts.md §3),
+# sorted, one "view|csv row" line each — for comparing two databases.
+slurm_views() {
+	local v
+	for v in ranks category_stats steps kernels pp_groups pipelines stragglers; do
+		sqlite3 -csv "$1" "SELECT * FROM $v" 2>&1 | sed "s/^/$v|/" | LC_ALL=C sort
+	done
+}
+
+# slurm_wait_file FILE SECONDS: until FILE exists and the queue is empty.
+slurm_wait_file() {
+	local i
+	for ((i = 0; i < $2 * 5; i++)); do
+		if [ -e "$1" ] && [ -z "$(squeue -h 2>/dev/null)" ]; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+# slurm_wait_result WORK SECONDS: until a merge job wrote WORK/status/
+# merge_*.result and the queue is empty.
+slurm_wait_result() {
+	local i r
+	for ((i = 0; i < $2 * 5; i++)); do
+		for r in "$1"/status/merge_*.result; do
+			if [ -e "$r" ] && [ -z "$(squeue -h 2>/dev/null)" ]; then
+				return 0
+			fi
+		done
+		sleep 0.2
+	done
+	return 1
 }
