@@ -146,12 +146,11 @@ int main(int argc, char **argv)
 		error("%s", err);
 		return PP_EXIT_USAGE;
 	}
-	if (o.inspect) {
-		if (!o.nfiles) {
-			error("--inspect needs at least one trace file");
-			cli_usage(&cmd);
-			return PP_EXIT_USAGE;
-		}
+	if (o.inspect && !o.nfiles) {
+		error("--inspect needs at least one trace file");
+		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
+	} else if (o.inspect) {
 		rc = inspect_run(&o);
 	} else if (o.merge) {
 		rc = merge_run(&o);

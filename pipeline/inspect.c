@@ -1,9 +1,495 @@
-/* inspect.c — `ppbatch --inspect` (placeholder until the reader lands). */
+/* inspect.c — `ppbatch --inspect FILE... [--json] [--salvage]`: what a trace
+ * holds, read in one streaming pass.
+ *
+ * Per file: size, events by ph and by category, GPU events and kernel types,
+ * threads with their metadata names and event counts, header facts, time
+ * span and read throughput; text for people, or one JSON object per line
+ * (keys file, bytes, events, kernels, ok, error, ...). Exit status 0 when
+ * every file read, 1 when some failed. Memory grows with the number of
+ * distinct threads and categories (both capped), never with the file size.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "arena.h"
 #include "batch.h"
 #include "pp.h"
+#include "strbuf.h"
+#include "trace_read.h"
+
+enum {
+	MAX_CATS = 256,      /* distinct categories counted by name */
+	MAX_THREADS = 65536, /* distinct (pid, tid) tracked */
+	SHOW_THREADS = 40    /* threads listed in the text output */
+};
+
+struct cat_count {
+	char *name; /* lower case */
+	uint64_t n;
+};
+
+struct thread {
+	char *key;      /* "pid\ttid" as text */
+	char *pid, *tid;
+	char *name;     /* thread_name metadata, or NULL */
+	uint64_t events;
+};
+
+struct proc_name {
+	char *pid;
+	char *name;
+};
+
+struct inspect {
+	struct arena arena;
+	uint64_t by_ph[256];
+	struct cat_count cats[MAX_CATS];
+	int ncats;
+	uint64_t cats_other;
+	struct thread *threads; /* open addressing, cap a power of two */
+	size_t tcap, tcount;
+	uint64_t threads_dropped;
+	struct proc_name *procs;
+	size_t nprocs, procs_cap;
+	uint64_t gpu_events, kernels, memcpys, memsets;
+	uint64_t k_comp, k_comm, k_mem;
+	bool have_span;
+	int64_t span_lo, span_hi;
+};
+
+static void id_text(char *out, size_t n, const struct trace_id *id, bool present)
+{
+	if (!present)
+		snprintf(out, n, "-");
+	else if (id->is_str && !id->str.n)
+		snprintf(out, n, "\"\"");
+	else if (id->is_str)
+		snprintf(out, n, "%.*s", (int)(id->str.n > 200 ? 200 : id->str.n), id->str.p);
+	else
+		snprintf(out, n, "%" PRId64, id->num);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+{
+	char pid[224], tid[224], key[460];
+	id_text(pid, sizeof(pid), &ev->pid, ev->has & TE_PID);
+	id_text(tid, sizeof(tid), &ev->tid, ev->has & TE_TID);
+	snprintf(key, sizeof(key), "%s\t%s", pid, tid);
+	if (in->tcount * 2 >= in->tcap) {
+		if (in->tcount >= MAX_THREADS)
+			goto lookup_only;
+		size_t ncap = in->tcap ? in->tcap * 2 : 256;
+		struct thread *nt = xcalloc(ncap, sizeof(*nt));
+		for (size_t i = 0; i < in->tcap; i++) {
+			if (!in->threads[i].key)
+				continue;
+			size_t j = hash_str(in->threads[i].key) & (ncap - 1);
+			while (nt[j].key)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = in->threads[i];
+		}
+		free(in->threads);
+		in->threads = nt;
+		in->tcap = ncap;
+	}
+lookup_only:
+	if (!in->tcap)
+		return NULL;
+	size_t j = hash_str(key) & (in->tcap - 1);
+	while (in->threads[j].key) {
+		if (!strcmp(in->threads[j].key, key))
+			return &in->threads[j];
+		j = (j + 1) & (in->tcap - 1);
+	}
+	if (in->tcount >= MAX_THREADS || in->tcount * 2 >= in->tcap) {
+		in->threads_dropped++;
+		return NULL;
+	}
+	struct thread *t = &in->threads[j];
+	t->key = arena_strndup(&in->arena, key, strlen(key));
+	t->pid = arena_strndup(&in->arena, pid, strlen(pid));
+	t->tid = arena_strndup(&in->arena, tid, strlen(tid));
+	in->tcount++;
+	return t;
+}
+
+static void count_cat(struct inspect *in, struct pp_sv cat)
+{
+	for (int i = 0; i < in->ncats; i++)
+		if (pp_sv_ieq(cat, in->cats[i].name)) {
+			in->cats[i].n++;
+			return;
+		}
+	if (in->ncats == MAX_CATS || cat.n > 200 || memchr(cat.p, '\0', cat.n)) {
+		in->cats_other++;
+		return;
+	}
+	char *s = arena_strndup(&in->arena, cat.p, cat.n);
+	for (char *c = s; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	in->cats[in->ncats].name = s;
+	in->cats[in->ncats++].n = 1;
+}
+
+/* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
+static void count_gpu(struct inspect *in, const struct trace_event *ev, int kind)
+{
+	const char *n = ev->name.p;
+	in->gpu_events++;
+	if (kind != 0) {
+		in->k_mem++;
+		return;
+	}
+	if (strstr(n, "nccl") || strstr(n, "mccl"))
+		in->k_comm++;
+	else if (strstr(n, "memcpy") || strstr(n, "Memcpy") || strstr(n, "memset") ||
+		 strstr(n, "Memset"))
+		in->k_mem++;
+	else
+		in->k_comp++;
+}
+
+static void note_metadata(struct inspect *in, const struct trace_event *ev)
+{
+	if (!strcmp(ev->name.p, "thread_name")) {
+		struct thread *t = thread_get(in, ev);
+		if (t && ev->arg_name.n)
+			t->name = arena_strndup(&in->arena, ev->arg_name.p,
+						ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
+	} else if (!strcmp(ev->name.p, "process_name") && ev->arg_name.n &&
+		   in->nprocs < 4096) {
+		char pid[224];
+		id_text(pid, sizeof(pid), &ev->pid, ev->has & TE_PID);
+		if (in->nprocs == in->procs_cap) {
+			in->procs_cap = in->procs_cap ? in->procs_cap * 2 : 16;
+			in->procs = xrealloc(in->procs, in->procs_cap * sizeof(*in->procs));
+		}
+		in->procs[in->nprocs].pid = arena_strndup(&in->arena, pid, strlen(pid));
+		in->procs[in->nprocs++].name = arena_strndup(
+			&in->arena, ev->arg_name.p, ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
+	}
+}
+
+static void observe(struct inspect *in, const struct trace_event *ev)
+{
+	in->by_ph[(unsigned char)ev->ph]++;
+	if (ev->ph == 'M') {
+		note_metadata(in, ev);
+		return;
+	}
+	count_cat(in, ev->cat);
+	struct thread *t = thread_get(in, ev);
+	if (t)
+		t->events++;
+	if (ev->ph == 'X') {
+		int kind = -1;
+		if (pp_sv_ieq(ev->cat, "kernel"))
+			kind = 0, in->kernels++;
+		else if (pp_sv_ieq(ev->cat, "gpu_memcpy"))
+			kind = 1, in->memcpys++;
+		else if (pp_sv_ieq(ev->cat, "gpu_memset"))
+			kind = 2, in->memsets++;
+		if (kind >= 0)
+			count_gpu(in, ev, kind);
+	}
+	if (ev->has & TE_TS) {
+		int64_t lo = ev->ts_ns, hi = ev->ts_ns;
+		if ((ev->has & TE_DUR) && ev->dur_ns > 0 && hi <= INT64_MAX - ev->dur_ns)
+			hi += ev->dur_ns;
+		if (!in->have_span || lo < in->span_lo)
+			in->span_lo = lo;
+		if (!in->have_span || hi > in->span_hi)
+			in->span_hi = hi;
+		in->have_span = true;
+	}
+}
+
+static void inspect_release(struct inspect *in)
+{
+	free(in->threads);
+	free(in->procs);
+	arena_release(&in->arena);
+}
+
+static int cmp_cat(const void *a, const void *b)
+{
+	const struct cat_count *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct thread *x = *(const struct thread *const *)a;
+	const struct thread *y = *(const struct thread *const *)b;
+	if (x->events != y->events)
+		return x->events < y->events ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static const char *proc_name(const struct inspect *in, const char *pid)
+{
+	for (size_t i = 0; i < in->nprocs; i++)
+		if (!strcmp(in->procs[i].pid, pid))
+			return in->procs[i].name;
+	return NULL;
+}
+
+/* The threads, busiest first, as an array the caller frees. */
+static struct thread **sorted_threads(const struct inspect *in)
+{
+	struct thread **v = xcalloc(in->tcount + 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < in->tcap; i++)
+		if (in->threads[i].key)
+			v[k++] = &in->threads[i];
+	qsort(v, k, sizeof(*v), cmp_thread);
+	return v;
+}
+
+struct file_result {
+	const char *path;
+	uint64_t file_bytes, text_bytes, events;
+	int rc;
+	const char *err;
+	bool truncated, gz;
+	double seconds;
+};
+
+static void print_text(const struct inspect *in, const struct file_result *f,
+		       const struct trace_header *h)
+{
+	printf("%s\n", f->path);
+	printf("  size        %" PRIu64 " bytes%s", f->file_bytes, f->gz ? " (gzip)" : "");
+	if (f->gz)
+		printf(", %" PRIu64 " bytes of JSON", f->text_bytes);
+	printf("\n");
+	if (f->rc < 0)
+		printf("  error       %s\n", f->err);
+	if (f->truncated)
+		printf("  salvaged    the file is truncated; %" PRIu64 " complete events kept\n",
+		       f->events);
+	printf("  events      %" PRIu64 "  (", f->events);
+	bool sep = false;
+	for (int c = 0; c < 256; c++)
+		if (in->by_ph[c]) {
+			if (c >= 0x21 && c < 0x7f)
+				printf("%s%c %" PRIu64, sep ? ", " : "", c, in->by_ph[c]);
+			else
+				printf("%s0x%02x %" PRIu64, sep ? ", " : "", c, in->by_ph[c]);
+			sep = true;
+		}
+	printf(")\n");
+	struct cat_count cats[MAX_CATS];
+	memcpy(cats, in->cats, (size_t)in->ncats * sizeof(cats[0]));
+	qsort(cats, (size_t)in->ncats, sizeof(cats[0]), cmp_cat);
+	printf("  categories ");
+	for (int i = 0; i < in->ncats; i++)
+		printf(" %s %" PRIu64 "%s", cats[i].name[0] ? cats[i].name : "(none)", cats[i].n,
+		       i + 1 < in->ncats || in->cats_other ? "," : "");
+	if (in->cats_other)
+		printf(" (other) %" PRIu64, in->cats_other);
+	printf("\n");
+	printf("  gpu events  %" PRIu64 "  (kernel %" PRIu64 ", gpu_memcpy %" PRIu64
+	       ", gpu_memset %" PRIu64 ")\n",
+	       in->gpu_events, in->kernels, in->memcpys, in->memsets);
+	printf("  kernel types comp %" PRIu64 ", comm %" PRIu64 ", mem %" PRIu64 "\n", in->k_comp,
+	       in->k_comm, in->k_mem);
+	printf("  header      rank ");
+	if (h->has_rank)
+		printf("%" PRId64, h->rank);
+	else
+		printf("-");
+	printf(", world size ");
+	if (h->has_world_size)
+		printf("%" PRId64, h->world_size);
+	else
+		printf("-");
+	printf(", backend %s, nccl %s\n", h->backend[0] ? h->backend : "-",
+	       h->nccl_version[0] ? h->nccl_version : "-");
+	printf("  device      %s (%d listed), schema %s", h->device_name[0] ? h->device_name : "-",
+	       h->device_count, h->has_schema ? "" : "-");
+	if (h->has_schema)
+		printf("%" PRId64, h->schema_version);
+	printf(", base time ");
+	if (h->has_base_time)
+		printf("%" PRId64 " ns\n", h->base_time_ns);
+	else
+		printf("none (absolute µs)\n");
+	if (in->have_span) {
+		int64_t base = h->has_base_time ? h->base_time_ns : 0;
+		printf("  time span   %" PRId64 " .. %" PRId64 " ns (%.6f s)\n", in->span_lo + base,
+		       in->span_hi + base, (double)(in->span_hi - in->span_lo) / 1e9);
+	}
+	printf("  threads     %zu%s\n", in->tcount,
+	       in->threads_dropped ? " (more not tracked)" : "");
+	struct thread **v = sorted_threads(in);
+	for (size_t i = 0; i < in->tcount && i < SHOW_THREADS; i++) {
+		const char *pn = proc_name(in, v[i]->pid);
+		printf("    pid %-10s tid %-12s %10" PRIu64 " events  %s%s%s\n", v[i]->pid,
+		       v[i]->tid, v[i]->events, v[i]->name ? v[i]->name : "",
+		       pn ? "  / " : "", pn ? pn : "");
+	}
+	if (in->tcount > SHOW_THREADS)
+		printf("    ... %zu more\n", in->tcount - SHOW_THREADS);
+	free(v);
+	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON\n", f->seconds,
+	       f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
+	       f->seconds > 0 ? (double)f->text_bytes / f->seconds / 1e6 : 0.0);
+}
+
+static void json_kv_str(struct strbuf *sb, const char *k, const char *v)
+{
+	strbuf_addf(sb, ",\"%s\":", k);
+	if (v)
+		strbuf_add_json_str(sb, v, strlen(v));
+	else
+		strbuf_addstr(sb, "null");
+}
+
+static void print_json(const struct inspect *in, const struct file_result *f,
+		       const struct trace_header *h)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"file\":");
+	strbuf_add_json_str(&sb, f->path, strlen(f->path));
+	strbuf_addf(&sb, ",\"bytes\":%" PRIu64 ",\"text_bytes\":%" PRIu64 ",\"gzip\":%s",
+		    f->file_bytes, f->text_bytes, f->gz ? "true" : "false");
+	strbuf_addf(&sb, ",\"events\":%" PRIu64 ",\"kernels\":%" PRIu64, f->events, in->kernels);
+	strbuf_addf(&sb, ",\"ok\":%s", f->rc < 0 ? "false" : "true");
+	json_kv_str(&sb, "error", f->rc < 0 ? f->err : NULL);
+	strbuf_addf(&sb, ",\"truncated\":%s", f->truncated ? "true" : "false");
+	strbuf_addf(&sb, ",\"gpu_events\":%" PRIu64 ",\"gpu_memcpy\":%" PRIu64
+			 ",\"gpu_memset\":%" PRIu64,
+		    in->gpu_events, in->memcpys, in->memsets);
+	strbuf_addf(&sb, ",\"kernel_types\":{\"comp\":%" PRIu64 ",\"comm\":%" PRIu64
+			 ",\"mem\":%" PRIu64 "}",
+		    in->k_comp, in->k_comm, in->k_mem);
+	strbuf_addstr(&sb, ",\"by_ph\":{");
+	bool sep = false;
+	for (int c = 0; c < 256; c++)
+		if (in->by_ph[c]) {
+			char k[2] = { (char)c, 0 };
+			if (sep)
+				strbuf_addch(&sb, ',');
+			strbuf_add_json_str(&sb, k, c ? 1 : 0);
+			strbuf_addf(&sb, ":%" PRIu64, in->by_ph[c]);
+			sep = true;
+		}
+	strbuf_addstr(&sb, "},\"by_cat\":{");
+	for (int i = 0; i < in->ncats; i++) {
+		if (i)
+			strbuf_addch(&sb, ',');
+		strbuf_add_json_str(&sb, in->cats[i].name, strlen(in->cats[i].name));
+		strbuf_addf(&sb, ":%" PRIu64, in->cats[i].n);
+	}
+	if (in->cats_other)
+		strbuf_addf(&sb, "%s\"(other)\":%" PRIu64, in->ncats ? "," : "", in->cats_other);
+	strbuf_addstr(&sb, "}");
+	if (h->has_rank)
+		strbuf_addf(&sb, ",\"rank\":%" PRId64, h->rank);
+	else
+		strbuf_addstr(&sb, ",\"rank\":null");
+	if (h->has_world_size)
+		strbuf_addf(&sb, ",\"world_size\":%" PRId64, h->world_size);
+	else
+		strbuf_addstr(&sb, ",\"world_size\":null");
+	json_kv_str(&sb, "backend", h->backend[0] ? h->backend : NULL);
+	json_kv_str(&sb, "nccl_version", h->nccl_version[0] ? h->nccl_version : NULL);
+	json_kv_str(&sb, "device", h->device_name[0] ? h->device_name : NULL);
+	strbuf_addf(&sb, ",\"device_count\":%d", h->device_count);
+	if (h->has_schema)
+		strbuf_addf(&sb, ",\"schema_version\":%" PRId64, h->schema_version);
+	else
+		strbuf_addstr(&sb, ",\"schema_version\":null");
+	if (h->has_base_time)
+		strbuf_addf(&sb, ",\"base_time_ns\":%" PRId64, h->base_time_ns);
+	else
+		strbuf_addstr(&sb, ",\"base_time_ns\":null");
+	if (in->have_span) {
+		int64_t base = h->has_base_time ? h->base_time_ns : 0;
+		strbuf_addf(&sb, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64,
+			    in->span_lo + base, in->span_hi + base);
+	} else {
+		strbuf_addstr(&sb, ",\"start_ns\":null,\"end_ns\":null");
+	}
+	strbuf_addf(&sb, ",\"threads\":[");
+	struct thread **v = sorted_threads(in);
+	for (size_t i = 0; i < in->tcount; i++) {
+		if (i)
+			strbuf_addch(&sb, ',');
+		strbuf_addstr(&sb, "{\"pid\":");
+		strbuf_add_json_str(&sb, v[i]->pid, strlen(v[i]->pid));
+		strbuf_addstr(&sb, ",\"tid\":");
+		strbuf_add_json_str(&sb, v[i]->tid, strlen(v[i]->tid));
+		json_kv_str(&sb, "name", v[i]->name);
+		strbuf_addf(&sb, ",\"events\":%" PRIu64 "}", v[i]->events);
+	}
+	free(v);
+	strbuf_addf(&sb, "],\"seconds\":%.6f}", f->seconds);
+	puts(sb.buf);
+	strbuf_release(&sb);
+}
+
+/* Reads one file and prints its description; returns 0 or a PP_E* code. */
+static int inspect_file(const struct batch_opts *o, const char *path)
+{
+	struct trace_reader_opts ro = { .salvage = o->salvage };
+	struct inspect in;
+	struct trace_event ev;
+	struct file_result f = { .path = path };
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	int64_t t0 = pp_now_ns();
+	struct trace_reader *r = trace_reader_open(path, &ro);
+	if (!r)
+		die("out of memory opening '%s'", path);
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		observe(&in, &ev);
+	f.seconds = (double)(pp_now_ns() - t0) / 1e9;
+	struct stat st;
+	f.file_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : trace_reader_bytes_in(r);
+	f.text_bytes = trace_reader_bytes_text(r);
+	f.events = trace_reader_events(r);
+	f.rc = rc;
+	f.err = trace_reader_error(r);
+	f.truncated = trace_reader_truncated(r);
+	f.gz = trace_reader_is_gzip(r);
+	if (o->json)
+		print_json(&in, &f, trace_reader_header(r));
+	else
+		print_text(&in, &f, trace_reader_header(r));
+	if (rc < 0 && !o->json)
+		error("%s", f.err);
+	fflush(stdout);
+	trace_reader_close(r);
+	inspect_release(&in);
+	return rc < 0 ? rc : 0;
+}
 
 int inspect_run(const struct batch_opts *o)
 {
-	error("--inspect is not implemented yet");
-	return PP_EXIT_FATAL;
+	int failed = 0;
+	for (int i = 0; i < o->nfiles; i++) {
+		if (i && !o->json)
+			printf("\n");
+		if (inspect_file(o, o->files[i]) < 0)
+			failed++;
+	}
+	return failed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
 }

@@ -116,6 +116,7 @@ uint64_t trace_reader_events(const struct trace_reader *r); /* yielded so far */
 uint64_t trace_reader_bytes_in(const struct trace_reader *r);  /* file bytes consumed */
 uint64_t trace_reader_bytes_text(const struct trace_reader *r); /* JSON text bytes */
 bool trace_reader_truncated(const struct trace_reader *r); /* salvage ended early */
+bool trace_reader_is_gzip(const struct trace_reader *r);   /* input was gzip */
 
 /* Case-insensitive equality of a view with a literal. */
 bool pp_sv_ieq(struct pp_sv s, const char *lit);

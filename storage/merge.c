@@ -1,9 +1,311 @@
-/* merge.c — `ppbatch --merge` of shard databases (placeholder). */
+/* merge.c — `ppbatch --merge --db OUT SHARD.db...`: shard databases into one.
+ *
+ * Each shard is ATTACHed and copied in one transaction. A trace is
+ * identified by its path: when OUT already holds it, the better row wins
+ * (not failed over failed; then the newer file; then the later analysis),
+ * and an equal row is left alone — so merging twice, or merging shards that
+ * overlap, gives the same database without duplicates. Failed traces are
+ * copied as failed. Missing and unreadable shards are reported and make the
+ * exit status 1; the others are still merged.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "batch.h"
+#include "db.h"
 #include "pp.h"
+#include "strbuf.h"
+
+#define TRACE_COLS                                                             \
+	"path, folder, iteration, rank, bytes, mtime_ns, status, fail_kind,"   \
+	" error, warnings, mode, window_start_ns, window_end_ns, gpu_busy_ns," \
+	" idle_ns, bubble_ns, comp_busy_ns, comm_busy_ns, overlap_ns,"         \
+	" coverage, events, kernels, fwd_thread, bwd_thread, role_rule,"       \
+	" elapsed_ns, analysed_at"
+
+enum {
+	M_LIST, M_FIND, M_DEL_K, M_DEL_S, M_DEL_C, M_DEL_T, M_INS_T, M_INS_K,
+	M_INS_S, M_INS_C, M_COUNT
+};
+
+static const char *const merge_sql[M_COUNT] = {
+	[M_LIST] = "SELECT id, path, status, mtime_ns, analysed_at FROM shard.traces"
+		   " ORDER BY id",
+	[M_FIND] = "SELECT id, status, mtime_ns, analysed_at, bytes FROM main.traces"
+		   " WHERE path = ?1",
+	[M_DEL_K] = "DELETE FROM main.kernel_t WHERE rowid >= (?1 << 32)"
+		    " AND rowid < ((?1 + 1) << 32)",
+	[M_DEL_S] = "DELETE FROM main.step_t WHERE trace_id = ?1",
+	[M_DEL_C] = "DELETE FROM main.category_t WHERE trace_id = ?1",
+	[M_DEL_T] = "DELETE FROM main.traces WHERE id = ?1",
+	[M_INS_T] = "INSERT INTO main.traces(" TRACE_COLS ", run_id) SELECT "
+		    TRACE_COLS ", ?2 FROM shard.traces WHERE id = ?1",
+	[M_INS_K] = "INSERT INTO main.kernel_t(rowid, code, seq, name_id, stream,"
+		    " start, dur, correlation, pg_id)"
+		    " SELECT (?2 << 32) | (k.rowid & 4294967295), k.code, k.seq,"
+		    " nm.new, k.stream, k.start, k.dur, k.correlation, pm.new"
+		    " FROM shard.kernel_t k JOIN temp.name_map nm ON nm.old = k.name_id"
+		    " LEFT JOIN temp.pg_map pm ON pm.old = k.pg_id"
+		    " WHERE k.rowid >= (?1 << 32) AND k.rowid < ((?1 + 1) << 32)"
+		    " ORDER BY k.rowid",
+	[M_INS_S] = "INSERT INTO main.step_t SELECT ?2, phase, seq, cpu_start_ns,"
+		    " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns, overlap_ns,"
+		    " kernels, chunk, mbs FROM shard.step_t WHERE trace_id = ?1",
+	[M_INS_C] = "INSERT INTO main.category_t SELECT ?2, category, kernels,"
+		    " sum_ns, busy_ns FROM shard.category_t WHERE trace_id = ?1",
+};
+
+static const char *const prepare_sql =
+	"INSERT OR IGNORE INTO main.names(name) SELECT name FROM shard.names;"
+	"INSERT OR IGNORE INTO main.pgroups(descr, ranks)"
+	" SELECT descr, ranks FROM shard.pgroups;"
+	"DROP TABLE IF EXISTS temp.name_map; DROP TABLE IF EXISTS temp.pg_map;"
+	"CREATE TEMP TABLE name_map(old INTEGER PRIMARY KEY, new INTEGER);"
+	"CREATE TEMP TABLE pg_map(old INTEGER PRIMARY KEY, new INTEGER);"
+	"INSERT INTO temp.name_map SELECT s.id, m.id FROM shard.names s"
+	" JOIN main.names m ON m.name = s.name;"
+	"INSERT INTO temp.pg_map SELECT s.id, m.id FROM shard.pgroups s"
+	" JOIN main.pgroups m ON m.descr = s.descr AND m.ranks = s.ranks;";
+
+struct merge_stats {
+	long added, replaced, unchanged;
+};
+
+/* Whether the shard's row (s_*) should replace OUT's (o_*). */
+static bool better(int s_status, int64_t s_mtime, int64_t s_at, int o_status,
+		   int64_t o_mtime, int64_t o_at)
+{
+	bool s_failed = s_status == DB_STATUS_FAILED, o_failed = o_status == DB_STATUS_FAILED;
+	if (s_failed != o_failed)
+		return o_failed;
+	if (s_mtime != o_mtime)
+		return s_mtime > o_mtime;
+	return s_at > o_at;
+}
+
+static int step_done(sqlite3 *c, sqlite3_stmt *s, char *err, size_t errlen)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+		return PP_EDB;
+	}
+	return 0;
+}
+
+static int copy_trace(sqlite3 *c, sqlite3_stmt **st, int64_t old_id,
+		      int64_t replace_id, int64_t run_id, char *err, size_t errlen)
+{
+	if (replace_id) {
+		for (int i = M_DEL_K; i <= M_DEL_T; i++) {
+			sqlite3_bind_int64(st[i], 1, replace_id);
+			if (step_done(c, st[i], err, errlen))
+				return PP_EDB;
+		}
+	}
+	sqlite3_bind_int64(st[M_INS_T], 1, old_id);
+	if (run_id)
+		sqlite3_bind_int64(st[M_INS_T], 2, run_id);
+	else
+		sqlite3_bind_null(st[M_INS_T], 2);
+	if (step_done(c, st[M_INS_T], err, errlen))
+		return PP_EDB;
+	int64_t new_id = sqlite3_last_insert_rowid(c);
+	for (int i = M_INS_K; i <= M_INS_C; i++) {
+		sqlite3_bind_int64(st[i], 1, old_id);
+		sqlite3_bind_int64(st[i], 2, new_id);
+		if (step_done(c, st[i], err, errlen))
+			return PP_EDB;
+	}
+	return 0;
+}
+
+/* Merges one attached shard inside the open transaction. */
+static int merge_traces(sqlite3 *c, int64_t run_id, struct merge_stats *ms,
+			char *err, size_t errlen)
+{
+	sqlite3_stmt *st[M_COUNT] = { 0 };
+	int rc = 0;
+	for (int i = 0; i < M_COUNT; i++) {
+		if (sqlite3_prepare_v2(c, merge_sql[i], -1, &st[i], NULL) != SQLITE_OK) {
+			snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+			rc = PP_EDB;
+			goto out;
+		}
+	}
+	int src;
+	while ((src = sqlite3_step(st[M_LIST])) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st[M_LIST], 0);
+		int status = sqlite3_column_int(st[M_LIST], 2);
+		int64_t mtime = sqlite3_column_int64(st[M_LIST], 3);
+		int64_t at = sqlite3_column_int64(st[M_LIST], 4);
+		int64_t have = 0;
+		sqlite3_bind_value(st[M_FIND], 1, sqlite3_column_value(st[M_LIST], 1));
+		int f = sqlite3_step(st[M_FIND]);
+		if (f == SQLITE_ROW) {
+			have = sqlite3_column_int64(st[M_FIND], 0);
+			if (!better(status, mtime, at, sqlite3_column_int(st[M_FIND], 1),
+				    sqlite3_column_int64(st[M_FIND], 2),
+				    sqlite3_column_int64(st[M_FIND], 3))) {
+				sqlite3_reset(st[M_FIND]);
+				ms->unchanged++;
+				continue;
+			}
+		} else if (f != SQLITE_DONE) {
+			snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+			rc = PP_EDB;
+			goto out;
+		}
+		sqlite3_reset(st[M_FIND]);
+		if ((rc = copy_trace(c, st, id, have, run_id, err, errlen)))
+			goto out;
+		if (have)
+			ms->replaced++;
+		else
+			ms->added++;
+	}
+	if (src != SQLITE_DONE) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+		rc = PP_EDB;
+	}
+out:
+	for (int i = 0; i < M_COUNT; i++)
+		sqlite3_finalize(st[i]);
+	return rc;
+}
+
+static int exec(sqlite3 *c, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(c));
+		sqlite3_free(msg);
+		return PP_EDB;
+	}
+	return 0;
+}
+
+/* Merges the shard at path into out. Returns 0, PP_ENOTFOUND (missing),
+ * PP_EDB (unreadable or not a pptrace shard of this version), with err. */
+static int merge_shard(struct db *out, const char *path, int64_t run_id,
+		       struct merge_stats *ms, char *err, size_t errlen)
+{
+	sqlite3 *c = db_sqlite(out);
+	sqlite3_stmt *s = NULL;
+	struct stat sb;
+	int rc, v = -1;
+
+	if (stat(path, &sb) != 0) {
+		snprintf(err, errlen, "shard '%s' is missing", path);
+		return PP_ENOTFOUND;
+	}
+	if (access(path, R_OK) != 0) {
+		snprintf(err, errlen, "shard '%s' is unreadable", path);
+		return PP_EDB;
+	}
+	/* Read-only, so a damaged or foreign file is never modified. */
+	struct strbuf uri = STRBUF_INIT;
+	strbuf_addstr(&uri, "file:");
+	for (const char *p = path; *p; p++) {
+		if (*p == '?' || *p == '#' || *p == '%')
+			strbuf_addf(&uri, "%%%02X", (unsigned char)*p);
+		else
+			strbuf_addch(&uri, *p);
+	}
+	strbuf_addstr(&uri, "?mode=ro");
+	if (sqlite3_prepare_v2(c, "ATTACH DATABASE ?1 AS shard", -1, &s, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+		strbuf_release(&uri);
+		return PP_EDB;
+	}
+	sqlite3_bind_text(s, 1, uri.buf, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	strbuf_release(&uri);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "shard '%s' is unreadable: %s", path,
+			 sqlite3_errmsg(c));
+		return PP_EDB;
+	}
+	if (sqlite3_prepare_v2(c, "PRAGMA shard.user_version", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (v != SCHEMA_VERSION) {
+		snprintf(err, errlen, "shard '%s' is unreadable: %s", path,
+			 v < 0 ? sqlite3_errmsg(c) : v == 0 ? "not a pptrace database"
+							   : "another schema version");
+		rc = PP_EDB;
+		goto out_detach;
+	}
+	if ((rc = exec(c, "BEGIN IMMEDIATE", err, errlen)))
+		goto out_detach;
+	if ((rc = exec(c, prepare_sql, err, errlen)) ||
+	    (rc = merge_traces(c, run_id, ms, err, errlen)) ||
+	    (rc = exec(c, "COMMIT", err, errlen))) {
+		struct strbuf why = STRBUF_INIT;
+		strbuf_addf(&why, "cannot merge shard '%s': %s", path, err);
+		snprintf(err, errlen, "%s", why.buf);
+		strbuf_release(&why);
+		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
+	}
+out_detach:
+	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.name_map;"
+		     "DROP TABLE IF EXISTS temp.pg_map; DETACH DATABASE shard",
+		     NULL, NULL, NULL);
+	return rc;
+}
 
 int merge_run(const struct batch_opts *o)
 {
-	error("--merge is not implemented yet");
-	return PP_EXIT_FATAL;
+	char err[1024];
+	struct merge_stats ms = { 0 };
+	struct strbuf bad = STRBUF_INIT;
+	int nbad = 0, rc = PP_EXIT_OK;
+	int64_t run_id = 0;
+
+	if (!o->db || !o->nfiles) {
+		error("--merge needs --db <out.db> and at least one shard database");
+		return PP_EXIT_USAGE;
+	}
+	struct db *out = db_open(o->db, 0, 0, err, sizeof(err));
+	if (!out) {
+		error("%s", err);
+		return PP_EXIT_FATAL;
+	}
+	struct db_run run = { .input = "merge", .db = o->db, .processes = 1 };
+	if (db_run_begin(out, &run, &run_id))
+		warn("%s", db_errmsg(out));
+	int64_t t0 = pp_now_ns();
+	for (int i = 0; i < o->nfiles; i++) {
+		if (merge_shard(out, o->files[i], run_id, &ms, err, sizeof(err))) {
+			error("%s", err);
+			strbuf_addf(&bad, "%s\n", err);
+			nbad++;
+		}
+	}
+	run.state = "done";
+	run.files = o->nfiles;
+	run.ok = ms.added + ms.replaced + ms.unchanged;
+	run.failed = nbad;
+	run.seconds = (double)(pp_now_ns() - t0) / 1e9;
+	run.failures = bad.len ? bad.buf : NULL;
+	if (run_id && db_run_finish(out, run_id, &run))
+		warn("%s", db_errmsg(out));
+	if (!o->quiet)
+		printf("%s: merged %d of %d shards into %s: %ld traces added, "
+		       "%ld replaced, %ld unchanged\n",
+		       pp_progname(), o->nfiles - nbad, o->nfiles, o->db, ms.added,
+		       ms.replaced, ms.unchanged);
+	if (nbad) {
+		printf("missing or unreadable shards: %d\n%s", nbad, bad.buf);
+		rc = PP_EXIT_PARTIAL;
+	}
+	db_close(out);
+	strbuf_release(&bad);
+	return rc;
 }

@@ -1,0 +1,211 @@
+/* ppsim — simulate a pipeline-parallel schedule: per-device busy/idle/
+ * bubble, makespan, JSON, Gantt chart. Thin: options (after the config
+ * file's [sim] section or JSON config) into struct sim_input, then
+ * sim_run() and the sim_report_* outputs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+#include "pp.h"
+#include "sim.h"
+#include "sim_input.h"
+#include "sim_report.h"
+#include "strbuf.h"
+
+enum {
+	O_STRATEGY = 1, O_DEVICES, O_STAGES, O_MICRO, O_P2P, O_FWD, O_BWD, O_BWD_D,
+	O_BWD_W, O_OVERLAP, O_GROUP, O_MODEL, O_CONFIG, O_OUTPUT, O_NOVIS, O_JSON
+};
+
+static const struct cli_opt options[] = {
+	{ "strategy", 0, "<name>", "1f1b (default), interleave, zb1p, 1f1b_overlap, "
+	  "1f1b_interleave_overlap, dualpipe, dualpipe_v", O_STRATEGY, 0 },
+	{ "devices", 'p', "<p>", "pipeline devices (default: from --stages)", O_DEVICES, 0 },
+	{ "stages", 0, "<n>", "pipeline stages (default: from --devices)", O_STAGES, 0 },
+	{ "num-stages", 's', "<n>", "same as --stages (seed 003 spelling)", O_STAGES, 0 },
+	{ "microbatches", 'm', "<m>", "micro-batches per iteration", O_MICRO, 0 },
+	{ "num-batches", 'b', "<m>", "same as --microbatches", O_MICRO, 0 },
+	{ "p2p", 0, "<t>", "P2P latency between stages (default 0)", O_P2P, 0 },
+	{ "p2p-time", 0, "<t>", "same as --p2p", O_P2P, 0 },
+	{ "forward", 0, "<t>[,<t>...]", "forward time, one or one per stage (default 1)", O_FWD, CLI_MULTI },
+	{ "forward-times", 'f', "<t>...", "same as --forward", O_FWD, CLI_MULTI },
+	{ "backward", 0, "<t>[,<t>...]", "whole backward time (default 2)", O_BWD, CLI_MULTI },
+	{ "backward-times", 0, "<t>...", "same as --backward (also -bw)", O_BWD, CLI_MULTI },
+	{ "backward-d", 0, "<t>[,<t>...]", "input-gradient backward (split schedules, default 1)", O_BWD_D, CLI_MULTI },
+	{ "backward-w", 0, "<t>[,<t>...]", "weight-gradient backward (split schedules, default 1)", O_BWD_W, CLI_MULTI },
+	{ "overlapped", 0, "<t>[,<t>...]", "overlapped forward+backward pair (default F + B)", O_OVERLAP, CLI_MULTI },
+	{ "group-size", 'g', "<g>", "interleave: micro-batches per group (default p)", O_GROUP, 0 },
+	{ "model", 0, "<model>", "megatron (default) or reference (bit-exact PP-Schedule-Visualization)", O_MODEL, 0 },
+	{ "config", 'c', "<file>", "INI file ([sim] section) or JSON config", O_CONFIG, 0 },
+	{ "output", 'o', "<prefix>", "chart files <prefix>.gp/.png/.svg (default ppsim-<strategy>)", O_OUTPUT, 0 },
+	{ "no-visualization", 0, NULL, "do not write the chart", O_NOVIS, 0 },
+	{ "json", 0, NULL, "print one JSON object instead of the table", O_JSON, 0 },
+	{ NULL, 0, NULL, NULL, 0, 0 }
+};
+
+static const struct cli_cmd cmd = {
+	"ppsim",
+	"ppsim [--strategy <name>] --devices <p> [--stages <n>] --microbatches <m>\n"
+	"             [--p2p <t>] [--forward <t>] [--backward <t>] [--backward-d <t>]\n"
+	"             [--backward-w <t>] [--overlapped <t>] [--group-size <g>]\n"
+	"             [--model megatron|reference] [--config <file>] [--output <prefix>]\n"
+	"             [--no-visualization] [--json]",
+	"Simulate a pipeline-parallel schedule and report makespan and bubbles per device.",
+	options,
+	"  ppsim --strategy interleave --devices 4 --stages 8 --microbatches 8 -o il\n"
+	"  ppsim --num-stages 4 --num-batches 8 --forward-times 1 1 1 1.5 --no-visualization"
+};
+
+/* Canonical sim_input key of a setting option, or NULL. */
+static const char *key_of(int id)
+{
+	static const char *const keys[] = {
+		[O_STRATEGY] = "strategy", [O_DEVICES] = "devices", [O_STAGES] = "stages",
+		[O_MICRO] = "microbatches", [O_P2P] = "p2p", [O_FWD] = "forward",
+		[O_BWD] = "backward", [O_BWD_D] = "backward_d", [O_BWD_W] = "backward_w",
+		[O_OVERLAP] = "overlapped", [O_GROUP] = "group_size", [O_MODEL] = "model",
+		[O_OUTPUT] = "output",
+	};
+	return id > 0 && id < (int)(sizeof(keys) / sizeof(keys[0])) ? keys[id] : NULL;
+}
+
+/* Walks argv: --config is loaded first, every other setting is applied
+ * after it in command-line order (the command line wins). A list option's
+ * arguments are joined with commas. */
+static int parse_args(struct cli_state *st, struct sim_input *in)
+{
+	char err[512];
+	const char *config = NULL;
+	int id, n = 0;
+	struct setting { int id; char *text; } *set = xcalloc((size_t)st->argc + 1, sizeof(*set));
+	while ((id = cli_next(&cmd, st)) > 0) {
+		if (id == O_CONFIG) {
+			config = st->arg;
+		} else if (id == O_NOVIS) {
+			in->no_visualization = true;
+		} else if (id == O_JSON) {
+			in->json = true;
+		} else {
+			struct strbuf sb = STRBUF_INIT;
+			if (st->nargs == 0)
+				strbuf_addstr(&sb, st->arg);
+			for (int i = 0; i < st->nargs; i++) {
+				if (i)
+					strbuf_addch(&sb, ',');
+				strbuf_addstr(&sb, st->args[i]);
+			}
+			set[n].id = id;
+			set[n++].text = strbuf_detach(&sb, NULL);
+		}
+	}
+	if (id == CLI_END && st->npos) {
+		error("unexpected argument '%s'", st->pos[0]);
+		cli_usage(&cmd);
+		id = CLI_ERR;
+	}
+	if (id == CLI_END && config) {
+		struct config *cfg = NULL;
+		if (sim_input_is_json(config)) {
+			if (sim_input_load_json(in, config, err, sizeof(err)))
+				id = CLI_ERR;
+		} else if (!(cfg = config_load(config, err, sizeof(err))) ||
+			   sim_input_load_ini(in, cfg, err, sizeof(err))) {
+			id = CLI_ERR;
+		}
+		config_free(cfg);
+		if (id == CLI_ERR)
+			error("%s", err);
+	}
+	for (int i = 0; i < n; i++) {
+		if (id == CLI_END &&
+		    sim_input_set(in, key_of(set[i].id), set[i].text, err, sizeof(err))) {
+			error("%s", err);
+			id = CLI_ERR;
+		}
+		free(set[i].text);
+	}
+	free(set);
+	return id;
+}
+
+/* Seed 003 spells the backward times "-bw": make it a long option. */
+static void rewrite_seed_flags(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-bw"))
+			argv[i] = "--backward-times";
+}
+
+/* The chart prefix: --output without a .png/.svg/.gp suffix (seed 003
+ * names a .png), else ppsim-<strategy>. */
+static char *chart_prefix(const struct sim_input *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	static const char *const sfx[] = { ".png", ".svg", ".gp", ".jpg", ".pdf" };
+	if (!in->output) {
+		strbuf_addf(&sb, "ppsim-%s", sim_strategy_name(in->cfg.strategy));
+		return strbuf_detach(&sb, NULL);
+	}
+	strbuf_addstr(&sb, in->output);
+	for (size_t k = 0; k < sizeof(sfx) / sizeof(sfx[0]); k++) {
+		size_t n = strlen(sfx[k]);
+		if (sb.len > n && !strcmp(sb.buf + sb.len - n, sfx[k])) {
+			sb.len -= n;
+			sb.buf[sb.len] = '\0';
+			break;
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct sim_input in;
+	struct sim_result res = { 0 };
+	struct cli_state st;
+	char err[2048];
+	int rc;
+
+	pp_set_progname("ppsim");
+	rewrite_seed_flags(argc, argv);
+	sim_input_init(&in);
+	cli_init(&st, argc, argv);
+	rc = parse_args(&st, &in);
+	if (rc == CLI_HELP || rc == CLI_ERR) {
+		rc = rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
+		goto out;
+	}
+	if (sim_input_finish(&in, err, sizeof(err))) {
+		error("%s", err);
+		rc = PP_EXIT_USAGE;
+		goto out;
+	}
+	rc = sim_run(&in.cfg, &res, err, sizeof(err));
+	if (rc) {
+		error("%s", err);
+		rc = rc == PP_ENOMEM ? PP_EXIT_FATAL : PP_EXIT_USAGE;
+		goto out;
+	}
+	if (in.json)
+		sim_report_json(stdout, &in.cfg, &res);
+	else
+		sim_report_table(stdout, &in.cfg, &res);
+	if (!in.no_visualization) {
+		char *prefix = chart_prefix(&in);
+		int crc = sim_report_chart(&in.cfg, &res, prefix, true, err, sizeof(err));
+		if (crc == PP_ENOTFOUND)
+			warn("%s", err);
+		else if (crc)
+			error("%s", err);
+		else if (!in.json)
+			printf("chart: %s.gp, %s.png, %s.svg\n", prefix, prefix, prefix);
+		free(prefix);
+		rc = crc && crc != PP_ENOTFOUND ? PP_EXIT_FATAL : PP_EXIT_OK;
+	}
+out:
+	sim_result_release(&res);
+	sim_input_release(&in);
+	cli_release(&st);
+	return rc;
+}

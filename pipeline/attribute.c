@@ -1,0 +1,137 @@
+/* attribute.c — one category per GPU event (SPEC §5, contracts §2).
+ *
+ * Megatron mode, first rule that applies (after the type: mem is always
+ * `memory`, keeping the step it was launched in, searched fwd, bwd, pp, dp,
+ * opt):
+ *   0 comm launched inside a root-most dp_comm slice      → dp_communication
+ *   1 launched on the forward thread inside a fwd step    → fwd_*
+ *   2 launched on the backward thread within a bwd window → bwd_* (+recompute)
+ *   3 comm launched inside a root-most pp_comm slice      → pp_communication
+ *   4 comp launched inside a root-most optimizer slice    → optimizer_computation
+ *   5 otherwise (and orphans)                             → other
+ * "Inside a slice" is on the slice's own thread, closed interval. Generic
+ * mode: the type alone (computation, communication, memory).
+ */
+#include "classify_priv.h"
+
+static enum rr_type kernel_type(const struct classify *c, const struct cgpu *g)
+{
+	uint32_t bits = VEC_AT(&c->names, struct cname, g->name).bits;
+	if (g->memevent)
+		return RR_MEM;
+	if (bits & (1u << PAT_COMM_KERNEL))
+		return RR_COMM;
+	if (bits & (1u << PAT_MEM_KERNEL))
+		return RR_MEM;
+	return RR_COMP;
+}
+
+/* The step index of the root of set containing the launch, or -1. */
+static int32_t step_in(const struct classify *c, int set, uint32_t thread,
+		       int64_t ts)
+{
+	const struct croots *r = &c->roots[set];
+	long i = roots_find(r, thread, ts);
+	return i < 0 ? -1 : r->v[i].step;
+}
+
+static void set_step(struct rr_kernel *k, const struct rank_result *res,
+		     int32_t step)
+{
+	k->step = step;
+	k->phase = (int8_t)res->steps[step].phase;
+	k->seq = res->steps[step].seq;
+}
+
+/* Lookups are done lazily, in rule order, for the kernel's type only. */
+static void attribute_one(const struct classify *c, struct rank_result *res,
+			  struct rr_kernel *k, const struct claunch *l)
+{
+	uint32_t fwd = (uint32_t)c->fwd;
+	bool comm = k->type == RR_COMM, on_fwd, on_bwd;
+	int32_t s;
+
+	on_fwd = c->fwd >= 0 && l->thread == fwd;
+	on_bwd = c->bwd >= 0 && l->thread == (uint32_t)c->bwd;
+#define FWD() (on_fwd ? step_in(c, PAT_FORWARD_STEP, fwd, l->ts) : -1)
+#define BWD() (on_bwd ? step_in(c, PAT_BACKWARD_STEP, fwd, l->ts) : -1)
+#define IN(set) step_in(c, set, l->thread, l->ts)
+	if (k->type == RR_MEM) {
+		k->category = RR_MEMORY;
+		if ((s = FWD()) >= 0 || (s = BWD()) >= 0 ||
+		    (s = IN(PAT_PP_COMM)) >= 0 || (s = IN(PAT_DP_COMM)) >= 0 ||
+		    (s = IN(PAT_OPTIMIZER)) >= 0)
+			set_step(k, res, s);
+	} else if (comm && (s = IN(PAT_DP_COMM)) >= 0) {
+		k->category = RR_DP_COMM;
+		set_step(k, res, s);
+	} else if ((s = FWD()) >= 0) {
+		k->category = comm ? RR_FWD_COMM : RR_FWD_COMP;
+		set_step(k, res, s);
+	} else if ((s = BWD()) >= 0) {
+		k->category = comm ? RR_BWD_COMM : RR_BWD_COMP;
+		set_step(k, res, s);
+		k->recompute = roots_find(&c->roots[PAT_RECOMPUTE], l->thread,
+					  l->ts) >= 0;
+	} else if (comm && (s = IN(PAT_PP_COMM)) >= 0) {
+		k->category = RR_PP_COMM;
+		set_step(k, res, s);
+	} else if (!comm && (s = IN(PAT_OPTIMIZER)) >= 0) {
+		k->category = RR_OPT_COMP;
+		set_step(k, res, s);
+	}
+#undef FWD
+#undef BWD
+#undef IN
+}
+
+void attribute_kernels(struct classify *c, struct rank_result *res,
+		       int64_t base, const struct croots *pg,
+		       const struct croots *its, int32_t *iter_of)
+{
+	static const uint8_t generic[3] = { RR_COMPUTATION, RR_COMMUNICATION,
+					    RR_MEMORY };
+	const struct claunch *launches = c->launches.data;
+	for (size_t i = 0; i < c->gpus.n; i++) {
+		const struct cgpu *g = &VEC_AT(&c->gpus, struct cgpu, i);
+		struct rr_kernel *k = &res->kernels[i];
+		uint32_t li = g->has_corr ? imap_get(&c->corr, g->corr)
+					  : IMAP_EMPTY;
+		const struct claunch *l = li == IMAP_EMPTY ? NULL
+							   : &launches[li];
+		k->start_ns = g->ts + base;
+		k->dur_ns = g->dur;
+		k->correlation = g->corr;
+		k->has_correlation = g->has_corr;
+		k->stream = g->stream;
+		k->device = g->device;
+		k->name_id = g->name;
+		k->pg = g->pg;
+		k->type = (uint8_t)kernel_type(c, g);
+		k->phase = RR_NOPHASE;
+		k->seq = -1;
+		k->step = -1;
+		k->orphan = !l;
+		iter_of[i] = -1;
+		if (!l) {
+			c->cnt.orphans++;
+			k->category = k->type == RR_MEM ? RR_MEMORY : RR_OTHER;
+			if (res->mode == RR_GENERIC)
+				k->category = generic[k->type];
+			continue;
+		}
+		if (k->pg < 0 && k->type == RR_COMM) {
+			long p = roots_find(pg, l->thread, l->ts);
+			if (p >= 0)
+				k->pg = pg->v[p].step;
+		}
+		long it = roots_find(its, UINT32_MAX, l->ts);
+		iter_of[i] = (int32_t)it;
+		if (res->mode == RR_GENERIC) {
+			k->category = generic[k->type];
+			continue;
+		}
+		k->category = RR_OTHER;
+		attribute_one(c, res, k, l);
+	}
+}

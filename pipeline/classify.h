@@ -1,0 +1,50 @@
+/* classify.h — per-rank analysis of one trace (SPEC §4–§6), incremental.
+ *
+ * Feed every event of a trace in file order with classify_feed(), then call
+ * classify_finish() once with the header (needed for baseTimeNanoseconds,
+ * known only at the end). The classifier keeps only launches, CPU slices that
+ * match a pattern set, GPU events, fwdbwd flow endpoints, thread names and
+ * ProfilerStep annotations, in the arena: memory grows with the kernels, not
+ * with the file. Names are matched against the pattern sets once per distinct
+ * name.
+ *
+ *   struct arena a = ARENA_INIT;
+ *   struct classify *c = classify_new(pats, &a);
+ *   while ((rc = trace_reader_next(r, &ev)) == 1)
+ *           classify_feed(c, &ev);
+ *   classify_finish(c, trace_reader_header(r), &res);
+ *   classify_free(c);
+ *   ... store res ...; arena_release(&a);
+ */
+#ifndef CLASSIFY_H
+#define CLASSIFY_H
+
+#include "rank_result.h"
+
+struct arena;
+struct patterns;
+struct trace_event;
+struct trace_header;
+
+struct classify;
+
+/* A classifier drawing all its memory from arena (which must outlive the
+ * result). pats is borrowed and must outlive the classifier. NULL when out
+ * of memory. */
+struct classify *classify_new(const struct patterns *pats, struct arena *arena);
+
+/* Takes one event (strings are copied as needed). Returns 0, or PP_ENOMEM
+ * (the classifier is then failed and every later call returns PP_ENOMEM). */
+int classify_feed(struct classify *c, const struct trace_event *ev);
+
+/* Computes the result; h may be NULL (no base time). *out points into the
+ * arena. Returns 0 or PP_ENOMEM. Call once; the classifier is spent after
+ * (but must still be freed). */
+int classify_finish(struct classify *c, const struct trace_header *h,
+		    struct rank_result **out);
+
+/* Releases the classifier's own heap tables (the result, in the arena, stays
+ * valid). Accepts NULL. Call it whether or not classify_finish() ran. */
+void classify_free(struct classify *c);
+
+#endif

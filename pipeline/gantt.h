@@ -1,0 +1,60 @@
+/* gantt.h — a generic Gantt-chart emitter (used by ppsim and ppagg).
+ *
+ * A chart has rows (top to bottom, with labels), classes (legend entries
+ * with a colour) and boxes. A box sits in one row from x0 to x1 and covers a
+ * vertical slice of the row's band, so overlapping categories stay visible.
+ * gantt_write() writes one self-contained gnuplot script PREFIX.gp (data
+ * inline as datablocks, one boxxyerror plot per class, text noenhanced) and,
+ * when gnuplot is on PATH, runs it to render PREFIX.png (pngcairo) and
+ * PREFIX.svg (hover text as hypertext labels). Linear in the number of
+ * boxes; strings are copied, so callers may pass temporaries.
+ */
+#ifndef GANTT_H
+#define GANTT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct gantt;
+
+struct gantt_box {
+	int row;          /* from gantt_add_row() */
+	int cls;          /* from gantt_add_class() */
+	double x0, x1;    /* x0 <= x1, in the x axis unit (ms for our tools) */
+	double y_off;     /* top of the box within the row band, 0..1 */
+	double height;    /* fraction of the band, 0 < height <= 1 - y_off */
+	const char *label;/* short text drawn inside when it fits, or NULL */
+	const char *hover;/* SVG tooltip, or NULL */
+};
+
+/* An empty chart; never NULL (dies on allocation failure, like strbuf). */
+struct gantt *gantt_new(void);
+void gantt_free(struct gantt *g);
+
+/* Title, axis labels (NULL/"" = none) and size in pixels (default: 1600
+ * wide, height from the number of rows). */
+void gantt_set_title(struct gantt *g, const char *title);
+void gantt_set_xlabel(struct gantt *g, const char *xlabel);
+void gantt_set_ylabel(struct gantt *g, const char *ylabel);
+void gantt_set_size(struct gantt *g, int width_px, int height_px);
+
+/* Appends a row below the previous ones; returns its index. */
+int gantt_add_row(struct gantt *g, const char *label);
+/* Appends a legend entry; color is "#rrggbb" or NULL for the next colour of
+ * a built-in palette. Returns its index. */
+int gantt_add_class(struct gantt *g, const char *name, const char *color);
+/* Adds a box. Returns 0, or PP_EINVAL for a bad row/class/extent (the box
+ * is then ignored). */
+int gantt_add_box(struct gantt *g, const struct gantt_box *b);
+size_t gantt_box_count(const struct gantt *g);
+
+/* Writes PREFIX.gp; the script names its outputs by their base names, and
+ * is run in PREFIX's folder, so the folder can be moved. With render, runs
+ * gnuplot (fork/exec, no shell) to make PREFIX.png and PREFIX.svg.
+ * Returns 0; PP_ENOTFOUND when render was asked but gnuplot is not on PATH
+ * (the script is written); PP_EIO when writing or gnuplot failed (message
+ * in err, including gnuplot's first error line). */
+int gantt_write(const struct gantt *g, const char *prefix, bool render,
+		char *err, size_t errlen);
+
+#endif

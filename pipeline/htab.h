@@ -1,0 +1,53 @@
+/* htab.h — small hashing helpers for the classifier's hot path: a fast
+ * 64-bit hash of bytes, and an open-addressing map from int64 keys to
+ * uint32 values (linear probing, power-of-two capacity, heap-allocated and
+ * grown by doubling: never per-event allocation).
+ */
+#ifndef HTAB_H
+#define HTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A well-mixed 64-bit hash of p[0..n), reading 8 bytes at a time. */
+uint64_t pp_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* A well-mixed 64-bit hash of one integer. */
+uint64_t pp_hash_u64(uint64_t x);
+
+struct imap {
+	int64_t *keys;
+	uint32_t *vals;  /* IMAP_EMPTY marks a free slot */
+	size_t cap, n;   /* cap is 0 or a power of two */
+};
+
+#define IMAP_EMPTY UINT32_MAX
+
+void imap_init(struct imap *m);
+void imap_release(struct imap *m);
+/* The value stored for key, or IMAP_EMPTY. */
+uint32_t imap_get(const struct imap *m, int64_t key);
+/* A pointer to key's value, inserting init when key is absent; NULL when
+ * out of memory. Valid until the next insertion. */
+uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init);
+/* Stores key → val unless key is present. Returns the value now stored
+ * (val, or the existing one), or IMAP_EMPTY when out of memory. val must
+ * not be IMAP_EMPTY. */
+uint32_t imap_put(struct imap *m, int64_t key, uint32_t val);
+
+/* A table of uint32 indices (+1, 0 = free) keyed by 64-bit hashes, for
+ * interning things compared by the caller: probe with itab_slot(). */
+struct itab {
+	uint32_t *slot;
+	uint32_t *hash32; /* low 32 bits of each slot's hash, to skip compares */
+	size_t cap, n;
+};
+
+void itab_init(struct itab *t);
+void itab_release(struct itab *t);
+/* Grows the table when it is more than half full; 0 or PP_ENOMEM.
+ * rehash(ctx, idx) must return the full hash of entry idx. */
+int itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
+		 void *ctx);
+
+#endif

@@ -1,0 +1,92 @@
+/* json_scan.h — the low-level pieces of the trace reader's JSON scanner.
+ *
+ * Pure functions over a byte range [p, end): skipping whitespace, finding the
+ * end of a string, skipping any value without building it (iteratively, so
+ * nesting depth costs heap bits, never C stack), scanning numbers, and
+ * converting number text exactly (µs text to int64 ns, integers to int64).
+ * Every scanning function distinguishes "malformed" from "ran out of input"
+ * (JS_MORE), so a caller holding a window of a stream can refill and retry.
+ */
+#ifndef JSON_SCAN_H
+#define JSON_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	JS_OK = 0,
+	JS_MORE = 1, /* the range ended before the token did */
+	JS_ERR = 2   /* malformed; see struct js_err */
+};
+
+/* Where and why scanning failed: what was expected at `at`. */
+struct js_err {
+	const char *at;       /* position of the offending byte */
+	const char *what;     /* NULL: describe the byte at `at` */
+	const char *expected;
+};
+
+/* The nesting stack used by js_skip_value(): one bit per open container.
+ * Grows on the heap; js_stack_release() frees it. */
+struct js_stack {
+	uint64_t *bits;
+	size_t cap; /* in bits */
+};
+
+/* True for the bytes accepted as whitespace between tokens: JSON's four
+ * plus \f and \v (lenient). */
+static inline bool js_is_ws(unsigned char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\v';
+}
+
+static inline const char *js_ws(const char *p, const char *end)
+{
+	while (p < end && js_is_ws((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* p points just after an opening quote. On JS_OK *q is the closing quote and
+ * *esc tells whether a backslash occurs inside. JS_MORE: no closing quote
+ * before end. Raw control characters are accepted. */
+int js_string_end(const char *p, const char *end, const char **q, bool *esc);
+
+/* Unescapes the string body s[0..n) (no quotes) into out, which must have
+ * room for n bytes; returns the output length. \uXXXX becomes UTF-8,
+ * surrogate pairs one 4-byte sequence, a lone surrogate U+FFFD; an unknown
+ * or incomplete escape is kept literally (lenient). Output never exceeds n. */
+size_t js_unescape(const char *s, size_t n, char *out);
+
+/* Number token kinds for js_scan_number(). */
+enum {
+	JS_NUM_INT = 1,     /* -?digits */
+	JS_NUM_DEC = 2,     /* with fraction and/or exponent */
+	JS_NUM_NONFINITE = 3 /* NaN, Infinity, -Infinity */
+};
+
+/* Scans a number token starting at p (a '-' or digit, or the N/I of the
+ * non-finite tokens). On JS_OK *q is one past its end and *kind one of
+ * JS_NUM_*. JS_MORE when the token may continue past end (the caller
+ * decides whether end is final: pass final=true at end of input). */
+int js_scan_number(const char *p, const char *end, bool final, const char **q,
+		   int *kind, struct js_err *err);
+
+/* Skips one complete value (any type, any depth) starting at *pp (which
+ * points at its first byte, after whitespace). On JS_OK *pp is one past the
+ * value. `final` tells that end is the end of all input. */
+int js_skip_value(const char **pp, const char *end, bool final, struct js_stack *st,
+		  struct js_err *err);
+void js_stack_release(struct js_stack *st);
+
+/* Converts the text of a number of microseconds to int64 nanoseconds,
+ * exactly (decimal digits, never through a double), rounding a sub-ns
+ * remainder half away from zero. Returns false when the text is not a finite
+ * number or the result does not fit int64. */
+bool js_us_to_ns(const char *s, const char *e, int64_t *ns);
+
+/* Parses -?digits into int64; false when not such text or out of range. */
+bool js_parse_int64(const char *s, const char *e, int64_t *v);
+
+#endif

@@ -1,0 +1,49 @@
+/* patterns.h — the glob pattern sets of SPEC §5 and matching names to them.
+ *
+ * Each set is a list of globs with SQLite GLOB semantics (sqlite3_strglob:
+ * `*`, `?`, `[...]`, case-sensitive) matched against a full name. Defaults
+ * are SPEC's; the [patterns] section of the config file replaces a set with
+ * a whitespace-separated list (key = the set's name, e.g. patterns.pp_comm).
+ * Matching is for cold paths: the classifier interns names and calls
+ * patterns_match() once per distinct name.
+ */
+#ifndef PATTERNS_H
+#define PATTERNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct config;
+
+enum pat_set {
+	PAT_COMM_KERNEL,
+	PAT_MEM_KERNEL,
+	PAT_FORWARD_STEP,
+	PAT_BACKWARD_STEP,
+	PAT_PP_COMM,
+	PAT_DP_COMM,
+	PAT_OPTIMIZER,
+	PAT_RECOMPUTE,
+	PAT_LOSS_FUNC,
+	PAT_NSETS
+};
+
+struct patterns;
+
+/* The defaults, overridden by cfg's [patterns] keys (cfg may be NULL).
+ * Returns NULL with a message in err on an invalid configuration (an empty
+ * list is allowed: the set then matches nothing). Free with patterns_free. */
+struct patterns *patterns_new(const struct config *cfg, char *err,
+			      size_t errlen);
+void patterns_free(struct patterns *p);
+
+/* Bit (1u << set) for every set that has a glob matching name. */
+uint32_t patterns_match(const struct patterns *p, const char *name);
+
+/* The config key of a set ("comm_kernel", ...). */
+const char *patterns_set_name(enum pat_set set);
+/* The globs of a set, for documentation and --inspect. */
+size_t patterns_globs(const struct patterns *p, enum pat_set set,
+		      const char *const **globs);
+
+#endif

@@ -1,0 +1,45 @@
+/* pool.h — a libuv loop that runs tasks on supervised worker processes.
+ *
+ * Spawns up to nworkers copies of argv (e.g. `ppbatch --worker …`), gives
+ * each one task line at a time on its stdin and reads one reply line per
+ * task from its stdout (worker.h has the line formats). Supervision:
+ *   - a worker killed by a signal (or exiting) during a task is replaced
+ *     and the task retried once; the second time the task fails with the
+ *     signal's name (outcome not yet recorded in the database);
+ *   - a task running longer than timeout_s is killed and fails (no retry);
+ *   - SIGINT/SIGTERM: no new tasks, workers are terminated, pool_run()
+ *     returns PP_EINTR after every worker has exited.
+ * Only this module uses libuv (STYLE 12).
+ */
+#ifndef POOL_H
+#define POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf;
+struct worker_outcome;
+
+struct pool_opts {
+	char **argv;       /* worker command, NULL-terminated; argv[0] = path */
+	int nworkers;      /* >= 1 */
+	double timeout_s;  /* per task; 0 = none */
+	void *ctx;         /* passed to the callbacks */
+	/* Appends the line of task i (no '\n') to sb. */
+	void (*task_line)(void *ctx, size_t i, struct strbuf *sb);
+	/* Task i ended. recorded: the worker stored the outcome itself;
+	 * false for crashes and timeouts, which the caller must record. */
+	void (*done)(void *ctx, size_t i, const struct worker_outcome *o,
+		     bool recorded);
+	/* About every 200 ms while tasks run (progress display); may be NULL. */
+	void (*tick)(void *ctx);
+};
+
+/* Runs tasks 0..ntasks-1 in order. Returns 0 when every task ended (each
+ * one reported through done), PP_EINTR when interrupted by a signal, or
+ * PP_EIO with a message in err when workers cannot be run (spawn failure,
+ * a worker exiting before its first reply). */
+int pool_run(const struct pool_opts *o, size_t ntasks, char *err,
+	     size_t errlen);
+
+#endif

@@ -1,0 +1,200 @@
+/* rank_result.h — everything the classifier derives from one rank's trace
+ * (SPEC §4–§6, docs/contracts.md §1–§2): mode, thread roles, the classified
+ * GPU events, steps, per-category and per-rank metrics, process groups.
+ *
+ * Produced by classify_finish(); every pointer inside points into the arena
+ * given to classify_new() and lives as long as that arena. Times are absolute
+ * int64 nanoseconds (contracts §1). Plain data: the storage writes it as is.
+ */
+#ifndef RANK_RESULT_H
+#define RANK_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Categories. The first nine are Megatron mode, the next three generic mode,
+ * the last two are the subset rows of category_stats only (never a kernel's
+ * category). Names via rr_category_name(). */
+enum rr_category {
+	RR_FWD_COMP,      /* fwd_computation */
+	RR_FWD_COMM,      /* fwd_communication */
+	RR_BWD_COMP,      /* bwd_computation */
+	RR_BWD_COMM,      /* bwd_communication */
+	RR_PP_COMM,       /* pp_communication */
+	RR_DP_COMM,       /* dp_communication */
+	RR_OPT_COMP,      /* optimizer_computation */
+	RR_MEMORY,        /* memory (both modes) */
+	RR_OTHER,         /* other */
+	RR_COMPUTATION,   /* computation (generic) */
+	RR_COMMUNICATION, /* communication (generic) */
+	RR_BWD_COMP_RECOMPUTE, /* bwd_computation_recompute (subset row) */
+	RR_BWD_COMM_RECOMPUTE, /* bwd_communication_recompute (subset row) */
+	RR_NCATEGORIES
+};
+
+/* Kernel type (rr_type_name(): "comp", "comm", "mem"). */
+enum rr_type { RR_COMP, RR_COMM, RR_MEM };
+
+/* Step phases (rr_phase_name(): "fwd", "bwd", "pp", "dp", "opt").
+ * RR_NOPHASE (-1) = not attributed to any step. */
+enum rr_phase { RR_NOPHASE = -1, RR_FWD, RR_BWD, RR_PP, RR_DP, RR_OPT,
+		RR_NPHASES };
+
+enum rr_mode { RR_MEGATRON, RR_GENERIC }; /* "megatron", "generic" */
+
+/* Process-group kind from the description text (rr_pg_kind_name():
+ * "unknown", "tp", "pp", "dp", "ep", "cp"); topology mapping is ppagg's. */
+enum rr_pg_kind { RR_PG_UNKNOWN, RR_PG_TP, RR_PG_PP, RR_PG_DP, RR_PG_EP,
+		  RR_PG_CP };
+
+/* Which rule of SPEC §4 decided a thread role. */
+enum rr_role_rule {
+	RR_ROLE_NONE,          /* no such thread: not found */
+	RR_ROLE_FLOWS,         /* the two threads with most fwdbwd endpoints */
+	RR_ROLE_FORWARD_STEP,  /* forward: the thread holding forward_step slices */
+	RR_ROLE_AUTOGRAD_NAME, /* backward: the thread named pt_autograd_* */
+	RR_ROLE_BWD_LAUNCHES,  /* backward: most launches in backward windows */
+	RR_ROLE_SAME_THREAD    /* backward: the forward thread itself */
+};
+
+/* One CPU thread with a role. pid/tid as text (they may be strings in the
+ * trace; integers are printed in decimal). */
+struct rr_thread {
+	bool found;
+	const char *pid, *tid; /* "" when !found */
+	const char *name;      /* thread_name metadata or "" */
+	enum rr_role_rule rule;
+};
+
+/* One GPU event (kernel, memcpy, memset), in file order. */
+struct rr_kernel {
+	int64_t start_ns, dur_ns;  /* absolute start; dur may be 0 */
+	int64_t correlation;       /* args.correlation; valid if has_correlation */
+	int64_t stream, device;    /* args.stream/device, else the tid/pid
+				    * number; -1 when unknown */
+	uint32_t name_id;          /* index into rank_result.names */
+	int32_t seq;               /* step seq within phase; -1 with RR_NOPHASE */
+	int32_t step;              /* index into rank_result.steps or -1 */
+	int32_t pg;                /* index into rank_result.groups or -1 */
+	uint8_t category;          /* enum rr_category (never a subset row) */
+	uint8_t type;              /* enum rr_type */
+	int8_t phase;              /* enum rr_phase */
+	bool recompute;            /* launched inside a recompute slice (bwd) */
+	bool has_correlation;
+	bool orphan;               /* no launch with its correlation in the file */
+};
+
+/* One root-most step slice (contracts §2). Kernel metrics are over the
+ * kernels attributed to it (memory kernels excluded); when kernels == 0,
+ * has_kernels is false and start/end must be stored as NULL. */
+struct rr_step {
+	int8_t phase;             /* enum rr_phase */
+	int32_t seq;              /* 0.. in cpu_start order per phase */
+	int32_t chunk, microbatch; /* VPP labels; -1 when unknown */
+	uint32_t name_id;         /* the slice's name, index into names */
+	int64_t cpu_start_ns, cpu_end_ns;
+	bool has_kernels;
+	int64_t start_ns, end_ns, wall_ns;
+	int64_t comp_ns, comm_ns, overlap_ns;
+	int64_t kernels;
+};
+
+struct rr_category_stat {
+	int64_t kernels, sum_ns, busy_ns;
+};
+
+/* A process group seen in NCCL kernel args or record_param_comms parents. */
+struct rr_group {
+	const char *name;   /* "Process Group Name" or "" */
+	const char *desc;   /* "Process Group Description" or "" */
+	const char *ranks;  /* "Process Group Ranks" as written, e.g. "[0, 8]" */
+	enum rr_pg_kind kind;
+	int64_t kernels;    /* comm kernels carrying it */
+};
+
+/* Generic mode: one iteration window per root-most ProfilerStep#N
+ * annotation (SPEC §5); kernels whose launch lies inside it (any thread). */
+struct rr_iteration {
+	int64_t number;           /* N of ProfilerStep#N; -1 if not a number */
+	int64_t cpu_start_ns, cpu_end_ns;
+	bool has_kernels;
+	int64_t start_ns, end_ns; /* first kernel start, last kernel end */
+	int64_t busy_ns;          /* union of its GPU events */
+	int64_t kernels;
+};
+
+struct rr_counters {
+	int64_t events;      /* events fed */
+	int64_t cpu_slices;  /* X events that are not GPU events */
+	int64_t launches;    /* CPU events with args.correlation */
+	int64_t gpu_events;  /* kernel + gpu_memcpy + gpu_memset */
+	int64_t orphans;     /* GPU events with no launch */
+	int64_t kept_slices; /* CPU slices matching a pattern set */
+	int64_t flows;       /* fwdbwd flow endpoints */
+	int64_t unmatched_flows; /* fwdbwd ids with only an s or only an f */
+};
+
+/* Number of pattern sets (patterns.h enum pat_set); mirrored here so
+ * rank_result.h has no dependency. */
+#define RR_NPATSETS 9
+
+struct rank_result {
+	enum rr_mode mode;
+	struct rr_thread fwd_thread, bwd_thread;
+
+	/* Per-rank metrics (SPEC §6, contracts §2). has_window is false when
+	 * the trace has no GPU events: store the metrics as NULL then. */
+	bool has_window;
+	int64_t window_start_ns, window_end_ns;
+	int64_t gpu_busy_ns, idle_ns, bubble_ns;
+	int64_t comp_busy_ns, comm_busy_ns, overlap_ns;
+	double coverage;          /* 0..1 */
+
+	const char **names;       /* interned kernel and step names */
+	size_t nnames;
+	struct rr_kernel *kernels;
+	size_t nkernels;
+	struct rr_step *steps;    /* sorted by (phase, seq) */
+	size_t nsteps;
+	/* Indexed by enum rr_category; store only rows with kernels > 0. */
+	struct rr_category_stat categories[RR_NCATEGORIES];
+	struct rr_group *groups;
+	size_t ngroups;
+	struct rr_iteration *iterations; /* ProfilerStep windows, time order */
+	size_t niterations;
+	struct rr_counters counters;
+
+	/* For --inspect: root-most steps found per pattern set (enum pat_set;
+	 * for comm_kernel/mem_kernel: distinct GPU events matching), and the
+	 * ProfilerStep#N annotations seen. */
+	int64_t steps_per_set[RR_NPATSETS];
+
+	const char **warnings;    /* human-readable, e.g. "no forward thread" */
+	size_t nwarnings;
+};
+
+struct strbuf;
+
+/* Appends what `ppbatch --inspect` shows about a classified rank: mode,
+ * thread roles with their rules, steps per pattern set, counters, rank
+ * metrics and warnings. As indented text lines, or (json) as one JSON
+ * object. */
+void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
+			  bool json);
+
+/* Labels the steps with their VPP model chunk and micro-batch following
+ * Megatron's interleaved schedule (forward: group of pp_size micro-batches
+ * per chunk in turn; backward: chunks in reverse), for vpp >= 1 and
+ * pp_size >= 1; fwd and bwd steps only (seq = position in program order).
+ * Returns 0, or PP_EINVAL for sizes < 1. */
+int rank_result_label_vpp(struct rank_result *r, int pp_size, int vpp);
+
+const char *rr_category_name(enum rr_category c);
+const char *rr_type_name(enum rr_type t);
+const char *rr_phase_name(enum rr_phase p);  /* NULL for RR_NOPHASE */
+const char *rr_mode_name(enum rr_mode m);
+const char *rr_pg_kind_name(enum rr_pg_kind k);
+const char *rr_role_rule_name(enum rr_role_rule r); /* "flows", ... */
+
+#endif

@@ -1,0 +1,57 @@
+/* worker.h — analysing one trace into the database, and the worker process.
+ *
+ * worker_process() is the whole job for one file: open the reader, feed
+ * every event to the classifier, store the rank in one transaction (or the
+ * failure with the reader's message), then drop the per-trace arena.
+ * worker_serve() is the body of `ppbatch --worker`: it reads tasks from
+ * stdin and answers each on stdout (the protocol of pool.h), so the
+ * coordinator can supervise it as a separate process.
+ */
+#ifndef WORKER_H
+#define WORKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct batch_opts;
+struct db;
+struct patterns;
+struct strbuf;
+struct walk_file;
+
+struct worker_ctx {
+	struct db *db;                /* borrowed */
+	const struct patterns *pats;  /* borrowed */
+	bool salvage;                 /* keep the events before a truncation */
+	int64_t run_id;               /* runs.id, 0 = none */
+};
+
+/* The outcome of one trace, as recorded in the database. */
+struct worker_outcome {
+	int status;          /* DB_STATUS_* */
+	int fail_kind;       /* DB_FAIL_* */
+	int64_t elapsed_ns;
+	char msg[1024];      /* the error (failed), what was salvaged
+			      * (partial), or "" */
+};
+
+/* Analyses f into ctx->db. Returns 0 when the outcome (ok, partial or
+ * failed) was recorded; PP_EDB when even that could not be written (out
+ * says why). */
+int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
+		   struct worker_outcome *out);
+
+/* `ppbatch --worker`: serves tasks until EOF on stdin. Returns a PP_EXIT_*
+ * code (PP_EXIT_FATAL when the database cannot be opened). */
+int worker_serve(const struct batch_opts *o);
+
+/* The task line for f (pool.h protocol), appended to sb without '\n'. */
+void worker_task_encode(struct strbuf *sb, const struct walk_file *f,
+			int64_t run_id);
+
+/* Parses a reply line of worker_serve() (modified in place) into out.
+ * Returns 0 or PP_EPARSE. */
+int worker_reply_decode(char *line, struct worker_outcome *out);
+
+#endif

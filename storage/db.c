@@ -1,0 +1,697 @@
+/* db.c — the write path of the pptrace database (see db.h).
+ *
+ * Invariants:
+ * - in_txn is true between a successful db_trace_begin() and the matching
+ *   commit/rollback; cur_trace is the trace's id and next_kidx the index of
+ *   its next kernel (kernel rowid = cur_trace << 32 | next_kidx).
+ * - err_code != 0 makes every writing call fail until rollback (sticky).
+ * - The name/process-group caches map text to committed ids, plus ids added
+ *   by the open transaction; a rollback clears them, since those ids vanish.
+ */
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+#include "pp.h"
+
+/* Open-addressing map from text to id. */
+struct intern {
+	struct intern_slot {
+		char *key;     /* NULL = empty */
+		size_t len;
+		uint64_t hash;
+		int64_t id;
+	} *slots;
+	size_t cap, used;  /* cap is a power of two */
+};
+
+enum stmt_id {
+	S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_FIND_TRACE, S_DEL_KERNELS, S_DEL_STEPS, S_DEL_CATS, S_DEL_TRACE,
+	S_INS_TRACE, S_INS_KERNEL, S_INS_STEP, S_INS_CAT,
+	S_FIND_NAME, S_INS_NAME, S_FIND_PG, S_INS_PG,
+	S_LOOKUP, S_EACH, S_RUN_BEGIN, S_RUN_FINISH,
+	S_COUNT
+};
+
+static const char *const stmt_sql[S_COUNT] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_FIND_TRACE] = "SELECT id FROM traces WHERE path = ?1",
+	[S_DEL_KERNELS] = "DELETE FROM kernel_t WHERE rowid >= (?1 << 32) "
+			  "AND rowid < ((?1 + 1) << 32)",
+	[S_DEL_STEPS] = "DELETE FROM step_t WHERE trace_id = ?1",
+	[S_DEL_CATS] = "DELETE FROM category_t WHERE trace_id = ?1",
+	[S_DEL_TRACE] = "DELETE FROM traces WHERE id = ?1",
+	[S_INS_TRACE] =
+		"INSERT INTO traces(path, folder, iteration, rank, bytes, mtime_ns,"
+		" status, fail_kind, error, warnings, mode, window_start_ns,"
+		" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
+		" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
+		" bwd_thread, role_rule, elapsed_ns, run_id, analysed_at)"
+		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
+		"?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28)",
+	[S_INS_KERNEL] = "INSERT INTO kernel_t(rowid, code, seq, name_id, stream,"
+			 " start, dur, correlation, pg_id)"
+			 " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+	[S_INS_STEP] = "INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns,"
+		       " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
+		       " overlap_ns, kernels, chunk, mbs)"
+		       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+	[S_INS_CAT] = "INSERT INTO category_t(trace_id, category, kernels,"
+		      " sum_ns, busy_ns) VALUES(?1,?2,?3,?4,?5)",
+	[S_FIND_NAME] = "SELECT id FROM names WHERE name = ?1",
+	[S_INS_NAME] = "INSERT INTO names(name) VALUES(?1)",
+	[S_FIND_PG] = "SELECT id FROM pgroups WHERE descr = ?1 AND ranks = ?2",
+	[S_INS_PG] = "INSERT INTO pgroups(descr, ranks) VALUES(?1, ?2)",
+	[S_LOOKUP] = "SELECT bytes, mtime_ns, status, fail_kind FROM traces"
+		     " WHERE path = ?1",
+	[S_EACH] = "SELECT path, bytes, mtime_ns, status, fail_kind FROM traces",
+	[S_RUN_BEGIN] = "INSERT INTO runs(started_at, host, input, db, shard,"
+			" processes, state) VALUES(?1,?2,?3,?4,?5,?6,'running')",
+	[S_RUN_FINISH] = "UPDATE runs SET finished_at = ?2, state = ?3,"
+			 " files = ?4, ok = ?5, partial = ?6, failed = ?7,"
+			 " skipped = ?8, bytes = ?9, seconds = ?10, failures = ?11"
+			 " WHERE id = ?1",
+};
+
+struct db {
+	sqlite3 *conn;
+	sqlite3_stmt *st[S_COUNT]; /* prepared on first use, then reused */
+	bool readonly;
+	bool in_txn;
+	int64_t cur_trace;
+	int64_t window_start_ns;   /* of the open trace: kernel start base */
+	uint64_t next_kidx;
+	int err_code;
+	char errmsg[512];
+	struct intern names, pgroups;
+};
+
+/* ---- intern map ---- */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void intern_clear(struct intern *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].key);
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->used = 0;
+}
+
+static struct intern_slot *intern_find(struct intern *m, const char *s,
+				       size_t n, uint64_t h)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		struct intern_slot *sl = &m->slots[i];
+		if (!sl->key)
+			return sl;
+		if (sl->hash == h && sl->len == n && !memcmp(sl->key, s, n))
+			return sl;
+	}
+}
+
+static int intern_put(struct intern *m, const char *s, size_t n, uint64_t h,
+		      int64_t id)
+{
+	if ((m->used + 1) * 2 > m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 1024;
+		struct intern_slot *ns = calloc(ncap, sizeof(*ns));
+		if (!ns)
+			return PP_ENOMEM;
+		for (size_t i = 0; i < m->cap; i++) {
+			struct intern_slot *o = &m->slots[i];
+			if (!o->key)
+				continue;
+			size_t j = o->hash & (ncap - 1);
+			while (ns[j].key)
+				j = (j + 1) & (ncap - 1);
+			ns[j] = *o;
+		}
+		free(m->slots);
+		m->slots = ns;
+		m->cap = ncap;
+	}
+	struct intern_slot *sl = intern_find(m, s, n, h);
+	char *key = malloc(n + 1);
+	if (!key)
+		return PP_ENOMEM;
+	memcpy(key, s, n);
+	key[n] = '\0';
+	sl->key = key;
+	sl->len = n;
+	sl->hash = h;
+	sl->id = id;
+	m->used++;
+	return 0;
+}
+
+/* ---- errors and statements ---- */
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct db *db, int code, const char *fmt, ...)
+{
+	if (!db->err_code) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(db->errmsg, sizeof(db->errmsg), fmt, ap);
+		va_end(ap);
+		db->err_code = code;
+	}
+	return code;
+}
+
+static int fail_sql(struct db *db, const char *what)
+{
+	return fail(db, PP_EDB, "%s: %s", what, sqlite3_errmsg(db->conn));
+}
+
+/* The prepared statement id, reset and with its bindings cleared. */
+static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
+{
+	sqlite3_stmt *s = db->st[id];
+	if (!s) {
+		if (sqlite3_prepare_v3(db->conn, stmt_sql[id], -1,
+				       SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK) {
+			fail_sql(db, "cannot prepare statement");
+			return NULL;
+		}
+		db->st[id] = s;
+	} else {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+	}
+	return s;
+}
+
+/* Steps a statement that returns no row. */
+static int run(struct db *db, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return fail_sql(db, what);
+	return 0;
+}
+
+static int run_simple(struct db *db, enum stmt_id id, int64_t arg,
+		      const char *what)
+{
+	sqlite3_stmt *s = stmt(db, id);
+	if (!s)
+		return PP_EDB;
+	sqlite3_bind_int64(s, 1, arg);
+	return run(db, s, what);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+}
+
+/* ---- open / close ---- */
+
+static int exec_pragma(sqlite3 *c, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", sql, msg ? msg : sqlite3_errmsg(c));
+		sqlite3_free(msg);
+		return PP_EDB;
+	}
+	return 0;
+}
+
+struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
+		   char *err, size_t errlen)
+{
+	struct db *db = calloc(1, sizeof(*db));
+	int oflags = (flags & DB_READONLY) ? SQLITE_OPEN_READONLY
+					   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (!db) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	db->readonly = flags & DB_READONLY;
+	if (sqlite3_open_v2(path, &db->conn, oflags, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path,
+			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+		goto out_fail;
+	}
+	sqlite3_busy_timeout(db->conn, busy_timeout_ms > 0 ? busy_timeout_ms
+							    : 600000);
+	char why[400];
+	if (!db->readonly &&
+	    (exec_pragma(db->conn, "PRAGMA journal_mode = WAL", why, sizeof(why)) ||
+	     exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why)))) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
+		goto out_fail;
+	}
+	if (exec_pragma(db->conn, "PRAGMA temp_store = MEMORY; "
+			"PRAGMA cache_size = -8192; PRAGMA foreign_keys = OFF",
+			why, sizeof(why))) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
+		goto out_fail;
+	}
+	int rc = db->readonly ? schema_check(db->conn, why, sizeof(why))
+			      : schema_apply(db->conn, why, sizeof(why));
+	if (rc) {
+		snprintf(err, errlen, "database '%s': %s", path, why);
+		goto out_fail;
+	}
+	return db;
+
+out_fail:
+	sqlite3_close(db->conn);
+	free(db);
+	return NULL;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	if (db->in_txn)
+		db_trace_rollback(db);
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	sqlite3_close(db->conn);
+	intern_clear(&db->names);
+	intern_clear(&db->pgroups);
+	free(db);
+}
+
+const char *db_errmsg(const struct db *db)
+{
+	return db->errmsg;
+}
+
+struct sqlite3 *db_sqlite(struct db *db)
+{
+	return db->conn;
+}
+
+/* ---- one trace ---- */
+
+static int remove_trace(struct db *db, const char *path)
+{
+	sqlite3_stmt *s = stmt(db, S_FIND_TRACE);
+	if (!s)
+		return PP_EDB;
+	bind_text(s, 1, path);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(s);
+		return 0;
+	}
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return fail_sql(db, "cannot look up trace");
+	}
+	int64_t id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (run_simple(db, S_DEL_KERNELS, id, "cannot delete kernels") ||
+	    run_simple(db, S_DEL_STEPS, id, "cannot delete steps") ||
+	    run_simple(db, S_DEL_CATS, id, "cannot delete categories") ||
+	    run_simple(db, S_DEL_TRACE, id, "cannot delete trace"))
+		return PP_EDB;
+	return 0;
+}
+
+static int insert_trace(struct db *db, const struct db_trace *t)
+{
+	sqlite3_stmt *s = stmt(db, S_INS_TRACE);
+	if (!s)
+		return PP_EDB;
+	bind_text(s, 1, t->path);
+	bind_text(s, 2, t->folder);
+	if (t->has_iteration)
+		sqlite3_bind_int64(s, 3, t->iteration);
+	if (t->has_rank)
+		sqlite3_bind_int64(s, 4, t->rank);
+	sqlite3_bind_int64(s, 5, t->bytes);
+	sqlite3_bind_int64(s, 6, t->mtime_ns);
+	sqlite3_bind_int(s, 7, t->status);
+	sqlite3_bind_int(s, 8, t->status == DB_STATUS_FAILED ? t->fail_kind : 0);
+	bind_text(s, 9, t->error);
+	bind_text(s, 10, t->warnings);
+	if (t->has_metrics) {
+		sqlite3_bind_int(s, 11, t->mode);
+		const int64_t m[] = { t->window_start_ns, t->window_end_ns,
+				      t->gpu_busy_ns, t->idle_ns, t->bubble_ns,
+				      t->comp_busy_ns, t->comm_busy_ns,
+				      t->overlap_ns };
+		for (int i = 0; i < 8; i++)
+			sqlite3_bind_int64(s, 12 + i, m[i]);
+		sqlite3_bind_double(s, 20, t->coverage);
+		sqlite3_bind_int64(s, 22, t->kernels);
+		bind_text(s, 23, t->fwd_thread);
+		bind_text(s, 24, t->bwd_thread);
+		bind_text(s, 25, t->role_rule);
+	}
+	if (t->events)
+		sqlite3_bind_int64(s, 21, t->events);
+	if (t->elapsed_ns)
+		sqlite3_bind_int64(s, 26, t->elapsed_ns);
+	if (t->run_id)
+		sqlite3_bind_int64(s, 27, t->run_id);
+	sqlite3_bind_int64(s, 28, (int64_t)time(NULL));
+	if (run(db, s, "cannot insert trace"))
+		return PP_EDB;
+	db->cur_trace = sqlite3_last_insert_rowid(db->conn);
+	return 0;
+}
+
+int db_trace_begin(struct db *db, const struct db_trace *t)
+{
+	if (db->err_code)
+		return db->err_code;
+	if (db->readonly)
+		return fail(db, PP_EDB, "database is open read-only");
+	if (db->in_txn)
+		return fail(db, PP_EINVAL, "a trace transaction is already open");
+	sqlite3_stmt *s = stmt(db, S_BEGIN);
+	if (!s || run(db, s, "cannot start transaction"))
+		return PP_EDB;
+	db->in_txn = true;
+	db->next_kidx = 0;
+	db->window_start_ns = t->has_metrics ? t->window_start_ns : 0;
+	if (!t->path)
+		return fail(db, PP_EINVAL, "trace without a path");
+	if (remove_trace(db, t->path) || insert_trace(db, t))
+		return PP_EDB;
+	if (db->cur_trace <= 0 || db->cur_trace >= (INT64_C(1) << 30))
+		return fail(db, PP_EDB, "trace id %lld out of range",
+			    (long long)db->cur_trace);
+	return 0;
+}
+
+/* The id of text in table names/pgroups, inserting it when new. */
+static int intern_id(struct db *db, struct intern *m, enum stmt_id find,
+		     enum stmt_id ins, const char *a, size_t alen,
+		     const char *b, int64_t *id)
+{
+	/* Key: a, then (for pgroups) a unit separator and b. */
+	char stackkey[512];
+	size_t blen = b ? strlen(b) : 0;
+	size_t klen = alen + (b ? 1 + blen : 0);
+	char *key = klen < sizeof(stackkey) ? stackkey : malloc(klen + 1);
+	int rc = 0;
+	if (!key)
+		return fail(db, PP_ENOMEM, "out of memory");
+	memcpy(key, a, alen);
+	if (b) {
+		key[alen] = '\x1f';
+		memcpy(key + alen + 1, b, blen);
+	}
+	uint64_t h = hash_bytes(key, klen);
+	struct intern_slot *sl = intern_find(m, key, klen, h);
+	if (sl && sl->key) {
+		*id = sl->id;
+		goto out;
+	}
+	sqlite3_stmt *s = stmt(db, find);
+	if (!s) {
+		rc = PP_EDB;
+		goto out;
+	}
+	sqlite3_bind_text(s, 1, a, (int)alen, SQLITE_STATIC);
+	if (b)
+		sqlite3_bind_text(s, 2, b, (int)blen, SQLITE_STATIC);
+	int st = sqlite3_step(s);
+	if (st == SQLITE_ROW) {
+		*id = sqlite3_column_int64(s, 0);
+		sqlite3_reset(s);
+	} else if (st == SQLITE_DONE) {
+		sqlite3_reset(s);
+		if (!(s = stmt(db, ins))) {
+			rc = PP_EDB;
+			goto out;
+		}
+		sqlite3_bind_text(s, 1, a, (int)alen, SQLITE_STATIC);
+		if (b)
+			sqlite3_bind_text(s, 2, b, (int)blen, SQLITE_STATIC);
+		if ((rc = run(db, s, "cannot intern name")))
+			goto out;
+		*id = sqlite3_last_insert_rowid(db->conn);
+	} else {
+		sqlite3_reset(s);
+		rc = fail_sql(db, "cannot look up name");
+		goto out;
+	}
+	if (intern_put(m, key, klen, h, *id))
+		rc = fail(db, PP_ENOMEM, "out of memory");
+out:
+	if (key != stackkey)
+		free(key);
+	return rc;
+}
+
+int db_intern_name(struct db *db, const char *name, size_t len, int64_t *id)
+{
+	if (db->err_code)
+		return db->err_code;
+	return intern_id(db, &db->names, S_FIND_NAME, S_INS_NAME, name, len,
+			 NULL, id);
+}
+
+int db_trace_add_kernel(struct db *db, const struct db_kernel *k)
+{
+	int64_t name_id, pg_id = 0;
+	if (db->err_code)
+		return db->err_code;
+	if (!db->in_txn)
+		return fail(db, PP_EINVAL, "no trace transaction is open");
+	if (db->next_kidx >= (UINT64_C(1) << DB_KROW_SHIFT))
+		return fail(db, PP_EDB, "too many kernels in one trace");
+	name_id = k->name_id;
+	if (!name_id && db_intern_name(db, k->name ? k->name : "",
+				       k->name ? k->name_len : 0, &name_id))
+		return PP_EDB;
+	if ((k->pg_desc && *k->pg_desc) || (k->pg_ranks && *k->pg_ranks)) {
+		const char *d = k->pg_desc ? k->pg_desc : "";
+		if (intern_id(db, &db->pgroups, S_FIND_PG, S_INS_PG, d, strlen(d),
+			      k->pg_ranks ? k->pg_ranks : "", &pg_id))
+			return PP_EDB;
+	}
+	sqlite3_stmt *s = stmt(db, S_INS_KERNEL);
+	if (!s)
+		return PP_EDB;
+	sqlite3_bind_int64(s, 1, (db->cur_trace << DB_KROW_SHIFT) |
+				 (int64_t)db->next_kidx);
+	sqlite3_bind_int(s, 2, DB_KCODE(k->category, k->type, k->recompute,
+					k->phase));
+	if (k->phase != DB_PHASE_NONE)
+		sqlite3_bind_int64(s, 3, k->seq);
+	sqlite3_bind_int64(s, 4, name_id);
+	if (k->has_stream)
+		sqlite3_bind_int64(s, 5, k->stream);
+	sqlite3_bind_int64(s, 6, k->start_ns - db->window_start_ns);
+	sqlite3_bind_int64(s, 7, k->dur_ns);
+	if (k->has_correlation)
+		sqlite3_bind_int64(s, 8, k->correlation);
+	if (pg_id)
+		sqlite3_bind_int64(s, 9, pg_id);
+	if (run(db, s, "cannot insert kernel"))
+		return PP_EDB;
+	db->next_kidx++;
+	return 0;
+}
+
+int db_trace_add_step(struct db *db, const struct db_step *p)
+{
+	if (db->err_code)
+		return db->err_code;
+	if (!db->in_txn)
+		return fail(db, PP_EINVAL, "no trace transaction is open");
+	sqlite3_stmt *s = stmt(db, S_INS_STEP);
+	if (!s)
+		return PP_EDB;
+	sqlite3_bind_int64(s, 1, db->cur_trace);
+	sqlite3_bind_int(s, 2, p->phase);
+	sqlite3_bind_int64(s, 3, p->seq);
+	if (p->has_cpu) {
+		sqlite3_bind_int64(s, 4, p->cpu_start_ns);
+		sqlite3_bind_int64(s, 5, p->cpu_end_ns);
+	}
+	if (p->kernels) {
+		sqlite3_bind_int64(s, 6, p->start_ns);
+		sqlite3_bind_int64(s, 7, p->end_ns);
+	}
+	sqlite3_bind_int64(s, 8, p->comp_ns);
+	sqlite3_bind_int64(s, 9, p->comm_ns);
+	sqlite3_bind_int64(s, 10, p->overlap_ns);
+	sqlite3_bind_int64(s, 11, p->kernels);
+	if (p->chunk >= 0)
+		sqlite3_bind_int64(s, 12, p->chunk);
+	if (p->mbs >= 0)
+		sqlite3_bind_int64(s, 13, p->mbs);
+	return run(db, s, "cannot insert step");
+}
+
+int db_trace_add_category(struct db *db, const struct db_category *c)
+{
+	if (db->err_code)
+		return db->err_code;
+	if (!db->in_txn)
+		return fail(db, PP_EINVAL, "no trace transaction is open");
+	sqlite3_stmt *s = stmt(db, S_INS_CAT);
+	if (!s)
+		return PP_EDB;
+	sqlite3_bind_int64(s, 1, db->cur_trace);
+	sqlite3_bind_int(s, 2, c->category);
+	sqlite3_bind_int64(s, 3, c->kernels);
+	sqlite3_bind_int64(s, 4, c->sum_ns);
+	sqlite3_bind_int64(s, 5, c->busy_ns);
+	return run(db, s, "cannot insert category");
+}
+
+int db_trace_commit(struct db *db)
+{
+	if (!db->in_txn && !db->err_code)
+		return fail(db, PP_EINVAL, "no trace transaction is open");
+	if (db->err_code) {
+		int rc = db->err_code;
+		char msg[sizeof(db->errmsg)];
+		memcpy(msg, db->errmsg, sizeof(msg));
+		db_trace_rollback(db);
+		/* Keep the first error visible to the caller. */
+		memcpy(db->errmsg, msg, sizeof(msg));
+		return rc;
+	}
+	sqlite3_stmt *s = stmt(db, S_COMMIT);
+	if (!s || run(db, s, "cannot commit")) {
+		char msg[sizeof(db->errmsg)];
+		memcpy(msg, db->errmsg, sizeof(msg));
+		db_trace_rollback(db);
+		memcpy(db->errmsg, msg, sizeof(msg));
+		return PP_EDB;
+	}
+	db->in_txn = false;
+	return 0;
+}
+
+void db_trace_rollback(struct db *db)
+{
+	if (db->in_txn || !sqlite3_get_autocommit(db->conn)) {
+		sqlite3_stmt *s = stmt(db, S_ROLLBACK);
+		if (s) {
+			sqlite3_step(s);
+			sqlite3_reset(s);
+		}
+		/* Ids interned in the abandoned transaction are gone. */
+		intern_clear(&db->names);
+		intern_clear(&db->pgroups);
+	}
+	db->in_txn = false;
+	db->err_code = 0;
+	db->errmsg[0] = '\0';
+}
+
+int db_trace_store_empty(struct db *db, const struct db_trace *t)
+{
+	db_trace_begin(db, t); /* an error is sticky: commit reports it */
+	return db_trace_commit(db);
+}
+
+int db_trace_lookup(struct db *db, const char *path, int64_t *bytes,
+		    int64_t *mtime_ns, int *status, int *fail_kind)
+{
+	sqlite3_stmt *s = stmt(db, S_LOOKUP);
+	if (!s)
+		return PP_EDB;
+	bind_text(s, 1, path);
+	int rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*bytes = sqlite3_column_int64(s, 0);
+		*mtime_ns = sqlite3_column_int64(s, 1);
+		*status = sqlite3_column_int(s, 2);
+		*fail_kind = sqlite3_column_int(s, 3);
+	}
+	sqlite3_reset(s);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	return fail_sql(db, "cannot look up trace");
+}
+
+int db_trace_each(struct db *db,
+		  void (*fn)(void *ctx, const char *path, int64_t bytes,
+			     int64_t mtime_ns, int status, int fail_kind),
+		  void *ctx)
+{
+	sqlite3_stmt *s = stmt(db, S_EACH);
+	int rc;
+	if (!s)
+		return PP_EDB;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		fn(ctx, (const char *)sqlite3_column_text(s, 0),
+		   sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
+		   sqlite3_column_int(s, 3), sqlite3_column_int(s, 4));
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : fail_sql(db, "cannot list traces");
+}
+
+int db_run_begin(struct db *db, const struct db_run *r, int64_t *id)
+{
+	if (db->err_code)
+		return db->err_code;
+	sqlite3_stmt *s = stmt(db, S_RUN_BEGIN);
+	if (!s)
+		return PP_EDB;
+	sqlite3_bind_int64(s, 1, (int64_t)time(NULL));
+	bind_text(s, 2, r->host);
+	bind_text(s, 3, r->input);
+	bind_text(s, 4, r->db);
+	bind_text(s, 5, r->shard);
+	sqlite3_bind_int(s, 6, r->processes);
+	if (run(db, s, "cannot record run")) {
+		db->err_code = 0; /* not in a transaction: nothing to undo */
+		return PP_EDB;
+	}
+	*id = sqlite3_last_insert_rowid(db->conn);
+	return 0;
+}
+
+int db_run_finish(struct db *db, int64_t id, const struct db_run *r)
+{
+	if (db->err_code)
+		return db->err_code;
+	sqlite3_stmt *s = stmt(db, S_RUN_FINISH);
+	if (!s)
+		return PP_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, (int64_t)time(NULL));
+	bind_text(s, 3, r->state);
+	const int64_t v[] = { r->files, r->ok, r->partial, r->failed, r->skipped,
+			      r->bytes };
+	for (int i = 0; i < 6; i++)
+		sqlite3_bind_int64(s, 4 + i, v[i]);
+	sqlite3_bind_double(s, 10, r->seconds);
+	bind_text(s, 11, r->failures);
+	if (run(db, s, "cannot record run")) {
+		db->err_code = 0;
+		return PP_EDB;
+	}
+	return 0;
+}

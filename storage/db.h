@@ -1,0 +1,160 @@
+/* db.h — writing analysed traces into the pptrace SQLite database.
+ *
+ * One handle per process. db_open() sets WAL mode, a busy timeout and the
+ * schema (schema.h); statements are prepared once and reused. A trace is
+ * stored in exactly one transaction: db_trace_begin() … add kernels, steps,
+ * category rows … db_trace_commit(). Storing a trace that is already there
+ * (same path) replaces it. Errors are sticky: after a failed call every
+ * writing call returns PP_EDB until db_trace_rollback() (which also resets
+ * the error); db_errmsg() says what went wrong first.
+ */
+#ifndef DB_H
+#define DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schema.h"
+
+struct db;
+struct sqlite3;
+
+enum {
+	DB_READONLY = 1u << 0 /* open an existing database for reading only */
+};
+
+/* Opens (creating if needed) the database at path. Returns NULL with a
+ * message in err on failure (cannot open, not a pptrace database, newer
+ * schema). busy_timeout_ms: how long to wait for another writer (0 = 10
+ * minutes). */
+struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
+		   char *err, size_t errlen);
+/* Rolls back an open transaction and closes. Accepts NULL. */
+void db_close(struct db *db);
+/* The first error message since the last reset ("" when none). */
+const char *db_errmsg(const struct db *db);
+/* The underlying connection (for read queries in tools and tests). */
+struct sqlite3 *db_sqlite(struct db *db);
+
+/* One trace file: identity, outcome and whole-rank metrics. Strings may be
+ * NULL; they are copied by SQLite before the call returns. */
+struct db_trace {
+	const char *path;      /* canonical absolute path: the identity */
+	const char *folder;    /* iteration folder's base name */
+	bool has_iteration;
+	int64_t iteration;
+	bool has_rank;
+	int64_t rank;
+	int64_t bytes;         /* file size */
+	int64_t mtime_ns;      /* file modification time */
+	int status;            /* DB_STATUS_* */
+	int fail_kind;         /* DB_FAIL_* (0 unless failed) */
+	const char *error;     /* why it failed / what was salvaged */
+	const char *warnings;  /* newline-separated warnings, or NULL */
+	bool has_metrics;      /* the fields below are set */
+	int mode;              /* DB_MODE_* */
+	int64_t window_start_ns, window_end_ns;
+	int64_t gpu_busy_ns, idle_ns, bubble_ns;
+	int64_t comp_busy_ns, comm_busy_ns, overlap_ns;
+	double coverage;
+	int64_t events;        /* trace events read (0 = unknown) */
+	int64_t kernels;       /* GPU events stored */
+	const char *fwd_thread, *bwd_thread, *role_rule; /* thread roles */
+	int64_t elapsed_ns;    /* worker time spent on the trace */
+	int64_t run_id;        /* runs.id of the ppbatch run, 0 = none */
+};
+
+/* One GPU event. start_ns is absolute; it is stored relative to the
+ * trace's window_start_ns. */
+struct db_kernel {
+	int category;          /* DB_CAT_* */
+	int type;              /* DB_TYPE_* */
+	bool recompute;
+	int phase;             /* DB_PHASE_*; NONE = no step */
+	int64_t seq;           /* step seq when phase != NONE */
+	int64_t name_id;       /* id from db_intern_name(), or 0: intern name */
+	const char *name;      /* kernel name (interned by the db) */
+	size_t name_len;
+	bool has_stream;
+	int64_t stream;
+	int64_t start_ns, dur_ns;
+	bool has_correlation;
+	int64_t correlation;
+	const char *pg_desc;   /* process group description, or NULL */
+	const char *pg_ranks;  /* e.g. "[0, 8, 16]", or NULL */
+};
+
+/* One step (SPEC §6; docs/contracts.md §2). */
+struct db_step {
+	int phase;             /* DB_PHASE_FWD..OPT */
+	int64_t seq;
+	bool has_cpu;          /* cpu_start/cpu_end known */
+	int64_t cpu_start_ns, cpu_end_ns;
+	int64_t kernels;       /* 0: start/end stored as NULL */
+	int64_t start_ns, end_ns;
+	int64_t comp_ns, comm_ns, overlap_ns;
+	int64_t chunk, mbs;    /* VPP labels; -1 = unknown */
+};
+
+/* One category_stats row. */
+struct db_category {
+	int category;          /* DB_CAT_* */
+	int64_t kernels, sum_ns, busy_ns;
+};
+
+/* The names.id of a kernel name, inserted when new. Inside a trace
+ * transaction (the id is valid only if it commits). 0 or PP_EDB. */
+int db_intern_name(struct db *db, const char *name, size_t len, int64_t *id);
+
+/* Starts the transaction of one trace: BEGIN IMMEDIATE (waits for other
+ * writers up to the busy timeout), removes any stored trace with the same
+ * path, inserts t. Returns 0 or PP_EDB. */
+int db_trace_begin(struct db *db, const struct db_trace *t);
+int db_trace_add_kernel(struct db *db, const struct db_kernel *k);
+int db_trace_add_step(struct db *db, const struct db_step *s);
+int db_trace_add_category(struct db *db, const struct db_category *c);
+/* Commits; on failure rolls back and returns PP_EDB. */
+int db_trace_commit(struct db *db);
+/* Abandons the trace's transaction (if any) and resets the error state. */
+void db_trace_rollback(struct db *db);
+
+/* Records a trace that produced no data (status failed, or any status
+ * without kernels) in its own transaction. */
+int db_trace_store_empty(struct db *db, const struct db_trace *t);
+
+struct rank_result;
+/* Stores a classified rank in one transaction: t supplies the identity and
+ * outcome (status ok or partial); the metrics, thread roles, warnings,
+ * kernels, steps and category rows come from r (t's metric fields are
+ * ignored). Returns 0, or PP_EDB with db_errmsg() (nothing is stored). */
+int db_store_rank(struct db *db, const struct db_trace *t,
+		  const struct rank_result *r);
+
+/* What is stored about path (for the skip check). Returns 1 and fills the
+ * outputs when a row exists, 0 when none, PP_EDB on error. */
+int db_trace_lookup(struct db *db, const char *path, int64_t *bytes,
+		    int64_t *mtime_ns, int *status, int *fail_kind);
+
+/* Calls fn for every stored trace (path, bytes, mtime, status, fail kind);
+ * used to load the skip set in one query. Returns 0 or PP_EDB. */
+int db_trace_each(struct db *db,
+		  void (*fn)(void *ctx, const char *path, int64_t bytes,
+			     int64_t mtime_ns, int status, int fail_kind),
+		  void *ctx);
+
+/* The runs table: one row per ppbatch invocation. */
+struct db_run {
+	const char *host, *input, *db, *shard;
+	int processes;
+	const char *state;      /* "running", "done", "interrupted" */
+	int64_t files, ok, partial, failed, skipped, bytes;
+	double seconds;
+	const char *failures;   /* one "path: reason" per line, or NULL */
+};
+/* Inserts a run (state "running"); sets *id. */
+int db_run_begin(struct db *db, const struct db_run *r, int64_t *id);
+/* Updates the run's state and counters. */
+int db_run_finish(struct db *db, int64_t id, const struct db_run *r);
+
+#endif

@@ -1,0 +1,140 @@
+/* db_rank.c — storing the classifier's rank_result (see db_store_rank()).
+ *
+ * rank_result's enums have the database codes' values (rr_category ==
+ * DB_CAT_*, rr_type == DB_TYPE_*, rr_phase + 1 == DB_PHASE_*); the static
+ * asserts below keep them in step.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "pp.h"
+#include "rank_result.h"
+#include "strbuf.h"
+
+_Static_assert((int)RR_FWD_COMP == DB_CAT_FWD_COMP &&
+		       (int)RR_OTHER == DB_CAT_OTHER &&
+		       (int)RR_COMMUNICATION == DB_CAT_COMMUNICATION &&
+		       (int)RR_BWD_COMM_RECOMPUTE == DB_CAT_BWD_COMM_RECOMPUTE &&
+		       (int)RR_NCATEGORIES == DB_CAT_COUNT,
+	       "rank_result categories must equal the database codes");
+_Static_assert((int)RR_COMP == DB_TYPE_COMP && (int)RR_MEM == DB_TYPE_MEM,
+	       "rank_result types must equal the database codes");
+_Static_assert((int)RR_FWD + 1 == DB_PHASE_FWD && (int)RR_OPT + 1 == DB_PHASE_OPT,
+	       "rank_result phases must map onto the database codes");
+
+static void thread_text(struct strbuf *sb, const struct rr_thread *th)
+{
+	strbuf_reset(sb);
+	if (!th->found)
+		return;
+	strbuf_addf(sb, "%s:%s", th->pid, th->tid);
+	if (th->name && *th->name)
+		strbuf_addf(sb, " %s", th->name);
+}
+
+int db_store_rank(struct db *db, const struct db_trace *t,
+		  const struct rank_result *r)
+{
+	struct db_trace row = *t;
+	struct strbuf fwd = STRBUF_INIT, bwd = STRBUF_INIT, rule = STRBUF_INIT,
+		      warns = STRBUF_INIT;
+	int64_t *name_ids = NULL;
+	int rc;
+
+	thread_text(&fwd, &r->fwd_thread);
+	thread_text(&bwd, &r->bwd_thread);
+	strbuf_addf(&rule, "fwd=%s bwd=%s", rr_role_rule_name(r->fwd_thread.rule),
+		    rr_role_rule_name(r->bwd_thread.rule));
+	if (t->warnings)
+		strbuf_addstr(&warns, t->warnings);
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		if (warns.len)
+			strbuf_addch(&warns, '\n');
+		strbuf_addstr(&warns, r->warnings[i]);
+	}
+	row.has_metrics = r->has_window;
+	row.mode = r->mode == RR_GENERIC ? DB_MODE_GENERIC : DB_MODE_MEGATRON;
+	row.window_start_ns = r->window_start_ns;
+	row.window_end_ns = r->window_end_ns;
+	row.gpu_busy_ns = r->gpu_busy_ns;
+	row.idle_ns = r->idle_ns;
+	row.bubble_ns = r->bubble_ns;
+	row.comp_busy_ns = r->comp_busy_ns;
+	row.comm_busy_ns = r->comm_busy_ns;
+	row.overlap_ns = r->overlap_ns;
+	row.coverage = r->coverage;
+	row.kernels = (int64_t)r->nkernels;
+	row.events = r->counters.events;
+	row.fwd_thread = fwd.len ? fwd.buf : NULL;
+	row.bwd_thread = bwd.len ? bwd.buf : NULL;
+	row.role_rule = rule.buf;
+	row.warnings = warns.len ? warns.buf : NULL;
+
+	name_ids = calloc(r->nnames ? r->nnames : 1, sizeof(*name_ids));
+	if (!name_ids) {
+		rc = PP_ENOMEM;
+		goto out;
+	}
+	if ((rc = db_trace_begin(db, &row)))
+		goto out_commit;
+	/* A trace without GPU events still has its mode (metrics are NULL). */
+	for (int c = 0; c < RR_NCATEGORIES; c++) {
+		const struct rr_category_stat *cs = &r->categories[c];
+		if (cs->kernels <= 0)
+			continue;
+		struct db_category dc = { c, cs->kernels, cs->sum_ns, cs->busy_ns };
+		if ((rc = db_trace_add_category(db, &dc)))
+			goto out_commit;
+	}
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const struct rr_step *s = &r->steps[i];
+		struct db_step ds = {
+			.phase = s->phase + 1, .seq = s->seq, .has_cpu = true,
+			.cpu_start_ns = s->cpu_start_ns, .cpu_end_ns = s->cpu_end_ns,
+			.kernels = s->has_kernels ? s->kernels : 0,
+			.start_ns = s->start_ns, .end_ns = s->end_ns,
+			.comp_ns = s->comp_ns, .comm_ns = s->comm_ns,
+			.overlap_ns = s->overlap_ns, .chunk = s->chunk,
+			.mbs = s->microbatch,
+		};
+		if ((rc = db_trace_add_step(db, &ds)))
+			goto out_commit;
+	}
+	for (size_t i = 0; i < r->nkernels; i++) {
+		const struct rr_kernel *k = &r->kernels[i];
+		struct db_kernel dk = {
+			.category = k->category, .type = k->type,
+			.recompute = k->recompute,
+			.phase = k->phase < 0 ? DB_PHASE_NONE : k->phase + 1,
+			.seq = k->seq, .has_stream = k->stream >= 0,
+			.stream = k->stream, .start_ns = k->start_ns,
+			.dur_ns = k->dur_ns, .has_correlation = k->has_correlation,
+			.correlation = k->correlation,
+		};
+		if (k->name_id < r->nnames) {
+			int64_t *id = &name_ids[k->name_id];
+			const char *nm = r->names[k->name_id];
+			if (!*id && (rc = db_intern_name(db, nm, strlen(nm), id)))
+				goto out_commit;
+			dk.name_id = *id;
+		}
+		if (k->pg >= 0 && (size_t)k->pg < r->ngroups) {
+			const struct rr_group *g = &r->groups[k->pg];
+			dk.pg_desc = g->desc;
+			dk.pg_ranks = g->ranks;
+		}
+		if ((rc = db_trace_add_kernel(db, &dk)))
+			goto out_commit;
+	}
+out_commit:
+	rc = db_trace_commit(db);
+out:
+	free(name_ids);
+	strbuf_release(&fwd);
+	strbuf_release(&bwd);
+	strbuf_release(&rule);
+	strbuf_release(&warns);
+	return rc;
+}
