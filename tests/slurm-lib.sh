@@ -240,3 +240,27 @@ slurm_wait_result() {
 	done
 	return 1
 }
+
+# slurm_reference TREE DB: the single-node reference — ppbatch then ppagg over
+# every iteration of TREE into DB (charts in DB.agg). Returns 1 with SLURM_WHY
+# set when ppbatch or ppagg is still a placeholder, 2 when either failed.
+slurm_reference() {
+	local tree=$1 db=$2 iters rc
+	ppbatch --input "$tree" --db "$db" --quiet >"$db.log" 2>&1
+	rc=$?
+	if grep -q 'not implemented' "$db.log"; then
+		SLURM_WHY="ppbatch is not implemented yet"
+		return 1
+	fi
+	[ "$rc" = 0 ] || { sed 's/^/# /' "$db.log"; return 2; }
+	iters=$(cd "$tree" && ls -d iteration_* | sed 's/.*_//' | sort -n | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	ppagg --base-folder "$tree" --iterations $iters --db "$db" --out "$db.agg" >>"$db.log" 2>&1
+	rc=$?
+	if grep -q 'not implemented' "$db.log"; then
+		SLURM_WHY="ppagg is not implemented yet"
+		return 1
+	fi
+	[ "$rc" = 0 ] || { sed 's/^/# /' "$db.log"; return 2; }
+	return 0
+}
