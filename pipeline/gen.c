@@ -2,12 +2,15 @@
  * write the selected ranks and their truth rows. */
 #include "gen.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gen_layout.h"
 #include "gen_model.h"
@@ -135,6 +138,49 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
+/* Removes files of dir matching glob (ppgen's own outputs from an earlier
+ * run, so that a rerun never leaves stale ranks or both .json and .json.gz). */
+static int remove_matching(const char *dir, const char *glob)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+	int rc = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : PP_EIO;
+	while ((e = readdir(d)))
+		if (!fnmatch(glob, e->d_name, 0)) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (unlink(path) && errno != ENOENT)
+				rc = PP_EIO;
+		}
+	closedir(d);
+	return rc;
+}
+
+/* Warns about iteration_N folders of an earlier run that this run does not
+ * rewrite: the analysis would see them, the truth does not describe them. */
+static void warn_stale(const struct gen_opts *o)
+{
+	DIR *d = opendir(o->out);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int n;
+		char tail;
+		if (sscanf(e->d_name, "iteration_%d%c", &n, &tail) != 1)
+			continue;
+		bool ours = false;
+		for (int i = 0; i < o->niterations; i++)
+			ours |= o->iterations[i] == n;
+		if (!ours)
+			warn("'%s/%s' is from an earlier run; .truth does not describe it",
+			     o->out, e->d_name);
+	}
+	closedir(d);
+}
+
 static int write_topology(const struct gen_opts *o, const struct gen_layout *lay,
 			  int64_t start_ns)
 {
@@ -203,10 +249,12 @@ int gen_run(const struct gen_opts *o)
 		goto out;
 	}
 	int64_t t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
-	if (write_topology(o, &lay, t0)) {
+	if (remove_matching(o->out, "unique_parallel_groups_*.txt") ||
+	    write_topology(o, &lay, t0)) {
 		rc = PP_EIO;
 		goto out;
 	}
+	warn_stale(o);
 	truth = gen_truth_open(tdir, err, sizeof(err));
 	if (!truth) {
 		rc = error("%s", err);
@@ -236,8 +284,10 @@ int gen_run(const struct gen_opts *o)
 		}
 		char dir[4096], path[4200];
 		snprintf(dir, sizeof(dir), "%s/iteration_%d", o->out, it);
-		if (mkdir_p(dir)) {
-			error("cannot create '%s': %s", dir, strerror(errno));
+		char glob[64];
+		snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
+		if (mkdir_p(dir) || remove_matching(dir, glob)) {
+			error("cannot prepare '%s': %s", dir, strerror(errno));
 			rc = PP_EIO;
 		}
 		struct gen_write_opts w = {

@@ -47,6 +47,8 @@ ok_if "same seed, same bytes" ppgen --out again --tp 2 --pp 4 --dp 2 --microbatc
 ok_if "deterministic traces (traceName aside)" cmp <(grep -v traceName c16/iteration_16/rank_0009_iter_16.pt.trace.json) \
 	<(grep -v traceName again/iteration_16/rank_0009_iter_16.pt.trace.json)
 ok_if "deterministic truth" diff -r c16/.truth again/.truth
+ok_if "rerun with --gzip into the same folder" ppgen --out again --tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15 --gzip --quiet
+is "the rerun replaced the plain traces" "16 16" "$(ls again/iteration_15 | wc -l) $(ls again/iteration_15 | grep -c 'json.gz$')"
 ppgen --help >help.txt; is "--help exits 0" 0 $?
 ok_if "--help shows the synopsis" grep -q 'ppgen --out <dir>' help.txt
 ppgen --tp 2 2>err.txt; is "missing --out is a usage error" 2 $?
