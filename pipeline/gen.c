@@ -28,13 +28,13 @@ static const struct {
 	{ "unsorted", GN_UNSORTED }, { "unicode", GN_UNICODE },
 	{ "control-chars", GN_CONTROL }, { "orphans", GN_ORPHANS },
 	{ "zero-dur", GN_ZERO_DUR }, { "big-ids", GN_BIG_IDS }, { "bom", GN_BOM },
-	{ "whitespace", GN_WHITESPACE }, { "nan", GN_NAN },
+	{ "whitespace", GN_WHITESPACE }, { "nan", GN_NAN }, { "long-names", GN_LONG_NAMES },
 };
 
 const char *gen_nasty_names(void)
 {
 	return "truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,"
-	       "bom,whitespace,nan,all";
+	       "bom,whitespace,nan,long-names,all";
 }
 
 int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
@@ -46,7 +46,7 @@ int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		bool found = false;
 		if (n == 3 && !strncmp(p, "all", 3)) {
-			v |= ~0u & ~(unsigned)GN_TRUNCATE & ((GN_NAN << 1) - 1);
+			v |= ~0u & ~(unsigned)GN_TRUNCATE & ((GN_LONG_NAMES << 1) - 1);
 			found = true;
 		}
 		for (size_t i = 0; i < sizeof(nasty_tab) / sizeof(nasty_tab[0]) && !found; i++)

@@ -35,7 +35,7 @@ enum {
 	GN_TRUNCATE = 1 << 0, GN_STRING_IDS = 1 << 1, GN_UNSORTED = 1 << 2,
 	GN_UNICODE = 1 << 3, GN_CONTROL = 1 << 4, GN_ORPHANS = 1 << 5,
 	GN_ZERO_DUR = 1 << 6, GN_BIG_IDS = 1 << 7, GN_BOM = 1 << 8,
-	GN_WHITESPACE = 1 << 9, GN_NAN = 1 << 10
+	GN_WHITESPACE = 1 << 9, GN_NAN = 1 << 10, GN_LONG_NAMES = 1 << 11
 };
 
 enum {

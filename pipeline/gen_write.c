@@ -140,6 +140,13 @@ static void out_name(struct out *o, const char *s, int kind)
 	}
 	if ((o->nasty & GN_UNICODE) && kind == NM_KERNEL && o->events % 5 == 0)
 		LIT(o, " \\u00e9\\ud83d\\ude80 \\u4e2d");
+	if ((o->nasty & GN_LONG_NAMES) && kind == NM_KERNEL && o->events % 50 == 7) {
+		/* CUTLASS-style template arguments: about 6 KB. */
+		LIT(o, " [with Params = cutlass::gemm::kernel::GemmUniversal<");
+		for (int i = 0; i < 120; i++)
+			LIT(o, "cute::tuple<cute::C<128>, cute::C<256>, cute::C<64>>, ");
+		LIT(o, "void>]");
+	}
 	if ((o->nasty & GN_CONTROL) && kind == NM_OP && o->events % 4 == 0)
 		LIT(o, "\x01\t\x1f");
 	LIT(o, "\"");
