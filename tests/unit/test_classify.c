@@ -546,6 +546,19 @@ static void test_cmap_dense_and_sparse(void **state)
 	cmap_release(&m);
 }
 
+static void test_arena_adopt(void **state)
+{
+	struct arena a = ARENA_INIT;
+	char *big = xmalloc(1 << 20);
+	memset(big, 1, 1 << 20);
+	assert_int_equal(arena_adopt(&a, big, 1 << 20), 0);
+	assert_true(a.reserved >= 1 << 20);
+	assert_non_null(arena_alloc(&a, 10));
+	arena_release(&a); /* frees big: ASan reports a leak otherwise */
+	assert_null(a.owned);
+	assert_int_equal(a.reserved, 0);
+}
+
 static void test_label_vpp_interleaved(void **state)
 {
 	struct rr_step steps[10];
@@ -605,13 +618,14 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 6];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 7];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_label_vpp_interleaved);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reader_fixture);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_arena_adopt);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_cmap_dense_and_sparse);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
