@@ -595,6 +595,10 @@ static enum rr_pg_kind pg_kind(const char *desc)
 		{ "TENSOR", RR_PG_TP }, { "PIPELINE", RR_PG_PP },
 		{ "DATA", RR_PG_DP },
 	};
+	/* Combined groups (TENSOR_AND_DATA_PARALLEL_GROUP, ...) are no one
+	 * kind; EXPERT_DATA_PARALLEL_GROUP counts as ep (tested first). */
+	if (strcasestr(desc, "_AND_"))
+		return RR_PG_UNKNOWN;
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strcasestr(desc, words[i].word))
 			return words[i].kind;

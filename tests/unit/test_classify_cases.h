@@ -262,11 +262,26 @@ static const struct tcase cases[] = {
   "L 1 1 300 2\n"
   "K kernel 100 10 1 ncclDevKernel_AllReduce\n"
   "P DATA_PARALLEL_GROUP [0,8,16,24]\n"
-  "K kernel 200 10 2 ncclDevKernel_ReduceScatter\n",
+  "K kernel 200 10 2 ncclDevKernel_ReduceScatter\n"
+  "P TENSOR_AND_DATA_PARALLEL_GROUP [0,1,8,9]\n"
+  "K kernel 300 10 - ncclDevKernel_AllGather\n"
+  "P EXPERT_DATA_PARALLEL_GROUP [0,2]\n"
+  "K kernel 400 10 - ncclDevKernel_AllGather\n"
+  "P default_pg [0,1,2,3]\n"
+  "K kernel 500 10 - ncclDevKernel_AllGather\n"
+  "P CONTEXT_PARALLEL_GROUP [0,4]\n"
+  "K kernel 600 10 - ncclDevKernel_AllGather\n"
+  "P PIPELINE_MODEL_PARALLEL_GROUP [0,16]\n"
+  "K kernel 700 10 - ncclDevKernel_SendRecv\n",
   "k 0 fwd_communication fwd 0\n"
   "k 1 fwd_communication fwd 0\n"
   "pg 0 tp [0,1]\n"
-  "pg 1 dp [0,8,16,24]\n" },
+  "pg 1 dp [0,8,16,24]\n"
+  "pg 2 unknown [0,1,8,9]\n"
+  "pg 3 ep [0,2]\n"
+  "pg 4 unknown [0,1,2,3]\n"
+  "pg 5 cp [0,4]\n"
+  "pg 6 pp [0,16]\n" },
 
 { "base_time_and_zero_duration",
   "B 1000000\n"
