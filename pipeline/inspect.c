@@ -24,12 +24,25 @@
 enum {
 	MAX_CATS = 256,      /* distinct categories counted by name */
 	MAX_THREADS = 65536, /* distinct (pid, tid) tracked */
-	SHOW_THREADS = 40    /* threads listed in the text output */
+	SHOW_THREADS = 40,   /* threads listed in the text output */
+	MAX_NAMES = 1 << 20  /* distinct kernel names remembered */
 };
+
+enum { GPU_NONE = -1, GPU_KERNEL, GPU_MEMCPY, GPU_MEMSET };
+enum { KT_COMP, KT_COMM, KT_MEM };
 
 struct cat_count {
 	char *name; /* lower case */
 	uint64_t n;
+	int gpu;    /* GPU_* */
+};
+
+/* Kernel name -> type, so each distinct name is matched once. */
+struct name_slot {
+	uint64_t hash;
+	const char *name; /* NULL: free */
+	size_t n;
+	int type;         /* KT_* */
 };
 
 /* pid or tid as a key: absent, an integer or a string. */
@@ -63,6 +76,8 @@ struct inspect {
 	struct thread *threads; /* open addressing, cap a power of two */
 	size_t tcap, tcount;
 	struct thread *last;    /* the thread of the previous event */
+	struct name_slot *names;
+	size_t ncap, ncount;
 	uint64_t threads_dropped;
 	struct proc_name *procs;
 	size_t nprocs, procs_cap;
@@ -177,43 +192,103 @@ static struct thread *thread_get(struct inspect *in, const struct trace_event *e
 	return in->last = t;
 }
 
-static void count_cat(struct inspect *in, struct pp_sv cat)
+/* Counts the event's category; returns its GPU kind (GPU_*) or GPU_NONE. */
+static int count_cat(struct inspect *in, struct pp_sv cat)
 {
 	if (in->last_cat >= 0 && pp_sv_ieq(cat, in->cats[in->last_cat].name)) {
 		in->cats[in->last_cat].n++;
-		return;
+		return in->cats[in->last_cat].gpu;
 	}
 	for (int i = 0; i < in->ncats; i++)
 		if (pp_sv_ieq(cat, in->cats[i].name)) {
 			in->cats[i].n++;
 			in->last_cat = i;
-			return;
+			return in->cats[i].gpu;
 		}
 	if (in->ncats == MAX_CATS || cat.n > 200 || memchr(cat.p, '\0', cat.n)) {
 		in->cats_other++;
-		return;
+		return GPU_NONE;
 	}
 	char *s = arena_strndup(&in->arena, cat.p, cat.n);
 	for (char *c = s; *c; c++)
 		if (*c >= 'A' && *c <= 'Z')
 			*c = (char)(*c - 'A' + 'a');
-	in->cats[in->ncats].name = s;
-	in->cats[in->ncats++].n = 1;
+	struct cat_count *cc = &in->cats[in->ncats];
+	cc->name = s;
+	cc->n = 1;
+	cc->gpu = !strcmp(s, "kernel") ? GPU_KERNEL
+		: !strcmp(s, "gpu_memcpy") ? GPU_MEMCPY
+		: !strcmp(s, "gpu_memset") ? GPU_MEMSET : GPU_NONE;
+	in->last_cat = in->ncats++;
+	return cc->gpu;
+}
+
+/* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
+static int kernel_type_match(const char *n)
+{
+	if (strstr(n, "nccl") || strstr(n, "mccl"))
+		return KT_COMM;
+	if (strstr(n, "memcpy") || strstr(n, "Memcpy") || strstr(n, "memset") ||
+	    strstr(n, "Memset"))
+		return KT_MEM;
+	return KT_COMP;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h ^ (h >> 31);
+}
+
+/* The type of a kernel name, matched once per distinct name (up to a cap). */
+static int kernel_type(struct inspect *in, struct pp_sv name)
+{
+	uint64_t h = hash_bytes(name.p, name.n);
+	if (in->ncap) {
+		size_t j = h & (in->ncap - 1);
+		for (struct name_slot *s = &in->names[j]; s->name; s = &in->names[j]) {
+			if (s->hash == h && s->n == name.n && !memcmp(s->name, name.p, name.n))
+				return s->type;
+			j = (j + 1) & (in->ncap - 1);
+		}
+	}
+	int type = kernel_type_match(name.p);
+	if (in->ncount >= MAX_NAMES || name.n > 4096)
+		return type;
+	if ((in->ncount + 1) * 2 > in->ncap) {
+		size_t ncap = in->ncap ? in->ncap * 2 : 1024;
+		struct name_slot *nt = xcalloc(ncap, sizeof(*nt));
+		for (size_t i = 0; i < in->ncap; i++) {
+			if (!in->names[i].name)
+				continue;
+			size_t j = in->names[i].hash & (ncap - 1);
+			while (nt[j].name)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = in->names[i];
+		}
+		free(in->names);
+		in->names = nt;
+		in->ncap = ncap;
+	}
+	size_t j = h & (in->ncap - 1);
+	while (in->names[j].name)
+		j = (j + 1) & (in->ncap - 1);
+	in->names[j] = (struct name_slot){ h, arena_strndup(&in->arena, name.p, name.n), name.n,
+					   type };
+	in->ncount++;
+	return type;
 }
 
 /* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
 static void count_gpu(struct inspect *in, const struct trace_event *ev, int kind)
 {
-	const char *n = ev->name.p;
 	in->gpu_events++;
-	if (kind != 0) {
-		in->k_mem++;
-		return;
-	}
-	if (strstr(n, "nccl") || strstr(n, "mccl"))
+	int type = kind == GPU_KERNEL ? kernel_type(in, ev->name) : KT_MEM;
+	if (type == KT_COMM)
 		in->k_comm++;
-	else if (strstr(n, "memcpy") || strstr(n, "Memcpy") || strstr(n, "memset") ||
-		 strstr(n, "Memset"))
+	else if (type == KT_MEM)
 		in->k_mem++;
 	else
 		in->k_comp++;
@@ -247,20 +322,18 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 		note_metadata(in, ev);
 		return;
 	}
-	count_cat(in, ev->cat);
+	int gpu = count_cat(in, ev->cat);
 	struct thread *t = thread_get(in, ev);
 	if (t)
 		t->events++;
-	if (ev->ph == 'X') {
-		int kind = -1;
-		if (pp_sv_ieq(ev->cat, "kernel"))
-			kind = 0, in->kernels++;
-		else if (pp_sv_ieq(ev->cat, "gpu_memcpy"))
-			kind = 1, in->memcpys++;
-		else if (pp_sv_ieq(ev->cat, "gpu_memset"))
-			kind = 2, in->memsets++;
-		if (kind >= 0)
-			count_gpu(in, ev, kind);
+	if (ev->ph == 'X' && gpu != GPU_NONE) {
+		if (gpu == GPU_KERNEL)
+			in->kernels++;
+		else if (gpu == GPU_MEMCPY)
+			in->memcpys++;
+		else
+			in->memsets++;
+		count_gpu(in, ev, gpu);
 	}
 	if (ev->has & TE_TS) {
 		int64_t lo = ev->ts_ns, hi = ev->ts_ns;
@@ -277,6 +350,7 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 static void inspect_release(struct inspect *in)
 {
 	free(in->threads);
+	free(in->names);
 	free(in->procs);
 	arena_release(&in->arena);
 }

@@ -429,8 +429,8 @@ static inline int ws_need(struct cx *c, const char **pp, const char *exp)
 /* Reads a key at *pp ('"' expected), then ':' and the whitespace after it.
  * On JS_OK (*k, *kn) is the key (unescaped into keytmp when it had escapes) and
  * *pp the first byte of the value. */
-static int read_key(struct cx *c, const char **pp, const char **k, size_t *kn,
-		    const char *exp)
+static __attribute__((noinline)) int read_key_slow(struct cx *c, const char **pp,
+						   const char **k, size_t *kn, const char *exp)
 {
 	const char *p = *pp, *q;
 	bool esc;
@@ -463,11 +463,54 @@ static int read_key(struct cx *c, const char **pp, const char **k, size_t *kn,
 	return JS_OK;
 }
 
+/* The common key: no escape, closing quote within 16 bytes, then ':' and
+ * at most one space; anything else takes read_key_slow(). */
+static inline int read_key(struct cx *c, const char **pp, const char **k, size_t *kn,
+			   const char *exp)
+{
+#ifdef __SSE2__
+	const char *p = *pp;
+	if (*p == '"') {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+		if (m) {
+			const char *q = p + 1 + __builtin_ctz(m);
+			if (*q == '"' && q + 3 < c->end && q[1] == ':') {
+				const char *val = q + 2 + (q[2] == ' ');
+				if ((unsigned char)*val > ' ') {
+					*k = p + 1;
+					*kn = (size_t)(q - p - 1);
+					*pp = val;
+					return JS_OK;
+				}
+			}
+		}
+	}
+#endif
+	return read_key_slow(c, pp, k, kn, exp);
+}
+
 /* After a member's value: ',' (returns JS_OK with *more=true) or the closing
  * byte (more=false). */
 static inline int member_end(struct cx *c, const char **pp, char close, bool *more)
 {
 	const char *p = *pp;
+	if (p + 2 < c->end) {
+		if (*p == ',') {
+			p += 1 + (p[1] == ' ');
+			if (*p == '"') { /* the next key follows at once */
+				*more = true;
+				*pp = p;
+				return JS_OK;
+			}
+			p = *pp;
+		} else if (*p == close) {
+			*more = false;
+			*pp = p + 1;
+			return JS_OK;
+		}
+	}
 	int rc = ws_need(c, &p, close == '}' ? "',' or '}'" : "',' or ']'");
 	if (rc)
 		return rc;
