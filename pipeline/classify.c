@@ -692,7 +692,15 @@ static int add_warning(struct classify *c, struct rank_result *res,
 static int warnings(struct classify *c, struct rank_result *res)
 {
 	int rc = 0;
-	if (res->mode == RR_GENERIC)
+	if (res->mode == RR_GENERIC && c->roots[PAT_FORWARD_STEP].n +
+					       c->roots[PAT_BACKWARD_STEP].n)
+		rc |= add_warning(c, res, "%zu forward/backward step slices, "
+				  "none on the forward thread (rule %s): "
+				  "generic mode (types only)",
+				  c->roots[PAT_FORWARD_STEP].n +
+					  c->roots[PAT_BACKWARD_STEP].n,
+				  rr_role_rule_name(res->fwd_thread.rule));
+	else if (res->mode == RR_GENERIC)
 		rc |= add_warning(c, res, "no forward or backward steps "
 				  "found: generic mode (types only)");
 	if (res->mode == RR_MEGATRON &&

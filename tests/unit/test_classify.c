@@ -24,6 +24,7 @@
  *   iter i number kernels busy
  *   stepname phase seq name        name of a step
  *   name i name...                 kernel i's name
+ *   warning text...                a warning of the result
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -254,7 +255,9 @@ static void check(const struct rank_result *r, const char *expect,
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		int n = split(line, tok, strncmp(line, "name ", 5) ? MAXTOK : 3);
+		int n = split(line, tok, strncmp(line, "name ", 5) ?
+					 strncmp(line, "warning ", 8) ? MAXTOK : 2
+					 : 3);
 		if (!n)
 			continue;
 		print_message("  expect: %s %s %s %s\n", tok[0],
@@ -348,6 +351,12 @@ static void check(const struct rank_result *r, const char *expect,
 				find_step(r, phase_by_name(tok[1]),
 					  (int)num(tok[2]));
 			assert_string_equal(r->names[s->name_id], tok[3]);
+		} else if (!strcmp(tok[0], "warning")) {
+			bool found = false;
+			for (size_t i = 0; i < r->nwarnings; i++)
+				found |= !strcmp(r->warnings[i], tok[1]);
+			if (!found)
+				fail_msg("no warning '%s'", tok[1]);
 		} else if (!strcmp(tok[0], "name")) {
 			size_t i = (size_t)num(tok[1]);
 			assert_string_equal(r->names[r->kernels[i].name_id],

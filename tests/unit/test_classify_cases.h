@@ -328,6 +328,20 @@ static const struct tcase cases[] = {
   "step fwd 0 0 100 500 900010 899510 210 0 0 3\n"
   "cat fwd_computation 3 260 210\n" },
 
+{ "steps_not_on_forward_thread_is_generic",
+  /* flows name thread 1 forward, but the forward_step slices are on
+   * thread 3: no fwd/bwd steps on the forward thread, generic mode. */
+  "F s 1 1 1\n"
+  "F f 1 2 1\n"
+  "X python_function 1 3 0 100 forward_step\n"
+  "L 1 3 10 1\n"
+  "K kernel 500 10 1 gemm\n",
+  "mode generic\n"
+  "fwd 1 1 flows\n"
+  "nsteps 0\n"
+  "k 0 computation - -1\n"
+  "warning 1 forward/backward step slices, none on the forward thread (rule flows): generic mode (types only)\n" },
+
 { "no_gpu_events",
   "X python_function 1 1 0 100 forward_step\n",
   "mode megatron\n"
