@@ -5,6 +5,7 @@
 #   make soak            the fault tests (t08xx) repeated 50 times
 #   make demo            generate a sample cluster and run the pipeline on it
 #   make bench           benchmarks; results in bench/results.txt
+#   make fuzz            libFuzzer targets (FUZZ_SECONDS=300 FUZZ_TARGETS=...)
 #   make install         PREFIX=/usr/local, honours DESTDIR
 #
 # Sources are discovered: every cmd/<name>.c is a command, pipeline/*.c and
@@ -109,6 +110,14 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory O=build all
 	@scripts/bench
+
+# Fuzzing (clang libFuzzer; `make check` never needs clang): every
+# tests/fuzz/fuzz_*.c target, or FUZZ_TARGETS, for FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?=
+fuzz:
+	@PPTRACE_EXTRA_PKGS="clang libclang-rt-14-dev" scripts/install-deps
+	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Cluster scripts (docs/cluster.md): commands in bin, job scripts in libexec.
 SLURM_BIN  := scripts/slurm/pptrace-submit scripts/slurm/pptrace-epilog scripts/cron/pptrace-cron
