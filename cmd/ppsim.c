@@ -181,6 +181,9 @@ int main(int argc, char **argv)
 		rc = PP_EXIT_USAGE;
 		goto out;
 	}
+	if (in.cfg.strategy == SIM_1F1B_INTERLEAVE_OVERLAP && in.cfg.group_size > 0 &&
+	    in.cfg.group_size != in.cfg.devices)
+		warn("--group-size is ignored by 1f1b_interleave_overlap (fixed to the devices)");
 	rc = sim_run(&in.cfg, &res, err, sizeof(err));
 	if (rc) {
 		error("%s", err);
