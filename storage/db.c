@@ -535,7 +535,7 @@ int db_trace_add_step(struct db *db, const struct db_step *p)
 		sqlite3_bind_int64(s, 4, p->cpu_start_ns);
 		sqlite3_bind_int64(s, 5, p->cpu_end_ns);
 	}
-	if (p->kernels) {
+	if (p->kernels || p->has_times) {
 		sqlite3_bind_int64(s, 6, p->start_ns);
 		sqlite3_bind_int64(s, 7, p->end_ns);
 	}

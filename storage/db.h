@@ -91,7 +91,8 @@ struct db_step {
 	int64_t seq;
 	bool has_cpu;          /* cpu_start/cpu_end known */
 	int64_t cpu_start_ns, cpu_end_ns;
-	int64_t kernels;       /* 0: start/end stored as NULL */
+	int64_t kernels;       /* 0: start/end stored as NULL (unless has_times) */
+	bool has_times;        /* start/end known without kernels (PP-timer) */
 	int64_t start_ns, end_ns;
 	int64_t comp_ns, comm_ns, overlap_ns;
 	int64_t chunk, mbs;    /* VPP labels; -1 = unknown */

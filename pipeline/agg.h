@@ -1,0 +1,114 @@
+/* agg.h — ppagg: per-PP-group windows, idle and bubble, measured vs ideal
+ * pipelines, stragglers, charts and the HTML report (SPEC §6-§8).
+ *
+ * cmd/ppagg.c fills struct agg_opts and calls agg_run(). The work is split
+ * by job: agg_calc.c (the metrics, pure functions over struct agg_rank_in),
+ * agg_db.c (reads the ppbatch views, writes pp_groups/pipelines/stragglers),
+ * agg_chart.c (gnuplot scripts and CSVs), agg_html.c (index.html),
+ * agg_render.c (runs gnuplot in parallel), agg.c (the driver).
+ */
+#ifndef AGG_H
+#define AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct config;
+struct topology;
+
+struct agg_opts {
+	const char *base;       /* --base-folder DIR (or the parent of --input) */
+	char **iterations;      /* --iterations: numbers or folder names */
+	int niterations;
+	const char *input;      /* --input DIR/iteration_N */
+	const char *db;         /* --db; NULL = <base>/pptrace.db */
+	const char *out;        /* --out; NULL = <base>/pptrace */
+	bool individual;        /* --time-alignment individual */
+	int processes;          /* --processes; 0 = number of cores */
+	bool png, svg;          /* --format */
+	bool render;            /* false with --no-render */
+	int tp, pp, dp, cp, ep; /* sizes from flags (0 = not given) */
+	int vpp;                /* virtual pipeline size (config agg.vpp) */
+	double threshold;       /* agg.straggler_threshold, default 0.10 */
+	bool quiet;             /* --quiet */
+	struct config *config;  /* never NULL */
+};
+
+/* Runs ppagg; returns a PP_EXIT_* code. */
+int agg_run(const struct agg_opts *o);
+
+/* ---- the metrics (agg_calc.c) ---- */
+
+/* What the calculation needs of one rank of one iteration. */
+struct agg_rank_in {
+	int rank;
+	bool ok;          /* analysed (status ok or partial) with metrics */
+	bool has_window;  /* it has GPU events */
+	bool megatron;    /* mode megatron (has fwd/bwd steps) */
+	int64_t win_s, win_e, gpu_busy, bubble;
+	int64_t compute;  /* busy of fwd_computation + bwd_computation */
+	int64_t fwd_med, bwd_med; /* lower-median step wall; -1 when none */
+	int nfwd, nbwd;   /* number of fwd / bwd steps with kernels */
+};
+
+struct agg_pp_row {
+	int pp_group, stage, rank;
+	bool complete;   /* every rank of the group is ok */
+	bool has_window; /* group window known */
+	bool has_rank;   /* this rank's idle/bubble known */
+	int64_t gw_s, gw_e, idle, bubble;
+};
+
+struct agg_pipeline_row {
+	int pp_group;
+	int64_t measured;
+	bool has_ideal;
+	int64_t ideal, gap;
+	double bubble_ratio;
+};
+
+struct agg_straggler_row {
+	int rank;
+	const char *group_kind; /* "dp" or "stage" (static string) */
+	int group;              /* 0-based, in topology order */
+	const char *metric;     /* "fwd_bwd_compute" */
+	int64_t value, median;
+	double excess;          /* value / median - 1 */
+};
+
+struct agg_result {
+	struct agg_pp_row *pp;
+	size_t npp;
+	struct agg_pipeline_row *pipes;
+	size_t npipes;
+	struct agg_straggler_row *strag;
+	size_t nstrag;
+	int slowest_stage;       /* highest median compute; -1 unknown */
+	int64_t slowest_compute;
+};
+
+struct agg_params {
+	double threshold; /* straggler threshold, e.g. 0.10 */
+	int vpp;          /* >= 1 */
+};
+
+/* Computes every row for one iteration. ranks[] may be in any order and
+ * may hold ranks outside the topology (ignored). t must be indexed
+ * (topo_index). Returns 0 or PP_ENOMEM; res is released with
+ * agg_result_release() also after an error. */
+int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_t n,
+		const struct agg_params *p, struct agg_result *res);
+void agg_result_release(struct agg_result *res);
+
+/* Lower median (element (n-1)/2 after sorting) of v; sorts v. -1 if n = 0. */
+int64_t agg_lower_median(int64_t *v, size_t n);
+
+/* The ideal length of one pipeline: simulates 1F1B (interleaved when
+ * vpp > 1) on pp devices with per-stage step times fwd[s], bwd[s] (ns) and
+ * m micro-batches. Returns the makespan in ns, or -1 when it cannot be
+ * simulated (message in err). */
+int64_t agg_ideal_ns(int pp, int vpp, int m, const int64_t *fwd, const int64_t *bwd,
+		     char *err, size_t errlen);
+
+#endif
