@@ -14,7 +14,9 @@ usage: mkaggdb.py --db F --truth DIR --tp 2 --pp 4 --dp 2 --mb 8
 """
 import argparse
 import os
-import sqlite3
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--db", required=True)
@@ -124,39 +126,9 @@ def union(iv):
     return tot + (ce - cs if cs is not None else 0)
 
 
-CATS = ["fwd_computation", "fwd_communication", "bwd_computation", "bwd_communication",
-        "pp_communication", "dp_communication", "optimizer_computation", "memory", "other"]
-PHASES = {None: 0, "fwd": 1, "bwd": 2, "pp": 3, "dp": 4, "opt": 5}
-TYPES = {"comp": 0, "comm": 1, "mem": 2}
+from ppschema import CATS, PHASES, TYPES, create
 
-
-def schema_sql():
-    """The string literals of schema_sql[] in storage/schema.c, joined per statement."""
-    import re
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    src = open(os.path.join(root, "storage", "schema.c")).read()
-    body = src[src.index("schema_sql[] = {"):]
-    body = body[:body.index("\n};")]
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    stmts, cur = [], ""
-    for tok in re.findall(r'"((?:[^"\\]|\\.)*)"|(,)', body):
-        if tok[1]:
-            if cur:
-                stmts.append(cur)
-            cur = ""
-        else:
-            cur += tok[0].replace('\\"', '"')
-    if cur:
-        stmts.append(cur)
-    return stmts
-
-
-if os.path.exists(a.db):
-    os.unlink(a.db)
-db = sqlite3.connect(a.db)
-for stmt in schema_sql():
-    db.execute(stmt)
-db.execute("PRAGMA user_version = 1")
+db = create(a.db)
 names, pgroups = {}, {}
 
 
