@@ -156,7 +156,7 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
             continue
         done, s, fs, bs, tend = sched[r]
         tp_, dp_, pp_ = coords(r)
-        ks, steps = [], []
+        ks, steps, npp = [], [], 0
         pgr = str([t + TP * (dp_ + DP * pp_) for t in range(TP)])
         pgp = str([tp_ + TP * (dp_ + DP * p) for p in range(PP)])
         for kind, ph, dur in (("F", "fwd", fs), ("B", "bwd", bs)):
@@ -176,7 +176,8 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
                 ks.append(("memory", "mem", 0, ph, mb, "Memcpy DtoD", 7, st + n * kd, kd // 2, None, None))
                 # pp send after a forward (not last stage) / after a backward (not first)
                 if (kind == "F" and s < PP - 1) or (kind == "B" and s > 0):
-                    ks.append(("pp_communication", "comm", 0, "pp", len([x for x in ks if x[0] == "pp_communication"]),
+                    npp += 1
+                    ks.append(("pp_communication", "comm", 0, "pp", npp - 1,
                                "ncclDevKernel_SendRecv", 24, end, P2P, "PIPELINE_MODEL_PARALLEL_GROUP" if a.pg else None,
                                pgp if a.pg else None))
         # dp + optimizer at the end
@@ -208,19 +209,19 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
         for c, l in sorted(cats.items()):
             db.execute("INSERT INTO category_t VALUES (?,?,?,?,?)",
                        (tid, CATS.index(c), len(l), sum(k[8] for k in l), union([(k[7], k[7] + k[8]) for k in l])))
-        for ph in ("fwd", "bwd", "pp", "dp", "opt"):
-            seqs = sorted({k[4] for k in ks if k[3] == ph})
-            for q in seqs:
-                l = [k for k in ks if k[3] == ph and k[4] == q and k[0] != "memory"]
-                if not l:
-                    continue
+        by_step = {}
+        for k in ks:
+            if k[3] and k[0] != "memory":
+                by_step.setdefault((PHASES[k[3]], k[4]), []).append(k)
+        for (phc, q), l in sorted(by_step.items()):
+            if True:
                 cs = [(k[7], k[7] + k[8]) for k in l if k[1] == "comp"]
                 cm = [(k[7], k[7] + k[8]) for k in l if k[1] == "comm"]
                 s0, e0 = min(k[7] for k in l), max(k[7] + k[8] for k in l)
                 ov = union(cs) + union(cm) - union(cs + cm)
                 db.execute("INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns, cpu_end_ns, start_ns, end_ns, "
                            "comp_ns, comm_ns, overlap_ns, kernels) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                           (tid, PHASES[ph], q, s0 - 5000, e0, s0, e0, union(cs), union(cm), ov, len(l)))
+                           (tid, phc, q, s0 - 5000, e0, s0, e0, union(cs), union(cm), ov, len(l)))
         per_rank[r] = (ws, we, busy, nonpp,
                        cats.get("fwd_computation") and union([(k[7], k[7] + k[8]) for k in cats["fwd_computation"]]) +
                        union([(k[7], k[7] + k[8]) for k in cats["bwd_computation"]]))
