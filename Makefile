@@ -2,6 +2,7 @@
 #
 #   make                 build every command into $(O)/bin (default O=build)
 #   make check           every test (unit + end to end) under ASan+UBSan
+#   make soak            the fault tests (t08xx) repeated 50 times
 #   make demo            generate a sample cluster and run the pipeline on it
 #   make bench           benchmarks; results in bench/results.txt
 #   make install         PREFIX=/usr/local, honours DESTDIR
@@ -94,6 +95,13 @@ check-valgrind: deps
 	@PP_BIN=$(abspath build)/bin PP_UNIT=$(abspath build)/tests PP_VALGRIND=1 \
 	  tests/run-tests.sh
 
+# Long fault runs: the reliability tests (t08xx) with 50 kills instead of 6.
+soak: deps
+	@$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=$(CHECK_SANITIZE) all units
+	@$(MAKE) --no-print-directory O=build all
+	@PP_BIN=$(abspath $(CHECK_O))/bin PP_UNIT=$(abspath $(CHECK_O))/tests \
+	  PP_FAST_BIN=$(abspath build)/bin PP_SOAK=1 PP_ONLY='^t08' tests/run-tests.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory O=build all
 	@scripts/demo
@@ -102,9 +110,15 @@ bench: deps
 	@$(MAKE) --no-print-directory O=build all
 	@scripts/bench
 
+# Cluster scripts (docs/cluster.md): commands in bin, job scripts in libexec.
+SLURM_BIN  := scripts/slurm/pptrace-submit scripts/slurm/pptrace-epilog scripts/cron/pptrace-cron
+SLURM_LIBX := scripts/slurm/pptrace-common.sh scripts/slurm/ppbatch-array.sbatch \
+              scripts/slurm/pptrace-merge.sbatch
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/pptrace
+	install -m 755 $(CMDS) $(SLURM_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(SLURM_LIBX) $(DESTDIR)$(PREFIX)/libexec/pptrace/
 
 clean:
 	rm -rf build build-san build-fuzz $(O)
