@@ -71,7 +71,10 @@ slurm_start() {
 	local d=$SLURM_DIR port
 	mkdir -p "$d/etc" "$d/munge" "$d/state" "$d/spool" "$d/log" "$d/run" || return 1
 	port=$(_slurm_free_port) || { SLURM_WHY="no free TCP port"; return 1; }
+	# The daemons detach: stop them however the test ends (timeout sends TERM).
 	trap 'slurm_stop; rm -rf "$T"' EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
 
 	# munge: own key and socket, running as user munge. Its directory checks
 	# refuse world-writable parents such as /tmp, hence --force.
