@@ -2,6 +2,7 @@
 #
 #   make                 build every command into $(O)/bin (default O=build)
 #   make check           every test (unit + end to end) under ASan+UBSan
+#   make soak            the fault tests (t08xx) repeated 50 times
 #   make demo            generate a sample cluster and run the pipeline on it
 #   make bench           benchmarks; results in bench/results.txt
 #   make install         PREFIX=/usr/local, honours DESTDIR
@@ -93,6 +94,13 @@ check-valgrind: deps
 	@$(MAKE) --no-print-directory O=build all units
 	@PP_BIN=$(abspath build)/bin PP_UNIT=$(abspath build)/tests PP_VALGRIND=1 \
 	  tests/run-tests.sh
+
+# Long fault runs: the reliability tests (t08xx) with 50 kills instead of 6.
+soak: deps
+	@$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=$(CHECK_SANITIZE) all units
+	@$(MAKE) --no-print-directory O=build all
+	@PP_BIN=$(abspath $(CHECK_O))/bin PP_UNIT=$(abspath $(CHECK_O))/tests \
+	  PP_FAST_BIN=$(abspath build)/bin PP_SOAK=1 PP_ONLY='^t08' tests/run-tests.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory O=build all

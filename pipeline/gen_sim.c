@@ -147,7 +147,7 @@ struct bld {
 	struct gen_rank *r;
 	int step[GP_N];  /* open root-most step slice per phase, -1 none */
 	bool recompute;
-	bool pp_dep;     /* next compute kernel waits for the p2p stream */
+	unsigned pp_dep; /* streams whose next kernel waits for the p2p stream */
 	uint32_t corr;
 	int seqn[GP_N];
 	int coll_seq[GEN_NDIM];
@@ -282,13 +282,15 @@ static struct gen_kernel *kernel(struct bld *b, int thread, const char *name, co
 	if (launch != GL_GRAPH_FOLLOW)
 		b->corr += 1 + (uint32_t)(gen_rand(&r->rng) % 3);
 	k->corr = b->corr;
+	/* The first kernel of each stream after a receive needs the received
+	 * tensor. */
+	if ((b->pp_dep & (1u << stream)) && launch != GL_NONE) {
+		k->depmask |= 1u << GS_PP;
+		b->pp_dep &= ~(1u << stream);
+	}
 	if (type == GY_COMP) {
 		dur = jitter(b, dur);
 		dur = (int64_t)((double)dur * r->straggle);
-		if (b->pp_dep) {
-			k->depmask |= 1u << GS_PP;
-			b->pp_dep = false;
-		}
 	} else if (type == GY_MEM) {
 		dur = jitter(b, dur);
 	}
@@ -371,11 +373,13 @@ static void p2p(struct bld *b, const struct gen_act *a)
 	k->send_tag = send;
 	k->recv_tag = recv;
 	k->nelems = 4096 * 1024;
-	k->depmask |= 1u << GS_COMP;
+	/* A send needs the step's output: after the last compute kernel and the
+	 * last TP/CP/EP collective. */
+	k->depmask |= 1u << GS_COMP | 1u << GS_TP;
 	close_slice(b, in);
 	close_slice(b, s);
 	if (recv >= 0)
-		b->pp_dep = true;
+		b->pp_dep = 1u << GS_COMP | 1u << GS_TP | 1u << GS_DP;
 }
 
 /* One transformer layer's forward kernels on `thread` (the main thread, or

@@ -45,18 +45,23 @@ out:
 	o->mark = 0;
 }
 
-static void out_mem(struct out *o, const void *p, size_t n)
+static void out_slow(struct out *o, const void *p, size_t n)
+{
+	out_flush(o);
+	if (n <= OUT_CAP) {
+		memcpy(o->buf, p, n);
+		o->len = n;
+	} else if (!o->err && (o->gz ? gzwrite(o->gz, p, (unsigned)n) != (int)n
+				     : fwrite(p, 1, n, o->f) != n)) {
+		o->err = PP_EIO;
+	}
+}
+
+static inline void out_mem(struct out *o, const void *p, size_t n)
 {
 	if (o->len + n > OUT_CAP) {
-		out_flush(o);
-		if (n > OUT_CAP) {
-			if (o->err)
-				return;
-			if (o->gz ? gzwrite(o->gz, p, (unsigned)n) != (int)n
-				  : fwrite(p, 1, n, o->f) != n)
-				o->err = PP_EIO;
-			return;
-		}
+		out_slow(o, p, n);
+		return;
 	}
 	memcpy(o->buf + o->len, p, n);
 	o->len += n;

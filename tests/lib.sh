@@ -14,6 +14,27 @@ PATH="$PP_BIN:$PATH"
 T=$(mktemp -d "${TMPDIR:-/tmp}/pptrace-e2e.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
+
+# PP_VALGRIND=1 (make check-valgrind): every command of $PP_BIN runs under
+# memcheck through a wrapper put first on PATH; its children too (workers),
+# except system programs such as gnuplot. Reports go to $T/.vg/ and
+# done_testing turns any of them (an error or a leak) into a failed test.
+if [ "${PP_VALGRIND:-0}" = 1 ]; then
+	mkdir -p "$T/.vg/bin"
+	for _c in "$PP_BIN"/*; do
+		[ -f "$_c" ] && [ -x "$_c" ] || continue
+		cat >"$T/.vg/bin/${_c##*/}" <<EOF
+#!/bin/sh
+exec valgrind -q --error-exitcode=99 --leak-check=full \\
+  --show-leak-kinds=definite,indirect,possible \\
+  --errors-for-leak-kinds=definite,indirect,possible \\
+  --trace-children=yes --trace-children-skip='/bin/*,/usr/*,*/gnuplot*' \\
+  --child-silent-after-fork=yes --log-file="$T/.vg/%p.log" "$_c" "\$@"
+EOF
+		chmod +x "$T/.vg/bin/${_c##*/}"
+	done
+	PATH="$T/.vg/bin:$PATH"
+fi
 _tap_n=0
 _tap_fail=0
 
@@ -48,6 +69,10 @@ skip() {
 }
 
 done_testing() {
+	if [ "${PP_VALGRIND:-0}" = 1 ]; then
+		is "valgrind memcheck reports no error and no leak" "" \
+			"$(cat "$T"/.vg/*.log 2>/dev/null)"
+	fi
 	echo "1..$_tap_n"
 	[ "$_tap_fail" = 0 ]
 }

@@ -249,10 +249,11 @@ def analyse(path):
     if rank is None:
         m = re.search(r"rank[_-]?(\d+)[._]", os.path.basename(path))
         rank = int(m.group(1))
-    return rank, kernels, phases
+    helpers = any(s[4].endswith("_step_helper") for s in slices)
+    return rank, kernels, phases, helpers
 
 
-def rank_rows(it, rank, kernels, phases):
+def rank_rows(it, rank, kernels, phases, helpers):
     iv = lambda ks: [(k["ts"], k["end"]) for k in ks]
     rows = {}
     ws = min(k["ts"] for k in kernels)
@@ -289,10 +290,33 @@ def rank_rows(it, rank, kernels, phases):
             steps.append([it, rank, p, seq, s[0], s[1], st, en, en - st, union(a), union(b),
                           overlap(a, b), len(ks)])
     rows["steps"] = steps
-    summary = dict(ws=ws, we=we, busy=busy, nonpp=nonpp,
+    gpu_span = {}
+    for r in steps:
+        if r[2] in ("fwd", "bwd") and r[6] != "":
+            gpu_span[(r[2], r[3])] = (r[6], r[7])
+    summary = dict(ws=ws, we=we, busy=busy, nonpp=nonpp, span=gpu_span,
+                   nfwd=len(phases["fwd"]), helpers=helpers,
                    compute=sum(union(iv([k for k in kernels if k["cat"] == c]))
                                for c in ("fwd_computation", "bwd_computation")))
     return rows, summary
+
+
+def causality(it, ranks, ss):
+    """1F1B (no *_step_helper frames): micro-batch b's forward on stage s
+    starts after it ended on stage s-1; its backward on stage s starts after
+    it ended on stage s+1 (the receive waited for the data)."""
+    if any(x["helpers"] for x in ss) or len({x["nfwd"] for x in ss}) != 1:
+        return
+    for st in range(len(ranks)):
+        for b in range(ss[st]["nfwd"]):
+            for ph, other in (("fwd", st - 1), ("bwd", st + 1)):
+                if not 0 <= other < len(ranks):
+                    continue
+                me, prev = ss[st]["span"].get((ph, b)), ss[other]["span"].get((ph, b))
+                if me and prev and me[0] < prev[1]:
+                    PHYSICS_ERRORS.append("iteration %d: %s of micro-batch %d starts on rank %d "
+                                          "at %d before rank %d ends it at %d"
+                                          % (it, ph, b, ranks[st], me[0], ranks[other], prev[1]))
 
 
 def parse_topology(path):
@@ -332,8 +356,8 @@ def main():
         it = int(itdir.rsplit("_", 1)[1])
         per = []
         for path in glob.glob(os.path.join(itdir, "*.pt.trace.json*")):
-            rank, kernels, phases = analyse(path)
-            rows, summary = rank_rows(it, rank, kernels, phases)
+            rank, kernels, phases, helpers = analyse(path)
+            rows, summary = rank_rows(it, rank, kernels, phases, helpers)
             per.append((rank, rows))
             sums[(it, rank)] = summary
             ntraces += 1
@@ -355,6 +379,7 @@ def main():
                 s = sums[(it, r)]
                 got["pp_groups"].append([it, g, stage, r, gs, ge, ge - gs - s["busy"],
                                          ge - gs - s["nonpp"]])
+            causality(it, ranks, [sums[(it, r)] for r in ranks])
         for ranks in dp_groups:
             if len(ranks) < 2 or not all((it, r) in sums for r in ranks):
                 continue

@@ -1,0 +1,327 @@
+/* safefile.c — see safefile.h for the rules.
+ *
+ * Design: a path is never handed to open() whole. walk() starts from "/" or
+ * from atfd and opens one component at a time with O_NOFOLLOW. When a
+ * component is a symlink, the link itself is opened with O_PATH|O_NOFOLLOW,
+ * its owner checked on that fd, and its text read from that same fd
+ * (readlinkat(fd, "")), so the link that was checked is the link that is
+ * followed. Its target is then walked recursively from the link's folder,
+ * at most MAX_LINKS links in all (the kernel's limit), so loops end in
+ * ELOOP instead of recursion without end.
+ */
+#include "safefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pp.h"
+
+enum { MAX_LINKS = 40 };
+
+static int fail(int err_no, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(int err_no, char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = err_no;
+	return err_no == EINVAL ? PP_EINVAL : PP_EIO;
+}
+
+static int open_dir_at(int atfd, const char *name)
+{
+	return openat(atfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Opens the start of a walk: "/" for an absolute path, else atfd itself. */
+static int open_start(int atfd, const char *path)
+{
+	if (path[0] == '/')
+		return open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return openat(atfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int walk(int atfd, const char *path, unsigned flags, bool create,
+		int *links, int *out, char *err, size_t errlen);
+
+/* comp in cur did not open as a folder (ELOOP/ENOTDIR): follow it if it is
+ * a symlink we may follow. On success *out is the target folder. */
+static int follow_link(int cur, const char *comp, unsigned flags, bool create,
+		       int *links, int *out, char *err, size_t errlen)
+{
+	struct stat st;
+	char target[PATH_MAX];
+	ssize_t n;
+	int rc;
+	int lfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (lfd < 0)
+		return fail(errno, err, errlen, "cannot open '%s': %s", comp,
+			    strerror(errno));
+	if (fstat(lfd, &st) < 0) {
+		rc = fail(errno, err, errlen, "cannot stat '%s': %s", comp,
+			  strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISLNK(st.st_mode)) {
+		rc = fail(ENOTDIR, err, errlen, "'%s' is not a folder", comp);
+		goto out_close;
+	}
+	if ((flags & SAFE_NOFOLLOW) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0)) {
+		rc = fail(ELOOP, err, errlen,
+			  "refusing to follow symlink '%s' (owned by uid %u)",
+			  comp, (unsigned)st.st_uid);
+		goto out_close;
+	}
+	if (++*links > MAX_LINKS) {
+		rc = fail(ELOOP, err, errlen, "too many levels of symlinks at '%s'",
+			  comp);
+		goto out_close;
+	}
+	n = readlinkat(lfd, "", target, sizeof(target) - 1);
+	if (n < 0) {
+		rc = fail(errno, err, errlen, "cannot read symlink '%s': %s", comp,
+			  strerror(errno));
+		goto out_close;
+	}
+	target[n] = '\0';
+	rc = walk(cur, target, flags, create, links, out, err, errlen);
+out_close:
+	close(lfd);
+	return rc;
+}
+
+static int walk(int atfd, const char *path, unsigned flags, bool create,
+		int *links, int *out, char *err, size_t errlen)
+{
+	int rc = 0;
+	if (!path[0])
+		return fail(ENOENT, err, errlen, "empty path");
+	char *copy = strdup(path);
+	if (!copy)
+		return PP_ENOMEM;
+	int cur = open_start(atfd, path);
+	if (cur < 0) {
+		rc = fail(errno, err, errlen, "cannot open '%s': %s", path,
+			  strerror(errno));
+		goto out_free;
+	}
+	char *p = copy;
+	while (*p) {
+		char *slash = strchr(p, '/');
+		char *next = slash ? slash + 1 : p + strlen(p);
+		if (slash)
+			*slash = '\0';
+		if (!*p || !strcmp(p, ".")) {
+			p = next;
+			continue;
+		}
+		int fd = open_dir_at(cur, p);
+		if (fd < 0 && errno == ENOENT && create) {
+			if (mkdirat(cur, p, 0777) < 0 && errno != EEXIST) {
+				rc = fail(errno, err, errlen,
+					  "cannot create folder '%s': %s", p,
+					  strerror(errno));
+				goto out_close;
+			}
+			fd = open_dir_at(cur, p);
+		}
+		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+			rc = follow_link(cur, p, flags, create, links, &fd, err,
+					 errlen);
+			if (rc)
+				goto out_close;
+		} else if (fd < 0) {
+			rc = fail(errno, err, errlen, "cannot open folder '%s': %s",
+				  p, strerror(errno));
+			goto out_close;
+		}
+		close(cur);
+		cur = fd;
+		p = next;
+	}
+	*out = cur;
+	cur = -1;
+out_close:
+	if (cur >= 0)
+		close(cur);
+out_free:
+	free(copy);
+	return rc;
+}
+
+int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd,
+		 char *err, size_t errlen)
+{
+	int links = 0;
+	return walk(atfd, path, flags, false, &links, dirfd, err, errlen);
+}
+
+int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd,
+		char *err, size_t errlen)
+{
+	int links = 0;
+	return walk(atfd, path, flags, true, &links, dirfd, err, errlen);
+}
+
+static bool valid_name(const char *name)
+{
+	return name[0] && !strchr(name, '/') && strcmp(name, ".") &&
+	       strcmp(name, "..");
+}
+
+static void release(struct safefile *sf)
+{
+	if (sf->dirfd >= 0)
+		close(sf->dirfd);
+	free(sf->name);
+	sf->name = NULL;
+	sf->fp = NULL;
+	sf->dirfd = -1;
+	sf->tmpname[0] = '\0';
+}
+
+int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err,
+		  size_t errlen)
+{
+	int fd = -1;
+	memset(sf, 0, sizeof(*sf));
+	sf->dirfd = -1;
+	if (!valid_name(name))
+		return fail(EINVAL, err, errlen, "invalid file name '%s'", name);
+	sf->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (sf->dirfd < 0)
+		return fail(errno, err, errlen, "bad folder for '%s': %s", name,
+			    strerror(errno));
+	sf->name = strdup(name);
+	if (!sf->name) {
+		release(sf);
+		return PP_ENOMEM;
+	}
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		unsigned long long r = 0;
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			r = (unsigned long long)pp_now_ns() ^
+			    ((unsigned long long)getpid() << 32);
+		snprintf(sf->tmpname, sizeof(sf->tmpname), ".pp-%016llx.tmp", r);
+		fd = openat(sf->dirfd, sf->tmpname,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int e = errno;
+		sf->tmpname[0] = '\0';
+		release(sf);
+		return fail(e, err, errlen, "cannot create a file for '%s': %s",
+			    name, strerror(e));
+	}
+	sf->fp = fdopen(fd, "w");
+	if (!sf->fp) {
+		int e = errno;
+		close(fd);
+		safefile_abort(sf);
+		return fail(e, err, errlen, "cannot open '%s': %s", name,
+			    strerror(e));
+	}
+	return 0;
+}
+
+int safefile_open_path(struct safefile *sf, const char *path, char *err,
+		       size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	char *dir;
+	int dfd, rc;
+	memset(sf, 0, sizeof(*sf));
+	sf->dirfd = -1;
+	if (!slash)
+		dir = strdup(".");
+	else if (slash == path)
+		dir = strdup("/");
+	else
+		dir = strndup(path, (size_t)(slash - path));
+	if (!dir)
+		return PP_ENOMEM;
+	rc = safe_opendir(AT_FDCWD, dir, 0, &dfd, err, errlen);
+	free(dir);
+	if (rc)
+		return rc;
+	rc = safefile_open(sf, dfd, name, err, errlen);
+	close(dfd);
+	return rc;
+}
+
+int safefile_commit(struct safefile *sf, char *err, size_t errlen)
+{
+	int rc = 0;
+	if (!sf->fp)
+		return fail(EBADF, err, errlen, "file is not open");
+	bool bad = ferror(sf->fp) != 0;
+	int e = bad ? EIO : 0;
+	if (fflush(sf->fp) != 0 && !e)
+		e = errno;
+	if (fclose(sf->fp) != 0 && !e)
+		e = errno;
+	sf->fp = NULL;
+	if (e) {
+		rc = fail(e, err, errlen, "cannot write '%s': %s", sf->name,
+			  strerror(e));
+		goto out_unlink;
+	}
+	if (renameat(sf->dirfd, sf->tmpname, sf->dirfd, sf->name) < 0) {
+		e = errno;
+		rc = fail(e, err, errlen, "cannot rename to '%s': %s", sf->name,
+			  strerror(e));
+		goto out_unlink;
+	}
+	release(sf);
+	return 0;
+out_unlink:
+	unlinkat(sf->dirfd, sf->tmpname, 0);
+	release(sf);
+	errno = e;
+	return rc;
+}
+
+void safefile_abort(struct safefile *sf)
+{
+	if (sf->fp)
+		fclose(sf->fp);
+	sf->fp = NULL;
+	if (sf->dirfd >= 0 && sf->tmpname[0])
+		unlinkat(sf->dirfd, sf->tmpname, 0);
+	if (sf->dirfd >= 0 || sf->name)
+		release(sf);
+}
+
+int safefile_write(int dirfd, const char *name, const void *data, size_t len,
+		   char *err, size_t errlen)
+{
+	struct safefile sf;
+	int rc = safefile_open(&sf, dirfd, name, err, errlen);
+	if (rc)
+		return rc;
+	if (len && fwrite(data, 1, len, sf.fp) != len) {
+		int e = errno ? errno : EIO;
+		safefile_abort(&sf);
+		return fail(e, err, errlen, "cannot write '%s': %s", name,
+			    strerror(e));
+	}
+	return safefile_commit(&sf, err, errlen);
+}

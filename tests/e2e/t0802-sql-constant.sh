@@ -1,0 +1,24 @@
+#!/bin/bash
+# No SQL is ever built from trace or path text: every sqlite3_prepare*/exec
+# takes a constant statement, nothing formats SQL at run time
+# (tests/reliab/check_sql.py).
+source "$PP_ROOT/tests/lib.sh"
+source "$PP_ROOT/tests/reliab/lib-reliab.sh"
+
+python3 "$RELIAB/check_sql.py" "$PP_ROOT" >"$T/report" 2>"$T/count"
+rc=$?
+cat "$T/count"
+is "every SQL statement in cmd/ pipeline/ storage/ is a constant" "" "$(cat "$T/report")"
+is "check_sql.py exit status" 0 "$rc"
+# The checker itself catches the patterns it is meant to catch.
+mkdir -p "$T/bad/storage"
+cat >"$T/bad/storage/x.c" <<'C'
+void f(sqlite3 *db, const char *name, sqlite3_stmt **st) {
+	char buf[100];
+	snprintf(buf, sizeof buf, "SELECT * FROM t WHERE n = '%s'", name);
+	sqlite3_prepare_v2(db, buf, -1, st, NULL);
+	sqlite3_free(sqlite3_mprintf("DELETE FROM t WHERE n = %Q", name));
+}
+C
+is "the checker flags formatted SQL" 3 "$(python3 "$RELIAB/check_sql.py" "$T/bad" 2>/dev/null | wc -l)"
+done_testing

@@ -1,0 +1,81 @@
+#!/bin/bash
+# kill -9 of the coordinator and of workers at random moments (6 times here,
+# 50 in `make soak`): after each, integrity_check is ok and nothing stored
+# before is lost; a final re-run gives exactly the clean-run content.
+source "$PP_ROOT/tests/lib.sh"
+source "$PP_ROOT/tests/reliab/lib-reliab.sh"
+
+if pp_unimplemented ppbatch --input "$T/none"; then
+	skip "kill -9 faults" "ppbatch batch mode is not implemented yet"
+	done_testing
+	exit
+fi
+kills=6
+[ "${PP_SOAK:-0}" = 1 ] && kills=50
+seed=${PP_SEED:-$$}
+RANDOM=$seed
+echo "# seed $seed (PP_SEED=$seed reproduces the kill times)"
+make_dataset "$T/base" 8
+
+t0=$(date +%s%3N)
+ppbatch --input "$T/base" --db "$T/clean.db" -j 2 --quiet 2>"$T/clean.err"
+is "clean run exits 0" 0 $?
+dur=$(($(date +%s%3N) - t0))
+echo "# clean run: $dur ms"
+dump_views "$T/clean.db" >"$T/clean.txt"
+ok_if "clean run stored ranks" grep -q ',ok,' "$T/clean.txt"
+
+db=$T/run.db
+bad_integrity= lost= orphans= crashes=
+coord=0 workers=0
+for i in $(seq 1 "$kills"); do
+	dump_stored "$db" >"$T/before.txt"
+	setsid ppbatch --input "$T/base" --db "$db" -j 2 --quiet 2>"$T/run.err" &
+	pid=$!
+	# A random moment within the clean run's duration (+10 %).
+	sleep "$(awk -v r="$RANDOM" -v d="$dur" 'BEGIN { printf "%.3f", r / 32767 * d * 1.1 / 1000 }')"
+	target=$pid
+	if ((i % 2 == 0)); then
+		kids=$(pgrep -P "$pid" | tr '\n' ' ')
+		set -- $kids
+		if [ $# -gt 0 ]; then
+			shift $((RANDOM % $#))
+			target=$1
+		fi
+	fi
+	if [ "$target" = "$pid" ]; then coord=$((coord + 1)); else workers=$((workers + 1)); fi
+	kill -9 "$target" 2>/dev/null
+	if [ "$target" = "$pid" ]; then
+		wait "$pid" 2>/dev/null
+		# Workers of a killed coordinator must go away on their own.
+		for _ in $(seq 1 50); do pgrep -g "$pid" >/dev/null || break; sleep 0.1; done
+		if pgrep -g "$pid" >/dev/null; then
+			orphans="$orphans $i"
+			pkill -9 -g "$pid"
+		fi
+	else
+		wait "$pid"
+		rc=$?
+		[ "$rc" -le 1 ] || crashes="$crashes [kill $i: worker killed, coordinator exit $rc]"
+	fi
+	sanitizer_clean "$T/run.err" || crashes="$crashes [kill $i: sanitizer report]"
+	if [ -f "$db" ]; then
+		ic=$(db_integrity "$db")
+		[ "$ic" = ok ] || bad_integrity="$bad_integrity [kill $i: $ic]"
+	fi
+	dump_stored "$db" >"$T/after.txt"
+	l=$(lost_rows "$T/before.txt" "$T/after.txt" | head -3)
+	[ -z "$l" ] || lost="$lost [kill $i: $l]"
+done
+echo "# $kills kills: $coord of the coordinator, $workers of a worker"
+is "integrity_check ok after every kill" "" "$bad_integrity"
+is "no stored row lost by a kill" "" "$lost"
+is "workers exit when their coordinator is killed" "" "$orphans"
+is "coordinator survives killed workers, no sanitizer report" "" "$crashes"
+
+ppbatch --input "$T/base" --db "$db" -j 2 --quiet 2>"$T/rerun.err"
+is "re-run after the kills exits 0" 0 $?
+dump_views "$db" >"$T/rerun.txt"
+ok_if "re-run content equals the clean run" diff "$T/clean.txt" "$T/rerun.txt"
+is "integrity_check after the re-run" ok "$(db_integrity "$db")"
+done_testing

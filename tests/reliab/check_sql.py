@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""check_sql.py — no SQL is ever built from trace or path text.
+
+    check_sql.py ROOT
+
+Scans cmd/ pipeline/ storage/ *.c and prints one line per violation:
+  - a sqlite3_prepare*/sqlite3_exec call whose SQL argument is not provably
+    constant: a string literal, a macro or `const char` object initialised
+    with literals in the same file, an element or member of a `static const`
+    table, or a parameter of a static helper whose every call in the file
+    passes such a constant;
+  - any use of sqlite3_mprintf/vmprintf/snprintf/sqlite3_str_* (SQL text
+    assembled at run time);
+  - a printf-style format string that holds an SQL keyword and a %
+    conversion (SQL built with snprintf/strbuf_addf).
+Exit status 0 when there is nothing to report.
+"""
+import os
+import re
+import sys
+
+CALL = re.compile(r"\b(sqlite3_prepare(?:_v2|_v3|16(?:_v2|_v3)?)?|sqlite3_exec)\s*\(")
+LIT = re.compile(r'^(\s*"(?:[^"\\]|\\.)*"\s*)+$', re.S)
+BANNED = re.compile(r"\b(sqlite3_v?mprintf|sqlite3_v?snprintf|sqlite3_str_\w+)\s*\(")
+FMT = re.compile(r"\b(v?snprintf|v?asprintf|strbuf_v?addf|fprintf)\s*\(([^;]*)", re.S)
+SQLKW = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|PRAGMA|ATTACH|REPLACE\s+INTO)\b")
+
+
+def strip_comments(src):
+    src = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)) if "\n" not in m.group(0)
+                 else "\n" * m.group(0).count("\n"), src, flags=re.S)
+    return re.sub(r"//[^\n]*", "", src)
+
+
+def args_of(src, start):
+    """Split the argument list that starts after the '(' at src[start-1]."""
+    depth, i, cur, out, s = 0, start, [], [], None
+    while i < len(src):
+        c = src[i]
+        if s:
+            cur.append(c)
+            if c == "\\":
+                cur.append(src[i + 1])
+                i += 1
+            elif c == s:
+                s = None
+        elif c in "\"'":
+            s = c
+            cur.append(c)
+        elif c in "([{":
+            depth += 1
+            cur.append(c)
+        elif c in ")]}":
+            if depth == 0:
+                out.append("".join(cur).strip())
+                return out
+            depth -= 1
+            cur.append(c)
+        elif c == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    return out
+
+
+def constant(expr, src, seen=()):
+    expr = expr.strip()
+    while expr.startswith("(") and expr.endswith(")"):
+        expr = expr[1:-1].strip()
+    if LIT.match(expr):
+        return True
+    m = re.match(r"^&?\s*([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*((\.|->)\s*\w+)?$", expr)
+    if not m:
+        return False
+    root = m.group(1)
+    if root in seen:
+        return False
+    # #define ROOT "..."
+    if re.search(r"^\s*#\s*define\s+%s\s+\"" % re.escape(root), src, re.M):
+        return True
+    # static const char ROOT[] = "..."; const char *const ROOT = "...";
+    d = re.search(r"\bconst\s+char\s*(?:\*\s*const\s*)?%s\s*(\[[^\]]*\])*\s*=\s*([^;]*);"
+                  % re.escape(root), src, re.S)
+    if d:
+        init = d.group(2).strip()
+        if init.startswith("{"):
+            items = [x for x in args_of(init[1:] + ")", 0) if x]
+            return all(LIT.match(x) for x in items)
+        return bool(LIT.match(init))
+    # a static const table of structs whose string fields are literals
+    if re.search(r"\bconst\s+struct\s+\w+\s*(\{[^}]*\})?\s*%s\s*\[" % re.escape(root), src):
+        return True
+    # a parameter of a static helper: every call site must pass a constant
+    fn = re.search(r"\bstatic\s+[\w\s\*]+?\b(\w+)\s*\(([^)]*\bconst\s+char\s*\*\s*%s\b[^)]*)\)\s*\{"
+                   % re.escape(root), src)
+    if fn:
+        name, params = fn.group(1), fn.group(2)
+        idx = [p.strip() for p in params.split(",")]
+        pos = next(i for i, p in enumerate(idx) if re.search(r"\b%s$" % re.escape(root), p))
+        calls = [c for c in re.finditer(r"\b%s\s*\(" % re.escape(name), src)
+                 if c.start() != fn.start(1)]
+        if not calls:
+            return False
+        for c in calls:
+            a = args_of(src, c.end())
+            if len(a) <= pos or not constant(a[pos], src, seen + (root,)):
+                return False
+        return True
+    return False
+
+
+def main():
+    root = sys.argv[1]
+    bad = 0
+    nprep = 0
+    for sub in ("cmd", "pipeline", "storage"):
+        d = os.path.join(root, sub)
+        if not os.path.isdir(d):
+            continue
+        for fn in sorted(os.listdir(d)):
+            if not fn.endswith(".c"):
+                continue
+            path = os.path.join(sub, fn)
+            src = strip_comments(open(os.path.join(d, fn), errors="replace").read())
+            for m in CALL.finditer(src):
+                line = src.count("\n", 0, m.start()) + 1
+                a = args_of(src, m.end())
+                if len(a) < 2:
+                    continue
+                nprep += 1
+                if not constant(a[1], src):
+                    print("%s:%d: %s with SQL that is not a constant: %s"
+                          % (path, line, m.group(1), a[1][:80]))
+                    bad += 1
+            for m in BANNED.finditer(src):
+                print("%s:%d: %s builds SQL text at run time"
+                      % (path, src.count("\n", 0, m.start()) + 1, m.group(1)))
+                bad += 1
+            for m in FMT.finditer(src):
+                fmt = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2)))
+                if SQLKW.search(fmt) and re.search(r"%[-+ #0-9.]*[a-z]", fmt):
+                    print("%s:%d: SQL built with %s: \"%s\""
+                          % (path, src.count("\n", 0, m.start()) + 1, m.group(1), fmt[:80]))
+                    bad += 1
+    print("# %d sqlite3_prepare/exec calls checked" % nprep, file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
