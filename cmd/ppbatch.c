@@ -134,19 +134,18 @@ int main(int argc, char **argv)
 	pp_set_progname("ppbatch");
 	cli_init(&st, argc, argv);
 	rc = parse_args(argc, argv, &o, &st);
-	if (rc == CLI_HELP)
-		return PP_EXIT_OK;
-	if (rc == CLI_ERR)
-		return PP_EXIT_USAGE;
+	if (rc == CLI_HELP || rc == CLI_ERR) {
+		cli_release(&st);
+		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
+	}
 	o.files = st.pos;
 	o.nfiles = st.npos;
 	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err))
 				 : config_new();
 	if (!o.config) {
 		error("%s", err);
-		return PP_EXIT_USAGE;
-	}
-	if (o.inspect && !o.nfiles) {
+		rc = PP_EXIT_USAGE;
+	} else if (o.inspect && !o.nfiles) {
 		error("--inspect needs at least one trace file");
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;
