@@ -258,7 +258,8 @@ slurm_reference() {
 	[ "$rc" = 0 ] || { sed 's/^/# /' "$db.log"; return 2; }
 	iters=$(cd "$tree" && ls -d iteration_* | sed 's/.*_//' | sort -n | tr '\n' ' ')
 	# shellcheck disable=SC2086
-	ppagg --base-folder "$tree" --iterations $iters --db "$db" --out "$db.agg" >>"$db.log" 2>&1
+	ppagg --base-folder "$tree" --iterations $iters --db "$db" --out "$db.agg" --no-render \
+		>>"$db.log" 2>&1
 	rc=$?
 	if grep -q 'not implemented' "$db.log"; then
 		SLURM_WHY="ppagg is not implemented yet"
