@@ -119,9 +119,15 @@ bench: deps
 	@$(MAKE) --no-print-directory O=build all
 	@scripts/bench
 
+# Cluster scripts (docs/cluster.md): commands in bin, job scripts in libexec.
+SLURM_BIN  := scripts/slurm/pptrace-submit scripts/slurm/pptrace-epilog scripts/cron/pptrace-cron
+SLURM_LIBX := scripts/slurm/pptrace-common.sh scripts/slurm/ppbatch-array.sbatch \
+              scripts/slurm/pptrace-merge.sbatch
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(CMDS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/pptrace
+	install -m 755 $(CMDS) $(SLURM_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(SLURM_LIBX) $(DESTDIR)$(PREFIX)/libexec/pptrace/
 
 clean:
 	rm -rf build build-san build-fuzz $(O)

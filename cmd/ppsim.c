@@ -88,9 +88,9 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
 			in->json = true;
 		} else {
 			struct strbuf sb = STRBUF_INIT;
-			if (st->nargs == 0)
+			if (!st->args) /* --name=value */
 				strbuf_addstr(&sb, st->arg);
-			for (int i = 0; i < st->nargs; i++) {
+			for (int i = 0; st->args && i < st->nargs; i++) {
 				if (i)
 					strbuf_addch(&sb, ',');
 				strbuf_addstr(&sb, st->args[i]);

@@ -14,18 +14,6 @@
  */
 #include "classify_priv.h"
 
-static enum rr_type kernel_type(const struct classify *c, const struct cgpu *g)
-{
-	uint32_t bits = VEC_AT(&c->names, struct cname, g->name).bits;
-	if (g->memevent)
-		return RR_MEM;
-	if (bits & (1u << PAT_COMM_KERNEL))
-		return RR_COMM;
-	if (bits & (1u << PAT_MEM_KERNEL))
-		return RR_MEM;
-	return RR_COMP;
-}
-
 /* The step index of the root of set containing the launch, or -1. */
 static int32_t step_in(const struct classify *c, int set, uint32_t thread,
 		       int64_t ts)
@@ -92,25 +80,14 @@ void attribute_kernels(struct classify *c, struct rank_result *res,
 	static const uint8_t generic[3] = { RR_COMPUTATION, RR_COMMUNICATION,
 					    RR_MEMORY };
 	const struct claunch *launches = c->launches.data;
-	for (size_t i = 0; i < c->gpus.n; i++) {
-		const struct cgpu *g = &VEC_AT(&c->gpus, struct cgpu, i);
+	for (size_t i = 0; i < res->nkernels; i++) {
 		struct rr_kernel *k = &res->kernels[i];
-		uint32_t li = g->has_corr ? imap_get(&c->corr, g->corr)
-					  : IMAP_EMPTY;
+		uint32_t li = k->has_correlation
+				      ? cmap_get(&c->corr, k->correlation)
+				      : IMAP_EMPTY;
 		const struct claunch *l = li == IMAP_EMPTY ? NULL
 							   : &launches[li];
-		k->start_ns = g->ts + base;
-		k->dur_ns = g->dur;
-		k->correlation = g->corr;
-		k->has_correlation = g->has_corr;
-		k->stream = g->stream;
-		k->device = g->device;
-		k->name_id = g->name;
-		k->pg = g->pg;
-		k->type = (uint8_t)kernel_type(c, g);
-		k->phase = RR_NOPHASE;
-		k->seq = -1;
-		k->step = -1;
+		k->start_ns += base;
 		k->orphan = !l;
 		iter_of[i] = -1;
 		if (!l) {

@@ -110,12 +110,12 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena)
 	vec_init(&c->slices, sizeof(struct cslice));
 	vec_init(&c->pgslices, sizeof(struct cpgslice));
 	vec_init(&c->launches, sizeof(struct claunch));
-	vec_init(&c->gpus, sizeof(struct cgpu));
+	vec_init(&c->gpus, sizeof(struct rr_kernel));
 	vec_init(&c->groups, sizeof(struct cgroup));
 	itab_init(&c->name_tab);
 	itab_init(&c->thread_tab);
 	itab_init(&c->group_tab);
-	imap_init(&c->corr);
+	cmap_init(&c->corr);
 	imap_init(&c->flows);
 	c->fwd = c->bwd = -1;
 	return c;
@@ -135,7 +135,7 @@ void classify_free(struct classify *c)
 	itab_release(&c->name_tab);
 	itab_release(&c->thread_tab);
 	itab_release(&c->group_tab);
-	imap_release(&c->corr);
+	cmap_release(&c->corr);
 	imap_release(&c->flows);
 }
 
@@ -296,29 +296,44 @@ static bool has_pg_args(const struct trace_event *ev)
 
 /* --- feeding ------------------------------------------------------------ */
 
+/* Kernel type (SPEC §5): memcpy/memset events are mem; for kernels comm is
+ * tested before mem. */
+static enum rr_type kernel_type(uint32_t bits, bool memevent)
+{
+	if (memevent)
+		return RR_MEM;
+	if (bits & (1u << PAT_COMM_KERNEL))
+		return RR_COMM;
+	if (bits & (1u << PAT_MEM_KERNEL))
+		return RR_MEM;
+	return RR_COMP;
+}
+
 static int feed_gpu(struct classify *c, const struct trace_event *ev,
 		    bool memevent)
 {
 	long name = name_intern(c, ev->name.p, ev->name.n);
-	struct cgpu *g = name < 0 ? NULL : vec_push(&c->gpus);
-	if (!g)
+	struct rr_kernel *k = name < 0 ? NULL : vec_push(&c->gpus);
+	if (!k)
 		return PP_ENOMEM;
-	g->ts = ev->ts_ns;
-	g->dur = ev->dur_ns > 0 ? ev->dur_ns : 0;
-	g->has_corr = ev->has & TE_CORRELATION;
-	g->corr = g->has_corr ? ev->correlation : 0;
-	g->stream = ev->has & TE_STREAM ? ev->stream
+	k->start_ns = ev->ts_ns; /* raw: the base is added at the end */
+	k->dur_ns = ev->dur_ns > 0 ? ev->dur_ns : 0;
+	k->has_correlation = ev->has & TE_CORRELATION;
+	k->correlation = k->has_correlation ? ev->correlation : 0;
+	k->stream = ev->has & TE_STREAM ? ev->stream
 		    : (ev->has & TE_TID) && !ev->tid.is_str ? ev->tid.num : -1;
-	g->device = ev->has & TE_DEVICE ? ev->device
+	k->device = ev->has & TE_DEVICE ? ev->device
 		    : (ev->has & TE_PID) && !ev->pid.is_str ? ev->pid.num : -1;
-	g->name = (uint32_t)name;
-	g->memevent = memevent;
-	g->pg = -1;
+	k->name_id = (uint32_t)name;
+	k->type = (uint8_t)kernel_type(
+		VEC_AT(&c->names, struct cname, name).bits, memevent);
+	k->phase = RR_NOPHASE;
+	k->seq = k->step = k->pg = -1;
 	if (has_pg_args(ev)) {
 		long pg = group_intern(c, ev);
 		if (pg < 0)
 			return PP_ENOMEM;
-		g->pg = (int32_t)pg;
+		k->pg = (int32_t)pg;
 	}
 	c->cnt.gpu_events++;
 	return 0;
@@ -352,7 +367,7 @@ static int feed_cpu(struct classify *c, const struct trace_event *ev)
 		c->cnt.kept_slices++;
 	}
 	if (launch) {
-		uint32_t *v = imap_ref(&c->corr, ev->correlation,
+		uint32_t *v = cmap_ref(&c->corr, ev->correlation,
 				       (uint32_t)c->launches.n);
 		if (!v)
 			return PP_ENOMEM;
@@ -632,9 +647,9 @@ static void set_counts(struct classify *c, struct rank_result *res)
 {
 	for (int set = 0; set < PAT_NSETS; set++)
 		res->steps_per_set[set] = (int64_t)c->roots[set].n;
-	for (size_t i = 0; i < c->gpus.n; i++) {
-		const struct cgpu *g = &VEC_AT(&c->gpus, struct cgpu, i);
-		uint32_t bits = VEC_AT(&c->names, struct cname, g->name).bits;
+	for (size_t i = 0; i < res->nkernels; i++) {
+		uint32_t bits = VEC_AT(&c->names, struct cname,
+				       res->kernels[i].name_id).bits;
 		for (int set = PAT_COMM_KERNEL; set <= PAT_MEM_KERNEL; set++)
 			if (bits & (1u << set))
 				res->steps_per_set[set]++;
@@ -717,17 +732,31 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	if (build_steps(c, res, base) < 0 || pg_roots(c, &pg) < 0 ||
 	    iterations(c, res, base, &its) < 0)
 		goto nomem;
+	/* Attribute in place in the heap vector, drop what only attribution
+	 * needed, then move the rows into the arena: the peak stays near two
+	 * rows per kernel. */
 	res->nkernels = c->gpus.n;
-	res->kernels = arena_calloc(c->arena, res->nkernels + 1,
-				    sizeof(*res->kernels));
+	res->kernels = c->gpus.data;
 	iter_of = arena_alloc(c->arena, (res->nkernels + 1) * sizeof(*iter_of));
-	if (!res->kernels || !iter_of)
+	if (!iter_of)
 		goto nomem;
 	attribute_kernels(c, res, base, &pg, &its, iter_of);
+	set_counts(c, res);
+	vec_release(&c->launches);
+	vec_release(&c->slices);
+	vec_release(&c->pgslices);
+	cmap_release(&c->corr);
+	res->kernels = arena_alloc(c->arena, (res->nkernels + 1) *
+				   sizeof(*res->kernels));
+	if (!res->kernels)
+		goto nomem;
+	if (res->nkernels)
+		memcpy(res->kernels, c->gpus.data,
+		       res->nkernels * sizeof(*res->kernels));
+	vec_release(&c->gpus);
 	if (rank_metrics_compute(res, iter_of, c->arena) < 0 ||
 	    groups_out(c, res) < 0)
 		goto nomem;
-	set_counts(c, res);
 	res->counters = c->cnt;
 	if (warnings(c, res) < 0 || names_out(c, res) < 0)
 		goto nomem;

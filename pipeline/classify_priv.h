@@ -76,13 +76,6 @@ struct claunch {
 	uint32_t thread;
 };
 
-struct cgpu {
-	int64_t ts, dur, corr, stream, device;
-	uint32_t name;
-	int32_t pg;
-	bool memevent, has_corr;
-};
-
 struct cgroup {
 	const char *name, *desc, *ranks;
 	uint64_t hash;
@@ -106,9 +99,12 @@ struct classify {
 	struct arena *arena;
 	int failed;
 
-	struct vec names, threads, slices, pgslices, launches, gpus, groups;
+	struct vec names, threads, slices, pgslices, launches, groups;
+	/* GPU events as result rows from the start (raw ts, type set; the
+	 * category and step are filled in by attribute_kernels()). */
+	struct vec gpus;
 	struct itab name_tab, thread_tab, group_tab;
-	struct imap corr;    /* correlation → launch index */
+	struct cmap corr;    /* correlation → launch index */
 	struct imap flows;   /* fwdbwd id hash → bit 1 s, bit 2 f */
 	uint32_t last_thread; /* cache for consecutive events on one thread */
 	bool have_last_thread;
@@ -129,10 +125,10 @@ long roots_find(const struct croots *r, uint32_t thread, int64_t ts);
 /* roles.c */
 void roles_decide(struct classify *c, struct rank_result *res);
 
-/* attribute.c: fills res->kernels[i] from GPU event i: times (plus base),
- * type, category, step (croot.step of the roots), recompute, group (pg =
- * process-group slices as roots, step = group index); iter_of[i] = index of
- * the iteration window (its = ProfilerStep roots sorted by ts) or -1. */
+/* attribute.c: completes res->kernels[i] (GPU event i, raw ts): adds base,
+ * sets category, step (croot.step of the roots), recompute, orphan, group
+ * (pg = process-group slices as roots, step = group index); iter_of[i] =
+ * index of the iteration window (its = ProfilerStep roots by ts) or -1. */
 void attribute_kernels(struct classify *c, struct rank_result *res,
 		       int64_t base, const struct croots *pg,
 		       const struct croots *its, int32_t *iter_of);

@@ -197,3 +197,62 @@ int itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
 	t->cap = cap;
 	return 0;
 }
+
+void cmap_init(struct cmap *m)
+{
+	memset(m, 0, sizeof(*m));
+	imap_init(&m->sparse);
+}
+
+void cmap_release(struct cmap *m)
+{
+	free(m->dense);
+	imap_release(&m->sparse);
+	cmap_init(m);
+}
+
+uint32_t cmap_get(const struct cmap *m, int64_t key)
+{
+	if (m->has_base && key >= m->base && (uint64_t)(key - m->base) < m->cap)
+		return m->dense[key - m->base];
+	return imap_get(&m->sparse, key);
+}
+
+/* The dense array may cover up to 8 slots per stored id (plus 64 Ki): dense
+ * enough that it costs at most 32 bytes per id. */
+static bool cmap_dense_ok(const struct cmap *m, uint64_t off)
+{
+	return off < 8 * (uint64_t)m->n + 65536;
+}
+
+uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
+{
+	if (!m->has_base) {
+		m->base = key;
+		m->has_base = true;
+	}
+	uint64_t off = (uint64_t)key - (uint64_t)m->base;
+	if (key < m->base || !cmap_dense_ok(m, off)) {
+		size_t before = m->sparse.n;
+		uint32_t *v = imap_ref(&m->sparse, key, init);
+		m->n += m->sparse.n - before;
+		return v;
+	}
+	if (off >= m->cap) {
+		size_t cap = m->cap ? m->cap : 4096;
+		while (cap <= off)
+			cap *= 2;
+		uint32_t *d = realloc(m->dense, cap * sizeof(*d));
+		if (!d)
+			return NULL;
+		memset(d + m->cap, 0xff, (cap - m->cap) * sizeof(*d));
+		m->dense = d;
+		m->cap = cap;
+	}
+	uint32_t *v = &m->dense[off];
+	if (*v == IMAP_EMPTY) {
+		*v = init;
+		m->n++;
+	}
+	return v;
+}

@@ -35,6 +35,24 @@ uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init);
  * not be IMAP_EMPTY. */
 uint32_t imap_put(struct imap *m, int64_t key, uint32_t val);
 
+/* Correlation ids → uint32: CUPTI numbers API calls with a counter, so the
+ * ids of one trace are dense. Ids within a growing window above the first id
+ * seen go to a direct array (sequential, cache-friendly); others (far away,
+ * below it, or sparse) fall back to an imap. Same contract as imap. */
+struct cmap {
+	int64_t base;      /* the first id seen */
+	uint32_t *dense;   /* dense[id - base], IMAP_EMPTY = absent */
+	size_t cap;        /* slots in dense */
+	size_t n;          /* ids stored (dense + sparse) */
+	bool has_base;
+	struct imap sparse;
+};
+
+void cmap_init(struct cmap *m);
+void cmap_release(struct cmap *m);
+uint32_t cmap_get(const struct cmap *m, int64_t key);
+uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init);
+
 /* A table of uint32 indices (+1, 0 = free) keyed by 64-bit hashes, for
  * interning things compared by the caller: probe with itab_slot(). */
 struct itab {

@@ -24,17 +24,39 @@
 enum {
 	MAX_CATS = 256,      /* distinct categories counted by name */
 	MAX_THREADS = 65536, /* distinct (pid, tid) tracked */
-	SHOW_THREADS = 40    /* threads listed in the text output */
+	SHOW_THREADS = 40,   /* threads listed in the text output */
+	MAX_NAMES = 1 << 20  /* distinct kernel names remembered */
 };
+
+enum { GPU_NONE = -1, GPU_KERNEL, GPU_MEMCPY, GPU_MEMSET };
+enum { KT_COMP, KT_COMM, KT_MEM };
 
 struct cat_count {
 	char *name; /* lower case */
 	uint64_t n;
+	int gpu;    /* GPU_* */
+};
+
+/* Kernel name -> type, so each distinct name is matched once. */
+struct name_slot {
+	uint64_t hash;
+	const char *name; /* NULL: free */
+	size_t n;
+	int type;         /* KT_* */
+};
+
+/* pid or tid as a key: absent, an integer or a string. */
+struct idkey {
+	int kind; /* 0 absent, 1 integer, 2 string */
+	int64_t num;
+	const char *s; /* kind 2: NUL-terminated (arena) */
+	size_t n;
 };
 
 struct thread {
-	char *key;      /* "pid\ttid" as text */
-	char *pid, *tid;
+	bool used;
+	struct idkey pid, tid;
+	char *pid_text, *tid_text;
 	char *name;     /* thread_name metadata, or NULL */
 	uint64_t events;
 };
@@ -49,9 +71,13 @@ struct inspect {
 	uint64_t by_ph[256];
 	struct cat_count cats[MAX_CATS];
 	int ncats;
+	int last_cat;           /* index of the previous event's category, or -1 */
 	uint64_t cats_other;
 	struct thread *threads; /* open addressing, cap a power of two */
 	size_t tcap, tcount;
+	struct thread *last;    /* the thread of the previous event */
+	struct name_slot *names;
+	size_t ncap, ncount;
 	uint64_t threads_dropped;
 	struct proc_name *procs;
 	size_t nprocs, procs_cap;
@@ -61,102 +87,208 @@ struct inspect {
 	int64_t span_lo, span_hi;
 };
 
-static void id_text(char *out, size_t n, const struct trace_id *id, bool present)
+static struct idkey idkey_of(const struct trace_id *id, bool present)
 {
-	if (!present)
-		snprintf(out, n, "-");
-	else if (id->is_str && !id->str.n)
-		snprintf(out, n, "\"\"");
-	else if (id->is_str)
-		snprintf(out, n, "%.*s", (int)(id->str.n > 200 ? 200 : id->str.n), id->str.p);
-	else
-		snprintf(out, n, "%" PRId64, id->num);
+	struct idkey k = { 0, 0, NULL, 0 };
+	if (present && id->is_str) {
+		k.kind = 2;
+		k.s = id->str.p;
+		k.n = id->str.n;
+	} else if (present) {
+		k.kind = 1;
+		k.num = id->num;
+	}
+	return k;
 }
 
-static uint64_t hash_str(const char *s)
+static uint64_t idkey_hash(const struct idkey *k, uint64_t h)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	h = (h ^ (uint64_t)k->kind) * 1099511628211ull;
+	if (k->kind == 1)
+		return (h ^ (uint64_t)k->num) * 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < k->n; i++)
+		h = (h ^ (unsigned char)k->s[i]) * 1099511628211ull;
 	return h;
 }
 
+static bool idkey_eq(const struct idkey *a, const struct idkey *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == 1)
+		return a->num == b->num;
+	return a->kind == 0 || (a->n == b->n && !memcmp(a->s, b->s, a->n));
+}
+
+static uint64_t thread_hash(const struct idkey *pid, const struct idkey *tid)
+{
+	uint64_t h = idkey_hash(tid, idkey_hash(pid, 1469598103934665603ull));
+	return h ^ (h >> 29);
+}
+
+static char *idkey_text(struct arena *a, const struct idkey *k)
+{
+	char buf[224];
+	if (k->kind == 0)
+		snprintf(buf, sizeof(buf), "-");
+	else if (k->kind == 1)
+		snprintf(buf, sizeof(buf), "%" PRId64, k->num);
+	else if (!k->n)
+		snprintf(buf, sizeof(buf), "\"\"");
+	else
+		snprintf(buf, sizeof(buf), "%.*s", (int)(k->n > 200 ? 200 : k->n), k->s);
+	return arena_strndup(a, buf, strlen(buf));
+}
+
+static void threads_grow(struct inspect *in)
+{
+	size_t ncap = in->tcap ? in->tcap * 2 : 256;
+	struct thread *nt = xcalloc(ncap, sizeof(*nt));
+	for (size_t i = 0; i < in->tcap; i++) {
+		struct thread *t = &in->threads[i];
+		if (!t->used)
+			continue;
+		size_t j = thread_hash(&t->pid, &t->tid) & (ncap - 1);
+		while (nt[j].used)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = *t;
+	}
+	free(in->threads);
+	in->threads = nt;
+	in->tcap = ncap;
+	in->last = NULL;
+}
+
+/* The thread of ev, created on first sight; NULL beyond MAX_THREADS. */
 static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
 {
-	char pid[224], tid[224], key[460];
-	id_text(pid, sizeof(pid), &ev->pid, ev->has & TE_PID);
-	id_text(tid, sizeof(tid), &ev->tid, ev->has & TE_TID);
-	snprintf(key, sizeof(key), "%s\t%s", pid, tid);
-	if (in->tcount * 2 >= in->tcap) {
-		if (in->tcount >= MAX_THREADS)
-			goto lookup_only;
-		size_t ncap = in->tcap ? in->tcap * 2 : 256;
-		struct thread *nt = xcalloc(ncap, sizeof(*nt));
-		for (size_t i = 0; i < in->tcap; i++) {
-			if (!in->threads[i].key)
-				continue;
-			size_t j = hash_str(in->threads[i].key) & (ncap - 1);
-			while (nt[j].key)
-				j = (j + 1) & (ncap - 1);
-			nt[j] = in->threads[i];
-		}
-		free(in->threads);
-		in->threads = nt;
-		in->tcap = ncap;
-	}
-lookup_only:
-	if (!in->tcap)
-		return NULL;
-	size_t j = hash_str(key) & (in->tcap - 1);
-	while (in->threads[j].key) {
-		if (!strcmp(in->threads[j].key, key))
-			return &in->threads[j];
+	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
+	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
+	struct thread *t = in->last;
+	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
+		return t;
+	if (in->tcount * 2 >= in->tcap && in->tcount < MAX_THREADS)
+		threads_grow(in);
+	size_t j = thread_hash(&pid, &tid) & (in->tcap - 1);
+	for (t = &in->threads[j]; t->used; t = &in->threads[j]) {
+		if (idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
+			return in->last = t;
 		j = (j + 1) & (in->tcap - 1);
 	}
-	if (in->tcount >= MAX_THREADS || in->tcount * 2 >= in->tcap) {
+	if (in->tcount >= MAX_THREADS) {
 		in->threads_dropped++;
 		return NULL;
 	}
-	struct thread *t = &in->threads[j];
-	t->key = arena_strndup(&in->arena, key, strlen(key));
-	t->pid = arena_strndup(&in->arena, pid, strlen(pid));
-	t->tid = arena_strndup(&in->arena, tid, strlen(tid));
+	t->used = true;
+	if (pid.kind == 2)
+		pid.s = arena_strndup(&in->arena, pid.s, pid.n);
+	if (tid.kind == 2)
+		tid.s = arena_strndup(&in->arena, tid.s, tid.n);
+	t->pid = pid;
+	t->tid = tid;
+	t->pid_text = idkey_text(&in->arena, &pid);
+	t->tid_text = idkey_text(&in->arena, &tid);
 	in->tcount++;
-	return t;
+	return in->last = t;
 }
 
-static void count_cat(struct inspect *in, struct pp_sv cat)
+/* Counts the event's category; returns its GPU kind (GPU_*) or GPU_NONE. */
+static int count_cat(struct inspect *in, struct pp_sv cat)
 {
+	if (in->last_cat >= 0 && pp_sv_ieq(cat, in->cats[in->last_cat].name)) {
+		in->cats[in->last_cat].n++;
+		return in->cats[in->last_cat].gpu;
+	}
 	for (int i = 0; i < in->ncats; i++)
 		if (pp_sv_ieq(cat, in->cats[i].name)) {
 			in->cats[i].n++;
-			return;
+			in->last_cat = i;
+			return in->cats[i].gpu;
 		}
 	if (in->ncats == MAX_CATS || cat.n > 200 || memchr(cat.p, '\0', cat.n)) {
 		in->cats_other++;
-		return;
+		return GPU_NONE;
 	}
 	char *s = arena_strndup(&in->arena, cat.p, cat.n);
 	for (char *c = s; *c; c++)
 		if (*c >= 'A' && *c <= 'Z')
 			*c = (char)(*c - 'A' + 'a');
-	in->cats[in->ncats].name = s;
-	in->cats[in->ncats++].n = 1;
+	struct cat_count *cc = &in->cats[in->ncats];
+	cc->name = s;
+	cc->n = 1;
+	cc->gpu = !strcmp(s, "kernel") ? GPU_KERNEL
+		: !strcmp(s, "gpu_memcpy") ? GPU_MEMCPY
+		: !strcmp(s, "gpu_memset") ? GPU_MEMSET : GPU_NONE;
+	in->last_cat = in->ncats++;
+	return cc->gpu;
+}
+
+/* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
+static int kernel_type_match(const char *n)
+{
+	if (strstr(n, "nccl") || strstr(n, "mccl"))
+		return KT_COMM;
+	if (strstr(n, "memcpy") || strstr(n, "Memcpy") || strstr(n, "memset") ||
+	    strstr(n, "Memset"))
+		return KT_MEM;
+	return KT_COMP;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h ^ (h >> 31);
+}
+
+/* The type of a kernel name, matched once per distinct name (up to a cap). */
+static int kernel_type(struct inspect *in, struct pp_sv name)
+{
+	uint64_t h = hash_bytes(name.p, name.n);
+	if (in->ncap) {
+		size_t j = h & (in->ncap - 1);
+		for (struct name_slot *s = &in->names[j]; s->name; s = &in->names[j]) {
+			if (s->hash == h && s->n == name.n && !memcmp(s->name, name.p, name.n))
+				return s->type;
+			j = (j + 1) & (in->ncap - 1);
+		}
+	}
+	int type = kernel_type_match(name.p);
+	if (in->ncount >= MAX_NAMES || name.n > 4096)
+		return type;
+	if ((in->ncount + 1) * 2 > in->ncap) {
+		size_t ncap = in->ncap ? in->ncap * 2 : 1024;
+		struct name_slot *nt = xcalloc(ncap, sizeof(*nt));
+		for (size_t i = 0; i < in->ncap; i++) {
+			if (!in->names[i].name)
+				continue;
+			size_t j = in->names[i].hash & (ncap - 1);
+			while (nt[j].name)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = in->names[i];
+		}
+		free(in->names);
+		in->names = nt;
+		in->ncap = ncap;
+	}
+	size_t j = h & (in->ncap - 1);
+	while (in->names[j].name)
+		j = (j + 1) & (in->ncap - 1);
+	in->names[j] = (struct name_slot){ h, arena_strndup(&in->arena, name.p, name.n), name.n,
+					   type };
+	in->ncount++;
+	return type;
 }
 
 /* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
 static void count_gpu(struct inspect *in, const struct trace_event *ev, int kind)
 {
-	const char *n = ev->name.p;
 	in->gpu_events++;
-	if (kind != 0) {
-		in->k_mem++;
-		return;
-	}
-	if (strstr(n, "nccl") || strstr(n, "mccl"))
+	int type = kind == GPU_KERNEL ? kernel_type(in, ev->name) : KT_MEM;
+	if (type == KT_COMM)
 		in->k_comm++;
-	else if (strstr(n, "memcpy") || strstr(n, "Memcpy") || strstr(n, "memset") ||
-		 strstr(n, "Memset"))
+	else if (type == KT_MEM)
 		in->k_mem++;
 	else
 		in->k_comp++;
@@ -171,13 +303,13 @@ static void note_metadata(struct inspect *in, const struct trace_event *ev)
 						ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
 	} else if (!strcmp(ev->name.p, "process_name") && ev->arg_name.n &&
 		   in->nprocs < 4096) {
-		char pid[224];
-		id_text(pid, sizeof(pid), &ev->pid, ev->has & TE_PID);
+		struct idkey k = idkey_of(&ev->pid, ev->has & TE_PID);
+		char *pid = idkey_text(&in->arena, &k);
 		if (in->nprocs == in->procs_cap) {
 			in->procs_cap = in->procs_cap ? in->procs_cap * 2 : 16;
 			in->procs = xrealloc(in->procs, in->procs_cap * sizeof(*in->procs));
 		}
-		in->procs[in->nprocs].pid = arena_strndup(&in->arena, pid, strlen(pid));
+		in->procs[in->nprocs].pid = pid;
 		in->procs[in->nprocs++].name = arena_strndup(
 			&in->arena, ev->arg_name.p, ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
 	}
@@ -190,20 +322,18 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 		note_metadata(in, ev);
 		return;
 	}
-	count_cat(in, ev->cat);
+	int gpu = count_cat(in, ev->cat);
 	struct thread *t = thread_get(in, ev);
 	if (t)
 		t->events++;
-	if (ev->ph == 'X') {
-		int kind = -1;
-		if (pp_sv_ieq(ev->cat, "kernel"))
-			kind = 0, in->kernels++;
-		else if (pp_sv_ieq(ev->cat, "gpu_memcpy"))
-			kind = 1, in->memcpys++;
-		else if (pp_sv_ieq(ev->cat, "gpu_memset"))
-			kind = 2, in->memsets++;
-		if (kind >= 0)
-			count_gpu(in, ev, kind);
+	if (ev->ph == 'X' && gpu != GPU_NONE) {
+		if (gpu == GPU_KERNEL)
+			in->kernels++;
+		else if (gpu == GPU_MEMCPY)
+			in->memcpys++;
+		else
+			in->memsets++;
+		count_gpu(in, ev, gpu);
 	}
 	if (ev->has & TE_TS) {
 		int64_t lo = ev->ts_ns, hi = ev->ts_ns;
@@ -220,6 +350,7 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 static void inspect_release(struct inspect *in)
 {
 	free(in->threads);
+	free(in->names);
 	free(in->procs);
 	arena_release(&in->arena);
 }
@@ -238,7 +369,8 @@ static int cmp_thread(const void *a, const void *b)
 	const struct thread *y = *(const struct thread *const *)b;
 	if (x->events != y->events)
 		return x->events < y->events ? 1 : -1;
-	return strcmp(x->key, y->key);
+	int c = strcmp(x->pid_text, y->pid_text);
+	return c ? c : strcmp(x->tid_text, y->tid_text);
 }
 
 static const char *proc_name(const struct inspect *in, const char *pid)
@@ -255,7 +387,7 @@ static struct thread **sorted_threads(const struct inspect *in)
 	struct thread **v = xcalloc(in->tcount + 1, sizeof(*v));
 	size_t k = 0;
 	for (size_t i = 0; i < in->tcap; i++)
-		if (in->threads[i].key)
+		if (in->threads[i].used)
 			v[k++] = &in->threads[i];
 	qsort(v, k, sizeof(*v), cmp_thread);
 	return v;
@@ -339,9 +471,9 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 	       in->threads_dropped ? " (more not tracked)" : "");
 	struct thread **v = sorted_threads(in);
 	for (size_t i = 0; i < in->tcount && i < SHOW_THREADS; i++) {
-		const char *pn = proc_name(in, v[i]->pid);
-		printf("    pid %-10s tid %-12s %10" PRIu64 " events  %s%s%s\n", v[i]->pid,
-		       v[i]->tid, v[i]->events, v[i]->name ? v[i]->name : "",
+		const char *pn = proc_name(in, v[i]->pid_text);
+		printf("    pid %-10s tid %-12s %10" PRIu64 " events  %s%s%s\n", v[i]->pid_text,
+		       v[i]->tid_text, v[i]->events, v[i]->name ? v[i]->name : "",
 		       pn ? "  / " : "", pn ? pn : "");
 	}
 	if (in->tcount > SHOW_THREADS)
@@ -357,6 +489,16 @@ static void json_kv_str(struct strbuf *sb, const char *k, const char *v)
 	strbuf_addf(sb, ",\"%s\":", k);
 	if (v)
 		strbuf_add_json_str(sb, v, strlen(v));
+	else
+		strbuf_addstr(sb, "null");
+}
+
+static void json_idkey(struct strbuf *sb, const struct idkey *k)
+{
+	if (k->kind == 1)
+		strbuf_addf(sb, "%" PRId64, k->num);
+	else if (k->kind == 2)
+		strbuf_add_json_str(sb, k->s, k->n);
 	else
 		strbuf_addstr(sb, "null");
 }
@@ -433,9 +575,9 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 		if (i)
 			strbuf_addch(&sb, ',');
 		strbuf_addstr(&sb, "{\"pid\":");
-		strbuf_add_json_str(&sb, v[i]->pid, strlen(v[i]->pid));
+		json_idkey(&sb, &v[i]->pid);
 		strbuf_addstr(&sb, ",\"tid\":");
-		strbuf_add_json_str(&sb, v[i]->tid, strlen(v[i]->tid));
+		json_idkey(&sb, &v[i]->tid);
 		json_kv_str(&sb, "name", v[i]->name);
 		strbuf_addf(&sb, ",\"events\":%" PRIu64 "}", v[i]->events);
 	}
@@ -455,6 +597,7 @@ static int inspect_file(const struct batch_opts *o, const char *path)
 	int rc;
 
 	memset(&in, 0, sizeof(in));
+	in.last_cat = -1;
 	int64_t t0 = pp_now_ns();
 	struct trace_reader *r = trace_reader_open(path, &ro);
 	if (!r)

@@ -11,50 +11,33 @@
 #include <string.h>
 
 #ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
-#ifdef __SSE2__
-static inline const char *find_quote_or_bs(const char *p, const char *end)
+const char *js_ws_run(const char *p, const char *end)
 {
-	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
-	while (end - p >= 16) {
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+	const __m128i cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
+	while (p < end) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
-		if (m)
-			return p + __builtin_ctz(m);
+		__m128i w = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+					 _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tb)));
+		unsigned m = (unsigned)_mm_movemask_epi8(w) ^ 0xffffu;
+		if (m) {
+			p += __builtin_ctz(m);
+			break; /* at a non-space byte, \f or \v, or the padding */
+		}
 		p += 16;
 	}
-	while (p < end && *p != '"' && *p != '\\')
+	while (js_is_ws((unsigned char)*p))
 		p++;
-	return p;
+	return p < end ? p : end;
 }
 #else
-static inline const char *find_quote_or_bs(const char *p, const char *end)
+const char *js_ws_run(const char *p, const char *end)
 {
-	while (p < end && *p != '"' && *p != '\\')
+	while (p < end && js_is_ws((unsigned char)*p))
 		p++;
 	return p;
 }
 #endif
-
-int js_string_end(const char *p, const char *end, const char **q, bool *esc)
-{
-	bool e = false;
-	for (;;) {
-		p = find_quote_or_bs(p, end);
-		if (p >= end)
-			return JS_MORE;
-		if (*p == '"') {
-			*q = p;
-			*esc = e;
-			return JS_OK;
-		}
-		e = true;
-		p += 2; /* the backslash and the byte it escapes */
-	}
-}
 
 static int hexval(unsigned char c)
 {
@@ -246,16 +229,21 @@ more:
 	return JS_MORE;
 }
 
-static bool stack_push(struct js_stack *st, size_t depth, bool is_obj)
+static __attribute__((noinline)) bool stack_grow(struct js_stack *st)
 {
-	if (depth >= st->cap) {
-		size_t ncap = st->cap ? st->cap * 2 : 4096;
-		uint64_t *nb = realloc(st->bits, ncap / 8);
-		if (!nb)
-			return false;
-		st->bits = nb;
-		st->cap = ncap;
-	}
+	size_t ncap = st->cap ? st->cap * 2 : 4096;
+	uint64_t *nb = realloc(st->bits, ncap / 8);
+	if (!nb)
+		return false;
+	st->bits = nb;
+	st->cap = ncap;
+	return true;
+}
+
+static inline bool stack_push(struct js_stack *st, size_t depth, bool is_obj)
+{
+	if (depth >= st->cap && !stack_grow(st))
+		return false;
 	uint64_t m = (uint64_t)1 << (depth & 63);
 	if (is_obj)
 		st->bits[depth >> 6] |= m;

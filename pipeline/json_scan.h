@@ -34,24 +34,81 @@ struct js_stack {
 	size_t cap; /* in bits */
 };
 
+/* Every range [p, end) given to these functions must be followed by
+ * JS_PAD readable zero bytes: the scanners read ahead (16 bytes at a time)
+ * and use the zeros as a sentinel, then check against end. */
+enum { JS_PAD = 64 };
+
 /* True for the bytes accepted as whitespace between tokens: JSON's four
  * plus \f and \v (lenient). */
 static inline bool js_is_ws(unsigned char c)
 {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\v';
+	return c <= ' ' &&
+	       (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\v');
 }
 
+const char *js_ws_run(const char *p, const char *end);
+
+/* Skips whitespace (never past end: the padding is not whitespace). */
 static inline const char *js_ws(const char *p, const char *end)
 {
-	while (p < end && js_is_ws((unsigned char)*p))
+	if ((unsigned char)*p > ' ')
+		return p;
+	if (js_is_ws((unsigned char)*p)) {
+		p++;
+		if ((unsigned char)*p > ' ')
+			return p;
+		return js_ws_run(p, end);
+	}
+	return p;
+}
+
+/* The first '"' or '\\' in [p, end), or end. */
+#ifdef __SSE2__
+#include <emmintrin.h>
+static inline const char *js_find_quote_or_bs(const char *p, const char *end)
+{
+	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
+	while (p < end) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
+		if (m) {
+			p += __builtin_ctz(m);
+			return p < end ? p : end;
+		}
+		p += 16;
+	}
+	return end;
+}
+#else
+static inline const char *js_find_quote_or_bs(const char *p, const char *end)
+{
+	while (p < end && *p != '"' && *p != '\\')
 		p++;
 	return p;
 }
+#endif
 
 /* p points just after an opening quote. On JS_OK *q is the closing quote and
  * *esc tells whether a backslash occurs inside. JS_MORE: no closing quote
  * before end. Raw control characters are accepted. */
-int js_string_end(const char *p, const char *end, const char **q, bool *esc);
+static inline int js_string_end(const char *p, const char *end, const char **q, bool *esc)
+{
+	bool e = false;
+	for (;;) {
+		p = js_find_quote_or_bs(p, end);
+		if (p >= end)
+			return JS_MORE;
+		if (*p == '"') {
+			*q = p;
+			*esc = e;
+			return JS_OK;
+		}
+		e = true;
+		p += 2; /* the backslash and the byte it escapes */
+	}
+}
 
 /* Unescapes the string body s[0..n) (no quotes) into out, which must have
  * room for n bytes; returns the output length. \uXXXX becomes UTF-8,

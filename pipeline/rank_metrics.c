@@ -5,7 +5,8 @@
  * iteration windows.
  *
  * Design: the kernels are sorted once by start (LSD radix sort on the offset
- * from the earliest start), then one sweep feeds every interval into the
+ * from the earliest start, skipped when the file had them in order), then
+ * one sweep feeds every interval into the
  * union accumulators it belongs to (rank-wide, per category, per step, per
  * iteration). An accumulator fed in start order computes a union in O(1) per
  * interval; overlap(A, B) = |A| + |B| - |A ∪ B|. So the cost is linear after
@@ -45,9 +46,10 @@ static int64_t acc_total(const struct acc *a)
 }
 
 /* Sorts idx[0..n) by key (LSD radix, 11-bit digits, as many passes as the
- * largest key needs); keys and idx are permuted together. */
-static void radix_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey,
-		       uint32_t *tidx, size_t n)
+ * largest key needs), ping-ponging with the scratch arrays. Returns the
+ * array that holds the sorted indices (idx or tidx). */
+static uint32_t *radix_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey,
+			    uint32_t *tidx, size_t n)
 {
 	uint64_t max = 0;
 	for (size_t i = 0; i < n; i++)
@@ -64,9 +66,14 @@ static void radix_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey,
 			tkey[d] = key[i];
 			tidx[d] = idx[i];
 		}
-		memcpy(key, tkey, n * sizeof(*key));
-		memcpy(idx, tidx, n * sizeof(*idx));
+		uint64_t *k = key;
+		uint32_t *x = idx;
+		key = tkey;
+		idx = tidx;
+		tkey = k;
+		tidx = x;
 	}
+	return idx;
 }
 
 /* Kernels that count in their step's metrics: not memory, not other. */
@@ -186,9 +193,7 @@ int rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
 	memset(&w, 0, sizeof(w));
 	w.step = arena_calloc(a, 3 * res->nsteps + 1, sizeof(*w.step));
 	w.iter = arena_calloc(a, res->niterations + 1, sizeof(*w.iter));
-	uint64_t *key = arena_alloc(a, (2 * n + 1) * sizeof(*key));
-	uint32_t *idx = arena_alloc(a, (2 * n + 1) * sizeof(*idx));
-	if (!w.step || !w.iter || !key || !idx)
+	if (!w.step || !w.iter)
 		return PP_ENOMEM;
 	for (size_t s = 0; s < res->nsteps; s++)
 		res->steps[s].kernels = 0;
@@ -205,14 +210,26 @@ int rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
 		if (k->start_ns + k->dur_ns > res->window_end_ns)
 			res->window_end_ns = k->start_ns + k->dur_ns;
 	}
-	for (size_t i = 0; i < n; i++) {
-		key[i] = (uint64_t)(res->kernels[i].start_ns -
-				    res->window_start_ns);
-		idx[i] = (uint32_t)i;
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = res->kernels[i - 1].start_ns <= res->kernels[i].start_ns;
+	if (sorted) {
+		for (size_t i = 0; i < n; i++)
+			feed(&w, res, &res->kernels[i], iter_of[i]);
+	} else {
+		uint64_t *key = arena_alloc(a, 2 * n * sizeof(*key));
+		uint32_t *idx = arena_alloc(a, 2 * n * sizeof(*idx));
+		if (!key || !idx)
+			return PP_ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			key[i] = (uint64_t)(res->kernels[i].start_ns -
+					    res->window_start_ns);
+			idx[i] = (uint32_t)i;
+		}
+		idx = radix_sort(key, idx, key + n, idx + n, n);
+		for (size_t i = 0; i < n; i++)
+			feed(&w, res, &res->kernels[idx[i]], iter_of[idx[i]]);
 	}
-	radix_sort(key, idx, key + n, idx + n, n);
-	for (size_t i = 0; i < n; i++)
-		feed(&w, res, &res->kernels[idx[i]], iter_of[idx[i]]);
 	categories(res, &w);
 	totals(res, &w);
 	return 0;

@@ -11,11 +11,13 @@
  * The timing pass is a worklist over devices, not recursion. Each device
  * has a cursor on its queue; it advances while the entry under the cursor
  * has all data dependencies done (its queue predecessor is done by
- * construction). A device blocked on entry x is chained into x's waiter
- * list and put back on the ready stack when x completes. Every entry is
- * timed once and every block costs O(1), so the pass is linear in the
- * number of edges. Devices still blocked when the stack is empty are a
- * dependency cycle.
+ * construction). A device blocked on an entry of device x joins x's
+ * waiter list and goes back on the ready stack when x completes that entry.
+ * Every entry is timed once and waiter lists hold the few neighbours that
+ * feed on a device, so the pass is linear in the number of ops in practice
+ * (O(ops x p) at worst). Devices still blocked when the stack is empty are a
+ * dependency cycle. The queues live in the result's op array itself (an
+ * op's end < 0 means "not timed yet"), which keeps the memory touched small.
  */
 #include "sim.h"
 
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pp.h"
 #include "sim_int.h"
@@ -129,22 +132,7 @@ static bool stage_on_device(const struct sim_sched *S, int s, int d)
 	}
 }
 
-static bool sim_grow(struct sim_sched *S)
-{
-	if (S->n < S->alloc)
-		return true;
-	size_t na = S->alloc ? S->alloc * 2 : 1024;
-	struct sim_entry *e = realloc(S->e, na * sizeof(*e));
-	if (!e) {
-		sim_fail(S, PP_ENOMEM, "out of memory");
-		return false;
-	}
-	S->e = e;
-	S->alloc = na;
-	return true;
-}
-
-/* Checks op (b, s, t) and claims its index slot for entry S->n. */
+/* Checks op (b, s, t) and claims its index slot for op S->n. */
 static bool sim_claim(struct sim_sched *S, int b, int s, int t)
 {
 	int d = S->cur_dev;
@@ -158,29 +146,34 @@ static bool sim_claim(struct sim_sched *S, int b, int s, int t)
 		return sim_fail(S, PP_EINVAL, "device %d: stage %d is not placed on it",
 				d, s), false;
 	int32_t *slot = &S->idx[((size_t)b * (size_t)S->N + (size_t)s) * SIM_NTYPES + (size_t)t];
-	if (*slot >= 0)
+	if (*slot)
 		return sim_fail(S, PP_EINVAL,
 				"%s with %d micro-batches: operation %s(mb %d, stage %d) "
 				"is scheduled twice (devices %d and %d)",
 				sim_strategy_name(S->cfg->strategy), S->m,
-				sim_op_type_name(t), b, s, S->e[*slot].device, d), false;
-	*slot = (int32_t)S->n;
+				sim_op_type_name(t), b, s, S->ops[*slot - 1].device, d), false;
+	if (S->n == S->cap)
+		return sim_fail(S, PP_EINVAL, "device %d: too many operations", d), false;
+	*slot = (int32_t)S->n + 1;
 	return true;
 }
 
+/* Ops are written with end = -1: "not timed yet" for the timing pass. */
 void sim_emit(struct sim_sched *S, int b, int s, int t)
 {
-	if (S->rc || !sim_grow(S) || !sim_claim(S, b, s, t))
+	if (S->rc || !sim_claim(S, b, s, t))
 		return;
-	S->e[S->n++] = (struct sim_entry){ S->cur_dev, b, s, -1, -1, (uint8_t)t };
+	S->ops[S->n++] = (struct sim_op){ S->cur_dev, s, b, (uint8_t)t, 0, 0.0, -1.0 };
 }
 
 void sim_emit_pair(struct sim_sched *S, int bf, int sf, int bb, int sb)
 {
-	if (S->rc || !sim_grow(S) || !sim_claim(S, bf, sf, SIM_F) ||
-	    !sim_claim(S, bb, sb, SIM_B))
+	if (S->rc || !sim_claim(S, bf, sf, SIM_F))
 		return;
-	S->e[S->n++] = (struct sim_entry){ S->cur_dev, bf, sf, bb, sb, SIM_F };
+	S->ops[S->n++] = (struct sim_op){ S->cur_dev, sf, bf, SIM_F, 1, 0.0, -1.0 };
+	if (!sim_claim(S, bb, sb, SIM_B))
+		return;
+	S->ops[S->n++] = (struct sim_op){ S->cur_dev, sb, bb, SIM_B, 1, 0.0, -1.0 };
 }
 
 /* Parameter checks of SIM-MODEL.md §5 (both models) and, for the megatron
@@ -291,13 +284,15 @@ static int sim_validate(struct sim_sched *S)
 	return 0;
 }
 
-static void describe_entry(struct strbuf *sb, const struct sim_sched *S, int32_t i)
+/* "F(mb 3, stage 5)" or "F(mb 3, stage 5)+B(mb 1, stage 6)" for the
+ * entry that starts at op k. */
+static void describe_entry(struct strbuf *sb, const struct sim_sched *S, size_t k)
 {
-	const struct sim_entry *e = &S->e[i];
-	strbuf_addf(sb, "%s(mb %d, stage %d)", sim_op_type_name(e->type),
-		    e->batch, e->stage);
-	if (e->batch2 >= 0)
-		strbuf_addf(sb, "+B(mb %d, stage %d)", e->batch2, e->stage2);
+	const struct sim_op *o = &S->ops[k];
+	strbuf_addf(sb, "%s(mb %d, stage %d)", sim_op_type_name(o->type), o->batch,
+		    o->stage);
+	if (o->paired)
+		strbuf_addf(sb, "+B(mb %d, stage %d)", o[1].batch, o[1].stage);
 }
 
 /* Every (mb, stage) needs F and exactly one of B / D, and W iff D. */
@@ -350,14 +345,15 @@ static void times_release(struct sim_times *T)
 		free(T->t[k]);
 }
 
-/* The backward-input op of (b, s): D if scheduled, else B. */
+/* Index of (b, s)'s backward-input op: D if scheduled, else B (or -1). */
 static int32_t bwd_input(const struct sim_sched *S, int b, int s)
 {
 	int32_t x = sim_lookup(S, b, s, SIM_D);
 	return x >= 0 ? x : sim_lookup(S, b, s, SIM_B);
 }
 
-/* The data dependency of single op (b, s, t) on device dev, or -1. */
+/* The data dependency of single op (b, s, t) on device dev: its op index,
+ * or -1 for none; *gap is the latency on the edge. */
 static int32_t data_dep(const struct sim_sched *S, int b, int s, int t, int dev,
 			double *gap)
 {
@@ -372,25 +368,23 @@ static int32_t data_dep(const struct sim_sched *S, int b, int s, int t, int dev,
 			*gap = 0.0;
 			return bwd_input(S, b, s);
 		}
-		if (s < S->N - 1)
-			x = bwd_input(S, b, s);
-		return x;
+		return s < S->N - 1 ? bwd_input(S, b, s) : -1;
 	} else if (s < S->N - 1) {
 		x = bwd_input(S, b, s + 1);
 	}
-	if (x >= 0 && !S->reference && S->e[x].device == dev)
+	if (x >= 0 && !S->reference && S->ops[x].device == dev)
 		*gap = 0.0;
 	return x;
 }
 
 /* The gap after queue predecessor `prev` before `cur` (the sync-P2P rule). */
-static double queue_gap(const struct sim_sched *S, const struct sim_entry *prev,
-			const struct sim_entry *cur)
+static double queue_gap(const struct sim_sched *S, const struct sim_op *prev,
+			const struct sim_op *cur)
 {
 	double L = S->cfg->p2p;
 	int32_t r = -1;
-	if (!(L > 0) || prev->batch2 >= 0 || cur->batch2 >= 0 ||
-	    prev->stage != cur->stage || (prev->type == SIM_F) != (cur->type == SIM_F))
+	if (!(L > 0) || prev->paired || cur->paired || prev->stage != cur->stage ||
+	    (prev->type == SIM_F) != (cur->type == SIM_F))
 		return 0.0;
 	if (!S->reference && cur->type == SIM_W)
 		return 0.0;
@@ -400,21 +394,22 @@ static double queue_gap(const struct sim_sched *S, const struct sim_entry *prev,
 	} else if (prev->type != SIM_W && prev->stage > 0) {
 		r = bwd_input(S, prev->batch, prev->stage - 1);
 	}
-	if (r < 0 || S->e[r].batch2 >= 0)
+	if (r < 0 || S->ops[r].paired)
 		return 0.0;
-	if (!S->reference && S->e[r].device == prev->device)
+	if (!S->reference && S->ops[r].device == prev->device)
 		return 0.0;
 	return L;
 }
 
+/* Worklist state, all per device. A device blocked on an entry of device x
+ * is linked into x's waiter list; x checks its (short) list after each
+ * entry it completes. */
 struct sim_pass {
-	double *start, *end;
-	uint8_t *done;
-	int32_t *wait_head; /* per entry: first device blocked on it */
-	int32_t *wait_next; /* per device: next device in the same list */
-	int32_t *blocked_on;/* per device: the entry it waits for */
-	int32_t *stack;
-	size_t *next;       /* per device: cursor into e */
+	size_t *next;        /* cursor into ops */
+	int32_t *blocked_on; /* first op of the entry it waits for */
+	int32_t *wait_head;  /* devices blocked on one of this device's ops */
+	int32_t *wait_next;  /* next device in the same waiter list */
+	int32_t *stack;      /* runnable devices */
 };
 
 static void cycle_message(struct sim_sched *S, const struct sim_pass *P)
@@ -425,15 +420,15 @@ static void cycle_message(struct sim_sched *S, const struct sim_pass *P)
 		d++;
 	strbuf_addstr(&sb, "dependency cycle (deadlock): ");
 	for (int hop = 0; hop < 4; hop++) {
-		int32_t i = (int32_t)P->next[d], x = P->blocked_on[d];
+		int32_t x = P->blocked_on[d];
 		if (hop)
 			strbuf_addstr(&sb, "; ");
 		strbuf_addf(&sb, "device %d cannot run ", d);
-		describe_entry(&sb, S, i);
+		describe_entry(&sb, S, P->next[d]);
 		strbuf_addstr(&sb, " before ");
-		describe_entry(&sb, S, x);
-		strbuf_addf(&sb, " on device %d", S->e[x].device);
-		d = S->e[x].device;
+		describe_entry(&sb, S, (size_t)x);
+		d = S->ops[x].device;
+		strbuf_addf(&sb, " on device %d", d);
 		if (P->next[d] >= S->dev_start[d + 1])
 			break;
 	}
@@ -441,68 +436,79 @@ static void cycle_message(struct sim_sched *S, const struct sim_pass *P)
 	strbuf_release(&sb);
 }
 
-/* Times every entry; fills P->start / P->end. */
+/* Times every entry in place (start/end of S->ops). */
 static int sim_time(struct sim_sched *S, const struct sim_times *T, struct sim_pass *P)
 {
+	struct sim_op *ops = S->ops;
 	size_t sp = 0;
 	int p = S->p;
 	for (int d = p - 1; d >= 0; d--) {
 		P->next[d] = S->dev_start[d];
+		P->wait_head[d] = -1;
 		P->stack[sp++] = d;
 	}
 	while (sp) {
 		int d = P->stack[--sp];
 		size_t endq = S->dev_start[d + 1];
 		while (P->next[d] < endq) {
-			size_t i = P->next[d];
-			const struct sim_entry *e = &S->e[i];
+			size_t k = P->next[d];
+			struct sim_op *o = &ops[k];
 			int32_t dep[2];
 			double gap[2];
 			int nd = 0;
-			dep[nd] = data_dep(S, e->batch, e->stage, e->type, d, &gap[nd]);
-			if (dep[nd] >= 0)
-				nd++;
-			if (e->batch2 >= 0) {
-				dep[nd] = data_dep(S, e->batch2, e->stage2, SIM_B, d, &gap[nd]);
-				if (dep[nd] >= 0)
-					nd++;
+			dep[nd] = data_dep(S, o->batch, o->stage, o->type, d, &gap[nd]);
+			nd += dep[nd] >= 0;
+			if (o->paired) {
+				dep[nd] = data_dep(S, o[1].batch, o[1].stage, SIM_B, d, &gap[nd]);
+				nd += dep[nd] >= 0;
 			}
-			int blocked = -1;
-			for (int k = 0; k < nd; k++)
-				if (!P->done[dep[k]]) {
-					blocked = dep[k];
+			int32_t blocked = -1;
+			for (int j = 0; j < nd; j++)
+				if (ops[dep[j]].end < 0) {
+					blocked = dep[j];
 					break;
 				}
 			if (blocked >= 0) {
+				if (ops[blocked].paired && ops[blocked].type == SIM_B)
+					blocked--; /* the pair's entry starts at its F */
+				int owner = ops[blocked].device;
 				P->blocked_on[d] = blocked;
-				P->wait_next[d] = P->wait_head[blocked];
-				P->wait_head[blocked] = d;
+				P->wait_next[d] = P->wait_head[owner];
+				P->wait_head[owner] = d;
 				break;
 			}
 			double start = 0.0, dur;
-			for (int k = 0; k < nd; k++) {
-				double t = P->end[dep[k]] + gap[k];
+			for (int j = 0; j < nd; j++) {
+				double t = ops[dep[j]].end + gap[j];
 				if (t > start)
 					start = t;
 			}
-			if (i > S->dev_start[d]) {
-				double t = P->end[i - 1] + queue_gap(S, &S->e[i - 1], e);
+			if (k > S->dev_start[d]) {
+				double t = ops[k - 1].end + queue_gap(S, &ops[k - 1], o);
 				if (t > start)
 					start = t;
 			}
-			if (e->batch2 < 0)
-				dur = T->t[e->type][e->stage];
+			if (!o->paired)
+				dur = T->t[o->type][o->stage];
 			else if (T->fb)
-				dur = T->fb[e->stage];
+				dur = T->fb[o->stage];
 			else
-				dur = T->t[SIM_F][e->stage] + T->t[SIM_B][e->stage];
-			P->start[i] = start;
-			P->end[i] = start + dur;
-			P->done[i] = 1;
-			for (int32_t w = P->wait_head[i]; w >= 0; w = P->wait_next[w])
-				P->stack[sp++] = w;
-			P->wait_head[i] = -1;
-			P->next[d]++;
+				dur = T->t[SIM_F][o->stage] + T->t[SIM_B][o->stage];
+			o->start = start;
+			o->end = start + dur;
+			if (o->paired) {
+				o[1].start = o->start;
+				o[1].end = o->end;
+			}
+			P->next[d] += o->paired ? 2 : 1;
+			for (int32_t *w = &P->wait_head[d]; *w >= 0;) {
+				if (P->blocked_on[*w] == (int32_t)k) {
+					P->stack[sp++] = *w;
+					*w = P->wait_next[*w];
+				} else {
+					w = &P->wait_next[*w];
+				}
+			}
 		}
 	}
 	for (int d = 0; d < p; d++)
@@ -513,33 +519,20 @@ static int sim_time(struct sim_sched *S, const struct sim_times *T, struct sim_p
 	return 0;
 }
 
-static int sim_collect(struct sim_sched *S, const struct sim_times *T,
-		       const struct sim_pass *P, struct sim_result *res)
+/* Busy per device (sum of end - start in queue order, a pair once),
+ * makespan, bubbles and the reference's ideal and rate. */
+static void sim_summarise(const struct sim_sched *S, const struct sim_times *T,
+			  struct sim_result *res)
 {
-	size_t nops = S->n;
-	for (size_t i = 0; i < S->n; i++)
-		nops += S->e[i].batch2 >= 0;
-	res->ndevices = S->p;
-	res->devices = calloc((size_t)S->p, sizeof(*res->devices));
-	res->ops = malloc((nops ? nops : 1) * sizeof(*res->ops));
-	if (!res->devices || !res->ops)
-		return sim_fail(S, PP_ENOMEM, "out of memory");
-	res->nops = nops;
-
 	double makespan = 0.0;
-	size_t k = 0;
+	const struct sim_op *o = res->ops, *end = res->ops + res->nops;
 	for (int d = 0; d < S->p; d++) {
 		double busy = 0.0;
-		for (size_t i = S->dev_start[d]; i < S->dev_start[d + 1]; i++) {
-			const struct sim_entry *e = &S->e[i];
-			busy += P->end[i] - P->start[i];
-			if (P->end[i] > makespan)
-				makespan = P->end[i];
-			res->ops[k++] = (struct sim_op){ d, e->stage, e->batch, e->type,
-							 e->batch2 >= 0, P->start[i], P->end[i] };
-			if (e->batch2 >= 0)
-				res->ops[k++] = (struct sim_op){ d, e->stage2, e->batch2, SIM_B,
-								 1, P->start[i], P->end[i] };
+		while (o < end && o->device == d) {
+			busy += o->end - o->start;
+			if (o->end > makespan)
+				makespan = o->end;
+			o += o->paired ? 2 : 1;
 		}
 		res->devices[d].busy = busy;
 	}
@@ -557,7 +550,22 @@ static int sim_collect(struct sim_sched *S, const struct sim_times *T,
 	ideal = ideal * (double)S->m / (double)S->p;
 	res->ideal = ideal;
 	res->reference_bubble_rate = ideal > 0 ? (makespan - ideal) / ideal : 0.0;
-	return 0;
+}
+
+/* malloc for the big per-op tables, asking for transparent huge pages:
+ * they are written once front to back, and page faults dominate
+ * otherwise. */
+static void *big_alloc(size_t n, bool zero)
+{
+	void *p = NULL;
+	if (n < (4u << 20))
+		return zero ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
+	if (posix_memalign(&p, 2u << 20, n))
+		return NULL;
+	madvise(p, n, MADV_HUGEPAGE);
+	if (zero)
+		memset(p, 0, n);
+	return p;
 }
 
 int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
@@ -582,14 +590,16 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
 	if ((rc = sim_validate(&S)))
 		goto out;
 
-	size_t cells = (size_t)S.m * (size_t)S.N * SIM_NTYPES;
-	S.idx = malloc(cells * sizeof(*S.idx));
+	/* Large zeroed/untouched blocks: pages are mapped only when used. */
+	size_t cells = (size_t)S.m * (size_t)S.N;
+	S.cap = cells * (S.split ? 4 : 2);
+	S.idx = big_alloc(cells * SIM_NTYPES * sizeof(*S.idx), true);
+	S.ops = big_alloc(S.cap * sizeof(*S.ops), false);
 	S.dev_start = malloc(((size_t)S.p + 1) * sizeof(*S.dev_start));
-	if (!S.idx || !S.dev_start || times_init(&T, cfg, S.N)) {
+	if (!S.idx || !S.ops || !S.dev_start || times_init(&T, cfg, S.N)) {
 		rc = sim_fail(&S, PP_ENOMEM, "out of memory");
 		goto out;
 	}
-	memset(S.idx, 0xff, cells * sizeof(*S.idx));
 	for (int d = 0; d < S.p && !S.rc; d++) {
 		S.cur_dev = d;
 		S.dev_start[d] = S.n;
@@ -601,37 +611,36 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
 		goto out;
 	}
 
-	P.start = malloc(S.n * sizeof(double) + 1);
-	P.end = malloc(S.n * sizeof(double) + 1);
-	P.done = calloc(S.n + 1, 1);
-	P.wait_head = malloc((S.n + 1) * sizeof(int32_t));
-	P.wait_next = malloc((size_t)S.p * sizeof(int32_t));
-	P.blocked_on = malloc((size_t)S.p * sizeof(int32_t));
-	P.stack = malloc((size_t)S.p * sizeof(int32_t));
-	P.next = malloc((size_t)S.p * sizeof(size_t));
-	if (!P.start || !P.end || !P.done || !P.wait_head || !P.wait_next ||
-	    !P.blocked_on || !P.stack || !P.next) {
+	size_t p = (size_t)S.p;
+	P.next = malloc(p * sizeof(size_t));
+	P.blocked_on = malloc(p * sizeof(int32_t));
+	P.wait_head = malloc(p * sizeof(int32_t));
+	P.wait_next = malloc(p * sizeof(int32_t));
+	P.stack = malloc(p * sizeof(int32_t));
+	res->devices = calloc(p, sizeof(*res->devices));
+	if (!P.next || !P.blocked_on || !P.wait_head || !P.wait_next || !P.stack ||
+	    !res->devices) {
 		rc = sim_fail(&S, PP_ENOMEM, "out of memory");
 		goto out;
 	}
-	memset(P.wait_head, 0xff, (S.n + 1) * sizeof(int32_t));
 	if ((rc = sim_time(&S, &T, &P)))
 		goto out;
-	rc = sim_collect(&S, &T, &P, res);
+	res->ndevices = S.p;
+	res->ops = S.ops;
+	res->nops = S.n;
+	S.ops = NULL;
+	sim_summarise(&S, &T, res);
 out:
 	if (rc)
 		sim_result_release(res);
-	free(P.start);
-	free(P.end);
-	free(P.done);
+	free(P.next);
+	free(P.blocked_on);
 	free(P.wait_head);
 	free(P.wait_next);
-	free(P.blocked_on);
 	free(P.stack);
-	free(P.next);
 	times_release(&T);
 	free(S.idx);
+	free(S.ops);
 	free(S.dev_start);
-	free(S.e);
 	return rc;
 }

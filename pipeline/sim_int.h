@@ -9,35 +9,30 @@
 
 #include "sim.h"
 
-/* One queue entry: a single op, or an overlapped pair (F then whole B). */
-struct sim_entry {
-	int32_t device;
-	int32_t batch, stage; /* the op, or the pair's forward */
-	int32_t batch2;       /* the pair's backward, -1 for a single op */
-	int32_t stage2;
-	uint8_t type;         /* enum sim_op_type of the (first) op */
-};
-
+/* The queues are stored as the result's op array itself: device 0's ops
+ * first, each device's in queue order. A queue entry is one op, or two
+ * consecutive ops with `paired` set (the forward, then the whole backward)
+ * for an overlapped pair. */
 struct sim_sched {
 	const struct sim_config *cfg;
 	int p, N, m, v, g;
 	bool split;            /* zb1p, dualpipe, dualpipe_v: D/W ops */
 	bool reference;        /* cfg->model == SIM_MODEL_REFERENCE */
-	struct sim_entry *e;   /* every device's queue, device 0 first */
-	size_t n, alloc;
-	size_t *dev_start;     /* p + 1 offsets into e */
+	struct sim_op *ops;    /* every device's queue, device 0 first */
+	size_t n, cap;
+	size_t *dev_start;     /* p + 1 offsets into ops */
 	int32_t *idx;          /* (batch * N + stage) * SIM_NTYPES + type ->
-				* entry index, -1 when not scheduled */
+				* op index + 1, 0 when not scheduled */
 	int cur_dev;           /* the device being generated */
 	int rc;                /* first error (sticky) */
 	char *err;
 	size_t errlen;
 };
 
-/* Index of op (b, s, t) in the entry array, or -1. b, s must be in range. */
+/* Index of op (b, s, t) in S->ops, or -1. b, s must be in range. */
 static inline int32_t sim_lookup(const struct sim_sched *S, int b, int s, int t)
 {
-	return S->idx[((size_t)b * (size_t)S->N + (size_t)s) * SIM_NTYPES + (size_t)t];
+	return S->idx[((size_t)b * (size_t)S->N + (size_t)s) * SIM_NTYPES + (size_t)t] - 1;
 }
 
 /* Records the first error; returns it. */

@@ -431,7 +431,7 @@ static int derive(struct topology *t, const char *name)
 		int rc = build_from_sizes(t, mask);
 		if (rc)
 			return rc;
-		strbuf_addf(&t->notes, "%s: groups missing from the file were laid out from the sizes\n",
+		strbuf_addf(&t->notes, "%s: groups it does not list were laid out from the sizes\n",
 			    name);
 	}
 	if (!t->groups[TOPO_MODEL].n && t->groups[TOPO_DP].n) {

@@ -60,7 +60,9 @@ struct kept {
 struct trace_reader {
 	char *path;
 	int fd;
-	bool mem;       /* buf is the caller's memory (read-only) */
+	bool mem;       /* the source is the caller's memory, not fd */
+	const char *membuf;
+	size_t memlen, mempos;
 	bool gz;
 	bool gz_open;   /* inflateInit done */
 	bool gz_cut;    /* the gzip stream ended early */
@@ -222,6 +224,17 @@ static int fill_gz(struct trace_reader *r)
 
 static int fill_plain(struct trace_reader *r)
 {
+	if (r->mem) {
+		size_t k = r->memlen - r->mempos;
+		if (k > r->cap - r->len)
+			k = r->cap - r->len;
+		memcpy(r->buf + r->len, r->membuf + r->mempos, k);
+		r->mempos += k;
+		r->len += k;
+		r->file_bytes += k;
+		r->eof = r->mempos == r->memlen;
+		return 0;
+	}
 	ssize_t k = read_full(r->fd, r->buf + r->len, r->cap - r->len);
 	if (k < 0)
 		return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
@@ -250,17 +263,29 @@ static int refill(struct trace_reader *r)
 				       "smaller one (raise max_event_bytes)",
 				       r->max_event);
 		size_t ncap = r->cap * 2 > r->max_event ? r->max_event : r->cap * 2;
-		char *nb = realloc(r->buf, ncap + 1);
+		char *nb = realloc(r->buf, ncap + JS_PAD);
 		if (!nb)
 			return set_err(r, PP_ENOMEM, r->base_off,
 				       "out of memory for a %zu-byte window, expected less", ncap);
 		r->buf = nb;
 		r->cap = ncap;
 	}
-	return r->gz ? fill_gz(r) : fill_plain(r);
+	int rc = r->gz ? fill_gz(r) : fill_plain(r);
+	memset(r->buf + r->len, 0, JS_PAD);
+	return rc;
 }
 
 /* ---- open/close ------------------------------------------------------ */
+
+static int alloc_window(struct trace_reader *r)
+{
+	r->cap = BUF_INIT < r->max_event ? BUF_INIT : r->max_event;
+	r->buf = malloc(r->cap + JS_PAD);
+	if (!r->buf)
+		return PP_ENOMEM;
+	memset(r->buf, 0, JS_PAD);
+	return 0;
+}
 
 static struct trace_reader *reader_new(const char *path, const struct trace_reader_opts *o)
 {
@@ -287,9 +312,7 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	struct trace_reader *r = reader_new(path, opts);
 	if (!r)
 		return NULL;
-	r->cap = BUF_INIT < r->max_event ? BUF_INIT : r->max_event;
-	r->buf = malloc(r->cap + 1);
-	if (!r->buf)
+	if (alloc_window(r))
 		goto oom;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
@@ -324,6 +347,7 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	} else {
 		memcpy(r->buf, magic, (size_t)k);
 		r->len = (size_t)k;
+		memset(r->buf + r->len, 0, JS_PAD);
 		r->file_bytes = (uint64_t)k;
 		if (k < 2)
 			r->eof = true;
@@ -341,10 +365,12 @@ struct trace_reader *trace_reader_open_mem(const void *buf, size_t len,
 	if (!r)
 		return NULL;
 	r->mem = true;
-	r->buf = (char *)(uintptr_t)buf; /* never written in mem mode */
-	r->len = r->cap = len;
-	r->eof = true;
-	r->file_bytes = len;
+	r->membuf = buf;
+	r->memlen = len;
+	if (alloc_window(r)) {
+		trace_reader_close(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -357,8 +383,7 @@ void trace_reader_close(struct trace_reader *r)
 	if (r->gz_open)
 		inflateEnd(&r->zs);
 	free(r->zin);
-	if (!r->mem)
-		free(r->buf);
+	free(r->buf);
 	free(r->scratch);
 	free(r->hdr_backend);
 	free(r->hdr_nccl);
@@ -404,8 +429,8 @@ static inline int ws_need(struct cx *c, const char **pp, const char *exp)
 /* Reads a key at *pp ('"' expected), then ':' and the whitespace after it.
  * On JS_OK (*k, *kn) is the key (unescaped into keytmp when it had escapes) and
  * *pp the first byte of the value. */
-static int read_key(struct cx *c, const char **pp, const char **k, size_t *kn,
-		    const char *exp)
+static __attribute__((noinline)) int read_key_slow(struct cx *c, const char **pp,
+						   const char **k, size_t *kn, const char *exp)
 {
 	const char *p = *pp, *q;
 	bool esc;
@@ -438,11 +463,54 @@ static int read_key(struct cx *c, const char **pp, const char **k, size_t *kn,
 	return JS_OK;
 }
 
+/* The common key: no escape, closing quote within 16 bytes, then ':' and
+ * at most one space; anything else takes read_key_slow(). */
+static inline int read_key(struct cx *c, const char **pp, const char **k, size_t *kn,
+			   const char *exp)
+{
+#ifdef __SSE2__
+	const char *p = *pp;
+	if (*p == '"') {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+		if (m) {
+			const char *q = p + 1 + __builtin_ctz(m);
+			if (*q == '"' && q + 3 < c->end && q[1] == ':') {
+				const char *val = q + 2 + (q[2] == ' ');
+				if ((unsigned char)*val > ' ') {
+					*k = p + 1;
+					*kn = (size_t)(q - p - 1);
+					*pp = val;
+					return JS_OK;
+				}
+			}
+		}
+	}
+#endif
+	return read_key_slow(c, pp, k, kn, exp);
+}
+
 /* After a member's value: ',' (returns JS_OK with *more=true) or the closing
  * byte (more=false). */
 static inline int member_end(struct cx *c, const char **pp, char close, bool *more)
 {
 	const char *p = *pp;
+	if (p + 2 < c->end) {
+		if (*p == ',') {
+			p += 1 + (p[1] == ' ');
+			if (*p == '"') { /* the next key follows at once */
+				*more = true;
+				*pp = p;
+				return JS_OK;
+			}
+			p = *pp;
+		} else if (*p == close) {
+			*more = false;
+			*pp = p + 1;
+			return JS_OK;
+		}
+	}
 	int rc = ws_need(c, &p, close == '}' ? "',' or '}'" : "',' or ']'");
 	if (rc)
 		return rc;
@@ -459,8 +527,127 @@ static inline int member_end(struct cx *c, const char **pp, char close, bool *mo
 	return JS_OK;
 }
 
+static inline bool is_dig(char ch)
+{
+	return (unsigned char)(ch - '0') < 10;
+}
+
+/* True when ch can continue a number token (so a fast path must not stop). */
+static inline bool num_continues(char ch)
+{
+	return is_dig(ch) || ch == '.' || ch == 'e' || ch == 'E';
+}
+
+/* Eight ASCII digits at p (little-endian load) as a number, SWAR style. */
+static inline bool eight_digits(const char *p, uint32_t *v)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+	if ((((x & 0xf0f0f0f0f0f0f0f0ull) |
+	      (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
+	     0x3333333333333333ull))
+		return false;
+	x = ((x & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+	x = ((x & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+	*v = (uint32_t)(((x & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32);
+	return true;
+}
+
+/* Accumulates up to max digits at *pp into *acc; returns how many. */
+static inline int digits(const char **pp, const char *end, uint64_t *acc, int max)
+{
+	const char *p = *pp;
+	uint64_t a = *acc;
+	uint32_t v8;
+	int n = 0;
+	(void)end; /* the zero padding stops both loops */
+	while (n + 8 <= max && eight_digits(p, &v8)) {
+		a = a * 100000000u + v8;
+		p += 8;
+		n += 8;
+	}
+	while (n < max && is_dig(*p)) {
+		a = a * 10 + (uint64_t)(*p++ - '0');
+		n++;
+	}
+	*pp = p;
+	*acc = a;
+	return n;
+}
+
+/* Fast path for the common integer: -?(0|[1-9][0-9]{0,17}) followed, within
+ * the window, by a byte that cannot continue a number. Anything else (more
+ * digits, fraction, exponent, end of window) returns false and the caller
+ * takes the general path, which also reports errors. */
+static inline bool fast_int(const char **pp, const char *end, int64_t *v)
+{
+	const char *p = *pp, *s;
+	bool neg = *p == '-';
+	uint64_t acc = 0;
+	p += neg;
+	s = p;
+	int n = digits(&p, end, &acc, 18);
+	if (n == 0 || p >= end || num_continues(*p) || (*s == '0' && n > 1))
+		return false;
+	*v = neg ? -(int64_t)acc : (int64_t)acc;
+	*pp = p;
+	return true;
+}
+
+/* Fast path for times: -?digits{1,16}(.digits{1,3})? then a delimiter. */
+static inline bool fast_time(const char **pp, const char *end, int64_t *ns)
+{
+	const char *p = *pp, *s;
+	bool neg = *p == '-';
+	uint64_t acc = 0;
+	p += neg;
+	s = p;
+	int n = digits(&p, end, &acc, 16);
+	if (n == 0 || p >= end || (*s == '0' && n > 1) ||
+	    acc > ((uint64_t)INT64_MAX - 999) / 1000)
+		return false;
+	acc *= 1000;
+	if (*p == '.') {
+		static const uint64_t scale[4] = { 0, 100, 10, 1 };
+		uint64_t frac = 0;
+		p++;
+		int f = digits(&p, end, &frac, 3);
+		if (f == 0 || p >= end)
+			return false;
+		acc += frac * scale[f];
+	}
+	if (num_continues(*p))
+		return false;
+	*ns = neg ? -(int64_t)acc : (int64_t)acc;
+	*pp = p;
+	return true;
+}
+
 static inline int skip_value(struct cx *c, const char **pp)
 {
+	const char *p = *pp, *q;
+	bool esc;
+	if (*p == '"') {
+		if (js_string_end(p + 1, c->end, &q, &esc) != JS_OK)
+			return JS_MORE;
+		*pp = q + 1;
+		return JS_OK;
+	}
+	if (is_dig(*p)) { /* a plain non-negative number: digits[.digits] */
+		const char *s = p;
+		while (p < c->end && is_dig(*p))
+			p++;
+		if (p < c->end && *p == '.') {
+			p++;
+			while (p < c->end && is_dig(*p))
+				p++;
+		}
+		if (p < c->end && !num_continues(*p) && p[-1] != '.' &&
+		    !(*s == '0' && is_dig(s[1]))) {
+			*pp = p;
+			return JS_OK;
+		}
+	}
 	return js_skip_value(pp, c->end, c->final, &c->r->st, &c->e);
 }
 
@@ -499,6 +686,10 @@ static inline bool starts_number(char ch)
 static int read_int_field(struct cx *c, const char **pp, int64_t *v, bool *ok)
 {
 	*ok = false;
+	if (fast_int(pp, c->end, v)) {
+		*ok = true;
+		return JS_OK;
+	}
 	if (starts_number(**pp)) {
 		const char *s, *e;
 		int kind, rc = read_number(c, pp, &s, &e, &kind);
@@ -550,6 +741,12 @@ static int read_id(struct cx *c, const char **pp, int slot, struct trace_id *id,
 		   bool *present)
 {
 	*present = false;
+	if (fast_int(pp, c->end, &id->num)) {
+		*present = true;
+		id->is_str = false;
+		c->r->kept[slot].s = NULL;
+		return JS_OK;
+	}
 	if (starts_number(**pp)) {
 		const char *s, *e;
 		int kind, rc = read_number(c, pp, &s, &e, &kind);
@@ -587,6 +784,10 @@ static int read_time(struct cx *c, const char **pp, int64_t *ns, bool *present,
 {
 	*present = false;
 	const char *at = *pp;
+	if (fast_time(pp, c->end, ns)) {
+		*present = true;
+		return JS_OK;
+	}
 	if (starts_number(*at)) {
 		const char *s, *e;
 		int kind, rc = read_number(c, pp, &s, &e, &kind);
@@ -617,7 +818,7 @@ static int commit_strings(struct trace_reader *r, struct trace_event *ev)
 	};
 	size_t need = 0;
 	for (int i = 0; i < K_NSLOTS; i++)
-		if (r->kept[i].s && (r->mem || r->kept[i].esc))
+		if (r->kept[i].s && r->kept[i].esc)
 			need += r->kept[i].n + 1;
 	if (need > r->scratch_cap) {
 		size_t ncap = r->scratch_cap ? r->scratch_cap : 4096;
@@ -635,7 +836,7 @@ static int commit_strings(struct trace_reader *r, struct trace_event *ev)
 		struct kept *k = &r->kept[i];
 		if (!k->s)
 			continue;
-		if (!r->mem && !k->esc) {
+		if (!k->esc) {
 			char *w = (char *)(uintptr_t)k->s;
 			w[k->n] = '\0';
 			dst[i]->p = k->s;
@@ -1192,9 +1393,6 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 			int trc = on_truncation(r);
 			return trc < 0 ? trc : 0;
 		}
-		if (r->mem)
-			return set_err(r, PP_EPARSE, r->base_off + r->len,
-				       "internal refill of memory input, expected none");
 		if ((rc = refill(r)) < 0)
 			return rc;
 	}
@@ -1219,7 +1417,7 @@ uint64_t trace_reader_events(const struct trace_reader *r)
 
 uint64_t trace_reader_bytes_in(const struct trace_reader *r)
 {
-	return r->mem ? r->base_off + r->pos : r->file_bytes;
+	return r->file_bytes;
 }
 
 uint64_t trace_reader_bytes_text(const struct trace_reader *r)
@@ -1239,6 +1437,13 @@ bool trace_reader_is_gzip(const struct trace_reader *r)
 
 bool pp_sv_ieq(struct pp_sv s, const char *lit)
 {
-	size_t n = strlen(lit);
-	return s.n == n && !strncasecmp(s.p, lit, n);
+	size_t i;
+	for (i = 0; i < s.n && lit[i]; i++) {
+		unsigned char a = (unsigned char)s.p[i], b = (unsigned char)lit[i];
+		if (a != b && (a | 0x20) != (b | 0x20))
+			return false;
+		if (a != b && !((a | 0x20) >= 'a' && (a | 0x20) <= 'z'))
+			return false;
+	}
+	return i == s.n && !lit[i];
 }

@@ -234,7 +234,7 @@ int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
 		/* stat follows symlinks; a looping link fails and is skipped
 		 * as a folder (it is reported if it also looks like a trace). */
 		bool is_dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-		if (is_dir && !walk_name_matches(o->pattern, e->d_name)) {
+		if (is_dir) {
 			if (folder_selected(o, e->d_name))
 				rc = scan_folder(o, out, p, e->d_name);
 		} else if (walk_name_matches(o->pattern, e->d_name)) {

@@ -354,8 +354,9 @@ static int insert_trace(struct db *db, const struct db_trace *t)
 	sqlite3_bind_int(s, 8, t->status == DB_STATUS_FAILED ? t->fail_kind : 0);
 	bind_text(s, 9, t->error);
 	bind_text(s, 10, t->warnings);
-	if (t->has_metrics) {
+	if (t->status != DB_STATUS_FAILED)
 		sqlite3_bind_int(s, 11, t->mode);
+	if (t->has_metrics) {
 		const int64_t m[] = { t->window_start_ns, t->window_end_ns,
 				      t->gpu_busy_ns, t->idle_ns, t->bubble_ns,
 				      t->comp_busy_ns, t->comm_busy_ns,
@@ -363,11 +364,12 @@ static int insert_trace(struct db *db, const struct db_trace *t)
 		for (int i = 0; i < 8; i++)
 			sqlite3_bind_int64(s, 12 + i, m[i]);
 		sqlite3_bind_double(s, 20, t->coverage);
-		sqlite3_bind_int64(s, 22, t->kernels);
-		bind_text(s, 23, t->fwd_thread);
-		bind_text(s, 24, t->bwd_thread);
-		bind_text(s, 25, t->role_rule);
 	}
+	if (t->status != DB_STATUS_FAILED)
+		sqlite3_bind_int64(s, 22, t->kernels);
+	bind_text(s, 23, t->fwd_thread);
+	bind_text(s, 24, t->bwd_thread);
+	bind_text(s, 25, t->role_rule);
 	if (t->events)
 		sqlite3_bind_int64(s, 21, t->events);
 	if (t->elapsed_ns)
@@ -533,7 +535,7 @@ int db_trace_add_step(struct db *db, const struct db_step *p)
 		sqlite3_bind_int64(s, 4, p->cpu_start_ns);
 		sqlite3_bind_int64(s, 5, p->cpu_end_ns);
 	}
-	if (p->kernels) {
+	if (p->kernels || p->has_times) {
 		sqlite3_bind_int64(s, 6, p->start_ns);
 		sqlite3_bind_int64(s, 7, p->end_ns);
 	}

@@ -52,8 +52,8 @@ struct db_trace {
 	int fail_kind;         /* DB_FAIL_* (0 unless failed) */
 	const char *error;     /* why it failed / what was salvaged */
 	const char *warnings;  /* newline-separated warnings, or NULL */
+	int mode;              /* DB_MODE_* (stored unless failed) */
 	bool has_metrics;      /* the fields below are set */
-	int mode;              /* DB_MODE_* */
 	int64_t window_start_ns, window_end_ns;
 	int64_t gpu_busy_ns, idle_ns, bubble_ns;
 	int64_t comp_busy_ns, comm_busy_ns, overlap_ns;
@@ -91,7 +91,8 @@ struct db_step {
 	int64_t seq;
 	bool has_cpu;          /* cpu_start/cpu_end known */
 	int64_t cpu_start_ns, cpu_end_ns;
-	int64_t kernels;       /* 0: start/end stored as NULL */
+	int64_t kernels;       /* 0: start/end stored as NULL (unless has_times) */
+	bool has_times;        /* start/end known without kernels (PP-timer) */
 	int64_t start_ns, end_ns;
 	int64_t comp_ns, comm_ns, overlap_ns;
 	int64_t chunk, mbs;    /* VPP labels; -1 = unknown */

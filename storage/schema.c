@@ -207,6 +207,38 @@ static const char *const schema_sql[] = {
 	 * Owned by the ppagg module (issue 5). Add its tables and views here;
 	 * keep every statement idempotent (IF NOT EXISTS) and bump
 	 * SCHEMA_VERSION when an existing table changes shape. */
+	"CREATE TABLE IF NOT EXISTS agg_pp_group("
+	" iteration INTEGER NOT NULL, pp_group INTEGER NOT NULL,"
+	" stage INTEGER NOT NULL, rank INTEGER NOT NULL,"
+	" complete INTEGER NOT NULL,"     /* 1 when every rank of the group is ok */
+	" group_window_start_ns INTEGER, group_window_end_ns INTEGER,"
+	" group_idle_ns INTEGER, group_bubble_ns INTEGER," /* NULL: rank missing */
+	" PRIMARY KEY(iteration, pp_group, stage)) WITHOUT ROWID",
+
+	"CREATE TABLE IF NOT EXISTS agg_pipeline("
+	" iteration INTEGER NOT NULL, pp_group INTEGER NOT NULL,"
+	" measured_ns INTEGER NOT NULL, ideal_ns INTEGER, gap_ns INTEGER,"
+	" bubble_ratio REAL NOT NULL,"
+	" PRIMARY KEY(iteration, pp_group)) WITHOUT ROWID",
+
+	"CREATE TABLE IF NOT EXISTS agg_straggler("
+	" iteration INTEGER NOT NULL, rank INTEGER NOT NULL,"
+	" group_kind TEXT NOT NULL, grp INTEGER NOT NULL, metric TEXT NOT NULL,"
+	" value_ns INTEGER NOT NULL, median_ns INTEGER NOT NULL,"
+	" excess REAL NOT NULL,"
+	" PRIMARY KEY(iteration, rank, metric)) WITHOUT ROWID",
+
+	"CREATE VIEW IF NOT EXISTS pp_groups AS SELECT"
+	" iteration, pp_group, stage, rank, complete, group_window_start_ns,"
+	" group_window_end_ns, group_idle_ns, group_bubble_ns FROM agg_pp_group",
+
+	"CREATE VIEW IF NOT EXISTS pipelines AS SELECT"
+	" iteration, pp_group, measured_ns, ideal_ns, gap_ns, bubble_ratio"
+	" FROM agg_pipeline",
+
+	"CREATE VIEW IF NOT EXISTS stragglers AS SELECT"
+	" iteration, rank, group_kind, grp AS \"group\", metric, value_ns,"
+	" median_ns, excess FROM agg_straggler",
 
 	/* ==== end of ppagg section ==== */
 };

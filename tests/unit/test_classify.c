@@ -37,6 +37,7 @@
 #include "arena.h"
 #include "classify.h"
 #include "config.h"
+#include "htab.h"
 #include "patterns.h"
 #include "pp.h"
 #include "strbuf.h"
@@ -457,6 +458,94 @@ static void test_example_config_matches_defaults(void **state)
 	config_free(cfg);
 }
 
+/* Through the real reader: keys in any order, decimal µs, base time after
+ * traceEvents, string pid, flows, metadata, pg args on the kernel. */
+static const char json_fixture[] =
+	"{\"schemaVersion\": 1, \"traceEvents\": [\n"
+	"{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 9, \"tid\": 2,"
+	" \"args\": {\"name\": \"pt_autograd_0\"}},\n"
+	"{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": "
+	"\"schedules.py(1): forward_step\", \"pid\": 9, \"tid\": 1, "
+	"\"ts\": 1.000, \"dur\": 10.5},\n"
+	"{\"name\": \"cudaLaunchKernel\", \"ph\": \"X\", \"cat\": "
+	"\"cuda_runtime\", \"pid\": 9, \"tid\": 1, \"ts\": 2.5, \"dur\": 1,"
+	" \"args\": {\"correlation\": 7}},\n"
+	"{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": "
+	"\"schedules.py(2): backward_step\", \"pid\": 9, \"tid\": 1, "
+	"\"ts\": 20, \"dur\": 10},\n"
+	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": "
+	"\"cudaLaunchKernel\", \"pid\": 9, \"tid\": 2, \"ts\": 25, "
+	"\"dur\": 1, \"args\": {\"correlation\": 8}},\n"
+	"{\"ph\": \"X\", \"cat\": \"Kernel\", \"name\": \"gemm\", "
+	"\"pid\": 0, \"tid\": 7, \"ts\": 100.001, \"dur\": 2.5, "
+	"\"args\": {\"correlation\": 7, \"stream\": 7, \"device\": 0}},\n"
+	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+	"\"ncclDevKernel_AllReduce\", \"pid\": 0, \"tid\": 7, \"ts\": 101, "
+	"\"dur\": 3, \"args\": {\"correlation\": 8, \"Process Group "
+	"Description\": \"DATA_PARALLEL_GROUP\", \"Process Group Ranks\": "
+	"\"[0, 8]\"}}\n"
+	"], \"baseTimeNanoseconds\": 1000000000}";
+
+static void test_reader_fixture(void **state)
+{
+	struct arena a = ARENA_INIT;
+	struct trace_reader_opts o = { false, 0 };
+	struct trace_reader *rd = trace_reader_open_mem(
+		json_fixture, sizeof(json_fixture) - 1, &o);
+	char err[256];
+	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct classify *c = classify_new(pats, &a);
+	struct trace_event ev;
+	struct rank_result *r;
+	int rc;
+	while ((rc = trace_reader_next(rd, &ev)) == 1)
+		assert_int_equal(classify_feed(c, &ev), 0);
+	assert_int_equal(rc, 0);
+	assert_int_equal(classify_finish(c, trace_reader_header(rd), &r), 0);
+	classify_free(c);
+	assert_string_equal(rr_mode_name(r->mode), "megatron");
+	assert_string_equal(r->fwd_thread.tid, "1");
+	assert_int_equal(r->fwd_thread.rule, RR_ROLE_FORWARD_STEP);
+	assert_string_equal(r->bwd_thread.name, "pt_autograd_0");
+	assert_int_equal(r->nkernels, 2);
+	assert_int_equal(r->kernels[0].category, RR_FWD_COMP);
+	assert_int_equal(r->kernels[0].start_ns, 1000000000 + 100001);
+	assert_int_equal(r->kernels[0].dur_ns, 2500);
+	assert_int_equal(r->kernels[1].category, RR_BWD_COMM);
+	assert_string_equal(r->groups[r->kernels[1].pg].ranks, "[0, 8]");
+	assert_int_equal(r->groups[r->kernels[1].pg].kind, RR_PG_DP);
+	assert_int_equal(r->steps[0].cpu_start_ns, 1000001000);
+	assert_int_equal(r->steps[0].cpu_end_ns, 1000011500);
+	assert_int_equal(r->overlap_ns, 1501);
+	assert_int_equal(r->window_end_ns - r->window_start_ns, 3999);
+	trace_reader_close(rd);
+	patterns_free(pats);
+	arena_release(&a);
+}
+
+/* The correlation map: dense ids, ids below the first, far and sparse ids. */
+static void test_cmap_dense_and_sparse(void **state)
+{
+	struct cmap m;
+	cmap_init(&m);
+	for (int64_t k = 1000; k < 201000; k += 3)
+		assert_int_equal(*cmap_ref(&m, k, (uint32_t)k), (uint32_t)k);
+	assert_int_equal(*cmap_ref(&m, 5, 7), 7);           /* below base */
+	assert_int_equal(*cmap_ref(&m, INT64_MAX, 9), 9);   /* far away */
+	assert_int_equal(*cmap_ref(&m, INT64_MIN, 11), 11);
+	assert_int_equal(*cmap_ref(&m, 1003, 1), 1003);     /* kept: first wins */
+	for (int64_t k = 1000; k < 201000; k++)
+		assert_int_equal(cmap_get(&m, k),
+				 (k - 1000) % 3 ? IMAP_EMPTY : (uint32_t)k);
+	assert_int_equal(cmap_get(&m, 5), 7);
+	assert_int_equal(cmap_get(&m, 6), IMAP_EMPTY);
+	assert_int_equal(cmap_get(&m, INT64_MAX), 9);
+	assert_int_equal(cmap_get(&m, INT64_MIN), 11);
+	assert_int_equal(m.n, 66667 + 3);
+	assert_true(m.cap < 1u << 20);
+	cmap_release(&m);
+}
+
 static void test_label_vpp_interleaved(void **state)
 {
 	struct rr_step steps[10];
@@ -516,12 +605,15 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 4];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 6];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_label_vpp_interleaved);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reader_fixture);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
+		test_cmap_dense_and_sparse);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_example_config_matches_defaults);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(

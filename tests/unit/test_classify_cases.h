@@ -300,6 +300,19 @@ static const struct tcase cases[] = {
   "cat bwd_communication_recompute 1 10 10\n"
   "step bwd 0 0 1000 100 210 110 20 10 5 3\n" },
 
+{ "kernels_out_of_time_order",
+  /* the metrics sort by start (radix path) when the file is not in order */
+  "X python_function 1 1 0 100 forward_step\n"
+  "L 1 1 10 1\n"
+  "L 1 1 20 2\n"
+  "L 1 1 30 3\n"
+  "K kernel 900000 10 3 late\n"
+  "K kernel 600 100 2 mid\n"
+  "K kernel 500 150 1 early\n",
+  "rank 500 900010 210 899300 899300 210 0 0 1.000000\n"
+  "step fwd 0 0 100 500 900010 899510 210 0 0 3\n"
+  "cat fwd_computation 3 260 210\n" },
+
 { "no_gpu_events",
   "X python_function 1 1 0 100 forward_step\n",
   "mode megatron\n"

@@ -116,7 +116,8 @@ static void test_schema_created_and_versioned(void **state)
 	assert_rows(db, "PRAGMA user_version", "1\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
 	assert_rows(db, "SELECT name FROM sqlite_master WHERE type = 'view' "
-		    "ORDER BY name", "category_stats\nkernels\nranks\nsteps\n");
+		    "ORDER BY name", "category_stats\nkernels\npipelines\npp_groups\nranks\n"
+		    "steps\nstragglers\n");
 	db_close(db);
 	/* Reopening an up-to-date file changes nothing. */
 	db = db_open(path, 0, 0, err, sizeof(err));

@@ -1,0 +1,169 @@
+/* ppagg — pipeline-group and model-replica timelines, bubbles, stragglers,
+ * charts and an HTML report from a ppbatch database. Thin: parses options
+ * (and the [agg] section of the config file) into struct agg_opts and calls
+ * agg_run(). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agg.h"
+#include "cli.h"
+#include "config.h"
+#include "pp.h"
+
+enum {
+	O_BASE = 1, O_ITER, O_INPUT, O_DB, O_OUT, O_ALIGN, O_PROCESSES, O_FORMAT,
+	O_NO_RENDER, O_TP, O_PP, O_DP, O_CP, O_EP, O_CONFIG, O_QUIET
+};
+
+static const struct cli_opt options[] = {
+	{ "base-folder", 'b', "<dir>", "folder holding iteration_N/ and pptrace.db", O_BASE, 0 },
+	{ "iterations", 0, "<n|folder>", "iterations to aggregate (default: all)", O_ITER, CLI_MULTI },
+	{ "input", 'i', "<dir>", "one iteration folder, e.g. DIR/iteration_15", O_INPUT, 0 },
+	{ "db", 0, "<path>", "database (default: <base>/pptrace.db)", O_DB, 0 },
+	{ "out", 'o', "<dir>", "output folder (default: <base>/pptrace)", O_OUT, 0 },
+	{ "time-alignment", 0, "<mode>", "global (default) or individual", O_ALIGN, 0 },
+	{ "processes", 'j', "<n>", "parallel gnuplot processes (default: cores)", O_PROCESSES, 0 },
+	{ "format", 0, "<list>", "chart formats: png,svg (default both)", O_FORMAT, 0 },
+	{ "no-render", 0, NULL, "write .gp scripts, CSVs and HTML but do not run gnuplot", O_NO_RENDER, 0 },
+	{ "tp", 0, "<n>", "tensor-parallel size (when there is no topology file)", O_TP, 0 },
+	{ "pp", 0, "<n>", "pipeline-parallel size", O_PP, 0 },
+	{ "dp", 0, "<n>", "data-parallel size (default: from the highest rank)", O_DP, 0 },
+	{ "cp", 0, "<n>", "context-parallel size", O_CP, 0 },
+	{ "ep", 0, "<n>", "expert-parallel size", O_EP, 0 },
+	{ "config", 'c', "<file>", "INI configuration file ([agg] section)", O_CONFIG, 0 },
+	{ "quiet", 'q', NULL, "only warnings and errors", O_QUIET, 0 },
+	{ NULL, 0, NULL, NULL, 0, 0 }
+};
+
+static const struct cli_cmd cmd = {
+	"ppagg",
+	"ppagg --base-folder <dir> [--iterations <n>...] [--db <path>] [--out <dir>]\n"
+	"             [--time-alignment global|individual] [-j <n>] [--format png,svg] [--no-render]\n"
+	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>] [--config <file>] [--quiet]\n"
+	"   or: ppagg --input <dir>/iteration_<n> [options]",
+	"Pipeline groups, bubbles, stragglers, timeline charts and an HTML report from a "
+	"ppbatch database.",
+	options,
+	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
+	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render"
+};
+
+static const char *const known_keys[] = {
+	"straggler_threshold", "vpp", "processes", "format", "time_alignment",
+	"tp", "pp", "dp", "cp", "ep", NULL
+};
+
+static int parse_format(const char *s, struct agg_opts *o)
+{
+	o->png = strstr(s, "png") != NULL;
+	o->svg = strstr(s, "svg") != NULL;
+	return o->png || o->svg ? 0 : PP_EINVAL;
+}
+
+static int parse_args(struct agg_opts *o, struct cli_state *st, const char **format,
+		      const char **align, const char **config)
+{
+	long v;
+	int id;
+	int *sizes[] = { [O_TP] = &o->tp, [O_PP] = &o->pp, [O_DP] = &o->dp,
+			 [O_CP] = &o->cp, [O_EP] = &o->ep };
+	while ((id = cli_next(&cmd, st)) > 0) {
+		switch (id) {
+		case O_BASE: o->base = st->arg; break;
+		case O_ITER: o->iterations = st->args; o->niterations = st->nargs; break;
+		case O_INPUT: o->input = st->arg; break;
+		case O_DB: o->db = st->arg; break;
+		case O_OUT: o->out = st->arg; break;
+		case O_ALIGN: *align = st->arg; break;
+		case O_FORMAT: *format = st->arg; break;
+		case O_NO_RENDER: o->render = false; break;
+		case O_CONFIG: *config = st->arg; break;
+		case O_QUIET: o->quiet = true; break;
+		case O_PROCESSES:
+			if (cli_parse_long(st->arg, 1, 4096, &v))
+				return cli_bad_value(&cmd, st, "expected a number from 1 to 4096");
+			o->processes = (int)v;
+			break;
+		case O_TP: case O_PP: case O_DP: case O_CP: case O_EP:
+			if (cli_parse_long(st->arg, 1, 1000000, &v))
+				return cli_bad_value(&cmd, st, "expected a positive number");
+			*sizes[id] = (int)v;
+			break;
+		}
+	}
+	return id;
+}
+
+/* Config values fill what the command line left unset. */
+static int apply_config(struct agg_opts *o, const char **format, const char **align)
+{
+	char err[256];
+	long v;
+	int *sizes[] = { &o->tp, &o->pp, &o->dp, &o->cp, &o->ep };
+	const char *keys[] = { "agg.tp", "agg.pp", "agg.dp", "agg.cp", "agg.ep" };
+	config_check_known(o->config, "agg", known_keys);
+	for (int i = 0; i < 5; i++)
+		if (!*sizes[i] && !config_get_long(o->config, keys[i], &v, err, sizeof(err)))
+			*sizes[i] = (int)v;
+	if (config_get_double(o->config, "agg.straggler_threshold", &o->threshold, err,
+			      sizeof(err)) < 0 ||
+	    (!o->processes && config_get_long(o->config, "agg.processes", &v, err, sizeof(err)) == 0 &&
+	     (o->processes = (int)v) < 1) ||
+	    (config_get_long(o->config, "agg.vpp", &v, err, sizeof(err)) == 0 &&
+	     (o->vpp = (int)v) < 1))
+		return error("config: %s", *err ? err : "value out of range");
+	if (!*format)
+		*format = config_get(o->config, "agg.format");
+	if (!*align)
+		*align = config_get(o->config, "agg.time_alignment");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct agg_opts o = { .threshold = 0.10, .vpp = 1, .render = true, .png = true, .svg = true };
+	const char *format = NULL, *align = NULL, *config = NULL;
+	struct cli_state st;
+	char err[512];
+	int rc;
+
+	pp_set_progname("ppagg");
+	cli_init(&st, argc, argv);
+	rc = parse_args(&o, &st, &format, &align, &config);
+	if (rc == CLI_HELP || rc == CLI_ERR) {
+		cli_release(&st);
+		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
+	}
+	o.config = config ? config_load(config, err, sizeof(err)) : config_new();
+	if (!o.config) {
+		error("%s", err);
+		rc = PP_EXIT_USAGE;
+		goto out;
+	}
+	rc = PP_EXIT_USAGE;
+	if (apply_config(&o, &format, &align))
+		goto out;
+	if (format && parse_format(format, &o)) {
+		error("invalid format '%s': expected png, svg or png,svg", format);
+		goto out;
+	}
+	if (align && strcmp(align, "global") && strcmp(align, "individual")) {
+		error("invalid time alignment '%s': expected global or individual", align);
+		goto out;
+	}
+	o.individual = align && !strcmp(align, "individual");
+	if (!o.processes)
+		o.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
+	if (!o.base == !o.input || st.npos) {
+		error(st.npos ? "unexpected argument '%s'" : "give exactly one of --base-folder and --input%s",
+		      st.npos ? st.pos[0] : "");
+		cli_usage(&cmd);
+		goto out;
+	}
+	rc = agg_run(&o);
+out:
+	config_free(o.config);
+	cli_release(&st);
+	return rc;
+}

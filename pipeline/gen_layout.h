@@ -1,0 +1,38 @@
+/* gen_layout.h — ppgen's cluster layout: rank coordinates, process groups
+ * and the topology file (SPEC §7), written with its own code so that the
+ * topology parser is tested against an independent writer.
+ *
+ * Ranks are laid out tp fastest, then cp, ep, dp, pp:
+ * rank = tp + TP·(cp + CP·(ep + EP·(dp + DP·pp))).
+ */
+#ifndef GEN_LAYOUT_H
+#define GEN_LAYOUT_H
+
+#include <stdio.h>
+
+enum gen_dim { GEN_TP, GEN_CP, GEN_EP, GEN_DP, GEN_PP, GEN_NDIM };
+
+struct gen_layout {
+	int size[GEN_NDIM]; /* TP, CP, EP, DP, PP sizes, each >= 1 */
+	int world;          /* product of the sizes */
+};
+
+/* Fills l from the sizes; returns PP_EINVAL when a size is < 1 or the
+ * world exceeds 1,000,000 ranks. */
+int gen_layout_init(struct gen_layout *l, int tp, int cp, int ep, int dp, int pp);
+/* Coordinate of rank along dim. */
+int gen_layout_coord(const struct gen_layout *l, int rank, enum gen_dim dim);
+/* Rank with the coordinates of `rank` except `dim` set to v. */
+int gen_layout_with(const struct gen_layout *l, int rank, enum gen_dim dim, int v);
+/* Number of groups along dim (world / size[dim]). */
+int gen_layout_ngroups(const struct gen_layout *l, enum gen_dim dim);
+/* Index (0-based, ordered by the group's lowest rank) of the group along
+ * dim that holds rank. */
+int gen_layout_group_of(const struct gen_layout *l, int rank, enum gen_dim dim);
+/* Ranks of group g along dim, ascending (size[dim] of them) into out. */
+void gen_layout_group_ranks(const struct gen_layout *l, enum gen_dim dim, int g, int *out);
+/* Writes the topology text (header, TP/PP/DP/[CP]/EP sections numbered
+ * from 1, FULL MODEL RANK GROUPS numbered from 0). Returns 0 or PP_EIO. */
+int gen_layout_write_topology(const struct gen_layout *l, FILE *f);
+
+#endif

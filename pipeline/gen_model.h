@@ -1,0 +1,126 @@
+/* gen_model.h — ppgen's in-memory model of one iteration of a cluster: per
+ * rank the CPU slices (python_function / user_annotation frames) and the GPU
+ * work (kernels, memcpy, memset) with their launches, each kernel carrying
+ * the category, step and recompute flag it has by construction (SPEC §5).
+ *
+ * gen_sim_build() writes the programs (what each rank does, in order) and
+ * gen_sim_run() gives every event its time by simulating all ranks on one
+ * clock: kernels start after their launch and after the previous kernel of
+ * their stream, collectives end together on every member, a receive ends
+ * after the matching send's data arrived. The writer (gen_write) and the
+ * truth (gen_truth) only read the result.
+ */
+#ifndef GEN_MODEL_H
+#define GEN_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gen_layout.h"
+
+enum gen_thread { GT_MAIN, GT_BWD };
+enum gen_stream { GS_COMP, GS_TP, GS_PP, GS_DP, GS_N };
+enum gen_kkind { GK_KERNEL, GK_MEMCPY, GK_MEMSET };
+enum gen_launch { GL_KERNEL, GL_GRAPH, GL_GRAPH_FOLLOW, GL_MEMCPY, GL_MEMSET, GL_NONE };
+enum gen_type { GY_COMP, GY_COMM, GY_MEM };
+enum gen_cat {
+	GC_FWD_COMP, GC_FWD_COMM, GC_BWD_COMP, GC_BWD_COMM, GC_PP, GC_DP, GC_OPT,
+	GC_MEM, GC_OTHER, GC_N
+};
+enum gen_phase { GP_FWD, GP_BWD, GP_PP, GP_DP, GP_OPT, GP_N };
+enum gen_slice_cat { GSC_PYTHON, GSC_ANNOTATION, GSC_CPU_OP };
+
+/* Nasty real-world quirks (--nasty). */
+enum {
+	GN_TRUNCATE = 1 << 0, GN_STRING_IDS = 1 << 1, GN_UNSORTED = 1 << 2,
+	GN_UNICODE = 1 << 3, GN_CONTROL = 1 << 4, GN_ORPHANS = 1 << 5,
+	GN_ZERO_DUR = 1 << 6, GN_BIG_IDS = 1 << 7, GN_BOM = 1 << 8,
+	GN_WHITESPACE = 1 << 9, GN_NAN = 1 << 10
+};
+
+enum {
+	GF_RECOMPUTE = 1,   /* launched inside a recompute slice */
+	GF_FWDBWD_S = 2,    /* its cpu_op starts a fwdbwd flow */
+	GF_FWDBWD_F = 4,    /* its cpu_op ends a fwdbwd flow */
+	GF_NO_AC2G_F = 8,   /* the ac2g flow has no finish event */
+	GF_STARTED = 16     /* simulator: launched, waiting for peers */
+};
+
+extern const char *const gen_cat_names[GC_N];
+extern const char *const gen_phase_names[GP_N];
+extern const int gen_stream_ids[GS_N];
+
+struct gen_kernel {
+	int64_t ts, dur;       /* GPU start and duration, absolute ns */
+	int64_t lts;           /* launch start (ns) */
+	const char *name;
+	const char *op;        /* enclosing cpu_op name; NULL: none */
+	const char *coll_name; /* "Collective name" for comm kernels */
+	int32_t ldur;          /* launch duration (ns) */
+	uint32_t corr;         /* correlation id */
+	int32_t seq;           /* step seq within phase, -1 when none */
+	int32_t pg_idx;        /* group index along pg_dim */
+	int32_t nelems;        /* "In msg nelems" */
+	uint32_t flow;         /* fwdbwd flow id when GF_FWDBWD_* */
+	int32_t coll;          /* sim: collective seq within its group, -1 none */
+	int32_t send_tag, recv_tag; /* sim: p2p tags, -1 none */
+	uint8_t stream, kind, launch, cat, type, thread, flags, depmask;
+	int8_t phase, pg_dim;  /* -1 when none */
+};
+
+struct gen_slice {
+	int64_t ts, te;        /* ns */
+	const char *name;
+	uint8_t thread, cat;
+	uint8_t step_mask;     /* bit p: a root-most step of phase p */
+	int32_t seq[GP_N];     /* its seq in each phase of step_mask */
+};
+
+struct gen_rank {
+	int rank, stage;
+	double straggle;       /* compute duration factor (1 = none) */
+	struct gen_kernel *k;
+	int nk, capk;
+	struct gen_slice *s;
+	int ns, caps;
+	uint32_t *items;       /* program: (op << 28) | index */
+	int nitems, capitems;
+	/* Simulator state. */
+	int pc;
+	int64_t clock;
+	int64_t stream_free[GS_N];
+	int64_t graph_lts;
+	int32_t graph_ldur;
+	uint64_t rng;
+};
+
+struct gen_cfg {
+	struct gen_layout lay;
+	int vpp, microbatches, layers, kpl;
+	bool recompute;
+	unsigned nasty;
+	uint64_t seed;
+	int iteration;
+	int64_t t0;            /* iteration start, ns */
+	const double *straggle; /* per rank factor, world entries */
+};
+
+struct gen_cluster;
+
+/* Builds every rank's program for one iteration. Returns NULL with a message
+ * in err on invalid parameters. */
+struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t errlen);
+/* Gives every slice and kernel its time. Returns 0, or PP_ECYCLE when the
+ * programs deadlock (a bug). */
+int gen_sim_run(struct gen_cluster *c);
+struct gen_rank *gen_sim_rank(struct gen_cluster *c, int rank);
+/* Latest GPU end over all ranks (to start the next iteration after it). */
+int64_t gen_sim_end(const struct gen_cluster *c);
+void gen_sim_free(struct gen_cluster *c);
+
+/* Small deterministic PRNG (splitmix64). */
+uint64_t gen_rand(uint64_t *state);
+/* Hash of a few integers, for values every rank must agree on. */
+uint64_t gen_hash(uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+
+#endif

@@ -1,0 +1,33 @@
+/* gen_write.h — writes one rank's simulated iteration as a Kineto trace
+ * (SPEC §3): header with deviceProperties and distributedInfo, metadata,
+ * python_function / user_annotation / cpu_op slices, launches with
+ * correlations, GPU events, ac2g and fwdbwd flows, and on request the
+ * nasty real-world quirks (GN_* in gen_model.h).
+ *
+ * Output is streamed through one large buffer with hand-written number
+ * formatting: the writer's speed bounds ppgen's (1 GB in a few seconds).
+ */
+#ifndef GEN_WRITE_H
+#define GEN_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gen_model.h"
+
+struct gen_write_opts {
+	const char *path;             /* file to create */
+	bool gzip;                    /* gzip-compress the output */
+	bool relative;                /* ts relative to baseTimeNanoseconds */
+	unsigned nasty;               /* GN_* flags */
+	const struct gen_layout *lay;
+	int iteration;
+	int64_t base_ns;              /* baseTimeNanoseconds (relative only) */
+};
+
+/* Writes r's trace to o->path. Returns 0, or PP_EIO with a message in err. */
+int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *o, char *err,
+		    size_t errlen);
+
+#endif

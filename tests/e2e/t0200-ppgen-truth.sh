@@ -1,0 +1,54 @@
+#!/bin/bash
+# ppgen: the trace tree's shape, and its truth recomputed independently from
+# the written trace text (tests/tools/truthcheck.py) on several layouts.
+source "$PP_ROOT/tests/lib.sh"
+TC="python3 $PP_ROOT/tests/tools/truthcheck.py"
+
+ok_if "tp2 pp4 dp2, two iterations" ppgen --out c16 --tp 2 --pp 4 --dp 2 --microbatches 8 \
+	--iterations 15,16 --quiet
+is "one trace per rank and iteration" 32 "$(ls c16/iteration_15 c16/iteration_16 | grep -c 'rank_.*_iter_1[56].pt.trace.json$')"
+is "file names" "rank_0007_iter_16.pt.trace.json" "$(ls c16/iteration_16 | sed -n 8p)"
+is "topology file" "TP Size: 2" "$(head -1 c16/unique_parallel_groups_*.txt)"
+is "pp groups in the topology" "Group 1: [0, 4, 8, 12]" "$(grep -A2 'PIPELINE PARALLEL' c16/unique_parallel_groups_*.txt | tail -1)"
+is "model replicas numbered from 0" "Group 1: [2, 3, 6, 7, 10, 11, 14, 15]" "$(tail -1 c16/unique_parallel_groups_*.txt)"
+is "truth files" "category_stats.csv pp_groups.csv ranks.csv steps.csv stragglers.csv topology.txt" \
+	"$(ls c16/.truth | tr '\n' ' ' | sed 's/ $//')"
+is "ranks.csv header" "iteration,rank,mode,window_start_ns,window_end_ns,gpu_busy_ns,idle_ns,bubble_ns,comp_busy_ns,comm_busy_ns,overlap_ns,coverage" \
+	"$(head -1 c16/.truth/ranks.csv)"
+is "ranks.csv rows" 32 "$(tail -n +2 c16/.truth/ranks.csv | wc -l)"
+is "8 fwd steps per rank" 8 "$(grep -c '^15,5,fwd,' c16/.truth/steps.csv)"
+is "pp_groups rows" 32 "$(tail -n +2 c16/.truth/pp_groups.csv | wc -l)"
+ok_if "truth of tp2 pp4 dp2 matches the trace text" $TC c16
+ok_if "receive kernels spin: bubble > 10 x idle on every rank" \
+	awk -F, 'NR>1 && !($8 > 10 * $7) {bad=1} END {exit bad}' c16/.truth/ranks.csv
+ok_if "coverage above 95 %" awk -F, 'NR>1 && $12 < 0.95 {bad=1} END {exit bad}' c16/.truth/ranks.csv
+
+ok_if "vpp 2" ppgen --out v2 --tp 2 --pp 4 --vpp 2 --microbatches 8 --iterations 3 --quiet
+ok_if "truth of vpp 2 matches" $TC v2
+is "vpp: 16 fwd steps per rank" 16 "$(grep -c '^3,0,fwd,' v2/.truth/steps.csv)"
+ok_if "recompute, gzip" ppgen --out rc --pp 4 --dp 2 --recompute --microbatches 6 --iterations 3 --gzip --quiet
+ok_if "truth of recompute matches" $TC rc
+ok_if "recompute rows present" grep -q ',bwd_computation_recompute,' rc/.truth/category_stats.csv
+is "gzip magic" "1f8b" "$(head -c 2 rc/iteration_3/rank_0000_iter_3.pt.trace.json.gz | od -An -tx1 | tr -d ' \n')"
+ok_if "straggler, relative time" ppgen --out st --tp 2 --pp 2 --dp 2 --straggler 5:1.5 --microbatches 4 \
+	--iterations 7,8 --time-format relative --quiet
+ok_if "truth of straggler run matches (incl. the 10 % rule)" $TC st
+is "stragglers.csv" "7,5 8,5" "$(tail -n +2 st/.truth/stragglers.csv | tr '\n' ' ' | sed 's/ $//')"
+ok_if "relative traces carry baseTimeNanoseconds" grep -q '"baseTimeNanoseconds": ' st/iteration_7/rank_0000_iter_7.pt.trace.json
+ok_if "cp 2, ep 2" ppgen --out ce --tp 2 --cp 2 --ep 2 --pp 2 --microbatches 4 --iterations 1 --quiet
+ok_if "truth of cp/ep matches" $TC ce
+ok_if "--ranks writes a subset" ppgen --out sub --tp 2 --pp 4 --dp 2 --microbatches 4 --ranks 0-3,8 --quiet
+is "subset files" 5 "$(ls sub/iteration_15 | wc -l)"
+ok_if "subset truth matches" $TC sub
+
+ok_if "same seed, same bytes" ppgen --out again --tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16 --quiet
+ok_if "deterministic traces (traceName aside)" cmp <(grep -v traceName c16/iteration_16/rank_0009_iter_16.pt.trace.json) \
+	<(grep -v traceName again/iteration_16/rank_0009_iter_16.pt.trace.json)
+ok_if "deterministic truth" diff -r c16/.truth again/.truth
+ppgen --help >help.txt; is "--help exits 0" 0 $?
+ok_if "--help shows the synopsis" grep -q 'ppgen --out <dir>' help.txt
+ppgen --tp 2 2>err.txt; is "missing --out is a usage error" 2 $?
+ppgen --out x --nasty nope 2>err.txt; is "unknown nasty option is a usage error" 2 $?
+ppgen --out x --pp 3 --vpp 2 --microbatches 4 2>err.txt; is "vpp needs microbatches % pp == 0" 2 $?
+ppgen --out x --tp 2 --straggler 9:2 2>err.txt; is "straggler outside the world" 2 $?
+done_testing

@@ -1,0 +1,61 @@
+#!/bin/bash
+# ppbatch on every real trace of ../shared/data/real: each is stored (generic
+# mode where it is not Megatron) and its per-category sums equal the sum of
+# its GPU event durations, computed independently from the JSON text (2021
+# files name GPU copies 'Memcpy'/'Memset': those are GPU events too).
+source "$PP_ROOT/tests/lib.sh"
+source "$PP_ROOT/tests/e2e/lib-ppbatch.sh"
+REAL=$SHARED/data/real
+[ -d "$REAL" ] || REAL=/work/shared/data/real
+[ -d "$REAL" ] || { skip "real traces" "$REAL not found"; done_testing; exit; }
+
+# One folder per file, so that (iteration, rank) identifies a trace.
+n=0
+while read -r f; do
+	mkdir -p "tree/iteration_$n"
+	ln -s "$f" "tree/iteration_$n/"
+	n=$((n + 1))
+done < <(find "$REAL" -type f | LC_ALL=C sort)
+ppbatch --input tree --pattern '*' -j 2 --quiet
+rc=$?
+ok_if "ppbatch exits 0 or 1" test "$rc" -le 1
+db=tree/pptrace.db
+is "every file has a ranks row" "$n" "$(sqlite3 $db "SELECT count(*) FROM ranks")"
+is "every real trace is ok" "" "$(sqlite3 $db "SELECT path || ': ' || error FROM ranks WHERE status != 'ok'")"
+is "per-category sums equal kernel sums" "" \
+	"$(sqlite3 $db "SELECT k.iteration FROM (SELECT iteration, sum(dur_ns) s, count(*) n FROM kernels GROUP BY 1) k
+		JOIN (SELECT iteration, sum(sum_ns) s, sum(kernels) n FROM category_stats WHERE category NOT LIKE '%_recompute' GROUP BY 1) c
+		USING (iteration) WHERE c.s != k.s OR c.n != k.n")"
+
+# Independent sums: python's json module over the raw files.
+cat >sums.py <<'PY'
+import gzip, json, sys
+from decimal import Decimal
+def ns(v):
+    return int(Decimal(str(v)) * 1000) if not isinstance(v, str) else int(Decimal(v) * 1000)
+for line in sys.stdin:
+    it, path = line.rstrip('\n').split('\t')
+    raw = open(path, 'rb').read()
+    if raw[:2] == b'\x1f\x8b':
+        raw = gzip.decompress(raw)
+    try:
+        doc = json.loads(raw.decode('utf-8-sig', 'replace'), strict=False,
+                         parse_float=Decimal)
+    except Exception:
+        continue  # python cannot read it: covered by the SQL check above
+    evs = doc.get('traceEvents', []) if isinstance(doc, dict) else doc
+    tot = cnt = 0
+    for e in evs:
+        if isinstance(e, dict) and e.get('ph') == 'X' and str(e.get('cat', '')).lower() in ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset'):
+            tot += ns(e.get('dur', 0)); cnt += 1
+    print(f"{it}|{cnt}|{tot}")
+PY
+sqlite3 -separator '	' $db "SELECT iteration, path FROM ranks ORDER BY iteration" | python3 sums.py | sort >want.txt
+sqlite3 $db "SELECT iteration, sum(kernels), sum(sum_ns) FROM category_stats WHERE category NOT LIKE '%_recompute' GROUP BY 1" >got0.txt
+# ranks without GPU events have no category rows
+sqlite3 $db "SELECT iteration || '|0|0' FROM ranks WHERE iteration NOT IN (SELECT iteration FROM category_stats)" >>got0.txt
+cut -d'|' -f1 want.txt | while read -r it; do grep "^$it|" got0.txt; done | sort >got.txt
+ok_if "python read most files" test "$(wc -l <want.txt)" -ge $((n * 3 / 4))
+ok_if "sums equal the python sums of GPU event durations" diff want.txt got.txt
+is "generic mode where not Megatron" "" "$(sqlite3 $db "SELECT path FROM ranks WHERE status = 'ok' AND mode IS NULL")"
+done_testing

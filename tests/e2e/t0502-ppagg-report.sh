@@ -1,0 +1,49 @@
+#!/bin/bash
+# ppagg renders its charts (gnuplot, in parallel) and the report loads in a
+# headless Chromium: every image loads, no console error; the SVGs carry
+# hover text on the blocks; global and individual alignment differ.
+source "$PP_ROOT/tests/lib.sh"
+mkdir -p run
+python3 "$PP_ROOT/tests/e2e/mkaggdb.py" --db run/pptrace.db --tp 1 --pp 2 --dp 1 --mb 3 \
+	--iterations 4,5 --topology run/unique_parallel_groups_1.txt
+if ! command -v gnuplot >/dev/null; then
+	skip "rendering" "gnuplot is not installed"
+	done_testing
+	exit
+fi
+ok_if "ppagg renders" ppagg --base-folder run -j 2 -q
+for c in rank_0/timeline rank_1/overlap pp_group_0/timeline model_group_0/timeline; do
+	ok_if "$c.png is a PNG" sh -c "head -c 8 run/pptrace/iteration_5/$c.png | grep -q PNG"
+	ok_if "$c.svg is an SVG" grep -q '<svg' "run/pptrace/iteration_5/$c.svg"
+done
+ok_if "no gnuplot error files left" test -z "$(find run/pptrace -name '*.err')"
+ok_if "hover text on a block" grep -q "showHypertext(evt,'rank 1\\\\nbwd_computation\\\\nstep bwd 2" \
+	run/pptrace/iteration_5/pp_group_0/timeline.svg
+ok_if "hover text on a bar" grep -q "showHypertext(evt,'rank 0 fwd mbs 1" \
+	run/pptrace/iteration_5/rank_0/overlap.svg
+gp=run/pptrace/iteration_4/pp_group_0/timeline.gp
+blocks=$(awk '/^\$c[0-9] << EOD/{f=1;next} /^EOD/{f=0} f' $gp | wc -l)
+hovers=$(awk '/^\$hover << EOD/{f=1;next} /^EOD/{f=0} f' $gp | wc -l)
+is "every block has a hover point" "$blocks" "$hovers"
+ok_if "blocks drawn" test "$blocks" -gt 20
+ok_if "report links the other iteration" grep -q 'href="#i4-r1">4</a>' run/pptrace/index.html
+ok_if "x axis in ms" grep -q 'set xlabel "time since the group' run/pptrace/iteration_4/pp_group_0/timeline.gp
+ppagg --base-folder run --iterations 4 --time-alignment individual --no-render -q --out ind
+ok_if "individual alignment" grep -q "individual alignment" ind/iteration_4/pp_group_0/timeline.gp
+
+if ! command -v chromium >/dev/null; then
+	skip "headless chromium check" "chromium is not installed"
+	done_testing
+	exit
+fi
+mkdir -p profile
+timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
+	--dump-dom "file://$T/run/pptrace/index.html" >dom.html 2>chrome.err
+is "chromium loads the report" 0 $?
+n=$(grep -c '<img ' run/pptrace/index.html)
+is "every image loads ($n)" "data-images=\"$n/$n\"" "$(grep -o 'data-images="[^"]*"' dom.html)"
+ok_if "at least 12 images" test "$n" -ge 12
+is "no console message" "" "$(grep 'CONSOLE' chrome.err)"
+done_testing

@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""truthcheck.py DIR — recompute every number of ppgen's DIR/.truth/ from the
+written trace text, independently of ppgen's C code, and compare.
+
+It parses each trace itself (json with exact decimal times, BOM stripped, raw
+control characters allowed), applies SPEC §4-§6 and docs/contracts.md §2/§4
+(thread roles from fwdbwd flows, root-most steps by GLOB patterns,
+attribution rules 0-5, unions and overlaps), parses the topology file for
+the PP groups, and checks the straggler list with the 10 % rule.
+Python 3 standard library only. Exit status 0 when everything matches.
+"""
+import bisect
+import csv
+import fnmatch
+import glob
+import gzip
+import json
+import os
+import re
+import statistics
+import sys
+from decimal import Decimal
+
+PATTERNS = {
+    "comm_kernel": ["*nccl*", "*mccl*"],
+    "mem_kernel": ["*memcpy*", "*Memcpy*", "*memset*", "*Memset*"],
+    "forward_step": ["*forward_step*"],
+    "backward_step": ["*backward_step*"],
+    "pp_comm": ["*send_forward*", "*recv_forward*", "*send_backward*", "*recv_backward*",
+                "*send_forward_recv_backward*", "*send_backward_recv_forward*"],
+    "dp_comm": ["*start_grad_sync*", "*finish_grad_sync*", "*start_param_sync*",
+                "*finish_param_sync*", "*finalize_model_grads*", "*optimizer*",
+                "*pretrain*loss_func*"],
+    "optimizer": ["*optimizer*"],
+    "recompute": ["*recomupte*forward*", "*recompute*forward*", "*custom_forward*"],
+}
+GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
+
+
+def glob_any(name, pats):
+    return any(fnmatch.fnmatchcase(name, p) for p in pats)
+
+
+def to_ns(v):
+    """µs value (Decimal/int from the text) -> int ns, exact."""
+    return int(Decimal(v) * 1000)
+
+
+def load(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return json.loads(text, strict=False, parse_float=Decimal)
+
+
+def union(iv):
+    tot, cs, ce = 0, None, None
+    for s, e in sorted(x for x in iv if x[1] > x[0]):
+        if cs is None or s > ce:
+            if cs is not None:
+                tot += ce - cs
+            cs, ce = s, e
+        elif e > ce:
+            ce = e
+    if cs is not None:
+        tot += ce - cs
+    return tot
+
+
+def merged(iv):
+    out = []
+    for s, e in sorted(x for x in iv if x[1] > x[0]):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def overlap(a, b):
+    a, b = merged(a), merged(b)
+    i = j = tot = 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if e > s:
+            tot += e - s
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return tot
+
+
+def root_most(slices):
+    """slices: list of (ts, end, idx, thread) matching one set -> root-most ones."""
+    roots = []
+    by_thread = {}
+    for s in slices:
+        by_thread.setdefault(s[3], []).append(s)
+    for th, lst in by_thread.items():
+        lst.sort(key=lambda s: (s[0], -s[1], s[2]))
+        cur = None
+        for s in lst:
+            if cur is not None and s[0] >= cur[0] and s[1] <= cur[1]:
+                continue
+            cur = s
+            roots.append(s)
+    roots.sort(key=lambda s: (s[0], s[2]))
+    return roots
+
+
+PHYSICS_ERRORS = []
+
+
+def physics(path, gpu, launches, flow_ids):
+    """What any real trace satisfies: no overlap on one stream, kernels start
+    after their launch starts, fwdbwd flows exactly paired."""
+    def err(msg):
+        if len(PHYSICS_ERRORS) < 20:
+            PHYSICS_ERRORS.append("%s: %s" % (os.path.basename(path), msg))
+    streams = {}
+    for g in gpu:
+        streams.setdefault(g["stream"], []).append(g)
+        la = launches.get(g["corr"])
+        if la is not None and g["ts"] < la[0]:
+            err("kernel at %d starts before its launch at %d" % (g["ts"], la[0]))
+    for st, lst in streams.items():
+        lst.sort(key=lambda g: (g["ts"], g["dur"]))
+        for a, b in zip(lst, lst[1:]):
+            if b["ts"] < a["ts"] + a["dur"]:
+                err("stream %s: overlap at %d" % (st, b["ts"]))
+    for fid, phs in flow_ids.items():
+        if sorted(phs) != ["f", "s"]:
+            err("fwdbwd flow %s is not one s and one f: %s" % (fid, phs))
+
+
+def analyse(path):
+    d = load(path)
+    base = int(d.get("baseTimeNanoseconds", 0) or 0)
+    evs = d["traceEvents"]
+    gpu, launches, slices = [], {}, []
+    flows, flow_ids = {}, {}
+    for n, e in enumerate(evs):
+        ph = e.get("ph")
+        cat = str(e.get("cat", "")).lower()
+        if ph in ("s", "f") and cat == "fwdbwd":
+            key = (e.get("pid"), e.get("tid"))
+            c = flows.setdefault(key, [0, 0])
+            c[0 if ph == "s" else 1] += 1
+            flow_ids.setdefault(e.get("id"), []).append(ph)
+            continue
+        if ph != "X":
+            continue
+        ts = base + to_ns(e["ts"])
+        dur = to_ns(e.get("dur", 0))
+        args = e.get("args") or {}
+        if cat in GPU_CATS:
+            gpu.append(dict(name=e.get("name", ""), cat=cat, ts=ts, dur=dur,
+                            corr=args.get("correlation"), n=n,
+                            stream=(e.get("pid"), e.get("tid"))))
+            continue
+        th = (e.get("pid"), e.get("tid"))
+        if "correlation" in args:
+            launches[args["correlation"]] = (ts, th)
+        slices.append((ts, ts + dur, n, th, e.get("name", "")))
+    # Thread roles (SPEC §4): the two threads with most fwdbwd endpoints.
+    top = sorted(flows.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:2]
+    if len(top) == 2:
+        share = [kv[1][0] / (kv[1][0] + kv[1][1]) for kv in top]
+        fwd_th, bwd_th = (top[0][0], top[1][0]) if share[0] >= share[1] else (top[1][0], top[0][0])
+    else:
+        fwd_th = next((s[3] for s in slices if glob_any(s[4], PATTERNS["forward_step"])), None)
+        bwd_th = fwd_th
+    sets = {}
+    for key in ("forward_step", "backward_step", "pp_comm", "dp_comm", "optimizer", "recompute"):
+        sets[key] = root_most([s for s in slices if glob_any(s[4], PATTERNS[key])])
+    phases = {
+        "fwd": [s for s in sets["forward_step"] if s[3] == fwd_th],
+        "bwd": [s for s in sets["backward_step"] if s[3] == fwd_th],
+        "pp": sets["pp_comm"], "dp": sets["dp_comm"], "opt": sets["optimizer"],
+    }
+    rec = [s for s in sets["recompute"] if s[3] == bwd_th]
+
+    # Index for speed: steps sorted by ts; linear scan is fine for test sizes
+    # but use bisect over starts to stay fast on bigger traces.
+    def finder(lst):
+        starts = [s[0] for s in lst]
+
+        def f(t, th=None):
+            i = bisect.bisect_right(starts, t) - 1
+            # steps of one phase may nest across threads; scan back while plausible
+            k = i
+            while k >= 0 and k > i - 64:
+                s = lst[k]
+                if s[0] <= t <= s[1] and (th is None or s[3] == th):
+                    return k
+                k -= 1
+            return None
+        return f
+
+    find = {p: finder(lst) for p, lst in phases.items()}
+    find_rec = finder(rec)
+    kernels = []
+    for g in gpu:
+        name = g["name"]
+        if g["cat"] in ("gpu_memcpy", "gpu_memset"):
+            typ = "mem"
+        elif glob_any(name, PATTERNS["comm_kernel"]):
+            typ = "comm"
+        elif glob_any(name, PATTERNS["mem_kernel"]):
+            typ = "mem"
+        else:
+            typ = "comp"
+        la = launches.get(g["corr"]) if g["corr"] is not None else None
+        cat, phase, seq, rc = "other", None, None, 0
+        if la is not None:
+            lt, lth = la
+            fwd = find["fwd"](lt, fwd_th) if lth == fwd_th else None
+            bwd = find["bwd"](lt) if lth == bwd_th else None
+            pp, dp, opt = find["pp"](lt), find["dp"](lt), find["opt"](lt)
+            if typ == "mem":
+                cat = "memory"
+                for p, v in (("fwd", fwd), ("bwd", bwd), ("pp", pp), ("dp", dp), ("opt", opt)):
+                    if v is not None:
+                        phase, seq = p, v
+                        break
+            elif typ == "comm" and dp is not None:
+                cat, phase, seq = "dp_communication", "dp", dp
+            elif fwd is not None:
+                cat = "fwd_computation" if typ == "comp" else "fwd_communication"
+                phase, seq = "fwd", fwd
+            elif bwd is not None:
+                cat = "bwd_computation" if typ == "comp" else "bwd_communication"
+                phase, seq = "bwd", bwd
+                if find_rec(lt, bwd_th) is not None:
+                    rc = 1
+            elif typ == "comm" and pp is not None:
+                cat, phase, seq = "pp_communication", "pp", pp
+            elif typ == "comp" and opt is not None:
+                cat, phase, seq = "optimizer_computation", "opt", opt
+        kernels.append(dict(ts=g["ts"], end=g["ts"] + g["dur"], dur=g["dur"], type=typ,
+                            cat=cat, phase=phase, seq=seq, rc=rc))
+    physics(path, gpu, launches, flow_ids)
+    rank = (d.get("distributedInfo") or {}).get("rank")
+    if rank is None:
+        m = re.search(r"rank[_-]?(\d+)[._]", os.path.basename(path))
+        rank = int(m.group(1))
+    helpers = any(s[4].endswith("_step_helper") for s in slices)
+    return rank, kernels, phases, helpers
+
+
+def rank_rows(it, rank, kernels, phases, helpers):
+    iv = lambda ks: [(k["ts"], k["end"]) for k in ks]
+    rows = {}
+    ws = min(k["ts"] for k in kernels)
+    we = max(k["end"] for k in kernels)
+    busy = union(iv(kernels))
+    nonpp = union(iv([k for k in kernels if k["cat"] != "pp_communication"]))
+    named = union(iv([k for k in kernels if k["cat"] != "other"]))
+    comp = [k for k in kernels if k["type"] == "comp"]
+    comm = [k for k in kernels if k["type"] == "comm"]
+    rows["ranks"] = [[it, rank, "megatron", ws, we, busy, we - ws - busy, we - ws - nonpp,
+                      union(iv(comp)), union(iv(comm)), overlap(iv(comp), iv(comm)),
+                      "%.6f" % (named / busy if busy else 0.0)]]
+    cats = {}
+    for k in kernels:
+        cats.setdefault(k["cat"], []).append(k)
+        if k["rc"]:
+            cats.setdefault(k["cat"] + "_recompute", []).append(k)
+    rows["category_stats"] = [[it, rank, c, len(ks), sum(k["dur"] for k in ks), union(iv(ks))]
+                              for c, ks in sorted(cats.items())]
+    want = {"fwd": ("fwd_computation", "fwd_communication"),
+            "bwd": ("bwd_computation", "bwd_communication"),
+            "pp": ("pp_communication",), "dp": ("dp_communication",),
+            "opt": ("optimizer_computation",)}
+    steps = []
+    for p in sorted(phases):
+        for seq, s in enumerate(phases[p]):
+            ks = [k for k in kernels if k["phase"] == p and k["seq"] == seq and k["cat"] in want[p]]
+            if not ks:
+                steps.append([it, rank, p, seq, s[0], s[1], "", "", 0, 0, 0, 0, 0])
+                continue
+            st, en = min(k["ts"] for k in ks), max(k["end"] for k in ks)
+            a = iv([k for k in ks if k["type"] == "comp"])
+            b = iv([k for k in ks if k["type"] == "comm"])
+            steps.append([it, rank, p, seq, s[0], s[1], st, en, en - st, union(a), union(b),
+                          overlap(a, b), len(ks)])
+    rows["steps"] = steps
+    gpu_span = {}
+    for r in steps:
+        if r[2] in ("fwd", "bwd") and r[6] != "":
+            gpu_span[(r[2], r[3])] = (r[6], r[7])
+    summary = dict(ws=ws, we=we, busy=busy, nonpp=nonpp, span=gpu_span,
+                   nfwd=len(phases["fwd"]), helpers=helpers,
+                   compute=sum(union(iv([k for k in kernels if k["cat"] == c]))
+                               for c in ("fwd_computation", "bwd_computation")))
+    return rows, summary
+
+
+def causality(it, ranks, ss):
+    """1F1B (no *_step_helper frames): micro-batch b's forward on stage s
+    starts after it ended on stage s-1; its backward on stage s starts after
+    it ended on stage s+1 (the receive waited for the data)."""
+    if any(x["helpers"] for x in ss) or len({x["nfwd"] for x in ss}) != 1:
+        return
+    for st in range(len(ranks)):
+        for b in range(ss[st]["nfwd"]):
+            for ph, other in (("fwd", st - 1), ("bwd", st + 1)):
+                if not 0 <= other < len(ranks):
+                    continue
+                me, prev = ss[st]["span"].get((ph, b)), ss[other]["span"].get((ph, b))
+                if me and prev and me[0] < prev[1]:
+                    PHYSICS_ERRORS.append("iteration %d: %s of micro-batch %d starts on rank %d "
+                                          "at %d before rank %d ends it at %d"
+                                          % (it, ph, b, ranks[st], me[0], ranks[other], prev[1]))
+
+
+def parse_topology(path):
+    groups, section, dashes = {}, None, 0
+    for line in open(path):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("---"):
+            dashes += 1
+            continue
+        m = re.match(r"Group (\d+): \[(.*)\]", line)
+        if m and section:
+            groups.setdefault(section, []).append([int(x) for x in m.group(2).split(",") if x.strip()])
+        elif not m and ":" not in line or "GROUPS" in line:
+            section, dashes = line, 0
+    return groups
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        r = list(csv.reader(f))
+    return r[0], r[1:]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: truthcheck.py DIR", file=sys.stderr)
+        return 2
+    base = sys.argv[1]
+    tdir = os.path.join(base, ".truth")
+    got = {k: [] for k in ("ranks", "category_stats", "steps", "pp_groups")}
+    sums = {}
+    ntraces = 0
+    for itdir in sorted(glob.glob(os.path.join(base, "iteration_*")),
+                        key=lambda p: int(p.rsplit("_", 1)[1])):
+        it = int(itdir.rsplit("_", 1)[1])
+        per = []
+        for path in glob.glob(os.path.join(itdir, "*.pt.trace.json*")):
+            rank, kernels, phases, helpers = analyse(path)
+            rows, summary = rank_rows(it, rank, kernels, phases, helpers)
+            per.append((rank, rows))
+            sums[(it, rank)] = summary
+            ntraces += 1
+        for rank, rows in sorted(per, key=lambda x: x[0]):
+            for k in ("ranks", "category_stats", "steps"):
+                got[k].extend(rows[k])
+    topo = parse_topology(glob.glob(os.path.join(base, "unique_parallel_groups_*.txt"))[0])
+    pp_groups = next(v for k, v in topo.items() if k.startswith("PIPELINE"))
+    dp_groups = next(v for k, v in topo.items() if k.startswith("DATA"))
+    its = sorted({it for it, _ in sums})
+    flagged = []
+    for it in its:
+        for g, ranks in enumerate(pp_groups):
+            if not all((it, r) in sums for r in ranks):
+                continue
+            gs = min(sums[(it, r)]["ws"] for r in ranks)
+            ge = max(sums[(it, r)]["we"] for r in ranks)
+            for stage, r in enumerate(ranks):
+                s = sums[(it, r)]
+                got["pp_groups"].append([it, g, stage, r, gs, ge, ge - gs - s["busy"],
+                                         ge - gs - s["nonpp"]])
+            causality(it, ranks, [sums[(it, r)] for r in ranks])
+        for ranks in dp_groups:
+            if len(ranks) < 2 or not all((it, r) in sums for r in ranks):
+                continue
+            med = statistics.median(sums[(it, r)]["compute"] for r in ranks)
+            flagged += [[it, r] for r in ranks if sums[(it, r)]["compute"] > 1.10 * med]
+    got["stragglers"] = sorted(flagged)
+    bad = 0
+    for msg in PHYSICS_ERRORS:
+        print("PHYSICS", msg)
+        bad = 1
+    for name, rows in got.items():
+        header, want = read_csv(os.path.join(tdir, name + ".csv"))
+        rows = [[str(x) for x in r] for r in rows]
+        if name == "stragglers":
+            want = sorted([int(a), int(b)] for a, b in want)
+            rows = sorted([int(a), int(b)] for a, b in rows)
+        if rows != want:
+            bad += 1
+            print("MISMATCH %s.csv (%d rows expected, %d recomputed)" % (name, len(want), len(rows)))
+            shown = 0
+            for i in range(max(len(rows), len(want))):
+                a = want[i] if i < len(want) else None
+                b = rows[i] if i < len(rows) else None
+                if a != b:
+                    print("  truth:      %s\n  recomputed: %s" % (a, b))
+                    shown += 1
+                    if shown >= 5:
+                        break
+    if bad:
+        return 1
+    print("truthcheck: %s: %d traces, every truth file matches" % (base, ntraces))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
