@@ -100,8 +100,9 @@ check-valgrind:
 # libFuzzer targets tests/fuzz/fuzz_*.c (clang), FUZZ_SECONDS each; totals
 # go to build-fuzz/stats.txt (see docs/fuzzing.md).
 FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?=
 fuzz:
-	@PPTRACE_EXTRA_PKGS=clang scripts/install-deps
+	@PPTRACE_EXTRA_PKGS="clang libclang-rt-14-dev" scripts/install-deps
 	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Long fault runs: the reliability tests (t08xx) with 50 kills instead of 6.
