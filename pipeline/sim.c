@@ -202,7 +202,8 @@ static int sim_validate(struct sim_sched *S)
 		return sim_fail(S, PP_EINVAL, "p2p latency must be a finite number >= 0");
 	for (size_t k = 0; k < sizeof(arrs) / sizeof(arrs[0]); k++)
 		for (int s = 0; arrs[k] && s < N; s++)
-			if (!(arrs[k][s] >= 0) || !isfinite(arrs[k][s]))
+			if ((!(arrs[k][s] >= 0) || !isfinite(arrs[k][s])) &&
+			    !(k == 4 && isnan(arrs[k][s]))) /* NaN: no FB time */
 				return sim_fail(S, PP_EINVAL,
 						"%s time of stage %d must be a finite "
 						"number >= 0", arrnames[k], s);
@@ -490,6 +491,9 @@ static int sim_time(struct sim_sched *S, const struct sim_times *T, struct sim_p
 			}
 			if (!o->paired)
 				dur = T->t[o->type][o->stage];
+			else if (T->fb && isnan(T->fb[o->stage]))
+				return sim_fail(S, PP_EINVAL, "no overlapped time for stage %d "
+						"(device %d runs a pair there)", o->stage, d);
 			else if (T->fb)
 				dur = T->fb[o->stage];
 			else
