@@ -416,11 +416,12 @@ struct sim_pass {
 static void cycle_message(struct sim_sched *S, const struct sim_pass *P)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int d = 0;
+	int d = 0, first;
 	while (P->next[d] >= S->dev_start[d + 1])
 		d++;
+	first = d;
 	strbuf_addstr(&sb, "dependency cycle (deadlock): ");
-	for (int hop = 0; hop < 4; hop++) {
+	for (int hop = 0; hop < 6; hop++) {
 		int32_t x = P->blocked_on[d];
 		if (hop)
 			strbuf_addstr(&sb, "; ");
@@ -430,7 +431,7 @@ static void cycle_message(struct sim_sched *S, const struct sim_pass *P)
 		describe_entry(&sb, S, (size_t)x);
 		d = S->ops[x].device;
 		strbuf_addf(&sb, " on device %d", d);
-		if (P->next[d] >= S->dev_start[d + 1])
+		if (d == first || P->next[d] >= S->dev_start[d + 1])
 			break;
 	}
 	sim_fail(S, PP_ECYCLE, "%s", sb.buf);
