@@ -17,6 +17,9 @@
 
 #include "arena.h"
 #include "batch.h"
+#include "classify.h"
+#include "patterns.h"
+#include "rank_result.h"
 #include "pp.h"
 #include "strbuf.h"
 #include "trace_read.h"
@@ -25,7 +28,8 @@ enum {
 	MAX_CATS = 256,      /* distinct categories counted by name */
 	MAX_THREADS = 65536, /* distinct (pid, tid) tracked */
 	SHOW_THREADS = 40,   /* threads listed in the text output */
-	MAX_NAMES = 1 << 20  /* distinct kernel names remembered */
+	MAX_NAMES = 1 << 20, /* distinct kernel names remembered */
+	TCACHE = 61          /* thread cache slots */
 };
 
 enum { GPU_NONE = -1, GPU_KERNEL, GPU_MEMCPY, GPU_MEMSET };
@@ -33,6 +37,8 @@ enum { KT_COMP, KT_COMM, KT_MEM };
 
 struct cat_count {
 	char *name; /* lower case */
+	char *raw;  /* as first seen, for the exact fast check */
+	size_t len;
 	uint64_t n;
 	int gpu;    /* GPU_* */
 };
@@ -75,9 +81,12 @@ struct inspect {
 	uint64_t cats_other;
 	struct thread *threads; /* open addressing, cap a power of two */
 	size_t tcap, tcount;
-	struct thread *last;    /* the thread of the previous event */
+	struct thread *tcache[TCACHE]; /* recent threads by integer (pid, tid) */
 	struct name_slot *names;
 	size_t ncap, ncount;
+	const struct patterns *pats;
+	struct classify *cl;     /* NULL once it failed (out of memory) */
+	struct arena cl_arena;   /* the classifier's memory */
 	uint64_t threads_dropped;
 	struct proc_name *procs;
 	size_t nprocs, procs_cap;
@@ -156,23 +165,19 @@ static void threads_grow(struct inspect *in)
 	free(in->threads);
 	in->threads = nt;
 	in->tcap = ncap;
-	in->last = NULL;
+	memset(in->tcache, 0, sizeof(in->tcache));
 }
 
-/* The thread of ev, created on first sight; NULL beyond MAX_THREADS. */
-static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+/* The thread of (pid, tid), created on first sight; NULL beyond MAX_THREADS. */
+static struct thread *thread_lookup(struct inspect *in, struct idkey pid, struct idkey tid)
 {
-	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
-	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
-	struct thread *t = in->last;
-	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
-		return t;
+	struct thread *t;
 	if (in->tcount * 2 >= in->tcap && in->tcount < MAX_THREADS)
 		threads_grow(in);
 	size_t j = thread_hash(&pid, &tid) & (in->tcap - 1);
 	for (t = &in->threads[j]; t->used; t = &in->threads[j]) {
 		if (idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
-			return in->last = t;
+			return t;
 		j = (j + 1) & (in->tcap - 1);
 	}
 	if (in->tcount >= MAX_THREADS) {
@@ -189,21 +194,45 @@ static struct thread *thread_get(struct inspect *in, const struct trace_event *e
 	t->pid_text = idkey_text(&in->arena, &pid);
 	t->tid_text = idkey_text(&in->arena, &tid);
 	in->tcount++;
-	return in->last = t;
+	return t;
+}
+
+/* The thread of ev, through a small direct-mapped cache of integer ids. */
+static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+{
+	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
+	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
+	size_t slot = TCACHE;
+	if (pid.kind == 1 && tid.kind == 1)
+		slot = (size_t)(((uint64_t)pid.num * 31 + (uint64_t)tid.num) % TCACHE);
+	struct thread *t = slot < TCACHE ? in->tcache[slot] : NULL;
+	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
+		return t;
+	t = thread_lookup(in, pid, tid);
+	if (slot < TCACHE)
+		in->tcache[slot] = t;
+	return t;
 }
 
 /* Counts the event's category; returns its GPU kind (GPU_*) or GPU_NONE. */
 static int count_cat(struct inspect *in, struct pp_sv cat)
 {
-	if (in->last_cat >= 0 && pp_sv_ieq(cat, in->cats[in->last_cat].name)) {
-		in->cats[in->last_cat].n++;
-		return in->cats[in->last_cat].gpu;
+	if (in->last_cat >= 0) {
+		struct cat_count *lc = &in->cats[in->last_cat];
+		if (cat.n == lc->len && (!memcmp(cat.p, lc->raw, cat.n) || pp_sv_ieq(cat, lc->name))) {
+			lc->n++;
+			return lc->gpu;
+		}
 	}
-	for (int i = 0; i < in->ncats; i++)
-		if (pp_sv_ieq(cat, in->cats[i].name)) {
-			in->cats[i].n++;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < in->ncats; i++) {
+			struct cat_count *cc = &in->cats[i];
+			if (cat.n != cc->len || (pass == 0 ? memcmp(cat.p, cc->raw, cat.n) != 0
+							   : !pp_sv_ieq(cat, cc->name)))
+				continue;
+			cc->n++;
 			in->last_cat = i;
-			return in->cats[i].gpu;
+			return cc->gpu;
 		}
 	if (in->ncats == MAX_CATS || cat.n > 200 || memchr(cat.p, '\0', cat.n)) {
 		in->cats_other++;
@@ -215,6 +244,8 @@ static int count_cat(struct inspect *in, struct pp_sv cat)
 			*c = (char)(*c - 'A' + 'a');
 	struct cat_count *cc = &in->cats[in->ncats];
 	cc->name = s;
+	cc->raw = arena_strndup(&in->arena, cat.p, cat.n);
+	cc->len = cat.n;
 	cc->n = 1;
 	cc->gpu = !strcmp(s, "kernel") ? GPU_KERNEL
 		: !strcmp(s, "gpu_memcpy") ? GPU_MEMCPY
@@ -224,22 +255,29 @@ static int count_cat(struct inspect *in, struct pp_sv cat)
 }
 
 /* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
-static int kernel_type_match(const char *n)
+/* SPEC §5: comm is tested before mem for kernels matching both. */
+static int kernel_type_match(const struct patterns *pats, const char *n)
 {
-	if (strstr(n, "nccl") || strstr(n, "mccl"))
+	uint32_t m = patterns_match(pats, n);
+	if (m & (1u << PAT_COMM_KERNEL))
 		return KT_COMM;
-	if (strstr(n, "memcpy") || strstr(n, "Memcpy") || strstr(n, "memset") ||
-	    strstr(n, "Memset"))
+	if (m & (1u << PAT_MEM_KERNEL))
 		return KT_MEM;
 	return KT_COMP;
 }
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h ^ (h >> 31);
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
 }
 
 /* The type of a kernel name, matched once per distinct name (up to a cap). */
@@ -254,7 +292,7 @@ static int kernel_type(struct inspect *in, struct pp_sv name)
 			j = (j + 1) & (in->ncap - 1);
 		}
 	}
-	int type = kernel_type_match(name.p);
+	int type = kernel_type_match(in->pats, name.p);
 	if (in->ncount >= MAX_NAMES || name.n > 4096)
 		return type;
 	if ((in->ncount + 1) * 2 > in->ncap) {
@@ -349,6 +387,8 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 
 static void inspect_release(struct inspect *in)
 {
+	classify_free(in->cl);
+	arena_release(&in->cl_arena);
 	free(in->threads);
 	free(in->names);
 	free(in->procs);
@@ -403,7 +443,7 @@ struct file_result {
 };
 
 static void print_text(const struct inspect *in, const struct file_result *f,
-		       const struct trace_header *h)
+		       const struct trace_header *h, const struct rank_result *res)
 {
 	printf("%s\n", f->path);
 	printf("  size        %" PRIu64 " bytes%s", f->file_bytes, f->gz ? " (gzip)" : "");
@@ -479,6 +519,12 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 	if (in->tcount > SHOW_THREADS)
 		printf("    ... %zu more\n", in->tcount - SHOW_THREADS);
 	free(v);
+	if (res) {
+		struct strbuf sb = STRBUF_INIT;
+		rank_result_describe(res, &sb, false);
+		printf("  classification (SPEC §4-§5)\n%s", sb.buf);
+		strbuf_release(&sb);
+	}
 	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON\n", f->seconds,
 	       f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
 	       f->seconds > 0 ? (double)f->text_bytes / f->seconds / 1e6 : 0.0);
@@ -504,7 +550,7 @@ static void json_idkey(struct strbuf *sb, const struct idkey *k)
 }
 
 static void print_json(const struct inspect *in, const struct file_result *f,
-		       const struct trace_header *h)
+		       const struct trace_header *h, const struct rank_result *res)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "{\"file\":");
@@ -582,13 +628,19 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 		strbuf_addf(&sb, ",\"events\":%" PRIu64 "}", v[i]->events);
 	}
 	free(v);
-	strbuf_addf(&sb, "],\"seconds\":%.6f}", f->seconds);
+	strbuf_addstr(&sb, "],\"classification\":");
+	if (res)
+		rank_result_describe(res, &sb, true);
+	else
+		strbuf_addstr(&sb, "null");
+	strbuf_addf(&sb, ",\"seconds\":%.6f}", f->seconds);
 	puts(sb.buf);
 	strbuf_release(&sb);
 }
 
 /* Reads one file and prints its description; returns 0 or a PP_E* code. */
-static int inspect_file(const struct batch_opts *o, const char *path)
+static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
+			const char *path)
 {
 	struct trace_reader_opts ro = { .salvage = o->salvage };
 	struct inspect in;
@@ -598,12 +650,22 @@ static int inspect_file(const struct batch_opts *o, const char *path)
 
 	memset(&in, 0, sizeof(in));
 	in.last_cat = -1;
+	in.pats = pats;
+	in.cl = o->no_classify ? NULL : classify_new(pats, &in.cl_arena);
 	int64_t t0 = pp_now_ns();
 	struct trace_reader *r = trace_reader_open(path, &ro);
 	if (!r)
 		die("out of memory opening '%s'", path);
-	while ((rc = trace_reader_next(r, &ev)) > 0)
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		observe(&in, &ev);
+		if (in.cl && classify_feed(in.cl, &ev) < 0) {
+			classify_free(in.cl);
+			in.cl = NULL;
+		}
+	}
+	struct rank_result *res = NULL;
+	if (rc == 0 && in.cl && classify_finish(in.cl, trace_reader_header(r), &res) < 0)
+		res = NULL;
 	f.seconds = (double)(pp_now_ns() - t0) / 1e9;
 	struct stat st;
 	f.file_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : trace_reader_bytes_in(r);
@@ -614,9 +676,9 @@ static int inspect_file(const struct batch_opts *o, const char *path)
 	f.truncated = trace_reader_truncated(r);
 	f.gz = trace_reader_is_gzip(r);
 	if (o->json)
-		print_json(&in, &f, trace_reader_header(r));
+		print_json(&in, &f, trace_reader_header(r), res);
 	else
-		print_text(&in, &f, trace_reader_header(r));
+		print_text(&in, &f, trace_reader_header(r), res);
 	if (rc < 0 && !o->json)
 		error("%s", f.err);
 	fflush(stdout);
@@ -627,12 +689,19 @@ static int inspect_file(const struct batch_opts *o, const char *path)
 
 int inspect_run(const struct batch_opts *o)
 {
+	char err[512];
 	int failed = 0;
+	struct patterns *pats = patterns_new(o->config, err, sizeof(err));
+	if (!pats) {
+		error("%s", err);
+		return PP_EXIT_USAGE;
+	}
 	for (int i = 0; i < o->nfiles; i++) {
 		if (i && !o->json)
 			printf("\n");
-		if (inspect_file(o, o->files[i]) < 0)
+		if (inspect_file(o, pats, o->files[i]) < 0)
 			failed++;
 	}
+	patterns_free(pats);
 	return failed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
 }
