@@ -19,7 +19,7 @@ enum {
 static const struct cli_opt options[] = {
 	{ "input", 'i', "<dir>", "base folder holding iteration_N/ folders", O_INPUT, 0 },
 	{ "folders", 0, "<glob>", "iteration folders to take (default: all)", O_FOLDERS, CLI_MULTI },
-	{ "pattern", 0, "<glob>", "trace file names (default: *.json and *.json.gz)", O_PATTERN, 0 },
+	{ "pattern", 0, "<glob>", "trace file names (default: *.json, *.json.gz, *.pt.trace.json*)", O_PATTERN, 0 },
 	{ "db", 0, "<path>", "database file (default: <input>/pptrace.db)", O_DB, 0 },
 	{ "config", 'c', "<file>", "INI configuration file", O_CONFIG, 0 },
 	{ "processes", 'j', "<n>", "worker processes (default: number of cores)", O_PROCESSES, 0 },
@@ -134,19 +134,18 @@ int main(int argc, char **argv)
 	pp_set_progname("ppbatch");
 	cli_init(&st, argc, argv);
 	rc = parse_args(argc, argv, &o, &st);
-	if (rc == CLI_HELP)
-		return PP_EXIT_OK;
-	if (rc == CLI_ERR)
-		return PP_EXIT_USAGE;
+	if (rc == CLI_HELP || rc == CLI_ERR) {
+		cli_release(&st);
+		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
+	}
 	o.files = st.pos;
 	o.nfiles = st.npos;
 	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err))
 				 : config_new();
 	if (!o.config) {
 		error("%s", err);
-		return PP_EXIT_USAGE;
-	}
-	if (o.inspect && !o.nfiles) {
+		rc = PP_EXIT_USAGE;
+	} else if (o.inspect && !o.nfiles) {
 		error("--inspect needs at least one trace file");
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;

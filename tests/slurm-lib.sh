@@ -71,7 +71,10 @@ slurm_start() {
 	local d=$SLURM_DIR port
 	mkdir -p "$d/etc" "$d/munge" "$d/state" "$d/spool" "$d/log" "$d/run" || return 1
 	port=$(_slurm_free_port) || { SLURM_WHY="no free TCP port"; return 1; }
+	# The daemons detach: stop them however the test ends (timeout sends TERM).
 	trap 'slurm_stop; rm -rf "$T"' EXIT
+	trap 'exit 143' TERM
+	trap 'exit 130' INT
 
 	# munge: own key and socket, running as user munge. Its directory checks
 	# refuse world-writable parents such as /tmp, hence --force.
@@ -255,7 +258,8 @@ slurm_reference() {
 	[ "$rc" = 0 ] || { sed 's/^/# /' "$db.log"; return 2; }
 	iters=$(cd "$tree" && ls -d iteration_* | sed 's/.*_//' | sort -n | tr '\n' ' ')
 	# shellcheck disable=SC2086
-	ppagg --base-folder "$tree" --iterations $iters --db "$db" --out "$db.agg" >>"$db.log" 2>&1
+	ppagg --base-folder "$tree" --iterations $iters --db "$db" --out "$db.agg" --no-render \
+		>>"$db.log" 2>&1
 	rc=$?
 	if grep -q 'not implemented' "$db.log"; then
 		SLURM_WHY="ppagg is not implemented yet"
