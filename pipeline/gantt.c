@@ -40,6 +40,9 @@ struct gantt {
 	int ncls, acls;
 	struct gbox *boxes;
 	size_t nboxes, aboxes;
+	bool no_png, no_svg; /* gantt_set_formats */
+	int *rules;          /* gantt_add_rule: rows with a rule above */
+	int nrules, arules;
 };
 
 static const char *const palette[] = {
@@ -63,7 +66,23 @@ void gantt_free(struct gantt *g)
 	free(g->cls_name);
 	free(g->cls_color);
 	free(g->boxes);
+	free(g->rules);
 	free(g);
+}
+
+void gantt_set_formats(struct gantt *g, bool png, bool svg)
+{
+	g->no_png = !png && svg;
+	g->no_svg = !svg && png;
+}
+
+void gantt_add_rule(struct gantt *g, int row)
+{
+	if (g->nrules == g->arules) {
+		g->arules = g->arules ? 2 * g->arules : 8;
+		g->rules = xrealloc(g->rules, (size_t)g->arules * sizeof(int));
+	}
+	g->rules[g->nrules++] = row;
 }
 
 static char *gstrdup(struct gantt *g, const char *s)
@@ -350,14 +369,23 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 	      "set bmargin 6\n"
 	      "set style fill solid 0.95 border lc rgb '#ffffff'\n"
 	      "set offsets 0, 0, 0, 0\n\n", f);
+	for (int i = 0; i < g->nrules; i++)
+		if (g->rules[i] > 0 && g->rules[i] < g->nrows)
+			fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g "
+				"nohead dt 2 lc rgb '#555555' front\n",
+				g->rules[i] - 0.5, g->rules[i] - 0.5);
 
-	fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
-	fprintf(f, "set output '%s.png'\n", base);
-	write_plot(f, g, count, nlabels > 0, false);
-	fprintf(f, "set terminal svg noenhanced size %d,%d font ',10' mouse standalone\n",
-		L.w, L.h);
-	fprintf(f, "set output '%s.svg'\n", base);
-	write_plot(f, g, count, nlabels > 0, nhover > 0);
+	if (!g->no_png) {
+		fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
+		fprintf(f, "set output '%s.png'\n", base);
+		write_plot(f, g, count, nlabels > 0, false);
+	}
+	if (!g->no_svg) {
+		fprintf(f, "set terminal svg noenhanced size %d,%d font ',10' mouse standalone\n",
+			L.w, L.h);
+		fprintf(f, "set output '%s.svg'\n", base);
+		write_plot(f, g, count, nlabels > 0, nhover > 0);
+	}
 	fputs("unset output\n", f);
 
 	free(count);
