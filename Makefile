@@ -3,6 +3,7 @@
 #   make                 build every command into $(O)/bin (default O=build)
 #   make check           every test (unit + end to end) under ASan+UBSan
 #   make soak            the fault tests (t08xx) repeated 50 times
+#   make fuzz            every libFuzzer target for FUZZ_SECONDS (default 300)
 #   make demo            generate a sample cluster and run the pipeline on it
 #   make bench           benchmarks; results in bench/results.txt
 #   make install         PREFIX=/usr/local, honours DESTDIR
@@ -90,10 +91,19 @@ check: deps
 	@PP_BIN=$(abspath $(CHECK_O))/bin PP_UNIT=$(abspath $(CHECK_O))/tests \
 	  PP_FAST_BIN=$(abspath build)/bin tests/run-tests.sh
 
-check-valgrind: deps
+check-valgrind:
+	@PPTRACE_EXTRA_PKGS=valgrind scripts/install-deps
 	@$(MAKE) --no-print-directory O=build all units
 	@PP_BIN=$(abspath build)/bin PP_UNIT=$(abspath build)/tests PP_VALGRIND=1 \
 	  tests/run-tests.sh
+
+# libFuzzer targets tests/fuzz/fuzz_*.c (clang), FUZZ_SECONDS each; totals
+# go to build-fuzz/stats.txt (see docs/fuzzing.md).
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?=
+fuzz:
+	@PPTRACE_EXTRA_PKGS="clang libclang-rt-14-dev" scripts/install-deps
+	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Long fault runs: the reliability tests (t08xx) with 50 kills instead of 6.
 soak: deps

@@ -19,7 +19,7 @@ enum {
 static const struct cli_opt options[] = {
 	{ "input", 'i', "<dir>", "base folder holding iteration_N/ folders", O_INPUT, 0 },
 	{ "folders", 0, "<glob>", "iteration folders to take (default: all)", O_FOLDERS, CLI_MULTI },
-	{ "pattern", 0, "<glob>", "trace file names (default: *.json and *.json.gz)", O_PATTERN, 0 },
+	{ "pattern", 0, "<glob>", "trace file names (default: *.json, *.json.gz, *.pt.trace.json*)", O_PATTERN, 0 },
 	{ "db", 0, "<path>", "database file (default: <input>/pptrace.db)", O_DB, 0 },
 	{ "config", 'c', "<file>", "INI configuration file", O_CONFIG, 0 },
 	{ "processes", 'j', "<n>", "worker processes (default: number of cores)", O_PROCESSES, 0 },

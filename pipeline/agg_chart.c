@@ -401,7 +401,8 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 		 co->individual ? "individual" : "global");
 	rc = write_timeline(dir, "timeline", full, rows, k, sep, co,
 			    co->individual ? "time since each rank's first GPU event (ms)"
-					   : "time since the group's first GPU event (ms)",
+			    : split ? "time since the replica's first GPU event (ms)"
+				    : "time since the group's first GPU event (ms)",
 			    jobs);
 	free(sep);
 out:

@@ -86,13 +86,18 @@ static bool stored_failed(const struct batch *b, const struct walk_file *f)
 	return s && s->status == DB_STATUS_FAILED;
 }
 
-static void add_failure(struct batch *b, const char *path, const char *msg)
+/* msg without a leading "path: " (the reader's messages name the file). */
+static const char *strip_path(const char *path, const char *msg)
 {
 	size_t n = strlen(path);
-	if (!strncmp(msg, path, n) && msg[n] == ':')
-		strbuf_addf(&b->failures, "%s\n", msg); /* already names it */
-	else
-		strbuf_addf(&b->failures, "%s: %s\n", path, msg);
+	if (!strncmp(msg, path, n) && msg[n] == ':' && msg[n + 1] == ' ')
+		return msg + n + 2;
+	return msg;
+}
+
+static void add_failure(struct batch *b, const char *path, const char *msg)
+{
+	strbuf_addf(&b->failures, "%s: %s\n", path, strip_path(path, msg));
 }
 
 static void count_outcome(struct batch *b, const struct walk_file *f,
@@ -116,7 +121,7 @@ static void count_outcome(struct batch *b, const struct walk_file *f,
 		    (long long)b->prog.files_total, what, f->path,
 		    (double)f->bytes / 1e6, (double)out->elapsed_ns / 1e9);
 	if (*out->msg)
-		strbuf_addf(&line, ": %s", out->msg);
+		strbuf_addf(&line, ": %s", strip_path(f->path, out->msg));
 	progress_file_done(&b->prog, f->bytes, failed, line.buf);
 	strbuf_release(&line);
 }

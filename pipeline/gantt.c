@@ -203,6 +203,21 @@ static void compute_layout(const struct gantt *g, struct layout *L)
 	L->px_per_row = g->nrows ? (L->h - 170.0) / g->nrows : 0;
 }
 
+static int cmp_box(const void *x, const void *y)
+{
+	const struct gbox *a = *(const struct gbox *const *)x;
+	const struct gbox *b = *(const struct gbox *const *)y;
+	if (a->row != b->row)
+		return a->row < b->row ? -1 : 1;
+	if (a->y0 != b->y0)
+		return a->y0 < b->y0 ? -1 : 1;
+	if (a->y1 != b->y1)
+		return a->y1 < b->y1 ? -1 : 1;
+	if (a->x0 != b->x0)
+		return a->x0 < b->x0 ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
 static bool label_fits(const struct layout *L, const struct gbox *b)
 {
 	double wpx = (b->x1 - b->x0) * L->px_per_x;
@@ -253,17 +268,35 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 		"# (makes %s.png and %s.svg). Data: one datablock per class\n"
 		"# (x0 x1 y0 y1; row r spans r-0.45 .. r+0.45), then labels and hover text.\n",
 		base, base, base);
+	const struct gbox **sorted = xmalloc((g->nboxes + 1) * sizeof(*sorted));
+	double eps = 0.5 / L.px_per_x, narrow = 2.0 / L.px_per_x;
 	size_t k = 0;
 	for (int c = 0; c < g->ncls; c++) {
 		if (!count[c])
 			continue;
+		for (size_t j = 0; j < count[c]; j++)
+			sorted[j] = &g->boxes[order[k + j]];
+		k += count[c];
+		qsort(sorted, count[c], sizeof(*sorted), cmp_box);
 		fprintf(f, "$c%d << EOD\n", c);
-		for (size_t j = 0; j < count[c]; j++, k++) {
-			const struct gbox *b = &g->boxes[order[k]];
-			fprintf(f, "%.12g %.12g %.6g %.6g\n", b->x0, b->x1, b->y0, b->y1);
+		/* Runs of sub-pixel boxes that touch (gaps under half a pixel)
+		 * are drawn as one box: the same picture, far fewer elements. */
+		for (size_t j = 0; j < count[c];) {
+			const struct gbox *b = sorted[j++];
+			double x0 = b->x0, x1 = b->x1;
+			while (j < count[c] && sorted[j]->row == b->row &&
+			       sorted[j]->y0 == b->y0 && sorted[j]->y1 == b->y1 &&
+			       sorted[j]->x0 <= x1 + eps &&
+			       (sorted[j]->x1 - sorted[j]->x0 < narrow || x1 - x0 < narrow)) {
+				if (sorted[j]->x1 > x1)
+					x1 = sorted[j]->x1;
+				j++;
+			}
+			fprintf(f, "%.12g %.12g %.6g %.6g\n", x0, x1, b->y0, b->y1);
 		}
 		fputs("EOD\n", f);
 	}
+	free(sorted);
 	fputs("$labels << EOD\n", f);
 	for (size_t i = 0; i < g->nboxes; i++) {
 		const struct gbox *b = &g->boxes[i];
@@ -277,7 +310,7 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 	fputs("EOD\n$hover << EOD\n", f);
 	for (size_t i = 0; i < g->nboxes; i++) {
 		const struct gbox *b = &g->boxes[i];
-		if (b->hover) {
+		if (b->hover && (b->x1 - b->x0) * L.px_per_x >= 2.0) {
 			fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
 			put_dq(f, b->hover);
 			fputc('\n', f);

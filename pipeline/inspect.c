@@ -25,7 +25,8 @@ enum {
 	MAX_CATS = 256,      /* distinct categories counted by name */
 	MAX_THREADS = 65536, /* distinct (pid, tid) tracked */
 	SHOW_THREADS = 40,   /* threads listed in the text output */
-	MAX_NAMES = 1 << 20  /* distinct kernel names remembered */
+	MAX_NAMES = 1 << 20, /* distinct kernel names remembered */
+	TCACHE = 61          /* thread cache slots */
 };
 
 enum { GPU_NONE = -1, GPU_KERNEL, GPU_MEMCPY, GPU_MEMSET };
@@ -33,6 +34,8 @@ enum { KT_COMP, KT_COMM, KT_MEM };
 
 struct cat_count {
 	char *name; /* lower case */
+	char *raw;  /* as first seen, for the exact fast check */
+	size_t len;
 	uint64_t n;
 	int gpu;    /* GPU_* */
 };
@@ -75,7 +78,7 @@ struct inspect {
 	uint64_t cats_other;
 	struct thread *threads; /* open addressing, cap a power of two */
 	size_t tcap, tcount;
-	struct thread *last;    /* the thread of the previous event */
+	struct thread *tcache[TCACHE]; /* recent threads by integer (pid, tid) */
 	struct name_slot *names;
 	size_t ncap, ncount;
 	uint64_t threads_dropped;
@@ -156,23 +159,19 @@ static void threads_grow(struct inspect *in)
 	free(in->threads);
 	in->threads = nt;
 	in->tcap = ncap;
-	in->last = NULL;
+	memset(in->tcache, 0, sizeof(in->tcache));
 }
 
-/* The thread of ev, created on first sight; NULL beyond MAX_THREADS. */
-static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+/* The thread of (pid, tid), created on first sight; NULL beyond MAX_THREADS. */
+static struct thread *thread_lookup(struct inspect *in, struct idkey pid, struct idkey tid)
 {
-	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
-	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
-	struct thread *t = in->last;
-	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
-		return t;
+	struct thread *t;
 	if (in->tcount * 2 >= in->tcap && in->tcount < MAX_THREADS)
 		threads_grow(in);
 	size_t j = thread_hash(&pid, &tid) & (in->tcap - 1);
 	for (t = &in->threads[j]; t->used; t = &in->threads[j]) {
 		if (idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
-			return in->last = t;
+			return t;
 		j = (j + 1) & (in->tcap - 1);
 	}
 	if (in->tcount >= MAX_THREADS) {
@@ -189,21 +188,45 @@ static struct thread *thread_get(struct inspect *in, const struct trace_event *e
 	t->pid_text = idkey_text(&in->arena, &pid);
 	t->tid_text = idkey_text(&in->arena, &tid);
 	in->tcount++;
-	return in->last = t;
+	return t;
+}
+
+/* The thread of ev, through a small direct-mapped cache of integer ids. */
+static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+{
+	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
+	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
+	size_t slot = TCACHE;
+	if (pid.kind == 1 && tid.kind == 1)
+		slot = (size_t)(((uint64_t)pid.num * 31 + (uint64_t)tid.num) % TCACHE);
+	struct thread *t = slot < TCACHE ? in->tcache[slot] : NULL;
+	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
+		return t;
+	t = thread_lookup(in, pid, tid);
+	if (slot < TCACHE)
+		in->tcache[slot] = t;
+	return t;
 }
 
 /* Counts the event's category; returns its GPU kind (GPU_*) or GPU_NONE. */
 static int count_cat(struct inspect *in, struct pp_sv cat)
 {
-	if (in->last_cat >= 0 && pp_sv_ieq(cat, in->cats[in->last_cat].name)) {
-		in->cats[in->last_cat].n++;
-		return in->cats[in->last_cat].gpu;
+	if (in->last_cat >= 0) {
+		struct cat_count *lc = &in->cats[in->last_cat];
+		if (cat.n == lc->len && (!memcmp(cat.p, lc->raw, cat.n) || pp_sv_ieq(cat, lc->name))) {
+			lc->n++;
+			return lc->gpu;
+		}
 	}
-	for (int i = 0; i < in->ncats; i++)
-		if (pp_sv_ieq(cat, in->cats[i].name)) {
-			in->cats[i].n++;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < in->ncats; i++) {
+			struct cat_count *cc = &in->cats[i];
+			if (cat.n != cc->len || (pass == 0 ? memcmp(cat.p, cc->raw, cat.n) != 0
+							   : !pp_sv_ieq(cat, cc->name)))
+				continue;
+			cc->n++;
 			in->last_cat = i;
-			return in->cats[i].gpu;
+			return cc->gpu;
 		}
 	if (in->ncats == MAX_CATS || cat.n > 200 || memchr(cat.p, '\0', cat.n)) {
 		in->cats_other++;
@@ -215,6 +238,8 @@ static int count_cat(struct inspect *in, struct pp_sv cat)
 			*c = (char)(*c - 'A' + 'a');
 	struct cat_count *cc = &in->cats[in->ncats];
 	cc->name = s;
+	cc->raw = arena_strndup(&in->arena, cat.p, cat.n);
+	cc->len = cat.n;
 	cc->n = 1;
 	cc->gpu = !strcmp(s, "kernel") ? GPU_KERNEL
 		: !strcmp(s, "gpu_memcpy") ? GPU_MEMCPY
@@ -236,10 +261,16 @@ static int kernel_type_match(const char *n)
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h ^ (h >> 31);
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
 }
 
 /* The type of a kernel name, matched once per distinct name (up to a cap). */

@@ -26,6 +26,7 @@
 #include "trace_read.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +39,10 @@
 
 enum { S_START, S_KEY, S_AFTER, S_EVENTS, S_END, S_DONE };
 
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 enum {
-	BUF_INIT = 4u << 20,      /* initial window */
+	BUF_INIT = 1u << 20,      /* initial window (fits L2-ish; bigger is no faster) */      /* initial window */
 	ZIN_SIZE = 1u << 20,      /* compressed input chunk */
 	HDR_STR_MAX = 4096,       /* header strings are cut to this */
 	MAX_EVENT_DEFAULT = 256u << 20
@@ -91,6 +94,7 @@ struct trace_reader {
 
 	struct js_stack st;
 	struct kept kept[K_NSLOTS];
+	unsigned kept_mask; /* bit i: kept[i] is in use */
 	char *scratch;
 	size_t scratch_cap;
 	char keytmp[64];
@@ -280,6 +284,8 @@ static int refill(struct trace_reader *r)
 static int alloc_window(struct trace_reader *r)
 {
 	r->cap = BUF_INIT < r->max_event ? BUF_INIT : r->max_event;
+	if (r->mem && r->memlen < r->cap) /* a small input needs no big window */
+		r->cap = r->memlen < 4096 ? (r->max_event < 4096 ? r->max_event : 4096) : r->memlen;
 	r->buf = malloc(r->cap + JS_PAD);
 	if (!r->buf)
 		return PP_ENOMEM;
@@ -472,9 +478,13 @@ static inline int read_key(struct cx *c, const char **pp, const char **k, size_t
 	const char *p = *pp;
 	if (*p == '"') {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
-			_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-		if (m) {
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + 17));
+		const __m128i dq = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, bs)));
+		m |= (unsigned)_mm_movemask_epi8(
+			     _mm_or_si128(_mm_cmpeq_epi8(w, dq), _mm_cmpeq_epi8(w, bs))) << 16;
+		if (m) { /* keys up to 31 bytes */
 			const char *q = p + 1 + __builtin_ctz(m);
 			if (*q == '"' && q + 3 < c->end && q[1] == ':') {
 				const char *val = q + 2 + (q[2] == ' ');
@@ -539,7 +549,7 @@ static inline bool num_continues(char ch)
 }
 
 /* Eight ASCII digits at p (little-endian load) as a number, SWAR style. */
-static inline bool eight_digits(const char *p, uint32_t *v)
+static ALWAYS_INLINE bool eight_digits(const char *p, uint32_t *v)
 {
 	uint64_t x;
 	memcpy(&x, p, 8);
@@ -554,7 +564,7 @@ static inline bool eight_digits(const char *p, uint32_t *v)
 }
 
 /* Accumulates up to max digits at *pp into *acc; returns how many. */
-static inline int digits(const char **pp, const char *end, uint64_t *acc, int max)
+static ALWAYS_INLINE int digits(const char **pp, const char *end, uint64_t *acc, int max)
 {
 	const char *p = *pp;
 	uint64_t a = *acc;
@@ -579,7 +589,7 @@ static inline int digits(const char **pp, const char *end, uint64_t *acc, int ma
  * the window, by a byte that cannot continue a number. Anything else (more
  * digits, fraction, exponent, end of window) returns false and the caller
  * takes the general path, which also reports errors. */
-static inline bool fast_int(const char **pp, const char *end, int64_t *v)
+static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
 {
 	const char *p = *pp, *s;
 	bool neg = *p == '-';
@@ -595,7 +605,7 @@ static inline bool fast_int(const char **pp, const char *end, int64_t *v)
 }
 
 /* Fast path for times: -?digits{1,16}(.digits{1,3})? then a delimiter. */
-static inline bool fast_time(const char **pp, const char *end, int64_t *ns)
+static ALWAYS_INLINE bool fast_time(const char **pp, const char *end, int64_t *ns)
 {
 	const char *p = *pp, *s;
 	bool neg = *p == '-';
@@ -623,7 +633,7 @@ static inline bool fast_time(const char **pp, const char *end, int64_t *ns)
 	return true;
 }
 
-static inline int skip_value(struct cx *c, const char **pp)
+static ALWAYS_INLINE int skip_value(struct cx *c, const char **pp)
 {
 	const char *p = *pp, *q;
 	bool esc;
@@ -633,7 +643,30 @@ static inline int skip_value(struct cx *c, const char **pp)
 		*pp = q + 1;
 		return JS_OK;
 	}
-	if (is_dig(*p)) { /* a plain non-negative number: digits[.digits] */
+	if (*p == '[') { /* a flat array of small integers: [64, 1, 1] */
+		const char *s = p + 1;
+		for (;;) {
+			s = js_ws(s, c->end);
+			if (*s == '-')
+				s++;
+			if (!is_dig(*s) || (*s == '0' && is_dig(s[1])))
+				break;
+			while (is_dig(*s))
+				s++;
+			if (num_continues(*s))
+				break;
+			s = js_ws(s, c->end);
+			if (s >= c->end)
+				break;
+			if (*s == ']') {
+				*pp = s + 1;
+				return JS_OK;
+			}
+			if (*s != ',')
+				break;
+			s++;
+		}
+	} else if (is_dig(*p)) { /* a plain non-negative number: digits[.digits] */
 		const char *s = p;
 		while (p < c->end && is_dig(*p))
 			p++;
@@ -683,7 +716,7 @@ static inline bool starts_number(char ch)
 
 /* Reads an integer value into *v; *ok false when the value is not an
  * integer that fits int64 (it is skipped then). */
-static int read_int_field(struct cx *c, const char **pp, int64_t *v, bool *ok)
+static ALWAYS_INLINE int read_int_field(struct cx *c, const char **pp, int64_t *v, bool *ok)
 {
 	*ok = false;
 	if (fast_int(pp, c->end, v)) {
@@ -707,11 +740,12 @@ static void keep(struct cx *c, int slot, const char *s, size_t n, bool esc)
 	c->r->kept[slot].s = s;
 	c->r->kept[slot].n = n;
 	c->r->kept[slot].esc = esc;
+	c->r->kept_mask |= 1u << slot;
 }
 
 /* A value kept as text: a string (its body) or, for anything else except
  * null, its raw JSON text. Returns whether something was kept. */
-static int read_text_field(struct cx *c, const char **pp, int slot, bool *kept)
+static ALWAYS_INLINE int read_text_field(struct cx *c, const char **pp, int slot, bool *kept)
 {
 	const char *s = *pp, *b;
 	size_t n;
@@ -737,14 +771,14 @@ static int read_text_field(struct cx *c, const char **pp, int slot, bool *kept)
 }
 
 /* pid, tid, id: an integer, or text (string, big or decimal number). */
-static int read_id(struct cx *c, const char **pp, int slot, struct trace_id *id,
+static ALWAYS_INLINE int read_id(struct cx *c, const char **pp, int slot, struct trace_id *id,
 		   bool *present)
 {
 	*present = false;
 	if (fast_int(pp, c->end, &id->num)) {
 		*present = true;
 		id->is_str = false;
-		c->r->kept[slot].s = NULL;
+		c->r->kept_mask &= ~(1u << slot);
 		return JS_OK;
 	}
 	if (starts_number(**pp)) {
@@ -758,7 +792,7 @@ static int read_id(struct cx *c, const char **pp, int slot, struct trace_id *id,
 			id->num = 0;
 			keep(c, slot, s, (size_t)(e - s), false);
 		} else {
-			c->r->kept[slot].s = NULL;
+			c->r->kept_mask &= ~(1u << slot);
 		}
 		return JS_OK;
 	}
@@ -779,7 +813,7 @@ static int read_id(struct cx *c, const char **pp, int slot, struct trace_id *id,
 }
 
 /* ts/dur: a number of microseconds, or null (absent). */
-static int read_time(struct cx *c, const char **pp, int64_t *ns, bool *present,
+static ALWAYS_INLINE int read_time(struct cx *c, const char **pp, int64_t *ns, bool *present,
 		     const char *field)
 {
 	*present = false;
@@ -806,20 +840,31 @@ static int read_time(struct cx *c, const char **pp, int64_t *ns, bool *present,
 	return fail_at(c, at, NULL, field);
 }
 
-/* Materialises the kept strings of the event just parsed into ev. */
+#define SV_AT(field) offsetof(struct trace_event, field)
+#define ID_SV_AT(field) (offsetof(struct trace_event, field) + offsetof(struct trace_id, str))
+
+/* Where each kept slot goes in struct trace_event. */
+static const size_t slot_field[K_NSLOTS] = {
+	[K_CAT] = SV_AT(cat), [K_NAME] = SV_AT(name), [K_PID] = ID_SV_AT(pid),
+	[K_TID] = ID_SV_AT(tid), [K_ID] = ID_SV_AT(id), [K_ARG_NAME] = SV_AT(arg_name),
+	[K_PG_NAME] = SV_AT(pg_name), [K_PG_DESC] = SV_AT(pg_desc),
+	[K_PG_RANKS] = SV_AT(pg_ranks), [K_COLLECTIVE] = SV_AT(collective),
+	[K_DTYPE] = SV_AT(dtype),
+};
+
+/* Materialises the kept strings of the event just parsed into ev: in place
+ * (a NUL over the closing quote, the event is never parsed again) or, when
+ * the string has escapes, unescaped into the scratch buffer. */
 static int commit_strings(struct trace_reader *r, struct trace_event *ev)
 {
-	struct pp_sv *dst[K_NSLOTS] = {
-		[K_CAT] = &ev->cat, [K_NAME] = &ev->name, [K_PID] = &ev->pid.str,
-		[K_TID] = &ev->tid.str, [K_ID] = &ev->id.str, [K_ARG_NAME] = &ev->arg_name,
-		[K_PG_NAME] = &ev->pg_name, [K_PG_DESC] = &ev->pg_desc,
-		[K_PG_RANKS] = &ev->pg_ranks, [K_COLLECTIVE] = &ev->collective,
-		[K_DTYPE] = &ev->dtype,
-	};
+	unsigned mask = r->kept_mask;
 	size_t need = 0;
-	for (int i = 0; i < K_NSLOTS; i++)
-		if (r->kept[i].s && r->kept[i].esc)
-			need += r->kept[i].n + 1;
+	r->kept_mask = 0;
+	for (unsigned m = mask; m; m &= m - 1) {
+		struct kept *k = &r->kept[__builtin_ctz(m)];
+		if (k->esc)
+			need += k->n + 1;
+	}
 	if (need > r->scratch_cap) {
 		size_t ncap = r->scratch_cap ? r->scratch_cap : 4096;
 		while (ncap < need)
@@ -832,25 +877,22 @@ static int commit_strings(struct trace_reader *r, struct trace_event *ev)
 		r->scratch_cap = ncap;
 	}
 	char *o = r->scratch;
-	for (int i = 0; i < K_NSLOTS; i++) {
+	for (unsigned m = mask; m; m &= m - 1) {
+		int i = __builtin_ctz(m);
 		struct kept *k = &r->kept[i];
-		if (!k->s)
-			continue;
+		struct pp_sv *dst = (struct pp_sv *)(void *)((char *)ev + slot_field[i]);
 		if (!k->esc) {
 			char *w = (char *)(uintptr_t)k->s;
 			w[k->n] = '\0';
-			dst[i]->p = k->s;
-			dst[i]->n = k->n;
+			dst->p = k->s;
+			dst->n = k->n;
 		} else {
-			size_t n = k->esc ? js_unescape(k->s, k->n, o) : k->n;
-			if (!k->esc)
-				memcpy(o, k->s, n);
+			size_t n = js_unescape(k->s, k->n, o);
 			o[n] = '\0';
-			dst[i]->p = o;
-			dst[i]->n = n;
+			dst->p = o;
+			dst->n = n;
 			o += n + 1;
 		}
-		k->s = NULL;
 	}
 	return 0;
 }
@@ -962,8 +1004,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 	ev->arg_name.p = ev->pg_name.p = ev->pg_desc.p = ev->pg_ranks.p = "";
 	ev->collective.p = ev->dtype.p = "";
 	ev->offset = off_of(c->r, *pp);
-	for (int i = 0; i < K_NSLOTS; i++)
-		c->r->kept[i].s = NULL;
+	c->r->kept_mask = 0;
 
 	if ((rc = ws_need(c, &p, "a key or '}'")))
 		return rc;

@@ -21,6 +21,7 @@ cd "$T" || exit 1
 # done_testing turns any of them (an error or a leak) into a failed test.
 if [ "${PP_VALGRIND:-0}" = 1 ]; then
 	mkdir -p "$T/.vg/bin"
+	chmod 1777 "$T/.vg" # commands run as nobody log here too
 	for _c in "$PP_BIN"/*; do
 		[ -f "$_c" ] && [ -x "$_c" ] || continue
 		cat >"$T/.vg/bin/${_c##*/}" <<EOF

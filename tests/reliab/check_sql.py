@@ -29,11 +29,13 @@ SQLKW = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|PRAGMA|ATTACH|RE
 def strip_comments(src):
     src = re.sub(r"/\*.*?\*/", lambda m: " " * len(m.group(0)) if "\n" not in m.group(0)
                  else "\n" * m.group(0).count("\n"), src, flags=re.S)
-    return re.sub(r"//[^\n]*", "", src)
+    src = re.sub(r"//[^\n]*", "", src)
+    return src.replace("\\\n", " \n")
 
 
-def args_of(src, start):
-    """Split the argument list that starts after the '(' at src[start-1]."""
+def args_of(src, start, stop=None):
+    """Split the argument list that starts after the '(' at src[start-1]
+    (or, with stop, the text up to the top-level stop character)."""
     depth, i, cur, out, s = 0, start, [], [], None
     while i < len(src):
         c = src[i]
@@ -56,7 +58,10 @@ def args_of(src, start):
                 return out
             depth -= 1
             cur.append(c)
-        elif c == "," and depth == 0:
+        elif stop and c == stop and depth == 0:
+            out.append("".join(cur).strip())
+            return out
+        elif c == "," and depth == 0 and not stop:
             out.append("".join(cur).strip())
             cur = []
         else:
@@ -65,33 +70,66 @@ def args_of(src, start):
     return out
 
 
+TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_]\w*|\d+|\S')
+
+
+def macro_constant(name, src, seen):
+    m = re.search(r"^\s*#\s*define\s+%s\s+(.*)$" % re.escape(name), src, re.M)
+    return bool(m) and name not in seen and constant(m.group(1), src, seen + (name,))
+
+
+def fmt_args_constant(args, src, seen):
+    """snprintf(buf, size, "literal", ARGS...): literal format, constant args."""
+    if len(args) < 3 or not LIT.match(args[2]):
+        return False
+    return all(re.match(r"^\d+$", a) or re.match(r"^[A-Z][A-Z0-9_]*$", a) and
+               (macro_constant(a, src, seen) or
+                re.search(r"\b%s\s*=\s*\d+" % a, src)) for a in args[3:])
+
+
+def items_constant(init, src, seen):
+    items = [x for x in args_of(init.strip()[1:] + ")", 0) if x]
+    items = [re.sub(r"^(\[[^\]]*\]|\.\w+)\s*=\s*", "", x) for x in items]
+    return all(constant(x, src, seen) for x in items)
+
+
 def constant(expr, src, seen=()):
+    """True when expr is SQL text fixed at compile time (see the module doc)."""
     expr = expr.strip()
     while expr.startswith("(") and expr.endswith(")"):
         expr = expr[1:-1].strip()
-    if LIT.match(expr):
+    if expr.startswith("{"):
+        return items_constant(expr, src, seen)
+    if expr == "NULL" or re.match(r"^\d+$", expr) or LIT.match(expr):
         return True
-    m = re.match(r"^&?\s*([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*((\.|->)\s*\w+)?$", expr)
+    toks = TOKEN.findall(expr)
+    # "text" MACRO "text": literals and macros that expand to literals
+    if len(toks) > 1 and all(t.startswith('"') or re.match(r"^[A-Za-z_]\w*$", t) for t in toks):
+        return all(t.startswith('"') or macro_constant(t, src, seen) for t in toks)
+    m = re.match(r"^(\*|&)?\s*([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*((\.|->)\s*\w+)?$", expr)
     if not m:
         return False
-    root = m.group(1)
+    root = m.group(2)
     if root in seen:
         return False
-    # #define ROOT "..."
-    if re.search(r"^\s*#\s*define\s+%s\s+\"" % re.escape(root), src, re.M):
+    seen = seen + (root,)
+    if macro_constant(root, src, seen[:-1]):
         return True
-    # static const char ROOT[] = "..."; const char *const ROOT = "...";
-    d = re.search(r"\bconst\s+char\s*(?:\*\s*const\s*)?%s\s*(\[[^\]]*\])*\s*=\s*([^;]*);"
-                  % re.escape(root), src, re.S)
-    if d:
-        init = d.group(2).strip()
-        if init.startswith("{"):
-            items = [x for x in args_of(init[1:] + ")", 0) if x]
-            return all(LIT.match(x) for x in items)
-        return bool(LIT.match(init))
-    # a static const table of structs whose string fields are literals
+    # const char *const X[] = {...}; const char X[] = "..."; const char *s = Y[i]
+    for d in re.finditer(r"\bconst\s+char\s*(?:\*\s*(?:const\s*)?)*%s\s*(\[[^\]]*\])*\s*=\s*"
+                         % re.escape(root), src):
+        init = args_of(src + ")", d.end(), stop=";")
+        return constant(init[0] if init else "", src, seen)
+    # a const table of structs (their string fields are literals)
     if re.search(r"\bconst\s+struct\s+\w+\s*(\{[^}]*\})?\s*%s\s*\[" % re.escape(root), src):
         return True
+    # a local buffer only ever filled by snprintf with constant arguments
+    if re.search(r"\bchar\s+%s\s*\[[^\]]*\]\s*;" % re.escape(root), src):
+        writes = list(re.finditer(r"\b(\w+)\s*\(\s*%s\s*," % re.escape(root), src))
+        return bool(writes) and all(
+            c.group(1) == "snprintf" and
+            fmt_args_constant(args_of(src, src.index("(", c.start()) + 1), src, seen)
+            for c in writes)
     # a parameter of a static helper: every call site must pass a constant
     fn = re.search(r"\bstatic\s+[\w\s\*]+?\b(\w+)\s*\(([^)]*\bconst\s+char\s*\*\s*%s\b[^)]*)\)\s*\{"
                    % re.escape(root), src)
@@ -105,7 +143,7 @@ def constant(expr, src, seen=()):
             return False
         for c in calls:
             a = args_of(src, c.end())
-            if len(a) <= pos or not constant(a[pos], src, seen + (root,)):
+            if len(a) <= pos or not constant(a[pos], src, seen):
                 return False
         return True
     return False
@@ -114,6 +152,12 @@ def constant(expr, src, seen=()):
 def main():
     root = sys.argv[1]
     bad = 0
+    headers = ""
+    for sub in ("pipeline", "storage"):
+        d = os.path.join(root, sub)
+        for fn in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if fn.endswith(".h"):
+                headers += strip_comments(open(os.path.join(d, fn), errors="replace").read())
     nprep = 0
     for sub in ("cmd", "pipeline", "storage"):
         d = os.path.join(root, sub)
@@ -124,7 +168,8 @@ def main():
                 continue
             path = os.path.join(sub, fn)
             src = strip_comments(open(os.path.join(d, fn), errors="replace").read())
-            for m in CALL.finditer(src):
+            scan, src = src, src + "\n" + headers
+            for m in CALL.finditer(scan):
                 line = src.count("\n", 0, m.start()) + 1
                 a = args_of(src, m.end())
                 if len(a) < 2:
@@ -134,13 +179,14 @@ def main():
                     print("%s:%d: %s with SQL that is not a constant: %s"
                           % (path, line, m.group(1), a[1][:80]))
                     bad += 1
-            for m in BANNED.finditer(src):
+            for m in BANNED.finditer(scan):
                 print("%s:%d: %s builds SQL text at run time"
                       % (path, src.count("\n", 0, m.start()) + 1, m.group(1)))
                 bad += 1
-            for m in FMT.finditer(src):
+            for m in FMT.finditer(scan):
                 fmt = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2)))
-                if SQLKW.search(fmt) and re.search(r"%[-+ #0-9.]*[a-z]", fmt):
+                if SQLKW.search(fmt) and re.search(r"%[-+ #0-9.]*[a-z]", fmt) and \
+                        not fmt_args_constant(args_of(src, src.index("(", m.start()) + 1), src, ()):
                     print("%s:%d: SQL built with %s: \"%s\""
                           % (path, src.count("\n", 0, m.start()) + 1, m.group(1), fmt[:80]))
                     bad += 1

@@ -11,6 +11,8 @@
 #include <zlib.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+
 #include "json_scan.h"
 #include "pp.h"
 #include "strbuf.h"
@@ -702,6 +704,51 @@ static void test_small_window_refills(void **state)
 	strbuf_release(&sb);
 }
 
+/* The fuzz target's checks (differential windows, NUL-terminated strings)
+ * on every seed and every past crash input. */
+#include "tests/fuzz/fuzz_trace_read.c"
+
+static void replay_dir(const char *dir, int *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		struct strbuf path = STRBUF_INIT;
+		strbuf_addf(&path, "%s/%s", dir, de->d_name);
+		FILE *f = fopen(path.buf, "rb");
+		assert_non_null(f);
+		struct strbuf data = STRBUF_INIT;
+		char chunk[65536];
+		size_t n;
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			strbuf_add(&data, chunk, n);
+		fclose(f);
+		LLVMFuzzerTestOneInput((const uint8_t *)data.buf, data.len);
+		(*count)++;
+		strbuf_release(&data);
+		strbuf_release(&path);
+	}
+	closedir(d);
+}
+
+static void test_fuzz_regressions(void **state)
+{
+	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
+	int count = 0;
+	struct strbuf dir = STRBUF_INIT;
+	strbuf_addf(&dir, "%s/tests/fuzz/corpus/trace_read", root);
+	replay_dir(dir.buf, &count);
+	assert_true(count >= 40); /* the seeds are there */
+	strbuf_reset(&dir);
+	strbuf_addf(&dir, "%s/tests/fuzz/regress/trace_read", root);
+	replay_dir(dir.buf, &count);
+	strbuf_release(&dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_small_window_refills),
+		cmocka_unit_test(test_fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

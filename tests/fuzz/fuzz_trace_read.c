@@ -1,0 +1,133 @@
+/* libFuzzer target: the trace reader (pipeline/trace_read.h).
+ *
+ * Each input is read twice from memory: with the default window (the whole
+ * input fits) and with a tiny window (64..4159 bytes, from the input's
+ * length) so that every refill and window-growth path runs. Besides the
+ * sanitizers, the oracle is differential: both readings must yield the same
+ * events (field by field) and the same outcome, unless the tiny window
+ * stopped with "longer than" (an event larger than its cap). Every yielded
+ * string must be NUL-terminated at its length. Also run by the unit tests on
+ * tests/fuzz/regress/trace_read/ and the seed corpus.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pp.h"
+#include "trace_read.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+static uint64_t mix_sv(uint64_t h, struct pp_sv s)
+{
+	if (s.p[s.n] != '\0')
+		abort(); /* the contract: NUL-terminated at its length */
+	for (size_t i = 0; i < s.n; i++)
+		h = mix(h, (unsigned char)s.p[i]);
+	return mix(h, s.n);
+}
+
+static uint64_t mix_id(uint64_t h, const struct trace_id *id)
+{
+	h = mix(h, (uint64_t)id->num);
+	h = mix(h, id->is_str);
+	return id->is_str ? mix_sv(h, id->str) : h;
+}
+
+static uint64_t event_hash(const struct trace_event *ev)
+{
+	uint64_t h = mix(ev->offset, ev->has);
+	h = mix(h, (unsigned char)ev->ph);
+	h = mix(h, (unsigned char)ev->bp);
+	h = mix_sv(h, ev->cat);
+	h = mix_sv(h, ev->name);
+	h = mix_id(h, &ev->pid);
+	h = mix_id(h, &ev->tid);
+	h = mix_id(h, &ev->id);
+	const int64_t v[] = { ev->ts_ns, ev->dur_ns, ev->correlation, ev->external_id,
+			      ev->stream, ev->device, ev->group_size, ev->in_nelems,
+			      ev->out_nelems, ev->sort_index };
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		h = mix(h, (uint64_t)v[i]);
+	const struct pp_sv s[] = { ev->arg_name, ev->pg_name, ev->pg_desc, ev->pg_ranks,
+				   ev->collective, ev->dtype };
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		h = mix_sv(h, s[i]);
+	return h;
+}
+
+struct reading {
+	int rc;
+	uint64_t n;
+	uint64_t *hashes; /* first cap events */
+	size_t cap;
+	bool too_long;
+	bool truncated;
+	char err[1100];
+	int64_t rank, base;
+	char nccl[64];
+};
+
+static void read_all(const uint8_t *data, size_t size, size_t max_event, bool salvage,
+		     struct reading *out)
+{
+	struct trace_reader_opts o = { .salvage = salvage, .max_event_bytes = max_event };
+	struct trace_reader *r = trace_reader_open_mem(data, size, &o);
+	struct trace_event ev;
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (!r)
+		return;
+	out->cap = 4096;
+	out->hashes = malloc(out->cap * sizeof(uint64_t));
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		if (out->n < out->cap && out->hashes)
+			out->hashes[out->n] = event_hash(&ev);
+		out->n++;
+	}
+	if (trace_reader_next(r, &ev) != rc) /* sticky */
+		abort();
+	if (out->n != trace_reader_events(r))
+		abort();
+	out->rc = rc;
+	out->truncated = trace_reader_truncated(r);
+	snprintf(out->err, sizeof(out->err), "%s", trace_reader_error(r));
+	out->too_long = strstr(out->err, "longer than") != NULL;
+	if ((rc < 0) != (out->err[0] != '\0'))
+		abort(); /* an error has a message, success has none */
+	const struct trace_header *h = trace_reader_header(r);
+	out->rank = h->has_rank ? h->rank : -1;
+	out->base = h->has_base_time ? h->base_time_ns : -1;
+	snprintf(out->nccl, sizeof(out->nccl), "%s", h->nccl_version);
+	trace_reader_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct reading big, small;
+	bool salvage = size & 1;
+	read_all(data, size, 0, salvage, &big);
+	read_all(data, size, 64 + size % 4096, salvage, &small);
+	size_t same = big.n < small.n ? big.n : small.n;
+	if (same > big.cap)
+		same = big.cap;
+	if (big.hashes && small.hashes && memcmp(big.hashes, small.hashes, same * 8))
+		abort(); /* the window size changed an event */
+	if (!small.too_long) {
+		if (big.n != small.n || big.rc != small.rc || big.truncated != small.truncated ||
+		    strcmp(big.err, small.err) || big.rank != small.rank || big.base != small.base ||
+		    strcmp(big.nccl, small.nccl))
+			abort();
+	}
+	free(big.hashes);
+	free(small.hashes);
+	return 0;
+}
