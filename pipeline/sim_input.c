@@ -656,12 +656,11 @@ static int resolve(struct sim_input *in, int k, int N, char *err, size_t errlen)
 			set[t->stage[i]] = true;
 		}
 	}
-	/* The overlapped time has no default: a map must cover every stage
-	 * (the reference raises ValueError otherwise). */
+	/* The overlapped time has no default: stages a map leaves out are NaN,
+	 * an error only if a pair runs there (the reference's ValueError). */
 	for (int s = 0; !rc && k == SIM_T_FB && s < N; s++)
 		if (!set[s])
-			rc = fail(err, errlen, PP_EINVAL, "overlapped times: no time "
-				  "for stage %d", s);
+			a[s] = NAN;
 	free(set);
 	if (rc) {
 		free(a);

@@ -4,7 +4,7 @@
 # (tests/tools/truthcheck.py) still recomputes the truth exactly.
 source "$PP_ROOT/tests/lib.sh"
 TC="python3 $PP_ROOT/tests/tools/truthcheck.py"
-GEN="ppgen --tp 2 --pp 2 --dp 2 --microbatches 4 --iterations 5 --quiet"
+GEN="ppgen --tp 2 --pp 2 --dp 2 --microbatches 4 --iterations 5 --layers 2 --quiet"
 f=iteration_5/rank_0000_iter_5.pt.trace.json
 
 ok_if "plain run" $GEN --out plain
