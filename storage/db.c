@@ -18,6 +18,8 @@
 
 #include "db.h"
 #include "pp.h"
+#include "strbuf.h"
+#include "utf8.h"
 
 /* Open-addressing map from text to id. */
 struct intern {
@@ -433,6 +435,7 @@ static int intern_id(struct db *db, struct intern *m, enum stmt_id find,
 	size_t blen = b ? strlen(b) : 0;
 	size_t klen = alen + (b ? 1 + blen : 0);
 	char *key = klen < sizeof(stackkey) ? stackkey : malloc(klen + 1);
+	struct strbuf fix = STRBUF_INIT, fixb = STRBUF_INIT;
 	int rc = 0;
 	if (!key)
 		return fail(db, PP_ENOMEM, "out of memory");
@@ -446,6 +449,17 @@ static int intern_id(struct db *db, struct intern *m, enum stmt_id find,
 	if (sl && sl->key) {
 		*id = sl->id;
 		goto out;
+	}
+	/* Stored text is valid UTF-8 (utf8.h); the cache key stays raw. */
+	if (!utf8_valid(a, alen)) {
+		utf8_sanitize(&fix, a, alen);
+		a = fix.buf;
+		alen = fix.len;
+	}
+	if (b && !utf8_valid(b, blen)) {
+		utf8_sanitize(&fixb, b, blen);
+		b = fixb.buf;
+		blen = fixb.len;
 	}
 	sqlite3_stmt *s = stmt(db, find);
 	if (!s) {
@@ -481,6 +495,8 @@ static int intern_id(struct db *db, struct intern *m, enum stmt_id find,
 out:
 	if (key != stackkey)
 		free(key);
+	strbuf_release(&fix);
+	strbuf_release(&fixb);
 	return rc;
 }
 

@@ -64,8 +64,14 @@ def main():
     # A kernel name full of SQL and quoting hazards is stored verbatim.
     names = [r[0] for r in con.execute(
         "SELECT name FROM kernels WHERE iteration = ? AND rank = ?", (1, 13))]
-    out(len(names) == 1 and "DROP TABLE kernels; --" in names[0] and "q" in names[0],
-        "rank 13: hostile kernel name stored with bound values", "names %r" % names)
+    out(len(names) == 1 and names[0].startswith('q"uo\\te\nnew\nline\ttab\x01ctl ') and
+        "\ufffd\ufffd\ufffd\ufffd bad utf8 \ufffd '; DROP TABLE kernels; -- " in names[0],
+        "rank 13: hostile kernel name stored with bound values, bad bytes as U+FFFD",
+        "names %r" % names)
+    bad = [r for r in con.execute("SELECT DISTINCT name FROM kernels")
+           if any("\udc80" <= ch <= "\udcff" for ch in r[0] or "")]
+    out(not bad, "every stored kernel name is valid UTF-8 (bad bytes become U+FFFD)",
+        "names %r" % bad[:3])
     ok = con.execute("PRAGMA integrity_check").fetchone()[0]
     out(ok == "ok", "database integrity_check", ok)
 

@@ -11,8 +11,9 @@
 #                         ranks rows with status ok and their details
 #   lost_rows OLD NEW     prints the lines of OLD missing from NEW
 #   pp_unimplemented CMD ARGS...  true when CMD says "not implemented"
-#   make_dataset DIR N    a trace tree with N ranks in iteration_1 and _2
-#                         (ppgen when it exists, else copies of real traces)
+#   make_dataset DIR N [PPGEN-ARGS]  a trace tree, iterations 1 and 2, N ranks
+#                         rounded up to pp 4 x dp (ppgen; without it, copies
+#                         of real traces)
 #   pp_has CMD WORD       true when `CMD --help` mentions WORD (an option)
 RELIAB=$PP_ROOT/tests/reliab
 FAST=${PP_FAST_BIN:-$PP_BIN}
@@ -69,9 +70,10 @@ pp_unimplemented() {
 
 make_dataset() {
 	local dir=$1 n=$2 it f i
-	if [ -x "$FAST/ppgen" ] && "$FAST/ppgen" --help 2>/dev/null | grep -q -- '--out'; then
-		"$FAST/ppgen" --out "$dir" --ranks "$n" --iterations 1 2 >/dev/null 2>&1 &&
-			return 0
+	shift 2
+	if [ -x "$FAST/ppgen" ]; then
+		"$FAST/ppgen" --out "$dir" --pp 4 --dp $(((n + 3) / 4)) --iterations 1,2 \
+			--quiet "$@" >/dev/null 2>&1 && return 0
 	fi
 	for it in 1 2; do
 		mkdir -p "$dir/iteration_$it"

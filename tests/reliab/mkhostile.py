@@ -97,7 +97,7 @@ def main():
             '"ts":99999999999999999999999999,"dur":1e308,"args":{"correlation":2}}']))
     put(13, "ok", "names with quotes, newlines, control bytes, invalid UTF-8",
         trace(13, raw=b'q\\"uo\\\\te\\nnew\nline\ttab\x01ctl \xff\xfe\xc0\xaf bad utf8 '
-              b'\\ud800 \\u0000 nul \'; DROP TABLE kernels; --'))
+              b'\\ud800 \'; DROP TABLE kernels; -- \\u0000 nul'))
     t14 = trace(14)
     put(14, "fail", "truncated mid-event", t14[: len(t14) * 2 // 3])
     put(15, "fail", "gzip magic, corrupt body",

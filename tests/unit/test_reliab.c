@@ -9,7 +9,9 @@
 #include <cmocka.h>
 
 #include "pp.h"
+#include "strbuf.h"
 #include "topology.h"
+#include "utf8.h"
 
 /* Bug: model replicas were built in O(dp * world): `--dp 100000` (or a
  * config file saying so) took minutes, 10^7 ranks would take days. */
@@ -40,11 +42,45 @@ static void test_topology_infer_nothing(void **state)
 	topo_release(&t);
 }
 
+/* Bug: kernel names with bytes that are not UTF-8, or "\u0000", were stored
+ * as such; Python's sqlite3 then fails on the row (UnicodeDecodeError). */
+static void test_utf8_sanitize(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t n;
+		bool valid;
+		const char *out;
+	} cases[] = {
+		{ "plain ascii", 11, true, "plain ascii" },
+		{ "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80", 14, true,
+		  "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80" },
+		{ "a\xff" "b", 3, false, "a\xef\xbf\xbd" "b" },
+		{ "\xc0\xaf", 2, false, "\xef\xbf\xbd\xef\xbf\xbd" },          /* overlong '/' */
+		{ "\xed\xa0\x80", 3, false,
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },                   /* surrogate */
+		{ "\xf4\x90\x80\x80", 4, false,
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },     /* > U+10FFFF */
+		{ "x\xe4\xb8", 3, false, "x\xef\xbf\xbd\xef\xbf\xbd" },        /* cut short */
+		{ "nul\0after", 9, false, "nul\xef\xbf\xbd" "after" },
+		{ "", 0, true, "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		assert_int_equal(utf8_valid(cases[i].in, cases[i].n), cases[i].valid);
+		utf8_sanitize(&sb, cases[i].in, cases[i].n);
+		assert_string_equal(sb.buf, cases[i].out);
+		assert_true(utf8_valid(sb.buf, sb.len));
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_topology_many_replicas_linear),
 		cmocka_unit_test(test_topology_infer_nothing),
+		cmocka_unit_test(test_utf8_sanitize),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
