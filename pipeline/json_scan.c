@@ -124,6 +124,12 @@ size_t js_unescape(const char *s, size_t n, char *out)
 			*o++ = *s++;
 			continue;
 		}
+		if (u == 0) { /* an embedded NUL would cut every C string: keep it as text */
+			memmove(o, s, 6);
+			o += 6;
+			s += 6;
+			continue;
+		}
 		s += 6;
 		unsigned long cp = (unsigned long)u;
 		if (cp >= 0xd800 && cp <= 0xdbff) {

@@ -113,7 +113,9 @@ static inline int js_string_end(const char *p, const char *end, const char **q, 
 /* Unescapes the string body s[0..n) (no quotes) into out, which must have
  * room for n bytes; returns the output length. \uXXXX becomes UTF-8,
  * surrogate pairs one 4-byte sequence, a lone surrogate U+FFFD; an unknown
- * or incomplete escape is kept literally (lenient). Output never exceeds n. */
+ * or incomplete escape is kept literally (lenient), and so is \u0000 (an
+ * embedded NUL would cut the name in every C string and SQLite text).
+ * Output never exceeds n. */
 size_t js_unescape(const char *s, size_t n, char *out);
 
 /* Number token kinds for js_scan_number(). */

@@ -141,10 +141,10 @@ static void test_unescape(void **state)
 	const char exp[] = "a\"b\\c/d\n\t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdx\\q";
 	assert_int_equal(n, sizeof(exp) - 1);
 	assert_memory_equal(out, exp, n);
-	/* \u0000 gives a NUL inside the text */
+	/* \u0000 stays as text: a NUL would cut the name in C strings */
 	n = js_unescape("a\\u0000b", 8, out);
-	assert_int_equal(n, 3);
-	assert_memory_equal(out, "a\0b", 3);
+	assert_int_equal(n, 8);
+	assert_memory_equal(out, "a\\u0000b", 8);
 }
 
 static void test_skip_deep(void **state)
@@ -279,6 +279,10 @@ static void test_escapes(void **state)
 	assert_int_equal(ev.name.n, 10);
 	assert_string_equal(ev.cat.p, "kernel"); /* escaped key and value */
 	assert_int_equal(ev.ph, 'X');
+	trace_reader_close(r);
+	r = one_event("{\"traceEvents\":[{\"name\":\"nul \\u0000 here; DROP\"}]}", &ev);
+	assert_string_equal(ev.name.p, "nul \\u0000 here; DROP");
+	assert_int_equal(ev.name.n, strlen(ev.name.p));
 	trace_reader_close(r);
 }
 
