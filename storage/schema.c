@@ -261,9 +261,9 @@ static int migrate_from(sqlite3 *db, int version, char *err, size_t errlen)
 	}
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define SET_VERSION_SQL "PRAGMA user_version = " STR(SCHEMA_VERSION)
+/* A literal (SQL is never formatted); keep it equal to SCHEMA_VERSION. */
+#define SET_VERSION_SQL "PRAGMA user_version = 2"
+_Static_assert(SCHEMA_VERSION == 2, "update SET_VERSION_SQL with SCHEMA_VERSION");
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
