@@ -134,10 +134,10 @@ int main(int argc, char **argv)
 	pp_set_progname("ppbatch");
 	cli_init(&st, argc, argv);
 	rc = parse_args(argc, argv, &o, &st);
-	if (rc == CLI_HELP)
-		return PP_EXIT_OK;
-	if (rc == CLI_ERR)
-		return PP_EXIT_USAGE;
+	if (rc == CLI_HELP || rc == CLI_ERR) {
+		cli_release(&st);
+		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
+	}
 	o.files = st.pos;
 	o.nfiles = st.npos;
 	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err))
