@@ -34,7 +34,7 @@ static const struct cli_opt options[] = {
 	{ "gzip", 'z', NULL, "write .json.gz files", O_GZIP, 0 },
 	{ "ranks", 0, "<list>", "write only these ranks, e.g. 0-3,8 (all are simulated)", O_RANKS, 0 },
 	{ "time-format", 0, "<fmt>", "absolute (default) or relative (baseTimeNanoseconds)", O_TIME_FORMAT, 0 },
-	{ "nasty", 0, "<list>", "real-world quirks: truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,bom,whitespace,nan,all", O_NASTY, 0 },
+	{ "nasty", 0, "<list>", "real-world quirks: truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,bom,whitespace,nan,long-names,all", O_NASTY, 0 },
 	{ "config", 'c', "<file>", "INI configuration file (section [gen])", O_CONFIG, 0 },
 	{ "quiet", 'q', NULL, "no summary line", O_QUIET, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }

@@ -37,7 +37,7 @@ static const struct cli_opt options[] = {
 	{ "overlapped", 0, "<t>[,<t>...]", "overlapped forward+backward pair (default F + B)", O_OVERLAP, CLI_MULTI },
 	{ "group-size", 'g', "<g>", "interleave: micro-batches per group (default p)", O_GROUP, 0 },
 	{ "model", 0, "<model>", "megatron (default) or reference (bit-exact PP-Schedule-Visualization)", O_MODEL, 0 },
-	{ "config", 'c', "<file>", "INI file ([sim] section) or JSON config", O_CONFIG, 0 },
+	{ "config", 'c', "<file>", "INI file ([sim] section), JSON or YAML (.yaml) config", O_CONFIG, 0 },
 	{ "output", 'o', "<prefix>", "chart files <prefix>.gp/.png/.svg (default ppsim-<strategy>)", O_OUTPUT, 0 },
 	{ "no-visualization", 0, NULL, "do not write the chart", O_NOVIS, 0 },
 	{ "json", 0, NULL, "print one JSON object instead of the table", O_JSON, 0 },
@@ -106,8 +106,14 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
 	}
 	if (id == CLI_END && config) {
 		struct config *cfg = NULL;
+		size_t clen = strlen(config);
+		bool yaml = (clen > 5 && !strcmp(config + clen - 5, ".yaml")) ||
+			    (clen > 4 && !strcmp(config + clen - 4, ".yml"));
 		if (sim_input_is_json(config)) {
 			if (sim_input_load_json(in, config, err, sizeof(err)))
+				id = CLI_ERR;
+		} else if (yaml) {
+			if (sim_input_load_yaml(in, config, err, sizeof(err)))
 				id = CLI_ERR;
 		} else if (!(cfg = config_load(config, err, sizeof(err))) ||
 			   sim_input_load_ini(in, cfg, err, sizeof(err))) {
@@ -181,6 +187,9 @@ int main(int argc, char **argv)
 		rc = PP_EXIT_USAGE;
 		goto out;
 	}
+	if (in.cfg.strategy == SIM_1F1B_INTERLEAVE_OVERLAP && in.cfg.group_size > 0 &&
+	    in.cfg.group_size != in.cfg.devices)
+		warn("--group-size is ignored by 1f1b_interleave_overlap (fixed to the devices)");
 	rc = sim_run(&in.cfg, &res, err, sizeof(err));
 	if (rc) {
 		error("%s", err);

@@ -1,13 +1,13 @@
 /* agg_chart.c — ppagg's gnuplot scripts and per-rank CSVs (SPEC §8).
  *
- * Every chart is one self-contained script: the data inline as datablocks
- * (one per category, so one `plot` clause each and one legend entry), the
- * boxes drawn `with boxxyerror` (never `set object`, which is quadratic),
- * text `noenhanced`, and the plot commands written once per output format
- * so that `gnuplot timeline.gp` in the chart's folder rebuilds the PNG and
- * the SVG. The SVG is `mouse standalone`: each block has an invisible
- * hypertext point at its centre whose hover text names rank, category,
- * step, start and duration.
+ * Every chart is one self-contained script: the data inline as datablocks,
+ * the boxes drawn `with boxxyerror` (never `set object`, which is
+ * quadratic), text `noenhanced`, and the plot commands written once per
+ * output format so that `gnuplot timeline.gp` in the chart's folder rebuilds
+ * the PNG and the SVG. Timelines go through the generic Gantt emitter
+ * (gantt.h); the overlap bars are written here. The SVG is `mouse
+ * standalone`: each block has an invisible hypertext point at its centre
+ * whose hover text names rank, category, step, start and duration.
  *
  * Rows are drawn top-down in the given order; each category occupies its
  * own vertical band of the row (agg_cat_styles), so overlapping categories
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gantt.h"
 #include "pp.h"
 
 const struct agg_cat_style agg_cat_styles[AGG_NCATS] = {
@@ -112,112 +113,58 @@ struct row {
 	int64_t t0; /* time origin of this row */
 };
 
-/* Writes the category datablocks and the hover datablock of rows; sets
- * present[c] for every category with at least one block. */
-static void emit_row_data(FILE *f, const struct row *rows, int n, bool *present, double *xmax)
+/* Writes one timeline through the Gantt emitter (gantt.h): one row per
+ * entry of rows, top-down; a dashed rule above each row whose sep flag is
+ * set (model replicas); one legend class per category present. */
+static int write_timeline(const char *dir, const char *stem, const char *title,
+			  const struct row *rows, int n, const int *sep,
+			  const struct agg_chart_opts *co, const char *xlabel, struct strbuf *jobs)
 {
-	for (int c = 0; c < AGG_NCATS; c++) {
-		bool open = false;
-		for (int i = 0; i < n; i++) {
-			const struct agg_rank *r = rows[i].r;
-			double y = n - 1 - i;
-			for (size_t b = 0; b < r->nblocks; b++) {
-				const struct agg_block *k = &r->blocks[b];
-				if (k->cat != c)
-					continue;
-				if (!open) {
-					fprintf(f, "$c%d << EOD\n", c);
-					open = true;
-				}
-				double x0 = ms(k->s - rows[i].t0), x1 = ms(k->e - rows[i].t0);
-				fprintf(f, "%.6f %.6f %.6f %.6f %.3f %.3f\n", (x0 + x1) / 2, y, x0, x1,
-					y + agg_cat_styles[c].lo, y + agg_cat_styles[c].hi);
-				if (x1 > *xmax)
-					*xmax = x1;
-			}
-		}
-		if (open)
-			fputs("EOD\n", f);
-		present[c] = open;
-	}
-	fputs("$hover << EOD\n", f);
+	struct gantt *g = gantt_new();
+	int cls[AGG_NCATS];
+	bool present[AGG_NCATS] = { false };
+	char hover[256], err[512];
+	for (int i = 0; i < n; i++)
+		for (size_t b = 0; b < rows[i].r->nblocks; b++)
+			present[rows[i].r->blocks[b].cat] = true;
+	for (int c = 0; c < AGG_NCATS; c++)
+		cls[c] = present[c] ? gantt_add_class(g, agg_cat_styles[c].name,
+						      agg_cat_styles[c].color) : -1;
+	gantt_set_title(g, title);
+	gantt_set_xlabel(g, xlabel);
+	gantt_set_ylabel(g, "rank");
+	gantt_set_formats(g, co->png, co->svg);
 	for (int i = 0; i < n; i++) {
 		const struct agg_rank *r = rows[i].r;
-		double y = n - 1 - i;
+		int row = gantt_add_row(g, rows[i].label);
+		if (sep && sep[i])
+			gantt_add_rule(g, row);
 		for (size_t b = 0; b < r->nblocks; b++) {
 			const struct agg_block *k = &r->blocks[b];
 			const struct agg_cat_style *st = &agg_cat_styles[k->cat];
-			fprintf(f, "%.6f %.3f \"rank %d\\n%s\\nstep %s %d (%d kernels)\\n"
-				   "start %.3f ms\\nduration %.3f ms\"\n",
-				ms((k->s + k->e) / 2 - rows[i].t0), y + (st->lo + st->hi) / 2,
-				r->in.rank, st->name, phase_names[k->phase < 6 ? k->phase : 0], k->seq,
-				k->kernels, ms(k->s - rows[i].t0), ms(k->e - k->s));
+			/* Row band = centre ± 0.45; y_off counts from its top. */
+			double y_off = (0.45 - st->hi) / 0.9, h = (st->hi - st->lo) / 0.9;
+			if (h > 1 - y_off)
+				h = 1 - y_off;
+			snprintf(hover, sizeof(hover),
+				 "rank %d\\n%s\\nstep %s %d (%d kernels)\\nstart %.3f ms\\n"
+				 "duration %.3f ms", r->in.rank, st->name,
+				 phase_names[k->phase < 6 ? k->phase : 0], k->seq, k->kernels,
+				 ms(k->s - rows[i].t0), ms(k->e - k->s));
+			struct gantt_box box = { row, cls[k->cat], ms(k->s - rows[i].t0),
+						 ms(k->e - rows[i].t0), y_off, h, NULL, hover };
+			gantt_add_box(g, &box);
 		}
 	}
-	fputs("EOD\n", f);
-}
-
-static void emit_row_plot(FILE *f, const bool *present)
-{
-	fputs("plot ", f);
-	for (int c = 0; c < AGG_NCATS; c++)
-		if (present[c])
-			fprintf(f, "$c%d using 1:2:3:4:5:6 with boxxyerror fillstyle solid 1.0 "
-				   "noborder lc rgb '%s' title '%s', \\\n     ",
-				c, agg_cat_styles[c].color, agg_cat_styles[c].name);
-	fputs("$hover using 1:2:3 with labels hypertext point pt 5 ps 0.8 "
-	      "lc rgb '#FF000000' notitle\n", f);
-}
-
-/* Writes one timeline script: rows top-down, separators before rows whose
- * split flag is set (model groups). */
-static int write_timeline(const char *dir, const char *stem, const char *title,
-			  const struct row *rows, int n, const int *split,
-			  const struct agg_chart_opts *co, const char *xlabel, struct strbuf *jobs)
-{
-	struct strbuf path = STRBUF_INIT;
-	char name[64];
-	snprintf(name, sizeof(name), "%s.gp", stem);
-	FILE *f = open_in(dir, name, &path);
-	if (!f) {
-		strbuf_release(&path);
-		return PP_EIO;
-	}
-	bool present[AGG_NCATS];
-	double xmax = 0;
-	fprintf(f, "# pptrace ppagg chart: %s\n# rebuild: gnuplot %s.gp (in this folder)\n",
-		title, stem);
-	emit_row_data(f, rows, n, present, &xmax);
-	int w = 1600, h = 200 + (n <= 16 ? 60 : 36) * n;
-	if (h < 360)
-		h = 360;
-	fprintf(f, "set title \"%s\" font 'Sans,14'\n", title);
-	fprintf(f, "set xlabel \"%s\" offset 0,0.4\nset ylabel \"rank\"\n", xlabel);
-	fprintf(f, "set xrange [0:%.6f]\nset yrange [-0.6:%.1f]\n", xmax > 0 ? xmax * 1.005 : 1,
-		n - 0.4);
-	fputs("set ytics (", f);
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s\"%s\" %d", i ? ", " : "", rows[i].label, n - 1 - i);
-	fputs(") scale 0\nset xtics nomirror out\nset mxtics 5\n", f);
-	fputs("set grid xtics lc rgb '#dddddd' lt 1\n", f);
-	fputs("set key outside bottom center horizontal Left reverse samplen 2 "
-	      "spacing 1.3 width 2 maxrows 2\nset border 3\n", f);
-	for (int i = 1; i < n; i++)
-		if (split && split[i])
-			fprintf(f, "set arrow from graph 0, first %.1f to graph 1, first %.1f nohead "
-				   "dt 2 lc rgb '#555555'\n", n - i - 0.5, n - i - 0.5);
-	bool fmt[2] = { co->png, co->svg };
-	for (int k = 0; k < 2; k++) {
-		if (!fmt[k])
-			continue;
-		emit_terminal(f, k == 1, w, h, stem);
-		emit_row_plot(f, present);
-		fputs("unset output\n", f);
-	}
-	int rc = close_file(f, path.buf);
-	if (!rc && (co->png || co->svg))
-		strbuf_addf(jobs, "%s\n", path.buf);
-	strbuf_release(&path);
+	struct strbuf prefix = STRBUF_INIT;
+	strbuf_addf(&prefix, "%s/%s", dir, stem);
+	int rc = gantt_write(g, prefix.buf, false, err, sizeof(err));
+	if (rc)
+		error("%s", err);
+	else if (co->png || co->svg)
+		strbuf_addf(jobs, "%s.gp\n", prefix.buf);
+	strbuf_release(&prefix);
+	gantt_free(g);
 	return rc;
 }
 
@@ -401,7 +348,8 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 		 co->individual ? "individual" : "global");
 	rc = write_timeline(dir, "timeline", full, rows, k, sep, co,
 			    co->individual ? "time since each rank's first GPU event (ms)"
-					   : "time since the group's first GPU event (ms)",
+			    : split ? "time since the replica's first GPU event (ms)"
+				    : "time since the group's first GPU event (ms)",
 			    jobs);
 	free(sep);
 out:

@@ -251,6 +251,20 @@ static int load_ranks(struct agg_db *db, int iteration, struct agg_iter *it)
 	return rc;
 }
 
+/* A copy of the n elements of old in a doubled arena array (*alloc
+ * updated), or NULL when the arena is out of memory. */
+static void *grow(struct arena *a, void *old, size_t n, size_t *alloc, size_t size)
+{
+	size_t na = *alloc ? 2 * *alloc : 32;
+	void *nv = arena_alloc(a, na * size);
+	if (!nv)
+		return NULL;
+	if (n)
+		memcpy(nv, old, n * size);
+	*alloc = na;
+	return nv;
+}
+
 static int load_cats(struct agg_db *db, int iteration, struct agg_iter *it)
 {
 	sqlite3_stmt *st;
@@ -271,17 +285,10 @@ static int load_cats(struct agg_db *db, int iteration, struct agg_iter *it)
 		}
 		if (!r)
 			continue;
-		if (r->ncats == alloc) {
-			size_t na = alloc ? 2 * alloc : 16;
-			struct agg_catstat *nv = arena_alloc(&it->arena, na * sizeof(*nv));
-			if (!nv) {
-				rc = PP_ENOMEM;
-				break;
-			}
-			if (r->ncats)
-				memcpy(nv, r->cats, r->ncats * sizeof(*nv));
-			r->cats = nv;
-			alloc = na;
+		if (r->ncats == alloc &&
+		    !(r->cats = grow(&it->arena, r->cats, r->ncats, &alloc, sizeof(*r->cats)))) {
+			rc = PP_ENOMEM;
+			break;
 		}
 		struct agg_catstat *c = &r->cats[r->ncats++];
 		c->category = col_str(it, st, 1);
@@ -338,17 +345,10 @@ static int load_steps(struct agg_db *db, int iteration, struct agg_iter *it)
 		}
 		if (!r)
 			continue;
-		if (r->nsteps == alloc) {
-			size_t na = alloc ? 2 * alloc : 64;
-			struct agg_step *nv = arena_alloc(&it->arena, na * sizeof(*nv));
-			if (!nv) {
-				rc = PP_ENOMEM;
-				break;
-			}
-			if (r->nsteps)
-				memcpy(nv, r->steps, r->nsteps * sizeof(*nv));
-			r->steps = nv;
-			alloc = na;
+		if (r->nsteps == alloc &&
+		    !(r->steps = grow(&it->arena, r->steps, r->nsteps, &alloc, sizeof(*r->steps)))) {
+			rc = PP_ENOMEM;
+			break;
 		}
 		struct agg_step *p = &r->steps[r->nsteps++];
 		p->phase = (uint8_t)phase_code(sqlite3_column_text(st, 1));

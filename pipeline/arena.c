@@ -16,15 +16,23 @@ struct arena_block {
 #define MIN_BLOCK ((size_t)64 * 1024)
 #define MAX_BLOCK ((size_t)64 * 1024 * 1024)
 
+struct arena_owned {
+	struct arena_owned *next;
+	void *p;
+};
+
 void arena_init(struct arena *a)
 {
 	a->head = NULL;
 	a->used = 0;
 	a->reserved = 0;
+	a->owned = NULL;
 }
 
 void arena_release(struct arena *a)
 {
+	for (struct arena_owned *o = a->owned; o; o = o->next)
+		free(o->p); /* the nodes themselves live in the blocks */
 	struct arena_block *b = a->head;
 	while (b) {
 		struct arena_block *next = b->next;
@@ -83,4 +91,17 @@ char *arena_strndup(struct arena *a, const char *s, size_t n)
 		p[n] = '\0';
 	}
 	return p;
+}
+
+int arena_adopt(struct arena *a, void *p, size_t n)
+{
+	struct arena_owned *o = arena_alloc(a, sizeof(*o));
+	if (!o)
+		return -1;
+	o->p = p;
+	o->next = a->owned;
+	a->owned = o;
+	a->reserved += n;
+	a->used += n;
+	return 0;
 }

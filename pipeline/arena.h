@@ -13,9 +13,10 @@ struct arena {
 	struct arena_block *head; /* newest block first */
 	size_t used;              /* bytes handed out, for statistics */
 	size_t reserved;          /* bytes taken from malloc */
+	struct arena_owned *owned; /* adopted malloc blocks (arena_adopt) */
 };
 
-#define ARENA_INIT { NULL, 0, 0 }
+#define ARENA_INIT { NULL, 0, 0, NULL }
 
 void arena_init(struct arena *a);
 /* Frees every block; the arena is empty and reusable afterwards. */
@@ -26,5 +27,10 @@ void *arena_alloc(struct arena *a, size_t n);
 void *arena_calloc(struct arena *a, size_t n, size_t size);
 /* A NUL-terminated copy of s[0..n). */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
+/* Takes ownership of p (a malloc/realloc block of n bytes, e.g. a vector
+ * grown while streaming): arena_release() frees it. Saves copying a large
+ * array into the arena. Returns 0, or -1 when out of memory (p then stays
+ * the caller's). */
+int arena_adopt(struct arena *a, void *p, size_t n);
 
 #endif

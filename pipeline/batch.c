@@ -40,6 +40,7 @@ struct batch {
 	size_t nstored, stored_alloc;
 	int64_t run_id;
 	int64_t ok, partial, failed, skipped, bytes_done;
+	int64_t skipped_failed; /* skipped, but stored as failed earlier */
 	struct strbuf failures; /* "path: reason" lines */
 	struct progress prog;
 };
@@ -77,9 +78,26 @@ static bool is_stored(const struct batch *b, const struct walk_file *f)
 		 (s->fail_kind == DB_FAIL_CRASH || s->fail_kind == DB_FAIL_TIMEOUT));
 }
 
+static bool stored_failed(const struct batch *b, const struct walk_file *f)
+{
+	struct stored key = { .path = f->real };
+	const struct stored *s = bsearch(&key, b->stored, b->nstored, sizeof(*s),
+					 cmp_stored);
+	return s && s->status == DB_STATUS_FAILED;
+}
+
+/* msg without a leading "path: " (the reader's messages name the file). */
+static const char *strip_path(const char *path, const char *msg)
+{
+	size_t n = strlen(path);
+	if (!strncmp(msg, path, n) && msg[n] == ':' && msg[n + 1] == ' ')
+		return msg + n + 2;
+	return msg;
+}
+
 static void add_failure(struct batch *b, const char *path, const char *msg)
 {
-	strbuf_addf(&b->failures, "%s: %s\n", path, msg);
+	strbuf_addf(&b->failures, "%s: %s\n", path, strip_path(path, msg));
 }
 
 static void count_outcome(struct batch *b, const struct walk_file *f,
@@ -103,7 +121,7 @@ static void count_outcome(struct batch *b, const struct walk_file *f,
 		    (long long)b->prog.files_total, what, f->path,
 		    (double)f->bytes / 1e6, (double)out->elapsed_ns / 1e9);
 	if (*out->msg)
-		strbuf_addf(&line, ": %s", out->msg);
+		strbuf_addf(&line, ": %s", strip_path(f->path, out->msg));
 	progress_file_done(&b->prog, f->bytes, failed, line.buf);
 	strbuf_release(&line);
 }
@@ -183,10 +201,13 @@ static int settings(const struct batch_opts *o, int *processes,
 static void print_summary(struct batch *b, double secs, bool interrupted)
 {
 	double mb = (double)b->bytes_done / 1e6;
-	printf("%s: %zu files: %lld ok, %lld partial, %lld failed, %lld skipped "
-	       "in %.1f s (%.1f MB, %.1f MB/s)%s\n",
+	printf("%s: %zu files: %lld ok, %lld partial, %lld failed, %lld skipped",
 	       pp_progname(), b->files.n, (long long)b->ok, (long long)b->partial,
-	       (long long)b->failed, (long long)b->skipped, secs, mb,
+	       (long long)b->failed, (long long)b->skipped);
+	if (b->skipped_failed)
+		printf(" (%lld of them failed before; --force retries)",
+		       (long long)b->skipped_failed);
+	printf(" in %.1f s (%.1f MB, %.1f MB/s)%s\n", secs, mb,
 	       secs > 0 ? mb / secs : 0, interrupted ? " — interrupted" : "");
 	if (b->failures.len) {
 		printf("failures:\n");
@@ -263,8 +284,10 @@ int batch_run(const struct batch_opts *o)
 	b.tasks = xcalloc(b.files.n + 1, sizeof(*b.tasks));
 	for (size_t i = 0; i < b.files.n; i++) {
 		struct walk_file *f = &b.files.v[i];
-		if (!o->force && !f->error && is_stored(&b, f))
+		if (!o->force && !f->error && is_stored(&b, f)) {
 			b.skipped++;
+			b.skipped_failed += stored_failed(&b, f);
+		}
 		else
 			bytes_total += f->bytes;
 	}
@@ -325,7 +348,7 @@ int batch_run(const struct batch_opts *o)
 	if (!o->quiet || prc)
 		print_summary(&b, secs, prc == PP_EINTR);
 	rc = prc == PP_EINTR ? PP_EXIT_INTR : prc ? PP_EXIT_FATAL :
-	     b.failed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
+	     b.failed || b.skipped_failed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
 out:
 	db_close(b.db);
 	for (size_t i = 0; i < b.nstored; i++)

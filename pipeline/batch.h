@@ -32,6 +32,7 @@ struct batch_opts {
 	double timeout_s;       /* --timeout; 0 = none */
 	bool quiet;             /* --quiet: no progress output */
 	bool json;              /* --json (with --inspect) */
+	bool no_classify;       /* --no-classify (with --inspect): reader only */
 	bool inspect;           /* --inspect FILE... */
 	bool merge;             /* --merge SHARD.db... */
 	const char *format;     /* --format: "kineto" (default) or "pp-timer" */

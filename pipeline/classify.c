@@ -34,7 +34,11 @@ void vec_release(struct vec *v)
 void *vec_push(struct vec *v)
 {
 	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 256;
+		/* Large vectors grow 4x: fewer reallocs that copy; untouched
+		 * capacity is not resident. */
+		size_t cap = !v->cap ? 256
+			     : v->cap * v->elem >= (1u << 20) ? v->cap * 4
+							      : v->cap * 2;
 		void *d = realloc(v->data, cap * v->elem);
 		if (!d)
 			return NULL;
@@ -591,6 +595,10 @@ static enum rr_pg_kind pg_kind(const char *desc)
 		{ "TENSOR", RR_PG_TP }, { "PIPELINE", RR_PG_PP },
 		{ "DATA", RR_PG_DP },
 	};
+	/* Combined groups (TENSOR_AND_DATA_PARALLEL_GROUP, ...) are no one
+	 * kind; EXPERT_DATA_PARALLEL_GROUP counts as ep (tested first). */
+	if (strcasestr(desc, "_AND_"))
+		return RR_PG_UNKNOWN;
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strcasestr(desc, words[i].word))
 			return words[i].kind;
@@ -684,7 +692,15 @@ static int add_warning(struct classify *c, struct rank_result *res,
 static int warnings(struct classify *c, struct rank_result *res)
 {
 	int rc = 0;
-	if (res->mode == RR_GENERIC)
+	if (res->mode == RR_GENERIC && c->roots[PAT_FORWARD_STEP].n +
+					       c->roots[PAT_BACKWARD_STEP].n)
+		rc |= add_warning(c, res, "%zu forward/backward step slices, "
+				  "none on the forward thread (rule %s): "
+				  "generic mode (types only)",
+				  c->roots[PAT_FORWARD_STEP].n +
+					  c->roots[PAT_BACKWARD_STEP].n,
+				  rr_role_rule_name(res->fwd_thread.rule));
+	else if (res->mode == RR_GENERIC)
 		rc |= add_warning(c, res, "no forward or backward steps "
 				  "found: generic mode (types only)");
 	if (res->mode == RR_MEGATRON &&
@@ -733,8 +749,7 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	    iterations(c, res, base, &its) < 0)
 		goto nomem;
 	/* Attribute in place in the heap vector, drop what only attribution
-	 * needed, then move the rows into the arena: the peak stays near two
-	 * rows per kernel. */
+	 * needed, then hand the vector to the arena. */
 	res->nkernels = c->gpus.n;
 	res->kernels = c->gpus.data;
 	iter_of = arena_alloc(c->arena, (res->nkernels + 1) * sizeof(*iter_of));
@@ -746,14 +761,15 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	vec_release(&c->slices);
 	vec_release(&c->pgslices);
 	cmap_release(&c->corr);
-	res->kernels = arena_alloc(c->arena, (res->nkernels + 1) *
-				   sizeof(*res->kernels));
-	if (!res->kernels)
+	if (c->gpus.data) { /* the arena takes the rows over: no copy */
+		if (arena_adopt(c->arena, c->gpus.data,
+				c->gpus.cap * c->gpus.elem) < 0)
+			goto nomem;
+		vec_init(&c->gpus, c->gpus.elem);
+	} else if (!(res->kernels = arena_calloc(c->arena, 1,
+						 sizeof(*res->kernels)))) {
 		goto nomem;
-	if (res->nkernels)
-		memcpy(res->kernels, c->gpus.data,
-		       res->nkernels * sizeof(*res->kernels));
-	vec_release(&c->gpus);
+	}
 	if (rank_metrics_compute(res, iter_of, c->arena) < 0 ||
 	    groups_out(c, res) < 0)
 		goto nomem;

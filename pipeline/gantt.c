@@ -40,6 +40,9 @@ struct gantt {
 	int ncls, acls;
 	struct gbox *boxes;
 	size_t nboxes, aboxes;
+	bool no_png, no_svg; /* gantt_set_formats */
+	int *rules;          /* gantt_add_rule: rows with a rule above */
+	int nrules, arules;
 };
 
 static const char *const palette[] = {
@@ -63,7 +66,23 @@ void gantt_free(struct gantt *g)
 	free(g->cls_name);
 	free(g->cls_color);
 	free(g->boxes);
+	free(g->rules);
 	free(g);
+}
+
+void gantt_set_formats(struct gantt *g, bool png, bool svg)
+{
+	g->no_png = !png && svg;
+	g->no_svg = !svg && png;
+}
+
+void gantt_add_rule(struct gantt *g, int row)
+{
+	if (g->nrules == g->arules) {
+		g->arules = g->arules ? 2 * g->arules : 8;
+		g->rules = xrealloc(g->rules, (size_t)g->arules * sizeof(int));
+	}
+	g->rules[g->nrules++] = row;
 }
 
 static char *gstrdup(struct gantt *g, const char *s)
@@ -203,6 +222,21 @@ static void compute_layout(const struct gantt *g, struct layout *L)
 	L->px_per_row = g->nrows ? (L->h - 170.0) / g->nrows : 0;
 }
 
+static int cmp_box(const void *x, const void *y)
+{
+	const struct gbox *a = *(const struct gbox *const *)x;
+	const struct gbox *b = *(const struct gbox *const *)y;
+	if (a->row != b->row)
+		return a->row < b->row ? -1 : 1;
+	if (a->y0 != b->y0)
+		return a->y0 < b->y0 ? -1 : 1;
+	if (a->y1 != b->y1)
+		return a->y1 < b->y1 ? -1 : 1;
+	if (a->x0 != b->x0)
+		return a->x0 < b->x0 ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
 static bool label_fits(const struct layout *L, const struct gbox *b)
 {
 	double wpx = (b->x1 - b->x0) * L->px_per_x;
@@ -253,17 +287,35 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 		"# (makes %s.png and %s.svg). Data: one datablock per class\n"
 		"# (x0 x1 y0 y1; row r spans r-0.45 .. r+0.45), then labels and hover text.\n",
 		base, base, base);
+	const struct gbox **sorted = xmalloc((g->nboxes + 1) * sizeof(*sorted));
+	double eps = 0.5 / L.px_per_x, narrow = 2.0 / L.px_per_x;
 	size_t k = 0;
 	for (int c = 0; c < g->ncls; c++) {
 		if (!count[c])
 			continue;
+		for (size_t j = 0; j < count[c]; j++)
+			sorted[j] = &g->boxes[order[k + j]];
+		k += count[c];
+		qsort(sorted, count[c], sizeof(*sorted), cmp_box);
 		fprintf(f, "$c%d << EOD\n", c);
-		for (size_t j = 0; j < count[c]; j++, k++) {
-			const struct gbox *b = &g->boxes[order[k]];
-			fprintf(f, "%.12g %.12g %.6g %.6g\n", b->x0, b->x1, b->y0, b->y1);
+		/* Runs of sub-pixel boxes that touch (gaps under half a pixel)
+		 * are drawn as one box: the same picture, far fewer elements. */
+		for (size_t j = 0; j < count[c];) {
+			const struct gbox *b = sorted[j++];
+			double x0 = b->x0, x1 = b->x1;
+			while (j < count[c] && sorted[j]->row == b->row &&
+			       sorted[j]->y0 == b->y0 && sorted[j]->y1 == b->y1 &&
+			       sorted[j]->x0 <= x1 + eps &&
+			       (sorted[j]->x1 - sorted[j]->x0 < narrow || x1 - x0 < narrow)) {
+				if (sorted[j]->x1 > x1)
+					x1 = sorted[j]->x1;
+				j++;
+			}
+			fprintf(f, "%.12g %.12g %.6g %.6g\n", x0, x1, b->y0, b->y1);
 		}
 		fputs("EOD\n", f);
 	}
+	free(sorted);
 	fputs("$labels << EOD\n", f);
 	for (size_t i = 0; i < g->nboxes; i++) {
 		const struct gbox *b = &g->boxes[i];
@@ -277,7 +329,7 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 	fputs("EOD\n$hover << EOD\n", f);
 	for (size_t i = 0; i < g->nboxes; i++) {
 		const struct gbox *b = &g->boxes[i];
-		if (b->hover) {
+		if (b->hover && (b->x1 - b->x0) * L.px_per_x >= 2.0) {
 			fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
 			put_dq(f, b->hover);
 			fputc('\n', f);
@@ -317,14 +369,23 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 	      "set bmargin 6\n"
 	      "set style fill solid 0.95 border lc rgb '#ffffff'\n"
 	      "set offsets 0, 0, 0, 0\n\n", f);
+	for (int i = 0; i < g->nrules; i++)
+		if (g->rules[i] > 0 && g->rules[i] < g->nrows)
+			fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g "
+				"nohead dt 2 lc rgb '#555555' front\n",
+				g->rules[i] - 0.5, g->rules[i] - 0.5);
 
-	fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
-	fprintf(f, "set output '%s.png'\n", base);
-	write_plot(f, g, count, nlabels > 0, false);
-	fprintf(f, "set terminal svg noenhanced size %d,%d font ',10' mouse standalone\n",
-		L.w, L.h);
-	fprintf(f, "set output '%s.svg'\n", base);
-	write_plot(f, g, count, nlabels > 0, nhover > 0);
+	if (!g->no_png) {
+		fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
+		fprintf(f, "set output '%s.png'\n", base);
+		write_plot(f, g, count, nlabels > 0, false);
+	}
+	if (!g->no_svg) {
+		fprintf(f, "set terminal svg noenhanced size %d,%d font ',10' mouse standalone\n",
+			L.w, L.h);
+		fprintf(f, "set output '%s.svg'\n", base);
+		write_plot(f, g, count, nlabels > 0, nhover > 0);
+	}
 	fputs("unset output\n", f);
 
 	free(count);

@@ -38,6 +38,13 @@ void gantt_set_xlabel(struct gantt *g, const char *xlabel);
 void gantt_set_ylabel(struct gantt *g, const char *ylabel);
 void gantt_set_size(struct gantt *g, int width_px, int height_px);
 
+/* Which files the script makes (default both). At least one must be set;
+ * with neither, both are made. */
+void gantt_set_formats(struct gantt *g, bool png, bool svg);
+/* Draws a dashed rule above row (a separator between groups of rows).
+ * Rules for rows outside the chart are ignored. */
+void gantt_add_rule(struct gantt *g, int row);
+
 /* Appends a row below the previous ones; returns its index. */
 int gantt_add_row(struct gantt *g, const char *label);
 /* Appends a legend entry; color is "#rrggbb" or NULL for the next colour of

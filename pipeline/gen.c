@@ -2,12 +2,15 @@
  * write the selected ranks and their truth rows. */
 #include "gen.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gen_layout.h"
 #include "gen_model.h"
@@ -25,13 +28,13 @@ static const struct {
 	{ "unsorted", GN_UNSORTED }, { "unicode", GN_UNICODE },
 	{ "control-chars", GN_CONTROL }, { "orphans", GN_ORPHANS },
 	{ "zero-dur", GN_ZERO_DUR }, { "big-ids", GN_BIG_IDS }, { "bom", GN_BOM },
-	{ "whitespace", GN_WHITESPACE }, { "nan", GN_NAN },
+	{ "whitespace", GN_WHITESPACE }, { "nan", GN_NAN }, { "long-names", GN_LONG_NAMES },
 };
 
 const char *gen_nasty_names(void)
 {
 	return "truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,"
-	       "bom,whitespace,nan,all";
+	       "bom,whitespace,nan,long-names,all";
 }
 
 int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
@@ -43,7 +46,7 @@ int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 		bool found = false;
 		if (n == 3 && !strncmp(p, "all", 3)) {
-			v |= ~0u & ~(unsigned)GN_TRUNCATE & ((GN_NAN << 1) - 1);
+			v |= ~0u & ~(unsigned)GN_TRUNCATE & ((GN_LONG_NAMES << 1) - 1);
 			found = true;
 		}
 		for (size_t i = 0; i < sizeof(nasty_tab) / sizeof(nasty_tab[0]) && !found; i++)
@@ -135,6 +138,49 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
+/* Removes files of dir matching glob (ppgen's own outputs from an earlier
+ * run, so that a rerun never leaves stale ranks or both .json and .json.gz). */
+static int remove_matching(const char *dir, const char *glob)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+	int rc = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : PP_EIO;
+	while ((e = readdir(d)))
+		if (!fnmatch(glob, e->d_name, 0)) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (unlink(path) && errno != ENOENT)
+				rc = PP_EIO;
+		}
+	closedir(d);
+	return rc;
+}
+
+/* Warns about iteration_N folders of an earlier run that this run does not
+ * rewrite: the analysis would see them, the truth does not describe them. */
+static void warn_stale(const struct gen_opts *o)
+{
+	DIR *d = opendir(o->out);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int n;
+		char tail;
+		if (sscanf(e->d_name, "iteration_%d%c", &n, &tail) != 1)
+			continue;
+		bool ours = false;
+		for (int i = 0; i < o->niterations; i++)
+			ours |= o->iterations[i] == n;
+		if (!ours)
+			warn("'%s/%s' is from an earlier run; .truth does not describe it",
+			     o->out, e->d_name);
+	}
+	closedir(d);
+}
+
 static int write_topology(const struct gen_opts *o, const struct gen_layout *lay,
 			  int64_t start_ns)
 {
@@ -203,10 +249,12 @@ int gen_run(const struct gen_opts *o)
 		goto out;
 	}
 	int64_t t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
-	if (write_topology(o, &lay, t0)) {
+	if (remove_matching(o->out, "unique_parallel_groups_*.txt") ||
+	    write_topology(o, &lay, t0)) {
 		rc = PP_EIO;
 		goto out;
 	}
+	warn_stale(o);
 	truth = gen_truth_open(tdir, err, sizeof(err));
 	if (!truth) {
 		rc = error("%s", err);
@@ -236,8 +284,10 @@ int gen_run(const struct gen_opts *o)
 		}
 		char dir[4096], path[4200];
 		snprintf(dir, sizeof(dir), "%s/iteration_%d", o->out, it);
-		if (mkdir_p(dir)) {
-			error("cannot create '%s': %s", dir, strerror(errno));
+		char glob[64];
+		snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
+		if (mkdir_p(dir) || remove_matching(dir, glob)) {
+			error("cannot prepare '%s': %s", dir, strerror(errno));
 			rc = PP_EIO;
 		}
 		struct gen_write_opts w = {

@@ -4,7 +4,8 @@
  * rank and iteration in DIR/iteration_N/, and the expected analysis results
  * in DIR/.truth/ (docs/contracts.md §4). The work is split into gen_layout
  * (ranks, groups, topology text), gen_sched (program order of the pipeline
- * schedule), gen_sim (per-rank programs and the cluster-wide timing),
+ * schedule), gen_prog (per-rank programs, categories by construction),
+ * gen_sim (the cluster-wide timing),
  * gen_write (the trace writer, nasty quirks) and gen_truth (the CSVs).
  */
 #ifndef GEN_H

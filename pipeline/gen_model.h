@@ -3,8 +3,8 @@
  * work (kernels, memcpy, memset) with their launches, each kernel carrying
  * the category, step and recompute flag it has by construction (SPEC §5).
  *
- * gen_sim_build() writes the programs (what each rank does, in order) and
- * gen_sim_run() gives every event its time by simulating all ranks on one
+ * gen_sim_build() (gen_prog.c) writes the programs (what each rank does, in
+ * order) and gen_sim_run() (gen_sim.c) gives every event its time by simulating all ranks on one
  * clock: kernels start after their launch and after the previous kernel of
  * their stream, collectives end together on every member, a receive ends
  * after the matching send's data arrived. The writer (gen_write) and the
@@ -35,7 +35,7 @@ enum {
 	GN_TRUNCATE = 1 << 0, GN_STRING_IDS = 1 << 1, GN_UNSORTED = 1 << 2,
 	GN_UNICODE = 1 << 3, GN_CONTROL = 1 << 4, GN_ORPHANS = 1 << 5,
 	GN_ZERO_DUR = 1 << 6, GN_BIG_IDS = 1 << 7, GN_BOM = 1 << 8,
-	GN_WHITESPACE = 1 << 9, GN_NAN = 1 << 10
+	GN_WHITESPACE = 1 << 9, GN_NAN = 1 << 10, GN_LONG_NAMES = 1 << 11
 };
 
 enum {
@@ -107,7 +107,7 @@ struct gen_cfg {
 
 struct gen_cluster;
 
-/* Builds every rank's program for one iteration. Returns NULL with a message
+/* Builds every rank's program for one iteration (gen_prog.c). Returns NULL with a message
  * in err on invalid parameters. */
 struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t errlen);
 /* Gives every slice and kernel its time. Returns 0, or PP_ECYCLE when the

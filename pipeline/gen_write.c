@@ -140,6 +140,13 @@ static void out_name(struct out *o, const char *s, int kind)
 	}
 	if ((o->nasty & GN_UNICODE) && kind == NM_KERNEL && o->events % 5 == 0)
 		LIT(o, " \\u00e9\\ud83d\\ude80 \\u4e2d");
+	if ((o->nasty & GN_LONG_NAMES) && kind == NM_KERNEL && o->events % 50 == 7) {
+		/* CUTLASS-style template arguments: about 6 KB. */
+		LIT(o, " [with Params = cutlass::gemm::kernel::GemmUniversal<");
+		for (int i = 0; i < 120; i++)
+			LIT(o, "cute::tuple<cute::C<128>, cute::C<256>, cute::C<64>>, ");
+		LIT(o, "void>]");
+	}
 	if ((o->nasty & GN_CONTROL) && kind == NM_OP && o->events % 4 == 0)
 		LIT(o, "\x01\t\x1f");
 	LIT(o, "\"");
@@ -267,16 +274,29 @@ static void write_slice(struct out *o, const struct ctx *c, const struct gen_sli
 	LIT(o, "}}");
 }
 
+static const char *const pg_desc[GEN_NDIM] = {
+	[GEN_TP] = "TENSOR_MODEL_PARALLEL_GROUP", [GEN_CP] = "CONTEXT_PARALLEL_GROUP",
+	[GEN_EP] = "EXPERT_MODEL_PARALLEL_GROUP", [GEN_DP] = "DATA_PARALLEL_GROUP",
+	[GEN_PP] = "PIPELINE_MODEL_PARALLEL_GROUP"
+};
+
+/* "r0, r1, ..." of group g along dim. */
+static void write_ranks(struct out *o, const struct gen_layout *lay, int dim, int g)
+{
+	int n = lay->size[dim];
+	int *rk = xcalloc((size_t)n, sizeof(*rk));
+	gen_layout_group_ranks(lay, dim, g, rk);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			LIT(o, ", ");
+		out_i64(o, rk[i]);
+	}
+	free(rk);
+}
+
 static void write_pg(struct out *o, const struct ctx *c, const struct gen_kernel *k)
 {
-	static const char *const desc[GEN_NDIM] = {
-		[GEN_TP] = "TENSOR_MODEL_PARALLEL_GROUP", [GEN_CP] = "CONTEXT_PARALLEL_GROUP",
-		[GEN_EP] = "EXPERT_MODEL_PARALLEL_GROUP", [GEN_DP] = "DATA_PARALLEL_GROUP",
-		[GEN_PP] = "PIPELINE_MODEL_PARALLEL_GROUP"
-	};
 	const struct gen_layout *lay = c->w->lay;
-	int n = lay->size[k->pg_dim];
-	int ranks[64];
 	LIT(o, ", \"Collective name\": \"");
 	out_str(o, k->coll_name);
 	LIT(o, "\", \"In msg nelems\": ");
@@ -284,30 +304,14 @@ static void write_pg(struct out *o, const struct ctx *c, const struct gen_kernel
 	LIT(o, ", \"Out msg nelems\": ");
 	out_i64(o, k->nelems);
 	LIT(o, ", \"Group size\": ");
-	out_i64(o, n);
+	out_i64(o, lay->size[k->pg_dim]);
 	LIT(o, ", \"dtype\": \"BFloat16\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
 	       "\"Process Group Name\": \"");
 	out_i64(o, 1 + k->pg_dim * lay->world + k->pg_idx);
 	LIT(o, "\", \"Process Group Description\": \"");
-	out_str(o, desc[k->pg_dim]);
+	out_str(o, pg_desc[k->pg_dim]);
 	LIT(o, "\", \"Process Group Ranks\": \"[");
-	if (n <= 64) {
-		gen_layout_group_ranks(lay, k->pg_dim, k->pg_idx, ranks);
-		for (int i = 0; i < n; i++) {
-			if (i)
-				LIT(o, ", ");
-			out_i64(o, ranks[i]);
-		}
-	} else {
-		int *big = xcalloc((size_t)n, sizeof(*big));
-		gen_layout_group_ranks(lay, k->pg_dim, k->pg_idx, big);
-		for (int i = 0; i < n; i++) {
-			if (i)
-				LIT(o, ", ");
-			out_i64(o, big[i]);
-		}
-		free(big);
-	}
+	write_ranks(o, lay, k->pg_dim, k->pg_idx);
 	LIT(o, "]\"");
 }
 
@@ -434,11 +438,6 @@ static void write_kernel(struct out *o, const struct ctx *c, const struct gen_ke
 static void write_header(struct out *o, const struct ctx *c)
 {
 	const struct gen_layout *lay = c->w->lay;
-	static const char *const desc[GEN_NDIM] = {
-		[GEN_TP] = "TENSOR_MODEL_PARALLEL_GROUP", [GEN_CP] = "CONTEXT_PARALLEL_GROUP",
-		[GEN_EP] = "EXPERT_MODEL_PARALLEL_GROUP", [GEN_DP] = "DATA_PARALLEL_GROUP",
-		[GEN_PP] = "PIPELINE_MODEL_PARALLEL_GROUP"
-	};
 	if (c->w->nasty & GN_BOM)
 		LIT(o, "\xEF\xBB\xBF");
 	LIT(o, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
@@ -464,24 +463,16 @@ static void write_header(struct out *o, const struct ctx *c)
 	out_i64(o, lay->world);
 	LIT(o, ", \"ranks\": []}");
 	for (int d = 0; d < GEN_NDIM; d++) {
-		int n = lay->size[d];
 		int g = gen_layout_group_of(lay, c->r->rank, d);
-		int *rk = xcalloc((size_t)n, sizeof(*rk));
-		gen_layout_group_ranks(lay, d, g, rk);
 		LIT(o, ", {\"pg_name\": \"");
 		out_i64(o, 1 + d * lay->world + g);
 		LIT(o, "\", \"pg_desc\": \"");
-		out_str(o, desc[d]);
+		out_str(o, pg_desc[d]);
 		LIT(o, "\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
-		out_i64(o, n);
+		out_i64(o, lay->size[d]);
 		LIT(o, ", \"ranks\": [");
-		for (int i = 0; i < n; i++) {
-			if (i)
-				LIT(o, ", ");
-			out_i64(o, rk[i]);
-		}
+		write_ranks(o, lay, d, g);
 		LIT(o, "]}");
-		free(rk);
 	}
 	LIT(o, "], \"nccl_version\": \"2.21.5\"},\n  \"record_shapes\": 1,\n  \"with_stack\": 1,\n");
 	if (c->w->relative) {

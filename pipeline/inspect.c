@@ -17,6 +17,9 @@
 
 #include "arena.h"
 #include "batch.h"
+#include "classify.h"
+#include "patterns.h"
+#include "rank_result.h"
 #include "pp.h"
 #include "strbuf.h"
 #include "trace_read.h"
@@ -81,6 +84,9 @@ struct inspect {
 	struct thread *tcache[TCACHE]; /* recent threads by integer (pid, tid) */
 	struct name_slot *names;
 	size_t ncap, ncount;
+	const struct patterns *pats;
+	struct classify *cl;     /* NULL once it failed (out of memory) */
+	struct arena cl_arena;   /* the classifier's memory */
 	uint64_t threads_dropped;
 	struct proc_name *procs;
 	size_t nprocs, procs_cap;
@@ -249,12 +255,13 @@ static int count_cat(struct inspect *in, struct pp_sv cat)
 }
 
 /* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
-static int kernel_type_match(const char *n)
+/* SPEC §5: comm is tested before mem for kernels matching both. */
+static int kernel_type_match(const struct patterns *pats, const char *n)
 {
-	if (strstr(n, "nccl") || strstr(n, "mccl"))
+	uint32_t m = patterns_match(pats, n);
+	if (m & (1u << PAT_COMM_KERNEL))
 		return KT_COMM;
-	if (strstr(n, "memcpy") || strstr(n, "Memcpy") || strstr(n, "memset") ||
-	    strstr(n, "Memset"))
+	if (m & (1u << PAT_MEM_KERNEL))
 		return KT_MEM;
 	return KT_COMP;
 }
@@ -285,7 +292,7 @@ static int kernel_type(struct inspect *in, struct pp_sv name)
 			j = (j + 1) & (in->ncap - 1);
 		}
 	}
-	int type = kernel_type_match(name.p);
+	int type = kernel_type_match(in->pats, name.p);
 	if (in->ncount >= MAX_NAMES || name.n > 4096)
 		return type;
 	if ((in->ncount + 1) * 2 > in->ncap) {
@@ -380,6 +387,8 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 
 static void inspect_release(struct inspect *in)
 {
+	classify_free(in->cl);
+	arena_release(&in->cl_arena);
 	free(in->threads);
 	free(in->names);
 	free(in->procs);
@@ -434,7 +443,7 @@ struct file_result {
 };
 
 static void print_text(const struct inspect *in, const struct file_result *f,
-		       const struct trace_header *h)
+		       const struct trace_header *h, const struct rank_result *res)
 {
 	printf("%s\n", f->path);
 	printf("  size        %" PRIu64 " bytes%s", f->file_bytes, f->gz ? " (gzip)" : "");
@@ -510,6 +519,12 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 	if (in->tcount > SHOW_THREADS)
 		printf("    ... %zu more\n", in->tcount - SHOW_THREADS);
 	free(v);
+	if (res) {
+		struct strbuf sb = STRBUF_INIT;
+		rank_result_describe(res, &sb, false);
+		printf("  classification (SPEC §4-§5)\n%s", sb.buf);
+		strbuf_release(&sb);
+	}
 	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON\n", f->seconds,
 	       f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
 	       f->seconds > 0 ? (double)f->text_bytes / f->seconds / 1e6 : 0.0);
@@ -535,7 +550,7 @@ static void json_idkey(struct strbuf *sb, const struct idkey *k)
 }
 
 static void print_json(const struct inspect *in, const struct file_result *f,
-		       const struct trace_header *h)
+		       const struct trace_header *h, const struct rank_result *res)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "{\"file\":");
@@ -613,13 +628,19 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 		strbuf_addf(&sb, ",\"events\":%" PRIu64 "}", v[i]->events);
 	}
 	free(v);
-	strbuf_addf(&sb, "],\"seconds\":%.6f}", f->seconds);
+	strbuf_addstr(&sb, "],\"classification\":");
+	if (res)
+		rank_result_describe(res, &sb, true);
+	else
+		strbuf_addstr(&sb, "null");
+	strbuf_addf(&sb, ",\"seconds\":%.6f}", f->seconds);
 	puts(sb.buf);
 	strbuf_release(&sb);
 }
 
 /* Reads one file and prints its description; returns 0 or a PP_E* code. */
-static int inspect_file(const struct batch_opts *o, const char *path)
+static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
+			const char *path)
 {
 	struct trace_reader_opts ro = { .salvage = o->salvage };
 	struct inspect in;
@@ -629,12 +650,22 @@ static int inspect_file(const struct batch_opts *o, const char *path)
 
 	memset(&in, 0, sizeof(in));
 	in.last_cat = -1;
+	in.pats = pats;
+	in.cl = o->no_classify ? NULL : classify_new(pats, &in.cl_arena);
 	int64_t t0 = pp_now_ns();
 	struct trace_reader *r = trace_reader_open(path, &ro);
 	if (!r)
 		die("out of memory opening '%s'", path);
-	while ((rc = trace_reader_next(r, &ev)) > 0)
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		observe(&in, &ev);
+		if (in.cl && classify_feed(in.cl, &ev) < 0) {
+			classify_free(in.cl);
+			in.cl = NULL;
+		}
+	}
+	struct rank_result *res = NULL;
+	if (rc == 0 && in.cl && classify_finish(in.cl, trace_reader_header(r), &res) < 0)
+		res = NULL;
 	f.seconds = (double)(pp_now_ns() - t0) / 1e9;
 	struct stat st;
 	f.file_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : trace_reader_bytes_in(r);
@@ -645,9 +676,9 @@ static int inspect_file(const struct batch_opts *o, const char *path)
 	f.truncated = trace_reader_truncated(r);
 	f.gz = trace_reader_is_gzip(r);
 	if (o->json)
-		print_json(&in, &f, trace_reader_header(r));
+		print_json(&in, &f, trace_reader_header(r), res);
 	else
-		print_text(&in, &f, trace_reader_header(r));
+		print_text(&in, &f, trace_reader_header(r), res);
 	if (rc < 0 && !o->json)
 		error("%s", f.err);
 	fflush(stdout);
@@ -658,12 +689,19 @@ static int inspect_file(const struct batch_opts *o, const char *path)
 
 int inspect_run(const struct batch_opts *o)
 {
+	char err[512];
 	int failed = 0;
+	struct patterns *pats = patterns_new(o->config, err, sizeof(err));
+	if (!pats) {
+		error("%s", err);
+		return PP_EXIT_USAGE;
+	}
 	for (int i = 0; i < o->nfiles; i++) {
 		if (i && !o->json)
 			printf("\n");
-		if (inspect_file(o, o->files[i]) < 0)
+		if (inspect_file(o, pats, o->files[i]) < 0)
 			failed++;
 	}
+	patterns_free(pats);
 	return failed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
 }

@@ -202,7 +202,8 @@ static int sim_validate(struct sim_sched *S)
 		return sim_fail(S, PP_EINVAL, "p2p latency must be a finite number >= 0");
 	for (size_t k = 0; k < sizeof(arrs) / sizeof(arrs[0]); k++)
 		for (int s = 0; arrs[k] && s < N; s++)
-			if (!(arrs[k][s] >= 0) || !isfinite(arrs[k][s]))
+			if ((!(arrs[k][s] >= 0) || !isfinite(arrs[k][s])) &&
+			    !(k == 4 && isnan(arrs[k][s]))) /* NaN: no FB time */
 				return sim_fail(S, PP_EINVAL,
 						"%s time of stage %d must be a finite "
 						"number >= 0", arrnames[k], s);
@@ -415,11 +416,12 @@ struct sim_pass {
 static void cycle_message(struct sim_sched *S, const struct sim_pass *P)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int d = 0;
+	int d = 0, first;
 	while (P->next[d] >= S->dev_start[d + 1])
 		d++;
+	first = d;
 	strbuf_addstr(&sb, "dependency cycle (deadlock): ");
-	for (int hop = 0; hop < 4; hop++) {
+	for (int hop = 0; hop < 6; hop++) {
 		int32_t x = P->blocked_on[d];
 		if (hop)
 			strbuf_addstr(&sb, "; ");
@@ -429,7 +431,7 @@ static void cycle_message(struct sim_sched *S, const struct sim_pass *P)
 		describe_entry(&sb, S, (size_t)x);
 		d = S->ops[x].device;
 		strbuf_addf(&sb, " on device %d", d);
-		if (P->next[d] >= S->dev_start[d + 1])
+		if (d == first || P->next[d] >= S->dev_start[d + 1])
 			break;
 	}
 	sim_fail(S, PP_ECYCLE, "%s", sb.buf);
@@ -490,6 +492,9 @@ static int sim_time(struct sim_sched *S, const struct sim_times *T, struct sim_p
 			}
 			if (!o->paired)
 				dur = T->t[o->type][o->stage];
+			else if (T->fb && isnan(T->fb[o->stage]))
+				return sim_fail(S, PP_EINVAL, "no overlapped time for stage %d "
+						"(device %d runs a pair there)", o->stage, d);
 			else if (T->fb)
 				dur = T->fb[o->stage];
 			else

@@ -52,7 +52,9 @@ struct sim_config {
 	const double *backward_d; /* D, default 1 */
 	const double *backward_w; /* W, default 1 */
 	const double *overlapped; /* an overlapped (F, B) pair keyed on the
-				   * forward's stage; NULL = F + B there */
+				   * forward's stage; NULL = F + B there; a NaN
+				   * stage = not given (PP_EINVAL if a pair
+				   * runs there) */
 };
 
 /* One op as timed. An overlapped pair gives two ops (F then B) with equal

@@ -62,6 +62,12 @@ int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
 int sim_input_load_json(struct sim_input *in, const char *path, char *err,
 			size_t errlen);
 
+/* Applies a YAML config of the subset seed 003 documents: top-level
+ * "key: value" lines, lists as "- item" lines or "[a, b]", and op_times
+ * with one nested level; same keys as the JSON config. */
+int sim_input_load_yaml(struct sim_input *in, const char *path, char *err,
+			size_t errlen);
+
 /* True when the file's first non-blank byte is '{' (a JSON config). */
 bool sim_input_is_json(const char *path);
 

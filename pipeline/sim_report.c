@@ -1,6 +1,7 @@
 /* sim_report.c — see sim_report.h. */
 #include "sim_report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,10 @@
 
 const char *sim_fmt_double(double d, char *buf, size_t len)
 {
+	if (d == floor(d) && fabs(d) < 1e15) { /* integral: exact as %.0f */
+		snprintf(buf, len, "%.0f", d == 0 ? 0.0 : d);
+		return buf;
+	}
 	for (int prec = 6; prec <= 17; prec++) {
 		snprintf(buf, len, "%.*g", prec, d);
 		if (strtod(buf, NULL) == d)

@@ -288,6 +288,10 @@ int topo_parse_text(struct topology *t, const char *text, size_t len, const char
 			}
 			continue;
 		}
+		/* Text between the model section's dashed lines is its legend
+		 * (it may well say "group" and "replica"). */
+		if (section == TOPO_MODEL && dashes == 1)
+			continue;
 		int kind = title_kind(up);
 		if (kind >= 0) {
 			if (t->groups[kind].n)
@@ -296,9 +300,6 @@ int topo_parse_text(struct topology *t, const char *text, size_t len, const char
 			dashes = 0;
 			continue;
 		}
-		/* Text between the model section's dashed lines is its legend. */
-		if (section == TOPO_MODEL && dashes == 1)
-			continue;
 		note(t, name, lineno, "line not understood", s);
 	}
 	if (!any)

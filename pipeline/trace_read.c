@@ -42,7 +42,7 @@ enum { S_START, S_KEY, S_AFTER, S_EVENTS, S_END, S_DONE };
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
 enum {
-	BUF_INIT = 4u << 20,      /* initial window */
+	BUF_INIT = 1u << 20,      /* initial window (bigger is no faster) */
 	ZIN_SIZE = 1u << 20,      /* compressed input chunk */
 	HDR_STR_MAX = 4096,       /* header strings are cut to this */
 	MAX_EVENT_DEFAULT = 256u << 20

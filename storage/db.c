@@ -41,50 +41,54 @@ enum stmt_id {
 	S_COUNT
 };
 
+/* In enum stmt_id order. */
 static const char *const stmt_sql[S_COUNT] = {
-	[S_BEGIN] = "BEGIN IMMEDIATE",
-	[S_COMMIT] = "COMMIT",
-	[S_ROLLBACK] = "ROLLBACK",
-	[S_FIND_TRACE] = "SELECT id FROM traces WHERE path = ?1",
-	[S_DEL_KERNELS] = "DELETE FROM kernel_t WHERE rowid >= (?1 << 32) "
-			  "AND rowid < ((?1 + 1) << 32)",
-	[S_DEL_STEPS] = "DELETE FROM step_t WHERE trace_id = ?1",
-	[S_DEL_CATS] = "DELETE FROM category_t WHERE trace_id = ?1",
-	[S_DEL_TRACE] = "DELETE FROM traces WHERE id = ?1",
-	[S_INS_TRACE] =
-		"INSERT INTO traces(path, folder, iteration, rank, bytes, mtime_ns,"
+	"BEGIN IMMEDIATE",
+	"COMMIT",
+	"ROLLBACK",
+	"SELECT id FROM traces WHERE path = ?1",
+	"DELETE FROM kernel_t WHERE rowid >= (?1 << 32) "
+	 "AND rowid < ((?1 + 1) << 32)",
+	"DELETE FROM step_t WHERE trace_id = ?1",
+	"DELETE FROM category_t WHERE trace_id = ?1",
+	"DELETE FROM traces WHERE id = ?1",
+	"INSERT INTO traces(path, folder, iteration, rank, bytes, mtime_ns,"
 		" status, fail_kind, error, warnings, mode, window_start_ns,"
 		" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
 		" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
 		" bwd_thread, role_rule, elapsed_ns, run_id, analysed_at)"
 		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
 		"?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28)",
-	[S_INS_KERNEL] = "INSERT INTO kernel_t(rowid, code, seq, name_id, stream,"
-			 " start, dur, correlation, pg_id)"
-			 " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
-	[S_INS_STEP] = "INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns,"
-		       " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
-		       " overlap_ns, kernels, chunk, mbs)"
-		       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
-	[S_INS_CAT] = "INSERT INTO category_t(trace_id, category, kernels,"
-		      " sum_ns, busy_ns) VALUES(?1,?2,?3,?4,?5)",
-	[S_FIND_NAME] = "SELECT id FROM names WHERE name = ?1",
-	[S_INS_NAME] = "INSERT INTO names(name) VALUES(?1)",
-	[S_FIND_PG] = "SELECT id FROM pgroups WHERE descr = ?1 AND ranks = ?2",
-	[S_INS_PG] = "INSERT INTO pgroups(descr, ranks) VALUES(?1, ?2)",
-	[S_LOOKUP] = "SELECT bytes, mtime_ns, status, fail_kind FROM traces"
-		     " WHERE path = ?1",
-	[S_EACH] = "SELECT path, bytes, mtime_ns, status, fail_kind FROM traces",
-	[S_RUN_BEGIN] = "INSERT INTO runs(started_at, host, input, db, shard,"
+	"INSERT INTO kernel_t(rowid, code, seq, name_id, stream,"
+	 " start, dur, correlation, pg_id)"
+	 " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+	"INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns,"
+	 " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
+	 " overlap_ns, kernels, chunk, mbs)"
+	 " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+	"INSERT INTO category_t(trace_id, category, kernels,"
+	 " sum_ns, busy_ns) VALUES(?1,?2,?3,?4,?5)",
+	"SELECT id FROM names WHERE name = ?1",
+	"INSERT INTO names(name) VALUES(?1)",
+	"SELECT id FROM pgroups WHERE descr = ?1 AND ranks = ?2",
+	"INSERT INTO pgroups(descr, ranks) VALUES(?1, ?2)",
+	"SELECT bytes, mtime_ns, status, fail_kind FROM traces"
+	 " WHERE path = ?1",
+	"SELECT path, bytes, mtime_ns, status, fail_kind FROM traces",
+	"INSERT INTO runs(started_at, host, input, db, shard,"
 			" processes, state) VALUES(?1,?2,?3,?4,?5,?6,'running')",
-	[S_RUN_FINISH] = "UPDATE runs SET finished_at = ?2, state = ?3,"
-			 " files = ?4, ok = ?5, partial = ?6, failed = ?7,"
-			 " skipped = ?8, bytes = ?9, seconds = ?10, failures = ?11"
-			 " WHERE id = ?1",
+	"UPDATE runs SET finished_at = ?2, state = ?3,"
+	 " files = ?4, ok = ?5, partial = ?6, failed = ?7,"
+	 " skipped = ?8, bytes = ?9, seconds = ?10, failures = ?11"
+	 " WHERE id = ?1",
 };
+
+_Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT,
+	       "one SQL text per statement id");
 
 struct db {
 	sqlite3 *conn;
+	int busy_timeout_ms;
 	sqlite3_stmt *st[S_COUNT]; /* prepared on first use, then reused */
 	bool readonly;
 	bool in_txn;
@@ -232,6 +236,18 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 
 /* ---- open / close ---- */
 
+/* Waits for another writer in 1 ms steps up to the busy timeout. SQLite's
+ * own handler backs off to 100 ms sleeps, which leaves a worker idle long
+ * after a short transaction of another worker has committed. */
+static int busy_wait(void *ctx, int count)
+{
+	const struct db *db = ctx;
+	if ((int64_t)count >= db->busy_timeout_ms)
+		return 0;
+	sqlite3_sleep(1);
+	return 1;
+}
+
 static int exec_pragma(sqlite3 *c, const char *sql, char *err, size_t errlen)
 {
 	char *msg = NULL;
@@ -259,8 +275,8 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
 		goto out_fail;
 	}
-	sqlite3_busy_timeout(db->conn, busy_timeout_ms > 0 ? busy_timeout_ms
-							    : 600000);
+	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 600000;
+	sqlite3_busy_handler(db->conn, busy_wait, db);
 	char why[400];
 	if (!db->readonly &&
 	    (exec_pragma(db->conn, "PRAGMA journal_mode = WAL", why, sizeof(why)) ||

@@ -19,56 +19,63 @@
 #include "pp.h"
 #include "strbuf.h"
 
-#define TRACE_COLS                                                             \
-	"path, folder, iteration, rank, bytes, mtime_ns, status, fail_kind,"   \
-	" error, warnings, mode, window_start_ns, window_end_ns, gpu_busy_ns," \
-	" idle_ns, bubble_ns, comp_busy_ns, comm_busy_ns, overlap_ns,"         \
-	" coverage, events, kernels, fwd_thread, bwd_thread, role_rule,"       \
-	" elapsed_ns, analysed_at"
-
 enum {
 	M_LIST, M_FIND, M_DEL_K, M_DEL_S, M_DEL_C, M_DEL_T, M_INS_T, M_INS_K,
 	M_INS_S, M_INS_C, M_COUNT
 };
 
+/* In enum order (M_LIST ...). */
 static const char *const merge_sql[M_COUNT] = {
-	[M_LIST] = "SELECT id, path, status, mtime_ns, analysed_at FROM shard.traces"
-		   " ORDER BY id",
-	[M_FIND] = "SELECT id, status, mtime_ns, analysed_at, bytes FROM main.traces"
-		   " WHERE path = ?1",
-	[M_DEL_K] = "DELETE FROM main.kernel_t WHERE rowid >= (?1 << 32)"
-		    " AND rowid < ((?1 + 1) << 32)",
-	[M_DEL_S] = "DELETE FROM main.step_t WHERE trace_id = ?1",
-	[M_DEL_C] = "DELETE FROM main.category_t WHERE trace_id = ?1",
-	[M_DEL_T] = "DELETE FROM main.traces WHERE id = ?1",
-	[M_INS_T] = "INSERT INTO main.traces(" TRACE_COLS ", run_id) SELECT "
-		    TRACE_COLS ", ?2 FROM shard.traces WHERE id = ?1",
-	[M_INS_K] = "INSERT INTO main.kernel_t(rowid, code, seq, name_id, stream,"
-		    " start, dur, correlation, pg_id)"
-		    " SELECT (?2 << 32) | (k.rowid & 4294967295), k.code, k.seq,"
-		    " nm.new, k.stream, k.start, k.dur, k.correlation, pm.new"
-		    " FROM shard.kernel_t k JOIN temp.name_map nm ON nm.old = k.name_id"
-		    " LEFT JOIN temp.pg_map pm ON pm.old = k.pg_id"
-		    " WHERE k.rowid >= (?1 << 32) AND k.rowid < ((?1 + 1) << 32)"
-		    " ORDER BY k.rowid",
-	[M_INS_S] = "INSERT INTO main.step_t SELECT ?2, phase, seq, cpu_start_ns,"
-		    " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns, overlap_ns,"
-		    " kernels, chunk, mbs FROM shard.step_t WHERE trace_id = ?1",
-	[M_INS_C] = "INSERT INTO main.category_t SELECT ?2, category, kernels,"
-		    " sum_ns, busy_ns FROM shard.category_t WHERE trace_id = ?1",
+	"SELECT id, path, status, mtime_ns, analysed_at FROM shard.traces"
+	 " ORDER BY id",
+	"SELECT id, status, mtime_ns, analysed_at, bytes FROM main.traces"
+	 " WHERE path = ?1",
+	"DELETE FROM main.kernel_t WHERE rowid >= (?1 << 32)"
+	 " AND rowid < ((?1 + 1) << 32)",
+	"DELETE FROM main.step_t WHERE trace_id = ?1",
+	"DELETE FROM main.category_t WHERE trace_id = ?1",
+	"DELETE FROM main.traces WHERE id = ?1",
+	/* Every traces column but id and run_id, twice (SQL stays one literal). */
+	"INSERT INTO main.traces(path, folder, iteration, rank, bytes, mtime_ns,"
+	" status, fail_kind, error, warnings, mode, window_start_ns,"
+	" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
+	" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
+	" bwd_thread, role_rule, elapsed_ns, analysed_at, run_id)"
+	" SELECT path, folder, iteration, rank, bytes, mtime_ns,"
+	" status, fail_kind, error, warnings, mode, window_start_ns,"
+	" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
+	" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
+	" bwd_thread, role_rule, elapsed_ns, analysed_at, ?2"
+	" FROM shard.traces WHERE id = ?1",
+	"INSERT INTO main.kernel_t(rowid, code, seq, name_id, stream,"
+	 " start, dur, correlation, pg_id)"
+	 " SELECT (?2 << 32) | (k.rowid & 4294967295), k.code, k.seq,"
+	 " nm.new, k.stream, k.start, k.dur, k.correlation, pm.new"
+	 " FROM shard.kernel_t k JOIN temp.name_map nm ON nm.old = k.name_id"
+	 " LEFT JOIN temp.pg_map pm ON pm.old = k.pg_id"
+	 " WHERE k.rowid >= (?1 << 32) AND k.rowid < ((?1 + 1) << 32)"
+	 " ORDER BY k.rowid",
+	"INSERT INTO main.step_t SELECT ?2, phase, seq, cpu_start_ns,"
+	 " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns, overlap_ns,"
+	 " kernels, chunk, mbs FROM shard.step_t WHERE trace_id = ?1",
+	"INSERT INTO main.category_t SELECT ?2, category, kernels,"
+	 " sum_ns, busy_ns FROM shard.category_t WHERE trace_id = ?1",
 };
 
-static const char *const prepare_sql =
-	"INSERT OR IGNORE INTO main.names(name) SELECT name FROM shard.names;"
+/* Interns the shard's names and process groups into OUT and maps ids. */
+static const char *const prepare_sql[] = {
+	"INSERT OR IGNORE INTO main.names(name) SELECT name FROM shard.names",
 	"INSERT OR IGNORE INTO main.pgroups(descr, ranks)"
-	" SELECT descr, ranks FROM shard.pgroups;"
-	"DROP TABLE IF EXISTS temp.name_map; DROP TABLE IF EXISTS temp.pg_map;"
-	"CREATE TEMP TABLE name_map(old INTEGER PRIMARY KEY, new INTEGER);"
-	"CREATE TEMP TABLE pg_map(old INTEGER PRIMARY KEY, new INTEGER);"
+	" SELECT descr, ranks FROM shard.pgroups",
+	"DROP TABLE IF EXISTS temp.name_map",
+	"DROP TABLE IF EXISTS temp.pg_map",
+	"CREATE TEMP TABLE name_map(old INTEGER PRIMARY KEY, new INTEGER)",
+	"CREATE TEMP TABLE pg_map(old INTEGER PRIMARY KEY, new INTEGER)",
 	"INSERT INTO temp.name_map SELECT s.id, m.id FROM shard.names s"
-	" JOIN main.names m ON m.name = s.name;"
+	" JOIN main.names m ON m.name = s.name",
 	"INSERT INTO temp.pg_map SELECT s.id, m.id FROM shard.pgroups s"
-	" JOIN main.pgroups m ON m.descr = s.descr AND m.ranks = s.ranks;";
+	" JOIN main.pgroups m ON m.descr = s.descr AND m.ranks = s.ranks",
+};
 
 struct merge_stats {
 	long added, replaced, unchanged;
@@ -244,8 +251,9 @@ static int merge_shard(struct db *out, const char *path, int64_t run_id,
 	}
 	if ((rc = exec(c, "BEGIN IMMEDIATE", err, errlen)))
 		goto out_detach;
-	if ((rc = exec(c, prepare_sql, err, errlen)) ||
-	    (rc = merge_traces(c, run_id, ms, err, errlen)) ||
+	for (size_t i = 0; !rc && i < sizeof(prepare_sql) / sizeof(prepare_sql[0]); i++)
+		rc = exec(c, prepare_sql[i], err, errlen);
+	if (rc || (rc = merge_traces(c, run_id, ms, err, errlen)) ||
 	    (rc = exec(c, "COMMIT", err, errlen))) {
 		struct strbuf why = STRBUF_INIT;
 		strbuf_addf(&why, "cannot merge shard '%s': %s", path, err);
@@ -254,9 +262,9 @@ static int merge_shard(struct db *out, const char *path, int64_t run_id,
 		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
 	}
 out_detach:
-	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.name_map;"
-		     "DROP TABLE IF EXISTS temp.pg_map; DETACH DATABASE shard",
-		     NULL, NULL, NULL);
+	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.name_map", NULL, NULL, NULL);
+	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.pg_map", NULL, NULL, NULL);
+	sqlite3_exec(c, "DETACH DATABASE shard", NULL, NULL, NULL);
 	return rc;
 }
 

@@ -243,9 +243,27 @@ static const char *const schema_sql[] = {
 	/* ==== end of ppagg section ==== */
 };
 
-/* Steps that turn version v into v + 1 (index v - 1), run before schema_sql.
- * Empty while SCHEMA_VERSION is 1. */
-static const char *const *const migrations[] = { NULL };
+/* Migrations. Every statement of schema_sql is idempotent, so a file of an
+ * older version is brought up to date by running schema_sql again, after
+ * the steps (none so far) that change existing tables:
+ *   1 -> 2: ppagg's tables and views added (created by schema_sql).
+ * A step that alters a table goes into migrate_from() under its version. */
+static int migrate_from(sqlite3 *db, int version, char *err, size_t errlen)
+{
+	(void)db;
+	(void)err;
+	(void)errlen;
+	switch (version) {
+	case 1:
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define SET_VERSION_SQL "PRAGMA user_version = " STR(SCHEMA_VERSION)
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
@@ -339,16 +357,13 @@ int schema_apply(sqlite3 *db, char *err, size_t errlen)
 		}
 	} else {
 		for (int from = v; from < SCHEMA_VERSION; from++)
-			for (const char *const *s = migrations[from - 1]; s && *s; s++)
-				if ((rc = exec(db, *s, err, errlen)))
-					goto out_rollback;
+			if ((rc = migrate_from(db, from, err, errlen)))
+				goto out_rollback;
 	}
 	for (size_t i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++)
 		if ((rc = exec(db, schema_sql[i], err, errlen)))
 			goto out_rollback;
-	char pragma[64];
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", SCHEMA_VERSION);
-	if ((rc = exec(db, pragma, err, errlen)))
+	if ((rc = exec(db, SET_VERSION_SQL, err, errlen)))
 		goto out_rollback;
 	return exec(db, "COMMIT", err, errlen);
 

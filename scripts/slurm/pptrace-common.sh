@@ -11,6 +11,8 @@
 #                          value of KEY in [SECTION] of an INI file (last one
 #                          wins, ; and # comments, surrounding blanks removed);
 #                          exit 1 when absent
+#   pp_ini_section FILE SECTION
+#                          every "key=value" of [SECTION], one per line
 #   pp_is_uint S           S is a decimal integer without sign
 #   pp_shard_db WORK I K   path of shard I of K in WORK
 #   pp_work_dir DB         the work folder for database DB: DIR/.NAME.slurm
@@ -49,6 +51,10 @@ pp_find_cmd() {
 	return 1
 }
 
+pp_ini_section() {
+	pp_ini_get "$1" "$2" ""
+}
+
 pp_ini_get() {
 	[ -r "$1" ] || return 1
 	awk -v sec="$2" -v key="$3" '
@@ -57,11 +63,13 @@ pp_ini_get() {
 		/^[ \t]*\[/ { s = $0; gsub(/^[ \t]*\[|\][ \t\r]*$/, "", s); cur = trim(s); next }
 		cur == sec {
 			i = index($0, "="); if (i == 0) next
-			k = trim(substr($0, 1, i - 1)); if (k != key) next
+			k = trim(substr($0, 1, i - 1))
 			v = trim(substr($0, i + 1)); sub(/[ \t]+[;#].*$/, "", v)
+			if (key == "") { print k "=" v; found = 1; next }
+			if (k != key) next
 			val = v; found = 1
 		}
-		END { if (!found) exit 1; print val }' "$1"
+		END { if (!found) exit 1; if (key != "") print val }' "$1"
 }
 
 pp_is_uint() {

@@ -14,7 +14,9 @@ usage: mkaggdb.py --db F --truth DIR --tp 2 --pp 4 --dp 2 --mb 8
 """
 import argparse
 import os
-import sqlite3
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--db", required=True)
@@ -124,39 +126,9 @@ def union(iv):
     return tot + (ce - cs if cs is not None else 0)
 
 
-CATS = ["fwd_computation", "fwd_communication", "bwd_computation", "bwd_communication",
-        "pp_communication", "dp_communication", "optimizer_computation", "memory", "other"]
-PHASES = {None: 0, "fwd": 1, "bwd": 2, "pp": 3, "dp": 4, "opt": 5}
-TYPES = {"comp": 0, "comm": 1, "mem": 2}
+from ppschema import CATS, PHASES, TYPES, create
 
-
-def schema_sql():
-    """The string literals of schema_sql[] in storage/schema.c, joined per statement."""
-    import re
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    src = open(os.path.join(root, "storage", "schema.c")).read()
-    body = src[src.index("schema_sql[] = {"):]
-    body = body[:body.index("\n};")]
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    stmts, cur = [], ""
-    for tok in re.findall(r'"((?:[^"\\]|\\.)*)"|(,)', body):
-        if tok[1]:
-            if cur:
-                stmts.append(cur)
-            cur = ""
-        else:
-            cur += tok[0].replace('\\"', '"')
-    if cur:
-        stmts.append(cur)
-    return stmts
-
-
-if os.path.exists(a.db):
-    os.unlink(a.db)
-db = sqlite3.connect(a.db)
-for stmt in schema_sql():
-    db.execute(stmt)
-db.execute("PRAGMA user_version = 1")
+db = create(a.db)
 names, pgroups = {}, {}
 
 
@@ -184,7 +156,7 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
             continue
         done, s, fs, bs, tend = sched[r]
         tp_, dp_, pp_ = coords(r)
-        ks, steps = [], []
+        ks, steps, npp = [], [], 0
         pgr = str([t + TP * (dp_ + DP * pp_) for t in range(TP)])
         pgp = str([tp_ + TP * (dp_ + DP * p) for p in range(PP)])
         for kind, ph, dur in (("F", "fwd", fs), ("B", "bwd", bs)):
@@ -204,7 +176,8 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
                 ks.append(("memory", "mem", 0, ph, mb, "Memcpy DtoD", 7, st + n * kd, kd // 2, None, None))
                 # pp send after a forward (not last stage) / after a backward (not first)
                 if (kind == "F" and s < PP - 1) or (kind == "B" and s > 0):
-                    ks.append(("pp_communication", "comm", 0, "pp", len([x for x in ks if x[0] == "pp_communication"]),
+                    npp += 1
+                    ks.append(("pp_communication", "comm", 0, "pp", npp - 1,
                                "ncclDevKernel_SendRecv", 24, end, P2P, "PIPELINE_MODEL_PARALLEL_GROUP" if a.pg else None,
                                pgp if a.pg else None))
         # dp + optimizer at the end
@@ -236,19 +209,19 @@ for ii, it in enumerate(int(x) for x in a.iterations.split(",")):
         for c, l in sorted(cats.items()):
             db.execute("INSERT INTO category_t VALUES (?,?,?,?,?)",
                        (tid, CATS.index(c), len(l), sum(k[8] for k in l), union([(k[7], k[7] + k[8]) for k in l])))
-        for ph in ("fwd", "bwd", "pp", "dp", "opt"):
-            seqs = sorted({k[4] for k in ks if k[3] == ph})
-            for q in seqs:
-                l = [k for k in ks if k[3] == ph and k[4] == q and k[0] != "memory"]
-                if not l:
-                    continue
+        by_step = {}
+        for k in ks:
+            if k[3] and k[0] != "memory":
+                by_step.setdefault((PHASES[k[3]], k[4]), []).append(k)
+        for (phc, q), l in sorted(by_step.items()):
+            if True:
                 cs = [(k[7], k[7] + k[8]) for k in l if k[1] == "comp"]
                 cm = [(k[7], k[7] + k[8]) for k in l if k[1] == "comm"]
                 s0, e0 = min(k[7] for k in l), max(k[7] + k[8] for k in l)
                 ov = union(cs) + union(cm) - union(cs + cm)
                 db.execute("INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns, cpu_end_ns, start_ns, end_ns, "
                            "comp_ns, comm_ns, overlap_ns, kernels) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                           (tid, PHASES[ph], q, s0 - 5000, e0, s0, e0, union(cs), union(cm), ov, len(l)))
+                           (tid, phc, q, s0 - 5000, e0, s0, e0, union(cs), union(cm), ov, len(l)))
         per_rank[r] = (ws, we, busy, nonpp,
                        cats.get("fwd_computation") and union([(k[7], k[7] + k[8]) for k in cats["fwd_computation"]]) +
                        union([(k[7], k[7] + k[8]) for k in cats["bwd_computation"]]))

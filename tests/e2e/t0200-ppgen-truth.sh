@@ -4,7 +4,7 @@
 source "$PP_ROOT/tests/lib.sh"
 TC="python3 $PP_ROOT/tests/tools/truthcheck.py"
 
-ok_if "tp2 pp4 dp2, two iterations" ppgen --out c16 --tp 2 --pp 4 --dp 2 --microbatches 8 \
+ok_if "tp2 pp4 dp2, two iterations" ppgen --out c16 --tp 2 --pp 4 --dp 2 --microbatches 8 --layers 2 \
 	--iterations 15,16 --quiet
 is "one trace per rank and iteration" 32 "$(ls c16/iteration_15 c16/iteration_16 | grep -c 'rank_.*_iter_1[56].pt.trace.json$')"
 is "file names" "rank_0007_iter_16.pt.trace.json" "$(ls c16/iteration_16 | sed -n 8p)"
@@ -23,9 +23,11 @@ ok_if "receive kernels spin: bubble > 10 x idle on every rank" \
 	awk -F, 'NR>1 && !($8 > 10 * $7) {bad=1} END {exit bad}' c16/.truth/ranks.csv
 ok_if "coverage above 95 %" awk -F, 'NR>1 && $12 < 0.95 {bad=1} END {exit bad}' c16/.truth/ranks.csv
 
-ok_if "vpp 2" ppgen --out v2 --tp 2 --pp 4 --vpp 2 --microbatches 8 --iterations 3 --quiet
-ok_if "truth of vpp 2 matches" $TC v2
+ok_if "vpp 2" ppgen --out v2 --tp 2 --pp 4 --vpp 2 --microbatches 8 --layers 2 --iterations 3 --quiet
+ok_if "truth and causality of vpp 2 match" $TC v2 --vpp 2
 is "vpp: 16 fwd steps per rank" 16 "$(grep -c '^3,0,fwd,' v2/.truth/steps.csv)"
+ok_if "vpp 3, recompute, dp 2" ppgen --out v3 --pp 4 --vpp 3 --dp 2 --microbatches 4 --recompute --iterations 3 --quiet
+ok_if "truth and causality of vpp 3 match" $TC v3 --vpp 3
 ok_if "recompute, gzip" ppgen --out rc --pp 4 --dp 2 --recompute --microbatches 6 --iterations 3 --gzip --quiet
 ok_if "truth of recompute matches" $TC rc
 ok_if "recompute rows present" grep -q ',bwd_computation_recompute,' rc/.truth/category_stats.csv
@@ -35,16 +37,18 @@ ok_if "straggler, relative time" ppgen --out st --tp 2 --pp 2 --dp 2 --straggler
 ok_if "truth of straggler run matches (incl. the 10 % rule)" $TC st
 is "stragglers.csv" "7,5 8,5" "$(tail -n +2 st/.truth/stragglers.csv | tr '\n' ' ' | sed 's/ $//')"
 ok_if "relative traces carry baseTimeNanoseconds" grep -q '"baseTimeNanoseconds": ' st/iteration_7/rank_0000_iter_7.pt.trace.json
-ok_if "cp 2, ep 2" ppgen --out ce --tp 2 --cp 2 --ep 2 --pp 2 --microbatches 4 --iterations 1 --quiet
+ok_if "cp 2, ep 2" ppgen --out ce --tp 2 --cp 2 --ep 2 --pp 2 --microbatches 4 --layers 2 --iterations 1 --quiet
 ok_if "truth of cp/ep matches" $TC ce
-ok_if "--ranks writes a subset" ppgen --out sub --tp 2 --pp 4 --dp 2 --microbatches 4 --ranks 0-3,8 --quiet
+ok_if "--ranks writes a subset" ppgen --out sub --tp 2 --pp 4 --dp 2 --microbatches 4 --layers 2 --ranks 0-3,8 --quiet
 is "subset files" 5 "$(ls sub/iteration_15 | wc -l)"
 ok_if "subset truth matches" $TC sub
 
-ok_if "same seed, same bytes" ppgen --out again --tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16 --quiet
+ok_if "same seed, same bytes" ppgen --out again --tp 2 --pp 4 --dp 2 --microbatches 8 --layers 2 --iterations 15,16 --quiet
 ok_if "deterministic traces (traceName aside)" cmp <(grep -v traceName c16/iteration_16/rank_0009_iter_16.pt.trace.json) \
 	<(grep -v traceName again/iteration_16/rank_0009_iter_16.pt.trace.json)
 ok_if "deterministic truth" diff -r c16/.truth again/.truth
+ok_if "rerun with --gzip into the same folder" ppgen --out again --tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15 --gzip --quiet
+is "the rerun replaced the plain traces" "16 16" "$(ls again/iteration_15 | wc -l) $(ls again/iteration_15 | grep -c 'json.gz$')"
 ppgen --help >help.txt; is "--help exits 0" 0 $?
 ok_if "--help shows the synopsis" grep -q 'ppgen --out <dir>' help.txt
 ppgen --tp 2 2>err.txt; is "missing --out is a usage error" 2 $?

@@ -4,11 +4,11 @@
 # (tests/tools/truthcheck.py) still recomputes the truth exactly.
 source "$PP_ROOT/tests/lib.sh"
 TC="python3 $PP_ROOT/tests/tools/truthcheck.py"
-GEN="ppgen --tp 2 --pp 2 --dp 2 --microbatches 4 --iterations 5 --quiet"
+GEN="ppgen --tp 2 --pp 2 --dp 2 --microbatches 4 --iterations 5 --layers 2 --quiet"
 f=iteration_5/rank_0000_iter_5.pt.trace.json
 
 ok_if "plain run" $GEN --out plain
-text="string-ids,unsorted,unicode,control-chars,big-ids,bom,whitespace,nan"
+text="string-ids,unsorted,unicode,control-chars,big-ids,bom,whitespace,nan,long-names"
 ok_if "text-only quirks" $GEN --out text --nasty $text
 ok_if "text-only quirks keep the truth" diff -r plain/.truth text/.truth
 ok_if "truthcheck reads the quirky text" $TC text
@@ -20,6 +20,7 @@ ok_if "raw control characters" grep -q $'\x01\t\x1f' text/$f
 ok_if "ids above 2^63" grep -q '"Ev Idx": 92233720368547758' text/$f
 ok_if "NaN and Infinity tokens" grep -q '"est. achieved occupancy %": NaN' text/$f
 ok_if "CRLF separators" grep -q $'\r$' text/$f
+ok_if "kernel names of several KB" grep -qE '"name": "[^"]{6000,}' text/$f
 first=$(grep -m1 -o '"cat": "kernel", "pid": 0, "tid": [0-9]*, "ts": [0-9.]*' text/$f | sed 's/.*"ts": //')
 last=$(grep -o '"cat": "kernel", "pid": 0, "tid": [0-9]*, "ts": [0-9.]*' text/$f | tail -1 | sed 's/.*"ts": //')
 ok_if "kernels not in time order" awk -v a="$first" -v b="$last" 'BEGIN {exit !(a > b)}'

@@ -73,7 +73,7 @@ cpu_only__rank-34.Ju same" "$(cat cmp.txt)"
 f=$(grep ns_resolution files)
 ppbatch --inspect "$f" >text.txt
 is "text output exits 0" 0 "$?"
-is "text: events by ph" "  events      68692  (M 36, X 45420, f 15928, i 2, s 7306)" "$(grep '^  events' text.txt)"
+is "text: events by ph" "  events      68692  (M 36, X 45420, f 15928, i 2, s 7306)" "$(grep '^  events      ' text.txt)"
 is "text: gpu events" "  gpu events  6095  (kernel 4350, gpu_memcpy 1600, gpu_memset 145)" "$(grep '^  gpu events' text.txt)"
 is "text: header" "  header      rank 0, world size 1, backend nccl, nccl 2.17.1" "$(grep '^  header' text.txt)"
 is "text: span, exact ns" "  time span   1712195495406752797 .. 1712195496004644183 ns (0.597891 s)" "$(grep '^  time span' text.txt)"

@@ -27,7 +27,7 @@ hovers=$(awk '/^\$hover << EOD/{f=1;next} /^EOD/{f=0} f' $gp | wc -l)
 is "every block has a hover point" "$blocks" "$hovers"
 ok_if "blocks drawn" test "$blocks" -gt 20
 ok_if "report links the other iteration" grep -q 'href="#i4-r1">4</a>' run/pptrace/index.html
-ok_if "x axis in ms" grep -q 'set xlabel "time since the group' run/pptrace/iteration_4/pp_group_0/timeline.gp
+ok_if "x axis in ms" grep -q "set xlabel 'time since the group''s first GPU event (ms)'" run/pptrace/iteration_4/pp_group_0/timeline.gp
 ppagg --base-folder run --iterations 4 --time-alignment individual --no-render -q --out ind
 ok_if "individual alignment" grep -q "individual alignment" ind/iteration_4/pp_group_0/timeline.gp
 

@@ -46,6 +46,22 @@ ppsim --config pp.ini --microbatches 16 >c4.txt
 is "command line overrides the config" "makespan: 105" "$(grep '^makespan' c4.txt)"
 ok_if "no chart with visualization = false" test ! -e ppsim-interleave.gp
 
+cat >sample_config.yaml <<'YAML'
+# Pipeline Parallelism Configuration (seed 003's YAML sample)
+num_stages: 5
+num_batches: 8
+forward_times:
+  - 0.9
+  - 1.1
+  - 1.0
+  - 0.8
+  - 1.2
+backward_times: [1.8, 2.2, 2.0, 1.6, 2.4]
+output_file: "pipeline_1f1b_yaml.png"
+YAML
+ppsim -c sample_config.yaml --no-visualization >y.txt
+is "seed 003 YAML config (reference: 40.199999999999996)" "makespan: 40.199999999999996" "$(grep '^makespan' y.txt)"
+
 printf '{"num_stages": 4, "num_batches": 8, "forward_times": [1, 2]}\n' >bad.json
 ppsim -c bad.json --no-visualization >/dev/null 2>bad.err
 is "list length mismatch exits 2" 2 "$?"

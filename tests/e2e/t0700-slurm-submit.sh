@@ -36,7 +36,7 @@ if ! slurm_start; then
 fi
 
 # 1. Array of 3 shards, merge, ppagg; --wait exits 0; views equal.
-"$submit" --input tree --shards 3 --db merged.db --out merged-agg --wait >submit.out 2>submit.err
+"$submit" --input tree --shards 3 --db merged.db --out merged-agg --agg-arg --no-render --wait >submit.out 2>submit.err
 rc=$?
 is "3-shard submit --wait exits 0" 0 "$rc"
 [ "$rc" = 0 ] || { cat submit.out submit.err | sed 's/^/# /'; slurm_logs; }
@@ -52,7 +52,7 @@ ok_if "ppagg wrote its output" test -d merged-agg
 #    ppbatch cannot open it. The merge reports it; --wait exits 1.
 work2=$(dirname "$PWD/m2.db")/.m2.db.slurm
 mkdir -p "$work2/shard_00001-of-00003.db"
-"$submit" --input tree --shards 3 --db m2.db --wait >submit2.out 2>submit2.err
+"$submit" --input tree --shards 3 --db m2.db --agg-arg --no-render --wait >submit2.out 2>submit2.err
 is "submit --wait with a failed task exits 1" 1 "$?"
 ok_if "the failed shard is listed with its exit status" \
 	grep -Eq 'failed shards \(shard:exit\): 1:[0-9]+' submit2.err
@@ -63,7 +63,7 @@ is "the other shards were merged (failed ones absent, not invented)" \
 
 # 3. Submitting again after the cause is fixed completes from the same shards.
 rmdir "$work2/shard_00001-of-00003.db"
-"$submit" --input tree --shards 3 --db m2.db --wait >submit3.out 2>submit3.err
+"$submit" --input tree --shards 3 --db m2.db --agg-arg --no-render --wait >submit3.out 2>submit3.err
 is "resubmit after the fix exits 0" 0 "$?"
 slurm_views m2.db >m2.views
 ok_if "resubmitted database equals the single run" diff single.views m2.views
@@ -71,7 +71,7 @@ ok_if "resubmitted database equals the single run" diff single.views m2.views
 # 4. A task that never runs (cancelled while pending) is reported as missing:
 #    the array waits behind a held job, task 2 is cancelled, the hold released.
 hold=$(sbatch --parsable --hold --job-name=blocker --output=/dev/null --wrap=true)
-"$submit" --input tree --shards 3 --db m3.db --after "$hold" --wait >submit4.out 2>submit4.err &
+"$submit" --input tree --shards 3 --db m3.db --agg-arg --no-render --after "$hold" --wait >submit4.out 2>submit4.err &
 waiter=$!
 for _ in $(seq 1 50); do grep -q '^array_job=' submit4.out 2>/dev/null && break; sleep 0.2; done
 array=$(sed -n 's/^array_job=\([0-9]*\).*/\1/p' submit4.out)

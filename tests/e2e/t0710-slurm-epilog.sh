@@ -40,7 +40,8 @@ export SLURM_CONF PPTRACE_EPILOG_LOG PPTRACE_CONFIG
 exec $epilog
 EOF
 chmod 755 "$T/epilog-wrapper"
-printf '[slurm]\nppbatch = %s\nppagg = %s\n' "$PP_BIN/ppbatch" "$PP_BIN/ppagg" >"$T/pptrace.ini"
+printf '[slurm]\nppbatch = %s\nppagg = %s\nagg_args = --no-render\n' "$PP_BIN/ppbatch" \
+	"$PP_BIN/ppagg" >"$T/pptrace.ini"
 SLURM_EXTRA_CONF="EpilogSlurmctld=$T/epilog-wrapper"
 if ! slurm_start; then
 	slurm_logs >&2

@@ -21,7 +21,8 @@ mkdir -p "$base"
 cp -a gen/iteration_1 gen/iteration_2 "$base/"
 cp gen/unique_parallel_groups_* "$base/" 2>/dev/null
 per_iter=$(find gen/iteration_1 -name '*.json*' | wc -l)
-printf '[cron]\nroots = %s\nsettle_minutes = 0\nlock = %s\n' "$PWD/root" "$PWD/cron.lock" >cron.ini
+printf '[cron]\nroots = %s\nsettle_minutes = 0\nlock = %s\nagg_args = --no-render --quiet\n' \
+	"$PWD/root" "$PWD/cron.lock" >cron.ini
 find root -name '*.json*' -exec touch -d '20 minutes ago' {} +
 
 "$cron" --config cron.ini --log cron.log

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""truthcheck.py DIR — recompute every number of ppgen's DIR/.truth/ from the
+"""truthcheck.py DIR [--vpp V] — recompute every number of ppgen's DIR/.truth/ from the
 written trace text, independently of ppgen's C code, and compare.
 
 It parses each trace itself (json with exact decimal times, BOM stripped, raw
@@ -301,22 +301,43 @@ def rank_rows(it, rank, kernels, phases, helpers):
     return rows, summary
 
 
-def causality(it, ranks, ss):
-    """1F1B (no *_step_helper frames): micro-batch b's forward on stage s
-    starts after it ended on stage s-1; its backward on stage s starts after
-    it ended on stage s+1 (the receive waited for the data)."""
-    if any(x["helpers"] for x in ss) or len({x["nfwd"] for x in ss}) != 1:
+def megatron_order(P, V, nsteps, forward):
+    """(chunk, micro-batch) of each fwd or bwd step in program order, by
+    Megatron's interleaved schedule (V = 1: plain 1F1B order)."""
+    out = []
+    for k in range(nsteps):
+        in_group = k % (P * V)
+        c = in_group // P
+        out.append((c if forward else V - 1 - c, k // (P * V) * P + in_group % P))
+    return out
+
+
+def causality(it, ranks, ss, vpp):
+    """Micro-batch b's forward on virtual stage v starts after it ended on
+    v - 1; its backward on v starts after it ended on v + 1 (the receive
+    waited for the data). Virtual stage v = chunk * P + stage. Without
+    --vpp, traces with *_step_helper frames (interleaved) are skipped."""
+    P = len(ranks)
+    if vpp is None:
+        if any(x["helpers"] for x in ss):
+            return
+        vpp = 1
+    if len({x["nfwd"] for x in ss}) != 1:
         return
-    for st in range(len(ranks)):
-        for b in range(ss[st]["nfwd"]):
-            for ph, other in (("fwd", st - 1), ("bwd", st + 1)):
-                if not 0 <= other < len(ranks):
-                    continue
-                me, prev = ss[st]["span"].get((ph, b)), ss[other]["span"].get((ph, b))
-                if me and prev and me[0] < prev[1]:
-                    PHYSICS_ERRORS.append("iteration %d: %s of micro-batch %d starts on rank %d "
-                                          "at %d before rank %d ends it at %d"
-                                          % (it, ph, b, ranks[st], me[0], ranks[other], prev[1]))
+    where = {}  # (phase, vstage, mb) -> (start, end)
+    for st in range(P):
+        n = ss[st]["nfwd"]
+        for ph in ("fwd", "bwd"):
+            for seq, (c, b) in enumerate(megatron_order(P, vpp, n, ph == "fwd")):
+                span = ss[st]["span"].get((ph, seq))
+                if span:
+                    where[(ph, c * P + st, b)] = (span, ranks[st])
+    for (ph, v, b), (me, rank) in where.items():
+        other = where.get((ph, v - 1 if ph == "fwd" else v + 1, b))
+        if other and me[0] < other[0][1]:
+            PHYSICS_ERRORS.append("iteration %d: %s of micro-batch %d (virtual stage %d) starts on "
+                                  "rank %d at %d before rank %d ends it at %d"
+                                  % (it, ph, b, v, rank, me[0], other[1], other[0][1]))
 
 
 def parse_topology(path):
@@ -343,10 +364,15 @@ def read_csv(path):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print("usage: truthcheck.py DIR", file=sys.stderr)
+    args = sys.argv[1:]
+    vpp = None
+    if len(args) == 3 and args[1] == "--vpp":
+        vpp = int(args[2])
+        args = args[:1]
+    if len(args) != 1:
+        print("usage: truthcheck.py DIR [--vpp V]", file=sys.stderr)
         return 2
-    base = sys.argv[1]
+    base = args[0]
     tdir = os.path.join(base, ".truth")
     got = {k: [] for k in ("ranks", "category_stats", "steps", "pp_groups")}
     sums = {}
@@ -379,7 +405,7 @@ def main():
                 s = sums[(it, r)]
                 got["pp_groups"].append([it, g, stage, r, gs, ge, ge - gs - s["busy"],
                                          ge - gs - s["nonpp"]])
-            causality(it, ranks, [sums[(it, r)] for r in ranks])
+            causality(it, ranks, [sums[(it, r)] for r in ranks], vpp)
         for ranks in dp_groups:
             if len(ranks) < 2 or not all((it, r) in sums for r in ranks):
                 continue

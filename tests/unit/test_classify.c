@@ -24,6 +24,7 @@
  *   iter i number kernels busy
  *   stepname phase seq name        name of a step
  *   name i name...                 kernel i's name
+ *   warning text...                a warning of the result
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -254,7 +255,9 @@ static void check(const struct rank_result *r, const char *expect,
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		int n = split(line, tok, strncmp(line, "name ", 5) ? MAXTOK : 3);
+		int n = split(line, tok, strncmp(line, "name ", 5) ?
+					 strncmp(line, "warning ", 8) ? MAXTOK : 2
+					 : 3);
 		if (!n)
 			continue;
 		print_message("  expect: %s %s %s %s\n", tok[0],
@@ -348,6 +351,12 @@ static void check(const struct rank_result *r, const char *expect,
 				find_step(r, phase_by_name(tok[1]),
 					  (int)num(tok[2]));
 			assert_string_equal(r->names[s->name_id], tok[3]);
+		} else if (!strcmp(tok[0], "warning")) {
+			bool found = false;
+			for (size_t i = 0; i < r->nwarnings; i++)
+				found |= !strcmp(r->warnings[i], tok[1]);
+			if (!found)
+				fail_msg("no warning '%s'", tok[1]);
 		} else if (!strcmp(tok[0], "name")) {
 			size_t i = (size_t)num(tok[1]);
 			assert_string_equal(r->names[r->kernels[i].name_id],
@@ -546,6 +555,19 @@ static void test_cmap_dense_and_sparse(void **state)
 	cmap_release(&m);
 }
 
+static void test_arena_adopt(void **state)
+{
+	struct arena a = ARENA_INIT;
+	char *big = xmalloc(1 << 20);
+	memset(big, 1, 1 << 20);
+	assert_int_equal(arena_adopt(&a, big, 1 << 20), 0);
+	assert_true(a.reserved >= 1 << 20);
+	assert_non_null(arena_alloc(&a, 10));
+	arena_release(&a); /* frees big: ASan reports a leak otherwise */
+	assert_null(a.owned);
+	assert_int_equal(a.reserved, 0);
+}
+
 static void test_label_vpp_interleaved(void **state)
 {
 	struct rr_step steps[10];
@@ -605,13 +627,14 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 6];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 7];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_label_vpp_interleaved);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reader_fixture);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_arena_adopt);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_cmap_dense_and_sparse);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(

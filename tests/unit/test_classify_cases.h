@@ -262,11 +262,26 @@ static const struct tcase cases[] = {
   "L 1 1 300 2\n"
   "K kernel 100 10 1 ncclDevKernel_AllReduce\n"
   "P DATA_PARALLEL_GROUP [0,8,16,24]\n"
-  "K kernel 200 10 2 ncclDevKernel_ReduceScatter\n",
+  "K kernel 200 10 2 ncclDevKernel_ReduceScatter\n"
+  "P TENSOR_AND_DATA_PARALLEL_GROUP [0,1,8,9]\n"
+  "K kernel 300 10 - ncclDevKernel_AllGather\n"
+  "P EXPERT_DATA_PARALLEL_GROUP [0,2]\n"
+  "K kernel 400 10 - ncclDevKernel_AllGather\n"
+  "P default_pg [0,1,2,3]\n"
+  "K kernel 500 10 - ncclDevKernel_AllGather\n"
+  "P CONTEXT_PARALLEL_GROUP [0,4]\n"
+  "K kernel 600 10 - ncclDevKernel_AllGather\n"
+  "P PIPELINE_MODEL_PARALLEL_GROUP [0,16]\n"
+  "K kernel 700 10 - ncclDevKernel_SendRecv\n",
   "k 0 fwd_communication fwd 0\n"
   "k 1 fwd_communication fwd 0\n"
   "pg 0 tp [0,1]\n"
-  "pg 1 dp [0,8,16,24]\n" },
+  "pg 1 dp [0,8,16,24]\n"
+  "pg 2 unknown [0,1,8,9]\n"
+  "pg 3 ep [0,2]\n"
+  "pg 4 unknown [0,1,2,3]\n"
+  "pg 5 cp [0,4]\n"
+  "pg 6 pp [0,16]\n" },
 
 { "base_time_and_zero_duration",
   "B 1000000\n"
@@ -312,6 +327,20 @@ static const struct tcase cases[] = {
   "rank 500 900010 210 899300 899300 210 0 0 1.000000\n"
   "step fwd 0 0 100 500 900010 899510 210 0 0 3\n"
   "cat fwd_computation 3 260 210\n" },
+
+{ "steps_not_on_forward_thread_is_generic",
+  /* flows name thread 1 forward, but the forward_step slices are on
+   * thread 3: no fwd/bwd steps on the forward thread, generic mode. */
+  "F s 1 1 1\n"
+  "F f 1 2 1\n"
+  "X python_function 1 3 0 100 forward_step\n"
+  "L 1 3 10 1\n"
+  "K kernel 500 10 1 gemm\n",
+  "mode generic\n"
+  "fwd 1 1 flows\n"
+  "nsteps 0\n"
+  "k 0 computation - -1\n"
+  "warning 1 forward/backward step slices, none on the forward thread (rule flows): generic mode (types only)\n" },
 
 { "no_gpu_events",
   "X python_function 1 1 0 100 forward_step\n",

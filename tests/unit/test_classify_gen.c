@@ -265,6 +265,12 @@ int main(void)
 		LAYOUT("vpp2_recompute_relative_gzip",
 		       "--pp 2 --vpp 2 --dp 2 --microbatches 4 --recompute "
 		       "--time-format relative --gzip"),
+		LAYOUT("cp_ep_recompute",
+		       "--tp 2 --pp 2 --cp 2 --ep 2 --dp 2 --microbatches 6 "
+		       "--recompute --ranks 0-3,16"),
+		LAYOUT("vpp4_many_microbatches",
+		       "--pp 4 --vpp 4 --microbatches 12 --layers 2 "
+		       "--iterations 3 --ranks 0,3"),
 		LAYOUT("straggler_nasty",
 		       "--pp 2 --dp 2 --straggler 1:1.5 --nasty "
 		       "string-ids,unsorted,unicode,control-chars,orphans,"

@@ -113,7 +113,7 @@ static void test_schema_created_and_versioned(void **state)
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "1\n");
+	assert_rows(db, "PRAGMA user_version", "2\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
 	assert_rows(db, "SELECT name FROM sqlite_master WHERE type = 'view' "
 		    "ORDER BY name", "category_stats\nkernels\npipelines\npp_groups\nranks\n"
@@ -123,6 +123,28 @@ static void test_schema_created_and_versioned(void **state)
 	db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "SELECT count(*) FROM category_codes", "13\n");
+	db_close(db);
+	rm_db(path);
+}
+
+static void test_version_1_is_migrated(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	/* Make it look like a version-1 file: no ppagg tables yet. */
+	assert_int_equal(sqlite3_exec(db_sqlite(db),
+		"DROP VIEW pp_groups; DROP VIEW pipelines; DROP VIEW stragglers;"
+		"DROP TABLE agg_pp_group; DROP TABLE agg_pipeline;"
+		"DROP TABLE agg_straggler; PRAGMA user_version = 1", NULL, NULL, NULL),
+		SQLITE_OK);
+	store_sample(db, "/kept.json", 4);
+	db_close(db);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "2\n");
+	assert_rows(db, "SELECT count(*) FROM pp_groups", "0\n");
+	assert_rows(db, "SELECT rank FROM ranks", "4\n");
 	db_close(db);
 	rm_db(path);
 }
@@ -253,6 +275,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schema_created_and_versioned),
+		cmocka_unit_test(test_version_1_is_migrated),
 		cmocka_unit_test(test_newer_or_foreign_file_refused),
 		cmocka_unit_test(test_views_give_contract_values),
 		cmocka_unit_test(test_restoring_a_path_replaces_it),

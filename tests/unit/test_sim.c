@@ -339,6 +339,69 @@ static void test_invalid_inputs(void **state)
 	sim_result_release(&r);
 }
 
+/* Random configurations in both models: never a crash, and every result
+ * satisfies the schedule's invariants (queue order without overlap, data
+ * dependencies respected, busy <= makespan). */
+static void test_random_invariants(void **state)
+{
+	unsigned seed = 12345;
+	int ok = 0, rejected = 0, cycles = 0;
+	for (int iter = 0; iter < 3000; iter++) {
+		seed = seed * 1103515245u + 12345u;
+		unsigned r = seed >> 8;
+		enum sim_strategy st = (enum sim_strategy)(r % SIM_NSTRATEGIES);
+		int p = 1 + (int)((r >> 3) % 6), v = 1 + (int)((r >> 6) % 3);
+		int m = 1 + (int)((r >> 9) % 20);
+		int N = st == SIM_INTERLEAVE || st == SIM_1F1B_INTERLEAVE_OVERLAP ? p * v :
+			st == SIM_DUALPIPE_V ? 2 * p : p;
+		double t[5][18];
+		for (int k = 0; k < 5; k++)
+			for (int s = 0; s < N; s++)
+				t[k][s] = 0.25 * (1 + (int)(((r >> 12) + 7u * (unsigned)k + 3u * (unsigned)s) % 7));
+		struct sim_config c = cfg(st, p, N, m);
+		c.model = (enum sim_model)((r >> 20) & 1);
+		c.p2p = ((r >> 21) & 3) * 0.125;
+		c.group_size = (r >> 23) & 1 ? p + (int)((r >> 24) % 3) : 0;
+		c.forward = t[0];
+		c.backward = t[1];
+		c.backward_d = t[2];
+		c.backward_w = t[3];
+		c.overlapped = (r >> 27) & 1 ? t[4] : NULL;
+		struct sim_result res;
+		char err[512];
+		int rc = sim_run(&c, &res, err, sizeof(err));
+		if (rc == PP_EINVAL) {
+			rejected++;
+			continue;
+		}
+		if (rc == PP_ECYCLE) {
+			cycles++;
+			assert_int_equal(c.model, SIM_MODEL_REFERENCE);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		ok++;
+		for (size_t i = 0; i < res.nops; i++) {
+			const struct sim_op *o = &res.ops[i];
+			assert_true(o->start >= 0 && o->end >= o->start && o->end <= res.makespan);
+			if (i > 0 && res.ops[i - 1].device == o->device && !o->paired)
+				assert_true(o->start >= res.ops[i - 1].end);
+			if (i > 0 && !(o->paired && o->type == SIM_B))
+				assert_true(res.ops[i - 1].device <= o->device);
+			/* F(b, s) after F(b, s-1) */
+			for (size_t j = 0; o->type == SIM_F && o->stage > 0 && j < res.nops; j++)
+				if (res.ops[j].type == SIM_F && res.ops[j].batch == o->batch &&
+				    res.ops[j].stage == o->stage - 1)
+					assert_true(o->start >= res.ops[j].end);
+		}
+		for (int d = 0; d < p; d++)
+			assert_true(res.devices[d].busy <= res.makespan);
+		sim_result_release(&res);
+	}
+	printf("# %d simulated, %d rejected, %d reference deadlocks\n", ok, rejected, cycles);
+	assert_true(ok > 500);
+}
+
 static void test_names(void **state)
 {
 	enum sim_strategy s;
@@ -366,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_pairs_are_two_ops),
 		cmocka_unit_test(test_cycles_reported),
 		cmocka_unit_test(test_invalid_inputs),
+		cmocka_unit_test(test_random_invariants),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,7 +92,7 @@ static const char new_format[] =
 	"\n"
 	"FULL MODEL RANK GROUPS (by DP Rank)\n"
 	"------------------------------\n"
-	"Ranks of one model replica (order tp-cp-ep-dp-pp)\n"
+	"Each group holds every rank of one model replica (order tp-cp-ep-dp-pp)\n"
 	"------------------------------\n"
 	"Group 0: [0, 1, 4, 5]\n"
 	"Group 1: [2, 3, 6, 7]\n";

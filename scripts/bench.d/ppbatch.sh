@@ -1,0 +1,74 @@
+#!/bin/bash
+# ppbatch benchmarks (issue 4). Appends "name value unit" lines to
+# $BENCH_RESULTS:
+#   ppbatch_1worker_gbps       one worker, one ~1 GB ppgen trace: parse +
+#                              classify + store, wall clock (and _cpu_gbps:
+#                              bytes per CPU second, robust on a busy machine)
+#   ppbatch_worker_rss_mib     peak RSS of that worker, and the target
+#                              64 MiB + 10 % of the trace
+#   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
+#                              >= 32 ranks, >= 4 GB, --processes 1 vs 2
+#   ppbatch_db_ratio_pct       database bytes / trace bytes (every kernel)
+# Sizes: PPBATCH_BENCH_BIG_MB (default 1000), PPBATCH_BENCH_TREE_GB (4).
+set -eu
+: "${BENCH_WORK:?run through scripts/bench}" "${BENCH_RESULTS:?}"
+W="$BENCH_WORK/ppbatch"
+big_mb=${PPBATCH_BENCH_BIG_MB:-1000}
+tree_gb=${PPBATCH_BENCH_TREE_GB:-4}
+mkdir -p "$W"
+put() { echo "$1 $2 $3" | tee -a "$BENCH_RESULTS"; }
+bytes_of() { du -cb "$@" | tail -1 | cut -f1; }
+
+# One big trace: ppgen's size grows with microbatches x layers x kernels.
+# ~96 MB at 64 x 40 x 16 (one rank of pp 2).
+big="$W/big"
+if [ ! -f "$big/.done-$big_mb" ]; then
+	rm -rf "$big"
+	mb=$(awk -v s="$big_mb" 'BEGIN{printf "%d", 64 * s / 96 + 1}')
+	ppgen --out "$big" --pp 2 --microbatches "$mb" --layers 40 --kernels-per-layer 16 \
+		--iterations 1 --ranks 0 --quiet
+	touch "$big/.done-$big_mb"
+fi
+trace=$(ls "$big"/iteration_1/*.json)
+tb=$(stat -c %s "$trace")
+rm -f "$W/big.db"*
+# The worker alone (the protocol of pipeline/worker.h), for its own RSS.
+printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$tb" >"$W/task"
+sync
+/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$W/task" >"$W/reply"
+read -r wall usr sys rss_kb <"$W/time"
+grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed: $(cat "$W/reply")" >&2; exit 1; }
+put ppbatch_trace_mb "$(awk -v b="$tb" 'BEGIN{printf "%.0f", b/1e6}')" MB
+put ppbatch_1worker_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
+put ppbatch_worker_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
+put ppbatch_worker_rss_target_mib "$(awk -v b="$tb" 'BEGIN{printf "%.1f", 64 + b*0.1/1048576}')" MiB
+put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db"*)" -v b="$tb" 'BEGIN{printf "%.2f", 100*d/b}')" %
+
+# A tree of >= 32 ranks and >= tree_gb GB: pp 4 x dp 8 ranks, one iteration.
+tree="$W/tree"
+if [ ! -f "$tree/.done-$tree_gb" ]; then
+	rm -rf "$tree"
+	# ~ 4.8 MB per rank at 8 x 16 x 16 with pp 4 (stages differ a little):
+	# scale micro-batches, 5 % extra, a multiple of 4.
+	mb=$(awk -v g="$tree_gb" 'BEGIN{m = g * 1000 / 32 / 4.8 * 8 * 1.05; printf "%d", int((m + 3) / 4) * 4}')
+	ppgen --out "$tree" --pp 4 --dp 8 --microbatches "$mb" --layers 16 --kernels-per-layer 16 \
+		--iterations 1 --quiet
+	touch "$tree/.done-$tree_gb"
+fi
+tbytes=$(bytes_of "$tree"/iteration_1/*.json)
+put ppbatch_tree_ranks "$(ls "$tree"/iteration_1 | wc -l)" ranks
+put ppbatch_tree_gb "$(awk -v b="$tbytes" 'BEGIN{printf "%.2f", b/1e9}')" GB
+for p in 1 2; do
+	rm -f "$W/tree$p.db"*
+	sync
+	/usr/bin/time -f '%e %U %S' -o "$W/time" \
+		ppbatch --input "$tree" --db "$W/tree$p.db" --processes $p --quiet
+	read -r wall usr sys <"$W/time"
+	eval "wall$p=$wall"
+	put "ppbatch_tree_p${p}_gbps" "$(awk -v b="$tbytes" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+	put "ppbatch_tree_p${p}_cpu_s" "$(awk -v u="$usr" -v s="$sys" 'BEGIN{printf "%.1f", u+s}')" s
+done
+put ppbatch_p2_speedup "$(awk -v a="$wall1" -v b="$wall2" 'BEGIN{printf "%.2f", a/b}')" x
+put ppbatch_db_ratio_pct "$(awk -v d="$(bytes_of "$W/tree2.db"*)" -v b="$tbytes" 'BEGIN{printf "%.2f", 100*d/b}')" %
+put ppbatch_loadavg "$(cut -d' ' -f1 /proc/loadavg)" load

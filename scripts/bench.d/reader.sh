@@ -1,0 +1,104 @@
+#!/bin/bash
+# The trace reader: `ppbatch --inspect` throughput on a ~1 GB ppgen trace
+# from page cache (median of 3, wall and CPU), its peak RSS, gzip input
+# against `zcat FILE >/dev/null`, and in the same run a YAJL event counter
+# and Python's json.load on the same file. Appends "name value unit" lines
+# to $BENCH_RESULTS and prints a summary. Measures; never asserts.
+#   READER_BENCH_GB=1     size of the generated trace (approximate)
+#   READER_BENCH_PYTHON=1 also time Python's json.load (0 to skip: ~1 min/GB
+#                          and ~5x the file in RAM)
+set -u
+cd "$(dirname "$0")/../.."
+: "${BENCH_RESULTS:=/dev/null}" "${BENCH_WORK:=bench/work}"
+PP_BIN=${PP_BIN:-$PWD/build/bin}
+GB=${READER_BENCH_GB:-1}
+PY=${READER_BENCH_PYTHON:-1}
+PPTRACE_EXTRA_PKGS="time libyajl-dev" scripts/install-deps || exit 1
+[ -x "$PP_BIN/ppbatch" ] && [ -x "$PP_BIN/ppgen" ] || { echo "reader: build first (make)" >&2; exit 1; }
+
+work="$BENCH_WORK/reader"
+mkdir -p "$work"
+# ~947 MB per 100 kernels-per-layer at 64 micro-batches x 64 layers.
+kpl=$(awk -v g="$GB" 'BEGIN { k = int(g * 1e9 / 947.2e6 * 100 + 0.5); print (k < 1 ? 1 : k) }')
+trace="$work/gen-$kpl/iteration_15/rank_0000_iter_15.pt.trace.json"
+if [ ! -s "$trace" ]; then
+	rm -rf "$work/gen-$kpl"
+	"$PP_BIN/ppgen" --quiet --out "$work/gen-$kpl" --tp 1 --pp 1 --dp 1 --microbatches 64 \
+		--layers 64 --kernels-per-layer "$kpl" || exit 1
+fi
+[ -s "$trace.gz" ] || gzip -6 -c "$trace" >"$trace.gz" || exit 1
+bytes=$(stat -c %s "$trace")
+gzbytes=$(stat -c %s "$trace.gz")
+yajl="$work/yajl_count"
+[ "$yajl" -nt tests/bench/yajl_count.c ] ||
+	${CC:-cc} -O2 -o "$yajl" tests/bench/yajl_count.c -lyajl || exit 1
+
+# run_timed OUT CMD...: one run under GNU time; OUT gets "wall cpu maxrss_kb".
+run_timed() {
+	local out=$1; shift
+	/usr/bin/time -f '%e %U %S %M' -o "$out.t" "$@" >/dev/null 2>"$out.err"
+	local rc=$?
+	awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$out.t" >"$out"
+	return $rc
+}
+# median3 CMD...: three runs; prints "wall_median cpu_median max_rss_kb".
+median3() {
+	local i
+	for i in 1 2 3; do
+		run_timed "$work/run.$i" "$@" || { cat "$work/run.$i.err" >&2; return 1; }
+	done
+	cat "$work/run.1" "$work/run.2" "$work/run.3" |
+		sort -n -k1 | awk 'NR == 2 { w = $1 } { c[NR] = $2; if ($3 > m) m = $3 }
+			END { n = asort(c); print w, c[2], m }'
+}
+gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.3f", s > 0 ? b / s / 1e9 : 0 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }'; }
+
+cat "$trace" "$trace.gz" >/dev/null # page cache
+read -r w_plain c_plain rss_plain < <(median3 "$PP_BIN/ppbatch" --inspect "$trace") || exit 1
+read -r w_gz c_gz rss_gz < <(median3 "$PP_BIN/ppbatch" --inspect "$trace.gz") || exit 1
+read -r w_zcat c_zcat _ < <(median3 zcat "$trace.gz") || exit 1
+read -r w_yajl c_yajl rss_yajl < <(median3 "$yajl" "$trace") || exit 1
+events=$("$PP_BIN/ppbatch" --inspect --json "$trace" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
+yevents=$("$yajl" "$trace")
+w_py=0 c_py=0 rss_py=0
+if [ "$PY" = 1 ]; then
+	run_timed "$work/py" python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print(len(d["traceEvents"]))' "$trace" &&
+		read -r w_py c_py rss_py <"$work/py"
+fi
+
+load=$(cut -d' ' -f1 /proc/loadavg)
+{
+	echo "reader_trace_bytes $bytes bytes"
+	echo "reader_inspect_gbps $(gbps "$bytes" "$w_plain") GB/s"
+	echo "reader_inspect_cpu_gbps $(gbps "$bytes" "$c_plain") GB/s"
+	echo "reader_inspect_peak_rss $((rss_plain / 1024)) MiB"
+	echo "reader_gzip_inspect_s $w_gz s"
+	echo "reader_zcat_s $w_zcat s"
+	echo "reader_gzip_vs_zcat $(ratio "$w_gz" "$w_zcat") x"
+	echo "reader_gzip_cpu_vs_zcat $(ratio "$c_gz" "$c_zcat") x"
+	echo "reader_gzip_peak_rss $((rss_gz / 1024)) MiB"
+	echo "reader_yajl_gbps $(gbps "$bytes" "$w_yajl") GB/s"
+	echo "reader_vs_yajl $(ratio "$w_yajl" "$w_plain") x"
+	if [ "$PY" = 1 ]; then
+		echo "reader_python_gbps $(gbps "$bytes" "$w_py") GB/s"
+		echo "reader_python_peak_rss $((rss_py / 1024)) MiB"
+		echo "reader_vs_python $(ratio "$w_py" "$w_plain") x"
+	fi
+	echo "reader_load_average $load load"
+} | tee -a "$BENCH_RESULTS" >"$work/summary"
+
+echo "reader: $(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b / 1e9 }') ppgen trace, $events events (YAJL counts $yevents), load average $load"
+printf '  --inspect plain   %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)  peak RSS %d MiB\n' \
+	"$w_plain" "$c_plain" "$(gbps "$bytes" "$w_plain")" "$(gbps "$bytes" "$c_plain")" $((rss_plain / 1024))
+printf '  --inspect gzip    %6.2f s wall  %6.2f s cpu  (%s MB gz)  peak RSS %d MiB\n' \
+	"$w_gz" "$c_gz" $((gzbytes / 1000000)) $((rss_gz / 1024))
+printf '  zcat >/dev/null   %6.2f s wall  %6.2f s cpu  -> gzip --inspect / zcat = %s x wall, %s x cpu\n' \
+	"$w_zcat" "$c_zcat" "$(ratio "$w_gz" "$w_zcat")" "$(ratio "$c_gz" "$c_zcat")"
+printf '  YAJL event count  %6.2f s wall  %6.2f s cpu  %s GB/s  -> --inspect is %s x faster\n' \
+	"$w_yajl" "$c_yajl" "$(gbps "$bytes" "$w_yajl")" "$(ratio "$w_yajl" "$w_plain")"
+[ "$PY" = 1 ] &&
+	printf '  Python json.load  %6.2f s wall  %6.2f s cpu  %s GB/s  peak RSS %d MiB  -> --inspect is %s x faster\n' \
+		"$w_py" "$c_py" "$(gbps "$bytes" "$w_py")" $((rss_py / 1024)) "$(ratio "$w_py" "$w_plain")"
+echo "  (wall times on a shared machine; cpu = user + sys)"
+exit 0

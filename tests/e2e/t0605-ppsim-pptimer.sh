@@ -1,0 +1,68 @@
+#!/bin/bash
+# ppbatch --format pp-timer: Megatron PP-timer dumps into the database
+# (dumps made from ppsim's own JSON, so the expected times are known).
+source "$PP_ROOT/tests/lib.sh"
+
+mkdir -p vpp/iteration_3 plain/run
+ppsim --strategy interleave --devices 4 --stages 8 --microbatches 8 --forward 1.5 \
+	--backward 3.25 --json --no-visualization >il.json
+ppsim --devices 4 --microbatches 6 --json --no-visualization >pl.json
+python3 - <<'PY'
+import json
+def dump(sim, folder, P, V, drop=None):
+    for r in range(P):
+        ev = {}
+        for o in sim['ops']:
+            if o['device'] != r:
+                continue
+            name = 'forward' if o['type'] == 'F' else 'backward'
+            key = f"{name}-{o['stage'] // P}-{o['batch']}" if V > 1 else f"{name}-{o['batch']}"
+            ev[key + '-start'] = o['start'] + 0.125
+            ev[key + '-end'] = o['end'] + 0.125
+        ev['total-execution-time'] = sim['makespan']
+        if drop and r == drop[0]:
+            del ev[drop[1]]
+        vname = V if V > 1 else 'None'
+        for dp in (0, 1):
+            with open(f"{folder}/event_times_PP{P}_VPP{vname}_TPxCPxDP_rank_{dp}_pp_rank_{r}_rank_{r + P * dp}.json", 'w') as f:
+                json.dump(ev, f)
+dump(json.load(open('il.json')), 'vpp/iteration_3', 4, 2, drop=(2, 'backward-1-5-end'))
+dump(json.load(open('pl.json')), 'plain/run', 4, 1)
+open('vpp/iteration_3/notes.json', 'w').write('{}')
+PY
+
+ppbatch --format pp-timer --input vpp --pp-size 4 --vpp-size 2 >o1.txt 2>e1.txt
+is "a missing event makes exit 1 (partial)" 1 "$?"
+ok_if "non-matching file listed with a reason" grep -q "skipped .*notes.json: name is not event_times_PP" o1.txt
+ok_if "TPxCPxDP rank 1 replicas listed" grep -q "TPxCPxDP rank 1: a replica of pipeline stage 2" o1.txt
+ok_if "missing event reported" grep -q "backward of chunk 1 micro-batch 5: no end event" e1.txt
+is "one trace per stage" "3|0|ok
+3|1|ok
+3|2|partial
+3|3|ok" "$(sqlite3 vpp/pptrace.db 'SELECT iteration, rank, status FROM ranks ORDER BY rank')"
+is "steps per rank (2 x 8 mb x 2 chunks; one dropped)" "0|32
+1|32
+2|31
+3|32" "$(sqlite3 vpp/pptrace.db 'SELECT rank, count(*) FROM steps GROUP BY rank ORDER BY rank')"
+# device 1's first forward: simulated start 1.5 (after stage 0), + 0.125 ms
+is "GPU times in ns, seq in time order" "fwd|0|1625000|3125000|1500000|0" \
+	"$(sqlite3 vpp/pptrace.db "SELECT phase, seq, start_ns, end_ns, wall_ns, kernels FROM steps WHERE rank = 1 AND phase = 'fwd' AND seq = 0")"
+is "chunks and micro-batches labelled" "1|0
+1|1" "$(sqlite3 vpp/pptrace.db "SELECT s.chunk, s.mbs FROM step_t s JOIN traces t ON t.id = s.trace_id WHERE t.rank = 0 AND s.phase = 1 AND s.seq IN (4, 5) ORDER BY s.seq")"
+is "window and busy of rank 3" "4625000|80625000|76000000" \
+	"$(sqlite3 vpp/pptrace.db 'SELECT window_start_ns, window_end_ns, gpu_busy_ns FROM ranks WHERE rank = 3')"
+
+ppbatch --format pp-timer --input plain --pp-size 4 --vpp-size 1 --db plain.db >o2.txt 2>e2.txt
+is "VPPNone dumps import with --vpp-size 1" 0 "$?"
+is "iteration 0 when the folder has no number" "0|4|48" \
+	"$(sqlite3 plain.db 'SELECT iteration, count(DISTINCT rank), count(*) FROM steps GROUP BY iteration')"
+is "no chunk label without VPP" "" "$(sqlite3 plain.db 'SELECT DISTINCT chunk FROM step_t')"
+ppbatch --format pp-timer --input plain --pp-size 4 --vpp-size 1 --db plain.db >/dev/null 2>&1
+is "importing again replaces" 48 "$(sqlite3 plain.db 'SELECT count(*) FROM steps')"
+
+ppbatch --format pp-timer --input plain --pp-size 8 --db x.db >o3.txt 2>e3.txt
+is "wrong --pp-size: nothing imported, exit 3" 3 "$?"
+ok_if "each file says why" grep -q "PP size 4 in the name, --pp-size is 8" o3.txt
+ppbatch --format pp-timer --input plain --db x.db >/dev/null 2>e4.txt
+is "--pp-size is required" 2 "$?"
+done_testing
