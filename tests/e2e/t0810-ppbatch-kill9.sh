@@ -28,13 +28,16 @@ ok_if "clean run stored ranks" grep -q ',ok,' "$T/clean.txt"
 db=$T/run.db
 bad_integrity= lost= orphans= crashes= hangs=
 limit=$((dur / 1000 * 5 + 30)) # seconds a run may take after a worker is killed
-coord=0 workers=0
+coord=0 workers=0 missed=0
 for i in $(seq 1 "$kills"); do
 	dump_stored "$db" >"$T/before.txt"
-	setsid ppbatch --input "$T/base" --db "$db" -j 2 --quiet 2>"$T/run.err" &
+	# --force: every round has the whole tree to (re)write, so the kill
+	# always lands in the middle of work, also on rows stored before.
+	setsid ppbatch --input "$T/base" --db "$db" -j 2 --quiet --force 2>"$T/run.err" &
 	pid=$!
-	# A random moment within the clean run's duration (+10 %).
-	sleep "$(awk -v r="$RANDOM" -v d="$dur" 'BEGIN { printf "%.3f", r / 32767 * d * 1.1 / 1000 }')"
+	# A random moment within the first 80 % of a clean run.
+	nap=$(awk -v r="$RANDOM" -v d="$dur" 'BEGIN { printf "%.3f", r / 32767 * d * 0.8 / 1000 }')
+	sleep "$nap"
 	target=$pid
 	if ((i % 2 == 0)); then
 		# Only real workers: at exit LeakSanitizer forks a tracer child that
@@ -46,8 +49,12 @@ for i in $(seq 1 "$kills"); do
 			target=$1
 		fi
 	fi
-	if [ "$target" = "$pid" ]; then coord=$((coord + 1)); else workers=$((workers + 1)); fi
-	kill -9 "$target" 2>/dev/null
+	echo "# kill $i: $([ "$target" = "$pid" ] && echo coordinator || echo worker) $target at ${nap}s"
+	if kill -9 "$target" 2>/dev/null; then
+		if [ "$target" = "$pid" ]; then coord=$((coord + 1)); else workers=$((workers + 1)); fi
+	else
+		missed=$((missed + 1)) # the run had already ended
+	fi
 	if [ "$target" = "$pid" ]; then
 		wait "$pid" 2>/dev/null
 		# Workers of a killed coordinator must go away on their own.
@@ -77,7 +84,8 @@ for i in $(seq 1 "$kills"); do
 	l=$(lost_rows "$T/before.txt" "$T/after.txt" | head -3)
 	[ -z "$l" ] || lost="$lost [kill $i: $l]"
 done
-echo "# $kills kills: $coord of the coordinator, $workers of a worker"
+echo "# $kills kills: $coord of the coordinator, $workers of a worker, $missed after the run ended"
+ok_if "most kills hit a running process" test $((coord + workers)) -ge $((kills / 2))
 is "integrity_check ok after every kill" "" "$bad_integrity"
 is "no stored row lost by a kill" "" "$lost"
 is "workers exit when their coordinator is killed" "" "$orphans"
