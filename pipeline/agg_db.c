@@ -471,6 +471,21 @@ int agg_db_load_blocks(struct agg_db *db, struct agg_iter *it)
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, "reading kernels");
 	sqlite3_finalize(st);
+	/* Steps timed without kernels (PP-timer imports) are drawn as their
+	 * phase's computation block, so their pipelines show up too. */
+	for (size_t i = 0; !rc && i < it->nranks; i++) {
+		struct agg_rank *rk = &it->ranks[i];
+		for (size_t j = 0; !rc && j < rk->nsteps; j++) {
+			const struct agg_step *p = &rk->steps[j];
+			if (p->kernels || !p->has_kernels || (p->phase != 1 && p->phase != 2))
+				continue;
+			struct agg_block b = { .s = p->s, .e = p->e, .seq = p->seq,
+					       .cat = p->phase == 1 ? AGG_CAT_FWD_COMP
+								    : AGG_CAT_BWD_COMP,
+					       .phase = p->phase };
+			rc = add_block(rk, &b);
+		}
+	}
 	return rc;
 }
 

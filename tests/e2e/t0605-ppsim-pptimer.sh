@@ -60,6 +60,14 @@ is "no chunk label without VPP" "" "$(sqlite3 plain.db 'SELECT DISTINCT chunk FR
 ppbatch --format pp-timer --input plain --pp-size 4 --vpp-size 1 --db plain.db >/dev/null 2>&1
 is "importing again replaces" 48 "$(sqlite3 plain.db 'SELECT count(*) FROM steps')"
 
+# ppagg draws the imported pipeline: step blocks without kernels in the PP-group chart.
+ppagg --input plain/run --db plain.db --pp 4 --out agg --no-render >oa.txt 2>ea.txt
+is "ppagg on a PP-timer import exits 0" 0 "$?"
+gp=$(find agg -path '*pp_group_0/timeline.gp' | head -n 1)
+ok_if "PP-group timeline script written" test -n "$gp"
+is "PP-group timeline has one block per step (4 ranks x 12 steps)" 48 \
+	"$(awk '/^\$c[0-9]+ << EOD/{b=1; next} /^EOD/{b=0} b{n++} END{print n+0}' "$gp")"
+
 ppbatch --format pp-timer --input plain --pp-size 8 --db x.db >o3.txt 2>e3.txt
 is "wrong --pp-size: nothing imported, exit 3" 3 "$?"
 ok_if "each file says why" grep -q "PP size 4 in the name, --pp-size is 8" o3.txt
