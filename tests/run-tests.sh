@@ -26,7 +26,9 @@ run_unit() {
 	rc=$?
 	run=$(grep -c '^\[ RUN      \]' "$out")
 	ok=$(grep -c '^\[       OK \]' "$out")
-	skip=$(grep -c '^\[  SKIPPED \]' "$out")
+	# cmocka names a skipped test twice (when run, and in the closing list)
+	# and prints a count line: count distinct names.
+	skip=$(grep -E '^\[  SKIPPED \] [A-Za-z_]' "$out" | sort -u | wc -l)
 	if ((run == 0)); then run=1; fi
 	if ((rc != 0 && ok + skip >= run)); then ok=$((run - 1 - skip)); fi
 	passed=$((passed + ok))
