@@ -152,6 +152,29 @@ static uint64_t name_rehash(void *ctx, uint32_t idx)
 
 static const char profstep[] = "ProfilerStep#";
 
+/* A copy of s[0..n) with every NUL byte (JSON "\u0000" in a name) replaced
+ * by U+FFFD, so that the name survives as a C string. */
+static const char *nul_to_fffd(struct classify *c, const char *s, size_t n)
+{
+	size_t nuls = 0, j = 0;
+	for (size_t i = 0; i < n; i++)
+		nuls += !s[i];
+	char *t = arena_alloc(c->arena, n + 2 * nuls + 1);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i]) {
+			t[j++] = s[i];
+		} else {
+			t[j++] = (char)0xef;
+			t[j++] = (char)0xbf;
+			t[j++] = (char)0xbd;
+		}
+	}
+	t[j] = '\0';
+	return t;
+}
+
 /* The id of name s[0..n), interning it (and matching the pattern sets) on
  * first sight. Returns -1 when out of memory. */
 static long name_intern(struct classify *c, const char *s, size_t n)
@@ -174,12 +197,14 @@ static long name_intern(struct classify *c, const char *s, size_t n)
 	char *copy = e ? arena_strndup(c->arena, s, n) : NULL;
 	if (!copy)
 		return -1;
-	e->s = copy;
+	e->s = e->text = copy;
 	e->len = (uint32_t)n;
 	e->hash = h;
 	e->out_id = UINT32_MAX;
-	e->bits = patterns_match(c->pats, copy);
-	if (!strncmp(copy, profstep, sizeof(profstep) - 1))
+	if (memchr(copy, '\0', n) && !(e->text = nul_to_fffd(c, copy, n)))
+		return -1;
+	e->bits = patterns_match(c->pats, e->text);
+	if (!strncmp(e->text, profstep, sizeof(profstep) - 1))
 		e->bits |= NB_PROFSTEP;
 	t->slot[i] = (uint32_t)c->names.n;
 	t->hash32[i] = (uint32_t)h;
@@ -572,7 +597,7 @@ static int iterations(struct classify *c, struct rank_result *res,
 	for (size_t i = 0; i < r->n; i++) {
 		struct rr_iteration *it = &res->iterations[i];
 		const char *name = VEC_AT(&c->names, struct cname,
-					  tmp[i]->name).s;
+					  tmp[i]->name).text;
 		char *end;
 		long long num = strtoll(name + sizeof(profstep) - 1, &end, 10);
 		it->number = end != name + sizeof(profstep) - 1 && !*end
@@ -638,7 +663,7 @@ static int names_out(struct classify *c, struct rank_result *res)
 	do {                                                           \
 		if (names[id].out_id == UINT32_MAX) {                  \
 			names[id].out_id = (uint32_t)n;                \
-			res->names[n++] = names[id].s;                 \
+			res->names[n++] = names[id].text;              \
 		}                                                      \
 		(id) = names[id].out_id;                               \
 	} while (0)

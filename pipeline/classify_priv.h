@@ -41,7 +41,9 @@ void *vec_push(struct vec *v);
 #define VEC_AT(v, type, i) (((type *)(v)->data)[i])
 
 struct cname {
-	const char *s;  /* arena copy */
+	const char *s;  /* arena copy of the raw bytes (for interning) */
+	const char *text; /* s, or a copy with each NUL byte as U+FFFD: what
+			   * is matched and output (C strings end at NUL) */
 	uint32_t len;
 	uint32_t bits;  /* 1u << pat_set, NB_* */
 	uint64_t hash;

@@ -555,6 +555,38 @@ static void test_cmap_dense_and_sparse(void **state)
 	cmap_release(&m);
 }
 
+/* JSON "\u0000" inside a kernel name: the stored name keeps what follows
+ * (NUL becomes U+FFFD), and the same raw name interns to one id. */
+static void test_name_with_nul(void **state)
+{
+	static const char raw[] = "bad\0name'; DROP TABLE kernels; --";
+	struct arena a = ARENA_INIT;
+	char err[256];
+	struct patterns *p = patterns_new(NULL, err, sizeof(err));
+	struct classify *c = classify_new(p, &a);
+	struct trace_event ev;
+	struct rank_result *r;
+	for (int i = 0; i < 3; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.cat = sv("kernel");
+		ev.arg_name = ev.pg_name = ev.pg_desc = ev.pg_ranks = sv("");
+		ev.pid.str = ev.tid.str = ev.id.str = sv("");
+		ev.name.p = raw;
+		ev.name.n = sizeof(raw) - 1;
+		ev.ph = 'X';
+		ev.ts_ns = 10 * i;
+		ev.dur_ns = 5;
+		assert_int_equal(classify_feed(c, &ev), 0);
+	}
+	assert_int_equal(classify_finish(c, NULL, &r), 0);
+	classify_free(c);
+	assert_int_equal(r->nnames, 1);
+	assert_string_equal(r->names[0],
+			    "bad\xef\xbf\xbdname'; DROP TABLE kernels; --");
+	patterns_free(p);
+	arena_release(&a);
+}
+
 static void test_arena_adopt(void **state)
 {
 	struct arena a = ARENA_INIT;
@@ -627,7 +659,7 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 7];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 8];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
@@ -635,6 +667,7 @@ int main(void)
 		test_label_vpp_interleaved);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reader_fixture);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_arena_adopt);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_name_with_nul);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_cmap_dense_and_sparse);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
