@@ -93,9 +93,24 @@ def items_constant(init, src, seen):
     return all(constant(x, src, seen) for x in items)
 
 
+def stringify_macros(src):
+    """Function-like macros that turn their argument into a literal (#x),
+    directly or through another such macro: STR(SCHEMA_VERSION)."""
+    names, defs = set(), re.findall(r"^\s*#\s*define\s+(\w+)\((\w+)\)\s+(.*)$", src, re.M)
+    for _ in range(3):
+        for name, arg, body in defs:
+            body = body.strip()
+            if body == "#" + arg or re.match(r"^(\w+)\(\s*%s\s*\)$" % arg, body) and \
+                    re.match(r"^(\w+)", body).group(1) in names:
+                names.add(name)
+    return names
+
+
 def constant(expr, src, seen=()):
     """True when expr is SQL text fixed at compile time (see the module doc)."""
     expr = expr.strip()
+    for name in stringify_macros(src):
+        expr = re.sub(r"\b%s\s*\(\s*\w+\s*\)" % name, '""', expr)
     while expr.startswith("(") and expr.endswith(")"):
         expr = expr[1:-1].strip()
     if expr.startswith("{"):
