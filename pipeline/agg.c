@@ -12,6 +12,7 @@
 #include "agg_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "pp.h"
+#include "safefile.h"
 #include "topology.h"
 
 struct run {
@@ -129,14 +131,47 @@ static int find_topology(struct run *R)
 	return topo_index(t);
 }
 
+/* Output files are written to a temporary name and renamed into place,
+ * never through a symlink planted in the output folder (safefile.h). */
+static FILE *out_open(struct safefile *sf, const char *path)
+{
+	char err[256];
+	if (safefile_open_path(sf, path, err, sizeof(err))) {
+		warn("%s", err);
+		return NULL;
+	}
+	return sf->fp;
+}
+
+static int out_close(struct safefile *sf)
+{
+	char err[256];
+	if (safefile_commit(sf, err, sizeof(err))) {
+		warn("%s", err);
+		return PP_EIO;
+	}
+	return 0;
+}
+
+static int out_mkdir(const char *path)
+{
+	char err[512];
+	int fd;
+	if (safe_mkdirs(AT_FDCWD, path, 0, &fd, err, sizeof(err)))
+		return error("cannot create '%s': %s", path, err), PP_EIO;
+	close(fd);
+	return 0;
+}
+
 static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char *dir)
 {
 	struct strbuf p = STRBUF_INIT;
 	const struct agg_result *res = &it->res;
 	int rc = 0;
 	FILE *f;
+	struct safefile sf;
 	strbuf_addf(&p, "%s/pp_groups.csv", dir);
-	if (!(f = fopen(p.buf, "w")))
+	if (!(f = out_open(&sf, p.buf)))
 		goto fail;
 	fputs("iteration,pp_group,stage,rank,complete,group_window_start_ns,group_window_end_ns,"
 	      "group_idle_ns,group_bubble_ns\n", f);
@@ -153,11 +188,11 @@ static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char 
 		else
 			fputs(",\n", f);
 	}
-	if (fclose(f))
+	if (out_close(&sf))
 		goto fail;
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/pipelines.csv", dir);
-	if (!(f = fopen(p.buf, "w")))
+	if (!(f = out_open(&sf, p.buf)))
 		goto fail;
 	fputs("iteration,pp_group,measured_ns,ideal_ns,gap_ns,bubble_ratio\n", f);
 	for (size_t i = 0; i < res->npipes; i++) {
@@ -169,11 +204,11 @@ static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char 
 			fputs(",,", f);
 		fprintf(f, "%.6f\n", r->bubble_ratio);
 	}
-	if (fclose(f))
+	if (out_close(&sf))
 		goto fail;
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/stragglers.csv", dir);
-	if (!(f = fopen(p.buf, "w")))
+	if (!(f = out_open(&sf, p.buf)))
 		goto fail;
 	fputs("iteration,rank,group_kind,group,metric,value_ns,median_ns,excess\n", f);
 	for (size_t i = 0; i < res->nstrag; i++) {
@@ -181,7 +216,7 @@ static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char 
 		fprintf(f, "%d,%d,%s,%d,%s,%lld,%lld,%.6f\n", it->iteration, r->rank, r->group_kind,
 			r->group, r->metric, (long long)r->value, (long long)r->median, r->excess);
 	}
-	if (fclose(f))
+	if (out_close(&sf))
 		goto fail;
 	goto out;
 fail:
@@ -248,8 +283,8 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 	int rc = agg_db_load_blocks(R->db, it);
 	if (rc)
 		return error("%s", agg_db_errmsg(R->db)), rc;
-	if (mkdir(idir, 0777) && errno != EEXIST)
-		return error("cannot create '%s': %s", idir, strerror(errno)), PP_EIO;
+	if (out_mkdir(idir))
+		return PP_EIO;
 	rc = write_iter_csvs(R, it, idir);
 	for (size_t i = 0; i < it->nranks && !rc; i++) {
 		snprintf(dir, sizeof(dir), "%s/rank_%d", idir, it->ranks[i].in.rank);
@@ -333,7 +368,8 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 static int write_comparison(struct run *R)
 {
 	char *path = path_join(R->out, "iterations.csv");
-	FILE *f = fopen(path, "w");
+	struct safefile sf;
+	FILE *f = out_open(&sf, path);
 	int rc = 0;
 	if (!f) {
 		rc = error("cannot write '%s': %s", path, strerror(errno));
@@ -362,7 +398,7 @@ static int write_comparison(struct run *R)
 			fprintf(f, "%s%d", s ? " " : "", it->res.strag[s].rank);
 		fputs("\"\n", f);
 	}
-	if (fclose(f))
+	if (out_close(&sf))
 		rc = PP_EIO;
 	free(path);
 	return rc;
@@ -454,10 +490,8 @@ int agg_run(const struct agg_opts *o)
 		goto out;
 	}
 	int64_t t_agg = pp_now_ns();
-	if (mkdir(R.out, 0777) && errno != EEXIST) {
-		error("cannot create '%s': %s", R.out, strerror(errno));
+	if (out_mkdir(R.out))
 		goto out;
-	}
 	for (int i = 0; i < R.niters; i++)
 		if (iteration_outputs(&R, &R.its[i]))
 			goto out;

@@ -19,10 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gantt.h"
 #include "pp.h"
+#include "safefile.h"
 
 const struct agg_cat_style agg_cat_styles[AGG_NCATS] = {
 	[AGG_CAT_BWD_COMP] = { "bwd_computation", "#F29BB8", -0.34, 0.34 },
@@ -52,41 +55,35 @@ int agg_cat_of(const char *name, bool recompute)
 
 static int mkdir_p(const char *path)
 {
-	char buf[4096];
-	size_t n = strlen(path);
-	if (n >= sizeof(buf))
-		return PP_EINVAL;
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		char c = buf[i];
-		buf[i] = '\0';
-		if (mkdir(buf, 0777) && errno != EEXIST)
-			return PP_EIO;
-		buf[i] = c;
-	}
+	char err[512];
+	int fd;
+	if (safe_mkdirs(AT_FDCWD, path, 0, &fd, err, sizeof(err)))
+		return error("cannot create '%s': %s", path, err), PP_EIO;
+	close(fd);
 	return 0;
 }
 
-/* Opens dir/name for writing; path receives the full name. */
-static FILE *open_in(const char *dir, const char *name, struct strbuf *path)
+/* Starts writing dir/name through sf (a temporary file renamed into place
+ * by close_file(), never following a planted symlink); path receives the
+ * full name. Returns sf->fp or NULL after reporting why. */
+static FILE *open_in(const char *dir, const char *name, struct strbuf *path,
+		     struct safefile *sf)
 {
-	struct strbuf full = STRBUF_INIT;
-	strbuf_addf(&full, "%s/%s", dir, name);
-	strbuf_release(path);
-	*path = full;
-	FILE *f = fopen(path->buf, "w");
-	if (!f)
-		error("cannot write '%s': %s", path->buf, strerror(errno));
-	return f;
+	char err[512];
+	strbuf_reset(path);
+	strbuf_addf(path, "%s/%s", dir, name);
+	if (safefile_open_path(sf, path->buf, err, sizeof(err))) {
+		error("cannot write '%s': %s", path->buf, err);
+		return NULL;
+	}
+	return sf->fp;
 }
 
-static int close_file(FILE *f, const char *path)
+static int close_file(struct safefile *sf, const char *path)
 {
-	int bad = ferror(f);
-	if (fclose(f) || bad)
-		return error("cannot write '%s'", path), PP_EIO;
+	char err[512];
+	if (safefile_commit(sf, err, sizeof(err)))
+		return error("cannot write '%s': %s", path, err), PP_EIO;
 	return 0;
 }
 
@@ -180,7 +177,8 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 	if (!nph[1] && !nph[2])
 		return 0;
 	struct strbuf path = STRBUF_INIT;
-	FILE *f = open_in(dir, "overlap.gp", &path);
+	struct safefile sf;
+	FILE *f = open_in(dir, "overlap.gp", &path, &sf);
 	if (!f) {
 		strbuf_release(&path);
 		return PP_EIO;
@@ -232,7 +230,7 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 		}
 		fputs("unset multiplot\nunset output\n", f);
 	}
-	int rc = close_file(f, path.buf);
+	int rc = close_file(&sf, path.buf);
 	if (!rc && (co->png || co->svg))
 		strbuf_addf(jobs, "%s\n", path.buf);
 	strbuf_release(&path);
@@ -242,8 +240,9 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 {
 	struct strbuf path = STRBUF_INIT;
+	struct safefile sf;
 	int rc = 0;
-	FILE *f = open_in(dir, "steps.csv", &path);
+	FILE *f = open_in(dir, "steps.csv", &path, &sf);
 	if (!f) {
 		rc = PP_EIO;
 		goto out;
@@ -263,9 +262,9 @@ static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 			(long long)(s->comp - s->overlap), (long long)(s->comm - s->overlap),
 			s->kernels);
 	}
-	if ((rc = close_file(f, path.buf)))
+	if ((rc = close_file(&sf, path.buf)))
 		goto out;
-	f = open_in(dir, "categories.csv", &path);
+	f = open_in(dir, "categories.csv", &path, &sf);
 	if (!f) {
 		rc = PP_EIO;
 		goto out;
@@ -275,7 +274,7 @@ static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 		fprintf(f, "%s,%lld,%lld,%lld\n", r->cats[i].category ? r->cats[i].category : "",
 			(long long)r->cats[i].kernels, (long long)r->cats[i].sum,
 			(long long)r->cats[i].busy);
-	rc = close_file(f, path.buf);
+	rc = close_file(&sf, path.buf);
 out:
 	strbuf_release(&path);
 	return rc;
@@ -285,7 +284,7 @@ int agg_chart_rank(const char *dir, const struct agg_iter *it, const struct agg_
 		   const struct agg_chart_opts *co, struct strbuf *jobs)
 {
 	if (mkdir_p(dir))
-		return error("cannot create '%s': %s", dir, strerror(errno)), PP_EIO;
+		return PP_EIO;
 	int rc = write_rank_csvs(dir, r);
 	if (rc || !r->in.ok)
 		return rc;
@@ -308,7 +307,7 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 		   struct strbuf *jobs)
 {
 	if (mkdir_p(dir))
-		return error("cannot create '%s': %s", dir, strerror(errno)), PP_EIO;
+		return PP_EIO;
 	struct row *rows = calloc((size_t)n + 1, sizeof(*rows));
 	char (*labels)[48] = calloc((size_t)n + 1, sizeof(*labels));
 	int k = 0, rc = 0;

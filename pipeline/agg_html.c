@@ -13,9 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pp.h"
+#include "safefile.h"
 #include "topology.h"
 
 void agg_html_escape(struct strbuf *sb, const char *s)
@@ -412,13 +415,16 @@ int agg_html_write(const char *out, const struct agg_opts *o, const struct topol
 	strbuf_addf(&h, "<script>%s</script>\n</body></html>\n", js);
 	strbuf_addf(&path, "%s/index.html", out);
 	int rc = 0;
-	FILE *f = fopen(path.buf, "w");
-	if (!f || fwrite(h.buf, 1, h.len, f) != h.len) {
-		rc = error("cannot write '%s': %s", path.buf, strerror(errno));
+	char err[512];
+	/* Temporary file renamed into place, no symlink followed (safefile.h). */
+	int dfd = -1;
+	if (safe_opendir(AT_FDCWD, out, 0, &dfd, err, sizeof(err)) ||
+	    safefile_write(dfd, "index.html", h.buf, h.len, err, sizeof(err))) {
+		error("cannot write '%s': %s", path.buf, err);
 		rc = PP_EIO;
 	}
-	if (f && fclose(f) && !rc)
-		rc = PP_EIO;
+	if (dfd >= 0)
+		close(dfd);
 	strbuf_release(&h);
 	strbuf_release(&path);
 	return rc;

@@ -66,7 +66,7 @@ static pid_t start(const char *script)
 	if (bl + 5 < sizeof(err)) {
 		memcpy(err, base, bl);
 		memcpy(err + bl, ".err", 5);
-		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0666);
 		if (fd >= 0) {
 			dup2(fd, 2);
 			close(fd);
@@ -77,6 +77,16 @@ static pid_t start(const char *script)
 		dup2(devnull, 0);
 		dup2(devnull, 1);
 		close(devnull);
+	}
+	/* gnuplot opens its outputs itself: remove what stands at their names
+	 * first, so that it creates new files instead of writing through a
+	 * symlink planted there. */
+	if (bl > 3 && bl + 5 < sizeof(err) && !strcmp(base + bl - 3, ".gp")) {
+		memcpy(err, base, bl - 3);
+		memcpy(err + bl - 3, ".png", 5);
+		unlink(err);
+		memcpy(err + bl - 3, ".svg", 5);
+		unlink(err);
 	}
 	char *argv[] = { "gnuplot", (char *)base, NULL };
 	execvp("gnuplot", argv);

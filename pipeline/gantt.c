@@ -21,6 +21,7 @@
 
 #include "arena.h"
 #include "pp.h"
+#include "safefile.h"
 #include "strbuf.h"
 
 struct gbox {
@@ -437,6 +438,17 @@ static int run_gnuplot(const char *exe, const char *dir, const char *script,
 		close(fds[1]);
 		if (chdir(dir))
 			_exit(126);
+		/* gnuplot opens its outputs itself: remove what stands at their
+		 * names first, so it never writes through a planted symlink. */
+		char out[512];
+		size_t sl = strlen(script);
+		if (sl > 3 && sl + 2 < sizeof(out) && !strcmp(script + sl - 3, ".gp")) {
+			memcpy(out, script, sl - 3);
+			memcpy(out + sl - 3, ".png", 5);
+			unlink(out);
+			memcpy(out + sl - 3, ".svg", 5);
+			unlink(out);
+		}
 		char *argv[] = { "gnuplot", (char *)script, NULL };
 		execv(exe, argv);
 		_exit(127);
@@ -501,19 +513,24 @@ int gantt_write(const struct gantt *g, const char *prefix, bool render,
 	else
 		strbuf_addstr(&dir, ".");
 
-	FILE *f = fopen(path.buf, "w");
-	if (!f) {
+	/* Written to a temporary name and renamed: a symlink planted at the
+	 * final name is replaced, never followed (safefile.h). */
+	struct safefile sf;
+	char why[256];
+	if (safefile_open_path(&sf, path.buf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
+		rc = PP_EIO;
+		goto out;
+	}
+	rc = write_script(g, sf.fp, base);
+	if (rc) {
+		safefile_abort(&sf);
 		snprintf(err, errlen, "cannot write '%s': %s", path.buf, strerror(errno));
 		rc = PP_EIO;
 		goto out;
 	}
-	char *iobuf = xmalloc(1 << 16);
-	setvbuf(f, iobuf, _IOFBF, 1 << 16);
-	rc = write_script(g, f, base);
-	rc = fclose(f) ? PP_EIO : rc;
-	free(iobuf);
-	if (rc) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, strerror(errno));
+	if (safefile_commit(&sf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
 		rc = PP_EIO;
 		goto out;
 	}

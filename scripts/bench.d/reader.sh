@@ -1,6 +1,7 @@
 #!/bin/bash
 # The trace reader: `ppbatch --inspect` throughput on a ~1 GB ppgen trace
-# from page cache (median of 3, wall and CPU), its peak RSS, gzip input
+# from page cache (median of 3, wall and CPU), reader alone (--no-classify)
+# and with the classifier, peak RSS, gzip input
 # against `zcat FILE >/dev/null`, and in the same run a YAJL event counter
 # and Python's json.load on the same file. Appends "name value unit" lines
 # to $BENCH_RESULTS and prints a summary. Measures; never asserts.
@@ -47,16 +48,19 @@ median3() {
 	for i in 1 2 3; do
 		run_timed "$work/run.$i" "$@" || { cat "$work/run.$i.err" >&2; return 1; }
 	done
-	cat "$work/run.1" "$work/run.2" "$work/run.3" |
-		sort -n -k1 | awk 'NR == 2 { w = $1 } { c[NR] = $2; if ($3 > m) m = $3 }
-			END { n = asort(c); print w, c[2], m }'
+	local runs=("$work/run.1" "$work/run.2" "$work/run.3")
+	echo "$(cut -d' ' -f1 "${runs[@]}" | sort -g | sed -n 2p)" \
+		"$(cut -d' ' -f2 "${runs[@]}" | sort -g | sed -n 2p)" \
+		"$(cut -d' ' -f3 "${runs[@]}" | sort -g | tail -n 1)"
 }
-gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.3f", s > 0 ? b / s / 1e9 : 0 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }'; }
+gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.3f", (s > 0 ? b / s / 1e9 : 0) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 cat "$trace" "$trace.gz" >/dev/null # page cache
-read -r w_plain c_plain rss_plain < <(median3 "$PP_BIN/ppbatch" --inspect "$trace") || exit 1
-read -r w_gz c_gz rss_gz < <(median3 "$PP_BIN/ppbatch" --inspect "$trace.gz") || exit 1
+# The reader alone (--no-classify), then with the classifier (the default).
+read -r w_plain c_plain rss_plain < <(median3 "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
+read -r w_gz c_gz rss_gz < <(median3 "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
+read -r w_cl c_cl rss_cl < <(median3 "$PP_BIN/ppbatch" --inspect "$trace") || exit 1
 read -r w_zcat c_zcat _ < <(median3 zcat "$trace.gz") || exit 1
 read -r w_yajl c_yajl rss_yajl < <(median3 "$yajl" "$trace") || exit 1
 events=$("$PP_BIN/ppbatch" --inspect --json "$trace" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
@@ -73,6 +77,9 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 	echo "reader_inspect_gbps $(gbps "$bytes" "$w_plain") GB/s"
 	echo "reader_inspect_cpu_gbps $(gbps "$bytes" "$c_plain") GB/s"
 	echo "reader_inspect_peak_rss $((rss_plain / 1024)) MiB"
+	echo "reader_inspect_classify_gbps $(gbps "$bytes" "$w_cl") GB/s"
+	echo "reader_inspect_classify_cpu_gbps $(gbps "$bytes" "$c_cl") GB/s"
+	echo "reader_inspect_classify_peak_rss $((rss_cl / 1024)) MiB"
 	echo "reader_gzip_inspect_s $w_gz s"
 	echo "reader_zcat_s $w_zcat s"
 	echo "reader_gzip_vs_zcat $(ratio "$w_gz" "$w_zcat") x"
@@ -80,25 +87,29 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 	echo "reader_gzip_peak_rss $((rss_gz / 1024)) MiB"
 	echo "reader_yajl_gbps $(gbps "$bytes" "$w_yajl") GB/s"
 	echo "reader_vs_yajl $(ratio "$w_yajl" "$w_plain") x"
+	echo "reader_vs_yajl_cpu $(ratio "$c_yajl" "$c_plain") x"
 	if [ "$PY" = 1 ]; then
 		echo "reader_python_gbps $(gbps "$bytes" "$w_py") GB/s"
 		echo "reader_python_peak_rss $((rss_py / 1024)) MiB"
 		echo "reader_vs_python $(ratio "$w_py" "$w_plain") x"
+		echo "reader_vs_python_cpu $(ratio "$c_py" "$c_plain") x"
 	fi
 	echo "reader_load_average $load load"
 } | tee -a "$BENCH_RESULTS" >"$work/summary"
 
 echo "reader: $(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b / 1e9 }') ppgen trace, $events events (YAJL counts $yevents), load average $load"
-printf '  --inspect plain   %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)  peak RSS %d MiB\n' \
+printf '  --inspect --no-classify  %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)  peak RSS %d MiB\n' \
 	"$w_plain" "$c_plain" "$(gbps "$bytes" "$w_plain")" "$(gbps "$bytes" "$c_plain")" $((rss_plain / 1024))
-printf '  --inspect gzip    %6.2f s wall  %6.2f s cpu  (%s MB gz)  peak RSS %d MiB\n' \
+printf '  --inspect (classify)     %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)  peak RSS %d MiB\n' \
+	"$w_cl" "$c_cl" "$(gbps "$bytes" "$w_cl")" "$(gbps "$bytes" "$c_cl")" $((rss_cl / 1024))
+printf '  --inspect gzip           %6.2f s wall  %6.2f s cpu  (%s MB gz)  peak RSS %d MiB\n' \
 	"$w_gz" "$c_gz" $((gzbytes / 1000000)) $((rss_gz / 1024))
-printf '  zcat >/dev/null   %6.2f s wall  %6.2f s cpu  -> gzip --inspect / zcat = %s x wall, %s x cpu\n' \
+printf '  zcat >/dev/null          %6.2f s wall  %6.2f s cpu  -> gzip --inspect / zcat = %s x wall, %s x cpu\n' \
 	"$w_zcat" "$c_zcat" "$(ratio "$w_gz" "$w_zcat")" "$(ratio "$c_gz" "$c_zcat")"
-printf '  YAJL event count  %6.2f s wall  %6.2f s cpu  %s GB/s  -> --inspect is %s x faster\n' \
+printf '  YAJL event count         %6.2f s wall  %6.2f s cpu  %s GB/s  -> --inspect is %s x faster\n' \
 	"$w_yajl" "$c_yajl" "$(gbps "$bytes" "$w_yajl")" "$(ratio "$w_yajl" "$w_plain")"
 [ "$PY" = 1 ] &&
-	printf '  Python json.load  %6.2f s wall  %6.2f s cpu  %s GB/s  peak RSS %d MiB  -> --inspect is %s x faster\n' \
+	printf '  Python json.load         %6.2f s wall  %6.2f s cpu  %s GB/s  peak RSS %d MiB  -> --inspect is %s x faster\n' \
 		"$w_py" "$c_py" "$(gbps "$bytes" "$w_py")" $((rss_py / 1024)) "$(ratio "$w_py" "$w_plain")"
 echo "  (wall times on a shared machine; cpu = user + sys)"
 exit 0

@@ -1,0 +1,10 @@
+build-dev/pipeline/agg.o: pipeline/agg.c pipeline/agg_int.h \
+ pipeline/agg.h pipeline/arena.h pipeline/strbuf.h pipeline/pp.h \
+ pipeline/safefile.h pipeline/topology.h
+pipeline/agg_int.h:
+pipeline/agg.h:
+pipeline/arena.h:
+pipeline/strbuf.h:
+pipeline/pp.h:
+pipeline/safefile.h:
+pipeline/topology.h:

@@ -1,0 +1,2 @@
+build-dev/pipeline/arena.o: pipeline/arena.c pipeline/arena.h
+pipeline/arena.h:

@@ -1,0 +1,3 @@
+build-dev/pipeline/htab.o: pipeline/htab.c pipeline/htab.h pipeline/pp.h
+pipeline/htab.h:
+pipeline/pp.h:

@@ -1,0 +1,2 @@
+build-dev/pipeline/pp.o: pipeline/pp.c pipeline/pp.h
+pipeline/pp.h:

@@ -1,0 +1,4 @@
+build-dev/pipeline/strbuf.o: pipeline/strbuf.c pipeline/strbuf.h \
+ pipeline/pp.h
+pipeline/strbuf.h:
+pipeline/pp.h:
