@@ -156,10 +156,8 @@ static int out_close(struct safefile *sf)
 static int out_mkdir(const char *path)
 {
 	char err[512];
-	int fd;
-	if (safe_mkdirs(AT_FDCWD, path, 0, &fd, err, sizeof(err)))
+	if (safe_mkdir_p(path, err, sizeof(err)))
 		return error("cannot create '%s': %s", path, err), PP_EIO;
-	close(fd);
 	return 0;
 }
 

@@ -56,10 +56,8 @@ int agg_cat_of(const char *name, bool recompute)
 static int mkdir_p(const char *path)
 {
 	char err[512];
-	int fd;
-	if (safe_mkdirs(AT_FDCWD, path, 0, &fd, err, sizeof(err)))
+	if (safe_mkdir_p(path, err, sizeof(err)))
 		return error("cannot create '%s': %s", path, err), PP_EIO;
-	close(fd);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gantt.h"
 #include "pp.h"
 
 static bool have_gnuplot(void)
@@ -78,16 +79,7 @@ static pid_t start(const char *script)
 		dup2(devnull, 1);
 		close(devnull);
 	}
-	/* gnuplot opens its outputs itself: remove what stands at their names
-	 * first, so that it creates new files instead of writing through a
-	 * symlink planted there. */
-	if (bl > 3 && bl + 5 < sizeof(err) && !strcmp(base + bl - 3, ".gp")) {
-		memcpy(err, base, bl - 3);
-		memcpy(err + bl - 3, ".png", 5);
-		unlink(err);
-		memcpy(err + bl - 3, ".svg", 5);
-		unlink(err);
-	}
+	gantt_clear_outputs(base);
 	char *argv[] = { "gnuplot", (char *)base, NULL };
 	execvp("gnuplot", argv);
 	_exit(127);

@@ -438,17 +438,7 @@ static int run_gnuplot(const char *exe, const char *dir, const char *script,
 		close(fds[1]);
 		if (chdir(dir))
 			_exit(126);
-		/* gnuplot opens its outputs itself: remove what stands at their
-		 * names first, so it never writes through a planted symlink. */
-		char out[512];
-		size_t sl = strlen(script);
-		if (sl > 3 && sl + 2 < sizeof(out) && !strcmp(script + sl - 3, ".gp")) {
-			memcpy(out, script, sl - 3);
-			memcpy(out + sl - 3, ".png", 5);
-			unlink(out);
-			memcpy(out + sl - 3, ".svg", 5);
-			unlink(out);
-		}
+		gantt_clear_outputs(script);
 		char *argv[] = { "gnuplot", (char *)script, NULL };
 		execv(exe, argv);
 		_exit(127);
@@ -547,4 +537,17 @@ out:
 	strbuf_release(&dir);
 	strbuf_release(&script);
 	return rc;
+}
+
+void gantt_clear_outputs(const char *script)
+{
+	char out[512];
+	size_t sl = strlen(script);
+	if (sl <= 3 || sl + 2 >= sizeof(out) || strcmp(script + sl - 3, ".gp"))
+		return;
+	memcpy(out, script, sl - 3);
+	memcpy(out + sl - 3, ".png", 5);
+	unlink(out);
+	memcpy(out + sl - 3, ".svg", 5);
+	unlink(out);
 }

@@ -64,4 +64,10 @@ size_t gantt_box_count(const struct gantt *g);
 int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen);
 
+/* Removes whatever stands at the PNG and SVG names of the gnuplot script
+ * `script` (a path ending in ".gp", relative to the current folder), so
+ * that gnuplot creates new files instead of writing through a planted
+ * symlink. Async-signal-safe: called between fork and exec. */
+void gantt_clear_outputs(const char *script);
+
 #endif

@@ -325,3 +325,12 @@ int safefile_write(int dirfd, const char *name, const void *data, size_t len,
 	}
 	return safefile_commit(&sf, err, errlen);
 }
+
+int safe_mkdir_p(const char *path, char *err, size_t errlen)
+{
+	int fd;
+	int rc = safe_mkdirs(AT_FDCWD, path, 0, &fd, err, errlen);
+	if (!rc)
+		close(fd);
+	return rc;
+}

@@ -68,6 +68,10 @@ int safefile_commit(struct safefile *sf, char *err, size_t errlen);
  * and releases sf. Safe after a failed open, a commit or an abort. */
 void safefile_abort(struct safefile *sf);
 
+/* mkdir -p of path (relative to the current folder, or absolute) under the
+ * rules of safe_mkdirs(), without keeping the folder open. */
+int safe_mkdir_p(const char *path, char *err, size_t errlen);
+
 /* Writes `len` bytes of data as dirfd/name in one go (open, write, commit). */
 int safefile_write(int dirfd, const char *name, const void *data, size_t len,
 		   char *err, size_t errlen);
