@@ -153,14 +153,6 @@ static int out_close(struct safefile *sf)
 	return 0;
 }
 
-static int out_mkdir(const char *path)
-{
-	char err[512];
-	if (safe_mkdir_p(path, err, sizeof(err)))
-		return error("cannot create '%s': %s", path, err), PP_EIO;
-	return 0;
-}
-
 static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char *dir)
 {
 	struct strbuf p = STRBUF_INIT;
@@ -281,7 +273,7 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 	int rc = agg_db_load_blocks(R->db, it);
 	if (rc)
 		return error("%s", agg_db_errmsg(R->db)), rc;
-	if (out_mkdir(idir))
+	if (agg_mkdir_p(idir))
 		return PP_EIO;
 	rc = write_iter_csvs(R, it, idir);
 	for (size_t i = 0; i < it->nranks && !rc; i++) {
@@ -488,7 +480,7 @@ int agg_run(const struct agg_opts *o)
 		goto out;
 	}
 	int64_t t_agg = pp_now_ns();
-	if (out_mkdir(R.out))
+	if (agg_mkdir_p(R.out))
 		goto out;
 	for (int i = 0; i < R.niters; i++)
 		if (iteration_outputs(&R, &R.its[i]))

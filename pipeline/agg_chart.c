@@ -53,7 +53,7 @@ int agg_cat_of(const char *name, bool recompute)
 	return -1;
 }
 
-static int mkdir_p(const char *path)
+int agg_mkdir_p(const char *path)
 {
 	char err[512];
 	if (safe_mkdir_p(path, err, sizeof(err)))
@@ -281,7 +281,7 @@ out:
 int agg_chart_rank(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
 		   const struct agg_chart_opts *co, struct strbuf *jobs)
 {
-	if (mkdir_p(dir))
+	if (agg_mkdir_p(dir))
 		return PP_EIO;
 	int rc = write_rank_csvs(dir, r);
 	if (rc || !r->in.ok)
@@ -304,7 +304,7 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 		   const int *ranks, const int *split, int n, const struct agg_chart_opts *co,
 		   struct strbuf *jobs)
 {
-	if (mkdir_p(dir))
+	if (agg_mkdir_p(dir))
 		return PP_EIO;
 	struct row *rows = calloc((size_t)n + 1, sizeof(*rows));
 	char (*labels)[48] = calloc((size_t)n + 1, sizeof(*labels));

@@ -29,6 +29,10 @@ struct agg_cat_style {
 	double lo, hi;     /* box extent relative to the row centre */
 };
 extern const struct agg_cat_style agg_cat_styles[AGG_NCATS];
+/* mkdir -p of an output folder without following planted symlinks
+ * (safefile.h); reports the error itself. 0 or PP_EIO. */
+int agg_mkdir_p(const char *path);
+
 /* AGG_CAT_* of a category name (recompute flag for the subset), or -1. */
 int agg_cat_of(const char *name, bool recompute);
 

@@ -276,10 +276,11 @@ static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 	return 0;
 }
 
-static int user_version(sqlite3 *db, int *v, char *err, size_t errlen)
+/* Runs a constant query that yields one integer into *v. */
+static int query_int(sqlite3 *db, const char *sql, int *v, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		return PP_EDB;
 	}
@@ -292,23 +293,16 @@ static int user_version(sqlite3 *db, int *v, char *err, size_t errlen)
 	return rc == SQLITE_ROW ? 0 : PP_EDB;
 }
 
+static int user_version(sqlite3 *db, int *v, char *err, size_t errlen)
+{
+	return query_int(db, "PRAGMA user_version", v, err, errlen);
+}
+
 /* Whether the file holds tables that pptrace did not create. */
 static int foreign_tables(sqlite3 *db, int *n, char *err, size_t errlen)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE "
-			       "type = 'table' AND name NOT LIKE 'sqlite_%'",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-		return PP_EDB;
-	}
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*n = sqlite3_column_int(st, 0);
-	else
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : PP_EDB;
+	return query_int(db, "SELECT count(*) FROM sqlite_master WHERE "
+			 "type = 'table' AND name NOT LIKE 'sqlite_%'", n, err, errlen);
 }
 
 int schema_check(sqlite3 *db, char *err, size_t errlen)
