@@ -15,6 +15,7 @@
 #include "arena.h"
 #include "classify.h"
 #include "classify_priv.h"
+#include "hugepage.h"
 #include "pp.h"
 #include "trace_read.h"
 
@@ -42,6 +43,7 @@ void *vec_push(struct vec *v)
 		void *d = realloc(v->data, cap * v->elem);
 		if (!d)
 			return NULL;
+		hugepage_advise(d, cap * v->elem);
 		v->data = d;
 		v->cap = cap;
 	}
