@@ -96,11 +96,15 @@ static void describe_text(const struct rank_result *r, struct strbuf *sb)
 			    (long long)r->steps_per_set[s]);
 	strbuf_addf(sb, "\n  ProfilerStep windows: %zu\n", r->niterations);
 	strbuf_addf(sb, "  events %lld, cpu slices %lld (kept %lld), launches "
-		    "%lld, gpu events %lld (orphans %lld), fwdbwd flow ends "
-		    "%lld\n", (long long)k->events, (long long)k->cpu_slices,
-		    (long long)k->kept_slices, (long long)k->launches,
-		    (long long)k->gpu_events, (long long)k->orphans,
-		    (long long)k->flows);
+		    "%lld, gpu events %lld", (long long)k->events,
+		    (long long)k->cpu_slices, (long long)k->kept_slices,
+		    (long long)k->launches, (long long)k->gpu_events);
+	if (!r->survey)
+		strbuf_addf(sb, " (orphans %lld)", (long long)k->orphans);
+	strbuf_addf(sb, ", fwdbwd flow ends %lld\n", (long long)k->flows);
+	if (r->survey)
+		strbuf_addstr(sb, "  (a survey: kernel categories, orphans and "
+			      "rank metrics with --full)\n");
 	if (r->has_window)
 		strbuf_addf(sb, "  window %lld ns, gpu busy %lld, idle %lld, "
 			    "bubble %lld, coverage %.2f%%\n",
@@ -122,13 +126,18 @@ static void describe_json(const struct rank_result *r, struct strbuf *sb)
 		strbuf_addf(sb, "%s\"%s\":%lld", s ? "," : "",
 			    patterns_set_name(s),
 			    (long long)r->steps_per_set[s]);
-	strbuf_addf(sb, "},\"profiler_steps\":%zu,\"events\":%lld,"
-		    "\"cpu_slices\":%lld,\"launches\":%lld,"
-		    "\"gpu_events\":%lld,\"orphans\":%lld,\"kernels\":%zu,"
-		    "\"steps\":%zu,", r->niterations, (long long)k->events,
+	strbuf_addf(sb, "},\"survey\":%s,\"profiler_steps\":%zu,"
+		    "\"events\":%lld,\"cpu_slices\":%lld,\"launches\":%lld,"
+		    "\"gpu_events\":%lld,", r->survey ? "true" : "false",
+		    r->niterations, (long long)k->events,
 		    (long long)k->cpu_slices, (long long)k->launches,
-		    (long long)k->gpu_events, (long long)k->orphans,
-		    r->nkernels, r->nsteps);
+		    (long long)k->gpu_events);
+	if (r->survey)
+		strbuf_addstr(sb, "\"orphans\":null,\"kernels\":null,");
+	else
+		strbuf_addf(sb, "\"orphans\":%lld,\"kernels\":%zu,",
+			    (long long)k->orphans, r->nkernels);
+	strbuf_addf(sb, "\"steps\":%zu,", r->nsteps);
 	if (r->has_window)
 		strbuf_addf(sb, "\"window_ns\":%lld,\"gpu_busy_ns\":%lld,"
 			    "\"bubble_ns\":%lld,\"coverage\":%.6f,",

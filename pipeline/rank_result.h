@@ -141,6 +141,9 @@ struct rr_counters {
 
 struct rank_result {
 	enum rr_mode mode;
+	/* From classify_new_survey(): no kernels, categories, groups, orphans
+	 * or metrics (nkernels 0, has_window false). */
+	bool survey;
 	struct rr_thread fwd_thread, bwd_thread;
 
 	/* Per-rank metrics (SPEC §6, contracts §2). has_window is false when

@@ -45,7 +45,7 @@ enum stmt_id {
  * batch instead of per row roughly halves SQLite's share of a worker's
  * time. The statement text stays a compile-time constant. */
 #define KCOLS 9
-#define KROW "(?,?,?,?,?,?,?,?,?)"
+#define KROW "(?,?,?,?,?,?,?,?)"
 #define KROW4 KROW "," KROW "," KROW "," KROW
 #define KROW16 KROW4 "," KROW4 "," KROW4 "," KROW4
 #define KBATCH 32
@@ -90,7 +90,10 @@ static const char *const stmt_sql[S_COUNT] = {
 	 " files = ?4, ok = ?5, partial = ?6, failed = ?7,"
 	 " skipped = ?8, bytes = ?9, seconds = ?10, failures = ?11"
 	 " WHERE id = ?1",
-	"INSERT INTO kernel_t(rowid, code, seq, name_id, stream,"
+	/* OR FAIL: no statement journal (ABORT would keep one to undo a
+	 * half-done multi-row statement; any error rolls back the whole
+	 * trace transaction anyway). */
+	"INSERT OR FAIL INTO kernel_t(code, seq, name_id, stream,"
 	 " start, dur, correlation, pg_id) VALUES " KROW16 "," KROW16,
 };
 
@@ -220,7 +223,9 @@ static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
 		db->st[id] = s;
 	} else {
 		sqlite3_reset(s);
-		sqlite3_clear_bindings(s);
+		/* Kernel inserts bind every parameter (bind_krows). */
+		if (id != S_INS_KERNELS && id != S_INS_KERNEL)
+			sqlite3_clear_bindings(s);
 	}
 	return s;
 }
@@ -542,12 +547,13 @@ int db_intern_name(struct db *db, const char *name, size_t len, int64_t *id)
 			 NULL, id);
 }
 
-/* Binds rows [0, n) of the buffer from parameter 1 on. */
-static void bind_krows(sqlite3_stmt *s, const struct db *db, int n)
+/* Binds rows [0, n) of the buffer from parameter 1 on, from column c0 (1:
+ * without the rowid). */
+static void bind_krows(sqlite3_stmt *s, const struct db *db, int n, int c0)
 {
 	for (int r = 0; r < n; r++)
-		for (int c = 0; c < KCOLS; c++) {
-			int i = r * KCOLS + c + 1;
+		for (int c = c0; c < KCOLS; c++) {
+			int i = r * (KCOLS - c0) + c - c0 + 1;
 			if (db->knull[r] >> c & 1)
 				sqlite3_bind_null(s, i);
 			else
@@ -561,12 +567,21 @@ static int flush_kernels(struct db *db)
 {
 	int n = db->nkrow;
 	db->nkrow = 0;
-	if (n == KBATCH) {
+	if (n == KBATCH && (db->krow[0][0] & ((INT64_C(1) << DB_KROW_SHIFT) - 1))) {
+		/* After the trace's first row (explicit rowid), its rows are
+		 * the table's last: SQLite appends them with rowid max + 1,
+		 * which skips the uniqueness seek an explicit rowid costs.
+		 * Verified, so that a surprise is an error, never a wrong
+		 * rowid. */
 		sqlite3_stmt *s = stmt(db, S_INS_KERNELS);
 		if (!s)
 			return PP_EDB;
-		bind_krows(s, db, n);
-		return run(db, s, "cannot insert kernels");
+		bind_krows(s, db, n, 1);
+		if (run(db, s, "cannot insert kernels"))
+			return PP_EDB;
+		if (sqlite3_last_insert_rowid(db->conn) != db->krow[n - 1][0])
+			return fail(db, PP_EDB, "kernel rows are not at the end of kernel_t");
+		return 0;
 	}
 	for (int r = 0; r < n; r++) {
 		sqlite3_stmt *s = stmt(db, S_INS_KERNEL);
@@ -574,7 +589,7 @@ static int flush_kernels(struct db *db)
 			return PP_EDB;
 		memmove(db->krow[0], db->krow[r], sizeof(db->krow[0]));
 		db->knull[0] = db->knull[r];
-		bind_krows(s, db, 1);
+		bind_krows(s, db, 1, 0);
 		if (run(db, s, "cannot insert kernel"))
 			return PP_EDB;
 	}
