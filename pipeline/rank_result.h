@@ -193,6 +193,12 @@ void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
  * Returns 0, or PP_EINVAL for sizes < 1. */
 int rank_result_label_vpp(struct rank_result *r, int pp_size, int vpp);
 
+/* The same for one step: the seq-th forward (backward when backward) step
+ * of a rank runs model chunk *chunk on micro-batch *microbatch. Sizes must
+ * be >= 1. */
+void rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
+		  int32_t *chunk, int32_t *microbatch);
+
 const char *rr_category_name(enum rr_category c);
 const char *rr_type_name(enum rr_type t);
 const char *rr_phase_name(enum rr_phase p);  /* NULL for RR_NOPHASE */

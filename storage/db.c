@@ -38,6 +38,7 @@ enum stmt_id {
 	S_INS_TRACE, S_INS_KERNEL, S_INS_STEP, S_INS_CAT,
 	S_FIND_NAME, S_INS_NAME, S_FIND_PG, S_INS_PG,
 	S_LOOKUP, S_EACH, S_RUN_BEGIN, S_RUN_FINISH, S_INS_KERNELS,
+	S_INS_KERNELS_ID, S_MAX_KROW,
 	S_COUNT
 };
 
@@ -45,9 +46,12 @@ enum stmt_id {
  * batch instead of per row roughly halves SQLite's share of a worker's
  * time. The statement text stays a compile-time constant. */
 #define KCOLS 9
-#define KROW "(?,?,?,?,?,?,?,?)"
+#define KROW "(?,?,?,?,?,?,?,?)"   /* without the rowid */
+#define KROWID "(?,?,?,?,?,?,?,?,?)" /* with it */
 #define KROW4 KROW "," KROW "," KROW "," KROW
 #define KROW16 KROW4 "," KROW4 "," KROW4 "," KROW4
+#define KROWID4 KROWID "," KROWID "," KROWID "," KROWID
+#define KROWID16 KROWID4 "," KROWID4 "," KROWID4 "," KROWID4
 #define KBATCH 32
 
 /* In enum stmt_id order. */
@@ -95,6 +99,9 @@ static const char *const stmt_sql[S_COUNT] = {
 	 * trace transaction anyway). */
 	"INSERT OR FAIL INTO kernel_t(code, seq, name_id, stream,"
 	 " start, dur, correlation, pg_id) VALUES " KROW16 "," KROW16,
+	"INSERT OR FAIL INTO kernel_t(rowid, code, seq, name_id, stream,"
+	 " start, dur, correlation, pg_id) VALUES " KROWID16 "," KROWID16,
+	"SELECT max(rowid) FROM kernel_t",
 };
 
 _Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT,
@@ -117,6 +124,8 @@ struct db {
 	int64_t krow[KBATCH][KCOLS];
 	uint16_t knull[KBATCH];
 	int nkrow;
+	int kappend; /* the trace's rows are kernel_t's last: 1 yes, 0 no,
+		      * -1 not known yet */
 };
 _Static_assert(KBATCH * KCOLS <= 999, "SQLite's smallest parameter limit");
 
@@ -224,7 +233,8 @@ static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
 	} else {
 		sqlite3_reset(s);
 		/* Kernel inserts bind every parameter (bind_krows). */
-		if (id != S_INS_KERNELS && id != S_INS_KERNEL)
+		if (id != S_INS_KERNELS && id != S_INS_KERNELS_ID &&
+		    id != S_INS_KERNEL)
 			sqlite3_clear_bindings(s);
 	}
 	return s;
@@ -453,6 +463,8 @@ int db_trace_begin(struct db *db, const struct db_trace *t)
 		return PP_EDB;
 	db->in_txn = true;
 	db->next_kidx = 0;
+	db->nkrow = 0;
+	db->kappend = -1;
 	db->window_start_ns = t->has_metrics ? t->window_start_ns : 0;
 	if (!t->path)
 		return fail(db, PP_EINVAL, "trace without a path");
@@ -561,18 +573,40 @@ static void bind_krows(sqlite3_stmt *s, const struct db *db, int n, int c0)
 		}
 }
 
+/* Whether the open trace's rows so far are the last of kernel_t, so that
+ * the next ones can be appended with SQLite's own rowids (max + 1). True
+ * in every normal run (a new trace has the largest id); checked once per
+ * trace, because rows of a deleted trace row could remain after a user's
+ * hand-made DELETE. */
+static int rows_are_last(struct db *db, int64_t first_rowid)
+{
+	sqlite3_stmt *s = stmt(db, S_MAX_KROW);
+	if (!s)
+		return -1;
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		fail_sql(db, "cannot read kernel_t");
+		sqlite3_reset(s);
+		return -1;
+	}
+	int last = sqlite3_column_int64(s, 0) == first_rowid - 1;
+	sqlite3_reset(s);
+	return last;
+}
+
 /* Inserts the buffered kernel rows: a full batch in one statement, a
  * partial one (the end of a trace) row by row. */
 static int flush_kernels(struct db *db)
 {
 	int n = db->nkrow;
 	db->nkrow = 0;
-	if (n == KBATCH && (db->krow[0][0] & ((INT64_C(1) << DB_KROW_SHIFT) - 1))) {
-		/* After the trace's first row (explicit rowid), its rows are
-		 * the table's last: SQLite appends them with rowid max + 1,
-		 * which skips the uniqueness seek an explicit rowid costs.
-		 * Verified, so that a surprise is an error, never a wrong
-		 * rowid. */
+	bool first = !(db->krow[0][0] & ((INT64_C(1) << DB_KROW_SHIFT) - 1));
+	if (n == KBATCH && !first && db->kappend < 0 &&
+	    (db->kappend = rows_are_last(db, db->krow[0][0])) < 0)
+		return PP_EDB;
+	if (n == KBATCH && db->kappend == 1) {
+		/* Appended with rowid max + 1: no uniqueness seek, which an
+		 * explicit rowid costs on every row. Verified, so that a
+		 * surprise is an error, never a wrong rowid. */
 		sqlite3_stmt *s = stmt(db, S_INS_KERNELS);
 		if (!s)
 			return PP_EDB;
@@ -582,6 +616,13 @@ static int flush_kernels(struct db *db)
 		if (sqlite3_last_insert_rowid(db->conn) != db->krow[n - 1][0])
 			return fail(db, PP_EDB, "kernel rows are not at the end of kernel_t");
 		return 0;
+	}
+	if (n == KBATCH) {
+		sqlite3_stmt *s = stmt(db, S_INS_KERNELS_ID);
+		if (!s)
+			return PP_EDB;
+		bind_krows(s, db, n, 0);
+		return run(db, s, "cannot insert kernels");
 	}
 	for (int r = 0; r < n; r++) {
 		sqlite3_stmt *s = stmt(db, S_INS_KERNEL);
