@@ -116,6 +116,7 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena)
 	vec_init(&c->slices, sizeof(struct cslice));
 	vec_init(&c->pgslices, sizeof(struct cpgslice));
 	vec_init(&c->launches, sizeof(struct claunch));
+	vec_init(&c->dup_launches, sizeof(struct claunch));
 	vec_init(&c->gpus, sizeof(struct rr_kernel));
 	vec_init(&c->groups, sizeof(struct cgroup));
 	itab_init(&c->name_tab);
@@ -145,6 +146,7 @@ void classify_free(struct classify *c)
 	vec_release(&c->slices);
 	vec_release(&c->pgslices);
 	vec_release(&c->launches);
+	vec_release(&c->dup_launches);
 	vec_release(&c->gpus);
 	vec_release(&c->groups);
 	itab_release(&c->name_tab);
@@ -349,6 +351,10 @@ static enum rr_type kernel_type(uint32_t bits, bool memevent)
 	return RR_COMP;
 }
 
+/* One row per GPU event is most of a worker's memory (and every fresh page
+ * costs a fault): keep it at 56 bytes. */
+_Static_assert(sizeof(struct rr_kernel) <= 56, "rr_kernel grew");
+
 static int feed_gpu(struct classify *c, const struct trace_event *ev,
 		    bool memevent)
 {
@@ -370,8 +376,6 @@ static int feed_gpu(struct classify *c, const struct trace_event *ev,
 	k->correlation = k->has_correlation ? ev->correlation : 0;
 	k->stream = ev->has & TE_STREAM ? ev->stream
 		    : (ev->has & TE_TID) && !ev->tid.is_str ? ev->tid.num : -1;
-	k->device = ev->has & TE_DEVICE ? ev->device
-		    : (ev->has & TE_PID) && !ev->pid.is_str ? ev->pid.num : -1;
 	k->name_id = (uint32_t)name;
 	k->type = (uint8_t)kernel_type(bits, memevent);
 	k->phase = RR_NOPHASE;
@@ -420,13 +424,14 @@ static int feed_cpu(struct classify *c, const struct trace_event *ev)
 				       (uint32_t)c->launches.n);
 		if (!v)
 			return PP_ENOMEM;
-		if (*v == c->launches.n) { /* first launch with this id wins */
-			struct claunch *l = vec_push(&c->launches);
-			if (!l)
-				return PP_ENOMEM;
-			l->ts = ev->ts_ns;
-			l->thread = (uint32_t)th;
-		}
+		/* The first launch with this id wins the attribution; later
+		 * ones (rare) are kept apart for the launch-count rule only. */
+		struct claunch *l = vec_push(*v == c->launches.n ? &c->launches
+								 : &c->dup_launches);
+		if (!l)
+			return PP_ENOMEM;
+		l->ts = ev->ts_ns;
+		l->thread = (uint32_t)th;
 		VEC_AT(&c->threads, struct cthread, th).launches++;
 		c->cnt.launches++;
 	}
@@ -858,6 +863,7 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	attribute_kernels(c, res, base, &pg, &its, iter_of);
 	set_counts(c, res);
 	vec_release(&c->launches);
+	vec_release(&c->dup_launches);
 	vec_release(&c->slices);
 	vec_release(&c->pgslices);
 	cmap_release(&c->corr);

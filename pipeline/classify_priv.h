@@ -102,6 +102,7 @@ struct classify {
 	int failed;
 
 	struct vec names, threads, slices, pgslices, launches, groups;
+	struct vec dup_launches; /* launches whose correlation came before */
 	/* GPU events as result rows from the start (raw ts, type set; the
 	 * category and step are filled in by attribute_kernels()). */
 	struct vec gpus;

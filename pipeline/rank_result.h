@@ -71,8 +71,8 @@ struct rr_thread {
 struct rr_kernel {
 	int64_t start_ns, dur_ns;  /* absolute start; dur may be 0 */
 	int64_t correlation;       /* args.correlation; valid if has_correlation */
-	int64_t stream, device;    /* args.stream/device, else the tid/pid
-				    * number; -1 when unknown */
+	int64_t stream;            /* args.stream, else the tid number; -1
+				    * when unknown */
 	uint32_t name_id;          /* index into rank_result.names */
 	int32_t seq;               /* step seq within phase; -1 with RR_NOPHASE */
 	int32_t step;              /* index into rank_result.steps or -1 */

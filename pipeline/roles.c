@@ -48,14 +48,18 @@ static void by_flows(struct classify *c, int *first, int *second)
 }
 
 /* Counts, per thread, launches inside backward-step windows (backward_step
- * roots on the forward thread, any launching thread). */
+ * roots on the forward thread, any launching thread): every launch event,
+ * also those repeating a correlation, as a survey's second pass does. */
 static void count_bwd_launches(struct classify *c)
 {
 	const struct croots *r = &c->roots[PAT_BACKWARD_STEP];
-	const struct claunch *l = c->launches.data;
-	for (size_t i = 0; i < c->launches.n; i++)
-		if (roots_find(r, (uint32_t)c->fwd, l[i].ts) >= 0)
-			thr(c, (int)l[i].thread)->bwd_launches++;
+	const struct vec *v[2] = { &c->launches, &c->dup_launches };
+	for (int k = 0; k < 2; k++) {
+		const struct claunch *l = v[k]->data;
+		for (size_t i = 0; i < v[k]->n; i++)
+			if (roots_find(r, (uint32_t)c->fwd, l[i].ts) >= 0)
+				thr(c, (int)l[i].thread)->bwd_launches++;
+	}
 }
 
 static void describe(struct classify *c, int i, enum rr_role_rule rule,

@@ -4,6 +4,8 @@
 #   ppbatch_1worker_gbps       one worker, one ~1 GB ppgen trace: parse +
 #                              classify + store, wall clock (and _cpu_gbps:
 #                              bytes per CPU second, robust on a busy machine)
+#   ppbatch_1file_command_gbps the same trace through `ppbatch --input -j 1`
+#   ppbatch_kernels_per_s      its GPU events stored per second
 #   ppbatch_worker_rss_mib     peak RSS of that worker, and the target
 #                              64 MiB + 10 % of the trace
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
@@ -44,6 +46,15 @@ put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{pr
 put ppbatch_worker_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
 put ppbatch_worker_rss_target_mib "$(awk -v b="$tb" 'BEGIN{printf "%.1f", 64 + b*0.1/1048576}')" MiB
 put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db"*)" -v b="$tb" 'BEGIN{printf "%.2f", 100*d/b}')" %
+# The same trace through the whole command (coordinator, one worker, the
+# final WAL checkpoint), as a user runs it.
+rm -f "$W/bigcmd.db"*
+sync
+/usr/bin/time -f '%e %U %S' -o "$W/time" \
+	ppbatch --input "$big" --db "$W/bigcmd.db" --processes 1 --quiet
+read -r wall usr sys <"$W/time"
+put ppbatch_1file_command_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+put ppbatch_kernels_per_s "$(sqlite3 "$W/bigcmd.db" 'SELECT kernels FROM ranks' | awk -v t="$wall" '{printf "%.0f", $1/t}')" kernels/s
 
 # A tree of >= 32 ranks and >= tree_gb GB: pp 4 x dp 8 ranks, one iteration.
 tree="$W/tree"

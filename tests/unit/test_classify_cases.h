@@ -131,6 +131,24 @@ static const struct tcase cases[] = {
   "step fwd 0 100 200 - - 0 0 0 0 0\n"
   "step bwd 0 1000 2000 5000 5020 20 20 0 0 2\n" },
 
+{ "backward_thread_by_launches_counts_repeated_correlations",
+  /* The launch-count rule counts launch events (SPEC §4: CPU events with a
+   * correlation), also ones repeating a correlation: thread 4 launches 3
+   * times under one id, thread 3 twice; the first launch of an id still
+   * owns its kernel. */
+  "X python_function 1 1 100 100 forward_step\n"
+  "X python_function 1 1 1000 1000 backward_step\n"
+  "L 1 3 1100 1\n"
+  "L 1 3 1200 2\n"
+  "L 1 4 1300 7\n"
+  "L 1 4 1400 7\n"
+  "L 1 4 1500 7\n"
+  "K kernel 5000 10 7 a\n",
+  "fwd 1 1 forward_step\n"
+  "bwd 1 4 bwd_launches\n"
+  "count launches 5\n"
+  "k 0 bwd_computation bwd 0\n" },
+
 { "backward_thread_is_forward_thread",
   "X python_function 1 1 100 100 forward_step\n"
   "L 1 1 150 1\n"
