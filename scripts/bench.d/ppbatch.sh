@@ -8,6 +8,8 @@
 #   ppbatch_kernels_per_s      its GPU events stored per second
 #   ppbatch_worker_rss_mib     peak RSS of that worker, and the target
 #                              64 MiB + 10 % of the trace
+#   ppbatch_real_gbps          the worker on the largest real trace (a real
+#                              kernel density), median of 5
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
 #                              >= 32 ranks, >= 4 GB, --processes 1 vs 2
 #   ppbatch_db_ratio_pct       database bytes / trace bytes (every kernel)
@@ -54,7 +56,29 @@ sync
 	ppbatch --input "$big" --db "$W/bigcmd.db" --processes 1 --quiet
 read -r wall usr sys <"$W/time"
 put ppbatch_1file_command_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
-put ppbatch_kernels_per_s "$(sqlite3 "$W/bigcmd.db" 'SELECT kernels FROM ranks' | awk -v t="$wall" '{printf "%.0f", $1/t}')" kernels/s
+put ppbatch_kernels_per_s "$(sqlite3 "$W/bigcmd.db" 'SELECT count(*) FROM kernels' | awk -v t="$wall" '{printf "%.0f", $1/t}')" kernels/s
+
+# Throughput per GB depends on how many GPU events a GB holds: ppgen writes
+# ~1,200 bytes per kernel, the real traces 1,500-4,200. The largest real
+# trace (../shared/data/real, 54 MB, ~19 k kernels) through the worker,
+# median of 5, for a real-world density.
+real=${PP_SHARED:-$PWD/../shared}/data/real/hta/df_index_resolver__df_index_resolver.json.gz
+if [ -f "$real" ]; then
+	zcat "$real" >"$W/real.json"
+	rb=$(stat -c %s "$W/real.json")
+	printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$W/real.json" "$W/real.json" "$rb" >"$W/rtask"
+	# The database exists (as in a run: the coordinator creates it), so
+	# its creation is not timed; each run replaces the trace's rows.
+	rm -f "$W/real.db"*
+	ppbatch --worker --db "$W/real.db" <"$W/rtask" >/dev/null
+	for i in 1 2 3 4 5; do
+		/usr/bin/time -f '%e' -o "$W/rtime" ppbatch --worker --db "$W/real.db" <"$W/rtask" >/dev/null
+		cat "$W/rtime"
+	done | sort -n | sed -n 3p >"$W/rmed"
+	put ppbatch_real_trace_mb "$(awk -v b="$rb" 'BEGIN{printf "%.0f", b/1e6}')" MB
+	put ppbatch_real_bytes_per_kernel "$(sqlite3 "$W/real.db" 'SELECT count(*) FROM kernels' | awk -v b="$rb" '{printf "%.0f", b/$1}')" bytes
+	put ppbatch_real_gbps "$(awk -v b="$rb" -v t="$(cat "$W/rmed")" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+fi
 
 # A tree of >= 32 ranks and >= tree_gb GB: pp 4 x dp 8 ranks, one iteration.
 tree="$W/tree"
