@@ -310,7 +310,8 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 /* SPEC §6: where VPP is known, each fwd/bwd step gets its model chunk and
  * micro-batch (Megatron's interleaved order; with vpp 1, chunk 0 and the
  * micro-batch is the step's seq). Needs the pipeline size, so only with a
- * topology. */
+ * topology. Labels recorded in the database (PP-timer imports name every
+ * step) win: only the unknown ones are computed. */
 static void label_steps(struct agg_iter *it, int pp, int vpp)
 {
 	if (pp < 1 || vpp < 1)
@@ -318,9 +319,15 @@ static void label_steps(struct agg_iter *it, int pp, int vpp)
 	for (size_t i = 0; i < it->nranks; i++)
 		for (size_t j = 0; j < it->ranks[i].nsteps; j++) {
 			struct agg_step *s = &it->ranks[i].steps[j];
-			if (s->phase == 1 || s->phase == 2)
-				rr_vpp_label(s->seq, s->phase == 2, pp, vpp,
-					     &s->chunk, &s->microbatch);
+			int32_t chunk, mb;
+			if ((s->phase != 1 && s->phase != 2) ||
+			    (s->chunk >= 0 && s->microbatch >= 0))
+				continue;
+			rr_vpp_label(s->seq, s->phase == 2, pp, vpp, &chunk, &mb);
+			if (s->chunk < 0)
+				s->chunk = chunk;
+			if (s->microbatch < 0)
+				s->microbatch = mb;
 		}
 }
 

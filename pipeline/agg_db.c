@@ -326,9 +326,15 @@ static int load_steps(struct agg_db *db, int iteration, struct agg_iter *it)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->db,
-			       "SELECT rank, phase, seq, cpu_start_ns, cpu_end_ns, start_ns, end_ns, "
-			       "wall_ns, comp_ns, comm_ns, overlap_ns, kernels FROM steps "
-			       "WHERE iteration = ? ORDER BY rank, phase, seq",
+			       /* The steps view, plus the VPP labels a PP-timer
+				* import records (step_t.chunk, mbs). */
+			       "SELECT t.rank, p.name AS phase, s.seq, s.cpu_start_ns, s.cpu_end_ns,"
+			       " s.start_ns, s.end_ns,"
+			       " CASE WHEN s.start_ns IS NULL THEN 0 ELSE s.end_ns - s.start_ns END,"
+			       " s.comp_ns, s.comm_ns, s.overlap_ns, s.kernels, s.chunk, s.mbs"
+			       " FROM traces t JOIN step_t s ON s.trace_id = t.id"
+			       " JOIN phase_codes p ON p.code = s.phase"
+			       " WHERE t.iteration = ? ORDER BY t.rank, phase, s.seq",
 			       -1, &st, NULL) != SQLITE_OK)
 		return db_fail(db, "reading steps");
 	sqlite3_bind_int(st, 1, iteration);
@@ -363,7 +369,11 @@ static int load_steps(struct agg_db *db, int iteration, struct agg_iter *it)
 		p->comm = col_i64(st, 9);
 		p->overlap = col_i64(st, 10);
 		p->kernels = sqlite3_column_int(st, 11);
-		p->chunk = p->microbatch = -1;
+		p->chunk = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1
+								      : sqlite3_column_int(st, 12);
+		p->microbatch = sqlite3_column_type(st, 13) == SQLITE_NULL
+					? -1
+					: sqlite3_column_int(st, 13);
 	}
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, "reading steps");

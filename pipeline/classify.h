@@ -36,8 +36,9 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena);
 /* A survey, for `ppbatch --inspect`: everything classify_finish() reports
  * except what needs every GPU event kept (kernel rows and categories,
  * orphans, process-group kernel counts, the rank metrics: the result has
- * survey set, nkernels 0, has_window false). Memory is bounded by the
- * distinct names, threads and pattern-matching slices, not by the kernels.
+ * survey set, nkernels 0, has_window false). Memory grows with the
+ * distinct names, threads, pattern-matching slices and fwdbwd flow ids
+ * (12 bytes each, ~50 k per GB), not with the kernels.
  * Launches are counted, not kept: when the backward thread must be decided
  * by "most launches inside backward-step windows" (SPEC §4, the last
  * fallback), classify_finish() returns CLASSIFY_AGAIN; feed the same events

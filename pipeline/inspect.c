@@ -638,27 +638,54 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 	strbuf_release(&sb);
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
 /* A survey's second reading of the file, for the launch counts of the
- * backward-thread fallback (classify.h). Returns classify_finish()'s code,
- * or a reader error (the file changed or vanished: no classification). */
+ * backward-thread fallback (classify.h): the same `events` events as the
+ * first reading, from the same, unchanged file (st, taken before the first
+ * reading). Returns 0 with *res, or a PP_E* code with the reason in err. */
 static int launch_pass(struct classify *cl, const char *path,
-		       const struct trace_reader_opts *ro,
-		       const struct trace_header *h, struct rank_result **res)
+		       const struct trace_reader_opts *ro, const struct stat *st,
+		       uint64_t events, const struct trace_header *h,
+		       struct rank_result **res, char *err, size_t errlen)
 {
 	struct trace_event ev;
+	struct stat now;
+	uint64_t n = 0;
+	int rc = 0;
+	if (stat(path, &now) || !same_file(st, &now)) {
+		snprintf(err, errlen, "%s: changed while being inspected (read twice for the "
+			 "backward thread's launch count)", path);
+		return PP_EIO;
+	}
 	struct trace_reader *r = trace_reader_open(path, ro);
-	int rc;
 	if (!r)
 		die("out of memory opening '%s'", path);
-	while ((rc = trace_reader_next(r, &ev)) > 0)
-		if (classify_feed(cl, &ev) < 0)
+	while (n < events && (rc = trace_reader_next(r, &ev)) > 0) {
+		n++;
+		if ((rc = classify_feed(cl, &ev)) < 0)
 			break;
-	if (rc == 0)
-		rc = classify_finish(cl, h, res);
-	else if (rc < 0)
-		warn("%s", trace_reader_error(r));
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", rc == PP_ENOMEM ? "out of memory"
+							    : trace_reader_error(r));
+	else if (n < events || stat(path, &now) || !same_file(st, &now)) {
+		snprintf(err, errlen, "%s: changed while being inspected (read twice for "
+			 "the backward thread's launch count)", path);
+		rc = PP_EIO;
+	}
 	trace_reader_close(r);
-	return rc;
+	if (rc < 0)
+		return rc;
+	rc = classify_finish(cl, h, res);
+	if (rc)
+		snprintf(err, errlen, "%s: out of memory classifying", path);
+	return rc ? PP_ENOMEM : 0;
 }
 
 /* Reads one file and prints its description; returns 0 or a PP_E* code. */
@@ -674,9 +701,14 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	memset(&in, 0, sizeof(in));
 	in.last_cat = -1;
 	in.pats = pats;
-	in.cl = o->no_classify ? NULL
-		: o->full      ? classify_new(pats, &in.cl_arena)
-			       : classify_new_survey(pats, &in.cl_arena);
+	/* A survey may need a second reading: only of a regular file (not a
+	 * pipe such as <(zcat ...)), which must stay the same (st0). */
+	struct stat st0;
+	bool regular = stat(path, &st0) == 0 && S_ISREG(st0.st_mode);
+	in.cl = o->no_classify	      ? NULL
+		: o->full || !regular ? classify_new(pats, &in.cl_arena)
+				      : classify_new_survey(pats, &in.cl_arena);
+	char err2[600] = "";
 	int64_t t0 = pp_now_ns();
 	struct trace_reader *r = trace_reader_open(path, &ro);
 	if (!r)
@@ -692,9 +724,12 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	if (rc == 0 && in.cl) {
 		int crc = classify_finish(in.cl, trace_reader_header(r), &res);
 		if (crc == CLASSIFY_AGAIN)
-			crc = launch_pass(in.cl, path, &ro, trace_reader_header(r), &res);
+			crc = launch_pass(in.cl, path, &ro, &st0, trace_reader_events(r),
+					  trace_reader_header(r), &res, err2, sizeof(err2));
 		if (crc)
 			res = NULL;
+		if (crc && err2[0])
+			rc = crc; /* the file failed: say why below */
 	}
 	f.seconds = (double)(pp_now_ns() - t0) / 1e9;
 	struct stat st;
@@ -702,7 +737,7 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	f.text_bytes = trace_reader_bytes_text(r);
 	f.events = trace_reader_events(r);
 	f.rc = rc;
-	f.err = trace_reader_error(r);
+	f.err = err2[0] ? err2 : trace_reader_error(r);
 	f.truncated = trace_reader_truncated(r);
 	f.gz = trace_reader_is_gzip(r);
 	if (o->json)

@@ -409,8 +409,10 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 		goto out;
 	}
 	*partial += nwarn > 0;
-	if ((rc = db_trace_begin(db, &t)))
+	if ((rc = db_trace_begin(db, &t))) {
+		db_trace_rollback(db); /* the error must not stick to the next rank */
 		goto out;
+	}
 	int64_t seq[3] = { 0, 0, 0 };
 	for (size_t i = 0; i < f->n && !rc; i++) {
 		const struct pptimer_step *s = &f->steps[i];

@@ -56,6 +56,10 @@ dump_views() {
 dump_stored() {
 	local db=$1
 	[ -f "$db" ] || return 0
+	# A run killed before its schema was committed leaves a database
+	# without tables: nothing stored yet.
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'ranks'" 2>&1)" = 1 ] ||
+		return 0
 	sqlite3 -csv "$db" "SELECT * FROM ranks WHERE status = 'ok'" 2>&1 | LC_ALL=C sort
 	dump_views "$db" category_stats steps kernels
 }
