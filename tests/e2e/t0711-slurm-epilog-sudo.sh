@@ -63,6 +63,11 @@ if ! slurm_start; then
 	skip_all "$SLURM_WHY"
 fi
 drop=/etc/sudoers.d/pptrace-t0711-$$ # no dot: sudo reads it once it is there
+# Left by runs killed with SIGKILL: drop-ins whose PID is gone, old temp files.
+for f in /etc/sudoers.d/pptrace-t0711-*; do
+	[ -e "$f" ] && ! kill -0 "${f##*-}" 2>/dev/null && rm -f "$f"
+done
+find /etc/sudoers.d -maxdepth 1 -name '.pptrace-t0711.*' -mmin +10 -delete 2>/dev/null
 trap 'rm -f "$drop"; slurm_stop; rm -rf "$T"' EXIT
 is "slurmctld runs as SlurmUser slurm" slurm \
 	"$(ps -o user= -p "$(cat "$SLURM_DIR/run/slurmctld.pid")" 2>&1)"
