@@ -13,7 +13,7 @@
 enum {
 	O_INPUT = 1, O_FOLDERS, O_PATTERN, O_DB, O_CONFIG, O_PROCESSES, O_FORCE,
 	O_SALVAGE, O_SHARD, O_TIMEOUT, O_QUIET, O_INSPECT, O_JSON, O_MERGE,
-	O_FORMAT, O_PP_SIZE, O_VPP_SIZE, O_WORKER, O_NO_CLASSIFY
+	O_FORMAT, O_PP_SIZE, O_VPP_SIZE, O_WORKER, O_NO_CLASSIFY, O_FULL
 };
 
 static const struct cli_opt options[] = {
@@ -30,8 +30,10 @@ static const struct cli_opt options[] = {
 	{ "quiet", 'q', NULL, "no progress output", O_QUIET, 0 },
 	{ "inspect", 0, NULL, "describe the trace files given as arguments", O_INSPECT, 0 },
 	{ "json", 0, NULL, "with --inspect: one JSON object per file", O_JSON, 0 },
-	{ "no-classify", 0, NULL, "with --inspect: only read (no thread roles or steps; memory "
-	  "constant in file size)", O_NO_CLASSIFY, 0 },
+	{ "full", 0, NULL, "with --inspect: also classify every kernel (categories, orphans, "
+	  "rank metrics) as the workers do; memory grows with the kernels", O_FULL, 0 },
+	{ "no-classify", 0, NULL, "with --inspect: only read (no thread roles or steps)",
+	  O_NO_CLASSIFY, 0 },
 	{ "merge", 0, NULL, "merge the shard databases given as arguments into --db", O_MERGE, 0 },
 	{ "format", 0, "<fmt>", "input format: kineto (default) or pp-timer", O_FORMAT, 0 },
 	{ "pp-size", 0, "<n>", "pp-timer: pipeline-parallel size", O_PP_SIZE, 0 },
@@ -44,7 +46,7 @@ static const struct cli_cmd cmd = {
 	"ppbatch",
 	"ppbatch --input <dir> [--folders <glob>...] [--db <path>] [-j <n>] [--force]\n"
 	"               [--salvage] [--shard <i>/<n>] [--timeout <s>] [--quiet] [--config <file>]\n"
-	"   or: ppbatch --inspect [--json] [--salvage] [--no-classify] <trace>...\n"
+	"   or: ppbatch --inspect [--json] [--salvage] [--full | --no-classify] <trace>...\n"
 	"   or: ppbatch --merge --db <out.db> <shard.db>...\n"
 	"   or: ppbatch --format pp-timer --input <dir> --pp-size <p> [--vpp-size <v>] [--db <path>]",
 	"Classify the GPU work of every rank's PyTorch-profiler trace into one SQLite database.",
@@ -105,6 +107,7 @@ static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_st
 		case O_INSPECT: o->inspect = true; break;
 		case O_JSON: o->json = true; break;
 		case O_NO_CLASSIFY: o->no_classify = true; break;
+		case O_FULL: o->full = true; break;
 		case O_MERGE: o->merge = true; break;
 		case O_FORMAT:
 			if (strcmp(st->arg, "kineto") && strcmp(st->arg, "pp-timer"))
@@ -151,6 +154,9 @@ int main(int argc, char **argv)
 	} else if (o.inspect && !o.nfiles) {
 		error("--inspect needs at least one trace file");
 		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
+	} else if (o.inspect && o.full && o.no_classify) {
+		error("--full and --no-classify exclude each other");
 		rc = PP_EXIT_USAGE;
 	} else if (o.inspect) {
 		rc = inspect_run(&o);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "pp.h"
+#include "rank_result.h"
 #include "safefile.h"
 #include "topology.h"
 
@@ -306,6 +307,23 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 	return rc;
 }
 
+/* SPEC §6: where VPP is known, each fwd/bwd step gets its model chunk and
+ * micro-batch (Megatron's interleaved order; with vpp 1, chunk 0 and the
+ * micro-batch is the step's seq). Needs the pipeline size, so only with a
+ * topology. */
+static void label_steps(struct agg_iter *it, int pp, int vpp)
+{
+	if (pp < 1 || vpp < 1)
+		return;
+	for (size_t i = 0; i < it->nranks; i++)
+		for (size_t j = 0; j < it->ranks[i].nsteps; j++) {
+			struct agg_step *s = &it->ranks[i].steps[j];
+			if (s->phase == 1 || s->phase == 2)
+				rr_vpp_label(s->seq, s->phase == 2, pp, vpp,
+					     &s->chunk, &s->microbatch);
+		}
+}
+
 static void report_iteration(struct run *R, const struct agg_iter *it)
 {
 	const struct topology *t = &R->topo;
@@ -460,6 +478,8 @@ int agg_run(const struct agg_opts *o)
 	struct agg_params params = { o->threshold, o->vpp > 0 ? o->vpp : 1 };
 	for (int i = 0; i < R.niters; i++) {
 		struct agg_iter *it = &R.its[i];
+		if (R.topo.source != TOPO_SRC_NONE)
+			label_steps(it, R.topo.pp, params.vpp);
 		if (R.topo.source != TOPO_SRC_NONE) {
 			struct agg_rank_in *in = malloc((it->nranks + 1) * sizeof(*in));
 			if (!in)

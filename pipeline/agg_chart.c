@@ -183,6 +183,9 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 	}
 	fprintf(f, "# pptrace ppagg chart: iteration %d, rank %d, compute/communication "
 		   "overlap per micro-batch\n", it->iteration, r->in.rank);
+	bool chunks = false; /* VPP > 1: steps are (chunk, micro-batch) pairs */
+	for (size_t i = 0; i < r->nsteps; i++)
+		chunks |= r->steps[i].chunk > 0;
 	for (int ph = 1; ph <= 2; ph++) {
 		fprintf(f, "$%s << EOD\n# mbs comp_only_ms overlap_ms comm_only_ms wall_ms\n",
 			phase_names[ph]);
@@ -190,11 +193,16 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 			const struct agg_step *s = &r->steps[i];
 			if (s->phase != ph)
 				continue;
-			fprintf(f, "%d %.6f %.6f %.6f %.6f \"rank %d %s mbs %d\\nwall %.3f ms\\n"
-				   "computation only %.3f ms\\noverlap %.3f ms\\n"
-				   "communication only %.3f ms\"\n",
-				s->seq, ms(s->comp - s->overlap), ms(s->overlap), ms(s->comm - s->overlap),
-				ms(s->wall), r->in.rank, phase_names[ph], s->seq, ms(s->wall),
+			fprintf(f, "%d %.6f %.6f %.6f %.6f \"rank %d %s ", s->seq,
+				ms(s->comp - s->overlap), ms(s->overlap), ms(s->comm - s->overlap),
+				ms(s->wall), r->in.rank, phase_names[ph]);
+			if (chunks)
+				fprintf(f, "step %d: chunk %d, mbs %d", s->seq, s->chunk,
+					s->microbatch);
+			else
+				fprintf(f, "mbs %d", s->seq);
+			fprintf(f, "\\nwall %.3f ms\\ncomputation only %.3f ms\\noverlap %.3f ms\\n"
+				   "communication only %.3f ms\"\n", ms(s->wall),
 				ms(s->comp - s->overlap), ms(s->overlap), ms(s->comm - s->overlap));
 		}
 		fputs("EOD\n", f);
@@ -209,9 +217,12 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 			   "rank %d, iteration %d\" font 'Sans,14'\n", r->in.rank, it->iteration);
 		fputs("set style fill solid 1.0 noborder\nset boxwidth 0.6\n"
 		      "set grid ytics lc rgb '#dddddd' lt 1\nset ylabel 'time (ms)'\n"
-		      "set xlabel 'micro-batch (mbs)'\nset yrange [0:*]\nset border 3\n"
+		      "set yrange [0:*]\nset border 3\n"
 		      "set key outside right top vertical Left reverse samplen 2\nset xtics nomirror out\n"
 		      "set ytics nomirror\n", f);
+		fprintf(f, "set xlabel '%s'\n", chunks ? "step in program order (VPP: chunk and "
+						       "micro-batch in the hover text)"
+						     : "micro-batch (mbs)");
 		fprintf(f, "set xrange [-0.7:%.1f]\n", maxn - 0.3);
 		if (maxn <= 48)
 			fputs("set xtics 1\n", f);
@@ -246,7 +257,7 @@ static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 		goto out;
 	}
 	fputs("phase,seq,cpu_start_ns,cpu_end_ns,start_ns,end_ns,wall_ns,comp_ns,comm_ns,"
-	      "overlap_ns,comp_only_ns,comm_only_ns,kernels\n", f);
+	      "overlap_ns,comp_only_ns,comm_only_ns,kernels,chunk,microbatch\n", f);
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct agg_step *s = &r->steps[i];
 		fprintf(f, "%s,%d,%lld,%lld,", phase_names[s->phase < 6 ? s->phase : 0], s->seq,
@@ -255,10 +266,14 @@ static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 			fprintf(f, "%lld,%lld,", (long long)s->s, (long long)s->e);
 		else
 			fputs(",,", f);
-		fprintf(f, "%lld,%lld,%lld,%lld,%lld,%lld,%d\n", (long long)s->wall,
+		fprintf(f, "%lld,%lld,%lld,%lld,%lld,%lld,%d,", (long long)s->wall,
 			(long long)s->comp, (long long)s->comm, (long long)s->overlap,
 			(long long)(s->comp - s->overlap), (long long)(s->comm - s->overlap),
 			s->kernels);
+		if (s->chunk >= 0)
+			fprintf(f, "%d,%d\n", s->chunk, s->microbatch);
+		else
+			fputs(",\n", f);
 	}
 	if ((rc = close_file(&sf, path.buf)))
 		goto out;

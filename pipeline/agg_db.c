@@ -363,6 +363,7 @@ static int load_steps(struct agg_db *db, int iteration, struct agg_iter *it)
 		p->comm = col_i64(st, 9);
 		p->overlap = col_i64(st, 10);
 		p->kernels = sqlite3_column_int(st, 11);
+		p->chunk = p->microbatch = -1;
 	}
 	if (!rc && s != SQLITE_DONE)
 		rc = db_fail(db, "reading steps");

@@ -53,6 +53,8 @@ struct agg_step {
 	bool has_kernels;
 	int64_t cpu_s, cpu_e, s, e, wall, comp, comm, overlap;
 	int32_t kernels;
+	int32_t chunk, microbatch; /* VPP labels of fwd/bwd steps when the
+				    * topology is known (agg_label_steps), else -1 */
 };
 
 struct agg_catstat {

@@ -1,6 +1,7 @@
 /* arena.c — bump allocator; see arena.h. Blocks form a singly linked list;
  * allocations never move, so pointers stay valid until arena_release(). */
 #include "arena.h"
+#include "hugepage.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@ void *arena_alloc(struct arena *a, size_t n)
 		b = malloc(sizeof(*b) + size);
 		if (!b)
 			return NULL;
+		hugepage_advise(b, sizeof(*b) + size);
 		b->size = size;
 		b->off = 0;
 		b->next = a->head;

@@ -33,6 +33,8 @@ struct batch_opts {
 	bool quiet;             /* --quiet: no progress output */
 	bool json;              /* --json (with --inspect) */
 	bool no_classify;       /* --no-classify (with --inspect): reader only */
+	bool full;              /* --full (with --inspect): the whole classifier
+				 * instead of a survey (classify_new_survey) */
 	bool inspect;           /* --inspect FILE... */
 	bool merge;             /* --merge SHARD.db... */
 	const char *format;     /* --format: "kineto" (default) or "pp-timer" */

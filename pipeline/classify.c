@@ -15,6 +15,7 @@
 #include "arena.h"
 #include "classify.h"
 #include "classify_priv.h"
+#include "hugepage.h"
 #include "pp.h"
 #include "trace_read.h"
 
@@ -42,6 +43,7 @@ void *vec_push(struct vec *v)
 		void *d = realloc(v->data, cap * v->elem);
 		if (!d)
 			return NULL;
+		hugepage_advise(d, cap * v->elem);
 		v->data = d;
 		v->cap = cap;
 	}
@@ -122,6 +124,15 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena)
 	cmap_init(&c->corr);
 	imap_init(&c->flows);
 	c->fwd = c->bwd = -1;
+	return c;
+}
+
+struct classify *classify_new_survey(const struct patterns *pats,
+				     struct arena *arena)
+{
+	struct classify *c = classify_new(pats, arena);
+	if (c)
+		c->survey = true;
 	return c;
 }
 
@@ -342,7 +353,15 @@ static int feed_gpu(struct classify *c, const struct trace_event *ev,
 		    bool memevent)
 {
 	long name = name_intern(c, ev->name.p, ev->name.n);
-	struct rr_kernel *k = name < 0 ? NULL : vec_push(&c->gpus);
+	if (name < 0)
+		return PP_ENOMEM;
+	uint32_t bits = VEC_AT(&c->names, struct cname, name).bits;
+	for (int set = PAT_COMM_KERNEL; set <= PAT_MEM_KERNEL; set++)
+		c->gpu_in_set[set] += bits >> set & 1;
+	c->cnt.gpu_events++;
+	if (c->survey)
+		return 0;
+	struct rr_kernel *k = vec_push(&c->gpus);
 	if (!k)
 		return PP_ENOMEM;
 	k->start_ns = ev->ts_ns; /* raw: the base is added at the end */
@@ -354,8 +373,7 @@ static int feed_gpu(struct classify *c, const struct trace_event *ev,
 	k->device = ev->has & TE_DEVICE ? ev->device
 		    : (ev->has & TE_PID) && !ev->pid.is_str ? ev->pid.num : -1;
 	k->name_id = (uint32_t)name;
-	k->type = (uint8_t)kernel_type(
-		VEC_AT(&c->names, struct cname, name).bits, memevent);
+	k->type = (uint8_t)kernel_type(bits, memevent);
 	k->phase = RR_NOPHASE;
 	k->seq = k->step = k->pg = -1;
 	if (has_pg_args(ev)) {
@@ -364,7 +382,6 @@ static int feed_gpu(struct classify *c, const struct trace_event *ev,
 			return PP_ENOMEM;
 		k->pg = (int32_t)pg;
 	}
-	c->cnt.gpu_events++;
 	return 0;
 }
 
@@ -395,7 +412,10 @@ static int feed_cpu(struct classify *c, const struct trace_event *ev)
 		s->order = (uint32_t)(c->slices.n - 1);
 		c->cnt.kept_slices++;
 	}
-	if (launch) {
+	if (launch && c->survey) {
+		VEC_AT(&c->threads, struct cthread, th).launches++;
+		c->cnt.launches++;
+	} else if (launch) {
 		uint32_t *v = cmap_ref(&c->corr, ev->correlation,
 				       (uint32_t)c->launches.n);
 		if (!v)
@@ -410,7 +430,7 @@ static int feed_cpu(struct classify *c, const struct trace_event *ev)
 		VEC_AT(&c->threads, struct cthread, th).launches++;
 		c->cnt.launches++;
 	}
-	if (pg) {
+	if (pg && !c->survey) {
 		long g = group_intern(c, ev);
 		struct cpgslice *s = g < 0 ? NULL : vec_push(&c->pgslices);
 		if (!s)
@@ -458,11 +478,34 @@ static int feed_meta(struct classify *c, const struct trace_event *ev)
 	return 0;
 }
 
+/* A survey's second pass: launches inside backward-step windows (roots on
+ * the forward thread), per launching thread. */
+static int feed_launch_pass(struct classify *c, const struct trace_event *ev)
+{
+	if (ev->ph != 'X' || !(ev->has & TE_CORRELATION))
+		return 0;
+	enum cat_kind k = cat_kind(ev->cat);
+	if (k != CK_CPU && k != CK_FWDBWD)
+		return 0;
+	long th = thread_intern(c, ev);
+	if (th < 0)
+		return PP_ENOMEM;
+	if (roots_find(&c->roots[PAT_BACKWARD_STEP], (uint32_t)c->fwd,
+		       ev->ts_ns) >= 0)
+		VEC_AT(&c->threads, struct cthread, th).bwd_launches++;
+	return 0;
+}
+
 int classify_feed(struct classify *c, const struct trace_event *ev)
 {
 	int rc = 0;
 	if (c->failed)
 		return c->failed;
+	if (c->launch_pass) {
+		if ((rc = feed_launch_pass(c, ev)) < 0)
+			c->failed = rc;
+		return rc;
+	}
 	c->cnt.events++;
 	switch (ev->ph) {
 	case 'X':
@@ -679,14 +722,8 @@ static int names_out(struct classify *c, struct rank_result *res)
 static void set_counts(struct classify *c, struct rank_result *res)
 {
 	for (int set = 0; set < PAT_NSETS; set++)
-		res->steps_per_set[set] = (int64_t)c->roots[set].n;
-	for (size_t i = 0; i < res->nkernels; i++) {
-		uint32_t bits = VEC_AT(&c->names, struct cname,
-				       res->kernels[i].name_id).bits;
-		for (int set = PAT_COMM_KERNEL; set <= PAT_MEM_KERNEL; set++)
-			if (bits & (1u << set))
-				res->steps_per_set[set]++;
-	}
+		res->steps_per_set[set] = (int64_t)c->roots[set].n +
+					  c->gpu_in_set[set];
 	for (size_t i = 0; i < c->flows.cap; i++)
 		if (c->flows.vals[i] != IMAP_EMPTY && c->flows.vals[i] != 3)
 			c->cnt.unmatched_flows++;
@@ -742,6 +779,38 @@ static int warnings(struct classify *c, struct rank_result *res)
 	return rc ? PP_ENOMEM : 0;
 }
 
+/* The end of both kinds of finish: counters, warnings, the names used. */
+static int finish_result(struct classify *c, struct rank_result *res,
+			 struct rank_result **out)
+{
+	res->counters = c->cnt;
+	if (warnings(c, res) < 0 || names_out(c, res) < 0) {
+		c->failed = PP_ENOMEM;
+		return PP_ENOMEM;
+	}
+	*out = res;
+	return 0;
+}
+
+/* The rest of classify_finish() for a survey: steps, ProfilerStep windows,
+ * counts and warnings; no kernels, groups or metrics. */
+static int finish_survey(struct classify *c, struct rank_result *res,
+			 int64_t base, struct rank_result **out)
+{
+	struct croots its;
+	res->survey = true;
+	if (build_steps(c, res, base) < 0 || iterations(c, res, base, &its) < 0)
+		goto nomem;
+	res->kernels = arena_calloc(c->arena, 1, sizeof(*res->kernels));
+	if (!res->kernels)
+		goto nomem;
+	set_counts(c, res);
+	return finish_result(c, res, out);
+nomem:
+	c->failed = PP_ENOMEM;
+	return PP_ENOMEM;
+}
+
 int classify_finish(struct classify *c, const struct trace_header *h,
 		    struct rank_result **out)
 {
@@ -754,9 +823,13 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	if (c->failed)
 		return c->failed;
 	res = arena_calloc(c->arena, 1, sizeof(*res));
-	if (!res || steps_find_roots(c) < 0)
+	if (!res || (!c->roots_done && steps_find_roots(c) < 0))
 		goto nomem;
-	roles_decide(c, res);
+	c->roots_done = true;
+	if (roles_decide(c, res) == CLASSIFY_AGAIN) {
+		c->launch_pass = true;
+		return CLASSIFY_AGAIN;
+	}
 	res->mode = c->fwd >= 0 && c->roots[PAT_FORWARD_STEP].n +
 						   c->roots[PAT_BACKWARD_STEP].n
 			    ? RR_MEGATRON
@@ -770,6 +843,8 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 		if (!any)
 			res->mode = RR_GENERIC;
 	}
+	if (c->survey)
+		return finish_survey(c, res, base, out);
 	if (build_steps(c, res, base) < 0 || pg_roots(c, &pg) < 0 ||
 	    iterations(c, res, base, &its) < 0)
 		goto nomem;
@@ -798,11 +873,7 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	if (rank_metrics_compute(res, iter_of, c->arena) < 0 ||
 	    groups_out(c, res) < 0)
 		goto nomem;
-	res->counters = c->cnt;
-	if (warnings(c, res) < 0 || names_out(c, res) < 0)
-		goto nomem;
-	*out = res;
-	return 0;
+	return finish_result(c, res, out);
 nomem:
 	c->failed = PP_ENOMEM;
 	return PP_ENOMEM;

@@ -33,13 +33,27 @@ struct classify;
  * of memory. */
 struct classify *classify_new(const struct patterns *pats, struct arena *arena);
 
+/* A survey, for `ppbatch --inspect`: everything classify_finish() reports
+ * except what needs every GPU event kept (kernel rows and categories,
+ * orphans, process-group kernel counts, the rank metrics: the result has
+ * survey set, nkernels 0, has_window false). Memory is bounded by the
+ * distinct names, threads and pattern-matching slices, not by the kernels.
+ * Launches are counted, not kept: when the backward thread must be decided
+ * by "most launches inside backward-step windows" (SPEC §4, the last
+ * fallback), classify_finish() returns CLASSIFY_AGAIN; feed the same events
+ * once more (only launches are looked at) and call classify_finish() again. */
+struct classify *classify_new_survey(const struct patterns *pats,
+				     struct arena *arena);
+#define CLASSIFY_AGAIN 1
+
 /* Takes one event (strings are copied as needed). Returns 0, or PP_ENOMEM
  * (the classifier is then failed and every later call returns PP_ENOMEM). */
 int classify_feed(struct classify *c, const struct trace_event *ev);
 
 /* Computes the result; h may be NULL (no base time). *out points into the
- * arena. Returns 0 or PP_ENOMEM. Call once; the classifier is spent after
- * (but must still be freed). */
+ * arena. Returns 0 or PP_ENOMEM (or, for a survey, CLASSIFY_AGAIN once).
+ * Otherwise call once; the classifier is spent after (but must still be
+ * freed). */
 int classify_finish(struct classify *c, const struct trace_header *h,
 		    struct rank_result **out);
 

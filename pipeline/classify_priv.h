@@ -108,6 +108,9 @@ struct classify {
 	struct itab name_tab, thread_tab, group_tab;
 	struct cmap corr;    /* correlation → launch index */
 	struct imap flows;   /* fwdbwd id hash → bit 1 s, bit 2 f */
+	bool survey;          /* classify_new_survey(): no GPU rows, no launches */
+	bool launch_pass;     /* survey, second pass: count launches only */
+	bool roots_done;      /* steps_find_roots() ran (survey, first finish) */
 	uint32_t last_thread; /* cache for consecutive events on one thread */
 	bool have_last_thread;
 	struct rr_counters cnt;
@@ -116,6 +119,7 @@ struct classify {
 	struct croots roots[PAT_NSETS]; /* per pattern set, root-most slices */
 	struct croots profsteps;
 	int fwd, bwd;                   /* thread indices, -1 = none */
+	int64_t gpu_in_set[PAT_NSETS];  /* GPU events matching comm/mem_kernel */
 };
 
 /* steps.c */
@@ -125,7 +129,9 @@ int steps_find_roots(struct classify *c);
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts);
 
 /* roles.c */
-void roles_decide(struct classify *c, struct rank_result *res);
+/* Returns CLASSIFY_AGAIN when a survey must count launches first (the
+ * launch fallback), else 0. */
+int roles_decide(struct classify *c, struct rank_result *res);
 
 /* attribute.c: completes res->kernels[i] (GPU event i, raw ts): adds base,
  * sets category, step (croot.step of the roots), recompute, orphan, group

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "htab.h"
+#include "hugepage.h"
 #include "pp.h"
 
 #define M1 0x9e3779b97f4a7c15ull
@@ -245,6 +246,7 @@ uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
 		uint32_t *d = realloc(m->dense, cap * sizeof(*d));
 		if (!d)
 			return NULL;
+		hugepage_advise(d, cap * sizeof(*d));
 		memset(d + m->cap, 0xff, (cap - m->cap) * sizeof(*d));
 		m->dense = d;
 		m->cap = cap;

@@ -638,6 +638,29 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 	strbuf_release(&sb);
 }
 
+/* A survey's second reading of the file, for the launch counts of the
+ * backward-thread fallback (classify.h). Returns classify_finish()'s code,
+ * or a reader error (the file changed or vanished: no classification). */
+static int launch_pass(struct classify *cl, const char *path,
+		       const struct trace_reader_opts *ro,
+		       const struct trace_header *h, struct rank_result **res)
+{
+	struct trace_event ev;
+	struct trace_reader *r = trace_reader_open(path, ro);
+	int rc;
+	if (!r)
+		die("out of memory opening '%s'", path);
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		if (classify_feed(cl, &ev) < 0)
+			break;
+	if (rc == 0)
+		rc = classify_finish(cl, h, res);
+	else if (rc < 0)
+		warn("%s", trace_reader_error(r));
+	trace_reader_close(r);
+	return rc;
+}
+
 /* Reads one file and prints its description; returns 0 or a PP_E* code. */
 static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 			const char *path)
@@ -651,7 +674,9 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	memset(&in, 0, sizeof(in));
 	in.last_cat = -1;
 	in.pats = pats;
-	in.cl = o->no_classify ? NULL : classify_new(pats, &in.cl_arena);
+	in.cl = o->no_classify ? NULL
+		: o->full      ? classify_new(pats, &in.cl_arena)
+			       : classify_new_survey(pats, &in.cl_arena);
 	int64_t t0 = pp_now_ns();
 	struct trace_reader *r = trace_reader_open(path, &ro);
 	if (!r)
@@ -664,8 +689,13 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 		}
 	}
 	struct rank_result *res = NULL;
-	if (rc == 0 && in.cl && classify_finish(in.cl, trace_reader_header(r), &res) < 0)
-		res = NULL;
+	if (rc == 0 && in.cl) {
+		int crc = classify_finish(in.cl, trace_reader_header(r), &res);
+		if (crc == CLASSIFY_AGAIN)
+			crc = launch_pass(in.cl, path, &ro, trace_reader_header(r), &res);
+		if (crc)
+			res = NULL;
+	}
 	f.seconds = (double)(pp_now_ns() - t0) / 1e9;
 	struct stat st;
 	f.file_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : trace_reader_bytes_in(r);

@@ -96,11 +96,15 @@ static void describe_text(const struct rank_result *r, struct strbuf *sb)
 			    (long long)r->steps_per_set[s]);
 	strbuf_addf(sb, "\n  ProfilerStep windows: %zu\n", r->niterations);
 	strbuf_addf(sb, "  events %lld, cpu slices %lld (kept %lld), launches "
-		    "%lld, gpu events %lld (orphans %lld), fwdbwd flow ends "
-		    "%lld\n", (long long)k->events, (long long)k->cpu_slices,
-		    (long long)k->kept_slices, (long long)k->launches,
-		    (long long)k->gpu_events, (long long)k->orphans,
-		    (long long)k->flows);
+		    "%lld, gpu events %lld", (long long)k->events,
+		    (long long)k->cpu_slices, (long long)k->kept_slices,
+		    (long long)k->launches, (long long)k->gpu_events);
+	if (!r->survey)
+		strbuf_addf(sb, " (orphans %lld)", (long long)k->orphans);
+	strbuf_addf(sb, ", fwdbwd flow ends %lld\n", (long long)k->flows);
+	if (r->survey)
+		strbuf_addstr(sb, "  (a survey: kernel categories, orphans and "
+			      "rank metrics with --full)\n");
 	if (r->has_window)
 		strbuf_addf(sb, "  window %lld ns, gpu busy %lld, idle %lld, "
 			    "bubble %lld, coverage %.2f%%\n",
@@ -122,13 +126,18 @@ static void describe_json(const struct rank_result *r, struct strbuf *sb)
 		strbuf_addf(sb, "%s\"%s\":%lld", s ? "," : "",
 			    patterns_set_name(s),
 			    (long long)r->steps_per_set[s]);
-	strbuf_addf(sb, "},\"profiler_steps\":%zu,\"events\":%lld,"
-		    "\"cpu_slices\":%lld,\"launches\":%lld,"
-		    "\"gpu_events\":%lld,\"orphans\":%lld,\"kernels\":%zu,"
-		    "\"steps\":%zu,", r->niterations, (long long)k->events,
+	strbuf_addf(sb, "},\"survey\":%s,\"profiler_steps\":%zu,"
+		    "\"events\":%lld,\"cpu_slices\":%lld,\"launches\":%lld,"
+		    "\"gpu_events\":%lld,", r->survey ? "true" : "false",
+		    r->niterations, (long long)k->events,
 		    (long long)k->cpu_slices, (long long)k->launches,
-		    (long long)k->gpu_events, (long long)k->orphans,
-		    r->nkernels, r->nsteps);
+		    (long long)k->gpu_events);
+	if (r->survey)
+		strbuf_addstr(sb, "\"orphans\":null,\"kernels\":null,");
+	else
+		strbuf_addf(sb, "\"orphans\":%lld,\"kernels\":%zu,",
+			    (long long)k->orphans, r->nkernels);
+	strbuf_addf(sb, "\"steps\":%zu,", r->nsteps);
 	if (r->has_window)
 		strbuf_addf(sb, "\"window_ns\":%lld,\"gpu_busy_ns\":%lld,"
 			    "\"bubble_ns\":%lld,\"coverage\":%.6f,",
@@ -155,25 +164,29 @@ void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
 
 /* Megatron's get_model_chunk_id / get_microbatch_id_in_model_chunk with
  * microbatch_group_size_per_vp_stage = pp_size. */
+void rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
+		  int32_t *chunk, int32_t *microbatch)
+{
+	int64_t group = (int64_t)pp_size * vpp;
+	if (vpp == 1) {
+		*chunk = 0;
+		*microbatch = (int32_t)seq;
+		return;
+	}
+	int64_t c = (seq % group) / pp_size;
+	*chunk = (int32_t)(backward ? vpp - 1 - c : c);
+	*microbatch = (int32_t)((seq / group) * pp_size + seq % pp_size);
+}
+
 int rank_result_label_vpp(struct rank_result *r, int pp_size, int vpp)
 {
 	if (pp_size < 1 || vpp < 1)
 		return PP_EINVAL;
 	for (size_t i = 0; i < r->nsteps; i++) {
 		struct rr_step *s = &r->steps[i];
-		int64_t k = s->seq, group = (int64_t)pp_size * vpp;
-		if (s->phase != RR_FWD && s->phase != RR_BWD)
-			continue;
-		if (vpp == 1) {
-			s->chunk = 0;
-			s->microbatch = s->seq;
-			continue;
-		}
-		int64_t chunk = (k % group) / pp_size;
-		if (s->phase == RR_BWD)
-			chunk = vpp - 1 - chunk;
-		s->chunk = (int32_t)chunk;
-		s->microbatch = (int32_t)((k / group) * pp_size + k % pp_size);
+		if (s->phase == RR_FWD || s->phase == RR_BWD)
+			rr_vpp_label(s->seq, s->phase == RR_BWD, pp_size, vpp,
+				     &s->chunk, &s->microbatch);
 	}
 	return 0;
 }

@@ -141,6 +141,9 @@ struct rr_counters {
 
 struct rank_result {
 	enum rr_mode mode;
+	/* From classify_new_survey(): no kernels, categories, groups, orphans
+	 * or metrics (nkernels 0, has_window false). */
+	bool survey;
 	struct rr_thread fwd_thread, bwd_thread;
 
 	/* Per-rank metrics (SPEC §6, contracts §2). has_window is false when
@@ -189,6 +192,12 @@ void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
  * pp_size >= 1; fwd and bwd steps only (seq = position in program order).
  * Returns 0, or PP_EINVAL for sizes < 1. */
 int rank_result_label_vpp(struct rank_result *r, int pp_size, int vpp);
+
+/* The same for one step: the seq-th forward (backward when backward) step
+ * of a rank runs model chunk *chunk on micro-batch *microbatch. Sizes must
+ * be >= 1. */
+void rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
+		  int32_t *chunk, int32_t *microbatch);
 
 const char *rr_category_name(enum rr_category c);
 const char *rr_type_name(enum rr_type t);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "classify.h"
 #include "classify_priv.h"
 
 static struct cthread *thr(struct classify *c, int i)
@@ -86,12 +87,14 @@ static void describe(struct classify *c, int i, enum rr_role_rule rule,
 	out->name = t->name ? t->name : "";
 }
 
-void roles_decide(struct classify *c, struct rank_result *res)
+int roles_decide(struct classify *c, struct rank_result *res)
 {
 	int a, b;
 	enum rr_role_rule frule = RR_ROLE_NONE, brule = RR_ROLE_NONE;
 	const struct croots *fr = &c->roots[PAT_FORWARD_STEP];
 
+	for (int i = 0; i < (int)c->threads.n; i++)
+		thr(c, i)->fwd_steps = 0; /* a survey decides twice */
 	for (size_t i = 0; i < fr->n; i++)
 		thr(c, (int)fr->v[i].thread)->fwd_steps++;
 	by_flows(c, &a, &b);
@@ -121,7 +124,11 @@ void roles_decide(struct classify *c, struct rank_result *res)
 	}
 	if (c->fwd < 0)
 		goto out;
-	count_bwd_launches(c);
+	/* A survey keeps no launches: its second pass counted them. */
+	if (c->survey && !c->launch_pass)
+		return CLASSIFY_AGAIN;
+	if (!c->survey)
+		count_bwd_launches(c);
 	for (int i = 0; i < (int)c->threads.n; i++)
 		if (i != c->fwd && thr(c, i)->bwd_launches &&
 		    (c->bwd < 0 ||
@@ -136,4 +143,5 @@ void roles_decide(struct classify *c, struct rank_result *res)
 out:
 	describe(c, c->fwd, frule, &res->fwd_thread);
 	describe(c, c->bwd, brule, &res->bwd_thread);
+	return 0;
 }

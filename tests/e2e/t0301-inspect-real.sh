@@ -70,6 +70,27 @@ large_integer_trace_ same
 worker1_step_12.1694 same
 cpu_only__rank-34.Ju same" "$(cat cmp.txt)"
 
+# The default survey says what the full classifier says (roles with their
+# rules, steps per pattern set, counters), without the kernel rows.
+ppbatch --inspect --full --json $(cat files) >full.jsonl 2>/dev/null
+is "--full: exit 0" 0 "$?"
+python3 - out.jsonl full.jsonl >survey.txt <<'PY'
+import json, sys
+keys = ("mode", "forward_thread", "backward_thread", "steps_per_set", "profiler_steps",
+        "events", "cpu_slices", "launches", "gpu_events", "steps")
+bad = []
+for s, f in zip(open(sys.argv[1]), open(sys.argv[2])):
+    s, f = json.loads(s)["classification"], json.loads(f)["classification"]
+    if not (s["survey"] is True and f["survey"] is False and s["kernels"] is None
+            and f["kernels"] == f["gpu_events"] and "gpu_busy_ns" not in s):
+        bad.append("survey flags: %s" % s)
+    for k in keys:
+        if s[k] != f[k]:
+            bad.append("%s: %s vs %s" % (k, s[k], f[k]))
+print("\n".join(bad) if bad else "same")
+PY
+is "survey equals the full classification on all 45" "same" "$(cat survey.txt)"
+
 f=$(grep ns_resolution files)
 ppbatch --inspect "$f" >text.txt
 is "text output exits 0" 0 "$?"

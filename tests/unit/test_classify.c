@@ -102,15 +102,21 @@ static int64_t num(const char *s)
 }
 
 /* Runs the events of a case through a classifier. */
-static struct rank_result *run_events(const char *events, struct arena *a,
-				      struct patterns *pats)
+/* Runs the events through a full classifier, or (survey) through a survey,
+ * feeding them twice when it asks for its launch pass. */
+static struct rank_result *run_events_as(const char *events, struct arena *a,
+					 struct patterns *pats, bool survey)
 {
-	struct classify *c = classify_new(pats, a);
+	struct classify *c = survey ? classify_new_survey(pats, a)
+				    : classify_new(pats, a);
 	struct trace_header h;
 	char *text = arena_strndup(a, events, strlen(events));
 	const char *pg_desc = "", *pg_ranks = "";
+	size_t nev = 0, cap = 64;
+	struct trace_event *evs = malloc(cap * sizeof(*evs));
 	memset(&h, 0, sizeof(h));
 	assert_non_null(c);
+	assert_non_null(evs);
 	for (char *line = text, *next; line && *line; line = next) {
 		char *tok[MAXTOK];
 		struct trace_event ev;
@@ -193,13 +199,72 @@ static struct rank_result *run_events(const char *events, struct arena *a,
 		ev.pg_desc = sv(pg_desc);
 		ev.pg_ranks = sv(pg_ranks);
 		pg_desc = pg_ranks = "";
-		assert_int_equal(classify_feed(c, &ev), 0);
+		if (nev == cap) {
+			cap *= 2;
+			evs = realloc(evs, cap * sizeof(*evs));
+			assert_non_null(evs);
+		}
+		evs[nev++] = ev;
 	}
 	struct rank_result *res = NULL;
-	assert_int_equal(classify_finish(c, &h, &res), 0);
+	int rc = CLASSIFY_AGAIN;
+	for (int pass = 0; rc == CLASSIFY_AGAIN; pass++) {
+		assert_true(pass < 2 && (survey || pass == 0));
+		for (size_t i = 0; i < nev; i++)
+			assert_int_equal(classify_feed(c, &evs[i]), 0);
+		rc = classify_finish(c, &h, &res);
+	}
+	assert_int_equal(rc, 0);
+	free(evs);
 	classify_free(c);
 	assert_non_null(res);
+	assert_int_equal(res->survey, survey);
 	return res;
+}
+
+static struct rank_result *run_events(const char *events, struct arena *a,
+				      struct patterns *pats)
+{
+	return run_events_as(events, a, pats, false);
+}
+
+static void same_thread(const struct rr_thread *x, const struct rr_thread *y)
+{
+	assert_int_equal(x->found, y->found);
+	assert_int_equal(x->rule, y->rule);
+	assert_string_equal(x->pid, y->pid);
+	assert_string_equal(x->tid, y->tid);
+	assert_string_equal(x->name, y->name);
+}
+
+/* A survey reports what the full classifier reports, minus the kernels. */
+static void check_survey(const struct rank_result *full, const char *events,
+			 struct arena *a, struct patterns *pats)
+{
+	struct rank_result *s = run_events_as(events, a, pats, true);
+	assert_int_equal(s->mode, full->mode);
+	same_thread(&s->fwd_thread, &full->fwd_thread);
+	same_thread(&s->bwd_thread, &full->bwd_thread);
+	for (int i = 0; i < RR_NPATSETS; i++)
+		assert_int_equal(s->steps_per_set[i], full->steps_per_set[i]);
+	assert_int_equal(s->nsteps, full->nsteps);
+	assert_int_equal(s->niterations, full->niterations);
+	assert_int_equal(s->nkernels, 0);
+	assert_false(s->has_window);
+	const struct rr_counters *x = &s->counters, *y = &full->counters;
+	assert_int_equal(x->events, y->events);
+	assert_int_equal(x->cpu_slices, y->cpu_slices);
+	assert_int_equal(x->launches, y->launches);
+	assert_int_equal(x->gpu_events, y->gpu_events);
+	assert_int_equal(x->kept_slices, y->kept_slices);
+	assert_int_equal(x->flows, y->flows);
+	assert_int_equal(x->unmatched_flows, y->unmatched_flows);
+	for (size_t i = 0; i < s->nsteps; i++) {
+		assert_int_equal(s->steps[i].phase, full->steps[i].phase);
+		assert_int_equal(s->steps[i].seq, full->steps[i].seq);
+		assert_int_equal(s->steps[i].cpu_start_ns, full->steps[i].cpu_start_ns);
+		assert_int_equal(s->steps[i].cpu_end_ns, full->steps[i].cpu_end_ns);
+	}
 }
 
 static int category_by_name(const char *name)
@@ -393,6 +458,7 @@ static void run_case(void **state)
 	print_message("case: %s\n", tc->name);
 	struct rank_result *r = run_events(tc->events, &a, pats);
 	check(r, tc->expect, &a);
+	check_survey(r, tc->events, &a, pats);
 	patterns_free(pats);
 	arena_release(&a);
 }

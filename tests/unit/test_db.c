@@ -271,6 +271,56 @@ static void test_kernels_view_uses_rowid_ranges(void **state)
 	rm_db(path);
 }
 
+/* Stores n kernels k = 0..n-1 (start k, dur k + 1, correlation k, stream
+ * NULL for odd k) as one trace. */
+static void store_many(struct db *db, const char *path, int64_t rank, int n)
+{
+	struct db_trace t = sample_trace(path, rank);
+	t.window_start_ns = 0;
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	for (int k = 0; k < n; k++) {
+		struct db_kernel dk = {
+			.category = DB_CAT_FWD_COMP, .type = DB_TYPE_COMP,
+			.phase = DB_PHASE_NONE, .name = "k", .name_len = 1,
+			.has_stream = !(k & 1), .stream = 7, .start_ns = k,
+			.dur_ns = k + 1, .has_correlation = true,
+			.correlation = k,
+		};
+		assert_int_equal(db_trace_add_kernel(db, &dk), 0);
+	}
+	assert_int_equal(db_trace_commit(db), 0);
+}
+
+/* Kernels go in batches (appended with SQLite's rowids while the trace's
+ * rows are the table's last, explicit rowids otherwise, single rows at the
+ * end): every way gives the same rows. */
+static void test_kernel_batches(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	(void)state;
+	const char *q = "SELECT rank, count(*), sum(start_ns), sum(dur_ns),"
+			" sum(correlation), count(stream) FROM kernels GROUP BY rank";
+	store_many(db, "/a", 0, 100);
+	store_many(db, "/b", 1, 31);
+	store_many(db, "/c", 2, 65);
+	assert_rows(db, q, "0|100|4950|5050|4950|50\n1|31|465|496|465|16\n"
+			   "2|65|2080|2145|2080|33\n");
+	/* Rows left past the last trace (a hand-made DELETE FROM traces):
+	 * the next trace cannot append, and must not mix with them. */
+	assert_int_equal(sqlite3_exec(db_sqlite(db),
+		"INSERT INTO kernel_t(rowid, code, name_id, start, dur)"
+		" VALUES ((9 << 32) + 5, 0, 1, 0, 0)", NULL, NULL, NULL), SQLITE_OK);
+	store_many(db, "/d", 3, 70);
+	assert_rows(db, q, "0|100|4950|5050|4950|50\n1|31|465|496|465|16\n"
+			   "2|65|2080|2145|2080|33\n3|70|2415|2485|2415|35\n");
+	assert_rows(db, "SELECT count(*) FROM kernel_t WHERE rowid >> 32 = 4",
+		    "70\n");
+	db_close(db);
+	rm_db(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_errors_are_sticky_and_roll_back),
 		cmocka_unit_test(test_failed_trace_has_null_metrics),
 		cmocka_unit_test(test_kernels_view_uses_rowid_ranges),
+		cmocka_unit_test(test_kernel_batches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

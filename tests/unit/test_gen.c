@@ -14,6 +14,7 @@
 #include "gen_model.h"
 #include "gen_sched.h"
 #include "pp.h"
+#include "rank_result.h"
 
 static void test_layout_coords_and_groups(void **state)
 {
@@ -168,6 +169,41 @@ static void test_sim_collectives_end_together(void **state)
 	gen_sim_free(c);
 }
 
+/* The VPP labels that ppagg puts on a rank's steps (rr_vpp_label, from
+ * the step's position) are the (chunk, micro-batch) the schedule builder
+ * runs at that position, for every stage of many shapes. */
+static void test_vpp_labels_follow_the_schedule(void **state)
+{
+	(void)state;
+	for (int pp = 1; pp <= 6; pp++)
+		for (int vpp = 1; vpp <= 4; vpp++)
+			for (int m = pp; m <= 4 * pp; m += pp) {
+				if (vpp > 1 && m % pp)
+					continue;
+				for (int s = 0; s < pp; s++) {
+					struct gen_act *a = NULL;
+					int n = gen_sched_build(pp, vpp, m, s, &a);
+					int64_t seq[2] = { 0, 0 };
+					assert_true(n > 0);
+					for (int i = 0; i < n; i++) {
+						if (a[i].kind != GA_FWD && a[i].kind != GA_BWD)
+							continue;
+						bool bwd = a[i].kind == GA_BWD;
+						int32_t chunk, mb;
+						rr_vpp_label(seq[bwd]++, bwd, pp, vpp, &chunk, &mb);
+						if (chunk != a[i].chunk || mb != a[i].mb)
+							fail_msg("pp %d vpp %d m %d stage %d %s #%lld: label (%d, %d), schedule (%d, %d)",
+								 pp, vpp, m, s, bwd ? "bwd" : "fwd",
+								 (long long)seq[bwd] - 1, chunk, mb,
+								 a[i].chunk, a[i].mb);
+					}
+					assert_int_equal(seq[0], (int64_t)m * vpp);
+					assert_int_equal(seq[1], (int64_t)m * vpp);
+					free(a);
+				}
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_sched_interleaved),
 		cmocka_unit_test(test_parse_options),
 		cmocka_unit_test(test_sim_collectives_end_together),
+		cmocka_unit_test(test_vpp_labels_follow_the_schedule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

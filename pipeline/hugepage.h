@@ -1,0 +1,21 @@
+/* hugepage.h — transparent huge pages behind large heap blocks.
+ *
+ * A worker touches ~90 MB of fresh memory per GB of trace (kernels,
+ * launches, SQLite's cache). On a virtual machine every 4 KiB first-touch
+ * fault is expensive (~10 µs here): 22,000 faults were 12 % of a worker's
+ * CPU time. Asking for 2 MiB pages on the big, growing blocks cuts the
+ * faults by 4x and the CPU time by ~0.2 s per GB.
+ *
+ * Contract: purely advisory. Never fails, never changes contents; a no-op
+ * for blocks under 4 MiB, on kernels without THP, or when THP is "never".
+ */
+#ifndef PP_HUGEPAGE_H
+#define PP_HUGEPAGE_H
+
+#include <stddef.h>
+
+/* Advises huge pages for the block [p, p + n) (whole pages). Call after
+ * (re)allocating a large block; calling again on the same block is cheap. */
+void hugepage_advise(void *p, size_t n);
+
+#endif
