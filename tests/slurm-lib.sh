@@ -8,7 +8,14 @@
 #   slurm_stop         stop the daemons by PID (also run from the EXIT trap).
 #   slurm_skip_all N   print N skipped TAP lines "# skip $SLURM_WHY".
 #   slurm_logs         print the tail of the daemon logs (for failed tests).
-# Extra slurm.conf lines may be given in $SLURM_EXTRA_CONF before slurm_start.
+#   slurm_epilog_wrapper EPILOG
+#                      write $T/epilog-wrapper, a site wrapper for
+#                      EpilogSlurmctld that execs EPILOG with the test's
+#                      SLURM_CONF, PPTRACE_CONFIG=$T/pptrace.ini and
+#                      PPTRACE_EPILOG_LOG=$T/epilog.log.
+# Extra slurm.conf lines may be given in $SLURM_EXTRA_CONF before slurm_start;
+# $SLURM_USER (default root) is the SlurmUser slurmctld runs as (and runs
+# EpilogSlurmctld as): its state, log and pid folders are given to it.
 # Needs root (slurmd launches jobs as their users) and Debian's slurm-wlm and
 # munge; without them slurm_start fails with SLURM_WHY set, never hangs.
 # PP_NO_SLURM=1 turns the Slurm cases into skips (e.g. on a busy shared host).
@@ -108,7 +115,7 @@ slurm_start() {
 		SlurmctldHost=localhost
 		SlurmctldPort=$port
 		SlurmdPort=$((port + 1))
-		SlurmUser=root
+		SlurmUser=${SLURM_USER:-root}
 		SlurmdUser=root
 		AuthType=auth/munge
 		CredType=cred/munge
@@ -147,6 +154,12 @@ slurm_start() {
 		printf '%s\n' "$SLURM_EXTRA_CONF" >>"$d/etc/slurm.conf"
 	fi
 	export SLURM_CONF="$d/etc/slurm.conf"
+	if [ "${SLURM_USER:-root}" != root ]; then
+		if ! chown "$SLURM_USER" "$d/state" "$d/log" "$d/run"; then
+			SLURM_WHY="cannot give the state folders to SlurmUser $SLURM_USER"
+			return 1
+		fi
+	fi
 
 	if ! slurmctld -i >"$d/log/slurmctld.out" 2>&1; then
 		SLURM_WHY="slurmctld failed: $(tail -n 2 "$d/log/slurmctld.out" "$d/log/slurmctld.log" 2>/dev/null | tr '\n' ' ')"
@@ -211,6 +224,20 @@ slurm_pipeline_ready() {
 		fi
 	done
 	return 0
+}
+
+slurm_epilog_wrapper() {
+	# slurmctld passes no environment of ours: a site wrapper sets what it
+	# needs (docs/cluster.md), here where the test cluster's config is.
+	chmod 755 "$T"
+	cat >"$T/epilog-wrapper" <<-EOF
+		#!/bin/sh
+		SLURM_CONF=$T/slurm/etc/slurm.conf PPTRACE_EPILOG_LOG=$T/epilog.log
+		PPTRACE_CONFIG=$T/pptrace.ini
+		export SLURM_CONF PPTRACE_EPILOG_LOG PPTRACE_CONFIG
+		exec $1
+	EOF
+	chmod 755 "$T/epilog-wrapper"
 }
 
 # slurm_views DB: every row of the stable views (docs/contracts.md §3),

@@ -29,17 +29,7 @@ if [ "$rc" != 0 ]; then
 fi
 slurm_views single.db >single.views
 
-# slurmctld passes no environment of ours: a site wrapper sets what it needs
-# (docs/cluster.md), here where the test cluster's config and the log are.
-chmod 755 "$T"
-cat >"$T/epilog-wrapper" <<EOF
-#!/bin/sh
-SLURM_CONF=$T/slurm/etc/slurm.conf PPTRACE_EPILOG_LOG=$T/epilog.log
-PPTRACE_CONFIG=$T/pptrace.ini
-export SLURM_CONF PPTRACE_EPILOG_LOG PPTRACE_CONFIG
-exec $epilog
-EOF
-chmod 755 "$T/epilog-wrapper"
+slurm_epilog_wrapper "$epilog"
 printf '[slurm]\nppbatch = %s\nppagg = %s\nagg_args = --no-render\n' "$PP_BIN/ppbatch" \
 	"$PP_BIN/ppagg" >"$T/pptrace.ini"
 SLURM_EXTRA_CONF="EpilogSlurmctld=$T/epilog-wrapper"
