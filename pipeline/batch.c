@@ -150,6 +150,10 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o,
 			error("cannot record failure of '%s': %s", f->path,
 			      db_errmsg(b->db));
 	}
+	/* The workers never checkpoint (DB_NO_CHECKPOINT): the WAL is copied
+	 * into the database here, while they go on with their next traces. */
+	if (db_checkpoint(b->db))
+		warn("%s", db_errmsg(b->db));
 	count_outcome(b, f, o);
 }
 

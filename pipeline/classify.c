@@ -40,10 +40,10 @@ void *vec_push(struct vec *v)
 		size_t cap = !v->cap ? 256
 			     : v->cap * v->elem >= (1u << 20) ? v->cap * 4
 							      : v->cap * 2;
-		void *d = realloc(v->data, cap * v->elem);
+		void *d = hugepage_realloc(v->data, v->n * v->elem,
+					   cap * v->elem);
 		if (!d)
 			return NULL;
-		hugepage_advise(d, cap * v->elem);
 		v->data = d;
 		v->cap = cap;
 	}

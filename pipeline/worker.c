@@ -251,7 +251,7 @@ int worker_serve(const struct batch_opts *o)
 		error("%s", err);
 		return PP_EXIT_USAGE;
 	}
-	if (!(db = db_open(o->db, 0, 0, err, sizeof(err)))) {
+	if (!(db = db_open(o->db, DB_NO_CHECKPOINT, 0, err, sizeof(err)))) {
 		error("%s", err);
 		rc = PP_EXIT_FATAL;
 		goto out;

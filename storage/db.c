@@ -318,6 +318,11 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
 		goto out_fail;
 	}
+	/* The checkpoint threshold counts pages: 256 x 64 KiB keeps the WAL
+	 * near 16 MiB (the default 1000 would let it reach 64 MiB). */
+	sqlite3_wal_autocheckpoint(db->conn, (flags & DB_NO_CHECKPOINT) ? 0 : 256);
+	if (flags & DB_NO_CHECKPOINT)
+		sqlite3_db_config(db->conn, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 600000;
 	sqlite3_busy_handler(db->conn, busy_wait, db);
 	char why[400];
@@ -329,10 +334,7 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	if (!db->readonly &&
 	    (exec_pragma(db->conn, "PRAGMA page_size = 65536", why, sizeof(why)) ||
 	     exec_pragma(db->conn, "PRAGMA journal_mode = WAL", why, sizeof(why)) ||
-	     exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why)) ||
-	     /* The checkpoint threshold counts pages: 256 x 64 KiB keeps the
-	      * WAL near 16 MiB (1000 pages would let it reach 64 MiB). */
-	     exec_pragma(db->conn, "PRAGMA wal_autocheckpoint = 256", why, sizeof(why)))) {
+	     exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why)))) {
 		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
 		goto out_fail;
 	}
@@ -372,6 +374,20 @@ void db_close(struct db *db)
 	intern_clear(&db->names);
 	intern_clear(&db->pgroups);
 	free(db);
+}
+
+int db_checkpoint(struct db *db)
+{
+	int rc = sqlite3_wal_checkpoint_v2(db->conn, NULL, SQLITE_CHECKPOINT_PASSIVE,
+					   NULL, NULL);
+	if (rc == SQLITE_OK || rc == SQLITE_BUSY)
+		return 0;
+	/* Not sticky: nothing stored is at risk, a later checkpoint (or the
+	 * next open) catches up. */
+	if (!db->err_code)
+		snprintf(db->errmsg, sizeof(db->errmsg), "cannot checkpoint: %s",
+			 sqlite3_errmsg(db->conn));
+	return PP_EDB;
 }
 
 const char *db_errmsg(const struct db *db)

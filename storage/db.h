@@ -21,7 +21,11 @@ struct db;
 struct sqlite3;
 
 enum {
-	DB_READONLY = 1u << 0 /* open an existing database for reading only */
+	DB_READONLY = 1u << 0,  /* open an existing database for reading only */
+	/* A pool worker: never copy the WAL into the database (no automatic
+	 * checkpoint, none at close). Its coordinator does, with
+	 * db_checkpoint(), while the workers go on parsing. */
+	DB_NO_CHECKPOINT = 1u << 1
 };
 
 /* Opens (creating if needed) the database at path. Returns NULL with a
@@ -32,6 +36,10 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		   char *err, size_t errlen);
 /* Rolls back an open transaction and closes. Accepts NULL. */
 void db_close(struct db *db);
+/* Copies what it can of the WAL into the database without waiting for
+ * anyone (a PASSIVE checkpoint). Returns 0, or PP_EDB (message in
+ * db_errmsg, not sticky) on an error other than "busy". */
+int db_checkpoint(struct db *db);
 /* The first error message since the last reset ("" when none). */
 const char *db_errmsg(const struct db *db);
 /* The underlying connection (for read queries in tools and tests). */

@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "cli.h"
 #include "config.h"
+#include "hugepage.h"
 #include "interval.h"
 #include "pp.h"
 #include "strbuf.h"
@@ -137,6 +138,30 @@ static void test_interval_union_overlap(void **state)
 	assert_int_equal(ivl_union(NULL, 0), 0);
 }
 
+/* A growing array through hugepage_realloc keeps its used bytes, small
+ * sizes stay plain realloc, big blocks come 2 MiB aligned. */
+static void test_hugepage_realloc(void **state)
+{
+	(void)state;
+	size_t cap = 1000, used = 0;
+	unsigned char *p = hugepage_realloc(NULL, 0, cap);
+	assert_non_null(p);
+	for (size_t size = 4000; size <= ((size_t)40 << 20); size *= 4) {
+		for (; used < cap; used++)
+			p[used] = (unsigned char)(used * 7);
+		p = hugepage_realloc(p, used, size);
+		assert_non_null(p);
+		cap = size;
+		for (size_t i = 0; i < used; i++)
+			if (p[i] != (unsigned char)(i * 7))
+				fail_msg("byte %zu lost growing to %zu", i, size);
+		if (size >= ((size_t)2 << 20))
+			assert_int_equal((uintptr_t)p % ((uintptr_t)2 << 20), 0);
+	}
+	hugepage_advise(p, cap);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_cli_forms),
 		cmocka_unit_test(test_config_load_and_types),
 		cmocka_unit_test(test_interval_union_overlap),
+		cmocka_unit_test(test_hugepage_realloc),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
