@@ -43,7 +43,14 @@ struct batch {
 	int64_t skipped_failed; /* skipped, but stored as failed earlier */
 	struct strbuf failures; /* "path: reason" lines */
 	struct progress prog;
+	int64_t unchecked;      /* trace bytes stored since the last checkpoint */
 };
+
+/* The workers never checkpoint (DB_NO_CHECKPOINT): the coordinator copies
+ * the WAL into the database once this many trace bytes were stored since
+ * the last time (~8 MiB of WAL), and at the end when it closes. Rarely:
+ * the event loop waits for the checkpoint's two fdatasyncs. */
+#define CHECKPOINT_BYTES ((int64_t)256 << 20)
 
 static const char *const batch_keys[] = { "processes", "pattern", "timeout",
 					  "salvage", "busy_timeout_ms", NULL };
@@ -150,10 +157,12 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o,
 			error("cannot record failure of '%s': %s", f->path,
 			      db_errmsg(b->db));
 	}
-	/* The workers never checkpoint (DB_NO_CHECKPOINT): the WAL is copied
-	 * into the database here, while they go on with their next traces. */
-	if (db_checkpoint(b->db))
-		warn("%s", db_errmsg(b->db));
+	b->unchecked += f->bytes;
+	if (b->unchecked >= CHECKPOINT_BYTES) {
+		b->unchecked = 0;
+		if (db_checkpoint(b->db))
+			warn("%s", db_errmsg(b->db));
+	}
 	count_outcome(b, f, o);
 }
 
