@@ -190,7 +190,37 @@ static const char *nul_to_fffd(struct classify *c, const char *s, size_t n)
 
 /* The id of name s[0..n), interning it (and matching the pattern sets) on
  * first sight. Returns -1 when out of memory. */
+static long name_intern_slow(struct classify *c, const char *s, size_t n);
+
+/* The first and last (up to) 8 bytes of s[0..n) with n, mixed. */
+static uint64_t name_key(const char *s, size_t n)
+{
+	uint64_t head = 0, tail = 0;
+	size_t k = n < 8 ? n : 8;
+	memcpy(&head, s, k);
+	memcpy(&tail, s + n - k, k);
+	return (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xbf58476d1ce4e5b9ull) ^ n;
+}
+
 static long name_intern(struct classify *c, const char *s, size_t n)
+{
+	uint64_t key = name_key(s, n);
+	size_t slot = (size_t)((key * 0x94d049bb133111ebull) >> 56);
+	uint32_t id1 = c->ncache[slot].id1;
+	if (id1 && c->ncache[slot].key == key) {
+		const struct cname *e = &VEC_AT(&c->names, struct cname, id1 - 1);
+		if (e->len == n && !memcmp(e->s, s, n))
+			return (long)(id1 - 1);
+	}
+	long id = name_intern_slow(c, s, n);
+	if (id >= 0) {
+		c->ncache[slot].key = key;
+		c->ncache[slot].id1 = (uint32_t)id + 1;
+	}
+	return id;
+}
+
+static long name_intern_slow(struct classify *c, const char *s, size_t n)
 {
 	uint64_t h = pp_hash_bytes(s, n, 0);
 	if ((c->name_tab.n + 1) * 2 > c->name_tab.cap &&

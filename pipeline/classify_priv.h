@@ -107,6 +107,9 @@ struct classify {
 	 * category and step are filled in by attribute_kernels()). */
 	struct vec gpus;
 	struct itab name_tab, thread_tab, group_tab;
+	/* Recent names by (length, first and last 8 bytes): most events repeat
+	 * a name seen a moment ago, and a hit costs one memcmp, no hash. */
+	struct { uint64_t key; uint32_t id1; /* id + 1; 0 = empty */ } ncache[256];
 	struct cmap corr;    /* correlation → launch index */
 	struct imap flows;   /* fwdbwd id hash → bit 1 s, bit 2 f */
 	bool survey;          /* classify_new_survey(): no GPU rows, no launches */

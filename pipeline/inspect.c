@@ -82,6 +82,7 @@ struct inspect {
 	struct thread *threads; /* open addressing, cap a power of two */
 	size_t tcap, tcount;
 	struct thread *tcache[TCACHE]; /* recent threads by integer (pid, tid) */
+	struct thread *tlast;          /* the last one (NULL after a regrow) */
 	struct name_slot *names;
 	size_t ncap, ncount;
 	const struct patterns *pats;
@@ -166,6 +167,7 @@ static void threads_grow(struct inspect *in)
 	in->threads = nt;
 	in->tcap = ncap;
 	memset(in->tcache, 0, sizeof(in->tcache));
+	in->tlast = NULL; /* the threads moved */
 }
 
 /* The thread of (pid, tid), created on first sight; NULL beyond MAX_THREADS. */
@@ -200,6 +202,12 @@ static struct thread *thread_lookup(struct inspect *in, struct idkey pid, struct
 /* The thread of ev, through a small direct-mapped cache of integer ids. */
 static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
 {
+	/* Runs of events on one thread: the last one, compared cheaply. */
+	struct thread *l = in->tlast;
+	if (l && (ev->has & (TE_PID | TE_TID)) == (TE_PID | TE_TID) && !ev->pid.is_str &&
+	    !ev->tid.is_str && l->pid.kind == 1 && l->tid.kind == 1 &&
+	    l->pid.num == ev->pid.num && l->tid.num == ev->tid.num)
+		return l;
 	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
 	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
 	size_t slot = TCACHE;
@@ -207,11 +215,11 @@ static struct thread *thread_get(struct inspect *in, const struct trace_event *e
 		slot = (size_t)(((uint64_t)pid.num * 31 + (uint64_t)tid.num) % TCACHE);
 	struct thread *t = slot < TCACHE ? in->tcache[slot] : NULL;
 	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
-		return t;
+		return in->tlast = t;
 	t = thread_lookup(in, pid, tid);
 	if (slot < TCACHE)
 		in->tcache[slot] = t;
-	return t;
+	return in->tlast = t;
 }
 
 /* Counts the event's category; returns its GPU kind (GPU_*) or GPU_NONE. */
