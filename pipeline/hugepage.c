@@ -28,19 +28,14 @@ void hugepage_advise(void *p, size_t n)
 #endif
 }
 
-void *hugepage_realloc(void *old, size_t used, size_t size)
+void *hugepage_realloc(void *old, size_t size)
 {
-	if (size < HUGE_PAGE)
-		return realloc(old, size);
-	size_t rounded = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	if (rounded < size)
-		return NULL;
-	void *p = aligned_alloc(HUGE_PAGE, rounded);
-	if (!p)
-		return NULL;
-	hugepage_advise(p, rounded);
-	if (used)
-		memcpy(p, old, used);
-	free(old);
+	/* realloc grows a large block in place (mremap): never the old and
+	 * the new block in memory at once, which a tight `ulimit -v` (64 MiB
+	 * + 10 % of the trace) has no room for. (An aligned copy would give
+	 * more huge pages, but memalign blocks cannot be advised whole, and a
+	 * split mapping makes every later realloc copy.) */
+	void *p = realloc(old, size);
+	hugepage_advise(p, size);
 	return p;
 }

@@ -28,4 +28,17 @@ for j in 1 2; do
 	dump_views "$T/lim$j.db" >"$T/lim$j.txt"
 	ok_if "-j $j under the limit: content equals the unlimited run" diff "$T/clean.txt" "$T/lim$j.txt"
 done
+# One 300 MB trace: the worker's big arrays grow in place (a copy would need
+# old and new at once, more than 64 MiB + 10 % leaves).
+"$FAST/ppgen" --out "$T/big" --pp 2 --microbatches 200 --layers 40 --kernels-per-layer 16 \
+	--iterations 1 --ranks 0 --quiet
+big=$(find "$T/big" -name '*.json' -printf '%s\n')
+limit_kb=$((64 * 1024 + big / 1024 / 10))
+echo "# one trace of $big bytes; ulimit -v $limit_kb KiB"
+(ulimit -v "$limit_kb" && exec "$FAST/ppbatch" --input "$T/big" --db "$T/big.db" -j 1 --quiet) \
+	2>"$T/errbig"
+is "a 300 MB trace under ulimit -v $limit_kb KiB exits 0" 0 $?
+is "... and is stored, not failed for memory" "ok|" \
+	"$(sqlite3 "$T/big.db" "SELECT status, error FROM ranks")"
+rm -rf "$T/big" "$T/big.db"*
 done_testing
