@@ -5,10 +5,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pp.h"
+#include "pptimer.h"
 #include "strbuf.h"
 #include "topology.h"
 #include "utf8.h"
@@ -75,12 +79,36 @@ static void test_utf8_sanitize(void **state)
 	}
 }
 
+/* Bug (fuzz_pptimer): a PP-timer dump without a single step event ("{}",
+ * or only unknown keys) passed NULL to qsort (UBSan: nonnull argument). */
+static void test_pptimer_no_events(void **state)
+{
+	static const char *const texts[] = { "{}", " { \"note\": [1, 2] } ",
+					     "{\"forward-0-start\": \"1\"}" };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+		struct pptimer_file f;
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, texts[i], strlen(texts[i])), (ssize_t)strlen(texts[i]));
+		close(fd);
+		for (int vpp = 0; vpp < 2; vpp++) {
+			assert_int_equal(pptimer_read(path, vpp, &f, err, sizeof(err)), 0);
+			assert_int_equal(f.n, 0);
+			assert_int_equal(f.unknown_keys, i ? 1 : 0);
+			pptimer_file_release(&f);
+		}
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_topology_many_replicas_linear),
 		cmocka_unit_test(test_topology_infer_nothing),
 		cmocka_unit_test(test_utf8_sanitize),
+		cmocka_unit_test(test_pptimer_no_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
