@@ -156,6 +156,7 @@ static bool ms_to_ns(const char *s, const char *e, int64_t *ns)
 	return true;
 }
 
+/* The whole file, followed by JS_PAD zero bytes (json_scan.h). */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
@@ -175,6 +176,9 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 		return NULL;
 	}
 	fclose(f);
+	/* The JSON scanners read ahead: JS_PAD zero bytes after the text. */
+	strbuf_grow(&sb, JS_PAD);
+	memset(sb.buf + sb.len, 0, JS_PAD);
 	return strbuf_detach(&sb, len);
 }
 

@@ -102,6 +102,26 @@ static void test_pptimer_no_events(void **state)
 	}
 }
 
+/* Bug (fuzz_pptimer): pptimer_read() gave the JSON scanners a buffer with
+ * no padding; their 16-byte loads read past its end (ASan heap overflow)
+ * when a key string ran to the end of the file. Every length, so that one
+ * of them ends at the allocation's edge whatever strbuf's growth policy. */
+static void test_pptimer_unpadded(void **state)
+{
+	char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+	struct pptimer_file f;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"", 2), 2);
+	for (int n = 0; n < 700; n++) {
+		assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), PP_EPARSE);
+		assert_non_null(strstr(err, "expected a key"));
+		assert_int_equal(write(fd, "f", 1), 1);
+	}
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +129,7 @@ int main(void)
 		cmocka_unit_test(test_topology_infer_nothing),
 		cmocka_unit_test(test_utf8_sanitize),
 		cmocka_unit_test(test_pptimer_no_events),
+		cmocka_unit_test(test_pptimer_unpadded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
