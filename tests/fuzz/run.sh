@@ -48,7 +48,7 @@ for t in "${targets[@]}"; do
 	ran=$(($(date +%s) - t0))
 	execs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$O/$t.log")
 	cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$O/$t.log" | tail -1 | awk '{ print $2, $4 }')
-	crashes=$(find "$O/crash" -name "$t-*" | wc -l)
+	crashes=$(find "$O/crash" -name "$t-*" ! -name "$t-slow-unit-*" | wc -l) # slow units are not bugs
 	echo "$(date -u +%FT%TZ) $t $ran ${execs:-0} ${cov:-0 0} $crashes" | tee -a "$O/stats.txt"
 	[ "$rc" = 0 ] || { echo "fuzz: $t stopped (exit $rc), see $O/$t.log"; grep -A20 -m1 -E 'ERROR|runtime error' "$O/$t.log"; }
 done
