@@ -250,7 +250,10 @@ int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err
 				goto out;
 			}
 			if (is_num && !strcmp(key, "total-execution-time")) {
-				out->has_total = ms_to_ns(v, p, &out->total_ns);
+				/* the last one counts, even when it is out of range */
+				int64_t ns = 0;
+				out->has_total = ms_to_ns(v, p, &ns);
+				out->total_ns = out->has_total ? ns : 0;
 			} else if (is_num && parse_key(key, vpp, &e) && ms_to_ns(v, p, &e.ns)) {
 				if (nev == aev) {
 					aev = aev ? 2 * aev : 256;

@@ -122,6 +122,25 @@ static void test_pptimer_unpadded(void **state)
 	unlink(path);
 }
 
+/* Bug (fuzz_pptimer): a second total-execution-time out of range cleared
+ * has_total but kept the first one's value in total_ns. */
+static void test_pptimer_total_twice(void **state)
+{
+	static const char text[] = "{\"total-execution-time\": 2.5, "
+				   "\"total-execution-time\": 1e300}";
+	char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+	struct pptimer_file f;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), 0);
+	assert_false(f.has_total);
+	assert_int_equal(f.total_ns, 0);
+	pptimer_file_release(&f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_sanitize),
 		cmocka_unit_test(test_pptimer_no_events),
 		cmocka_unit_test(test_pptimer_unpadded),
+		cmocka_unit_test(test_pptimer_total_twice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
