@@ -1,9 +1,12 @@
 /* gen.c — ppgen's driver: topology, then per iteration build, simulate,
- * write the selected ranks and their truth rows. */
+ * write the selected ranks and their truth rows. Folders and files are
+ * created through safefile.h: no symlink planted in the output folder is
+ * followed, files appear only when complete, modes follow the umask. */
 #include "gen.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include "gen_truth.h"
 #include "gen_write.h"
 #include "pp.h"
+#include "safefile.h"
 
 #define DEFAULT_START_NS 1707261432000000000LL /* 2024-02-06 23:17:12 UTC */
 
@@ -119,41 +123,23 @@ bad:
 	return PP_EINVAL;
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-	if (n >= sizeof(buf))
-		return PP_EINVAL;
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] == '/' || buf[i] == '\0') {
-			char c = buf[i];
-			buf[i] = '\0';
-			if (mkdir(buf, 0777) && errno != EEXIST)
-				return PP_EIO;
-			buf[i] = c;
-		}
-	}
-	return 0;
-}
-
 /* Removes files of dir matching glob (ppgen's own outputs from an earlier
  * run, so that a rerun never leaves stale ranks or both .json and .json.gz). */
-static int remove_matching(const char *dir, const char *glob)
+static int remove_matching(int dirfd, const char *glob)
 {
-	DIR *d = opendir(dir);
+	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
-	char path[4096];
 	int rc = 0;
-	if (!d)
-		return errno == ENOENT ? 0 : PP_EIO;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return PP_EIO;
+	}
 	while ((e = readdir(d)))
-		if (!fnmatch(glob, e->d_name, 0)) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			if (unlink(path) && errno != ENOENT)
-				rc = PP_EIO;
-		}
+		if (!fnmatch(glob, e->d_name, 0) && unlinkat(dirfd, e->d_name, 0) &&
+		    errno != ENOENT)
+			rc = PP_EIO;
 	closedir(d);
 	return rc;
 }
@@ -181,24 +167,30 @@ static void warn_stale(const struct gen_opts *o)
 	closedir(d);
 }
 
+/* The topology file in the output folder (outfd) and its copy in .truth
+ * (truthfd). */
 static int write_topology(const struct gen_opts *o, const struct gen_layout *lay,
-			  int64_t start_ns)
+			  int64_t start_ns, int outfd, int truthfd)
 {
-	char stamp[32], path[4096], copy[4096];
+	char stamp[32], name[64];
 	time_t secs = (time_t)(start_ns / 1000000000);
 	struct tm tm;
 	gmtime_r(&secs, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
-	snprintf(path, sizeof(path), "%s/unique_parallel_groups_%s.txt", o->out, stamp);
-	snprintf(copy, sizeof(copy), "%s/.truth/topology.txt", o->out);
-	const char *paths[2] = { path, copy };
+	snprintf(name, sizeof(name), "unique_parallel_groups_%s.txt", stamp);
+	const int fds[2] = { outfd, truthfd };
+	const char *names[2] = { name, "topology.txt" };
 	for (int i = 0; i < 2; i++) {
-		FILE *f = fopen(paths[i], "w");
-		if (!f)
-			return error("cannot create '%s': %s", paths[i], strerror(errno));
-		int rc = gen_layout_write_topology(lay, f);
-		if (fclose(f) || rc)
-			return error("cannot write '%s'", paths[i]);
+		struct safefile sf;
+		char err[512];
+		if (safefile_open(&sf, fds[i], names[i], err, sizeof(err)))
+			return error("%s: %s", o->out, err);
+		if (gen_layout_write_topology(lay, sf.fp)) {
+			safefile_abort(&sf);
+			return error("%s: cannot write '%s'", o->out, names[i]);
+		}
+		if (safefile_commit(&sf, err, sizeof(err)))
+			return error("%s: %s", o->out, err);
 	}
 	return 0;
 }
@@ -210,7 +202,7 @@ int gen_run(const struct gen_opts *o)
 	int rc = 0;
 	int64_t t_begin = pp_now_ns();
 	uint64_t bytes = 0;
-	int files = 0;
+	int files = 0, outfd = -1, truthfd = -1;
 
 	if (gen_layout_init(&lay, o->tp, o->cp, o->ep, o->dp, o->pp))
 		return error("invalid parallel sizes (each >= 1, at most 1000000 ranks)"), PP_EINVAL;
@@ -241,21 +233,24 @@ int gen_run(const struct gen_opts *o)
 		straggle[o->stragglers[i].rank] *= o->stragglers[i].factor;
 	}
 
+	/* --out may be reached through the user's own symlinks; below it,
+	 * no symlink is followed (safefile.h). */
 	char tdir[4096];
 	snprintf(tdir, sizeof(tdir), "%s/.truth", o->out);
-	if (mkdir_p(tdir)) {
-		rc = error("cannot create '%s': %s", tdir, strerror(errno));
+	if (safe_mkdirs(AT_FDCWD, o->out, 0, &outfd, err, sizeof(err)) ||
+	    safe_mkdirs(outfd, ".truth", SAFE_NOFOLLOW, &truthfd, err, sizeof(err))) {
+		rc = error("%s", err);
 		rc = PP_EIO;
 		goto out;
 	}
 	int64_t t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
-	if (remove_matching(o->out, "unique_parallel_groups_*.txt") ||
-	    write_topology(o, &lay, t0)) {
+	if (remove_matching(outfd, "unique_parallel_groups_*.txt") ||
+	    write_topology(o, &lay, t0, outfd, truthfd)) {
 		rc = PP_EIO;
 		goto out;
 	}
 	warn_stale(o);
-	truth = gen_truth_open(tdir, err, sizeof(err));
+	truth = gen_truth_open(truthfd, tdir, err, sizeof(err));
 	if (!truth) {
 		rc = error("%s", err);
 		rc = PP_EIO;
@@ -282,17 +277,22 @@ int gen_run(const struct gen_opts *o)
 			gen_sim_free(c);
 			break;
 		}
-		char dir[4096], path[4200];
-		snprintf(dir, sizeof(dir), "%s/iteration_%d", o->out, it);
-		char glob[64];
+		char dir[4096], path[4200], glob[64], itname[32];
+		int itfd = -1;
+		snprintf(itname, sizeof(itname), "iteration_%d", it);
+		snprintf(dir, sizeof(dir), "%s/%s", o->out, itname);
 		snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
-		if (mkdir_p(dir) || remove_matching(dir, glob)) {
+		if (safe_mkdirs(outfd, itname, SAFE_NOFOLLOW, &itfd, err, sizeof(err))) {
+			error("%s: %s", o->out, err);
+			rc = PP_EIO;
+		} else if (remove_matching(itfd, glob)) {
 			error("cannot prepare '%s': %s", dir, strerror(errno));
 			rc = PP_EIO;
 		}
 		struct gen_write_opts w = {
 			.gzip = o->gzip, .relative = o->relative, .nasty = o->nasty, .lay = &lay,
 			.iteration = it, .base_ns = (t0 / 1000000000 - 1) * 1000000000,
+			.dirfd = itfd,
 		};
 		memset(sums, 0, (size_t)lay.world * sizeof(*sums));
 		for (int r = 0; r < lay.world && !rc; r++) {
@@ -307,7 +307,7 @@ int gen_run(const struct gen_opts *o)
 				break;
 			}
 			struct stat st;
-			if (!stat(path, &st))
+			if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
 				bytes += (uint64_t)st.st_size;
 			files++;
 			gen_truth_rank(truth, it, gen_sim_rank(c, r), &sums[r]);
@@ -320,6 +320,8 @@ int gen_run(const struct gen_opts *o)
 		}
 		t0 = gen_sim_end(c) + 100000000;
 		gen_sim_free(c);
+		if (itfd >= 0)
+			close(itfd);
 	}
 	if (gen_truth_close(truth, err, sizeof(err)) && !rc) {
 		error("%s", err);
@@ -336,6 +338,10 @@ int gen_run(const struct gen_opts *o)
 	}
 out:
 	gen_truth_close(truth, NULL, 0);
+	if (truthfd >= 0)
+		close(truthfd);
+	if (outfd >= 0)
+		close(outfd);
 	free(write);
 	free(straggle);
 	free(sums);

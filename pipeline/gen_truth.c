@@ -3,17 +3,18 @@
  * Each kernel's category, step and recompute flag were fixed when the
  * program was built (gen_sim.c); here they are only summed up by the
  * definitions of SPEC §6 and docs/contracts.md §2 with interval.h.
+ * The CSV files are written through safefile.h: they appear under their
+ * names only when complete, never through a symlink planted in .truth.
  */
 #include "gen_truth.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "interval.h"
 #include "pp.h"
+#include "safefile.h"
 
 enum { TF_RANKS, TF_CATS, TF_STEPS, TF_PP, TF_STRAG, TF_N };
 
@@ -32,32 +33,35 @@ static const char *const headers[TF_N] = {
 };
 
 struct gen_truth {
-	FILE *f[TF_N];
+	FILE *f[TF_N];            /* sf[i].fp while open */
+	struct safefile sf[TF_N];
 	char *dir;
 };
 
-struct gen_truth *gen_truth_open(const char *dir, char *err, size_t errlen)
+static void truth_abort(struct gen_truth *t)
+{
+	for (int i = 0; i < TF_N; i++)
+		if (t->f[i])
+			safefile_abort(&t->sf[i]);
+	free(t->dir);
+	free(t);
+}
+
+struct gen_truth *gen_truth_open(int dirfd, const char *dir, char *err, size_t errlen)
 {
 	struct gen_truth *t = xcalloc(1, sizeof(*t));
+	char why[512];
 	t->dir = xstrdup(dir);
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
-		goto fail;
-	}
 	for (int i = 0; i < TF_N; i++) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		t->f[i] = fopen(path, "w");
-		if (!t->f[i]) {
-			snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
-			goto fail;
+		if (safefile_open(&t->sf[i], dirfd, files[i], why, sizeof(why))) {
+			snprintf(err, errlen, "%s: %s", dir, why);
+			truth_abort(t);
+			return NULL;
 		}
+		t->f[i] = t->sf[i].fp;
 		fprintf(t->f[i], "%s\n", headers[i]);
 	}
 	return t;
-fail:
-	gen_truth_close(t, NULL, 0);
-	return NULL;
 }
 
 /* Union of the kernels of r accepted by keep(). v is scratch (nk entries). */
@@ -290,12 +294,14 @@ int gen_truth_close(struct gen_truth *t, char *err, size_t errlen)
 	int rc = 0;
 	if (!t)
 		return 0;
-	for (int i = 0; i < TF_N; i++)
-		if (t->f[i] && (ferror(t->f[i]) | fclose(t->f[i])) && !rc) {
+	for (int i = 0; i < TF_N; i++) {
+		char why[512];
+		if (safefile_commit(&t->sf[i], why, sizeof(why)) && !rc) {
 			rc = PP_EIO;
 			if (err)
-				snprintf(err, errlen, "cannot write '%s/%s'", t->dir, files[i]);
+				snprintf(err, errlen, "%s: %s", t->dir, why);
 		}
+	}
 	free(t->dir);
 	free(t);
 	return rc;

@@ -21,9 +21,10 @@ struct gen_rank_sum {
 	int64_t busy_nonpp;     /* union of all but pp_communication */
 };
 
-/* Creates dir (the .truth folder) and the CSV files with their headers.
- * Returns NULL with a message in err. */
-struct gen_truth *gen_truth_open(const char *dir, char *err, size_t errlen);
+/* Starts the CSV files with their headers in the .truth folder dirfd (dir:
+ * its name for messages), each written through safefile.h until
+ * gen_truth_close(). Returns NULL with a message in err. */
+struct gen_truth *gen_truth_open(int dirfd, const char *dir, char *err, size_t errlen);
 /* Appends r's rows to ranks, category_stats and steps; fills *sum. */
 void gen_truth_rank(struct gen_truth *t, int iteration, const struct gen_rank *r,
 		    struct gen_rank_sum *sum);

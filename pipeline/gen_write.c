@@ -4,16 +4,22 @@
  * GPU event its cpu_op, launch, ac2g/fwdbwd flows and the event itself.
  * Real Kineto files are not globally time-sorted either. With GN_UNSORTED
  * the GPU groups come in reverse time order and metadata comes last.
+ * The file is written through safefile.h (a temporary name renamed into
+ * place, no symlink planted at the name followed, the user's umask); gzip
+ * output goes through gzdopen() on a duplicate of the safefile's fd.
  */
 #include "gen_write.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "pp.h"
+#include "safefile.h"
 
 #define OUT_CAP (8u << 20)
 
@@ -518,15 +524,27 @@ int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, ch
 	c.tid_main = c.pid;
 	c.tid_bwd = c.pid + 5;
 	c.dev = r->rank % 8;
+	struct safefile sf;
 	int rc = 0;
 
-	if (w->gzip)
-		o.gz = gzopen(w->path, "wb1");
-	else
-		o.f = fopen(w->path, "wb");
-	if (!o.gz && !o.f) {
+	const char *base = strrchr(w->path, '/');
+	if (safefile_open(&sf, w->dirfd, base ? base + 1 : w->path, NULL, 0)) {
 		snprintf(err, errlen, "cannot create '%s': %s", w->path, strerror(errno));
 		return PP_EIO;
+	}
+	if (w->gzip) {
+		/* gzclose() closes its own duplicate; safefile_commit() the original. */
+		int fd = fcntl(fileno(sf.fp), F_DUPFD_CLOEXEC, 0);
+		o.gz = fd >= 0 ? gzdopen(fd, "wb1") : NULL;
+		if (!o.gz) {
+			snprintf(err, errlen, "cannot create '%s': %s", w->path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			safefile_abort(&sf);
+			return PP_EIO;
+		}
+	} else {
+		o.f = sf.fp;
 	}
 	o.buf = xmalloc(OUT_CAP);
 	write_header(&o, &c);
@@ -552,13 +570,13 @@ int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, ch
 	write_trailer(&o, &c);
 close:
 	out_flush(&o);
-	if (o.gz) {
-		if (gzclose(o.gz) != Z_OK)
-			o.err = PP_EIO;
-	} else if (fclose(o.f)) {
+	if (o.gz && gzclose(o.gz) != Z_OK)
 		o.err = PP_EIO;
-	}
 	if (o.err) {
+		snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
+		safefile_abort(&sf);
+		rc = PP_EIO;
+	} else if (safefile_commit(&sf, NULL, 0)) {
 		snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
 		rc = PP_EIO;
 	}

@@ -17,7 +17,9 @@
 #include "gen_model.h"
 
 struct gen_write_opts {
-	const char *path;             /* file to create */
+	const char *path;             /* file to create (its traceName) */
+	int dirfd;                    /* folder to create it in, under the last
+	                               * component of path (safefile.h) */
 	bool gzip;                    /* gzip-compress the output */
 	bool relative;                /* ts relative to baseTimeNanoseconds */
 	unsigned nasty;               /* GN_* flags */

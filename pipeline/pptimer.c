@@ -156,6 +156,7 @@ static bool ms_to_ns(const char *s, const char *e, int64_t *ns)
 	return true;
 }
 
+/* The whole file, followed by JS_PAD zero bytes (json_scan.h). */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
@@ -175,6 +176,9 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 		return NULL;
 	}
 	fclose(f);
+	/* The JSON scanners read ahead: JS_PAD zero bytes after the text. */
+	strbuf_grow(&sb, JS_PAD);
+	memset(sb.buf + sb.len, 0, JS_PAD);
 	return strbuf_detach(&sb, len);
 }
 
@@ -246,7 +250,10 @@ int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err
 				goto out;
 			}
 			if (is_num && !strcmp(key, "total-execution-time")) {
-				out->has_total = ms_to_ns(v, p, &out->total_ns);
+				/* the last one counts, even when it is out of range */
+				int64_t ns = 0;
+				out->has_total = ms_to_ns(v, p, &ns);
+				out->total_ns = out->has_total ? ns : 0;
 			} else if (is_num && parse_key(key, vpp, &e) && ms_to_ns(v, p, &e.ns)) {
 				if (nev == aev) {
 					aev = aev ? 2 * aev : 256;
@@ -279,7 +286,8 @@ int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err
 	}
 
 	/* Merge start/end events of the same (phase, chunk, mb). */
-	qsort(ev, nev, sizeof(*ev), cmp_event);
+	if (nev) /* qsort's base must not be NULL, even for 0 elements */
+		qsort(ev, nev, sizeof(*ev), cmp_event);
 	out->steps = xmalloc((nev ? nev : 1) * sizeof(*out->steps));
 	for (size_t i = 0; i < nev; i++) {
 		struct pptimer_step *st = out->n ? &out->steps[out->n - 1] : NULL;
@@ -353,17 +361,34 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 				    !s->has_start ? "no start event" : !s->has_end ?
 				    "no end event" : "ends before it starts");
 	}
+	/* The steps are sorted by (phase, chunk, mb) (pptimer_read): one merge
+	 * pass; gaps are counted, only the first 50 are listed (a dump naming
+	 * micro-batch 10^8 must not take 10^8 x steps). */
+	size_t at = 0;
 	for (int ph = 1; ph <= 2; ph++)
-		for (int c = 0; c < nch; c++)
-			for (int mb = 0; mb < mb_count[ph][c]; mb++) {
-				bool found = false;
-				for (size_t i = 0; i < f->n && !found; i++)
-					found = f->steps[i].phase == ph && f->steps[i].chunk == c &&
-						f->steps[i].mb == mb;
-				if (!found && nwarn++ < 50)
+		for (int c = 0; c < nch; c++) {
+			int next = 0, count = mb_count[ph][c];
+			while (at < f->n && (f->steps[at].phase < ph ||
+					    (f->steps[at].phase == ph && f->steps[at].chunk < c)))
+				at++;
+			for (;; at++) {
+				bool here = at < f->n && f->steps[at].phase == ph &&
+					    f->steps[at].chunk == c && f->steps[at].mb < count;
+				int upto = here ? f->steps[at].mb : count;
+				for (int mb = next; mb < upto; mb++) {
+					if (nwarn >= 50) { /* count the rest of the gap */
+						nwarn += (size_t)(upto - mb);
+						break;
+					}
+					nwarn++;
 					strbuf_addf(&warnings, "%s of chunk %d micro-batch %d: "
 						    "never recorded\n", phase_word[ph], c, mb);
+				}
+				if (!here)
+					break;
+				next = f->steps[at].mb + 1;
 			}
+		}
 	if (nwarn > 50)
 		strbuf_addf(&warnings, "... %zu more missing events\n", nwarn - 50);
 

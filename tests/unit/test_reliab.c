@@ -5,10 +5,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pp.h"
+#include "pptimer.h"
 #include "strbuf.h"
 #include "topology.h"
 #include "utf8.h"
@@ -75,12 +79,77 @@ static void test_utf8_sanitize(void **state)
 	}
 }
 
+/* Bug (fuzz_pptimer): a PP-timer dump without a single step event ("{}",
+ * or only unknown keys) passed NULL to qsort (UBSan: nonnull argument). */
+static void test_pptimer_no_events(void **state)
+{
+	static const char *const texts[] = { "{}", " { \"note\": [1, 2] } ",
+					     "{\"forward-0-start\": \"1\"}" };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+		struct pptimer_file f;
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, texts[i], strlen(texts[i])), (ssize_t)strlen(texts[i]));
+		close(fd);
+		for (int vpp = 0; vpp < 2; vpp++) {
+			assert_int_equal(pptimer_read(path, vpp, &f, err, sizeof(err)), 0);
+			assert_int_equal(f.n, 0);
+			assert_int_equal(f.unknown_keys, i ? 1 : 0);
+			pptimer_file_release(&f);
+		}
+		unlink(path);
+	}
+}
+
+/* Bug (fuzz_pptimer): pptimer_read() gave the JSON scanners a buffer with
+ * no padding; their 16-byte loads read past its end (ASan heap overflow)
+ * when a key string ran to the end of the file. Every length, so that one
+ * of them ends at the allocation's edge whatever strbuf's growth policy. */
+static void test_pptimer_unpadded(void **state)
+{
+	char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+	struct pptimer_file f;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"", 2), 2);
+	for (int n = 0; n < 700; n++) {
+		assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), PP_EPARSE);
+		assert_non_null(strstr(err, "expected a key"));
+		assert_int_equal(write(fd, "f", 1), 1);
+	}
+	close(fd);
+	unlink(path);
+}
+
+/* Bug (fuzz_pptimer): a second total-execution-time out of range cleared
+ * has_total but kept the first one's value in total_ns. */
+static void test_pptimer_total_twice(void **state)
+{
+	static const char text[] = "{\"total-execution-time\": 2.5, "
+				   "\"total-execution-time\": 1e300}";
+	char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+	struct pptimer_file f;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), 0);
+	assert_false(f.has_total);
+	assert_int_equal(f.total_ns, 0);
+	pptimer_file_release(&f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_topology_many_replicas_linear),
 		cmocka_unit_test(test_topology_infer_nothing),
 		cmocka_unit_test(test_utf8_sanitize),
+		cmocka_unit_test(test_pptimer_no_events),
+		cmocka_unit_test(test_pptimer_unpadded),
+		cmocka_unit_test(test_pptimer_total_twice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
