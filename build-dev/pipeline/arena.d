@@ -1,2 +1,0 @@
-build-dev/pipeline/arena.o: pipeline/arena.c pipeline/arena.h
-pipeline/arena.h:

@@ -1,3 +1,0 @@
-build-dev/pipeline/cli.o: pipeline/cli.c pipeline/cli.h pipeline/pp.h
-pipeline/cli.h:
-pipeline/pp.h:

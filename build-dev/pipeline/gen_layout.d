@@ -1,4 +1,0 @@
-build-dev/pipeline/gen_layout.o: pipeline/gen_layout.c \
- pipeline/gen_layout.h pipeline/pp.h
-pipeline/gen_layout.h:
-pipeline/pp.h:

@@ -1,2 +1,0 @@
-build-dev/pipeline/interval.o: pipeline/interval.c pipeline/interval.h
-pipeline/interval.h:

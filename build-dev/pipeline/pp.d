@@ -1,2 +1,0 @@
-build-dev/pipeline/pp.o: pipeline/pp.c pipeline/pp.h
-pipeline/pp.h:

@@ -1,9 +1,0 @@
-build-dev/pipeline/rank_metrics.o: pipeline/rank_metrics.c \
- pipeline/arena.h pipeline/classify_priv.h pipeline/htab.h \
- pipeline/patterns.h pipeline/rank_result.h pipeline/pp.h
-pipeline/arena.h:
-pipeline/classify_priv.h:
-pipeline/htab.h:
-pipeline/patterns.h:
-pipeline/rank_result.h:
-pipeline/pp.h:
