@@ -2,7 +2,7 @@
 # ppbatch benchmarks (issue 4). Appends "name value unit" lines to
 # $BENCH_RESULTS:
 #   ppbatch_1worker_gbps       one worker, one ~1 GB ppgen trace: parse +
-#                              classify + store, wall clock (and _cpu_gbps:
+#                              classify + store, wall clock, median of 3 (_cpu_gbps:
 #                              bytes per CPU second, robust on a busy machine)
 #   ppbatch_1file_command_gbps the same trace through `ppbatch --input -j 1`
 #   ppbatch_kernels_per_s      its GPU events stored per second
@@ -11,7 +11,8 @@
 #   ppbatch_real_gbps          the worker on the largest real trace (a real
 #                              kernel density), median of 5
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
-#                              >= 32 ranks, >= 4 GB, --processes 1 vs 2
+#                              >= 32 ranks, >= 4 GB, --processes 1 vs 2,
+#                              alternately, medians of 3
 #   ppbatch_db_ratio_pct       database bytes / trace bytes (every kernel)
 # Sizes: PPBATCH_BENCH_BIG_MB (default 1000), PPBATCH_BENCH_TREE_GB (4).
 set -eu
@@ -35,13 +36,18 @@ if [ ! -f "$big/.done-$big_mb" ]; then
 fi
 trace=$(ls "$big"/iteration_1/*.json)
 tb=$(stat -c %s "$trace")
-rm -f "$W/big.db"*
-# The worker alone (the protocol of pipeline/worker.h), for its own RSS.
+# The worker alone (the protocol of pipeline/worker.h), for its own RSS;
+# median of 3 by wall time.
 printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$tb" >"$W/task"
-sync
-/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$W/task" >"$W/reply"
-read -r wall usr sys rss_kb <"$W/time"
-grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed: $(cat "$W/reply")" >&2; exit 1; }
+rm -f "$W/worker.times"
+for round in 1 2 3; do
+	rm -f "$W/big.db"*
+	sync
+	/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$W/task" >"$W/reply"
+	grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed: $(cat "$W/reply")" >&2; exit 1; }
+	cat "$W/time" >>"$W/worker.times"
+done
+read -r wall usr sys rss_kb < <(sort -n "$W/worker.times" | sed -n 2p)
 put ppbatch_trace_mb "$(awk -v b="$tb" 'BEGIN{printf "%.0f", b/1e6}')" MB
 put ppbatch_1worker_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
@@ -94,15 +100,25 @@ fi
 tbytes=$(bytes_of "$tree"/iteration_1/*.json)
 put ppbatch_tree_ranks "$(ls "$tree"/iteration_1 | wc -l)" ranks
 put ppbatch_tree_gb "$(awk -v b="$tbytes" 'BEGIN{printf "%.2f", b/1e9}')" GB
+# -j 1 and -j 2 alternately, 3 rounds, medians: this machine's speed drifts
+# by tens of percent from minute to minute, so the two are compared within
+# one stretch of time.
+for round in 1 2 3; do
+	for p in 1 2; do
+		rm -f "$W/tree$p.db"*
+		sync
+		/usr/bin/time -f '%e %U %S' -o "$W/time" \
+			ppbatch --input "$tree" --db "$W/tree$p.db" --processes $p --quiet
+		read -r wall usr sys <"$W/time"
+		echo "$wall $(awk -v u="$usr" -v s="$sys" 'BEGIN{printf "%.2f", u+s}')" >>"$W/tree$p.times"
+	done
+done
 for p in 1 2; do
-	rm -f "$W/tree$p.db"*
-	sync
-	/usr/bin/time -f '%e %U %S' -o "$W/time" \
-		ppbatch --input "$tree" --db "$W/tree$p.db" --processes $p --quiet
-	read -r wall usr sys <"$W/time"
+	read -r wall cpu < <(sort -n "$W/tree$p.times" | sed -n 2p)
 	eval "wall$p=$wall"
 	put "ppbatch_tree_p${p}_gbps" "$(awk -v b="$tbytes" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
-	put "ppbatch_tree_p${p}_cpu_s" "$(awk -v u="$usr" -v s="$sys" 'BEGIN{printf "%.1f", u+s}')" s
+	put "ppbatch_tree_p${p}_cpu_s" "$cpu" s
+	rm -f "$W/tree$p.times"
 done
 put ppbatch_p2_speedup "$(awk -v a="$wall1" -v b="$wall2" 'BEGIN{printf "%.2f", a/b}')" x
 put ppbatch_db_ratio_pct "$(awk -v d="$(bytes_of "$W/tree2.db"*)" -v b="$tbytes" 'BEGIN{printf "%.2f", 100*d/b}')" %
