@@ -40,7 +40,8 @@ void *vec_push(struct vec *v)
 		size_t cap = !v->cap ? 256
 			     : v->cap * v->elem >= (1u << 20) ? v->cap * 4
 							      : v->cap * 2;
-		void *d = hugepage_realloc(v->data, cap * v->elem);
+		void *d = hugepage_realloc(v->data, v->n * v->elem,
+					   cap * v->elem);
 		if (!d)
 			return NULL;
 		v->data = d;

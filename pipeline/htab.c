@@ -243,7 +243,8 @@ uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
 		size_t cap = m->cap ? m->cap : 4096;
 		while (cap <= off)
 			cap *= 2;
-		uint32_t *d = hugepage_realloc(m->dense, cap * sizeof(*d));
+		uint32_t *d = hugepage_realloc(m->dense, m->cap * sizeof(*d),
+					       cap * sizeof(*d));
 		if (!d)
 			return NULL;
 		memset(d + m->cap, 0xff, (cap - m->cap) * sizeof(*d));

@@ -1,10 +1,12 @@
 /* hugepage.c — see hugepage.h. */
 #include "hugepage.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #define HUGE_PAGE ((size_t)2 << 20)
 #define PAGE ((uintptr_t)4096)
@@ -28,14 +30,40 @@ void hugepage_advise(void *p, size_t n)
 #endif
 }
 
-void *hugepage_realloc(void *old, size_t size)
+/* Whether the address space is limited (ulimit -v): then an old and a new
+ * block at once may not fit. */
+static bool space_limited(void)
 {
-	/* realloc grows a large block in place (mremap): never the old and
-	 * the new block in memory at once, which a tight `ulimit -v` (64 MiB
-	 * + 10 % of the trace) has no room for. (An aligned copy would give
-	 * more huge pages, but memalign blocks cannot be advised whole, and a
-	 * split mapping makes every later realloc copy.) */
-	void *p = realloc(old, size);
-	hugepage_advise(p, size);
+	static int limited = -1;
+	if (limited < 0) {
+		struct rlimit rl;
+		limited = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+	}
+	return limited;
+}
+
+void *hugepage_realloc(void *old, size_t used, size_t size)
+{
+	/* Under a limit, realloc grows the block in place (mremap): never old
+	 * and new at once. Otherwise a new 2 MiB-aligned block, advised before
+	 * anything touches it, gets huge pages throughout (a realloc'd block
+	 * is seldom aligned, and pages touched before the advice stay small):
+	 * a third of the faults, and far fewer TLB misses in the passes over
+	 * the kernels (~10 % of a worker's time). */
+	if (size < HUGE_PAGE || space_limited()) {
+		void *p = realloc(old, size);
+		hugepage_advise(p, size);
+		return p;
+	}
+	size_t rounded = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	if (rounded < size)
+		return NULL;
+	void *p = aligned_alloc(HUGE_PAGE, rounded);
+	if (!p)
+		return NULL;
+	hugepage_advise(p, rounded);
+	if (used)
+		memcpy(p, old, used);
+	free(old);
 	return p;
 }

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,23 +139,27 @@ static void test_interval_union_overlap(void **state)
 	assert_int_equal(ivl_union(NULL, 0), 0);
 }
 
-/* A growing array through hugepage_realloc keeps its bytes (the advice
- * never changes contents). */
+/* A growing array through hugepage_realloc keeps its bytes; without a
+ * ulimit -v its big blocks are 2 MiB aligned. */
 static void test_hugepage_realloc(void **state)
 {
 	(void)state;
 	size_t cap = 1000, used = 0;
-	unsigned char *p = hugepage_realloc(NULL, cap);
+	unsigned char *p = hugepage_realloc(NULL, 0, cap);
 	assert_non_null(p);
 	for (size_t size = 4000; size <= ((size_t)40 << 20); size *= 4) {
 		for (; used < cap; used++)
 			p[used] = (unsigned char)(used * 7);
-		p = hugepage_realloc(p, size);
+		p = hugepage_realloc(p, used, size);
 		assert_non_null(p);
 		cap = size;
 		for (size_t i = 0; i < used; i++)
 			if (p[i] != (unsigned char)(i * 7))
 				fail_msg("byte %zu lost growing to %zu", i, size);
+		struct rlimit rl;
+		if (size >= ((size_t)2 << 20) && getrlimit(RLIMIT_AS, &rl) == 0 &&
+		    rl.rlim_cur == RLIM_INFINITY)
+			assert_int_equal((uintptr_t)p % ((uintptr_t)2 << 20), 0);
 	}
 	hugepage_advise(p, cap);
 	free(p);
