@@ -56,6 +56,9 @@ median3() {
 gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.3f", (s > 0 ? b / s / 1e9 : 0) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
+# Page cache warm, and no writeback of earlier benchmarks' files (ppgen
+# writes 1 GB just before) competing with the measurements.
+sync
 cat "$trace" "$trace.gz" >/dev/null # page cache
 # --inspect as users run it (reader + the classifier's survey), the reader
 # alone (--no-classify), and the whole classifier (--full).
