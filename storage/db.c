@@ -283,7 +283,18 @@ static int busy_wait(void *ctx, int count)
 static int exec_pragma(sqlite3 *c, const char *sql, char *err, size_t errlen)
 {
 	char *msg = NULL;
-	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK) {
+	int rc, tries = 0;
+	/* Switching a database another process is just creating into WAL mode
+	 * can fail with "database is locked" without SQLite's busy handler
+	 * being asked (two ppbatch runs started at once on a new file, t0813):
+	 * retry for up to a minute. */
+	while ((rc = sqlite3_exec(c, sql, NULL, NULL, &msg)) == SQLITE_BUSY &&
+	       tries++ < 60000) {
+		sqlite3_free(msg);
+		msg = NULL;
+		sqlite3_sleep(1);
+	}
+	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", sql, msg ? msg : sqlite3_errmsg(c));
 		sqlite3_free(msg);
 		return PP_EDB;
