@@ -219,8 +219,9 @@ static int fail_sql(struct db *db, const char *what)
 	return fail(db, PP_EDB, "%s: %s", what, sqlite3_errmsg(db->conn));
 }
 
-/* The prepared statement id, reset and with its bindings cleared. */
-static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
+/* The prepared statement id, reset, its old bindings still in place. For
+ * statements whose every parameter is bound on each use (kernel rows). */
+static sqlite3_stmt *stmt_rebound(struct db *db, enum stmt_id id)
 {
 	sqlite3_stmt *s = db->st[id];
 	if (!s) {
@@ -232,11 +233,17 @@ static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
 		db->st[id] = s;
 	} else {
 		sqlite3_reset(s);
-		/* Kernel inserts bind every parameter (bind_krows). */
-		if (id != S_INS_KERNELS && id != S_INS_KERNELS_ID &&
-		    id != S_INS_KERNEL)
-			sqlite3_clear_bindings(s);
 	}
+	return s;
+}
+
+/* The prepared statement id, reset and with its bindings cleared (callers
+ * bind only the values that are present; the rest are NULL). */
+static sqlite3_stmt *stmt(struct db *db, enum stmt_id id)
+{
+	sqlite3_stmt *s = stmt_rebound(db, id);
+	if (s)
+		sqlite3_clear_bindings(s);
 	return s;
 }
 
@@ -593,13 +600,14 @@ int db_intern_name(struct db *db, const char *name, size_t len, int64_t *id)
 			 NULL, id);
 }
 
-/* Binds rows [0, n) of the buffer from parameter 1 on, from column c0 (1:
- * without the rowid). */
-static void bind_krows(sqlite3_stmt *s, const struct db *db, int n, int c0)
+/* Binds buffered rows [r0, r0 + n) from parameter 1 on, without the
+ * rowid column when skip_rowid. */
+static void bind_krows(sqlite3_stmt *s, const struct db *db, int r0, int n,
+		       bool skip_rowid)
 {
-	for (int r = 0; r < n; r++)
-		for (int c = c0; c < KCOLS; c++) {
-			int i = r * (KCOLS - c0) + c - c0 + 1;
+	int i = 1;
+	for (int r = r0; r < r0 + n; r++)
+		for (int c = skip_rowid; c < KCOLS; c++, i++) {
 			if (db->knull[r] >> c & 1)
 				sqlite3_bind_null(s, i);
 			else
@@ -628,7 +636,10 @@ static int rows_are_last(struct db *db, int64_t first_rowid)
 }
 
 /* Inserts the buffered kernel rows: a full batch in one statement, a
- * partial one (the end of a trace) row by row. */
+ * partial one (the end of a trace) row by row. After the trace's first
+ * batch, while its rows are kernel_t's last, batches are appended with
+ * rowid max + 1: no uniqueness seek, which an explicit rowid costs on every
+ * row. Verified, so that a surprise is an error, never a wrong rowid. */
 static int flush_kernels(struct db *db)
 {
 	int n = db->nkrow;
@@ -637,37 +648,21 @@ static int flush_kernels(struct db *db)
 	if (n == KBATCH && !first && db->kappend < 0 &&
 	    (db->kappend = rows_are_last(db, db->krow[0][0])) < 0)
 		return PP_EDB;
-	if (n == KBATCH && db->kappend == 1) {
-		/* Appended with rowid max + 1: no uniqueness seek, which an
-		 * explicit rowid costs on every row. Verified, so that a
-		 * surprise is an error, never a wrong rowid. */
-		sqlite3_stmt *s = stmt(db, S_INS_KERNELS);
+	bool append = n == KBATCH && db->kappend == 1;
+	int per = n == KBATCH ? KBATCH : 1; /* rows per statement */
+	enum stmt_id id = n < KBATCH ? S_INS_KERNEL
+			  : append   ? S_INS_KERNELS
+				     : S_INS_KERNELS_ID;
+	for (int r = 0; r < n; r += per) {
+		sqlite3_stmt *s = stmt_rebound(db, id);
 		if (!s)
 			return PP_EDB;
-		bind_krows(s, db, n, 1);
+		bind_krows(s, db, r, per, append);
 		if (run(db, s, "cannot insert kernels"))
 			return PP_EDB;
-		if (sqlite3_last_insert_rowid(db->conn) != db->krow[n - 1][0])
-			return fail(db, PP_EDB, "kernel rows are not at the end of kernel_t");
-		return 0;
 	}
-	if (n == KBATCH) {
-		sqlite3_stmt *s = stmt(db, S_INS_KERNELS_ID);
-		if (!s)
-			return PP_EDB;
-		bind_krows(s, db, n, 0);
-		return run(db, s, "cannot insert kernels");
-	}
-	for (int r = 0; r < n; r++) {
-		sqlite3_stmt *s = stmt(db, S_INS_KERNEL);
-		if (!s)
-			return PP_EDB;
-		memmove(db->krow[0], db->krow[r], sizeof(db->krow[0]));
-		db->knull[0] = db->knull[r];
-		bind_krows(s, db, 1, 0);
-		if (run(db, s, "cannot insert kernel"))
-			return PP_EDB;
-	}
+	if (append && sqlite3_last_insert_rowid(db->conn) != db->krow[n - 1][0])
+		return fail(db, PP_EDB, "kernel rows are not at the end of kernel_t");
 	return 0;
 }
 
