@@ -615,7 +615,6 @@ static int build_steps(struct classify *c, struct rank_result *res,
 			struct rr_step *st = &res->steps[res->nsteps];
 			st->phase = (int8_t)ph;
 			st->seq = (int32_t)i;
-			st->chunk = st->microbatch = -1;
 			st->name_id = tmp[i]->name;
 			st->cpu_start_ns = tmp[i]->ts + base;
 			st->cpu_end_ns = tmp[i]->end + base;

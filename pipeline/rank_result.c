@@ -1,5 +1,5 @@
 /* rank_result.c — names of the enums of rank_result.h (contracts §2), the
- * --inspect description and the VPP labels of steps. */
+ * --inspect description and the VPP label of a step. */
 #include <stdio.h>
 #include <string.h>
 
@@ -164,29 +164,19 @@ void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
 
 /* Megatron's get_model_chunk_id / get_microbatch_id_in_model_chunk with
  * microbatch_group_size_per_vp_stage = pp_size. */
-void rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
-		  int32_t *chunk, int32_t *microbatch)
+int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
+		 int32_t *chunk, int32_t *microbatch)
 {
+	if (pp_size < 1 || vpp < 1)
+		return PP_EINVAL;
 	int64_t group = (int64_t)pp_size * vpp;
 	if (vpp == 1) {
 		*chunk = 0;
 		*microbatch = (int32_t)seq;
-		return;
+		return 0;
 	}
 	int64_t c = (seq % group) / pp_size;
 	*chunk = (int32_t)(backward ? vpp - 1 - c : c);
 	*microbatch = (int32_t)((seq / group) * pp_size + seq % pp_size);
-}
-
-int rank_result_label_vpp(struct rank_result *r, int pp_size, int vpp)
-{
-	if (pp_size < 1 || vpp < 1)
-		return PP_EINVAL;
-	for (size_t i = 0; i < r->nsteps; i++) {
-		struct rr_step *s = &r->steps[i];
-		if (s->phase == RR_FWD || s->phase == RR_BWD)
-			rr_vpp_label(s->seq, s->phase == RR_BWD, pp_size, vpp,
-				     &s->chunk, &s->microbatch);
-	}
 	return 0;
 }

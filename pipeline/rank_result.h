@@ -91,7 +91,6 @@ struct rr_kernel {
 struct rr_step {
 	int8_t phase;             /* enum rr_phase */
 	int32_t seq;              /* 0.. in cpu_start order per phase */
-	int32_t chunk, microbatch; /* VPP labels; -1 when unknown */
 	uint32_t name_id;         /* the slice's name, index into names */
 	int64_t cpu_start_ns, cpu_end_ns;
 	bool has_kernels;
@@ -186,18 +185,13 @@ struct strbuf;
 void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
 			  bool json);
 
-/* Labels the steps with their VPP model chunk and micro-batch following
- * Megatron's interleaved schedule (forward: group of pp_size micro-batches
- * per chunk in turn; backward: chunks in reverse), for vpp >= 1 and
- * pp_size >= 1; fwd and bwd steps only (seq = position in program order).
- * Returns 0, or PP_EINVAL for sizes < 1. */
-int rank_result_label_vpp(struct rank_result *r, int pp_size, int vpp);
-
-/* The same for one step: the seq-th forward (backward when backward) step
- * of a rank runs model chunk *chunk on micro-batch *microbatch. Sizes must
- * be >= 1. */
-void rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
-		  int32_t *chunk, int32_t *microbatch);
+/* The VPP model chunk and micro-batch of a rank's seq-th forward (backward
+ * when backward) step, following Megatron's interleaved schedule (forward:
+ * groups of pp_size micro-batches per chunk in turn; backward: the chunks in
+ * reverse); vpp 1: chunk 0, micro-batch seq. Returns 0, or PP_EINVAL for
+ * sizes < 1. ppagg labels its steps with it (ppbatch does not know VPP). */
+int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
+		 int32_t *chunk, int32_t *microbatch);
 
 const char *rr_category_name(enum rr_category c);
 const char *rr_type_name(enum rr_type t);

@@ -96,8 +96,8 @@ int db_store_rank(struct db *db, const struct db_trace *t,
 			.kernels = s->has_kernels ? s->kernels : 0,
 			.start_ns = s->start_ns, .end_ns = s->end_ns,
 			.comp_ns = s->comp_ns, .comm_ns = s->comm_ns,
-			.overlap_ns = s->overlap_ns, .chunk = s->chunk,
-			.mbs = s->microbatch,
+			.overlap_ns = s->overlap_ns,
+			.chunk = -1, .mbs = -1, /* VPP labels: ppagg's (contracts §3) */
 		};
 		if ((rc = db_trace_add_step(db, &ds)))
 			goto out_commit;

@@ -668,35 +668,22 @@ static void test_arena_adopt(void **state)
 
 static void test_label_vpp_interleaved(void **state)
 {
-	struct rr_step steps[10];
-	struct rank_result r;
 	static const int fwd_chunk[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
 	static const int fwd_mb[8] = { 0, 1, 0, 1, 2, 3, 2, 3 };
-	memset(&r, 0, sizeof(r));
-	memset(steps, 0, sizeof(steps));
+	int32_t chunk, mb;
+	(void)state;
 	for (int i = 0; i < 8; i++) {
-		steps[i].phase = RR_FWD;
-		steps[i].seq = i;
+		assert_int_equal(rr_vpp_label(i, false, 2, 2, &chunk, &mb), 0);
+		assert_int_equal(chunk, fwd_chunk[i]);
+		assert_int_equal(mb, fwd_mb[i]);
 	}
-	steps[8].phase = RR_BWD;
-	steps[8].seq = 0;
-	steps[9].phase = RR_PP;
-	steps[9].seq = 0;
-	steps[9].chunk = steps[9].microbatch = -1;
-	r.steps = steps;
-	r.nsteps = 10;
-	assert_int_equal(rank_result_label_vpp(&r, 2, 2), 0);
-	for (int i = 0; i < 8; i++) {
-		assert_int_equal(steps[i].chunk, fwd_chunk[i]);
-		assert_int_equal(steps[i].microbatch, fwd_mb[i]);
-	}
-	assert_int_equal(steps[8].chunk, 1);
-	assert_int_equal(steps[8].microbatch, 0);
-	assert_int_equal(steps[9].chunk, -1);
-	assert_int_equal(rank_result_label_vpp(&r, 4, 1), 0);
-	assert_int_equal(steps[5].chunk, 0);
-	assert_int_equal(steps[5].microbatch, 5);
-	assert_int_equal(rank_result_label_vpp(&r, 0, 1), PP_EINVAL);
+	assert_int_equal(rr_vpp_label(0, true, 2, 2, &chunk, &mb), 0);
+	assert_int_equal(chunk, 1);
+	assert_int_equal(mb, 0);
+	assert_int_equal(rr_vpp_label(5, false, 4, 1, &chunk, &mb), 0);
+	assert_int_equal(chunk, 0);
+	assert_int_equal(mb, 5);
+	assert_int_equal(rr_vpp_label(0, false, 0, 1, &chunk, &mb), PP_EINVAL);
 }
 
 static void test_describe_for_inspect(void **state)
