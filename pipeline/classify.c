@@ -368,9 +368,7 @@ static bool has_pg_args(const struct trace_event *ev)
 
 /* --- feeding ------------------------------------------------------------ */
 
-/* Kernel type (SPEC §5): memcpy/memset events are mem; for kernels comm is
- * tested before mem. */
-static enum rr_type kernel_type(uint32_t bits, bool memevent)
+enum rr_type classify_kernel_type(uint32_t bits, bool memevent)
 {
 	if (memevent)
 		return RR_MEM;
@@ -407,7 +405,7 @@ static int feed_gpu(struct classify *c, const struct trace_event *ev,
 	k->stream = ev->has & TE_STREAM ? ev->stream
 		    : (ev->has & TE_TID) && !ev->tid.is_str ? ev->tid.num : -1;
 	k->name_id = (uint32_t)name;
-	k->type = (uint8_t)kernel_type(bits, memevent);
+	k->type = (uint8_t)classify_kernel_type(bits, memevent);
 	k->phase = RR_NOPHASE;
 	k->seq = k->step = k->pg = -1;
 	if (has_pg_args(ev)) {

@@ -47,6 +47,11 @@ struct classify *classify_new_survey(const struct patterns *pats,
 				     struct arena *arena);
 #define CLASSIFY_AGAIN 1
 
+/* A GPU event's type (SPEC §5) from its name's pattern bits
+ * (patterns_match()): gpu_memcpy/gpu_memset events are mem; for kernels
+ * comm_kernel is tested before mem_kernel. */
+enum rr_type classify_kernel_type(uint32_t pattern_bits, bool memevent);
+
 /* Takes one event (strings are copied as needed). Returns 0, or PP_ENOMEM
  * (the classifier is then failed and every later call returns PP_ENOMEM). */
 int classify_feed(struct classify *c, const struct trace_event *ev);

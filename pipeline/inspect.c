@@ -18,6 +18,7 @@
 #include "arena.h"
 #include "batch.h"
 #include "classify.h"
+#include "htab.h"
 #include "patterns.h"
 #include "rank_result.h"
 #include "pp.h"
@@ -33,7 +34,6 @@ enum {
 };
 
 enum { GPU_NONE = -1, GPU_KERNEL, GPU_MEMCPY, GPU_MEMSET };
-enum { KT_COMP, KT_COMM, KT_MEM };
 
 struct cat_count {
 	char *name; /* lower case */
@@ -48,7 +48,7 @@ struct name_slot {
 	uint64_t hash;
 	const char *name; /* NULL: free */
 	size_t n;
-	int type;         /* KT_* */
+	int type;         /* enum rr_type */
 };
 
 /* pid or tid as a key: absent, an integer or a string. */
@@ -264,34 +264,10 @@ static int count_cat(struct inspect *in, struct pp_sv cat)
 
 /* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
 /* SPEC §5: comm is tested before mem for kernels matching both. */
-static int kernel_type_match(const struct patterns *pats, const char *n)
-{
-	uint32_t m = patterns_match(pats, n);
-	if (m & (1u << PAT_COMM_KERNEL))
-		return KT_COMM;
-	if (m & (1u << PAT_MEM_KERNEL))
-		return KT_MEM;
-	return KT_COMP;
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
-
 /* The type of a kernel name, matched once per distinct name (up to a cap). */
 static int kernel_type(struct inspect *in, struct pp_sv name)
 {
-	uint64_t h = hash_bytes(name.p, name.n);
+	uint64_t h = pp_hash_bytes(name.p, name.n, 0);
 	if (in->ncap) {
 		size_t j = h & (in->ncap - 1);
 		for (struct name_slot *s = &in->names[j]; s->name; s = &in->names[j]) {
@@ -300,7 +276,7 @@ static int kernel_type(struct inspect *in, struct pp_sv name)
 			j = (j + 1) & (in->ncap - 1);
 		}
 	}
-	int type = kernel_type_match(in->pats, name.p);
+	int type = classify_kernel_type(patterns_match(in->pats, name.p), false);
 	if (in->ncount >= MAX_NAMES || name.n > 4096)
 		return type;
 	if ((in->ncount + 1) * 2 > in->ncap) {
@@ -331,10 +307,10 @@ static int kernel_type(struct inspect *in, struct pp_sv name)
 static void count_gpu(struct inspect *in, const struct trace_event *ev, int kind)
 {
 	in->gpu_events++;
-	int type = kind == GPU_KERNEL ? kernel_type(in, ev->name) : KT_MEM;
-	if (type == KT_COMM)
+	int type = kind == GPU_KERNEL ? kernel_type(in, ev->name) : RR_MEM;
+	if (type == RR_COMM)
 		in->k_comm++;
-	else if (type == KT_MEM)
+	else if (type == RR_MEM)
 		in->k_mem++;
 	else
 		in->k_comp++;

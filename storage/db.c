@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "htab.h"
 #include "pp.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -130,16 +131,6 @@ struct db {
 _Static_assert(KBATCH * KCOLS <= 999, "SQLite's smallest parameter limit");
 
 /* ---- intern map ---- */
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
 
 static void intern_clear(struct intern *m)
 {
@@ -536,7 +527,7 @@ static int intern_id(struct db *db, struct intern *m, enum stmt_id find,
 		key[alen] = '\x1f';
 		memcpy(key + alen + 1, b, blen);
 	}
-	uint64_t h = hash_bytes(key, klen);
+	uint64_t h = pp_hash_bytes(key, klen, 0);
 	struct intern_slot *sl = intern_find(m, key, klen, h);
 	if (sl && sl->key) {
 		*id = sl->id;
