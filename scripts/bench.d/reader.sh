@@ -55,6 +55,17 @@ median3() {
 }
 gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.3f", (s > 0 ? b / s / 1e9 : 0) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+# rates NAME WALL CPU RSS_KB: the three result lines of one --inspect mode.
+rates() {
+	echo "$1_gbps $(gbps "$bytes" "$2") GB/s"
+	echo "$1_cpu_gbps $(gbps "$bytes" "$3") GB/s"
+	echo "$1_peak_rss $(($4 / 1024)) MiB"
+}
+# mode_line LABEL WALL CPU RSS_KB: its summary line.
+mode_line() {
+	printf '  %-24s %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)  peak RSS %d MiB\n' \
+		"$1" "$2" "$3" "$(gbps "$bytes" "$2")" "$(gbps "$bytes" "$3")" $(($4 / 1024))
+}
 
 # Page cache warm, and no writeback of earlier benchmarks' files (ppgen
 # writes 1 GB just before) competing with the measurements.
@@ -79,15 +90,9 @@ fi
 load=$(cut -d' ' -f1 /proc/loadavg)
 {
 	echo "reader_trace_bytes $bytes bytes"
-	echo "reader_inspect_gbps $(gbps "$bytes" "$w_plain") GB/s"
-	echo "reader_inspect_cpu_gbps $(gbps "$bytes" "$c_plain") GB/s"
-	echo "reader_inspect_peak_rss $((rss_plain / 1024)) MiB"
-	echo "reader_only_gbps $(gbps "$bytes" "$w_ro") GB/s"
-	echo "reader_only_cpu_gbps $(gbps "$bytes" "$c_ro") GB/s"
-	echo "reader_only_peak_rss $((rss_ro / 1024)) MiB"
-	echo "reader_inspect_full_gbps $(gbps "$bytes" "$w_cl") GB/s"
-	echo "reader_inspect_full_cpu_gbps $(gbps "$bytes" "$c_cl") GB/s"
-	echo "reader_inspect_full_peak_rss $((rss_cl / 1024)) MiB"
+	rates reader_inspect "$w_plain" "$c_plain" "$rss_plain"
+	rates reader_only "$w_ro" "$c_ro" "$rss_ro"
+	rates reader_inspect_full "$w_cl" "$c_cl" "$rss_cl"
 	echo "reader_gzip_inspect_s $w_gz s"
 	echo "reader_zcat_s $w_zcat s"
 	echo "reader_gzip_vs_zcat $(ratio "$w_gz" "$w_zcat") x"
@@ -106,12 +111,9 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 } | tee -a "$BENCH_RESULTS" >"$work/summary"
 
 echo "reader: $(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b / 1e9 }') ppgen trace, $events events (YAJL counts $yevents), load average $load"
-printf '  --inspect                %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)  peak RSS %d MiB\n' \
-	"$w_plain" "$c_plain" "$(gbps "$bytes" "$w_plain")" "$(gbps "$bytes" "$c_plain")" $((rss_plain / 1024))
-printf '  --inspect --no-classify  %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)  peak RSS %d MiB\n' \
-	"$w_ro" "$c_ro" "$(gbps "$bytes" "$w_ro")" "$(gbps "$bytes" "$c_ro")" $((rss_ro / 1024))
-printf '  --inspect --full         %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)  peak RSS %d MiB\n' \
-	"$w_cl" "$c_cl" "$(gbps "$bytes" "$w_cl")" "$(gbps "$bytes" "$c_cl")" $((rss_cl / 1024))
+mode_line '--inspect' "$w_plain" "$c_plain" "$rss_plain"
+mode_line '--inspect --no-classify' "$w_ro" "$c_ro" "$rss_ro"
+mode_line '--inspect --full' "$w_cl" "$c_cl" "$rss_cl"
 printf '  --inspect gzip           %6.2f s wall  %6.2f s cpu  (%s MB gz)  peak RSS %d MiB\n' \
 	"$w_gz" "$c_gz" $((gzbytes / 1000000)) $((rss_gz / 1024))
 printf '  zcat >/dev/null          %6.2f s wall  %6.2f s cpu  -> gzip --inspect / zcat = %s x wall, %s x cpu\n' \
