@@ -262,9 +262,8 @@ static int count_cat(struct inspect *in, struct pp_sv cat)
 	return cc->gpu;
 }
 
-/* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
-/* SPEC §5: comm is tested before mem for kernels matching both. */
-/* The type of a kernel name, matched once per distinct name (up to a cap). */
+/* The type of a kernel name (classify_kernel_type()), matched once per
+ * distinct name (up to a cap). */
 static int kernel_type(struct inspect *in, struct pp_sv name)
 {
 	uint64_t h = pp_hash_bytes(name.p, name.n, 0);
@@ -303,7 +302,7 @@ static int kernel_type(struct inspect *in, struct pp_sv name)
 	return type;
 }
 
-/* Kernel type by SPEC §5 default patterns (comm before mem for kernels). */
+/* Counts a GPU event by kind and type. */
 static void count_gpu(struct inspect *in, const struct trace_event *ev, int kind)
 {
 	in->gpu_events++;
