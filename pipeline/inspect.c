@@ -255,9 +255,11 @@ static int count_cat(struct inspect *in, struct pp_sv cat)
 	cc->raw = arena_strndup(&in->arena, cat.p, cat.n);
 	cc->len = cat.n;
 	cc->n = 1;
+	/* The classifier's GPU categories (classify.c cat_kind): 2021 files
+	 * say Kernel, Memcpy, Memset. */
 	cc->gpu = !strcmp(s, "kernel") ? GPU_KERNEL
-		: !strcmp(s, "gpu_memcpy") ? GPU_MEMCPY
-		: !strcmp(s, "gpu_memset") ? GPU_MEMSET : GPU_NONE;
+		: !strcmp(s, "gpu_memcpy") || !strcmp(s, "memcpy") ? GPU_MEMCPY
+		: !strcmp(s, "gpu_memset") || !strcmp(s, "memset") ? GPU_MEMSET : GPU_NONE;
 	in->last_cat = in->ncats++;
 	return cc->gpu;
 }

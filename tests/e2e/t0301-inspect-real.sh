@@ -79,14 +79,18 @@ import json, sys
 keys = ("mode", "forward_thread", "backward_thread", "steps_per_set", "profiler_steps",
         "events", "cpu_slices", "launches", "gpu_events", "steps")
 bad = []
-for s, f in zip(open(sys.argv[1]), open(sys.argv[2])):
-    s, f = json.loads(s)["classification"], json.loads(f)["classification"]
+for sl, fl in zip(open(sys.argv[1]), open(sys.argv[2])):
+    top = json.loads(sl)
+    s, f = top["classification"], json.loads(fl)["classification"]
     if not (s["survey"] is True and f["survey"] is False and s["kernels"] is None
             and f["kernels"] == f["gpu_events"] and "gpu_busy_ns" not in s):
         bad.append("survey flags: %s" % s)
     for k in keys:
         if s[k] != f[k]:
             bad.append("%s: %s vs %s" % (k, s[k], f[k]))
+    # inspect's own GPU counts agree with the classifier's (2021 Memcpy/Memset too)
+    if top["gpu_events"] != s["gpu_events"]:
+        bad.append("gpu_events: inspect %s, classifier %s" % (top["gpu_events"], s["gpu_events"]))
 print("\n".join(bad) if bad else "same")
 PY
 is "survey equals the full classification on all 45" "same" "$(cat survey.txt)"
