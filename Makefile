@@ -8,8 +8,12 @@
 #   make bench           benchmarks; results in bench/results.txt
 #   make install         PREFIX=/usr/local, honours DESTDIR
 #
-# Sources are discovered: every cmd/<name>.c is a command, pipeline/*.c and
-# storage/*.c form libpp.a, every tests/unit/test_<m>.c is a cmocka binary.
+# Sources are discovered: every cmd/<name>.c is a command; pipeline/util/
+# forms libpputil.a, pipeline/gen/ libppgen.a, the other pipeline/<layer>/
+# folders and storage/ libpp.a (docs/architecture.md); every
+# tests/unit/<layer>/test_<m>.c is a cmocka binary. ppgen links only
+# libppgen.a and libpputil.a, so the generator cannot use the analysis it
+# checks.
 
 O        ?= build
 PREFIX   ?= /usr/local
@@ -34,19 +38,27 @@ OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recov
 LDSAN := -fsanitize=$(SANITIZE)
 endif
 
-ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE -I. -Ipipeline -Istorage $(PKG_CFLAGS) \
+ALL_CFLAGS  = -std=c11 -D_GNU_SOURCE -I. -Ipipeline $(PKG_CFLAGS) \
               $(WARN) $(OPT) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDSAN) $(LDFLAGS)
 LIBS        = $(PKG_LIBS) -lm $(LDLIBS)
 
-LIB_SRC  := $(sort $(wildcard pipeline/*.c storage/*.c))
+UTIL_SRC := $(sort $(wildcard pipeline/util/*.c))
+GEN_SRC  := $(sort $(wildcard pipeline/gen/*.c))
+LIB_SRC  := $(sort $(filter-out $(UTIL_SRC) $(GEN_SRC),$(wildcard pipeline/*/*.c)) \
+              $(wildcard storage/*.c))
+UTIL_OBJ := $(UTIL_SRC:%.c=$(O)/%.o)
+GEN_OBJ  := $(GEN_SRC:%.c=$(O)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(O)/%.o)
 CMD_SRC  := $(sort $(wildcard cmd/*.c))
 CMDS     := $(CMD_SRC:cmd/%.c=$(O)/bin/%)
-UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-UNITS    := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
-TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/*/test_*.c))
+UNITS    := $(foreach u,$(UNIT_SRC),$(O)/tests/$(basename $(notdir $(u))))
+TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*/*.c))
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o)
+# The archives each command links (ppgen: the generator and utilities only).
+LIBS_ppgen := $(O)/libppgen.a $(O)/libpputil.a
+LIBS_DEFAULT := $(O)/libpp.a $(O)/libpputil.a
 
 .PHONY: all check check-valgrind demo bench fuzz soak install clean deps units
 all: $(CMDS)
@@ -67,15 +79,29 @@ $(O)/libpp.a: $(LIB_OBJ)
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 
-$(O)/bin/%: $(O)/cmd/%.o $(O)/libpp.a
-	@mkdir -p $(@D)
-	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(O)/libpp.a $(LIBS)
+$(O)/libpputil.a: $(UTIL_OBJ)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
 
-$(O)/tests/%: $(O)/tests/unit/%.o $(TESTLIB_OBJ) $(O)/libpp.a
+$(O)/libppgen.a: $(GEN_OBJ)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+.SECONDEXPANSION:
+$(O)/bin/%: $(O)/cmd/%.o $$(or $$(LIBS_$$*),$$(LIBS_DEFAULT))
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(TESTLIB_OBJ) $(O)/libpp.a $(LIBS) -lcmocka
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $< $(or $(LIBS_$*),$(LIBS_DEFAULT)) $(LIBS)
+
+# Unit tests may use every layer.
+TEST_LIBS := $(O)/libpp.a $(O)/libppgen.a $(O)/libpputil.a
+define unit_rule
+$(O)/tests/$(basename $(notdir $(1))): $(O)/$(1:.c=.o) $(TESTLIB_OBJ) $(TEST_LIBS)
+	@mkdir -p $$(@D)
+	@$$(if $$(Q),echo "  LINK    $$@")
+	$$(Q)$$(CC) $$(ALL_LDFLAGS) -o $$@ $$< $$(TESTLIB_OBJ) $$(TEST_LIBS) $$(LIBS) -lcmocka
+endef
+$(foreach u,$(UNIT_SRC),$(eval $(call unit_rule,$(u))))
 
 units: $(UNITS)
 

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agg.h"
-#include "cli.h"
-#include "config.h"
-#include "pp.h"
+#include "agg/agg.h"
+#include "util/cli.h"
+#include "util/config.h"
+#include "util/pp.h"
 
 enum {
 	O_BASE = 1, O_ITER, O_INPUT, O_DB, O_OUT, O_ALIGN, O_PROCESSES, O_FORMAT,

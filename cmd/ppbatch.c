@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "batch.h"
-#include "cli.h"
-#include "config.h"
-#include "pp.h"
+#include "batch/batch.h"
+#include "util/cli.h"
+#include "util/config.h"
+#include "util/pp.h"
 
 enum {
 	O_INPUT = 1, O_FOLDERS, O_PATTERN, O_DB, O_CONFIG, O_PROCESSES, O_FORCE,

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "config.h"
-#include "gen.h"
-#include "pp.h"
+#include "gen/gen.h"
+#include "util/cli.h"
+#include "util/config.h"
+#include "util/pp.h"
 
 enum {
 	O_OUT = 1, O_TP, O_PP, O_DP, O_CP, O_EP, O_VPP, O_MB, O_ITER, O_LAYERS, O_KPL,

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "config.h"
-#include "pp.h"
-#include "sim.h"
-#include "sim_input.h"
-#include "sim_report.h"
-#include "strbuf.h"
+#include "sim/sim.h"
+#include "sim/sim_input.h"
+#include "sim/sim_report.h"
+#include "util/cli.h"
+#include "util/config.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
 
 enum {
 	O_STRATEGY = 1, O_DEVICES, O_STAGES, O_MICRO, O_P2P, O_FWD, O_BWD, O_BWD_D,

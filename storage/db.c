@@ -17,10 +17,10 @@
 #include <time.h>
 
 #include "db.h"
-#include "htab.h"
-#include "pp.h"
-#include "strbuf.h"
-#include "utf8.h"
+#include "util/htab.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 /* Open-addressing map from text to id. */
 struct intern {

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "db.h"
-#include "pp.h"
-#include "rank_result.h"
-#include "strbuf.h"
+#include "model/rank_result.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
 
 _Static_assert((int)RR_FWD_COMP == DB_CAT_FWD_COMP &&
 		       (int)RR_OTHER == DB_CAT_OTHER &&

@@ -1,12 +1,11 @@
-/* merge.c — `ppbatch --merge --db OUT SHARD.db...`: shard databases into one.
+/* merge.c — copying one shard database into another (`ppbatch --merge`).
  *
  * Each shard is ATTACHed and copied in one transaction. A trace is
  * identified by its path: when OUT already holds it, the better row wins
  * (not failed over failed; then the newer file; then the later analysis),
  * and an equal row is left alone — so merging twice, or merging shards that
  * overlap, gives the same database without duplicates. Failed traces are
- * copied as failed. Missing and unreadable shards are reported and make the
- * exit status 1; the others are still merged.
+ * copied as failed.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -14,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch.h"
+#include "merge.h"
 #include "db.h"
-#include "pp.h"
-#include "strbuf.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
 
 enum {
 	M_LIST, M_FIND, M_DEL_K, M_DEL_S, M_DEL_C, M_DEL_T, M_INS_T, M_INS_K,
@@ -77,10 +76,6 @@ static const char *const prepare_sql[] = {
 	" JOIN main.pgroups m ON m.descr = s.descr AND m.ranks = s.ranks",
 };
 
-struct merge_stats {
-	long added, replaced, unchanged;
-};
-
 /* Whether the shard's row (s_*) should replace OUT's (o_*). */
 static bool better(int s_status, int64_t s_mtime, int64_t s_at, int o_status,
 		   int64_t o_mtime, int64_t o_at)
@@ -132,7 +127,7 @@ static int copy_trace(sqlite3 *c, sqlite3_stmt **st, int64_t old_id,
 }
 
 /* Merges one attached shard inside the open transaction. */
-static int merge_traces(sqlite3 *c, int64_t run_id, struct merge_stats *ms,
+static int merge_traces(sqlite3 *c, int64_t run_id, struct db_merge_stats *ms,
 			char *err, size_t errlen)
 {
 	sqlite3_stmt *st[M_COUNT] = { 0 };
@@ -196,10 +191,8 @@ static int exec(sqlite3 *c, const char *sql, char *err, size_t errlen)
 	return 0;
 }
 
-/* Merges the shard at path into out. Returns 0, PP_ENOTFOUND (missing),
- * PP_EDB (unreadable or not a pptrace shard of this version), with err. */
-static int merge_shard(struct db *out, const char *path, int64_t run_id,
-		       struct merge_stats *ms, char *err, size_t errlen)
+int db_merge_shard(struct db *out, const char *path, int64_t run_id,
+		       struct db_merge_stats *ms, char *err, size_t errlen)
 {
 	sqlite3 *c = db_sqlite(out);
 	sqlite3_stmt *s = NULL;
@@ -265,55 +258,5 @@ out_detach:
 	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.name_map", NULL, NULL, NULL);
 	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.pg_map", NULL, NULL, NULL);
 	sqlite3_exec(c, "DETACH DATABASE shard", NULL, NULL, NULL);
-	return rc;
-}
-
-int merge_run(const struct batch_opts *o)
-{
-	char err[1024];
-	struct merge_stats ms = { 0 };
-	struct strbuf bad = STRBUF_INIT;
-	int nbad = 0, rc = PP_EXIT_OK;
-	int64_t run_id = 0;
-
-	if (!o->db || !o->nfiles) {
-		error("--merge needs --db <out.db> and at least one shard database");
-		return PP_EXIT_USAGE;
-	}
-	struct db *out = db_open(o->db, 0, 0, err, sizeof(err));
-	if (!out) {
-		error("%s", err);
-		return PP_EXIT_FATAL;
-	}
-	struct db_run run = { .input = "merge", .db = o->db, .processes = 1 };
-	if (db_run_begin(out, &run, &run_id))
-		warn("%s", db_errmsg(out));
-	int64_t t0 = pp_now_ns();
-	for (int i = 0; i < o->nfiles; i++) {
-		if (merge_shard(out, o->files[i], run_id, &ms, err, sizeof(err))) {
-			error("%s", err);
-			strbuf_addf(&bad, "%s\n", err);
-			nbad++;
-		}
-	}
-	run.state = "done";
-	run.files = o->nfiles;
-	run.ok = ms.added + ms.replaced + ms.unchanged;
-	run.failed = nbad;
-	run.seconds = (double)(pp_now_ns() - t0) / 1e9;
-	run.failures = bad.len ? bad.buf : NULL;
-	if (run_id && db_run_finish(out, run_id, &run))
-		warn("%s", db_errmsg(out));
-	if (!o->quiet)
-		printf("%s: merged %d of %d shards into %s: %ld traces added, "
-		       "%ld replaced, %ld unchanged\n",
-		       pp_progname(), o->nfiles - nbad, o->nfiles, o->db, ms.added,
-		       ms.replaced, ms.unchanged);
-	if (nbad) {
-		printf("missing or unreadable shards: %d\n%s", nbad, bad.buf);
-		rc = PP_EXIT_PARTIAL;
-	}
-	db_close(out);
-	strbuf_release(&bad);
 	return rc;
 }

@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pp.h"
 #include "schema.h"
+#include "util/pp.h"
 
 static const char *const category_names[DB_CAT_COUNT] = {
 	[DB_CAT_FWD_COMP] = "fwd_computation",

@@ -36,7 +36,7 @@ if [ ! -f "$big/.done-$big_mb" ]; then
 fi
 trace=$(ls "$big"/iteration_1/*.json)
 tb=$(stat -c %s "$trace")
-# The worker alone (the protocol of pipeline/worker.h), for its own RSS;
+# The worker alone (the protocol of pipeline/batch/worker.h), for its own RSS;
 # median of 3 by wall time.
 printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$tb" >"$W/task"
 rm -f "$W/worker.times"

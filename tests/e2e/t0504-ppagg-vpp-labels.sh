@@ -3,7 +3,7 @@
 # and bwd step with its model chunk and micro-batch in Megatron's
 # interleaved order: per-rank steps.csv columns chunk,microbatch and the
 # overlap chart's hover text. ppgen -> ppbatch -> ppagg, pp 2 x vpp 2.
-# (tests/unit/test_gen.c checks the labels against ppgen's schedule builder
+# (tests/unit/gen/test_gen.c checks the labels against ppgen's schedule builder
 # for many shapes.)
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out g --pp 2 --vpp 2 --microbatches 4 --layers 2 --kernels-per-layer 2 -q

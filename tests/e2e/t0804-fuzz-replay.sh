@@ -7,6 +7,7 @@ source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/reliab/lib-reliab.sh"
 
 lib=$PP_BIN/../libpp.a
+util=$PP_BIN/../libpputil.a
 if [ ! -f "$lib" ]; then
 	skip "fuzz replay" "no libpp.a next to $PP_BIN"
 	done_testing; exit
@@ -18,8 +19,8 @@ for src in "$PP_ROOT"/tests/fuzz/fuzz_*.c; do
 	t=${src##*/fuzz_}
 	t=${t%.c}
 	bin=$T/replay_$t
-	if ! gcc -std=c11 -D_GNU_SOURCE -g -O1 $san -I"$PP_ROOT/pipeline" -I"$PP_ROOT/storage" \
-		-I"$PP_ROOT" $(pkg-config --cflags $PKGS) "$src" "$PP_ROOT/tests/fuzz/replay.c" "$lib" \
+	if ! gcc -std=c11 -D_GNU_SOURCE -g -O1 $san -I"$PP_ROOT/pipeline" \
+		-I"$PP_ROOT" $(pkg-config --cflags $PKGS) "$src" "$PP_ROOT/tests/fuzz/replay.c" "$lib" "$util" \
 		$(pkg-config --libs $PKGS) -lm -o "$bin" 2>"$T/cc.err"; then
 		is "$t: replay binary builds" "" "$(head -5 "$T/cc.err")"
 		continue

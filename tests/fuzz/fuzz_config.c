@@ -1,4 +1,4 @@
-/* libFuzzer target: the INI configuration file (pipeline/config.h), loaded
+/* libFuzzer target: the INI configuration file (pipeline/util/config.h), loaded
  * from a memory file, then every getter on the keys it holds. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -6,8 +6,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "pp.h"
+#include "util/config.h"
+#include "util/pp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

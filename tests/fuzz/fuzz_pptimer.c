@@ -1,4 +1,4 @@
-/* libFuzzer target: Megatron PP-timer dumps (pipeline/pptimer.h). The bytes
+/* libFuzzer target: Megatron PP-timer dumps (pipeline/batch/pptimer.h). The bytes
  * up to the first NUL (all of them without one) are read from a memory file
  * as a plain and as a VPP dump; the bytes after it are parsed as a dump's
  * file name. Beyond the sanitizers: success
@@ -13,8 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pp.h"
-#include "pptimer.h"
+#include "batch/pptimer.h"
+#include "util/pp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer target: ppsim's configuration (pipeline/sim_input.h), a JSON
+/* libFuzzer target: ppsim's configuration (pipeline/sim/sim_input.h), a JSON
  * file (seed 003/004 keys) when the input starts with '{', else the [sim]
  * section of an INI file; then defaults and resolution, and for small
  * valid configurations the simulation itself. */
@@ -7,10 +7,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "pp.h"
-#include "sim.h"
-#include "sim_input.h"
+#include "sim/sim.h"
+#include "sim/sim_input.h"
+#include "util/config.h"
+#include "util/pp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

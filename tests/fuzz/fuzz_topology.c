@@ -1,12 +1,12 @@
-/* libFuzzer target: the topology file parser (pipeline/topology.h).
+/* libFuzzer target: the topology file parser (pipeline/agg/topology.h).
  * Any text must parse or fail with a code, never crash; the per-rank index
  * built from whatever was parsed must stay within its arrays. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pp.h"
-#include "topology.h"
+#include "agg/topology.h"
+#include "util/pp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

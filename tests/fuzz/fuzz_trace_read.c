@@ -1,4 +1,4 @@
-/* libFuzzer target: the trace reader (pipeline/trace_read.h).
+/* libFuzzer target: the trace reader (pipeline/read/trace_read.h).
  *
  * Each input is read twice from memory: with the default window (the whole
  * input fits) and with a tiny window (64..4159 bytes, from the input's
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pp.h"
-#include "trace_read.h"
+#include "read/trace_read.h"
+#include "util/pp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -21,11 +21,11 @@ O=build-fuzz
 CC=${FUZZ_CC:-clang}
 PKGS="sqlite3 libuv zlib inih"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
-CFLAGS="-std=c11 -D_GNU_SOURCE -I. -Ipipeline -Istorage $(pkg-config --cflags $PKGS) -g -O1 $SAN"
+CFLAGS="-std=c11 -D_GNU_SOURCE -I. -Ipipeline $(pkg-config --cflags $PKGS) -g -O1 $SAN"
 LIBS="$(pkg-config --libs $PKGS) -lm"
 mkdir -p "$O/obj" "$O/work" "$O/crash"
 objs=()
-for c in pipeline/*.c storage/*.c; do
+for c in pipeline/*/*.c storage/*.c; do
 	o=$O/obj/$(echo "${c%.c}" | tr / _).o
 	if [ ! -f "$o" ] || [ "$c" -nt "$o" ] || [ -n "$(find pipeline storage -name '*.h' -newer "$o")" ]; then
 		$CC $CFLAGS -fsanitize=fuzzer-no-link -c "$c" -o "$o" || exit 3

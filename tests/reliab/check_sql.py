@@ -164,47 +164,49 @@ def constant(expr, src, seen=()):
     return False
 
 
+def sources(root, subs, ext):
+    """Every file ending in ext below root/sub (recursively), as a path
+    relative to root, in a stable order."""
+    out = []
+    for sub in subs:
+        for dirpath, dirs, files in os.walk(os.path.join(root, sub)):
+            dirs.sort()
+            out += [os.path.relpath(os.path.join(dirpath, f), root)
+                    for f in sorted(files) if f.endswith(ext)]
+    return out
+
+
 def main():
     root = sys.argv[1]
     bad = 0
     headers = ""
-    for sub in ("pipeline", "storage"):
-        d = os.path.join(root, sub)
-        for fn in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-            if fn.endswith(".h"):
-                headers += strip_comments(open(os.path.join(d, fn), errors="replace").read())
+    for path in sources(root, ("pipeline", "storage"), ".h"):
+        headers += strip_comments(open(os.path.join(root, path), errors="replace").read())
     nprep = 0
-    for sub in ("cmd", "pipeline", "storage"):
-        d = os.path.join(root, sub)
-        if not os.path.isdir(d):
-            continue
-        for fn in sorted(os.listdir(d)):
-            if not fn.endswith(".c"):
+    for path in sources(root, ("cmd", "pipeline", "storage"), ".c"):
+        src = strip_comments(open(os.path.join(root, path), errors="replace").read())
+        scan, src = src, src + "\n" + headers
+        for m in CALL.finditer(scan):
+            line = src.count("\n", 0, m.start()) + 1
+            a = args_of(src, m.end())
+            if len(a) < 2:
                 continue
-            path = os.path.join(sub, fn)
-            src = strip_comments(open(os.path.join(d, fn), errors="replace").read())
-            scan, src = src, src + "\n" + headers
-            for m in CALL.finditer(scan):
-                line = src.count("\n", 0, m.start()) + 1
-                a = args_of(src, m.end())
-                if len(a) < 2:
-                    continue
-                nprep += 1
-                if not constant(a[1], src):
-                    print("%s:%d: %s with SQL that is not a constant: %s"
-                          % (path, line, m.group(1), a[1][:80]))
-                    bad += 1
-            for m in BANNED.finditer(scan):
-                print("%s:%d: %s builds SQL text at run time"
-                      % (path, src.count("\n", 0, m.start()) + 1, m.group(1)))
+            nprep += 1
+            if not constant(a[1], src):
+                print("%s:%d: %s with SQL that is not a constant: %s"
+                      % (path, line, m.group(1), a[1][:80]))
                 bad += 1
-            for m in FMT.finditer(scan):
-                fmt = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2)))
-                if SQLKW.search(fmt) and re.search(r"%[-+ #0-9.]*[a-z]", fmt) and \
-                        not fmt_args_constant(args_of(src, src.index("(", m.start()) + 1), src, ()):
-                    print("%s:%d: SQL built with %s: \"%s\""
-                          % (path, src.count("\n", 0, m.start()) + 1, m.group(1), fmt[:80]))
-                    bad += 1
+        for m in BANNED.finditer(scan):
+            print("%s:%d: %s builds SQL text at run time"
+                  % (path, src.count("\n", 0, m.start()) + 1, m.group(1)))
+            bad += 1
+        for m in FMT.finditer(scan):
+            fmt = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2)))
+            if SQLKW.search(fmt) and re.search(r"%[-+ #0-9.]*[a-z]", fmt) and \
+                    not fmt_args_constant(args_of(src, src.index("(", m.start()) + 1), src, ()):
+                print("%s:%d: SQL built with %s: \"%s\""
+                      % (path, src.count("\n", 0, m.start()) + 1, m.group(1), fmt[:80]))
+                bad += 1
     print("# %d sqlite3_prepare/exec calls checked" % nprep, file=sys.stderr)
     return 1 if bad else 0
 

@@ -1,0 +1,553 @@
+/* agg.c — the ppagg driver: resolve iterations and topology, compute and
+ * store the metrics, write charts, CSVs and the report, render.
+ *
+ *   open db → iterations → topology (file → sizes → inferred → none)
+ *   → per iteration: load views, agg_compute
+ *   → one transaction rewriting pp_groups/pipelines/stragglers rows
+ *   → per iteration: CSVs, load blocks, chart scripts, drop blocks
+ *   → render all scripts in parallel → index.html → summary
+ * Missing ranks, failed ranks and a missing topology degrade the output
+ * (and the exit code to 1 for missing or failed inputs); they never stop it.
+ */
+#include "agg_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/rank_result.h"
+#include "topology.h"
+#include "util/pp.h"
+#include "util/safefile.h"
+
+struct run {
+	const struct agg_opts *o;
+	char *base, *db_path, *out;
+	struct agg_db *db;
+	struct topology topo;
+	int *iters;
+	int niters;
+	struct agg_iter *its;
+	struct strbuf jobs;
+	int partial; /* inputs missing or failed */
+	int nscripts;
+};
+
+static char *path_join(const char *a, const char *b)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s/%s", a, b);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void print_notes(const struct topology *t)
+{
+	const char *p = t->notes.buf;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+		warn("topology: %.*s", n, p);
+		p += n + (nl ? 1 : 0);
+	}
+}
+
+/* SPEC §7: the file, else sizes, else inference, else none. */
+static int find_topology(struct run *R)
+{
+	const struct agg_opts *o = R->o;
+	struct topology *t = &R->topo;
+	const char **dirs = calloc((size_t)R->niters + 1, sizeof(*dirs));
+	char **owned = calloc((size_t)R->niters + 1, sizeof(*owned));
+	if (!dirs || !owned) {
+		free(dirs);
+		free(owned);
+		return PP_ENOMEM;
+	}
+	dirs[0] = R->base;
+	for (int i = 0; i < R->niters; i++)
+		if (R->its[i].folder)
+			dirs[i + 1] = owned[i] = path_join(R->base, R->its[i].folder);
+	char *file = topo_find_file(dirs, (size_t)R->niters + 1);
+	for (int i = 0; i < R->niters; i++)
+		free(owned[i]);
+	free(owned);
+	free(dirs);
+	if (file) {
+		int rc = topo_load_file(t, file);
+		if (rc) {
+			warn("topology file '%s' not usable (%s); trying other sources", file,
+			     pp_strerror(rc));
+			print_notes(t);
+			topo_release(t);
+		}
+		free(file);
+	}
+	if (t->source == TOPO_SRC_NONE && o->pp > 0) {
+		int tp = o->tp ? o->tp : 1, cp = o->cp ? o->cp : 1, ep = o->ep ? o->ep : 1;
+		int dp = o->dp;
+		if (!dp) {
+			int maxrank = 0;
+			for (int i = 0; i < R->niters; i++)
+				for (size_t k = 0; k < R->its[i].nranks; k++)
+					if (R->its[i].ranks[k].in.rank > maxrank)
+						maxrank = R->its[i].ranks[k].in.rank;
+			long per = (long)tp * o->pp * cp * ep;
+			dp = (int)((maxrank + per) / per);
+		}
+		int rc = topo_from_sizes(t, tp, o->pp, dp, cp, ep);
+		if (rc) {
+			error("invalid parallel sizes tp %d pp %d dp %d cp %d ep %d", tp, o->pp, dp, cp, ep);
+			return rc;
+		}
+		strbuf_addf(&t->origin, "sizes given%s, layout tp-cp-ep-dp-pp", o->dp ? "" :
+			    " (dp from the highest rank)");
+	}
+	if (t->source == TOPO_SRC_NONE && R->niters) {
+		int rc = agg_db_infer_topology(R->db, R->iters[0], t);
+		if (rc)
+			return error("%s", agg_db_errmsg(R->db)), rc;
+		rc = topo_infer_finish(t);
+		if (rc) {
+			topo_release(t);
+			topo_init(t);
+		}
+	}
+	if (t->source == TOPO_SRC_NONE) {
+		warn("no topology: no unique_parallel_groups_*.txt in '%s' or its iteration folders, "
+		     "no --pp/--tp/--dp, and the traces carry no process-group ranks; PP groups, "
+		     "pipelines and stragglers are skipped (rank charts are still written)", R->base);
+		return 0;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "%s: topology from %s: %s (tp %d, pp %d, dp %d, cp %d, ep %d, "
+				"%zu PP groups, %zu model replicas)\n",
+			pp_progname(), topo_source_name(t->source), t->origin.buf, t->tp, t->pp,
+			t->dp, t->cp, t->ep, t->groups[TOPO_PP].n, t->groups[TOPO_MODEL].n);
+	print_notes(t);
+	return topo_index(t);
+}
+
+/* Output files are written to a temporary name and renamed into place,
+ * never through a symlink planted in the output folder (safefile.h). */
+static FILE *out_open(struct safefile *sf, const char *path)
+{
+	char err[256];
+	if (safefile_open_path(sf, path, err, sizeof(err))) {
+		warn("%s", err);
+		return NULL;
+	}
+	return sf->fp;
+}
+
+static int out_close(struct safefile *sf)
+{
+	char err[256];
+	if (safefile_commit(sf, err, sizeof(err))) {
+		warn("%s", err);
+		return PP_EIO;
+	}
+	return 0;
+}
+
+static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char *dir)
+{
+	struct strbuf p = STRBUF_INIT;
+	const struct agg_result *res = &it->res;
+	int rc = 0;
+	FILE *f;
+	struct safefile sf;
+	strbuf_addf(&p, "%s/pp_groups.csv", dir);
+	if (!(f = out_open(&sf, p.buf)))
+		goto fail;
+	fputs("iteration,pp_group,stage,rank,complete,group_window_start_ns,group_window_end_ns,"
+	      "group_idle_ns,group_bubble_ns\n", f);
+	for (size_t i = 0; i < res->npp; i++) {
+		const struct agg_pp_row *r = &res->pp[i];
+		fprintf(f, "%d,%d,%d,%d,%d,", it->iteration, r->pp_group, r->stage, r->rank,
+			r->complete);
+		if (r->has_window)
+			fprintf(f, "%lld,%lld,", (long long)r->gw_s, (long long)r->gw_e);
+		else
+			fputs(",,", f);
+		if (r->has_rank)
+			fprintf(f, "%lld,%lld\n", (long long)r->idle, (long long)r->bubble);
+		else
+			fputs(",\n", f);
+	}
+	if (out_close(&sf))
+		goto fail;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/pipelines.csv", dir);
+	if (!(f = out_open(&sf, p.buf)))
+		goto fail;
+	fputs("iteration,pp_group,measured_ns,ideal_ns,gap_ns,bubble_ratio\n", f);
+	for (size_t i = 0; i < res->npipes; i++) {
+		const struct agg_pipeline_row *r = &res->pipes[i];
+		fprintf(f, "%d,%d,%lld,", it->iteration, r->pp_group, (long long)r->measured);
+		if (r->has_ideal)
+			fprintf(f, "%lld,%lld,", (long long)r->ideal, (long long)r->gap);
+		else
+			fputs(",,", f);
+		fprintf(f, "%.6f\n", r->bubble_ratio);
+	}
+	if (out_close(&sf))
+		goto fail;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/stragglers.csv", dir);
+	if (!(f = out_open(&sf, p.buf)))
+		goto fail;
+	fputs("iteration,rank,group_kind,group,metric,value_ns,median_ns,excess\n", f);
+	for (size_t i = 0; i < res->nstrag; i++) {
+		const struct agg_straggler_row *r = &res->strag[i];
+		fprintf(f, "%d,%d,%s,%d,%s,%lld,%lld,%.6f\n", it->iteration, r->rank, r->group_kind,
+			r->group, r->metric, (long long)r->value, (long long)r->median, r->excess);
+	}
+	if (out_close(&sf))
+		goto fail;
+	goto out;
+fail:
+	rc = error("cannot write '%s': %s", p.buf, strerror(errno));
+	rc = PP_EIO;
+out:
+	strbuf_release(&p);
+	(void)R;
+	return rc;
+}
+
+static bool group_complete(const struct agg_iter *it, const struct topo_group *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		const struct agg_rank *r = agg_iter_rank(it, g->ranks[i]);
+		if (!r || !r->in.ok)
+			return false;
+	}
+	return true;
+}
+
+static int model_chart(struct run *R, struct agg_iter *it, const char *idir, size_t m,
+		       const struct agg_chart_opts *co)
+{
+	const struct topology *t = &R->topo;
+	const struct topo_group *mg = &t->groups[TOPO_MODEL].v[m];
+	if (!group_complete(it, mg) || !mg->n)
+		return 0;
+	int *rows = malloc((size_t)mg->n * sizeof(int));
+	int *split = malloc((size_t)mg->n * sizeof(int));
+	int n = 0, rc = 0;
+	if (!rows || !split) {
+		rc = PP_ENOMEM;
+		goto out;
+	}
+	/* PP groups whose first rank is in this replica, in topology order. */
+	for (size_t g = 0; g < t->groups[TOPO_PP].n; g++) {
+		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
+		int r0 = pg->ranks[0];
+		if (r0 >= t->nrank || t->model_of[r0] != (int)m)
+			continue;
+		for (int s = 0; s < pg->n && n < mg->n; s++) {
+			rows[n] = pg->ranks[s];
+			split[n++] = (int)g;
+		}
+	}
+	char dir[4096 + 64], title[160];
+	snprintf(dir, sizeof(dir), "%s/model_group_%zu", idir, m);
+	snprintf(title, sizeof(title), "Model replica %zu, iteration %d: %d ranks", m,
+		 it->iteration, n);
+	rc = agg_chart_rows(dir, title, it, rows, split, n, co, &R->jobs);
+out:
+	free(rows);
+	free(split);
+	return rc;
+}
+
+static int iteration_outputs(struct run *R, struct agg_iter *it)
+{
+	const struct topology *t = &R->topo;
+	struct agg_chart_opts co = { R->o->individual, R->o->png, R->o->svg };
+	char idir[4096], dir[4096 + 64];
+	snprintf(idir, sizeof(idir), "%s/iteration_%d", R->out, it->iteration);
+	int rc = agg_db_load_blocks(R->db, it);
+	if (rc)
+		return error("%s", agg_db_errmsg(R->db)), rc;
+	if (agg_mkdir_p(idir))
+		return PP_EIO;
+	rc = write_iter_csvs(R, it, idir);
+	for (size_t i = 0; i < it->nranks && !rc; i++) {
+		snprintf(dir, sizeof(dir), "%s/rank_%d", idir, it->ranks[i].in.rank);
+		rc = agg_chart_rank(dir, it, &it->ranks[i], &co, &R->jobs);
+	}
+	for (size_t p = 0; p < it->res.npipes && !rc; p++) {
+		int g = it->res.pipes[p].pp_group;
+		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
+		char title[160];
+		snprintf(dir, sizeof(dir), "%s/pp_group_%d", idir, g);
+		snprintf(title, sizeof(title), "PP group %d, iteration %d: ranks", g, it->iteration);
+		struct strbuf tt = STRBUF_INIT;
+		strbuf_addstr(&tt, title);
+		for (int s = 0; s < pg->n && s < 16; s++)
+			strbuf_addf(&tt, "%s%d", s ? ", " : " ", pg->ranks[s]);
+		if (pg->n > 16)
+			strbuf_addstr(&tt, ", …");
+		rc = agg_chart_rows(dir, tt.buf, it, pg->ranks, NULL, pg->n, &co, &R->jobs);
+		strbuf_release(&tt);
+	}
+	for (size_t m = 0; m < t->groups[TOPO_MODEL].n && !rc; m++)
+		rc = model_chart(R, it, idir, m, &co);
+	/* Blocks are only needed for the scripts: free them now. */
+	for (size_t i = 0; i < it->nranks; i++) {
+		free(it->ranks[i].blocks);
+		it->ranks[i].blocks = NULL;
+		it->ranks[i].nblocks = it->ranks[i].ablocks = 0;
+	}
+	return rc;
+}
+
+/* SPEC §6: where VPP is known, each fwd/bwd step gets its model chunk and
+ * micro-batch (Megatron's interleaved order; with vpp 1, chunk 0 and the
+ * micro-batch is the step's seq). Needs the pipeline size, so only with a
+ * topology. Labels recorded in the database (PP-timer imports name every
+ * step) win: only the unknown ones are computed. */
+static void label_steps(struct agg_iter *it, int pp, int vpp)
+{
+	if (pp < 1 || vpp < 1)
+		return;
+	for (size_t i = 0; i < it->nranks; i++)
+		for (size_t j = 0; j < it->ranks[i].nsteps; j++) {
+			struct agg_step *s = &it->ranks[i].steps[j];
+			int32_t chunk, mb;
+			if ((s->phase != 1 && s->phase != 2) ||
+			    (s->chunk >= 0 && s->microbatch >= 0))
+				continue;
+			rr_vpp_label(s->seq, s->phase == 2, pp, vpp, &chunk, &mb);
+			if (s->chunk < 0)
+				s->chunk = chunk;
+			if (s->microbatch < 0)
+				s->microbatch = mb;
+		}
+}
+
+static void report_iteration(struct run *R, const struct agg_iter *it)
+{
+	const struct topology *t = &R->topo;
+	if (it->nfailed)
+		for (size_t i = 0; i < it->nranks; i++)
+			if (!it->ranks[i].in.ok)
+				warn("iteration %d: rank %d failed: %s", it->iteration,
+				     it->ranks[i].in.rank,
+				     it->ranks[i].error ? it->ranks[i].error : "(no message)");
+	for (size_t g = 0; g < t->groups[TOPO_PP].n; g++) {
+		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
+		struct strbuf miss = STRBUF_INIT;
+		int n = 0;
+		for (int i = 0; i < pg->n; i++) {
+			const struct agg_rank *r = agg_iter_rank(it, pg->ranks[i]);
+			if (!r || !r->in.ok)
+				strbuf_addf(&miss, "%s%d%s", n++ ? ", " : "", pg->ranks[i],
+					    r ? " (failed)" : "");
+		}
+		if (n) {
+			warn("iteration %d: PP group %zu incomplete, missing rank%s %s: not drawn, "
+			     "no pipeline row", it->iteration, g, n > 1 ? "s" : "", miss.buf);
+			R->partial = 1;
+		}
+		strbuf_release(&miss);
+	}
+	if (R->o->quiet)
+		return;
+	int64_t worst = -1;
+	double worst_ratio = 0;
+	int worst_g = -1;
+	for (size_t p = 0; p < it->res.npipes; p++)
+		if (it->res.pipes[p].bubble_ratio > worst_ratio || worst < 0) {
+			worst = it->res.pipes[p].measured;
+			worst_ratio = it->res.pipes[p].bubble_ratio;
+			worst_g = it->res.pipes[p].pp_group;
+		}
+	fprintf(stderr, "%s: iteration %d: %d ranks ok, %d failed, %zu pipelines", pp_progname(),
+		it->iteration, it->nok, it->nfailed, it->res.npipes);
+	if (worst_g >= 0)
+		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)", 100 * worst_ratio,
+			worst_g, (double)worst / 1e6);
+	fprintf(stderr, ", %zu straggler%s", it->res.nstrag, it->res.nstrag == 1 ? "" : "s");
+	for (size_t s = 0; s < it->res.nstrag; s++)
+		fprintf(stderr, "%s rank %d (+%.1f %%)", s ? "," : ":", it->res.strag[s].rank,
+			100 * it->res.strag[s].excess);
+	fputc('\n', stderr);
+}
+
+static int write_comparison(struct run *R)
+{
+	char *path = path_join(R->out, "iterations.csv");
+	struct safefile sf;
+	FILE *f = out_open(&sf, path);
+	int rc = 0;
+	if (!f) {
+		rc = error("cannot write '%s': %s", path, strerror(errno));
+		free(path);
+		return PP_EIO;
+	}
+	fputs("iteration,ranks_ok,ranks_failed,iteration_ns,mean_bubble_ratio,slowest_stage,"
+	      "slowest_stage_compute_ns,stragglers\n", f);
+	for (int i = 0; i < R->niters; i++) {
+		const struct agg_iter *it = &R->its[i];
+		int64_t tmax = 0;
+		double b = 0;
+		for (size_t p = 0; p < it->res.npipes; p++) {
+			if (it->res.pipes[p].measured > tmax)
+				tmax = it->res.pipes[p].measured;
+			b += it->res.pipes[p].bubble_ratio;
+		}
+		fprintf(f, "%d,%d,%d,%lld,%.6f,", it->iteration, it->nok, it->nfailed,
+			(long long)tmax, it->res.npipes ? b / (double)it->res.npipes : 0.0);
+		if (it->res.slowest_stage >= 0)
+			fprintf(f, "%d,%lld,", it->res.slowest_stage, (long long)it->res.slowest_compute);
+		else
+			fputs(",,", f);
+		fputc('"', f);
+		for (size_t s = 0; s < it->res.nstrag; s++)
+			fprintf(f, "%s%d", s ? " " : "", it->res.strag[s].rank);
+		fputs("\"\n", f);
+	}
+	if (out_close(&sf))
+		rc = PP_EIO;
+	free(path);
+	return rc;
+}
+
+static int resolve_paths(struct run *R)
+{
+	const struct agg_opts *o = R->o;
+	if (o->input) {
+		char *a = xstrdup(o->input);
+		R->base = xstrdup(dirname(a));
+		free(a);
+	} else {
+		R->base = xstrdup(o->base);
+	}
+	R->db_path = o->db ? xstrdup(o->db) : path_join(R->base, "pptrace.db");
+	R->out = o->out ? xstrdup(o->out) : path_join(R->base, "pptrace");
+	return 0;
+}
+
+static int input_name(const struct agg_opts *o, char **name)
+{
+	char *a = xstrdup(o->input);
+	size_t n = strlen(a);
+	while (n > 1 && a[n - 1] == '/')
+		a[--n] = '\0';
+	*name = xstrdup(basename(a));
+	free(a);
+	return 0;
+}
+
+int agg_run(const struct agg_opts *o)
+{
+	struct run R = { .o = o, .jobs = STRBUF_INIT };
+	char err[1024];
+	int exit_code = PP_EXIT_FATAL, rc, nmissing = 0;
+	char *inname = NULL;
+	int64_t t0 = pp_now_ns();
+	topo_init(&R.topo);
+	resolve_paths(&R);
+	R.db = agg_db_open(R.db_path, err, sizeof(err));
+	if (!R.db) {
+		error("%s", err);
+		goto out;
+	}
+	if (o->input)
+		input_name(o, &inname);
+	rc = agg_db_iterations(R.db, inname ? &inname : o->iterations,
+			       inname ? 1 : o->niterations, &R.iters, &R.niters, &nmissing);
+	if (rc) {
+		error("%s", rc == PP_EDB ? agg_db_errmsg(R.db) : pp_strerror(rc));
+		goto out;
+	}
+	if (!R.niters) {
+		error("no iteration to aggregate in '%s'", R.db_path);
+		goto out;
+	}
+	R.partial = nmissing > 0;
+	R.its = calloc((size_t)R.niters, sizeof(*R.its));
+	if (!R.its)
+		goto out;
+	for (int i = 0; i < R.niters; i++)
+		if ((rc = agg_db_load(R.db, R.iters[i], &R.its[i]))) {
+			error("%s", rc == PP_EDB ? agg_db_errmsg(R.db) : pp_strerror(rc));
+			goto out;
+		}
+	if (find_topology(&R))
+		goto out;
+	struct agg_params params = { o->threshold, o->vpp > 0 ? o->vpp : 1 };
+	for (int i = 0; i < R.niters; i++) {
+		struct agg_iter *it = &R.its[i];
+		if (R.topo.source != TOPO_SRC_NONE)
+			label_steps(it, R.topo.pp, params.vpp);
+		if (R.topo.source != TOPO_SRC_NONE) {
+			struct agg_rank_in *in = malloc((it->nranks + 1) * sizeof(*in));
+			if (!in)
+				goto out;
+			for (size_t k = 0; k < it->nranks; k++)
+				in[k] = it->ranks[k].in;
+			rc = agg_compute(&R.topo, in, it->nranks, &params, &it->res);
+			free(in);
+			if (rc)
+				goto out;
+		}
+		if (it->nfailed)
+			R.partial = 1;
+		report_iteration(&R, it);
+	}
+	if ((rc = agg_db_write(R.db, R.its, (size_t)R.niters))) {
+		error("%s", agg_db_errmsg(R.db));
+		goto out;
+	}
+	int64_t t_agg = pp_now_ns();
+	if (agg_mkdir_p(R.out))
+		goto out;
+	for (int i = 0; i < R.niters; i++)
+		if (iteration_outputs(&R, &R.its[i]))
+			goto out;
+	if (write_comparison(&R))
+		goto out;
+	int64_t t_files = pp_now_ns();
+	double render_ms = 0;
+	int nfail_render = 0;
+	if (o->render)
+		nfail_render = agg_render(&R.jobs, o->processes, &render_ms, o->quiet);
+	struct agg_opts shown = *o;
+	shown.db = R.db_path;
+	if (agg_html_write(R.out, &shown, &R.topo, R.its, (size_t)R.niters))
+		goto out;
+	size_t nscripts = 0;
+	for (size_t i = 0; i < R.jobs.len; i++)
+		nscripts += R.jobs.buf[i] == '\n';
+	if (!o->quiet)
+		fprintf(stderr, "%s: %d iteration%s aggregated in %.2f s, %zu chart scripts written "
+				"in %.2f s%s; report: %s/index.html\n",
+			pp_progname(), R.niters, R.niters == 1 ? "" : "s",
+			(double)(t_agg - t0) / 1e9, nscripts, (double)(t_files - t_agg) / 1e9,
+			o->render ? "" : " (not rendered: --no-render)", R.out);
+	if (o->render && nscripts && !o->quiet)
+		fprintf(stderr, "%s: rendering: %.1f ms per chart (%d processes)\n", pp_progname(),
+			render_ms / (double)nscripts, o->processes);
+	exit_code = R.partial || nfail_render ? PP_EXIT_PARTIAL : PP_EXIT_OK;
+out:
+	if (R.its)
+		for (int i = 0; i < R.niters; i++)
+			agg_iter_release(&R.its[i]);
+	free(R.its);
+	free(R.iters);
+	free(inname);
+	topo_release(&R.topo);
+	agg_db_close(R.db);
+	strbuf_release(&R.jobs);
+	free(R.base);
+	free(R.db_path);
+	free(R.out);
+	return exit_code;
+}

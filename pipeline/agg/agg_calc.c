@@ -1,0 +1,237 @@
+/* agg_calc.c — the numbers of ppagg (SPEC §6), pure functions.
+ *
+ * Group idle and bubble need no kernel scan: a rank's bubble is
+ * window − union(non-pp GPU events), so that union is window − bubble and
+ *   group_bubble = group_window − (window − bubble),
+ *   group_idle   = group_window − gpu_busy.
+ * Stragglers compare each rank's fwd+bwd compute with the lower median of
+ * its DP group (with two ranks the faster one is the reference, so a slow
+ * rank is still found).
+ */
+#include "agg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology.h"
+#include "util/pp.h"
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int64_t agg_lower_median(int64_t *v, size_t n)
+{
+	if (!n)
+		return -1;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return v[(n - 1) / 2];
+}
+
+void agg_result_release(struct agg_result *res)
+{
+	free(res->pp);
+	free(res->pipes);
+	free(res->strag);
+	memset(res, 0, sizeof(*res));
+	res->slowest_stage = -1;
+}
+
+/* by_rank[r] = the input of rank r or NULL. */
+static const struct agg_rank_in **index_ranks(const struct topology *t,
+					      const struct agg_rank_in *ranks, size_t n)
+{
+	const struct agg_rank_in **by = calloc((size_t)t->nrank + 1, sizeof(*by));
+	if (!by)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (ranks[i].rank >= 0 && ranks[i].rank < t->nrank)
+			by[ranks[i].rank] = &ranks[i];
+	return by;
+}
+
+static bool usable(const struct agg_rank_in *r)
+{
+	return r && r->ok;
+}
+
+static int pp_group_rows(const struct topology *t, const struct agg_rank_in **by,
+			 const struct agg_params *p, struct agg_result *res, size_t g)
+{
+	const struct topo_group *grp = &t->groups[TOPO_PP].v[g];
+	bool complete = true, has = false;
+	int64_t gs = 0, ge = 0;
+	for (int s = 0; s < grp->n; s++) {
+		const struct agg_rank_in *r = by[grp->ranks[s]];
+		if (!usable(r)) {
+			complete = false;
+			continue;
+		}
+		if (!r->has_window)
+			continue;
+		if (!has || r->win_s < gs)
+			gs = r->win_s;
+		if (!has || r->win_e > ge)
+			ge = r->win_e;
+		has = true;
+	}
+	double ratio_sum = 0;
+	int64_t *fwd = malloc((size_t)grp->n * sizeof(int64_t));
+	int64_t *bwd = malloc((size_t)grp->n * sizeof(int64_t));
+	if (!fwd || !bwd) {
+		free(fwd);
+		free(bwd);
+		return PP_ENOMEM;
+	}
+	bool ideal_ok = complete && has;
+	int m = 0;
+	for (int s = 0; s < grp->n; s++) {
+		const struct agg_rank_in *r = by[grp->ranks[s]];
+		struct agg_pp_row *row = &res->pp[res->npp++];
+		*row = (struct agg_pp_row){ .pp_group = (int)g, .stage = s, .rank = grp->ranks[s],
+					    .complete = complete, .has_window = has,
+					    .gw_s = gs, .gw_e = ge };
+		if (usable(r) && has) {
+			int64_t len = ge - gs;
+			int64_t nonpp = r->has_window ? r->win_e - r->win_s - r->bubble : 0;
+			row->has_rank = true;
+			row->idle = len - (r->has_window ? r->gpu_busy : 0);
+			row->bubble = len - nonpp;
+			if (len > 0)
+				ratio_sum += (double)row->bubble / (double)len;
+		}
+		if (usable(r) && r->fwd_med >= 0 && r->bwd_med >= 0) {
+			fwd[s] = r->fwd_med;
+			bwd[s] = r->bwd_med;
+			if (r->nfwd > m)
+				m = r->nfwd;
+		} else {
+			ideal_ok = false;
+		}
+	}
+	if (complete && has) {
+		struct agg_pipeline_row *pr = &res->pipes[res->npipes++];
+		*pr = (struct agg_pipeline_row){ .pp_group = (int)g, .measured = ge - gs,
+						 .bubble_ratio = ratio_sum / grp->n };
+		int vpp = p->vpp > 0 ? p->vpp : 1;
+		if (ideal_ok && m > 0) {
+			char err[256];
+			int64_t ideal = agg_ideal_ns(grp->n, vpp, (m + vpp - 1) / vpp, fwd, bwd, err,
+						     sizeof(err));
+			if (ideal >= 0) {
+				pr->has_ideal = true;
+				pr->ideal = ideal;
+				pr->gap = pr->measured - ideal;
+			}
+		}
+	}
+	free(fwd);
+	free(bwd);
+	return 0;
+}
+
+/* Flags the ranks of one comparison group; members are rank ids. */
+static void straggler_group(const struct agg_rank_in **by, const int *members, int n,
+			    const char *kind, int group, double thr, struct agg_result *res,
+			    int64_t *scratch)
+{
+	size_t k = 0;
+	for (int i = 0; i < n; i++) {
+		const struct agg_rank_in *r = by[members[i]];
+		if (usable(r) && r->megatron && r->compute > 0)
+			scratch[k++] = r->compute;
+	}
+	if (k < 2)
+		return;
+	int64_t med = agg_lower_median(scratch, k);
+	for (int i = 0; i < n; i++) {
+		const struct agg_rank_in *r = by[members[i]];
+		if (!usable(r) || !r->megatron || r->compute <= 0)
+			continue;
+		double excess = (double)(r->compute - med) / (double)med;
+		if (excess > thr)
+			res->strag[res->nstrag++] = (struct agg_straggler_row){
+				r->rank, kind, group, "fwd_bwd_compute", r->compute, med, excess
+			};
+	}
+}
+
+static int cmp_strag(const void *a, const void *b)
+{
+	const struct agg_straggler_row *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_t n,
+		const struct agg_params *p, struct agg_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->slowest_stage = -1;
+	const struct topo_groups *pp = &t->groups[TOPO_PP];
+	size_t nrows = 0, maxstage = 0;
+	for (size_t g = 0; g < pp->n; g++) {
+		nrows += (size_t)pp->v[g].n;
+		if ((size_t)pp->v[g].n > maxstage)
+			maxstage = (size_t)pp->v[g].n;
+	}
+	const struct agg_rank_in **by = index_ranks(t, ranks, n);
+	res->pp = calloc(nrows + 1, sizeof(*res->pp));
+	res->pipes = calloc(pp->n + 1, sizeof(*res->pipes));
+	res->strag = calloc((size_t)t->nrank + 1, sizeof(*res->strag));
+	int64_t *scratch = calloc((size_t)t->nrank + 1, sizeof(int64_t));
+	int rc = 0;
+	if (!by || !res->pp || !res->pipes || !res->strag || !scratch) {
+		rc = PP_ENOMEM;
+		goto out;
+	}
+	for (size_t g = 0; g < pp->n && !rc; g++)
+		rc = pp_group_rows(t, by, p, res, g);
+	if (rc)
+		goto out;
+
+	const struct topo_groups *dp = &t->groups[TOPO_DP];
+	if (dp->n) {
+		for (size_t g = 0; g < dp->n; g++)
+			straggler_group(by, dp->v[g].ranks, dp->v[g].n, "dp", (int)g, p->threshold,
+					res, scratch);
+	} else {
+		/* No DP groups: ranks holding the same stage form the group. */
+		int *members = malloc((pp->n + 1) * sizeof(int));
+		if (!members) {
+			rc = PP_ENOMEM;
+			goto out;
+		}
+		for (size_t s = 0; s < maxstage; s++) {
+			int k = 0;
+			for (size_t g = 0; g < pp->n; g++)
+				if ((size_t)pp->v[g].n > s)
+					members[k++] = pp->v[g].ranks[s];
+			straggler_group(by, members, k, "stage", (int)s, p->threshold, res, scratch);
+		}
+		free(members);
+	}
+	qsort(res->strag, res->nstrag, sizeof(*res->strag), cmp_strag);
+
+	/* Slowest stage: the highest lower-median compute over its ranks. */
+	for (size_t s = 0; s < maxstage; s++) {
+		size_t k = 0;
+		for (size_t g = 0; g < pp->n; g++) {
+			if ((size_t)pp->v[g].n <= s)
+				continue;
+			const struct agg_rank_in *r = by[pp->v[g].ranks[s]];
+			if (usable(r) && r->compute > 0)
+				scratch[k++] = r->compute;
+		}
+		int64_t med = agg_lower_median(scratch, k);
+		if (med > res->slowest_compute) {
+			res->slowest_compute = med;
+			res->slowest_stage = (int)s;
+		}
+	}
+out:
+	free(by);
+	free(scratch);
+	return rc;
+}

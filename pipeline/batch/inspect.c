@@ -1,0 +1,757 @@
+/* inspect.c — `ppbatch --inspect FILE... [--json] [--salvage]`: what a trace
+ * holds, read in one streaming pass.
+ *
+ * Per file: size, events by ph and by category, GPU events and kernel types,
+ * threads with their metadata names and event counts, header facts, time
+ * span and read throughput; text for people, or one JSON object per line
+ * (keys file, bytes, events, kernels, ok, error, ...). Exit status 0 when
+ * every file read, 1 when some failed. Memory grows with the number of
+ * distinct threads and categories (both capped), never with the file size.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "batch.h"
+#include "classify/classify.h"
+#include "model/patterns.h"
+#include "model/rank_result.h"
+#include "read/trace_read.h"
+#include "util/arena.h"
+#include "util/htab.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+enum {
+	MAX_CATS = 256,      /* distinct categories counted by name */
+	MAX_THREADS = 65536, /* distinct (pid, tid) tracked */
+	SHOW_THREADS = 40,   /* threads listed in the text output */
+	MAX_NAMES = 1 << 20, /* distinct kernel names remembered */
+	TCACHE = 61          /* thread cache slots */
+};
+
+enum { GPU_NONE = -1, GPU_KERNEL, GPU_MEMCPY, GPU_MEMSET };
+
+struct cat_count {
+	char *name; /* lower case */
+	char *raw;  /* as first seen, for the exact fast check */
+	size_t len;
+	uint64_t n;
+	int gpu;    /* GPU_* */
+};
+
+/* Kernel name -> type, so each distinct name is matched once. */
+struct name_slot {
+	uint64_t hash;
+	const char *name; /* NULL: free */
+	size_t n;
+	int type;         /* enum rr_type */
+};
+
+/* pid or tid as a key: absent, an integer or a string. */
+struct idkey {
+	int kind; /* 0 absent, 1 integer, 2 string */
+	int64_t num;
+	const char *s; /* kind 2: NUL-terminated (arena) */
+	size_t n;
+};
+
+struct thread {
+	bool used;
+	struct idkey pid, tid;
+	char *pid_text, *tid_text;
+	char *name;     /* thread_name metadata, or NULL */
+	uint64_t events;
+};
+
+struct proc_name {
+	char *pid;
+	char *name;
+};
+
+struct inspect {
+	struct arena arena;
+	uint64_t by_ph[256];
+	struct cat_count cats[MAX_CATS];
+	int ncats;
+	int last_cat;           /* index of the previous event's category, or -1 */
+	uint64_t cats_other;
+	struct thread *threads; /* open addressing, cap a power of two */
+	size_t tcap, tcount;
+	struct thread *tcache[TCACHE]; /* recent threads by integer (pid, tid) */
+	struct thread *tlast;          /* the last one (NULL after a regrow) */
+	struct name_slot *names;
+	size_t ncap, ncount;
+	const struct patterns *pats;
+	struct classify *cl;     /* NULL once it failed (out of memory) */
+	struct arena cl_arena;   /* the classifier's memory */
+	uint64_t threads_dropped;
+	struct proc_name *procs;
+	size_t nprocs, procs_cap;
+	uint64_t gpu_events, kernels, memcpys, memsets;
+	uint64_t k_comp, k_comm, k_mem;
+	bool have_span;
+	int64_t span_lo, span_hi;
+};
+
+static struct idkey idkey_of(const struct trace_id *id, bool present)
+{
+	struct idkey k = { 0, 0, NULL, 0 };
+	if (present && id->is_str) {
+		k.kind = 2;
+		k.s = id->str.p;
+		k.n = id->str.n;
+	} else if (present) {
+		k.kind = 1;
+		k.num = id->num;
+	}
+	return k;
+}
+
+static uint64_t idkey_hash(const struct idkey *k, uint64_t h)
+{
+	h = (h ^ (uint64_t)k->kind) * 1099511628211ull;
+	if (k->kind == 1)
+		return (h ^ (uint64_t)k->num) * 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < k->n; i++)
+		h = (h ^ (unsigned char)k->s[i]) * 1099511628211ull;
+	return h;
+}
+
+static bool idkey_eq(const struct idkey *a, const struct idkey *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == 1)
+		return a->num == b->num;
+	return a->kind == 0 || (a->n == b->n && !memcmp(a->s, b->s, a->n));
+}
+
+static uint64_t thread_hash(const struct idkey *pid, const struct idkey *tid)
+{
+	uint64_t h = idkey_hash(tid, idkey_hash(pid, 1469598103934665603ull));
+	return h ^ (h >> 29);
+}
+
+static char *idkey_text(struct arena *a, const struct idkey *k)
+{
+	char buf[224];
+	if (k->kind == 0)
+		snprintf(buf, sizeof(buf), "-");
+	else if (k->kind == 1)
+		snprintf(buf, sizeof(buf), "%" PRId64, k->num);
+	else if (!k->n)
+		snprintf(buf, sizeof(buf), "\"\"");
+	else
+		snprintf(buf, sizeof(buf), "%.*s", (int)(k->n > 200 ? 200 : k->n), k->s);
+	return arena_strndup(a, buf, strlen(buf));
+}
+
+static void threads_grow(struct inspect *in)
+{
+	size_t ncap = in->tcap ? in->tcap * 2 : 256;
+	struct thread *nt = xcalloc(ncap, sizeof(*nt));
+	for (size_t i = 0; i < in->tcap; i++) {
+		struct thread *t = &in->threads[i];
+		if (!t->used)
+			continue;
+		size_t j = thread_hash(&t->pid, &t->tid) & (ncap - 1);
+		while (nt[j].used)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = *t;
+	}
+	free(in->threads);
+	in->threads = nt;
+	in->tcap = ncap;
+	memset(in->tcache, 0, sizeof(in->tcache));
+	in->tlast = NULL; /* the threads moved */
+}
+
+/* The thread of (pid, tid), created on first sight; NULL beyond MAX_THREADS. */
+static struct thread *thread_lookup(struct inspect *in, struct idkey pid, struct idkey tid)
+{
+	struct thread *t;
+	if (in->tcount * 2 >= in->tcap && in->tcount < MAX_THREADS)
+		threads_grow(in);
+	size_t j = thread_hash(&pid, &tid) & (in->tcap - 1);
+	for (t = &in->threads[j]; t->used; t = &in->threads[j]) {
+		if (idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
+			return t;
+		j = (j + 1) & (in->tcap - 1);
+	}
+	if (in->tcount >= MAX_THREADS) {
+		in->threads_dropped++;
+		return NULL;
+	}
+	t->used = true;
+	if (pid.kind == 2)
+		pid.s = arena_strndup(&in->arena, pid.s, pid.n);
+	if (tid.kind == 2)
+		tid.s = arena_strndup(&in->arena, tid.s, tid.n);
+	t->pid = pid;
+	t->tid = tid;
+	t->pid_text = idkey_text(&in->arena, &pid);
+	t->tid_text = idkey_text(&in->arena, &tid);
+	in->tcount++;
+	return t;
+}
+
+/* The thread of ev, through a small direct-mapped cache of integer ids. */
+static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+{
+	/* Runs of events on one thread: the last one, compared cheaply. */
+	struct thread *l = in->tlast;
+	if (l && (ev->has & (TE_PID | TE_TID)) == (TE_PID | TE_TID) && !ev->pid.is_str &&
+	    !ev->tid.is_str && l->pid.kind == 1 && l->tid.kind == 1 &&
+	    l->pid.num == ev->pid.num && l->tid.num == ev->tid.num)
+		return l;
+	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
+	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
+	size_t slot = TCACHE;
+	if (pid.kind == 1 && tid.kind == 1)
+		slot = (size_t)(((uint64_t)pid.num * 31 + (uint64_t)tid.num) % TCACHE);
+	struct thread *t = slot < TCACHE ? in->tcache[slot] : NULL;
+	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
+		return in->tlast = t;
+	t = thread_lookup(in, pid, tid);
+	if (slot < TCACHE)
+		in->tcache[slot] = t;
+	return in->tlast = t;
+}
+
+/* Counts the event's category; returns its GPU kind (GPU_*) or GPU_NONE. */
+static int count_cat(struct inspect *in, struct pp_sv cat)
+{
+	if (in->last_cat >= 0) {
+		struct cat_count *lc = &in->cats[in->last_cat];
+		if (cat.n == lc->len && (!memcmp(cat.p, lc->raw, cat.n) || pp_sv_ieq(cat, lc->name))) {
+			lc->n++;
+			return lc->gpu;
+		}
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < in->ncats; i++) {
+			struct cat_count *cc = &in->cats[i];
+			if (cat.n != cc->len || (pass == 0 ? memcmp(cat.p, cc->raw, cat.n) != 0
+							   : !pp_sv_ieq(cat, cc->name)))
+				continue;
+			cc->n++;
+			in->last_cat = i;
+			return cc->gpu;
+		}
+	if (in->ncats == MAX_CATS || cat.n > 200 || memchr(cat.p, '\0', cat.n)) {
+		in->cats_other++;
+		return GPU_NONE;
+	}
+	char *s = arena_strndup(&in->arena, cat.p, cat.n);
+	for (char *c = s; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	struct cat_count *cc = &in->cats[in->ncats];
+	cc->name = s;
+	cc->raw = arena_strndup(&in->arena, cat.p, cat.n);
+	cc->len = cat.n;
+	cc->n = 1;
+	/* The classifier's GPU categories (classify.c cat_kind): 2021 files
+	 * say Kernel, Memcpy, Memset. */
+	cc->gpu = !strcmp(s, "kernel") ? GPU_KERNEL
+		: !strcmp(s, "gpu_memcpy") || !strcmp(s, "memcpy") ? GPU_MEMCPY
+		: !strcmp(s, "gpu_memset") || !strcmp(s, "memset") ? GPU_MEMSET : GPU_NONE;
+	in->last_cat = in->ncats++;
+	return cc->gpu;
+}
+
+/* The type of a kernel name (classify_kernel_type()), matched once per
+ * distinct name (up to a cap). */
+static int kernel_type(struct inspect *in, struct pp_sv name)
+{
+	uint64_t h = pp_hash_bytes(name.p, name.n, 0);
+	if (in->ncap) {
+		size_t j = h & (in->ncap - 1);
+		for (struct name_slot *s = &in->names[j]; s->name; s = &in->names[j]) {
+			if (s->hash == h && s->n == name.n && !memcmp(s->name, name.p, name.n))
+				return s->type;
+			j = (j + 1) & (in->ncap - 1);
+		}
+	}
+	int type = classify_kernel_type(patterns_match(in->pats, name.p), false);
+	if (in->ncount >= MAX_NAMES || name.n > 4096)
+		return type;
+	if ((in->ncount + 1) * 2 > in->ncap) {
+		size_t ncap = in->ncap ? in->ncap * 2 : 1024;
+		struct name_slot *nt = xcalloc(ncap, sizeof(*nt));
+		for (size_t i = 0; i < in->ncap; i++) {
+			if (!in->names[i].name)
+				continue;
+			size_t j = in->names[i].hash & (ncap - 1);
+			while (nt[j].name)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = in->names[i];
+		}
+		free(in->names);
+		in->names = nt;
+		in->ncap = ncap;
+	}
+	size_t j = h & (in->ncap - 1);
+	while (in->names[j].name)
+		j = (j + 1) & (in->ncap - 1);
+	in->names[j] = (struct name_slot){ h, arena_strndup(&in->arena, name.p, name.n), name.n,
+					   type };
+	in->ncount++;
+	return type;
+}
+
+/* Counts a GPU event by kind and type. */
+static void count_gpu(struct inspect *in, const struct trace_event *ev, int kind)
+{
+	in->gpu_events++;
+	int type = kind == GPU_KERNEL ? kernel_type(in, ev->name) : RR_MEM;
+	if (type == RR_COMM)
+		in->k_comm++;
+	else if (type == RR_MEM)
+		in->k_mem++;
+	else
+		in->k_comp++;
+}
+
+static void note_metadata(struct inspect *in, const struct trace_event *ev)
+{
+	if (!strcmp(ev->name.p, "thread_name")) {
+		struct thread *t = thread_get(in, ev);
+		if (t && ev->arg_name.n)
+			t->name = arena_strndup(&in->arena, ev->arg_name.p,
+						ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
+	} else if (!strcmp(ev->name.p, "process_name") && ev->arg_name.n &&
+		   in->nprocs < 4096) {
+		struct idkey k = idkey_of(&ev->pid, ev->has & TE_PID);
+		char *pid = idkey_text(&in->arena, &k);
+		if (in->nprocs == in->procs_cap) {
+			in->procs_cap = in->procs_cap ? in->procs_cap * 2 : 16;
+			in->procs = xrealloc(in->procs, in->procs_cap * sizeof(*in->procs));
+		}
+		in->procs[in->nprocs].pid = pid;
+		in->procs[in->nprocs++].name = arena_strndup(
+			&in->arena, ev->arg_name.p, ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
+	}
+}
+
+static void observe(struct inspect *in, const struct trace_event *ev)
+{
+	in->by_ph[(unsigned char)ev->ph]++;
+	if (ev->ph == 'M') {
+		note_metadata(in, ev);
+		return;
+	}
+	int gpu = count_cat(in, ev->cat);
+	struct thread *t = thread_get(in, ev);
+	if (t)
+		t->events++;
+	if (ev->ph == 'X' && gpu != GPU_NONE) {
+		if (gpu == GPU_KERNEL)
+			in->kernels++;
+		else if (gpu == GPU_MEMCPY)
+			in->memcpys++;
+		else
+			in->memsets++;
+		count_gpu(in, ev, gpu);
+	}
+	if (ev->has & TE_TS) {
+		int64_t lo = ev->ts_ns, hi = ev->ts_ns;
+		if ((ev->has & TE_DUR) && ev->dur_ns > 0 && hi <= INT64_MAX - ev->dur_ns)
+			hi += ev->dur_ns;
+		if (!in->have_span || lo < in->span_lo)
+			in->span_lo = lo;
+		if (!in->have_span || hi > in->span_hi)
+			in->span_hi = hi;
+		in->have_span = true;
+	}
+}
+
+static void inspect_release(struct inspect *in)
+{
+	classify_free(in->cl);
+	arena_release(&in->cl_arena);
+	free(in->threads);
+	free(in->names);
+	free(in->procs);
+	arena_release(&in->arena);
+}
+
+static int cmp_cat(const void *a, const void *b)
+{
+	const struct cat_count *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct thread *x = *(const struct thread *const *)a;
+	const struct thread *y = *(const struct thread *const *)b;
+	if (x->events != y->events)
+		return x->events < y->events ? 1 : -1;
+	int c = strcmp(x->pid_text, y->pid_text);
+	return c ? c : strcmp(x->tid_text, y->tid_text);
+}
+
+static const char *proc_name(const struct inspect *in, const char *pid)
+{
+	for (size_t i = 0; i < in->nprocs; i++)
+		if (!strcmp(in->procs[i].pid, pid))
+			return in->procs[i].name;
+	return NULL;
+}
+
+/* The threads, busiest first, as an array the caller frees. */
+static struct thread **sorted_threads(const struct inspect *in)
+{
+	struct thread **v = xcalloc(in->tcount + 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < in->tcap; i++)
+		if (in->threads[i].used)
+			v[k++] = &in->threads[i];
+	qsort(v, k, sizeof(*v), cmp_thread);
+	return v;
+}
+
+struct file_result {
+	const char *path;
+	uint64_t file_bytes, text_bytes, events;
+	int rc;
+	const char *err;
+	bool truncated, gz;
+	double seconds;
+};
+
+static void print_text(const struct inspect *in, const struct file_result *f,
+		       const struct trace_header *h, const struct rank_result *res)
+{
+	printf("%s\n", f->path);
+	printf("  size        %" PRIu64 " bytes%s", f->file_bytes, f->gz ? " (gzip)" : "");
+	if (f->gz)
+		printf(", %" PRIu64 " bytes of JSON", f->text_bytes);
+	printf("\n");
+	if (f->rc < 0)
+		printf("  error       %s\n", f->err);
+	if (f->truncated)
+		printf("  salvaged    the file is truncated; %" PRIu64 " complete events kept\n",
+		       f->events);
+	printf("  events      %" PRIu64 "  (", f->events);
+	bool sep = false;
+	for (int c = 0; c < 256; c++)
+		if (in->by_ph[c]) {
+			if (c >= 0x21 && c < 0x7f)
+				printf("%s%c %" PRIu64, sep ? ", " : "", c, in->by_ph[c]);
+			else
+				printf("%s0x%02x %" PRIu64, sep ? ", " : "", c, in->by_ph[c]);
+			sep = true;
+		}
+	printf(")\n");
+	struct cat_count cats[MAX_CATS];
+	memcpy(cats, in->cats, (size_t)in->ncats * sizeof(cats[0]));
+	qsort(cats, (size_t)in->ncats, sizeof(cats[0]), cmp_cat);
+	printf("  categories ");
+	for (int i = 0; i < in->ncats; i++)
+		printf(" %s %" PRIu64 "%s", cats[i].name[0] ? cats[i].name : "(none)", cats[i].n,
+		       i + 1 < in->ncats || in->cats_other ? "," : "");
+	if (in->cats_other)
+		printf(" (other) %" PRIu64, in->cats_other);
+	printf("\n");
+	printf("  gpu events  %" PRIu64 "  (kernel %" PRIu64 ", gpu_memcpy %" PRIu64
+	       ", gpu_memset %" PRIu64 ")\n",
+	       in->gpu_events, in->kernels, in->memcpys, in->memsets);
+	printf("  kernel types comp %" PRIu64 ", comm %" PRIu64 ", mem %" PRIu64 "\n", in->k_comp,
+	       in->k_comm, in->k_mem);
+	printf("  header      rank ");
+	if (h->has_rank)
+		printf("%" PRId64, h->rank);
+	else
+		printf("-");
+	printf(", world size ");
+	if (h->has_world_size)
+		printf("%" PRId64, h->world_size);
+	else
+		printf("-");
+	printf(", backend %s, nccl %s\n", h->backend[0] ? h->backend : "-",
+	       h->nccl_version[0] ? h->nccl_version : "-");
+	printf("  device      %s (%d listed), schema %s", h->device_name[0] ? h->device_name : "-",
+	       h->device_count, h->has_schema ? "" : "-");
+	if (h->has_schema)
+		printf("%" PRId64, h->schema_version);
+	printf(", base time ");
+	if (h->has_base_time)
+		printf("%" PRId64 " ns\n", h->base_time_ns);
+	else
+		printf("none (absolute µs)\n");
+	if (in->have_span) {
+		int64_t base = h->has_base_time ? h->base_time_ns : 0;
+		printf("  time span   %" PRId64 " .. %" PRId64 " ns (%.6f s)\n", in->span_lo + base,
+		       in->span_hi + base, (double)(in->span_hi - in->span_lo) / 1e9);
+	}
+	printf("  threads     %zu%s\n", in->tcount,
+	       in->threads_dropped ? " (more not tracked)" : "");
+	struct thread **v = sorted_threads(in);
+	for (size_t i = 0; i < in->tcount && i < SHOW_THREADS; i++) {
+		const char *pn = proc_name(in, v[i]->pid_text);
+		printf("    pid %-10s tid %-12s %10" PRIu64 " events  %s%s%s\n", v[i]->pid_text,
+		       v[i]->tid_text, v[i]->events, v[i]->name ? v[i]->name : "",
+		       pn ? "  / " : "", pn ? pn : "");
+	}
+	if (in->tcount > SHOW_THREADS)
+		printf("    ... %zu more\n", in->tcount - SHOW_THREADS);
+	free(v);
+	if (res) {
+		struct strbuf sb = STRBUF_INIT;
+		rank_result_describe(res, &sb, false);
+		printf("  classification (SPEC §4-§5)\n%s", sb.buf);
+		strbuf_release(&sb);
+	}
+	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON\n", f->seconds,
+	       f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
+	       f->seconds > 0 ? (double)f->text_bytes / f->seconds / 1e6 : 0.0);
+}
+
+static void json_kv_str(struct strbuf *sb, const char *k, const char *v)
+{
+	strbuf_addf(sb, ",\"%s\":", k);
+	if (v)
+		strbuf_add_json_str(sb, v, strlen(v));
+	else
+		strbuf_addstr(sb, "null");
+}
+
+static void json_idkey(struct strbuf *sb, const struct idkey *k)
+{
+	if (k->kind == 1)
+		strbuf_addf(sb, "%" PRId64, k->num);
+	else if (k->kind == 2)
+		strbuf_add_json_str(sb, k->s, k->n);
+	else
+		strbuf_addstr(sb, "null");
+}
+
+static void print_json(const struct inspect *in, const struct file_result *f,
+		       const struct trace_header *h, const struct rank_result *res)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"file\":");
+	strbuf_add_json_str(&sb, f->path, strlen(f->path));
+	strbuf_addf(&sb, ",\"bytes\":%" PRIu64 ",\"text_bytes\":%" PRIu64 ",\"gzip\":%s",
+		    f->file_bytes, f->text_bytes, f->gz ? "true" : "false");
+	strbuf_addf(&sb, ",\"events\":%" PRIu64 ",\"kernels\":%" PRIu64, f->events, in->kernels);
+	strbuf_addf(&sb, ",\"ok\":%s", f->rc < 0 ? "false" : "true");
+	json_kv_str(&sb, "error", f->rc < 0 ? f->err : NULL);
+	strbuf_addf(&sb, ",\"truncated\":%s", f->truncated ? "true" : "false");
+	strbuf_addf(&sb, ",\"gpu_events\":%" PRIu64 ",\"gpu_memcpy\":%" PRIu64
+			 ",\"gpu_memset\":%" PRIu64,
+		    in->gpu_events, in->memcpys, in->memsets);
+	strbuf_addf(&sb, ",\"kernel_types\":{\"comp\":%" PRIu64 ",\"comm\":%" PRIu64
+			 ",\"mem\":%" PRIu64 "}",
+		    in->k_comp, in->k_comm, in->k_mem);
+	strbuf_addstr(&sb, ",\"by_ph\":{");
+	bool sep = false;
+	for (int c = 0; c < 256; c++)
+		if (in->by_ph[c]) {
+			char k[2] = { (char)c, 0 };
+			if (sep)
+				strbuf_addch(&sb, ',');
+			strbuf_add_json_str(&sb, k, c ? 1 : 0);
+			strbuf_addf(&sb, ":%" PRIu64, in->by_ph[c]);
+			sep = true;
+		}
+	strbuf_addstr(&sb, "},\"by_cat\":{");
+	for (int i = 0; i < in->ncats; i++) {
+		if (i)
+			strbuf_addch(&sb, ',');
+		strbuf_add_json_str(&sb, in->cats[i].name, strlen(in->cats[i].name));
+		strbuf_addf(&sb, ":%" PRIu64, in->cats[i].n);
+	}
+	if (in->cats_other)
+		strbuf_addf(&sb, "%s\"(other)\":%" PRIu64, in->ncats ? "," : "", in->cats_other);
+	strbuf_addstr(&sb, "}");
+	if (h->has_rank)
+		strbuf_addf(&sb, ",\"rank\":%" PRId64, h->rank);
+	else
+		strbuf_addstr(&sb, ",\"rank\":null");
+	if (h->has_world_size)
+		strbuf_addf(&sb, ",\"world_size\":%" PRId64, h->world_size);
+	else
+		strbuf_addstr(&sb, ",\"world_size\":null");
+	json_kv_str(&sb, "backend", h->backend[0] ? h->backend : NULL);
+	json_kv_str(&sb, "nccl_version", h->nccl_version[0] ? h->nccl_version : NULL);
+	json_kv_str(&sb, "device", h->device_name[0] ? h->device_name : NULL);
+	strbuf_addf(&sb, ",\"device_count\":%d", h->device_count);
+	if (h->has_schema)
+		strbuf_addf(&sb, ",\"schema_version\":%" PRId64, h->schema_version);
+	else
+		strbuf_addstr(&sb, ",\"schema_version\":null");
+	if (h->has_base_time)
+		strbuf_addf(&sb, ",\"base_time_ns\":%" PRId64, h->base_time_ns);
+	else
+		strbuf_addstr(&sb, ",\"base_time_ns\":null");
+	if (in->have_span) {
+		int64_t base = h->has_base_time ? h->base_time_ns : 0;
+		strbuf_addf(&sb, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64,
+			    in->span_lo + base, in->span_hi + base);
+	} else {
+		strbuf_addstr(&sb, ",\"start_ns\":null,\"end_ns\":null");
+	}
+	strbuf_addf(&sb, ",\"threads\":[");
+	struct thread **v = sorted_threads(in);
+	for (size_t i = 0; i < in->tcount; i++) {
+		if (i)
+			strbuf_addch(&sb, ',');
+		strbuf_addstr(&sb, "{\"pid\":");
+		json_idkey(&sb, &v[i]->pid);
+		strbuf_addstr(&sb, ",\"tid\":");
+		json_idkey(&sb, &v[i]->tid);
+		json_kv_str(&sb, "name", v[i]->name);
+		strbuf_addf(&sb, ",\"events\":%" PRIu64 "}", v[i]->events);
+	}
+	free(v);
+	strbuf_addstr(&sb, "],\"classification\":");
+	if (res)
+		rank_result_describe(res, &sb, true);
+	else
+		strbuf_addstr(&sb, "null");
+	strbuf_addf(&sb, ",\"seconds\":%.6f}", f->seconds);
+	puts(sb.buf);
+	strbuf_release(&sb);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* A survey's second reading of the file, for the launch counts of the
+ * backward-thread fallback (classify.h): the same `events` events as the
+ * first reading, from the same, unchanged file (st, taken before the first
+ * reading). Returns 0 with *res, or a PP_E* code with the reason in err. */
+static int launch_pass(struct classify *cl, const char *path,
+		       const struct trace_reader_opts *ro, const struct stat *st,
+		       uint64_t events, const struct trace_header *h,
+		       struct rank_result **res, char *err, size_t errlen)
+{
+	struct trace_event ev;
+	struct stat now;
+	uint64_t n = 0;
+	int rc = 0;
+	if (stat(path, &now) || !same_file(st, &now)) {
+		snprintf(err, errlen, "%s: changed while being inspected (read twice for the "
+			 "backward thread's launch count)", path);
+		return PP_EIO;
+	}
+	struct trace_reader *r = trace_reader_open(path, ro);
+	if (!r)
+		die("out of memory opening '%s'", path);
+	while (n < events && (rc = trace_reader_next(r, &ev)) > 0) {
+		n++;
+		if ((rc = classify_feed(cl, &ev)) < 0)
+			break;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", rc == PP_ENOMEM ? "out of memory"
+							    : trace_reader_error(r));
+	else if (n < events || stat(path, &now) || !same_file(st, &now)) {
+		snprintf(err, errlen, "%s: changed while being inspected (read twice for "
+			 "the backward thread's launch count)", path);
+		rc = PP_EIO;
+	}
+	trace_reader_close(r);
+	if (rc < 0)
+		return rc;
+	rc = classify_finish(cl, h, res);
+	if (rc)
+		snprintf(err, errlen, "%s: out of memory classifying", path);
+	return rc ? PP_ENOMEM : 0;
+}
+
+/* Reads one file and prints its description; returns 0 or a PP_E* code. */
+static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
+			const char *path)
+{
+	struct trace_reader_opts ro = { .salvage = o->salvage };
+	struct inspect in;
+	struct trace_event ev;
+	struct file_result f = { .path = path };
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	in.last_cat = -1;
+	in.pats = pats;
+	/* A survey may need a second reading: only of a regular file (not a
+	 * pipe such as <(zcat ...)), which must stay the same (st0). */
+	struct stat st0;
+	bool regular = stat(path, &st0) == 0 && S_ISREG(st0.st_mode);
+	in.cl = o->no_classify	      ? NULL
+		: o->full || !regular ? classify_new(pats, &in.cl_arena)
+				      : classify_new_survey(pats, &in.cl_arena);
+	char err2[600] = "";
+	int64_t t0 = pp_now_ns();
+	struct trace_reader *r = trace_reader_open(path, &ro);
+	if (!r)
+		die("out of memory opening '%s'", path);
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		observe(&in, &ev);
+		if (in.cl && classify_feed(in.cl, &ev) < 0) {
+			classify_free(in.cl);
+			in.cl = NULL;
+		}
+	}
+	struct rank_result *res = NULL;
+	if (rc == 0 && in.cl) {
+		int crc = classify_finish(in.cl, trace_reader_header(r), &res);
+		if (crc == CLASSIFY_AGAIN)
+			crc = launch_pass(in.cl, path, &ro, &st0, trace_reader_events(r),
+					  trace_reader_header(r), &res, err2, sizeof(err2));
+		if (crc)
+			res = NULL;
+		if (crc && err2[0])
+			rc = crc; /* the file failed: say why below */
+	}
+	f.seconds = (double)(pp_now_ns() - t0) / 1e9;
+	struct stat st;
+	f.file_bytes = stat(path, &st) == 0 ? (uint64_t)st.st_size : trace_reader_bytes_in(r);
+	f.text_bytes = trace_reader_bytes_text(r);
+	f.events = trace_reader_events(r);
+	f.rc = rc;
+	f.err = err2[0] ? err2 : trace_reader_error(r);
+	f.truncated = trace_reader_truncated(r);
+	f.gz = trace_reader_is_gzip(r);
+	if (o->json)
+		print_json(&in, &f, trace_reader_header(r), res);
+	else
+		print_text(&in, &f, trace_reader_header(r), res);
+	if (rc < 0 && !o->json)
+		error("%s", f.err);
+	fflush(stdout);
+	trace_reader_close(r);
+	inspect_release(&in);
+	return rc < 0 ? rc : 0;
+}
+
+int inspect_run(const struct batch_opts *o)
+{
+	char err[512];
+	int failed = 0;
+	struct patterns *pats = patterns_new(o->config, err, sizeof(err));
+	if (!pats) {
+		error("%s", err);
+		return PP_EXIT_USAGE;
+	}
+	for (int i = 0; i < o->nfiles; i++) {
+		if (i && !o->json)
+			printf("\n");
+		if (inspect_file(o, pats, o->files[i]) < 0)
+			failed++;
+	}
+	patterns_free(pats);
+	return failed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
+}

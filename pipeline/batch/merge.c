@@ -1,0 +1,61 @@
+/* merge.c — `ppbatch --merge --db OUT SHARD.db...`: shard databases into
+ * one (the copying is storage/merge.c's). Missing and unreadable shards are
+ * reported and make the exit status 1; the others are still merged.
+ */
+#include <stdio.h>
+
+#include "batch.h"
+#include "storage/db.h"
+#include "storage/merge.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+int merge_run(const struct batch_opts *o)
+{
+	char err[1024];
+	struct db_merge_stats ms = { 0 };
+	struct strbuf bad = STRBUF_INIT;
+	int nbad = 0, rc = PP_EXIT_OK;
+	int64_t run_id = 0;
+
+	if (!o->db || !o->nfiles) {
+		error("--merge needs --db <out.db> and at least one shard database");
+		return PP_EXIT_USAGE;
+	}
+	struct db *out = db_open(o->db, 0, 0, err, sizeof(err));
+	if (!out) {
+		error("%s", err);
+		return PP_EXIT_FATAL;
+	}
+	struct db_run run = { .input = "merge", .db = o->db, .processes = 1 };
+	if (db_run_begin(out, &run, &run_id))
+		warn("%s", db_errmsg(out));
+	int64_t t0 = pp_now_ns();
+	for (int i = 0; i < o->nfiles; i++) {
+		if (db_merge_shard(out, o->files[i], run_id, &ms, err, sizeof(err))) {
+			error("%s", err);
+			strbuf_addf(&bad, "%s\n", err);
+			nbad++;
+		}
+	}
+	run.state = "done";
+	run.files = o->nfiles;
+	run.ok = ms.added + ms.replaced + ms.unchanged;
+	run.failed = nbad;
+	run.seconds = (double)(pp_now_ns() - t0) / 1e9;
+	run.failures = bad.len ? bad.buf : NULL;
+	if (run_id && db_run_finish(out, run_id, &run))
+		warn("%s", db_errmsg(out));
+	if (!o->quiet)
+		printf("%s: merged %d of %d shards into %s: %ld traces added, "
+		       "%ld replaced, %ld unchanged\n",
+		       pp_progname(), o->nfiles - nbad, o->nfiles, o->db, ms.added,
+		       ms.replaced, ms.unchanged);
+	if (nbad) {
+		printf("missing or unreadable shards: %d\n%s", nbad, bad.buf);
+		rc = PP_EXIT_PARTIAL;
+	}
+	db_close(out);
+	strbuf_release(&bad);
+	return rc;
+}

@@ -1,0 +1,616 @@
+/* pptimer.c — import of Megatron PP-timer dumps (SPEC §10), see pptimer.h.
+ *
+ * pptimer_run() walks --input like ppbatch does (BASE itself, or its
+ * iteration folders), keeps per folder one file per pipeline stage (the
+ * TPxCPxDP rank 0 files: one pipeline), lists every other *.json file with
+ * the reason it was skipped, and stores each kept file as one trace: a
+ * forward/backward step per recorded (chunk, micro-batch), with its GPU
+ * times, no kernels. Events that were never recorded are reported as
+ * warnings (status partial), never guessed. Times are ns since the rank's
+ * start event, so the ranks of one dump share an approximate origin.
+ */
+#include "pptimer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "read/json_scan.h"
+#include "storage/db.h"
+#include "util/interval.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+#include "walk.h"
+
+/* ---- names ---- */
+
+/* Reads digits at *s into *v; advances *s. */
+static bool take_num(const char **s, int64_t *v)
+{
+	const char *p = *s;
+	int64_t x = 0;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9') {
+		if (x > (INT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (*p++ - '0');
+	}
+	*s = p;
+	*v = x;
+	return true;
+}
+
+static bool take_lit(const char **s, const char *lit)
+{
+	size_t n = strlen(lit);
+	if (strncmp(*s, lit, n))
+		return false;
+	*s += n;
+	return true;
+}
+
+int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why,
+		       size_t whylen)
+{
+	const char *s = base;
+	int64_t pp = 0, vpp = 1, r = 0, st = 0, g = 0;
+	const char *bad = NULL;
+	memset(out, 0, sizeof(*out));
+	if (!take_lit(&s, "event_times_PP") || !take_num(&s, &pp))
+		bad = "does not start with event_times_PP<p>";
+	else if (!take_lit(&s, "_VPP"))
+		bad = "no _VPP<v> after the PP size";
+	else if (take_lit(&s, "None"))
+		out->vpp_none = true;
+	else if (!take_num(&s, &vpp))
+		bad = "VPP size is neither a number nor None";
+	if (!bad && (!take_lit(&s, "_TPxCPxDP_rank_") || !take_num(&s, &r)))
+		bad = "no _TPxCPxDP_rank_<r>";
+	if (!bad && (!take_lit(&s, "_pp_rank_") || !take_num(&s, &st)))
+		bad = "no _pp_rank_<s>";
+	if (!bad && (!take_lit(&s, "_rank_") || !take_num(&s, &g)))
+		bad = "no _rank_<global rank>";
+	if (!bad && strcmp(s, ".json"))
+		bad = "does not end in _rank_<g>.json";
+	if (!bad && (pp < 1 || pp > 1000000 || vpp < 1 || vpp > 1000000 || st >= pp))
+		bad = "sizes out of range (pp_rank must be below the PP size)";
+	if (bad) {
+		snprintf(why, whylen, "name is not event_times_PP{p}_VPP{v}_TPxCPxDP_rank_{r}"
+			 "_pp_rank_{s}_rank_{g}.json: %s", bad);
+		return PP_EPARSE;
+	}
+	out->pp = (int)pp;
+	out->vpp = (int)vpp;
+	out->dp_rank = r;
+	out->pp_rank = (int)st;
+	out->rank = g;
+	return 0;
+}
+
+/* ---- contents ---- */
+
+struct event {
+	int phase, chunk, mb;
+	bool is_end;
+	int64_t ns;
+};
+
+/* "forward-3-start" / "backward-1-7-end" into ev; false when the key is not
+ * a step event of this layout. */
+static bool parse_key(const char *k, bool vpp, struct event *ev)
+{
+	int64_t a = 0, b = 0;
+	if (take_lit(&k, "forward-"))
+		ev->phase = 1;
+	else if (take_lit(&k, "backward-"))
+		ev->phase = 2;
+	else
+		return false;
+	if (!take_num(&k, &a))
+		return false;
+	if (vpp && (!take_lit(&k, "-") || !take_num(&k, &b)))
+		return false;
+	if (take_lit(&k, "-start"))
+		ev->is_end = false;
+	else if (take_lit(&k, "-end"))
+		ev->is_end = true;
+	else
+		return false;
+	if (*k || a > 1000000 || b > 100000000)
+		return false;
+	ev->chunk = vpp ? (int)a : 0;
+	ev->mb = vpp ? (int)b : (int)a;
+	return true;
+}
+
+static int cmp_event(const void *x, const void *y)
+{
+	const struct event *a = x, *b = y;
+	if (a->phase != b->phase)
+		return a->phase - b->phase;
+	if (a->chunk != b->chunk)
+		return a->chunk < b->chunk ? -1 : 1;
+	if (a->mb != b->mb)
+		return a->mb < b->mb ? -1 : 1;
+	return (int)a->is_end - (int)b->is_end;
+}
+
+/* Milliseconds text to ns (rounded to nearest). */
+static bool ms_to_ns(const char *s, const char *e, int64_t *ns)
+{
+	char buf[64];
+	size_t n = (size_t)(e - s);
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	char *end;
+	double ms = strtod(buf, &end);
+	if (*end || !isfinite(ms) || fabs(ms) > 9e9)
+		return false;
+	*ns = llround(ms * 1e6);
+	return true;
+}
+
+/* The whole file, followed by JS_PAD zero bytes (json_scan.h). */
+static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	size_t n;
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&sb, buf, n);
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		fclose(f);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	fclose(f);
+	/* The JSON scanners read ahead: JS_PAD zero bytes after the text. */
+	strbuf_grow(&sb, JS_PAD);
+	memset(sb.buf + sb.len, 0, JS_PAD);
+	return strbuf_detach(&sb, len);
+}
+
+void pptimer_file_release(struct pptimer_file *f)
+{
+	if (!f)
+		return;
+	free(f->steps);
+	memset(f, 0, sizeof(*f));
+}
+
+int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err,
+		 size_t errlen)
+{
+	size_t len, nev = 0, aev = 0;
+	struct event *ev = NULL;
+	struct js_stack stack = { 0 };
+	struct js_err jerr = { 0 };
+	char key[256];
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	char *text = slurp(path, &len, err, errlen);
+	if (!text)
+		return PP_EIO;
+	const char *p = js_ws(text, text + len), *end = text + len;
+	if (p >= end || *p != '{') {
+		rc = PP_EPARSE;
+		snprintf(err, errlen, "%s: not a JSON object", path);
+		goto out;
+	}
+	p = js_ws(p + 1, end);
+	if (p < end && *p == '}')
+		p++;
+	else
+		for (;;) {
+			const char *q;
+			bool esc;
+			if (p >= end || *p != '"' || js_string_end(p + 1, end, &q, &esc)) {
+				rc = PP_EPARSE;
+				snprintf(err, errlen, "%s: byte %zu: expected a key", path,
+					 (size_t)(p - text));
+				goto out;
+			}
+			size_t kn = (size_t)(q - p - 1);
+			if (kn >= sizeof(key))
+				kn = sizeof(key) - 1;
+			kn = esc ? js_unescape(p + 1, kn, key) : (memcpy(key, p + 1, kn), kn);
+			key[kn] = '\0';
+			p = js_ws(q + 1, end);
+			if (p >= end || *p != ':') {
+				rc = PP_EPARSE;
+				snprintf(err, errlen, "%s: byte %zu: expected ':'", path,
+					 (size_t)(p - text));
+				goto out;
+			}
+			p = js_ws(p + 1, end);
+			const char *v = p;
+			int kind;
+			struct event e;
+			bool is_num = p < end && (*p == '-' || (*p >= '0' && *p <= '9')) &&
+				      js_scan_number(p, end, true, &q, &kind, &jerr) == JS_OK;
+			if (is_num) {
+				p = q;
+			} else if (js_skip_value(&p, end, true, &stack, &jerr) != JS_OK) {
+				rc = PP_EPARSE;
+				snprintf(err, errlen, "%s: byte %zu: malformed value of '%s'",
+					 path, (size_t)(v - text), key);
+				goto out;
+			}
+			if (is_num && !strcmp(key, "total-execution-time")) {
+				/* the last one counts, even when it is out of range */
+				int64_t ns = 0;
+				out->has_total = ms_to_ns(v, p, &ns);
+				out->total_ns = out->has_total ? ns : 0;
+			} else if (is_num && parse_key(key, vpp, &e) && ms_to_ns(v, p, &e.ns)) {
+				if (nev == aev) {
+					aev = aev ? 2 * aev : 256;
+					ev = xrealloc(ev, aev * sizeof(*ev));
+				}
+				ev[nev++] = e;
+			} else {
+				if (!out->unknown_keys++)
+					snprintf(out->first_unknown, sizeof(out->first_unknown),
+						 "%.60s", key);
+			}
+			p = js_ws(p, end);
+			if (p < end && *p == ',') {
+				p = js_ws(p + 1, end);
+				continue;
+			}
+			if (p < end && *p == '}') {
+				p++;
+				break;
+			}
+			rc = PP_EPARSE;
+			snprintf(err, errlen, "%s: byte %zu: expected ',' or '}'", path,
+				 (size_t)(p - text));
+			goto out;
+		}
+	if (js_ws(p, end) != end) {
+		rc = PP_EPARSE;
+		snprintf(err, errlen, "%s: trailing text after the JSON object", path);
+		goto out;
+	}
+
+	/* Merge start/end events of the same (phase, chunk, mb). */
+	if (nev) /* qsort's base must not be NULL, even for 0 elements */
+		qsort(ev, nev, sizeof(*ev), cmp_event);
+	out->steps = xmalloc((nev ? nev : 1) * sizeof(*out->steps));
+	for (size_t i = 0; i < nev; i++) {
+		struct pptimer_step *st = out->n ? &out->steps[out->n - 1] : NULL;
+		if (!st || st->phase != ev[i].phase || st->chunk != ev[i].chunk ||
+		    st->mb != ev[i].mb) {
+			st = &out->steps[out->n++];
+			memset(st, 0, sizeof(*st));
+			st->phase = ev[i].phase;
+			st->chunk = ev[i].chunk;
+			st->mb = ev[i].mb;
+		}
+		if (ev[i].is_end) {
+			st->has_end = true;
+			st->end_ns = ev[i].ns;
+		} else {
+			st->has_start = true;
+			st->start_ns = ev[i].ns;
+		}
+	}
+out:
+	free(text);
+	free(ev);
+	js_stack_release(&stack);
+	if (rc)
+		pptimer_file_release(out);
+	return rc;
+}
+
+/* ---- import ---- */
+
+static const char *const phase_word[] = { "", "forward", "backward" };
+
+struct stage_file {
+	const struct walk_file *wf;
+	struct pptimer_name name;
+	struct pptimer_file data;
+	bool loaded;
+};
+
+static int cmp_step_time(const void *x, const void *y)
+{
+	const struct pptimer_step *a = x, *b = y;
+	if (a->phase != b->phase)
+		return a->phase - b->phase;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	if (a->chunk != b->chunk)
+		return a->chunk - b->chunk;
+	return a->mb - b->mb;
+}
+
+/* Stores one rank; warnings lists what was never recorded. */
+static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_count[3][64],
+		      const char *folder, int64_t iteration, bool quiet, int *partial)
+{
+	struct pptimer_file *f = &sf->data;
+	struct strbuf warnings = STRBUF_INIT;
+	size_t nwarn = 0, kept = 0;
+	int rc = 0;
+	int nch = vpp < 64 ? vpp : 64;
+
+	/* Events never recorded: half-recorded steps, and (chunk, mb) that
+	 * other ranks of the pipeline have but this one lacks. */
+	for (size_t i = 0; i < f->n; i++) {
+		struct pptimer_step *s = &f->steps[i];
+		if (s->has_start && s->has_end && s->end_ns >= s->start_ns)
+			continue;
+		if (nwarn++ < 50)
+			strbuf_addf(&warnings, "%s%s of chunk %d micro-batch %d: %s\n",
+				    "", phase_word[s->phase], s->chunk, s->mb,
+				    !s->has_start ? "no start event" : !s->has_end ?
+				    "no end event" : "ends before it starts");
+	}
+	/* The steps are sorted by (phase, chunk, mb) (pptimer_read): one merge
+	 * pass; gaps are counted, only the first 50 are listed (a dump naming
+	 * micro-batch 10^8 must not take 10^8 x steps). */
+	size_t at = 0;
+	for (int ph = 1; ph <= 2; ph++)
+		for (int c = 0; c < nch; c++) {
+			int next = 0, count = mb_count[ph][c];
+			while (at < f->n && (f->steps[at].phase < ph ||
+					    (f->steps[at].phase == ph && f->steps[at].chunk < c)))
+				at++;
+			for (;; at++) {
+				bool here = at < f->n && f->steps[at].phase == ph &&
+					    f->steps[at].chunk == c && f->steps[at].mb < count;
+				int upto = here ? f->steps[at].mb : count;
+				for (int mb = next; mb < upto; mb++) {
+					if (nwarn >= 50) { /* count the rest of the gap */
+						nwarn += (size_t)(upto - mb);
+						break;
+					}
+					nwarn++;
+					strbuf_addf(&warnings, "%s of chunk %d micro-batch %d: "
+						    "never recorded\n", phase_word[ph], c, mb);
+				}
+				if (!here)
+					break;
+				next = f->steps[at].mb + 1;
+			}
+		}
+	if (nwarn > 50)
+		strbuf_addf(&warnings, "... %zu more missing events\n", nwarn - 50);
+
+	/* Keep complete steps; seq in time order per phase. */
+	for (size_t i = 0; i < f->n; i++)
+		if (f->steps[i].has_start && f->steps[i].has_end &&
+		    f->steps[i].end_ns >= f->steps[i].start_ns)
+			f->steps[kept++] = f->steps[i];
+	f->n = kept;
+	qsort(f->steps, f->n, sizeof(*f->steps), cmp_step_time);
+
+	struct ivl *iv = xmalloc((f->n + 1) * sizeof(*iv));
+	int64_t wmin = 0, wmax = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		iv[i].s = f->steps[i].start_ns;
+		iv[i].e = f->steps[i].end_ns;
+		if (!i || f->steps[i].start_ns < wmin)
+			wmin = f->steps[i].start_ns;
+		if (!i || f->steps[i].end_ns > wmax)
+			wmax = f->steps[i].end_ns;
+	}
+	int64_t busy = ivl_union(iv, f->n);
+	free(iv);
+
+	struct db_trace t = {
+		.path = sf->wf->real, .folder = folder, .has_iteration = true,
+		.iteration = iteration, .has_rank = true, .rank = sf->name.rank,
+		.bytes = sf->wf->bytes, .mtime_ns = sf->wf->mtime_ns,
+		.status = nwarn ? DB_STATUS_PARTIAL : DB_STATUS_OK,
+		.warnings = warnings.len ? warnings.buf : NULL,
+		.has_metrics = f->n > 0, .mode = DB_MODE_MEGATRON,
+		.window_start_ns = wmin, .window_end_ns = wmax,
+		.gpu_busy_ns = busy, .idle_ns = wmax - wmin - busy,
+		.bubble_ns = wmax - wmin - busy, .comp_busy_ns = busy,
+		.events = (int64_t)(2 * kept + (size_t)f->has_total), .kernels = 0,
+		.role_rule = "pp-timer",
+	};
+	if (!f->n) {
+		t.status = DB_STATUS_FAILED;
+		t.fail_kind = DB_FAIL_INPUT;
+		t.error = "no complete forward or backward step in the dump";
+		rc = db_trace_store_empty(db, &t);
+		goto out;
+	}
+	*partial += nwarn > 0;
+	if ((rc = db_trace_begin(db, &t))) {
+		db_trace_rollback(db); /* the error must not stick to the next rank */
+		goto out;
+	}
+	int64_t seq[3] = { 0, 0, 0 };
+	for (size_t i = 0; i < f->n && !rc; i++) {
+		const struct pptimer_step *s = &f->steps[i];
+		struct db_step ds = {
+			.phase = s->phase == 1 ? DB_PHASE_FWD : DB_PHASE_BWD,
+			.seq = seq[s->phase]++, .has_times = true,
+			.start_ns = s->start_ns, .end_ns = s->end_ns,
+			.comp_ns = s->end_ns - s->start_ns,
+			.chunk = vpp > 1 ? s->chunk : -1, .mbs = s->mb,
+		};
+		rc = db_trace_add_step(db, &ds);
+	}
+	rc = rc ? rc : db_trace_commit(db);
+	if (rc)
+		db_trace_rollback(db);
+out:
+	if (nwarn && !quiet)
+		warn("%s: %zu missing event%s (stage %d, rank %lld): %.*s", sf->wf->path, nwarn,
+		     nwarn == 1 ? "" : "s", sf->name.pp_rank, (long long)sf->name.rank,
+		     (int)strcspn(warnings.buf, "\n"), warnings.buf);
+	strbuf_release(&warnings);
+	return rc;
+}
+
+/* Imports the files [lo, hi) of one folder. */
+static int import_folder(struct db *db, const struct batch_opts *o,
+			 const struct walk_list *l, size_t lo, size_t hi,
+			 int *nranks, int *nskipped, int *npartial, int *nfailed)
+{
+	int P = o->pp_size, V = o->vpp_size > 0 ? o->vpp_size : 1;
+	struct stage_file *sf = xcalloc((size_t)P, sizeof(*sf));
+	const char *folder = l->v[lo].folder;
+	int64_t iteration = 0;
+	char why[512];
+	int rc = 0, mb_count[3][64];
+
+	if (!walk_iteration_from_folder(folder, &iteration) && !o->quiet)
+		printf("%s: no iteration number in the folder name; stored as iteration 0\n",
+		       folder);
+	for (size_t i = lo; i < hi; i++) {
+		const struct walk_file *wf = &l->v[i];
+		const char *base = strrchr(wf->path, '/');
+		struct pptimer_name nm;
+		base = base ? base + 1 : wf->path;
+		if (wf->error)
+			snprintf(why, sizeof(why), "%s", wf->error);
+		else if (pptimer_parse_name(base, &nm, why, sizeof(why)))
+			;
+		else if (nm.pp != P)
+			snprintf(why, sizeof(why), "PP size %d in the name, --pp-size is %d", nm.pp, P);
+		else if (nm.vpp != V)
+			snprintf(why, sizeof(why), "VPP %d%s in the name, --vpp-size is %d",
+				 nm.vpp, nm.vpp_none ? " (None)" : "", V);
+		else if (nm.dp_rank != 0)
+			snprintf(why, sizeof(why), "TPxCPxDP rank %lld: a replica of pipeline stage %d "
+				 "(only rank 0 files describe distinct pipelines)",
+				 (long long)nm.dp_rank, nm.pp_rank);
+		else if (sf[nm.pp_rank].wf)
+			snprintf(why, sizeof(why), "a second file for pp_rank %d (kept %s)",
+				 nm.pp_rank, sf[nm.pp_rank].wf->path);
+		else {
+			sf[nm.pp_rank].wf = wf;
+			sf[nm.pp_rank].name = nm;
+			continue;
+		}
+		(*nskipped)++;
+		if (!o->quiet)
+			printf("skipped %s: %s\n", wf->path, why);
+	}
+
+	/* Read the dumps and find the micro-batches of every chunk. */
+	memset(mb_count, 0, sizeof(mb_count));
+	for (int s = 0; s < P; s++) {
+		if (!sf[s].wf) {
+			if (!o->quiet)
+				printf("%s: no dump for pp_rank %d\n", folder, s);
+			(*npartial)++;
+			continue;
+		}
+		if (pptimer_read(sf[s].wf->path, V > 1, &sf[s].data, why, sizeof(why))) {
+			error("%s", why);
+			struct db_trace t = {
+				.path = sf[s].wf->real, .folder = folder, .has_iteration = true,
+				.iteration = iteration, .has_rank = true, .rank = sf[s].name.rank,
+				.bytes = sf[s].wf->bytes, .mtime_ns = sf[s].wf->mtime_ns,
+				.status = DB_STATUS_FAILED, .fail_kind = DB_FAIL_INPUT, .error = why,
+			};
+			(*nfailed)++;
+			if ((rc = db_trace_store_empty(db, &t)))
+				break;
+			sf[s].wf = NULL;
+			continue;
+		}
+		sf[s].loaded = true;
+		if (sf[s].data.unknown_keys && !o->quiet)
+			warn("%s: %zu key%s not understood (first: '%s')%s", sf[s].wf->path,
+			     sf[s].data.unknown_keys, sf[s].data.unknown_keys == 1 ? "" : "s",
+			     sf[s].data.first_unknown,
+			     V > 1 ? "" : "; is this a VPP dump (--vpp-size)?");
+		for (size_t i = 0; i < sf[s].data.n; i++) {
+			const struct pptimer_step *st = &sf[s].data.steps[i];
+			if (st->chunk < 64 && st->mb + 1 > mb_count[st->phase][st->chunk])
+				mb_count[st->phase][st->chunk] = st->mb + 1;
+		}
+	}
+	/* forward and backward cover the same micro-batches */
+	for (int c = 0; c < 64; c++) {
+		int m = mb_count[1][c] > mb_count[2][c] ? mb_count[1][c] : mb_count[2][c];
+		mb_count[1][c] = mb_count[2][c] = c < V ? m : 0;
+	}
+	for (int s = 0; s < P && !rc; s++) {
+		if (!sf[s].loaded)
+			continue;
+		rc = store_rank(db, &sf[s], V, mb_count, folder, iteration, o->quiet, npartial);
+		if (rc)
+			error("%s: cannot store: %s", sf[s].wf->path, db_errmsg(db));
+		else
+			(*nranks)++;
+	}
+	for (int s = 0; s < P; s++)
+		pptimer_file_release(&sf[s].data);
+	free(sf);
+	return rc;
+}
+
+int pptimer_run(const struct batch_opts *o)
+{
+	struct walk_opts wo = { o->input, o->folders, o->nfolders, "*.json" };
+	struct walk_list l = { 0 };
+	struct strbuf dbpath = STRBUF_INIT;
+	struct db *db = NULL;
+	char err[1024];
+	int rc = PP_EXIT_OK, nranks = 0, nskipped = 0, npartial = 0, nfailed = 0;
+
+	if (o->pp_size < 1) {
+		error("--format pp-timer needs --pp-size");
+		return PP_EXIT_USAGE;
+	}
+	if (walk_dir(&wo, &l, err, sizeof(err))) {
+		error("%s", err);
+		return PP_EXIT_FATAL;
+	}
+	if (o->db)
+		strbuf_addstr(&dbpath, o->db);
+	else
+		strbuf_addf(&dbpath, "%s/pptrace.db", o->input);
+	db = db_open(dbpath.buf, 0, 0, err, sizeof(err));
+	if (!db) {
+		error("%s", err);
+		rc = PP_EXIT_FATAL;
+		goto out;
+	}
+	for (size_t lo = 0, hi; lo < l.n; lo = hi) {
+		for (hi = lo + 1; hi < l.n && !strcmp(l.v[hi].folder, l.v[lo].folder); hi++)
+			;
+		if (import_folder(db, o, &l, lo, hi, &nranks, &nskipped, &npartial, &nfailed)) {
+			rc = PP_EXIT_FATAL;
+			goto out;
+		}
+	}
+	if (!o->quiet)
+		printf("pp-timer: %d rank%s imported (%d with missing events, %d failed), "
+		       "%d file%s skipped, into %s\n", nranks, nranks == 1 ? "" : "s",
+		       npartial, nfailed, nskipped, nskipped == 1 ? "" : "s", dbpath.buf);
+	if (!nranks) {
+		error("no PP-timer dump of PP size %d found under '%s'", o->pp_size, o->input);
+		rc = PP_EXIT_FATAL;
+	} else if (npartial || nfailed) {
+		rc = PP_EXIT_PARTIAL;
+	}
+out:
+	db_close(db);
+	walk_list_release(&l);
+	strbuf_release(&dbpath);
+	return rc;
+}

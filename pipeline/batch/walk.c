@@ -1,0 +1,279 @@
+/* walk.c — the file list of a trace tree (see walk.h). */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "walk.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+static const char *const default_patterns[] = { "*.json", "*.json.gz",
+						"*.pt.trace.json*", NULL };
+
+bool walk_name_matches(const char *pattern, const char *name)
+{
+	if (pattern)
+		return fnmatch(pattern, name, 0) == 0;
+	for (const char *const *p = default_patterns; *p; p++)
+		if (fnmatch(*p, name, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool parse_digits(const char *s, size_t n, int64_t *out)
+{
+	int64_t v = 0;
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]) || v > (INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+bool walk_rank_from_name(const char *name, int64_t *rank)
+{
+	for (const char *p = name; *p; p++) {
+		if (strncasecmp(p, "rank", 4))
+			continue;
+		const char *d = p + 4;
+		if (*d == '_' || *d == '-')
+			d++;
+		const char *e = d;
+		while (isdigit((unsigned char)*e))
+			e++;
+		if (e > d && (*e == '.' || *e == '_') &&
+		    parse_digits(d, (size_t)(e - d), rank))
+			return true;
+	}
+	return false;
+}
+
+bool walk_iteration_from_folder(const char *folder, int64_t *iteration)
+{
+	const char *u = strrchr(folder, '_');
+	const char *d = u ? u + 1 : folder;
+	return parse_digits(d, strlen(d), iteration);
+}
+
+static int list_push(struct walk_list *l, struct walk_file *f)
+{
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 64;
+		struct walk_file *nv = realloc(l->v, na * sizeof(*nv));
+		if (!nv)
+			return PP_ENOMEM;
+		l->v = nv;
+		l->alloc = na;
+	}
+	l->v[l->n++] = *f;
+	return 0;
+}
+
+static void file_release(struct walk_file *f)
+{
+	free(f->path);
+	free(f->real);
+	free(f->folder);
+	free(f->error);
+}
+
+void walk_list_release(struct walk_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		file_release(&l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->alloc = 0;
+}
+
+static bool folder_selected(const struct walk_opts *o, const char *name)
+{
+	if (!o->nfolders)
+		return true;
+	for (int i = 0; i < o->nfolders; i++)
+		if (fnmatch(o->folders[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+static char *join(const char *a, const char *b)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, a);
+	if (sb.len && sb.buf[sb.len - 1] != '/')
+		strbuf_addch(&sb, '/');
+	strbuf_addstr(&sb, b);
+	return strbuf_detach(&sb, NULL);
+}
+
+__attribute__((format(printf, 1, 2)))
+static char *errorf(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Adds one candidate entry dir/name of folder. */
+static int add_file(struct walk_list *out, const char *dir, const char *folder,
+		    const char *name)
+{
+	struct walk_file f = { 0 };
+	struct stat st;
+	f.path = join(dir, name);
+	f.folder = xstrdup(folder);
+	f.has_iteration = walk_iteration_from_folder(folder, &f.iteration);
+	f.has_rank = walk_rank_from_name(name, &f.rank);
+	f.real = realpath(f.path, NULL);
+	if (!f.real)
+		f.real = xstrdup(f.path);
+	if (stat(f.path, &st) != 0) {
+		f.error = errorf("cannot stat '%s': %s", f.path, strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		f.error = errorf("'%s' is a directory", f.path);
+	} else if (!S_ISREG(st.st_mode)) {
+		f.error = errorf("'%s' is not a regular file", f.path);
+	} else {
+		f.bytes = (int64_t)st.st_size;
+		f.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+			     st.st_mtim.tv_nsec;
+	}
+	if (list_push(out, &f)) {
+		file_release(&f);
+		return PP_ENOMEM;
+	}
+	return 0;
+}
+
+/* Adds every matching file directly inside dir. */
+static int scan_folder(const struct walk_opts *o, struct walk_list *out,
+		       const char *dir, const char *folder)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+	if (!d) {
+		/* An unreadable folder: one error entry so the summary shows it. */
+		struct walk_file f = { 0 };
+		f.path = xstrdup(dir);
+		f.real = xstrdup(dir);
+		f.folder = xstrdup(folder);
+		f.has_iteration = walk_iteration_from_folder(folder, &f.iteration);
+		f.error = errorf("cannot read folder '%s': %s", dir, strerror(errno));
+		if (list_push(out, &f)) {
+			file_release(&f);
+			return PP_ENOMEM;
+		}
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !walk_name_matches(o->pattern, e->d_name))
+			continue;
+		if ((rc = add_file(out, dir, folder, e->d_name)))
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+static int cmp_file(const void *pa, const void *pb)
+{
+	const struct walk_file *a = pa, *b = pb;
+	int c = strcmp(a->folder, b->folder);
+	if (c)
+		return c;
+	if (a->has_rank != b->has_rank)
+		return a->has_rank ? -1 : 1;
+	if (a->has_rank && a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+static const char *base_name(const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	const char *s = path + n;
+	while (s > path && s[-1] != '/')
+		s--;
+	return s;
+}
+
+int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
+	     size_t errlen)
+{
+	DIR *d = opendir(o->input);
+	struct dirent *e;
+	int rc = 0;
+	bool top_files = false;
+	if (!d) {
+		snprintf(err, errlen, "cannot read input folder '%s': %s", o->input,
+			 strerror(errno));
+		return PP_EIO;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *p = join(o->input, e->d_name);
+		struct stat st;
+		/* stat follows symlinks; a looping link fails and is skipped
+		 * as a folder (it is reported if it also looks like a trace). */
+		bool is_dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+		if (is_dir) {
+			if (folder_selected(o, e->d_name))
+				rc = scan_folder(o, out, p, e->d_name);
+		} else if (walk_name_matches(o->pattern, e->d_name)) {
+			top_files = true;
+		}
+		free(p);
+		if (rc)
+			break;
+	}
+	closedir(d);
+	if (!rc && top_files && !o->nfolders) {
+		char *real = realpath(o->input, NULL);
+		char *name = xstrdup(base_name(real ? real : o->input));
+		free(real);
+		char *slash = strchr(name, '/');
+		if (slash && slash != name)
+			*slash = '\0';
+		rc = scan_folder(o, out, o->input, name);
+		free(name);
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s", pp_strerror(rc));
+		return rc;
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(out->v[0]), cmp_file);
+	return 0;
+}
+
+void walk_shard(struct walk_list *l, int index, int count)
+{
+	size_t k = 0;
+	if (count <= 1)
+		return;
+	for (size_t i = 0; i < l->n; i++) {
+		if ((int)(i % (size_t)count) == index)
+			l->v[k++] = l->v[i];
+		else
+			file_release(&l->v[i]);
+	}
+	l->n = k;
+}

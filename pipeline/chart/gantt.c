@@ -1,0 +1,553 @@
+/* gantt.c — see gantt.h. Design note: boxes are bucketed by class with a
+ * counting pass, then each class becomes one datablock plotted `with
+ * boxxyerror` (one plot element per class, never one `set object` per box,
+ * which is quadratic in gnuplot). Labels are emitted only for boxes wide
+ * enough to hold them at the chart's pixel size; hover text goes into its
+ * own datablock that only the SVG plot uses. Text in commands is single-
+ * quoted (no escapes but ''), text in datablocks is double-quoted with '"'
+ * replaced, and every terminal is noenhanced so '_' stays literal. */
+#include "gantt.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/arena.h"
+#include "util/pp.h"
+#include "util/safefile.h"
+#include "util/strbuf.h"
+
+struct gbox {
+	int row, cls;
+	double x0, x1, y0, y1; /* y in plot units: row r spans [r-0.45, r+0.45] */
+	const char *label, *hover;
+};
+
+struct gantt {
+	struct arena strings;
+	char *title, *xlabel, *ylabel;
+	int width, height;
+	char **rows;
+	int nrows, arows;
+	char **cls_name;
+	char (*cls_color)[8];
+	int ncls, acls;
+	struct gbox *boxes;
+	size_t nboxes, aboxes;
+	bool no_png, no_svg; /* gantt_set_formats */
+	int *rules;          /* gantt_add_rule: rows with a rule above */
+	int nrules, arules;
+};
+
+static const char *const palette[] = {
+	"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
+	"#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"
+};
+
+struct gantt *gantt_new(void)
+{
+	struct gantt *g = xcalloc(1, sizeof(*g));
+	arena_init(&g->strings);
+	return g;
+}
+
+void gantt_free(struct gantt *g)
+{
+	if (!g)
+		return;
+	arena_release(&g->strings);
+	free(g->rows);
+	free(g->cls_name);
+	free(g->cls_color);
+	free(g->boxes);
+	free(g->rules);
+	free(g);
+}
+
+void gantt_set_formats(struct gantt *g, bool png, bool svg)
+{
+	g->no_png = !png && svg;
+	g->no_svg = !svg && png;
+}
+
+void gantt_add_rule(struct gantt *g, int row)
+{
+	if (g->nrules == g->arules) {
+		g->arules = g->arules ? 2 * g->arules : 8;
+		g->rules = xrealloc(g->rules, (size_t)g->arules * sizeof(int));
+	}
+	g->rules[g->nrules++] = row;
+}
+
+static char *gstrdup(struct gantt *g, const char *s)
+{
+	if (!s || !*s)
+		return NULL;
+	char *r = arena_strndup(&g->strings, s, strlen(s));
+	if (!r)
+		die("out of memory");
+	return r;
+}
+
+void gantt_set_title(struct gantt *g, const char *title)
+{
+	g->title = gstrdup(g, title);
+}
+
+void gantt_set_xlabel(struct gantt *g, const char *xlabel)
+{
+	g->xlabel = gstrdup(g, xlabel);
+}
+
+void gantt_set_ylabel(struct gantt *g, const char *ylabel)
+{
+	g->ylabel = gstrdup(g, ylabel);
+}
+
+void gantt_set_size(struct gantt *g, int width_px, int height_px)
+{
+	g->width = width_px;
+	g->height = height_px;
+}
+
+int gantt_add_row(struct gantt *g, const char *label)
+{
+	if (g->nrows == g->arows) {
+		g->arows = g->arows ? 2 * g->arows : 16;
+		g->rows = xrealloc(g->rows, (size_t)g->arows * sizeof(*g->rows));
+	}
+	g->rows[g->nrows] = gstrdup(g, label ? label : "");
+	return g->nrows++;
+}
+
+int gantt_add_class(struct gantt *g, const char *name, const char *color)
+{
+	if (g->ncls == g->acls) {
+		g->acls = g->acls ? 2 * g->acls : 8;
+		g->cls_name = xrealloc(g->cls_name, (size_t)g->acls * sizeof(*g->cls_name));
+		g->cls_color = xrealloc(g->cls_color, (size_t)g->acls * sizeof(*g->cls_color));
+	}
+	const char *c = color;
+	bool ok = c && c[0] == '#' && strlen(c) == 7 && strspn(c + 1, "0123456789abcdefABCDEF") == 6;
+	if (!ok)
+		c = palette[(size_t)g->ncls % (sizeof(palette) / sizeof(palette[0]))];
+	g->cls_name[g->ncls] = gstrdup(g, name ? name : "");
+	memcpy(g->cls_color[g->ncls], c, 8);
+	return g->ncls++;
+}
+
+int gantt_add_box(struct gantt *g, const struct gantt_box *b)
+{
+	if (b->row < 0 || b->row >= g->nrows || b->cls < 0 || b->cls >= g->ncls ||
+	    !isfinite(b->x0) || !isfinite(b->x1) || b->x1 < b->x0 ||
+	    !(b->y_off >= 0) || !(b->height > 0) || b->y_off + b->height > 1.0 + 1e-9)
+		return PP_EINVAL;
+	if (g->nboxes == g->aboxes) {
+		g->aboxes = g->aboxes ? 2 * g->aboxes : 1024;
+		g->boxes = xrealloc(g->boxes, g->aboxes * sizeof(*g->boxes));
+	}
+	struct gbox *x = &g->boxes[g->nboxes++];
+	x->row = b->row;
+	x->cls = b->cls;
+	x->x0 = b->x0;
+	x->x1 = b->x1;
+	x->y0 = b->row - 0.45 + 0.9 * b->y_off;
+	x->y1 = x->y0 + 0.9 * b->height;
+	x->label = gstrdup(g, b->label);
+	x->hover = gstrdup(g, b->hover);
+	return 0;
+}
+
+size_t gantt_box_count(const struct gantt *g)
+{
+	return g->nboxes;
+}
+
+/* A single-quoted gnuplot string literal. */
+static void put_sq(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+/* A double-quoted datablock field: no escapes exist there, so '"' -> '\''. */
+static void put_dq(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 ? ' ' : *s, f);
+	fputc('"', f);
+}
+
+struct layout {
+	int w, h;
+	double xmin, xmax;
+	double px_per_x;  /* horizontal pixels per x unit in the plot area */
+	double px_per_row;/* vertical pixels per row */
+};
+
+static void compute_layout(const struct gantt *g, struct layout *L)
+{
+	L->w = g->width > 0 ? g->width : 1600;
+	if (g->height > 0) {
+		L->h = g->height;
+	} else {
+		L->h = 170 + 34 * g->nrows;
+		L->h = L->h < 360 ? 360 : L->h > 3200 ? 3200 : L->h;
+	}
+	L->xmin = 0;
+	L->xmax = 0;
+	for (size_t i = 0; i < g->nboxes; i++) {
+		if (i == 0 || g->boxes[i].x0 < L->xmin)
+			L->xmin = g->boxes[i].x0;
+		if (i == 0 || g->boxes[i].x1 > L->xmax)
+			L->xmax = g->boxes[i].x1;
+	}
+	if (L->xmin > 0)
+		L->xmin = 0;
+	if (!(L->xmax > L->xmin))
+		L->xmax = L->xmin + 1;
+	L->px_per_x = (L->w - 200) / (L->xmax - L->xmin);
+	L->px_per_row = g->nrows ? (L->h - 170.0) / g->nrows : 0;
+}
+
+static int cmp_box(const void *x, const void *y)
+{
+	const struct gbox *a = *(const struct gbox *const *)x;
+	const struct gbox *b = *(const struct gbox *const *)y;
+	if (a->row != b->row)
+		return a->row < b->row ? -1 : 1;
+	if (a->y0 != b->y0)
+		return a->y0 < b->y0 ? -1 : 1;
+	if (a->y1 != b->y1)
+		return a->y1 < b->y1 ? -1 : 1;
+	if (a->x0 != b->x0)
+		return a->x0 < b->x0 ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+static bool label_fits(const struct layout *L, const struct gbox *b)
+{
+	double wpx = (b->x1 - b->x0) * L->px_per_x;
+	double hpx = (b->y1 - b->y0) * L->px_per_row;
+	return hpx >= 11 && wpx >= 6.5 * (double)strlen(b->label) + 4;
+}
+
+static void write_plot(FILE *f, const struct gantt *g, const size_t *count,
+		       bool labels, bool hover)
+{
+	const char *sep = "plot ";
+	for (int c = 0; c < g->ncls; c++) {
+		if (!count[c])
+			continue;
+		fprintf(f, "%s$c%d using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
+			"fc rgb '%s' title ", sep, c, g->cls_color[c]);
+		put_sq(f, g->cls_name[c]);
+		sep = ", \\\n     ";
+	}
+	if (!strcmp(sep, "plot ")) /* no boxes at all: an empty frame */
+		fprintf(f, "plot NaN notitle");
+	if (labels)
+		fprintf(f, ", \\\n     $labels using 1:2:3 with labels font ',8' "
+			"tc rgb '#202020' notitle");
+	if (hover)
+		fprintf(f, ", \\\n     $hover using 1:2:3 with labels hypertext "
+			"point pt 7 ps 0.8 lc rgb '#ff000000' notitle");
+	fputc('\n', f);
+}
+
+static int write_script(const struct gantt *g, FILE *f, const char *base)
+{
+	struct layout L;
+	size_t *count = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
+	size_t *order = xmalloc((g->nboxes + 1) * sizeof(size_t));
+	size_t *pos = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
+	size_t nlabels = 0, nhover = 0;
+
+	compute_layout(g, &L);
+	for (size_t i = 0; i < g->nboxes; i++)
+		count[g->boxes[i].cls]++;
+	for (int c = 1; c <= g->ncls; c++)
+		pos[c] = pos[c - 1] + count[c - 1];
+	for (size_t i = 0; i < g->nboxes; i++)
+		order[pos[g->boxes[i].cls]++] = i;
+
+	fprintf(f, "# Gantt chart written by pptrace. Run in this folder: gnuplot %s.gp\n"
+		"# (makes %s.png and %s.svg). Data: one datablock per class\n"
+		"# (x0 x1 y0 y1; row r spans r-0.45 .. r+0.45), then labels and hover text.\n",
+		base, base, base);
+	const struct gbox **sorted = xmalloc((g->nboxes + 1) * sizeof(*sorted));
+	double eps = 0.5 / L.px_per_x, narrow = 2.0 / L.px_per_x;
+	size_t k = 0;
+	for (int c = 0; c < g->ncls; c++) {
+		if (!count[c])
+			continue;
+		for (size_t j = 0; j < count[c]; j++)
+			sorted[j] = &g->boxes[order[k + j]];
+		k += count[c];
+		qsort(sorted, count[c], sizeof(*sorted), cmp_box);
+		fprintf(f, "$c%d << EOD\n", c);
+		/* Runs of sub-pixel boxes that touch (gaps under half a pixel)
+		 * are drawn as one box: the same picture, far fewer elements. */
+		for (size_t j = 0; j < count[c];) {
+			const struct gbox *b = sorted[j++];
+			double x0 = b->x0, x1 = b->x1;
+			while (j < count[c] && sorted[j]->row == b->row &&
+			       sorted[j]->y0 == b->y0 && sorted[j]->y1 == b->y1 &&
+			       sorted[j]->x0 <= x1 + eps &&
+			       (sorted[j]->x1 - sorted[j]->x0 < narrow || x1 - x0 < narrow)) {
+				if (sorted[j]->x1 > x1)
+					x1 = sorted[j]->x1;
+				j++;
+			}
+			fprintf(f, "%.12g %.12g %.6g %.6g\n", x0, x1, b->y0, b->y1);
+		}
+		fputs("EOD\n", f);
+	}
+	free(sorted);
+	fputs("$labels << EOD\n", f);
+	for (size_t i = 0; i < g->nboxes; i++) {
+		const struct gbox *b = &g->boxes[i];
+		if (b->label && label_fits(&L, b)) {
+			fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
+			put_dq(f, b->label);
+			fputc('\n', f);
+			nlabels++;
+		}
+	}
+	fputs("EOD\n$hover << EOD\n", f);
+	for (size_t i = 0; i < g->nboxes; i++) {
+		const struct gbox *b = &g->boxes[i];
+		if (b->hover && (b->x1 - b->x0) * L.px_per_x >= 2.0) {
+			fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
+			put_dq(f, b->hover);
+			fputc('\n', f);
+			nhover++;
+		}
+	}
+	fputs("EOD\n\n", f);
+
+	if (g->title) {
+		fputs("set title ", f);
+		put_sq(f, g->title);
+		fputs(" font ',14'\n", f);
+	}
+	if (g->xlabel) {
+		fputs("set xlabel ", f);
+		put_sq(f, g->xlabel);
+		fputs(" font ',12'\n", f);
+	}
+	if (g->ylabel) {
+		fputs("set ylabel ", f);
+		put_sq(f, g->ylabel);
+		fputs(" font ',12'\n", f);
+	}
+	fprintf(f, "set xrange [%.12g:%.12g]\n", L.xmin, L.xmax);
+	fprintf(f, "set yrange [%g:-0.5]\n", g->nrows ? g->nrows - 0.5 : 0.5);
+	fputs("set ytics scale 0 (", f);
+	for (int r = 0; r < g->nrows; r++) {
+		if (r)
+			fputs(", ", f);
+		put_sq(f, g->rows[r]);
+		fprintf(f, " %d", r);
+	}
+	fputs(")\n", f);
+	fputs("set xtics out nomirror\n"
+	      "set grid xtics lt 1 lw 0.5 lc rgb '#dddddd'\n"
+	      "set key at screen 0.5, screen 0.01 center bottom horizontal box opaque reverse Left\n"
+	      "set bmargin 6\n"
+	      "set style fill solid 0.95 border lc rgb '#ffffff'\n"
+	      "set offsets 0, 0, 0, 0\n\n", f);
+	for (int i = 0; i < g->nrules; i++)
+		if (g->rules[i] > 0 && g->rules[i] < g->nrows)
+			fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g "
+				"nohead dt 2 lc rgb '#555555' front\n",
+				g->rules[i] - 0.5, g->rules[i] - 0.5);
+
+	if (!g->no_png) {
+		fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
+		fprintf(f, "set output '%s.png'\n", base);
+		write_plot(f, g, count, nlabels > 0, false);
+	}
+	if (!g->no_svg) {
+		fprintf(f, "set terminal svg noenhanced size %d,%d font ',10' mouse standalone\n",
+			L.w, L.h);
+		fprintf(f, "set output '%s.svg'\n", base);
+		write_plot(f, g, count, nlabels > 0, nhover > 0);
+	}
+	fputs("unset output\n", f);
+
+	free(count);
+	free(order);
+	free(pos);
+	return ferror(f) ? PP_EIO : 0;
+}
+
+/* The full path of gnuplot on PATH, or false. */
+static bool find_gnuplot(char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		return false;
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		if (n && n + 10 < outlen) {
+			memcpy(out, path, n);
+			memcpy(out + n, "/gnuplot", 9);
+			if (access(out, X_OK) == 0)
+				return true;
+		}
+		path += n + (path[n] == ':');
+	}
+	return false;
+}
+
+/* Runs `gnuplot base.gp` in dir; stderr is captured for the message. */
+static int run_gnuplot(const char *exe, const char *dir, const char *script,
+		       char *err, size_t errlen)
+{
+	int fds[2], status;
+	if (pipe(fds))
+		return snprintf(err, errlen, "pipe: %s", strerror(errno)), PP_EIO;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return snprintf(err, errlen, "fork: %s", strerror(errno)), PP_EIO;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+		}
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		if (chdir(dir))
+			_exit(126);
+		gantt_clear_outputs(script);
+		char *argv[] = { "gnuplot", (char *)script, NULL };
+		execv(exe, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (sb.len < 8192)
+			strbuf_add(&sb, buf, (size_t)n);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int rc = 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		/* gnuplot's message is the last non-empty lines; keep the last. */
+		char *last = NULL;
+		for (char *s = sb.buf; *s;) {
+			size_t len = strcspn(s, "\n");
+			char *next = s + len + (s[len] == '\n');
+			s[len] = '\0';
+			if (strspn(s, " ^") != len)
+				last = s;
+			s = next;
+		}
+		snprintf(err, errlen, "gnuplot failed on %s/%s (%s %d)%s%s", dir, script,
+			 WIFEXITED(status) ? "exit" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+			 last ? ": " : "", last ? last : "");
+		rc = PP_EIO;
+	}
+	strbuf_release(&sb);
+	return rc;
+}
+
+int gantt_write(const struct gantt *g, const char *prefix, bool render,
+		char *err, size_t errlen)
+{
+	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT, script = STRBUF_INIT;
+	const char *slash = strrchr(prefix, '/');
+	const char *base = slash ? slash + 1 : prefix;
+	char exe[4096];
+	int rc = 0;
+
+	if (errlen)
+		err[0] = '\0';
+	if (!*base) {
+		snprintf(err, errlen, "output prefix '%s' names a folder, not a file", prefix);
+		return PP_EINVAL;
+	}
+	strbuf_addf(&path, "%s.gp", prefix);
+	strbuf_addf(&script, "%s.gp", base);
+	if (slash)
+		strbuf_add(&dir, prefix, slash == prefix ? 1 : (size_t)(slash - prefix));
+	else
+		strbuf_addstr(&dir, ".");
+
+	/* Written to a temporary name and renamed: a symlink planted at the
+	 * final name is replaced, never followed (safefile.h). */
+	struct safefile sf;
+	char why[256];
+	if (safefile_open_path(&sf, path.buf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
+		rc = PP_EIO;
+		goto out;
+	}
+	rc = write_script(g, sf.fp, base);
+	if (rc) {
+		safefile_abort(&sf);
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf, strerror(errno));
+		rc = PP_EIO;
+		goto out;
+	}
+	if (safefile_commit(&sf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
+		rc = PP_EIO;
+		goto out;
+	}
+	if (!render)
+		goto out;
+	if (!find_gnuplot(exe, sizeof(exe))) {
+		snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
+		rc = PP_ENOTFOUND;
+		goto out;
+	}
+	rc = run_gnuplot(exe, dir.buf, script.buf, err, errlen);
+out:
+	strbuf_release(&path);
+	strbuf_release(&dir);
+	strbuf_release(&script);
+	return rc;
+}
+
+void gantt_clear_outputs(const char *script)
+{
+	char out[512];
+	size_t sl = strlen(script);
+	if (sl <= 3 || sl + 2 >= sizeof(out) || strcmp(script + sl - 3, ".gp"))
+		return;
+	memcpy(out, script, sl - 3);
+	memcpy(out + sl - 3, ".png", 5);
+	unlink(out);
+	memcpy(out + sl - 3, ".svg", 5);
+	unlink(out);
+}

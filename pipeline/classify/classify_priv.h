@@ -1,0 +1,153 @@
+/* classify_priv.h — the classifier's internal state, shared by its modules:
+ * classify.c (feeding, interning, result assembly), roles.c (thread roles),
+ * steps.c (root-most steps and containment lookups), attribute.c (one
+ * category per GPU event) and rank_metrics.c (SPEC §6 numbers).
+ *
+ * Raw times here are as written in the file (ns); the header's base time
+ * is added only when the result is assembled.
+ */
+#ifndef CLASSIFY_PRIV_H
+#define CLASSIFY_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/patterns.h"
+#include "model/rank_result.h"
+#include "util/htab.h"
+
+struct arena;
+
+/* Name bits beyond the pattern sets. */
+enum {
+	NB_PROFSTEP = 1u << 16, /* ProfilerStep#N */
+	NB_SLICE_SETS = (1u << PAT_FORWARD_STEP) | (1u << PAT_BACKWARD_STEP) |
+			(1u << PAT_PP_COMM) | (1u << PAT_DP_COMM) |
+			(1u << PAT_OPTIMIZER) | (1u << PAT_RECOMPUTE) |
+			(1u << PAT_LOSS_FUNC) | NB_PROFSTEP
+};
+
+/* A growable heap array (doubling): never one malloc per event. */
+struct vec {
+	void *data;
+	size_t n, cap, elem;
+};
+
+void vec_init(struct vec *v, size_t elem);
+void vec_release(struct vec *v);
+/* A pointer to a new zeroed element at the end, or NULL when out of memory. */
+void *vec_push(struct vec *v);
+#define VEC_AT(v, type, i) (((type *)(v)->data)[i])
+
+struct cname {
+	const char *s;  /* arena copy of the raw bytes (for interning) */
+	const char *text; /* s, or a copy with each NUL byte as U+FFFD: what
+			   * is matched and output (C strings end at NUL) */
+	uint32_t len;
+	uint32_t bits;  /* 1u << pat_set, NB_* */
+	uint64_t hash;
+	uint32_t out_id; /* id in rank_result.names, UINT32_MAX = unused */
+};
+
+struct cthread {
+	bool pid_str, tid_str;
+	int64_t pid, tid;
+	const char *pid_s, *tid_s; /* arena copies when *_str */
+	uint64_t hash;
+	const char *name;         /* thread_name metadata, or NULL */
+	int64_t flows_s, flows_f; /* fwdbwd endpoints */
+	int64_t launches;
+	int64_t bwd_launches;     /* launches inside backward-step windows */
+	int64_t fwd_steps;        /* root-most forward_step slices */
+};
+
+struct cslice {   /* a CPU slice matching a pattern set */
+	int64_t ts, dur;
+	uint32_t thread, name, bits, order;
+};
+
+struct cpgslice { /* a CPU op carrying process-group args */
+	int64_t ts, dur;
+	uint32_t thread, order;
+	int32_t pg;
+};
+
+struct claunch {
+	int64_t ts;
+	uint32_t thread;
+};
+
+struct cgroup {
+	const char *name, *desc, *ranks;
+	uint64_t hash;
+	int64_t kernels;
+};
+
+/* A root-most slice of one set; sorted by (thread, ts) for lookups. */
+struct croot {
+	int64_t ts, end;
+	uint32_t thread, name, order;
+	int32_t step; /* index into the result's steps, or -1 */
+};
+
+struct croots {
+	struct croot *v;
+	size_t n;
+};
+
+struct classify {
+	const struct patterns *pats;
+	struct arena *arena;
+	int failed;
+
+	struct vec names, threads, slices, pgslices, launches, groups;
+	struct vec dup_launches; /* launches whose correlation came before */
+	/* GPU events as result rows from the start (raw ts, type set; the
+	 * category and step are filled in by attribute_kernels()). */
+	struct vec gpus;
+	struct itab name_tab, thread_tab, group_tab;
+	/* Recent names by (length, first and last 8 bytes): most events repeat
+	 * a name seen a moment ago, and a hit costs one memcmp, no hash. */
+	struct { uint64_t key; uint32_t id1; /* id + 1; 0 = empty */ } ncache[256];
+	struct cmap corr;    /* correlation → launch index */
+	struct imap flows;   /* fwdbwd id hash → bit 1 s, bit 2 f */
+	bool survey;          /* classify_new_survey(): no GPU rows, no launches */
+	bool launch_pass;     /* survey, second pass: count launches only */
+	bool roots_done;      /* steps_find_roots() ran (survey, first finish) */
+	uint32_t last_thread; /* cache for consecutive events on one thread */
+	bool have_last_thread;
+	struct rr_counters cnt;
+
+	/* Computed by classify_finish(). */
+	struct croots roots[PAT_NSETS]; /* per pattern set, root-most slices */
+	struct croots profsteps;
+	int fwd, bwd;                   /* thread indices, -1 = none */
+	int64_t gpu_in_set[PAT_NSETS];  /* GPU events matching comm/mem_kernel */
+};
+
+/* steps.c */
+int steps_find_roots(struct classify *c);
+/* Index of the root of r containing ts on thread (closed interval), or -1.
+ * thread UINT32_MAX matches any thread (r must then be sorted by ts). */
+long roots_find(const struct croots *r, uint32_t thread, int64_t ts);
+
+/* roles.c */
+/* Returns CLASSIFY_AGAIN when a survey must count launches first (the
+ * launch fallback), else 0. */
+int roles_decide(struct classify *c, struct rank_result *res);
+
+/* attribute.c: completes res->kernels[i] (GPU event i, raw ts): adds base,
+ * sets category, step (croot.step of the roots), recompute, orphan, group
+ * (pg = process-group slices as roots, step = group index); iter_of[i] =
+ * index of the iteration window (its = ProfilerStep roots by ts) or -1. */
+void attribute_kernels(struct classify *c, struct rank_result *res,
+		       int64_t base, const struct croots *pg,
+		       const struct croots *its, int32_t *iter_of);
+
+/* rank_metrics.c: category stats, step metrics, rank metrics, iteration
+ * windows (from iter_of) of an attributed result. 0 or PP_ENOMEM. */
+int rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
+			 struct arena *a);
+
+#endif

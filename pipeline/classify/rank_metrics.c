@@ -1,0 +1,236 @@
+/* rank_metrics.c — the numbers of SPEC §6 for one rank, from attributed
+ * kernels (contracts §2): per category count/sum/busy (with the two
+ * recompute subset rows), per step start/end/wall/comp/comm/overlap, per rank
+ * window/gpu_busy/idle/bubble/comp_busy/comm_busy/overlap/coverage, and the
+ * iteration windows.
+ *
+ * Design: the kernels are sorted once by start (LSD radix sort on the offset
+ * from the earliest start, skipped when the file had them in order), then
+ * one sweep feeds every interval into the
+ * union accumulators it belongs to (rank-wide, per category, per step, per
+ * iteration). An accumulator fed in start order computes a union in O(1) per
+ * interval; overlap(A, B) = |A| + |B| - |A ∪ B|. So the cost is linear after
+ * the sort, whatever the number of steps and categories.
+ */
+#include <string.h>
+
+#include "classify_priv.h"
+#include "util/arena.h"
+#include "util/pp.h"
+
+/* Union of half-open intervals fed in non-decreasing start order. */
+struct acc {
+	int64_t s, e, total;
+	bool open;
+};
+
+static void acc_add(struct acc *a, int64_t s, int64_t e)
+{
+	if (e <= s)
+		return;
+	if (a->open && s <= a->e) {
+		if (e > a->e)
+			a->e = e;
+		return;
+	}
+	if (a->open)
+		a->total += a->e - a->s;
+	a->s = s;
+	a->e = e;
+	a->open = true;
+}
+
+static int64_t acc_total(const struct acc *a)
+{
+	return a->total + (a->open ? a->e - a->s : 0);
+}
+
+/* Sorts idx[0..n) by key (LSD radix, 11-bit digits, as many passes as the
+ * largest key needs), ping-ponging with the scratch arrays. Returns the
+ * array that holds the sorted indices (idx or tidx). */
+static uint32_t *radix_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey,
+			    uint32_t *tidx, size_t n)
+{
+	uint64_t max = 0;
+	for (size_t i = 0; i < n; i++)
+		if (key[i] > max)
+			max = key[i];
+	for (unsigned shift = 0; shift < 64 && (max >> shift); shift += 11) {
+		size_t count[2049] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			count[((key[i] >> shift) & 2047) + 1]++;
+		for (size_t d = 0; d < 2048; d++)
+			count[d + 1] += count[d];
+		for (size_t i = 0; i < n; i++) {
+			size_t d = count[(key[i] >> shift) & 2047]++;
+			tkey[d] = key[i];
+			tidx[d] = idx[i];
+		}
+		uint64_t *k = key;
+		uint32_t *x = idx;
+		key = tkey;
+		idx = tidx;
+		tkey = k;
+		tidx = x;
+	}
+	return idx;
+}
+
+/* Kernels that count in their step's metrics: not memory, not other. */
+static bool counts_in_step(const struct rr_kernel *k)
+{
+	return k->step >= 0 && k->category != RR_MEMORY &&
+	       k->category != RR_OTHER;
+}
+
+struct sweep {
+	struct acc all, not_pp, comp, comm, both, covered;
+	struct acc cat[RR_NCATEGORIES];
+	struct acc *step;  /* 3 per step: comp, comm, both */
+	struct acc *iter;  /* 1 per iteration */
+};
+
+static void feed(struct sweep *w, struct rank_result *res,
+		 const struct rr_kernel *k, int32_t iter)
+{
+	int64_t s = k->start_ns, e = k->start_ns + k->dur_ns;
+	bool generic = res->mode == RR_GENERIC;
+
+	acc_add(&w->all, s, e);
+	if (k->category != RR_PP_COMM)
+		acc_add(&w->not_pp, s, e);
+	if (k->type == RR_COMP)
+		acc_add(&w->comp, s, e);
+	if (k->type == RR_COMM)
+		acc_add(&w->comm, s, e);
+	if (k->type != RR_MEM)
+		acc_add(&w->both, s, e);
+	if (generic ? !k->orphan : k->category != RR_OTHER)
+		acc_add(&w->covered, s, e);
+	acc_add(&w->cat[k->category], s, e);
+	if (k->recompute && k->category == RR_BWD_COMP)
+		acc_add(&w->cat[RR_BWD_COMP_RECOMPUTE], s, e);
+	if (k->recompute && k->category == RR_BWD_COMM)
+		acc_add(&w->cat[RR_BWD_COMM_RECOMPUTE], s, e);
+	if (counts_in_step(k)) {
+		struct acc *sa = &w->step[3 * k->step];
+		struct rr_step *st = &res->steps[k->step];
+		acc_add(&sa[k->type == RR_COMM ? 1 : 0], s, e);
+		acc_add(&sa[2], s, e);
+		if (!st->kernels || s < st->start_ns)
+			st->start_ns = s;
+		if (!st->kernels || e > st->end_ns)
+			st->end_ns = e;
+		st->kernels++;
+	}
+	if (iter >= 0) {
+		struct rr_iteration *it = &res->iterations[iter];
+		acc_add(&w->iter[iter], s, e);
+		if (!it->kernels || s < it->start_ns)
+			it->start_ns = s;
+		if (!it->kernels || e > it->end_ns)
+			it->end_ns = e;
+		it->kernels++;
+	}
+}
+
+static void categories(struct rank_result *res, const struct sweep *w)
+{
+	memset(res->categories, 0, sizeof(res->categories));
+	for (size_t i = 0; i < res->nkernels; i++) {
+		const struct rr_kernel *k = &res->kernels[i];
+		struct rr_category_stat *st = &res->categories[k->category];
+		st->kernels++;
+		st->sum_ns += k->dur_ns;
+		if (k->recompute && (k->category == RR_BWD_COMP ||
+				     k->category == RR_BWD_COMM)) {
+			st = &res->categories[k->category == RR_BWD_COMP
+						      ? RR_BWD_COMP_RECOMPUTE
+						      : RR_BWD_COMM_RECOMPUTE];
+			st->kernels++;
+			st->sum_ns += k->dur_ns;
+		}
+	}
+	for (int c = 0; c < RR_NCATEGORIES; c++)
+		res->categories[c].busy_ns = acc_total(&w->cat[c]);
+}
+
+static void totals(struct rank_result *res, const struct sweep *w)
+{
+	int64_t window = res->window_end_ns - res->window_start_ns;
+	res->gpu_busy_ns = acc_total(&w->all);
+	res->idle_ns = window - res->gpu_busy_ns;
+	res->bubble_ns = window - acc_total(&w->not_pp);
+	res->comp_busy_ns = acc_total(&w->comp);
+	res->comm_busy_ns = acc_total(&w->comm);
+	res->overlap_ns = res->comp_busy_ns + res->comm_busy_ns -
+			  acc_total(&w->both);
+	res->coverage = res->gpu_busy_ns ? (double)acc_total(&w->covered) /
+						   (double)res->gpu_busy_ns
+					 : 0.0;
+	for (size_t s = 0; s < res->nsteps; s++) {
+		struct rr_step *st = &res->steps[s];
+		const struct acc *sa = &w->step[3 * s];
+		st->has_kernels = st->kernels > 0;
+		if (!st->has_kernels)
+			st->start_ns = st->end_ns = 0;
+		st->wall_ns = st->end_ns - st->start_ns;
+		st->comp_ns = acc_total(&sa[0]);
+		st->comm_ns = acc_total(&sa[1]);
+		st->overlap_ns = st->comp_ns + st->comm_ns - acc_total(&sa[2]);
+	}
+	for (size_t i = 0; i < res->niterations; i++) {
+		res->iterations[i].has_kernels = res->iterations[i].kernels > 0;
+		res->iterations[i].busy_ns = acc_total(&w->iter[i]);
+	}
+}
+
+int rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
+			 struct arena *a)
+{
+	size_t n = res->nkernels;
+	struct sweep w;
+	memset(&w, 0, sizeof(w));
+	w.step = arena_calloc(a, 3 * res->nsteps + 1, sizeof(*w.step));
+	w.iter = arena_calloc(a, res->niterations + 1, sizeof(*w.iter));
+	if (!w.step || !w.iter)
+		return PP_ENOMEM;
+	for (size_t s = 0; s < res->nsteps; s++)
+		res->steps[s].kernels = 0;
+	if (n) {
+		res->has_window = true;
+		res->window_start_ns = res->kernels[0].start_ns;
+		res->window_end_ns = res->kernels[0].start_ns +
+				     res->kernels[0].dur_ns;
+	}
+	for (size_t i = 1; i < n; i++) {
+		const struct rr_kernel *k = &res->kernels[i];
+		if (k->start_ns < res->window_start_ns)
+			res->window_start_ns = k->start_ns;
+		if (k->start_ns + k->dur_ns > res->window_end_ns)
+			res->window_end_ns = k->start_ns + k->dur_ns;
+	}
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = res->kernels[i - 1].start_ns <= res->kernels[i].start_ns;
+	if (sorted) {
+		for (size_t i = 0; i < n; i++)
+			feed(&w, res, &res->kernels[i], iter_of[i]);
+	} else {
+		uint64_t *key = arena_alloc(a, 2 * n * sizeof(*key));
+		uint32_t *idx = arena_alloc(a, 2 * n * sizeof(*idx));
+		if (!key || !idx)
+			return PP_ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			key[i] = (uint64_t)(res->kernels[i].start_ns -
+					    res->window_start_ns);
+			idx[i] = (uint32_t)i;
+		}
+		idx = radix_sort(key, idx, key + n, idx + n, n);
+		for (size_t i = 0; i < n; i++)
+			feed(&w, res, &res->kernels[idx[i]], iter_of[idx[i]]);
+	}
+	categories(res, &w);
+	totals(res, &w);
+	return 0;
+}

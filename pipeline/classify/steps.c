@@ -1,0 +1,115 @@
+/* steps.c — root-most slices per pattern set (SPEC §5) and the
+ * "launch lies inside slice" lookups (contracts §1).
+ *
+ * Slices are sorted by (thread, ts, longer first, file order): an ancestor
+ * then precedes its descendants, so one sweep keeping the current root of
+ * the set tells whether a slice is root-most. Roots of one set on one thread
+ * are disjoint when slices nest properly, so a lookup is a binary search for
+ * the last root starting at or before the launch.
+ */
+#include <stdlib.h>
+
+#include "classify_priv.h"
+#include "util/arena.h"
+#include "util/pp.h"
+
+static int cmp_slice(const void *pa, const void *pb)
+{
+	const struct cslice *a = pa, *b = pb;
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
+/* Fills r with the root-most slices having bit; 0 or PP_ENOMEM. */
+static int find_roots(struct classify *c, uint32_t bit, struct croots *r)
+{
+	const struct cslice *s = c->slices.data;
+	size_t n = c->slices.n, k = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		bool have = false;
+		uint32_t th = 0;
+		int64_t rts = 0, rend = 0;
+		k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!(s[i].bits & bit))
+				continue;
+			int64_t end = s[i].ts + s[i].dur;
+			if (have && th == s[i].thread && s[i].ts >= rts &&
+			    end <= rend)
+				continue;
+			have = true;
+			th = s[i].thread;
+			rts = s[i].ts;
+			rend = end;
+			if (pass) {
+				struct croot *o = &r->v[k];
+				o->ts = rts;
+				o->end = rend;
+				o->thread = th;
+				o->name = s[i].name;
+				o->order = s[i].order;
+				o->step = -1;
+			}
+			k++;
+		}
+		if (!pass) {
+			r->v = arena_alloc(c->arena, (k ? k : 1) * sizeof(*r->v));
+			if (!r->v)
+				return PP_ENOMEM;
+		}
+	}
+	r->n = k;
+	return 0;
+}
+
+int steps_find_roots(struct classify *c)
+{
+	if (c->slices.n)
+		qsort(c->slices.data, c->slices.n, sizeof(struct cslice),
+		      cmp_slice);
+	for (int set = 0; set < PAT_NSETS; set++) {
+		uint32_t bit = 1u << set;
+		if (!(bit & NB_SLICE_SETS)) {
+			c->roots[set].v = NULL;
+			c->roots[set].n = 0;
+			continue;
+		}
+		if (find_roots(c, bit, &c->roots[set]) < 0)
+			return PP_ENOMEM;
+	}
+	return find_roots(c, NB_PROFSTEP, &c->profsteps);
+}
+
+long roots_find(const struct croots *r, uint32_t thread, int64_t ts)
+{
+	size_t lo = 0, hi = r->n; /* first root after (thread, ts) */
+	if (!r->n)
+		return -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct croot *m = &r->v[mid];
+		bool after = thread == UINT32_MAX
+				     ? m->ts > ts
+				     : m->thread > thread ||
+					       (m->thread == thread && m->ts > ts);
+		if (after)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* Look back a little: with improperly nested input an earlier root
+	 * may still cover ts. */
+	for (size_t i = lo, tries = 0; i > 0 && tries < 4; i--, tries++) {
+		const struct croot *m = &r->v[i - 1];
+		if (thread != UINT32_MAX && m->thread != thread)
+			break;
+		if (m->ts <= ts && ts <= m->end)
+			return (long)(i - 1);
+	}
+	return -1;
+}

@@ -1,0 +1,349 @@
+/* gen.c — ppgen's driver: topology, then per iteration build, simulate,
+ * write the selected ranks and their truth rows. Folders and files are
+ * created through safefile.h: no symlink planted in the output folder is
+ * followed, files appear only when complete, modes follow the umask. */
+#include "gen.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gen_layout.h"
+#include "gen_model.h"
+#include "gen_truth.h"
+#include "gen_write.h"
+#include "util/pp.h"
+#include "util/safefile.h"
+
+#define DEFAULT_START_NS 1707261432000000000LL /* 2024-02-06 23:17:12 UTC */
+
+static const struct {
+	const char *name;
+	unsigned flag;
+} nasty_tab[] = {
+	{ "truncate", GN_TRUNCATE }, { "string-ids", GN_STRING_IDS },
+	{ "unsorted", GN_UNSORTED }, { "unicode", GN_UNICODE },
+	{ "control-chars", GN_CONTROL }, { "orphans", GN_ORPHANS },
+	{ "zero-dur", GN_ZERO_DUR }, { "big-ids", GN_BIG_IDS }, { "bom", GN_BOM },
+	{ "whitespace", GN_WHITESPACE }, { "nan", GN_NAN }, { "long-names", GN_LONG_NAMES },
+};
+
+const char *gen_nasty_names(void)
+{
+	return "truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,"
+	       "bom,whitespace,nan,long-names,all";
+}
+
+int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
+{
+	unsigned v = 0;
+	const char *p = list;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		bool found = false;
+		if (n == 3 && !strncmp(p, "all", 3)) {
+			v |= ~0u & ~(unsigned)GN_TRUNCATE & ((GN_LONG_NAMES << 1) - 1);
+			found = true;
+		}
+		for (size_t i = 0; i < sizeof(nasty_tab) / sizeof(nasty_tab[0]) && !found; i++)
+			if (strlen(nasty_tab[i].name) == n && !strncmp(p, nasty_tab[i].name, n)) {
+				v |= nasty_tab[i].flag;
+				found = true;
+			}
+		if (!found && n) {
+			snprintf(err, errlen, "unknown nasty option '%.*s'", (int)n, p);
+			return PP_EINVAL;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	*out = v;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int gen_parse_int_list(const char *s, int **out, int *n)
+{
+	int *v = NULL, cnt = 0, cap = 0;
+	const char *p = s;
+	*out = NULL;
+	*n = 0;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || errno || a < 0 || a > 100000000)
+			goto bad;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || errno || b < a || b - a > 10000000)
+				goto bad;
+			p = end;
+		}
+		for (long x = a; x <= b; x++) {
+			if (cnt == cap) {
+				cap = cap ? cap * 2 : 16;
+				v = xrealloc(v, (size_t)cap * sizeof(*v));
+			}
+			v[cnt++] = (int)x;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (!cnt)
+		goto bad;
+	qsort(v, (size_t)cnt, sizeof(*v), cmp_int);
+	int k = 0;
+	for (int i = 0; i < cnt; i++)
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	*out = v;
+	*n = k;
+	return 0;
+bad:
+	free(v);
+	return PP_EINVAL;
+}
+
+/* Removes files of dir matching glob (ppgen's own outputs from an earlier
+ * run, so that a rerun never leaves stale ranks or both .json and .json.gz). */
+static int remove_matching(int dirfd, const char *glob)
+{
+	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	int rc = 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return PP_EIO;
+	}
+	while ((e = readdir(d)))
+		if (!fnmatch(glob, e->d_name, 0) && unlinkat(dirfd, e->d_name, 0) &&
+		    errno != ENOENT)
+			rc = PP_EIO;
+	closedir(d);
+	return rc;
+}
+
+/* Warns about iteration_N folders of an earlier run that this run does not
+ * rewrite: the analysis would see them, the truth does not describe them. */
+static void warn_stale(const struct gen_opts *o)
+{
+	DIR *d = opendir(o->out);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int n;
+		char tail;
+		if (sscanf(e->d_name, "iteration_%d%c", &n, &tail) != 1)
+			continue;
+		bool ours = false;
+		for (int i = 0; i < o->niterations; i++)
+			ours |= o->iterations[i] == n;
+		if (!ours)
+			warn("'%s/%s' is from an earlier run; .truth does not describe it",
+			     o->out, e->d_name);
+	}
+	closedir(d);
+}
+
+/* The topology file in the output folder (outfd) and its copy in .truth
+ * (truthfd). */
+static int write_topology(const struct gen_opts *o, const struct gen_layout *lay,
+			  int64_t start_ns, int outfd, int truthfd)
+{
+	char stamp[32], name[64];
+	time_t secs = (time_t)(start_ns / 1000000000);
+	struct tm tm;
+	gmtime_r(&secs, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
+	snprintf(name, sizeof(name), "unique_parallel_groups_%s.txt", stamp);
+	const int fds[2] = { outfd, truthfd };
+	const char *names[2] = { name, "topology.txt" };
+	for (int i = 0; i < 2; i++) {
+		struct safefile sf;
+		char err[512];
+		if (safefile_open(&sf, fds[i], names[i], err, sizeof(err)))
+			return error("%s: %s", o->out, err);
+		if (gen_layout_write_topology(lay, sf.fp)) {
+			safefile_abort(&sf);
+			return error("%s: cannot write '%s'", o->out, names[i]);
+		}
+		if (safefile_commit(&sf, err, sizeof(err)))
+			return error("%s: %s", o->out, err);
+	}
+	return 0;
+}
+
+int gen_run(const struct gen_opts *o)
+{
+	struct gen_layout lay;
+	char err[512];
+	int rc = 0;
+	int64_t t_begin = pp_now_ns();
+	uint64_t bytes = 0;
+	int files = 0, outfd = -1, truthfd = -1;
+
+	if (gen_layout_init(&lay, o->tp, o->cp, o->ep, o->dp, o->pp))
+		return error("invalid parallel sizes (each >= 1, at most 1000000 ranks)"), PP_EINVAL;
+	bool *write = xcalloc((size_t)lay.world, sizeof(*write));
+	double *straggle = xcalloc((size_t)lay.world, sizeof(*straggle));
+	struct gen_rank_sum *sums = xcalloc((size_t)lay.world, sizeof(*sums));
+	struct gen_truth *truth = NULL;
+	for (int r = 0; r < lay.world; r++) {
+		write[r] = !o->ranks;
+		straggle[r] = 1.0;
+	}
+	for (int i = 0; i < o->nranks; i++) {
+		if (o->ranks[i] >= lay.world) {
+			rc = PP_EINVAL;
+			error("--ranks: rank %d is outside the world of %d ranks", o->ranks[i],
+			      lay.world);
+			goto out;
+		}
+		write[o->ranks[i]] = true;
+	}
+	for (int i = 0; i < o->nstragglers; i++) {
+		if (o->stragglers[i].rank < 0 || o->stragglers[i].rank >= lay.world) {
+			rc = PP_EINVAL;
+			error("--straggler: rank %d is outside the world of %d ranks",
+			      o->stragglers[i].rank, lay.world);
+			goto out;
+		}
+		straggle[o->stragglers[i].rank] *= o->stragglers[i].factor;
+	}
+
+	/* --out may be reached through the user's own symlinks; below it,
+	 * no symlink is followed (safefile.h). */
+	char tdir[4096];
+	snprintf(tdir, sizeof(tdir), "%s/.truth", o->out);
+	if (safe_mkdirs(AT_FDCWD, o->out, 0, &outfd, err, sizeof(err)) ||
+	    safe_mkdirs(outfd, ".truth", SAFE_NOFOLLOW, &truthfd, err, sizeof(err))) {
+		rc = error("%s", err);
+		rc = PP_EIO;
+		goto out;
+	}
+	int64_t t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
+	if (remove_matching(outfd, "unique_parallel_groups_*.txt") ||
+	    write_topology(o, &lay, t0, outfd, truthfd)) {
+		rc = PP_EIO;
+		goto out;
+	}
+	warn_stale(o);
+	truth = gen_truth_open(truthfd, tdir, err, sizeof(err));
+	if (!truth) {
+		rc = error("%s", err);
+		rc = PP_EIO;
+		goto out;
+	}
+
+	for (int ii = 0; ii < o->niterations && !rc; ii++) {
+		int it = o->iterations[ii];
+		struct gen_cfg cfg = {
+			.lay = lay, .vpp = o->vpp, .microbatches = o->microbatches,
+			.layers = o->layers, .kpl = o->kpl, .recompute = o->recompute,
+			.nasty = o->nasty, .seed = o->seed, .iteration = it, .t0 = t0,
+			.straggle = straggle,
+		};
+		struct gen_cluster *c = gen_sim_build(&cfg, err, sizeof(err));
+		if (!c) {
+			rc = error("%s", err);
+			rc = PP_EINVAL;
+			break;
+		}
+		if (gen_sim_run(c)) {
+			error("internal error: the simulated schedule deadlocks");
+			rc = PP_ECYCLE;
+			gen_sim_free(c);
+			break;
+		}
+		char dir[4096], path[4200], glob[64], itname[32];
+		int itfd = -1;
+		snprintf(itname, sizeof(itname), "iteration_%d", it);
+		snprintf(dir, sizeof(dir), "%s/%s", o->out, itname);
+		snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
+		if (safe_mkdirs(outfd, itname, SAFE_NOFOLLOW, &itfd, err, sizeof(err))) {
+			error("%s: %s", o->out, err);
+			rc = PP_EIO;
+		} else if (remove_matching(itfd, glob)) {
+			error("cannot prepare '%s': %s", dir, strerror(errno));
+			rc = PP_EIO;
+		}
+		struct gen_write_opts w = {
+			.gzip = o->gzip, .relative = o->relative, .nasty = o->nasty, .lay = &lay,
+			.iteration = it, .base_ns = (t0 / 1000000000 - 1) * 1000000000,
+			.dirfd = itfd,
+		};
+		memset(sums, 0, (size_t)lay.world * sizeof(*sums));
+		for (int r = 0; r < lay.world && !rc; r++) {
+			if (!write[r])
+				continue;
+			snprintf(path, sizeof(path), "%s/rank_%04d_iter_%d.pt.trace.json%s", dir, r,
+				 it, o->gzip ? ".gz" : "");
+			w.path = path;
+			if (gen_write_trace(gen_sim_rank(c, r), &w, err, sizeof(err))) {
+				error("%s", err);
+				rc = PP_EIO;
+				break;
+			}
+			struct stat st;
+			if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
+				bytes += (uint64_t)st.st_size;
+			files++;
+			gen_truth_rank(truth, it, gen_sim_rank(c, r), &sums[r]);
+		}
+		if (!rc) {
+			gen_truth_pp_groups(truth, it, &lay, sums);
+			for (int r = 0; r < lay.world; r++)
+				if (write[r] && straggle[r] != 1.0)
+					gen_truth_straggler(truth, it, r);
+		}
+		t0 = gen_sim_end(c) + 100000000;
+		gen_sim_free(c);
+		if (itfd >= 0)
+			close(itfd);
+	}
+	if (gen_truth_close(truth, err, sizeof(err)) && !rc) {
+		error("%s", err);
+		rc = PP_EIO;
+	}
+	truth = NULL;
+	if (!rc && !o->quiet) {
+		double secs = (double)(pp_now_ns() - t_begin) / 1e9;
+		printf("ppgen: wrote %d trace%s (%.1f MB) for %d rank%s x %d iteration%s to %s in "
+		       "%.2f s\n",
+		       files, files == 1 ? "" : "s", (double)bytes / 1e6, lay.world,
+		       lay.world == 1 ? "" : "s", o->niterations, o->niterations == 1 ? "" : "s",
+		       o->out, secs);
+	}
+out:
+	gen_truth_close(truth, NULL, 0);
+	if (truthfd >= 0)
+		close(truthfd);
+	if (outfd >= 0)
+		close(outfd);
+	free(write);
+	free(straggle);
+	free(sums);
+	return rc;
+}

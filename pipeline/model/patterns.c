@@ -1,0 +1,134 @@
+/* patterns.c — pattern sets of SPEC §5: defaults, [patterns] overrides and
+ * matching with sqlite3_strglob() (exactly SQLite's GLOB).
+ *
+ * A set's globs are stored as one NUL-separated block; patterns_match() is
+ * only called once per distinct name by the classifier.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "patterns.h"
+#include "util/config.h"
+#include "util/pp.h"
+
+struct pat_list {
+	char *block;         /* the globs, NUL-separated */
+	const char **globs;  /* pointers into block */
+	size_t n;
+};
+
+struct patterns {
+	struct pat_list set[PAT_NSETS];
+};
+
+static const char *const set_names[PAT_NSETS + 1] = {
+	"comm_kernel", "mem_kernel", "forward_step", "backward_step",
+	"pp_comm", "dp_comm", "optimizer", "recompute", "loss_func", NULL
+};
+
+/* SPEC §5 defaults; "recomupte" is a misspelling that exists in the wild. */
+static const char *const set_defaults[PAT_NSETS] = {
+	"*nccl* *mccl*",
+	"*memcpy* *Memcpy* *memset* *Memset*",
+	"*forward_step*",
+	"*backward_step*",
+	"*send_forward* *recv_forward* *send_backward* *recv_backward* "
+	"*send_forward_recv_backward* *send_backward_recv_forward*",
+	"*start_grad_sync* *finish_grad_sync* *start_param_sync* "
+	"*finish_param_sync* *finalize_model_grads* *optimizer* "
+	"*pretrain*loss_func*",
+	"*optimizer*",
+	"*recomupte*forward* *recompute*forward* *custom_forward*",
+	"*pretrain*loss_func*"
+};
+
+const char *patterns_set_name(enum pat_set set)
+{
+	return (unsigned)set < PAT_NSETS ? set_names[set] : "?";
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+/* Splits text on whitespace into l. Returns 0 or PP_ENOMEM. */
+static int list_parse(struct pat_list *l, const char *text)
+{
+	size_t len = strlen(text), n = 0;
+	l->block = malloc(len + 1);
+	l->globs = malloc(sizeof(*l->globs) * (len / 2 + 1));
+	if (!l->block || !l->globs)
+		return PP_ENOMEM;
+	char *w = l->block;
+	for (const char *p = text; *p;) {
+		while (*p && is_space(*p))
+			p++;
+		if (!*p)
+			break;
+		l->globs[n++] = w;
+		while (*p && !is_space(*p))
+			*w++ = *p++;
+		*w++ = '\0';
+	}
+	l->n = n;
+	return 0;
+}
+
+struct patterns *patterns_new(const struct config *cfg, char *err,
+			      size_t errlen)
+{
+	struct patterns *p = calloc(1, sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (int s = 0; s < PAT_NSETS; s++) {
+		char key[64];
+		snprintf(key, sizeof(key), "patterns.%s", set_names[s]);
+		const char *v = cfg ? config_get(cfg, key) : NULL;
+		if (list_parse(&p->set[s], v ? v : set_defaults[s]) < 0) {
+			snprintf(err, errlen, "out of memory");
+			patterns_free(p);
+			return NULL;
+		}
+	}
+	if (cfg)
+		config_check_known(cfg, "patterns", set_names);
+	return p;
+}
+
+void patterns_free(struct patterns *p)
+{
+	if (!p)
+		return;
+	for (int s = 0; s < PAT_NSETS; s++) {
+		free(p->set[s].block);
+		free(p->set[s].globs);
+	}
+	free(p);
+}
+
+uint32_t patterns_match(const struct patterns *p, const char *name)
+{
+	uint32_t bits = 0;
+	for (int s = 0; s < PAT_NSETS; s++) {
+		const struct pat_list *l = &p->set[s];
+		for (size_t i = 0; i < l->n; i++) {
+			if (sqlite3_strglob(l->globs[i], name) == 0) {
+				bits |= 1u << s;
+				break;
+			}
+		}
+	}
+	return bits;
+}
+
+size_t patterns_globs(const struct patterns *p, enum pat_set set,
+		      const char *const **globs)
+{
+	*globs = p->set[set].globs;
+	return p->set[set].n;
+}

@@ -1,0 +1,706 @@
+/* sim_input.c — see sim_input.h. The JSON reader is a small dedicated
+ * recursive-descent parser for config files (bounded nesting depth), not a
+ * general JSON library: values are turned into the same text that
+ * sim_input_set() takes from the command line, except stage maps. */
+#include "sim_input.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/config.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+static const char *const time_keys[SIM_T_N] = {
+	"forward", "backward", "backward_d", "backward_w", "overlapped"
+};
+
+void sim_input_init(struct sim_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	sim_config_init(&in->cfg);
+}
+
+static void times_clear(struct sim_times_in *t)
+{
+	free(t->v);
+	free(t->stage);
+	memset(t, 0, sizeof(*t));
+}
+
+void sim_input_release(struct sim_input *in)
+{
+	for (int k = 0; k < SIM_T_N; k++) {
+		times_clear(&in->t[k]);
+		free(in->arr[k]);
+	}
+	free(in->output);
+	memset(in, 0, sizeof(*in));
+}
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* "1.5", "1,2,3" or "1 2 3" into t (kind 1 or 2). */
+static int parse_times(struct sim_times_in *t, const char *key, const char *text,
+		       char *err, size_t errlen)
+{
+	struct sim_times_in n = { 0 };
+	const char *s = text;
+	int alloc = 0;
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == ',')
+			s++;
+		if (!*s)
+			break;
+		char *end;
+		errno = 0;
+		double x = strtod(s, &end);
+		if (end == s || errno || !isfinite(x) || x < 0 ||
+		    (*end && *end != ',' && *end != ' ' && *end != '\t')) {
+			free(n.v);
+			return fail(err, errlen, PP_EINVAL,
+				    "invalid %s time '%s': expected numbers >= 0, one "
+				    "for all stages or one per stage", key, text);
+		}
+		if (n.n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			n.v = xrealloc(n.v, (size_t)alloc * sizeof(double));
+		}
+		n.v[n.n++] = x;
+		s = end;
+	}
+	if (n.n == 0)
+		return fail(err, errlen, PP_EINVAL, "empty %s time", key);
+	times_clear(t);
+	if (n.n == 1) {
+		t->kind = 1;
+		t->all = n.v[0];
+		free(n.v);
+	} else {
+		*t = n;
+		t->kind = 2;
+	}
+	return 0;
+}
+
+static int parse_int(const char *key, const char *text, long min, long *out,
+		     char *err, size_t errlen)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	/* accept "8.0" from JSON writers */
+	if (*end == '.' && strspn(end + 1, "0") == strlen(end + 1) && end[1])
+		end += strlen(end);
+	if (end == text || *end || errno || v < min || v > 100000000)
+		return fail(err, errlen, PP_EINVAL, "invalid %s '%s': expected an "
+			    "integer >= %ld", key, text, min);
+	*out = v;
+	return 0;
+}
+
+int sim_input_set(struct sim_input *in, const char *key, const char *text,
+		  char *err, size_t errlen)
+{
+	long v;
+	for (int k = 0; k < SIM_T_N; k++)
+		if (!strcmp(key, time_keys[k]))
+			return parse_times(&in->t[k], key, text, err, errlen);
+	if (!strcmp(key, "strategy")) {
+		if (sim_strategy_parse(text, &in->cfg.strategy))
+			return fail(err, errlen, PP_EINVAL, "unknown strategy '%s' (1f1b, "
+				    "interleave, zb1p, 1f1b_overlap, 1f1b_interleave_overlap, "
+				    "dualpipe, dualpipe_v)", text);
+	} else if (!strcmp(key, "model")) {
+		if (sim_model_parse(text, &in->cfg.model))
+			return fail(err, errlen, PP_EINVAL,
+				    "unknown model '%s' (megatron or reference)", text);
+	} else if (!strcmp(key, "devices")) {
+		if (parse_int(key, text, 1, &v, err, errlen))
+			return PP_EINVAL;
+		in->cfg.devices = (int)v;
+		in->have_devices = true;
+	} else if (!strcmp(key, "stages")) {
+		if (parse_int(key, text, 1, &v, err, errlen))
+			return PP_EINVAL;
+		in->cfg.stages = (int)v;
+		in->have_stages = true;
+	} else if (!strcmp(key, "microbatches")) {
+		if (parse_int(key, text, 1, &v, err, errlen))
+			return PP_EINVAL;
+		in->cfg.microbatches = (int)v;
+		in->have_microbatches = true;
+	} else if (!strcmp(key, "group_size")) {
+		if (parse_int(key, text, 0, &v, err, errlen))
+			return PP_EINVAL;
+		in->cfg.group_size = (int)v;
+	} else if (!strcmp(key, "p2p")) {
+		char *end;
+		errno = 0;
+		double x = strtod(text, &end);
+		if (end == text || *end || errno || !isfinite(x) || x < 0)
+			return fail(err, errlen, PP_EINVAL,
+				    "invalid p2p latency '%s': expected a number >= 0", text);
+		in->cfg.p2p = x;
+	} else if (!strcmp(key, "output")) {
+		free(in->output);
+		in->output = xstrdup(text);
+	} else if (!strcmp(key, "visualization")) {
+		if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "yes"))
+			in->no_visualization = false;
+		else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "no"))
+			in->no_visualization = true;
+		else
+			return fail(err, errlen, PP_EINVAL,
+				    "invalid visualization '%s': expected true or false", text);
+	} else {
+		return fail(err, errlen, PP_ENOTFOUND, "unknown setting '%s'", key);
+	}
+	return 0;
+}
+
+static const char *const ini_keys[] = {
+	"strategy", "model", "devices", "stages", "microbatches", "group_size", "p2p",
+	"forward", "backward", "backward_d", "backward_w", "overlapped", "output",
+	"visualization", NULL
+};
+
+int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
+		       char *err, size_t errlen)
+{
+	char full[64], why[400];
+	config_check_known(cfg, "sim", ini_keys);
+	for (int i = 0; ini_keys[i]; i++) {
+		snprintf(full, sizeof(full), "sim.%s", ini_keys[i]);
+		const char *v = config_get(cfg, full);
+		if (!v)
+			continue;
+		if (sim_input_set(in, ini_keys[i], v, why, sizeof(why)))
+			return fail(err, errlen, PP_EINVAL, "config [sim] %s: %s",
+				    ini_keys[i], why);
+	}
+	return 0;
+}
+
+/* ---- JSON config ---- */
+
+struct jp {
+	const char *p, *end;
+	const char *path;
+	char *err;
+	size_t errlen;
+	int rc;
+};
+
+static int jline(const struct jp *j, const char *start)
+{
+	int line = 1;
+	for (const char *s = start; s < j->p; s++)
+		line += *s == '\n';
+	return line;
+}
+
+static void jws(struct jp *j)
+{
+	while (j->p < j->end && isspace((unsigned char)*j->p))
+		j->p++;
+}
+
+static int jfail(struct jp *j, const char *start, const char *what)
+{
+	if (!j->rc) {
+		j->rc = PP_EPARSE;
+		snprintf(j->err, j->errlen, "%s:%d: %s", j->path, jline(j, start), what);
+	}
+	return j->rc;
+}
+
+static bool jeat(struct jp *j, char c)
+{
+	jws(j);
+	if (j->p < j->end && *j->p == c) {
+		j->p++;
+		return true;
+	}
+	return false;
+}
+
+/* A string into sb (escapes: the usual ones; \u limited to ASCII). */
+static int jstring(struct jp *j, const char *start, struct strbuf *sb)
+{
+	jws(j);
+	if (j->p >= j->end || *j->p != '"')
+		return jfail(j, start, "expected a string");
+	j->p++;
+	while (j->p < j->end && *j->p != '"') {
+		char c = *j->p++;
+		if (c == '\\' && j->p < j->end) {
+			char e = *j->p++;
+			switch (e) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'u':
+				if (j->end - j->p < 4)
+					return jfail(j, start, "bad \\u escape");
+				c = (char)strtol((char[5]){ j->p[0], j->p[1], j->p[2], j->p[3], 0 }, NULL, 16);
+				j->p += 4;
+				break;
+			default: c = e; break;
+			}
+		}
+		strbuf_addch(sb, c);
+	}
+	if (j->p >= j->end)
+		return jfail(j, start, "unterminated string");
+	j->p++;
+	return 0;
+}
+
+/* A scalar token (number, true, false, null) as text. */
+static int jscalar(struct jp *j, const char *start, struct strbuf *sb)
+{
+	jws(j);
+	const char *s = j->p;
+	while (j->p < j->end && (isalnum((unsigned char)*j->p) || strchr("+-.", *j->p)))
+		j->p++;
+	if (j->p == s)
+		return jfail(j, start, "expected a value");
+	strbuf_add(sb, s, (size_t)(j->p - s));
+	return 0;
+}
+
+static int jskip(struct jp *j, const char *start, int depth)
+{
+	struct strbuf sb = STRBUF_INIT;
+	jws(j);
+	if (depth > 16)
+		return jfail(j, start, "nested too deeply");
+	if (j->p < j->end && (*j->p == '{' || *j->p == '[')) {
+		char close = *j->p == '{' ? '}' : ']';
+		bool obj = *j->p == '{';
+		j->p++;
+		if (jeat(j, close))
+			return 0;
+		do {
+			strbuf_reset(&sb);
+			if (obj && (jstring(j, start, &sb) || !jeat(j, ':'))) {
+				strbuf_release(&sb);
+				return jfail(j, start, "expected \"key\": value");
+			}
+			if (jskip(j, start, depth + 1)) {
+				strbuf_release(&sb);
+				return j->rc;
+			}
+		} while (jeat(j, ','));
+		strbuf_release(&sb);
+		return jeat(j, close) ? 0 : jfail(j, start, "expected , or a closing bracket");
+	}
+	int rc = j->p < j->end && *j->p == '"' ? jstring(j, start, &sb) : jscalar(j, start, &sb);
+	strbuf_release(&sb);
+	return rc;
+}
+
+/* A value as settable text: scalar, string, or array of scalars joined
+ * with commas. Objects are the caller's business. */
+static int jvalue_text(struct jp *j, const char *start, struct strbuf *sb)
+{
+	jws(j);
+	if (j->p < j->end && *j->p == '"')
+		return jstring(j, start, sb);
+	if (!jeat(j, '['))
+		return jscalar(j, start, sb);
+	if (jeat(j, ']'))
+		return 0;
+	do {
+		if (sb->len)
+			strbuf_addch(sb, ',');
+		if (jscalar(j, start, sb))
+			return j->rc;
+	} while (jeat(j, ','));
+	return jeat(j, ']') ? 0 : jfail(j, start, "expected , or ]");
+}
+
+/* {"0": 1.5, "3": 2} into a stage map. */
+static int jstage_map(struct jp *j, const char *start, struct sim_times_in *t,
+		      const char *key)
+{
+	struct sim_times_in n = { .kind = 3 };
+	struct strbuf k = STRBUF_INIT, v = STRBUF_INIT;
+	int alloc = 0;
+	j->p++; /* '{' */
+	if (!jeat(j, '}')) {
+		do {
+			strbuf_reset(&k);
+			strbuf_reset(&v);
+			if (jstring(j, start, &k) || !jeat(j, ':') || jscalar(j, start, &v))
+				break;
+			char *e1, *e2;
+			long s = strtol(k.buf, &e1, 10);
+			double x = strtod(v.buf, &e2);
+			if (*e1 || !k.len || s < 0 || s > 1000000 || *e2 || !isfinite(x) || x < 0) {
+				jfail(j, start, "a stage map needs {\"<stage>\": <time >= 0>}");
+				break;
+			}
+			if (n.n == alloc) {
+				alloc = alloc ? 2 * alloc : 8;
+				n.v = xrealloc(n.v, (size_t)alloc * sizeof(double));
+				n.stage = xrealloc(n.stage, (size_t)alloc * sizeof(int));
+			}
+			n.stage[n.n] = (int)s;
+			n.v[n.n++] = x;
+		} while (jeat(j, ','));
+		if (!j->rc && !jeat(j, '}'))
+			jfail(j, start, "expected , or }");
+	}
+	strbuf_release(&k);
+	strbuf_release(&v);
+	if (j->rc) {
+		times_clear(&n);
+		return j->rc;
+	}
+	(void)key;
+	times_clear(t);
+	*t = n;
+	return 0;
+}
+
+struct jkey {
+	const char *json;
+	const char *canon;
+};
+
+static const struct jkey json_keys[] = {
+	{ "num_stages", "stages" }, { "num_batches", "microbatches" },
+	{ "num_microbatches", "microbatches" }, { "num_devices", "devices" },
+	{ "forward_times", "forward" }, { "backward_times", "backward" },
+	{ "backward_d_times", "backward_d" }, { "backward_w_times", "backward_w" },
+	{ "overlapped_times", "overlapped" }, { "output_file", "output" },
+	{ "p2p_time", "p2p" }, { "p2p_latency", "p2p" },
+	{ "microbatch_group_size_per_vp_stage", "group_size" },
+	/* seed 004's op_times keys */
+	{ "backward_D", "backward_d" }, { "backward_W", "backward_w" },
+	{ "overlapped_forward_backward", "overlapped" },
+	{ NULL, NULL }
+};
+
+static const char *canon_key(const char *k)
+{
+	for (int i = 0; json_keys[i].json; i++)
+		if (!strcmp(k, json_keys[i].json))
+			return json_keys[i].canon;
+	for (int i = 0; ini_keys[i]; i++)
+		if (!strcmp(k, ini_keys[i]))
+			return ini_keys[i];
+	return NULL;
+}
+
+static int time_index(const char *canon)
+{
+	for (int k = 0; k < SIM_T_N; k++)
+		if (canon && !strcmp(canon, time_keys[k]))
+			return k;
+	return -1;
+}
+
+static int jobject(struct jp *j, struct sim_input *in, int depth)
+{
+	struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
+	char why[400];
+	const char *start = j->p;
+	if (!jeat(j, '{'))
+		return jfail(j, start, "expected a JSON object");
+	if (jeat(j, '}'))
+		goto out;
+	do {
+		const char *kstart = j->p;
+		strbuf_reset(&key);
+		strbuf_reset(&val);
+		if (jstring(j, kstart, &key) || !jeat(j, ':')) {
+			jfail(j, kstart, "expected \"key\": value");
+			break;
+		}
+		const char *canon = canon_key(key.buf);
+		int ti = time_index(canon);
+		jws(j);
+		if (!strcmp(key.buf, "op_times") && depth == 0) {
+			if (jobject(j, in, 1))
+				break;
+			continue;
+		}
+		if (!canon) {
+			warn("%s: ignoring unknown key '%s'", j->path, key.buf);
+			if (jskip(j, kstart, 0))
+				break;
+			continue;
+		}
+		if (ti >= 0 && j->p < j->end && *j->p == '{') {
+			if (jstage_map(j, kstart, &in->t[ti], canon))
+				break;
+			continue;
+		}
+		if (jvalue_text(j, kstart, &val))
+			break;
+		if (!strcmp(canon, "visualization") || strcmp(val.buf, "null")) {
+			int rc = sim_input_set(in, canon, val.buf, why, sizeof(why));
+			if (rc) {
+				j->p = kstart;
+				jfail(j, kstart, why);
+				break;
+			}
+		}
+	} while (jeat(j, ','));
+	if (!j->rc && !jeat(j, '}'))
+		jfail(j, j->p, "expected , or }");
+out:
+	strbuf_release(&key);
+	strbuf_release(&val);
+	return j->rc;
+}
+
+static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb = STRBUF_INIT;
+	char buf[8192];
+	size_t n;
+	if (!f) {
+		fail(err, errlen, PP_EIO, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && sb.len < (16u << 20))
+		strbuf_add(&sb, buf, n);
+	fclose(f);
+	return strbuf_detach(&sb, len);
+}
+
+bool sim_input_is_json(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int c;
+	if (!f)
+		return false;
+	while ((c = fgetc(f)) != EOF && isspace(c))
+		;
+	fclose(f);
+	return c == '{';
+}
+
+int sim_input_load_json(struct sim_input *in, const char *path, char *err,
+			size_t errlen)
+{
+	size_t len;
+	char *text = slurp(path, &len, err, errlen);
+	if (!text)
+		return PP_EIO;
+	struct jp j = { text, text + len, path, err, errlen, 0 };
+	jobject(&j, in, 0);
+	jws(&j);
+	if (!j.rc && j.p != j.end)
+		jfail(&j, text, "trailing text after the JSON object");
+	free(text);
+	return j.rc;
+}
+
+/* ---- YAML config (the subset seed 003's sample uses) ---- */
+
+/* Trims blanks and one pair of matching quotes in place. */
+static char *ytrim(char *s)
+{
+	size_t n;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+	if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0]) {
+		s[n - 1] = '\0';
+		s++;
+	}
+	return s;
+}
+
+/* Applies key = text (a flow list "[a, b]" is a comma list). */
+static int yset(struct sim_input *in, const char *path, int line, const char *key,
+		char *text, char *err, size_t errlen)
+{
+	char why[400];
+	const char *canon = canon_key(key);
+	size_t n = strlen(text);
+	if (!canon) {
+		warn("%s:%d: ignoring unknown key '%s'", path, line, key);
+		return 0;
+	}
+	if (n >= 2 && text[0] == '[' && text[n - 1] == ']') {
+		text[n - 1] = '\0';
+		text++;
+	}
+	if (sim_input_set(in, canon, text, why, sizeof(why)))
+		return fail(err, errlen, PP_EINVAL, "%s:%d: %s", path, line, why);
+	return 0;
+}
+
+int sim_input_load_yaml(struct sim_input *in, const char *path, char *err,
+			size_t errlen)
+{
+	size_t len;
+	char *text = slurp(path, &len, err, errlen);
+	struct strbuf list = STRBUF_INIT;
+	char key[128] = "", parent[128] = "";
+	int rc = 0, line = 0, key_line = 0, key_indent = -1;
+	if (!text)
+		return PP_EIO;
+	for (char *s = text, *next; *s && !rc; s = next) {
+		size_t n = strcspn(s, "\n");
+		next = s + n + (s[n] == '\n');
+		s[n] = '\0';
+		line++;
+		char *hash = strstr(s, " #");
+		if (hash)
+			*hash = '\0';
+		int indent = (int)strspn(s, " ");
+		char *t = ytrim(s);
+		if (!*t || *t == '#')
+			continue;
+		if (t[0] == '-' && (t[1] == ' ' || !t[1])) { /* list item */
+			if (!*key) {
+				rc = fail(err, errlen, PP_EPARSE, "%s:%d: list item without a key",
+					  path, line);
+				break;
+			}
+			if (list.len)
+				strbuf_addch(&list, ',');
+			strbuf_addstr(&list, ytrim(t + 1));
+			continue;
+		}
+		if (*key && list.len)
+			rc = yset(in, path, key_line, key, list.buf, err, errlen);
+		strbuf_reset(&list);
+		char *colon = strchr(t, ':');
+		if (rc || !colon) {
+			if (!rc)
+				rc = fail(err, errlen, PP_EPARSE, "%s:%d: expected 'key: value'",
+					  path, line);
+			break;
+		}
+		*colon = '\0';
+		char *k = ytrim(t), *v = ytrim(colon + 1);
+		if (indent == 0)
+			parent[0] = '\0';
+		else if (strcmp(parent, "op_times"))
+			warn("%s:%d: ignoring nested key '%s'", path, line, k);
+		if (indent > 0 && strcmp(parent, "op_times")) {
+			key[0] = '\0';
+			continue;
+		}
+		snprintf(key, sizeof(key), "%s", k);
+		key_line = line;
+		key_indent = indent;
+		if (*v) {
+			rc = yset(in, path, line, key, v, err, errlen);
+			key[0] = '\0';
+		} else if (indent == 0 && !strcmp(k, "op_times")) {
+			snprintf(parent, sizeof(parent), "%s", k);
+			key[0] = '\0';
+		}
+	}
+	if (!rc && *key && list.len)
+		rc = yset(in, path, key_line, key, list.buf, err, errlen);
+	(void)key_indent;
+	strbuf_release(&list);
+	free(text);
+	return rc;
+}
+
+/* Resolves one op type's times into N values; NULL = model default. */
+static int resolve(struct sim_input *in, int k, int N, char *err, size_t errlen)
+{
+	static const double defaults[SIM_T_N] = { 1.0, 2.0, 1.0, 1.0, 0.0 };
+	const struct sim_times_in *t = &in->t[k];
+	free(in->arr[k]);
+	in->arr[k] = NULL;
+	if (!t->kind)
+		return 0;
+	double *a = xmalloc((size_t)N * sizeof(double));
+	bool *set = xcalloc((size_t)N, sizeof(bool));
+	int rc = 0;
+	if (t->kind == 2 && t->n != N)
+		rc = fail(err, errlen, PP_EINVAL, "%s times: %d values for %d stages "
+			  "(give one value, or one per stage)", time_keys[k], t->n, N);
+	for (int s = 0; !rc && s < N; s++) {
+		a[s] = t->kind == 1 ? t->all : t->kind == 2 ? t->v[s] : defaults[k];
+		set[s] = t->kind != 3;
+	}
+	for (int i = 0; !rc && t->kind == 3 && i < t->n; i++) {
+		if (t->stage[i] >= N)
+			rc = fail(err, errlen, PP_EINVAL, "%s times: stage %d does not "
+				  "exist (%d stages)", time_keys[k], t->stage[i], N);
+		else {
+			a[t->stage[i]] = t->v[i];
+			set[t->stage[i]] = true;
+		}
+	}
+	/* The overlapped time has no default: stages a map leaves out are NaN,
+	 * an error only if a pair runs there (the reference's ValueError). */
+	for (int s = 0; !rc && k == SIM_T_FB && s < N; s++)
+		if (!set[s])
+			a[s] = NAN;
+	free(set);
+	if (rc) {
+		free(a);
+		return rc;
+	}
+	in->arr[k] = a;
+	return 0;
+}
+
+int sim_input_finish(struct sim_input *in, char *err, size_t errlen)
+{
+	struct sim_config *c = &in->cfg;
+	bool v_shape = c->strategy == SIM_DUALPIPE_V;
+	bool interleave = c->strategy == SIM_INTERLEAVE ||
+			  c->strategy == SIM_1F1B_INTERLEAVE_OVERLAP;
+	if (!in->have_devices && !in->have_stages)
+		return fail(err, errlen, PP_EINVAL, "give the number of devices or stages "
+			    "(--devices / --stages)");
+	if (!in->have_devices) {
+		if (interleave)
+			return fail(err, errlen, PP_EINVAL, "%s needs --devices as well as "
+				    "--stages", sim_strategy_name(c->strategy));
+		c->devices = v_shape ? (c->stages + 1) / 2 : c->stages;
+	}
+	if (!in->have_stages) {
+		if (interleave)
+			return fail(err, errlen, PP_EINVAL, "%s needs --stages as well as "
+				    "--devices", sim_strategy_name(c->strategy));
+		c->stages = v_shape ? 2 * c->devices : c->devices;
+	}
+	if (!in->have_microbatches)
+		return fail(err, errlen, PP_EINVAL, "give the number of micro-batches "
+			    "(--microbatches)");
+	for (int k = 0; k < SIM_T_N; k++)
+		if (resolve(in, k, c->stages, err, errlen))
+			return PP_EINVAL;
+	c->forward = in->arr[SIM_T_F];
+	c->backward = in->arr[SIM_T_B];
+	c->backward_d = in->arr[SIM_T_D];
+	c->backward_w = in->arr[SIM_T_W];
+	c->overlapped = in->arr[SIM_T_FB];
+	return 0;
+}

@@ -1,0 +1,148 @@
+/* Unit tests for pipeline/agg/agg_calc.c on hand-made ranks: group windows,
+ * idle, bubble, pipelines (ideal through the simulator), stragglers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agg/agg.h"
+#include "agg/topology.h"
+#include "chart/gantt.h"
+#include "util/pp.h"
+
+/* tp1 pp2 dp2: PP groups [0,2] [1,3]; DP groups [0,1] [2,3]. Rank 3 failed. */
+static const struct agg_rank_in ranks[] = {
+	{ .rank = 0, .ok = true, .has_window = true, .megatron = true, .win_s = 100,
+	  .win_e = 1100, .gpu_busy = 800, .bubble = 300, .compute = 600, .fwd_med = 10,
+	  .bwd_med = 20, .nfwd = 4, .nbwd = 4 },
+	{ .rank = 2, .ok = true, .has_window = true, .megatron = true, .win_s = 150,
+	  .win_e = 1200, .gpu_busy = 900, .bubble = 200, .compute = 660, .fwd_med = 10,
+	  .bwd_med = 20, .nfwd = 4, .nbwd = 4 },
+	{ .rank = 1, .ok = true, .has_window = true, .megatron = true, .win_s = 100,
+	  .win_e = 1000, .gpu_busy = 700, .bubble = 100, .compute = 800, .fwd_med = 10,
+	  .bwd_med = 20, .nfwd = 4, .nbwd = 4 },
+	{ .rank = 3, .ok = false, .fwd_med = -1, .bwd_med = -1 },
+	{ .rank = 99, .ok = true }, /* outside the topology: ignored */
+};
+
+static void test_groups_pipelines_stragglers(void **state)
+{
+	struct topology t;
+	struct agg_result res;
+	struct agg_params p = { 0.10, 1 };
+	topo_init(&t);
+	assert_int_equal(topo_from_sizes(&t, 1, 2, 2, 1, 1), 0);
+	assert_int_equal(topo_index(&t), 0);
+	assert_int_equal(agg_compute(&t, ranks, 5, &p, &res), 0);
+
+	assert_int_equal(res.npp, 4);
+	const struct agg_pp_row *r = res.pp;
+	assert_int_equal(r[0].rank, 0);
+	assert_true(r[0].complete);
+	assert_int_equal(r[0].gw_s, 100);
+	assert_int_equal(r[0].gw_e, 1200);
+	assert_int_equal(r[0].idle, 300);
+	assert_int_equal(r[0].bubble, 400);
+	assert_int_equal(r[1].rank, 2);
+	assert_int_equal(r[1].stage, 1);
+	assert_int_equal(r[1].idle, 200);
+	assert_int_equal(r[1].bubble, 250);
+	assert_int_equal(r[2].rank, 1);
+	assert_false(r[2].complete);
+	assert_int_equal(r[2].gw_s, 100);
+	assert_int_equal(r[2].gw_e, 1000);
+	assert_int_equal(r[2].idle, 200);
+	assert_int_equal(r[2].bubble, 100);
+	assert_int_equal(r[3].rank, 3);
+	assert_false(r[3].has_rank);
+
+	assert_int_equal(res.npipes, 1);
+	assert_int_equal(res.pipes[0].pp_group, 0);
+	assert_int_equal(res.pipes[0].measured, 1100);
+	assert_true(res.pipes[0].has_ideal);
+	/* 1F1B, 2 stages, 4 micro-batches, F 10 B 20: (m + p - 1)(F + B). */
+	assert_int_equal(res.pipes[0].ideal, 150);
+	assert_int_equal(res.pipes[0].gap, 950);
+	assert_true(res.pipes[0].bubble_ratio > 0.295454 &&
+		    res.pipes[0].bubble_ratio < 0.295455);
+
+	assert_int_equal(res.nstrag, 1);
+	assert_int_equal(res.strag[0].rank, 1);
+	assert_string_equal(res.strag[0].group_kind, "dp");
+	assert_int_equal(res.strag[0].group, 0);
+	assert_int_equal(res.strag[0].value, 800);
+	assert_int_equal(res.strag[0].median, 600);
+	assert_true(res.strag[0].excess > 0.3333 && res.strag[0].excess < 0.3334);
+
+	assert_int_equal(res.slowest_stage, 1);
+	assert_int_equal(res.slowest_compute, 660);
+	agg_result_release(&res);
+
+	/* A higher threshold flags nobody. */
+	p.threshold = 0.5;
+	assert_int_equal(agg_compute(&t, ranks, 5, &p, &res), 0);
+	assert_int_equal(res.nstrag, 0);
+	agg_result_release(&res);
+	topo_release(&t);
+}
+
+static void test_lower_median_and_ideal(void **state)
+{
+	int64_t v[] = { 5, 1, 4, 2 };
+	assert_int_equal(agg_lower_median(v, 4), 2);
+	assert_int_equal(agg_lower_median(v, 1), 1);
+	assert_int_equal(agg_lower_median(v, 0), -1);
+	char err[128];
+	int64_t f[] = { 1000000, 1000000, 1000000, 1000000 };
+	int64_t b[] = { 2000000, 2000000, 2000000, 2000000 };
+	assert_int_equal(agg_ideal_ns(4, 1, 8, f, b, err, sizeof(err)), 11 * 3000000);
+	assert_int_equal(agg_ideal_ns(0, 1, 8, f, b, err, sizeof(err)), -1);
+}
+
+/* ppagg's extensions of the Gantt emitter: rules between rows and the
+ * choice of output formats. */
+static void test_gantt_rules_and_formats(void **state)
+{
+	char dir[] = "/tmp/gantt-test.XXXXXX", err[256], path[300], buf[8192];
+	assert_non_null(mkdtemp(dir));
+	struct gantt *g = gantt_new();
+	int c = gantt_add_class(g, "fwd_computation", "#7EA6E6");
+	for (int r = 0; r < 4; r++) {
+		int row = gantt_add_row(g, "rank");
+		struct gantt_box b = { row, c, 1, 2, 0.1, 0.8, NULL, "hover" };
+		assert_int_equal(gantt_add_box(g, &b), 0);
+	}
+	gantt_add_rule(g, 2);
+	gantt_add_rule(g, 9); /* outside: ignored */
+	gantt_set_formats(g, false, true);
+	snprintf(path, sizeof(path), "%s/t", dir);
+	assert_int_equal(gantt_write(g, path, false, err, sizeof(err)), 0);
+	gantt_free(g);
+	snprintf(path, sizeof(path), "%s/t.gp", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "set arrow from graph 0, first 1.5 to graph 1, first 1.5"));
+	assert_null(strstr(buf, "first 8.5"));
+	assert_null(strstr(buf, "pngcairo"));
+	assert_non_null(strstr(buf, "set output 't.svg'"));
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_groups_pipelines_stragglers),
+		cmocka_unit_test(test_lower_median_and_ideal),
+		cmocka_unit_test(test_gantt_rules_and_formats),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

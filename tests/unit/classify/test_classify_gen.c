@@ -1,0 +1,280 @@
+/* The real proof: classify ppgen trace trees (reader → classifier) and
+ * compare ranks / category_stats / steps with the generator's exact truth
+ * (DIR/.truth/ CSV files, docs/contracts.md §4), as sets of CSV lines. ppgen is
+ * taken from $PP_FAST_BIN (or build/bin); without it the tests pass empty. */
+#include <ctype.h>
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "classify/classify.h"
+#include "model/patterns.h"
+#include "read/trace_read.h"
+#include "util/arena.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+enum { F_RANKS, F_CATS, F_STEPS, F_N };
+static const char *const truth_files[F_N] = { "ranks.csv",
+					      "category_stats.csv",
+					      "steps.csv" };
+
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static void lines_add(struct lines *l, const char *s)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = xstrdup(s);
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* rank[_-]?(\d+) followed by '.' or '_' (SPEC §2), or -1. */
+static long rank_from_name(const char *name)
+{
+	for (const char *p = strstr(name, "rank"); p; p = strstr(p + 1, "rank")) {
+		const char *d = p + 4;
+		if (*d == '_' || *d == '-')
+			d++;
+		if (!isdigit((unsigned char)*d))
+			continue;
+		char *end;
+		long r = strtol(d, &end, 10);
+		if (*end == '.' || *end == '_')
+			return r;
+	}
+	return -1;
+}
+
+static void emit(struct lines out[F_N], long it, long rank,
+		 const struct rank_result *r)
+{
+	char buf[512];
+	if (r->has_window)
+		snprintf(buf, sizeof(buf), "%ld,%ld,%s,%lld,%lld,%lld,%lld,%lld,"
+			 "%lld,%lld,%lld,%.6f", it, rank, rr_mode_name(r->mode),
+			 (long long)r->window_start_ns,
+			 (long long)r->window_end_ns, (long long)r->gpu_busy_ns,
+			 (long long)r->idle_ns, (long long)r->bubble_ns,
+			 (long long)r->comp_busy_ns, (long long)r->comm_busy_ns,
+			 (long long)r->overlap_ns, r->coverage);
+	else
+		snprintf(buf, sizeof(buf), "%ld,%ld,%s,,,,,,,,,", it, rank,
+			 rr_mode_name(r->mode));
+	lines_add(&out[F_RANKS], buf);
+	for (int c = 0; c < RR_NCATEGORIES; c++) {
+		const struct rr_category_stat *s = &r->categories[c];
+		if (!s->kernels)
+			continue;
+		snprintf(buf, sizeof(buf), "%ld,%ld,%s,%lld,%lld,%lld", it, rank,
+			 rr_category_name(c), (long long)s->kernels,
+			 (long long)s->sum_ns, (long long)s->busy_ns);
+		lines_add(&out[F_CATS], buf);
+	}
+	for (size_t i = 0; i < r->nsteps; i++) {
+		const struct rr_step *s = &r->steps[i];
+		int n = snprintf(buf, sizeof(buf), "%ld,%ld,%s,%d,%lld,%lld,", it,
+				 rank, rr_phase_name(s->phase), s->seq,
+				 (long long)s->cpu_start_ns,
+				 (long long)s->cpu_end_ns);
+		if (s->has_kernels)
+			snprintf(buf + n, sizeof(buf) - (size_t)n,
+				 "%lld,%lld,%lld,%lld,%lld,%lld,%lld",
+				 (long long)s->start_ns, (long long)s->end_ns,
+				 (long long)s->wall_ns, (long long)s->comp_ns,
+				 (long long)s->comm_ns, (long long)s->overlap_ns,
+				 (long long)s->kernels);
+		else
+			snprintf(buf + n, sizeof(buf) - (size_t)n, ",,0,0,0,0,0");
+		lines_add(&out[F_STEPS], buf);
+	}
+}
+
+static void classify_one(const char *path, long it, const char *fname,
+			 const struct patterns *pats, struct lines out[F_N])
+{
+	struct arena a = ARENA_INIT;
+	struct trace_reader_opts o = { false, 0 };
+	struct trace_reader *rd = trace_reader_open(path, &o);
+	struct classify *c = classify_new(pats, &a);
+	struct trace_event ev;
+	struct rank_result *r;
+	int rc;
+	while ((rc = trace_reader_next(rd, &ev)) == 1)
+		assert_int_equal(classify_feed(c, &ev), 0);
+	if (rc)
+		print_message("%s: %s\n", path, trace_reader_error(rd));
+	assert_int_equal(rc, 0);
+	const struct trace_header *h = trace_reader_header(rd);
+	assert_int_equal(classify_finish(c, h, &r), 0);
+	classify_free(c);
+	emit(out, it, h->has_rank ? (long)h->rank : rank_from_name(fname), r);
+	trace_reader_close(rd);
+	arena_release(&a);
+}
+
+static void classify_tree(const char *dir, const struct patterns *pats,
+			  struct lines out[F_N])
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char sub[8192];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		DIR *sd = opendir(sub);
+		if (!sd)
+			continue;
+		const char *us = strrchr(e->d_name, '_');
+		long it = us ? strtol(us + 1, NULL, 10) : -1;
+		struct dirent *f;
+		while ((f = readdir(sd))) {
+			char path[8192 + 512];
+			if (f->d_name[0] == '.' || !strstr(f->d_name, ".json"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", sub, f->d_name);
+			classify_one(path, it, f->d_name, pats, out);
+		}
+		closedir(sd);
+	}
+	closedir(d);
+}
+
+static void read_truth(const char *path, struct lines *l)
+{
+	FILE *f = fopen(path, "r");
+	char buf[1024];
+	bool header = true;
+	assert_non_null(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if (header) {
+			header = false;
+			continue;
+		}
+		lines_add(l, buf);
+	}
+	fclose(f);
+}
+
+/* Compares as sorted sets; prints the first differences. */
+static int compare(const char *what, struct lines *got, struct lines *exp)
+{
+	int bad = 0;
+	qsort(got->v, got->n, sizeof(char *), cmp_line);
+	qsort(exp->v, exp->n, sizeof(char *), cmp_line);
+	size_t i = 0, j = 0;
+	while ((i < got->n || j < exp->n) && bad < 12) {
+		int c = i == got->n ? 1 : j == exp->n ? -1
+			: strcmp(got->v[i], exp->v[j]);
+		if (!c) {
+			i++;
+			j++;
+			continue;
+		}
+		if (c < 0)
+			print_message("%s: got      %s\n", what, got->v[i++]);
+		else
+			print_message("%s: expected %s\n", what, exp->v[j++]);
+		bad++;
+	}
+	print_message("%s: %zu lines, truth %zu lines%s\n", what, got->n, exp->n,
+		      bad ? " — DIFFERENT" : " — equal");
+	return bad;
+}
+
+static const char *ppgen_path(char *buf, size_t n)
+{
+	const char *bin = getenv("PP_FAST_BIN");
+	snprintf(buf, n, "%s/ppgen", bin ? bin : "build/bin");
+	return access(buf, X_OK) ? NULL : buf;
+}
+
+static void run_layout(void **state)
+{
+	const char *args = *state;
+	char gen[4096], tmpl[] = "/tmp/pptrace-clsgen.XXXXXX", cmd[8192];
+	char err[256];
+	/* Not cmocka's skip(): tests/run-tests.sh miscounts skipped tests. */
+	if (!ppgen_path(gen, sizeof(gen))) {
+		print_message("ppgen not built: nothing to compare (pass)\n");
+		return;
+	}
+	assert_non_null(mkdtemp(tmpl));
+	snprintf(cmd, sizeof(cmd), "%s --quiet --out %s/tree %s", gen, tmpl,
+		 args);
+	print_message("%s\n", cmd);
+	assert_int_equal(system(cmd), 0);
+
+	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct lines got[F_N] = { { 0 } }, exp[F_N] = { { 0 } };
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
+	classify_tree(dir, pats, got);
+	int bad = 0;
+	for (int i = 0; i < F_N; i++) {
+		char path[8192];
+		snprintf(path, sizeof(path), "%s/.truth/%s", dir, truth_files[i]);
+		read_truth(path, &exp[i]);
+		bad += compare(truth_files[i], &got[i], &exp[i]);
+		lines_free(&got[i]);
+		lines_free(&exp[i]);
+	}
+	patterns_free(pats);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
+	if (!bad)
+		assert_int_equal(system(cmd), 0);
+	assert_int_equal(bad, 0);
+}
+
+#define LAYOUT(name, args) \
+	{ name, run_layout, NULL, NULL, (void *)(args) }
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		LAYOUT("default", ""),
+		LAYOUT("tp2_pp4_dp2_two_iterations",
+		       "--tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16"),
+		LAYOUT("vpp2_recompute_relative_gzip",
+		       "--pp 2 --vpp 2 --dp 2 --microbatches 4 --recompute "
+		       "--time-format relative --gzip"),
+		LAYOUT("cp_ep_recompute",
+		       "--tp 2 --pp 2 --cp 2 --ep 2 --dp 2 --microbatches 6 "
+		       "--recompute --ranks 0-3,16"),
+		LAYOUT("vpp4_many_microbatches",
+		       "--pp 4 --vpp 4 --microbatches 12 --layers 2 "
+		       "--iterations 3 --ranks 0,3"),
+		LAYOUT("straggler_nasty",
+		       "--pp 2 --dp 2 --straggler 1:1.5 --nasty "
+		       "string-ids,unsorted,unicode,control-chars,orphans,"
+		       "zero-dur,big-ids,bom,whitespace,nan"),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,784 @@
+/* Unit tests for the trace reader (pipeline/read/trace_read.h, json_scan.h):
+ * every quirk of SPEC §3 with exact expected values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+
+#include "read/json_scan.h"
+#include "read/trace_read.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+/* ---- helpers ---- */
+
+static struct trace_reader *open_str(const char *s, bool salvage)
+{
+	struct trace_reader_opts o = { .salvage = salvage };
+	struct trace_reader *r = trace_reader_open_mem(s, strlen(s), &o);
+	assert_non_null(r);
+	return r;
+}
+
+/* Reads the single event of s into *ev (copied strings stay valid until the
+ * reader is closed, as the reader is left open). */
+static struct trace_reader *one_event(const char *s, struct trace_event *ev)
+{
+	struct trace_reader *r = open_str(s, false);
+	int rc = trace_reader_next(r, ev);
+	if (rc != 1)
+		fail_msg("expected an event, got %d: %s", rc, trace_reader_error(r));
+	return r;
+}
+
+/* Counts the events of s; returns the final code of trace_reader_next. */
+static int count(const char *s, bool salvage, uint64_t *n, char *err, size_t errlen)
+{
+	struct trace_reader *r = open_str(s, salvage);
+	struct trace_event ev;
+	int rc;
+	*n = 0;
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		(*n)++;
+	assert_int_equal(*n, trace_reader_events(r));
+	if (err)
+		snprintf(err, errlen, "%s", trace_reader_error(r));
+	/* sticky */
+	assert_int_equal(trace_reader_next(r, &ev), rc);
+	trace_reader_close(r);
+	return rc;
+}
+
+static char *tmp_path(const char *suffix)
+{
+	static int k;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s/pptrace-tr-%d-%d%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		    (int)getpid(), k++, suffix);
+	return strbuf_detach(&sb, NULL);
+}
+
+static char *write_file(const void *data, size_t n, bool gz)
+{
+	char *path = tmp_path(gz ? ".json.gz" : ".json");
+	if (gz) {
+		gzFile f = gzopen(path, "wb6");
+		assert_non_null(f);
+		assert_int_equal(gzwrite(f, data, (unsigned)n), (int)n);
+		assert_int_equal(gzclose(f), Z_OK);
+	} else {
+		FILE *f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(data, 1, n, f), n);
+		fclose(f);
+	}
+	return path;
+}
+
+static const char *EV1 =
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,"
+	"\"ts\":1707261432356123.456,\"dur\":3.2,\"args\":{\"correlation\":42,"
+	"\"stream\":7,\"device\":0,\"External id\":9}}";
+
+/* ---- json_scan ---- */
+
+static void test_us_to_ns(void **state)
+{
+	struct { const char *s; int64_t ns; } ok[] = {
+		{ "0", 0 }, { "1", 1000 }, { "1.5", 1500 }, { "1.25", 1250 }, { "1.125", 1125 },
+		{ "1707261432356123.456", 1707261432356123456 },
+		{ "1707261432356123", 1707261432356123000 },
+		{ "-2.5", -2500 }, { "0.0004", 0 }, { "0.0005", 1 }, { "0.0015", 2 },
+		{ "-0.0005", -1 }, { "1e3", 1000000 }, { "1.5E+2", 150000 }, { "25e-1", 2500 },
+		{ "1.707261432356123456e15", 1707261432356123456 }, { "0.000", 0 },
+		{ "0e999999", 0 }, { "9223372036854775.807", INT64_MAX },
+		{ "000.5", 500 }, { "1.0000000000000000000000000000000000000000000009", 1000 },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		int64_t v = -77;
+		if (!js_us_to_ns(ok[i].s, ok[i].s + strlen(ok[i].s), &v))
+			fail_msg("rejected %s", ok[i].s);
+		if (v != ok[i].ns)
+			fail_msg("%s: %lld != %lld", ok[i].s, (long long)v, (long long)ok[i].ns);
+	}
+	const char *bad[] = { "", "-", "1.", ".5", "1e", "1e+", "9223372036854775.808",
+			      "1e20", "abc", "1.5x", "NaN" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int64_t v;
+		if (js_us_to_ns(bad[i], bad[i] + strlen(bad[i]), &v))
+			fail_msg("accepted %s", bad[i]);
+	}
+}
+
+static void test_parse_int64(void **state)
+{
+	int64_t v;
+	const char *mx = "9223372036854775807";
+	assert_true(js_parse_int64(mx, mx + strlen(mx), &v));
+	assert_true(v == INT64_MAX);
+	const char *m = "-9223372036854775808";
+	assert_true(js_parse_int64(m, m + strlen(m), &v));
+	assert_true(v == INT64_MIN);
+	const char *big = "9223372036854775808";
+	assert_false(js_parse_int64(big, big + strlen(big), &v));
+	const char *huge = "18446744073709551616";
+	assert_false(js_parse_int64(huge, huge + strlen(huge), &v));
+}
+
+static void test_unescape(void **state)
+{
+	char out[64];
+	const char *s = "a\\\"b\\\\c\\/d\\n\\t\\u00e9\\u20ac\\ud83d\\ude00\\ud800x\\q";
+	size_t n = js_unescape(s, strlen(s), out);
+	const char exp[] = "a\"b\\c/d\n\t\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdx\\q";
+	assert_int_equal(n, sizeof(exp) - 1);
+	assert_memory_equal(out, exp, n);
+	/* \u0000 stays as text: a NUL would cut the name in C strings */
+	n = js_unescape("a\\u0000b", 8, out);
+	assert_int_equal(n, 8);
+	assert_memory_equal(out, "a\\u0000b", 8);
+}
+
+static void test_skip_deep(void **state)
+{
+	enum { D = 1000000 };
+	char *s = calloc(1, 2 * D + JS_PAD);
+	memset(s, '[', D);
+	memset(s + D, ']', D);
+	struct js_stack st = { 0 };
+	struct js_err e;
+	const char *p = s;
+	assert_int_equal(js_skip_value(&p, s + 2 * D, true, &st, &e), JS_OK);
+	assert_ptr_equal(p, s + 2 * D);
+	/* mismatched close */
+	s[2 * D - 1] = '}';
+	p = s;
+	assert_int_equal(js_skip_value(&p, s + 2 * D, true, &st, &e), JS_ERR);
+	assert_ptr_equal(e.at, s + 2 * D - 1);
+	/* cut: needs more */
+	char *cut = calloc(1, D + 5 + JS_PAD);
+	memcpy(cut, s, D + 5);
+	p = cut;
+	assert_int_equal(js_skip_value(&p, cut + D + 5, false, &st, &e), JS_MORE);
+	free(cut);
+	js_stack_release(&st);
+	free(s);
+}
+
+/* ---- events ---- */
+
+static void test_basic_event(void **state)
+{
+	struct trace_event ev;
+	char buf[512];
+	snprintf(buf, sizeof(buf), "{\"traceEvents\":[%s]}", EV1);
+	struct trace_reader *r = one_event(buf, &ev);
+	assert_int_equal(ev.ph, 'X');
+	assert_string_equal(ev.cat.p, "kernel");
+	assert_string_equal(ev.name.p, "k0");
+	assert_int_equal(ev.name.n, 2);
+	assert_false(ev.pid.is_str);
+	assert_int_equal(ev.pid.num, 0);
+	assert_int_equal(ev.tid.num, 7);
+	assert_true(ev.ts_ns == 1707261432356123456);
+	assert_int_equal(ev.dur_ns, 3200);
+	assert_int_equal(ev.correlation, 42);
+	assert_int_equal(ev.stream, 7);
+	assert_int_equal(ev.device, 0);
+	assert_int_equal(ev.external_id, 9);
+	unsigned want = TE_TS | TE_DUR | TE_PID | TE_TID | TE_ARGS | TE_CORRELATION | TE_STREAM |
+			TE_DEVICE | TE_EXTERNAL_ID;
+	assert_int_equal(ev.has, want);
+	assert_int_equal(ev.offset, 16);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	assert_string_equal(trace_reader_error(r), "");
+	assert_true(trace_reader_header(r)->saw_trace_events);
+	trace_reader_close(r);
+}
+
+static void test_keys_any_order(void **state)
+{
+	struct trace_event ev;
+	const char *s = "{\"traceEvents\":[{\"args\":{\"stream\":3,\"correlation\":5},"
+			"\"dur\":1,\"ts\":2.5,\"tid\":\"x\",\"pid\":-4,\"name\":\"n\","
+			"\"cat\":\"Kernel\",\"ph\":\"X\"}]}";
+	struct trace_reader *r = one_event(s, &ev);
+	assert_int_equal(ev.ph, 'X');
+	assert_true(pp_sv_ieq(ev.cat, "kernel"));
+	assert_string_equal(ev.cat.p, "Kernel");
+	assert_int_equal(ev.ts_ns, 2500);
+	assert_int_equal(ev.dur_ns, 1000);
+	assert_int_equal(ev.pid.num, -4);
+	assert_true(ev.tid.is_str);
+	assert_string_equal(ev.tid.str.p, "x");
+	assert_int_equal(ev.correlation, 5);
+	assert_int_equal(ev.stream, 3);
+	trace_reader_close(r);
+}
+
+static void test_missing_args_and_null(void **state)
+{
+	struct trace_event ev;
+	const char *s = "{\"traceEvents\":[{\"ph\":\"i\",\"name\":null,\"cat\":null,\"ts\":null,"
+			"\"pid\":null,\"tid\":null,\"args\":null,\"id\":null}]}";
+	struct trace_reader *r = one_event(s, &ev);
+	assert_int_equal(ev.ph, 'i');
+	assert_int_equal(ev.has, 0);
+	assert_string_equal(ev.name.p, "");
+	assert_string_equal(ev.cat.p, "");
+	trace_reader_close(r);
+	r = one_event("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":0}]}", &ev);
+	assert_int_equal(ev.has, TE_TS | TE_DUR);
+	assert_int_equal(ev.dur_ns, 0);
+	trace_reader_close(r);
+	r = one_event("{\"traceEvents\":[{}]}", &ev);
+	assert_int_equal(ev.has, 0);
+	assert_int_equal(ev.ph, 0);
+	trace_reader_close(r);
+}
+
+static void test_string_ids(void **state)
+{
+	struct trace_event ev;
+	const char *s = "{\"traceEvents\":[{\"ph\":\"s\",\"pid\":\"Spans\",\"tid\":\"\","
+			"\"id\":18446744073709551617,\"bp\":\"e\",\"cat\":\"fwdbwd\"}]}";
+	struct trace_reader *r = one_event(s, &ev);
+	assert_true(ev.pid.is_str);
+	assert_string_equal(ev.pid.str.p, "Spans");
+	assert_true(ev.tid.is_str);
+	assert_string_equal(ev.tid.str.p, "");
+	assert_int_equal(ev.tid.str.n, 0);
+	assert_true(ev.id.is_str);
+	assert_string_equal(ev.id.str.p, "18446744073709551617");
+	assert_int_equal(ev.bp, 'e');
+	assert_int_equal(ev.has, TE_PID | TE_TID | TE_ID);
+	trace_reader_close(r);
+	r = one_event("{\"traceEvents\":[{\"id\":9223372036854775807,\"pid\":1.5}]}", &ev);
+	assert_false(ev.id.is_str);
+	assert_true(ev.id.num == INT64_MAX);
+	assert_true(ev.pid.is_str);
+	assert_string_equal(ev.pid.str.p, "1.5");
+	trace_reader_close(r);
+}
+
+static void test_escapes(void **state)
+{
+	struct trace_event ev;
+	const char *s = "{\"traceEvents\":[{\"name\":\"a\\u00e9\\ud83d\\ude00\\\"q\\\\\","
+			"\"c\\u0061t\":\"k\\u0065rnel\",\"ph\":\"\\u0058\"}]}";
+	struct trace_reader *r = one_event(s, &ev);
+	assert_string_equal(ev.name.p, "a\xc3\xa9\xf0\x9f\x98\x80\"q\\");
+	assert_int_equal(ev.name.n, 10);
+	assert_string_equal(ev.cat.p, "kernel"); /* escaped key and value */
+	assert_int_equal(ev.ph, 'X');
+	trace_reader_close(r);
+	r = one_event("{\"traceEvents\":[{\"name\":\"nul \\u0000 here; DROP\"}]}", &ev);
+	assert_string_equal(ev.name.p, "nul \\u0000 here; DROP");
+	assert_int_equal(ev.name.n, strlen(ev.name.p));
+	trace_reader_close(r);
+}
+
+static void test_raw_control_chars(void **state)
+{
+	struct trace_event ev;
+	const char s[] = "{\"traceEvents\":[{\"name\":\"a\tb\nc\x01\x1f\",\"ph\":\"X\"}]}";
+	struct trace_reader *r = one_event(s, &ev);
+	assert_string_equal(ev.name.p, "a\tb\nc\x01\x1f");
+	trace_reader_close(r);
+}
+
+static void test_bom_and_whitespace(void **state)
+{
+	struct trace_event ev;
+	const char *s = "\xef\xbb\xbf \r\n\t{ \"schemaVersion\" :\f1 ,\r\n\"traceEvents\"\v:\t[ \n"
+			"{ \"ph\" : \"X\" , \"ts\" : 5 } \n,\n{\"ph\":\"M\"} ] \r\n} \n\n";
+	struct trace_reader *r = one_event(s, &ev);
+	assert_int_equal(ev.ts_ns, 5000);
+	assert_int_equal(ev.offset, 51);
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	assert_int_equal(ev.ph, 'M');
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	assert_true(trace_reader_header(r)->has_schema);
+	assert_int_equal(trace_reader_header(r)->schema_version, 1);
+	trace_reader_close(r);
+}
+
+static void test_nonfinite_and_big_ints_in_args(void **state)
+{
+	struct trace_event ev;
+	const char *s = "{\"traceEvents\":[{\"ph\":\"X\",\"args\":{\"a\":NaN,\"b\":Infinity,"
+			"\"c\":-Infinity,\"Comms Id\":10159970886766084423,"
+			"\"d\":340282366920938463463374607431768211456,\"correlation\":"
+			"18446744073709551616,\"stream\":-1.5e3,\"device\":NaN,"
+			"\"External id\":77},\"ts\":1}]}";
+	struct trace_reader *r = one_event(s, &ev);
+	assert_int_equal(ev.has, TE_TS | TE_ARGS | TE_EXTERNAL_ID);
+	assert_int_equal(ev.external_id, 77);
+	trace_reader_close(r);
+}
+
+static void test_nested_unknown_values(void **state)
+{
+	/* an unknown arg nested 10^6 deep: skipped without recursion */
+	enum { D = 1000000 };
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\":[{\"args\":{\"deep\":");
+	for (int i = 0; i < D; i++)
+		strbuf_addstr(&sb, i % 2 ? "{\"k\":" : "[");
+	strbuf_addstr(&sb, "1");
+	for (int i = D - 1; i >= 0; i--)
+		strbuf_addstr(&sb, i % 2 ? "}" : "]");
+	strbuf_addstr(&sb, ",\"correlation\":3},\"ph\":\"X\"}],\"after\":[[[{\"x\":[]}]]]}");
+	struct trace_event ev;
+	struct trace_reader *r = one_event(sb.buf, &ev);
+	assert_int_equal(ev.correlation, 3);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	trace_reader_close(r);
+	/* the same through a file, so the window must grow */
+	char *path = write_file(sb.buf, sb.len, false);
+	r = trace_reader_open(path, NULL);
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	assert_int_equal(ev.correlation, 3);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	trace_reader_close(r);
+	unlink(path);
+	free(path);
+	strbuf_release(&sb);
+}
+
+static void test_huge_name(void **state)
+{
+	enum { N = 10 << 20 };
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"");
+	size_t at = sb.len;
+	strbuf_grow(&sb, N);
+	memset(sb.buf + at, 'T', N);
+	sb.len += N;
+	sb.buf[sb.len] = 0;
+	strbuf_addstr(&sb, "\",\"ts\":1},{\"ph\":\"X\",\"name\":\"small\\u0021\"}]}");
+	for (int pass = 0; pass < 2; pass++) {
+		char *path = pass ? write_file(sb.buf, sb.len, true) : NULL;
+		struct trace_reader *r = pass ? trace_reader_open(path, NULL)
+					      : trace_reader_open_mem(sb.buf, sb.len, NULL);
+		struct trace_event ev;
+		assert_int_equal(trace_reader_next(r, &ev), 1);
+		assert_int_equal(ev.name.n, N);
+		assert_int_equal(strlen(ev.name.p), N);
+		assert_int_equal(ev.name.p[N - 1], 'T');
+		assert_int_equal(trace_reader_next(r, &ev), 1);
+		assert_string_equal(ev.name.p, "small!");
+		assert_int_equal(trace_reader_next(r, &ev), 0);
+		trace_reader_close(r);
+		if (path) {
+			unlink(path);
+			free(path);
+		}
+	}
+	/* a cap smaller than the event is an error, not a crash */
+	struct trace_reader_opts o = { .max_event_bytes = 1 << 20 };
+	char *path = write_file(sb.buf, sb.len, false);
+	struct trace_reader *r = trace_reader_open(path, &o);
+	struct trace_event ev;
+	assert_int_equal(trace_reader_next(r, &ev), PP_EPARSE);
+	assert_non_null(strstr(trace_reader_error(r), "longer than 1048576 bytes"));
+	trace_reader_close(r);
+	unlink(path);
+	free(path);
+	strbuf_release(&sb);
+}
+
+static void test_time_forms(void **state)
+{
+	struct { const char *ts; int64_t ns; } c[] = {
+		{ "12", 12000 }, { "12.3", 12300 }, { "12.34", 12340 }, { "12.345", 12345 },
+		{ "1.2345e3", 1234500 }, { "-7", -7000 }, { "-0.001", -1 },
+		{ "1.7e15", 1700000000000000000 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char buf[128];
+		struct trace_event ev;
+		snprintf(buf, sizeof(buf), "{\"traceEvents\":[{\"ts\":%s,\"dur\":%s}]}", c[i].ts,
+			 c[i].ts);
+		struct trace_reader *r = one_event(buf, &ev);
+		if (ev.ts_ns != c[i].ns || ev.dur_ns != c[i].ns)
+			fail_msg("%s: %lld", c[i].ts, (long long)ev.ts_ns);
+		trace_reader_close(r);
+	}
+	uint64_t n;
+	char err[512];
+	assert_int_equal(count("{\"traceEvents\":[{\"ts\":NaN}]}", false, &n, err, sizeof(err)),
+			 PP_EPARSE);
+	assert_string_equal(err, "(memory): byte 22: a non-finite time, expected a number of "
+				 "µs in ts");
+	assert_int_equal(count("{\"traceEvents\":[{\"dur\":1e30}]}", false, &n, err, sizeof(err)),
+			 PP_EPARSE);
+	assert_string_equal(err, "(memory): byte 23: a time out of the int64 ns range, expected "
+				 "a number of µs in dur");
+	assert_int_equal(count("{\"traceEvents\":[{\"ts\":\"5\"}]}", false, &n, err, sizeof(err)),
+			 PP_EPARSE);
+	assert_string_equal(err, "(memory): byte 22: found '\"', expected a number of µs in ts");
+}
+
+static void test_header_before_and_after(void **state)
+{
+	const char *s =
+		"{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100\"},"
+		"{\"id\":1,\"name\":\"other\"}],\"traceEvents\":[{\"ph\":\"X\"}],"
+		"\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":5,\"world_size\":16,"
+		"\"pg_config\":[{\"ranks\":[0,1]}],\"nccl_version\":\"2.18.1\"},"
+		"\"baseTimeNanoseconds\":1700000000000000000,\"traceName\":\"t\\u0031\","
+		"\"INFO\":[\"a\",\"b\"],\"displayTimeUnit\":\"ms\"}";
+	struct trace_reader *r = open_str(s, false);
+	struct trace_event ev;
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	const struct trace_header *h = trace_reader_header(r);
+	assert_true(h->has_rank && h->has_world_size && h->has_base_time && h->has_schema);
+	assert_int_equal(h->rank, 5);
+	assert_int_equal(h->world_size, 16);
+	assert_true(h->base_time_ns == 1700000000000000000);
+	assert_string_equal(h->backend, "nccl");
+	assert_string_equal(h->nccl_version, "2.18.1");
+	assert_string_equal(h->device_name, "NVIDIA H100");
+	assert_int_equal(h->device_count, 2);
+	assert_string_equal(h->trace_name, "t1");
+	trace_reader_close(r);
+	/* the header entirely before */
+	r = open_str("{\"distributedInfo\":{\"rank\":3},\"traceEvents\":[]}", false);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	assert_int_equal(trace_reader_header(r)->rank, 3);
+	assert_false(trace_reader_header(r)->has_world_size);
+	trace_reader_close(r);
+}
+
+static void test_comm_args(void **state)
+{
+	struct trace_event ev;
+	const char *s = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
+			"\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, ncclWork *)\","
+			"\"args\":{\"Collective name\":\"allreduce\",\"In msg nelems\":1048576,"
+			"\"Out msg nelems\":1048576,\"Group size\":4,\"dtype\":\"Float\","
+			"\"Process Group Name\":\"1\",\"Process Group Description\":"
+			"\"DATA_PARALLEL_GROUP\",\"Process Group Ranks\":\"[0, 8, 16, 24]\"}},"
+			"{\"ph\":\"M\",\"name\":\"thread_name\",\"args\":{\"name\":\"stream 7 \","
+			"\"sort_index\":7,\"Process Group Ranks\":[1,2]}}]}";
+	struct trace_reader *r = one_event(s, &ev);
+	assert_string_equal(ev.collective.p, "allreduce");
+	assert_int_equal(ev.in_nelems, 1048576);
+	assert_int_equal(ev.out_nelems, 1048576);
+	assert_int_equal(ev.group_size, 4);
+	assert_string_equal(ev.dtype.p, "Float");
+	assert_string_equal(ev.pg_name.p, "1");
+	assert_string_equal(ev.pg_desc.p, "DATA_PARALLEL_GROUP");
+	assert_string_equal(ev.pg_ranks.p, "[0, 8, 16, 24]");
+	assert_true(ev.has & TE_GROUP_SIZE && ev.has & TE_IN_NELEMS && ev.has & TE_OUT_NELEMS);
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	assert_string_equal(ev.name.p, "thread_name");
+	assert_string_equal(ev.arg_name.p, "stream 7 ");
+	assert_int_equal(ev.sort_index, 7);
+	assert_string_equal(ev.pg_ranks.p, "[1,2]"); /* non-string kept as raw text */
+	trace_reader_close(r);
+}
+
+static void test_truncated(void **state)
+{
+	char buf[2048];
+	snprintf(buf, sizeof(buf), "{\"traceEvents\":[%s,%s,%s", EV1, EV1, EV1);
+	size_t full = strlen(buf);
+	buf[full - 20] = 0; /* cut inside the third event */
+	uint64_t n;
+	char err[512];
+	assert_int_equal(count(buf, false, &n, err, sizeof(err)), PP_ETRUNC);
+	assert_int_equal(n, 2);
+	char exp[512];
+	size_t ev_len = strlen(EV1);
+	snprintf(exp, sizeof(exp),
+		 "(memory): byte %zu: file ends inside an event (at byte %zu) after 2 complete "
+		 "events, expected the rest of the trace",
+		 full - 20, 16 + 2 * ev_len + 1);
+	assert_string_equal(err, exp);
+	/* salvage keeps the complete ones and ends cleanly */
+	struct trace_reader *r = open_str(buf, true);
+	struct trace_event ev;
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	assert_true(trace_reader_truncated(r));
+	assert_string_equal(trace_reader_error(r), "");
+	trace_reader_close(r);
+	/* cut right after a complete event, after the array, and in the header */
+	snprintf(buf, sizeof(buf), "{\"traceEvents\":[%s", EV1);
+	assert_int_equal(count(buf, false, &n, NULL, 0), PP_ETRUNC);
+	assert_int_equal(n, 1);
+	assert_int_equal(count(buf, true, &n, NULL, 0), 0);
+	assert_int_equal(n, 1);
+	snprintf(buf, sizeof(buf), "{\"traceEvents\":[%s], \"distributedInfo\":{\"ra", EV1);
+	assert_int_equal(count(buf, false, &n, NULL, 0), PP_ETRUNC);
+	assert_int_equal(count(buf, true, &n, NULL, 0), 0);
+	assert_int_equal(n, 1);
+	/* every cut point of a small trace: error or salvage, never a crash */
+	snprintf(buf, sizeof(buf), "{\"schemaVersion\":1,\"traceEvents\":[%s,%s],\"x\":[1]}",
+		 EV1, EV1);
+	full = strlen(buf);
+	for (size_t cut = 0; cut < full; cut++) {
+		char *c = strndup(buf, cut);
+		int rc = count(c, false, &n, NULL, 0);
+		assert_true(rc == PP_ETRUNC || rc == PP_EPARSE);
+		rc = count(c, true, &n, NULL, 0);
+		assert_true(rc == 0 || rc == PP_ETRUNC || rc == PP_EPARSE);
+		assert_true(n <= 2);
+		free(c);
+	}
+	assert_int_equal(count(buf, false, &n, NULL, 0), 0);
+	assert_int_equal(n, 2);
+}
+
+static void test_gzip(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\":[");
+	for (int i = 0; i < 50000; i++)
+		strbuf_addf(&sb, "%s{\"ph\":\"X\",\"name\":\"k%d\",\"ts\":%d.5,\"dur\":1}",
+			    i ? "," : "", i, i);
+	strbuf_addstr(&sb, "],\"distributedInfo\":{\"rank\":2}}");
+	char *path = write_file(sb.buf, sb.len, true);
+	struct trace_reader *r = trace_reader_open(path, NULL);
+	struct trace_event ev;
+	int i = 0, rc;
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		char want[32];
+		snprintf(want, sizeof(want), "k%d", i);
+		assert_string_equal(ev.name.p, want);
+		assert_int_equal(ev.ts_ns, (int64_t)i * 1000 + 500);
+		i++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(i, 50000);
+	assert_true(trace_reader_is_gzip(r));
+	assert_int_equal(trace_reader_bytes_text(r), sb.len);
+	assert_int_equal(trace_reader_header(r)->rank, 2);
+	trace_reader_close(r);
+
+	/* a truncated gzip file: error, or the complete events with salvage */
+	FILE *f = fopen(path, "rb");
+	char *gz = malloc(1 << 20);
+	size_t gzn = fread(gz, 1, 1 << 20, f);
+	fclose(f);
+	char *cut = write_file(gz, gzn / 2, false); /* still gzip by magic */
+	r = trace_reader_open(cut, NULL);
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		;
+	assert_int_equal(rc, PP_ETRUNC);
+	uint64_t got = trace_reader_events(r);
+	assert_true(got > 1000 && got < 50000);
+	assert_non_null(strstr(trace_reader_error(r), "gzip stream ends inside an event"));
+	trace_reader_close(r);
+	struct trace_reader_opts so = { .salvage = true };
+	r = trace_reader_open(cut, &so);
+	uint64_t kept = 0;
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		kept++;
+	assert_int_equal(rc, 0);
+	assert_int_equal(kept, got);
+	assert_true(trace_reader_truncated(r));
+	trace_reader_close(r);
+	/* corrupt gzip data: reserved header flags make zlib fail at once */
+	gz[3] = (char)0xe0;
+	char *bad = write_file(gz, gzn, false);
+	r = trace_reader_open(bad, NULL);
+	assert_int_equal(trace_reader_next(r, &ev), PP_EPARSE);
+	assert_string_equal(trace_reader_error(r) + strlen(bad),
+			    ": byte 0: corrupt gzip data (unknown header flags set) after 0 "
+			    "complete events, expected a valid gzip stream");
+	trace_reader_close(r);
+	unlink(bad);
+	/* corruption inside the deflate data decodes to garbage or fails:
+	 * either way an error, never a crash */
+	gz[3] = 0;
+	for (size_t k = gzn / 3; k < gzn / 3 + 64; k++)
+		gz[k] ^= 0x5a;
+	free(bad);
+	bad = write_file(gz, gzn, false);
+	r = trace_reader_open(bad, NULL);
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		;
+	assert_true(rc == PP_EPARSE || rc == PP_ETRUNC);
+	trace_reader_close(r);
+	unlink(path);
+	unlink(cut);
+	unlink(bad);
+	free(path);
+	free(cut);
+	free(bad);
+	free(gz);
+	strbuf_release(&sb);
+}
+
+static void test_errors(void **state)
+{
+	struct { const char *in; int rc; const char *err; } c[] = {
+		{ "", PP_EPARSE, "(memory): byte 0: empty input, expected a JSON object" },
+		{ "  \n", PP_EPARSE, "(memory): byte 3: only whitespace, expected a JSON object" },
+		{ "hello", PP_EPARSE, "(memory): byte 0: found 'h', expected '{' opening a trace object" },
+		{ "\x89PNG", PP_EPARSE, "(memory): byte 0: found byte 0x89, expected '{' opening a trace object" },
+		{ "{\"a\":1}", PP_EPARSE, "(memory): byte 7: no traceEvents key in the trace object, expected a Kineto trace" },
+		{ "[1,2]", PP_EPARSE, "(memory): byte 1: found '1', expected an event object '{'" },
+		{ "{\"traceEvents\":{}}", PP_EPARSE, "(memory): byte 15: found '{', expected '[' opening traceEvents" },
+		{ "{\"traceEvents\":[{\"ph\" \"X\"}]}", PP_EPARSE, "(memory): byte 22: found '\"', expected ':' after the key" },
+		{ "{\"traceEvents\":[{\"ph\":\"X\"}{}]}", PP_EPARSE, "(memory): byte 26: found '{', expected ',' or ']' after an event" },
+		{ "{\"traceEvents\":[{\"args\":{\"a\":[1,}]}}]}", PP_EPARSE, "(memory): byte 32: found '}', expected a value" },
+		{ "{\"traceEvents\":[{\"x\":tru}]}", PP_EPARSE, "(memory): byte 21: found 't', expected a value" },
+		{ "{\"traceEvents\":[]} x", PP_EPARSE, "(memory): byte 19: data after the end of the trace, expected end of input" },
+		{ "{\"traceEvents\":[{\"x\":01}]}", PP_EPARSE, "(memory): byte 22: found '1', expected ',' or '}'" },
+		{ "{\"traceEvents\":[{\"x\":-}]}", PP_EPARSE, "(memory): byte 22: found '}', expected a digit" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		uint64_t n;
+		char err[512];
+		int rc = count(c[i].in, false, &n, err, sizeof(err));
+		if (rc != c[i].rc || strcmp(err, c[i].err))
+			fail_msg("case %zu: rc %d err '%s', expected '%s'", i, rc, err, c[i].err);
+	}
+	/* a missing file */
+	struct trace_reader *r = trace_reader_open("/nonexistent/x.json", NULL);
+	struct trace_event ev;
+	assert_int_equal(trace_reader_next(r, &ev), PP_EIO);
+	assert_string_equal(trace_reader_error(r),
+			    "/nonexistent/x.json: byte 0: cannot open: No such file or directory, "
+			    "expected a readable file");
+	trace_reader_close(r);
+}
+
+static void test_tolerated(void **state)
+{
+	uint64_t n;
+	/* bare array (Chrome's JSON array format), trailing commas, empty trace */
+	assert_int_equal(count("[{\"ph\":\"X\"},{\"ph\":\"X\"}]", false, &n, NULL, 0), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(count("{\"traceEvents\":[{\"ph\":\"X\"},],}", false, &n, NULL, 0), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(count("{\"traceEvents\":[]}", false, &n, NULL, 0), 0);
+	assert_int_equal(n, 0);
+	/* two traceEvents arrays: both are read */
+	assert_int_equal(count("{\"traceEvents\":[{}],\"traceEvents\":[{},{}]}", false, &n, NULL, 0), 0);
+	assert_int_equal(n, 3);
+}
+
+static void test_small_window_refills(void **state)
+{
+	/* Events straddling every possible window boundary: a file read through
+	 * a small max window still yields exact values. */
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\":[");
+	for (int i = 0; i < 3000; i++)
+		strbuf_addf(&sb, "%s{\"ph\":\"X\",\"name\":\"n\\u00e9%d\",\"ts\":%d.125,\"args\":"
+			    "{\"correlation\":%d}}", i ? ",\n" : "", i, i, i);
+	strbuf_addstr(&sb, "]}");
+	char *path = write_file(sb.buf, sb.len, false);
+	for (int pass = 0; pass < 2; pass++) {
+		struct trace_reader_opts o = { .max_event_bytes = 4096 };
+		struct trace_reader *r = pass ? trace_reader_open_mem(sb.buf, sb.len, &o)
+					      : trace_reader_open(path, &o);
+		struct trace_event ev;
+		int i = 0, rc;
+		while ((rc = trace_reader_next(r, &ev)) > 0) {
+			char want[32];
+			snprintf(want, sizeof(want), "n\xc3\xa9%d", i);
+			assert_string_equal(ev.name.p, want);
+			assert_int_equal(ev.correlation, i);
+			assert_int_equal(ev.ts_ns, (int64_t)i * 1000 + 125);
+			i++;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(i, 3000);
+		assert_int_equal(trace_reader_bytes_text(r), sb.len);
+		trace_reader_close(r);
+	}
+	unlink(path);
+	free(path);
+	strbuf_release(&sb);
+}
+
+/* The fuzz target's checks (differential windows, NUL-terminated strings)
+ * on every seed and every past crash input. */
+#include "tests/fuzz/fuzz_trace_read.c"
+
+static void replay_dir(const char *dir, int *count)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		struct strbuf path = STRBUF_INIT;
+		strbuf_addf(&path, "%s/%s", dir, de->d_name);
+		FILE *f = fopen(path.buf, "rb");
+		assert_non_null(f);
+		struct strbuf data = STRBUF_INIT;
+		char chunk[65536];
+		size_t n;
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			strbuf_add(&data, chunk, n);
+		fclose(f);
+		LLVMFuzzerTestOneInput((const uint8_t *)data.buf, data.len);
+		(*count)++;
+		strbuf_release(&data);
+		strbuf_release(&path);
+	}
+	closedir(d);
+}
+
+static void test_fuzz_regressions(void **state)
+{
+	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
+	int count = 0;
+	struct strbuf dir = STRBUF_INIT;
+	strbuf_addf(&dir, "%s/tests/fuzz/corpus/trace_read", root);
+	replay_dir(dir.buf, &count);
+	assert_true(count >= 40); /* the seeds are there */
+	strbuf_reset(&dir);
+	strbuf_addf(&dir, "%s/tests/fuzz/regress/trace_read", root);
+	replay_dir(dir.buf, &count);
+	strbuf_release(&dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_us_to_ns),
+		cmocka_unit_test(test_parse_int64),
+		cmocka_unit_test(test_unescape),
+		cmocka_unit_test(test_skip_deep),
+		cmocka_unit_test(test_basic_event),
+		cmocka_unit_test(test_keys_any_order),
+		cmocka_unit_test(test_missing_args_and_null),
+		cmocka_unit_test(test_string_ids),
+		cmocka_unit_test(test_escapes),
+		cmocka_unit_test(test_raw_control_chars),
+		cmocka_unit_test(test_bom_and_whitespace),
+		cmocka_unit_test(test_nonfinite_and_big_ints_in_args),
+		cmocka_unit_test(test_nested_unknown_values),
+		cmocka_unit_test(test_huge_name),
+		cmocka_unit_test(test_time_forms),
+		cmocka_unit_test(test_header_before_and_after),
+		cmocka_unit_test(test_comm_args),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_tolerated),
+		cmocka_unit_test(test_small_window_refills),
+		cmocka_unit_test(test_fuzz_regressions),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,338 @@
+/* Unit tests for storage/: schema versioning, storing traces, the views,
+ * replacement, sticky errors, failed traces. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "storage/db.h"
+#include "storage/schema.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+static char *tmp_db(void)
+{
+	char tmpl[] = "/tmp/pptrace-test-db.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	assert_non_null(dir);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s/t.db", dir);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void rm_db(char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "rm -rf '%.*s'", (int)(strrchr(path, '/') - path), path);
+	assert_int_equal(system(sb.buf), 0);
+	strbuf_release(&sb);
+	free(path);
+}
+
+/* The rows of a query as text: columns joined by '|', rows by '\n'. */
+static char *rows(struct db *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(s); i++) {
+			const unsigned char *t = sqlite3_column_text(s, i);
+			strbuf_addf(&sb, "%s%s", i ? "|" : "", t ? (const char *)t : "NULL");
+		}
+		strbuf_addch(&sb, '\n');
+	}
+	sqlite3_finalize(s);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void assert_rows(struct db *db, const char *sql, const char *expect)
+{
+	char *got = rows(db, sql);
+	assert_string_equal(got, expect);
+	free(got);
+}
+
+static struct db_trace sample_trace(const char *path, int64_t rank)
+{
+	struct db_trace t = {
+		.path = path, .folder = "iteration_15", .has_iteration = true,
+		.iteration = 15, .has_rank = true, .rank = rank, .bytes = 1000,
+		.mtime_ns = 5, .status = DB_STATUS_OK, .has_metrics = true,
+		.mode = DB_MODE_MEGATRON, .window_start_ns = 1700000000000000000,
+		.window_end_ns = 1700000000000001000, .gpu_busy_ns = 600,
+		.idle_ns = 400, .bubble_ns = 450, .comp_busy_ns = 500,
+		.comm_busy_ns = 200, .overlap_ns = 100, .coverage = 0.75,
+		.kernels = 2,
+	};
+	return t;
+}
+
+static void store_sample(struct db *db, const char *path, int64_t rank)
+{
+	struct db_trace t = sample_trace(path, rank);
+	struct db_kernel k1 = {
+		.category = DB_CAT_FWD_COMP, .type = DB_TYPE_COMP,
+		.phase = DB_PHASE_FWD, .seq = 0, .name = "sm90_gemm<128>",
+		.name_len = 14, .has_stream = true, .stream = 7,
+		.start_ns = 1700000000000000000, .dur_ns = 500,
+		.has_correlation = true, .correlation = 42,
+	};
+	struct db_kernel k2 = {
+		.category = DB_CAT_DP_COMM, .type = DB_TYPE_COMM, .recompute = false,
+		.phase = DB_PHASE_NONE, .name = "ncclDevKernel_AllReduce",
+		.name_len = 23, .has_stream = true, .stream = 9,
+		.start_ns = 1700000000000000400, .dur_ns = 200,
+		.pg_desc = "DATA_PARALLEL_GROUP", .pg_ranks = "[0, 8]",
+	};
+	struct db_step s = { .phase = DB_PHASE_FWD, .seq = 0, .has_cpu = true,
+			     .cpu_start_ns = 10, .cpu_end_ns = 20, .kernels = 1,
+			     .start_ns = 1700000000000000000,
+			     .end_ns = 1700000000000000500, .comp_ns = 500,
+			     .chunk = -1, .mbs = 0 };
+	struct db_step empty = { .phase = DB_PHASE_BWD, .seq = 0, .chunk = -1,
+				 .mbs = -1 };
+	struct db_category c = { DB_CAT_FWD_COMP, 1, 500, 500 };
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	assert_int_equal(db_trace_add_kernel(db, &k1), 0);
+	assert_int_equal(db_trace_add_kernel(db, &k2), 0);
+	assert_int_equal(db_trace_add_step(db, &s), 0);
+	assert_int_equal(db_trace_add_step(db, &empty), 0);
+	assert_int_equal(db_trace_add_category(db, &c), 0);
+	assert_int_equal(db_trace_commit(db), 0);
+}
+
+static void test_schema_created_and_versioned(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "2\n");
+	assert_rows(db, "PRAGMA journal_mode", "wal\n");
+	assert_rows(db, "SELECT name FROM sqlite_master WHERE type = 'view' "
+		    "ORDER BY name", "category_stats\nkernels\npipelines\npp_groups\nranks\n"
+		    "steps\nstragglers\n");
+	db_close(db);
+	/* Reopening an up-to-date file changes nothing. */
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "SELECT count(*) FROM category_codes", "13\n");
+	db_close(db);
+	rm_db(path);
+}
+
+static void test_version_1_is_migrated(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	/* Make it look like a version-1 file: no ppagg tables yet. */
+	assert_int_equal(sqlite3_exec(db_sqlite(db),
+		"DROP VIEW pp_groups; DROP VIEW pipelines; DROP VIEW stragglers;"
+		"DROP TABLE agg_pp_group; DROP TABLE agg_pipeline;"
+		"DROP TABLE agg_straggler; PRAGMA user_version = 1", NULL, NULL, NULL),
+		SQLITE_OK);
+	store_sample(db, "/kept.json", 4);
+	db_close(db);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "2\n");
+	assert_rows(db, "SELECT count(*) FROM pp_groups", "0\n");
+	assert_rows(db, "SELECT rank FROM ranks", "4\n");
+	db_close(db);
+	rm_db(path);
+}
+
+static void test_newer_or_foreign_file_refused(void **state)
+{
+	char err[512], *path = tmp_db();
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, "CREATE TABLE x(a)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(c);
+	assert_null(db_open(path, 0, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "not a pptrace database"));
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, "DROP TABLE x; PRAGMA user_version = 99",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(c);
+	assert_null(db_open(path, 0, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "schema version 99 is newer"));
+	rm_db(path);
+}
+
+static void test_views_give_contract_values(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	store_sample(db, "/x/iteration_15/rank_3.json", 3);
+	assert_rows(db, "SELECT * FROM ranks",
+		    "15|iteration_15|3|/x/iteration_15/rank_3.json|1000|ok|NULL|"
+		    "megatron|1700000000000000000|1700000000000001000|600|400|450|"
+		    "500|200|100|0.75\n");
+	assert_rows(db, "SELECT * FROM kernels ORDER BY start_ns",
+		    "15|3|fwd_computation|comp|0|fwd|0|sm90_gemm<128>|7|"
+		    "1700000000000000000|500|42|NULL|NULL\n"
+		    "15|3|dp_communication|comm|0|NULL|NULL|ncclDevKernel_AllReduce|9|"
+		    "1700000000000000400|200|NULL|DATA_PARALLEL_GROUP|[0, 8]\n");
+	assert_rows(db, "SELECT * FROM steps ORDER BY phase",
+		    "15|3|bwd|0|NULL|NULL|NULL|NULL|0|0|0|0|0\n"
+		    "15|3|fwd|0|10|20|1700000000000000000|1700000000000000500|"
+		    "500|500|0|0|1\n");
+	assert_rows(db, "SELECT * FROM category_stats",
+		    "15|3|fwd_computation|1|500|500\n");
+	db_close(db);
+	rm_db(path);
+}
+
+static void test_restoring_a_path_replaces_it(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	store_sample(db, "/a.json", 0);
+	store_sample(db, "/b.json", 1);
+	store_sample(db, "/a.json", 0);
+	assert_rows(db, "SELECT rank, count(*) FROM kernels GROUP BY rank",
+		    "0|2\n1|2\n");
+	assert_rows(db, "SELECT count(*) FROM traces", "2\n");
+	assert_rows(db, "SELECT count(*) FROM names", "2\n");
+	assert_rows(db, "SELECT count(*) FROM steps", "4\n");
+	int64_t bytes, mtime;
+	int st, kind;
+	assert_int_equal(db_trace_lookup(db, "/a.json", &bytes, &mtime, &st, &kind), 1);
+	assert_int_equal(bytes, 1000);
+	assert_int_equal(mtime, 5);
+	assert_int_equal(db_trace_lookup(db, "/c.json", &bytes, &mtime, &st, &kind), 0);
+	db_close(db);
+	rm_db(path);
+}
+
+static void test_errors_are_sticky_and_roll_back(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db_step s = { .phase = DB_PHASE_FWD, .seq = 0, .chunk = -1, .mbs = -1 };
+	struct db_trace t = sample_trace("/dup.json", 0);
+	struct db_category c = { DB_CAT_OTHER, 1, 1, 1 };
+	assert_non_null(db);
+	assert_int_equal(db_trace_add_step(db, &s), PP_EINVAL); /* no txn */
+	db_trace_rollback(db);
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	assert_int_equal(db_trace_add_step(db, &s), 0);
+	assert_int_equal(db_trace_add_step(db, &s), PP_EDB); /* same key */
+	assert_int_equal(db_trace_add_category(db, &c), PP_EDB); /* sticky */
+	assert_int_equal(db_trace_commit(db), PP_EDB);
+	assert_non_null(strstr(db_errmsg(db), "cannot insert step"));
+	assert_rows(db, "SELECT count(*) FROM traces", "0\n");
+	/* The handle works again. */
+	store_sample(db, "/ok.json", 1);
+	assert_rows(db, "SELECT path FROM ranks", "/ok.json\n");
+	db_close(db);
+	rm_db(path);
+}
+
+static void test_failed_trace_has_null_metrics(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db_trace t = {
+		.path = "/iteration_2/rank_5.json", .folder = "iteration_2",
+		.has_iteration = true, .iteration = 2, .has_rank = true,
+		.rank = 5, .bytes = 77, .status = DB_STATUS_FAILED,
+		.fail_kind = DB_FAIL_INPUT, .error = "byte 70: unexpected end",
+	};
+	assert_non_null(db);
+	assert_int_equal(db_trace_store_empty(db, &t), 0);
+	assert_rows(db, "SELECT * FROM ranks",
+		    "2|iteration_2|5|/iteration_2/rank_5.json|77|failed|"
+		    "byte 70: unexpected end|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
+		    "NULL|NULL|NULL\n");
+	db_close(db);
+	rm_db(path);
+}
+
+static void test_kernels_view_uses_rowid_ranges(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	char *plan = rows(db, "EXPLAIN QUERY PLAN SELECT * FROM kernels WHERE rank = 3");
+	assert_non_null(strstr(plan, "USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"));
+	free(plan);
+	db_close(db);
+	rm_db(path);
+}
+
+/* Stores n kernels k = 0..n-1 (start k, dur k + 1, correlation k, stream
+ * NULL for odd k) as one trace. */
+static void store_many(struct db *db, const char *path, int64_t rank, int n)
+{
+	struct db_trace t = sample_trace(path, rank);
+	t.window_start_ns = 0;
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	for (int k = 0; k < n; k++) {
+		struct db_kernel dk = {
+			.category = DB_CAT_FWD_COMP, .type = DB_TYPE_COMP,
+			.phase = DB_PHASE_NONE, .name = "k", .name_len = 1,
+			.has_stream = !(k & 1), .stream = 7, .start_ns = k,
+			.dur_ns = k + 1, .has_correlation = true,
+			.correlation = k,
+		};
+		assert_int_equal(db_trace_add_kernel(db, &dk), 0);
+	}
+	assert_int_equal(db_trace_commit(db), 0);
+}
+
+/* Kernels go in batches (appended with SQLite's rowids while the trace's
+ * rows are the table's last, explicit rowids otherwise, single rows at the
+ * end): every way gives the same rows. */
+static void test_kernel_batches(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	(void)state;
+	const char *q = "SELECT rank, count(*), sum(start_ns), sum(dur_ns),"
+			" sum(correlation), count(stream) FROM kernels GROUP BY rank";
+	store_many(db, "/a", 0, 100);
+	store_many(db, "/b", 1, 31);
+	store_many(db, "/c", 2, 65);
+	assert_rows(db, q, "0|100|4950|5050|4950|50\n1|31|465|496|465|16\n"
+			   "2|65|2080|2145|2080|33\n");
+	/* Rows left past the last trace (a hand-made DELETE FROM traces):
+	 * the next trace cannot append, and must not mix with them. */
+	assert_int_equal(sqlite3_exec(db_sqlite(db),
+		"INSERT INTO kernel_t(rowid, code, name_id, start, dur)"
+		" VALUES ((9 << 32) + 5, 0, 1, 0, 0)", NULL, NULL, NULL), SQLITE_OK);
+	store_many(db, "/d", 3, 70);
+	assert_rows(db, q, "0|100|4950|5050|4950|50\n1|31|465|496|465|16\n"
+			   "2|65|2080|2145|2080|33\n3|70|2415|2485|2415|35\n");
+	assert_rows(db, "SELECT count(*) FROM kernel_t WHERE rowid >> 32 = 4",
+		    "70\n");
+	db_close(db);
+	rm_db(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schema_created_and_versioned),
+		cmocka_unit_test(test_version_1_is_migrated),
+		cmocka_unit_test(test_newer_or_foreign_file_refused),
+		cmocka_unit_test(test_views_give_contract_values),
+		cmocka_unit_test(test_restoring_a_path_replaces_it),
+		cmocka_unit_test(test_errors_are_sticky_and_roll_back),
+		cmocka_unit_test(test_failed_trace_has_null_metrics),
+		cmocka_unit_test(test_kernels_view_uses_rowid_ranges),
+		cmocka_unit_test(test_kernel_batches),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,179 @@
+/* Unit tests for the shared helpers: arena, strbuf, cli, config. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "util/arena.h"
+#include "util/cli.h"
+#include "util/config.h"
+#include "util/hugepage.h"
+#include "util/interval.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+static void test_arena_alignment_and_growth(void **state)
+{
+	struct arena a = ARENA_INIT;
+	char *first = arena_alloc(&a, 3);
+	assert_non_null(first);
+	assert_int_equal((uintptr_t)first % 16, 0);
+	for (int i = 0; i < 10000; i++) {
+		char *p = arena_alloc(&a, (size_t)(i % 300) + 1);
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % 16, 0);
+		memset(p, 0xab, (size_t)(i % 300) + 1);
+	}
+	char *big = arena_alloc(&a, 5u << 20); /* larger than any block so far */
+	assert_non_null(big);
+	memset(big, 1, 5u << 20);
+	assert_string_equal(arena_strndup(&a, "kernel_x", 6), "kernel");
+	arena_release(&a);
+	assert_null(a.head);
+	assert_int_equal(a.used, 0);
+}
+
+static void test_strbuf_basics(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	assert_string_equal(sb.buf, "");
+	strbuf_addstr(&sb, "rank ");
+	strbuf_addf(&sb, "%d of %s", 7, "pp");
+	assert_string_equal(sb.buf, "rank 7 of pp");
+	for (int i = 0; i < 1000; i++)
+		strbuf_addch(&sb, 'x');
+	assert_int_equal(sb.len, 12 + 1000);
+	strbuf_reset(&sb);
+	strbuf_add_json_str(&sb, "a\"b\\\n\x01", 6);
+	assert_string_equal(sb.buf, "\"a\\\"b\\\\\\n\\u0001\"");
+	strbuf_release(&sb);
+}
+
+enum { O_DB = 1, O_ITER, O_QUIET };
+static const struct cli_opt opts[] = {
+	{ "db", 'd', "<path>", "database file", O_DB, 0 },
+	{ "iterations", 0, "<n>", "iterations", O_ITER, CLI_MULTI },
+	{ "quiet", 'q', NULL, "no progress", O_QUIET, 0 },
+	{ NULL, 0, NULL, NULL, 0, 0 }
+};
+static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test",
+				    opts, NULL };
+
+static void test_cli_forms(void **state)
+{
+	char *argv[] = { "t", "-q", "--db=x.db", "pos1", "--iterations", "15",
+			 "16", "-dy.db", "--", "-notopt", NULL };
+	struct cli_state st;
+	cli_init(&st, 10, argv);
+	assert_int_equal(cli_next(&cmd, &st), O_QUIET);
+	assert_int_equal(cli_next(&cmd, &st), O_DB);
+	assert_string_equal(st.arg, "x.db");
+	assert_int_equal(cli_next(&cmd, &st), O_ITER);
+	assert_int_equal(st.nargs, 2);
+	assert_string_equal(st.args[1], "16");
+	assert_int_equal(cli_next(&cmd, &st), O_DB);
+	assert_string_equal(st.arg, "y.db");
+	assert_int_equal(cli_next(&cmd, &st), CLI_END);
+	assert_int_equal(st.npos, 2);
+	assert_string_equal(st.pos[0], "pos1");
+	assert_string_equal(st.pos[1], "-notopt");
+	cli_release(&st);
+
+	char *bad[] = { "t", "--nope", NULL };
+	cli_init(&st, 2, bad);
+	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
+	cli_release(&st);
+	long v;
+	assert_int_equal(cli_parse_long("12", 0, 100, &v), 0);
+	assert_int_equal(v, 12);
+	assert_int_not_equal(cli_parse_long("12x", 0, 100, &v), 0);
+	assert_int_not_equal(cli_parse_long("101", 0, 100, &v), 0);
+}
+
+static void test_config_load_and_types(void **state)
+{
+	char path[] = "/tmp/pptrace-cfg-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char *text = "[batch]\nprocesses = 4\nforce = yes\n"
+			   "[patterns]\nforward_step = *forward_step* *fwd*\n"
+			   "[agg]\nthreshold = 0.1\nbad = x\n";
+	assert_int_equal(write(fd, text, strlen(text)), (long)strlen(text));
+	close(fd);
+	char err[256];
+	struct config *cfg = config_load(path, err, sizeof(err));
+	unlink(path);
+	assert_non_null(cfg);
+	long n = 0;
+	assert_int_equal(config_get_long(cfg, "batch.processes", &n, err, 256), 0);
+	assert_int_equal(n, 4);
+	bool b = false;
+	assert_int_equal(config_get_bool(cfg, "batch.force", &b, err, 256), 0);
+	assert_true(b);
+	double d = 0;
+	assert_int_equal(config_get_double(cfg, "agg.threshold", &d, err, 256), 0);
+	assert_true(d > 0.099 && d < 0.101);
+	assert_int_equal(config_get_long(cfg, "agg.bad", &n, err, 256), PP_EINVAL);
+	assert_int_equal(config_get_long(cfg, "agg.none", &n, err, 256), 1);
+	assert_null(config_get(cfg, "x.y"));
+	config_free(cfg);
+	assert_null(config_load("/nonexistent/x.ini", err, sizeof(err)));
+	assert_non_null(strstr(err, "cannot open"));
+}
+
+static void test_interval_union_overlap(void **state)
+{
+	struct ivl a[] = { { 10, 20 }, { 0, 5 }, { 15, 30 }, { 40, 40 }, { 5, 6 } };
+	size_t ka = ivl_merge(a, 5);
+	assert_int_equal(ka, 2); /* [0,6) and [10,30) */
+	assert_int_equal(ivl_total(a, ka), 26);
+	struct ivl b[] = { { 4, 12 }, { 25, 50 } };
+	size_t kb = ivl_merge(b, 2);
+	assert_int_equal(ivl_overlap(a, ka, b, kb), 2 + 2 + 5);
+	assert_int_equal(ivl_union(NULL, 0), 0);
+}
+
+/* A growing array through hugepage_realloc keeps its bytes; without a
+ * ulimit -v its big blocks are 2 MiB aligned. */
+static void test_hugepage_realloc(void **state)
+{
+	(void)state;
+	size_t cap = 1000, used = 0;
+	unsigned char *p = hugepage_realloc(NULL, 0, cap);
+	assert_non_null(p);
+	for (size_t size = 4000; size <= ((size_t)40 << 20); size *= 4) {
+		for (; used < cap; used++)
+			p[used] = (unsigned char)(used * 7);
+		p = hugepage_realloc(p, used, size);
+		assert_non_null(p);
+		cap = size;
+		for (size_t i = 0; i < used; i++)
+			if (p[i] != (unsigned char)(i * 7))
+				fail_msg("byte %zu lost growing to %zu", i, size);
+		struct rlimit rl;
+		if (size >= ((size_t)2 << 20) && getrlimit(RLIMIT_AS, &rl) == 0 &&
+		    rl.rlim_cur == RLIM_INFINITY)
+			assert_int_equal((uintptr_t)p % ((uintptr_t)2 << 20), 0);
+	}
+	hugepage_advise(p, cap);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arena_alignment_and_growth),
+		cmocka_unit_test(test_strbuf_basics),
+		cmocka_unit_test(test_cli_forms),
+		cmocka_unit_test(test_config_load_and_types),
+		cmocka_unit_test(test_interval_union_overlap),
+		cmocka_unit_test(test_hugepage_realloc),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
