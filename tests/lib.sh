@@ -5,6 +5,9 @@
 #   ok_if "desc" cmd...        passes when cmd exits 0
 #   is "desc" expected actual  passes when the strings are equal
 #   skip "desc" "reason"
+#   checker_clean "desc" MIN TOOL ROOT   runs a source checker (tests/tools,
+#                              tests/reliab): no report, exit 0, and its
+#                              "# N ... checked" count on stderr >= MIN
 #   done_testing               prints the plan; call at the end
 set -u
 : "${PP_BIN:?run through make check}"
@@ -69,6 +72,18 @@ is() {
 skip() {
 	_tap_n=$((_tap_n + 1))
 	echo "ok $_tap_n - $1 # skip $2"
+}
+
+checker_clean() {
+	local desc=$1 min=$2 tool=$3 root=$4 rc n
+	python3 "$tool" "$root" >"$T/report" 2>"$T/count"
+	rc=$?
+	cat "$T/count"
+	is "$desc" "" "$(cat "$T/report")"
+	is "${tool##*/} exit status" 0 "$rc"
+	# A checker that finds nothing to check (a moved folder) proves nothing.
+	n=$(sed -n 's/^# \([0-9]*\) .*checked.*/\1/p' "$T/count")
+	ok_if "${tool##*/} checked ${n:-nothing} (at least $min)" test "${n:-0}" -ge "$min"
 }
 
 done_testing() {
