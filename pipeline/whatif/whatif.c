@@ -109,6 +109,7 @@ void whatif_free(struct whatif *e)
 	free(e->delay);
 	free(e->ideal);
 	free(e->span_base);
+	free(e->scratch);
 	strbuf_release(&e->notes);
 	free(e);
 }
@@ -150,6 +151,33 @@ void whatif_node_name(const struct whatif *e, size_t v, char *buf, size_t len)
 	snprintf(buf, len, "%s_%d_%d", wi_optype_name(nd->optype), (int)nd->seq, (int)nd->stage);
 }
 
+long whatif_find(const struct whatif *e, int stage, int optype, int32_t seq_id)
+{
+	for (size_t v = 0; v < e->n; v++) {
+		const struct wi_node *nd = &e->node[v];
+		if (nd->stage == stage && nd->optype == optype && nd->seq == seq_id)
+			return (long)v;
+	}
+	return -1;
+}
+
+size_t whatif_node_preds(const struct whatif *e, size_t v, const int32_t **preds)
+{
+	*preds = e->pred + e->pred_off[v];
+	return (size_t)(e->pred_off[v + 1] - e->pred_off[v]);
+}
+
+size_t whatif_node_group(const struct whatif *e, size_t v, const int32_t **members)
+{
+	int32_t g = e->node[v].group;
+	if (g < 0) {
+		*members = NULL;
+		return 0;
+	}
+	*members = e->gmem + e->group[g].first;
+	return (size_t)e->group[g].n;
+}
+
 /* ---- runs --------------------------------------------------------------- */
 
 static double mean(const double *x, size_t n)
@@ -162,7 +190,7 @@ static double mean(const double *x, size_t n)
 
 /* Mean simulator step time and span of scenario sc; per step into sim/span
  * when given. */
-static int run(const struct whatif *e, const struct wi_scen *sc, double *sim, double *span,
+static int run(struct whatif *e, const struct wi_scen *sc, double *sim, double *span,
 	       double *buf, double *msim, double *mspan)
 {
 	double *s1 = sim ? sim : buf, *s2 = span ? span : buf + e->nsteps;
@@ -199,7 +227,7 @@ static void decomp_release(struct wi_decomp *d)
 
 /* One entry of a decomposition: simulate sc, ratio against den (per step
  * and its mean). */
-static int decomp_entry(const struct whatif *e, struct wi_decomp *d, size_t i,
+static int decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i,
 			const struct wi_scen *sc, const double *den, double mden, double *buf)
 {
 	double m;
@@ -212,6 +240,45 @@ static int decomp_entry(const struct whatif *e, struct wi_decomp *d, size_t i,
 	return 0;
 }
 
+/* S_dp(d) (§6.4) on two lanes per step instead of DP: with replica d's
+ * recorded durations on top of the ideal, every other replica runs the
+ * ideal with no delays, so all of them are the same lane; the DP maximum
+ * over {d, that lane} is the maximum over all replicas. Exact, and DP/2
+ * times cheaper. */
+static int replica_entry(struct whatif *e, struct wi_decomp *dec, int d,
+			 const double *den, double mden, double *buf)
+{
+	struct whatif v = *e;
+	v.dp = 2;
+	v.bs = e->nsteps < 16 ? e->nsteps : 16;
+	v.nblocks = (e->nsteps + v.bs - 1) / v.bs;
+	v.lanes = e->nsteps * 2;
+	double *val = calloc(v.lanes * e->n, sizeof(*val));
+	uint8_t *worker = calloc((size_t)e->pp * 2, 1);
+	if (!val || !worker) {
+		free(val);
+		free(worker);
+		return PP_ENOMEM;
+	}
+	for (size_t si = 0; si < e->nsteps; si++)
+		for (size_t n = 0; n < e->n; n++)
+			val[wi_idx(&v, si, n, 0)] = e->val[wi_idx(e, si, n, (size_t)d)];
+	for (int st = 0; st < e->pp; st++)
+		worker[st * 2] = 1;
+	v.val = val;
+	v.delay = val; /* never read: no delays */
+	/* e's block buffers hold DP·bs >= 2·bs' lanes when DP >= 2. */
+	if (e->dp < 2)
+		v.scratch = NULL;
+	struct wi_scen sc = { .val = { .worker = worker }, .delay = { .all = true, .invert = true } };
+	int rc = decomp_entry(&v, dec, (size_t)d, &sc, den, mden, buf);
+	if (v.scratch != e->scratch)
+		free(v.scratch);
+	free(val);
+	free(worker);
+	return rc;
+}
+
 /* Is node v relabelled first-op (§6.8)? */
 static bool first_op(const struct wi_node *nd)
 {
@@ -221,7 +288,7 @@ static bool first_op(const struct wi_node *nd)
 
 /* The three decompositions of one kind: launch = give back launch delays
  * on top of no-delay, else durations on top of the ideal. */
-static int decompose(const struct whatif *e, bool launch, const double *den, double mden,
+static int decompose(struct whatif *e, bool launch, const double *den, double mden,
 		     struct wi_decomp *by_group, struct wi_decomp *by_dp,
 		     struct wi_decomp *by_stage, double *buf)
 {
@@ -268,7 +335,8 @@ static int decompose(const struct whatif *e, bool launch, const double *den, dou
 				worker[st * e->dp + dd] = dd == d;
 		*target = (struct wi_sel){ .worker = worker };
 		by_dp->key[d] = d;
-		rc = decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf);
+		rc = launch ? decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf)
+			    : replica_entry(e, by_dp, d, den, mden, buf);
 	}
 	for (int st = 0; st < e->pp && !rc; st++) {
 		for (size_t v = 0; v < e->n; v++)
@@ -284,7 +352,7 @@ out:
 }
 
 /* explain() of §6.7 for the (node, worker) selection sel. */
-static int explain(const struct whatif *e, const struct wi_sel *sel, double tori, double tideal,
+static int explain(struct whatif *e, const struct wi_sel *sel, double tori, double tideal,
 		   struct wi_explain *x, double *buf)
 {
 	struct wi_scen rem = { .val = *sel, .delay = { .all = true, .invert = true } };
@@ -311,7 +379,7 @@ static int cmp_worker(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static int workers(const struct whatif *e, struct whatif_result *r, double *buf)
+static int workers(struct whatif *e, struct whatif_result *r, double *buf)
 {
 	r->nworkers = (size_t)e->dp * (size_t)e->pp;
 	r->workers = calloc(r->nworkers, sizeof(*r->workers));

@@ -147,6 +147,15 @@ struct whatif_node {
 void whatif_node(const struct whatif *e, size_t v, struct whatif_node *n);
 void whatif_node_name(const struct whatif *e, size_t v, char *buf, size_t len);
 
+/* The node of (stage, optype, seq_id), or -1. */
+long whatif_find(const struct whatif *e, int stage, int optype, int32_t seq_id);
+/* Node v's predecessors (the ops it waits for): *preds points into the
+ * engine; returns how many. */
+size_t whatif_node_preds(const struct whatif *e, size_t v, const int32_t **preds);
+/* The members of node v's sync group (*members points into the engine);
+ * 0 for a local op. */
+size_t whatif_node_group(const struct whatif *e, size_t v, const int32_t **members);
+
 enum wi_scenario {
 	WI_SCEN_BASE = 0, /* recorded durations and launch delays */
 	WI_SCEN_NODELAY,  /* recorded durations, no launch delays */

@@ -69,6 +69,7 @@ struct whatif {
 	double ideal_type[WI_NOPTYPES];
 	double *ideal;          /* per node */
 	double *span_base;      /* per step */
+	double *scratch;        /* the simulator's block buffers (wi_sim.c) */
 
 	struct strbuf notes;
 };
@@ -120,6 +121,6 @@ struct wi_out {
 void wi_dp_max(double *x, size_t nb, int dp);
 
 /* Simulates every lane under sc (wi_sim.c). 0 or PP_ENOMEM. */
-int wi_simulate(const struct whatif *e, const struct wi_scen *sc, struct wi_out *out);
+int wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out);
 
 #endif

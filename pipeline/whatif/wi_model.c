@@ -18,6 +18,7 @@
  *   its group's last member arrives, so its launch delay and transfer are 0.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,17 +208,41 @@ static int check_rows(struct build *b)
 	}
 	e->dp = (int)maxdp + 1;
 	e->pp = (int)maxst + 1;
-	int64_t *steps = malloc(t->n * sizeof(*steps));
+	/* Distinct steps: rows come grouped by step, so a hash set sees few
+	 * lookups past the last step seen. */
+	struct imap seen;
+	imap_init(&seen);
+	size_t k = 0, cap = 64;
+	int64_t *steps = malloc(cap * sizeof(*steps));
 	if (!steps)
 		return PP_ENOMEM;
-	for (size_t i = 0; i < t->n; i++)
-		steps[i] = t->ops[i].step;
-	qsort(steps, t->n, sizeof(*steps), cmp_i64);
-	size_t k = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (k == 0 || steps[k - 1] != steps[i])
-			steps[k++] = steps[i];
-	e->steps = steps; /* k >= 1 of t->n slots used */
+	for (size_t i = 0; i < t->n; i++) {
+		int64_t st = t->ops[i].step;
+		if (k && steps[k - 1] == st)
+			continue;
+		uint32_t got = imap_put(&seen, st, (uint32_t)k);
+		if (got == IMAP_EMPTY) {
+			free(steps);
+			imap_release(&seen);
+			return PP_ENOMEM;
+		}
+		if (got != k)
+			continue;
+		if (k == cap) {
+			int64_t *ns = realloc(steps, 2 * cap * sizeof(*steps));
+			if (!ns) {
+				free(steps);
+				imap_release(&seen);
+				return PP_ENOMEM;
+			}
+			steps = ns;
+			cap *= 2;
+		}
+		steps[k++] = st;
+	}
+	imap_release(&seen);
+	qsort(steps, k, sizeof(*steps), cmp_i64);
+	e->steps = steps;
 	e->nsteps = k;
 	return 0;
 }
@@ -876,6 +901,8 @@ static int place_rows(struct build *b)
 	e->cell_rank = malloc((size_t)e->dp * (size_t)e->pp * sizeof(*e->cell_rank));
 	struct imap rank_cell;
 	imap_init(&rank_cell);
+	int64_t last_rank = -1;
+	uint32_t last_cell = UINT32_MAX;
 	if (!t0 || !sidx || !filled || !e->rs || !e->re || !e->cell_rank) {
 		rc = PP_ENOMEM;
 		goto out;
@@ -885,7 +912,8 @@ static int place_rows(struct build *b)
 	for (size_t s = 0; s < e->nsteps; s++)
 		t0[s] = INT64_MAX;
 	for (size_t i = 0; i < t->n; i++) {
-		sidx[i] = step_index(e, t->ops[i].step);
+		sidx[i] = i && t->ops[i].step == t->ops[i - 1].step ? sidx[i - 1]
+								    : step_index(e, t->ops[i].step);
 		if (t->ops[i].start_ns < t0[sidx[i]])
 			t0[sidx[i]] = t->ops[i].start_ns;
 	}
@@ -901,13 +929,17 @@ static int place_rows(struct build *b)
 			goto out;
 		}
 		int32_t *cell = &e->cell_rank[o->stage * e->dp + o->dp_rank];
+		uint32_t want = (uint32_t)(o->stage * e->dp + o->dp_rank), got = want;
 		if (*cell < 0)
 			*cell = o->rank;
-		uint32_t want = (uint32_t)(o->stage * e->dp + o->dp_rank);
-		uint32_t got = imap_put(&rank_cell, o->rank, want);
-		if (got == IMAP_EMPTY) {
-			rc = PP_ENOMEM;
-			goto out;
+		if (o->rank != last_rank || want != last_cell) {
+			got = imap_put(&rank_cell, o->rank, want);
+			if (got == IMAP_EMPTY) {
+				rc = PP_ENOMEM;
+				goto out;
+			}
+			last_rank = o->rank;
+			last_cell = want;
 		}
 		if (*cell != o->rank || got != want) {
 			wi_table_where(t, i, where, sizeof(where));
@@ -929,7 +961,11 @@ static int place_rows(struct build *b)
 		e->rs[k] = (double)(o->start_ns - t0[sidx[i]]);
 		e->re[k] = (double)(o->end_ns - t0[sidx[i]]);
 	}
-	for (size_t si = 0; si < e->nsteps; si++)
+	/* No duplicates: all there when the count is right. */
+	size_t nreal = 0;
+	for (size_t v = 0; v < e->n; v++)
+		nreal += !(e->node[v].flags & WI_NODE_PLACEHOLDER);
+	for (size_t si = 0; si < e->nsteps && t->n != nreal * e->lanes; si++)
 		for (int d = 0; d < e->dp; d++)
 			for (size_t v = 0; v < e->n; v++) {
 				if (e->node[v].flags & WI_NODE_PLACEHOLDER)
@@ -1022,10 +1058,48 @@ static bool mean_type(int ty)
 	return ty == WI_FWD_COMPUTE || ty == WI_BWD_COMPUTE || ty == WI_OPTIMIZER || ty == WI_GC;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* The k-th smallest of x[0..n) (x is reordered): Hoare's selection. */
+static double select_kth(double *x, size_t n, size_t k)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double p = x[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (x[i] < p)
+				i++;
+			while (x[j] > p)
+				j--;
+			if (i <= j) {
+				double tmp = x[i];
+				x[i] = x[j];
+				x[j] = tmp;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return x[k];
+	}
+	return x[k];
+}
+
+/* The median (the mean of the two middle values for an even count). */
+static double median(double *x, size_t n)
+{
+	double hi = select_kth(x, n, n / 2);
+	if (n % 2)
+		return hi;
+	double lo = x[0]; /* after selection, x[0 .. n/2) <= hi: take their max */
+	for (size_t i = 1; i < n / 2; i++)
+		lo = x[i] > lo ? x[i] : lo;
+	return (lo + hi) / 2;
 }
 
 /* §5: one ideal value per type, pooled over every op of the type. */
@@ -1060,8 +1134,7 @@ static int ideal_values(struct whatif *e)
 				x += buf[i];
 			x /= (double)k;
 		} else if (k) {
-			qsort(buf, k, sizeof(*buf), cmp_double);
-			x = k % 2 ? buf[k / 2] : (buf[k / 2 - 1] + buf[k / 2]) / 2;
+			x = median(buf, k);
 		}
 		e->ideal_type[ty] = x;
 	}
@@ -1076,19 +1149,18 @@ static int recorded_spans(struct whatif *e)
 	e->span_base = malloc(e->nsteps * sizeof(*e->span_base));
 	if (!e->span_base)
 		return PP_ENOMEM;
-	for (size_t si = 0; si < e->nsteps; si++) {
-		double lo = 0, hi = 0;
-		bool any = false;
-		for (size_t v = 0; v < e->n; v++)
-			for (int d = 0; d < e->dp; d++) {
-				size_t k = wi_idx(e, si, v, (size_t)d);
-				if (!any || e->rs[k] < lo)
-					lo = e->rs[k];
-				if (!any || e->re[k] > hi)
-					hi = e->re[k];
-				any = true;
-			}
-		e->span_base[si] = hi - lo;
+	for (size_t bl = 0; bl < e->nblocks; bl++) {
+		size_t nb = wi_block_steps(e, bl), nl = nb * (size_t)e->dp;
+		size_t off = bl * e->bs * (size_t)e->dp * e->n;
+		for (size_t k = 0; k < nb; k++) {
+			double lo = INFINITY, hi = -INFINITY;
+			for (size_t v = 0; v < e->n; v++)
+				for (size_t l = k * (size_t)e->dp; l < (k + 1) * (size_t)e->dp; l++) {
+					lo = e->rs[off + v * nl + l] < lo ? e->rs[off + v * nl + l] : lo;
+					hi = e->re[off + v * nl + l] > hi ? e->re[off + v * nl + l] : hi;
+				}
+			e->span_base[bl * e->bs + k] = hi - lo;
+		}
 	}
 	return 0;
 }

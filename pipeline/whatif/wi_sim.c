@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hugepage.h"
 #include "util/pp.h"
 #include "whatif_int.h"
 
@@ -69,20 +70,24 @@ void wi_dp_max(double *x, size_t nb, int dp)
 	}
 }
 
-int wi_simulate(const struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
+int wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
 {
 	size_t maxl = e->bs * (size_t)e->dp, n = e->n;
 	int rc = 0;
-	double *sbuf = NULL, *ebuf = NULL;
-	if (!out->start) {
-		sbuf = malloc(n * maxl * sizeof(*sbuf));
-		ebuf = malloc(n * maxl * sizeof(*ebuf));
+	if (!e->scratch) {
+		/* One block's starts and ends, kept for the engine's next runs:
+		 * fresh pages per run cost more than the run. */
+		e->scratch = malloc(2 * n * maxl * sizeof(*e->scratch));
+		if (!e->scratch)
+			return PP_ENOMEM;
+		hugepage_advise(e->scratch, 2 * n * maxl * sizeof(*e->scratch));
 	}
+	double *sbuf = e->scratch, *ebuf = e->scratch + n * maxl;
 	double *tmp = malloc(4 * maxl * sizeof(*tmp));
 	uint8_t *vmask = malloc((size_t)e->pp * maxl);
 	uint8_t *dmask = malloc((size_t)e->pp * maxl);
 	uint8_t *vmode = malloc(n), *dmode = malloc(n);
-	if ((!out->start && (!sbuf || !ebuf)) || !tmp || !vmask || !dmask || !vmode || !dmode) {
+	if (!tmp || !vmask || !dmask || !vmode || !dmode) {
 		rc = PP_ENOMEM;
 		goto out;
 	}
@@ -186,8 +191,6 @@ int wi_simulate(const struct whatif *e, const struct wi_scen *sc, struct wi_out 
 		}
 	}
 out:
-	free(sbuf);
-	free(ebuf);
 	free(tmp);
 	free(vmask);
 	free(dmask);
