@@ -335,7 +335,7 @@ static int decompose(struct whatif *e, bool launch, const double *den, double md
 				worker[st * e->dp + dd] = dd == d;
 		*target = (struct wi_sel){ .worker = worker };
 		by_dp->key[d] = d;
-		rc = launch ? decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf)
+		rc = launch || e->opts.all_lanes ? decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf)
 			    : replica_entry(e, by_dp, d, den, mden, buf);
 	}
 	for (int st = 0; st < e->pp && !rc; st++) {

@@ -27,6 +27,8 @@ struct whatif_opts {
 			     * 0 = 3 */
 	double verdict_share; /* M_W or M_S at least this names the culprit;
 			       * 0 = 0.5 */
+	bool all_lanes;     /* simulate S_dp on every lane (tests: the two-lane
+			     * shortcut must give the same bits) */
 };
 
 /* The groups of the optype decompositions (docs/whatif.md §6.3, §6.8). */
