@@ -66,29 +66,26 @@ int optrace_parse_f32(const char *s, size_t n, float *out)
 	bool neg = false;
 	if (i < n && (s[i] == '-' || s[i] == '+'))
 		neg = s[i++] == '-';
+	/* m collects the digits (leading zeros add nothing) while it stays
+	 * below 10^18; e10 counts the digits after the point. */
 	uint64_t m = 0;
-	int digits = 0, e10 = 0;
-	bool any = false, dot = false;
-	for (; i < n; i++) {
-		char c = s[i];
-		if (c >= '0' && c <= '9') {
-			any = true;
-			if (m == 0 && c == '0') {
-				if (dot)
-					e10--;
-				continue;
-			}
-			if (digits >= 19)
+	int e10 = 0;
+	size_t first = i;
+	for (; i < n && (unsigned)(s[i] - '0') < 10; i++) {
+		if (m >= 100000000000000000ull)
+			return slow_f32(s, n, out);
+		m = m * 10 + (uint64_t)(s[i] - '0');
+	}
+	bool any = i > first;
+	if (i < n && s[i] == '.') {
+		size_t f0 = ++i;
+		for (; i < n && (unsigned)(s[i] - '0') < 10; i++) {
+			if (m >= 100000000000000000ull)
 				return slow_f32(s, n, out);
-			m = m * 10 + (uint64_t)(c - '0');
-			digits++;
-			if (dot)
-				e10--;
-		} else if (c == '.' && !dot) {
-			dot = true;
-		} else {
-			break;
+			m = m * 10 + (uint64_t)(s[i] - '0');
 		}
+		e10 = -(int)(i - f0);
+		any = any || i > f0;
 	}
 	if (!any)
 		return PP_EPARSE;
@@ -173,33 +170,39 @@ static void unquote(const char **p, size_t *n)
 	}
 }
 
+#define MAXFIELDS 64
+
 struct csv {
 	const char *path;
 	int colpos[NCOLS];  /* field index of each column */
 	int nfields;        /* fields in the header */
+	int8_t fieldcol[MAXFIELDS]; /* column of each field, -1 = ignored */
+	int last_type;      /* the previous row's optype, -1 = none */
+	const char *last_name;
+	size_t last_len;
 	struct wi_table *t;
 	char *err;
 	size_t errlen;
 };
 
-/* Splits line[0..n) at commas into at most max fields. */
+/* Splits line[0..n) at commas into at most max fields (max + 1 when there
+ * are more). */
 static int split(const char *line, size_t n, const char **f, size_t *fl, int max)
 {
+	const char *p = line, *end = line + n;
 	int k = 0;
-	size_t start = 0;
-	for (size_t i = 0; i <= n; i++)
-		if (i == n || line[i] == ',') {
-			if (k == max)
-				return max + 1;
-			f[k] = line + start;
-			fl[k] = i - start;
-			k++;
-			start = i + 1;
-		}
-	return k;
+	for (;;) {
+		const char *q = memchr(p, ',', (size_t)(end - p));
+		if (k == max)
+			return max + 1;
+		f[k] = p;
+		fl[k] = (size_t)((q ? q : end) - p);
+		k++;
+		if (!q)
+			return k;
+		p = q + 1;
+	}
 }
-
-#define MAXFIELDS 64
 
 static int header(struct csv *c, const char *line, size_t n, unsigned lineno)
 {
@@ -230,11 +233,100 @@ static int header(struct csv *c, const char *line, size_t n, unsigned lineno)
 				    "%s:%u: the header lacks column '%s' (an op trace needs dp_rank, stage, rank, step, optype, start_ts, duration, seq_id, mc, mb_id, gmc)",
 				    c->path, lineno, col_names[j]);
 	c->nfields = k;
+	for (int i = 0; i < k; i++)
+		c->fieldcol[i] = -1;
+	for (int j = 0; j < NCOLS; j++)
+		c->fieldcol[c->colpos[j]] = (int8_t)j;
 	return 0;
+}
+
+/* The op of a row's parsed columns; times as docs/whatif.md §1.2 says. */
+static void make_op(const int64_t *iv, const float *fv, int type, struct wi_op *o)
+{
+	*o = (struct wi_op){
+		.step = iv[C_STEP],
+		.rank = (int32_t)iv[C_RANK],
+		.seq_id = (int32_t)iv[C_SEQ],
+		.dp_rank = (int16_t)iv[C_DP],
+		.stage = (int16_t)iv[C_STAGE],
+		.mc = (int16_t)iv[C_MC],
+		.gmc = (int16_t)iv[C_GMC],
+		.mb_id = (int16_t)iv[C_MB],
+		.optype = (uint8_t)type,
+	};
+	o->start_ns = optrace_f32_ns(fv[C_START]);
+	o->end_ns = o->start_ns + optrace_f32_ns(fv[C_DUR]);
+}
+
+/* The common case in few instructions: unquoted fields, integers, plain
+ * decimals (digits, point, digits) within the exact fast path. Returns
+ * false when the row needs row()'s careful parse (which also words any
+ * error). */
+static bool row_fast(struct csv *c, const char *p, const char *end, struct wi_op *o)
+{
+	int64_t iv[NCOLS];
+	float fv[NCOLS];
+	int type = -1;
+	for (int fi = 0; fi < c->nfields; fi++) {
+		if (fi && (p == end || *p++ != ','))
+			return false;
+		int col = c->fieldcol[fi];
+		const char *s = p;
+		if (col == C_OPTYPE || col < 0) {
+			while (p < end && *p != ',')
+				p++;
+			if (col < 0)
+				continue;
+			size_t len = (size_t)(p - s);
+			if (c->last_type >= 0 && len == c->last_len && !memcmp(s, c->last_name, len))
+				type = c->last_type;
+			else
+				return false;
+			continue;
+		}
+		bool neg = p < end && *p == '-';
+		p += neg;
+		const char *d0 = p;
+		uint64_t m = 0;
+		while (p < end && (unsigned)(*p - '0') < 10)
+			m = m * 10 + (uint64_t)(*p++ - '0');
+		if (p == d0 || p - d0 > 15)
+			return false;
+		if (col != C_START && col != C_DUR) {
+			int64_t x = neg ? -(int64_t)m : (int64_t)m;
+			if (x < col_min[col] || x > col_max[col])
+				return false;
+			iv[col] = x;
+			continue;
+		}
+		int e10 = 0;
+		if (p < end && *p == '.') {
+			const char *f0 = ++p;
+			while (p < end && (unsigned)(*p - '0') < 10)
+				m = m * 10 + (uint64_t)(*p++ - '0');
+			if (p - d0 > 16 || p == f0)
+				return false;
+			e10 = (int)(p - f0);
+		}
+		double d = (double)m / pow10_exact[e10];
+		uint64_t bits;
+		memcpy(&bits, &d, sizeof(bits));
+		if (m && ((bits & ((1ull << 29) - 1)) == (1ull << 28) || d < 1.2e-38 || d > 3.4e38))
+			return false;
+		fv[col] = neg ? -(float)d : (float)d;
+	}
+	if (p != end || type < 0)
+		return false;
+	make_op(iv, fv, type, o);
+	return true;
 }
 
 static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 {
+	struct wi_op fast;
+	if (row_fast(c, line, line + n, &fast))
+		return wi_table_add(c->t, &fast, lineno);
+
 	const char *f[MAXFIELDS];
 	size_t fl[MAXFIELDS];
 	int k = split(line, n, f, fl, c->nfields);
@@ -250,7 +342,16 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 		int rc;
 		if (j == C_OPTYPE) {
 			unquote(&p, &pl);
-			type = wi_optype_parse(p, pl);
+			/* Rows come grouped by type: try the last one first. */
+			if (c->last_type >= 0 && pl == c->last_len && !memcmp(p, c->last_name, pl))
+				type = c->last_type;
+			else
+				type = wi_optype_parse(p, pl);
+			if (type >= 0) {
+				c->last_type = type;
+				c->last_name = wi_optype_name(type);
+				c->last_len = strlen(c->last_name);
+			}
 			if (type >= 0)
 				continue;
 			if (wi_optype_is_combined(p, pl))
@@ -278,25 +379,14 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 			return fail(c->err, c->errlen, "%s:%u: column '%s': '%.*s' is not an integer",
 				    c->path, lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p);
 	}
-	struct wi_op o = {
-		.step = iv[C_STEP],
-		.rank = (int32_t)iv[C_RANK],
-		.seq_id = (int32_t)iv[C_SEQ],
-		.dp_rank = (int16_t)iv[C_DP],
-		.stage = (int16_t)iv[C_STAGE],
-		.mc = (int16_t)iv[C_MC],
-		.gmc = (int16_t)iv[C_GMC],
-		.mb_id = (int16_t)iv[C_MB],
-		.optype = (uint8_t)type,
-	};
-	o.start_ns = optrace_f32_ns(fv[C_START]);
-	o.end_ns = o.start_ns + optrace_f32_ns(fv[C_DUR]);
+	struct wi_op o;
+	make_op(iv, fv, type, &o);
 	return wi_table_add(c->t, &o, lineno);
 }
 
 int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
 {
-	struct csv c = { .path = path, .t = t, .err = err, .errlen = errlen };
+	struct csv c = { .path = path, .t = t, .err = err, .errlen = errlen, .last_type = -1 };
 	enum { CHUNK = 1 << 20 };
 	int rc = 0;
 	gzFile gz = gzopen(path, "rb");
