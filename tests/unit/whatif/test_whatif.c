@@ -582,6 +582,43 @@ static void test_verdicts(void **state)
 	whatif_free(e);
 }
 
+/* A 40 ms stall before replica 0's first forward on stage 0 in every step
+ * (data loading): launch_slowdown passes the threshold and its
+ * decomposition puts the stall on first-op, replica 0 and stage 0. */
+static void test_launch_decomposition(void **state)
+{
+	struct wi_synth c;
+	wi_synth_defaults(&c, 2, 3, 4, 3);
+	struct wi_table t;
+	char err[512];
+	wi_table_init(&t);
+	assert_int_equal(wi_synth_job(&t, &c), 0);
+	for (size_t i = 0; i < t.n; i++) {
+		struct wi_op *o = &t.ops[i];
+		if (o->dp_rank == 0 && o->stage == 0 && o->optype != WI_PARAMS_AG) {
+			o->start_ns += 40000000;
+			o->end_ns += 40000000;
+		}
+	}
+	struct whatif *e;
+	struct whatif_result r;
+	assert_int_equal(whatif_new(&t, NULL, &e, err, sizeof(err)), 0);
+	assert_int_equal(whatif_run(e, &r), 0);
+	assert_true(r.s_launch >= 1.03);
+	assert_true(r.l_by_group.present && r.l_by_dp.present && r.l_by_stage.present);
+	size_t best = 0;
+	for (size_t i = 1; i < r.l_by_group.n; i++)
+		if (r.l_by_group.ratio[i] > r.l_by_group.ratio[best])
+			best = i;
+	assert_int_equal(r.l_by_group.key[best], WI_G_FIRST_OP);
+	assert_true(r.l_by_group.ratio[best] > 1.03);
+	assert_true(r.l_by_dp.ratio[0] > 1.03 && r.l_by_dp.ratio[1] < 1.001);
+	assert_true(r.l_by_stage.ratio[0] > 1.03);
+	whatif_result_release(&r);
+	whatif_free(e);
+	wi_table_release(&t);
+}
+
 /* S_dp on two lanes per step gives the same bits as on every lane. */
 static void test_two_lane_shortcut(void **state)
 {
@@ -626,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_model_errors),
 		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_launch_decomposition),
 		cmocka_unit_test(test_two_lane_shortcut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
