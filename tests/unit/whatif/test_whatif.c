@@ -13,6 +13,7 @@
 
 #include "util/pp.h"
 #include "whatif/ops.h"
+#include "whatif/optrace.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
 
@@ -650,6 +651,44 @@ static void test_two_lane_shortcut(void **state)
 	wi_table_release(&t);
 }
 
+/* tests/fixtures/whatif/pp2dp2.csv: a hand-made PP 2 × DP 2 job (2 steps,
+ * 2 micro-batches, 1F1B) in the reference's CSV format, through the reader
+ * and the engine. Replica 1's stage-0 computes are 3× slow in step 7; the
+ * file has no layernorm rows (placeholders) and a backward-recv recorded
+ * after stage 0's last backward started (a type-1 no-op). */
+static void test_fixture_csv(void **state)
+{
+	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
+	char csv[4096], yaml[4096], err[512];
+	snprintf(csv, sizeof(csv), "%s/tests/fixtures/whatif/pp2dp2.csv", root);
+	snprintf(yaml, sizeof(yaml), "%s/tests/fixtures/whatif/pp2dp2.yaml", root);
+	struct wi_table t;
+	wi_table_init(&t);
+	int rc = optrace_read(csv, &t, err, sizeof(err));
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(optrace_read_meta(yaml, &t.meta, err, sizeof(err)), 0);
+	t.has_meta = true;
+	assert_int_equal(t.n, 116);
+	struct whatif *e;
+	struct whatif_result r;
+	assert_int_equal(whatif_new(&t, NULL, &e, err, sizeof(err)), 0);
+	wi_table_release(&t);
+	assert_non_null(strstr(whatif_notes(e), "layernorm-grads-all-reduce_0_1"));
+	expect_group(e, 0, WI_BWD_RECV, 2, "backward-recv_2_0");
+	expect_preds(e, 0, WI_BWD_RECV, 2, "backward-recv_1_0");
+	expect_group(e, 0, WI_BWD_RECV, 0, "backward-recv_0_0,backward-send_0_1");
+	expect_replay(e);
+	assert_int_equal(whatif_run(e, &r), 0);
+	assert_true(r.s > 1.1);
+	assert_int_equal(r.workers[0].rank, 1);
+	assert_int_equal(r.workers[0].dp_rank, 1);
+	assert_int_equal(r.workers[0].stage, 0);
+	assert_int_equal(r.verdict, WI_VERDICT_WORKER);
+	whatif_result_release(&r);
+	whatif_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_model_errors),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_launch_decomposition),
+		cmocka_unit_test(test_fixture_csv),
 		cmocka_unit_test(test_two_lane_shortcut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
