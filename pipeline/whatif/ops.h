@@ -1,0 +1,97 @@
+/* ops.h — the op table of the what-if analysis (docs/whatif.md §1).
+ *
+ * One plain record per operation per (step, rank): what the op-trace reader
+ * (optrace.h) fills and what storage will fill from the `ops` view. Times are
+ * int64 nanoseconds on any origin common to the workers of a step. The table
+ * only stores; the engine (whatif.h) validates the rules of docs/whatif.md §1.2
+ * and analyses.
+ */
+#ifndef WI_OPS_H
+#define WI_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The op types, spelled as in docs/whatif.md §1.3 (wi_optype_name()). */
+enum wi_optype {
+	WI_FWD_COMPUTE = 0,
+	WI_BWD_COMPUTE,
+	WI_FWD_SEND,
+	WI_FWD_RECV,
+	WI_BWD_SEND,
+	WI_BWD_RECV,
+	WI_PARAMS_AG,   /* params-all-gather */
+	WI_GRADS_RS,    /* grads-reduce-scatter */
+	WI_SEP_AR,      /* separate-grads-all-reduce */
+	WI_LAYERNORM,   /* layernorm-grads-all-reduce */
+	WI_EMBEDDING,   /* embedding-grads-all-reduce */
+	WI_CLIP,        /* optimizer-clip-main-grad */
+	WI_OPTIMIZER,
+	WI_GC,
+	WI_NOPTYPES
+};
+
+/* One op instance. */
+struct wi_op {
+	int64_t step;            /* training iteration */
+	int64_t start_ns, end_ns; /* GPU-side interval */
+	int32_t rank;            /* global rank: an identifier only */
+	int32_t seq_id;          /* ordinal among the ops of this type on this
+				  * worker in this step, in start order */
+	int16_t dp_rank, stage;  /* the worker's coordinates */
+	int16_t mc, gmc, mb_id;  /* chunk, global chunk, micro-batch; -1 = none */
+	uint8_t optype;          /* enum wi_optype */
+};
+
+/* Job metadata (docs/whatif.md §1.1). */
+struct wi_meta {
+	char trial_name[64];
+	int64_t run_id;
+	int64_t dp_size, pp_size, tp_size, dsp_size, vpp_size, world_size;
+};
+
+/* A growable array of ops plus where they came from. `line` is NULL or holds
+ * each row's source line, for messages; `order` ranks the op types for the
+ * tie-break of docs/whatif.md §3 (default: alphabetical names). */
+struct wi_table {
+	struct wi_op *ops;
+	size_t n, cap;
+	uint32_t *line;
+	char src[256];            /* file name in messages ("" = none) */
+	uint8_t order[WI_NOPTYPES];
+	bool has_meta;
+	struct wi_meta meta;
+};
+
+/* The type's name, e.g. "forward-compute". */
+const char *wi_optype_name(int optype);
+/* The type named s[0..n), or -1. */
+int wi_optype_parse(const char *s, size_t n);
+/* True when s[0..n) names one of the combined p2p types that the model does
+ * not support (e.g. "forward-send-backward-recv"). */
+bool wi_optype_is_combined(const char *s, size_t n);
+
+void wi_table_init(struct wi_table *t);
+void wi_table_release(struct wi_table *t);
+/* Appends a copy of op (line: its source line, 0 = unknown). 0 or
+ * PP_ENOMEM. */
+int wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line);
+/* Sets the tie-break order from a list of type names (the op trace's
+ * categorical order); names that are not types are skipped, types not named
+ * keep their alphabetical place after the named ones. */
+void wi_table_set_order(struct wi_table *t, const char *const *names, size_t n);
+
+/* Writes "FILE:LINE: " or "row N: " for row i into buf. */
+void wi_table_where(const struct wi_table *t, size_t i, char *buf, size_t len);
+
+/* Formats a message into err and returns PP_EPARSE (for `return
+ * wi_errf(...)` on bad input). */
+int wi_errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Checks the metadata: positive sizes and world = dp·pp·tp·dsp. 0 or
+ * PP_EINVAL with the reason in err. */
+int wi_meta_check(const struct wi_meta *m, char *err, size_t errlen);
+
+#endif

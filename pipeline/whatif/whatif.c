@@ -1,0 +1,556 @@
+/* whatif.c — scenarios and metrics of the what-if engine (docs/whatif.md
+ * §5-§6): S, the decompositions, S_w, M_W, M_S and the verdict. */
+#include "whatif.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/pp.h"
+#include "whatif_int.h"
+
+static const char *const group_names[WI_NGROUPS] = {
+	[WI_G_FWD_COMPUTE] = "forward-compute",
+	[WI_G_BWD_COMPUTE] = "backward-compute",
+	[WI_G_FWD_PP] = "forward-pp-comm",
+	[WI_G_BWD_PP] = "backward-pp-comm",
+	[WI_G_PARAMS_AG] = "params-all-gather",
+	[WI_G_GRADS_RS] = "grads-reduce-scatter",
+	[WI_G_SEP_AR] = "separate-grads-all-reduce",
+	[WI_G_LAYERNORM] = "layernorm-grads-all-reduce",
+	[WI_G_EMBEDDING] = "embedding-grads-all-reduce",
+	[WI_G_CLIP] = "optimizer-clip-main-grad",
+	[WI_G_OPTIMIZER] = "optimizer",
+	[WI_G_GC] = "gc",
+	[WI_G_FIRST_OP] = "first-op",
+};
+
+const char *wi_group_name(int group)
+{
+	return group >= 0 && group < WI_NGROUPS ? group_names[group] : "?";
+}
+
+const char *wi_verdict_name(enum wi_verdict v)
+{
+	switch (v) {
+	case WI_VERDICT_WORKER: return "worker";
+	case WI_VERDICT_STAGE: return "stage";
+	case WI_VERDICT_SPREAD: return "spread";
+	default: return "none";
+	}
+}
+
+/* The §6.3 group of an op type. */
+static int type_group(int ty)
+{
+	static const int map[WI_NOPTYPES] = {
+		[WI_FWD_COMPUTE] = WI_G_FWD_COMPUTE, [WI_BWD_COMPUTE] = WI_G_BWD_COMPUTE,
+		[WI_FWD_SEND] = WI_G_FWD_PP,         [WI_FWD_RECV] = WI_G_FWD_PP,
+		[WI_BWD_SEND] = WI_G_BWD_PP,         [WI_BWD_RECV] = WI_G_BWD_PP,
+		[WI_PARAMS_AG] = WI_G_PARAMS_AG,     [WI_GRADS_RS] = WI_G_GRADS_RS,
+		[WI_SEP_AR] = WI_G_SEP_AR,           [WI_LAYERNORM] = WI_G_LAYERNORM,
+		[WI_EMBEDDING] = WI_G_EMBEDDING,     [WI_CLIP] = WI_G_CLIP,
+		[WI_OPTIMIZER] = WI_G_OPTIMIZER,     [WI_GC] = WI_G_GC,
+	};
+	return map[ty];
+}
+
+int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct whatif **out,
+	       char *err, size_t errlen)
+{
+	*out = NULL;
+	struct whatif *e = calloc(1, sizeof(*e));
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return PP_ENOMEM;
+	}
+	strbuf_init(&e->notes, 0);
+	if (o)
+		e->opts = *o;
+	if (e->opts.dsp_size <= 0)
+		e->opts.dsp_size = t->has_meta ? t->meta.dsp_size : 1;
+	if (e->opts.threshold <= 0)
+		e->opts.threshold = 1.03;
+	if (e->opts.mw_percent <= 0)
+		e->opts.mw_percent = 3;
+	if (e->opts.verdict_share <= 0)
+		e->opts.verdict_share = 0.5;
+	int rc = wi_model_build(e, t, err, errlen);
+	if (rc) {
+		if (rc == PP_ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		whatif_free(e);
+		return rc;
+	}
+	if (t->has_meta && (t->meta.dp_size != e->dp || t->meta.pp_size != e->pp))
+		strbuf_addf(&e->notes,
+			    "meta: dp_size %lld and pp_size %lld, but the trace has DP %d and PP %d: the trace's are used\n",
+			    (long long)t->meta.dp_size, (long long)t->meta.pp_size, e->dp, e->pp);
+	*out = e;
+	return 0;
+}
+
+void whatif_free(struct whatif *e)
+{
+	if (!e)
+		return;
+	free(e->steps);
+	free(e->node);
+	free(e->pred_off);
+	free(e->pred);
+	free(e->group);
+	free(e->gmem);
+	free(e->sched);
+	free(e->cell_rank);
+	free(e->rs);
+	free(e->re);
+	free(e->val);
+	free(e->delay);
+	free(e->ideal);
+	free(e->span_base);
+	free(e->scratch);
+	strbuf_release(&e->notes);
+	free(e);
+}
+
+const char *whatif_notes(const struct whatif *e)
+{
+	return e->notes.buf;
+}
+
+void whatif_shape(const struct whatif *e, struct whatif_shape *s)
+{
+	s->nodes = e->n;
+	s->edges = e->nedges;
+	s->groups = e->ngroups;
+	s->nsteps = e->nsteps;
+	s->dp = e->dp;
+	s->pp = e->pp;
+	s->vpp = e->vpp;
+	s->use_dp = e->use_dp;
+	s->overlapped_dp = e->overlapped;
+}
+
+void whatif_node(const struct whatif *e, size_t v, struct whatif_node *n)
+{
+	const struct wi_node *nd = &e->node[v];
+	n->optype = nd->optype;
+	n->stage = nd->stage;
+	n->seq_id = nd->seq;
+	n->mc = nd->mc;
+	n->gmc = nd->gmc;
+	n->placeholder = nd->flags & WI_NODE_PLACEHOLDER;
+	n->comm = nd->flags & WI_NODE_COMM;
+	n->dp_sync = nd->flags & WI_NODE_DPSYNC;
+}
+
+void whatif_node_name(const struct whatif *e, size_t v, char *buf, size_t len)
+{
+	const struct wi_node *nd = &e->node[v];
+	snprintf(buf, len, "%s_%d_%d", wi_optype_name(nd->optype), (int)nd->seq, (int)nd->stage);
+}
+
+long whatif_find(const struct whatif *e, int stage, int optype, int32_t seq_id)
+{
+	for (size_t v = 0; v < e->n; v++) {
+		const struct wi_node *nd = &e->node[v];
+		if (nd->stage == stage && nd->optype == optype && nd->seq == seq_id)
+			return (long)v;
+	}
+	return -1;
+}
+
+size_t whatif_node_preds(const struct whatif *e, size_t v, const int32_t **preds)
+{
+	*preds = e->pred + e->pred_off[v];
+	return (size_t)(e->pred_off[v + 1] - e->pred_off[v]);
+}
+
+size_t whatif_node_group(const struct whatif *e, size_t v, const int32_t **members)
+{
+	int32_t g = e->node[v].group;
+	if (g < 0) {
+		*members = NULL;
+		return 0;
+	}
+	*members = e->gmem + e->group[g].first;
+	return (size_t)e->group[g].n;
+}
+
+/* ---- runs --------------------------------------------------------------- */
+
+static double mean(const double *x, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return s / (double)n;
+}
+
+/* Mean simulator step time and span of scenario sc; per step into sim/span
+ * when given. */
+static int run(struct whatif *e, const struct wi_scen *sc, double *sim, double *span,
+	       double *buf, double *msim, double *mspan)
+{
+	double *s1 = sim ? sim : buf, *s2 = span ? span : buf + e->nsteps;
+	struct wi_out o = { s1, s2, NULL, NULL };
+	int rc = wi_simulate(e, sc, &o);
+	if (!rc) {
+		if (msim)
+			*msim = mean(s1, e->nsteps);
+		if (mspan)
+			*mspan = mean(s2, e->nsteps);
+	}
+	return rc;
+}
+
+static int decomp_alloc(struct wi_decomp *d, size_t n, size_t nsteps)
+{
+	d->n = n;
+	d->key = calloc(n ? n : 1, sizeof(*d->key));
+	d->ratio = calloc(n ? n : 1, sizeof(*d->ratio));
+	d->per_step = calloc((n ? n : 1) * nsteps, sizeof(*d->per_step));
+	if (!d->key || !d->ratio || !d->per_step)
+		return PP_ENOMEM;
+	d->present = true;
+	return 0;
+}
+
+static void decomp_release(struct wi_decomp *d)
+{
+	free(d->key);
+	free(d->ratio);
+	free(d->per_step);
+	memset(d, 0, sizeof(*d));
+}
+
+/* One entry of a decomposition: simulate sc, ratio against den (per step
+ * and its mean). */
+static int decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i,
+			const struct wi_scen *sc, const double *den, double mden, double *buf)
+{
+	double m;
+	int rc = run(e, sc, buf, NULL, buf + e->nsteps, &m, NULL);
+	if (rc)
+		return rc;
+	d->ratio[i] = m / mden;
+	for (size_t s = 0; s < e->nsteps; s++)
+		d->per_step[s * d->n + i] = buf[s] / den[s];
+	return 0;
+}
+
+/* S_dp(d) (§6.4) on two lanes per step instead of DP: with replica d's
+ * recorded durations on top of the ideal, every other replica runs the
+ * ideal with no delays, so all of them are the same lane; the DP maximum
+ * over {d, that lane} is the maximum over all replicas. Exact, and DP/2
+ * times cheaper. */
+static int replica_entry(struct whatif *e, struct wi_decomp *dec, int d,
+			 const double *den, double mden, double *buf)
+{
+	struct whatif v = *e;
+	v.dp = 2;
+	v.bs = e->nsteps < 16 ? e->nsteps : 16;
+	v.nblocks = (e->nsteps + v.bs - 1) / v.bs;
+	v.lanes = e->nsteps * 2;
+	double *val = calloc(v.lanes * e->n, sizeof(*val));
+	uint8_t *worker = calloc((size_t)e->pp * 2, 1);
+	if (!val || !worker) {
+		free(val);
+		free(worker);
+		return PP_ENOMEM;
+	}
+	for (size_t si = 0; si < e->nsteps; si++)
+		for (size_t n = 0; n < e->n; n++)
+			val[wi_idx(&v, si, n, 0)] = e->val[wi_idx(e, si, n, (size_t)d)];
+	for (int st = 0; st < e->pp; st++)
+		worker[st * 2] = 1;
+	v.val = val;
+	v.delay = val; /* never read: no delays */
+	/* e's block buffers hold DP·bs >= 2·bs' lanes when DP >= 2. */
+	if (e->dp < 2)
+		v.scratch = NULL;
+	struct wi_scen sc = { .val = { .worker = worker }, .delay = { .all = true, .invert = true } };
+	int rc = decomp_entry(&v, dec, (size_t)d, &sc, den, mden, buf);
+	if (v.scratch != e->scratch)
+		free(v.scratch);
+	free(val);
+	free(worker);
+	return rc;
+}
+
+/* Is node v relabelled first-op (§6.8)? */
+static bool first_op(const struct wi_node *nd)
+{
+	return nd->seq == 0 && ((nd->stage == 0 && nd->optype == WI_FWD_COMPUTE) ||
+				(nd->stage > 0 && nd->optype == WI_FWD_RECV));
+}
+
+/* The three decompositions of one kind: launch = give back launch delays
+ * on top of no-delay, else durations on top of the ideal. */
+static int decompose(struct whatif *e, bool launch, const double *den, double mden,
+		     struct wi_decomp *by_group, struct wi_decomp *by_dp,
+		     struct wi_decomp *by_stage, double *buf)
+{
+	uint8_t *node = malloc(e->n);
+	uint8_t *worker = malloc((size_t)e->dp * (size_t)e->pp);
+	bool present[WI_NGROUPS] = { false };
+	int rc = 0;
+	if (!node || !worker) {
+		rc = PP_ENOMEM;
+		goto out;
+	}
+	for (size_t v = 0; v < e->n; v++)
+		present[launch && first_op(&e->node[v]) ? WI_G_FIRST_OP
+							: type_group(e->node[v].optype)] = true;
+	size_t ng = 0;
+	for (int g = 0; g < WI_NGROUPS; g++)
+		ng += present[g];
+	if ((rc = decomp_alloc(by_group, ng, e->nsteps)) ||
+	    (rc = decomp_alloc(by_dp, (size_t)e->dp, e->nsteps)) ||
+	    (rc = decomp_alloc(by_stage, (size_t)e->pp, e->nsteps)))
+		goto out;
+	struct wi_sel all = { .all = true };
+	struct wi_sel pick = { 0 };
+	struct wi_scen sc = { .val = all, .delay = { .all = true, .invert = true } };
+	struct wi_sel *target = launch ? &sc.delay : &sc.val;
+	if (!launch)
+		sc.val = pick;
+	size_t i = 0;
+	for (int g = 0; g < WI_NGROUPS && !rc; g++) {
+		if (!present[g])
+			continue;
+		for (size_t v = 0; v < e->n; v++) {
+			int vg = launch && first_op(&e->node[v]) ? WI_G_FIRST_OP
+								 : type_group(e->node[v].optype);
+			node[v] = vg == g;
+		}
+		*target = (struct wi_sel){ .node = node };
+		by_group->key[i] = g;
+		rc = decomp_entry(e, by_group, i++, &sc, den, mden, buf);
+	}
+	for (int d = 0; d < e->dp && !rc; d++) {
+		for (int st = 0; st < e->pp; st++)
+			for (int dd = 0; dd < e->dp; dd++)
+				worker[st * e->dp + dd] = dd == d;
+		*target = (struct wi_sel){ .worker = worker };
+		by_dp->key[d] = d;
+		rc = launch || e->opts.all_lanes ? decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf)
+			    : replica_entry(e, by_dp, d, den, mden, buf);
+	}
+	for (int st = 0; st < e->pp && !rc; st++) {
+		for (size_t v = 0; v < e->n; v++)
+			node[v] = e->node[v].stage == st;
+		*target = (struct wi_sel){ .node = node };
+		by_stage->key[st] = st;
+		rc = decomp_entry(e, by_stage, (size_t)st, &sc, den, mden, buf);
+	}
+out:
+	free(node);
+	free(worker);
+	return rc;
+}
+
+/* explain() of §6.7 for the (node, worker) selection sel. */
+static int explain(struct whatif *e, const struct wi_sel *sel, double tori, double tideal,
+		   struct wi_explain *x, double *buf)
+{
+	struct wi_scen rem = { .val = *sel, .delay = { .all = true, .invert = true } };
+	rem.val.invert = !sel->invert;
+	struct wi_scen add = { .val = *sel, .delay = { .all = true, .invert = true } };
+	int rc = run(e, &rem, NULL, NULL, buf, NULL, &x->trem);
+	if (!rc)
+		rc = run(e, &add, NULL, NULL, buf, NULL, &x->tadd);
+	if (rc)
+		return rc;
+	x->tori = tori;
+	x->tideal = tideal;
+	double den = tori - tideal;
+	x->rem = den != 0 ? (tori - x->trem) / den : NAN;
+	x->add = den != 0 ? (x->tadd - tideal) / den : NAN;
+	return 0;
+}
+
+static int cmp_worker(const void *a, const void *b)
+{
+	const struct wi_worker *x = a, *y = b;
+	if (!isnan(x->s_w) && !isnan(y->s_w) && x->s_w != y->s_w)
+		return x->s_w > y->s_w ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int workers(struct whatif *e, struct whatif_result *r, double *buf)
+{
+	r->nworkers = (size_t)e->dp * (size_t)e->pp;
+	r->workers = calloc(r->nworkers, sizeof(*r->workers));
+	if (!r->workers)
+		return PP_ENOMEM;
+	for (int st = 0; st < e->pp; st++)
+		for (int d = 0; d < e->dp; d++) {
+			struct wi_worker *w = &r->workers[st * e->dp + d];
+			w->rank = e->cell_rank[st * e->dp + d];
+			w->dp_rank = d;
+			w->stage = st;
+			w->s_dp = r->by_dp.present ? r->by_dp.ratio[d] : NAN;
+			w->s_pp = r->by_stage.present ? r->by_stage.ratio[st] : NAN;
+			w->s_w = w->s_dp < w->s_pp ? w->s_dp : w->s_pp;
+			if (isnan(w->s_dp) || isnan(w->s_pp))
+				w->s_w = NAN;
+		}
+	qsort(r->workers, r->nworkers, sizeof(*r->workers), cmp_worker);
+	r->m_w = NAN;
+	r->mw = (struct wi_explain){ NAN, NAN, NAN, NAN, NAN, NAN };
+	if (!r->by_dp.present)
+		return 0;
+	r->n_mw = (size_t)ceil((double)r->nworkers * e->opts.mw_percent / 100.0);
+	if (r->n_mw < 1)
+		r->n_mw = 1;
+	if (r->n_mw > r->nworkers)
+		r->n_mw = r->nworkers;
+	uint8_t *mask = calloc(r->nworkers, 1);
+	if (!mask)
+		return PP_ENOMEM;
+	for (size_t i = 0; i < r->n_mw; i++)
+		mask[r->workers[i].stage * e->dp + r->workers[i].dp_rank] = 1;
+	struct wi_sel sel = { .worker = mask };
+	int rc = explain(e, &sel, r->mean_nodelay, r->mean_ideal, &r->mw, buf);
+	r->m_w = r->mw.rem;
+	free(mask);
+	return rc;
+}
+
+/* The verdict (docs/whatif.md §7): none below the threshold; worker when
+ * M_W's few workers explain at least `share` of S, unless they are the
+ * whole last stage; else stage when M_S does; else spread. */
+static enum wi_verdict verdict(const struct whatif *e, const struct whatif_result *r)
+{
+	double share = e->opts.verdict_share;
+	if (!(r->s >= e->opts.threshold))
+		return WI_VERDICT_NONE;
+	size_t last = 0;
+	for (size_t i = 0; i < r->n_mw; i++)
+		last += r->workers[i].stage == e->pp - 1;
+	bool whole_last = last == (size_t)e->dp;
+	if (r->m_w >= share && !whole_last)
+		return WI_VERDICT_WORKER;
+	if (r->m_s >= share)
+		return WI_VERDICT_STAGE;
+	if (r->m_w >= share)
+		return WI_VERDICT_WORKER;
+	return WI_VERDICT_SPREAD;
+}
+
+int whatif_run(struct whatif *e, struct whatif_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	size_t ns = e->nsteps;
+	int rc = PP_ENOMEM;
+	r->nsteps = ns;
+	r->step = malloc(ns * sizeof(*r->step));
+	double *arr = malloc(7 * ns * sizeof(*arr));
+	double *buf = malloc(3 * ns * sizeof(*buf));
+	uint8_t *node = malloc(e->n);
+	if (!r->step || !arr || !buf || !node)
+		goto out;
+	memcpy(r->step, e->steps, ns * sizeof(*r->step));
+	r->t_base = arr;
+	r->t_nodelay = arr + ns;
+	r->t_ideal = arr + 2 * ns;
+	r->sim_nodelay = arr + 3 * ns;
+	r->sim_ideal = arr + 4 * ns;
+	r->slowdown = arr + 5 * ns;
+	r->launch_slowdown = arr + 6 * ns;
+	arr = NULL;
+	memcpy(r->t_base, e->span_base, ns * sizeof(double));
+	r->mean_base = mean(r->t_base, ns);
+	struct wi_sel none = { .all = true, .invert = true }, all = { .all = true };
+	struct wi_scen nodelay = { .val = all, .delay = none };
+	struct wi_scen ideal = { .val = none, .delay = none };
+	double msim_nd, msim_id;
+	if ((rc = run(e, &nodelay, r->sim_nodelay, r->t_nodelay, buf, &msim_nd, &r->mean_nodelay)) ||
+	    (rc = run(e, &ideal, r->sim_ideal, r->t_ideal, buf, &msim_id, &r->mean_ideal)))
+		goto out;
+	r->s = r->mean_nodelay / msim_id;
+	r->s_launch = r->mean_base / msim_nd;
+	for (size_t s = 0; s < ns; s++) {
+		r->slowdown[s] = r->t_nodelay[s] / r->sim_ideal[s];
+		r->launch_slowdown[s] = r->t_base[s] / r->sim_nodelay[s];
+	}
+	if (r->s >= e->opts.threshold &&
+	    (rc = decompose(e, false, r->sim_ideal, msim_id, &r->by_group, &r->by_dp,
+			    &r->by_stage, buf)))
+		goto out;
+	if (r->s_launch >= e->opts.threshold &&
+	    (rc = decompose(e, true, r->sim_nodelay, msim_nd, &r->l_by_group, &r->l_by_dp,
+			    &r->l_by_stage, buf)))
+		goto out;
+	if ((rc = workers(e, r, buf)))
+		goto out;
+	for (size_t v = 0; v < e->n; v++)
+		node[v] = e->node[v].stage == e->pp - 1;
+	struct wi_sel last = { .node = node };
+	if ((rc = explain(e, &last, r->mean_nodelay, r->mean_ideal, &r->ms, buf)))
+		goto out;
+	r->m_s = r->ms.rem;
+	r->verdict = verdict(e, r);
+out:
+	free(arr);
+	free(buf);
+	free(node);
+	if (rc)
+		whatif_result_release(r);
+	return rc;
+}
+
+void whatif_result_release(struct whatif_result *r)
+{
+	free(r->step);
+	free(r->t_base);
+	decomp_release(&r->by_group);
+	decomp_release(&r->by_dp);
+	decomp_release(&r->by_stage);
+	decomp_release(&r->l_by_group);
+	decomp_release(&r->l_by_dp);
+	decomp_release(&r->l_by_stage);
+	free(r->workers);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- timelines ----------------------------------------------------------- */
+
+/* Copies block-layout arrays to the (step, dp, node) layout. */
+static void unblock(const struct whatif *e, const double *src, double *dst)
+{
+	for (size_t si = 0; si < e->nsteps; si++)
+		for (int d = 0; d < e->dp; d++)
+			for (size_t v = 0; v < e->n; v++)
+				dst[(si * (size_t)e->dp + (size_t)d) * e->n + v] =
+					src[wi_idx(e, si, v, (size_t)d)];
+}
+
+int whatif_timeline(struct whatif *e, enum wi_scenario sc, double *start, double *end)
+{
+	size_t total = e->lanes * e->n;
+	double *s = malloc(total * sizeof(*s)), *en = malloc(total * sizeof(*en));
+	int rc = PP_ENOMEM;
+	if (s && en) {
+		struct wi_sel none = { .all = true, .invert = true }, all = { .all = true };
+		struct wi_scen scen = { .val = sc == WI_SCEN_IDEAL ? none : all,
+					.delay = sc == WI_SCEN_BASE ? all : none };
+		struct wi_out o = { NULL, NULL, s, en };
+		rc = wi_simulate(e, &scen, &o);
+		if (!rc) {
+			unblock(e, s, start);
+			unblock(e, en, end);
+		}
+	}
+	free(s);
+	free(en);
+	return rc;
+}
+
+void whatif_recorded(const struct whatif *e, double *start, double *end)
+{
+	unblock(e, e->rs, start);
+	unblock(e, e->re, end);
+}

@@ -1,0 +1,149 @@
+/* whatif_bench — times the what-if analysis (scripts/bench.d/whatif.sh).
+ *
+ *   whatif_bench [--ar DIR] [--runs N] [--pp P --dp D --mb M --steps S]
+ *
+ * AR: reading trace-AR.csv.gz (+ meta, schema) and the whole analysis
+ * (whatif_new + whatif_run), separately and together. Synthetic: a 1F1B job
+ * (default PP 16 × DP 64, 64 micro-batches, 10 iterations: 1,024 workers)
+ * generated in memory by tests/unit/whatif/wi_synth.c, then the analysis.
+ * Each figure is the median of N runs (default 5), wall and CPU time of
+ * this process; prints "name value unit" lines. Measures; never asserts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/pp.h"
+#include "whatif/optrace.h"
+#include "whatif/whatif.h"
+#include "wi_synth.h"
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof(*x), cmp_d);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+static int read_ar(const char *dir, struct wi_table *t)
+{
+	char p[4096], err[512];
+	wi_table_init(t);
+	snprintf(p, sizeof(p), "%s/trace-AR.csv.gz", dir);
+	if (optrace_read(p, t, err, sizeof(err)))
+		goto fail;
+	snprintf(p, sizeof(p), "%s/meta-AR.yaml", dir);
+	if (optrace_read_meta(p, &t->meta, err, sizeof(err)))
+		goto fail;
+	t->has_meta = true;
+	snprintf(p, sizeof(p), "%s/trace-AR.schema.json", dir);
+	if (optrace_read_schema(p, t, err, sizeof(err)))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "whatif_bench: %s\n", err);
+	return -1;
+}
+
+/* One analysis; *s = S for the record. */
+static int analyse(const struct wi_table *t, double *s)
+{
+	char err[512];
+	struct whatif *e;
+	struct whatif_result r;
+	if (whatif_new(t, NULL, &e, err, sizeof(err))) {
+		fprintf(stderr, "whatif_bench: %s\n", err);
+		return -1;
+	}
+	int rc = whatif_run(e, &r);
+	if (!rc) {
+		*s = r.s;
+		whatif_result_release(&r);
+	}
+	whatif_free(e);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *ar = NULL;
+	int runs = 5;
+	struct wi_synth c;
+	wi_synth_defaults(&c, 16, 64, 64, 10);
+	c.seed = 3;
+	c.slow = 1.3;
+	c.slow_dp = 5;
+	c.slow_stage = 7;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--ar"))
+			ar = argv[i + 1];
+		else if (!strcmp(argv[i], "--runs"))
+			runs = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--pp"))
+			c.pp = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--dp"))
+			c.dp = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--mb"))
+			c.mb = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--steps"))
+			c.steps = atoi(argv[i + 1]);
+	}
+	if (runs < 1 || runs > 99)
+		runs = 5;
+	double w[3][99], u[3][99], s = 0;
+	if (ar) {
+		for (int k = 0; k < runs; k++) {
+			struct wi_table t;
+			double w0 = (double)pp_now_ns() / 1e9, c0 = cpu_s();
+			if (read_ar(ar, &t))
+				return 1;
+			double w1 = (double)pp_now_ns() / 1e9, c1 = cpu_s();
+			if (analyse(&t, &s))
+				return 1;
+			double w2 = (double)pp_now_ns() / 1e9, c2 = cpu_s();
+			w[0][k] = w1 - w0, u[0][k] = c1 - c0;
+			w[1][k] = w2 - w1, u[1][k] = c2 - c1;
+			w[2][k] = w2 - w0, u[2][k] = c2 - c0;
+			wi_table_release(&t);
+		}
+		static const char *const names[3] = { "read", "analysis", "total" };
+		for (int i = 0; i < 3; i++) {
+			printf("whatif_ar_%s_ms %.1f ms\n", names[i], 1e3 * median(w[i], runs));
+			printf("whatif_ar_%s_cpu_ms %.1f ms\n", names[i], 1e3 * median(u[i], runs));
+		}
+		printf("whatif_ar_slowdown %.4f x\n", s);
+	}
+	struct wi_table t;
+	wi_table_init(&t);
+	if (wi_synth_job(&t, &c)) {
+		fprintf(stderr, "whatif_bench: out of memory\n");
+		return 1;
+	}
+	for (int k = 0; k < runs; k++) {
+		double w0 = (double)pp_now_ns() / 1e9, c0 = cpu_s();
+		if (analyse(&t, &s))
+			return 1;
+		w[0][k] = (double)pp_now_ns() / 1e9 - w0;
+		u[0][k] = cpu_s() - c0;
+	}
+	printf("whatif_synth_workers %d workers\n", c.pp * c.dp);
+	printf("whatif_synth_ops %zu ops\n", t.n);
+	printf("whatif_synth_analysis_s %.3f s\n", median(w[0], runs));
+	printf("whatif_synth_analysis_cpu_s %.3f s\n", median(u[0], runs));
+	printf("whatif_synth_slowdown %.4f x\n", s);
+	wi_table_release(&t);
+	return 0;
+}
