@@ -1,6 +1,7 @@
 /* The cases of test_classify.c (format described there). Each names the
  * SPEC rule it pins down. */
 
+/* clang-format off: a table laid out by hand */
 static const struct tcase cases[] = {
 { "all_rules_megatron",
   /* rule 0 (loss_func inside forward_step, start_grad_sync inside the
