@@ -33,7 +33,6 @@ struct gbox {
 struct gantt {
 	struct arena strings;
 	char *title, *xlabel, *ylabel;
-	int width, height;
 	char **rows;
 	int nrows, arows;
 	char **cls_name;
@@ -111,12 +110,6 @@ void gantt_set_ylabel(struct gantt *g, const char *ylabel)
 	g->ylabel = gstrdup(g, ylabel);
 }
 
-void gantt_set_size(struct gantt *g, int width_px, int height_px)
-{
-	g->width = width_px;
-	g->height = height_px;
-}
-
 int gantt_add_row(struct gantt *g, const char *label)
 {
 	if (g->nrows == g->arows) {
@@ -165,11 +158,6 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b)
 	return 0;
 }
 
-size_t gantt_box_count(const struct gantt *g)
-{
-	return g->nboxes;
-}
-
 /* A single-quoted gnuplot string literal. */
 static void put_sq(FILE *f, const char *s)
 {
@@ -200,13 +188,9 @@ struct layout {
 
 static void compute_layout(const struct gantt *g, struct layout *L)
 {
-	L->w = g->width > 0 ? g->width : 1600;
-	if (g->height > 0) {
-		L->h = g->height;
-	} else {
-		L->h = 170 + 34 * g->nrows;
-		L->h = L->h < 360 ? 360 : L->h > 3200 ? 3200 : L->h;
-	}
+	L->w = 1600;
+	L->h = 170 + 34 * g->nrows;
+	L->h = L->h < 360 ? 360 : L->h > 3200 ? 3200 : L->h;
 	L->xmin = 0;
 	L->xmax = 0;
 	for (size_t i = 0; i < g->nboxes; i++) {

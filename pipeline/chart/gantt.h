@@ -31,12 +31,11 @@ struct gantt_box {
 struct gantt *gantt_new(void);
 void gantt_free(struct gantt *g);
 
-/* Title, axis labels (NULL/"" = none) and size in pixels (default: 1600
- * wide, height from the number of rows). */
+/* Title and axis labels (NULL/"" = none). The chart is 1600 pixels wide,
+ * its height grows with the number of rows. */
 void gantt_set_title(struct gantt *g, const char *title);
 void gantt_set_xlabel(struct gantt *g, const char *xlabel);
 void gantt_set_ylabel(struct gantt *g, const char *ylabel);
-void gantt_set_size(struct gantt *g, int width_px, int height_px);
 
 /* Which files the script makes (default both). At least one must be set;
  * with neither, both are made. */
@@ -53,7 +52,6 @@ int gantt_add_class(struct gantt *g, const char *name, const char *color);
 /* Adds a box. Returns 0, or PP_EINVAL for a bad row/class/extent (the box
  * is then ignored). */
 int gantt_add_box(struct gantt *g, const struct gantt_box *b);
-size_t gantt_box_count(const struct gantt *g);
 
 /* Writes PREFIX.gp; the script names its outputs by their base names, and
  * is run in PREFIX's folder, so the folder can be moved. With render, runs

@@ -35,12 +35,6 @@ static const struct {
 	{ "whitespace", GN_WHITESPACE }, { "nan", GN_NAN }, { "long-names", GN_LONG_NAMES },
 };
 
-const char *gen_nasty_names(void)
-{
-	return "truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,"
-	       "bom,whitespace,nan,long-names,all";
-}
-
 int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
 {
 	unsigned v = 0;

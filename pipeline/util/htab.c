@@ -150,12 +150,6 @@ uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init)
 	return &m->vals[i];
 }
 
-uint32_t imap_put(struct imap *m, int64_t key, uint32_t val)
-{
-	uint32_t *v = imap_ref(m, key, val);
-	return v ? *v : IMAP_EMPTY;
-}
-
 void itab_init(struct itab *t)
 {
 	memset(t, 0, sizeof(*t));

@@ -30,10 +30,6 @@ uint32_t imap_get(const struct imap *m, int64_t key);
 /* A pointer to key's value, inserting init when key is absent; NULL when
  * out of memory. Valid until the next insertion. */
 uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init);
-/* Stores key → val unless key is present. Returns the value now stored
- * (val, or the existing one), or IMAP_EMPTY when out of memory. val must
- * not be IMAP_EMPTY. */
-uint32_t imap_put(struct imap *m, int64_t key, uint32_t val);
 
 /* Correlation ids → uint32: CUPTI numbers API calls with a counter, so the
  * ids of one trace are dense. Ids within a growing window above the first id
