@@ -7,6 +7,7 @@
  */
 #include "json_scan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -487,5 +488,93 @@ bool js_us_to_ns(const char *s, const char *e, int64_t *ns)
 	if (acc > (uint64_t)INT64_MAX)
 		return false;
 	*ns = neg ? -(int64_t)acc : (int64_t)acc;
+	return true;
+}
+
+void js_describe_at(const char *at, const char *end, char *out, size_t n)
+{
+	unsigned char c = at < end ? (unsigned char)*at : 0;
+	if (at >= end)
+		snprintf(out, n, "end of input");
+	else if (c >= 0x21 && c < 0x7f && c != '\'')
+		snprintf(out, n, "'%c'", c);
+	else
+		snprintf(out, n, "byte 0x%02x", c);
+}
+
+int js_doc_check(const char *p, const char *end, const char **v, const char **vend,
+		 struct js_stack *st, struct js_err *err)
+{
+	const char *q = js_ws(p, end);
+	int rc;
+	*v = q;
+	if (q >= end) {
+		fail(err, end, NULL, "a value");
+		return JS_MORE;
+	}
+	rc = js_skip_value(&q, end, true, st, err);
+	if (rc == JS_MORE)
+		fail(err, end, NULL, "the rest of the value");
+	if (rc != JS_OK)
+		return rc;
+	*vend = q;
+	q = js_ws(q, end);
+	if (q != end)
+		return fail(err, q, NULL, "the end of the text after the value");
+	return JS_OK;
+}
+
+int js_line_of(const char *text, const char *at)
+{
+	int line = 1;
+	for (const char *s = text; s < at; s++)
+		line += *s == '\n';
+	return line;
+}
+
+void js_doc_error(const char *text, const char *end, const struct js_err *e, char *out, size_t n)
+{
+	char found[48];
+	if (e->what)
+		snprintf(found, sizeof(found), "%s", e->what);
+	else
+		js_describe_at(e->at, end, found, sizeof(found));
+	snprintf(out, n, "%d: byte %zu: %s%s, expected %s", js_line_of(text, e->at),
+		 (size_t)(e->at - text), e->what ? "" : "found ", found, e->expected);
+}
+
+void js_iter_init(struct js_iter *it, const char *v, const char *end, struct js_stack *st)
+{
+	it->p = v; /* at '{' or '[': the first call steps over it like a ',' */
+	it->end = end;
+	it->obj = *v == '{';
+	it->st = st;
+}
+
+bool js_iter_next(struct js_iter *it, struct js_item *item)
+{
+	const char *p = it->p, *q = p;
+	bool esc = false;
+	if (*p != ',' && *p != '{' && *p != '[')
+		return false; /* at the closing bracket */
+	p = js_ws(p + 1, it->end);
+	if (*p == '}' || *p == ']') {
+		it->p = p;
+		return false;
+	}
+	item->key = NULL;
+	item->keylen = 0;
+	item->key_esc = false;
+	if (it->obj) {
+		js_string_end(p + 1, it->end, &q, &esc);
+		item->key = p + 1;
+		item->keylen = (size_t)(q - p - 1);
+		item->key_esc = esc;
+		p = js_ws(js_ws(q + 1, it->end) + 1, it->end); /* over ':' */
+	}
+	item->v = p;
+	js_skip_value(&p, it->end, true, it->st, NULL);
+	item->vend = p;
+	it->p = js_ws(p, it->end);
 	return true;
 }

@@ -108,19 +108,6 @@ static uint64_t off_of(const struct trace_reader *r, const char *at)
 	return r->base_off + (uint64_t)(at - r->buf);
 }
 
-static void describe_byte(char *out, size_t n, const struct trace_reader *r, const char *at)
-{
-	if (at >= r->buf + r->len) {
-		snprintf(out, n, "end of input");
-		return;
-	}
-	unsigned char c = (unsigned char)*at;
-	if (c >= 0x21 && c < 0x7f && c != '\'')
-		snprintf(out, n, "'%c'", c);
-	else
-		snprintf(out, n, "byte 0x%02x", c);
-}
-
 static int set_err(struct trace_reader *r, int code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -144,7 +131,7 @@ static int set_js_err(struct trace_reader *r, const struct js_err *e)
 	if (e->what)
 		return set_err(r, PP_EPARSE, off_of(r, e->at), "%s, expected %s", e->what,
 			       e->expected);
-	describe_byte(found, sizeof(found), r, e->at);
+	js_describe_at(e->at, r->buf + r->len, found, sizeof(found));
 	return set_err(r, PP_EPARSE, off_of(r, e->at), "found %s, expected %s", found,
 		       e->expected);
 }
