@@ -52,14 +52,6 @@ void *vec_push(struct vec *v)
 	return p;
 }
 
-enum cat_kind {
-	CK_CPU,       /* any CPU category (python_function, cpu_op, ...) */
-	CK_KERNEL,    /* kernel */
-	CK_MEM,       /* gpu_memcpy, gpu_memset (Memcpy, Memset in 2021) */
-	CK_FWDBWD,    /* fwdbwd flows */
-	CK_GPU_OTHER  /* device-side annotations and syncs: neither */
-};
-
 /* ASCII case-insensitive equality of s[0..n) with a lowercase literal of
  * the same length. */
 static bool ieq(const char *s, const char *lit, size_t n)
@@ -74,34 +66,35 @@ static bool ieq(const char *s, const char *lit, size_t n)
 	return true;
 }
 
-static enum cat_kind cat_kind(struct pp_sv cat)
+enum classify_cat classify_category(struct pp_sv cat)
 {
 	switch (cat.n) {
 	case 6:
 		switch (cat.p[0] | 0x20) {
-		case 'k':
-			return ieq(cat.p, "kernel", 6) ? CK_KERNEL : CK_CPU;
-		case 'f':
-			return ieq(cat.p, "fwdbwd", 6) ? CK_FWDBWD : CK_CPU;
+		case 'k': return ieq(cat.p, "kernel", 6) ? CC_KERNEL : CC_CPU;
+		case 'f': return ieq(cat.p, "fwdbwd", 6) ? CC_FWDBWD : CC_CPU;
 		case 'm':
-			return ieq(cat.p, "memcpy", 6) || ieq(cat.p, "memset", 6)
-				       ? CK_MEM : CK_CPU;
+			return ieq(cat.p, "memcpy", 6)   ? CC_MEMCPY
+			       : ieq(cat.p, "memset", 6) ? CC_MEMSET
+							 : CC_CPU;
 		}
 		break;
 	case 9:
 		if (ieq(cat.p, "cuda_sync", 9))
-			return CK_GPU_OTHER;
+			return CC_GPU_OTHER;
 		break;
 	case 10:
-		if (ieq(cat.p, "gpu_memcpy", 10) || ieq(cat.p, "gpu_memset", 10))
-			return CK_MEM;
+		if (ieq(cat.p, "gpu_memcpy", 10))
+			return CC_MEMCPY;
+		if (ieq(cat.p, "gpu_memset", 10))
+			return CC_MEMSET;
 		break;
 	case 19:
 		if (ieq(cat.p, "gpu_user_annotation", 19))
-			return CK_GPU_OTHER;
+			return CC_GPU_OTHER;
 		break;
 	}
-	return CK_CPU;
+	return CC_CPU;
 }
 
 struct classify *classify_new(const struct patterns *pats, struct arena *arena)
@@ -517,8 +510,8 @@ static int feed_launch_pass(struct classify *c, const struct trace_event *ev)
 {
 	if (ev->ph != 'X' || !(ev->has & TE_CORRELATION))
 		return 0;
-	enum cat_kind k = cat_kind(ev->cat);
-	if (k != CK_CPU && k != CK_FWDBWD)
+	enum classify_cat k = classify_category(ev->cat);
+	if (k != CC_CPU && k != CC_FWDBWD)
 		return 0;
 	long th = thread_intern(c, ev);
 	if (th < 0)
@@ -542,24 +535,18 @@ int classify_feed(struct classify *c, const struct trace_event *ev)
 	c->cnt.events++;
 	switch (ev->ph) {
 	case 'X':
-		switch (cat_kind(ev->cat)) {
-		case CK_KERNEL:
-			rc = feed_gpu(c, ev, false);
-			break;
-		case CK_MEM:
-			rc = feed_gpu(c, ev, true);
-			break;
-		case CK_CPU:
-		case CK_FWDBWD:
-			rc = feed_cpu(c, ev);
-			break;
-		case CK_GPU_OTHER:
-			break;
+		switch (classify_category(ev->cat)) {
+		case CC_KERNEL: rc = feed_gpu(c, ev, false); break;
+		case CC_MEMCPY:
+		case CC_MEMSET: rc = feed_gpu(c, ev, true); break;
+		case CC_CPU:
+		case CC_FWDBWD: rc = feed_cpu(c, ev); break;
+		case CC_GPU_OTHER: break;
 		}
 		break;
 	case 's':
 	case 'f':
-		if (cat_kind(ev->cat) == CK_FWDBWD)
+		if (classify_category(ev->cat) == CC_FWDBWD)
 			rc = feed_flow(c, ev);
 		break;
 	case 'M':

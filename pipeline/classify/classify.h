@@ -20,11 +20,10 @@
 #define CLASSIFY_H
 
 #include "model/rank_result.h"
+#include "read/trace_read.h"
 
 struct arena;
 struct patterns;
-struct trace_event;
-struct trace_header;
 
 struct classify;
 
@@ -47,8 +46,29 @@ struct classify *classify_new_survey(const struct patterns *pats,
 				     struct arena *arena);
 #define CLASSIFY_AGAIN 1
 
-/* A GPU event's type (SPEC §5) from its name's pattern bits
- * (patterns_match()): gpu_memcpy/gpu_memset events are mem; for kernels
+/* The GPU-event rule, in one place: what an event's category makes of it
+ * (ASCII case-insensitive). A GPU event is an X event of category kernel,
+ * gpu_memcpy or gpu_memset (2021 traces say Memcpy and Memset):
+ * classify_gpu_event(). Everything that counts GPU events (the classifier,
+ * ppbatch --inspect, the tests) asks these functions. */
+enum classify_cat {
+	CC_CPU,      /* any other category: a CPU slice (cpu_op, python_function, ...) */
+	CC_KERNEL,   /* kernel */
+	CC_MEMCPY,   /* gpu_memcpy, Memcpy */
+	CC_MEMSET,   /* gpu_memset, Memset */
+	CC_FWDBWD,   /* fwdbwd: flows from forward to backward threads */
+	CC_GPU_OTHER /* gpu_user_annotation, cuda_sync: on the device, not work */
+};
+enum classify_cat classify_category(struct pp_sv cat);
+
+/* Whether an event of phase ph and category kind c is a GPU event. */
+static inline bool classify_gpu_event(char ph, enum classify_cat c)
+{
+	return ph == 'X' && (c == CC_KERNEL || c == CC_MEMCPY || c == CC_MEMSET);
+}
+
+/* A GPU event's type (docs/classification.md) from its name's pattern bits
+ * (patterns_match()): memcpy/memset events (memevent) are mem; for kernels
  * comm_kernel is tested before mem_kernel. */
 enum rr_type classify_kernel_type(uint32_t pattern_bits, bool memevent);
 

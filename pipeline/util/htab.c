@@ -162,11 +162,8 @@ void itab_release(struct itab *t)
 	itab_init(t);
 }
 
-int itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
-		 void *ctx)
+int itab_grow(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx), void *ctx)
 {
-	if ((t->n + 1) * 2 <= t->cap)
-		return 0;
 	size_t cap = t->cap ? t->cap * 2 : 1024, mask = cap - 1;
 	uint32_t *slot = calloc(cap, sizeof(*slot));
 	uint32_t *h32 = calloc(cap, sizeof(*h32));
@@ -191,6 +188,13 @@ int itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
 	t->hash32 = h32;
 	t->cap = cap;
 	return 0;
+}
+
+void itab_put(struct itab *t, size_t slot, uint64_t h, uint32_t idx)
+{
+	t->slot[slot] = idx + 1;
+	t->hash32[slot] = (uint32_t)h;
+	t->n++;
 }
 
 void cmap_init(struct cmap *m)
