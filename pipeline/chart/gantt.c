@@ -9,16 +9,12 @@
 #include "gantt.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "gnuplot.h"
 #include "util/arena.h"
 #include "util/pp.h"
 #include "util/safefile.h"
@@ -379,99 +375,12 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 	return ferror(f) ? PP_EIO : 0;
 }
 
-/* The full path of gnuplot on PATH, or false. */
-static bool find_gnuplot(char *out, size_t outlen)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		return false;
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		if (n && n + 10 < outlen) {
-			memcpy(out, path, n);
-			memcpy(out + n, "/gnuplot", 9);
-			if (access(out, X_OK) == 0)
-				return true;
-		}
-		path += n + (path[n] == ':');
-	}
-	return false;
-}
-
-/* Runs `gnuplot base.gp` in dir; stderr is captured for the message. */
-static int run_gnuplot(const char *exe, const char *dir, const char *script,
-		       char *err, size_t errlen)
-{
-	int fds[2], status;
-	if (pipe(fds))
-		return snprintf(err, errlen, "pipe: %s", strerror(errno)), PP_EIO;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return snprintf(err, errlen, "fork: %s", strerror(errno)), PP_EIO;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 1);
-		}
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		if (chdir(dir))
-			_exit(126);
-		gantt_clear_outputs(script);
-		char *argv[] = { "gnuplot", (char *)script, NULL };
-		execv(exe, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	struct strbuf sb = STRBUF_INIT;
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (sb.len < 8192)
-			strbuf_add(&sb, buf, (size_t)n);
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	int rc = 0;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		/* gnuplot's message is the last non-empty lines; keep the last. */
-		char *last = NULL;
-		for (char *s = sb.buf; *s;) {
-			size_t len = strcspn(s, "\n");
-			char *next = s + len + (s[len] == '\n');
-			s[len] = '\0';
-			if (strspn(s, " ^") != len)
-				last = s;
-			s = next;
-		}
-		snprintf(err, errlen, "gnuplot failed on %s/%s (%s %d)%s%s", dir, script,
-			 WIFEXITED(status) ? "exit" : "signal",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-			 last ? ": " : "", last ? last : "");
-		rc = PP_EIO;
-	}
-	strbuf_release(&sb);
-	return rc;
-}
-
 int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen)
 {
-	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT, script = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
 	const char *slash = strrchr(prefix, '/');
 	const char *base = slash ? slash + 1 : prefix;
-	char exe[4096];
 	int rc = 0;
 
 	if (errlen)
@@ -481,11 +390,6 @@ int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		return PP_EINVAL;
 	}
 	strbuf_addf(&path, "%s.gp", prefix);
-	strbuf_addf(&script, "%s.gp", base);
-	if (slash)
-		strbuf_add(&dir, prefix, slash == prefix ? 1 : (size_t)(slash - prefix));
-	else
-		strbuf_addstr(&dir, ".");
 
 	/* Written to a temporary name and renamed: a symlink planted at the
 	 * final name is replaced, never followed (safefile.h). */
@@ -508,30 +412,17 @@ int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		rc = PP_EIO;
 		goto out;
 	}
-	if (!render)
-		goto out;
-	if (!find_gnuplot(exe, sizeof(exe))) {
-		snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
-		rc = PP_ENOTFOUND;
-		goto out;
+	if (render) {
+		struct gnuplot_job job = { .script = path.buf };
+		rc = gnuplot_render(&job, 1, 1, err, errlen);
+		if (rc == PP_ENOTFOUND)
+			snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
+		else if (rc == 0 && job.failed)
+			rc = PP_EIO;
+		if (rc == PP_EIO && job.failed)
+			snprintf(err, errlen, "%s", job.why);
 	}
-	rc = run_gnuplot(exe, dir.buf, script.buf, err, errlen);
 out:
 	strbuf_release(&path);
-	strbuf_release(&dir);
-	strbuf_release(&script);
 	return rc;
-}
-
-void gantt_clear_outputs(const char *script)
-{
-	char out[512];
-	size_t sl = strlen(script);
-	if (sl <= 3 || sl + 2 >= sizeof(out) || strcmp(script + sl - 3, ".gp"))
-		return;
-	memcpy(out, script, sl - 3);
-	memcpy(out + sl - 3, ".png", 5);
-	unlink(out);
-	memcpy(out + sl - 3, ".svg", 5);
-	unlink(out);
 }

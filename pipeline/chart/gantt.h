@@ -5,7 +5,7 @@
  * vertical slice of the row's band, so overlapping categories stay visible.
  * gantt_write() writes one self-contained gnuplot script PREFIX.gp (data
  * inline as datablocks, one boxxyerror plot per class, text noenhanced) and,
- * when gnuplot is on PATH, runs it to render PREFIX.png (pngcairo) and
+ * when asked, runs gnuplot on it to render PREFIX.png (pngcairo) and
  * PREFIX.svg (hover text as hypertext labels). Linear in the number of
  * boxes; strings are copied, so callers may pass temporaries.
  */
@@ -55,17 +55,11 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b);
 
 /* Writes PREFIX.gp; the script names its outputs by their base names, and
  * is run in PREFIX's folder, so the folder can be moved. With render, runs
- * gnuplot (fork/exec, no shell) to make PREFIX.png and PREFIX.svg.
+ * gnuplot on it (gnuplot.h) to make PREFIX.png and PREFIX.svg.
  * Returns 0; PP_ENOTFOUND when render was asked but gnuplot is not on PATH
  * (the script is written); PP_EIO when writing or gnuplot failed (message
- * in err, including gnuplot's first error line). */
+ * in err, including gnuplot's error line). */
 int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen);
-
-/* Removes whatever stands at the PNG and SVG names of the gnuplot script
- * `script` (a path ending in ".gp", relative to the current folder), so
- * that gnuplot creates new files instead of writing through a planted
- * symlink. Async-signal-safe: called between fork and exec. */
-void gantt_clear_outputs(const char *script);
 
 #endif
