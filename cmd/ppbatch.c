@@ -1,6 +1,8 @@
 /* ppbatch — analyse Kineto traces of a Megatron-LM job into one SQLite
- * database; also --inspect, --merge and --format pp-timer. Thin: parses
- * options into struct batch_opts and calls one entry of batch.h. */
+ * database; also --inspect, --merge and --format pp-timer. Thin: defaults,
+ * the [batch] section of the config file, then the options, into struct
+ * batch_opts; then one entry of batch.h. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,6 +77,28 @@ static int parse_shard(const char *s, int *i, int *n)
 	return 0;
 }
 
+static const char *const batch_keys[] = { "processes", "pattern",         "timeout",
+					  "salvage",   "busy_timeout_ms", NULL };
+
+/* [batch] keys override the defaults; the command line overrides them. */
+static int apply_config(struct batch_opts *o, const struct config *cfg, const char *path)
+{
+	long procs = o->processes, busy = o->busy_timeout_ms;
+	char err[256];
+	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, err, sizeof(err)) < 0 ||
+	    config_get_long_in(cfg, "batch.busy_timeout_ms", 1, INT_MAX, &busy, err, sizeof(err)) <
+		    0 ||
+	    config_get_double_in(cfg, "batch.timeout", 0, 1e9, &o->timeout_s, err, sizeof(err)) <
+		    0 ||
+	    config_get_bool(cfg, "batch.salvage", &o->salvage, err, sizeof(err)) < 0)
+		return error("%s: %s", path, err);
+	o->processes = (int)procs;
+	o->busy_timeout_ms = (int)busy;
+	if (config_get(cfg, "batch.pattern"))
+		o->pattern = config_get(cfg, "batch.pattern");
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_state *st)
 {
 	long v;
@@ -86,7 +110,7 @@ static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_st
 		case O_FOLDERS: o->folders = st->args; o->nfolders = st->nargs; break;
 		case O_PATTERN: o->pattern = st->arg; break;
 		case O_DB: o->db = st->arg; break;
-		case O_CONFIG: o->config_path = st->arg; break;
+		case O_CONFIG: break; /* applied first: cli_find_config() */
 		case O_PROCESSES:
 			if (cli_parse_long(st->arg, 1, 4096, &v))
 				return cli_bad_value(&cmd, st, "expected a number from 1 to 4096");
@@ -132,24 +156,38 @@ static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_st
 
 int main(int argc, char **argv)
 {
-	struct batch_opts o = { .shard_count = 1, .vpp_size = 1, .format = "kineto" };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	struct batch_opts o = { .shard_count = 1,
+				.vpp_size = 1,
+				.format = "kineto",
+				.processes = cores < 1      ? 1
+					     : cores > 4096 ? 4096
+							    : (int)cores,
+				.busy_timeout_ms = 600000 };
 	struct cli_state st;
 	char err[512];
 	int rc;
 
 	pp_set_progname("ppbatch");
-	cli_init(&st, argc, argv);
-	rc = parse_args(argc, argv, &o, &st);
-	if (rc == CLI_HELP || rc == CLI_ERR) {
-		cli_release(&st);
+	rc = cli_find_config(&cmd, argc, argv, &o.config_path);
+	if (rc == CLI_HELP || rc == CLI_ERR)
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
-	}
-	o.files = st.pos;
-	o.nfiles = st.npos;
-	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err))
-				 : config_new();
+	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err)) : config_new();
 	if (!o.config) {
 		error("%s", err);
+		return PP_EXIT_USAGE;
+	}
+	if (o.config_path && apply_config(&o, o.config, o.config_path)) {
+		config_free(o.config);
+		return PP_EXIT_USAGE;
+	}
+	cli_init(&st, argc, argv);
+	rc = parse_args(argc, argv, &o, &st);
+	o.files = st.pos;
+	o.nfiles = st.npos;
+	if (!o.worker) /* once, not again in every worker */
+		config_check_known(o.config, "batch", batch_keys);
+	if (rc == CLI_ERR) {
 		rc = PP_EXIT_USAGE;
 	} else if (o.inspect && !o.nfiles) {
 		error("--inspect needs at least one trace file");

@@ -131,6 +131,20 @@ int cli_next(const struct cli_cmd *cmd, struct cli_state *st)
 	return CLI_END;
 }
 
+int cli_find_config(const struct cli_cmd *cmd, int argc, char **argv, const char **path)
+{
+	const struct cli_opt *config = find_long(cmd, "config", 6);
+	struct cli_state st;
+	int id;
+	*path = NULL;
+	cli_init(&st, argc, argv);
+	while ((id = cli_next(cmd, &st)) > 0)
+		if (config && id == config->id)
+			*path = st.arg;
+	cli_release(&st);
+	return id;
+}
+
 void cli_usage(const struct cli_cmd *cmd)
 {
 	fprintf(stderr, "usage: %s\n", cmd->synopsis);

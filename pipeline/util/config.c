@@ -147,6 +147,37 @@ int config_get_bool(const struct config *cfg, const char *key, bool *out,
 	return PP_EINVAL;
 }
 
+int config_get_long_in(const struct config *cfg, const char *key, long min, long max, long *out,
+		       char *err, size_t errlen)
+{
+	long v;
+	int rc = config_get_long(cfg, key, &v, err, errlen);
+	if (rc == 0 && (v < min || v > max)) {
+		snprintf(err, errlen,
+			 "config key %s: expected an integer from %ld to %ld, got '%s'", key, min,
+			 max, config_get(cfg, key));
+		return PP_EINVAL;
+	}
+	if (rc == 0)
+		*out = v;
+	return rc;
+}
+
+int config_get_double_in(const struct config *cfg, const char *key, double min, double max,
+			 double *out, char *err, size_t errlen)
+{
+	double v;
+	int rc = config_get_double(cfg, key, &v, err, errlen);
+	if (rc == 0 && (v < min || v > max)) {
+		snprintf(err, errlen, "config key %s: expected a number from %g to %g, got '%s'",
+			 key, min, max, config_get(cfg, key));
+		return PP_EINVAL;
+	}
+	if (rc == 0)
+		*out = v;
+	return rc;
+}
+
 size_t config_get_list(const struct config *cfg, const char *key,
 		       void (*fn)(void *ctx, const char *item), void *ctx)
 {

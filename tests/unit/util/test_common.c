@@ -55,13 +55,12 @@ static void test_strbuf_basics(void **state)
 	strbuf_release(&sb);
 }
 
-enum { O_DB = 1, O_ITER, O_QUIET };
-static const struct cli_opt opts[] = {
-	{ "db", 'd', "<path>", "database file", O_DB, 0 },
-	{ "iterations", 0, "<n>", "iterations", O_ITER, CLI_MULTI },
-	{ "quiet", 'q', NULL, "no progress", O_QUIET, 0 },
-	{ NULL, 0, NULL, NULL, 0, 0 }
-};
+enum { O_DB = 1, O_ITER, O_QUIET, O_CONFIG };
+static const struct cli_opt opts[] = { { "db", 'd', "<path>", "database file", O_DB, 0 },
+				       { "iterations", 0, "<n>", "iterations", O_ITER, CLI_MULTI },
+				       { "quiet", 'q', NULL, "no progress", O_QUIET, 0 },
+				       { "config", 'c', "<file>", "config file", O_CONFIG, 0 },
+				       { NULL, 0, NULL, NULL, 0, 0 } };
 static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test",
 				    opts, NULL };
 
@@ -89,6 +88,18 @@ static void test_cli_forms(void **state)
 	cli_init(&st, 2, bad);
 	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
 	cli_release(&st);
+	/* The config file is found before the other options are applied: the
+	 * last --config in any form; not a "-c" that is another option's value
+	 * or after "--". */
+	const char *path;
+	char *cfg1[] = { "t", "--db", "-c", "-qca.ini", "--config=b.ini", "--", "-c", "z", NULL };
+	assert_int_equal(cli_find_config(&cmd, 8, cfg1, &path), CLI_END);
+	assert_string_equal(path, "b.ini");
+	char *cfg2[] = { "t", "-q", "pos", NULL };
+	assert_int_equal(cli_find_config(&cmd, 3, cfg2, &path), CLI_END);
+	assert_null(path);
+	char *cfg3[] = { "t", "-c", NULL };
+	assert_int_equal(cli_find_config(&cmd, 2, cfg3, &path), CLI_ERR);
 	long v;
 	assert_int_equal(cli_parse_long("12", 0, 100, &v), 0);
 	assert_int_equal(v, 12);
@@ -121,6 +132,13 @@ static void test_config_load_and_types(void **state)
 	assert_true(d > 0.099 && d < 0.101);
 	assert_int_equal(config_get_long(cfg, "agg.bad", &n, err, 256), PP_EINVAL);
 	assert_int_equal(config_get_long(cfg, "agg.none", &n, err, 256), 1);
+	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 3, &n, err, 256), PP_EINVAL);
+	assert_string_equal(err,
+			    "config key batch.processes: expected an integer from 1 to 3, got '4'");
+	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 4, &n, err, 256), 0);
+	assert_int_equal(config_get_double_in(cfg, "agg.threshold", 0.2, 1, &d, err, 256),
+			 PP_EINVAL);
+	assert_int_equal(config_get_double_in(cfg, "agg.none", 0.2, 1, &d, err, 256), 1);
 	assert_null(config_get(cfg, "x.y"));
 	config_free(cfg);
 	assert_null(config_load("/nonexistent/x.ini", err, sizeof(err)));
