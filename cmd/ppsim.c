@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	rc = sim_run(&in.cfg, &res, err, sizeof(err));
 	if (rc) {
 		error("%s", err);
-		rc = rc == PP_ENOMEM ? PP_EXIT_FATAL : PP_EXIT_USAGE;
+		rc = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (in.json)

@@ -86,7 +86,7 @@ struct inspect {
 	size_t ncount, nalloc;
 	struct itab name_tab;
 	const struct patterns *pats;
-	struct classify *cl;     /* NULL once it failed (out of memory) */
+	struct classify *cl;     /* NULL with --no-classify */
 	struct arena cl_arena;   /* the classifier's memory */
 	uint64_t threads_dropped;
 	struct proc_name *procs;
@@ -654,16 +654,12 @@ static int launch_pass(struct classify *cl, const char *path,
 		return PP_EIO;
 	}
 	struct trace_reader *r = trace_reader_open(path, ro);
-	if (!r)
-		die("out of memory opening '%s'", path);
 	while (n < events && (rc = trace_reader_next(r, &ev)) > 0) {
 		n++;
-		if ((rc = classify_feed(cl, &ev)) < 0)
-			break;
+		classify_feed(cl, &ev);
 	}
 	if (rc < 0)
-		snprintf(err, errlen, "%s", rc == PP_ENOMEM ? "out of memory"
-							    : trace_reader_error(r));
+		snprintf(err, errlen, "%s", trace_reader_error(r));
 	else if (n < events || stat(path, &now) || !same_file(st, &now)) {
 		snprintf(err, errlen, "%s: changed while being inspected (read twice for "
 			 "the backward thread's launch count)", path);
@@ -672,10 +668,8 @@ static int launch_pass(struct classify *cl, const char *path,
 	trace_reader_close(r);
 	if (rc < 0)
 		return rc;
-	rc = classify_finish(cl, h, res);
-	if (rc)
-		snprintf(err, errlen, "%s: out of memory classifying", path);
-	return rc ? PP_ENOMEM : 0;
+	classify_finish(cl, h, res);
+	return 0;
 }
 
 /* Reads one file and prints its description; returns 0 or a PP_E* code. */
@@ -701,14 +695,10 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	char err2[600] = "";
 	int64_t t0 = pp_now_ns();
 	struct trace_reader *r = trace_reader_open(path, &ro);
-	if (!r)
-		die("out of memory opening '%s'", path);
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		observe(&in, &ev);
-		if (in.cl && classify_feed(in.cl, &ev) < 0) {
-			classify_free(in.cl);
-			in.cl = NULL;
-		}
+		if (in.cl)
+			classify_feed(in.cl, &ev);
 	}
 	struct rank_result *res = NULL;
 	if (rc == 0 && in.cl) {
@@ -716,10 +706,10 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 		if (crc == CLASSIFY_AGAIN)
 			crc = launch_pass(in.cl, path, &ro, &st0, trace_reader_events(r),
 					  trace_reader_header(r), &res, err2, sizeof(err2));
-		if (crc)
+		if (crc) { /* the file failed: err2 says why */
 			res = NULL;
-		if (crc && err2[0])
-			rc = crc; /* the file failed: say why below */
+			rc = crc;
+		}
 	}
 	f.seconds = (double)(pp_now_ns() - t0) / 1e9;
 	struct stat st;

@@ -85,10 +85,7 @@ static char *gstrdup(struct gantt *g, const char *s)
 {
 	if (!s || !*s)
 		return NULL;
-	char *r = arena_strndup(&g->strings, s, strlen(s));
-	if (!r)
-		die("out of memory");
-	return r;
+	return arena_strndup(&g->strings, s, strlen(s));
 }
 
 void gantt_set_title(struct gantt *g, const char *title)

@@ -27,7 +27,7 @@ struct gantt_box {
 	const char *hover;/* SVG tooltip, or NULL */
 };
 
-/* An empty chart; never NULL (dies on allocation failure, like strbuf). */
+/* An empty chart; never NULL (docs/contracts.md: out of memory). */
 struct gantt *gantt_new(void);
 void gantt_free(struct gantt *g);
 

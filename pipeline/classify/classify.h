@@ -28,8 +28,7 @@ struct patterns;
 struct classify;
 
 /* A classifier drawing all its memory from arena (which must outlive the
- * result). pats is borrowed and must outlive the classifier. NULL when out
- * of memory. */
+ * result). pats is borrowed and must outlive the classifier. */
 struct classify *classify_new(const struct patterns *pats, struct arena *arena);
 
 /* A survey, for `ppbatch --inspect`: everything classify_finish() reports
@@ -72,12 +71,11 @@ static inline bool classify_gpu_event(char ph, enum classify_cat c)
  * comm_kernel is tested before mem_kernel. */
 enum rr_type classify_kernel_type(uint32_t pattern_bits, bool memevent);
 
-/* Takes one event (strings are copied as needed). Returns 0, or PP_ENOMEM
- * (the classifier is then failed and every later call returns PP_ENOMEM). */
-int classify_feed(struct classify *c, const struct trace_event *ev);
+/* Takes one event (strings are copied as needed). */
+void classify_feed(struct classify *c, const struct trace_event *ev);
 
 /* Computes the result; h may be NULL (no base time). *out points into the
- * arena. Returns 0 or PP_ENOMEM (or, for a survey, CLASSIFY_AGAIN once).
+ * arena. Returns 0 (or, for a survey, CLASSIFY_AGAIN once).
  * Otherwise call once; the classifier is spent after (but must still be
  * freed). */
 int classify_finish(struct classify *c, const struct trace_header *h,

@@ -36,7 +36,7 @@ struct vec {
 
 void vec_init(struct vec *v, size_t elem);
 void vec_release(struct vec *v);
-/* A pointer to a new zeroed element at the end, or NULL when out of memory. */
+/* A pointer to a new zeroed element at the end (never NULL). */
 void *vec_push(struct vec *v);
 #define VEC_AT(v, type, i) (((type *)(v)->data)[i])
 
@@ -99,7 +99,6 @@ struct croots {
 struct classify {
 	const struct patterns *pats;
 	struct arena *arena;
-	int failed;
 
 	struct vec names, threads, slices, pgslices, launches, groups;
 	struct vec dup_launches; /* launches whose correlation came before */
@@ -127,7 +126,7 @@ struct classify {
 };
 
 /* steps.c */
-int steps_find_roots(struct classify *c);
+void steps_find_roots(struct classify *c);
 /* Index of the root of r containing ts on thread (closed interval), or -1.
  * thread UINT32_MAX matches any thread (r must then be sorted by ts). */
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts);
@@ -146,8 +145,7 @@ void attribute_kernels(struct classify *c, struct rank_result *res,
 		       const struct croots *its, int32_t *iter_of);
 
 /* rank_metrics.c: category stats, step metrics, rank metrics, iteration
- * windows (from iter_of) of an attributed result. 0 or PP_ENOMEM. */
-int rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
-			 struct arena *a);
+ * windows (from iter_of) of an attributed result. */
+void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struct arena *a);
 
 #endif

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/pp.h"
+
 #ifdef __SSE2__
 const char *js_ws_run(const char *p, const char *end)
 {
@@ -236,27 +238,22 @@ more:
 	return JS_MORE;
 }
 
-static __attribute__((noinline)) bool stack_grow(struct js_stack *st)
+static __attribute__((noinline)) void stack_grow(struct js_stack *st)
 {
 	size_t ncap = st->cap ? st->cap * 2 : 4096;
-	uint64_t *nb = realloc(st->bits, ncap / 8);
-	if (!nb)
-		return false;
-	st->bits = nb;
+	st->bits = xrealloc(st->bits, ncap / 8);
 	st->cap = ncap;
-	return true;
 }
 
-static inline bool stack_push(struct js_stack *st, size_t depth, bool is_obj)
+static inline void stack_push(struct js_stack *st, size_t depth, bool is_obj)
 {
-	if (depth >= st->cap && !stack_grow(st))
-		return false;
+	if (depth >= st->cap)
+		stack_grow(st);
 	uint64_t m = (uint64_t)1 << (depth & 63);
 	if (is_obj)
 		st->bits[depth >> 6] |= m;
 	else
 		st->bits[depth >> 6] &= ~m;
-	return true;
 }
 
 static inline bool stack_is_obj(const struct js_stack *st, size_t depth)
@@ -297,8 +294,7 @@ value:
 		p = q + 1;
 		break;
 	case '{':
-		if (!stack_push(st, depth, true))
-			return fail(err, p, "out of memory for nesting", "less nesting");
+		stack_push(st, depth, true);
 		depth++;
 		p = js_ws(p + 1, end);
 		expect = "a key string or '}'";
@@ -310,8 +306,7 @@ value:
 		}
 		goto key;
 	case '[':
-		if (!stack_push(st, depth, false))
-			return fail(err, p, "out of memory for nesting", "less nesting");
+		stack_push(st, depth, false);
 		depth++;
 		p = js_ws(p + 1, end);
 		NEED(p < end);

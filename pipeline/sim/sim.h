@@ -92,7 +92,7 @@ void sim_config_init(struct sim_config *cfg);
  * caller releases with sim_result_release(), also after an error).
  * Returns 0, PP_EINVAL for invalid parameters (including schedules the
  * chosen model cannot build), PP_ECYCLE when the schedule deadlocks (the
- * message names the device and the op), PP_ENOMEM. On error a one-line
+ * message names the device and the op). On error a one-line
  * message (no trailing newline) is written to err. */
 int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
 	    size_t errlen);

@@ -1,7 +1,8 @@
 /* htab.h — small hashing helpers for the classifier's hot path: a fast
  * 64-bit hash of bytes, and an open-addressing map from int64 keys to
  * uint32 values (linear probing, power-of-two capacity, heap-allocated and
- * grown by doubling: never per-event allocation).
+ * grown by doubling: never per-event allocation; allocation failure ends
+ * the process, docs/contracts.md).
  */
 #ifndef HTAB_H
 #define HTAB_H
@@ -27,8 +28,8 @@ void imap_init(struct imap *m);
 void imap_release(struct imap *m);
 /* The value stored for key, or IMAP_EMPTY. */
 uint32_t imap_get(const struct imap *m, int64_t key);
-/* A pointer to key's value, inserting init when key is absent; NULL when
- * out of memory. Valid until the next insertion. */
+/* A pointer to key's value, inserting init when key is absent. Valid until
+ * the next insertion. */
 uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init);
 
 /* Correlation ids → uint32: CUPTI numbers API calls with a counter, so the
@@ -60,13 +61,14 @@ struct itab {
 
 void itab_init(struct itab *t);
 void itab_release(struct itab *t);
-/* Grows the table when it is more than half full; 0 or PP_ENOMEM.
+/* Grows the table when it is more than half full.
  * rehash(ctx, idx) must return the full hash of entry idx. */
-int itab_grow(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx), void *ctx);
-static inline int itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
-			       void *ctx)
+void itab_grow(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx), void *ctx);
+static inline void itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
+				void *ctx)
 {
-	return (t->n + 1) * 2 <= t->cap ? 0 : itab_grow(t, rehash, ctx);
+	if ((t->n + 1) * 2 > t->cap)
+		itab_grow(t, rehash, ctx);
 }
 /* The entry of hash h that eq(ctx, idx) accepts (asked only about entries
  * whose hash matches in its low 32 bits): its index, or -1. Then *slot is

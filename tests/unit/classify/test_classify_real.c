@@ -58,7 +58,7 @@ static void classify_file(const char *path, const struct patterns *pats)
 			gpu_n++;
 			gpu_sum += ev.dur_ns > 0 ? ev.dur_ns : 0;
 		}
-		assert_int_equal(classify_feed(c, &ev), 0);
+		classify_feed(c, &ev);
 	}
 	if (rc < 0)
 		print_message("%s: %s\n", path, trace_reader_error(rd));
