@@ -19,26 +19,35 @@ enum {
 };
 
 static const struct cli_opt options[] = {
-	{ "strategy", 0, "<name>", "1f1b (default), interleave, zb1p, 1f1b_overlap, "
-	  "1f1b_interleave_overlap, dualpipe, dualpipe_v", O_STRATEGY, 0 },
+	{ "strategy", 0, "<name>",
+	  "1f1b (default), interleave, zb1p, 1f1b_overlap, "
+	  "1f1b_interleave_overlap, dualpipe, dualpipe_v",
+	  O_STRATEGY, 0 },
 	{ "devices", 'p', "<p>", "pipeline devices (default: from --stages)", O_DEVICES, 0 },
 	{ "stages", 0, "<n>", "pipeline stages (default: from --devices)", O_STAGES, 0 },
-	{ "num-stages", 's', "<n>", "same as --stages (seed 003 spelling)", O_STAGES, 0 },
+	{ "num-stages", 's', "<n>", "same as --stages (pipeline.py's spelling)", O_STAGES, 0 },
 	{ "microbatches", 'm', "<m>", "micro-batches per iteration", O_MICRO, 0 },
 	{ "num-batches", 'b', "<m>", "same as --microbatches", O_MICRO, 0 },
 	{ "p2p", 0, "<t>", "P2P latency between stages (default 0)", O_P2P, 0 },
 	{ "p2p-time", 0, "<t>", "same as --p2p", O_P2P, 0 },
-	{ "forward", 0, "<t>[,<t>...]", "forward time, one or one per stage (default 1)", O_FWD, CLI_MULTI },
+	{ "forward", 0, "<t>[,<t>...]", "forward time, one or one per stage (default 1)", O_FWD,
+	  CLI_MULTI },
 	{ "forward-times", 'f', "<t>...", "same as --forward", O_FWD, CLI_MULTI },
 	{ "backward", 0, "<t>[,<t>...]", "whole backward time (default 2)", O_BWD, CLI_MULTI },
 	{ "backward-times", 0, "<t>...", "same as --backward (also -bw)", O_BWD, CLI_MULTI },
-	{ "backward-d", 0, "<t>[,<t>...]", "input-gradient backward (split schedules, default 1)", O_BWD_D, CLI_MULTI },
-	{ "backward-w", 0, "<t>[,<t>...]", "weight-gradient backward (split schedules, default 1)", O_BWD_W, CLI_MULTI },
-	{ "overlapped", 0, "<t>[,<t>...]", "overlapped forward+backward pair (default F + B)", O_OVERLAP, CLI_MULTI },
+	{ "backward-d", 0, "<t>[,<t>...]", "input-gradient backward (split schedules, default 1)",
+	  O_BWD_D, CLI_MULTI },
+	{ "backward-w", 0, "<t>[,<t>...]", "weight-gradient backward (split schedules, default 1)",
+	  O_BWD_W, CLI_MULTI },
+	{ "overlapped", 0, "<t>[,<t>...]", "overlapped forward+backward pair (default F + B)",
+	  O_OVERLAP, CLI_MULTI },
 	{ "group-size", 'g', "<g>", "interleave: micro-batches per group (default p)", O_GROUP, 0 },
-	{ "model", 0, "<model>", "megatron (default) or reference (bit-exact PP-Schedule-Visualization)", O_MODEL, 0 },
-	{ "config", 'c', "<file>", "INI file ([sim] section), JSON or YAML (.yaml) config", O_CONFIG, 0 },
-	{ "output", 'o', "<prefix>", "chart files <prefix>.gp/.png/.svg (default ppsim-<strategy>)", O_OUTPUT, 0 },
+	{ "model", 0, "<model>",
+	  "megatron (default) or reference (bit-exact PP-Schedule-Visualization)", O_MODEL, 0 },
+	{ "config", 'c', "<file>", "INI file ([sim] section), JSON or YAML (.yaml) config",
+	  O_CONFIG, 0 },
+	{ "output", 'o', "<prefix>", "chart files <prefix>.gp/.png/.svg (default ppsim-<strategy>)",
+	  O_OUTPUT, 0 },
 	{ "no-visualization", 0, NULL, "do not write the chart", O_NOVIS, 0 },
 	{ "json", 0, NULL, "print one JSON object instead of the table", O_JSON, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
@@ -129,7 +138,7 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
 	return id;
 }
 
-/* Seed 003 spells the backward times "-bw": make it a long option. */
+/* pipeline.py spells the backward times "-bw": make it a long option. */
 static void rewrite_seed_flags(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -137,7 +146,7 @@ static void rewrite_seed_flags(int argc, char **argv)
 			argv[i] = "--backward-times";
 }
 
-/* The chart prefix: --output without a .png/.svg/.gp suffix (seed 003
+/* The chart prefix: --output without a .png/.svg/.gp suffix (pipeline.py
  * names a .png), else ppsim-<strategy>. */
 static char *chart_prefix(const struct sim_input *in)
 {

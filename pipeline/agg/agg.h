@@ -1,5 +1,5 @@
 /* agg.h — ppagg: per-PP-group windows, idle and bubble, measured vs ideal
- * pipelines, stragglers, charts and the HTML report (SPEC §6-§8).
+ * pipelines, stragglers, charts and the HTML report (docs/semantics.md §6–8).
  *
  * cmd/ppagg.c fills struct agg_opts and calls agg_run(). The work is split
  * by job: agg_calc.c (the metrics, pure functions over struct agg_rank_in),

@@ -1,4 +1,4 @@
-/* agg_calc.c — the numbers of ppagg (SPEC §6), pure functions.
+/* agg_calc.c — the numbers of ppagg (docs/semantics.md §6), pure functions.
  *
  * Group idle and bubble need no kernel scan: a rank's bubble is
  * window − union(non-pp GPU events), so that union is window − bubble and

@@ -1,4 +1,4 @@
-/* agg_chart.c — ppagg's gnuplot scripts and per-rank CSVs (SPEC §8).
+/* agg_chart.c — ppagg's gnuplot scripts and per-rank CSVs (docs/semantics.md §8).
  *
  * Every chart is one self-contained script: the data inline as datablocks,
  * the boxes drawn `with boxxyerror` (never `set object`, which is

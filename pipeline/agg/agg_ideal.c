@@ -1,4 +1,4 @@
-/* agg_ideal.c — the ideal pipeline length (SPEC §6): the schedule
+/* agg_ideal.c — the ideal pipeline length (docs/semantics.md §6): the schedule
  * simulator (sim.h) run with the measured per-stage median step times, no
  * P2P latency. 1F1B when vpp = 1, interleaved 1F1B otherwise, where every
  * virtual stage d + c·pp takes device d's medians (each measured step is one

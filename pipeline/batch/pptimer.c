@@ -1,4 +1,4 @@
-/* pptimer.c — import of Megatron PP-timer dumps (SPEC §10), see pptimer.h.
+/* pptimer.c — import of Megatron PP-timer dumps (docs/semantics.md §10), see pptimer.h.
  *
  * pptimer_run() walks --input like ppbatch does (BASE itself, or its
  * iteration folders), keeps per folder one file per pipeline stage (the

@@ -1,4 +1,4 @@
-/* classify.h — per-rank analysis of one trace (SPEC §4–§6), incremental.
+/* classify.h — per-rank analysis of one trace (docs/semantics.md §4–6), incremental.
  *
  * Feed every event of a trace in file order with classify_feed(), then call
  * classify_finish() once with the header (needed for baseTimeNanoseconds,
@@ -38,7 +38,7 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena);
  * distinct names, threads, pattern-matching slices and fwdbwd flow ids
  * (12 bytes each, ~50 k per GB), not with the kernels.
  * Launches are counted, not kept: when the backward thread must be decided
- * by "most launches inside backward-step windows" (SPEC §4, the last
+ * by "most launches inside backward-step windows" (docs/semantics.md §4, the last
  * fallback), classify_finish() returns CLASSIFY_AGAIN; feed the same events
  * once more (only launches are looked at) and call classify_finish() again. */
 struct classify *classify_new_survey(const struct patterns *pats,

@@ -1,7 +1,7 @@
 /* classify_priv.h — the classifier's internal state, shared by its modules:
  * classify.c (feeding, interning, result assembly), roles.c (thread roles),
  * steps.c (root-most steps and containment lookups), attribute.c (one
- * category per GPU event) and rank_metrics.c (SPEC §6 numbers).
+ * category per GPU event) and rank_metrics.c (docs/semantics.md §6 numbers).
  *
  * Raw times here are as written in the file (ns); the header's base time
  * is added only when the result is assembled.

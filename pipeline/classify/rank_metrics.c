@@ -1,4 +1,4 @@
-/* rank_metrics.c — the numbers of SPEC §6 for one rank, from attributed
+/* rank_metrics.c — the numbers of docs/semantics.md §6 for one rank, from attributed
  * kernels (contracts §2): per category count/sum/busy (with the two
  * recompute subset rows), per step start/end/wall/comp/comm/overlap, per rank
  * window/gpu_busy/idle/bubble/comp_busy/comm_busy/overlap/coverage, and the

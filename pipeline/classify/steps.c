@@ -1,4 +1,4 @@
-/* steps.c — root-most slices per pattern set (SPEC §5) and the
+/* steps.c — root-most slices per pattern set (docs/semantics.md §5) and the
  * "launch lies inside slice" lookups (contracts §1).
  *
  * Slices are sorted by (thread, ts, longer first, file order): an ancestor

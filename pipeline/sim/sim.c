@@ -2,7 +2,7 @@
  *
  * Design note. An entry (single op or overlapped pair) starts at
  *   max over its dependencies of (dependency's end + gap), 0.0 if none,
- * and ends at start + duration; see SIM-MODEL.md §3 for the edges and gaps.
+ * and ends at start + duration; see docs/sim-model.md §3 for the edges and gaps.
  * The order of floating-point operations is the reference's, so that
  * SIM_MODEL_REFERENCE matches it bit for bit: a pair's fallback duration is
  * (F + B) before it is added to the start; busy time sums (end - start) in
@@ -176,7 +176,7 @@ void sim_emit_pair(struct sim_sched *S, int bf, int sf, int bb, int sb)
 	S->ops[S->n++] = (struct sim_op){ S->cur_dev, sb, bb, SIM_B, 1, 0.0, -1.0 };
 }
 
-/* Parameter checks of SIM-MODEL.md §5 (both models) and, for the megatron
+/* Parameter checks of docs/sim-model.md §5 (both models) and, for the megatron
  * model, Megatron's and deepseek's own rules. */
 static int sim_validate(struct sim_sched *S)
 {

@@ -204,19 +204,24 @@ struct jkey {
 	const char *canon;
 };
 
-static const struct jkey json_keys[] = {
-	{ "num_stages", "stages" }, { "num_batches", "microbatches" },
-	{ "num_microbatches", "microbatches" }, { "num_devices", "devices" },
-	{ "forward_times", "forward" }, { "backward_times", "backward" },
-	{ "backward_d_times", "backward_d" }, { "backward_w_times", "backward_w" },
-	{ "overlapped_times", "overlapped" }, { "output_file", "output" },
-	{ "p2p_time", "p2p" }, { "p2p_latency", "p2p" },
-	{ "microbatch_group_size_per_vp_stage", "group_size" },
-	/* seed 004's op_times keys */
-	{ "backward_D", "backward_d" }, { "backward_W", "backward_w" },
-	{ "overlapped_forward_backward", "overlapped" },
-	{ NULL, NULL }
-};
+static const struct jkey json_keys[] = { { "num_stages", "stages" },
+					 { "num_batches", "microbatches" },
+					 { "num_microbatches", "microbatches" },
+					 { "num_devices", "devices" },
+					 { "forward_times", "forward" },
+					 { "backward_times", "backward" },
+					 { "backward_d_times", "backward_d" },
+					 { "backward_w_times", "backward_w" },
+					 { "overlapped_times", "overlapped" },
+					 { "output_file", "output" },
+					 { "p2p_time", "p2p" },
+					 { "p2p_latency", "p2p" },
+					 { "microbatch_group_size_per_vp_stage", "group_size" },
+					 /* PP-Schedule-Visualization's op_times keys */
+					 { "backward_D", "backward_d" },
+					 { "backward_W", "backward_w" },
+					 { "overlapped_forward_backward", "overlapped" },
+					 { NULL, NULL } };
 
 static const char *canon_key(const char *k)
 {
@@ -416,7 +421,7 @@ int sim_input_load_json(struct sim_input *in, const char *path, char *err, size_
 	return rc;
 }
 
-/* ---- YAML config (the subset seed 003's sample uses) ---- */
+/* ---- YAML config (the subset pipeline.py's sample uses) ---- */
 
 /* Trims blanks and one pair of matching quotes in place. */
 static char *ytrim(char *s)

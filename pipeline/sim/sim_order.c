@@ -3,7 +3,7 @@
  * Each generator appends device d's entries through sim_emit() and
  * sim_emit_pair(), which check batch ranges, stage placement and duplicates,
  * so an order the chosen model cannot build ends in a sticky S->rc instead
- * of bad memory. The orders follow SIM-MODEL.md §2 step by step; the
+ * of bad memory. The orders follow docs/sim-model.md §2 step by step; the
  * megatron model only clamps warmup counts to what exists (§7.7, §7.8).
  */
 #include <stdlib.h>
@@ -91,7 +91,7 @@ static void itable_build(struct sim_sched *S, int g, struct itable *t)
 	}
 }
 
-/* Interleaved 1F1B, with or without overlapped pairs (SIM-MODEL.md §2). */
+/* Interleaved 1F1B, with or without overlapped pairs (docs/sim-model.md §2). */
 static void order_interleave(struct sim_sched *S, int d, bool overlap)
 {
 	int p = S->p, v = S->v, g = overlap ? p : S->g, nw;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ppbatch on every real trace of ../shared/data/real: each is stored (generic
+# ppbatch on every real trace in $SHARED/data/real: each is stored (generic
 # mode where it is not Megatron) and its per-category sums equal the sum of
 # its GPU event durations, computed independently from the JSON text by
 # python. Which categories are GPU work is not restated here: `ppbatch
@@ -9,7 +9,6 @@
 source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/e2e/lib-ppbatch.sh"
 REAL=$SHARED/data/real
-[ -d "$REAL" ] || REAL=/work/shared/data/real
 [ -d "$REAL" ] || { skip "real traces" "$REAL not found"; done_testing; exit; }
 
 # One folder per file, so that (iteration, rank) identifies a trace.

@@ -1,4 +1,4 @@
-/* Table-driven tests of the per-rank classifier (SPEC §4–§6), jq.test
+/* Table-driven tests of the per-rank classifier (docs/semantics.md §4–6), jq.test
  * style: each case is a list of synthetic events and a list of expectations,
  * both in a one-line-per-item text form parsed below.
  *

@@ -53,7 +53,7 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* rank[_-]?(\d+) followed by '.' or '_' (SPEC §2), or -1. */
+/* rank[_-]?(\d+) followed by '.' or '_' (docs/semantics.md §2), or -1. */
 static long rank_from_name(const char *name)
 {
 	for (const char *p = strstr(name, "rank"); p; p = strstr(p + 1, "rank")) {

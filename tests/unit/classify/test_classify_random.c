@@ -1,5 +1,5 @@
 /* Randomised cross-check of the classifier against a naive reference: the
- * rules of SPEC §5 and the metrics of SPEC §6 evaluated literally (every
+ * rules of docs/semantics.md §5 and the metrics of docs/semantics.md §6 evaluated literally (every
  * ancestor test, every containment test, unions with interval.h) on random
  * properly nested traces. Catches what the fast paths (sorted sweeps,
  * binary searches, the dense correlation map, union accumulators) could get

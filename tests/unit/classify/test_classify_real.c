@@ -1,4 +1,4 @@
-/* The classifier on every real trace of ../shared/data/real (through the
+/* The classifier on every real trace in $PP_SHARED/data/real (through the
  * reader): no failure, categories partition the GPU events (count and sum of
  * durations equal a tally of the reader's events that the GPU-event rule,
  * classify_gpu_event(), selects), and the metric invariants hold. Skipped
@@ -88,20 +88,23 @@ static void classify_file(const char *path, const struct patterns *pats)
 
 static void test_real_traces(void **state)
 {
-	const char *shared = getenv("PP_SHARED");
-	char pat[4096];
+	const char *shared = getenv("PP_SHARED"), *root = getenv("PP_ROOT");
+	char pat[4096], dir[2048];
 	glob_t g;
 	char err[256];
 	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
-	snprintf(pat, sizeof(pat), "%s/data/real/*/*.gz",
-		 shared ? shared : "/work/shared");
+	snprintf(dir, sizeof(dir), "%s%s",
+		 shared ? shared
+		 : root ? root
+			: ".",
+		 shared ? "" : "/../shared"); /* as tests/lib.sh */
+	snprintf(pat, sizeof(pat), "%s/data/real/*/*.gz", dir);
 	if (glob(pat, 0, NULL, &g) != 0) { /* no data here: a skip, not a pass */
 		print_message("skip: no real traces under %s\n", pat);
 		patterns_free(pats);
 		skip();
 	}
-	snprintf(pat, sizeof(pat), "%s/data/real/*/*/*.gz",
-		 shared ? shared : "/work/shared");
+	snprintf(pat, sizeof(pat), "%s/data/real/*/*/*.gz", dir);
 	glob(pat, GLOB_APPEND, NULL, &g);
 	print_message("%zu real traces\n", g.gl_pathc);
 	assert_true(g.gl_pathc >= 45);

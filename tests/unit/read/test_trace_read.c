@@ -1,5 +1,5 @@
 /* Unit tests for the trace reader (pipeline/read/trace_read.h, json_scan.h):
- * every quirk of SPEC §3 with exact expected values. */
+ * every quirk of docs/semantics.md §3 with exact expected values. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

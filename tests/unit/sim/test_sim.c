@@ -1,7 +1,7 @@
 /* Unit tests for the schedule simulator (pipeline/sim/sim.h): golden results of
  * the reference simulator (bit-exact), closed forms, megatron-vs-reference,
  * validation and cycle reporting; and its JSON config files (sim_input.h):
- * every shape the loader takes (seed 003 and 004 keys, op_times, stage maps,
+ * every shape the loader takes (pipeline.py's and PP-Schedule-Visualization's keys, op_times, stage maps,
  * escapes), errors with file and line, and a config longer than 16 MiB (the
  * loader used to stop reading there, silently). */
 #include <setjmp.h>
@@ -210,7 +210,7 @@ static void test_closed_form_zb1p(void **state)
 			}
 }
 
-/* A hand-timed 1F1B with P2P latency (SIM-MODEL.md §3 sync-P2P rule). */
+/* A hand-timed 1F1B with P2P latency (docs/sim-model.md §3 sync-P2P rule). */
 static void test_p2p_by_hand(void **state)
 {
 	for (int model = 0; model < 2; model++) {
