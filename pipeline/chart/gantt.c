@@ -245,28 +245,13 @@ static void write_plot(FILE *f, const struct gantt *g, const size_t *count,
 	fputc('\n', f);
 }
 
-static int write_script(const struct gantt *g, FILE *f, const char *base)
+/* One datablock per class, its boxes sorted: $c<k> << EOD ... EOD. count[c]
+ * boxes of class c; order lists the boxes class by class. */
+static void write_boxes(FILE *f, const struct gantt *g, const struct layout *L, const size_t *count,
+			const size_t *order)
 {
-	struct layout L;
-	size_t *count = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
-	size_t *order = xmalloc((g->nboxes + 1) * sizeof(size_t));
-	size_t *pos = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
-	size_t nlabels = 0, nhover = 0;
-
-	compute_layout(g, &L);
-	for (size_t i = 0; i < g->nboxes; i++)
-		count[g->boxes[i].cls]++;
-	for (int c = 1; c <= g->ncls; c++)
-		pos[c] = pos[c - 1] + count[c - 1];
-	for (size_t i = 0; i < g->nboxes; i++)
-		order[pos[g->boxes[i].cls]++] = i;
-
-	fprintf(f, "# Gantt chart written by pptrace. Run in this folder: gnuplot %s.gp\n"
-		"# (makes %s.png and %s.svg). Data: one datablock per class\n"
-		"# (x0 x1 y0 y1; row r spans r-0.45 .. r+0.45), then labels and hover text.\n",
-		base, base, base);
 	const struct gbox **sorted = xmalloc((g->nboxes + 1) * sizeof(*sorted));
-	double eps = 0.5 / L.px_per_x, narrow = 2.0 / L.px_per_x;
+	double eps = 0.5 / L->px_per_x, narrow = 2.0 / L->px_per_x;
 	size_t k = 0;
 	for (int c = 0; c < g->ncls; c++) {
 		if (!count[c])
@@ -294,44 +279,42 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 		fputs("EOD\n", f);
 	}
 	free(sorted);
-	fputs("$labels << EOD\n", f);
-	for (size_t i = 0; i < g->nboxes; i++) {
-		const struct gbox *b = &g->boxes[i];
-		if (b->label && label_fits(&L, b)) {
-			fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
-			put_dq(f, b->label);
-			fputc('\n', f);
-			nlabels++;
-		}
-	}
-	fputs("EOD\n$hover << EOD\n", f);
-	for (size_t i = 0; i < g->nboxes; i++) {
-		const struct gbox *b = &g->boxes[i];
-		if (b->hover && (b->x1 - b->x0) * L.px_per_x >= 2.0) {
-			fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
-			put_dq(f, b->hover);
-			fputc('\n', f);
-			nhover++;
-		}
-	}
-	fputs("EOD\n\n", f);
+}
 
-	if (g->title) {
-		fputs("set title ", f);
-		put_sq(f, g->title);
-		fputs(" font ',14'\n", f);
+/* The $labels or (hover) $hover datablock; returns its number of points. */
+static size_t write_texts(FILE *f, const struct gantt *g, const struct layout *L, bool hover)
+{
+	size_t n = 0;
+	fputs(hover ? "$hover << EOD\n" : "$labels << EOD\n", f);
+	for (size_t i = 0; i < g->nboxes; i++) {
+		const struct gbox *b = &g->boxes[i];
+		const char *text = hover ? b->hover : b->label;
+		bool show = hover ? text && (b->x1 - b->x0) * L->px_per_x >= 2.0
+				  : text && label_fits(L, b);
+		if (!show)
+			continue;
+		fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
+		put_dq(f, text);
+		fputc('\n', f);
+		n++;
 	}
-	if (g->xlabel) {
-		fputs("set xlabel ", f);
-		put_sq(f, g->xlabel);
-		fputs(" font ',12'\n", f);
+	fputs(hover ? "EOD\n\n" : "EOD\n", f);
+	return n;
+}
+
+/* Title, axes, rows, grid, key and the rules between groups of rows. */
+static void write_settings(FILE *f, const struct gantt *g, const struct layout *L)
+{
+	static const char *const what[] = { "title", "xlabel", "ylabel" };
+	const char *text[] = { g->title, g->xlabel, g->ylabel };
+	for (int i = 0; i < 3; i++) {
+		if (!text[i])
+			continue;
+		fprintf(f, "set %s ", what[i]);
+		put_sq(f, text[i]);
+		fputs(i ? " font ',12'\n" : " font ',14'\n", f);
 	}
-	if (g->ylabel) {
-		fputs("set ylabel ", f);
-		put_sq(f, g->ylabel);
-		fputs(" font ',12'\n", f);
-	}
-	fprintf(f, "set xrange [%.12g:%.12g]\n", L.xmin, L.xmax);
+	fprintf(f, "set xrange [%.12g:%.12g]\n", L->xmin, L->xmax);
 	fprintf(f, "set yrange [%g:-0.5]\n", g->nrows ? g->nrows - 0.5 : 0.5);
 	fputs("set ytics scale 0 (", f);
 	for (int r = 0; r < g->nrows; r++) {
@@ -352,7 +335,32 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 			fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g "
 				"nohead dt 2 lc rgb '#555555' front\n",
 				g->rules[i] - 0.5, g->rules[i] - 0.5);
+}
 
+static int write_script(const struct gantt *g, FILE *f, const char *base)
+{
+	struct layout L;
+	size_t *count = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
+	size_t *order = xmalloc((g->nboxes + 1) * sizeof(size_t));
+	size_t *pos = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
+
+	compute_layout(g, &L);
+	for (size_t i = 0; i < g->nboxes; i++)
+		count[g->boxes[i].cls]++;
+	for (int c = 1; c <= g->ncls; c++)
+		pos[c] = pos[c - 1] + count[c - 1];
+	for (size_t i = 0; i < g->nboxes; i++)
+		order[pos[g->boxes[i].cls]++] = i;
+
+	fprintf(f,
+		"# Gantt chart written by pptrace. Run in this folder: gnuplot %s.gp\n"
+		"# (makes %s.png and %s.svg). Data: one datablock per class\n"
+		"# (x0 x1 y0 y1; row r spans r-0.45 .. r+0.45), then labels and hover text.\n",
+		base, base, base);
+	write_boxes(f, g, &L, count, order);
+	size_t nlabels = write_texts(f, g, &L, false);
+	size_t nhover = write_texts(f, g, &L, true);
+	write_settings(f, g, &L);
 	if (!g->no_png) {
 		fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
 		fprintf(f, "set output '%s.png'\n", base);
