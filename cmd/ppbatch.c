@@ -101,21 +101,16 @@ static int apply_config(struct batch_opts *o, const struct config *cfg, const ch
 
 static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_state *st)
 {
-	long v;
 	double d;
-	int id;
-	while ((id = cli_next(&cmd, st)) > 0) {
+	int id, rc = 0;
+	while (!rc && (id = cli_next(&cmd, st)) > 0) {
 		switch (id) {
 		case O_INPUT: o->input = st->arg; break;
 		case O_FOLDERS: o->folders = st->args; o->nfolders = st->nargs; break;
 		case O_PATTERN: o->pattern = st->arg; break;
 		case O_DB: o->db = st->arg; break;
 		case O_CONFIG: break; /* applied first: cli_find_config() */
-		case O_PROCESSES:
-			if (cli_parse_long(st->arg, 1, 4096, &v))
-				return cli_bad_value(&cmd, st, "expected a number from 1 to 4096");
-			o->processes = (int)v;
-			break;
+		case O_PROCESSES: rc = cli_int_arg(&cmd, st, 1, 4096, &o->processes); break;
 		case O_FORCE: o->force = true; break;
 		case O_SALVAGE: o->salvage = true; break;
 		case O_SHARD:
@@ -138,20 +133,12 @@ static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_st
 				return cli_bad_value(&cmd, st, "expected kineto or pp-timer");
 			o->format = st->arg;
 			break;
-		case O_PP_SIZE:
-			if (cli_parse_long(st->arg, 1, 100000, &v))
-				return cli_bad_value(&cmd, st, "expected a positive number");
-			o->pp_size = (int)v;
-			break;
-		case O_VPP_SIZE:
-			if (cli_parse_long(st->arg, 1, 100000, &v))
-				return cli_bad_value(&cmd, st, "expected a positive number");
-			o->vpp_size = (int)v;
-			break;
+		case O_PP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->pp_size); break;
+		case O_VPP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->vpp_size); break;
 		case O_WORKER: o->worker = true; break;
 		}
 	}
-	return id;
+	return rc ? rc : id;
 }
 
 int main(int argc, char **argv)

@@ -60,15 +60,6 @@ struct args {
 	const char *config_path;
 };
 
-static int parse_size(const struct cli_state *st, int *out, long max)
-{
-	long v;
-	if (cli_parse_long(st->arg, 1, max, &v))
-		return cli_bad_value(&cmd, st, "expected a positive number");
-	*out = (int)v;
-	return 0;
-}
-
 static int parse_iterations(struct args *a, const struct cli_state *st)
 {
 	char buf[4096] = "";
@@ -115,16 +106,16 @@ static int parse_args(struct args *a, struct cli_state *st)
 	while (!rc && (id = cli_next(&cmd, st)) > 0) {
 		switch (id) {
 		case O_OUT: o->out = st->arg; break;
-		case O_TP: rc = parse_size(st, &o->tp, 1000000); break;
-		case O_PP: rc = parse_size(st, &o->pp, 1000000); break;
-		case O_DP: rc = parse_size(st, &o->dp, 1000000); break;
-		case O_CP: rc = parse_size(st, &o->cp, 1000000); break;
-		case O_EP: rc = parse_size(st, &o->ep, 1000000); break;
-		case O_VPP: rc = parse_size(st, &o->vpp, 64); break;
-		case O_MB: rc = parse_size(st, &o->microbatches, 100000); break;
+		case O_TP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->tp); break;
+		case O_PP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->pp); break;
+		case O_DP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->dp); break;
+		case O_CP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->cp); break;
+		case O_EP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->ep); break;
+		case O_VPP: rc = cli_int_arg(&cmd, st, 1, 64, &o->vpp); break;
+		case O_MB: rc = cli_int_arg(&cmd, st, 1, 100000, &o->microbatches); break;
 		case O_ITER: rc = parse_iterations(a, st); break;
-		case O_LAYERS: rc = parse_size(st, &o->layers, 10000000); break;
-		case O_KPL: rc = parse_size(st, &o->kpl, 100000); break;
+		case O_LAYERS: rc = cli_int_arg(&cmd, st, 1, 10000000, &o->layers); break;
+		case O_KPL: rc = cli_int_arg(&cmd, st, 1, 100000, &o->kpl); break;
 		case O_RECOMPUTE: o->recompute = true; break;
 		case O_STRAGGLER: rc = parse_straggler(a, st); break;
 		case O_SEED:

@@ -517,6 +517,14 @@ static void json_kv_str(struct strbuf *sb, const char *k, const char *v)
 		strbuf_addstr(sb, "null");
 }
 
+static void json_kv_i64(struct strbuf *sb, const char *k, bool has, int64_t v)
+{
+	if (has)
+		strbuf_addf(sb, ",\"%s\":%" PRId64, k, v);
+	else
+		strbuf_addf(sb, ",\"%s\":null", k);
+}
+
 static void json_idkey(struct strbuf *sb, const struct idkey *k)
 {
 	if (k->kind == 1)
@@ -578,26 +586,14 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 			strbuf_add_json_str(&sb, in->cats[i].name, strlen(in->cats[i].name));
 		}
 	strbuf_addstr(&sb, "]");
-	if (h->has_rank)
-		strbuf_addf(&sb, ",\"rank\":%" PRId64, h->rank);
-	else
-		strbuf_addstr(&sb, ",\"rank\":null");
-	if (h->has_world_size)
-		strbuf_addf(&sb, ",\"world_size\":%" PRId64, h->world_size);
-	else
-		strbuf_addstr(&sb, ",\"world_size\":null");
+	json_kv_i64(&sb, "rank", h->has_rank, h->rank);
+	json_kv_i64(&sb, "world_size", h->has_world_size, h->world_size);
 	json_kv_str(&sb, "backend", h->backend[0] ? h->backend : NULL);
 	json_kv_str(&sb, "nccl_version", h->nccl_version[0] ? h->nccl_version : NULL);
 	json_kv_str(&sb, "device", h->device_name[0] ? h->device_name : NULL);
 	strbuf_addf(&sb, ",\"device_count\":%d", h->device_count);
-	if (h->has_schema)
-		strbuf_addf(&sb, ",\"schema_version\":%" PRId64, h->schema_version);
-	else
-		strbuf_addstr(&sb, ",\"schema_version\":null");
-	if (h->has_base_time)
-		strbuf_addf(&sb, ",\"base_time_ns\":%" PRId64, h->base_time_ns);
-	else
-		strbuf_addstr(&sb, ",\"base_time_ns\":null");
+	json_kv_i64(&sb, "schema_version", h->has_schema, h->schema_version);
+	json_kv_i64(&sb, "base_time_ns", h->has_base_time, h->base_time_ns);
 	if (in->have_span) {
 		int64_t base = h->has_base_time ? h->base_time_ns : 0;
 		strbuf_addf(&sb, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64,

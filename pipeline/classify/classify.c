@@ -551,13 +551,7 @@ static void build_steps(struct classify *c, struct rank_result *res, int64_t bas
 static int cmp_pg(const void *pa, const void *pb)
 {
 	const struct cpgslice *a = pa, *b = pb;
-	if (a->thread != b->thread)
-		return a->thread < b->thread ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->dur != b->dur)
-		return a->dur > b->dur ? -1 : 1;
-	return (a->order > b->order) - (a->order < b->order);
+	return cmp_nesting(a->thread, a->ts, a->dur, a->order, b->thread, b->ts, b->dur, b->order);
 }
 
 /* Process-group slices as "roots" (step = group index) for roots_find(). */

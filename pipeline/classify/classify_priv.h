@@ -73,6 +73,21 @@ struct cpgslice { /* a CPU op carrying process-group args */
 	int32_t pg;
 };
 
+/* The nesting order of slices (docs/semantics.md §4): by thread, then start,
+ * the longer one first (an ancestor precedes what it encloses), then file
+ * order. For qsort comparators of cslice and cpgslice. */
+static inline int cmp_nesting(uint32_t thread_a, int64_t ts_a, int64_t dur_a, uint32_t order_a,
+			      uint32_t thread_b, int64_t ts_b, int64_t dur_b, uint32_t order_b)
+{
+	if (thread_a != thread_b)
+		return thread_a < thread_b ? -1 : 1;
+	if (ts_a != ts_b)
+		return ts_a < ts_b ? -1 : 1;
+	if (dur_a != dur_b)
+		return dur_a > dur_b ? -1 : 1;
+	return (order_a > order_b) - (order_a < order_b);
+}
+
 struct claunch {
 	int64_t ts;
 	uint32_t thread;

@@ -16,13 +16,7 @@
 static int cmp_slice(const void *pa, const void *pb)
 {
 	const struct cslice *a = pa, *b = pb;
-	if (a->thread != b->thread)
-		return a->thread < b->thread ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->dur != b->dur)
-		return a->dur > b->dur ? -1 : 1;
-	return (a->order > b->order) - (a->order < b->order);
+	return cmp_nesting(a->thread, a->ts, a->dur, a->order, b->thread, b->ts, b->dur, b->order);
 }
 
 /* Fills r with the root-most slices having bit. */

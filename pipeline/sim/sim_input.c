@@ -114,10 +114,37 @@ static int parse_int(const char *key, const char *text, long min, long *out,
 	return 0;
 }
 
+/* The integer settings: where key's value goes, which flag says it was
+ * given, its minimum. */
+static bool int_setting(struct sim_input *in, const char *key, int **dst, bool **have, long *min)
+{
+	const struct {
+		const char *key;
+		int *dst;
+		bool *have;
+		long min;
+	} ints[] = {
+		{ "devices", &in->cfg.devices, &in->have_devices, 1 },
+		{ "stages", &in->cfg.stages, &in->have_stages, 1 },
+		{ "microbatches", &in->cfg.microbatches, &in->have_microbatches, 1 },
+		{ "group_size", &in->cfg.group_size, NULL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (!strcmp(key, ints[i].key)) {
+			*dst = ints[i].dst;
+			*have = ints[i].have;
+			*min = ints[i].min;
+			return true;
+		}
+	return false;
+}
+
 int sim_input_set(struct sim_input *in, const char *key, const char *text,
 		  char *err, size_t errlen)
 {
-	long v;
+	long v = 0, min = 0;
+	int *dst;
+	bool *have;
 	for (int k = 0; k < SIM_T_N; k++)
 		if (!strcmp(key, time_keys[k]))
 			return parse_times(&in->t[k], key, text, err, errlen);
@@ -130,25 +157,12 @@ int sim_input_set(struct sim_input *in, const char *key, const char *text,
 		if (sim_model_parse(text, &in->cfg.model))
 			return fail(err, errlen, PP_EINVAL,
 				    "unknown model '%s' (megatron or reference)", text);
-	} else if (!strcmp(key, "devices")) {
-		if (parse_int(key, text, 1, &v, err, errlen))
+	} else if (int_setting(in, key, &dst, &have, &min)) {
+		if (parse_int(key, text, min, &v, err, errlen))
 			return PP_EINVAL;
-		in->cfg.devices = (int)v;
-		in->have_devices = true;
-	} else if (!strcmp(key, "stages")) {
-		if (parse_int(key, text, 1, &v, err, errlen))
-			return PP_EINVAL;
-		in->cfg.stages = (int)v;
-		in->have_stages = true;
-	} else if (!strcmp(key, "microbatches")) {
-		if (parse_int(key, text, 1, &v, err, errlen))
-			return PP_EINVAL;
-		in->cfg.microbatches = (int)v;
-		in->have_microbatches = true;
-	} else if (!strcmp(key, "group_size")) {
-		if (parse_int(key, text, 0, &v, err, errlen))
-			return PP_EINVAL;
-		in->cfg.group_size = (int)v;
+		*dst = (int)v;
+		if (have)
+			*have = true;
 	} else if (!strcmp(key, "p2p")) {
 		char *end;
 		errno = 0;

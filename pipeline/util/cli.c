@@ -185,6 +185,18 @@ int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st,
 	return CLI_ERR;
 }
 
+int cli_int_arg(const struct cli_cmd *cmd, const struct cli_state *st, long min, long max, int *out)
+{
+	char why[96];
+	long v;
+	if (cli_parse_long(st->arg, min, max, &v)) {
+		snprintf(why, sizeof(why), "expected an integer from %ld to %ld", min, max);
+		return cli_bad_value(cmd, st, why);
+	}
+	*out = (int)v;
+	return 0;
+}
+
 int cli_parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;

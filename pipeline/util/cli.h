@@ -71,6 +71,12 @@ void cli_usage(const struct cli_cmd *cmd);
 int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st,
 		  const char *why);
 
+/* The option's argument as an integer in [min, max] into *out: 0, or
+ * CLI_ERR after reporting "invalid value for --name: expected an integer
+ * from MIN to MAX". */
+int cli_int_arg(const struct cli_cmd *cmd, const struct cli_state *st, long min, long max,
+		int *out);
+
 /* Strict number parsers: the whole string must be a number in range. */
 int cli_parse_long(const char *s, long min, long max, long *out);
 int cli_parse_double(const char *s, double *out);
