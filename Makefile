@@ -32,7 +32,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -luv -lz -linih)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-        -Wformat=2 -Wvla -Wno-unused-parameter
+        -Wformat=2 -Wvla
 ifeq ($(DEVELOPER),1)
 WARN += -Werror
 endif

@@ -99,7 +99,7 @@ static int apply_config(struct batch_opts *o, const struct config *cfg, const ch
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_state *st)
+static int parse_args(struct batch_opts *o, struct cli_state *st)
 {
 	double d;
 	int id, rc = 0;
@@ -169,7 +169,7 @@ int main(int argc, char **argv)
 		return PP_EXIT_USAGE;
 	}
 	cli_init(&st, argc, argv);
-	rc = parse_args(argc, argv, &o, &st);
+	rc = parse_args(&o, &st);
 	o.files = st.pos;
 	o.nfiles = st.npos;
 	if (!o.worker) /* once, not again in every worker */

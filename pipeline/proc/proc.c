@@ -180,7 +180,7 @@ static void on_close(uv_handle_t *h)
 	}
 }
 
-static void close_handle(struct proc *p, void *h)
+static void close_handle(void *h)
 {
 	uv_close((uv_handle_t *)h, on_close);
 }
@@ -190,7 +190,7 @@ void proc_close_stdin(struct proc *p)
 	if (!p->has_in || p->in_closed)
 		return;
 	p->in_closed = true;
-	close_handle(p, &p->in);
+	close_handle(&p->in);
 }
 
 /* Closes every handle of p; the last close callback frees it. */
@@ -198,11 +198,11 @@ static void close_all(struct proc *p)
 {
 	proc_close_stdin(p);
 	if (p->has_out)
-		close_handle(p, &p->out);
+		close_handle(&p->out);
 	if (p->has_err)
-		close_handle(p, &p->err);
-	close_handle(p, &p->deadline);
-	close_handle(p, &p->proc);
+		close_handle(&p->err);
+	close_handle(&p->deadline);
+	close_handle(&p->proc);
 }
 
 static void finish(struct proc *p)

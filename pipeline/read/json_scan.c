@@ -167,9 +167,10 @@ static int fail(struct js_err *err, const char *at, const char *what, const char
 	return JS_ERR;
 }
 
-/* Matches the literal lit at p; JS_MORE when p..end is a proper prefix. */
-static int match_lit(const char *p, const char *end, bool final, const char *lit, size_t n,
-		     const char **q, struct js_err *err)
+/* Matches the literal lit at p; JS_MORE when p..end is a proper prefix
+ * (also at the end of all input: a literal cut short is truncation). */
+static int match_lit(const char *p, const char *end, const char *lit, size_t n, const char **q,
+		     struct js_err *err)
 {
 	size_t have = (size_t)(end - p);
 	if (have >= n) {
@@ -193,8 +194,8 @@ int js_scan_number(const char *p, const char *end, bool final, const char **q,
 	if (p >= end)
 		goto more;
 	if (*p == 'I' || *p == 'N') {
-		int rc = *p == 'I' ? match_lit(p, end, final, "Infinity", 8, q, err)
-				   : match_lit(p, end, final, "NaN", 3, q, err);
+		int rc = *p == 'I' ? match_lit(p, end, "Infinity", 8, q, err)
+				   : match_lit(p, end, "NaN", 3, q, err);
 		*kind = JS_NUM_NONFINITE;
 		return rc;
 	}
@@ -317,15 +318,15 @@ value:
 		}
 		goto value;
 	case 't':
-		if ((rc = match_lit(p, end, final, "true", 4, &p, err)) != JS_OK)
+		if ((rc = match_lit(p, end, "true", 4, &p, err)) != JS_OK)
 			return rc;
 		break;
 	case 'f':
-		if ((rc = match_lit(p, end, final, "false", 5, &p, err)) != JS_OK)
+		if ((rc = match_lit(p, end, "false", 5, &p, err)) != JS_OK)
 			return rc;
 		break;
 	case 'n':
-		if ((rc = match_lit(p, end, final, "null", 4, &p, err)) != JS_OK)
+		if ((rc = match_lit(p, end, "null", 4, &p, err)) != JS_OK)
 			return rc;
 		break;
 	default:

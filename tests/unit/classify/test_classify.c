@@ -465,6 +465,7 @@ static void run_case(void **state)
 
 static void test_patterns_defaults_and_config(void **state)
 {
+	(void)state;
 	char err[256];
 	struct patterns *p = patterns_new(NULL, err, sizeof(err));
 	assert_non_null(p);
@@ -510,6 +511,7 @@ static void test_patterns_defaults_and_config(void **state)
 /* config.example.ini documents every set with its default: keep them equal. */
 static void test_example_config_matches_defaults(void **state)
 {
+	(void)state;
 	char err[256], path[4096];
 	const char *root = getenv("PP_ROOT");
 	snprintf(path, sizeof(path), "%s/config.example.ini", root ? root : ".");
@@ -563,6 +565,7 @@ static const char json_fixture[] =
 
 static void test_reader_fixture(void **state)
 {
+	(void)state;
 	struct arena a = ARENA_INIT;
 	struct trace_reader_opts o = { false, 0 };
 	struct trace_reader *rd = trace_reader_open_mem(
@@ -601,6 +604,7 @@ static void test_reader_fixture(void **state)
 /* The correlation map: dense ids, ids below the first, far and sparse ids. */
 static void test_cmap_dense_and_sparse(void **state)
 {
+	(void)state;
 	struct cmap m;
 	cmap_init(&m);
 	for (int64_t k = 1000; k < 201000; k += 3)
@@ -625,6 +629,7 @@ static void test_cmap_dense_and_sparse(void **state)
  * (NUL becomes U+FFFD), and the same raw name interns to one id. */
 static void test_name_with_nul(void **state)
 {
+	(void)state;
 	static const char raw[] = "bad\0name'; DROP TABLE kernels; --";
 	struct arena a = ARENA_INIT;
 	char err[256];
@@ -655,6 +660,7 @@ static void test_name_with_nul(void **state)
 
 static void test_arena_adopt(void **state)
 {
+	(void)state;
 	struct arena a = ARENA_INIT;
 	char *big = xmalloc(1 << 20);
 	memset(big, 1, 1 << 20);
@@ -688,6 +694,7 @@ static void test_label_vpp_interleaved(void **state)
 
 static void test_describe_for_inspect(void **state)
 {
+	(void)state;
 	struct arena a = ARENA_INIT;
 	struct strbuf sb = STRBUF_INIT;
 	char err[256];

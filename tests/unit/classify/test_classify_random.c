@@ -446,6 +446,7 @@ static void check_metrics(const struct rank_result *r)
 
 static void test_random_traces(void **state)
 {
+	(void)state;
 	static struct world w;
 	static struct expect e[MAXK];
 	char err[256];

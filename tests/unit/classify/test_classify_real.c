@@ -88,6 +88,7 @@ static void classify_file(const char *path, const struct patterns *pats)
 
 static void test_real_traces(void **state)
 {
+	(void)state;
 	const char *shared = getenv("PP_SHARED"), *root = getenv("PP_ROOT");
 	char pat[4096], dir[2048];
 	glob_t g;

@@ -66,6 +66,7 @@ static bool same_bits(double a, double b)
  * doubles; and the megatron model agrees at L = 0 whenever it accepts. */
 static void test_golden_reference(void **state)
 {
+	(void)state;
 	const char *root = getenv("PP_ROOT");
 	char path[1024], line[16384];
 	snprintf(path, sizeof(path), "%s/tests/fixtures/sim/reference.txt", root ? root : ".");
@@ -141,6 +142,7 @@ static void test_golden_reference(void **state)
 
 static void test_closed_form_1f1b(void **state)
 {
+	(void)state;
 	for (int model = 0; model < 2; model++)
 		for (int p = 1; p <= 8; p++)
 			for (int m = p; m <= 3 * p + 1; m += p) {
@@ -169,6 +171,7 @@ static void test_closed_form_1f1b(void **state)
 
 static void test_closed_form_interleave(void **state)
 {
+	(void)state;
 	static const int grid[][3] = { { 2, 2, 4 }, { 4, 2, 8 }, { 4, 3, 8 }, { 4, 2, 12 },
 				       { 4, 4, 16 }, { 8, 2, 16 }, { 3, 2, 6 } };
 	for (size_t k = 0; k < sizeof(grid) / sizeof(grid[0]); k++) {
@@ -185,6 +188,7 @@ static void test_closed_form_interleave(void **state)
 
 static void test_closed_form_zb1p(void **state)
 {
+	(void)state;
 	static const double fdw[][3] = { { 1, 1, 1 }, { 1.5, 1.25, 0.5 }, { 2, 1, 1 } };
 	for (size_t k = 0; k < 3; k++)
 		for (int p = 2; p <= 8; p += 2)
@@ -213,6 +217,7 @@ static void test_closed_form_zb1p(void **state)
 /* A hand-timed 1F1B with P2P latency (docs/sim-model.md §3 sync-P2P rule). */
 static void test_p2p_by_hand(void **state)
 {
+	(void)state;
 	for (int model = 0; model < 2; model++) {
 		struct sim_config c = cfg(SIM_1F1B, 2, 2, 2);
 		struct sim_result r;
@@ -234,6 +239,7 @@ static void test_p2p_by_hand(void **state)
 /* The megatron model drops latency on same-device edges and before W. */
 static void test_megatron_fixes(void **state)
 {
+	(void)state;
 	struct sim_config c = cfg(SIM_ZB1P, 4, 4, 8);
 	struct sim_result ref, meg;
 	c.p2p = 0.25;
@@ -269,6 +275,7 @@ static void test_megatron_fixes(void **state)
 
 static void test_pairs_are_two_ops(void **state)
 {
+	(void)state;
 	struct sim_config c = cfg(SIM_1F1B_OVERLAP, 2, 2, 6);
 	struct sim_result r;
 	double fb[2] = { 2.5, 2.5 };
@@ -291,6 +298,7 @@ static void test_pairs_are_two_ops(void **state)
 
 static void test_cycles_reported(void **state)
 {
+	(void)state;
 	static const int cyc[][3] = { { 4, 3, 5 }, { 8, 2, 12 }, { 6, 2, 8 } };
 	for (size_t k = 0; k < 3; k++) {
 		struct sim_config c = cfg(SIM_INTERLEAVE, cyc[k][0], cyc[k][0] * cyc[k][1], cyc[k][2]);
@@ -311,6 +319,7 @@ static void test_cycles_reported(void **state)
 
 static void test_invalid_inputs(void **state)
 {
+	(void)state;
 	struct { struct sim_config c; const char *msg; } bad[] = {
 		{ cfg(SIM_1F1B, 4, 3, 8), "multiple" },
 		{ cfg(SIM_1F1B, 4, 8, 8), "stages = devices" },
@@ -349,6 +358,7 @@ static void test_invalid_inputs(void **state)
  * dependencies respected, busy <= makespan). */
 static void test_random_invariants(void **state)
 {
+	(void)state;
 	unsigned seed = 12345;
 	int ok = 0, rejected = 0, cycles = 0;
 	for (int iter = 0; iter < 3000; iter++) {
@@ -409,6 +419,7 @@ static void test_random_invariants(void **state)
 
 static void test_names(void **state)
 {
+	(void)state;
 	enum sim_strategy s;
 	assert_int_equal(sim_strategy_parse("dualpipe-v", &s), 0);
 	assert_int_equal(s, SIM_DUALPIPE_V);

@@ -20,6 +20,7 @@
 
 static void test_arena_alignment_and_growth(void **state)
 {
+	(void)state;
 	struct arena a = ARENA_INIT;
 	char *first = arena_alloc(&a, 3);
 	assert_non_null(first);
@@ -41,6 +42,7 @@ static void test_arena_alignment_and_growth(void **state)
 
 static void test_strbuf_basics(void **state)
 {
+	(void)state;
 	struct strbuf sb = STRBUF_INIT;
 	assert_string_equal(sb.buf, "");
 	strbuf_addstr(&sb, "rank ");
@@ -66,6 +68,7 @@ static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test",
 
 static void test_cli_forms(void **state)
 {
+	(void)state;
 	char *argv[] = { "t", "-q", "--db=x.db", "pos1", "--iterations", "15",
 			 "16", "-dy.db", "--", "-notopt", NULL };
 	struct cli_state st;
@@ -109,6 +112,7 @@ static void test_cli_forms(void **state)
 
 static void test_config_load_and_types(void **state)
 {
+	(void)state;
 	char path[] = "/tmp/pptrace-cfg-XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -147,6 +151,7 @@ static void test_config_load_and_types(void **state)
 
 static void test_interval_union_overlap(void **state)
 {
+	(void)state;
 	struct ivl a[] = { { 10, 20 }, { 0, 5 }, { 15, 30 }, { 40, 40 }, { 5, 6 } };
 	size_t ka = ivl_merge(a, 5);
 	assert_int_equal(ka, 2); /* [0,6) and [10,30) */
