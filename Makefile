@@ -1,12 +1,15 @@
 # pptrace — build, test, demo, bench, install.
 #
 #   make                 build every command into $(O)/bin (default O=build)
-#   make check           every test (unit + end to end) under ASan+UBSan
+#   make check           every test (unit + end to end) under ASan+UBSan,
+#                        warnings as errors (DEVELOPER=1)
 #   make soak            the fault tests (t08xx) repeated 50 times
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (default 300)
 #   make demo            generate a sample cluster and run the pipeline on it
 #   make bench           benchmarks; results in bench/results.txt
 #   make install         PREFIX=/usr/local, honours DESTDIR
+#   make format          clang-format the C lines changed since .clang-format
+#                        was added (t0004 checks them)
 #
 # Sources are discovered: every cmd/<name>.c is a command; pipeline/util/
 # forms libpputil.a, pipeline/gen/ libppgen.a, the other pipeline/<layer>/
@@ -19,7 +22,9 @@ O        ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 SANITIZE ?=
-DEVELOPER ?= 1
+# Warnings are errors only for us (make check, CI, DEVELOPER=1): a newer
+# compiler's new warning must not break a user's build.
+DEVELOPER ?= 0
 CC       ?= gcc
 
 PKGS     := sqlite3 libuv zlib inih
@@ -27,7 +32,7 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsqlite3 -luv -lz -linih)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-        -Wformat=2 -Wvla -Wno-unused-parameter
+        -Wformat=2 -Wvla
 ifeq ($(DEVELOPER),1)
 WARN += -Werror
 endif
@@ -60,7 +65,7 @@ TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o)
 LIBS_ppgen := $(O)/libppgen.a $(O)/libpputil.a
 LIBS_DEFAULT := $(O)/libpp.a $(O)/libpputil.a
 
-.PHONY: all check check-valgrind demo bench fuzz soak install clean deps units
+.PHONY: all check check-valgrind demo bench fuzz soak install clean deps test-deps units format
 all: $(CMDS)
 
 V ?= 0
@@ -105,21 +110,29 @@ $(foreach u,$(UNIT_SRC),$(eval $(call unit_rule,$(u))))
 
 units: $(UNITS)
 
+# Packages: deps to build and run (make, demo, install); test-deps adds what
+# the tests use (cmocka, sqlite3, python3, chromium, clang-format, Slurm).
 deps:
 	@scripts/install-deps
+
+test-deps:
+	@scripts/install-deps --test
+
+format:
+	@scripts/format
 
 # The test suite runs on a sanitizer build in its own folder.
 CHECK_O ?= build-san
 CHECK_SANITIZE ?= address,undefined
-check: deps
-	@$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=$(CHECK_SANITIZE) all units
-	@$(MAKE) --no-print-directory O=build all
+check: test-deps
+	@$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=$(CHECK_SANITIZE) DEVELOPER=1 all units
+	@$(MAKE) --no-print-directory O=build DEVELOPER=1 all
 	@PP_BIN=$(abspath $(CHECK_O))/bin PP_UNIT=$(abspath $(CHECK_O))/tests \
 	  PP_FAST_BIN=$(abspath build)/bin tests/run-tests.sh
 
 check-valgrind:
-	@PPTRACE_EXTRA_PKGS=valgrind scripts/install-deps
-	@$(MAKE) --no-print-directory O=build all units
+	@PPTRACE_EXTRA_PKGS=valgrind scripts/install-deps --test
+	@$(MAKE) --no-print-directory O=build DEVELOPER=1 all units
 	@PP_BIN=$(abspath build)/bin PP_UNIT=$(abspath build)/tests PP_VALGRIND=1 \
 	  tests/run-tests.sh
 
@@ -128,13 +141,13 @@ check-valgrind:
 FUZZ_SECONDS ?= 300
 FUZZ_TARGETS ?=
 fuzz:
-	@PPTRACE_EXTRA_PKGS="clang libclang-rt-14-dev" scripts/install-deps
+	@PPTRACE_EXTRA_PKGS="clang libclang-rt-14-dev" scripts/install-deps --test
 	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Long fault runs: the reliability tests (t08xx) with 50 kills instead of 6.
-soak: deps
-	@$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=$(CHECK_SANITIZE) all units
-	@$(MAKE) --no-print-directory O=build all
+soak: test-deps
+	@$(MAKE) --no-print-directory O=$(CHECK_O) SANITIZE=$(CHECK_SANITIZE) DEVELOPER=1 all units
+	@$(MAKE) --no-print-directory O=build DEVELOPER=1 all
 	@PP_BIN=$(abspath $(CHECK_O))/bin PP_UNIT=$(abspath $(CHECK_O))/tests \
 	  PP_FAST_BIN=$(abspath build)/bin PP_SOAK=1 PP_ONLY='^t08' tests/run-tests.sh
 
@@ -142,7 +155,7 @@ demo: deps
 	@$(MAKE) --no-print-directory O=build all
 	@scripts/demo
 
-bench: deps
+bench: test-deps
 	@$(MAKE) --no-print-directory O=build all
 	@scripts/bench
 

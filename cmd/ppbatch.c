@@ -1,6 +1,8 @@
 /* ppbatch — analyse Kineto traces of a Megatron-LM job into one SQLite
- * database; also --inspect, --merge and --format pp-timer. Thin: parses
- * options into struct batch_opts and calls one entry of batch.h. */
+ * database; also --inspect, --merge and --format pp-timer. Thin: defaults,
+ * the [batch] section of the config file, then the options, into struct
+ * batch_opts; then one entry of batch.h. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -75,23 +77,40 @@ static int parse_shard(const char *s, int *i, int *n)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_state *st)
+static const char *const batch_keys[] = { "processes", "pattern",         "timeout",
+					  "salvage",   "busy_timeout_ms", NULL };
+
+/* [batch] keys override the defaults; the command line overrides them. */
+static int apply_config(struct batch_opts *o, const struct config *cfg, const char *path)
 {
-	long v;
+	long procs = o->processes, busy = o->busy_timeout_ms;
+	char err[256];
+	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, err, sizeof(err)) < 0 ||
+	    config_get_long_in(cfg, "batch.busy_timeout_ms", 1, INT_MAX, &busy, err, sizeof(err)) <
+		    0 ||
+	    config_get_double_in(cfg, "batch.timeout", 0, 1e9, &o->timeout_s, err, sizeof(err)) <
+		    0 ||
+	    config_get_bool(cfg, "batch.salvage", &o->salvage, err, sizeof(err)) < 0)
+		return error("%s: %s", path, err);
+	o->processes = (int)procs;
+	o->busy_timeout_ms = (int)busy;
+	if (config_get(cfg, "batch.pattern"))
+		o->pattern = config_get(cfg, "batch.pattern");
+	return 0;
+}
+
+static int parse_args(struct batch_opts *o, struct cli_state *st)
+{
 	double d;
-	int id;
-	while ((id = cli_next(&cmd, st)) > 0) {
+	int id, rc = 0;
+	while (!rc && (id = cli_next(&cmd, st)) > 0) {
 		switch (id) {
 		case O_INPUT: o->input = st->arg; break;
 		case O_FOLDERS: o->folders = st->args; o->nfolders = st->nargs; break;
 		case O_PATTERN: o->pattern = st->arg; break;
 		case O_DB: o->db = st->arg; break;
-		case O_CONFIG: o->config_path = st->arg; break;
-		case O_PROCESSES:
-			if (cli_parse_long(st->arg, 1, 4096, &v))
-				return cli_bad_value(&cmd, st, "expected a number from 1 to 4096");
-			o->processes = (int)v;
-			break;
+		case O_CONFIG: break; /* applied first: cli_find_config() */
+		case O_PROCESSES: rc = cli_int_arg(&cmd, st, 1, 4096, &o->processes); break;
 		case O_FORCE: o->force = true; break;
 		case O_SALVAGE: o->salvage = true; break;
 		case O_SHARD:
@@ -114,42 +133,48 @@ static int parse_args(int argc, char **argv, struct batch_opts *o, struct cli_st
 				return cli_bad_value(&cmd, st, "expected kineto or pp-timer");
 			o->format = st->arg;
 			break;
-		case O_PP_SIZE:
-			if (cli_parse_long(st->arg, 1, 100000, &v))
-				return cli_bad_value(&cmd, st, "expected a positive number");
-			o->pp_size = (int)v;
-			break;
-		case O_VPP_SIZE:
-			if (cli_parse_long(st->arg, 1, 100000, &v))
-				return cli_bad_value(&cmd, st, "expected a positive number");
-			o->vpp_size = (int)v;
-			break;
+		case O_PP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->pp_size); break;
+		case O_VPP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->vpp_size); break;
 		case O_WORKER: o->worker = true; break;
 		}
 	}
-	return id;
+	return rc ? rc : id;
 }
 
 int main(int argc, char **argv)
 {
-	struct batch_opts o = { .shard_count = 1, .vpp_size = 1, .format = "kineto" };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	struct batch_opts o = { .shard_count = 1,
+				.vpp_size = 1,
+				.format = "kineto",
+				.processes = cores < 1      ? 1
+					     : cores > 4096 ? 4096
+							    : (int)cores,
+				.busy_timeout_ms = 600000 };
 	struct cli_state st;
 	char err[512];
 	int rc;
 
 	pp_set_progname("ppbatch");
-	cli_init(&st, argc, argv);
-	rc = parse_args(argc, argv, &o, &st);
-	if (rc == CLI_HELP || rc == CLI_ERR) {
-		cli_release(&st);
+	rc = cli_find_config(&cmd, argc, argv, &o.config_path);
+	if (rc == CLI_HELP || rc == CLI_ERR)
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
-	}
-	o.files = st.pos;
-	o.nfiles = st.npos;
-	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err))
-				 : config_new();
+	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err)) : config_new();
 	if (!o.config) {
 		error("%s", err);
+		return PP_EXIT_USAGE;
+	}
+	if (o.config_path && apply_config(&o, o.config, o.config_path)) {
+		config_free(o.config);
+		return PP_EXIT_USAGE;
+	}
+	cli_init(&st, argc, argv);
+	rc = parse_args(&o, &st);
+	o.files = st.pos;
+	o.nfiles = st.npos;
+	if (!o.worker) /* once, not again in every worker */
+		config_check_known(o.config, "batch", batch_keys);
+	if (rc == CLI_ERR) {
 		rc = PP_EXIT_USAGE;
 	} else if (o.inspect && !o.nfiles) {
 		error("--inspect needs at least one trace file");

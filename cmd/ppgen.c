@@ -60,15 +60,6 @@ struct args {
 	const char *config_path;
 };
 
-static int parse_size(const struct cli_state *st, int *out, long max)
-{
-	long v;
-	if (cli_parse_long(st->arg, 1, max, &v))
-		return cli_bad_value(&cmd, st, "expected a positive number");
-	*out = (int)v;
-	return 0;
-}
-
 static int parse_iterations(struct args *a, const struct cli_state *st)
 {
 	char buf[4096] = "";
@@ -115,16 +106,16 @@ static int parse_args(struct args *a, struct cli_state *st)
 	while (!rc && (id = cli_next(&cmd, st)) > 0) {
 		switch (id) {
 		case O_OUT: o->out = st->arg; break;
-		case O_TP: rc = parse_size(st, &o->tp, 1000000); break;
-		case O_PP: rc = parse_size(st, &o->pp, 1000000); break;
-		case O_DP: rc = parse_size(st, &o->dp, 1000000); break;
-		case O_CP: rc = parse_size(st, &o->cp, 1000000); break;
-		case O_EP: rc = parse_size(st, &o->ep, 1000000); break;
-		case O_VPP: rc = parse_size(st, &o->vpp, 64); break;
-		case O_MB: rc = parse_size(st, &o->microbatches, 100000); break;
+		case O_TP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->tp); break;
+		case O_PP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->pp); break;
+		case O_DP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->dp); break;
+		case O_CP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->cp); break;
+		case O_EP: rc = cli_int_arg(&cmd, st, 1, 1000000, &o->ep); break;
+		case O_VPP: rc = cli_int_arg(&cmd, st, 1, 64, &o->vpp); break;
+		case O_MB: rc = cli_int_arg(&cmd, st, 1, 100000, &o->microbatches); break;
 		case O_ITER: rc = parse_iterations(a, st); break;
-		case O_LAYERS: rc = parse_size(st, &o->layers, 10000000); break;
-		case O_KPL: rc = parse_size(st, &o->kpl, 100000); break;
+		case O_LAYERS: rc = cli_int_arg(&cmd, st, 1, 10000000, &o->layers); break;
+		case O_KPL: rc = cli_int_arg(&cmd, st, 1, 100000, &o->kpl); break;
 		case O_RECOMPUTE: o->recompute = true; break;
 		case O_STRAGGLER: rc = parse_straggler(a, st); break;
 		case O_SEED:
@@ -148,51 +139,49 @@ static int parse_args(struct args *a, struct cli_state *st)
 			if (gen_parse_nasty(st->arg, &o->nasty, err, sizeof(err)))
 				return cli_bad_value(&cmd, st, err);
 			break;
-		case O_CONFIG: a->config_path = st->arg; break;
+		case O_CONFIG: break; /* applied first: cli_find_config() */
 		case O_QUIET: o->quiet = true; break;
 		}
 	}
 	return rc ? rc : id;
 }
 
-/* [gen] keys give the defaults; the command line overrides them. */
+/* [gen] keys override the defaults; the command line overrides them. */
 static int apply_config(struct args *a, const char *path)
 {
 	static const char *const known[] = {
 		"microbatches", "layers", "kernels_per_layer", "seed", "gzip", "time_format",
 		"vpp", NULL
 	};
+	struct gen_opts *o = &a->o;
+	long mb = o->microbatches, layers = o->layers, kpl = o->kpl, vpp = o->vpp;
+	long seed = (long)o->seed;
 	char err[512];
 	struct config *cfg = config_load(path, err, sizeof(err));
-	long v;
 	int rc = 0;
 	if (!cfg)
 		return error("%s", err);
 	config_check_known(cfg, "gen", known);
-	struct { const char *key; int *dst; } ints[] = {
-		{ "gen.microbatches", &a->o.microbatches }, { "gen.layers", &a->o.layers },
-		{ "gen.kernels_per_layer", &a->o.kpl }, { "gen.vpp", &a->o.vpp },
-	};
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		int r = config_get_long(cfg, ints[i].key, &v, err, sizeof(err));
-		if (r == 0 && (v < 1 || v > 10000000))
-			r = error("%s: %s must be >= 1", path, ints[i].key);
-		else if (r < 0)
-			r = error("%s", err);
-		if (r < 0)
-			rc = -1;
-		else if (r == 0)
-			*ints[i].dst = (int)v;
-	}
-	if (!config_get_long(cfg, "gen.seed", &v, err, sizeof(err)) && v >= 0)
-		a->o.seed = (uint64_t)v;
-	if (config_get_bool(cfg, "gen.gzip", &a->o.gzip, err, sizeof(err)) < 0)
-		rc = error("%s", err);
 	const char *tf = config_get(cfg, "gen.time_format");
-	if (tf && strcmp(tf, "absolute") && strcmp(tf, "relative"))
-		rc = error("%s: gen.time_format must be absolute or relative", path);
+	if (config_get_long_in(cfg, "gen.microbatches", 1, 10000000, &mb, err, sizeof(err)) < 0 ||
+	    config_get_long_in(cfg, "gen.layers", 1, 10000000, &layers, err, sizeof(err)) < 0 ||
+	    config_get_long_in(cfg, "gen.kernels_per_layer", 1, 10000000, &kpl, err, sizeof(err)) <
+		    0 ||
+	    config_get_long_in(cfg, "gen.vpp", 1, 64, &vpp, err, sizeof(err)) < 0 ||
+	    config_get_long_in(cfg, "gen.seed", 0, 2147483647L, &seed, err, sizeof(err)) < 0 ||
+	    config_get_bool(cfg, "gen.gzip", &o->gzip, err, sizeof(err)) < 0)
+		rc = error("%s: %s", path, err);
+	else if (tf && strcmp(tf, "absolute") && strcmp(tf, "relative"))
+		rc = error(
+			"%s: config key gen.time_format: expected absolute or relative, got '%s'",
+			path, tf);
 	else if (tf)
-		a->o.relative = !strcmp(tf, "relative");
+		o->relative = !strcmp(tf, "relative");
+	o->microbatches = (int)mb;
+	o->layers = (int)layers;
+	o->kpl = (int)kpl;
+	o->vpp = (int)vpp;
+	o->seed = (uint64_t)seed;
 	config_free(cfg);
 	return rc;
 }
@@ -207,12 +196,12 @@ int main(int argc, char **argv)
 	int rc;
 
 	pp_set_progname("ppgen");
-	for (int i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "--config") || !strcmp(argv[i], "-c"))
-			if (apply_config(&a, argv[i + 1]))
-				return PP_EXIT_USAGE;
+	rc = cli_find_config(&cmd, argc, argv, &a.config_path);
+	if (rc == CLI_END && a.config_path && apply_config(&a, a.config_path))
+		rc = CLI_ERR;
 	cli_init(&st, argc, argv);
-	rc = parse_args(&a, &st);
+	if (rc == CLI_END)
+		rc = parse_args(&a, &st);
 	if (rc == CLI_HELP || rc == CLI_ERR) {
 		rc = rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
 	} else if (!a.o.out || st.npos) {

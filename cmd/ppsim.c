@@ -1,7 +1,7 @@
 /* ppsim — simulate a pipeline-parallel schedule: per-device busy/idle/
- * bubble, makespan, JSON, Gantt chart. Thin: options (after the config
- * file's [sim] section or JSON config) into struct sim_input, then
- * sim_run() and the sim_report_* outputs. */
+ * bubble, makespan, JSON, Gantt chart. Thin: defaults, then the config file
+ * (its [sim] section, or a JSON or YAML config), then the options, into
+ * struct sim_input; then sim_run() and the sim_report_* outputs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,26 +19,35 @@ enum {
 };
 
 static const struct cli_opt options[] = {
-	{ "strategy", 0, "<name>", "1f1b (default), interleave, zb1p, 1f1b_overlap, "
-	  "1f1b_interleave_overlap, dualpipe, dualpipe_v", O_STRATEGY, 0 },
+	{ "strategy", 0, "<name>",
+	  "1f1b (default), interleave, zb1p, 1f1b_overlap, "
+	  "1f1b_interleave_overlap, dualpipe, dualpipe_v",
+	  O_STRATEGY, 0 },
 	{ "devices", 'p', "<p>", "pipeline devices (default: from --stages)", O_DEVICES, 0 },
 	{ "stages", 0, "<n>", "pipeline stages (default: from --devices)", O_STAGES, 0 },
-	{ "num-stages", 's', "<n>", "same as --stages (seed 003 spelling)", O_STAGES, 0 },
+	{ "num-stages", 's', "<n>", "same as --stages (pipeline.py's spelling)", O_STAGES, 0 },
 	{ "microbatches", 'm', "<m>", "micro-batches per iteration", O_MICRO, 0 },
 	{ "num-batches", 'b', "<m>", "same as --microbatches", O_MICRO, 0 },
 	{ "p2p", 0, "<t>", "P2P latency between stages (default 0)", O_P2P, 0 },
 	{ "p2p-time", 0, "<t>", "same as --p2p", O_P2P, 0 },
-	{ "forward", 0, "<t>[,<t>...]", "forward time, one or one per stage (default 1)", O_FWD, CLI_MULTI },
+	{ "forward", 0, "<t>[,<t>...]", "forward time, one or one per stage (default 1)", O_FWD,
+	  CLI_MULTI },
 	{ "forward-times", 'f', "<t>...", "same as --forward", O_FWD, CLI_MULTI },
 	{ "backward", 0, "<t>[,<t>...]", "whole backward time (default 2)", O_BWD, CLI_MULTI },
 	{ "backward-times", 0, "<t>...", "same as --backward (also -bw)", O_BWD, CLI_MULTI },
-	{ "backward-d", 0, "<t>[,<t>...]", "input-gradient backward (split schedules, default 1)", O_BWD_D, CLI_MULTI },
-	{ "backward-w", 0, "<t>[,<t>...]", "weight-gradient backward (split schedules, default 1)", O_BWD_W, CLI_MULTI },
-	{ "overlapped", 0, "<t>[,<t>...]", "overlapped forward+backward pair (default F + B)", O_OVERLAP, CLI_MULTI },
+	{ "backward-d", 0, "<t>[,<t>...]", "input-gradient backward (split schedules, default 1)",
+	  O_BWD_D, CLI_MULTI },
+	{ "backward-w", 0, "<t>[,<t>...]", "weight-gradient backward (split schedules, default 1)",
+	  O_BWD_W, CLI_MULTI },
+	{ "overlapped", 0, "<t>[,<t>...]", "overlapped forward+backward pair (default F + B)",
+	  O_OVERLAP, CLI_MULTI },
 	{ "group-size", 'g', "<g>", "interleave: micro-batches per group (default p)", O_GROUP, 0 },
-	{ "model", 0, "<model>", "megatron (default) or reference (bit-exact PP-Schedule-Visualization)", O_MODEL, 0 },
-	{ "config", 'c', "<file>", "INI file ([sim] section), JSON or YAML (.yaml) config", O_CONFIG, 0 },
-	{ "output", 'o', "<prefix>", "chart files <prefix>.gp/.png/.svg (default ppsim-<strategy>)", O_OUTPUT, 0 },
+	{ "model", 0, "<model>",
+	  "megatron (default) or reference (bit-exact PP-Schedule-Visualization)", O_MODEL, 0 },
+	{ "config", 'c', "<file>", "INI file ([sim] section), JSON or YAML (.yaml) config",
+	  O_CONFIG, 0 },
+	{ "output", 'o', "<prefix>", "chart files <prefix>.gp/.png/.svg (default ppsim-<strategy>)",
+	  O_OUTPUT, 0 },
 	{ "no-visualization", 0, NULL, "do not write the chart", O_NOVIS, 0 },
 	{ "json", 0, NULL, "print one JSON object instead of the table", O_JSON, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
@@ -70,33 +79,55 @@ static const char *key_of(int id)
 	return id > 0 && id < (int)(sizeof(keys) / sizeof(keys[0])) ? keys[id] : NULL;
 }
 
-/* Walks argv: --config is loaded first, every other setting is applied
- * after it in command-line order (the command line wins). A list option's
- * arguments are joined with commas. */
+/* Loads the config file (the [sim] section of an INI file, or a JSON or
+ * YAML config) into in. */
+static int load_config(struct sim_input *in, const char *path)
+{
+	char err[512];
+	struct config *cfg = NULL;
+	size_t n = strlen(path);
+	bool yaml = (n > 5 && !strcmp(path + n - 5, ".yaml")) ||
+		    (n > 4 && !strcmp(path + n - 4, ".yml"));
+	int rc;
+	if (sim_input_is_json(path))
+		rc = sim_input_load_json(in, path, err, sizeof(err));
+	else if (yaml)
+		rc = sim_input_load_yaml(in, path, err, sizeof(err));
+	else if (!(cfg = config_load(path, err, sizeof(err))))
+		rc = PP_EINVAL;
+	else
+		rc = sim_input_load_ini(in, cfg, err, sizeof(err));
+	config_free(cfg);
+	return rc ? error("%s", err) : 0;
+}
+
+/* Applies the options over what the config file set (the command line
+ * wins). A list option's arguments are joined with commas. */
 static int parse_args(struct cli_state *st, struct sim_input *in)
 {
 	char err[512];
-	const char *config = NULL;
-	int id, n = 0;
-	struct setting { int id; char *text; } *set = xcalloc((size_t)st->argc + 1, sizeof(*set));
+	int id;
 	while ((id = cli_next(&cmd, st)) > 0) {
-		if (id == O_CONFIG) {
-			config = st->arg;
-		} else if (id == O_NOVIS) {
+		if (id == O_CONFIG)
+			continue; /* loaded first: cli_find_config() */
+		if (id == O_NOVIS) {
 			in->no_visualization = true;
-		} else if (id == O_JSON) {
+			continue;
+		}
+		if (id == O_JSON) {
 			in->json = true;
-		} else {
-			struct strbuf sb = STRBUF_INIT;
-			if (!st->args) /* --name=value */
-				strbuf_addstr(&sb, st->arg);
-			for (int i = 0; st->args && i < st->nargs; i++) {
-				if (i)
-					strbuf_addch(&sb, ',');
-				strbuf_addstr(&sb, st->args[i]);
-			}
-			set[n].id = id;
-			set[n++].text = strbuf_detach(&sb, NULL);
+			continue;
+		}
+		struct strbuf sb = STRBUF_INIT;
+		if (!st->args) /* --name=value */
+			strbuf_addstr(&sb, st->arg);
+		for (int i = 0; st->args && i < st->nargs; i++)
+			strbuf_addf(&sb, "%s%s", i ? "," : "", st->args[i]);
+		int rc = sim_input_set(in, key_of(id), sb.buf, err, sizeof(err));
+		strbuf_release(&sb);
+		if (rc) {
+			error("%s", err);
+			return CLI_ERR;
 		}
 	}
 	if (id == CLI_END && st->npos) {
@@ -104,38 +135,10 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
 		cli_usage(&cmd);
 		id = CLI_ERR;
 	}
-	if (id == CLI_END && config) {
-		struct config *cfg = NULL;
-		size_t clen = strlen(config);
-		bool yaml = (clen > 5 && !strcmp(config + clen - 5, ".yaml")) ||
-			    (clen > 4 && !strcmp(config + clen - 4, ".yml"));
-		if (sim_input_is_json(config)) {
-			if (sim_input_load_json(in, config, err, sizeof(err)))
-				id = CLI_ERR;
-		} else if (yaml) {
-			if (sim_input_load_yaml(in, config, err, sizeof(err)))
-				id = CLI_ERR;
-		} else if (!(cfg = config_load(config, err, sizeof(err))) ||
-			   sim_input_load_ini(in, cfg, err, sizeof(err))) {
-			id = CLI_ERR;
-		}
-		config_free(cfg);
-		if (id == CLI_ERR)
-			error("%s", err);
-	}
-	for (int i = 0; i < n; i++) {
-		if (id == CLI_END &&
-		    sim_input_set(in, key_of(set[i].id), set[i].text, err, sizeof(err))) {
-			error("%s", err);
-			id = CLI_ERR;
-		}
-		free(set[i].text);
-	}
-	free(set);
 	return id;
 }
 
-/* Seed 003 spells the backward times "-bw": make it a long option. */
+/* pipeline.py spells the backward times "-bw": make it a long option. */
 static void rewrite_seed_flags(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -143,7 +146,7 @@ static void rewrite_seed_flags(int argc, char **argv)
 			argv[i] = "--backward-times";
 }
 
-/* The chart prefix: --output without a .png/.svg/.gp suffix (seed 003
+/* The chart prefix: --output without a .png/.svg/.gp suffix (pipeline.py
  * names a .png), else ppsim-<strategy>. */
 static char *chart_prefix(const struct sim_input *in)
 {
@@ -170,6 +173,7 @@ int main(int argc, char **argv)
 	struct sim_input in;
 	struct sim_result res = { 0 };
 	struct cli_state st;
+	const char *config = NULL;
 	char err[2048];
 	int rc;
 
@@ -177,7 +181,11 @@ int main(int argc, char **argv)
 	rewrite_seed_flags(argc, argv);
 	sim_input_init(&in);
 	cli_init(&st, argc, argv);
-	rc = parse_args(&st, &in);
+	rc = cli_find_config(&cmd, argc, argv, &config);
+	if (rc == CLI_END && config && load_config(&in, config))
+		rc = CLI_ERR;
+	if (rc == CLI_END)
+		rc = parse_args(&st, &in);
 	if (rc == CLI_HELP || rc == CLI_ERR) {
 		rc = rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
 		goto out;
@@ -193,7 +201,7 @@ int main(int argc, char **argv)
 	rc = sim_run(&in.cfg, &res, err, sizeof(err));
 	if (rc) {
 		error("%s", err);
-		rc = rc == PP_ENOMEM ? PP_EXIT_FATAL : PP_EXIT_USAGE;
+		rc = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (in.json)

@@ -66,7 +66,7 @@ slurm_start() {
 	fi
 	for bin in munged slurmctld slurmd sinfo sbatch squeue scontrol scancel setpriv; do
 		if ! command -v "$bin" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$bin" ]; then
-			SLURM_WHY="$bin not installed (scripts/install-deps installs slurm-wlm munge)"
+			SLURM_WHY="$bin not installed (scripts/install-deps --test installs slurm-wlm munge)"
 			return 1
 		fi
 	done

@@ -35,7 +35,6 @@ struct run {
 	struct agg_iter *its;
 	struct strbuf jobs;
 	int partial; /* inputs missing or failed */
-	int nscripts;
 };
 
 static char *path_join(const char *a, const char *b)

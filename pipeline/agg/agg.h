@@ -1,5 +1,5 @@
 /* agg.h — ppagg: per-PP-group windows, idle and bubble, measured vs ideal
- * pipelines, stragglers, charts and the HTML report (SPEC §6-§8).
+ * pipelines, stragglers, charts and the HTML report (docs/semantics.md §6–8).
  *
  * cmd/ppagg.c fills struct agg_opts and calls agg_run(). The work is split
  * by job: agg_calc.c (the metrics, pure functions over struct agg_rank_in),
@@ -95,8 +95,7 @@ struct agg_params {
 
 /* Computes every row for one iteration. ranks[] may be in any order and
  * may hold ranks outside the topology (ignored). t must be indexed
- * (topo_index). Returns 0 or PP_ENOMEM; res is released with
- * agg_result_release() also after an error. */
+ * (topo_index). Returns 0; res is released with agg_result_release(). */
 int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_t n,
 		const struct agg_params *p, struct agg_result *res);
 void agg_result_release(struct agg_result *res);

@@ -1,4 +1,4 @@
-/* agg_calc.c — the numbers of ppagg (SPEC §6), pure functions.
+/* agg_calc.c — the numbers of ppagg (docs/semantics.md §6), pure functions.
  *
  * Group idle and bubble need no kernel scan: a rank's bubble is
  * window − union(non-pp GPU events), so that union is window − bubble and
@@ -43,9 +43,7 @@ void agg_result_release(struct agg_result *res)
 static const struct agg_rank_in **index_ranks(const struct topology *t,
 					      const struct agg_rank_in *ranks, size_t n)
 {
-	const struct agg_rank_in **by = calloc((size_t)t->nrank + 1, sizeof(*by));
-	if (!by)
-		return NULL;
+	const struct agg_rank_in **by = xcalloc((size_t)t->nrank + 1, sizeof(*by));
 	for (size_t i = 0; i < n; i++)
 		if (ranks[i].rank >= 0 && ranks[i].rank < t->nrank)
 			by[ranks[i].rank] = &ranks[i];
@@ -57,8 +55,8 @@ static bool usable(const struct agg_rank_in *r)
 	return r && r->ok;
 }
 
-static int pp_group_rows(const struct topology *t, const struct agg_rank_in **by,
-			 const struct agg_params *p, struct agg_result *res, size_t g)
+static void pp_group_rows(const struct topology *t, const struct agg_rank_in **by,
+			  const struct agg_params *p, struct agg_result *res, size_t g)
 {
 	const struct topo_group *grp = &t->groups[TOPO_PP].v[g];
 	bool complete = true, has = false;
@@ -78,13 +76,8 @@ static int pp_group_rows(const struct topology *t, const struct agg_rank_in **by
 		has = true;
 	}
 	double ratio_sum = 0;
-	int64_t *fwd = malloc((size_t)grp->n * sizeof(int64_t));
-	int64_t *bwd = malloc((size_t)grp->n * sizeof(int64_t));
-	if (!fwd || !bwd) {
-		free(fwd);
-		free(bwd);
-		return PP_ENOMEM;
-	}
+	int64_t *fwd = xmalloc((size_t)grp->n * sizeof(int64_t));
+	int64_t *bwd = xmalloc((size_t)grp->n * sizeof(int64_t));
 	bool ideal_ok = complete && has;
 	int m = 0;
 	for (int s = 0; s < grp->n; s++) {
@@ -129,7 +122,6 @@ static int pp_group_rows(const struct topology *t, const struct agg_rank_in **by
 	}
 	free(fwd);
 	free(bwd);
-	return 0;
 }
 
 /* Flags the ranks of one comparison group; members are rank ids. */
@@ -177,19 +169,12 @@ int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_
 			maxstage = (size_t)pp->v[g].n;
 	}
 	const struct agg_rank_in **by = index_ranks(t, ranks, n);
-	res->pp = calloc(nrows + 1, sizeof(*res->pp));
-	res->pipes = calloc(pp->n + 1, sizeof(*res->pipes));
-	res->strag = calloc((size_t)t->nrank + 1, sizeof(*res->strag));
-	int64_t *scratch = calloc((size_t)t->nrank + 1, sizeof(int64_t));
-	int rc = 0;
-	if (!by || !res->pp || !res->pipes || !res->strag || !scratch) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
-	for (size_t g = 0; g < pp->n && !rc; g++)
-		rc = pp_group_rows(t, by, p, res, g);
-	if (rc)
-		goto out;
+	res->pp = xcalloc(nrows + 1, sizeof(*res->pp));
+	res->pipes = xcalloc(pp->n + 1, sizeof(*res->pipes));
+	res->strag = xcalloc((size_t)t->nrank + 1, sizeof(*res->strag));
+	int64_t *scratch = xcalloc((size_t)t->nrank + 1, sizeof(int64_t));
+	for (size_t g = 0; g < pp->n; g++)
+		pp_group_rows(t, by, p, res, g);
 
 	const struct topo_groups *dp = &t->groups[TOPO_DP];
 	if (dp->n) {
@@ -198,11 +183,7 @@ int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_
 					res, scratch);
 	} else {
 		/* No DP groups: ranks holding the same stage form the group. */
-		int *members = malloc((pp->n + 1) * sizeof(int));
-		if (!members) {
-			rc = PP_ENOMEM;
-			goto out;
-		}
+		int *members = xmalloc((pp->n + 1) * sizeof(int));
 		for (size_t s = 0; s < maxstage; s++) {
 			int k = 0;
 			for (size_t g = 0; g < pp->n; g++)
@@ -230,8 +211,7 @@ int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_
 			res->slowest_stage = (int)s;
 		}
 	}
-out:
 	free(by);
 	free(scratch);
-	return rc;
+	return 0;
 }

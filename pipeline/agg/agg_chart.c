@@ -1,4 +1,4 @@
-/* agg_chart.c — ppagg's gnuplot scripts and per-rank CSVs (SPEC §8).
+/* agg_chart.c — ppagg's gnuplot scripts and per-rank CSVs (docs/semantics.md §8).
  *
  * Every chart is one self-contained script: the data inline as datablocks,
  * the boxes drawn `with boxxyerror` (never `set object`, which is
@@ -321,13 +321,9 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 {
 	if (agg_mkdir_p(dir))
 		return PP_EIO;
-	struct row *rows = calloc((size_t)n + 1, sizeof(*rows));
-	char (*labels)[48] = calloc((size_t)n + 1, sizeof(*labels));
+	struct row *rows = xcalloc((size_t)n + 1, sizeof(*rows));
+	char(*labels)[48] = xcalloc((size_t)n + 1, sizeof(*labels));
 	int k = 0, rc = 0;
-	if (!rows || !labels) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
 	int64_t t0 = INT64_MAX;
 	for (int i = 0; i < n; i++) {
 		const struct agg_rank *r = agg_iter_rank(it, ranks[i]);
@@ -347,11 +343,7 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 	}
 	int *sep = NULL;
 	if (split) {
-		sep = calloc((size_t)n + 1, sizeof(int));
-		if (!sep) {
-			rc = PP_ENOMEM;
-			goto out;
-		}
+		sep = xcalloc((size_t)n + 1, sizeof(int));
 		for (int i = 1; i < n; i++)
 			sep[i] = split[i] != split[i - 1];
 	}
@@ -364,7 +356,6 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 				    : "time since the group's first GPU event (ms)",
 			    jobs);
 	free(sep);
-out:
 	free(rows);
 	free(labels);
 	return rc;

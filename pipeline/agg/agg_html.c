@@ -177,35 +177,28 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 	strbuf_addstr(h, "</table>\n");
 }
 
-static void iteration_section(struct strbuf *h, const char *out, const struct topology *t,
-			      const struct agg_iter *it, const struct agg_iter *its, size_t n,
-			      bool lazy)
+static void failed_ranks(struct strbuf *h, const struct agg_iter *it)
 {
-	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
-	int I = it->iteration;
-	strbuf_addf(h, "<section id=\"iter-%d\">\n<h2>Iteration %d</h2>\n<p>", I, I);
-	agg_html_escape(h, it->folder);
-	strbuf_addf(h, ": %d ranks analysed, %d failed. CSV: <a href=\"iteration_%d/pp_groups.csv\">"
-		       "pp_groups</a>, <a href=\"iteration_%d/pipelines.csv\">pipelines</a>, "
-		       "<a href=\"iteration_%d/stragglers.csv\">stragglers</a>. "
-		       "<a href=\"#compare\">back to the comparison</a></p>\n",
-		    it->nok, it->nfailed, I, I, I);
-	if (it->nfailed) {
-		strbuf_addstr(h, "<h3>Failed ranks</h3>\n<table><tr><th>rank</th><th>trace</th>"
-				 "<th>error</th></tr>\n");
-		for (size_t i = 0; i < it->nranks; i++) {
-			const struct agg_rank *r = &it->ranks[i];
-			if (r->in.ok)
-				continue;
-			strbuf_addf(h, "<tr><td>%d</td><td>", r->in.rank);
-			agg_html_escape(h, r->path);
-			strbuf_addstr(h, "</td><td>");
-			agg_html_escape(h, r->error);
-			strbuf_addstr(h, "</td></tr>\n");
-		}
-		strbuf_addstr(h, "</table>\n");
+	if (!it->nfailed)
+		return;
+	strbuf_addstr(h, "<h3>Failed ranks</h3>\n<table><tr><th>rank</th><th>trace</th>"
+			 "<th>error</th></tr>\n");
+	for (size_t i = 0; i < it->nranks; i++) {
+		const struct agg_rank *r = &it->ranks[i];
+		if (r->in.ok)
+			continue;
+		strbuf_addf(h, "<tr><td>%d</td><td>", r->in.rank);
+		agg_html_escape(h, r->path);
+		strbuf_addstr(h, "</td><td>");
+		agg_html_escape(h, r->error);
+		strbuf_addstr(h, "</td></tr>\n");
 	}
-	/* Incomplete groups and their missing ranks. */
+	strbuf_addstr(h, "</table>\n");
+}
+
+/* Incomplete groups and their missing ranks. */
+static void incomplete_groups(struct strbuf *h, const struct topology *t, const struct agg_iter *it)
+{
 	bool any_incomplete = false;
 	for (int kind = TOPO_PP; kind <= TOPO_MODEL; kind += TOPO_MODEL - TOPO_PP) {
 		const struct topo_groups *gs = &t->groups[kind];
@@ -234,42 +227,69 @@ static void iteration_section(struct strbuf *h, const char *out, const struct to
 	}
 	if (any_incomplete)
 		strbuf_addstr(h, "</ul>\n");
+}
 
-	if (it->res.npipes) {
-		strbuf_addstr(h, "<h3>Pipelines</h3>\n<table><tr><th>PP group</th><th>ranks (stage "
-				 "order)</th><th>measured (ms)</th><th>ideal (ms)</th><th>gap (ms)</th>"
-				 "<th>bubble</th></tr>\n");
-		for (size_t p = 0; p < it->res.npipes; p++) {
-			const struct agg_pipeline_row *pr = &it->res.pipes[p];
-			const struct topo_group *g = &t->groups[TOPO_PP].v[pr->pp_group];
-			strbuf_addf(h, "<tr><td><a href=\"#i%d-pp%d\">%d</a></td><td>", I, pr->pp_group,
-				    pr->pp_group);
-			ranks_list(h, g->ranks, g->n, I);
-			strbuf_addf(h, "</td><td>%.3f</td>", msd(pr->measured));
-			if (pr->has_ideal)
-				strbuf_addf(h, "<td>%.3f</td><td>%.3f</td>", msd(pr->ideal), msd(pr->gap));
-			else
-				strbuf_addstr(h, "<td>–</td><td>–</td>");
-			strbuf_addf(h, "<td>%.2f %%</td></tr>\n", 100 * pr->bubble_ratio);
-		}
-		strbuf_addstr(h, "</table>\n");
+static void pipelines_table(struct strbuf *h, const struct topology *t, const struct agg_iter *it)
+{
+	int I = it->iteration;
+	if (!it->res.npipes)
+		return;
+	strbuf_addstr(h, "<h3>Pipelines</h3>\n<table><tr><th>PP group</th><th>ranks (stage "
+			 "order)</th><th>measured (ms)</th><th>ideal (ms)</th><th>gap (ms)</th>"
+			 "<th>bubble</th></tr>\n");
+	for (size_t p = 0; p < it->res.npipes; p++) {
+		const struct agg_pipeline_row *pr = &it->res.pipes[p];
+		const struct topo_group *g = &t->groups[TOPO_PP].v[pr->pp_group];
+		strbuf_addf(h, "<tr><td><a href=\"#i%d-pp%d\">%d</a></td><td>", I, pr->pp_group,
+			    pr->pp_group);
+		ranks_list(h, g->ranks, g->n, I);
+		strbuf_addf(h, "</td><td>%.3f</td>", msd(pr->measured));
+		if (pr->has_ideal)
+			strbuf_addf(h, "<td>%.3f</td><td>%.3f</td>", msd(pr->ideal), msd(pr->gap));
+		else
+			strbuf_addstr(h, "<td>–</td><td>–</td>");
+		strbuf_addf(h, "<td>%.2f %%</td></tr>\n", 100 * pr->bubble_ratio);
 	}
+	strbuf_addstr(h, "</table>\n");
+}
+
+static void stragglers_table(struct strbuf *h, const struct agg_iter *it)
+{
 	strbuf_addstr(h, "<h3>Stragglers</h3>\n");
 	if (!it->res.nstrag) {
 		strbuf_addstr(h, "<p>None above the threshold.</p>\n");
-	} else {
-		strbuf_addstr(h, "<table><tr><th>rank</th><th>group</th><th>fwd+bwd compute (ms)"
-				 "</th><th>group median (ms)</th><th>excess</th></tr>\n");
-		for (size_t s = 0; s < it->res.nstrag; s++) {
-			const struct agg_straggler_row *sr = &it->res.strag[s];
-			strbuf_addf(h, "<tr><td><a href=\"#i%d-r%d\">%d</a></td><td>%s %d</td>"
-				       "<td>%.3f</td><td>%.3f</td><td>+%.1f %%</td></tr>\n",
-				    I, sr->rank, sr->rank, sr->group_kind, sr->group, msd(sr->value),
-				    msd(sr->median), 100 * sr->excess);
-		}
-		strbuf_addstr(h, "</table>\n");
+		return;
 	}
+	strbuf_addstr(h, "<table><tr><th>rank</th><th>group</th><th>fwd+bwd compute (ms)"
+			 "</th><th>group median (ms)</th><th>excess</th></tr>\n");
+	for (size_t s = 0; s < it->res.nstrag; s++) {
+		const struct agg_straggler_row *sr = &it->res.strag[s];
+		strbuf_addf(h,
+			    "<tr><td><a href=\"#i%d-r%d\">%d</a></td><td>%s %d</td>"
+			    "<td>%.3f</td><td>%.3f</td><td>+%.1f %%</td></tr>\n",
+			    it->iteration, sr->rank, sr->rank, sr->group_kind, sr->group,
+			    msd(sr->value), msd(sr->median), 100 * sr->excess);
+	}
+	strbuf_addstr(h, "</table>\n");
+}
 
+/* The chart at rel (no extension) with its caption, when its script exists. */
+static void chart_if_written(struct strbuf *h, const char *out, const char *rel,
+			     const char *caption, bool lazy)
+{
+	struct strbuf gp = STRBUF_INIT;
+	strbuf_addf(&gp, "%s.gp", rel);
+	if (exists(out, gp.buf))
+		chart(h, out, rel, caption, lazy);
+	strbuf_release(&gp);
+}
+
+/* The timelines of the PP groups and of the model replicas. */
+static void group_charts(struct strbuf *h, const char *out, const struct topology *t,
+			 const struct agg_iter *it, bool lazy)
+{
+	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
+	int I = it->iteration;
 	strbuf_addstr(h, "<h3>PP groups</h3>\n");
 	for (size_t p = 0; p < it->res.npipes; p++) {
 		int g = it->res.pipes[p].pp_group;
@@ -287,77 +307,106 @@ static void iteration_section(struct strbuf *h, const char *out, const struct to
 		strbuf_addf(&rel, "iteration_%d/model_group_%zu/timeline", I, m);
 		strbuf_reset(&cap);
 		strbuf_addf(&cap, "Model replica %zu, iteration %d", m, I);
-		struct strbuf gp = STRBUF_INIT;
-		strbuf_addf(&gp, "%s.gp", rel.buf);
-		if (exists(out, gp.buf))
-			chart(h, out, rel.buf, cap.buf, lazy);
-		strbuf_release(&gp);
+		chart_if_written(h, out, rel.buf, cap.buf, lazy);
 	}
+	strbuf_release(&rel);
+	strbuf_release(&cap);
+}
 
+/* One row of the ranks table. */
+static void rank_row(struct strbuf *h, const char *out, const struct topology *t,
+		     const struct agg_iter *it, const struct agg_rank *r,
+		     const struct agg_iter *its, size_t n)
+{
+	static const char *const names[] = { "timeline", "overlap", "steps.csv", "categories.csv" };
+	struct strbuf rel = STRBUF_INIT;
+	int I = it->iteration, rk = r->in.rank;
+	strbuf_addf(h, "<tr id=\"i%d-r%d\"><td>%d</td><td>", I, rk, rk);
+	agg_html_escape(h, r->status);
+	strbuf_addstr(h, "</td><td>");
+	agg_html_escape(h, r->mode);
+	strbuf_addstr(h, "</td><td>");
+	if (rk < t->nrank && t->pp_of[rk] >= 0)
+		strbuf_addf(h, "<a href=\"#i%d-pp%d\">%d</a> · %d", I, t->pp_of[rk], t->pp_of[rk],
+			    t->stage_of[rk]);
+	strbuf_addstr(h, "</td>");
+	if (r->in.has_window)
+		strbuf_addf(h, "<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.1f %%</td>",
+			    msd(r->in.win_e - r->in.win_s), msd(r->in.gpu_busy), msd(r->in.bubble),
+			    100 * r->coverage);
+	else
+		strbuf_addstr(h, "<td>–</td><td>–</td><td>–</td><td>–</td>");
+	strbuf_addstr(h, "<td>");
+	for (int k = 0; k < 4; k++) {
+		strbuf_reset(&rel);
+		strbuf_addf(&rel, "iteration_%d/rank_%d/%s%s", I, rk, names[k], k < 2 ? ".gp" : "");
+		if (!exists(out, rel.buf))
+			continue;
+		if (k < 2)
+			best_href(out, &rel);
+		strbuf_addstr(h, "<a href=\"");
+		agg_html_escape(h, rel.buf);
+		strbuf_addf(h, "\">%s</a> ", names[k]);
+	}
+	strbuf_addstr(h, "</td><td>");
+	for (size_t j = 0; j < n; j++)
+		if (&its[j] != it && agg_iter_rank(&its[j], rk))
+			strbuf_addf(h, "<a href=\"#i%d-r%d\">%d</a> ", its[j].iteration, rk,
+				    its[j].iteration);
+	strbuf_addstr(h, "</td></tr>\n");
+	strbuf_release(&rel);
+}
+
+/* The timeline and overlap charts of every rank, folded away. */
+static void rank_charts(struct strbuf *h, const char *out, const struct agg_iter *it, bool lazy)
+{
+	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
+	strbuf_addstr(h, "<details><summary>Rank charts</summary>\n");
+	for (size_t i = 0; i < it->nranks; i++) {
+		const struct agg_rank *r = &it->ranks[i];
+		for (int k = 0; k < 2; k++) {
+			const char *kind = k ? "overlap" : "timeline";
+			strbuf_reset(&rel);
+			strbuf_addf(&rel, "iteration_%d/rank_%d/%s", it->iteration, r->in.rank,
+				    kind);
+			strbuf_reset(&cap);
+			strbuf_addf(&cap, "Rank %d %s, iteration %d", r->in.rank, kind,
+				    it->iteration);
+			chart_if_written(h, out, rel.buf, cap.buf, lazy);
+		}
+	}
+	strbuf_addstr(h, "</details>\n");
+	strbuf_release(&rel);
+	strbuf_release(&cap);
+}
+
+static void iteration_section(struct strbuf *h, const char *out, const struct topology *t,
+			      const struct agg_iter *it, const struct agg_iter *its, size_t n,
+			      bool lazy)
+{
+	int I = it->iteration;
+	strbuf_addf(h, "<section id=\"iter-%d\">\n<h2>Iteration %d</h2>\n<p>", I, I);
+	agg_html_escape(h, it->folder);
+	strbuf_addf(h,
+		    ": %d ranks analysed, %d failed. CSV: <a href=\"iteration_%d/pp_groups.csv\">"
+		    "pp_groups</a>, <a href=\"iteration_%d/pipelines.csv\">pipelines</a>, "
+		    "<a href=\"iteration_%d/stragglers.csv\">stragglers</a>. "
+		    "<a href=\"#compare\">back to the comparison</a></p>\n",
+		    it->nok, it->nfailed, I, I, I);
+	failed_ranks(h, it);
+	incomplete_groups(h, t, it);
+	pipelines_table(h, t, it);
+	stragglers_table(h, it);
+	group_charts(h, out, t, it, lazy);
 	strbuf_addstr(h, "<h3>Ranks</h3>\n<table><tr><th>rank</th><th>status</th><th>mode</th>"
 			 "<th>PP group · stage</th><th>window (ms)</th><th>GPU busy (ms)</th>"
 			 "<th>bubble (ms)</th><th>coverage</th><th>charts</th><th>other iterations"
 			 "</th></tr>\n");
-	for (size_t i = 0; i < it->nranks; i++) {
-		const struct agg_rank *r = &it->ranks[i];
-		int rk = r->in.rank;
-		strbuf_addf(h, "<tr id=\"i%d-r%d\"><td>%d</td><td>", I, rk, rk);
-		agg_html_escape(h, r->status);
-		strbuf_addstr(h, "</td><td>");
-		agg_html_escape(h, r->mode);
-		strbuf_addstr(h, "</td><td>");
-		if (rk < t->nrank && t->pp_of[rk] >= 0)
-			strbuf_addf(h, "<a href=\"#i%d-pp%d\">%d</a> · %d", I, t->pp_of[rk],
-				    t->pp_of[rk], t->stage_of[rk]);
-		strbuf_addstr(h, "</td>");
-		if (r->in.has_window)
-			strbuf_addf(h, "<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.1f %%</td>",
-				    msd(r->in.win_e - r->in.win_s), msd(r->in.gpu_busy),
-				    msd(r->in.bubble), 100 * r->coverage);
-		else
-			strbuf_addstr(h, "<td>–</td><td>–</td><td>–</td><td>–</td>");
-		strbuf_addstr(h, "<td>");
-		const char *names[] = { "timeline", "overlap", "steps.csv", "categories.csv" };
-		for (int k = 0; k < 4; k++) {
-			strbuf_reset(&rel);
-			strbuf_addf(&rel, "iteration_%d/rank_%d/%s%s", I, rk, names[k],
-				    k < 2 ? ".gp" : "");
-			if (!exists(out, rel.buf))
-				continue;
-			if (k < 2)
-				best_href(out, &rel);
-			strbuf_addstr(h, "<a href=\"");
-			agg_html_escape(h, rel.buf);
-			strbuf_addf(h, "\">%s</a> ", names[k]);
-		}
-		strbuf_addstr(h, "</td><td>");
-		for (size_t j = 0; j < n; j++)
-			if (&its[j] != it && agg_iter_rank(&its[j], rk))
-				strbuf_addf(h, "<a href=\"#i%d-r%d\">%d</a> ", its[j].iteration, rk,
-					    its[j].iteration);
-		strbuf_addstr(h, "</td></tr>\n");
-	}
-	strbuf_addstr(h, "</table>\n<details><summary>Rank charts</summary>\n");
-	for (size_t i = 0; i < it->nranks; i++) {
-		const struct agg_rank *r = &it->ranks[i];
-		for (int k = 0; k < 2; k++) {
-			strbuf_reset(&rel);
-			strbuf_addf(&rel, "iteration_%d/rank_%d/%s", I, r->in.rank,
-				    k ? "overlap" : "timeline");
-			struct strbuf gp = STRBUF_INIT;
-			strbuf_addf(&gp, "%s.gp", rel.buf);
-			if (exists(out, gp.buf)) {
-				strbuf_reset(&cap);
-				strbuf_addf(&cap, "Rank %d %s, iteration %d", r->in.rank,
-					    k ? "overlap" : "timeline", I);
-				chart(h, out, rel.buf, cap.buf, lazy);
-			}
-			strbuf_release(&gp);
-		}
-	}
-	strbuf_addstr(h, "</details>\n</section>\n");
-	strbuf_release(&rel);
-	strbuf_release(&cap);
+	for (size_t i = 0; i < it->nranks; i++)
+		rank_row(h, out, t, it, &it->ranks[i], its, n);
+	strbuf_addstr(h, "</table>\n");
+	rank_charts(h, out, it, lazy);
+	strbuf_addstr(h, "</section>\n");
 }
 
 static const char css[] =

@@ -1,4 +1,4 @@
-/* agg_ideal.c — the ideal pipeline length (SPEC §6): the schedule
+/* agg_ideal.c — the ideal pipeline length (docs/semantics.md §6): the schedule
  * simulator (sim.h) run with the measured per-stage median step times, no
  * P2P latency. 1F1B when vpp = 1, interleaved 1F1B otherwise, where every
  * virtual stage d + c·pp takes device d's medians (each measured step is one
@@ -20,13 +20,9 @@ int64_t agg_ideal_ns(int pp, int vpp, int m, const int64_t *fwd, const int64_t *
 		return -1;
 	}
 	int stages = pp * vpp;
-	double *f = malloc((size_t)stages * sizeof(double));
-	double *b = malloc((size_t)stages * sizeof(double));
+	double *f = xmalloc((size_t)stages * sizeof(double));
+	double *b = xmalloc((size_t)stages * sizeof(double));
 	int64_t out = -1;
-	if (!f || !b) {
-		snprintf(err, errlen, "%s", pp_strerror(PP_ENOMEM));
-		goto out;
-	}
 	for (int s = 0; s < stages; s++) {
 		f[s] = (double)fwd[s % pp];
 		b[s] = (double)bwd[s % pp];
@@ -43,7 +39,6 @@ int64_t agg_ideal_ns(int pp, int vpp, int m, const int64_t *fwd, const int64_t *
 	if (!sim_run(&cfg, &res, err, errlen))
 		out = llround(res.makespan);
 	sim_result_release(&res);
-out:
 	free(f);
 	free(b);
 	return out;

@@ -1,4 +1,4 @@
-/* topology.h — the parallel layout of a Megatron-LM job (SPEC §7): which
+/* topology.h — the parallel layout of a Megatron-LM job (docs/semantics.md §7): which
  * ranks form each tensor-, pipeline-, data-, expert- and context-parallel
  * group and each model replica.
  *

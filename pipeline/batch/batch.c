@@ -1,8 +1,8 @@
 /* batch.c — the ppbatch coordinator: walk the tree, skip what is stored,
  * run the rest on the worker pool, record and summarise the run.
  *
- * Settings come from the command line, else the [batch] section of the
- * config file, else the defaults (processes = cores, db = <input>/pptrace.db).
+ * The options arrive merged (cmd/ppbatch.c: defaults, [batch], flags); the
+ * database defaults to <input>/pptrace.db.
  * The coordinator writes to the database only what no worker could: entries
  * that are not traces (walk errors), tasks whose worker crashed twice or timed
  * out, and the runs row.
@@ -16,7 +16,6 @@
 #include "batch.h"
 #include "pool.h"
 #include "storage/db.h"
-#include "util/config.h"
 #include "util/pp.h"
 #include "util/progress.h"
 #include "util/strbuf.h"
@@ -51,9 +50,6 @@ struct batch {
  * the last time (~8 MiB of WAL), and at the end when it closes. Rarely:
  * the event loop waits for the checkpoint's two fdatasyncs. */
 #define CHECKPOINT_BYTES ((int64_t)256 << 20)
-
-static const char *const batch_keys[] = { "processes", "pattern", "timeout",
-					  "salvage", "busy_timeout_ms", NULL };
 
 static void collect_stored(void *ctx, const char *path, int64_t bytes,
 			   int64_t mtime_ns, int status, int fail_kind)
@@ -171,46 +167,6 @@ static void tick(void *ctx)
 	progress_tick(&((struct batch *)ctx)->prog);
 }
 
-/* Settings: command line, else config [batch], else defaults. */
-static int settings(const struct batch_opts *o, int *processes,
-		    const char **pattern, double *timeout_s, bool *salvage,
-		    int *busy_ms)
-{
-	char err[256];
-	long v;
-	double d;
-	bool flag;
-	config_check_known(o->config, "batch", batch_keys);
-	*processes = o->processes;
-	if (!*processes) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		v = cores > 0 ? cores : 1;
-		int rc = config_get_long(o->config, "batch.processes", &v, err, sizeof(err));
-		if (rc < 0 || v < 1 || v > 4096)
-			return error("batch.processes: %s", rc < 0 ? err : "expected 1 to 4096");
-		*processes = (int)v;
-	}
-	*pattern = o->pattern ? o->pattern : config_get(o->config, "batch.pattern");
-	*timeout_s = o->timeout_s;
-	if (*timeout_s == 0) {
-		d = 0;
-		if (config_get_double(o->config, "batch.timeout", &d, err, sizeof(err)) < 0 ||
-		    d < 0)
-			return error("batch.timeout: %s", d < 0 ? "expected seconds >= 0" : err);
-		*timeout_s = d;
-	}
-	flag = false;
-	if (config_get_bool(o->config, "batch.salvage", &flag, err, sizeof(err)) < 0)
-		return error("batch.salvage: %s", err);
-	*salvage = o->salvage || flag;
-	v = 600000;
-	if (config_get_long(o->config, "batch.busy_timeout_ms", &v, err, sizeof(err)) < 0 ||
-	    v < 1 || v > INT_MAX)
-		return error("batch.busy_timeout_ms: %s", v < 1 ? "expected >= 1" : err);
-	*busy_ms = (int)v;
-	return 0;
-}
-
 static void print_summary(struct batch *b, double secs, bool interrupted)
 {
 	double mb = (double)b->bytes_done / 1e6;
@@ -240,18 +196,16 @@ int batch_run(const struct batch_opts *o)
 	struct batch b;
 	struct strbuf dbp = STRBUF_INIT, shard = STRBUF_INIT;
 	char err[1024], exe[PATH_MAX], host[256] = "";
-	const char *pattern = NULL;
-	double timeout_s = 0;
-	bool salvage = false;
-	int processes = 1, busy_ms = 0, rc = PP_EXIT_FATAL;
+	const char *pattern = o->pattern;
+	double timeout_s = o->timeout_s;
+	bool salvage = o->salvage;
+	int processes = o->processes, busy_ms = o->busy_timeout_ms, rc = PP_EXIT_FATAL;
 
 	if (o->worker)
 		return worker_serve(o);
 	memset(&b, 0, sizeof(b));
 	b.o = o;
 	strbuf_init(&b.failures, 0);
-	if (settings(o, &processes, &pattern, &timeout_s, &salvage, &busy_ms))
-		return PP_EXIT_USAGE;
 	if (o->db) {
 		strbuf_addstr(&dbp, o->db);
 	} else {

@@ -1,7 +1,7 @@
 /* batch.h — the options of `ppbatch` and its entry points.
  *
- * cmd/ppbatch.c parses the command line (and the [batch] section of the
- * config file) into struct batch_opts and calls exactly one of:
+ * cmd/ppbatch.c fills struct batch_opts (defaults, then the [batch] section
+ * of the config file, then the command line) and calls exactly one of:
  *   inspect_run()  --inspect: describe trace files (pipeline/batch/inspect.c)
  *   pptimer_run()  --format pp-timer: import PP-timer dumps (pipeline/batch/pptimer.c)
  *   merge_run()    --merge: merge shard databases (pipeline/batch/merge.c)
@@ -22,14 +22,16 @@ struct batch_opts {
 	int nfolders;           /* 0 = every folder ("*") */
 	const char *pattern;    /* --pattern: glob over file names */
 	const char *db;         /* --db; NULL = <input>/pptrace.db */
-	const char *config_path;/* --config */
-	struct config *config;  /* loaded config (never NULL; may be empty) */
-	int processes;          /* --processes; default = number of cores */
+	const char *config_path; /* --config (passed on to the workers) */
+	struct config *config;   /* loaded config (never NULL; may be empty):
+				 * its [patterns] for the classifier */
+	int processes;           /* --processes, >= 1 */
+	int busy_timeout_ms;     /* batch.busy_timeout_ms, >= 1 */
 	bool force;             /* --force: re-analyse stored traces */
 	bool salvage;           /* --salvage: keep events before a truncation */
 	int shard_index;        /* --shard I/N: 0 <= I < N */
 	int shard_count;        /* 1 = no sharding */
-	double timeout_s;       /* --timeout; 0 = none */
+	double timeout_s;       /* --timeout, >= 0; 0 = none */
 	bool quiet;             /* --quiet: no progress output */
 	bool json;              /* --json (with --inspect) */
 	bool no_classify;       /* --no-classify (with --inspect): reader only */

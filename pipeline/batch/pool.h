@@ -9,7 +9,7 @@
  *   - a task running longer than timeout_s is killed and fails (no retry);
  *   - SIGINT/SIGTERM: no new tasks, workers are terminated, pool_run()
  *     returns PP_EINTR after every worker has exited.
- * Only this module uses libuv (STYLE 12).
+ * The processes themselves run on proc.h.
  */
 #ifndef POOL_H
 #define POOL_H

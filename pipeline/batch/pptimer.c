@@ -1,4 +1,4 @@
-/* pptimer.c — import of Megatron PP-timer dumps (SPEC §10), see pptimer.h.
+/* pptimer.c — import of Megatron PP-timer dumps (docs/semantics.md §10), see pptimer.h.
  *
  * pptimer_run() walks --input like ppbatch does (BASE itself, or its
  * iteration folders), keeps per folder one file per pipeline stage (the
@@ -139,47 +139,16 @@ static int cmp_event(const void *x, const void *y)
 	return (int)a->is_end - (int)b->is_end;
 }
 
-/* Milliseconds text to ns (rounded to nearest). */
+/* Milliseconds text [s, e) to ns (rounded to nearest). The text is a JSON
+ * number checked by js_doc_check(), so strtod stops where it ends. */
 static bool ms_to_ns(const char *s, const char *e, int64_t *ns)
 {
-	char buf[64];
-	size_t n = (size_t)(e - s);
-	if (n == 0 || n >= sizeof(buf))
-		return false;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
 	char *end;
-	double ms = strtod(buf, &end);
-	if (*end || !isfinite(ms) || fabs(ms) > 9e9)
+	double ms = strtod(s, &end);
+	if (end != e || !isfinite(ms) || fabs(ms) > 9e9)
 		return false;
 	*ns = llround(ms * 1e6);
 	return true;
-}
-
-/* The whole file, followed by JS_PAD zero bytes (json_scan.h). */
-static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	size_t n;
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(&sb, buf, n);
-	if (ferror(f)) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		fclose(f);
-		strbuf_release(&sb);
-		return NULL;
-	}
-	fclose(f);
-	/* The JSON scanners read ahead: JS_PAD zero bytes after the text. */
-	strbuf_grow(&sb, JS_PAD);
-	memset(sb.buf + sb.len, 0, JS_PAD);
-	return strbuf_detach(&sb, len);
 }
 
 void pptimer_file_release(struct pptimer_file *f)
@@ -190,129 +159,101 @@ void pptimer_file_release(struct pptimer_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
-int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err,
-		 size_t errlen)
+struct events {
+	struct event *v;
+	size_t n, alloc;
+};
+
+/* One member of the dump: a step event into ev, total-execution-time into
+ * out, anything else counted as unknown. */
+static void take_member(const struct js_item *m, bool vpp, struct events *ev,
+			struct pptimer_file *out)
 {
-	size_t len, nev = 0, aev = 0;
-	struct event *ev = NULL;
+	char key[256];
+	size_t kn = m->keylen < sizeof(key) ? m->keylen : sizeof(key) - 1;
+	kn = m->key_esc ? js_unescape(m->key, kn, key) : (memcpy(key, m->key, kn), kn);
+	key[kn] = '\0';
+	bool is_num = *m->v == '-' || (*m->v >= '0' && *m->v <= '9');
+	struct event e;
+	if (is_num && !strcmp(key, "total-execution-time")) {
+		/* the last one counts, even when it is out of range */
+		int64_t ns = 0;
+		out->has_total = ms_to_ns(m->v, m->vend, &ns);
+		out->total_ns = out->has_total ? ns : 0;
+	} else if (is_num && parse_key(key, vpp, &e) && ms_to_ns(m->v, m->vend, &e.ns)) {
+		if (ev->n == ev->alloc) {
+			ev->alloc = ev->alloc ? 2 * ev->alloc : 256;
+			ev->v = xrealloc(ev->v, ev->alloc * sizeof(*ev->v));
+		}
+		ev->v[ev->n++] = e;
+	} else if (!out->unknown_keys++) {
+		snprintf(out->first_unknown, sizeof(out->first_unknown), "%.60s", key);
+	}
+}
+
+/* The steps of out from the start and end events of each (phase, chunk, mb). */
+static void merge_steps(struct events *ev, struct pptimer_file *out)
+{
+	if (ev->n) /* qsort's base must not be NULL, even for 0 elements */
+		qsort(ev->v, ev->n, sizeof(*ev->v), cmp_event);
+	out->steps = xmalloc((ev->n ? ev->n : 1) * sizeof(*out->steps));
+	for (size_t i = 0; i < ev->n; i++) {
+		const struct event *e = &ev->v[i];
+		struct pptimer_step *st = out->n ? &out->steps[out->n - 1] : NULL;
+		if (!st || st->phase != e->phase || st->chunk != e->chunk || st->mb != e->mb) {
+			st = &out->steps[out->n++];
+			memset(st, 0, sizeof(*st));
+			st->phase = e->phase;
+			st->chunk = e->chunk;
+			st->mb = e->mb;
+		}
+		if (e->is_end) {
+			st->has_end = true;
+			st->end_ns = e->ns;
+		} else {
+			st->has_start = true;
+			st->start_ns = e->ns;
+		}
+	}
+}
+
+int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err, size_t errlen)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct events ev = { 0 };
 	struct js_stack stack = { 0 };
 	struct js_err jerr = { 0 };
-	char key[256];
+	struct js_iter it;
+	struct js_item m;
+	const char *v, *vend;
+	char why[256];
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	char *text = slurp(path, &len, err, errlen);
-	if (!text)
-		return PP_EIO;
-	const char *p = js_ws(text, text + len), *end = text + len;
-	if (p >= end || *p != '{') {
+	if (strbuf_read_file(&text, path, JS_PAD, err, errlen)) {
+		rc = PP_EIO;
+		goto out;
+	}
+	const char *end = text.buf + text.len;
+	if (js_doc_check(text.buf, end, &v, &vend, &stack, &jerr) != JS_OK) {
+		js_doc_error(text.buf, end, &jerr, why, sizeof(why));
+		snprintf(err, errlen, "%s:%s", path, why);
 		rc = PP_EPARSE;
+		goto out;
+	}
+	if (*v != '{') {
 		snprintf(err, errlen, "%s: not a JSON object", path);
-		goto out;
-	}
-	p = js_ws(p + 1, end);
-	if (p < end && *p == '}')
-		p++;
-	else
-		for (;;) {
-			const char *q;
-			bool esc;
-			if (p >= end || *p != '"' || js_string_end(p + 1, end, &q, &esc)) {
-				rc = PP_EPARSE;
-				snprintf(err, errlen, "%s: byte %zu: expected a key", path,
-					 (size_t)(p - text));
-				goto out;
-			}
-			size_t kn = (size_t)(q - p - 1);
-			if (kn >= sizeof(key))
-				kn = sizeof(key) - 1;
-			kn = esc ? js_unescape(p + 1, kn, key) : (memcpy(key, p + 1, kn), kn);
-			key[kn] = '\0';
-			p = js_ws(q + 1, end);
-			if (p >= end || *p != ':') {
-				rc = PP_EPARSE;
-				snprintf(err, errlen, "%s: byte %zu: expected ':'", path,
-					 (size_t)(p - text));
-				goto out;
-			}
-			p = js_ws(p + 1, end);
-			const char *v = p;
-			int kind;
-			struct event e;
-			bool is_num = p < end && (*p == '-' || (*p >= '0' && *p <= '9')) &&
-				      js_scan_number(p, end, true, &q, &kind, &jerr) == JS_OK;
-			if (is_num) {
-				p = q;
-			} else if (js_skip_value(&p, end, true, &stack, &jerr) != JS_OK) {
-				rc = PP_EPARSE;
-				snprintf(err, errlen, "%s: byte %zu: malformed value of '%s'",
-					 path, (size_t)(v - text), key);
-				goto out;
-			}
-			if (is_num && !strcmp(key, "total-execution-time")) {
-				/* the last one counts, even when it is out of range */
-				int64_t ns = 0;
-				out->has_total = ms_to_ns(v, p, &ns);
-				out->total_ns = out->has_total ? ns : 0;
-			} else if (is_num && parse_key(key, vpp, &e) && ms_to_ns(v, p, &e.ns)) {
-				if (nev == aev) {
-					aev = aev ? 2 * aev : 256;
-					ev = xrealloc(ev, aev * sizeof(*ev));
-				}
-				ev[nev++] = e;
-			} else {
-				if (!out->unknown_keys++)
-					snprintf(out->first_unknown, sizeof(out->first_unknown),
-						 "%.60s", key);
-			}
-			p = js_ws(p, end);
-			if (p < end && *p == ',') {
-				p = js_ws(p + 1, end);
-				continue;
-			}
-			if (p < end && *p == '}') {
-				p++;
-				break;
-			}
-			rc = PP_EPARSE;
-			snprintf(err, errlen, "%s: byte %zu: expected ',' or '}'", path,
-				 (size_t)(p - text));
-			goto out;
-		}
-	if (js_ws(p, end) != end) {
 		rc = PP_EPARSE;
-		snprintf(err, errlen, "%s: trailing text after the JSON object", path);
 		goto out;
 	}
-
-	/* Merge start/end events of the same (phase, chunk, mb). */
-	if (nev) /* qsort's base must not be NULL, even for 0 elements */
-		qsort(ev, nev, sizeof(*ev), cmp_event);
-	out->steps = xmalloc((nev ? nev : 1) * sizeof(*out->steps));
-	for (size_t i = 0; i < nev; i++) {
-		struct pptimer_step *st = out->n ? &out->steps[out->n - 1] : NULL;
-		if (!st || st->phase != ev[i].phase || st->chunk != ev[i].chunk ||
-		    st->mb != ev[i].mb) {
-			st = &out->steps[out->n++];
-			memset(st, 0, sizeof(*st));
-			st->phase = ev[i].phase;
-			st->chunk = ev[i].chunk;
-			st->mb = ev[i].mb;
-		}
-		if (ev[i].is_end) {
-			st->has_end = true;
-			st->end_ns = ev[i].ns;
-		} else {
-			st->has_start = true;
-			st->start_ns = ev[i].ns;
-		}
-	}
+	js_iter_init(&it, v, end, &stack);
+	while (js_iter_next(&it, &m))
+		take_member(&m, vpp, &ev, out);
+	merge_steps(&ev, out);
 out:
-	free(text);
-	free(ev);
+	strbuf_release(&text);
+	free(ev.v);
 	js_stack_release(&stack);
-	if (rc)
-		pptimer_file_release(out);
 	return rc;
 }
 

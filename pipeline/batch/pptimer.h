@@ -1,4 +1,4 @@
-/* pptimer.h — Megatron PP-timer dumps (SPEC §10): file names and contents.
+/* pptimer.h — Megatron PP-timer dumps (docs/semantics.md §10): file names and contents.
  *
  * The PP-timer patch writes one flat JSON object per rank to
  * event_times_PP{p}_VPP{v}_TPxCPxDP_rank_{r}_pp_rank_{s}_rank_{g}.json with

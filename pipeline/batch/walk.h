@@ -1,4 +1,4 @@
-/* walk.h — finding the trace files of a trace tree (SPEC §2).
+/* walk.h — finding the trace files of a trace tree (docs/semantics.md §2).
  *
  * BASE/<folder>/<trace>: folders are the directories below --input whose
  * name matches one of the --folders globs (fnmatch; default every folder),

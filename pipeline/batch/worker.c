@@ -80,27 +80,14 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
 		goto out_failed;
 	}
 	r = trace_reader_open(f->path, &ro);
-	if (!r) {
-		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT, "out of memory");
-		goto out_failed;
-	}
 	if (*trace_reader_error(r)) {
 		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT,
 			    trace_reader_error(r));
 		goto out_failed;
 	}
 	c = classify_new(ctx->pats, &a);
-	if (!c) {
-		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT, "out of memory");
-		goto out_failed;
-	}
-	while ((rc = trace_reader_next(r, &ev)) == 1) {
-		if (classify_feed(c, &ev)) {
-			outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT,
-				    "out of memory while classifying");
-			goto out_failed;
-		}
-	}
+	while ((rc = trace_reader_next(r, &ev)) == 1)
+		classify_feed(c, &ev);
 	if (rc < 0) {
 		const char *why = trace_reader_error(r);
 		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT,
@@ -108,11 +95,7 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
 		goto out_failed;
 	}
 	const struct trace_header *h = trace_reader_header(r);
-	if (classify_finish(c, h, &res)) {
-		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT,
-			    "out of memory while classifying");
-		goto out_failed;
-	}
+	classify_finish(c, h, &res);
 
 	struct db_trace t;
 	trace_row(&t, f, ctx->run_id);

@@ -9,16 +9,12 @@
 #include "gantt.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "gnuplot.h"
 #include "util/arena.h"
 #include "util/pp.h"
 #include "util/safefile.h"
@@ -33,7 +29,6 @@ struct gbox {
 struct gantt {
 	struct arena strings;
 	char *title, *xlabel, *ylabel;
-	int width, height;
 	char **rows;
 	int nrows, arows;
 	char **cls_name;
@@ -90,10 +85,7 @@ static char *gstrdup(struct gantt *g, const char *s)
 {
 	if (!s || !*s)
 		return NULL;
-	char *r = arena_strndup(&g->strings, s, strlen(s));
-	if (!r)
-		die("out of memory");
-	return r;
+	return arena_strndup(&g->strings, s, strlen(s));
 }
 
 void gantt_set_title(struct gantt *g, const char *title)
@@ -109,12 +101,6 @@ void gantt_set_xlabel(struct gantt *g, const char *xlabel)
 void gantt_set_ylabel(struct gantt *g, const char *ylabel)
 {
 	g->ylabel = gstrdup(g, ylabel);
-}
-
-void gantt_set_size(struct gantt *g, int width_px, int height_px)
-{
-	g->width = width_px;
-	g->height = height_px;
 }
 
 int gantt_add_row(struct gantt *g, const char *label)
@@ -165,11 +151,6 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b)
 	return 0;
 }
 
-size_t gantt_box_count(const struct gantt *g)
-{
-	return g->nboxes;
-}
-
 /* A single-quoted gnuplot string literal. */
 static void put_sq(FILE *f, const char *s)
 {
@@ -200,13 +181,9 @@ struct layout {
 
 static void compute_layout(const struct gantt *g, struct layout *L)
 {
-	L->w = g->width > 0 ? g->width : 1600;
-	if (g->height > 0) {
-		L->h = g->height;
-	} else {
-		L->h = 170 + 34 * g->nrows;
-		L->h = L->h < 360 ? 360 : L->h > 3200 ? 3200 : L->h;
-	}
+	L->w = 1600;
+	L->h = 170 + 34 * g->nrows;
+	L->h = L->h < 360 ? 360 : L->h > 3200 ? 3200 : L->h;
 	L->xmin = 0;
 	L->xmax = 0;
 	for (size_t i = 0; i < g->nboxes; i++) {
@@ -268,28 +245,13 @@ static void write_plot(FILE *f, const struct gantt *g, const size_t *count,
 	fputc('\n', f);
 }
 
-static int write_script(const struct gantt *g, FILE *f, const char *base)
+/* One datablock per class, its boxes sorted: $c<k> << EOD ... EOD. count[c]
+ * boxes of class c; order lists the boxes class by class. */
+static void write_boxes(FILE *f, const struct gantt *g, const struct layout *L, const size_t *count,
+			const size_t *order)
 {
-	struct layout L;
-	size_t *count = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
-	size_t *order = xmalloc((g->nboxes + 1) * sizeof(size_t));
-	size_t *pos = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
-	size_t nlabels = 0, nhover = 0;
-
-	compute_layout(g, &L);
-	for (size_t i = 0; i < g->nboxes; i++)
-		count[g->boxes[i].cls]++;
-	for (int c = 1; c <= g->ncls; c++)
-		pos[c] = pos[c - 1] + count[c - 1];
-	for (size_t i = 0; i < g->nboxes; i++)
-		order[pos[g->boxes[i].cls]++] = i;
-
-	fprintf(f, "# Gantt chart written by pptrace. Run in this folder: gnuplot %s.gp\n"
-		"# (makes %s.png and %s.svg). Data: one datablock per class\n"
-		"# (x0 x1 y0 y1; row r spans r-0.45 .. r+0.45), then labels and hover text.\n",
-		base, base, base);
 	const struct gbox **sorted = xmalloc((g->nboxes + 1) * sizeof(*sorted));
-	double eps = 0.5 / L.px_per_x, narrow = 2.0 / L.px_per_x;
+	double eps = 0.5 / L->px_per_x, narrow = 2.0 / L->px_per_x;
 	size_t k = 0;
 	for (int c = 0; c < g->ncls; c++) {
 		if (!count[c])
@@ -317,44 +279,42 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 		fputs("EOD\n", f);
 	}
 	free(sorted);
-	fputs("$labels << EOD\n", f);
-	for (size_t i = 0; i < g->nboxes; i++) {
-		const struct gbox *b = &g->boxes[i];
-		if (b->label && label_fits(&L, b)) {
-			fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
-			put_dq(f, b->label);
-			fputc('\n', f);
-			nlabels++;
-		}
-	}
-	fputs("EOD\n$hover << EOD\n", f);
-	for (size_t i = 0; i < g->nboxes; i++) {
-		const struct gbox *b = &g->boxes[i];
-		if (b->hover && (b->x1 - b->x0) * L.px_per_x >= 2.0) {
-			fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
-			put_dq(f, b->hover);
-			fputc('\n', f);
-			nhover++;
-		}
-	}
-	fputs("EOD\n\n", f);
+}
 
-	if (g->title) {
-		fputs("set title ", f);
-		put_sq(f, g->title);
-		fputs(" font ',14'\n", f);
+/* The $labels or (hover) $hover datablock; returns its number of points. */
+static size_t write_texts(FILE *f, const struct gantt *g, const struct layout *L, bool hover)
+{
+	size_t n = 0;
+	fputs(hover ? "$hover << EOD\n" : "$labels << EOD\n", f);
+	for (size_t i = 0; i < g->nboxes; i++) {
+		const struct gbox *b = &g->boxes[i];
+		const char *text = hover ? b->hover : b->label;
+		bool show = hover ? text && (b->x1 - b->x0) * L->px_per_x >= 2.0
+				  : text && label_fits(L, b);
+		if (!show)
+			continue;
+		fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
+		put_dq(f, text);
+		fputc('\n', f);
+		n++;
 	}
-	if (g->xlabel) {
-		fputs("set xlabel ", f);
-		put_sq(f, g->xlabel);
-		fputs(" font ',12'\n", f);
+	fputs(hover ? "EOD\n\n" : "EOD\n", f);
+	return n;
+}
+
+/* Title, axes, rows, grid, key and the rules between groups of rows. */
+static void write_settings(FILE *f, const struct gantt *g, const struct layout *L)
+{
+	static const char *const what[] = { "title", "xlabel", "ylabel" };
+	const char *text[] = { g->title, g->xlabel, g->ylabel };
+	for (int i = 0; i < 3; i++) {
+		if (!text[i])
+			continue;
+		fprintf(f, "set %s ", what[i]);
+		put_sq(f, text[i]);
+		fputs(i ? " font ',12'\n" : " font ',14'\n", f);
 	}
-	if (g->ylabel) {
-		fputs("set ylabel ", f);
-		put_sq(f, g->ylabel);
-		fputs(" font ',12'\n", f);
-	}
-	fprintf(f, "set xrange [%.12g:%.12g]\n", L.xmin, L.xmax);
+	fprintf(f, "set xrange [%.12g:%.12g]\n", L->xmin, L->xmax);
 	fprintf(f, "set yrange [%g:-0.5]\n", g->nrows ? g->nrows - 0.5 : 0.5);
 	fputs("set ytics scale 0 (", f);
 	for (int r = 0; r < g->nrows; r++) {
@@ -375,7 +335,32 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 			fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g "
 				"nohead dt 2 lc rgb '#555555' front\n",
 				g->rules[i] - 0.5, g->rules[i] - 0.5);
+}
 
+static int write_script(const struct gantt *g, FILE *f, const char *base)
+{
+	struct layout L;
+	size_t *count = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
+	size_t *order = xmalloc((g->nboxes + 1) * sizeof(size_t));
+	size_t *pos = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
+
+	compute_layout(g, &L);
+	for (size_t i = 0; i < g->nboxes; i++)
+		count[g->boxes[i].cls]++;
+	for (int c = 1; c <= g->ncls; c++)
+		pos[c] = pos[c - 1] + count[c - 1];
+	for (size_t i = 0; i < g->nboxes; i++)
+		order[pos[g->boxes[i].cls]++] = i;
+
+	fprintf(f,
+		"# Gantt chart written by pptrace. Run in this folder: gnuplot %s.gp\n"
+		"# (makes %s.png and %s.svg). Data: one datablock per class\n"
+		"# (x0 x1 y0 y1; row r spans r-0.45 .. r+0.45), then labels and hover text.\n",
+		base, base, base);
+	write_boxes(f, g, &L, count, order);
+	size_t nlabels = write_texts(f, g, &L, false);
+	size_t nhover = write_texts(f, g, &L, true);
+	write_settings(f, g, &L);
 	if (!g->no_png) {
 		fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
 		fprintf(f, "set output '%s.png'\n", base);
@@ -395,99 +380,12 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 	return ferror(f) ? PP_EIO : 0;
 }
 
-/* The full path of gnuplot on PATH, or false. */
-static bool find_gnuplot(char *out, size_t outlen)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		return false;
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		if (n && n + 10 < outlen) {
-			memcpy(out, path, n);
-			memcpy(out + n, "/gnuplot", 9);
-			if (access(out, X_OK) == 0)
-				return true;
-		}
-		path += n + (path[n] == ':');
-	}
-	return false;
-}
-
-/* Runs `gnuplot base.gp` in dir; stderr is captured for the message. */
-static int run_gnuplot(const char *exe, const char *dir, const char *script,
-		       char *err, size_t errlen)
-{
-	int fds[2], status;
-	if (pipe(fds))
-		return snprintf(err, errlen, "pipe: %s", strerror(errno)), PP_EIO;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return snprintf(err, errlen, "fork: %s", strerror(errno)), PP_EIO;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 1);
-		}
-		dup2(fds[1], 2);
-		close(fds[0]);
-		close(fds[1]);
-		if (chdir(dir))
-			_exit(126);
-		gantt_clear_outputs(script);
-		char *argv[] = { "gnuplot", (char *)script, NULL };
-		execv(exe, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	struct strbuf sb = STRBUF_INIT;
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(fds[0], buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (sb.len < 8192)
-			strbuf_add(&sb, buf, (size_t)n);
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	int rc = 0;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		/* gnuplot's message is the last non-empty lines; keep the last. */
-		char *last = NULL;
-		for (char *s = sb.buf; *s;) {
-			size_t len = strcspn(s, "\n");
-			char *next = s + len + (s[len] == '\n');
-			s[len] = '\0';
-			if (strspn(s, " ^") != len)
-				last = s;
-			s = next;
-		}
-		snprintf(err, errlen, "gnuplot failed on %s/%s (%s %d)%s%s", dir, script,
-			 WIFEXITED(status) ? "exit" : "signal",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-			 last ? ": " : "", last ? last : "");
-		rc = PP_EIO;
-	}
-	strbuf_release(&sb);
-	return rc;
-}
-
 int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen)
 {
-	struct strbuf path = STRBUF_INIT, dir = STRBUF_INIT, script = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
 	const char *slash = strrchr(prefix, '/');
 	const char *base = slash ? slash + 1 : prefix;
-	char exe[4096];
 	int rc = 0;
 
 	if (errlen)
@@ -497,11 +395,6 @@ int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		return PP_EINVAL;
 	}
 	strbuf_addf(&path, "%s.gp", prefix);
-	strbuf_addf(&script, "%s.gp", base);
-	if (slash)
-		strbuf_add(&dir, prefix, slash == prefix ? 1 : (size_t)(slash - prefix));
-	else
-		strbuf_addstr(&dir, ".");
 
 	/* Written to a temporary name and renamed: a symlink planted at the
 	 * final name is replaced, never followed (safefile.h). */
@@ -524,30 +417,17 @@ int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		rc = PP_EIO;
 		goto out;
 	}
-	if (!render)
-		goto out;
-	if (!find_gnuplot(exe, sizeof(exe))) {
-		snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
-		rc = PP_ENOTFOUND;
-		goto out;
+	if (render) {
+		struct gnuplot_job job = { .script = path.buf };
+		rc = gnuplot_render(&job, 1, 1, err, errlen);
+		if (rc == PP_ENOTFOUND)
+			snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
+		else if (rc == 0 && job.failed)
+			rc = PP_EIO;
+		if (rc == PP_EIO && job.failed)
+			snprintf(err, errlen, "%s", job.why);
 	}
-	rc = run_gnuplot(exe, dir.buf, script.buf, err, errlen);
 out:
 	strbuf_release(&path);
-	strbuf_release(&dir);
-	strbuf_release(&script);
 	return rc;
-}
-
-void gantt_clear_outputs(const char *script)
-{
-	char out[512];
-	size_t sl = strlen(script);
-	if (sl <= 3 || sl + 2 >= sizeof(out) || strcmp(script + sl - 3, ".gp"))
-		return;
-	memcpy(out, script, sl - 3);
-	memcpy(out + sl - 3, ".png", 5);
-	unlink(out);
-	memcpy(out + sl - 3, ".svg", 5);
-	unlink(out);
 }

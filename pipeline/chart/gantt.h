@@ -5,7 +5,7 @@
  * vertical slice of the row's band, so overlapping categories stay visible.
  * gantt_write() writes one self-contained gnuplot script PREFIX.gp (data
  * inline as datablocks, one boxxyerror plot per class, text noenhanced) and,
- * when gnuplot is on PATH, runs it to render PREFIX.png (pngcairo) and
+ * when asked, runs gnuplot on it to render PREFIX.png (pngcairo) and
  * PREFIX.svg (hover text as hypertext labels). Linear in the number of
  * boxes; strings are copied, so callers may pass temporaries.
  */
@@ -27,16 +27,15 @@ struct gantt_box {
 	const char *hover;/* SVG tooltip, or NULL */
 };
 
-/* An empty chart; never NULL (dies on allocation failure, like strbuf). */
+/* An empty chart; never NULL (docs/contracts.md: out of memory). */
 struct gantt *gantt_new(void);
 void gantt_free(struct gantt *g);
 
-/* Title, axis labels (NULL/"" = none) and size in pixels (default: 1600
- * wide, height from the number of rows). */
+/* Title and axis labels (NULL/"" = none). The chart is 1600 pixels wide,
+ * its height grows with the number of rows. */
 void gantt_set_title(struct gantt *g, const char *title);
 void gantt_set_xlabel(struct gantt *g, const char *xlabel);
 void gantt_set_ylabel(struct gantt *g, const char *ylabel);
-void gantt_set_size(struct gantt *g, int width_px, int height_px);
 
 /* Which files the script makes (default both). At least one must be set;
  * with neither, both are made. */
@@ -53,21 +52,14 @@ int gantt_add_class(struct gantt *g, const char *name, const char *color);
 /* Adds a box. Returns 0, or PP_EINVAL for a bad row/class/extent (the box
  * is then ignored). */
 int gantt_add_box(struct gantt *g, const struct gantt_box *b);
-size_t gantt_box_count(const struct gantt *g);
 
 /* Writes PREFIX.gp; the script names its outputs by their base names, and
  * is run in PREFIX's folder, so the folder can be moved. With render, runs
- * gnuplot (fork/exec, no shell) to make PREFIX.png and PREFIX.svg.
+ * gnuplot on it (gnuplot.h) to make PREFIX.png and PREFIX.svg.
  * Returns 0; PP_ENOTFOUND when render was asked but gnuplot is not on PATH
  * (the script is written); PP_EIO when writing or gnuplot failed (message
- * in err, including gnuplot's first error line). */
+ * in err, including gnuplot's error line). */
 int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen);
-
-/* Removes whatever stands at the PNG and SVG names of the gnuplot script
- * `script` (a path ending in ".gp", relative to the current folder), so
- * that gnuplot creates new files instead of writing through a planted
- * symlink. Async-signal-safe: called between fork and exec. */
-void gantt_clear_outputs(const char *script);
 
 #endif

@@ -40,25 +40,13 @@ void *vec_push(struct vec *v)
 		size_t cap = !v->cap ? 256
 			     : v->cap * v->elem >= (1u << 20) ? v->cap * 4
 							      : v->cap * 2;
-		void *d = hugepage_realloc(v->data, v->n * v->elem,
-					   cap * v->elem);
-		if (!d)
-			return NULL;
-		v->data = d;
+		v->data = hugepage_realloc(v->data, v->n * v->elem, cap * v->elem);
 		v->cap = cap;
 	}
 	void *p = (char *)v->data + v->n++ * v->elem;
 	memset(p, 0, v->elem);
 	return p;
 }
-
-enum cat_kind {
-	CK_CPU,       /* any CPU category (python_function, cpu_op, ...) */
-	CK_KERNEL,    /* kernel */
-	CK_MEM,       /* gpu_memcpy, gpu_memset (Memcpy, Memset in 2021) */
-	CK_FWDBWD,    /* fwdbwd flows */
-	CK_GPU_OTHER  /* device-side annotations and syncs: neither */
-};
 
 /* ASCII case-insensitive equality of s[0..n) with a lowercase literal of
  * the same length. */
@@ -74,41 +62,40 @@ static bool ieq(const char *s, const char *lit, size_t n)
 	return true;
 }
 
-static enum cat_kind cat_kind(struct pp_sv cat)
+enum classify_cat classify_category(struct pp_sv cat)
 {
 	switch (cat.n) {
 	case 6:
 		switch (cat.p[0] | 0x20) {
-		case 'k':
-			return ieq(cat.p, "kernel", 6) ? CK_KERNEL : CK_CPU;
-		case 'f':
-			return ieq(cat.p, "fwdbwd", 6) ? CK_FWDBWD : CK_CPU;
+		case 'k': return ieq(cat.p, "kernel", 6) ? CC_KERNEL : CC_CPU;
+		case 'f': return ieq(cat.p, "fwdbwd", 6) ? CC_FWDBWD : CC_CPU;
 		case 'm':
-			return ieq(cat.p, "memcpy", 6) || ieq(cat.p, "memset", 6)
-				       ? CK_MEM : CK_CPU;
+			return ieq(cat.p, "memcpy", 6)   ? CC_MEMCPY
+			       : ieq(cat.p, "memset", 6) ? CC_MEMSET
+							 : CC_CPU;
 		}
 		break;
 	case 9:
 		if (ieq(cat.p, "cuda_sync", 9))
-			return CK_GPU_OTHER;
+			return CC_GPU_OTHER;
 		break;
 	case 10:
-		if (ieq(cat.p, "gpu_memcpy", 10) || ieq(cat.p, "gpu_memset", 10))
-			return CK_MEM;
+		if (ieq(cat.p, "gpu_memcpy", 10))
+			return CC_MEMCPY;
+		if (ieq(cat.p, "gpu_memset", 10))
+			return CC_MEMSET;
 		break;
 	case 19:
 		if (ieq(cat.p, "gpu_user_annotation", 19))
-			return CK_GPU_OTHER;
+			return CC_GPU_OTHER;
 		break;
 	}
-	return CK_CPU;
+	return CC_CPU;
 }
 
 struct classify *classify_new(const struct patterns *pats, struct arena *arena)
 {
 	struct classify *c = arena_calloc(arena, 1, sizeof(*c));
-	if (!c)
-		return NULL;
 	c->pats = pats;
 	c->arena = arena;
 	vec_init(&c->names, sizeof(struct cname));
@@ -132,8 +119,7 @@ struct classify *classify_new_survey(const struct patterns *pats,
 				     struct arena *arena)
 {
 	struct classify *c = classify_new(pats, arena);
-	if (c)
-		c->survey = true;
+	c->survey = true;
 	return c;
 }
 
@@ -173,8 +159,6 @@ static const char *nul_to_fffd(struct classify *c, const char *s, size_t n)
 	for (size_t i = 0; i < n; i++)
 		nuls += !s[i];
 	char *t = arena_alloc(c->arena, n + 2 * nuls + 1);
-	if (!t)
-		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i]) {
 			t[j++] = s[i];
@@ -189,7 +173,7 @@ static const char *nul_to_fffd(struct classify *c, const char *s, size_t n)
 }
 
 /* The id of name s[0..n), interning it (and matching the pattern sets) on
- * first sight. Returns -1 when out of memory. */
+ * first sight. */
 static long name_intern_slow(struct classify *c, const char *s, size_t n);
 
 /* The first and last (up to) 8 bytes of s[0..n) with n, mixed. */
@@ -213,45 +197,45 @@ static long name_intern(struct classify *c, const char *s, size_t n)
 			return (long)(id1 - 1);
 	}
 	long id = name_intern_slow(c, s, n);
-	if (id >= 0) {
-		c->ncache[slot].key = key;
-		c->ncache[slot].id1 = (uint32_t)id + 1;
-	}
+	c->ncache[slot].key = key;
+	c->ncache[slot].id1 = (uint32_t)id + 1;
 	return id;
+}
+
+struct name_probe {
+	const struct vec *names;
+	const char *s;
+	size_t n;
+};
+
+static bool name_eq(const void *ctx, uint32_t idx)
+{
+	const struct name_probe *k = ctx;
+	const struct cname *e = &VEC_AT(k->names, struct cname, idx);
+	return e->len == k->n && !memcmp(e->s, k->s, k->n);
 }
 
 static long name_intern_slow(struct classify *c, const char *s, size_t n)
 {
 	uint64_t h = pp_hash_bytes(s, n, 0);
-	if ((c->name_tab.n + 1) * 2 > c->name_tab.cap &&
-	    itab_reserve(&c->name_tab, name_rehash, &c->names) < 0)
-		return -1;
-	struct itab *t = &c->name_tab;
-	size_t mask = t->cap - 1, i = h & mask;
-	for (; t->slot[i]; i = (i + 1) & mask) {
-		if (t->hash32[i] != (uint32_t)h)
-			continue;
-		struct cname *e = &VEC_AT(&c->names, struct cname,
-					  t->slot[i] - 1);
-		if (e->len == n && !memcmp(e->s, s, n))
-			return (long)(t->slot[i] - 1);
-	}
+	struct name_probe k = { &c->names, s, n };
+	size_t slot;
+	itab_reserve(&c->name_tab, name_rehash, &c->names);
+	long id = itab_find(&c->name_tab, h, name_eq, &k, &slot);
+	if (id >= 0)
+		return id;
 	struct cname *e = vec_push(&c->names);
-	char *copy = e ? arena_strndup(c->arena, s, n) : NULL;
-	if (!copy)
-		return -1;
+	char *copy = arena_strndup(c->arena, s, n);
 	e->s = e->text = copy;
 	e->len = (uint32_t)n;
 	e->hash = h;
 	e->out_id = UINT32_MAX;
-	if (memchr(copy, '\0', n) && !(e->text = nul_to_fffd(c, copy, n)))
-		return -1;
+	if (memchr(copy, '\0', n))
+		e->text = nul_to_fffd(c, copy, n);
 	e->bits = patterns_match(c->pats, e->text);
 	if (!strncmp(e->text, profstep, sizeof(profstep) - 1))
 		e->bits |= NB_PROFSTEP;
-	t->slot[i] = (uint32_t)c->names.n;
-	t->hash32[i] = (uint32_t)h;
-	t->n++;
+	itab_put(&c->name_tab, slot, h, (uint32_t)(c->names.n - 1));
 	return (long)(c->names.n - 1);
 }
 
@@ -274,7 +258,20 @@ static uint64_t thread_rehash(void *ctx, uint32_t idx)
 	return VEC_AT((struct vec *)ctx, struct cthread, idx).hash;
 }
 
-/* The index of the thread (ev->pid, ev->tid), or -1 when out of memory. */
+struct thread_probe {
+	const struct vec *threads;
+	const struct trace_id *pid, *tid;
+};
+
+static bool thread_eq(const void *ctx, uint32_t idx)
+{
+	const struct thread_probe *k = ctx;
+	const struct cthread *e = &VEC_AT(k->threads, struct cthread, idx);
+	return id_eq(k->pid, e->pid_str, e->pid, e->pid_s) &&
+	       id_eq(k->tid, e->tid_str, e->tid, e->tid_s);
+}
+
+/* The index of the thread (ev->pid, ev->tid). */
 static long thread_intern(struct classify *c, const struct trace_event *ev)
 {
 	const struct trace_id *pid = &ev->pid, *tid = &ev->tid;
@@ -286,40 +283,27 @@ static long thread_intern(struct classify *c, const struct trace_event *ev)
 			return c->last_thread;
 	}
 	uint64_t h = pp_hash_u64(id_hash(pid) * 31 + id_hash(tid));
-	if (itab_reserve(&c->thread_tab, thread_rehash, &c->threads) < 0)
-		return -1;
-	struct itab *t = &c->thread_tab;
-	size_t mask = t->cap - 1, i = h & mask;
-	for (; t->slot[i]; i = (i + 1) & mask) {
-		if (t->hash32[i] != (uint32_t)h)
-			continue;
-		const struct cthread *e =
-			&VEC_AT(&c->threads, struct cthread, t->slot[i] - 1);
-		if (id_eq(pid, e->pid_str, e->pid, e->pid_s) &&
-		    id_eq(tid, e->tid_str, e->tid, e->tid_s))
-			goto found;
+	struct thread_probe k = { &c->threads, pid, tid };
+	size_t slot;
+	itab_reserve(&c->thread_tab, thread_rehash, &c->threads);
+	long id = itab_find(&c->thread_tab, h, thread_eq, &k, &slot);
+	if (id < 0) {
+		struct cthread *e = vec_push(&c->threads);
+		e->pid_str = pid->is_str;
+		e->tid_str = tid->is_str;
+		e->pid = pid->num;
+		e->tid = tid->num;
+		e->hash = h;
+		if (pid->is_str)
+			e->pid_s = arena_strndup(c->arena, pid->str.p, pid->str.n);
+		if (tid->is_str)
+			e->tid_s = arena_strndup(c->arena, tid->str.p, tid->str.n);
+		id = (long)(c->threads.n - 1);
+		itab_put(&c->thread_tab, slot, h, (uint32_t)id);
 	}
-	struct cthread *e = vec_push(&c->threads);
-	if (!e)
-		return -1;
-	e->pid_str = pid->is_str;
-	e->tid_str = tid->is_str;
-	e->pid = pid->num;
-	e->tid = tid->num;
-	e->hash = h;
-	if (pid->is_str && !(e->pid_s = arena_strndup(c->arena, pid->str.p,
-						      pid->str.n)))
-		return -1;
-	if (tid->is_str && !(e->tid_s = arena_strndup(c->arena, tid->str.p,
-						      tid->str.n)))
-		return -1;
-	t->slot[i] = (uint32_t)c->threads.n;
-	t->hash32[i] = (uint32_t)h;
-	t->n++;
-found:
-	c->last_thread = t->slot[i] - 1;
+	c->last_thread = (uint32_t)id;
 	c->have_last_thread = true;
-	return c->last_thread;
+	return id;
 }
 
 static uint64_t group_rehash(void *ctx, uint32_t idx)
@@ -327,37 +311,38 @@ static uint64_t group_rehash(void *ctx, uint32_t idx)
 	return VEC_AT((struct vec *)ctx, struct cgroup, idx).hash;
 }
 
-/* The index of the process group named by ev's args, or -1 when out of
- * memory. Callers check that some pg arg is present. */
+struct group_probe {
+	const struct vec *groups;
+	const struct trace_event *ev;
+};
+
+static bool group_eq(const void *ctx, uint32_t idx)
+{
+	const struct group_probe *k = ctx;
+	const struct cgroup *g = &VEC_AT(k->groups, struct cgroup, idx);
+	return !strcmp(g->name, k->ev->pg_name.p) && !strcmp(g->desc, k->ev->pg_desc.p) &&
+	       !strcmp(g->ranks, k->ev->pg_ranks.p);
+}
+
+/* The index of the process group named by ev's args. Callers check that
+ * some pg arg is present. */
 static long group_intern(struct classify *c, const struct trace_event *ev)
 {
 	uint64_t h = pp_hash_bytes(ev->pg_name.p, ev->pg_name.n, 2);
 	h = pp_hash_bytes(ev->pg_desc.p, ev->pg_desc.n, h);
 	h = pp_hash_bytes(ev->pg_ranks.p, ev->pg_ranks.n, h);
-	if (itab_reserve(&c->group_tab, group_rehash, &c->groups) < 0)
-		return -1;
-	struct itab *t = &c->group_tab;
-	size_t mask = t->cap - 1, i = h & mask;
-	for (; t->slot[i]; i = (i + 1) & mask) {
-		const struct cgroup *g =
-			&VEC_AT(&c->groups, struct cgroup, t->slot[i] - 1);
-		if (g->hash == h && !strcmp(g->name, ev->pg_name.p) &&
-		    !strcmp(g->desc, ev->pg_desc.p) &&
-		    !strcmp(g->ranks, ev->pg_ranks.p))
-			return (long)(t->slot[i] - 1);
-	}
+	struct group_probe k = { &c->groups, ev };
+	size_t slot;
+	itab_reserve(&c->group_tab, group_rehash, &c->groups);
+	long id = itab_find(&c->group_tab, h, group_eq, &k, &slot);
+	if (id >= 0)
+		return id;
 	struct cgroup *g = vec_push(&c->groups);
-	if (!g)
-		return -1;
 	g->hash = h;
 	g->name = arena_strndup(c->arena, ev->pg_name.p, ev->pg_name.n);
 	g->desc = arena_strndup(c->arena, ev->pg_desc.p, ev->pg_desc.n);
 	g->ranks = arena_strndup(c->arena, ev->pg_ranks.p, ev->pg_ranks.n);
-	if (!g->name || !g->desc || !g->ranks)
-		return -1;
-	t->slot[i] = (uint32_t)c->groups.n;
-	t->hash32[i] = (uint32_t)h;
-	t->n++;
+	itab_put(&c->group_tab, slot, h, (uint32_t)(c->groups.n - 1));
 	return (long)(c->groups.n - 1);
 }
 
@@ -383,21 +368,16 @@ enum rr_type classify_kernel_type(uint32_t bits, bool memevent)
  * costs a fault): keep it at 56 bytes. */
 _Static_assert(sizeof(struct rr_kernel) <= 56, "rr_kernel grew");
 
-static int feed_gpu(struct classify *c, const struct trace_event *ev,
-		    bool memevent)
+static void feed_gpu(struct classify *c, const struct trace_event *ev, bool memevent)
 {
 	long name = name_intern(c, ev->name.p, ev->name.n);
-	if (name < 0)
-		return PP_ENOMEM;
 	uint32_t bits = VEC_AT(&c->names, struct cname, name).bits;
 	for (int set = PAT_COMM_KERNEL; set <= PAT_MEM_KERNEL; set++)
 		c->gpu_in_set[set] += bits >> set & 1;
 	c->cnt.gpu_events++;
 	if (c->survey)
-		return 0;
+		return;
 	struct rr_kernel *k = vec_push(&c->gpus);
-	if (!k)
-		return PP_ENOMEM;
 	k->start_ns = ev->ts_ns; /* raw: the base is added at the end */
 	k->dur_ns = ev->dur_ns > 0 ? ev->dur_ns : 0;
 	k->has_correlation = ev->has & TE_CORRELATION;
@@ -408,34 +388,23 @@ static int feed_gpu(struct classify *c, const struct trace_event *ev,
 	k->type = (uint8_t)classify_kernel_type(bits, memevent);
 	k->phase = RR_NOPHASE;
 	k->seq = k->step = k->pg = -1;
-	if (has_pg_args(ev)) {
-		long pg = group_intern(c, ev);
-		if (pg < 0)
-			return PP_ENOMEM;
-		k->pg = (int32_t)pg;
-	}
-	return 0;
+	if (has_pg_args(ev))
+		k->pg = (int32_t)group_intern(c, ev);
 }
 
-static int feed_cpu(struct classify *c, const struct trace_event *ev)
+static void feed_cpu(struct classify *c, const struct trace_event *ev)
 {
 	c->cnt.cpu_slices++;
 	long name = name_intern(c, ev->name.p, ev->name.n);
-	if (name < 0)
-		return PP_ENOMEM;
 	uint32_t bits = VEC_AT(&c->names, struct cname, name).bits &
 			NB_SLICE_SETS;
 	bool launch = ev->has & TE_CORRELATION, pg = has_pg_args(ev);
 	if (!bits && !launch && !pg)
-		return 0;
+		return;
 	long th = thread_intern(c, ev);
-	if (th < 0)
-		return PP_ENOMEM;
 	int64_t dur = ev->dur_ns > 0 ? ev->dur_ns : 0;
 	if (bits) {
 		struct cslice *s = vec_push(&c->slices);
-		if (!s)
-			return PP_ENOMEM;
 		s->ts = ev->ts_ns;
 		s->dur = dur;
 		s->thread = (uint32_t)th;
@@ -448,16 +417,10 @@ static int feed_cpu(struct classify *c, const struct trace_event *ev)
 		VEC_AT(&c->threads, struct cthread, th).launches++;
 		c->cnt.launches++;
 	} else if (launch) {
-		uint32_t *v = cmap_ref(&c->corr, ev->correlation,
-				       (uint32_t)c->launches.n);
-		if (!v)
-			return PP_ENOMEM;
+		uint32_t *v = cmap_ref(&c->corr, ev->correlation, (uint32_t)c->launches.n);
 		/* The first launch with this id wins the attribution; later
 		 * ones (rare) are kept apart for the launch-count rule only. */
-		struct claunch *l = vec_push(*v == c->launches.n ? &c->launches
-								 : &c->dup_launches);
-		if (!l)
-			return PP_ENOMEM;
+		struct claunch *l = vec_push(*v == c->launches.n ? &c->launches : &c->dup_launches);
 		l->ts = ev->ts_ns;
 		l->thread = (uint32_t)th;
 		VEC_AT(&c->threads, struct cthread, th).launches++;
@@ -465,23 +428,18 @@ static int feed_cpu(struct classify *c, const struct trace_event *ev)
 	}
 	if (pg && !c->survey) {
 		long g = group_intern(c, ev);
-		struct cpgslice *s = g < 0 ? NULL : vec_push(&c->pgslices);
-		if (!s)
-			return PP_ENOMEM;
+		struct cpgslice *s = vec_push(&c->pgslices);
 		s->ts = ev->ts_ns;
 		s->dur = dur;
 		s->thread = (uint32_t)th;
 		s->order = (uint32_t)(c->pgslices.n - 1);
 		s->pg = (int32_t)g;
 	}
-	return 0;
 }
 
-static int feed_flow(struct classify *c, const struct trace_event *ev)
+static void feed_flow(struct classify *c, const struct trace_event *ev)
 {
 	long th = thread_intern(c, ev);
-	if (th < 0)
-		return PP_ENOMEM;
 	struct cthread *t = &VEC_AT(&c->threads, struct cthread, th);
 	bool start = ev->ph == 's';
 	if (start)
@@ -489,86 +447,58 @@ static int feed_flow(struct classify *c, const struct trace_event *ev)
 	else
 		t->flows_f++;
 	c->cnt.flows++;
-	uint32_t *v = imap_ref(&c->flows, (int64_t)id_hash(&ev->id), 0);
-	if (!v)
-		return PP_ENOMEM;
-	*v |= start ? 1u : 2u;
-	return 0;
+	*imap_ref(&c->flows, (int64_t)id_hash(&ev->id), 0) |= start ? 1u : 2u;
 }
 
-static int feed_meta(struct classify *c, const struct trace_event *ev)
+static void feed_meta(struct classify *c, const struct trace_event *ev)
 {
 	if (strcmp(ev->name.p, "thread_name"))
-		return 0;
+		return;
 	long th = thread_intern(c, ev);
-	if (th < 0)
-		return PP_ENOMEM;
-	const char *name = arena_strndup(c->arena, ev->arg_name.p,
-					 ev->arg_name.n);
-	if (!name)
-		return PP_ENOMEM;
-	VEC_AT(&c->threads, struct cthread, th).name = name;
-	return 0;
+	VEC_AT(&c->threads, struct cthread, th).name =
+		arena_strndup(c->arena, ev->arg_name.p, ev->arg_name.n);
 }
 
 /* A survey's second pass: launches inside backward-step windows (roots on
  * the forward thread), per launching thread. */
-static int feed_launch_pass(struct classify *c, const struct trace_event *ev)
+static void feed_launch_pass(struct classify *c, const struct trace_event *ev)
 {
 	if (ev->ph != 'X' || !(ev->has & TE_CORRELATION))
-		return 0;
-	enum cat_kind k = cat_kind(ev->cat);
-	if (k != CK_CPU && k != CK_FWDBWD)
-		return 0;
+		return;
+	enum classify_cat k = classify_category(ev->cat);
+	if (k != CC_CPU && k != CC_FWDBWD)
+		return;
 	long th = thread_intern(c, ev);
-	if (th < 0)
-		return PP_ENOMEM;
 	if (roots_find(&c->roots[PAT_BACKWARD_STEP], (uint32_t)c->fwd,
 		       ev->ts_ns) >= 0)
 		VEC_AT(&c->threads, struct cthread, th).bwd_launches++;
-	return 0;
 }
 
-int classify_feed(struct classify *c, const struct trace_event *ev)
+void classify_feed(struct classify *c, const struct trace_event *ev)
 {
-	int rc = 0;
-	if (c->failed)
-		return c->failed;
 	if (c->launch_pass) {
-		if ((rc = feed_launch_pass(c, ev)) < 0)
-			c->failed = rc;
-		return rc;
+		feed_launch_pass(c, ev);
+		return;
 	}
 	c->cnt.events++;
 	switch (ev->ph) {
 	case 'X':
-		switch (cat_kind(ev->cat)) {
-		case CK_KERNEL:
-			rc = feed_gpu(c, ev, false);
-			break;
-		case CK_MEM:
-			rc = feed_gpu(c, ev, true);
-			break;
-		case CK_CPU:
-		case CK_FWDBWD:
-			rc = feed_cpu(c, ev);
-			break;
-		case CK_GPU_OTHER:
-			break;
+		switch (classify_category(ev->cat)) {
+		case CC_KERNEL: feed_gpu(c, ev, false); break;
+		case CC_MEMCPY:
+		case CC_MEMSET: feed_gpu(c, ev, true); break;
+		case CC_CPU:
+		case CC_FWDBWD: feed_cpu(c, ev); break;
+		case CC_GPU_OTHER: break;
 		}
 		break;
 	case 's':
 	case 'f':
-		if (cat_kind(ev->cat) == CK_FWDBWD)
-			rc = feed_flow(c, ev);
+		if (classify_category(ev->cat) == CC_FWDBWD)
+			feed_flow(c, ev);
 		break;
-	case 'M':
-		rc = feed_meta(c, ev);
-		break;
+	case 'M': feed_meta(c, ev); break;
 	}
-	if (rc < 0)
-		c->failed = rc;
-	return rc;
 }
 
 /* --- result assembly ---------------------------------------------------- */
@@ -589,18 +519,15 @@ static const int phase_set[RR_NPHASES] = {
 
 /* Steps of every phase (Megatron mode only): fwd and bwd = roots on the
  * forward thread, the others on any thread; seq in cpu start order. */
-static int build_steps(struct classify *c, struct rank_result *res,
-		       int64_t base)
+static void build_steps(struct classify *c, struct rank_result *res, int64_t base)
 {
 	size_t total = 0;
 	if (res->mode != RR_MEGATRON)
-		return 0;
+		return;
 	for (int ph = 0; ph < RR_NPHASES; ph++)
 		total += c->roots[phase_set[ph]].n;
 	res->steps = arena_calloc(c->arena, total + 1, sizeof(*res->steps));
 	struct croot **tmp = arena_alloc(c->arena, (total + 1) * sizeof(*tmp));
-	if (!res->steps || !tmp)
-		return PP_ENOMEM;
 	for (int ph = 0; ph < RR_NPHASES; ph++) {
 		const struct croots *r = &c->roots[phase_set[ph]];
 		bool on_fwd = ph == RR_FWD || ph == RR_BWD;
@@ -619,29 +546,20 @@ static int build_steps(struct classify *c, struct rank_result *res,
 			tmp[i]->step = (int32_t)res->nsteps++;
 		}
 	}
-	return 0;
 }
 
 static int cmp_pg(const void *pa, const void *pb)
 {
 	const struct cpgslice *a = pa, *b = pb;
-	if (a->thread != b->thread)
-		return a->thread < b->thread ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->dur != b->dur)
-		return a->dur > b->dur ? -1 : 1;
-	return (a->order > b->order) - (a->order < b->order);
+	return cmp_nesting(a->thread, a->ts, a->dur, a->order, b->thread, b->ts, b->dur, b->order);
 }
 
 /* Process-group slices as "roots" (step = group index) for roots_find(). */
-static int pg_roots(struct classify *c, struct croots *r)
+static void pg_roots(struct classify *c, struct croots *r)
 {
 	struct cpgslice *s = c->pgslices.data;
 	r->n = c->pgslices.n;
 	r->v = arena_alloc(c->arena, (r->n + 1) * sizeof(*r->v));
-	if (!r->v)
-		return PP_ENOMEM;
 	if (r->n)
 		qsort(s, r->n, sizeof(*s), cmp_pg);
 	for (size_t i = 0; i < r->n; i++) {
@@ -652,20 +570,16 @@ static int pg_roots(struct classify *c, struct croots *r)
 		r->v[i].name = 0;
 		r->v[i].step = s[i].pg;
 	}
-	return 0;
 }
 
 /* ProfilerStep roots sorted by time (any thread), and the iteration rows. */
-static int iterations(struct classify *c, struct rank_result *res,
-		      int64_t base, struct croots *its)
+static void iterations(struct classify *c, struct rank_result *res, int64_t base,
+		       struct croots *its)
 {
 	const struct croots *r = &c->profsteps;
 	struct croot **tmp = arena_alloc(c->arena, (r->n + 1) * sizeof(*tmp));
 	its->v = arena_alloc(c->arena, (r->n + 1) * sizeof(*its->v));
-	res->iterations = arena_calloc(c->arena, r->n + 1,
-				       sizeof(*res->iterations));
-	if (!tmp || !its->v || !res->iterations)
-		return PP_ENOMEM;
+	res->iterations = arena_calloc(c->arena, r->n + 1, sizeof(*res->iterations));
 	for (size_t i = 0; i < r->n; i++)
 		tmp[i] = &r->v[i];
 	qsort(tmp, r->n, sizeof(*tmp), cmp_root_time);
@@ -682,7 +596,6 @@ static int iterations(struct classify *c, struct rank_result *res,
 		its->v[i] = *tmp[i];
 	}
 	its->n = res->niterations = r->n;
-	return 0;
 }
 
 static enum rr_pg_kind pg_kind(const char *desc)
@@ -705,13 +618,10 @@ static enum rr_pg_kind pg_kind(const char *desc)
 	return RR_PG_UNKNOWN;
 }
 
-static int groups_out(struct classify *c, struct rank_result *res)
+static void groups_out(struct classify *c, struct rank_result *res)
 {
 	res->ngroups = c->groups.n;
-	res->groups = arena_calloc(c->arena, res->ngroups + 1,
-				   sizeof(*res->groups));
-	if (!res->groups)
-		return PP_ENOMEM;
+	res->groups = arena_calloc(c->arena, res->ngroups + 1, sizeof(*res->groups));
 	for (size_t i = 0; i < res->ngroups; i++) {
 		const struct cgroup *g = &VEC_AT(&c->groups, struct cgroup, i);
 		res->groups[i].name = g->name;
@@ -722,18 +632,14 @@ static int groups_out(struct classify *c, struct rank_result *res)
 	for (size_t i = 0; i < res->nkernels; i++)
 		if (res->kernels[i].pg >= 0)
 			res->groups[res->kernels[i].pg].kernels++;
-	return 0;
 }
 
 /* Keeps only the names that kernels and steps use, renumbered. */
-static int names_out(struct classify *c, struct rank_result *res)
+static void names_out(struct classify *c, struct rank_result *res)
 {
 	struct cname *names = c->names.data;
 	size_t n = 0;
-	res->names = arena_alloc(c->arena, (c->names.n + 1) *
-				 sizeof(*res->names));
-	if (!res->names)
-		return PP_ENOMEM;
+	res->names = arena_alloc(c->arena, (c->names.n + 1) * sizeof(*res->names));
 #define USE(id)                                                        \
 	do {                                                           \
 		if (names[id].out_id == UINT32_MAX) {                  \
@@ -748,7 +654,6 @@ static int names_out(struct classify *c, struct rank_result *res)
 		USE(res->steps[i].name_id);
 #undef USE
 	res->nnames = n;
-	return 0;
 }
 
 static void set_counts(struct classify *c, struct rank_result *res)
@@ -761,86 +666,73 @@ static void set_counts(struct classify *c, struct rank_result *res)
 			c->cnt.unmatched_flows++;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int add_warning(struct classify *c, struct rank_result *res,
-		       const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void add_warning(struct classify *c,
+							      struct rank_result *res,
+							      const char *fmt, ...)
 {
 	char buf[160];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	const char **w = arena_alloc(c->arena, (res->nwarnings + 1) *
-				     sizeof(*w));
-	if (!w)
-		return PP_ENOMEM;
+	const char **w = arena_alloc(c->arena, (res->nwarnings + 1) * sizeof(*w));
 	if (res->nwarnings)
 		memcpy(w, res->warnings, res->nwarnings * sizeof(*w));
-	if (!(w[res->nwarnings] = arena_strndup(c->arena, buf, strlen(buf))))
-		return PP_ENOMEM;
+	w[res->nwarnings] = arena_strndup(c->arena, buf, strlen(buf));
 	res->warnings = w;
 	res->nwarnings++;
-	return 0;
 }
 
-static int warnings(struct classify *c, struct rank_result *res)
+static void warnings(struct classify *c, struct rank_result *res)
 {
-	int rc = 0;
 	if (res->mode == RR_GENERIC && c->roots[PAT_FORWARD_STEP].n +
 					       c->roots[PAT_BACKWARD_STEP].n)
-		rc |= add_warning(c, res, "%zu forward/backward step slices, "
-				  "none on the forward thread (rule %s): "
-				  "generic mode (types only)",
-				  c->roots[PAT_FORWARD_STEP].n +
-					  c->roots[PAT_BACKWARD_STEP].n,
-				  rr_role_rule_name(res->fwd_thread.rule));
+		add_warning(c, res,
+			    "%zu forward/backward step slices, "
+			    "none on the forward thread (rule %s): "
+			    "generic mode (types only)",
+			    c->roots[PAT_FORWARD_STEP].n + c->roots[PAT_BACKWARD_STEP].n,
+			    rr_role_rule_name(res->fwd_thread.rule));
 	else if (res->mode == RR_GENERIC)
-		rc |= add_warning(c, res, "no forward or backward steps "
-				  "found: generic mode (types only)");
+		add_warning(c, res,
+			    "no forward or backward steps "
+			    "found: generic mode (types only)");
 	if (res->mode == RR_MEGATRON &&
 	    res->bwd_thread.rule == RR_ROLE_SAME_THREAD)
-		rc |= add_warning(c, res, "no backward thread found: using the "
-				  "forward thread");
+		add_warning(c, res,
+			    "no backward thread found: using the "
+			    "forward thread");
 	if (c->cnt.unmatched_flows)
-		rc |= add_warning(c, res, "%lld fwdbwd flows have only one end",
-				  (long long)c->cnt.unmatched_flows);
+		add_warning(c, res, "%lld fwdbwd flows have only one end",
+			    (long long)c->cnt.unmatched_flows);
 	if (c->cnt.orphans)
-		rc |= add_warning(c, res, "%lld GPU events have no launch "
-				  "(orphans, category other)",
-				  (long long)c->cnt.orphans);
-	return rc ? PP_ENOMEM : 0;
+		add_warning(c, res,
+			    "%lld GPU events have no launch "
+			    "(orphans, category other)",
+			    (long long)c->cnt.orphans);
 }
 
 /* The end of both kinds of finish: counters, warnings, the names used. */
-static int finish_result(struct classify *c, struct rank_result *res,
-			 struct rank_result **out)
+static void finish_result(struct classify *c, struct rank_result *res, struct rank_result **out)
 {
 	res->counters = c->cnt;
-	if (warnings(c, res) < 0 || names_out(c, res) < 0) {
-		c->failed = PP_ENOMEM;
-		return PP_ENOMEM;
-	}
+	warnings(c, res);
+	names_out(c, res);
 	*out = res;
-	return 0;
 }
 
 /* The rest of classify_finish() for a survey: steps, ProfilerStep windows,
  * counts and warnings; no kernels, groups or metrics. */
-static int finish_survey(struct classify *c, struct rank_result *res,
-			 int64_t base, struct rank_result **out)
+static void finish_survey(struct classify *c, struct rank_result *res, int64_t base,
+			  struct rank_result **out)
 {
 	struct croots its;
 	res->survey = true;
-	if (build_steps(c, res, base) < 0 || iterations(c, res, base, &its) < 0)
-		goto nomem;
+	build_steps(c, res, base);
+	iterations(c, res, base, &its);
 	res->kernels = arena_calloc(c->arena, 1, sizeof(*res->kernels));
-	if (!res->kernels)
-		goto nomem;
 	set_counts(c, res);
-	return finish_result(c, res, out);
-nomem:
-	c->failed = PP_ENOMEM;
-	return PP_ENOMEM;
+	finish_result(c, res, out);
 }
 
 int classify_finish(struct classify *c, const struct trace_header *h,
@@ -852,11 +744,9 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	int32_t *iter_of;
 
 	*out = NULL;
-	if (c->failed)
-		return c->failed;
 	res = arena_calloc(c->arena, 1, sizeof(*res));
-	if (!res || (!c->roots_done && steps_find_roots(c) < 0))
-		goto nomem;
+	if (!c->roots_done)
+		steps_find_roots(c);
 	c->roots_done = true;
 	if (roles_decide(c, res) == CLASSIFY_AGAIN) {
 		c->launch_pass = true;
@@ -875,18 +765,18 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 		if (!any)
 			res->mode = RR_GENERIC;
 	}
-	if (c->survey)
-		return finish_survey(c, res, base, out);
-	if (build_steps(c, res, base) < 0 || pg_roots(c, &pg) < 0 ||
-	    iterations(c, res, base, &its) < 0)
-		goto nomem;
+	if (c->survey) {
+		finish_survey(c, res, base, out);
+		return 0;
+	}
+	build_steps(c, res, base);
+	pg_roots(c, &pg);
+	iterations(c, res, base, &its);
 	/* Attribute in place in the heap vector, drop what only attribution
 	 * needed, then hand the vector to the arena. */
 	res->nkernels = c->gpus.n;
 	res->kernels = c->gpus.data;
 	iter_of = arena_alloc(c->arena, (res->nkernels + 1) * sizeof(*iter_of));
-	if (!iter_of)
-		goto nomem;
 	attribute_kernels(c, res, base, &pg, &its, iter_of);
 	set_counts(c, res);
 	vec_release(&c->launches);
@@ -895,19 +785,13 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	vec_release(&c->pgslices);
 	cmap_release(&c->corr);
 	if (c->gpus.data) { /* the arena takes the rows over: no copy */
-		if (arena_adopt(c->arena, c->gpus.data,
-				c->gpus.cap * c->gpus.elem) < 0)
-			goto nomem;
+		arena_adopt(c->arena, c->gpus.data, c->gpus.cap * c->gpus.elem);
 		vec_init(&c->gpus, c->gpus.elem);
-	} else if (!(res->kernels = arena_calloc(c->arena, 1,
-						 sizeof(*res->kernels)))) {
-		goto nomem;
+	} else {
+		res->kernels = arena_calloc(c->arena, 1, sizeof(*res->kernels));
 	}
-	if (rank_metrics_compute(res, iter_of, c->arena) < 0 ||
-	    groups_out(c, res) < 0)
-		goto nomem;
-	return finish_result(c, res, out);
-nomem:
-	c->failed = PP_ENOMEM;
-	return PP_ENOMEM;
+	rank_metrics_compute(res, iter_of, c->arena);
+	groups_out(c, res);
+	finish_result(c, res, out);
+	return 0;
 }

@@ -1,7 +1,7 @@
 /* classify_priv.h — the classifier's internal state, shared by its modules:
  * classify.c (feeding, interning, result assembly), roles.c (thread roles),
  * steps.c (root-most steps and containment lookups), attribute.c (one
- * category per GPU event) and rank_metrics.c (SPEC §6 numbers).
+ * category per GPU event) and rank_metrics.c (docs/semantics.md §6 numbers).
  *
  * Raw times here are as written in the file (ns); the header's base time
  * is added only when the result is assembled.
@@ -36,7 +36,7 @@ struct vec {
 
 void vec_init(struct vec *v, size_t elem);
 void vec_release(struct vec *v);
-/* A pointer to a new zeroed element at the end, or NULL when out of memory. */
+/* A pointer to a new zeroed element at the end (never NULL). */
 void *vec_push(struct vec *v);
 #define VEC_AT(v, type, i) (((type *)(v)->data)[i])
 
@@ -73,6 +73,21 @@ struct cpgslice { /* a CPU op carrying process-group args */
 	int32_t pg;
 };
 
+/* The nesting order of slices (docs/semantics.md §4): by thread, then start,
+ * the longer one first (an ancestor precedes what it encloses), then file
+ * order. For qsort comparators of cslice and cpgslice. */
+static inline int cmp_nesting(uint32_t thread_a, int64_t ts_a, int64_t dur_a, uint32_t order_a,
+			      uint32_t thread_b, int64_t ts_b, int64_t dur_b, uint32_t order_b)
+{
+	if (thread_a != thread_b)
+		return thread_a < thread_b ? -1 : 1;
+	if (ts_a != ts_b)
+		return ts_a < ts_b ? -1 : 1;
+	if (dur_a != dur_b)
+		return dur_a > dur_b ? -1 : 1;
+	return (order_a > order_b) - (order_a < order_b);
+}
+
 struct claunch {
 	int64_t ts;
 	uint32_t thread;
@@ -99,7 +114,6 @@ struct croots {
 struct classify {
 	const struct patterns *pats;
 	struct arena *arena;
-	int failed;
 
 	struct vec names, threads, slices, pgslices, launches, groups;
 	struct vec dup_launches; /* launches whose correlation came before */
@@ -127,7 +141,7 @@ struct classify {
 };
 
 /* steps.c */
-int steps_find_roots(struct classify *c);
+void steps_find_roots(struct classify *c);
 /* Index of the root of r containing ts on thread (closed interval), or -1.
  * thread UINT32_MAX matches any thread (r must then be sorted by ts). */
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts);
@@ -146,8 +160,7 @@ void attribute_kernels(struct classify *c, struct rank_result *res,
 		       const struct croots *its, int32_t *iter_of);
 
 /* rank_metrics.c: category stats, step metrics, rank metrics, iteration
- * windows (from iter_of) of an attributed result. 0 or PP_ENOMEM. */
-int rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
-			 struct arena *a);
+ * windows (from iter_of) of an attributed result. */
+void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struct arena *a);
 
 #endif

@@ -1,4 +1,4 @@
-/* roles.c — the forward and backward threads of a rank (SPEC §4).
+/* roles.c — the forward and backward threads of a rank (docs/semantics.md §4).
  *
  * Rule: of the two threads with most fwdbwd flow endpoints, the one whose
  * share of outgoing (s) endpoints is larger is the forward thread. When there

@@ -1,4 +1,4 @@
-/* steps.c — root-most slices per pattern set (SPEC §5) and the
+/* steps.c — root-most slices per pattern set (docs/semantics.md §5) and the
  * "launch lies inside slice" lookups (contracts §1).
  *
  * Slices are sorted by (thread, ts, longer first, file order): an ancestor
@@ -16,17 +16,11 @@
 static int cmp_slice(const void *pa, const void *pb)
 {
 	const struct cslice *a = pa, *b = pb;
-	if (a->thread != b->thread)
-		return a->thread < b->thread ? -1 : 1;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->dur != b->dur)
-		return a->dur > b->dur ? -1 : 1;
-	return (a->order > b->order) - (a->order < b->order);
+	return cmp_nesting(a->thread, a->ts, a->dur, a->order, b->thread, b->ts, b->dur, b->order);
 }
 
-/* Fills r with the root-most slices having bit; 0 or PP_ENOMEM. */
-static int find_roots(struct classify *c, uint32_t bit, struct croots *r)
+/* Fills r with the root-most slices having bit. */
+static void find_roots(struct classify *c, uint32_t bit, struct croots *r)
 {
 	const struct cslice *s = c->slices.data;
 	size_t n = c->slices.n, k = 0;
@@ -57,17 +51,13 @@ static int find_roots(struct classify *c, uint32_t bit, struct croots *r)
 			}
 			k++;
 		}
-		if (!pass) {
+		if (!pass)
 			r->v = arena_alloc(c->arena, (k ? k : 1) * sizeof(*r->v));
-			if (!r->v)
-				return PP_ENOMEM;
-		}
 	}
 	r->n = k;
-	return 0;
 }
 
-int steps_find_roots(struct classify *c)
+void steps_find_roots(struct classify *c)
 {
 	if (c->slices.n)
 		qsort(c->slices.data, c->slices.n, sizeof(struct cslice),
@@ -79,10 +69,9 @@ int steps_find_roots(struct classify *c)
 			c->roots[set].n = 0;
 			continue;
 		}
-		if (find_roots(c, bit, &c->roots[set]) < 0)
-			return PP_ENOMEM;
+		find_roots(c, bit, &c->roots[set]);
 	}
-	return find_roots(c, NB_PROFSTEP, &c->profsteps);
+	find_roots(c, NB_PROFSTEP, &c->profsteps);
 }
 
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts)

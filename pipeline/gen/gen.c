@@ -35,12 +35,6 @@ static const struct {
 	{ "whitespace", GN_WHITESPACE }, { "nan", GN_NAN }, { "long-names", GN_LONG_NAMES },
 };
 
-const char *gen_nasty_names(void)
-{
-	return "truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,"
-	       "bom,whitespace,nan,long-names,all";
-}
-
 int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
 {
 	unsigned v = 0;
@@ -195,155 +189,188 @@ static int write_topology(const struct gen_opts *o, const struct gen_layout *lay
 	return 0;
 }
 
+/* One gen_run(): the layout, which ranks are written and slowed down, the
+ * open output folders and truth files, the running totals. */
+struct run {
+	const struct gen_opts *o;
+	struct gen_layout lay;
+	bool *write;      /* per rank: write its trace (--ranks) */
+	double *straggle; /* per rank: compute slow-down (--straggler) */
+	struct gen_rank_sum *sums;
+	struct gen_truth *truth;
+	int outfd, truthfd;
+	int64_t t0; /* start of the next iteration */
+	uint64_t bytes;
+	int files;
+};
+
+/* --ranks and --straggler into R->write and R->straggle. */
+static int choose_ranks(struct run *R)
+{
+	const struct gen_opts *o = R->o;
+	int world = R->lay.world;
+	for (int r = 0; r < world; r++) {
+		R->write[r] = !o->ranks;
+		R->straggle[r] = 1.0;
+	}
+	for (int i = 0; i < o->nranks; i++) {
+		if (o->ranks[i] >= world)
+			return error("--ranks: rank %d is outside the world of %d ranks",
+				     o->ranks[i], world),
+			       PP_EINVAL;
+		R->write[o->ranks[i]] = true;
+	}
+	for (int i = 0; i < o->nstragglers; i++) {
+		int r = o->stragglers[i].rank;
+		if (r < 0 || r >= world)
+			return error("--straggler: rank %d is outside the world of %d ranks", r,
+				     world),
+			       PP_EINVAL;
+		R->straggle[r] *= o->stragglers[i].factor;
+	}
+	return 0;
+}
+
+/* The output folder, its topology file and the truth files. */
+static int open_output(struct run *R)
+{
+	const struct gen_opts *o = R->o;
+	char err[512], tdir[4096];
+	/* --out may be reached through the user's own symlinks; below it,
+	 * no symlink is followed (safefile.h). */
+	snprintf(tdir, sizeof(tdir), "%s/.truth", o->out);
+	if (safe_mkdirs(AT_FDCWD, o->out, 0, &R->outfd, err, sizeof(err)) ||
+	    safe_mkdirs(R->outfd, ".truth", SAFE_NOFOLLOW, &R->truthfd, err, sizeof(err)))
+		return error("%s", err), PP_EIO;
+	if (remove_matching(R->outfd, "unique_parallel_groups_*.txt") ||
+	    write_topology(o, &R->lay, R->t0, R->outfd, R->truthfd))
+		return PP_EIO;
+	warn_stale(o);
+	if (!(R->truth = gen_truth_open(R->truthfd, tdir, err, sizeof(err))))
+		return error("%s", err), PP_EIO;
+	return 0;
+}
+
+/* The traces of the chosen ranks of one simulated iteration, and their
+ * truth. */
+static int write_ranks(struct run *R, struct gen_cluster *c, int it, const char *dir, int itfd)
+{
+	const struct gen_opts *o = R->o;
+	char err[512], path[4200];
+	struct gen_write_opts w = {
+		.gzip = o->gzip,
+		.relative = o->relative,
+		.nasty = o->nasty,
+		.lay = &R->lay,
+		.iteration = it,
+		.base_ns = (R->t0 / 1000000000 - 1) * 1000000000,
+		.dirfd = itfd,
+	};
+	memset(R->sums, 0, (size_t)R->lay.world * sizeof(*R->sums));
+	for (int r = 0; r < R->lay.world; r++) {
+		if (!R->write[r])
+			continue;
+		snprintf(path, sizeof(path), "%s/rank_%04d_iter_%d.pt.trace.json%s", dir, r, it,
+			 o->gzip ? ".gz" : "");
+		w.path = path;
+		if (gen_write_trace(gen_sim_rank(c, r), &w, err, sizeof(err)))
+			return error("%s", err), PP_EIO;
+		struct stat st;
+		if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
+			R->bytes += (uint64_t)st.st_size;
+		R->files++;
+		gen_truth_rank(R->truth, it, gen_sim_rank(c, r), &R->sums[r]);
+	}
+	gen_truth_pp_groups(R->truth, it, &R->lay, R->sums);
+	for (int r = 0; r < R->lay.world; r++)
+		if (R->write[r] && R->straggle[r] != 1.0)
+			gen_truth_straggler(R->truth, it, r);
+	return 0;
+}
+
+/* Simulates iteration it and writes its folder. */
+static int write_iteration(struct run *R, int it)
+{
+	const struct gen_opts *o = R->o;
+	char err[512], dir[4096], glob[64], itname[32];
+	int itfd = -1, rc = 0;
+	struct gen_cfg cfg = {
+		.lay = R->lay,
+		.vpp = o->vpp,
+		.microbatches = o->microbatches,
+		.layers = o->layers,
+		.kpl = o->kpl,
+		.recompute = o->recompute,
+		.nasty = o->nasty,
+		.seed = o->seed,
+		.iteration = it,
+		.t0 = R->t0,
+		.straggle = R->straggle,
+	};
+	struct gen_cluster *c = gen_sim_build(&cfg, err, sizeof(err));
+	if (!c)
+		return error("%s", err), PP_EINVAL;
+	if (gen_sim_run(c)) {
+		error("internal error: the simulated schedule deadlocks");
+		gen_sim_free(c);
+		return PP_ECYCLE;
+	}
+	snprintf(itname, sizeof(itname), "iteration_%d", it);
+	snprintf(dir, sizeof(dir), "%s/%s", o->out, itname);
+	snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
+	if (safe_mkdirs(R->outfd, itname, SAFE_NOFOLLOW, &itfd, err, sizeof(err))) {
+		error("%s: %s", o->out, err);
+		rc = PP_EIO;
+	} else if (remove_matching(itfd, glob)) {
+		error("cannot prepare '%s': %s", dir, strerror(errno));
+		rc = PP_EIO;
+	}
+	if (!rc)
+		rc = write_ranks(R, c, it, dir, itfd);
+	R->t0 = gen_sim_end(c) + 100000000;
+	gen_sim_free(c);
+	if (itfd >= 0)
+		close(itfd);
+	return rc;
+}
+
 int gen_run(const struct gen_opts *o)
 {
-	struct gen_layout lay;
+	struct run R = { .o = o, .outfd = -1, .truthfd = -1 };
 	char err[512];
 	int rc = 0;
 	int64_t t_begin = pp_now_ns();
-	uint64_t bytes = 0;
-	int files = 0, outfd = -1, truthfd = -1;
 
-	if (gen_layout_init(&lay, o->tp, o->cp, o->ep, o->dp, o->pp))
-		return error("invalid parallel sizes (each >= 1, at most 1000000 ranks)"), PP_EINVAL;
-	bool *write = xcalloc((size_t)lay.world, sizeof(*write));
-	double *straggle = xcalloc((size_t)lay.world, sizeof(*straggle));
-	struct gen_rank_sum *sums = xcalloc((size_t)lay.world, sizeof(*sums));
-	struct gen_truth *truth = NULL;
-	for (int r = 0; r < lay.world; r++) {
-		write[r] = !o->ranks;
-		straggle[r] = 1.0;
-	}
-	for (int i = 0; i < o->nranks; i++) {
-		if (o->ranks[i] >= lay.world) {
-			rc = PP_EINVAL;
-			error("--ranks: rank %d is outside the world of %d ranks", o->ranks[i],
-			      lay.world);
-			goto out;
-		}
-		write[o->ranks[i]] = true;
-	}
-	for (int i = 0; i < o->nstragglers; i++) {
-		if (o->stragglers[i].rank < 0 || o->stragglers[i].rank >= lay.world) {
-			rc = PP_EINVAL;
-			error("--straggler: rank %d is outside the world of %d ranks",
-			      o->stragglers[i].rank, lay.world);
-			goto out;
-		}
-		straggle[o->stragglers[i].rank] *= o->stragglers[i].factor;
-	}
-
-	/* --out may be reached through the user's own symlinks; below it,
-	 * no symlink is followed (safefile.h). */
-	char tdir[4096];
-	snprintf(tdir, sizeof(tdir), "%s/.truth", o->out);
-	if (safe_mkdirs(AT_FDCWD, o->out, 0, &outfd, err, sizeof(err)) ||
-	    safe_mkdirs(outfd, ".truth", SAFE_NOFOLLOW, &truthfd, err, sizeof(err))) {
-		rc = error("%s", err);
-		rc = PP_EIO;
-		goto out;
-	}
-	int64_t t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
-	if (remove_matching(outfd, "unique_parallel_groups_*.txt") ||
-	    write_topology(o, &lay, t0, outfd, truthfd)) {
-		rc = PP_EIO;
-		goto out;
-	}
-	warn_stale(o);
-	truth = gen_truth_open(truthfd, tdir, err, sizeof(err));
-	if (!truth) {
-		rc = error("%s", err);
-		rc = PP_EIO;
-		goto out;
-	}
-
-	for (int ii = 0; ii < o->niterations && !rc; ii++) {
-		int it = o->iterations[ii];
-		struct gen_cfg cfg = {
-			.lay = lay, .vpp = o->vpp, .microbatches = o->microbatches,
-			.layers = o->layers, .kpl = o->kpl, .recompute = o->recompute,
-			.nasty = o->nasty, .seed = o->seed, .iteration = it, .t0 = t0,
-			.straggle = straggle,
-		};
-		struct gen_cluster *c = gen_sim_build(&cfg, err, sizeof(err));
-		if (!c) {
-			rc = error("%s", err);
-			rc = PP_EINVAL;
-			break;
-		}
-		if (gen_sim_run(c)) {
-			error("internal error: the simulated schedule deadlocks");
-			rc = PP_ECYCLE;
-			gen_sim_free(c);
-			break;
-		}
-		char dir[4096], path[4200], glob[64], itname[32];
-		int itfd = -1;
-		snprintf(itname, sizeof(itname), "iteration_%d", it);
-		snprintf(dir, sizeof(dir), "%s/%s", o->out, itname);
-		snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
-		if (safe_mkdirs(outfd, itname, SAFE_NOFOLLOW, &itfd, err, sizeof(err))) {
-			error("%s: %s", o->out, err);
-			rc = PP_EIO;
-		} else if (remove_matching(itfd, glob)) {
-			error("cannot prepare '%s': %s", dir, strerror(errno));
-			rc = PP_EIO;
-		}
-		struct gen_write_opts w = {
-			.gzip = o->gzip, .relative = o->relative, .nasty = o->nasty, .lay = &lay,
-			.iteration = it, .base_ns = (t0 / 1000000000 - 1) * 1000000000,
-			.dirfd = itfd,
-		};
-		memset(sums, 0, (size_t)lay.world * sizeof(*sums));
-		for (int r = 0; r < lay.world && !rc; r++) {
-			if (!write[r])
-				continue;
-			snprintf(path, sizeof(path), "%s/rank_%04d_iter_%d.pt.trace.json%s", dir, r,
-				 it, o->gzip ? ".gz" : "");
-			w.path = path;
-			if (gen_write_trace(gen_sim_rank(c, r), &w, err, sizeof(err))) {
-				error("%s", err);
-				rc = PP_EIO;
-				break;
-			}
-			struct stat st;
-			if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
-				bytes += (uint64_t)st.st_size;
-			files++;
-			gen_truth_rank(truth, it, gen_sim_rank(c, r), &sums[r]);
-		}
-		if (!rc) {
-			gen_truth_pp_groups(truth, it, &lay, sums);
-			for (int r = 0; r < lay.world; r++)
-				if (write[r] && straggle[r] != 1.0)
-					gen_truth_straggler(truth, it, r);
-		}
-		t0 = gen_sim_end(c) + 100000000;
-		gen_sim_free(c);
-		if (itfd >= 0)
-			close(itfd);
-	}
-	if (gen_truth_close(truth, err, sizeof(err)) && !rc) {
+	if (gen_layout_init(&R.lay, o->tp, o->cp, o->ep, o->dp, o->pp))
+		return error("invalid parallel sizes (each >= 1, at most 1000000 ranks)"),
+		       PP_EINVAL;
+	R.write = xcalloc((size_t)R.lay.world, sizeof(*R.write));
+	R.straggle = xcalloc((size_t)R.lay.world, sizeof(*R.straggle));
+	R.sums = xcalloc((size_t)R.lay.world, sizeof(*R.sums));
+	R.t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
+	rc = choose_ranks(&R);
+	if (!rc)
+		rc = open_output(&R);
+	for (int i = 0; i < o->niterations && !rc; i++)
+		rc = write_iteration(&R, o->iterations[i]);
+	if (gen_truth_close(R.truth, err, sizeof(err)) && !rc) {
 		error("%s", err);
 		rc = PP_EIO;
 	}
-	truth = NULL;
 	if (!rc && !o->quiet) {
 		double secs = (double)(pp_now_ns() - t_begin) / 1e9;
 		printf("ppgen: wrote %d trace%s (%.1f MB) for %d rank%s x %d iteration%s to %s in "
 		       "%.2f s\n",
-		       files, files == 1 ? "" : "s", (double)bytes / 1e6, lay.world,
-		       lay.world == 1 ? "" : "s", o->niterations, o->niterations == 1 ? "" : "s",
+		       R.files, R.files == 1 ? "" : "s", (double)R.bytes / 1e6, R.lay.world,
+		       R.lay.world == 1 ? "" : "s", o->niterations, o->niterations == 1 ? "" : "s",
 		       o->out, secs);
 	}
-out:
-	gen_truth_close(truth, NULL, 0);
-	if (truthfd >= 0)
-		close(truthfd);
-	if (outfd >= 0)
-		close(outfd);
-	free(write);
-	free(straggle);
-	free(sums);
+	if (R.truthfd >= 0)
+		close(R.truthfd);
+	if (R.outfd >= 0)
+		close(R.outfd);
+	free(R.write);
+	free(R.straggle);
+	free(R.sums);
 	return rc;
 }

@@ -50,8 +50,6 @@ int gen_run(const struct gen_opts *o);
  * returns PP_EINVAL and names the bad item in err. "all" = every option
  * except truncate. */
 int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen);
-/* The names gen_parse_nasty accepts, comma-separated (for --help). */
-const char *gen_nasty_names(void);
 /* Parses "0-3,8,12" into a newly allocated ascending, de-duplicated list. */
 int gen_parse_int_list(const char *s, int **out, int *n);
 

@@ -1,5 +1,5 @@
 /* gen_layout.h — ppgen's cluster layout: rank coordinates, process groups
- * and the topology file (SPEC §7), written with its own code so that the
+ * and the topology file (docs/semantics.md §7), written with its own code so that the
  * topology parser is tested against an independent writer.
  *
  * Ranks are laid out tp fastest, then cp, ep, dp, pp:

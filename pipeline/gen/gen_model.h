@@ -1,7 +1,7 @@
 /* gen_model.h — ppgen's in-memory model of one iteration of a cluster: per
  * rank the CPU slices (python_function / user_annotation frames) and the GPU
  * work (kernels, memcpy, memset) with their launches, each kernel carrying
- * the category, step and recompute flag it has by construction (SPEC §5).
+ * the category, step and recompute flag it has by construction (docs/semantics.md §5).
  *
  * gen_sim_build() (gen_prog.c) writes the programs (what each rank does, in
  * order) and gen_sim_run() (gen_sim.c) gives every event its time by simulating all ranks on one

@@ -1,7 +1,7 @@
 /* gen_prog.c — builds each rank's program for one iteration: the slices
  * and kernels of Megatron-LM's training step in program order (schedule
  * from gen_sched), with Megatron's frame names, and the category, step and
- * recompute flag of every kernel by SPEC §5, decided from the steps open at
+ * recompute flag of every kernel by docs/semantics.md §5, decided from the steps open at
  * launch time in the order of the rules. Timing is gen_sim.c's job.
  */
 #include <stdio.h>
@@ -147,7 +147,7 @@ static void set_phase(struct bld *b, struct gen_kernel *k, int p)
 	k->seq = b->r->s[b->step[p]].seq[p];
 }
 
-/* SPEC §5 attribution, decided from the steps open at launch time. */
+/* docs/semantics.md §5 attribution, decided from the steps open at launch time. */
 static void classify(struct bld *b, struct gen_kernel *k)
 {
 	bool fwd = k->thread == GT_MAIN && b->step[GP_FWD] >= 0;

@@ -19,7 +19,7 @@
  *   max(own start + minimum, send start + transfer time): it spins on the
  *   GPU while it waits, which is what makes bubble differ from idle;
  * - the CPU runs at most LEAD ns ahead of the stream it launches on.
- * Categories are decided at build time from the open steps (SPEC §5), in
+ * Categories are decided at build time from the open steps (docs/semantics.md §5), in
  * the same order of rules; gen_truth and tests/tools/truthcheck.py check
  * that this agrees with the rules applied to the written trace.
  */

@@ -2,7 +2,7 @@
  *
  * Each kernel's category, step and recompute flag were fixed when the
  * program was built (gen_sim.c); here they are only summed up by the
- * definitions of SPEC §6 and docs/contracts.md §2 with interval.h.
+ * definitions of docs/semantics.md §6 and docs/contracts.md §2 with interval.h.
  * The CSV files are written through safefile.h: they appear under their
  * names only when complete, never through a symlink planted in .truth.
  */

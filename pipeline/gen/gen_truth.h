@@ -1,5 +1,5 @@
 /* gen_truth.h — ppgen's expected results (docs/contracts.md §4), computed
- * from the model by SPEC §5–6: DIR/.truth/{ranks,category_stats,steps,
+ * from the model by docs/semantics.md §5–6: DIR/.truth/{ranks,category_stats,steps,
  * pp_groups,stragglers}.csv. Rows are appended in (iteration, rank) order,
  * so callers feed iterations ascending and ranks ascending.
  */

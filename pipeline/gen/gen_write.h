@@ -1,5 +1,5 @@
 /* gen_write.h — writes one rank's simulated iteration as a Kineto trace
- * (SPEC §3): header with deviceProperties and distributedInfo, metadata,
+ * (docs/semantics.md §3): header with deviceProperties and distributedInfo, metadata,
  * python_function / user_annotation / cpu_op slices, launches with
  * correlations, GPU events, ac2g and fwdbwd flows, and on request the
  * nasty real-world quirks (GN_* in gen_model.h).

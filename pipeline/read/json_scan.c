@@ -7,8 +7,11 @@
  */
 #include "json_scan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/pp.h"
 
 #ifdef __SSE2__
 const char *js_ws_run(const char *p, const char *end)
@@ -164,9 +167,10 @@ static int fail(struct js_err *err, const char *at, const char *what, const char
 	return JS_ERR;
 }
 
-/* Matches the literal lit at p; JS_MORE when p..end is a proper prefix. */
-static int match_lit(const char *p, const char *end, bool final, const char *lit, size_t n,
-		     const char **q, struct js_err *err)
+/* Matches the literal lit at p; JS_MORE when p..end is a proper prefix
+ * (also at the end of all input: a literal cut short is truncation). */
+static int match_lit(const char *p, const char *end, const char *lit, size_t n, const char **q,
+		     struct js_err *err)
 {
 	size_t have = (size_t)(end - p);
 	if (have >= n) {
@@ -190,8 +194,8 @@ int js_scan_number(const char *p, const char *end, bool final, const char **q,
 	if (p >= end)
 		goto more;
 	if (*p == 'I' || *p == 'N') {
-		int rc = *p == 'I' ? match_lit(p, end, final, "Infinity", 8, q, err)
-				   : match_lit(p, end, final, "NaN", 3, q, err);
+		int rc = *p == 'I' ? match_lit(p, end, "Infinity", 8, q, err)
+				   : match_lit(p, end, "NaN", 3, q, err);
 		*kind = JS_NUM_NONFINITE;
 		return rc;
 	}
@@ -235,27 +239,22 @@ more:
 	return JS_MORE;
 }
 
-static __attribute__((noinline)) bool stack_grow(struct js_stack *st)
+static __attribute__((noinline)) void stack_grow(struct js_stack *st)
 {
 	size_t ncap = st->cap ? st->cap * 2 : 4096;
-	uint64_t *nb = realloc(st->bits, ncap / 8);
-	if (!nb)
-		return false;
-	st->bits = nb;
+	st->bits = xrealloc(st->bits, ncap / 8);
 	st->cap = ncap;
-	return true;
 }
 
-static inline bool stack_push(struct js_stack *st, size_t depth, bool is_obj)
+static inline void stack_push(struct js_stack *st, size_t depth, bool is_obj)
 {
-	if (depth >= st->cap && !stack_grow(st))
-		return false;
+	if (depth >= st->cap)
+		stack_grow(st);
 	uint64_t m = (uint64_t)1 << (depth & 63);
 	if (is_obj)
 		st->bits[depth >> 6] |= m;
 	else
 		st->bits[depth >> 6] &= ~m;
-	return true;
 }
 
 static inline bool stack_is_obj(const struct js_stack *st, size_t depth)
@@ -296,8 +295,7 @@ value:
 		p = q + 1;
 		break;
 	case '{':
-		if (!stack_push(st, depth, true))
-			return fail(err, p, "out of memory for nesting", "less nesting");
+		stack_push(st, depth, true);
 		depth++;
 		p = js_ws(p + 1, end);
 		expect = "a key string or '}'";
@@ -309,8 +307,7 @@ value:
 		}
 		goto key;
 	case '[':
-		if (!stack_push(st, depth, false))
-			return fail(err, p, "out of memory for nesting", "less nesting");
+		stack_push(st, depth, false);
 		depth++;
 		p = js_ws(p + 1, end);
 		NEED(p < end);
@@ -321,15 +318,15 @@ value:
 		}
 		goto value;
 	case 't':
-		if ((rc = match_lit(p, end, final, "true", 4, &p, err)) != JS_OK)
+		if ((rc = match_lit(p, end, "true", 4, &p, err)) != JS_OK)
 			return rc;
 		break;
 	case 'f':
-		if ((rc = match_lit(p, end, final, "false", 5, &p, err)) != JS_OK)
+		if ((rc = match_lit(p, end, "false", 5, &p, err)) != JS_OK)
 			return rc;
 		break;
 	case 'n':
-		if ((rc = match_lit(p, end, final, "null", 4, &p, err)) != JS_OK)
+		if ((rc = match_lit(p, end, "null", 4, &p, err)) != JS_OK)
 			return rc;
 		break;
 	default:
@@ -487,5 +484,93 @@ bool js_us_to_ns(const char *s, const char *e, int64_t *ns)
 	if (acc > (uint64_t)INT64_MAX)
 		return false;
 	*ns = neg ? -(int64_t)acc : (int64_t)acc;
+	return true;
+}
+
+void js_describe_at(const char *at, const char *end, char *out, size_t n)
+{
+	unsigned char c = at < end ? (unsigned char)*at : 0;
+	if (at >= end)
+		snprintf(out, n, "end of input");
+	else if (c >= 0x21 && c < 0x7f && c != '\'')
+		snprintf(out, n, "'%c'", c);
+	else
+		snprintf(out, n, "byte 0x%02x", c);
+}
+
+int js_doc_check(const char *p, const char *end, const char **v, const char **vend,
+		 struct js_stack *st, struct js_err *err)
+{
+	const char *q = js_ws(p, end);
+	int rc;
+	*v = q;
+	if (q >= end) {
+		fail(err, end, NULL, "a value");
+		return JS_MORE;
+	}
+	rc = js_skip_value(&q, end, true, st, err);
+	if (rc == JS_MORE)
+		fail(err, end, NULL, "the rest of the value");
+	if (rc != JS_OK)
+		return rc;
+	*vend = q;
+	q = js_ws(q, end);
+	if (q != end)
+		return fail(err, q, NULL, "the end of the text after the value");
+	return JS_OK;
+}
+
+int js_line_of(const char *text, const char *at)
+{
+	int line = 1;
+	for (const char *s = text; s < at; s++)
+		line += *s == '\n';
+	return line;
+}
+
+void js_doc_error(const char *text, const char *end, const struct js_err *e, char *out, size_t n)
+{
+	char found[48];
+	if (e->what)
+		snprintf(found, sizeof(found), "%s", e->what);
+	else
+		js_describe_at(e->at, end, found, sizeof(found));
+	snprintf(out, n, "%d: byte %zu: %s%s, expected %s", js_line_of(text, e->at),
+		 (size_t)(e->at - text), e->what ? "" : "found ", found, e->expected);
+}
+
+void js_iter_init(struct js_iter *it, const char *v, const char *end, struct js_stack *st)
+{
+	it->p = v; /* at '{' or '[': the first call steps over it like a ',' */
+	it->end = end;
+	it->obj = *v == '{';
+	it->st = st;
+}
+
+bool js_iter_next(struct js_iter *it, struct js_item *item)
+{
+	const char *p = it->p, *q = p;
+	bool esc = false;
+	if (*p != ',' && *p != '{' && *p != '[')
+		return false; /* at the closing bracket */
+	p = js_ws(p + 1, it->end);
+	if (*p == '}' || *p == ']') {
+		it->p = p;
+		return false;
+	}
+	item->key = NULL;
+	item->keylen = 0;
+	item->key_esc = false;
+	if (it->obj) {
+		js_string_end(p + 1, it->end, &q, &esc);
+		item->key = p + 1;
+		item->keylen = (size_t)(q - p - 1);
+		item->key_esc = esc;
+		p = js_ws(js_ws(q + 1, it->end) + 1, it->end); /* over ':' */
+	}
+	item->v = p;
+	js_skip_value(&p, it->end, true, it->st, NULL);
+	item->vend = p;
+	it->p = js_ws(p, it->end);
 	return true;
 }

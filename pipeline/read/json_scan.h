@@ -139,6 +139,50 @@ int js_skip_value(const char **pp, const char *end, bool final, struct js_stack 
 		  struct js_err *err);
 void js_stack_release(struct js_stack *st);
 
+/* "'x'", "byte 0x01" or "end of input": what stands
+ * at `at` in a text ending at end, for "found ..., expected ..." messages. */
+void js_describe_at(const char *at, const char *end, char *out, size_t n);
+
+/* ---- a whole document in memory --------------------------------------
+ * For small documents read whole (config files, PP-timer dumps): check the
+ * text once with js_doc_check(), then walk its objects and arrays with
+ * js_iter, which needs no error paths because the text is well formed. */
+
+/* Checks that [p, end) holds one JSON value with only whitespace around it.
+ * Returns JS_OK with [*v, *vend) the value's text; JS_ERR (malformed) or
+ * JS_MORE (the text ends inside the value) with err filled. */
+int js_doc_check(const char *p, const char *end, const char **v, const char **vend,
+		 struct js_stack *st, struct js_err *err);
+
+/* Describes an error of js_doc_check() on the text [text, end) as
+ * "LINE: byte OFFSET: found X, expected Y" (callers prefix the path). */
+void js_doc_error(const char *text, const char *end, const struct js_err *e, char *out, size_t n);
+
+/* The line (from 1) of position at in the text starting at text. */
+int js_line_of(const char *text, const char *at);
+
+struct js_iter {
+	const char *p, *end;
+	bool obj;
+	struct js_stack *st;
+};
+
+/* A member of an object (key set) or an element of an array (key NULL). */
+struct js_item {
+	const char *key; /* the key's text between its quotes, raw */
+	size_t keylen;
+	bool key_esc;         /* the key holds escapes: js_unescape() it */
+	const char *v, *vend; /* the value's text: *v is '{', '[', '"', 't', 'f',
+			       * 'n' or the first byte of a number */
+};
+
+/* Starts walking the object or array at v, in a text that passed
+ * js_doc_check() (st: any stack, for skipping nested values). */
+void js_iter_init(struct js_iter *it, const char *v, const char *end, struct js_stack *st);
+/* Stores the next member or element in *item and returns true; false after
+ * the last one. */
+bool js_iter_next(struct js_iter *it, struct js_item *item);
+
 /* Converts the text of a number of microseconds to int64 nanoseconds,
  * exactly (decimal digits, never through a double), rounding a sub-ns
  * remainder half away from zero. Returns false when the text is not a finite

@@ -108,19 +108,6 @@ static uint64_t off_of(const struct trace_reader *r, const char *at)
 	return r->base_off + (uint64_t)(at - r->buf);
 }
 
-static void describe_byte(char *out, size_t n, const struct trace_reader *r, const char *at)
-{
-	if (at >= r->buf + r->len) {
-		snprintf(out, n, "end of input");
-		return;
-	}
-	unsigned char c = (unsigned char)*at;
-	if (c >= 0x21 && c < 0x7f && c != '\'')
-		snprintf(out, n, "'%c'", c);
-	else
-		snprintf(out, n, "byte 0x%02x", c);
-}
-
 static int set_err(struct trace_reader *r, int code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -144,7 +131,7 @@ static int set_js_err(struct trace_reader *r, const struct js_err *e)
 	if (e->what)
 		return set_err(r, PP_EPARSE, off_of(r, e->at), "%s, expected %s", e->what,
 			       e->expected);
-	describe_byte(found, sizeof(found), r, e->at);
+	js_describe_at(e->at, r->buf + r->len, found, sizeof(found));
 	return set_err(r, PP_EPARSE, off_of(r, e->at), "found %s, expected %s", found,
 		       e->expected);
 }
@@ -267,11 +254,7 @@ static int refill(struct trace_reader *r)
 				       "smaller one (raise max_event_bytes)",
 				       r->max_event);
 		size_t ncap = r->cap * 2 > r->max_event ? r->max_event : r->cap * 2;
-		char *nb = realloc(r->buf, ncap + JS_PAD);
-		if (!nb)
-			return set_err(r, PP_ENOMEM, r->base_off,
-				       "out of memory for a %zu-byte window, expected less", ncap);
-		r->buf = nb;
+		r->buf = xrealloc(r->buf, ncap + JS_PAD);
 		r->cap = ncap;
 	}
 	int rc = r->gz ? fill_gz(r) : fill_plain(r);
@@ -281,28 +264,19 @@ static int refill(struct trace_reader *r)
 
 /* ---- open/close ------------------------------------------------------ */
 
-static int alloc_window(struct trace_reader *r)
+static void alloc_window(struct trace_reader *r)
 {
 	r->cap = BUF_INIT < r->max_event ? BUF_INIT : r->max_event;
 	if (r->mem && r->memlen < r->cap) /* a small input needs no big window */
 		r->cap = r->memlen < 4096 ? (r->max_event < 4096 ? r->max_event : 4096) : r->memlen;
-	r->buf = malloc(r->cap + JS_PAD);
-	if (!r->buf)
-		return PP_ENOMEM;
+	r->buf = xmalloc(r->cap + JS_PAD);
 	memset(r->buf, 0, JS_PAD);
-	return 0;
 }
 
 static struct trace_reader *reader_new(const char *path, const struct trace_reader_opts *o)
 {
-	struct trace_reader *r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	r->path = strdup(path ? path : "(memory)");
-	if (!r->path) {
-		free(r);
-		return NULL;
-	}
+	struct trace_reader *r = xcalloc(1, sizeof(*r));
+	r->path = xstrdup(path ? path : "(memory)");
 	r->fd = -1;
 	r->max_event = o && o->max_event_bytes ? o->max_event_bytes : MAX_EVENT_DEFAULT;
 	if (r->max_event < 64)
@@ -316,10 +290,7 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 struct trace_reader *trace_reader_open(const char *path, const struct trace_reader_opts *opts)
 {
 	struct trace_reader *r = reader_new(path, opts);
-	if (!r)
-		return NULL;
-	if (alloc_window(r))
-		goto oom;
+	alloc_window(r);
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
 		set_err(r, PP_EIO, 0, "cannot open: %s, expected a readable file",
@@ -338,17 +309,13 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	}
 	if (k == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
 		r->gz = true;
-		r->zin = malloc(ZIN_SIZE);
-		if (!r->zin)
-			goto oom;
+		r->zin = xmalloc(ZIN_SIZE);
 		memcpy(r->zin, magic, 2);
 		r->zs.next_in = r->zin;
 		r->zs.avail_in = 2;
 		r->file_bytes = 2;
-		if (inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK) {
-			set_err(r, PP_ENOMEM, 0, "cannot start zlib, expected memory");
-			return r;
-		}
+		if (inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK)
+			die("out of memory starting zlib for '%s'", r->path);
 		r->gz_open = true;
 	} else {
 		memcpy(r->buf, magic, (size_t)k);
@@ -359,24 +326,16 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 			r->eof = true;
 	}
 	return r;
-oom:
-	trace_reader_close(r);
-	return NULL;
 }
 
 struct trace_reader *trace_reader_open_mem(const void *buf, size_t len,
 					   const struct trace_reader_opts *opts)
 {
 	struct trace_reader *r = reader_new(NULL, opts);
-	if (!r)
-		return NULL;
 	r->mem = true;
 	r->membuf = buf;
 	r->memlen = len;
-	if (alloc_window(r)) {
-		trace_reader_close(r);
-		return NULL;
-	}
+	alloc_window(r);
 	return r;
 }
 
@@ -425,6 +384,7 @@ static int fail_at(struct cx *c, const char *at, const char *what, const char *e
 /* Skips whitespace and requires one more byte. */
 static inline int ws_need(struct cx *c, const char **pp, const char *exp)
 {
+	(void)exp; /* what the caller expects: for the reader, MORE_OR reports none */
 	const char *p = js_ws(*pp, c->end);
 	*pp = p;
 	if (p < c->end)
@@ -889,11 +849,7 @@ static int commit_strings(struct trace_reader *r, struct trace_event *ev)
 		size_t ncap = r->scratch_cap ? r->scratch_cap : 4096;
 		while (ncap < need)
 			ncap *= 2;
-		char *ns = realloc(r->scratch, ncap);
-		if (!ns)
-			return set_err(r, PP_ENOMEM, ev->offset,
-				       "out of memory for the event's strings, expected less");
-		r->scratch = ns;
+		r->scratch = xrealloc(r->scratch, ncap);
 		r->scratch_cap = ncap;
 	}
 	char *o = r->scratch;
@@ -1151,9 +1107,7 @@ static int read_hdr_string(struct cx *c, const char **pp, char **dst, const char
 		return rc;
 	if (n > HDR_STR_MAX)
 		n = HDR_STR_MAX;
-	char *m = malloc(n + 1);
-	if (!m)
-		return fail_at(c, s, "out of memory", "less");
+	char *m = xmalloc(n + 1);
 	n = esc ? js_unescape(s, n, m) : (memcpy(m, s, n), n);
 	m[n] = '\0';
 	free(*dst);

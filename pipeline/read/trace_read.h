@@ -92,8 +92,8 @@ struct trace_reader_opts {
 	size_t max_event_bytes; /* cap on one event's text; 0 = 256 MiB */
 };
 
-/* Opens path. Returns NULL only when out of memory; otherwise check
- * trace_reader_error() (e.g. the file cannot be opened). */
+/* Opens path; never NULL: check trace_reader_error() (e.g. the file cannot
+ * be opened). */
 struct trace_reader *trace_reader_open(const char *path,
 				       const struct trace_reader_opts *opts);
 /* Same, over an in-memory buffer (not copied; must outlive the reader). */

@@ -2,7 +2,7 @@
  *
  * Design note. An entry (single op or overlapped pair) starts at
  *   max over its dependencies of (dependency's end + gap), 0.0 if none,
- * and ends at start + duration; see SIM-MODEL.md §3 for the edges and gaps.
+ * and ends at start + duration; see docs/sim-model.md §3 for the edges and gaps.
  * The order of floating-point operations is the reference's, so that
  * SIM_MODEL_REFERENCE matches it bit for bit: a pair's fallback duration is
  * (F + B) before it is added to the start; busy time sums (end - start) in
@@ -176,7 +176,7 @@ void sim_emit_pair(struct sim_sched *S, int bf, int sf, int bb, int sb)
 	S->ops[S->n++] = (struct sim_op){ S->cur_dev, sb, bb, SIM_B, 1, 0.0, -1.0 };
 }
 
-/* Parameter checks of SIM-MODEL.md §5 (both models) and, for the megatron
+/* Parameter checks of docs/sim-model.md §5 (both models) and, for the megatron
  * model, Megatron's and deepseek's own rules. */
 static int sim_validate(struct sim_sched *S)
 {
@@ -323,21 +323,18 @@ struct sim_times {
 	double *fb; /* NULL: F + B of the forward's stage */
 };
 
-static int times_init(struct sim_times *T, const struct sim_config *c, int N)
+static void times_init(struct sim_times *T, const struct sim_config *c, int N)
 {
 	static const double defaults[SIM_NTYPES] = { 1.0, 2.0, 1.0, 1.0 };
 	const double *given[SIM_NTYPES] = { c->forward, c->backward, c->backward_d,
 					    c->backward_w };
 	memset(T, 0, sizeof(*T));
 	for (int k = 0; k < SIM_NTYPES; k++) {
-		T->t[k] = malloc((size_t)N * sizeof(double));
-		if (!T->t[k])
-			return PP_ENOMEM;
+		T->t[k] = xmalloc((size_t)N * sizeof(double));
 		for (int s = 0; s < N; s++)
 			T->t[k][s] = given[k] ? given[k][s] : defaults[k];
 	}
 	T->fb = (double *)c->overlapped;
-	return 0;
 }
 
 static void times_release(struct sim_times *T)
@@ -564,9 +561,9 @@ static void *big_alloc(size_t n, bool zero)
 {
 	void *p = NULL;
 	if (n < (4u << 20))
-		return zero ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
+		return zero ? xcalloc(1, n) : xmalloc(n);
 	if (posix_memalign(&p, 2u << 20, n))
-		return NULL;
+		die("out of memory allocating %zu bytes", n);
 	madvise(p, n, MADV_HUGEPAGE);
 	if (zero)
 		memset(p, 0, n);
@@ -600,11 +597,8 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
 	S.cap = cells * (S.split ? 4 : 2);
 	S.idx = big_alloc(cells * SIM_NTYPES * sizeof(*S.idx), true);
 	S.ops = big_alloc(S.cap * sizeof(*S.ops), false);
-	S.dev_start = malloc(((size_t)S.p + 1) * sizeof(*S.dev_start));
-	if (!S.idx || !S.ops || !S.dev_start || times_init(&T, cfg, S.N)) {
-		rc = sim_fail(&S, PP_ENOMEM, "out of memory");
-		goto out;
-	}
+	S.dev_start = xmalloc(((size_t)S.p + 1) * sizeof(*S.dev_start));
+	times_init(&T, cfg, S.N);
 	for (int d = 0; d < S.p && !S.rc; d++) {
 		S.cur_dev = d;
 		S.dev_start[d] = S.n;
@@ -617,17 +611,12 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
 	}
 
 	size_t p = (size_t)S.p;
-	P.next = malloc(p * sizeof(size_t));
-	P.blocked_on = malloc(p * sizeof(int32_t));
-	P.wait_head = malloc(p * sizeof(int32_t));
-	P.wait_next = malloc(p * sizeof(int32_t));
-	P.stack = malloc(p * sizeof(int32_t));
-	res->devices = calloc(p, sizeof(*res->devices));
-	if (!P.next || !P.blocked_on || !P.wait_head || !P.wait_next || !P.stack ||
-	    !res->devices) {
-		rc = sim_fail(&S, PP_ENOMEM, "out of memory");
-		goto out;
-	}
+	P.next = xmalloc(p * sizeof(size_t));
+	P.blocked_on = xmalloc(p * sizeof(int32_t));
+	P.wait_head = xmalloc(p * sizeof(int32_t));
+	P.wait_next = xmalloc(p * sizeof(int32_t));
+	P.stack = xmalloc(p * sizeof(int32_t));
+	res->devices = xcalloc(p, sizeof(*res->devices));
 	if ((rc = sim_time(&S, &T, &P)))
 		goto out;
 	res->ndevices = S.p;

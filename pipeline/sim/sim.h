@@ -3,7 +3,7 @@
  * Builds the per-device op queues of one schedule strategy (1F1B, interleaved,
  * ZB-1P, the overlap variants, DualPipe, DualPipe-V) and times them with
  * static list scheduling: each device runs its queue in order, each op starts
- * at the latest of its dependencies. /work/shared/SIM-MODEL.md (docs/ppsim.md)
+ * at the latest of its dependencies. docs/sim-model.md
  * is the precise model. Two timing models: SIM_MODEL_REFERENCE reproduces the
  * PP-Schedule-Visualization simulator bit for bit, quirks included;
  * SIM_MODEL_MEGATRON (the default) fixes those quirks and equals it when the
@@ -42,7 +42,7 @@ struct sim_config {
 	enum sim_strategy strategy;
 	enum sim_model model;
 	int devices;      /* p >= 1 */
-	int stages;       /* N, a multiple of p (see SIM-MODEL.md §5) */
+	int stages;       /* N, a multiple of p (see docs/sim-model.md §5) */
 	int microbatches; /* m >= 1 */
 	int group_size;   /* interleave: micro-batch group per virtual stage;
 			   * 0 = p (ignored by 1f1b_interleave_overlap) */
@@ -92,7 +92,7 @@ void sim_config_init(struct sim_config *cfg);
  * caller releases with sim_result_release(), also after an error).
  * Returns 0, PP_EINVAL for invalid parameters (including schedules the
  * chosen model cannot build), PP_ECYCLE when the schedule deadlocks (the
- * message names the device and the op), PP_ENOMEM. On error a one-line
+ * message names the device and the op). On error a one-line
  * message (no trailing newline) is written to err. */
 int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
 	    size_t errlen);

@@ -1,7 +1,7 @@
-/* sim_input.c — see sim_input.h. The JSON reader is a small dedicated
- * recursive-descent parser for config files (bounded nesting depth), not a
- * general JSON library: values are turned into the same text that
- * sim_input_set() takes from the command line, except stage maps. */
+/* sim_input.c — see sim_input.h. A JSON config is checked whole by the
+ * trace reader's scanner (read/json_scan.h), then walked: values become the
+ * same text that sim_input_set() takes from the command line, except stage
+ * maps. */
 #include "sim_input.h"
 
 #include <ctype.h>
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read/json_scan.h"
 #include "util/config.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -113,10 +114,37 @@ static int parse_int(const char *key, const char *text, long min, long *out,
 	return 0;
 }
 
+/* The integer settings: where key's value goes, which flag says it was
+ * given, its minimum. */
+static bool int_setting(struct sim_input *in, const char *key, int **dst, bool **have, long *min)
+{
+	const struct {
+		const char *key;
+		int *dst;
+		bool *have;
+		long min;
+	} ints[] = {
+		{ "devices", &in->cfg.devices, &in->have_devices, 1 },
+		{ "stages", &in->cfg.stages, &in->have_stages, 1 },
+		{ "microbatches", &in->cfg.microbatches, &in->have_microbatches, 1 },
+		{ "group_size", &in->cfg.group_size, NULL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (!strcmp(key, ints[i].key)) {
+			*dst = ints[i].dst;
+			*have = ints[i].have;
+			*min = ints[i].min;
+			return true;
+		}
+	return false;
+}
+
 int sim_input_set(struct sim_input *in, const char *key, const char *text,
 		  char *err, size_t errlen)
 {
-	long v;
+	long v = 0, min = 0;
+	int *dst;
+	bool *have;
 	for (int k = 0; k < SIM_T_N; k++)
 		if (!strcmp(key, time_keys[k]))
 			return parse_times(&in->t[k], key, text, err, errlen);
@@ -129,25 +157,12 @@ int sim_input_set(struct sim_input *in, const char *key, const char *text,
 		if (sim_model_parse(text, &in->cfg.model))
 			return fail(err, errlen, PP_EINVAL,
 				    "unknown model '%s' (megatron or reference)", text);
-	} else if (!strcmp(key, "devices")) {
-		if (parse_int(key, text, 1, &v, err, errlen))
+	} else if (int_setting(in, key, &dst, &have, &min)) {
+		if (parse_int(key, text, min, &v, err, errlen))
 			return PP_EINVAL;
-		in->cfg.devices = (int)v;
-		in->have_devices = true;
-	} else if (!strcmp(key, "stages")) {
-		if (parse_int(key, text, 1, &v, err, errlen))
-			return PP_EINVAL;
-		in->cfg.stages = (int)v;
-		in->have_stages = true;
-	} else if (!strcmp(key, "microbatches")) {
-		if (parse_int(key, text, 1, &v, err, errlen))
-			return PP_EINVAL;
-		in->cfg.microbatches = (int)v;
-		in->have_microbatches = true;
-	} else if (!strcmp(key, "group_size")) {
-		if (parse_int(key, text, 0, &v, err, errlen))
-			return PP_EINVAL;
-		in->cfg.group_size = (int)v;
+		*dst = (int)v;
+		if (have)
+			*have = true;
 	} else if (!strcmp(key, "p2p")) {
 		char *end;
 		errno = 0;
@@ -198,207 +213,29 @@ int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
 
 /* ---- JSON config ---- */
 
-struct jp {
-	const char *p, *end;
-	const char *path;
-	char *err;
-	size_t errlen;
-	int rc;
-};
-
-static int jline(const struct jp *j, const char *start)
-{
-	int line = 1;
-	for (const char *s = start; s < j->p; s++)
-		line += *s == '\n';
-	return line;
-}
-
-static void jws(struct jp *j)
-{
-	while (j->p < j->end && isspace((unsigned char)*j->p))
-		j->p++;
-}
-
-static int jfail(struct jp *j, const char *start, const char *what)
-{
-	if (!j->rc) {
-		j->rc = PP_EPARSE;
-		snprintf(j->err, j->errlen, "%s:%d: %s", j->path, jline(j, start), what);
-	}
-	return j->rc;
-}
-
-static bool jeat(struct jp *j, char c)
-{
-	jws(j);
-	if (j->p < j->end && *j->p == c) {
-		j->p++;
-		return true;
-	}
-	return false;
-}
-
-/* A string into sb (escapes: the usual ones; \u limited to ASCII). */
-static int jstring(struct jp *j, const char *start, struct strbuf *sb)
-{
-	jws(j);
-	if (j->p >= j->end || *j->p != '"')
-		return jfail(j, start, "expected a string");
-	j->p++;
-	while (j->p < j->end && *j->p != '"') {
-		char c = *j->p++;
-		if (c == '\\' && j->p < j->end) {
-			char e = *j->p++;
-			switch (e) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'u':
-				if (j->end - j->p < 4)
-					return jfail(j, start, "bad \\u escape");
-				c = (char)strtol((char[5]){ j->p[0], j->p[1], j->p[2], j->p[3], 0 }, NULL, 16);
-				j->p += 4;
-				break;
-			default: c = e; break;
-			}
-		}
-		strbuf_addch(sb, c);
-	}
-	if (j->p >= j->end)
-		return jfail(j, start, "unterminated string");
-	j->p++;
-	return 0;
-}
-
-/* A scalar token (number, true, false, null) as text. */
-static int jscalar(struct jp *j, const char *start, struct strbuf *sb)
-{
-	jws(j);
-	const char *s = j->p;
-	while (j->p < j->end && (isalnum((unsigned char)*j->p) || strchr("+-.", *j->p)))
-		j->p++;
-	if (j->p == s)
-		return jfail(j, start, "expected a value");
-	strbuf_add(sb, s, (size_t)(j->p - s));
-	return 0;
-}
-
-static int jskip(struct jp *j, const char *start, int depth)
-{
-	struct strbuf sb = STRBUF_INIT;
-	jws(j);
-	if (depth > 16)
-		return jfail(j, start, "nested too deeply");
-	if (j->p < j->end && (*j->p == '{' || *j->p == '[')) {
-		char close = *j->p == '{' ? '}' : ']';
-		bool obj = *j->p == '{';
-		j->p++;
-		if (jeat(j, close))
-			return 0;
-		do {
-			strbuf_reset(&sb);
-			if (obj && (jstring(j, start, &sb) || !jeat(j, ':'))) {
-				strbuf_release(&sb);
-				return jfail(j, start, "expected \"key\": value");
-			}
-			if (jskip(j, start, depth + 1)) {
-				strbuf_release(&sb);
-				return j->rc;
-			}
-		} while (jeat(j, ','));
-		strbuf_release(&sb);
-		return jeat(j, close) ? 0 : jfail(j, start, "expected , or a closing bracket");
-	}
-	int rc = j->p < j->end && *j->p == '"' ? jstring(j, start, &sb) : jscalar(j, start, &sb);
-	strbuf_release(&sb);
-	return rc;
-}
-
-/* A value as settable text: scalar, string, or array of scalars joined
- * with commas. Objects are the caller's business. */
-static int jvalue_text(struct jp *j, const char *start, struct strbuf *sb)
-{
-	jws(j);
-	if (j->p < j->end && *j->p == '"')
-		return jstring(j, start, sb);
-	if (!jeat(j, '['))
-		return jscalar(j, start, sb);
-	if (jeat(j, ']'))
-		return 0;
-	do {
-		if (sb->len)
-			strbuf_addch(sb, ',');
-		if (jscalar(j, start, sb))
-			return j->rc;
-	} while (jeat(j, ','));
-	return jeat(j, ']') ? 0 : jfail(j, start, "expected , or ]");
-}
-
-/* {"0": 1.5, "3": 2} into a stage map. */
-static int jstage_map(struct jp *j, const char *start, struct sim_times_in *t,
-		      const char *key)
-{
-	struct sim_times_in n = { .kind = 3 };
-	struct strbuf k = STRBUF_INIT, v = STRBUF_INIT;
-	int alloc = 0;
-	j->p++; /* '{' */
-	if (!jeat(j, '}')) {
-		do {
-			strbuf_reset(&k);
-			strbuf_reset(&v);
-			if (jstring(j, start, &k) || !jeat(j, ':') || jscalar(j, start, &v))
-				break;
-			char *e1, *e2;
-			long s = strtol(k.buf, &e1, 10);
-			double x = strtod(v.buf, &e2);
-			if (*e1 || !k.len || s < 0 || s > 1000000 || *e2 || !isfinite(x) || x < 0) {
-				jfail(j, start, "a stage map needs {\"<stage>\": <time >= 0>}");
-				break;
-			}
-			if (n.n == alloc) {
-				alloc = alloc ? 2 * alloc : 8;
-				n.v = xrealloc(n.v, (size_t)alloc * sizeof(double));
-				n.stage = xrealloc(n.stage, (size_t)alloc * sizeof(int));
-			}
-			n.stage[n.n] = (int)s;
-			n.v[n.n++] = x;
-		} while (jeat(j, ','));
-		if (!j->rc && !jeat(j, '}'))
-			jfail(j, start, "expected , or }");
-	}
-	strbuf_release(&k);
-	strbuf_release(&v);
-	if (j->rc) {
-		times_clear(&n);
-		return j->rc;
-	}
-	(void)key;
-	times_clear(t);
-	*t = n;
-	return 0;
-}
-
 struct jkey {
 	const char *json;
 	const char *canon;
 };
 
-static const struct jkey json_keys[] = {
-	{ "num_stages", "stages" }, { "num_batches", "microbatches" },
-	{ "num_microbatches", "microbatches" }, { "num_devices", "devices" },
-	{ "forward_times", "forward" }, { "backward_times", "backward" },
-	{ "backward_d_times", "backward_d" }, { "backward_w_times", "backward_w" },
-	{ "overlapped_times", "overlapped" }, { "output_file", "output" },
-	{ "p2p_time", "p2p" }, { "p2p_latency", "p2p" },
-	{ "microbatch_group_size_per_vp_stage", "group_size" },
-	/* seed 004's op_times keys */
-	{ "backward_D", "backward_d" }, { "backward_W", "backward_w" },
-	{ "overlapped_forward_backward", "overlapped" },
-	{ NULL, NULL }
-};
+static const struct jkey json_keys[] = { { "num_stages", "stages" },
+					 { "num_batches", "microbatches" },
+					 { "num_microbatches", "microbatches" },
+					 { "num_devices", "devices" },
+					 { "forward_times", "forward" },
+					 { "backward_times", "backward" },
+					 { "backward_d_times", "backward_d" },
+					 { "backward_w_times", "backward_w" },
+					 { "overlapped_times", "overlapped" },
+					 { "output_file", "output" },
+					 { "p2p_time", "p2p" },
+					 { "p2p_latency", "p2p" },
+					 { "microbatch_group_size_per_vp_stage", "group_size" },
+					 /* PP-Schedule-Visualization's op_times keys */
+					 { "backward_D", "backward_d" },
+					 { "backward_W", "backward_w" },
+					 { "overlapped_forward_backward", "overlapped" },
+					 { NULL, NULL } };
 
 static const char *canon_key(const char *k)
 {
@@ -419,75 +256,147 @@ static int time_index(const char *canon)
 	return -1;
 }
 
-static int jobject(struct jp *j, struct sim_input *in, int depth)
+/* A JSON config being applied: the text (checked by js_doc_check()) and
+ * where to report. */
+struct jdoc {
+	const char *text, *end;
+	const char *path;
+	struct js_stack st;
+	char *err;
+	size_t errlen;
+};
+
+static int jfail(struct jdoc *d, const char *at, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int jfail(struct jdoc *d, const char *at, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(d->err, d->errlen, "%s:%d: ", d->path, js_line_of(d->text, at));
+	if (n < 0 || (size_t)n >= d->errlen)
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Appends the text of a string (unescaped), number or literal value. */
+static void add_scalar(struct strbuf *sb, const char *v, const char *vend)
+{
+	if (*v != '"') {
+		strbuf_add(sb, v, (size_t)(vend - v));
+		return;
+	}
+	size_t n = (size_t)(vend - v - 2);
+	strbuf_grow(sb, n);
+	sb->len += js_unescape(v + 1, n, sb->buf + sb->len);
+	sb->buf[sb->len] = '\0';
+}
+
+/* A value as the text sim_input_set() takes: a scalar, or a list of
+ * scalars joined with commas. Objects are the caller's business. */
+static int value_text(struct jdoc *d, const struct js_item *m, struct strbuf *sb)
+{
+	struct js_iter it;
+	struct js_item e;
+	if (*m->v == '{')
+		return jfail(d, m->v, PP_EINVAL, "expected a number, a string or a list");
+	if (*m->v != '[') {
+		add_scalar(sb, m->v, m->vend);
+		return 0;
+	}
+	js_iter_init(&it, m->v, d->end, &d->st);
+	while (js_iter_next(&it, &e)) {
+		if (*e.v == '{' || *e.v == '[')
+			return jfail(d, e.v, PP_EINVAL, "expected a list of numbers");
+		if (sb->len)
+			strbuf_addch(sb, ',');
+		add_scalar(sb, e.v, e.vend);
+	}
+	return 0;
+}
+
+/* {"0": 1.5, "3": 2} into a stage map. */
+static int stage_map(struct jdoc *d, const struct js_item *m, struct sim_times_in *t)
+{
+	struct sim_times_in n = { .kind = 3 };
+	struct strbuf k = STRBUF_INIT, v = STRBUF_INIT;
+	struct js_iter it;
+	struct js_item e;
+	int alloc = 0, rc = 0;
+	js_iter_init(&it, m->v, d->end, &d->st);
+	while (!rc && js_iter_next(&it, &e)) {
+		strbuf_reset(&k);
+		strbuf_reset(&v);
+		add_scalar(&k, e.key - 1, e.key + e.keylen + 1);
+		add_scalar(&v, e.v, e.vend);
+		char *e1, *e2;
+		long s = strtol(k.buf, &e1, 10);
+		double x = strtod(v.buf, &e2);
+		if (*e1 || !k.len || s < 0 || s > 1000000 || *e2 || !v.len || !isfinite(x) ||
+		    x < 0) {
+			rc = jfail(d, e.key, PP_EINVAL,
+				   "a stage map needs {\"<stage>\": <time >= 0>}");
+			break;
+		}
+		if (n.n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			n.v = xrealloc(n.v, (size_t)alloc * sizeof(double));
+			n.stage = xrealloc(n.stage, (size_t)alloc * sizeof(int));
+		}
+		n.stage[n.n] = (int)s;
+		n.v[n.n++] = x;
+	}
+	strbuf_release(&k);
+	strbuf_release(&v);
+	if (rc) {
+		times_clear(&n);
+		return rc;
+	}
+	times_clear(t);
+	*t = n;
+	return 0;
+}
+
+/* Applies one member of the config object (depth 1: inside op_times). */
+static int apply_member(struct jdoc *d, struct sim_input *in, const struct js_item *m, int depth);
+
+static int apply_object(struct jdoc *d, struct sim_input *in, const char *v, int depth)
+{
+	struct js_iter it;
+	struct js_item m;
+	int rc = 0;
+	if (*v != '{')
+		return jfail(d, v, PP_EPARSE, "expected a JSON object");
+	js_iter_init(&it, v, d->end, &d->st);
+	while (!rc && js_iter_next(&it, &m))
+		rc = apply_member(d, in, &m, depth);
+	return rc;
+}
+
+static int apply_member(struct jdoc *d, struct sim_input *in, const struct js_item *m, int depth)
 {
 	struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
 	char why[400];
-	const char *start = j->p;
-	if (!jeat(j, '{'))
-		return jfail(j, start, "expected a JSON object");
-	if (jeat(j, '}'))
-		goto out;
-	do {
-		const char *kstart = j->p;
-		strbuf_reset(&key);
-		strbuf_reset(&val);
-		if (jstring(j, kstart, &key) || !jeat(j, ':')) {
-			jfail(j, kstart, "expected \"key\": value");
-			break;
-		}
-		const char *canon = canon_key(key.buf);
-		int ti = time_index(canon);
-		jws(j);
-		if (!strcmp(key.buf, "op_times") && depth == 0) {
-			if (jobject(j, in, 1))
-				break;
-			continue;
-		}
-		if (!canon) {
-			warn("%s: ignoring unknown key '%s'", j->path, key.buf);
-			if (jskip(j, kstart, 0))
-				break;
-			continue;
-		}
-		if (ti >= 0 && j->p < j->end && *j->p == '{') {
-			if (jstage_map(j, kstart, &in->t[ti], canon))
-				break;
-			continue;
-		}
-		if (jvalue_text(j, kstart, &val))
-			break;
-		if (!strcmp(canon, "visualization") || strcmp(val.buf, "null")) {
-			int rc = sim_input_set(in, canon, val.buf, why, sizeof(why));
-			if (rc) {
-				j->p = kstart;
-				jfail(j, kstart, why);
-				break;
-			}
-		}
-	} while (jeat(j, ','));
-	if (!j->rc && !jeat(j, '}'))
-		jfail(j, j->p, "expected , or }");
-out:
+	int rc = 0;
+	add_scalar(&key, m->key - 1, m->key + m->keylen + 1);
+	const char *canon = canon_key(key.buf);
+	int ti = time_index(canon);
+	if (!strcmp(key.buf, "op_times") && depth == 0) {
+		rc = apply_object(d, in, m->v, 1);
+	} else if (!canon) {
+		warn("%s:%d: ignoring unknown key '%s'", d->path, js_line_of(d->text, m->key),
+		     key.buf);
+	} else if (ti >= 0 && *m->v == '{') {
+		rc = stage_map(d, m, &in->t[ti]);
+	} else if (!(rc = value_text(d, m, &val)) &&
+		   (!strcmp(canon, "visualization") || strcmp(val.buf, "null")) &&
+		   sim_input_set(in, canon, val.buf, why, sizeof(why))) {
+		rc = jfail(d, m->key, PP_EINVAL, "%s", why);
+	}
 	strbuf_release(&key);
 	strbuf_release(&val);
-	return j->rc;
-}
-
-static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	struct strbuf sb = STRBUF_INIT;
-	char buf[8192];
-	size_t n;
-	if (!f) {
-		fail(err, errlen, PP_EIO, "cannot open '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && sb.len < (16u << 20))
-		strbuf_add(&sb, buf, n);
-	fclose(f);
-	return strbuf_detach(&sb, len);
+	return rc;
 }
 
 bool sim_input_is_json(const char *path)
@@ -502,23 +411,31 @@ bool sim_input_is_json(const char *path)
 	return c == '{';
 }
 
-int sim_input_load_json(struct sim_input *in, const char *path, char *err,
-			size_t errlen)
+int sim_input_load_json(struct sim_input *in, const char *path, char *err, size_t errlen)
 {
-	size_t len;
-	char *text = slurp(path, &len, err, errlen);
-	if (!text)
+	struct strbuf text = STRBUF_INIT;
+	struct js_err jerr = { 0 };
+	const char *v, *vend;
+	char why[256];
+	int rc;
+	if (strbuf_read_file(&text, path, JS_PAD, err, errlen)) {
+		strbuf_release(&text);
 		return PP_EIO;
-	struct jp j = { text, text + len, path, err, errlen, 0 };
-	jobject(&j, in, 0);
-	jws(&j);
-	if (!j.rc && j.p != j.end)
-		jfail(&j, text, "trailing text after the JSON object");
-	free(text);
-	return j.rc;
+	}
+	struct jdoc d = { text.buf, text.buf + text.len, path, { 0 }, err, errlen };
+	if (js_doc_check(d.text, d.end, &v, &vend, &d.st, &jerr) != JS_OK) {
+		js_doc_error(d.text, d.end, &jerr, why, sizeof(why));
+		snprintf(err, errlen, "%s:%s", path, why);
+		rc = PP_EPARSE;
+	} else {
+		rc = apply_object(&d, in, v, 0);
+	}
+	js_stack_release(&d.st);
+	strbuf_release(&text);
+	return rc;
 }
 
-/* ---- YAML config (the subset seed 003's sample uses) ---- */
+/* ---- YAML config (the subset pipeline.py's sample uses) ---- */
 
 /* Trims blanks and one pair of matching quotes in place. */
 static char *ytrim(char *s)
@@ -559,14 +476,14 @@ static int yset(struct sim_input *in, const char *path, int line, const char *ke
 int sim_input_load_yaml(struct sim_input *in, const char *path, char *err,
 			size_t errlen)
 {
-	size_t len;
-	char *text = slurp(path, &len, err, errlen);
-	struct strbuf list = STRBUF_INIT;
+	struct strbuf list = STRBUF_INIT, text = STRBUF_INIT;
 	char key[128] = "", parent[128] = "";
-	int rc = 0, line = 0, key_line = 0, key_indent = -1;
-	if (!text)
+	int rc = 0, line = 0, key_line = 0;
+	if (strbuf_read_file(&text, path, 0, err, errlen)) {
+		strbuf_release(&text);
 		return PP_EIO;
-	for (char *s = text, *next; *s && !rc; s = next) {
+	}
+	for (char *s = text.buf, *next; *s && !rc; s = next) {
 		size_t n = strcspn(s, "\n");
 		next = s + n + (s[n] == '\n');
 		s[n] = '\0';
@@ -611,7 +528,6 @@ int sim_input_load_yaml(struct sim_input *in, const char *path, char *err,
 		}
 		snprintf(key, sizeof(key), "%s", k);
 		key_line = line;
-		key_indent = indent;
 		if (*v) {
 			rc = yset(in, path, line, key, v, err, errlen);
 			key[0] = '\0';
@@ -622,9 +538,8 @@ int sim_input_load_yaml(struct sim_input *in, const char *path, char *err,
 	}
 	if (!rc && *key && list.len)
 		rc = yset(in, path, key_line, key, list.buf, err, errlen);
-	(void)key_indent;
 	strbuf_release(&list);
-	free(text);
+	strbuf_release(&text);
 	return rc;
 }
 

@@ -1,5 +1,6 @@
 /* sim_input.h — assembles a struct sim_config from ppsim's inputs: the
- * [sim] section of the INI config, a seed-003/004 style JSON config, and
+ * [sim] section of the INI config, a JSON config as pipeline.py or PP-Schedule-Visualization
+ * write it, and
  * command-line flags, applied in that order (later wins).
  *
  * Every setting goes through sim_input_set(key, text) with a canonical key
@@ -53,8 +54,8 @@ int sim_input_set(struct sim_input *in, const char *key, const char *text,
 int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
 		       char *err, size_t errlen);
 
-/* Applies a JSON config file: seed 003's keys (num_stages, num_batches,
- * forward_times, backward_times, output_file, p2p_time), seed 004's
+/* Applies a JSON config file: pipeline.py's keys (num_stages, num_batches,
+ * forward_times, backward_times, output_file, p2p_time), PP-Schedule-Visualization's
  * (num_devices, p2p_latency, strategy, microbatch_group_size_per_vp_stage,
  * op_times {forward, backward, backward_D, backward_W,
  * overlapped_forward_backward} as number, list or {"stage": time}) and our
@@ -62,7 +63,7 @@ int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
 int sim_input_load_json(struct sim_input *in, const char *path, char *err,
 			size_t errlen);
 
-/* Applies a YAML config of the subset seed 003 documents: top-level
+/* Applies a YAML config of the subset pipeline.py documents: top-level
  * "key: value" lines, lists as "- item" lines or "[a, b]", and op_times
  * with one nested level; same keys as the JSON config. */
 int sim_input_load_yaml(struct sim_input *in, const char *path, char *err,

@@ -3,7 +3,7 @@
  * Each generator appends device d's entries through sim_emit() and
  * sim_emit_pair(), which check batch ranges, stage placement and duplicates,
  * so an order the chosen model cannot build ends in a sticky S->rc instead
- * of bad memory. The orders follow SIM-MODEL.md §2 step by step; the
+ * of bad memory. The orders follow docs/sim-model.md §2 step by step; the
  * megatron model only clamps warmup counts to what exists (§7.7, §7.8).
  */
 #include <stdlib.h>
@@ -75,14 +75,12 @@ struct itable {
 	int total;
 };
 
-static int itable_build(struct sim_sched *S, int g, struct itable *t)
+static void itable_build(struct sim_sched *S, int g, struct itable *t)
 {
 	int m = S->m, v = S->v, j = 0;
 	t->total = m * v;
-	t->mb = malloc((size_t)t->total * sizeof(*t->mb));
-	t->chunk = malloc((size_t)t->total * sizeof(*t->chunk));
-	if (!t->mb || !t->chunk)
-		return sim_fail(S, PP_ENOMEM, "out of memory");
+	t->mb = xmalloc((size_t)t->total * sizeof(*t->mb));
+	t->chunk = xmalloc((size_t)t->total * sizeof(*t->chunk));
 	for (int lo = 0; lo < m; lo += g) {
 		int hi = lo + g >= m ? m : lo + g;
 		for (int c = 0; c < v; c++)
@@ -91,16 +89,14 @@ static int itable_build(struct sim_sched *S, int g, struct itable *t)
 				t->chunk[j++] = c;
 			}
 	}
-	return 0;
 }
 
-/* Interleaved 1F1B, with or without overlapped pairs (SIM-MODEL.md §2). */
+/* Interleaved 1F1B, with or without overlapped pairs (docs/sim-model.md §2). */
 static void order_interleave(struct sim_sched *S, int d, bool overlap)
 {
 	int p = S->p, v = S->v, g = overlap ? p : S->g, nw;
 	struct itable t = { NULL, NULL, 0 };
-	if (itable_build(S, g, &t))
-		goto out;
+	itable_build(S, g, &t);
 	nw = p > 1 ? 2 * (p - d - 1) + (v - 1) * g : 1;
 	if (overlap && !S->reference)
 		nw++; /* Megatron adds the extra warmup before clamping */
@@ -241,12 +237,8 @@ static void order_dualpipe(struct sim_sched *S, int d, bool v_shape)
 	int p = S->p, N = S->N, m = S->m;
 	struct dp_state st = { .S = S };
 	st.wq_cap = (size_t)2 * (size_t)m + 1;
-	st.wq_b = malloc(st.wq_cap * sizeof(*st.wq_b));
-	st.wq_s = malloc(st.wq_cap * sizeof(*st.wq_s));
-	if (!st.wq_b || !st.wq_s) {
-		sim_fail(S, PP_ENOMEM, "out of memory");
-		goto out;
-	}
+	st.wq_b = xmalloc(st.wq_cap * sizeof(*st.wq_b));
+	st.wq_s = xmalloc(st.wq_cap * sizeof(*st.wq_s));
 	if (v_shape) {
 		st.stage[0] = d;
 		st.stage[1] = N - 1 - d;
@@ -264,7 +256,6 @@ static void order_dualpipe(struct sim_sched *S, int d, bool v_shape)
 		st.fwd[1] = st.bwd[1] = second ? 0 : m / 2;
 		dp_steps(&st, h, r, m / 2 - p + r + 1, d == h - 1 || d == h);
 	}
-out:
 	free(st.wq_b);
 	free(st.wq_s);
 }

@@ -2,6 +2,7 @@
  * allocations never move, so pointers stay valid until arena_release(). */
 #include "arena.h"
 #include "hugepage.h"
+#include "pp.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,10 +57,8 @@ void *arena_alloc(struct arena *a, size_t n)
 		if (size < n)
 			size = n;
 		if (size > SIZE_MAX - sizeof(*b))
-			return NULL;
-		b = malloc(sizeof(*b) + size);
-		if (!b)
-			return NULL;
+			die("out of memory allocating %zu bytes", n);
+		b = xmalloc(sizeof(*b) + size);
 		hugepage_advise(b, sizeof(*b) + size);
 		b->size = size;
 		b->off = 0;
@@ -76,34 +75,28 @@ void *arena_alloc(struct arena *a, size_t n)
 void *arena_calloc(struct arena *a, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
-		return NULL;
+		die("out of memory allocating %zu x %zu bytes", n, size);
 	void *p = arena_alloc(a, n * size);
-	if (p)
-		memset(p, 0, n * size);
+	memset(p, 0, n * size);
 	return p;
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
 	if (n == SIZE_MAX)
-		return NULL;
+		die("out of memory allocating %zu bytes", n);
 	char *p = arena_alloc(a, n + 1);
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = '\0';
-	}
+	memcpy(p, s, n);
+	p[n] = '\0';
 	return p;
 }
 
-int arena_adopt(struct arena *a, void *p, size_t n)
+void arena_adopt(struct arena *a, void *p, size_t n)
 {
 	struct arena_owned *o = arena_alloc(a, sizeof(*o));
-	if (!o)
-		return -1;
 	o->p = p;
 	o->next = a->owned;
 	a->owned = o;
 	a->reserved += n;
 	a->used += n;
-	return 0;
 }

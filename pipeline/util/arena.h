@@ -2,7 +2,8 @@
  *
  * A worker allocates all per-trace state from one arena and drops it in one
  * call after the trace's transaction commits: no per-object free(). Memory is
- * taken from malloc in blocks that double up to 64 MiB.
+ * taken from malloc in blocks that double up to 64 MiB. Like every
+ * allocation of ours, a failed one ends the process (docs/contracts.md).
  */
 #ifndef ARENA_H
 #define ARENA_H
@@ -21,7 +22,7 @@ struct arena {
 void arena_init(struct arena *a);
 /* Frees every block; the arena is empty and reusable afterwards. */
 void arena_release(struct arena *a);
-/* n bytes aligned to 16, or NULL when malloc fails. Never returns NULL for n=0. */
+/* n bytes aligned to 16 (never NULL, also for n = 0). */
 void *arena_alloc(struct arena *a, size_t n);
 /* Zeroed arena_alloc. */
 void *arena_calloc(struct arena *a, size_t n, size_t size);
@@ -29,8 +30,7 @@ void *arena_calloc(struct arena *a, size_t n, size_t size);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 /* Takes ownership of p (a malloc/realloc block of n bytes, e.g. a vector
  * grown while streaming): arena_release() frees it. Saves copying a large
- * array into the arena. Returns 0, or -1 when out of memory (p then stays
- * the caller's). */
-int arena_adopt(struct arena *a, void *p, size_t n);
+ * array into the arena. */
+void arena_adopt(struct arena *a, void *p, size_t n);
 
 #endif

@@ -131,6 +131,20 @@ int cli_next(const struct cli_cmd *cmd, struct cli_state *st)
 	return CLI_END;
 }
 
+int cli_find_config(const struct cli_cmd *cmd, int argc, char **argv, const char **path)
+{
+	const struct cli_opt *config = find_long(cmd, "config", 6);
+	struct cli_state st;
+	int id;
+	*path = NULL;
+	cli_init(&st, argc, argv);
+	while ((id = cli_next(cmd, &st)) > 0)
+		if (config && id == config->id)
+			*path = st.arg;
+	cli_release(&st);
+	return id;
+}
+
 void cli_usage(const struct cli_cmd *cmd)
 {
 	fprintf(stderr, "usage: %s\n", cmd->synopsis);
@@ -169,6 +183,18 @@ int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st,
 		why);
 	cli_usage(cmd);
 	return CLI_ERR;
+}
+
+int cli_int_arg(const struct cli_cmd *cmd, const struct cli_state *st, long min, long max, int *out)
+{
+	char why[96];
+	long v;
+	if (cli_parse_long(st->arg, min, max, &v)) {
+		snprintf(why, sizeof(why), "expected an integer from %ld to %ld", min, max);
+		return cli_bad_value(cmd, st, why);
+	}
+	*out = (int)v;
+	return 0;
 }
 
 int cli_parse_long(const char *s, long min, long max, long *out)

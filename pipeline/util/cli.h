@@ -56,6 +56,13 @@ void cli_init(struct cli_state *st, int argc, char **argv);
 void cli_release(struct cli_state *st);
 /* The id of the next option, or CLI_END / CLI_ERR / CLI_HELP. */
 int cli_next(const struct cli_cmd *cmd, struct cli_state *st);
+/* Every command applies its settings in one order: its defaults, then the
+ * config file (--config), then the command-line flags. For that, before
+ * the real walk, this walks the options once and stores the argument of the
+ * last option named "config" in *path (NULL when there is none). Returns
+ * CLI_END, or CLI_ERR / CLI_HELP as cli_next() (already reported: the
+ * command then exits without a second walk). */
+int cli_find_config(const struct cli_cmd *cmd, int argc, char **argv, const char **path);
 /* Full help: synopsis, summary, options, exit codes, example. */
 void cli_help(const struct cli_cmd *cmd, FILE *out);
 /* "usage: <synopsis>" plus a hint, on stderr. */
@@ -63,6 +70,12 @@ void cli_usage(const struct cli_cmd *cmd);
 /* Reports "invalid value for --name: ..." and returns CLI_ERR. */
 int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st,
 		  const char *why);
+
+/* The option's argument as an integer in [min, max] into *out: 0, or
+ * CLI_ERR after reporting "invalid value for --name: expected an integer
+ * from MIN to MAX". */
+int cli_int_arg(const struct cli_cmd *cmd, const struct cli_state *st, long min, long max,
+		int *out);
 
 /* Strict number parsers: the whole string must be a number in range. */
 int cli_parse_long(const char *s, long min, long max, long *out);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <ini.h>
 #include <math.h>
 #include <stdio.h>
@@ -90,40 +91,39 @@ const char *config_get(const struct config *cfg, const char *key)
 	return NULL;
 }
 
-int config_get_long(const struct config *cfg, const char *key, long *out,
-		    char *err, size_t errlen)
+/* key's value as an integer (*lv) or a finite number (*dv) in [min, max]:
+ * 0, 1 when absent, PP_EINVAL with the reason in err. */
+static int get_number(const struct config *cfg, const char *key, bool integer, double min,
+		      double max, long *lv, double *dv, char *err, size_t errlen)
 {
 	const char *s = config_get(cfg, key);
+	const char *what = integer ? "an integer" : "a number";
+	char *end;
 	if (!s)
 		return 1;
-	char *end;
 	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || errno) {
-		snprintf(err, errlen, "config key %s: expected an integer, got '%s'",
-			 key, s);
+	double v = integer ? (double)(*lv = strtol(s, &end, 10)) : (*dv = strtod(s, &end));
+	if (!*s || *end || errno || !isfinite(v)) {
+		snprintf(err, errlen, "config key %s: expected %s, got '%s'", key, what, s);
 		return PP_EINVAL;
 	}
-	*out = v;
+	if (v < min || v > max) {
+		snprintf(err, errlen, "config key %s: expected %s from %.15g to %.15g, got '%s'",
+			 key, what, min, max, s);
+		return PP_EINVAL;
+	}
 	return 0;
+}
+
+int config_get_long(const struct config *cfg, const char *key, long *out, char *err, size_t errlen)
+{
+	return config_get_long_in(cfg, key, LONG_MIN, LONG_MAX, out, err, errlen);
 }
 
 int config_get_double(const struct config *cfg, const char *key, double *out,
 		      char *err, size_t errlen)
 {
-	const char *s = config_get(cfg, key);
-	if (!s)
-		return 1;
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v)) {
-		snprintf(err, errlen, "config key %s: expected a number, got '%s'",
-			 key, s);
-		return PP_EINVAL;
-	}
-	*out = v;
-	return 0;
+	return config_get_double_in(cfg, key, -HUGE_VAL, HUGE_VAL, out, err, errlen);
 }
 
 int config_get_bool(const struct config *cfg, const char *key, bool *out,
@@ -145,6 +145,26 @@ int config_get_bool(const struct config *cfg, const char *key, bool *out,
 	snprintf(err, errlen, "config key %s: expected true or false, got '%s'",
 		 key, s);
 	return PP_EINVAL;
+}
+
+int config_get_long_in(const struct config *cfg, const char *key, long min, long max, long *out,
+		       char *err, size_t errlen)
+{
+	long v;
+	int rc = get_number(cfg, key, true, (double)min, (double)max, &v, NULL, err, errlen);
+	if (rc == 0)
+		*out = v;
+	return rc;
+}
+
+int config_get_double_in(const struct config *cfg, const char *key, double min, double max,
+			 double *out, char *err, size_t errlen)
+{
+	double v;
+	int rc = get_number(cfg, key, false, min, max, NULL, &v, err, errlen);
+	if (rc == 0)
+		*out = v;
+	return rc;
 }
 
 size_t config_get_list(const struct config *cfg, const char *key,

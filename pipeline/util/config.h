@@ -29,6 +29,12 @@ int config_get_double(const struct config *cfg, const char *key, double *out,
 		      char *err, size_t errlen);
 int config_get_bool(const struct config *cfg, const char *key, bool *out,
 		    char *err, size_t errlen);
+/* The same with a range: PP_EINVAL ("config key K: expected an integer
+ * from MIN to MAX, got 'V'") for a value outside [min, max]. */
+int config_get_long_in(const struct config *cfg, const char *key, long min, long max, long *out,
+		       char *err, size_t errlen);
+int config_get_double_in(const struct config *cfg, const char *key, double min, double max,
+			 double *out, char *err, size_t errlen);
 /* Every value of a key that may repeat or be a whitespace/comma list is
  * returned split: calls fn for each item. Returns the count. */
 size_t config_get_list(const struct config *cfg, const char *key,

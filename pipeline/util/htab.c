@@ -111,18 +111,13 @@ uint32_t imap_get(const struct imap *m, int64_t key)
 	return m->vals[imap_find(m, key)];
 }
 
-static int imap_grow(struct imap *m)
+static void imap_grow(struct imap *m)
 {
 	struct imap g;
 	g.cap = m->cap ? m->cap * 2 : 1024;
 	g.n = 0;
-	g.keys = malloc(g.cap * sizeof(*g.keys));
-	g.vals = malloc(g.cap * sizeof(*g.vals));
-	if (!g.keys || !g.vals) {
-		free(g.keys);
-		free(g.vals);
-		return PP_ENOMEM;
-	}
+	g.keys = xmalloc(g.cap * sizeof(*g.keys));
+	g.vals = xmalloc(g.cap * sizeof(*g.vals));
 	memset(g.vals, 0xff, g.cap * sizeof(*g.vals));
 	for (size_t i = 0; i < m->cap; i++) {
 		if (m->vals[i] == IMAP_EMPTY)
@@ -134,13 +129,12 @@ static int imap_grow(struct imap *m)
 	}
 	imap_release(m);
 	*m = g;
-	return 0;
 }
 
 uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init)
 {
-	if ((m->n + 1) * 2 > m->cap && imap_grow(m) < 0)
-		return NULL;
+	if ((m->n + 1) * 2 > m->cap)
+		imap_grow(m);
 	size_t i = imap_find(m, key);
 	if (m->vals[i] == IMAP_EMPTY) {
 		m->keys[i] = key;
@@ -148,12 +142,6 @@ uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init)
 		m->n++;
 	}
 	return &m->vals[i];
-}
-
-uint32_t imap_put(struct imap *m, int64_t key, uint32_t val)
-{
-	uint32_t *v = imap_ref(m, key, val);
-	return v ? *v : IMAP_EMPTY;
 }
 
 void itab_init(struct itab *t)
@@ -168,19 +156,11 @@ void itab_release(struct itab *t)
 	itab_init(t);
 }
 
-int itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
-		 void *ctx)
+void itab_grow(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx), void *ctx)
 {
-	if ((t->n + 1) * 2 <= t->cap)
-		return 0;
 	size_t cap = t->cap ? t->cap * 2 : 1024, mask = cap - 1;
-	uint32_t *slot = calloc(cap, sizeof(*slot));
-	uint32_t *h32 = calloc(cap, sizeof(*h32));
-	if (!slot || !h32) {
-		free(slot);
-		free(h32);
-		return PP_ENOMEM;
-	}
+	uint32_t *slot = xcalloc(cap, sizeof(*slot));
+	uint32_t *h32 = xcalloc(cap, sizeof(*h32));
 	for (size_t i = 0; i < t->cap; i++) {
 		if (!t->slot[i])
 			continue;
@@ -196,7 +176,13 @@ int itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
 	t->slot = slot;
 	t->hash32 = h32;
 	t->cap = cap;
-	return 0;
+}
+
+void itab_put(struct itab *t, size_t slot, uint64_t h, uint32_t idx)
+{
+	t->slot[slot] = idx + 1;
+	t->hash32[slot] = (uint32_t)h;
+	t->n++;
 }
 
 void cmap_init(struct cmap *m)
@@ -243,10 +229,7 @@ uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
 		size_t cap = m->cap ? m->cap : 4096;
 		while (cap <= off)
 			cap *= 2;
-		uint32_t *d = hugepage_realloc(m->dense, m->cap * sizeof(*d),
-					       cap * sizeof(*d));
-		if (!d)
-			return NULL;
+		uint32_t *d = hugepage_realloc(m->dense, m->cap * sizeof(*d), cap * sizeof(*d));
 		memset(d + m->cap, 0xff, (cap - m->cap) * sizeof(*d));
 		m->dense = d;
 		m->cap = cap;

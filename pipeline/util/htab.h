@@ -1,7 +1,8 @@
 /* htab.h — small hashing helpers for the classifier's hot path: a fast
  * 64-bit hash of bytes, and an open-addressing map from int64 keys to
  * uint32 values (linear probing, power-of-two capacity, heap-allocated and
- * grown by doubling: never per-event allocation).
+ * grown by doubling: never per-event allocation; allocation failure ends
+ * the process, docs/contracts.md).
  */
 #ifndef HTAB_H
 #define HTAB_H
@@ -27,13 +28,9 @@ void imap_init(struct imap *m);
 void imap_release(struct imap *m);
 /* The value stored for key, or IMAP_EMPTY. */
 uint32_t imap_get(const struct imap *m, int64_t key);
-/* A pointer to key's value, inserting init when key is absent; NULL when
- * out of memory. Valid until the next insertion. */
+/* A pointer to key's value, inserting init when key is absent. Valid until
+ * the next insertion. */
 uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init);
-/* Stores key → val unless key is present. Returns the value now stored
- * (val, or the existing one), or IMAP_EMPTY when out of memory. val must
- * not be IMAP_EMPTY. */
-uint32_t imap_put(struct imap *m, int64_t key, uint32_t val);
 
 /* Correlation ids → uint32: CUPTI numbers API calls with a counter, so the
  * ids of one trace are dense. Ids within a growing window above the first id
@@ -54,7 +51,8 @@ uint32_t cmap_get(const struct cmap *m, int64_t key);
 uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init);
 
 /* A table of uint32 indices (+1, 0 = free) keyed by 64-bit hashes, for
- * interning things compared by the caller: probe with itab_slot(). */
+ * interning things the caller keeps (in an array) and compares: make room
+ * with itab_reserve(), then itab_find() and, when absent, itab_put(). */
 struct itab {
 	uint32_t *slot;
 	uint32_t *hash32; /* low 32 bits of each slot's hash, to skip compares */
@@ -63,9 +61,32 @@ struct itab {
 
 void itab_init(struct itab *t);
 void itab_release(struct itab *t);
-/* Grows the table when it is more than half full; 0 or PP_ENOMEM.
+/* Grows the table when it is more than half full.
  * rehash(ctx, idx) must return the full hash of entry idx. */
-int itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
-		 void *ctx);
+void itab_grow(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx), void *ctx);
+static inline void itab_reserve(struct itab *t, uint64_t (*rehash)(void *ctx, uint32_t idx),
+				void *ctx)
+{
+	if ((t->n + 1) * 2 > t->cap)
+		itab_grow(t, rehash, ctx);
+}
+/* The entry of hash h that eq(ctx, idx) accepts (asked only about entries
+ * whose hash matches in its low 32 bits): its index, or -1. Then *slot is
+ * the free slot where an entry of hash h goes (itab_put()). The table must
+ * have room: itab_reserve() first. */
+static inline long itab_find(const struct itab *t, uint64_t h,
+			     bool (*eq)(const void *ctx, uint32_t idx), const void *ctx,
+			     size_t *slot)
+{
+	size_t mask = t->cap - 1, i = h & mask;
+	for (; t->slot[i]; i = (i + 1) & mask)
+		if (t->hash32[i] == (uint32_t)h && eq(ctx, t->slot[i] - 1))
+			return (long)(t->slot[i] - 1);
+	*slot = i;
+	return -1;
+}
+/* Stores entry idx of hash h in the slot itab_find() gave (no insertion in
+ * between). */
+void itab_put(struct itab *t, size_t slot, uint64_t h, uint32_t idx);
 
 #endif

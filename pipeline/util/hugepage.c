@@ -1,5 +1,6 @@
 /* hugepage.c — see hugepage.h. */
 #include "hugepage.h"
+#include "pp.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,16 +52,14 @@ void *hugepage_realloc(void *old, size_t used, size_t size)
 	 * a third of the faults, and far fewer TLB misses in the passes over
 	 * the kernels (~10 % of a worker's time). */
 	if (size < HUGE_PAGE || space_limited()) {
-		void *p = realloc(old, size);
+		void *p = xrealloc(old, size);
 		hugepage_advise(p, size);
 		return p;
 	}
 	size_t rounded = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	if (rounded < size)
-		return NULL;
-	void *p = aligned_alloc(HUGE_PAGE, rounded);
+	void *p = rounded < size ? NULL : aligned_alloc(HUGE_PAGE, rounded);
 	if (!p)
-		return NULL;
+		die("out of memory allocating %zu bytes", size);
 	hugepage_advise(p, rounded);
 	if (used)
 		memcpy(p, old, used);

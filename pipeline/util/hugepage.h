@@ -22,7 +22,7 @@ void hugepage_advise(void *p, size_t n);
 /* realloc() for a growing array whose first `used` bytes matter: from
  * 2 MiB on a fresh 2 MiB-aligned block, advised before use (the used bytes
  * copied), unless the address space is limited (ulimit -v): then realloc
- * in place and advice. NULL (old untouched) when out of memory. */
+ * in place and advice. Never NULL (docs/contracts.md: out of memory). */
 void *hugepage_realloc(void *old, size_t used, size_t size);
 
 #endif

@@ -1,5 +1,5 @@
 /* interval.h — unions and overlaps of half-open time intervals [s, e) in
- * int64 nanoseconds: the arithmetic behind every metric of SPEC §6.
+ * int64 nanoseconds: the arithmetic behind every metric of docs/semantics.md §6.
  *
  * union(S) = total length covered by at least one interval;
  * overlap(A, B) = length of union(A) ∩ union(B).

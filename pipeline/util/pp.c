@@ -99,6 +99,14 @@ char *xstrdup(const char *s)
 	return memcpy(xmalloc(n), s, n);
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = memcpy(xmalloc(len + 1), s, len);
+	p[len] = '\0';
+	return p;
+}
+
 int64_t pp_now_ns(void)
 {
 	struct timespec ts;

@@ -18,7 +18,7 @@ enum {
 	PP_EIO = -1,      /* open/read/write/stat failed (errno kept) */
 	PP_EPARSE = -2,   /* malformed input */
 	PP_EDB = -3,      /* SQLite error */
-	PP_ENOMEM = -4,   /* allocation failed */
+	PP_ENOMEM = -4,   /* a raw malloc failed (ours die: docs/contracts.md) */
 	PP_EINVAL = -5,   /* invalid argument or configuration */
 	PP_ETRUNC = -6,   /* input ends before it is complete */
 	PP_EINTR = -7,    /* interrupted by a signal */
@@ -50,13 +50,15 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* Allocation that dies on failure: for small control structures in cmd/
- * and tests only; library code on hot paths uses arenas and reports
- * PP_ENOMEM. */
+/* Allocation, everywhere (cmd/, the library, tests): a failed one ends the
+ * process with "prog: fatal: out of memory allocating N bytes", exit 3.
+ * Nothing of ours returns PP_ENOMEM or NULL for memory (docs/contracts.md,
+ * "Out of memory"). */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n); /* at most n bytes of s, NUL-terminated */
 
 /* Current monotonic time in nanoseconds. */
 int64_t pp_now_ns(void);

@@ -110,9 +110,7 @@ static int walk(int atfd, const char *path, unsigned flags, bool create,
 	int rc = 0;
 	if (!path[0])
 		return fail(ENOENT, err, errlen, "empty path");
-	char *copy = strdup(path);
-	if (!copy)
-		return PP_ENOMEM;
+	char *copy = xstrdup(path);
 	int cur = open_start(atfd, path);
 	if (cur < 0) {
 		rc = fail(errno, err, errlen, "cannot open '%s': %s", path,
@@ -206,11 +204,7 @@ int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err,
 	if (sf->dirfd < 0)
 		return fail(errno, err, errlen, "bad folder for '%s': %s", name,
 			    strerror(errno));
-	sf->name = strdup(name);
-	if (!sf->name) {
-		release(sf);
-		return PP_ENOMEM;
-	}
+	sf->name = xstrdup(name);
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
 		unsigned long long r = 0;
 		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
@@ -251,13 +245,11 @@ int safefile_open_path(struct safefile *sf, const char *path, char *err,
 	memset(sf, 0, sizeof(*sf));
 	sf->dirfd = -1;
 	if (!slash)
-		dir = strdup(".");
+		dir = xstrdup(".");
 	else if (slash == path)
-		dir = strdup("/");
+		dir = xstrdup("/");
 	else
-		dir = strndup(path, (size_t)(slash - path));
-	if (!dir)
-		return PP_ENOMEM;
+		dir = xstrndup(path, (size_t)(slash - path));
 	rc = safe_opendir(AT_FDCWD, dir, 0, &dfd, err, errlen);
 	free(dir);
 	if (rc)

@@ -1,6 +1,7 @@
 /* strbuf.c — see strbuf.h. */
 #include "strbuf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,4 +127,28 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 		*len = sb->len;
 	strbuf_init(sb, 0);
 	return r;
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path, size_t pad, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	int rc = 0;
+	if (!f) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return PP_EIO;
+	}
+	do {
+		strbuf_grow(sb, 65536);
+		n = fread(sb->buf + sb->len, 1, sb->alloc - sb->len - 1, f);
+		sb->len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		rc = PP_EIO;
+	}
+	fclose(f);
+	strbuf_grow(sb, pad);
+	memset(sb->buf + sb->len, 0, pad + 1);
+	return rc;
 }

@@ -36,5 +36,10 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 void strbuf_add_json_str(struct strbuf *sb, const char *s, size_t len);
 /* Gives the buffer to the caller (free() it); sb is reset to empty. */
 char *strbuf_detach(struct strbuf *sb, size_t *len);
+/* Appends the whole file at path, however long (git's strbuf_read_file),
+ * then zeroes `pad` bytes after buf[len] (the JSON scanners read ahead:
+ * JS_PAD in read/json_scan.h). Returns 0, or PP_EIO with "cannot open
+ * 'path': why" or "cannot read 'path': why" in err (what was read stays). */
+int strbuf_read_file(struct strbuf *sb, const char *path, size_t pad, char *err, size_t errlen);
 
 #endif

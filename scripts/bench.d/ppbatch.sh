@@ -66,7 +66,7 @@ put ppbatch_kernels_per_s "$(sqlite3 "$W/bigcmd.db" 'SELECT count(*) FROM kernel
 
 # Throughput per GB depends on how many GPU events a GB holds: ppgen writes
 # ~1,200 bytes per kernel, the real traces 1,500-4,200. The largest real
-# trace (../shared/data/real, 54 MB, ~19 k kernels) through the worker,
+# trace ($PP_SHARED/data/real, 54 MB, ~19 k kernels) through the worker,
 # median of 5, for a real-world density.
 real=${PP_SHARED:-$PWD/../shared}/data/real/hta/df_index_resolver__df_index_resolver.json.gz
 if [ -f "$real" ]; then

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 PP_BIN=${PP_BIN:-$PWD/build/bin}
 GB=${READER_BENCH_GB:-1}
 PY=${READER_BENCH_PYTHON:-1}
-PPTRACE_EXTRA_PKGS="time libyajl-dev" scripts/install-deps || exit 1
+PPTRACE_EXTRA_PKGS="time libyajl-dev" scripts/install-deps --test || exit 1
 [ -x "$PP_BIN/ppbatch" ] && [ -x "$PP_BIN/ppgen" ] || { echo "reader: build first (make)" >&2; exit 1; }
 
 work="$BENCH_WORK/reader"

@@ -5,7 +5,6 @@
 source "$PP_ROOT/tests/lib.sh"
 
 REAL="$SHARED/data/real"
-[ -d "$REAL" ] || REAL="$PP_ROOT/../../shared/data/real" # from a worktree
 if [ ! -d "$REAL" ]; then
 	skip "real traces" "no $REAL"
 	done_testing

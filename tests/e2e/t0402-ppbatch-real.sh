@@ -1,12 +1,14 @@
 #!/bin/bash
-# ppbatch on every real trace of ../shared/data/real: each is stored (generic
+# ppbatch on every real trace in $SHARED/data/real: each is stored (generic
 # mode where it is not Megatron) and its per-category sums equal the sum of
-# its GPU event durations, computed independently from the JSON text (2021
-# files name GPU copies 'Memcpy'/'Memset': those are GPU events too).
+# its GPU event durations, computed independently from the JSON text by
+# python. Which categories are GPU work is not restated here: `ppbatch
+# --inspect --json` lists them (gpu_categories: the classifier's one rule,
+# classify_gpu_event()), and python's count of those events must equal
+# --inspect's and the database's.
 source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/e2e/lib-ppbatch.sh"
 REAL=$SHARED/data/real
-[ -d "$REAL" ] || REAL=/work/shared/data/real
 [ -d "$REAL" ] || { skip "real traces" "$REAL not found"; done_testing; exit; }
 
 # One folder per file, so that (iteration, rank) identifies a trace.
@@ -27,14 +29,23 @@ is "per-category sums equal kernel sums" "" \
 		JOIN (SELECT iteration, sum(sum_ns) s, sum(kernels) n FROM category_stats WHERE category NOT LIKE '%_recompute' GROUP BY 1) c
 		USING (iteration) WHERE c.s != k.s OR c.n != k.n")"
 
-# Independent sums: python's json module over the raw files.
+# Independent sums: python's json module over the raw files, over the
+# categories --inspect names as GPU work.
+sqlite3 $db "SELECT path FROM ranks ORDER BY iteration" >paths.txt
+xargs -d '\n' ppbatch --inspect --json --no-classify <paths.txt >inspect.jsonl 2>/dev/null
+is "--inspect reads every file" "$n" "$(wc -l <inspect.jsonl)"
 cat >sums.py <<'PY'
 import gzip, json, sys
 from decimal import Decimal
 def ns(v):
     return int(Decimal(str(v)) * 1000) if not isinstance(v, str) else int(Decimal(v) * 1000)
+gpu_cats = {}
+for line in open('inspect.jsonl'):
+    d = json.loads(line)
+    gpu_cats[d['file']] = (set(d['gpu_categories']), d['gpu_events'])
 for line in sys.stdin:
     it, path = line.rstrip('\n').split('\t')
+    cats, inspect_n = gpu_cats[path]
     raw = open(path, 'rb').read()
     if raw[:2] == b'\x1f\x8b':
         raw = gzip.decompress(raw)
@@ -46,11 +57,14 @@ for line in sys.stdin:
     evs = doc.get('traceEvents', []) if isinstance(doc, dict) else doc
     tot = cnt = 0
     for e in evs:
-        if isinstance(e, dict) and e.get('ph') == 'X' and str(e.get('cat', '')).lower() in ('kernel', 'gpu_memcpy', 'gpu_memset', 'memcpy', 'memset'):
+        if isinstance(e, dict) and e.get('ph') == 'X' and str(e.get('cat', '')).lower() in cats:
             tot += ns(e.get('dur', 0)); cnt += 1
+    if cnt != inspect_n:
+        print(f"{path}: python counts {cnt} GPU events, --inspect {inspect_n}", file=sys.stderr)
     print(f"{it}|{cnt}|{tot}")
 PY
-sqlite3 -separator '	' $db "SELECT iteration, path FROM ranks ORDER BY iteration" | python3 sums.py | sort >want.txt
+sqlite3 -separator '	' $db "SELECT iteration, path FROM ranks ORDER BY iteration" | python3 sums.py 2>sums.err | sort >want.txt
+is "python and --inspect count the same GPU events" "" "$(cat sums.err)"
 sqlite3 $db "SELECT iteration, sum(kernels), sum(sum_ns) FROM category_stats WHERE category NOT LIKE '%_recompute' GROUP BY 1" >got0.txt
 # ranks without GPU events have no category rows
 sqlite3 $db "SELECT iteration || '|0|0' FROM ranks WHERE iteration NOT IN (SELECT iteration FROM category_stats)" >>got0.txt

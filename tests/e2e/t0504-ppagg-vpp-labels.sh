@@ -1,5 +1,5 @@
 #!/bin/bash
-# SPEC §6: with VPP known (agg.vpp) and a topology, ppagg labels every fwd
+# docs/semantics.md §6: with VPP known (agg.vpp) and a topology, ppagg labels every fwd
 # and bwd step with its model chunk and micro-batch in Megatron's
 # interleaved order: per-rank steps.csv columns chunk,microbatch and the
 # overlap chart's hover text. ppgen -> ppbatch -> ppagg, pp 2 x vpp 2.

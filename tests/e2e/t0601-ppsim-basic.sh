@@ -1,5 +1,5 @@
 #!/bin/bash
-# ppsim: closed forms, every strategy, JSON output, seed 003 spellings.
+# ppsim: closed forms, every strategy, JSON output, pipeline.py's spellings.
 source "$PP_ROOT/tests/lib.sh"
 
 jq_py() { python3 -c "import json,sys; d=json.load(open('$1')); print($2)"; }
@@ -49,9 +49,9 @@ b=$(ppsim --strategy zb1p --devices 4 --microbatches 8 --p2p 0.5 --model referen
 is "zb1p p2p 0.5: megatron (no latency into W)" 33 "$a"
 is "zb1p p2p 0.5: reference (W waits L after D)" 35.5 "$b"
 
-# seed 003 spellings: space-separated lists, -bw, -s/-b
+# pipeline.py's spellings: space-separated lists, -bw, -s/-b
 ppsim --num-stages 4 --num-batches 8 --forward-times 1 1 1 1 -bw 2 2 2 2 --p2p-time 0 --no-visualization >s3.txt
-is "seed 003 flags" "makespan: 33" "$(grep '^makespan' s3.txt)"
+is "pipeline.py flags" "makespan: 33" "$(grep '^makespan' s3.txt)"
 ppsim -s 4 -b 8 -f 1,2,1,1 --no-visualization >s4.txt
 is "per-stage forward list" "makespan: 39" "$(grep '^makespan' s4.txt)"
 done_testing

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ppsim: seed 003's JSON config, seed 004's op_times, the [sim] INI section,
+# ppsim: pipeline.py's JSON config, PP-Schedule-Visualization's op_times, the [sim] INI section,
 # command line over config.
 source "$PP_ROOT/tests/lib.sh"
 
@@ -14,7 +14,7 @@ cat >sample_config.json <<'JSON'
 JSON
 # expected from the reference simulator (same model at p2p 0)
 ppsim -c sample_config.json --json >c1.json
-is "seed 003 JSON config (reference: 55.8)" "55.8" "$(python3 -c "import json; print(round(json.load(open('c1.json'))['makespan'],9))")"
+is "pipeline.py JSON config (reference: 55.8)" "55.8" "$(python3 -c "import json; print(round(json.load(open('c1.json'))['makespan'],9))")"
 if command -v gnuplot >/dev/null; then
 	ok_if "output_file names the chart (suffix dropped)" test -s pipeline_1f1b_custom.png -a -s pipeline_1f1b_custom.gp
 else
@@ -27,7 +27,7 @@ cat >zb.json <<'JSON'
  "backward_W": [0.5, 0.5, 0.5, 0.5]}, "comment": "ignored"}
 JSON
 ppsim --config zb.json --no-visualization >c2.txt 2>c2.err
-is "seed 004 op_times (scalar, stage map, list)" "makespan: 30" "$(grep '^makespan' c2.txt)"
+is "PP-Schedule-Visualization op_times (scalar, stage map, list)" "makespan: 30" "$(grep '^makespan' c2.txt)"
 ok_if "unknown JSON keys are warned about" grep -q "ignoring unknown key 'comment'" c2.err
 
 cat >pp.ini <<'INI'
@@ -47,7 +47,7 @@ is "command line overrides the config" "makespan: 105" "$(grep '^makespan' c4.tx
 ok_if "no chart with visualization = false" test ! -e ppsim-interleave.gp
 
 cat >sample_config.yaml <<'YAML'
-# Pipeline Parallelism Configuration (seed 003's YAML sample)
+# Pipeline Parallelism Configuration (pipeline.py's YAML sample)
 num_stages: 5
 num_batches: 8
 forward_times:
@@ -60,7 +60,7 @@ backward_times: [1.8, 2.2, 2.0, 1.6, 2.4]
 output_file: "pipeline_1f1b_yaml.png"
 YAML
 ppsim -c sample_config.yaml --no-visualization >y.txt
-is "seed 003 YAML config (reference: 40.199999999999996)" "makespan: 40.199999999999996" "$(grep '^makespan' y.txt)"
+is "pipeline.py YAML config (reference: 40.199999999999996)" "makespan: 40.199999999999996" "$(grep '^makespan' y.txt)"
 
 printf '{"num_stages": 4, "num_batches": 8, "forward_times": [1, 2]}\n' >bad.json
 ppsim -c bad.json --no-visualization >/dev/null 2>bad.err

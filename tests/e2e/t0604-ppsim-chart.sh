@@ -18,10 +18,17 @@ if command -v gnuplot >/dev/null; then
 	ok_if "PNG rendered" sh -c 'test -s out/dpv.png && head -c 8 out/dpv.png | od -c | grep -q "P   N   G"'
 	ok_if "SVG with hypertext hover" grep -q 'showHypertext(evt,.F mb 0 stage 0 on device 0' out/dpv.svg
 	ok_if "the script reruns from its folder" sh -c 'cd out && rm dpv.png && gnuplot dpv.gp && test -s dpv.png'
+	# gnuplot failing (the PNG name is a folder): its message, exit 3
+	mkdir -p bad/x.png
+	ppsim --devices 2 --microbatches 2 -o bad/x >b.txt 2>b.err
+	is "gnuplot failing: exit 3" 3 "$?"
+	ok_if "... with gnuplot's message" grep -q \
+		"^ppsim: error: gnuplot failed on 'bad/x.gp' (exit 1): \"x.gp\" line [0-9]*: cannot open file" b.err
 else
 	skip "PNG rendered" "no gnuplot"
 	skip "SVG with hypertext hover" "no gnuplot"
 	skip "the script reruns from its folder" "no gnuplot"
+	skip "gnuplot failing is reported" "no gnuplot"
 fi
 ppsim --devices 2 --microbatches 2 >d.txt
 ok_if "default prefix ppsim-<strategy>" test -s ppsim-1f1b.gp

@@ -22,7 +22,7 @@ skip_all() { # skip_all REASON
 }
 slurm_pipeline_ready || skip_all "$SLURM_WHY"
 for c in sudo visudo; do
-	command -v "$c" >/dev/null 2>&1 || skip_all "$c not installed (scripts/install-deps installs sudo)"
+	command -v "$c" >/dev/null 2>&1 || skip_all "$c not installed (scripts/install-deps --test installs sudo)"
 done
 [ "$(id -u)" = 0 ] || skip_all "needs root to install a sudoers rule and run slurmd"
 id slurm >/dev/null 2>&1 || skip_all "no 'slurm' user (package slurm-wlm not set up)"

@@ -24,7 +24,7 @@ start=$(date +%s)
 timeout 120 ppbatch --format pp-timer --input in --pp-size 3 --vpp-size 2 >out.txt 2>err.txt
 is "exit 1 (partial), no hang" 1 $?
 echo "# took $(($(date +%s) - start)) s"
-ok_if "the truncated dump fails alone" grep -q "pp_rank_2_rank_2.json: byte .*malformed value" err.txt
+ok_if "the truncated dump fails alone, with line and byte" grep -q "pp_rank_2_rank_2.json:1: byte 44: found end of input, expected the rest of the value" err.txt
 # stage 0 lacks chunk 0 (5000 x 2) and chunk 1 micro-batches 0..99999998 (x 2)
 ok_if "stage 0: every gap counted" grep -q "rank_0.json: 200009998 missing events (stage 0" err.txt
 # stage 1 lacks chunk 1 micro-batches 0..99999999 (x 2)

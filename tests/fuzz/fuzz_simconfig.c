@@ -1,5 +1,5 @@
 /* libFuzzer target: ppsim's configuration (pipeline/sim/sim_input.h), a JSON
- * file (seed 003/004 keys) when the input starts with '{', else the [sim]
+ * file (pipeline.py / PP-Schedule-Visualization keys) when the input starts with '{', else the [sim]
  * section of an INI file; then defaults and resolution, and for small
  * valid configurations the simulation itself. */
 #include <stdint.h>

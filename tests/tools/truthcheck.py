@@ -3,7 +3,7 @@
 written trace text, independently of ppgen's C code, and compare.
 
 It parses each trace itself (json with exact decimal times, BOM stripped, raw
-control characters allowed), applies SPEC §4-§6 and docs/contracts.md §2/§4
+control characters allowed), applies docs/semantics.md §4–6 and docs/contracts.md §2/§4
 (thread roles from fwdbwd flows, root-most steps by GLOB patterns,
 attribution rules 0-5, unions and overlaps), parses the topology file for
 the PP groups, and checks the straggler list with the 10 % rule.
@@ -167,7 +167,7 @@ def analyse(path):
         if "correlation" in args:
             launches[args["correlation"]] = (ts, th)
         slices.append((ts, ts + dur, n, th, e.get("name", "")))
-    # Thread roles (SPEC §4): the two threads with most fwdbwd endpoints.
+    # Thread roles (docs/semantics.md §4): the two threads with most fwdbwd endpoints.
     top = sorted(flows.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:2]
     if len(top) == 2:
         share = [kv[1][0] / (kv[1][0] + kv[1][1]) for kv in top]

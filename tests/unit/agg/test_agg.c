@@ -32,6 +32,7 @@ static const struct agg_rank_in ranks[] = {
 
 static void test_groups_pipelines_stragglers(void **state)
 {
+	(void)state;
 	struct topology t;
 	struct agg_result res;
 	struct agg_params p = { 0.10, 1 };
@@ -93,6 +94,7 @@ static void test_groups_pipelines_stragglers(void **state)
 
 static void test_lower_median_and_ideal(void **state)
 {
+	(void)state;
 	int64_t v[] = { 5, 1, 4, 2 };
 	assert_int_equal(agg_lower_median(v, 4), 2);
 	assert_int_equal(agg_lower_median(v, 1), 1);
@@ -108,6 +110,7 @@ static void test_lower_median_and_ideal(void **state)
  * choice of output formats. */
 static void test_gantt_rules_and_formats(void **state)
 {
+	(void)state;
 	char dir[] = "/tmp/gantt-test.XXXXXX", err[256], path[300], buf[8192];
 	assert_non_null(mkdtemp(dir));
 	struct gantt *g = gantt_new();

@@ -43,6 +43,7 @@ static void expect_groups(const struct topology *t, enum topo_kind k, const char
 
 static void test_from_sizes(void **state)
 {
+	(void)state;
 	struct topology t;
 	topo_init(&t);
 	assert_int_equal(topo_from_sizes(&t, 2, 2, 2, 1, 1), 0);
@@ -99,6 +100,7 @@ static const char new_format[] =
 
 static void test_parse_new_format(void **state)
 {
+	(void)state;
 	struct topology t;
 	topo_init(&t);
 	assert_int_equal(topo_parse_text(&t, new_format, strlen(new_format), "f"), 0);
@@ -139,6 +141,7 @@ static const char old_format[] =
 
 static void test_parse_old_format(void **state)
 {
+	(void)state;
 	struct topology t;
 	topo_init(&t);
 	assert_int_equal(topo_parse_text(&t, old_format, strlen(old_format), "old.txt"), 0);
@@ -161,6 +164,7 @@ static void test_parse_old_format(void **state)
 
 static void test_find_and_load_file(void **state)
 {
+	(void)state;
 	char dir[] = "/tmp/topo-test.XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char a[256], b[256];
@@ -200,6 +204,7 @@ static void test_find_and_load_file(void **state)
 
 static void test_infer(void **state)
 {
+	(void)state;
 	struct topology t;
 	topo_init(&t);
 	assert_int_equal(topo_infer_add(&t, "PIPELINE_MODEL_PARALLEL_GROUP", "[3, 7]"), 0);
@@ -233,6 +238,7 @@ static void test_infer(void **state)
 
 static void test_parse_ranks(void **state)
 {
+	(void)state;
 	int *v;
 	assert_int_equal(topo_parse_ranks("[0, 8, 16, 24]", &v), 4);
 	assert_int_equal(v[3], 24);

@@ -14,6 +14,7 @@
 
 static void test_names(void **state)
 {
+	(void)state;
 	struct pptimer_name n;
 	char why[512];
 	assert_int_equal(pptimer_parse_name("event_times_PP4_VPP2_TPxCPxDP_rank_3_pp_rank_1_rank_13.json",
@@ -59,6 +60,7 @@ static char *write_tmp(const char *text)
 
 static void test_read_plain(void **state)
 {
+	(void)state;
 	struct pptimer_file f;
 	char err[512];
 	char *path = write_tmp("{\"forward-0-start\": 0.5, \"forward-0-end\": 1.25,\n"
@@ -88,6 +90,7 @@ static void test_read_plain(void **state)
 
 static void test_read_vpp(void **state)
 {
+	(void)state;
 	struct pptimer_file f;
 	char err[512];
 	char *path = write_tmp("{\"forward-1-3-start\": 10, \"forward-1-3-end\": 11.5,"

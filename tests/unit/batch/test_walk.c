@@ -17,6 +17,7 @@
 
 static void test_rank_from_name(void **state)
 {
+	(void)state;
 	static const struct { const char *name; long long rank; } cases[] = {
 		{ "rank_0004_iter_15.pt.trace.json", 4 },
 		{ "rank4.1767.pt.trace.json", 4 },
@@ -42,6 +43,7 @@ static void test_rank_from_name(void **state)
 
 static void test_iteration_from_folder(void **state)
 {
+	(void)state;
 	int64_t it = -1;
 	assert_true(walk_iteration_from_folder("iteration_15", &it));
 	assert_int_equal(it, 15);
@@ -80,6 +82,7 @@ static const char *base_of(const char *p)
 
 static void test_walk_tree(void **state)
 {
+	(void)state;
 	char tmpl[] = "/tmp/pptrace-test-walk.XXXXXX";
 	char *base = mkdtemp(tmpl);
 	assert_non_null(base);

@@ -18,6 +18,7 @@
 
 static void test_layout_coords_and_groups(void **state)
 {
+	(void)state;
 	struct gen_layout l;
 	int r[8];
 	assert_int_equal(gen_layout_init(&l, 2, 1, 1, 2, 4), 0);
@@ -47,6 +48,7 @@ static void test_layout_coords_and_groups(void **state)
 
 static void test_layout_topology_text(void **state)
 {
+	(void)state;
 	struct gen_layout l;
 	char *buf = NULL;
 	size_t len = 0;
@@ -73,6 +75,7 @@ static int count(const struct gen_act *a, int n, int kind)
 
 static void test_sched_1f1b_orders(void **state)
 {
+	(void)state;
 	struct gen_act *a;
 	/* Stage 0 of 4, 8 micro-batches: 3 warm-up forwards, then 1F1B. */
 	int n = gen_sched_build(4, 1, 8, 0, &a);
@@ -103,6 +106,7 @@ static void test_sched_1f1b_orders(void **state)
 
 static void test_sched_interleaved(void **state)
 {
+	(void)state;
 	struct gen_act *a;
 	assert_int_equal(gen_sched_build(4, 2, 6, 0, &a), PP_EINVAL);
 	int n = gen_sched_build(4, 2, 8, 1, &a);
@@ -128,6 +132,7 @@ static void test_sched_interleaved(void **state)
 
 static void test_parse_options(void **state)
 {
+	(void)state;
 	unsigned v;
 	char err[128];
 	int *l, n;
@@ -149,6 +154,7 @@ static void test_parse_options(void **state)
 
 static void test_sim_collectives_end_together(void **state)
 {
+	(void)state;
 	struct gen_cfg cfg = { .vpp = 1, .microbatches = 4, .layers = 2, .kpl = 6, .seed = 3,
 			       .iteration = 1, .t0 = 1000000000000LL };
 	char err[128];

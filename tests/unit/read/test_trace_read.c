@@ -1,5 +1,5 @@
 /* Unit tests for the trace reader (pipeline/read/trace_read.h, json_scan.h):
- * every quirk of SPEC §3 with exact expected values. */
+ * every quirk of docs/semantics.md §3 with exact expected values. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -92,6 +92,7 @@ static const char *EV1 =
 
 static void test_us_to_ns(void **state)
 {
+	(void)state;
 	struct { const char *s; int64_t ns; } ok[] = {
 		{ "0", 0 }, { "1", 1000 }, { "1.5", 1500 }, { "1.25", 1250 }, { "1.125", 1125 },
 		{ "1707261432356123.456", 1707261432356123456 },
@@ -120,6 +121,7 @@ static void test_us_to_ns(void **state)
 
 static void test_parse_int64(void **state)
 {
+	(void)state;
 	int64_t v;
 	const char *mx = "9223372036854775807";
 	assert_true(js_parse_int64(mx, mx + strlen(mx), &v));
@@ -135,6 +137,7 @@ static void test_parse_int64(void **state)
 
 static void test_unescape(void **state)
 {
+	(void)state;
 	char out[64];
 	const char *s = "a\\\"b\\\\c\\/d\\n\\t\\u00e9\\u20ac\\ud83d\\ude00\\ud800x\\q";
 	size_t n = js_unescape(s, strlen(s), out);
@@ -149,6 +152,7 @@ static void test_unescape(void **state)
 
 static void test_skip_deep(void **state)
 {
+	(void)state;
 	enum { D = 1000000 };
 	char *s = calloc(1, 2 * D + JS_PAD);
 	memset(s, '[', D);
@@ -177,6 +181,7 @@ static void test_skip_deep(void **state)
 
 static void test_basic_event(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	char buf[512];
 	snprintf(buf, sizeof(buf), "{\"traceEvents\":[%s]}", EV1);
@@ -206,6 +211,7 @@ static void test_basic_event(void **state)
 
 static void test_keys_any_order(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	const char *s = "{\"traceEvents\":[{\"args\":{\"stream\":3,\"correlation\":5},"
 			"\"dur\":1,\"ts\":2.5,\"tid\":\"x\",\"pid\":-4,\"name\":\"n\","
@@ -226,6 +232,7 @@ static void test_keys_any_order(void **state)
 
 static void test_missing_args_and_null(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	const char *s = "{\"traceEvents\":[{\"ph\":\"i\",\"name\":null,\"cat\":null,\"ts\":null,"
 			"\"pid\":null,\"tid\":null,\"args\":null,\"id\":null}]}";
@@ -247,6 +254,7 @@ static void test_missing_args_and_null(void **state)
 
 static void test_string_ids(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	const char *s = "{\"traceEvents\":[{\"ph\":\"s\",\"pid\":\"Spans\",\"tid\":\"\","
 			"\"id\":18446744073709551617,\"bp\":\"e\",\"cat\":\"fwdbwd\"}]}";
@@ -271,6 +279,7 @@ static void test_string_ids(void **state)
 
 static void test_escapes(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	const char *s = "{\"traceEvents\":[{\"name\":\"a\\u00e9\\ud83d\\ude00\\\"q\\\\\","
 			"\"c\\u0061t\":\"k\\u0065rnel\",\"ph\":\"\\u0058\"}]}";
@@ -288,6 +297,7 @@ static void test_escapes(void **state)
 
 static void test_raw_control_chars(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	const char s[] = "{\"traceEvents\":[{\"name\":\"a\tb\nc\x01\x1f\",\"ph\":\"X\"}]}";
 	struct trace_reader *r = one_event(s, &ev);
@@ -297,6 +307,7 @@ static void test_raw_control_chars(void **state)
 
 static void test_bom_and_whitespace(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	const char *s = "\xef\xbb\xbf \r\n\t{ \"schemaVersion\" :\f1 ,\r\n\"traceEvents\"\v:\t[ \n"
 			"{ \"ph\" : \"X\" , \"ts\" : 5 } \n,\n{\"ph\":\"M\"} ] \r\n} \n\n";
@@ -313,6 +324,7 @@ static void test_bom_and_whitespace(void **state)
 
 static void test_nonfinite_and_big_ints_in_args(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	const char *s = "{\"traceEvents\":[{\"ph\":\"X\",\"args\":{\"a\":NaN,\"b\":Infinity,"
 			"\"c\":-Infinity,\"Comms Id\":10159970886766084423,"
@@ -327,6 +339,7 @@ static void test_nonfinite_and_big_ints_in_args(void **state)
 
 static void test_nested_unknown_values(void **state)
 {
+	(void)state;
 	/* an unknown arg nested 10^6 deep: skipped without recursion */
 	enum { D = 1000000 };
 	struct strbuf sb = STRBUF_INIT;
@@ -356,6 +369,7 @@ static void test_nested_unknown_values(void **state)
 
 static void test_huge_name(void **state)
 {
+	(void)state;
 	enum { N = 10 << 20 };
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"");
@@ -398,6 +412,7 @@ static void test_huge_name(void **state)
 
 static void test_time_forms(void **state)
 {
+	(void)state;
 	struct { const char *ts; int64_t ns; } c[] = {
 		{ "12", 12000 }, { "12.3", 12300 }, { "12.34", 12340 }, { "12.345", 12345 },
 		{ "1.2345e3", 1234500 }, { "-7", -7000 }, { "-0.001", -1 },
@@ -430,6 +445,7 @@ static void test_time_forms(void **state)
 
 static void test_header_before_and_after(void **state)
 {
+	(void)state;
 	const char *s =
 		"{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100\"},"
 		"{\"id\":1,\"name\":\"other\"}],\"traceEvents\":[{\"ph\":\"X\"}],"
@@ -462,6 +478,7 @@ static void test_header_before_and_after(void **state)
 
 static void test_comm_args(void **state)
 {
+	(void)state;
 	struct trace_event ev;
 	const char *s = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
 			"\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, ncclWork *)\","
@@ -491,6 +508,7 @@ static void test_comm_args(void **state)
 
 static void test_truncated(void **state)
 {
+	(void)state;
 	char buf[2048];
 	snprintf(buf, sizeof(buf), "{\"traceEvents\":[%s,%s,%s", EV1, EV1, EV1);
 	size_t full = strlen(buf);
@@ -544,6 +562,7 @@ static void test_truncated(void **state)
 
 static void test_gzip(void **state)
 {
+	(void)state;
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "{\"traceEvents\":[");
 	for (int i = 0; i < 50000; i++)
@@ -625,6 +644,7 @@ static void test_gzip(void **state)
 
 static void test_errors(void **state)
 {
+	(void)state;
 	struct { const char *in; int rc; const char *err; } c[] = {
 		{ "", PP_EPARSE, "(memory): byte 0: empty input, expected a JSON object" },
 		{ "  \n", PP_EPARSE, "(memory): byte 3: only whitespace, expected a JSON object" },
@@ -660,6 +680,7 @@ static void test_errors(void **state)
 
 static void test_tolerated(void **state)
 {
+	(void)state;
 	uint64_t n;
 	/* bare array (Chrome's JSON array format), trailing commas, empty trace */
 	assert_int_equal(count("[{\"ph\":\"X\"},{\"ph\":\"X\"}]", false, &n, NULL, 0), 0);
@@ -675,6 +696,7 @@ static void test_tolerated(void **state)
 
 static void test_small_window_refills(void **state)
 {
+	(void)state;
 	/* Events straddling every possible window boundary: a file read through
 	 * a small max window still yields exact values. */
 	struct strbuf sb = STRBUF_INIT;
@@ -741,6 +763,7 @@ static void replay_dir(const char *dir, int *count)
 
 static void test_fuzz_regressions(void **state)
 {
+	(void)state;
 	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
 	int count = 0;
 	struct strbuf dir = STRBUF_INIT;

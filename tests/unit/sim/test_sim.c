@@ -1,6 +1,9 @@
 /* Unit tests for the schedule simulator (pipeline/sim/sim.h): golden results of
  * the reference simulator (bit-exact), closed forms, megatron-vs-reference,
- * validation and cycle reporting. */
+ * validation and cycle reporting; and its JSON config files (sim_input.h):
+ * every shape the loader takes (pipeline.py's and PP-Schedule-Visualization's keys, op_times, stage maps,
+ * escapes), errors with file and line, and a config longer than 16 MiB (the
+ * loader used to stop reading there, silently). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <math.h>
 #include <cmocka.h>
 
 #include "sim/sim.h"
+#include "sim/sim_input.h"
 #include "util/pp.h"
 
 static int run(struct sim_config *c, struct sim_result *r)
@@ -61,6 +66,7 @@ static bool same_bits(double a, double b)
  * doubles; and the megatron model agrees at L = 0 whenever it accepts. */
 static void test_golden_reference(void **state)
 {
+	(void)state;
 	const char *root = getenv("PP_ROOT");
 	char path[1024], line[16384];
 	snprintf(path, sizeof(path), "%s/tests/fixtures/sim/reference.txt", root ? root : ".");
@@ -136,6 +142,7 @@ static void test_golden_reference(void **state)
 
 static void test_closed_form_1f1b(void **state)
 {
+	(void)state;
 	for (int model = 0; model < 2; model++)
 		for (int p = 1; p <= 8; p++)
 			for (int m = p; m <= 3 * p + 1; m += p) {
@@ -164,6 +171,7 @@ static void test_closed_form_1f1b(void **state)
 
 static void test_closed_form_interleave(void **state)
 {
+	(void)state;
 	static const int grid[][3] = { { 2, 2, 4 }, { 4, 2, 8 }, { 4, 3, 8 }, { 4, 2, 12 },
 				       { 4, 4, 16 }, { 8, 2, 16 }, { 3, 2, 6 } };
 	for (size_t k = 0; k < sizeof(grid) / sizeof(grid[0]); k++) {
@@ -180,6 +188,7 @@ static void test_closed_form_interleave(void **state)
 
 static void test_closed_form_zb1p(void **state)
 {
+	(void)state;
 	static const double fdw[][3] = { { 1, 1, 1 }, { 1.5, 1.25, 0.5 }, { 2, 1, 1 } };
 	for (size_t k = 0; k < 3; k++)
 		for (int p = 2; p <= 8; p += 2)
@@ -205,9 +214,10 @@ static void test_closed_form_zb1p(void **state)
 			}
 }
 
-/* A hand-timed 1F1B with P2P latency (SIM-MODEL.md §3 sync-P2P rule). */
+/* A hand-timed 1F1B with P2P latency (docs/sim-model.md §3 sync-P2P rule). */
 static void test_p2p_by_hand(void **state)
 {
+	(void)state;
 	for (int model = 0; model < 2; model++) {
 		struct sim_config c = cfg(SIM_1F1B, 2, 2, 2);
 		struct sim_result r;
@@ -229,6 +239,7 @@ static void test_p2p_by_hand(void **state)
 /* The megatron model drops latency on same-device edges and before W. */
 static void test_megatron_fixes(void **state)
 {
+	(void)state;
 	struct sim_config c = cfg(SIM_ZB1P, 4, 4, 8);
 	struct sim_result ref, meg;
 	c.p2p = 0.25;
@@ -264,6 +275,7 @@ static void test_megatron_fixes(void **state)
 
 static void test_pairs_are_two_ops(void **state)
 {
+	(void)state;
 	struct sim_config c = cfg(SIM_1F1B_OVERLAP, 2, 2, 6);
 	struct sim_result r;
 	double fb[2] = { 2.5, 2.5 };
@@ -286,6 +298,7 @@ static void test_pairs_are_two_ops(void **state)
 
 static void test_cycles_reported(void **state)
 {
+	(void)state;
 	static const int cyc[][3] = { { 4, 3, 5 }, { 8, 2, 12 }, { 6, 2, 8 } };
 	for (size_t k = 0; k < 3; k++) {
 		struct sim_config c = cfg(SIM_INTERLEAVE, cyc[k][0], cyc[k][0] * cyc[k][1], cyc[k][2]);
@@ -306,6 +319,7 @@ static void test_cycles_reported(void **state)
 
 static void test_invalid_inputs(void **state)
 {
+	(void)state;
 	struct { struct sim_config c; const char *msg; } bad[] = {
 		{ cfg(SIM_1F1B, 4, 3, 8), "multiple" },
 		{ cfg(SIM_1F1B, 4, 8, 8), "stages = devices" },
@@ -344,6 +358,7 @@ static void test_invalid_inputs(void **state)
  * dependencies respected, busy <= makespan). */
 static void test_random_invariants(void **state)
 {
+	(void)state;
 	unsigned seed = 12345;
 	int ok = 0, rejected = 0, cycles = 0;
 	for (int iter = 0; iter < 3000; iter++) {
@@ -404,6 +419,7 @@ static void test_random_invariants(void **state)
 
 static void test_names(void **state)
 {
+	(void)state;
 	enum sim_strategy s;
 	assert_int_equal(sim_strategy_parse("dualpipe-v", &s), 0);
 	assert_int_equal(s, SIM_DUALPIPE_V);
@@ -415,6 +431,108 @@ static void test_names(void **state)
 		assert_int_equal(s, i);
 	}
 	assert_string_equal(sim_op_type_name(SIM_W), "W");
+}
+
+/* ---- config files (sim_input.h) ---- */
+
+static char path[64];
+
+/* A temporary config file at path: head, filler 'x' bytes, tail. */
+static void write_config(const char *head, size_t filler, const char *tail)
+{
+	if (!*path) {
+		snprintf(path, sizeof(path), "/tmp/pptrace-sim-input-XXXXXX");
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(head, f);
+	for (size_t i = 0; i < filler; i++)
+		fputc('x', f);
+	fputs(tail, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int load(struct sim_input *in, char *err, size_t errlen)
+{
+	sim_input_init(in);
+	int rc = sim_input_load_json(in, path, err, errlen);
+	if (rc)
+		print_message("# %s\n", err);
+	return rc;
+}
+
+static void test_json_shapes(void **state)
+{
+	struct sim_input in;
+	char err[512];
+	(void)state;
+	write_config("{\n  \"num_devices\": 2, \"num_stages\": 4.0,\n"
+		     "  \"strategy\": \"inter\\u006ceave\", \"num_microbatches\": 8,\n"
+		     "  \"op_times\": {\"forward\": [1, 2, 3, 4], \"backward\": {\"1\": 5},\n"
+		     "               \"backward_W\": 0.5},\n"
+		     "  \"p2p_latency\": null, \"output_file\": \"a\\\"b.png\"\n}\n",
+		     0, "");
+	assert_int_equal(load(&in, err, sizeof(err)), 0);
+	assert_int_equal(sim_input_finish(&in, err, sizeof(err)), 0);
+	assert_int_equal(in.cfg.strategy, SIM_INTERLEAVE);
+	assert_int_equal(in.cfg.devices, 2);
+	assert_int_equal(in.cfg.stages, 4);
+	assert_int_equal(in.cfg.microbatches, 8);
+	assert_true(in.cfg.forward[3] == 4.0);
+	assert_true(in.cfg.backward[0] == 2.0 && in.cfg.backward[1] == 5.0);
+	assert_true(in.cfg.backward_w[2] == 0.5);
+	assert_true(in.cfg.p2p == 0.0); /* null: not set */
+	assert_string_equal(in.output, "a\"b.png");
+	sim_input_release(&in);
+}
+
+static void test_json_errors(void **state)
+{
+	static const struct {
+		const char *text, *err;
+	} cases[] = {
+		{ "{\"num_stages\": 4,\n , }", ":2: byte 19: found ',', expected a key string" },
+		{ "{\"num_stages\": 4",
+		  ":1: byte 16: found end of input, expected the rest of the value" },
+		{ "[1, 2]", ":1: expected a JSON object" },
+		{ "{\"num_stages\": 4}\n{}",
+		  ":2: byte 18: found '{', expected the end of the text" },
+		{ "{\"num_stages\": 4,\n \"forward_times\": [1, [2]]}",
+		  ":2: expected a list of numbers" },
+		{ "{\n\"forward_times\": {\"a\": 1}}", ":2: a stage map needs" },
+		{ "{\n\n\"num_stages\": -1}", ":3: invalid stages '-1'" },
+		{ "{\"op_times\": 3}", ":1: expected a JSON object" },
+	};
+	struct sim_input in;
+	char err[512];
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_config(cases[i].text, 0, "");
+		sim_input_init(&in);
+		assert_int_not_equal(sim_input_load_json(&in, path, err, sizeof(err)), 0);
+		if (strncmp(err, path, strlen(path)) || !strstr(err, cases[i].err))
+			fail_msg("case %zu: got '%s', expected '%s%s...'", i, err, path,
+				 cases[i].err);
+		sim_input_release(&in);
+	}
+}
+
+/* Keys after the first 16 MiB count too. */
+static void test_json_longer_than_16_mib(void **state)
+{
+	struct sim_input in;
+	char err[512];
+	(void)state;
+	write_config("{\"num_stages\": 4, \"comment\": \"", (size_t)17 << 20,
+		     "\",\n \"num_batches\": 8}\n");
+	assert_int_equal(load(&in, err, sizeof(err)), 0);
+	assert_true(in.have_microbatches);
+	assert_int_equal(in.cfg.microbatches, 8);
+	sim_input_release(&in);
+	unlink(path);
 }
 
 int main(void)
@@ -431,6 +549,9 @@ int main(void)
 		cmocka_unit_test(test_invalid_inputs),
 		cmocka_unit_test(test_random_invariants),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_json_shapes),
+		cmocka_unit_test(test_json_errors),
+		cmocka_unit_test(test_json_longer_than_16_mib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,6 +110,7 @@ static void store_sample(struct db *db, const char *path, int64_t rank)
 
 static void test_schema_created_and_versioned(void **state)
 {
+	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
@@ -129,6 +130,7 @@ static void test_schema_created_and_versioned(void **state)
 
 static void test_version_1_is_migrated(void **state)
 {
+	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
@@ -151,6 +153,7 @@ static void test_version_1_is_migrated(void **state)
 
 static void test_newer_or_foreign_file_refused(void **state)
 {
+	(void)state;
 	char err[512], *path = tmp_db();
 	sqlite3 *c;
 	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
@@ -169,6 +172,7 @@ static void test_newer_or_foreign_file_refused(void **state)
 
 static void test_views_give_contract_values(void **state)
 {
+	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
@@ -194,6 +198,7 @@ static void test_views_give_contract_values(void **state)
 
 static void test_restoring_a_path_replaces_it(void **state)
 {
+	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
@@ -217,6 +222,7 @@ static void test_restoring_a_path_replaces_it(void **state)
 
 static void test_errors_are_sticky_and_roll_back(void **state)
 {
+	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	struct db_step s = { .phase = DB_PHASE_FWD, .seq = 0, .chunk = -1, .mbs = -1 };
@@ -241,6 +247,7 @@ static void test_errors_are_sticky_and_roll_back(void **state)
 
 static void test_failed_trace_has_null_metrics(void **state)
 {
+	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	struct db_trace t = {
@@ -261,6 +268,7 @@ static void test_failed_trace_has_null_metrics(void **state)
 
 static void test_kernels_view_uses_rowid_ranges(void **state)
 {
+	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);

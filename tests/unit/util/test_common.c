@@ -20,6 +20,7 @@
 
 static void test_arena_alignment_and_growth(void **state)
 {
+	(void)state;
 	struct arena a = ARENA_INIT;
 	char *first = arena_alloc(&a, 3);
 	assert_non_null(first);
@@ -41,6 +42,7 @@ static void test_arena_alignment_and_growth(void **state)
 
 static void test_strbuf_basics(void **state)
 {
+	(void)state;
 	struct strbuf sb = STRBUF_INIT;
 	assert_string_equal(sb.buf, "");
 	strbuf_addstr(&sb, "rank ");
@@ -55,18 +57,18 @@ static void test_strbuf_basics(void **state)
 	strbuf_release(&sb);
 }
 
-enum { O_DB = 1, O_ITER, O_QUIET };
-static const struct cli_opt opts[] = {
-	{ "db", 'd', "<path>", "database file", O_DB, 0 },
-	{ "iterations", 0, "<n>", "iterations", O_ITER, CLI_MULTI },
-	{ "quiet", 'q', NULL, "no progress", O_QUIET, 0 },
-	{ NULL, 0, NULL, NULL, 0, 0 }
-};
+enum { O_DB = 1, O_ITER, O_QUIET, O_CONFIG };
+static const struct cli_opt opts[] = { { "db", 'd', "<path>", "database file", O_DB, 0 },
+				       { "iterations", 0, "<n>", "iterations", O_ITER, CLI_MULTI },
+				       { "quiet", 'q', NULL, "no progress", O_QUIET, 0 },
+				       { "config", 'c', "<file>", "config file", O_CONFIG, 0 },
+				       { NULL, 0, NULL, NULL, 0, 0 } };
 static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test",
 				    opts, NULL };
 
 static void test_cli_forms(void **state)
 {
+	(void)state;
 	char *argv[] = { "t", "-q", "--db=x.db", "pos1", "--iterations", "15",
 			 "16", "-dy.db", "--", "-notopt", NULL };
 	struct cli_state st;
@@ -89,6 +91,18 @@ static void test_cli_forms(void **state)
 	cli_init(&st, 2, bad);
 	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
 	cli_release(&st);
+	/* The config file is found before the other options are applied: the
+	 * last --config in any form; not a "-c" that is another option's value
+	 * or after "--". */
+	const char *path;
+	char *cfg1[] = { "t", "--db", "-c", "-qca.ini", "--config=b.ini", "--", "-c", "z", NULL };
+	assert_int_equal(cli_find_config(&cmd, 8, cfg1, &path), CLI_END);
+	assert_string_equal(path, "b.ini");
+	char *cfg2[] = { "t", "-q", "pos", NULL };
+	assert_int_equal(cli_find_config(&cmd, 3, cfg2, &path), CLI_END);
+	assert_null(path);
+	char *cfg3[] = { "t", "-c", NULL };
+	assert_int_equal(cli_find_config(&cmd, 2, cfg3, &path), CLI_ERR);
 	long v;
 	assert_int_equal(cli_parse_long("12", 0, 100, &v), 0);
 	assert_int_equal(v, 12);
@@ -98,6 +112,7 @@ static void test_cli_forms(void **state)
 
 static void test_config_load_and_types(void **state)
 {
+	(void)state;
 	char path[] = "/tmp/pptrace-cfg-XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -121,6 +136,13 @@ static void test_config_load_and_types(void **state)
 	assert_true(d > 0.099 && d < 0.101);
 	assert_int_equal(config_get_long(cfg, "agg.bad", &n, err, 256), PP_EINVAL);
 	assert_int_equal(config_get_long(cfg, "agg.none", &n, err, 256), 1);
+	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 3, &n, err, 256), PP_EINVAL);
+	assert_string_equal(err,
+			    "config key batch.processes: expected an integer from 1 to 3, got '4'");
+	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 4, &n, err, 256), 0);
+	assert_int_equal(config_get_double_in(cfg, "agg.threshold", 0.2, 1, &d, err, 256),
+			 PP_EINVAL);
+	assert_int_equal(config_get_double_in(cfg, "agg.none", 0.2, 1, &d, err, 256), 1);
 	assert_null(config_get(cfg, "x.y"));
 	config_free(cfg);
 	assert_null(config_load("/nonexistent/x.ini", err, sizeof(err)));
@@ -129,6 +151,7 @@ static void test_config_load_and_types(void **state)
 
 static void test_interval_union_overlap(void **state)
 {
+	(void)state;
 	struct ivl a[] = { { 10, 20 }, { 0, 5 }, { 15, 30 }, { 40, 40 }, { 5, 6 } };
 	size_t ka = ivl_merge(a, 5);
 	assert_int_equal(ka, 2); /* [0,6) and [10,30) */
