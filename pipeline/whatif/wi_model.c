@@ -220,12 +220,7 @@ static int check_rows(struct build *b)
 		int64_t st = t->ops[i].step;
 		if (k && steps[k - 1] == st)
 			continue;
-		uint32_t got = imap_put(&seen, st, (uint32_t)k);
-		if (got == IMAP_EMPTY) {
-			free(steps);
-			imap_release(&seen);
-			return PP_ENOMEM;
-		}
+		uint32_t got = *imap_ref(&seen, st, (uint32_t)k);
 		if (got != k)
 			continue;
 		if (k == cap) {
@@ -933,11 +928,7 @@ static int place_rows(struct build *b)
 		if (*cell < 0)
 			*cell = o->rank;
 		if (o->rank != last_rank || want != last_cell) {
-			got = imap_put(&rank_cell, o->rank, want);
-			if (got == IMAP_EMPTY) {
-				rc = PP_ENOMEM;
-				goto out;
-			}
+			got = *imap_ref(&rank_cell, o->rank, want);
 			last_rank = o->rank;
 			last_cell = want;
 		}
