@@ -20,6 +20,7 @@ static char tmpdir[256];
 
 static int setup(void **state)
 {
+	(void)state;
 	snprintf(tmpdir, sizeof(tmpdir), "%s/pp-optrace-XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	return mkdtemp(tmpdir) ? 0 : -1;
@@ -27,6 +28,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	(void)state;
 	char cmd[400];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
@@ -54,6 +56,7 @@ static uint32_t bits(float f)
  * strings, parse to the bits strtof gives. */
 static void test_parse_f32(void **state)
 {
+	(void)state;
 	uint32_t x = 12345;
 	char buf[64];
 	for (int i = 0; i < 300000; i++) {
@@ -100,6 +103,7 @@ static void test_parse_f32(void **state)
 /* Seconds to ns: the float's exact value, rounded. */
 static void test_f32_ns(void **state)
 {
+	(void)state;
 	/* 2.6883304f is exactly 2.688330411911010742187500 s. */
 	assert_int_equal(optrace_f32_ns(2.6883304f), 2688330412);
 	assert_int_equal(optrace_f32_ns(0.0f), 0);
@@ -128,6 +132,7 @@ static void expect_csv_error(const char *text, const char *part)
 
 static void test_csv(void **state)
 {
+	(void)state;
 	/* Columns in another order, an extra column, CRLF, quotes. */
 	const char *text =
 		"step,rank,dp_rank,stage,optype,start_ts,duration,seq_id,mc,mb_id,gmc,extra\r\n"
@@ -188,6 +193,7 @@ static void test_csv(void **state)
 
 static void test_meta(void **state)
 {
+	(void)state;
 	struct wi_meta m;
 	char err[512];
 	assert_int_equal(optrace_read_meta(write_file("m.yaml",
@@ -217,6 +223,7 @@ static void test_meta(void **state)
 
 static void test_schema(void **state)
 {
+	(void)state;
 	struct wi_table t;
 	char err[512];
 	wi_table_init(&t);

@@ -163,6 +163,7 @@ static void expect_replay(struct whatif *e)
  * embedding all-reduce becomes a one-member placeholder group. */
 static void test_one_stage(void **state)
 {
+	(void)state;
 	static const struct hop ops[] = {
 		F(0, 0, 0), B(0, 0, 0), F(0, 0, 0), B(0, 0, 0), END(0),
 	};
@@ -196,6 +197,7 @@ static void test_one_stage(void **state)
  * waiting for the warm-up forward, the embedding pair. */
 static void test_pp2(void **state)
 {
+	(void)state;
 	static const struct hop ops[] = {
 		F(0, 0, 0), OP(0, WI_FWD_SEND), F(0, 0, 0), OP(0, WI_FWD_SEND),
 		OP(0, WI_BWD_RECV), B(0, 0, 0), OP(0, WI_BWD_RECV), B(0, 0, 0),
@@ -246,6 +248,7 @@ static void test_pp2(void **state)
  * wrap-around: stage 1's chunk 0 feeds stage 0's chunk 1. */
 static void test_vpp2(void **state)
 {
+	(void)state;
 	static const struct hop ops[] = { VSTAGE(0, 0), VSTAGE(1, 0) };
 	struct whatif *e = build(ops, sizeof(ops) / sizeof(ops[0]), 2, 1);
 	struct whatif_shape sh;
@@ -275,6 +278,7 @@ static void test_vpp2(void **state)
  * computes 1.., the first compute has none. */
 static void test_vpp2_shift(void **state)
 {
+	(void)state;
 	static const struct hop full[] = { VSTAGE(0, 0), VSTAGE(1, 0) };
 	size_t n = sizeof(full) / sizeof(full[0]);
 	struct hop *ops = malloc(n * sizeof(*ops));
@@ -295,6 +299,7 @@ static void test_vpp2_shift(void **state)
  * gating its first forward, reduce-scatters in the end chain, DP sync. */
 static void test_dp(void **state)
 {
+	(void)state;
 	static const struct hop ops[] = {
 		{ 0, WI_PARAMS_AG, 0, -1 }, { 0, WI_PARAMS_AG, 0, -1 },
 		F(0, 0, 0), B(0, 0, 0), F(0, 0, 0), B(0, 0, 0),
@@ -330,6 +335,7 @@ static void test_dp(void **state)
  * between embedding and clip. */
 static void test_dp_overlapped(void **state)
 {
+	(void)state;
 	static const struct hop ops[] = {
 		{ 0, WI_PARAMS_AG, 0, -1 }, F(0, 0, 0), B(0, 0, 0), F(0, 0, 0), B(0, 0, 0),
 		{ 0, WI_GRADS_RS, 0, -1 }, OP(0, WI_GC), OP(0, WI_LAYERNORM),
@@ -351,6 +357,7 @@ static void test_dp_overlapped(void **state)
  * first forward, and the DP stream puts it after the reduce-scatter). */
 static void test_cycle(void **state)
 {
+	(void)state;
 	static const struct hop ops[] = {
 		F(0, 0, 0), B(0, 0, 0), OP(0, WI_GC), OP(0, WI_LAYERNORM), OP(0, WI_EMBEDDING),
 		{ 0, WI_GRADS_RS, 0, -1 }, OP(0, WI_CLIP), OP(0, WI_OPTIMIZER),
@@ -467,6 +474,7 @@ static void edit_and_expect(enum edit what, int code, const char *part)
 
 static void test_validation(void **state)
 {
+	(void)state;
 	edit_and_expect(E_DROP_BWD, PP_EPARSE, "stage 1 has 2 forward-compute and 0 backward-compute");
 	edit_and_expect(E_DROP_OPT, PP_EPARSE, "stage 0 has no optimizer op");
 	edit_and_expect(E_SEQ_GAP, PP_EPARSE, "seq_ids of forward-send on stage 0 are not contiguous");
@@ -483,6 +491,7 @@ static void test_validation(void **state)
 /* Model rules that reject an op set. */
 static void test_model_errors(void **state)
 {
+	(void)state;
 	struct wi_table t;
 	/* DP collectives in a job without DP. */
 	static const struct hop nodp[] = { { 0, WI_PARAMS_AG, 0, -1 }, F(0, 0, 0), B(0, 0, 0), END(0) };
@@ -535,6 +544,7 @@ static void run_synth(const struct wi_synth *c, struct whatif **e, struct whatif
 
 static void test_verdicts(void **state)
 {
+	(void)state;
 	struct wi_synth c;
 	struct whatif *e;
 	struct whatif_result r;
@@ -588,6 +598,7 @@ static void test_verdicts(void **state)
  * decomposition puts the stall on first-op, replica 0 and stage 0. */
 static void test_launch_decomposition(void **state)
 {
+	(void)state;
 	struct wi_synth c;
 	wi_synth_defaults(&c, 2, 3, 4, 3);
 	struct wi_table t;
@@ -623,6 +634,7 @@ static void test_launch_decomposition(void **state)
 /* S_dp on two lanes per step gives the same bits as on every lane. */
 static void test_two_lane_shortcut(void **state)
 {
+	(void)state;
 	struct wi_synth c;
 	wi_synth_defaults(&c, 3, 5, 6, 4);
 	c.seed = 5;
@@ -658,6 +670,7 @@ static void test_two_lane_shortcut(void **state)
  * after stage 0's last backward started (a type-1 no-op). */
 static void test_fixture_csv(void **state)
 {
+	(void)state;
 	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
 	char csv[4096], yaml[4096], err[512];
 	snprintf(csv, sizeof(csv), "%s/tests/fixtures/whatif/pp2dp2.csv", root);

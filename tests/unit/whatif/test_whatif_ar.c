@@ -172,6 +172,7 @@ static char dir[4096];
 
 static int setup(void **state)
 {
+	(void)state;
 	const char *shared = getenv("PP_SHARED");
 	const char *root = getenv("PP_ROOT");
 	if (shared)
@@ -239,6 +240,7 @@ static void check_decomp(const struct whatif_result *r, const struct flat *ref,
 
 static void test_ar_reference(void **state)
 {
+	(void)state;
 	if (!have_data()) {
 		skip();
 		return;
@@ -319,6 +321,7 @@ static void test_ar_reference(void **state)
  * sample has no launch delay or transfer at or below -10 ms). */
 static void test_ar_replay(void **state)
 {
+	(void)state;
 	if (!have_data()) {
 		skip();
 		return;
