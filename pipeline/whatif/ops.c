@@ -43,7 +43,7 @@ bool wi_optype_is_combined(const char *s, size_t n)
 	/* Megatron's combined calls, as the reference's helper lists them. */
 	static const char *const combined[] = {
 		"forward-send-backward-recv", "backward-send-forward-recv",
-		"forward-send-forward-recv", "backward-send-backward-recv",
+		"forward-send-forward-recv",  "backward-send-backward-recv",
 		"forward-backward-send-recv",
 	};
 	for (size_t i = 0; i < sizeof(combined) / sizeof(combined[0]); i++)
@@ -134,8 +134,8 @@ int wi_meta_check(const struct wi_meta *m, char *err, size_t errlen)
 	const struct {
 		const char *name;
 		int64_t v;
-	} sizes[] = { { "dp_size", m->dp_size }, { "pp_size", m->pp_size },
-		      { "tp_size", m->tp_size }, { "dsp_size", m->dsp_size },
+	} sizes[] = { { "dp_size", m->dp_size },   { "pp_size", m->pp_size },
+		      { "tp_size", m->tp_size },   { "dsp_size", m->dsp_size },
 		      { "vpp_size", m->vpp_size }, { "world_size", m->world_size } };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		if (sizes[i].v <= 0 || sizes[i].v > (int64_t)1 << 24) {
@@ -149,10 +149,11 @@ int wi_meta_check(const struct wi_meta *m, char *err, size_t errlen)
 	}
 	int64_t w = m->dp_size * m->pp_size * m->tp_size * m->dsp_size;
 	if (w != m->world_size) {
-		snprintf(err, errlen,
-			 "world_size is %lld but dp_size*pp_size*tp_size*dsp_size = %lld*%lld*%lld*%lld = %lld",
-			 (long long)m->world_size, (long long)m->dp_size, (long long)m->pp_size,
-			 (long long)m->tp_size, (long long)m->dsp_size, (long long)w);
+		snprintf(
+			err, errlen,
+			"world_size is %lld but dp_size*pp_size*tp_size*dsp_size = %lld*%lld*%lld*%lld = %lld",
+			(long long)m->world_size, (long long)m->dp_size, (long long)m->pp_size,
+			(long long)m->tp_size, (long long)m->dsp_size, (long long)w);
 		return PP_EINVAL;
 	}
 	return 0;

@@ -21,12 +21,12 @@ enum wi_optype {
 	WI_FWD_RECV,
 	WI_BWD_SEND,
 	WI_BWD_RECV,
-	WI_PARAMS_AG,   /* params-all-gather */
-	WI_GRADS_RS,    /* grads-reduce-scatter */
-	WI_SEP_AR,      /* separate-grads-all-reduce */
-	WI_LAYERNORM,   /* layernorm-grads-all-reduce */
-	WI_EMBEDDING,   /* embedding-grads-all-reduce */
-	WI_CLIP,        /* optimizer-clip-main-grad */
+	WI_PARAMS_AG, /* params-all-gather */
+	WI_GRADS_RS,  /* grads-reduce-scatter */
+	WI_SEP_AR,    /* separate-grads-all-reduce */
+	WI_LAYERNORM, /* layernorm-grads-all-reduce */
+	WI_EMBEDDING, /* embedding-grads-all-reduce */
+	WI_CLIP,      /* optimizer-clip-main-grad */
 	WI_OPTIMIZER,
 	WI_GC,
 	WI_NOPTYPES
@@ -34,14 +34,14 @@ enum wi_optype {
 
 /* One op instance. */
 struct wi_op {
-	int64_t step;            /* training iteration */
+	int64_t step;             /* training iteration */
 	int64_t start_ns, end_ns; /* GPU-side interval */
-	int32_t rank;            /* global rank: an identifier only */
-	int32_t seq_id;          /* ordinal among the ops of this type on this
+	int32_t rank;             /* global rank: an identifier only */
+	int32_t seq_id;           /* ordinal among the ops of this type on this
 				  * worker in this step, in start order */
-	int16_t dp_rank, stage;  /* the worker's coordinates */
-	int16_t mc, gmc, mb_id;  /* chunk, global chunk, micro-batch; -1 = none */
-	uint8_t optype;          /* enum wi_optype */
+	int16_t dp_rank, stage;   /* the worker's coordinates */
+	int16_t mc, gmc, mb_id;   /* chunk, global chunk, micro-batch; -1 = none */
+	uint8_t optype;           /* enum wi_optype */
 };
 
 /* Job metadata (docs/whatif.md §1.1). */
@@ -58,7 +58,7 @@ struct wi_table {
 	struct wi_op *ops;
 	size_t n, cap;
 	uint32_t *line;
-	char src[256];            /* file name in messages ("" = none) */
+	char src[256]; /* file name in messages ("" = none) */
 	uint8_t order[WI_NOPTYPES];
 	bool has_meta;
 	struct wi_meta meta;
@@ -87,8 +87,7 @@ void wi_table_where(const struct wi_table *t, size_t i, char *buf, size_t len);
 
 /* Formats a message into err and returns PP_EPARSE (for `return
  * wi_errf(...)` on bad input). */
-int wi_errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int wi_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Checks the metadata: positive sizes and world = dp·pp·tp·dsp. 0 or
  * PP_EINVAL with the reason in err. */

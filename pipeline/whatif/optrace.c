@@ -19,22 +19,33 @@
 #include "util/pp.h"
 
 enum col {
-	C_DP, C_STAGE, C_RANK, C_STEP, C_OPTYPE, C_START, C_DUR, C_SEQ, C_MC, C_MB, C_GMC, NCOLS
+	C_DP,
+	C_STAGE,
+	C_RANK,
+	C_STEP,
+	C_OPTYPE,
+	C_START,
+	C_DUR,
+	C_SEQ,
+	C_MC,
+	C_MB,
+	C_GMC,
+	NCOLS
 };
 
 static const char *const col_names[NCOLS] = {
-	"dp_rank", "stage", "rank", "step", "optype", "start_ts", "duration",
-	"seq_id", "mc", "mb_id", "gmc",
+	"dp_rank",  "stage",  "rank", "step",  "optype", "start_ts",
+	"duration", "seq_id", "mc",   "mb_id", "gmc",
 };
 
 /* Value ranges of the integer columns (the int16/int32 fields of wi_op). */
 static const int64_t col_min[NCOLS] = {
-	[C_DP] = -32768, [C_STAGE] = -32768, [C_RANK] = INT32_MIN, [C_STEP] = INT64_MIN,
-	[C_SEQ] = INT32_MIN, [C_MC] = -32768, [C_MB] = -32768, [C_GMC] = -32768,
+	[C_DP] = -32768,     [C_STAGE] = -32768, [C_RANK] = INT32_MIN, [C_STEP] = INT64_MIN,
+	[C_SEQ] = INT32_MIN, [C_MC] = -32768,    [C_MB] = -32768,      [C_GMC] = -32768,
 };
 static const int64_t col_max[NCOLS] = {
-	[C_DP] = 32767, [C_STAGE] = 32767, [C_RANK] = INT32_MAX, [C_STEP] = INT64_MAX,
-	[C_SEQ] = INT32_MAX, [C_MC] = 32767, [C_MB] = 32767, [C_GMC] = 32767,
+	[C_DP] = 32767,      [C_STAGE] = 32767, [C_RANK] = INT32_MAX, [C_STEP] = INT64_MAX,
+	[C_SEQ] = INT32_MAX, [C_MC] = 32767,    [C_MB] = 32767,       [C_GMC] = 32767,
 };
 
 #define fail wi_errf
@@ -174,10 +185,10 @@ static void unquote(const char **p, size_t *n)
 
 struct csv {
 	const char *path;
-	int colpos[NCOLS];  /* field index of each column */
-	int nfields;        /* fields in the header */
+	int colpos[NCOLS];          /* field index of each column */
+	int nfields;                /* fields in the header */
 	int8_t fieldcol[MAXFIELDS]; /* column of each field, -1 = ignored */
-	int last_type;      /* the previous row's optype, -1 = none */
+	int last_type;              /* the previous row's optype, -1 = none */
 	const char *last_name;
 	size_t last_len;
 	struct wi_table *t;
@@ -210,8 +221,8 @@ static int header(struct csv *c, const char *line, size_t n, unsigned lineno)
 	size_t fl[MAXFIELDS];
 	int k = split(line, n, f, fl, MAXFIELDS);
 	if (k > MAXFIELDS)
-		return fail(c->err, c->errlen, "%s:%u: the header has more than %d columns", c->path,
-			    lineno, MAXFIELDS);
+		return fail(c->err, c->errlen, "%s:%u: the header has more than %d columns",
+			    c->path, lineno, MAXFIELDS);
 	for (int j = 0; j < NCOLS; j++)
 		c->colpos[j] = -1;
 	for (int i = 0; i < k; i++) {
@@ -221,17 +232,19 @@ static int header(struct csv *c, const char *line, size_t n, unsigned lineno)
 		for (int j = 0; j < NCOLS; j++)
 			if (strlen(col_names[j]) == pl && !memcmp(col_names[j], p, pl)) {
 				if (c->colpos[j] >= 0)
-					return fail(c->err, c->errlen,
-						    "%s:%u: column '%s' appears twice in the header",
-						    c->path, lineno, col_names[j]);
+					return fail(
+						c->err, c->errlen,
+						"%s:%u: column '%s' appears twice in the header",
+						c->path, lineno, col_names[j]);
 				c->colpos[j] = i;
 			}
 	}
 	for (int j = 0; j < NCOLS; j++)
 		if (c->colpos[j] < 0)
-			return fail(c->err, c->errlen,
-				    "%s:%u: the header lacks column '%s' (an op trace needs dp_rank, stage, rank, step, optype, start_ts, duration, seq_id, mc, mb_id, gmc)",
-				    c->path, lineno, col_names[j]);
+			return fail(
+				c->err, c->errlen,
+				"%s:%u: the header lacks column '%s' (an op trace needs dp_rank, stage, rank, step, optype, start_ts, duration, seq_id, mc, mb_id, gmc)",
+				c->path, lineno, col_names[j]);
 	c->nfields = k;
 	for (int i = 0; i < k; i++)
 		c->fieldcol[i] = -1;
@@ -278,7 +291,8 @@ static bool row_fast(struct csv *c, const char *p, const char *end, struct wi_op
 			if (col < 0)
 				continue;
 			size_t len = (size_t)(p - s);
-			if (c->last_type >= 0 && len == c->last_len && !memcmp(s, c->last_name, len))
+			if (c->last_type >= 0 && len == c->last_len &&
+			    !memcmp(s, c->last_name, len))
 				type = c->last_type;
 			else
 				return false;
@@ -355,29 +369,33 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 			if (type >= 0)
 				continue;
 			if (wi_optype_is_combined(p, pl))
-				return fail(c->err, c->errlen,
-					    "%s:%u: column 'optype': combined p2p type '%.*s' is not supported: write one row per direction (e.g. forward-send and backward-recv) with the same start and duration",
-					    c->path, lineno, (int)pl, p);
-			return fail(c->err, c->errlen, "%s:%u: column 'optype': unknown op type '%.*s'",
-				    c->path, lineno, (int)(pl > 60 ? 60 : pl), p);
+				return fail(
+					c->err, c->errlen,
+					"%s:%u: column 'optype': combined p2p type '%.*s' is not supported: write one row per direction (e.g. forward-send and backward-recv) with the same start and duration",
+					c->path, lineno, (int)pl, p);
+			return fail(c->err, c->errlen,
+				    "%s:%u: column 'optype': unknown op type '%.*s'", c->path,
+				    lineno, (int)(pl > 60 ? 60 : pl), p);
 		}
 		if (j == C_START || j == C_DUR) {
 			rc = optrace_parse_f32(p, pl, &fv[j]);
 			if (rc)
-				return fail(c->err, c->errlen,
-					    "%s:%u: column '%s': '%.*s' is not a decimal number of seconds",
-					    c->path, lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p);
+				return fail(
+					c->err, c->errlen,
+					"%s:%u: column '%s': '%.*s' is not a decimal number of seconds",
+					c->path, lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p);
 			continue;
 		}
 		rc = parse_int(p, pl, col_min[j], col_max[j], &iv[j]);
 		if (rc == RANGE)
 			return fail(c->err, c->errlen,
-				    "%s:%u: column '%s': %.*s is out of range [%lld, %lld]", c->path,
-				    lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p,
+				    "%s:%u: column '%s': %.*s is out of range [%lld, %lld]",
+				    c->path, lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p,
 				    (long long)col_min[j], (long long)col_max[j]);
 		if (rc)
-			return fail(c->err, c->errlen, "%s:%u: column '%s': '%.*s' is not an integer",
-				    c->path, lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p);
+			return fail(c->err, c->errlen,
+				    "%s:%u: column '%s': '%.*s' is not an integer", c->path, lineno,
+				    col_names[j], (int)(pl > 40 ? 40 : pl), p);
 	}
 	struct wi_op o;
 	make_op(iv, fv, type, &o);
@@ -479,14 +497,18 @@ int optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t err
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return PP_EIO;
 	}
-	*m = (struct wi_meta){ .dp_size = 1, .pp_size = 1, .tp_size = 1, .dsp_size = 1,
-			       .vpp_size = 1, .world_size = 1 };
+	*m = (struct wi_meta){ .dp_size = 1,
+			       .pp_size = 1,
+			       .tp_size = 1,
+			       .dsp_size = 1,
+			       .vpp_size = 1,
+			       .world_size = 1 };
 	struct {
 		const char *key;
 		int64_t *dst;
-	} keys[] = { { "run_id", &m->run_id },     { "dp_size", &m->dp_size },
-		     { "pp_size", &m->pp_size },   { "tp_size", &m->tp_size },
-		     { "dsp_size", &m->dsp_size }, { "vpp_size", &m->vpp_size },
+	} keys[] = { { "run_id", &m->run_id },        { "dp_size", &m->dp_size },
+		     { "pp_size", &m->pp_size },      { "tp_size", &m->tp_size },
+		     { "dsp_size", &m->dsp_size },    { "vpp_size", &m->vpp_size },
 		     { "world_size", &m->world_size } };
 	char line[1024];
 	unsigned lineno = 0;
@@ -509,8 +531,9 @@ int optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t err
 		if (kl == 10 && !memcmp(k, "trial_name", 10)) {
 			unquote(&v, &vl);
 			if (vl == 0 || vl >= sizeof(m->trial_name)) {
-				rc = fail(err, errlen, "%s:%u: trial_name must have 1 to %zu characters",
-					  path, lineno, sizeof(m->trial_name) - 1);
+				rc = fail(err, errlen,
+					  "%s:%u: trial_name must have 1 to %zu characters", path,
+					  lineno, sizeof(m->trial_name) - 1);
 				break;
 			}
 			memcpy(m->trial_name, v, vl);

@@ -84,9 +84,10 @@ int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct wha
 		return rc;
 	}
 	if (t->has_meta && (t->meta.dp_size != e->dp || t->meta.pp_size != e->pp))
-		strbuf_addf(&e->notes,
-			    "meta: dp_size %lld and pp_size %lld, but the trace has DP %d and PP %d: the trace's are used\n",
-			    (long long)t->meta.dp_size, (long long)t->meta.pp_size, e->dp, e->pp);
+		strbuf_addf(
+			&e->notes,
+			"meta: dp_size %lld and pp_size %lld, but the trace has DP %d and PP %d: the trace's are used\n",
+			(long long)t->meta.dp_size, (long long)t->meta.pp_size, e->dp, e->pp);
 	*out = e;
 	return 0;
 }
@@ -190,8 +191,8 @@ static double mean(const double *x, size_t n)
 
 /* Mean simulator step time and span of scenario sc; per step into sim/span
  * when given. */
-static int run(struct whatif *e, const struct wi_scen *sc, double *sim, double *span,
-	       double *buf, double *msim, double *mspan)
+static int run(struct whatif *e, const struct wi_scen *sc, double *sim, double *span, double *buf,
+	       double *msim, double *mspan)
 {
 	double *s1 = sim ? sim : buf, *s2 = span ? span : buf + e->nsteps;
 	struct wi_out o = { s1, s2, NULL, NULL };
@@ -227,8 +228,8 @@ static void decomp_release(struct wi_decomp *d)
 
 /* One entry of a decomposition: simulate sc, ratio against den (per step
  * and its mean). */
-static int decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i,
-			const struct wi_scen *sc, const double *den, double mden, double *buf)
+static int decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i, const struct wi_scen *sc,
+			const double *den, double mden, double *buf)
 {
 	double m;
 	int rc = run(e, sc, buf, NULL, buf + e->nsteps, &m, NULL);
@@ -245,8 +246,8 @@ static int decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i,
  * ideal with no delays, so all of them are the same lane; the DP maximum
  * over {d, that lane} is the maximum over all replicas. Exact, and DP/2
  * times cheaper. */
-static int replica_entry(struct whatif *e, struct wi_decomp *dec, int d,
-			 const double *den, double mden, double *buf)
+static int replica_entry(struct whatif *e, struct wi_decomp *dec, int d, const double *den,
+			 double mden, double *buf)
 {
 	struct whatif v = *e;
 	v.dp = 2;
@@ -270,7 +271,8 @@ static int replica_entry(struct whatif *e, struct wi_decomp *dec, int d,
 	/* e's block buffers hold DP·bs >= 2·bs' lanes when DP >= 2. */
 	if (e->dp < 2)
 		v.scratch = NULL;
-	struct wi_scen sc = { .val = { .worker = worker }, .delay = { .all = true, .invert = true } };
+	struct wi_scen sc = { .val = { .worker = worker },
+			      .delay = { .all = true, .invert = true } };
 	int rc = decomp_entry(&v, dec, (size_t)d, &sc, den, mden, buf);
 	if (v.scratch != e->scratch)
 		free(v.scratch);
@@ -335,8 +337,9 @@ static int decompose(struct whatif *e, bool launch, const double *den, double md
 				worker[st * e->dp + dd] = dd == d;
 		*target = (struct wi_sel){ .worker = worker };
 		by_dp->key[d] = d;
-		rc = launch || e->opts.all_lanes ? decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf)
-			    : replica_entry(e, by_dp, d, den, mden, buf);
+		rc = launch || e->opts.all_lanes
+			     ? decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf)
+			     : replica_entry(e, by_dp, d, den, mden, buf);
 	}
 	for (int st = 0; st < e->pp && !rc; st++) {
 		for (size_t v = 0; v < e->n; v++)
@@ -467,7 +470,8 @@ int whatif_run(struct whatif *e, struct whatif_result *r)
 	struct wi_scen nodelay = { .val = all, .delay = none };
 	struct wi_scen ideal = { .val = none, .delay = none };
 	double msim_nd, msim_id;
-	if ((rc = run(e, &nodelay, r->sim_nodelay, r->t_nodelay, buf, &msim_nd, &r->mean_nodelay)) ||
+	if ((rc = run(e, &nodelay, r->sim_nodelay, r->t_nodelay, buf, &msim_nd,
+		      &r->mean_nodelay)) ||
 	    (rc = run(e, &ideal, r->sim_ideal, r->t_ideal, buf, &msim_id, &r->mean_ideal)))
 		goto out;
 	r->s = r->mean_nodelay / msim_id;
@@ -477,8 +481,8 @@ int whatif_run(struct whatif *e, struct whatif_result *r)
 		r->launch_slowdown[s] = r->t_base[s] / r->sim_nodelay[s];
 	}
 	if (r->s >= e->opts.threshold &&
-	    (rc = decompose(e, false, r->sim_ideal, msim_id, &r->by_group, &r->by_dp,
-			    &r->by_stage, buf)))
+	    (rc = decompose(e, false, r->sim_ideal, msim_id, &r->by_group, &r->by_dp, &r->by_stage,
+			    buf)))
 		goto out;
 	if (r->s_launch >= e->opts.threshold &&
 	    (rc = decompose(e, true, r->sim_nodelay, msim_nd, &r->l_by_group, &r->l_by_dp,

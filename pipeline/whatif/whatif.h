@@ -20,14 +20,14 @@
 struct whatif;
 
 struct whatif_opts {
-	int64_t dsp_size;   /* the meta's dsp_size (DP exists when
+	int64_t dsp_size;     /* the meta's dsp_size (DP exists when
 			     * DP·dsp_size > 1); 0 = the table's meta, else 1 */
-	double threshold;   /* decompose when a ratio is >= this; 0 = 1.03 */
-	double mw_percent;  /* M_W removes the top ceil(this % of workers);
+	double threshold;     /* decompose when a ratio is >= this; 0 = 1.03 */
+	double mw_percent;    /* M_W removes the top ceil(this % of workers);
 			     * 0 = 3 */
 	double verdict_share; /* M_W or M_S at least this names the culprit;
 			       * 0 = 0.5 */
-	bool all_lanes;     /* simulate S_dp on every lane (tests: the two-lane
+	bool all_lanes;       /* simulate S_dp on every lane (tests: the two-lane
 			     * shortcut must give the same bits) */
 };
 
@@ -35,8 +35,8 @@ struct whatif_opts {
 enum wi_group {
 	WI_G_FWD_COMPUTE = 0,
 	WI_G_BWD_COMPUTE,
-	WI_G_FWD_PP,      /* forward-send + forward-recv */
-	WI_G_BWD_PP,      /* backward-send + backward-recv */
+	WI_G_FWD_PP, /* forward-send + forward-recv */
+	WI_G_BWD_PP, /* backward-send + backward-recv */
 	WI_G_PARAMS_AG,
 	WI_G_GRADS_RS,
 	WI_G_SEP_AR,
@@ -45,7 +45,7 @@ enum wi_group {
 	WI_G_CLIP,
 	WI_G_OPTIMIZER,
 	WI_G_GC,
-	WI_G_FIRST_OP,    /* launch decomposition only */
+	WI_G_FIRST_OP, /* launch decomposition only */
 	WI_NGROUPS
 };
 
@@ -87,25 +87,25 @@ struct wi_worker {
 
 struct whatif_result {
 	size_t nsteps;
-	int64_t *step;           /* ascending */
-	double *t_base;          /* span of the recorded step, ns */
-	double *t_nodelay;       /* span without launch delays ("T") */
-	double *t_ideal;         /* span of the ideal */
-	double *sim_nodelay;     /* simulator step time (optimizer end) */
+	int64_t *step;       /* ascending */
+	double *t_base;      /* span of the recorded step, ns */
+	double *t_nodelay;   /* span without launch delays ("T") */
+	double *t_ideal;     /* span of the ideal */
+	double *sim_nodelay; /* simulator step time (optimizer end) */
 	double *sim_ideal;
-	double *slowdown;        /* per step: t_nodelay / sim_ideal */
-	double *launch_slowdown; /* per step: t_base / sim_nodelay */
-	double mean_base, mean_nodelay, mean_ideal; /* means of the spans */
-	double s;                /* S, docs/whatif.md §6.2 */
-	double s_launch;         /* launch_slowdown, §6.8 */
-	struct wi_decomp by_group, by_dp, by_stage;          /* blocking */
-	struct wi_decomp l_by_group, l_by_dp, l_by_stage;    /* launch */
+	double *slowdown;                                 /* per step: t_nodelay / sim_ideal */
+	double *launch_slowdown;                          /* per step: t_base / sim_nodelay */
+	double mean_base, mean_nodelay, mean_ideal;       /* means of the spans */
+	double s;                                         /* S, docs/whatif.md §6.2 */
+	double s_launch;                                  /* launch_slowdown, §6.8 */
+	struct wi_decomp by_group, by_dp, by_stage;       /* blocking */
+	struct wi_decomp l_by_group, l_by_dp, l_by_stage; /* launch */
 	size_t nworkers;
 	struct wi_worker *workers; /* by S_w descending, then rank; by rank
 				    * when S_w is undefined */
-	size_t n_mw;             /* the workers M_W removes: workers[0..n_mw) */
+	size_t n_mw;               /* the workers M_W removes: workers[0..n_mw) */
 	struct wi_explain mw, ms;
-	double m_w, m_s;         /* = mw.rem, ms.rem; NaN = NULL */
+	double m_w, m_s; /* = mw.rem, ms.rem; NaN = NULL */
 	enum wi_verdict verdict;
 };
 
@@ -114,8 +114,8 @@ struct whatif_result {
  * lines), PP_ECYCLE (the model has a cycle) or PP_ENOMEM, with the message
  * in err, and *out = NULL. The caller frees a new engine with
  * whatif_free(). */
-int whatif_new(const struct wi_table *t, const struct whatif_opts *o,
-	       struct whatif **out, char *err, size_t errlen);
+int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct whatif **out,
+	       char *err, size_t errlen);
 void whatif_free(struct whatif *e);
 
 /* Runs every scenario and metric into r (release with
@@ -143,7 +143,7 @@ struct whatif_node {
 	int32_t seq_id;
 	int16_t mc, gmc;
 	bool placeholder;
-	bool comm;           /* in a sync group */
+	bool comm; /* in a sync group */
 	bool dp_sync;
 };
 void whatif_node(const struct whatif *e, size_t v, struct whatif_node *n);

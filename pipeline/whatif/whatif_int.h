@@ -18,26 +18,22 @@
 #include "util/strbuf.h"
 #include "whatif.h"
 
-#define WI_NS_EPS_MATCH 50000.0      /* 50 µs: p2p matching (§3.3) */
-#define WI_NS_NEG_CLAMP -10000000.0  /* -10 ms: launch delay / transfer clamp */
+#define WI_NS_EPS_MATCH 50000.0     /* 50 µs: p2p matching (§3.3) */
+#define WI_NS_NEG_CLAMP -10000000.0 /* -10 ms: launch delay / transfer clamp */
 
-enum {
-	WI_NODE_PLACEHOLDER = 1,
-	WI_NODE_COMM = 2,
-	WI_NODE_DPSYNC = 4
-};
+enum { WI_NODE_PLACEHOLDER = 1, WI_NODE_COMM = 2, WI_NODE_DPSYNC = 4 };
 
 struct wi_node {
 	int32_t seq;
 	int16_t stage, mc, gmc;
 	uint8_t optype;
 	uint8_t flags;
-	int32_t group;     /* sync group, -1 = local op */
-	int64_t t0, t1;    /* start/end in the first slice (time order) */
+	int32_t group;  /* sync group, -1 = local op */
+	int64_t t0, t1; /* start/end in the first slice (time order) */
 };
 
 struct wi_sync {
-	int32_t first, n;  /* members gmem[first .. first + n) */
+	int32_t first, n; /* members gmem[first .. first + n) */
 	bool dpsync;
 };
 
@@ -49,27 +45,27 @@ struct whatif {
 	size_t nsteps;
 	int64_t *steps;
 
-	size_t n;               /* nodes */
+	size_t n; /* nodes */
 	struct wi_node *node;
-	int32_t *pred_off;      /* CSR: preds of v = pred[pred_off[v] .. pred_off[v+1]) */
+	int32_t *pred_off; /* CSR: preds of v = pred[pred_off[v] .. pred_off[v+1]) */
 	int32_t *pred;
 	size_t nedges;
 	size_t ngroups;
 	struct wi_sync *group;
 	int32_t *gmem;
-	int32_t *sched;         /* v >= 0: start node v; ~g: finish group g */
+	int32_t *sched; /* v >= 0: start node v; ~g: finish group g */
 	size_t nsched;
-	int32_t *cell_rank;     /* [stage·DP + dp] */
+	int32_t *cell_rank; /* [stage·DP + dp] */
 
-	size_t bs, nblocks;     /* steps per block, blocks */
-	size_t lanes;           /* nsteps·DP */
-	double *rs, *re;        /* recorded start/end, relative, block layout */
-	double *val;            /* duration (local) or transfer (comm) */
-	double *delay;          /* launch delay */
+	size_t bs, nblocks; /* steps per block, blocks */
+	size_t lanes;       /* nsteps·DP */
+	double *rs, *re;    /* recorded start/end, relative, block layout */
+	double *val;        /* duration (local) or transfer (comm) */
+	double *delay;      /* launch delay */
 	double ideal_type[WI_NOPTYPES];
-	double *ideal;          /* per node */
-	double *span_base;      /* per step */
-	double *scratch;        /* the simulator's block buffers (wi_sim.c) */
+	double *ideal;     /* per node */
+	double *span_base; /* per step */
+	double *scratch;   /* the simulator's block buffers (wi_sim.c) */
 
 	struct strbuf notes;
 };
@@ -79,7 +75,8 @@ static inline size_t wi_idx(const struct whatif *e, size_t si, size_t v, size_t 
 {
 	size_t b = si / e->bs, first = b * e->bs;
 	size_t nb = e->nsteps - first < e->bs ? e->nsteps - first : e->bs;
-	return first * (size_t)e->dp * e->n + v * nb * (size_t)e->dp + (si - first) * (size_t)e->dp + d;
+	return first * (size_t)e->dp * e->n + v * nb * (size_t)e->dp +
+	       (si - first) * (size_t)e->dp + d;
 }
 
 /* Steps in block b. */

@@ -291,19 +291,20 @@ static int check_first_slice(struct build *b, int32_t *maxseq, int64_t **first_r
 	for (size_t c = 0; c < ncell; c++)
 		for (int32_t s = 0; s < b->cnt[c]; s++)
 			if (fr[b->base[c] + s] < 0)
-				return fail(b->err, b->errlen,
-					    "%s%sseq_ids of %s on stage %d are not contiguous in step %lld, dp_rank 0: %d is missing below %d",
-					    t->src, t->src[0] ? ": " : "",
-					    wi_optype_name((int)(c % NT)), (int)(c / NT),
-					    (long long)e->steps[0], (int)s, (int)maxseq[c]);
+				return fail(
+					b->err, b->errlen,
+					"%s%sseq_ids of %s on stage %d are not contiguous in step %lld, dp_rank 0: %d is missing below %d",
+					t->src, t->src[0] ? ": " : "",
+					wi_optype_name((int)(c % NT)), (int)(c / NT),
+					(long long)e->steps[0], (int)s, (int)maxseq[c]);
 	return 0;
 }
 
 /* Types with one op per stage and step, hard-wired by the model. */
 static bool single_type(int type)
 {
-	return type == WI_GC || type == WI_LAYERNORM || type == WI_EMBEDDING ||
-	       type == WI_CLIP || type == WI_OPTIMIZER || type == WI_SEP_AR;
+	return type == WI_GC || type == WI_LAYERNORM || type == WI_EMBEDDING || type == WI_CLIP ||
+	       type == WI_OPTIMIZER || type == WI_SEP_AR;
 }
 
 static bool dp_type(int type)
@@ -321,40 +322,47 @@ static int check_model_rules(struct build *b, const int32_t *maxseq, uint8_t *ne
 	for (int s = 0; s < e->pp; s++) {
 		const int32_t *c = &b->cnt[s * NT];
 		if (c[WI_FWD_COMPUTE] == 0 || c[WI_BWD_COMPUTE] == 0)
-			return fail(b->err, b->errlen,
-				    "%s%sstage %d has %d forward-compute and %d backward-compute ops in step %lld, dp_rank 0: every stage needs both",
-				    src, sep, s, (int)c[WI_FWD_COMPUTE], (int)c[WI_BWD_COMPUTE],
-				    (long long)s0);
+			return fail(
+				b->err, b->errlen,
+				"%s%sstage %d has %d forward-compute and %d backward-compute ops in step %lld, dp_rank 0: every stage needs both",
+				src, sep, s, (int)c[WI_FWD_COMPUTE], (int)c[WI_BWD_COMPUTE],
+				(long long)s0);
 		if (c[WI_FWD_COMPUTE] != c[WI_BWD_COMPUTE])
-			return fail(b->err, b->errlen,
-				    "%s%sstage %d has %d forward-compute but %d backward-compute ops in step %lld, dp_rank 0: the counts must be equal",
-				    src, sep, s, (int)c[WI_FWD_COMPUTE], (int)c[WI_BWD_COMPUTE],
-				    (long long)s0);
+			return fail(
+				b->err, b->errlen,
+				"%s%sstage %d has %d forward-compute but %d backward-compute ops in step %lld, dp_rank 0: the counts must be equal",
+				src, sep, s, (int)c[WI_FWD_COMPUTE], (int)c[WI_BWD_COMPUTE],
+				(long long)s0);
 		for (int ty = 0; ty < NT; ty++) {
 			if (single_type(ty) && c[ty] > 1)
-				return fail(b->err, b->errlen,
-					    "%s%s%s_%d_%d: the model has one %s op per stage and step",
-					    src, sep, wi_optype_name(ty), (int)maxseq[s * NT + ty], s,
-					    wi_optype_name(ty));
+				return fail(
+					b->err, b->errlen,
+					"%s%s%s_%d_%d: the model has one %s op per stage and step",
+					src, sep, wi_optype_name(ty), (int)maxseq[s * NT + ty], s,
+					wi_optype_name(ty));
 			if (dp_type(ty) && c[ty] > 0 && !e->use_dp)
-				return fail(b->err, b->errlen,
-					    "%s%s%s ops on stage %d, but the job has no data parallelism (DP %d, dsp_size %lld)",
-					    src, sep, wi_optype_name(ty), s, e->dp,
-					    (long long)e->opts.dsp_size);
+				return fail(
+					b->err, b->errlen,
+					"%s%s%s ops on stage %d, but the job has no data parallelism (DP %d, dsp_size %lld)",
+					src, sep, wi_optype_name(ty), s, e->dp,
+					(long long)e->opts.dsp_size);
 		}
 		bool ends = s == 0 || s == e->pp - 1;
 		if (c[WI_EMBEDDING] > 0 && !ends)
-			return fail(b->err, b->errlen,
-				    "%s%sembedding-grads-all-reduce on stage %d: only the first and the last stage have one",
-				    src, sep, s);
+			return fail(
+				b->err, b->errlen,
+				"%s%sembedding-grads-all-reduce on stage %d: only the first and the last stage have one",
+				src, sep, s);
 		if (c[WI_OPTIMIZER] == 0)
-			return fail(b->err, b->errlen,
-				    "%s%sstage %d has no optimizer op in step %lld, dp_rank 0: its end is the end of the step",
-				    src, sep, s, (long long)s0);
+			return fail(
+				b->err, b->errlen,
+				"%s%sstage %d has no optimizer op in step %lld, dp_rank 0: its end is the end of the step",
+				src, sep, s, (long long)s0);
 		if (c[WI_CLIP] == 0)
-			return fail(b->err, b->errlen,
-				    "%s%sstage %d has no optimizer-clip-main-grad op in step %lld, dp_rank 0: the model's global barrier needs it",
-				    src, sep, s, (long long)s0);
+			return fail(
+				b->err, b->errlen,
+				"%s%sstage %d has no optimizer-clip-main-grad op in step %lld, dp_rank 0: the model's global barrier needs it",
+				src, sep, s, (long long)s0);
 		if (c[WI_GC] == 0)
 			need[s * NT + WI_GC] = 1;
 		if (c[WI_LAYERNORM] == 0)
@@ -416,7 +424,8 @@ static int make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
 		b->row0[v] = -1;
 		b->base[c] = (int32_t)v;
 		b->cnt[c] = 1;
-		strbuf_addf(&e->notes, "placeholder: a zero-length %s_0_%d in every step and replica\n",
+		strbuf_addf(&e->notes,
+			    "placeholder: a zero-length %s_0_%d in every step and replica\n",
 			    wi_optype_name(ty), c / NT);
 		v++;
 	}
@@ -441,7 +450,8 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 			first_end = c->t1;
 	}
 	for (int recv = 0; recv < 2; recv++) {
-		int type = dir ? (recv ? WI_BWD_RECV : WI_BWD_SEND) : (recv ? WI_FWD_RECV : WI_FWD_SEND);
+		int type = dir ? (recv ? WI_BWD_RECV : WI_BWD_SEND)
+			       : (recv ? WI_FWD_RECV : WI_FWD_SEND);
 		size_t n = stage_ops(b, s, &type, 1, tmp);
 		/* Matchable: a recv posted before the last compute starts, a send
 		 * ending after the first compute ends (50 µs slack). */
@@ -456,17 +466,19 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 		int32_t cid = 0;
 		if (cnt != ncomp) {
 			if (s != 0 && s != e->pp - 1)
-				return fail(b->err, b->errlen,
-					    "%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: only the first and the last stage may have fewer",
-					    b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
-					    wi_optype_name(type), (int)ncomp, wi_optype_name(comp_type),
-					    (long long)e->steps[0]);
+				return fail(
+					b->err, b->errlen,
+					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: only the first and the last stage may have fewer",
+					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
+					wi_optype_name(type), (int)ncomp, wi_optype_name(comp_type),
+					(long long)e->steps[0]);
 			if (cnt != 0 && cnt + 1 != ncomp)
-				return fail(b->err, b->errlen,
-					    "%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: expected %d, %d or 0",
-					    b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
-					    wi_optype_name(type), (int)ncomp, wi_optype_name(comp_type),
-					    (long long)e->steps[0], (int)ncomp, (int)ncomp - 1);
+				return fail(
+					b->err, b->errlen,
+					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: expected %d, %d or 0",
+					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
+					wi_optype_name(type), (int)ncomp, wi_optype_name(comp_type),
+					(long long)e->steps[0], (int)ncomp, (int)ncomp - 1);
 			if (recv && cnt + 1 == ncomp)
 				cid = 1; /* the first compute has no recv */
 		}
@@ -514,11 +526,12 @@ static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t 
 					int32_t op = j < ns ? tmp[j] : tmp2[k];
 					const struct wi_node *o = &e->node[op];
 					op_name(n1, sizeof(n1), o->optype, o->seq, o->stage);
-					return fail(b->err, b->errlen,
-						    "%s%s%s has no peer: stage %d's launched %s ops and stage %d's launched %s ops differ in number (step %lld, dp_rank 0)",
-						    b->t->src, b->t->src[0] ? ": " : "", n1, s,
-						    wi_optype_name(sends[dir]), peer,
-						    wi_optype_name(recvs[dir]), (long long)e->steps[0]);
+					return fail(
+						b->err, b->errlen,
+						"%s%s%s has no peer: stage %d's launched %s ops and stage %d's launched %s ops differ in number (step %lld, dp_rank 0)",
+						b->t->src, b->t->src[0] ? ": " : "", n1, s,
+						wi_optype_name(sends[dir]), peer,
+						wi_optype_name(recvs[dir]), (long long)e->steps[0]);
 				}
 				int32_t pair[2] = { tmp[j], tmp2[k] };
 				if (add_group(b, pair, 2, false))
@@ -556,10 +569,11 @@ static int stage_streams(struct build *b, int s, int32_t *tmp)
 				char n1[96];
 				const struct wi_node *o = &e->node[tmp[i - k]];
 				op_name(n1, sizeof(n1), o->optype, o->seq, o->stage);
-				return fail(b->err, b->errlen,
-					    "%s%sthe first backward-compute of stage %d is preceded by %s: the two computes before it must be forwards (step %lld, dp_rank 0)",
-					    b->t->src, b->t->src[0] ? ": " : "", s, n1,
-					    (long long)e->steps[0]);
+				return fail(
+					b->err, b->errlen,
+					"%s%sthe first backward-compute of stage %d is preceded by %s: the two computes before it must be forwards (step %lld, dp_rank 0)",
+					b->t->src, b->t->src[0] ? ": " : "", s, n1,
+					(long long)e->steps[0]);
 			}
 		int32_t warm = tmp[i - 2];
 		int32_t r0 = node_of(b, s, WI_BWD_RECV, 0), s0 = node_of(b, s, WI_BWD_SEND, 0);
@@ -774,7 +788,8 @@ static int report_cycle(struct build *b, const uint8_t *started)
 			const struct wi_sync *g = &e->group[e->node[v].group];
 			for (int32_t m = 0; m < g->n && next < 0; m++) {
 				int32_t u = e->gmem[g->first + m];
-				for (int32_t k = e->pred_off[u]; k < e->pred_off[u + 1] && next < 0; k++)
+				for (int32_t k = e->pred_off[u]; k < e->pred_off[u + 1] && next < 0;
+				     k++)
 					if (!started[e->pred[k]])
 						next = e->pred[k];
 			}
@@ -795,8 +810,8 @@ static int report_cycle(struct build *b, const uint8_t *started)
 		}
 	}
 	snprintf(b->err, b->errlen,
-		 "%s%sthe dependency model has a cycle (sync groups collapsed): %s",
-		 b->t->src, b->t->src[0] ? ": " : "", sb.len ? sb.buf : "(not found)");
+		 "%s%sthe dependency model has a cycle (sync groups collapsed): %s", b->t->src,
+		 b->t->src[0] ? ": " : "", sb.len ? sb.buf : "(not found)");
 	strbuf_release(&sb);
 	free(seen);
 	free(path);
@@ -918,9 +933,11 @@ static int place_rows(struct build *b)
 		if (v < 0 || (e->node[v].flags & WI_NODE_PLACEHOLDER)) {
 			wi_table_where(t, i, where, sizeof(where));
 			op_name(name, sizeof(name), o->optype, o->seq_id, o->stage);
-			rc = fail(b->err, b->errlen,
-				  "%s%s (step %lld, dp_rank %d) is not an op of step %lld, dp_rank 0: every (step, dp_rank) must have the same ops",
-				  where, name, (long long)o->step, (int)o->dp_rank, (long long)e->steps[0]);
+			rc = fail(
+				b->err, b->errlen,
+				"%s%s (step %lld, dp_rank %d) is not an op of step %lld, dp_rank 0: every (step, dp_rank) must have the same ops",
+				where, name, (long long)o->step, (int)o->dp_rank,
+				(long long)e->steps[0]);
 			goto out;
 		}
 		int32_t *cell = &e->cell_rank[o->stage * e->dp + o->dp_rank];
@@ -934,18 +951,19 @@ static int place_rows(struct build *b)
 		}
 		if (*cell != o->rank || got != want) {
 			wi_table_where(t, i, where, sizeof(where));
-			rc = fail(b->err, b->errlen,
-				  "%srank %d at dp_rank %d, stage %d: the op trace must hold one rank per (dp_rank, stage) and one (dp_rank, stage) per rank (there: rank %d; rank %d is at dp_rank %u, stage %u)",
-				  where, (int)o->rank, (int)o->dp_rank, (int)o->stage, (int)*cell,
-				  (int)o->rank, got % (uint32_t)e->dp, got / (uint32_t)e->dp);
+			rc = fail(
+				b->err, b->errlen,
+				"%srank %d at dp_rank %d, stage %d: the op trace must hold one rank per (dp_rank, stage) and one (dp_rank, stage) per rank (there: rank %d; rank %d is at dp_rank %u, stage %u)",
+				where, (int)o->rank, (int)o->dp_rank, (int)o->stage, (int)*cell,
+				(int)o->rank, got % (uint32_t)e->dp, got / (uint32_t)e->dp);
 			goto out;
 		}
 		size_t k = wi_idx(e, sidx[i], (size_t)v, (size_t)o->dp_rank);
 		if (filled[k]) {
 			wi_table_where(t, i, where, sizeof(where));
 			op_name(name, sizeof(name), o->optype, o->seq_id, o->stage);
-			rc = fail(b->err, b->errlen, "%s%s appears twice in step %lld, dp_rank %d", where,
-				  name, (long long)o->step, (int)o->dp_rank);
+			rc = fail(b->err, b->errlen, "%s%s appears twice in step %lld, dp_rank %d",
+				  where, name, (long long)o->step, (int)o->dp_rank);
 			goto out;
 		}
 		filled[k] = 1;
@@ -965,10 +983,11 @@ static int place_rows(struct build *b)
 					continue;
 				const struct wi_node *o = &e->node[v];
 				op_name(name, sizeof(name), o->optype, o->seq, o->stage);
-				rc = fail(b->err, b->errlen,
-					  "%s%sstep %lld, dp_rank %d lacks %s, which step %lld, dp_rank 0 has: every (step, dp_rank) must have the same ops",
-					  t->src, t->src[0] ? ": " : "", (long long)e->steps[si], d, name,
-					  (long long)e->steps[0]);
+				rc = fail(
+					b->err, b->errlen,
+					"%s%sstep %lld, dp_rank %d lacks %s, which step %lld, dp_rank 0 has: every (step, dp_rank) must have the same ops",
+					t->src, t->src[0] ? ": " : "", (long long)e->steps[si], d,
+					name, (long long)e->steps[0]);
 				goto out;
 			}
 out:
@@ -1007,7 +1026,8 @@ static int derive_lanes(struct whatif *e)
 				for (int32_t k = e->pred_off[v]; k < e->pred_off[v + 1]; k++) {
 					const double *pe = re + (size_t)e->pred[k] * nl;
 					for (size_t l = 0; l < nl; l++)
-						g[l] = k == e->pred_off[v] || pe[l] > g[l] ? pe[l] : g[l];
+						g[l] = k == e->pred_off[v] || pe[l] > g[l] ? pe[l]
+											   : g[l];
 				}
 				if (nd->flags & WI_NODE_PLACEHOLDER) {
 					memcpy(rs + v * nl, g, nl * sizeof(*g));
@@ -1146,9 +1166,12 @@ static int recorded_spans(struct whatif *e)
 		for (size_t k = 0; k < nb; k++) {
 			double lo = INFINITY, hi = -INFINITY;
 			for (size_t v = 0; v < e->n; v++)
-				for (size_t l = k * (size_t)e->dp; l < (k + 1) * (size_t)e->dp; l++) {
-					lo = e->rs[off + v * nl + l] < lo ? e->rs[off + v * nl + l] : lo;
-					hi = e->re[off + v * nl + l] > hi ? e->re[off + v * nl + l] : hi;
+				for (size_t l = k * (size_t)e->dp; l < (k + 1) * (size_t)e->dp;
+				     l++) {
+					lo = e->rs[off + v * nl + l] < lo ? e->rs[off + v * nl + l]
+									  : lo;
+					hi = e->re[off + v * nl + l] > hi ? e->re[off + v * nl + l]
+									  : hi;
 				}
 			e->span_base[bl * e->bs + k] = hi - lo;
 		}

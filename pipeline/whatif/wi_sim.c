@@ -40,7 +40,8 @@ static void lane_masks(const struct whatif *e, const struct wi_sel *s, uint8_t *
 	for (int st = 0; st < e->pp; st++)
 		for (size_t j = 0; j < maxl; j++)
 			mask[(size_t)st * maxl + j] =
-				(uint8_t)(!!s->worker[st * e->dp + (int)(j % (size_t)e->dp)] ^ s->invert);
+				(uint8_t)(!!s->worker[st * e->dp + (int)(j % (size_t)e->dp)] ^
+					  s->invert);
 }
 
 /* out[l] = the value lane l uses: recorded, ideal, or by the lane mask. */

@@ -72,7 +72,8 @@ static void test_parse_f32(void **state)
 		if (bits(got) != bits(want))
 			fail_msg("'%s': %a, strtof %a", buf, (double)got, (double)want);
 		/* Short decimals like the samples' times. */
-		n = snprintf(buf, sizeof(buf), "%u.%0*u", x % 64, (int)(x % 9) + 1, (x >> 7) % 1000000000u);
+		n = snprintf(buf, sizeof(buf), "%u.%0*u", x % 64, (int)(x % 9) + 1,
+			     (x >> 7) % 1000000000u);
 		assert_int_equal(optrace_parse_f32(buf, (size_t)n, &got), 0);
 		want = strtof(buf, NULL);
 		if (bits(got) != bits(want))
@@ -177,10 +178,12 @@ static void test_csv(void **state)
 			 ":3: column 'optype': unknown op type 'forward-sned'");
 	expect_csv_error(HDR "0,0,0,16,forward-send-backward-recv,0.1,0.1,0,-1,-1,-1\n",
 			 "combined p2p type 'forward-send-backward-recv' is not supported");
-	expect_csv_error(HDR "0,0,0,16,gc,0.1,0.1,0,-1,0\n", ":2: 10 fields where the header has 11");
+	expect_csv_error(HDR "0,0,0,16,gc,0.1,0.1,0,-1,0\n",
+			 ":2: 10 fields where the header has 11");
 	expect_csv_error(HDR "0,99999,0,16,gc,0.1,0.1,0,-1,0,-1\n",
 			 ":2: column 'stage': 99999 is out of range");
-	expect_csv_error(HDR "0,0,0,1x,gc,0.1,0.1,0,-1,0,-1\n", "column 'step': '1x' is not an integer");
+	expect_csv_error(HDR "0,0,0,1x,gc,0.1,0.1,0,-1,0,-1\n",
+			 "column 'step': '1x' is not an integer");
 	expect_csv_error(HDR HDR, ":2: column 'dp_rank': 'dp_rank' is not an integer");
 
 	wi_table_init(&t);
@@ -196,28 +199,33 @@ static void test_meta(void **state)
 	(void)state;
 	struct wi_meta m;
 	char err[512];
-	assert_int_equal(optrace_read_meta(write_file("m.yaml",
-						      "trial_name: AR\nrun_id: 0\ndp_size: 4\ndsp_size: 1\n"
-						      "pp_size: 4\ntp_size: 4\nvpp_size: 1\nworld_size: 64\n"),
-					   &m, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		optrace_read_meta(
+			write_file("m.yaml",
+				   "trial_name: AR\nrun_id: 0\ndp_size: 4\ndsp_size: 1\n"
+				   "pp_size: 4\ntp_size: 4\nvpp_size: 1\nworld_size: 64\n"),
+			&m, err, sizeof(err)),
+		0);
 	assert_string_equal(m.trial_name, "AR");
 	assert_int_equal(m.dp_size, 4);
 	assert_int_equal(m.world_size, 64);
-	assert_int_equal(optrace_read_meta(write_file("m.yaml", "trial_name: X\ndp_size: 2\nworld_size: 3\n"),
-					   &m, err, sizeof(err)),
+	assert_int_equal(optrace_read_meta(
+				 write_file("m.yaml", "trial_name: X\ndp_size: 2\nworld_size: 3\n"),
+				 &m, err, sizeof(err)),
 			 PP_EPARSE);
 	assert_non_null(strstr(err, "world_size is 3 but dp_size*pp_size*tp_size*dsp_size"));
-	assert_int_equal(optrace_read_meta(write_file("m.yaml", "trial_name: X\n# c\n\ndp_size: 2.0\n"),
-					   &m, err, sizeof(err)),
-			 PP_EPARSE);
+	assert_int_equal(
+		optrace_read_meta(write_file("m.yaml", "trial_name: X\n# c\n\ndp_size: 2.0\n"), &m,
+				  err, sizeof(err)),
+		PP_EPARSE);
 	assert_non_null(strstr(err, "m.yaml:4: dp_size: '2.0' is not an integer"));
-	assert_int_equal(optrace_read_meta(write_file("m.yaml", "trial_name: X\npp_size: 0\n"),
-					   &m, err, sizeof(err)),
+	assert_int_equal(optrace_read_meta(write_file("m.yaml", "trial_name: X\npp_size: 0\n"), &m,
+					   err, sizeof(err)),
 			 PP_EPARSE);
 	assert_non_null(strstr(err, "pp_size is 0"));
-	assert_int_equal(optrace_read_meta(write_file("m.yaml", "dp_size: 1\n"), &m, err, sizeof(err)),
-			 PP_EPARSE);
+	assert_int_equal(
+		optrace_read_meta(write_file("m.yaml", "dp_size: 1\n"), &m, err, sizeof(err)),
+		PP_EPARSE);
 	assert_non_null(strstr(err, "no trial_name"));
 }
 
@@ -230,25 +238,27 @@ static void test_schema(void **state)
 	/* Default: alphabetical. */
 	assert_true(t.order[WI_BWD_COMPUTE] < t.order[WI_FWD_COMPUTE]);
 	assert_true(t.order[WI_GC] < t.order[WI_GRADS_RS]);
-	assert_int_equal(optrace_read_schema(write_file("s.json",
-							"{\"categories\": {\"optype\": [\"gc\", \"forward-compute\", \"first-op\"]}}"),
-					     &t, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		optrace_read_schema(
+			write_file(
+				"s.json",
+				"{\"categories\": {\"optype\": [\"gc\", \"forward-compute\", \"first-op\"]}}"),
+			&t, err, sizeof(err)),
+		0);
 	assert_int_equal(t.order[WI_GC], 0);
 	assert_int_equal(t.order[WI_FWD_COMPUTE], 1);
 	assert_int_equal(t.order[WI_BWD_COMPUTE], 2); /* then the rest, alphabetically */
-	assert_int_equal(optrace_read_schema(write_file("s.json", "{\"dtypes\": {}}"), &t, err, sizeof(err)),
-			 PP_EPARSE);
+	assert_int_equal(
+		optrace_read_schema(write_file("s.json", "{\"dtypes\": {}}"), &t, err, sizeof(err)),
+		PP_EPARSE);
 	wi_table_release(&t);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_f32),
-		cmocka_unit_test(test_f32_ns),
-		cmocka_unit_test(test_csv),
-		cmocka_unit_test(test_meta),
+		cmocka_unit_test(test_parse_f32), cmocka_unit_test(test_f32_ns),
+		cmocka_unit_test(test_csv),       cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_schema),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

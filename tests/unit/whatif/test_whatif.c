@@ -23,9 +23,18 @@ struct hop {
 	int stage, type, mc, gmc;
 };
 
-#define F(s, mc, g) { s, WI_FWD_COMPUTE, mc, g }
-#define B(s, mc, g) { s, WI_BWD_COMPUTE, mc, g }
-#define OP(s, t) { s, t, -1, -1 }
+#define F(s, mc, g)                      \
+	{                                \
+		s, WI_FWD_COMPUTE, mc, g \
+	}
+#define B(s, mc, g)                      \
+	{                                \
+		s, WI_BWD_COMPUTE, mc, g \
+	}
+#define OP(s, t)             \
+	{                    \
+		s, t, -1, -1 \
+	}
 #define END(s) OP(s, WI_GC), OP(s, WI_LAYERNORM), OP(s, WI_CLIP), OP(s, WI_OPTIMIZER)
 
 /* Adds the slice for every step in [0, steps) and dp rank in [0, dp):
@@ -104,8 +113,8 @@ static void expect_preds(const struct whatif *e, int stage, int type, int seq, c
 	char got[1024];
 	preds_of(e, node(e, stage, type, seq), got, sizeof(got));
 	if (strcmp(got, want))
-		print_message("%s_%d_%d: preds %s, want %s\n", wi_optype_name(type), seq, stage, got,
-			      want);
+		print_message("%s_%d_%d: preds %s, want %s\n", wi_optype_name(type), seq, stage,
+			      got, want);
 	assert_string_equal(got, want);
 }
 
@@ -149,8 +158,9 @@ static void expect_replay(struct whatif *e)
 	for (size_t i = 0; i < n; i++)
 		if (rs[i] != ss[i] || re[i] != se[i]) {
 			if (!bad++)
-				print_message("op %zu: recorded [%.0f, %.0f], replayed [%.0f, %.0f]\n", i,
-					      rs[i], re[i], ss[i], se[i]);
+				print_message(
+					"op %zu: recorded [%.0f, %.0f], replayed [%.0f, %.0f]\n", i,
+					rs[i], re[i], ss[i], se[i]);
 		}
 	assert_int_equal(bad, 0);
 	free(rs);
@@ -199,13 +209,27 @@ static void test_pp2(void **state)
 {
 	(void)state;
 	static const struct hop ops[] = {
-		F(0, 0, 0), OP(0, WI_FWD_SEND), F(0, 0, 0), OP(0, WI_FWD_SEND),
-		OP(0, WI_BWD_RECV), B(0, 0, 0), OP(0, WI_BWD_RECV), B(0, 0, 0),
+		F(0, 0, 0),
+		OP(0, WI_FWD_SEND),
+		F(0, 0, 0),
+		OP(0, WI_FWD_SEND),
+		OP(0, WI_BWD_RECV),
+		B(0, 0, 0),
+		OP(0, WI_BWD_RECV),
+		B(0, 0, 0),
 		OP(0, WI_BWD_RECV), /* type-1 no-op */
-		END(0), OP(0, WI_EMBEDDING),
-		OP(1, WI_FWD_RECV), F(1, 0, 1), B(1, 0, 1), OP(1, WI_BWD_SEND),
-		OP(1, WI_FWD_RECV), F(1, 0, 1), B(1, 0, 1), OP(1, WI_BWD_SEND),
-		END(1), OP(1, WI_EMBEDDING),
+		END(0),
+		OP(0, WI_EMBEDDING),
+		OP(1, WI_FWD_RECV),
+		F(1, 0, 1),
+		B(1, 0, 1),
+		OP(1, WI_BWD_SEND),
+		OP(1, WI_FWD_RECV),
+		F(1, 0, 1),
+		B(1, 0, 1),
+		OP(1, WI_BWD_SEND),
+		END(1),
+		OP(1, WI_EMBEDDING),
 	};
 	struct whatif *e = build(ops, sizeof(ops) / sizeof(ops[0]), 2, 1);
 	expect_preds(e, 0, WI_FWD_SEND, 0, "forward-compute_0_0");
@@ -233,15 +257,13 @@ static void test_pp2(void **state)
 
 /* One stage of a PP 2 × VPP 2 job: each compute with its recv before and
  * its send after; chunks c0 then c1 forward, c1 then c0 backward. */
-#define VSTAGE(s, skip_first_frecv)                                                    \
-	OP(s, WI_FWD_RECV), F(s, 0, s), OP(s, WI_FWD_SEND),                            \
-	OP(s, WI_FWD_RECV), F(s, 0, s), OP(s, WI_FWD_SEND),                            \
-	OP(s, WI_FWD_RECV), F(s, 1, 2 + s), OP(s, WI_FWD_SEND),                        \
-	OP(s, WI_FWD_RECV), F(s, 1, 2 + s), OP(s, WI_FWD_SEND),                        \
-	OP(s, WI_BWD_RECV), B(s, 1, 2 + s), OP(s, WI_BWD_SEND),                        \
-	OP(s, WI_BWD_RECV), B(s, 1, 2 + s), OP(s, WI_BWD_SEND),                        \
-	OP(s, WI_BWD_RECV), B(s, 0, s), OP(s, WI_BWD_SEND),                            \
-	OP(s, WI_BWD_RECV), B(s, 0, s), OP(s, WI_BWD_SEND), END(s), OP(s, WI_EMBEDDING)
+#define VSTAGE(s, skip_first_frecv)                                                         \
+	OP(s, WI_FWD_RECV), F(s, 0, s), OP(s, WI_FWD_SEND), OP(s, WI_FWD_RECV), F(s, 0, s), \
+		OP(s, WI_FWD_SEND), OP(s, WI_FWD_RECV), F(s, 1, 2 + s), OP(s, WI_FWD_SEND), \
+		OP(s, WI_FWD_RECV), F(s, 1, 2 + s), OP(s, WI_FWD_SEND), OP(s, WI_BWD_RECV), \
+		B(s, 1, 2 + s), OP(s, WI_BWD_SEND), OP(s, WI_BWD_RECV), B(s, 1, 2 + s),     \
+		OP(s, WI_BWD_SEND), OP(s, WI_BWD_RECV), B(s, 0, s), OP(s, WI_BWD_SEND),     \
+		OP(s, WI_BWD_RECV), B(s, 0, s), OP(s, WI_BWD_SEND), END(s), OP(s, WI_EMBEDDING)
 
 /* VPP 2: chunk ids, type-2 no-ops (the model's first chunk has no
  * forward-recv partner, its last no forward-send partner) and the mod-PP
@@ -301,11 +323,19 @@ static void test_dp(void **state)
 {
 	(void)state;
 	static const struct hop ops[] = {
-		{ 0, WI_PARAMS_AG, 0, -1 }, { 0, WI_PARAMS_AG, 0, -1 },
-		F(0, 0, 0), B(0, 0, 0), F(0, 0, 0), B(0, 0, 0),
-		OP(0, WI_GC), OP(0, WI_LAYERNORM), OP(0, WI_EMBEDDING),
-		{ 0, WI_GRADS_RS, 0, -1 }, { 0, WI_GRADS_RS, 0, -1 },
-		OP(0, WI_CLIP), OP(0, WI_OPTIMIZER),
+		{ 0, WI_PARAMS_AG, 0, -1 },
+		{ 0, WI_PARAMS_AG, 0, -1 },
+		F(0, 0, 0),
+		B(0, 0, 0),
+		F(0, 0, 0),
+		B(0, 0, 0),
+		OP(0, WI_GC),
+		OP(0, WI_LAYERNORM),
+		OP(0, WI_EMBEDDING),
+		{ 0, WI_GRADS_RS, 0, -1 },
+		{ 0, WI_GRADS_RS, 0, -1 },
+		OP(0, WI_CLIP),
+		OP(0, WI_OPTIMIZER),
 	};
 	struct whatif *e = build(ops, sizeof(ops) / sizeof(ops[0]), 3, 2);
 	struct whatif_shape sh;
@@ -314,8 +344,7 @@ static void test_dp(void **state)
 	assert_false(sh.overlapped_dp);
 	expect_preds(e, 0, WI_PARAMS_AG, 1, "params-all-gather_0_0");
 	expect_preds(e, 0, WI_FWD_COMPUTE, 0, "params-all-gather_1_0");
-	expect_preds(e, 0, WI_GRADS_RS, 0,
-		     "embedding-grads-all-reduce_0_0,params-all-gather_1_0");
+	expect_preds(e, 0, WI_GRADS_RS, 0, "embedding-grads-all-reduce_0_0,params-all-gather_1_0");
 	expect_preds(e, 0, WI_GRADS_RS, 1, "grads-reduce-scatter_0_0");
 	expect_preds(e, 0, WI_CLIP, 0, "grads-reduce-scatter_1_0");
 	struct whatif_node nd;
@@ -337,9 +366,18 @@ static void test_dp_overlapped(void **state)
 {
 	(void)state;
 	static const struct hop ops[] = {
-		{ 0, WI_PARAMS_AG, 0, -1 }, F(0, 0, 0), B(0, 0, 0), F(0, 0, 0), B(0, 0, 0),
-		{ 0, WI_GRADS_RS, 0, -1 }, OP(0, WI_GC), OP(0, WI_LAYERNORM),
-		OP(0, WI_EMBEDDING), OP(0, WI_SEP_AR), OP(0, WI_CLIP), OP(0, WI_OPTIMIZER),
+		{ 0, WI_PARAMS_AG, 0, -1 },
+		F(0, 0, 0),
+		B(0, 0, 0),
+		F(0, 0, 0),
+		B(0, 0, 0),
+		{ 0, WI_GRADS_RS, 0, -1 },
+		OP(0, WI_GC),
+		OP(0, WI_LAYERNORM),
+		OP(0, WI_EMBEDDING),
+		OP(0, WI_SEP_AR),
+		OP(0, WI_CLIP),
+		OP(0, WI_OPTIMIZER),
 	};
 	struct whatif *e = build(ops, sizeof(ops) / sizeof(ops[0]), 2, 2);
 	struct whatif_shape sh;
@@ -359,9 +397,9 @@ static void test_cycle(void **state)
 {
 	(void)state;
 	static const struct hop ops[] = {
-		F(0, 0, 0), B(0, 0, 0), OP(0, WI_GC), OP(0, WI_LAYERNORM), OP(0, WI_EMBEDDING),
-		{ 0, WI_GRADS_RS, 0, -1 }, OP(0, WI_CLIP), OP(0, WI_OPTIMIZER),
-		{ 0, WI_PARAMS_AG, 0, -1 },
+		F(0, 0, 0),          B(0, 0, 0),          OP(0, WI_GC),
+		OP(0, WI_LAYERNORM), OP(0, WI_EMBEDDING), { 0, WI_GRADS_RS, 0, -1 },
+		OP(0, WI_CLIP),      OP(0, WI_OPTIMIZER), { 0, WI_PARAMS_AG, 0, -1 },
 	};
 	struct wi_table t;
 	char err[512];
@@ -379,10 +417,20 @@ static void test_cycle(void **state)
 static void valid_rows(struct wi_table *t)
 {
 	static const struct hop ops[] = {
-		F(0, 0, 0), OP(0, WI_FWD_SEND), OP(0, WI_BWD_RECV), B(0, 0, 0),
-		{ 0, WI_PARAMS_AG, 0, -1 }, { 0, WI_GRADS_RS, 0, -1 }, END(0),
-		OP(1, WI_FWD_RECV), F(1, 0, 1), B(1, 0, 1), OP(1, WI_BWD_SEND),
-		{ 1, WI_PARAMS_AG, 0, -1 }, { 1, WI_GRADS_RS, 0, -1 }, END(1),
+		F(0, 0, 0),
+		OP(0, WI_FWD_SEND),
+		OP(0, WI_BWD_RECV),
+		B(0, 0, 0),
+		{ 0, WI_PARAMS_AG, 0, -1 },
+		{ 0, WI_GRADS_RS, 0, -1 },
+		END(0),
+		OP(1, WI_FWD_RECV),
+		F(1, 0, 1),
+		B(1, 0, 1),
+		OP(1, WI_BWD_SEND),
+		{ 1, WI_PARAMS_AG, 0, -1 },
+		{ 1, WI_GRADS_RS, 0, -1 },
+		END(1),
 	};
 	add_job(t, ops, sizeof(ops) / sizeof(ops[0]), 2, 2);
 }
@@ -415,8 +463,16 @@ static void expect_error(struct wi_table *t, int code, const char *part)
 }
 
 enum edit {
-	E_DROP_BWD, E_DROP_OPT, E_SEQ_GAP, E_LACKS, E_EXTRA, E_TWICE, E_TWO_RANKS,
-	E_NEG_DUR, E_OPT1, E_EMPTY
+	E_DROP_BWD,
+	E_DROP_OPT,
+	E_SEQ_GAP,
+	E_LACKS,
+	E_EXTRA,
+	E_TWICE,
+	E_TWO_RANKS,
+	E_NEG_DUR,
+	E_OPT1,
+	E_EMPTY
 };
 
 static void edit_and_expect(enum edit what, int code, const char *part)
@@ -466,8 +522,7 @@ static void edit_and_expect(enum edit what, int code, const char *part)
 		o->optype = WI_OPTIMIZER;
 		o->seq_id = 1;
 		break;
-	case E_EMPTY:
-		break;
+	case E_EMPTY: break;
 	}
 	expect_error(&t, code, part);
 }
@@ -475,13 +530,16 @@ static void edit_and_expect(enum edit what, int code, const char *part)
 static void test_validation(void **state)
 {
 	(void)state;
-	edit_and_expect(E_DROP_BWD, PP_EPARSE, "stage 1 has 2 forward-compute and 0 backward-compute");
+	edit_and_expect(E_DROP_BWD, PP_EPARSE,
+			"stage 1 has 2 forward-compute and 0 backward-compute");
 	edit_and_expect(E_DROP_OPT, PP_EPARSE, "stage 0 has no optimizer op");
-	edit_and_expect(E_SEQ_GAP, PP_EPARSE, "seq_ids of forward-send on stage 0 are not contiguous");
+	edit_and_expect(E_SEQ_GAP, PP_EPARSE,
+			"seq_ids of forward-send on stage 0 are not contiguous");
 	edit_and_expect(E_LACKS, PP_EPARSE, "step 13, dp_rank 1 lacks gc_0_1");
 	edit_and_expect(E_EXTRA, PP_EPARSE, "job.csv:");
 	edit_and_expect(E_EXTRA, PP_EPARSE, "gc_1_1 (step 13, dp_rank 1) is not an op of step 10");
-	edit_and_expect(E_TWICE, PP_EPARSE, "layernorm-grads-all-reduce_0_1 appears twice in step 13, dp_rank 1");
+	edit_and_expect(E_TWICE, PP_EPARSE,
+			"layernorm-grads-all-reduce_0_1 appears twice in step 13, dp_rank 1");
 	edit_and_expect(E_TWO_RANKS, PP_EPARSE, "one rank per (dp_rank, stage)");
 	edit_and_expect(E_NEG_DUR, PP_EPARSE, "duration is negative");
 	edit_and_expect(E_OPT1, PP_EPARSE, "optimizer_1_0: the model has one optimizer op");
@@ -494,16 +552,32 @@ static void test_model_errors(void **state)
 	(void)state;
 	struct wi_table t;
 	/* DP collectives in a job without DP. */
-	static const struct hop nodp[] = { { 0, WI_PARAMS_AG, 0, -1 }, F(0, 0, 0), B(0, 0, 0), END(0) };
+	static const struct hop nodp[] = {
+		{ 0, WI_PARAMS_AG, 0, -1 }, F(0, 0, 0), B(0, 0, 0), END(0)
+	};
 	wi_table_init(&t);
 	add_job(&t, nodp, sizeof(nodp) / sizeof(nodp[0]), 1, 1);
 	expect_error(&t, PP_EPARSE, "no data parallelism");
 	/* Embedding all-reduce on a middle stage. */
 	static const struct hop mid[] = {
-		F(0, 0, 0), OP(0, WI_FWD_SEND), OP(0, WI_BWD_RECV), B(0, 0, 0), END(0),
-		OP(1, WI_FWD_RECV), F(1, 0, 1), OP(1, WI_FWD_SEND), OP(1, WI_BWD_RECV), B(1, 0, 1),
-		OP(1, WI_BWD_SEND), END(1), OP(1, WI_EMBEDDING),
-		OP(2, WI_FWD_RECV), F(2, 0, 2), B(2, 0, 2), OP(2, WI_BWD_SEND), END(2),
+		F(0, 0, 0),
+		OP(0, WI_FWD_SEND),
+		OP(0, WI_BWD_RECV),
+		B(0, 0, 0),
+		END(0),
+		OP(1, WI_FWD_RECV),
+		F(1, 0, 1),
+		OP(1, WI_FWD_SEND),
+		OP(1, WI_BWD_RECV),
+		B(1, 0, 1),
+		OP(1, WI_BWD_SEND),
+		END(1),
+		OP(1, WI_EMBEDDING),
+		OP(2, WI_FWD_RECV),
+		F(2, 0, 2),
+		B(2, 0, 2),
+		OP(2, WI_BWD_SEND),
+		END(2),
 	};
 	wi_table_init(&t);
 	add_job(&t, mid, sizeof(mid) / sizeof(mid[0]), 1, 1);
@@ -511,16 +585,20 @@ static void test_model_errors(void **state)
 	/* A middle stage without its forward-recv. */
 	static const struct hop norecv[] = {
 		F(0, 0, 0), OP(0, WI_FWD_SEND), OP(0, WI_BWD_RECV), B(0, 0, 0), END(0),
-		F(1, 0, 1), OP(1, WI_FWD_SEND), OP(1, WI_BWD_RECV), B(1, 0, 1), OP(1, WI_BWD_SEND), END(1),
-		OP(2, WI_FWD_RECV), F(2, 0, 2), B(2, 0, 2), OP(2, WI_BWD_SEND), END(2),
+		F(1, 0, 1), OP(1, WI_FWD_SEND), OP(1, WI_BWD_RECV), B(1, 0, 1), OP(1, WI_BWD_SEND),
+		END(1),     OP(2, WI_FWD_RECV), F(2, 0, 2),         B(2, 0, 2), OP(2, WI_BWD_SEND),
+		END(2),
 	};
 	wi_table_init(&t);
 	add_job(&t, norecv, sizeof(norecv) / sizeof(norecv[0]), 1, 1);
-	expect_error(&t, PP_EPARSE, "stage 1 has 0 launched forward-recv ops for 1 forward-compute");
+	expect_error(&t, PP_EPARSE,
+		     "stage 1 has 0 launched forward-recv ops for 1 forward-compute");
 	/* Two launched forward-sends on stage 0, one forward-recv on stage 1. */
 	static const struct hop unpaired[] = {
-		F(0, 0, 0), OP(0, WI_FWD_SEND), F(0, 0, 0), OP(0, WI_FWD_SEND), B(0, 0, 0), B(0, 0, 0), END(0),
-		OP(1, WI_FWD_RECV), F(1, 0, 1), B(1, 0, 1), F(1, 0, 1), B(1, 0, 1), END(1),
+		F(0, 0, 0), OP(0, WI_FWD_SEND), F(0, 0, 0), OP(0, WI_FWD_SEND),
+		B(0, 0, 0), B(0, 0, 0),         END(0),     OP(1, WI_FWD_RECV),
+		F(1, 0, 1), B(1, 0, 1),         F(1, 0, 1), B(1, 0, 1),
+		END(1),
 	};
 	wi_table_init(&t);
 	add_job(&t, unpaired, sizeof(unpaired) / sizeof(unpaired[0]), 1, 1);

@@ -224,9 +224,12 @@ static void check_decomp(const struct whatif_result *r, const struct flat *ref,
 		snprintf(what, sizeof(what), "%s %s", name, key);
 		close_rel(d->ratio[i], need(ref, "%s/%s", name, key), what);
 		for (size_t s = 0; s < r->nsteps; s++) {
-			snprintf(what, sizeof(what), "%s step %lld %s", name, (long long)r->step[s], key);
-			close_rel(d->per_step[s * d->n + i],
-				  need(ref, "%s_per_step/%lld/%s", name, (long long)r->step[s], key), what);
+			snprintf(what, sizeof(what), "%s step %lld %s", name, (long long)r->step[s],
+				 key);
+			close_rel(
+				d->per_step[s * d->n + i],
+				need(ref, "%s_per_step/%lld/%s", name, (long long)r->step[s], key),
+				what);
 		}
 	}
 	/* The reference has exactly these keys. */
@@ -303,8 +306,9 @@ static void test_ar_reference(void **state)
 	close_abs(r.ms.trem / 1e9, need(&ms, "trem"), 1e-5, "M_S trem");
 	close_abs(r.ms.tadd / 1e9, need(&ms, "tadd"), 1e-5, "M_S tadd");
 	assert_int_equal(r.verdict, WI_VERDICT_WORKER);
-	print_message("%d values within tolerance; largest differences: %.3g relative on ratios, %.3g s on step times, %.3g on M values\n",
-		      checked, worst_rel, worst_step, worst_m);
+	print_message(
+		"%d values within tolerance; largest differences: %.3g relative on ratios, %.3g s on step times, %.3g on M values\n",
+		checked, worst_rel, worst_step, worst_m);
 	/* 5 per step, S, launch, 19 decomposition keys × (1 + 44 steps), 10 M
 	 * values. */
 	assert_int_equal(checked, 5 * 44 + 2 + 19 * 45 + 10);

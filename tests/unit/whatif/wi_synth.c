@@ -13,10 +13,20 @@
 
 void wi_synth_defaults(struct wi_synth *c, int pp, int dp, int mb, int steps)
 {
-	*c = (struct wi_synth){ .pp = pp, .dp = dp, .mb = mb, .steps = steps,
-				.f_ns = 1000000, .b_ns = 2000000, .p2p_ns = 50000,
-				.rs_ns = 3000000, .clip_ns = 500000, .opt_ns = 4000000,
-				.slow = 1, .slow_dp = -1, .slow_stage = -1, .last_stage = 1 };
+	*c = (struct wi_synth){ .pp = pp,
+				.dp = dp,
+				.mb = mb,
+				.steps = steps,
+				.f_ns = 1000000,
+				.b_ns = 2000000,
+				.p2p_ns = 50000,
+				.rs_ns = 3000000,
+				.clip_ns = 500000,
+				.opt_ns = 4000000,
+				.slow = 1,
+				.slow_dp = -1,
+				.slow_stage = -1,
+				.last_stage = 1 };
 }
 
 struct gen {
@@ -25,7 +35,7 @@ struct gen {
 	int64_t step, origin;
 	int d;
 	unsigned rng;
-	int32_t *dyn_seq;             /* [stage·NOPTYPES + type] */
+	int32_t *dyn_seq; /* [stage·NOPTYPES + type] */
 };
 
 static int emit(struct gen *g, int s, int type, int64_t start, int64_t end, int mb)
@@ -34,11 +44,19 @@ static int emit(struct gen *g, int s, int type, int64_t start, int64_t end, int 
 	bool comp = type == WI_FWD_COMPUTE || type == WI_BWD_COMPUTE;
 	bool chunk = comp || type == WI_PARAMS_AG || type == WI_GRADS_RS;
 	struct wi_op o = {
-		.step = g->step, .start_ns = g->origin + start, .end_ns = g->origin + end,
-		.rank = s * g->c->dp + g->d, .seq_id = (*seq)++,
-		.dp_rank = (int16_t)g->d, .stage = (int16_t)s,
-		.mc = (int16_t)(chunk ? 0 : -1), .gmc = (int16_t)(comp ? s : -1),
-		.mb_id = (int16_t)(comp ? mb : type == WI_GC ? 0 : -1), .optype = (uint8_t)type,
+		.step = g->step,
+		.start_ns = g->origin + start,
+		.end_ns = g->origin + end,
+		.rank = s * g->c->dp + g->d,
+		.seq_id = (*seq)++,
+		.dp_rank = (int16_t)g->d,
+		.stage = (int16_t)s,
+		.mc = (int16_t)(chunk ? 0 : -1),
+		.gmc = (int16_t)(comp ? s : -1),
+		.mb_id = (int16_t)(comp            ? mb
+				   : type == WI_GC ? 0
+						   : -1),
+		.optype = (uint8_t)type,
 	};
 	return wi_table_add(g->t, &o, 0);
 }
@@ -97,15 +115,18 @@ static int pipeline(struct gen *g, int64_t t0, int64_t *t)
 				int64_t start = t[s];
 				if (prod) {
 					int64_t end = (start > *prod ? start : *prod) + c->p2p_ns;
-					rc = emit(g, s, fwd ? WI_FWD_RECV : WI_BWD_RECV, start, end, -1);
+					rc = emit(g, s, fwd ? WI_FWD_RECV : WI_BWD_RECV, start, end,
+						  -1);
 					if (!rc)
-						rc = emit(g, fwd ? s - 1 : s + 1, fwd ? WI_FWD_SEND : WI_BWD_SEND,
-							  *prod, end, -1);
+						rc = emit(g, fwd ? s - 1 : s + 1,
+							  fwd ? WI_FWD_SEND : WI_BWD_SEND, *prod,
+							  end, -1);
 					start = end;
 				}
 				int64_t end = start + compute_ns(g, s, fwd ? c->f_ns : c->b_ns);
 				if (!rc)
-					rc = emit(g, s, fwd ? WI_FWD_COMPUTE : WI_BWD_COMPUTE, start, end, m);
+					rc = emit(g, s, fwd ? WI_FWD_COMPUTE : WI_BWD_COMPUTE,
+						  start, end, m);
 				(fwd ? fend : bend)[s * mb + m] = end;
 				t[s] = end;
 				idx[s]++;
@@ -167,7 +188,8 @@ int wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 			for (g.d = 0; g.d < dp && !rc; g.d++) {
 				int64_t x = ready[g.d * pp + s];
 				if (use_dp) {
-					memset(g.dyn_seq + s * WI_NOPTYPES + WI_GRADS_RS, 0, sizeof(int32_t));
+					memset(g.dyn_seq + s * WI_NOPTYPES + WI_GRADS_RS, 0,
+					       sizeof(int32_t));
 					rc = emit(&g, s, WI_GRADS_RS, x, m + c->rs_ns, -1);
 					x = m + c->rs_ns;
 				}
@@ -181,7 +203,8 @@ int wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 			for (int s = 0; s < pp && !rc; s++) {
 				g.dyn_seq[s * WI_NOPTYPES + WI_CLIP] = 0;
 				g.dyn_seq[s * WI_NOPTYPES + WI_OPTIMIZER] = 0;
-				rc = emit(&g, s, WI_CLIP, rsend[g.d * pp + s], gmax + c->clip_ns, -1);
+				rc = emit(&g, s, WI_CLIP, rsend[g.d * pp + s], gmax + c->clip_ns,
+					  -1);
 				if (!rc)
 					rc = emit(&g, s, WI_OPTIMIZER, gmax + c->clip_ns,
 						  gmax + c->clip_ns + c->opt_ns, -1);

@@ -11,8 +11,8 @@
 
 struct wi_synth {
 	int pp, dp, mb, steps;
-	int64_t f_ns, b_ns;      /* forward / backward compute per micro-batch */
-	int64_t p2p_ns;          /* p2p transfer */
+	int64_t f_ns, b_ns; /* forward / backward compute per micro-batch */
+	int64_t p2p_ns;     /* p2p transfer */
 	int64_t rs_ns, clip_ns, opt_ns;
 	double slow;             /* compute factor of the slow worker (1 = none) */
 	int slow_dp, slow_stage; /* the slow worker */
