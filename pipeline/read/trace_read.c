@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "gunzip.h"
 #include "json_scan.h"
 #include "util/pp.h"
 
@@ -67,10 +67,11 @@ struct trace_reader {
 	const char *membuf;
 	size_t memlen, mempos;
 	bool gz;
-	bool gz_open;   /* inflateInit done */
+	int gunzip;     /* enum gunzip_impl asked for */
 	bool gz_cut;    /* the gzip stream ended early */
 	bool gz_bad;    /* corrupt gzip data */
-	z_stream zs;
+	struct gunzip *gzs;
+	struct gunzip_io zio; /* zio.in/in_n: compressed input not yet used */
 	unsigned char *zin;
 	uint64_t file_bytes; /* bytes read from the file */
 
@@ -168,61 +169,55 @@ static ssize_t read_full(int fd, void *p, size_t n)
 	return (ssize_t)got;
 }
 
+/* Reads the next chunk of compressed input; 0 bytes read sets gz_cut. */
+static int read_zin(struct trace_reader *r)
+{
+	ssize_t k = read_full(r->fd, r->zin, ZIN_SIZE);
+	if (k < 0)
+		return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
+			       "read failed: %s, expected a readable file", strerror(errno));
+	r->file_bytes += (uint64_t)k;
+	r->zio.in = r->zin;
+	r->zio.in_n = (size_t)k;
+	return 0;
+}
+
 /* Inflates into buf[len..cap). Sets eof at the end of the gzip data. */
 static int fill_gz(struct trace_reader *r)
 {
-	size_t start = r->len;
 	while (r->len < r->cap && !r->eof) {
-		if (r->zs.avail_in == 0) {
-			ssize_t k = read_full(r->fd, r->zin, ZIN_SIZE);
-			if (k < 0)
-				return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
-					       "read failed: %s, expected a readable file",
-					       strerror(errno));
-			r->file_bytes += (uint64_t)k;
-			r->zs.next_in = r->zin;
-			r->zs.avail_in = (uInt)k;
-			if (k == 0) {
+		if (r->zio.in_n == 0) {
+			if (read_zin(r))
+				return r->rc;
+			if (r->zio.in_n == 0) {
 				r->gz_cut = true;
 				r->eof = true;
 				break;
 			}
 		}
-		r->zs.next_out = (Bytef *)r->buf + r->len;
-		r->zs.avail_out = (uInt)(r->cap - r->len);
-		int zrc = inflate(&r->zs, Z_NO_FLUSH);
-		r->len = (size_t)((char *)r->zs.next_out - r->buf);
-		if (zrc == Z_STREAM_END) {
+		r->zio.out = r->buf + r->len;
+		r->zio.out_n = r->cap - r->len;
+		int zrc = gunzip_run(r->gzs, &r->zio);
+		r->len = (size_t)(r->zio.out - r->buf);
+		if (zrc == GUNZIP_END) {
 			/* Another gzip member may follow (concatenated files). */
-			if (r->zs.avail_in == 0) {
-				ssize_t k = read_full(r->fd, r->zin, ZIN_SIZE);
-				if (k < 0)
-					return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
-						       "read failed: %s, expected a readable file",
-						       strerror(errno));
-				r->file_bytes += (uint64_t)k;
-				r->zs.next_in = r->zin;
-				r->zs.avail_in = (uInt)k;
+			if (r->zio.in_n == 0 && read_zin(r))
+				return r->rc;
+			if (r->zio.in_n >= 2 && r->zio.in[0] == 0x1f && r->zio.in[1] == 0x8b) {
+				zrc = gunzip_reset(r->gzs);
+				if (zrc == GUNZIP_OK)
+					continue;
+			} else {
+				r->eof = true; /* anything else after the last member is ignored */
+				break;
 			}
-			if (r->zs.avail_in >= 2 && r->zs.next_in[0] == 0x1f &&
-			    r->zs.next_in[1] == 0x8b) {
-				inflateReset(&r->zs);
-				continue;
-			}
-			r->eof = true; /* anything else after the last member is ignored */
-			break;
 		}
-		if (zrc == Z_BUF_ERROR && r->zs.avail_in == 0)
-			continue; /* needs input */
-		if (zrc != Z_OK) {
+		if (zrc == GUNZIP_BAD) {
 			r->gz_bad = true;
 			r->eof = true;
-			snprintf(r->keytmp, sizeof(r->keytmp), "%s",
-				 r->zs.msg ? r->zs.msg : "inflate failed");
 			break;
 		}
 	}
-	(void)start;
 	return 0;
 }
 
@@ -308,6 +303,7 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 	if (r->max_event < 64)
 		r->max_event = 64;
 	r->salvage = o && o->salvage;
+	r->gunzip = o ? o->gunzip : GUNZIP_AUTO;
 	r->state = S_START;
 	r->hdr.backend = r->hdr.nccl_version = r->hdr.device_name = r->hdr.trace_name = "";
 	return r;
@@ -339,17 +335,13 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	if (k == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
 		r->gz = true;
 		r->zin = malloc(ZIN_SIZE);
-		if (!r->zin)
+		r->gzs = gunzip_new(r->gunzip);
+		if (!r->zin || !r->gzs)
 			goto oom;
 		memcpy(r->zin, magic, 2);
-		r->zs.next_in = r->zin;
-		r->zs.avail_in = 2;
+		r->zio.in = r->zin;
+		r->zio.in_n = 2;
 		r->file_bytes = 2;
-		if (inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK) {
-			set_err(r, PP_ENOMEM, 0, "cannot start zlib, expected memory");
-			return r;
-		}
-		r->gz_open = true;
 	} else {
 		memcpy(r->buf, magic, (size_t)k);
 		r->len = (size_t)k;
@@ -386,8 +378,7 @@ void trace_reader_close(struct trace_reader *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
-	if (r->gz_open)
-		inflateEnd(&r->zs);
+	gunzip_free(r->gzs);
 	free(r->zin);
 	free(r->buf);
 	free(r->scratch);
@@ -1407,7 +1398,7 @@ static int on_truncation(struct trace_reader *r)
 		return set_err(r, PP_EPARSE, end,
 			       "corrupt gzip data (%s) after %llu complete events, expected a "
 			       "valid gzip stream",
-			       r->keytmp, (unsigned long long)r->events);
+			       gunzip_error(r->gzs), (unsigned long long)r->events);
 	const char *where = r->state == S_EVENTS ? "inside traceEvents" : "inside the trace object";
 	if (r->state == S_EVENTS && !r->first)
 		where = "inside an event";
@@ -1494,6 +1485,11 @@ bool trace_reader_truncated(const struct trace_reader *r)
 bool trace_reader_is_gzip(const struct trace_reader *r)
 {
 	return r->gz;
+}
+
+const char *trace_reader_gunzip(const struct trace_reader *r)
+{
+	return r->gzs ? gunzip_name(r->gzs) : "";
 }
 
 bool pp_sv_ieq(struct pp_sv s, const char *lit)

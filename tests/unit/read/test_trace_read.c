@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 
+#include "read/gunzip.h"
 #include "read/json_scan.h"
 #include "read/trace_read.h"
 #include "util/pp.h"
@@ -542,8 +543,31 @@ static void test_truncated(void **state)
 	assert_int_equal(n, 2);
 }
 
-static void test_gzip(void **state)
+/* Reads path to the end with the given gunzip implementation; returns the
+ * final code, the event count in *n and the error text in err. */
+static int read_gz(const char *path, int impl, bool salvage, uint64_t *n, char *err,
+		   size_t errlen)
 {
+	struct trace_reader_opts o = { .salvage = salvage, .gunzip = impl };
+	struct trace_reader *r = trace_reader_open(path, &o);
+	struct trace_event ev;
+	int rc;
+	assert_non_null(r);
+	*n = 0;
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		(*n)++;
+	snprintf(err, errlen, "%s", trace_reader_error(r));
+	if (salvage && rc == 0 && !trace_reader_truncated(r))
+		snprintf(err, errlen, "not truncated");
+	trace_reader_close(r);
+	return rc;
+}
+
+/* One gzip implementation: a whole file, concatenated members, a cut file
+ * (error, or salvage), corrupt header, data and checksum. */
+static void gzip_case(int impl)
+{
+	const char *name = impl == GUNZIP_ZLIB ? "zlib" : "isa-l";
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "{\"traceEvents\":[");
 	for (int i = 0; i < 50000; i++)
@@ -551,8 +575,11 @@ static void test_gzip(void **state)
 			    i ? "," : "", i, i);
 	strbuf_addstr(&sb, "],\"distributedInfo\":{\"rank\":2}}");
 	char *path = write_file(sb.buf, sb.len, true);
-	struct trace_reader *r = trace_reader_open(path, NULL);
+	struct trace_reader_opts o = { .gunzip = impl };
+	struct trace_reader *r = trace_reader_open(path, &o);
 	struct trace_event ev;
+	char err[1024];
+	uint64_t got, kept;
 	int i = 0, rc;
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
 		char want[32];
@@ -564,63 +591,107 @@ static void test_gzip(void **state)
 	assert_int_equal(rc, 0);
 	assert_int_equal(i, 50000);
 	assert_true(trace_reader_is_gzip(r));
+	assert_string_equal(trace_reader_gunzip(r), name);
 	assert_int_equal(trace_reader_bytes_text(r), sb.len);
 	assert_int_equal(trace_reader_header(r)->rank, 2);
 	trace_reader_close(r);
 
-	/* a truncated gzip file: error, or the complete events with salvage */
 	FILE *f = fopen(path, "rb");
 	char *gz = malloc(1 << 20);
 	size_t gzn = fread(gz, 1, 1 << 20, f);
 	fclose(f);
+	assert_true(gzn > 1000 && gzn < (1 << 19));
+
+	/* the same text as three members, then bytes that are not a member */
+	size_t third = sb.len / 3;
+	char *m1 = write_file(sb.buf, third, true);
+	char *m2 = write_file(sb.buf + third, third, true);
+	char *m3 = write_file(sb.buf + 2 * third, sb.len - 2 * third, true);
+	struct strbuf cat = STRBUF_INIT;
+	char *parts[] = { m1, m2, m3 };
+	size_t last = 0; /* where the third member starts */
+	for (int k = 0; k < 3; k++) {
+		last = cat.len;
+		f = fopen(parts[k], "rb");
+		char chunk[4096];
+		size_t n;
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			strbuf_add(&cat, chunk, n);
+		fclose(f);
+		unlink(parts[k]);
+		free(parts[k]);
+	}
+	strbuf_addstr(&cat, "trailing junk");
+	char *multi = write_file(cat.buf, cat.len, false);
+	assert_int_equal(read_gz(multi, impl, false, &got, err, sizeof(err)), 0);
+	assert_int_equal(got, 50000);
+
+	/* a truncated gzip file: error, or the complete events with salvage */
 	char *cut = write_file(gz, gzn / 2, false); /* still gzip by magic */
-	r = trace_reader_open(cut, NULL);
-	while ((rc = trace_reader_next(r, &ev)) > 0)
-		;
-	assert_int_equal(rc, PP_ETRUNC);
-	uint64_t got = trace_reader_events(r);
+	assert_int_equal(read_gz(cut, impl, false, &got, err, sizeof(err)), PP_ETRUNC);
 	assert_true(got > 1000 && got < 50000);
-	assert_non_null(strstr(trace_reader_error(r), "gzip stream ends inside an event"));
-	trace_reader_close(r);
-	struct trace_reader_opts so = { .salvage = true };
-	r = trace_reader_open(cut, &so);
-	uint64_t kept = 0;
-	while ((rc = trace_reader_next(r, &ev)) > 0)
-		kept++;
-	assert_int_equal(rc, 0);
+	assert_non_null(strstr(err, "gzip stream ends inside an event"));
+	assert_int_equal(read_gz(cut, impl, true, &kept, err, sizeof(err)), 0);
 	assert_int_equal(kept, got);
-	assert_true(trace_reader_truncated(r));
-	trace_reader_close(r);
-	/* corrupt gzip data: reserved header flags make zlib fail at once */
-	gz[3] = (char)0xe0;
+	assert_string_equal(err, "");
+	/* the last member cut in its middle: the earlier members' events, and
+	 * then the error */
+	char *mcut = write_file(cat.buf, last + (cat.len - last) / 2, false);
+	assert_int_equal(read_gz(mcut, impl, false, &got, err, sizeof(err)), PP_ETRUNC);
+	assert_true(got > 2 * 50000 / 3 - 10 && got < 50000);
+	assert_non_null(strstr(err, "gzip stream ends inside an event"));
+
+	/* a corrupt header: not deflate (method 7 instead of 8) */
+	gz[2] = 7;
 	char *bad = write_file(gz, gzn, false);
-	r = trace_reader_open(bad, NULL);
-	assert_int_equal(trace_reader_next(r, &ev), PP_EPARSE);
-	assert_string_equal(trace_reader_error(r) + strlen(bad),
-			    ": byte 0: corrupt gzip data (unknown header flags set) after 0 "
+	assert_int_equal(read_gz(bad, impl, false, &got, err, sizeof(err)), PP_EPARSE);
+	assert_string_equal(err + strlen(bad),
+			    ": byte 0: corrupt gzip data (unknown compression method) after 0 "
 			    "complete events, expected a valid gzip stream");
-	trace_reader_close(r);
+	gz[2] = 8;
 	unlink(bad);
+	free(bad);
+	/* a wrong CRC in the trailer: every event read, then the error */
+	gz[gzn - 8] ^= 0x55;
+	bad = write_file(gz, gzn, false);
+	assert_int_equal(read_gz(bad, impl, false, &got, err, sizeof(err)), PP_EPARSE);
+	assert_non_null(strstr(err, "corrupt gzip data (incorrect data check) after"));
+	gz[gzn - 8] ^= 0x55;
+	unlink(bad);
+	free(bad);
 	/* corruption inside the deflate data decodes to garbage or fails:
 	 * either way an error, never a crash */
-	gz[3] = 0;
 	for (size_t k = gzn / 3; k < gzn / 3 + 64; k++)
 		gz[k] ^= 0x5a;
-	free(bad);
 	bad = write_file(gz, gzn, false);
-	r = trace_reader_open(bad, NULL);
-	while ((rc = trace_reader_next(r, &ev)) > 0)
-		;
+	rc = read_gz(bad, impl, false, &got, err, sizeof(err));
 	assert_true(rc == PP_EPARSE || rc == PP_ETRUNC);
-	trace_reader_close(r);
 	unlink(path);
 	unlink(cut);
+	unlink(mcut);
 	unlink(bad);
+	unlink(multi);
 	free(path);
 	free(cut);
+	free(mcut);
 	free(bad);
+	free(multi);
 	free(gz);
+	strbuf_release(&cat);
 	strbuf_release(&sb);
+}
+
+static void test_gzip_zlib(void **state)
+{
+	gzip_case(GUNZIP_ZLIB);
+}
+
+/* ISA-L, the default when the build found it; skipped (and said) otherwise. */
+static void test_gzip_isal(void **state)
+{
+	if (!gunzip_have_isal())
+		skip();
+	gzip_case(GUNZIP_ISAL);
 }
 
 static void test_errors(void **state)
@@ -774,7 +845,8 @@ int main(void)
 		cmocka_unit_test(test_header_before_and_after),
 		cmocka_unit_test(test_comm_args),
 		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_gzip_zlib),
+		cmocka_unit_test(test_gzip_isal),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_small_window_refills),
