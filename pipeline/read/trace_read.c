@@ -35,6 +35,7 @@
 
 #include "gunzip.h"
 #include "json_scan.h"
+#include "key_cache.h"
 #include "util/pp.h"
 
 enum { S_START, S_KEY, S_AFTER, S_EVENTS, S_END, S_DONE };
@@ -94,6 +95,8 @@ struct trace_reader {
 	bool dev_name_set;
 
 	struct js_stack st;
+	struct key_cache kc_event, kc_args; /* keys of events, of their args */
+	bool no_kc;                         /* opts.no_key_cache */
 	struct kept kept[K_NSLOTS];
 	unsigned kept_mask; /* bit i: kept[i] is in use */
 	char *scratch;
@@ -304,7 +307,10 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 		r->max_event = 64;
 	r->salvage = o && o->salvage;
 	r->gunzip = o ? o->gunzip : GUNZIP_AUTO;
+	r->no_kc = o && o->no_key_cache;
 	r->state = S_START;
+	key_cache_init(&r->kc_event);
+	key_cache_init(&r->kc_args);
 	r->hdr.backend = r->hdr.nccl_version = r->hdr.device_name = r->hdr.trace_name = "";
 	return r;
 }
@@ -910,11 +916,94 @@ static int commit_strings(struct trace_reader *r, struct trace_event *ev)
 
 /* ---- the event -------------------------------------------------------- */
 
+/* The args members an event keeps: what args_key() returns for them (0 for
+ * every other key) and where each goes. */
+enum {
+	A_NAME = 1, A_DTYPE, A_STREAM, A_DEVICE, A_GROUP_SIZE, A_SORT_INDEX, A_CORRELATION,
+	A_EXTERNAL_ID, A_IN_NELEMS, A_OUT_NELEMS, A_COLLECTIVE, A_PG_NAME, A_PG_RANKS,
+	A_PG_DESC, A_NKEYS
+};
+
+static const struct arg_field {
+	int slot;     /* a K_* text slot, or -1 */
+	size_t field; /* else the int64_t field of struct trace_event ... */
+	unsigned bit; /* ... and its TE_* bit */
+} arg_fields[A_NKEYS] = {
+	[0] = { -1, 0, 0 },
+	[A_NAME] = { K_ARG_NAME, 0, 0 },
+	[A_DTYPE] = { K_DTYPE, 0, 0 },
+	[A_COLLECTIVE] = { K_COLLECTIVE, 0, 0 },
+	[A_PG_NAME] = { K_PG_NAME, 0, 0 },
+	[A_PG_RANKS] = { K_PG_RANKS, 0, 0 },
+	[A_PG_DESC] = { K_PG_DESC, 0, 0 },
+	[A_STREAM] = { -1, offsetof(struct trace_event, stream), TE_STREAM },
+	[A_DEVICE] = { -1, offsetof(struct trace_event, device), TE_DEVICE },
+	[A_GROUP_SIZE] = { -1, offsetof(struct trace_event, group_size), TE_GROUP_SIZE },
+	[A_SORT_INDEX] = { -1, offsetof(struct trace_event, sort_index), TE_SORT_INDEX },
+	[A_CORRELATION] = { -1, offsetof(struct trace_event, correlation), TE_CORRELATION },
+	[A_EXTERNAL_ID] = { -1, offsetof(struct trace_event, external_id), TE_EXTERNAL_ID },
+	[A_IN_NELEMS] = { -1, offsetof(struct trace_event, in_nelems), TE_IN_NELEMS },
+	[A_OUT_NELEMS] = { -1, offsetof(struct trace_event, out_nelems), TE_OUT_NELEMS },
+};
+
+/* The code of key k[0..kn) in a table ending with { NULL, 0 }; 0 when it
+ * is not there. A plain scan: the key cache leaves it the first sight of
+ * each literal. */
+struct key_code {
+	const char *key;
+	int code;
+};
+
+static int key_lookup(const struct key_code *t, const char *k, size_t kn)
+{
+	for (; t->key; t++)
+		if (strlen(t->key) == kn && !memcmp(t->key, k, kn))
+			return t->code;
+	return 0;
+}
+
+static const struct key_code args_keys[] = {
+	{ "name", A_NAME }, { "dtype", A_DTYPE }, { "stream", A_STREAM },
+	{ "device", A_DEVICE }, { "Group size", A_GROUP_SIZE }, { "sort_index", A_SORT_INDEX },
+	{ "correlation", A_CORRELATION }, { "External id", A_EXTERNAL_ID },
+	{ "In msg nelems", A_IN_NELEMS }, { "Out msg nelems", A_OUT_NELEMS },
+	{ "Collective name", A_COLLECTIVE }, { "Process Group Name", A_PG_NAME },
+	{ "Process Group Ranks", A_PG_RANKS }, { "Process Group Description", A_PG_DESC },
+	{ NULL, 0 },
+};
+
+/* The A_* code of an args key, 0 when the reader does not keep it. */
+static int args_key(const char *k, size_t kn)
+{
+	return key_lookup(args_keys, k, kn);
+}
+
+/* Reads the key of the member at *pp: from the key cache when the bytes
+ * are an expected literal, else with read_key() and code(), and then
+ * teaches the cache. *at is the cache's trie node (0 at the object's
+ * start). Returns the key's code or a negative JS_* code. */
+static ALWAYS_INLINE int member_key(struct cx *c, struct key_cache *kc, unsigned *at,
+				    const char **pp, int (*code)(const char *, size_t))
+{
+	int which = c->r->no_kc ? -1 : key_cache_match(kc, at, pp, c->end);
+	if (which >= 0)
+		return which;
+	const char *kq = *pp, *k;
+	size_t kn;
+	int rc = read_key(c, pp, &k, &kn, "a key string");
+	if (rc)
+		return -rc;
+	which = code(k, kn);
+	/* k is in the window just after the quote unless it was unescaped */
+	*at = key_cache_learn(kc, *at, kq, k == kq + 1 ? (size_t)(*pp - kq) : 0, which);
+	return which;
+}
+
 static int parse_args(struct cx *c, const char **pp, struct trace_event *ev)
 {
-	const char *p = *pp + 1, *k;
-	size_t kn;
+	const char *p = *pp + 1;
 	bool more = true, ok, kept;
+	unsigned at = 0; /* key cache trie node */
 	int rc;
 	if ((rc = ws_need(c, &p, "a key or '}'")))
 		return rc;
@@ -923,72 +1012,20 @@ static int parse_args(struct cx *c, const char **pp, struct trace_event *ev)
 		return JS_OK;
 	}
 	while (more) {
-		if ((rc = read_key(c, &p, &k, &kn, "a key string")))
-			return rc;
-		int64_t *iv = NULL;
-		unsigned bit = 0;
-		int slot = -1;
-		switch (kn) {
-		case 4:
-			if (!memcmp(k, "name", 4))
-				slot = K_ARG_NAME;
-			break;
-		case 5:
-			if (!memcmp(k, "dtype", 5))
-				slot = K_DTYPE;
-			break;
-		case 6:
-			if (!memcmp(k, "stream", 6))
-				iv = &ev->stream, bit = TE_STREAM;
-			else if (!memcmp(k, "device", 6))
-				iv = &ev->device, bit = TE_DEVICE;
-			break;
-		case 10:
-			if (!memcmp(k, "Group size", 10))
-				iv = &ev->group_size, bit = TE_GROUP_SIZE;
-			else if (!memcmp(k, "sort_index", 10))
-				iv = &ev->sort_index, bit = TE_SORT_INDEX;
-			break;
-		case 11:
-			if (!memcmp(k, "correlation", 11))
-				iv = &ev->correlation, bit = TE_CORRELATION;
-			else if (!memcmp(k, "External id", 11))
-				iv = &ev->external_id, bit = TE_EXTERNAL_ID;
-			break;
-		case 13:
-			if (!memcmp(k, "In msg nelems", 13))
-				iv = &ev->in_nelems, bit = TE_IN_NELEMS;
-			break;
-		case 14:
-			if (!memcmp(k, "Out msg nelems", 14))
-				iv = &ev->out_nelems, bit = TE_OUT_NELEMS;
-			break;
-		case 15:
-			if (!memcmp(k, "Collective name", 15))
-				slot = K_COLLECTIVE;
-			break;
-		case 18:
-			if (!memcmp(k, "Process Group Name", 18))
-				slot = K_PG_NAME;
-			break;
-		case 19:
-			if (!memcmp(k, "Process Group Ranks", 19))
-				slot = K_PG_RANKS;
-			break;
-		case 25:
-			if (!memcmp(k, "Process Group Description", 25))
-				slot = K_PG_DESC;
-			break;
-		}
-		if (iv) {
-			if ((rc = read_int_field(c, &p, iv, &ok)))
+		int which = member_key(c, &c->r->kc_args, &at, &p, args_key);
+		if (which < 0)
+			return -which;
+		const struct arg_field *f = &arg_fields[which];
+		if (f->bit) {
+			if ((rc = read_int_field(c, &p, (int64_t *)(void *)((char *)ev + f->field),
+						 &ok)))
 				return rc;
 			if (ok)
-				ev->has |= bit;
+				ev->has |= f->bit;
 			else
-				ev->has &= ~bit;
-		} else if (slot >= 0) {
-			if ((rc = read_text_field(c, &p, slot, &kept)))
+				ev->has &= ~f->bit;
+		} else if (f->slot >= 0) {
+			if ((rc = read_text_field(c, &p, f->slot, &kept)))
 				return rc;
 		} else if ((rc = skip_value(c, &p))) {
 			return rc;
@@ -1028,12 +1065,27 @@ static ALWAYS_INLINE void clear_event(struct trace_event *ev)
 }
 #endif
 
+/* The codes parse_event() dispatches on; 0 for a key it skips. */
+enum { E_PH = 1, E_TS, E_ID, E_BP, E_CAT, E_PID, E_TID, E_DUR, E_NAME, E_ARGS };
+
+static const struct key_code event_keys[] = {
+	{ "ph", E_PH }, { "ts", E_TS }, { "id", E_ID }, { "bp", E_BP }, { "cat", E_CAT },
+	{ "pid", E_PID }, { "tid", E_TID }, { "dur", E_DUR }, { "name", E_NAME },
+	{ "args", E_ARGS }, { NULL, 0 },
+};
+
+static int event_key(const char *k, size_t kn)
+{
+	return key_lookup(event_keys, k, kn);
+}
+
 /* Parses the event object at *pp ('{') into ev. */
 static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 {
-	const char *p = *pp + 1, *k, *s;
-	size_t kn, n;
+	const char *p = *pp + 1, *s;
+	size_t n;
 	bool more = true, present, esc, kept;
+	unsigned at = 0; /* key cache trie node */
 	int rc;
 
 	clear_event(ev);
@@ -1047,30 +1099,12 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 		return JS_OK;
 	}
 	while (more) {
-		if ((rc = read_key(c, &p, &k, &kn, "a key string")))
-			return rc;
-		int which = 0;
-		switch (kn) {
-		case 2:
-			if (k[0] == 'p' && k[1] == 'h') which = 1;
-			else if (k[0] == 't' && k[1] == 's') which = 2;
-			else if (k[0] == 'i' && k[1] == 'd') which = 3;
-			else if (k[0] == 'b' && k[1] == 'p') which = 4;
-			break;
-		case 3:
-			if (!memcmp(k, "cat", 3)) which = 5;
-			else if (!memcmp(k, "pid", 3)) which = 6;
-			else if (!memcmp(k, "tid", 3)) which = 7;
-			else if (!memcmp(k, "dur", 3)) which = 8;
-			break;
-		case 4:
-			if (!memcmp(k, "name", 4)) which = 9;
-			else if (!memcmp(k, "args", 4)) which = 10;
-			break;
-		}
+		int which = member_key(c, &c->r->kc_event, &at, &p, event_key);
+		if (which < 0)
+			return -which;
 		switch (which) {
-		case 1: /* ph */
-		case 4: /* bp */
+		case E_PH:
+		case E_BP:
 			if (*p == '"') {
 				if ((rc = read_string(c, &p, &s, &n, &esc)))
 					return rc;
@@ -1079,7 +1113,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 					char t[8];
 					v = n <= sizeof(t) && js_unescape(s, n, t) ? t[0] : 0;
 				}
-				if (which == 1)
+				if (which == E_PH)
 					ev->ph = v;
 				else
 					ev->bp = v;
@@ -1087,32 +1121,32 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 				return rc;
 			}
 			break;
-		case 2: /* ts */
+		case E_TS:
 			if ((rc = read_time(c, &p, &ev->ts_ns, &present, "a number of µs in ts")))
 				return rc;
 			ev->has = present ? ev->has | TE_TS : ev->has & ~(unsigned)TE_TS;
 			break;
-		case 8: /* dur */
+		case E_DUR:
 			if ((rc = read_time(c, &p, &ev->dur_ns, &present, "a number of µs in dur")))
 				return rc;
 			ev->has = present ? ev->has | TE_DUR : ev->has & ~(unsigned)TE_DUR;
 			break;
-		case 3: /* id */
+		case E_ID:
 			if ((rc = read_id(c, &p, K_ID, &ev->id, &present)))
 				return rc;
 			ev->has = present ? ev->has | TE_ID : ev->has & ~(unsigned)TE_ID;
 			break;
-		case 6: /* pid */
+		case E_PID:
 			if ((rc = read_id(c, &p, K_PID, &ev->pid, &present)))
 				return rc;
 			ev->has = present ? ev->has | TE_PID : ev->has & ~(unsigned)TE_PID;
 			break;
-		case 7: /* tid */
+		case E_TID:
 			if ((rc = read_id(c, &p, K_TID, &ev->tid, &present)))
 				return rc;
 			ev->has = present ? ev->has | TE_TID : ev->has & ~(unsigned)TE_TID;
 			break;
-		case 5: /* cat */
+		case E_CAT:
 			if (*p == '"') {
 				if ((rc = read_text_field(c, &p, K_CAT, &kept)))
 					return rc;
@@ -1120,7 +1154,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 				return rc;
 			}
 			break;
-		case 9: /* name */
+		case E_NAME:
 			if (*p == '"') {
 				if ((rc = read_text_field(c, &p, K_NAME, &kept)))
 					return rc;
@@ -1128,7 +1162,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 				return rc;
 			}
 			break;
-		case 10: /* args */
+		case E_ARGS:
 			if (*p == '{') {
 				ev->has |= TE_ARGS;
 				if ((rc = parse_args(c, &p, ev)))

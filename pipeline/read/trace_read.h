@@ -92,6 +92,8 @@ struct trace_reader_opts {
 	size_t max_event_bytes; /* cap on one event's text; 0 = 256 MiB */
 	int gunzip;            /* enum gunzip_impl (gunzip.h); 0: ISA-L when
 				* built in, $PP_GUNZIP=zlib forces zlib */
+	bool no_key_cache;     /* read every key byte by byte, without the
+				* key cache (key_cache.h); tests compare both */
 };
 
 /* Opens path. Returns NULL only when out of memory; otherwise check

@@ -13,6 +13,7 @@
 
 #include <dirent.h>
 
+#include "gen/gen.h"
 #include "read/gunzip.h"
 #include "read/json_scan.h"
 #include "read/trace_read.h"
@@ -824,6 +825,82 @@ static void test_fuzz_regressions(void **state)
 	strbuf_release(&dir);
 }
 
+/* Reads a whole file (gzip or not) into sb. */
+static void slurp(const char *path, struct strbuf *sb)
+{
+	gzFile f = gzopen(path, "rb");
+	char chunk[65536];
+	int n;
+	assert_non_null(f);
+	while ((n = gzread(f, chunk, sizeof(chunk))) > 0)
+		strbuf_add(sb, chunk, (size_t)n);
+	assert_true(n == 0);
+	gzclose(f);
+}
+
+/* Runs the fuzz target's three readings (two windows, key cache on and
+ * off) on every trace file under dir; returns how many. */
+static int replay_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int count = 0;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		struct strbuf path = STRBUF_INIT, data = STRBUF_INIT;
+		strbuf_addf(&path, "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR) {
+			count += replay_tree(path.buf);
+		} else if (strstr(de->d_name, ".json")) {
+			slurp(path.buf, &data);
+			LLVMFuzzerTestOneInput((const uint8_t *)data.buf, data.len);
+			count++;
+		}
+		strbuf_release(&data);
+		strbuf_release(&path);
+	}
+	closedir(d);
+	return count;
+}
+
+/* The differential test of the key cache (and of the window) on whole
+ * traces: the 45 real ones of ../shared/data/real and two ppgen trees,
+ * one with every nasty option. Skipped, and said, without the real ones. */
+static void test_whole_traces(void **state)
+{
+	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
+	struct strbuf dir = STRBUF_INIT;
+	for (int nasty = 0; nasty < 2; nasty++) {
+		char *out = tmp_path(nasty ? "-gen-nasty" : "-gen");
+		int iters[] = { 3 };
+		struct gen_opts o = { .out = out, .tp = 1, .pp = 2, .dp = 1, .cp = 1, .ep = 1,
+				      .vpp = 1, .microbatches = 4, .iterations = iters,
+				      .niterations = 1, .layers = 2, .kpl = 3, .seed = 7,
+				      .quiet = true };
+		char err[128];
+		if (nasty)
+			assert_int_equal(gen_parse_nasty("all", &o.nasty, err, sizeof(err)), 0);
+		assert_int_equal(gen_run(&o), 0);
+		strbuf_reset(&dir);
+		strbuf_addf(&dir, "%s/iteration_3", out);
+		assert_int_equal(replay_tree(dir.buf), 2);
+		strbuf_reset(&dir);
+		strbuf_addf(&dir, "rm -rf '%s'", out);
+		assert_int_equal(system(dir.buf), 0);
+		free(out);
+	}
+	strbuf_reset(&dir);
+	strbuf_addf(&dir, "%s/../shared/data/real", root);
+	int n = replay_tree(dir.buf);
+	strbuf_release(&dir);
+	if (n == 0)
+		skip(); /* no real traces beside the project */
+	assert_int_equal(n, 45);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -851,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_small_window_refills),
 		cmocka_unit_test(test_fuzz_regressions),
+		cmocka_unit_test(test_whole_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
