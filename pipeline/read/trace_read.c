@@ -602,6 +602,22 @@ static ALWAYS_INLINE int digits(const char **pp, const char *end, uint64_t *acc,
 	return n;
 }
 
+/* The first byte at or after p that is not an ASCII digit, 8 bytes a step
+ * (no branch per digit); the window's zero padding stops it. */
+static ALWAYS_INLINE const char *digit_run(const char *p)
+{
+	for (;;) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		uint64_t t = ((x & 0xf0f0f0f0f0f0f0f0ull) |
+			      (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
+			     0x3333333333333333ull; /* zero bytes: digits */
+		if (t)
+			return p + (__builtin_ctzll(t) >> 3);
+		p += 8;
+	}
+}
+
 /* Fast path for the common integer: -?(0|[1-9][0-9]{0,17}) followed, within
  * the window, by a byte that cannot continue a number. Anything else (more
  * digits, fraction, exponent, end of window) returns false and the caller
@@ -685,13 +701,9 @@ static ALWAYS_INLINE int skip_value(struct cx *c, const char **pp)
 		}
 	} else if (is_dig(*p)) { /* a plain non-negative number: digits[.digits] */
 		const char *s = p;
-		while (p < c->end && is_dig(*p))
-			p++;
-		if (p < c->end && *p == '.') {
-			p++;
-			while (p < c->end && is_dig(*p))
-				p++;
-		}
+		p = digit_run(p);
+		if (p < c->end && *p == '.')
+			p = digit_run(p + 1);
 		if (p < c->end && !num_continues(*p) && p[-1] != '.' &&
 		    !(*s == '0' && is_dig(s[1]))) {
 			*pp = p;
