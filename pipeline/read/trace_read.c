@@ -990,31 +990,43 @@ static int args_key(const char *k, size_t kn)
 	return key_lookup(args_keys, k, kn);
 }
 
-/* Reads the key of the member at *pp: from the key cache when the bytes
- * are an expected literal, else with read_key() and code(), and then
- * teaches the cache. *at is the cache's trie node (0 at the object's
- * start). Returns the key's code or a negative JS_* code. */
-static ALWAYS_INLINE int member_key(struct cx *c, struct key_cache *kc, unsigned *at,
-				    const char **pp, int (*code)(const char *, size_t))
+enum { M_END = -3 }; /* next_member(): the object closed */
+
+/* Moves *pp to the next member's value and returns its key's code. *pp is
+ * at the first member's key, or else just after the previous member's
+ * value. A member whose bytes from there (the separator, the key, the ':')
+ * are an expected literal of the key cache costs one compare; any other
+ * goes through member_end() and read_key() and teaches the cache. *at is
+ * the cache's trie node (0 at the object's start). Returns M_END after the
+ * closing '}' (with *pp after it), or a negated JS_MORE / JS_ERR. */
+static ALWAYS_INLINE int next_member(struct cx *c, struct key_cache *kc, unsigned *at,
+				     const char **pp, int (*code)(const char *, size_t))
 {
+	const char *lit = *pp, *kq, *k;
+	size_t kn;
+	bool more;
 	int which = c->r->no_kc ? -1 : key_cache_match(kc, at, pp, c->end);
 	if (which >= 0)
 		return which;
-	const char *kq = *pp, *k;
-	size_t kn;
-	int rc = read_key(c, pp, &k, &kn, "a key string");
-	if (rc)
+	int rc = 0;
+	if (*at && (rc = member_end(c, pp, '}', &more)) == 0) { /* not the first member */
+		if (!more)
+			return M_END;
+		rc = ws_need(c, pp, "a key string");
+	}
+	kq = *pp;
+	if (rc || (rc = read_key(c, pp, &k, &kn, "a key string")))
 		return -rc;
 	which = code(k, kn);
 	/* k is in the window just after the quote unless it was unescaped */
-	*at = key_cache_learn(kc, *at, kq, k == kq + 1 ? (size_t)(*pp - kq) : 0, which);
+	*at = key_cache_learn(kc, *at, lit, k == kq + 1 ? (size_t)(*pp - lit) : 0, which);
 	return which;
 }
 
 static int parse_args(struct cx *c, const char **pp, struct trace_event *ev)
 {
 	const char *p = *pp + 1;
-	bool more = true, ok, kept;
+	bool ok, kept;
 	unsigned at = 0; /* key cache trie node */
 	int rc;
 	if ((rc = ws_need(c, &p, "a key or '}'")))
@@ -1023,8 +1035,10 @@ static int parse_args(struct cx *c, const char **pp, struct trace_event *ev)
 		*pp = p + 1;
 		return JS_OK;
 	}
-	while (more) {
-		int which = member_key(c, &c->r->kc_args, &at, &p, args_key);
+	for (;;) {
+		int which = next_member(c, &c->r->kc_args, &at, &p, args_key);
+		if (which == M_END)
+			break;
 		if (which < 0)
 			return -which;
 		const struct arg_field *f = &arg_fields[which];
@@ -1042,10 +1056,6 @@ static int parse_args(struct cx *c, const char **pp, struct trace_event *ev)
 		} else if ((rc = skip_value(c, &p))) {
 			return rc;
 		}
-		if ((rc = member_end(c, &p, '}', &more)))
-			return rc;
-		if (more && (rc = ws_need(c, &p, "a key string")))
-			return rc;
 	}
 	*pp = p;
 	return JS_OK;
@@ -1096,7 +1106,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 {
 	const char *p = *pp + 1, *s;
 	size_t n;
-	bool more = true, present, esc, kept;
+	bool present, esc, kept;
 	unsigned at = 0; /* key cache trie node */
 	int rc;
 
@@ -1110,8 +1120,10 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 		*pp = p + 1;
 		return JS_OK;
 	}
-	while (more) {
-		int which = member_key(c, &c->r->kc_event, &at, &p, event_key);
+	for (;;) {
+		int which = next_member(c, &c->r->kc_event, &at, &p, event_key);
+		if (which == M_END)
+			break;
 		if (which < 0)
 			return -which;
 		switch (which) {
@@ -1187,10 +1199,6 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 			if ((rc = skip_value(c, &p)))
 				return rc;
 		}
-		if ((rc = member_end(c, &p, '}', &more)))
-			return rc;
-		if (more && (rc = ws_need(c, &p, "a key string")))
-			return rc;
 	}
 	*pp = p;
 	return JS_OK;
