@@ -85,6 +85,31 @@ static char *write_file(const void *data, size_t n, bool gz)
 	return path;
 }
 
+/* Reads r to its end, requiring event i to be named prefix<i>, at ts
+ * i µs + frac_ns and, when field is not SIZE_MAX, to have the int64_t at
+ * that offset of struct trace_event equal to i. Returns the final code of
+ * trace_reader_next(); *n gets the count. */
+static int read_numbered(struct trace_reader *r, const char *prefix, int64_t frac_ns,
+			 size_t field, int *n)
+{
+	struct trace_event ev;
+	int rc;
+	*n = 0;
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		char want[32];
+		snprintf(want, sizeof(want), "%s%d", prefix, *n);
+		assert_string_equal(ev.name.p, want);
+		assert_int_equal(ev.ts_ns, (int64_t)*n * 1000 + frac_ns);
+		if (field != SIZE_MAX) {
+			int64_t v;
+			memcpy(&v, (const char *)&ev + field, sizeof(v));
+			assert_int_equal(v, *n);
+		}
+		(*n)++;
+	}
+	return rc;
+}
+
 static const char *EV1 =
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,"
 	"\"ts\":1707261432356123.456,\"dur\":3.2,\"args\":{\"correlation\":42,"
@@ -578,18 +603,10 @@ static void gzip_case(int impl)
 	char *path = write_file(sb.buf, sb.len, true);
 	struct trace_reader_opts o = { .gunzip = impl };
 	struct trace_reader *r = trace_reader_open(path, &o);
-	struct trace_event ev;
 	char err[1024];
 	uint64_t got, kept;
-	int i = 0, rc;
-	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		char want[32];
-		snprintf(want, sizeof(want), "k%d", i);
-		assert_string_equal(ev.name.p, want);
-		assert_int_equal(ev.ts_ns, (int64_t)i * 1000 + 500);
-		i++;
-	}
-	assert_int_equal(rc, 0);
+	int i, rc;
+	assert_int_equal(read_numbered(r, "k", 500, SIZE_MAX, &i), 0);
 	assert_int_equal(i, 50000);
 	assert_true(trace_reader_is_gzip(r));
 	assert_string_equal(trace_reader_gunzip(r), name);
@@ -760,17 +777,10 @@ static void test_small_window_refills(void **state)
 		struct trace_reader_opts o = { .max_event_bytes = 4096 };
 		struct trace_reader *r = pass ? trace_reader_open_mem(sb.buf, sb.len, &o)
 					      : trace_reader_open(path, &o);
-		struct trace_event ev;
-		int i = 0, rc;
-		while ((rc = trace_reader_next(r, &ev)) > 0) {
-			char want[32];
-			snprintf(want, sizeof(want), "n\xc3\xa9%d", i);
-			assert_string_equal(ev.name.p, want);
-			assert_int_equal(ev.correlation, i);
-			assert_int_equal(ev.ts_ns, (int64_t)i * 1000 + 125);
-			i++;
-		}
-		assert_int_equal(rc, 0);
+		int i;
+		assert_int_equal(read_numbered(r, "n\xc3\xa9", 125,
+					       offsetof(struct trace_event, correlation), &i),
+				 0);
 		assert_int_equal(i, 3000);
 		assert_int_equal(trace_reader_bytes_text(r), sb.len);
 		trace_reader_close(r);
@@ -866,6 +876,45 @@ static int replay_tree(const char *dir)
 	return count;
 }
 
+/* The key cache past its limits: more distinct keys than it keeps
+ * literals (64), more key orders than it keeps trie nodes (512), keys too
+ * long to cache, escaped keys, spacing that changes between events, and a
+ * key whose literal is a prefix of another's. Every event must read the
+ * same as with the cache off, and the known fields must be right. */
+static void test_key_cache_limits(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned seed = 12345;
+	strbuf_addstr(&sb, "{\"traceEvents\": [\n");
+	for (int i = 0; i < 3000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		const char *sep = (seed >> 8) % 7 == 0 ? ",\n    " : ", ";
+		const char *colon = (seed >> 12) % 5 == 0 ? " : " : ": ";
+		strbuf_addf(&sb, "%s{\"ph\"%s\"X\"", i ? ",\n" : "", colon);
+		/* some of 100 unknown keys, in an order that changes per event */
+		for (int k = 0; k < 4; k++)
+			strbuf_addf(&sb, "%s\"unknown key %u\"%s%d", sep,
+				    (seed >> (4 * k)) % 100, colon, k);
+		if (i % 3 == 0)
+			strbuf_addf(&sb, "%s\"a key longer than the thirty-two bytes cached\": 1", sep);
+		if (i % 5 == 0)
+			strbuf_addf(&sb, "%s\"\\u0074s\": 7", sep); /* an escaped "ts" */
+		strbuf_addf(&sb, "%s\"ts\"%s%d.5%s\"name\"%s\"k%d\"%s\"names\": 0", sep, colon, i,
+			    sep, colon, i, sep);
+		strbuf_addf(&sb, "%s\"args\"%s{\"External id\": %d%s\"External idx\": 1}}", sep,
+			    colon, i, sep);
+	}
+	strbuf_addstr(&sb, "\n]}");
+	LLVMFuzzerTestOneInput((const uint8_t *)sb.buf, sb.len);
+	struct trace_reader *r = open_str(sb.buf, false);
+	int i;
+	assert_int_equal(read_numbered(r, "k", 500, offsetof(struct trace_event, external_id), &i),
+			 0);
+	assert_int_equal(i, 3000);
+	trace_reader_close(r);
+	strbuf_release(&sb);
+}
+
 /* The differential test of the key cache (and of the window) on whole
  * traces: the 45 real ones of ../shared/data/real and two ppgen trees,
  * one with every nasty option. Skipped, and said, without the real ones. */
@@ -928,6 +977,7 @@ int main(void)
 		cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_small_window_refills),
 		cmocka_unit_test(test_fuzz_regressions),
+		cmocka_unit_test(test_key_cache_limits),
 		cmocka_unit_test(test_whole_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
