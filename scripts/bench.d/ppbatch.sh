@@ -56,9 +56,11 @@ put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{pr
 put ppbatch_worker_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
 put ppbatch_worker_rss_target_mib "$(awk -v b="$tb" 'BEGIN{printf "%.1f", 64 + b*0.1/1048576}')" MiB
 put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db"*)" -v b="$tb" 'BEGIN{printf "%.2f", 100*d/b}')" %
-# The same worker on the gzip file (ISA-L's inflate when built in).
-[ -s "$trace.gz" ] || gzip -6 -c "$trace" >"$trace.gz"
-printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace.gz" "$trace.gz" "$(stat -c %s "$trace.gz")" >"$W/gztask"
+# The same worker on the gzip file (ISA-L's inflate when built in), kept
+# outside the tree that the whole-command run below walks.
+gz="$W/big-$big_mb.json.gz"
+[ -s "$gz" ] || gzip -6 -c "$trace" >"$gz"
+printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
 rm -f "$W/worker.times"
 for round in 1 2 3; do
 	rm -f "$W/big.db"*
