@@ -4,25 +4,7 @@
 void key_cache_init(struct key_cache *kc)
 {
 	memset(kc, 0, sizeof(*kc));
-	kc->nslots = 1;
 	kc->nnodes = 1;
-}
-
-/* The slot of a literal, added if new; 0 when the table is full. */
-static unsigned slot_of(struct key_cache *kc, const char *lit, size_t len, int which)
-{
-	for (unsigned s = 1; s < kc->nslots; s++)
-		if (kc->len[s] == len && !memcmp(kc->lit[s], lit, len))
-			return s;
-	if (kc->nslots == KC_SLOTS)
-		return 0;
-	unsigned s = kc->nslots++;
-	memcpy(kc->lit[s], lit, len);
-	kc->len[s] = (uint8_t)len;
-	kc->which[s] = (uint8_t)which;
-	kc->lo[s] = (uint16_t)(len >= 16 ? 0xffffu : (1u << len) - 1);
-	kc->hi[s] = (uint16_t)(len <= 16 ? 0 : len >= 32 ? 0xffffu : (1u << (len - 16)) - 1);
-	return s;
 }
 
 unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len,
@@ -30,20 +12,23 @@ unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, siz
 {
 	if (at == KC_LOST || len < 4 || len > KC_LIT || which < 0 || which > 255)
 		return KC_LOST;
-	unsigned s = slot_of(kc, lit, len, which);
-	if (!s)
-		return KC_LOST;
-	struct kc_node *nd = &kc->node[at];
+	struct kc_next *nx = kc->node[at].next;
 	int i = 0;
-	while (i < KC_NEXT && nd->slot[i] && nd->slot[i] != s)
+	while (i < KC_NEXT && nx[i].len && !(nx[i].len == len && !memcmp(nx[i].lit, lit, len)))
 		i++;
-	if (i < KC_NEXT && nd->slot[i] == s) /* expected, but missed (the value */
-		return nd->child[i];          /* started with whitespace, or ended */
-	if (kc->nnodes == KC_NODES)           /* the window) */
+	if (i < KC_NEXT && nx[i].len) /* expected, but missed (the value */
+		return nx[i].node;    /* started with whitespace, or ended */
+	if (kc->nnodes == KC_NODES)   /* the window) */
 		return KC_LOST;
 	if (i == KC_NEXT) /* full: the newest replaces the last */
 		i = KC_NEXT - 1;
-	nd->slot[i] = (uint8_t)s;
-	nd->child[i] = (uint16_t)kc->nnodes++;
-	return nd->child[i];
+	struct kc_next *x = &nx[i];
+	memset(x->lit, 0, sizeof(x->lit));
+	memcpy(x->lit, lit, len);
+	x->len = (uint8_t)len;
+	x->which = (uint8_t)which;
+	x->lo = (uint16_t)(len >= 16 ? 0xffffu : (1u << len) - 1);
+	x->hi = (uint16_t)(len <= 16 ? 0 : len >= 32 ? 0xffffu : (1u << (len - 16)) - 1);
+	x->node = (uint16_t)kc->nnodes++;
+	return x->node;
 }

@@ -13,7 +13,7 @@
  * A hit is exact by construction: the bytes equal a literal whose key was
  * read and dispatched before, and the byte after it is not whitespace, so
  * reading the key would have stopped at the same place with the same key.
- * Memory is fixed (KC_SLOTS literals, KC_NODES nodes); beyond that, keys
+ * Memory is fixed (KC_NODES nodes of KC_NEXT literals); beyond that, keys
  * are read as usual.
  */
 #ifndef KEY_CACHE_H
@@ -29,24 +29,28 @@
 #endif
 
 enum {
-	KC_SLOTS = 64,    /* literals kept */
-	KC_LIT = 32,      /* longest literal: a key of up to 28 bytes and ": " */
+	KC_LIT = 32,      /* longest literal: a key of up to 26 bytes, ", " and ": " */
 	KC_NEXT = 4,      /* next literals kept per trie node */
 	KC_NODES = 512,   /* trie nodes; node 0 is an object's start */
 	KC_LOST = 0xffff  /* a node for "off the trie": predicts nothing */
 };
 
+/* One literal expected next, kept in the node itself: the compare needs no
+ * load that depends on another. */
+struct kc_next {
+	_Alignas(16) char lit[KC_LIT]; /* zero-padded */
+	uint16_t lo, hi;               /* bytes of each 16-byte half compared */
+	uint8_t len;                   /* 0: no literal */
+	uint8_t which;                 /* the caller's code for the key */
+	uint16_t node;                 /* the node after it */
+};
+
 struct kc_node {
-	uint8_t slot[KC_NEXT];   /* literal slots expected next (0: none) */
-	uint16_t child[KC_NEXT]; /* the node after each */
+	struct kc_next next[KC_NEXT];
 };
 
 struct key_cache {
-	_Alignas(16) char lit[KC_SLOTS][KC_LIT]; /* zero-padded; slot 0 unused */
-	uint16_t lo[KC_SLOTS], hi[KC_SLOTS];   /* bytes of each half compared */
-	uint8_t len[KC_SLOTS];
-	uint8_t which[KC_SLOTS];               /* the caller's code for the key */
-	unsigned nslots, nnodes;
+	unsigned nnodes;
 	struct kc_node node[KC_NODES];
 };
 
@@ -58,24 +62,24 @@ void key_cache_init(struct key_cache *kc);
 unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len,
 			 int which);
 
-/* Whether the bytes at p start with slot s's literal. p may be anywhere up
- * to the window's end: KC_LIT bytes are readable (the window's padding). */
-static inline bool key_cache_eq(const struct key_cache *kc, unsigned s, const char *p)
+/* Whether the bytes at p start with x's literal. p may be anywhere up to
+ * the window's end: KC_LIT bytes are readable (the window's padding). */
+static inline bool key_cache_eq(const struct kc_next *x, const char *p)
 {
 #ifdef __SSE2__
 	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-	__m128i b = _mm_load_si128((const __m128i *)(const void *)kc->lit[s]);
+	__m128i b = _mm_load_si128((const __m128i *)(const void *)x->lit);
 	unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b));
-	if ((m & kc->lo[s]) != kc->lo[s])
+	if ((m & x->lo) != x->lo)
 		return false;
-	if (!kc->hi[s])
+	if (!x->hi)
 		return true;
 	a = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-	b = _mm_load_si128((const __m128i *)(const void *)(kc->lit[s] + 16));
+	b = _mm_load_si128((const __m128i *)(const void *)(x->lit + 16));
 	m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b));
-	return (m & kc->hi[s]) == kc->hi[s];
+	return (m & x->hi) == x->hi;
 #else
-	return !memcmp(p, kc->lit[s], kc->len[s]);
+	return !memcmp(p, x->lit, x->len);
 #endif
 }
 
@@ -88,17 +92,15 @@ static inline int key_cache_match(const struct key_cache *kc, unsigned *at, cons
 {
 	if (*at == KC_LOST)
 		return -1;
-	const struct kc_node *nd = &kc->node[*at];
 	const char *p = *pp;
-	for (int i = 0; i < KC_NEXT; i++) {
-		unsigned s = nd->slot[i];
-		if (!s)
+	for (const struct kc_next *x = kc->node[*at].next; x < kc->node[*at].next + KC_NEXT; x++) {
+		if (!x->len)
 			return -1;
-		const char *v = p + kc->len[s];
-		if (key_cache_eq(kc, s, p) && v < end && (unsigned char)*v > ' ') {
+		const char *v = p + x->len;
+		if (key_cache_eq(x, p) && v < end && (unsigned char)*v > ' ') {
 			*pp = v;
-			*at = nd->child[i];
-			return kc->which[s];
+			*at = x->node;
+			return x->which;
 		}
 	}
 	return -1;

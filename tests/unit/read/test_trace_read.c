@@ -876,9 +876,8 @@ static int replay_tree(const char *dir)
 	return count;
 }
 
-/* The key cache past its limits: more distinct keys than it keeps
- * literals (64), more key orders than it keeps trie nodes (512), keys too
- * long to cache, escaped keys, spacing that changes between events, and a
+/* The key cache past its limits: more key orders than it keeps trie nodes
+ * (512) and more next keys than a node keeps (4), keys too long to cache, escaped keys, spacing that changes between events, and a
  * key whose literal is a prefix of another's. Every event must read the
  * same as with the cache off, and the known fields must be right. */
 static void test_key_cache_limits(void **state)
