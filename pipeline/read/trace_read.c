@@ -32,9 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "gunzip.h"
 #include "json_scan.h"
+#include "key_cache.h"
 #include "util/pp.h"
 
 enum { S_START, S_KEY, S_AFTER, S_EVENTS, S_END, S_DONE };
@@ -67,10 +68,11 @@ struct trace_reader {
 	const char *membuf;
 	size_t memlen, mempos;
 	bool gz;
-	bool gz_open;   /* inflateInit done */
+	int gunzip;     /* enum gunzip_impl asked for */
 	bool gz_cut;    /* the gzip stream ended early */
 	bool gz_bad;    /* corrupt gzip data */
-	z_stream zs;
+	struct gunzip *gzs;
+	struct gunzip_io zio; /* zio.in/in_n: compressed input not yet used */
 	unsigned char *zin;
 	uint64_t file_bytes; /* bytes read from the file */
 
@@ -93,6 +95,8 @@ struct trace_reader {
 	bool dev_name_set;
 
 	struct js_stack st;
+	struct key_cache kc_event, kc_args; /* keys of events, of their args */
+	bool no_kc;                         /* opts.no_key_cache */
 	struct kept kept[K_NSLOTS];
 	unsigned kept_mask; /* bit i: kept[i] is in use */
 	char *scratch;
@@ -155,61 +159,55 @@ static ssize_t read_full(int fd, void *p, size_t n)
 	return (ssize_t)got;
 }
 
+/* Reads the next chunk of compressed input; 0 bytes read sets gz_cut. */
+static int read_zin(struct trace_reader *r)
+{
+	ssize_t k = read_full(r->fd, r->zin, ZIN_SIZE);
+	if (k < 0)
+		return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
+			       "read failed: %s, expected a readable file", strerror(errno));
+	r->file_bytes += (uint64_t)k;
+	r->zio.in = r->zin;
+	r->zio.in_n = (size_t)k;
+	return 0;
+}
+
 /* Inflates into buf[len..cap). Sets eof at the end of the gzip data. */
 static int fill_gz(struct trace_reader *r)
 {
-	size_t start = r->len;
 	while (r->len < r->cap && !r->eof) {
-		if (r->zs.avail_in == 0) {
-			ssize_t k = read_full(r->fd, r->zin, ZIN_SIZE);
-			if (k < 0)
-				return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
-					       "read failed: %s, expected a readable file",
-					       strerror(errno));
-			r->file_bytes += (uint64_t)k;
-			r->zs.next_in = r->zin;
-			r->zs.avail_in = (uInt)k;
-			if (k == 0) {
+		if (r->zio.in_n == 0) {
+			if (read_zin(r))
+				return r->rc;
+			if (r->zio.in_n == 0) {
 				r->gz_cut = true;
 				r->eof = true;
 				break;
 			}
 		}
-		r->zs.next_out = (Bytef *)r->buf + r->len;
-		r->zs.avail_out = (uInt)(r->cap - r->len);
-		int zrc = inflate(&r->zs, Z_NO_FLUSH);
-		r->len = (size_t)((char *)r->zs.next_out - r->buf);
-		if (zrc == Z_STREAM_END) {
+		r->zio.out = r->buf + r->len;
+		r->zio.out_n = r->cap - r->len;
+		int zrc = gunzip_run(r->gzs, &r->zio);
+		r->len = (size_t)(r->zio.out - r->buf);
+		if (zrc == GUNZIP_END) {
 			/* Another gzip member may follow (concatenated files). */
-			if (r->zs.avail_in == 0) {
-				ssize_t k = read_full(r->fd, r->zin, ZIN_SIZE);
-				if (k < 0)
-					return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
-						       "read failed: %s, expected a readable file",
-						       strerror(errno));
-				r->file_bytes += (uint64_t)k;
-				r->zs.next_in = r->zin;
-				r->zs.avail_in = (uInt)k;
+			if (r->zio.in_n == 0 && read_zin(r))
+				return r->rc;
+			if (r->zio.in_n >= 2 && r->zio.in[0] == 0x1f && r->zio.in[1] == 0x8b) {
+				zrc = gunzip_reset(r->gzs);
+				if (zrc == GUNZIP_OK)
+					continue;
+			} else {
+				r->eof = true; /* anything else after the last member is ignored */
+				break;
 			}
-			if (r->zs.avail_in >= 2 && r->zs.next_in[0] == 0x1f &&
-			    r->zs.next_in[1] == 0x8b) {
-				inflateReset(&r->zs);
-				continue;
-			}
-			r->eof = true; /* anything else after the last member is ignored */
-			break;
 		}
-		if (zrc == Z_BUF_ERROR && r->zs.avail_in == 0)
-			continue; /* needs input */
-		if (zrc != Z_OK) {
+		if (zrc == GUNZIP_BAD) {
 			r->gz_bad = true;
 			r->eof = true;
-			snprintf(r->keytmp, sizeof(r->keytmp), "%s",
-				 r->zs.msg ? r->zs.msg : "inflate failed");
 			break;
 		}
 	}
-	(void)start;
 	return 0;
 }
 
@@ -282,7 +280,11 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 	if (r->max_event < 64)
 		r->max_event = 64;
 	r->salvage = o && o->salvage;
+	r->gunzip = o ? o->gunzip : GUNZIP_AUTO;
+	r->no_kc = o && o->no_key_cache;
 	r->state = S_START;
+	key_cache_init(&r->kc_event);
+	key_cache_init(&r->kc_args);
 	r->hdr.backend = r->hdr.nccl_version = r->hdr.device_name = r->hdr.trace_name = "";
 	return r;
 }
@@ -310,13 +312,11 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	if (k == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
 		r->gz = true;
 		r->zin = xmalloc(ZIN_SIZE);
+		r->gzs = gunzip_new(r->gunzip);
 		memcpy(r->zin, magic, 2);
-		r->zs.next_in = r->zin;
-		r->zs.avail_in = 2;
+		r->zio.in = r->zin;
+		r->zio.in_n = 2;
 		r->file_bytes = 2;
-		if (inflateInit2(&r->zs, 16 + MAX_WBITS) != Z_OK)
-			die("out of memory starting zlib for '%s'", r->path);
-		r->gz_open = true;
 	} else {
 		memcpy(r->buf, magic, (size_t)k);
 		r->len = (size_t)k;
@@ -345,8 +345,7 @@ void trace_reader_close(struct trace_reader *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
-	if (r->gz_open)
-		inflateEnd(&r->zs);
+	gunzip_free(r->gzs);
 	free(r->zin);
 	free(r->buf);
 	free(r->scratch);
@@ -565,6 +564,22 @@ static ALWAYS_INLINE int digits(const char **pp, const char *end, uint64_t *acc,
 	return n;
 }
 
+/* The first byte at or after p that is not an ASCII digit, 8 bytes a step
+ * (no branch per digit); the window's zero padding stops it. */
+static ALWAYS_INLINE const char *digit_run(const char *p)
+{
+	for (;;) {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		uint64_t t = ((x & 0xf0f0f0f0f0f0f0f0ull) |
+			      (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
+			     0x3333333333333333ull; /* zero bytes: digits */
+		if (t)
+			return p + (__builtin_ctzll(t) >> 3);
+		p += 8;
+	}
+}
+
 /* Fast path for the common integer: -?(0|[1-9][0-9]{0,17}) followed, within
  * the window, by a byte that cannot continue a number. Anything else (more
  * digits, fraction, exponent, end of window) returns false and the caller
@@ -648,13 +663,9 @@ static ALWAYS_INLINE int skip_value(struct cx *c, const char **pp)
 		}
 	} else if (is_dig(*p)) { /* a plain non-negative number: digits[.digits] */
 		const char *s = p;
-		while (p < c->end && is_dig(*p))
-			p++;
-		if (p < c->end && *p == '.') {
-			p++;
-			while (p < c->end && is_dig(*p))
-				p++;
-		}
+		p = digit_run(p);
+		if (p < c->end && *p == '.')
+			p = digit_run(p + 1);
 		if (p < c->end && !num_continues(*p) && p[-1] != '.' &&
 		    !(*s == '0' && is_dig(s[1]))) {
 			*pp = p;
@@ -875,11 +886,126 @@ static int commit_strings(struct trace_reader *r, struct trace_event *ev)
 
 /* ---- the event -------------------------------------------------------- */
 
+/* The args members an event keeps: what args_key() returns for them (0 for
+ * every other key) and where each goes. */
+enum {
+	A_NAME = 1,
+	A_DTYPE,
+	A_STREAM,
+	A_DEVICE,
+	A_GROUP_SIZE,
+	A_SORT_INDEX,
+	A_CORRELATION,
+	A_EXTERNAL_ID,
+	A_IN_NELEMS,
+	A_OUT_NELEMS,
+	A_COLLECTIVE,
+	A_PG_NAME,
+	A_PG_RANKS,
+	A_PG_DESC,
+	A_NKEYS
+};
+
+static const struct arg_field {
+	int slot;     /* a K_* text slot, or -1 */
+	size_t field; /* else the int64_t field of struct trace_event ... */
+	unsigned bit; /* ... and its TE_* bit */
+} arg_fields[A_NKEYS] = {
+	[0] = { -1, 0, 0 },
+	[A_NAME] = { K_ARG_NAME, 0, 0 },
+	[A_DTYPE] = { K_DTYPE, 0, 0 },
+	[A_COLLECTIVE] = { K_COLLECTIVE, 0, 0 },
+	[A_PG_NAME] = { K_PG_NAME, 0, 0 },
+	[A_PG_RANKS] = { K_PG_RANKS, 0, 0 },
+	[A_PG_DESC] = { K_PG_DESC, 0, 0 },
+	[A_STREAM] = { -1, offsetof(struct trace_event, stream), TE_STREAM },
+	[A_DEVICE] = { -1, offsetof(struct trace_event, device), TE_DEVICE },
+	[A_GROUP_SIZE] = { -1, offsetof(struct trace_event, group_size), TE_GROUP_SIZE },
+	[A_SORT_INDEX] = { -1, offsetof(struct trace_event, sort_index), TE_SORT_INDEX },
+	[A_CORRELATION] = { -1, offsetof(struct trace_event, correlation), TE_CORRELATION },
+	[A_EXTERNAL_ID] = { -1, offsetof(struct trace_event, external_id), TE_EXTERNAL_ID },
+	[A_IN_NELEMS] = { -1, offsetof(struct trace_event, in_nelems), TE_IN_NELEMS },
+	[A_OUT_NELEMS] = { -1, offsetof(struct trace_event, out_nelems), TE_OUT_NELEMS },
+};
+
+/* The code of key k[0..kn) in a table ending with { NULL, 0 }; 0 when it
+ * is not there. A plain scan: the key cache leaves it the first sight of
+ * each literal. */
+struct key_code {
+	const char *key;
+	int code;
+};
+
+static int key_lookup(const struct key_code *t, const char *k, size_t kn)
+{
+	for (; t->key; t++)
+		if (strlen(t->key) == kn && !memcmp(t->key, k, kn))
+			return t->code;
+	return 0;
+}
+
+static const struct key_code args_keys[] = {
+	{ "name", A_NAME },
+	{ "dtype", A_DTYPE },
+	{ "stream", A_STREAM },
+	{ "device", A_DEVICE },
+	{ "Group size", A_GROUP_SIZE },
+	{ "sort_index", A_SORT_INDEX },
+	{ "correlation", A_CORRELATION },
+	{ "External id", A_EXTERNAL_ID },
+	{ "In msg nelems", A_IN_NELEMS },
+	{ "Out msg nelems", A_OUT_NELEMS },
+	{ "Collective name", A_COLLECTIVE },
+	{ "Process Group Name", A_PG_NAME },
+	{ "Process Group Ranks", A_PG_RANKS },
+	{ "Process Group Description", A_PG_DESC },
+	{ NULL, 0 },
+};
+
+/* The A_* code of an args key, 0 when the reader does not keep it. */
+static int args_key(const char *k, size_t kn)
+{
+	return key_lookup(args_keys, k, kn);
+}
+
+enum { M_END = -3 }; /* next_member(): the object closed */
+
+/* Moves *pp to the next member's value and returns its key's code. *pp is
+ * at the first member's key, or else just after the previous member's
+ * value. A member whose bytes from there (the separator, the key, the ':')
+ * are an expected literal of the key cache costs one compare; any other
+ * goes through member_end() and read_key() and teaches the cache. *at is
+ * the cache's trie node (0 at the object's start). Returns M_END after the
+ * closing '}' (with *pp after it), or a negated JS_MORE / JS_ERR. */
+static ALWAYS_INLINE int next_member(struct cx *c, struct key_cache *kc, unsigned *at,
+				     const char **pp, int (*code)(const char *, size_t))
+{
+	const char *lit = *pp, *kq, *k;
+	size_t kn;
+	bool more;
+	int which = c->r->no_kc ? -1 : key_cache_match(kc, at, pp, c->end);
+	if (which >= 0)
+		return which;
+	int rc = 0;
+	if (*at && (rc = member_end(c, pp, '}', &more)) == 0) { /* not the first member */
+		if (!more)
+			return M_END;
+		rc = ws_need(c, pp, "a key string");
+	}
+	kq = *pp;
+	if (rc || (rc = read_key(c, pp, &k, &kn, "a key string")))
+		return -rc;
+	which = code(k, kn);
+	/* k is in the window just after the quote unless it was unescaped */
+	*at = key_cache_learn(kc, *at, lit, k == kq + 1 ? (size_t)(*pp - lit) : 0, which);
+	return which;
+}
+
 static int parse_args(struct cx *c, const char **pp, struct trace_event *ev)
 {
-	const char *p = *pp + 1, *k;
-	size_t kn;
-	bool more = true, ok, kept;
+	const char *p = *pp + 1;
+	bool ok, kept;
+	unsigned at = 0; /* key cache trie node */
 	int rc;
 	if ((rc = ws_need(c, &p, "a key or '}'")))
 		return rc;
@@ -887,98 +1013,90 @@ static int parse_args(struct cx *c, const char **pp, struct trace_event *ev)
 		*pp = p + 1;
 		return JS_OK;
 	}
-	while (more) {
-		if ((rc = read_key(c, &p, &k, &kn, "a key string")))
-			return rc;
-		int64_t *iv = NULL;
-		unsigned bit = 0;
-		int slot = -1;
-		switch (kn) {
-		case 4:
-			if (!memcmp(k, "name", 4))
-				slot = K_ARG_NAME;
+	for (;;) {
+		int which = next_member(c, &c->r->kc_args, &at, &p, args_key);
+		if (which == M_END)
 			break;
-		case 5:
-			if (!memcmp(k, "dtype", 5))
-				slot = K_DTYPE;
-			break;
-		case 6:
-			if (!memcmp(k, "stream", 6))
-				iv = &ev->stream, bit = TE_STREAM;
-			else if (!memcmp(k, "device", 6))
-				iv = &ev->device, bit = TE_DEVICE;
-			break;
-		case 10:
-			if (!memcmp(k, "Group size", 10))
-				iv = &ev->group_size, bit = TE_GROUP_SIZE;
-			else if (!memcmp(k, "sort_index", 10))
-				iv = &ev->sort_index, bit = TE_SORT_INDEX;
-			break;
-		case 11:
-			if (!memcmp(k, "correlation", 11))
-				iv = &ev->correlation, bit = TE_CORRELATION;
-			else if (!memcmp(k, "External id", 11))
-				iv = &ev->external_id, bit = TE_EXTERNAL_ID;
-			break;
-		case 13:
-			if (!memcmp(k, "In msg nelems", 13))
-				iv = &ev->in_nelems, bit = TE_IN_NELEMS;
-			break;
-		case 14:
-			if (!memcmp(k, "Out msg nelems", 14))
-				iv = &ev->out_nelems, bit = TE_OUT_NELEMS;
-			break;
-		case 15:
-			if (!memcmp(k, "Collective name", 15))
-				slot = K_COLLECTIVE;
-			break;
-		case 18:
-			if (!memcmp(k, "Process Group Name", 18))
-				slot = K_PG_NAME;
-			break;
-		case 19:
-			if (!memcmp(k, "Process Group Ranks", 19))
-				slot = K_PG_RANKS;
-			break;
-		case 25:
-			if (!memcmp(k, "Process Group Description", 25))
-				slot = K_PG_DESC;
-			break;
-		}
-		if (iv) {
-			if ((rc = read_int_field(c, &p, iv, &ok)))
+		if (which < 0)
+			return -which;
+		const struct arg_field *f = &arg_fields[which];
+		if (f->bit) {
+			if ((rc = read_int_field(c, &p, (int64_t *)(void *)((char *)ev + f->field),
+						 &ok)))
 				return rc;
 			if (ok)
-				ev->has |= bit;
+				ev->has |= f->bit;
 			else
-				ev->has &= ~bit;
-		} else if (slot >= 0) {
-			if ((rc = read_text_field(c, &p, slot, &kept)))
+				ev->has &= ~f->bit;
+		} else if (f->slot >= 0) {
+			if ((rc = read_text_field(c, &p, f->slot, &kept)))
 				return rc;
 		} else if ((rc = skip_value(c, &p))) {
 			return rc;
 		}
-		if ((rc = member_end(c, &p, '}', &more)))
-			return rc;
-		if (more && (rc = ws_need(c, &p, "a key string")))
-			return rc;
 	}
 	*pp = p;
 	return JS_OK;
 }
 
+/* What an event holds before its members are read, copied 16 bytes at a
+ * time: a memset or struct copy of its 320 bytes becomes `rep stos`, whose
+ * start-up costs more than the event's other stores together. */
+static const struct trace_event empty_event = {
+	.cat.p = "",
+	.name.p = "",
+	.pid.str.p = "",
+	.tid.str.p = "",
+	.id.str.p = "",
+	.arg_name.p = "",
+	.pg_name.p = "",
+	.pg_desc.p = "",
+	.pg_ranks.p = "",
+	.collective.p = "",
+	.dtype.p = "",
+};
+
+#ifdef __SSE2__
+static ALWAYS_INLINE void clear_event(struct trace_event *ev)
+{
+	_Static_assert(sizeof(*ev) % 16 == 0, "struct trace_event: whole 16-byte words");
+	const __m128i *src = (const __m128i *)(const void *)&empty_event;
+	__m128i *dst = (__m128i *)(void *)ev;
+#pragma GCC unroll 32
+	for (size_t i = 0; i < sizeof(*ev) / 16; i++)
+		_mm_storeu_si128(dst + i, _mm_loadu_si128(src + i));
+}
+#else
+static ALWAYS_INLINE void clear_event(struct trace_event *ev)
+{
+	*ev = empty_event;
+}
+#endif
+
+/* The codes parse_event() dispatches on; 0 for a key it skips. */
+enum { E_PH = 1, E_TS, E_ID, E_BP, E_CAT, E_PID, E_TID, E_DUR, E_NAME, E_ARGS };
+
+static const struct key_code event_keys[] = {
+	{ "ph", E_PH },     { "ts", E_TS },     { "id", E_ID },   { "bp", E_BP },
+	{ "cat", E_CAT },   { "pid", E_PID },   { "tid", E_TID }, { "dur", E_DUR },
+	{ "name", E_NAME }, { "args", E_ARGS }, { NULL, 0 },
+};
+
+static int event_key(const char *k, size_t kn)
+{
+	return key_lookup(event_keys, k, kn);
+}
+
 /* Parses the event object at *pp ('{') into ev. */
 static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 {
-	const char *p = *pp + 1, *k, *s;
-	size_t kn, n;
-	bool more = true, present, esc, kept;
+	const char *p = *pp + 1, *s;
+	size_t n;
+	bool present, esc, kept;
+	unsigned at = 0; /* key cache trie node */
 	int rc;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->cat.p = ev->name.p = ev->pid.str.p = ev->tid.str.p = ev->id.str.p = "";
-	ev->arg_name.p = ev->pg_name.p = ev->pg_desc.p = ev->pg_ranks.p = "";
-	ev->collective.p = ev->dtype.p = "";
+	clear_event(ev);
 	ev->offset = off_of(c->r, *pp);
 	c->r->kept_mask = 0;
 
@@ -988,31 +1106,15 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 		*pp = p + 1;
 		return JS_OK;
 	}
-	while (more) {
-		if ((rc = read_key(c, &p, &k, &kn, "a key string")))
-			return rc;
-		int which = 0;
-		switch (kn) {
-		case 2:
-			if (k[0] == 'p' && k[1] == 'h') which = 1;
-			else if (k[0] == 't' && k[1] == 's') which = 2;
-			else if (k[0] == 'i' && k[1] == 'd') which = 3;
-			else if (k[0] == 'b' && k[1] == 'p') which = 4;
+	for (;;) {
+		int which = next_member(c, &c->r->kc_event, &at, &p, event_key);
+		if (which == M_END)
 			break;
-		case 3:
-			if (!memcmp(k, "cat", 3)) which = 5;
-			else if (!memcmp(k, "pid", 3)) which = 6;
-			else if (!memcmp(k, "tid", 3)) which = 7;
-			else if (!memcmp(k, "dur", 3)) which = 8;
-			break;
-		case 4:
-			if (!memcmp(k, "name", 4)) which = 9;
-			else if (!memcmp(k, "args", 4)) which = 10;
-			break;
-		}
+		if (which < 0)
+			return -which;
 		switch (which) {
-		case 1: /* ph */
-		case 4: /* bp */
+		case E_PH:
+		case E_BP:
 			if (*p == '"') {
 				if ((rc = read_string(c, &p, &s, &n, &esc)))
 					return rc;
@@ -1021,7 +1123,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 					char t[8];
 					v = n <= sizeof(t) && js_unescape(s, n, t) ? t[0] : 0;
 				}
-				if (which == 1)
+				if (which == E_PH)
 					ev->ph = v;
 				else
 					ev->bp = v;
@@ -1029,32 +1131,32 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 				return rc;
 			}
 			break;
-		case 2: /* ts */
+		case E_TS:
 			if ((rc = read_time(c, &p, &ev->ts_ns, &present, "a number of µs in ts")))
 				return rc;
 			ev->has = present ? ev->has | TE_TS : ev->has & ~(unsigned)TE_TS;
 			break;
-		case 8: /* dur */
+		case E_DUR:
 			if ((rc = read_time(c, &p, &ev->dur_ns, &present, "a number of µs in dur")))
 				return rc;
 			ev->has = present ? ev->has | TE_DUR : ev->has & ~(unsigned)TE_DUR;
 			break;
-		case 3: /* id */
+		case E_ID:
 			if ((rc = read_id(c, &p, K_ID, &ev->id, &present)))
 				return rc;
 			ev->has = present ? ev->has | TE_ID : ev->has & ~(unsigned)TE_ID;
 			break;
-		case 6: /* pid */
+		case E_PID:
 			if ((rc = read_id(c, &p, K_PID, &ev->pid, &present)))
 				return rc;
 			ev->has = present ? ev->has | TE_PID : ev->has & ~(unsigned)TE_PID;
 			break;
-		case 7: /* tid */
+		case E_TID:
 			if ((rc = read_id(c, &p, K_TID, &ev->tid, &present)))
 				return rc;
 			ev->has = present ? ev->has | TE_TID : ev->has & ~(unsigned)TE_TID;
 			break;
-		case 5: /* cat */
+		case E_CAT:
 			if (*p == '"') {
 				if ((rc = read_text_field(c, &p, K_CAT, &kept)))
 					return rc;
@@ -1062,7 +1164,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 				return rc;
 			}
 			break;
-		case 9: /* name */
+		case E_NAME:
 			if (*p == '"') {
 				if ((rc = read_text_field(c, &p, K_NAME, &kept)))
 					return rc;
@@ -1070,7 +1172,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 				return rc;
 			}
 			break;
-		case 10: /* args */
+		case E_ARGS:
 			if (*p == '{') {
 				ev->has |= TE_ARGS;
 				if ((rc = parse_args(c, &p, ev)))
@@ -1083,10 +1185,6 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 			if ((rc = skip_value(c, &p)))
 				return rc;
 		}
-		if ((rc = member_end(c, &p, '}', &more)))
-			return rc;
-		if (more && (rc = ws_need(c, &p, "a key string")))
-			return rc;
 	}
 	*pp = p;
 	return JS_OK;
@@ -1361,7 +1459,7 @@ static int on_truncation(struct trace_reader *r)
 		return set_err(r, PP_EPARSE, end,
 			       "corrupt gzip data (%s) after %llu complete events, expected a "
 			       "valid gzip stream",
-			       r->keytmp, (unsigned long long)r->events);
+			       gunzip_error(r->gzs), (unsigned long long)r->events);
 	const char *where = r->state == S_EVENTS ? "inside traceEvents" : "inside the trace object";
 	if (r->state == S_EVENTS && !r->first)
 		where = "inside an event";
@@ -1448,6 +1546,11 @@ bool trace_reader_truncated(const struct trace_reader *r)
 bool trace_reader_is_gzip(const struct trace_reader *r)
 {
 	return r->gz;
+}
+
+const char *trace_reader_gunzip(const struct trace_reader *r)
+{
+	return r->gzs ? gunzip_name(r->gzs) : "";
 }
 
 bool pp_sv_ieq(struct pp_sv s, const char *lit)

@@ -90,6 +90,10 @@ struct trace_reader_opts {
 	bool salvage;          /* on truncation, end cleanly after the last
 				* complete event instead of failing */
 	size_t max_event_bytes; /* cap on one event's text; 0 = 256 MiB */
+	int gunzip;             /* enum gunzip_impl (gunzip.h); 0: ISA-L when
+				* built in, $PP_GUNZIP=zlib forces zlib */
+	bool no_key_cache;      /* read every key byte by byte, without the
+				* key cache (key_cache.h); tests compare both */
 };
 
 /* Opens path; never NULL: check trace_reader_error() (e.g. the file cannot
@@ -117,6 +121,8 @@ uint64_t trace_reader_bytes_in(const struct trace_reader *r);  /* file bytes con
 uint64_t trace_reader_bytes_text(const struct trace_reader *r); /* JSON text bytes */
 bool trace_reader_truncated(const struct trace_reader *r); /* salvage ended early */
 bool trace_reader_is_gzip(const struct trace_reader *r);   /* input was gzip */
+/* "isa-l" or "zlib": what inflates a gzip input; "" for plain input. */
+const char *trace_reader_gunzip(const struct trace_reader *r);
 
 /* Case-insensitive equality of a view with a literal. */
 bool pp_sv_ieq(struct pp_sv s, const char *lit);

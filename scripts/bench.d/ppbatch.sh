@@ -8,6 +8,8 @@
 #   ppbatch_kernels_per_s      its GPU events stored per second
 #   ppbatch_worker_rss_mib     peak RSS of that worker, and the target
 #                              64 MiB + 10 % of the trace
+#   ppbatch_1worker_gzip_gbps  the same worker on the trace's .gz (gzip -6),
+#                              decompressed bytes per second, median of 3
 #   ppbatch_real_gbps          the worker on the largest real trace (a real
 #                              kernel density), median of 5
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
@@ -54,6 +56,23 @@ put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{pr
 put ppbatch_worker_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
 put ppbatch_worker_rss_target_mib "$(awk -v b="$tb" 'BEGIN{printf "%.1f", 64 + b*0.1/1048576}')" MiB
 put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db"*)" -v b="$tb" 'BEGIN{printf "%.2f", 100*d/b}')" %
+# The same worker on the gzip file (ISA-L's inflate when built in), kept
+# outside the tree that the whole-command run below walks.
+gz="$W/big-$big_mb.json.gz"
+[ -s "$gz" ] || gzip -6 -c "$trace" >"$gz"
+printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
+rm -f "$W/worker.times"
+for round in 1 2 3; do
+	rm -f "$W/big.db"*
+	sync
+	/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$W/gztask" >"$W/reply"
+	grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed on gzip: $(cat "$W/reply")" >&2; exit 1; }
+	cat "$W/time" >>"$W/worker.times"
+done
+read -r wall usr sys rss_kb < <(sort -n "$W/worker.times" | sed -n 2p)
+put ppbatch_1worker_gzip_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+put ppbatch_1worker_gzip_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
+put ppbatch_worker_gzip_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
 # The same trace through the whole command (coordinator, one worker, the
 # final WAL checkpoint), as a user runs it.
 rm -f "$W/bigcmd.db"*

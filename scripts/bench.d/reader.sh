@@ -2,9 +2,10 @@
 # The trace reader: `ppbatch --inspect` throughput on a ~1 GB ppgen trace
 # from page cache (median of 3, wall and CPU); also the reader alone
 # (--no-classify) and the whole classifier (--full), peak RSS, gzip input
-# against `zcat FILE >/dev/null`, and in the same run a YAJL event counter
-# and Python's json.load on the same file. Appends "name value unit" lines
-# to $BENCH_RESULTS and prints a summary. Measures; never asserts.
+# (ISA-L, the default, and zlib) against `igzip -dc` and `zcat`, and in the
+# same run `cat`, a YAJL event counter and Python's json.load on the same
+# file. Appends "name value unit" lines to $BENCH_RESULTS and prints a
+# summary. Measures; never asserts.
 #   READER_BENCH_GB=1     size of the generated trace (approximate)
 #   READER_BENCH_PYTHON=1 also time Python's json.load (0 to skip: ~1 min/GB
 #                          and ~5x the file in RAM)
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/../.."
 PP_BIN=${PP_BIN:-$PWD/build/bin}
 GB=${READER_BENCH_GB:-1}
 PY=${READER_BENCH_PYTHON:-1}
-PPTRACE_EXTRA_PKGS="time libyajl-dev" scripts/install-deps --test || exit 1
+PPTRACE_EXTRA_PKGS="time libyajl-dev isal" scripts/install-deps --test || exit 1
 [ -x "$PP_BIN/ppbatch" ] && [ -x "$PP_BIN/ppgen" ] || { echo "reader: build first (make)" >&2; exit 1; }
 
 work="$BENCH_WORK/reader"
@@ -77,7 +78,11 @@ read -r w_plain c_plain rss_plain < <(median3 "$PP_BIN/ppbatch" --inspect "$trac
 read -r w_gz c_gz rss_gz < <(median3 "$PP_BIN/ppbatch" --inspect "$trace.gz") || exit 1
 read -r w_ro c_ro rss_ro < <(median3 "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
 read -r w_cl c_cl rss_cl < <(median3 "$PP_BIN/ppbatch" --inspect --full "$trace") || exit 1
+read -r w_gzro c_gzro rss_gzro < <(median3 "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
+read -r w_gzzl c_gzzl _ < <(median3 env PP_GUNZIP=zlib "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
 read -r w_zcat c_zcat _ < <(median3 zcat "$trace.gz") || exit 1
+read -r w_igz c_igz _ < <(median3 igzip -dc "$trace.gz") || exit 1
+read -r w_cat c_cat _ < <(median3 cat "$trace") || exit 1
 read -r w_yajl c_yajl rss_yajl < <(median3 "$yajl" "$trace") || exit 1
 events=$("$PP_BIN/ppbatch" --inspect --json "$trace" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
 yevents=$("$yajl" "$trace")
@@ -94,6 +99,14 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 	rates reader_only "$w_ro" "$c_ro" "$rss_ro"
 	rates reader_inspect_full "$w_cl" "$c_cl" "$rss_cl"
 	echo "reader_gzip_inspect_s $w_gz s"
+	echo "reader_gzip_only_s $w_gzro s"
+	echo "reader_gzip_only_gbps $(gbps "$bytes" "$w_gzro") GB/s"
+	echo "reader_gzip_only_zlib_s $w_gzzl s"
+	echo "reader_igzip_s $w_igz s"
+	echo "reader_igzip_gbps $(gbps "$bytes" "$w_igz") GB/s"
+	echo "reader_gzip_vs_plain_plus_igzip $(awk -v g="$w_gzro" -v p="$w_ro" -v i="$w_igz" 'BEGIN { printf "%.2f", (p + i > 0 ? g / (p + i) : 0) }') x"
+	echo "reader_gzip_cpu_vs_plain_plus_igzip $(awk -v g="$c_gzro" -v p="$c_ro" -v i="$c_igz" 'BEGIN { printf "%.2f", (p + i > 0 ? g / (p + i) : 0) }') x"
+	echo "reader_cat_gbps $(gbps "$bytes" "$w_cat") GB/s"
 	echo "reader_zcat_s $w_zcat s"
 	echo "reader_gzip_vs_zcat $(ratio "$w_gz" "$w_zcat") x"
 	echo "reader_gzip_cpu_vs_zcat $(ratio "$c_gz" "$c_zcat") x"
@@ -116,6 +129,10 @@ mode_line '--inspect --no-classify' "$w_ro" "$c_ro" "$rss_ro"
 mode_line '--inspect --full' "$w_cl" "$c_cl" "$rss_cl"
 printf '  --inspect gzip           %6.2f s wall  %6.2f s cpu  (%s MB gz)  peak RSS %d MiB\n' \
 	"$w_gz" "$c_gz" $((gzbytes / 1000000)) $((rss_gz / 1024))
+printf '  --no-classify gzip       %6.2f s wall  %6.2f s cpu  ISA-L; zlib %.2f s wall\n' "$w_gzro" "$c_gzro" "$w_gzzl"
+printf '  igzip -dc >/dev/null     %6.2f s wall  %6.2f s cpu  -> gzip --no-classify / (plain --no-classify + igzip) = %s x\n' \
+	"$w_igz" "$c_igz" "$(awk -v g="$w_gzro" -v p="$w_ro" -v i="$w_igz" 'BEGIN { printf "%.2f", g / (p + i) }')"
+printf '  cat >/dev/null           %6.2f s wall  %6.2f s cpu  %s GB/s\n' "$w_cat" "$c_cat" "$(gbps "$bytes" "$w_cat")"
 printf '  zcat >/dev/null          %6.2f s wall  %6.2f s cpu  -> gzip --inspect / zcat = %s x wall, %s x cpu\n' \
 	"$w_zcat" "$c_zcat" "$(ratio "$w_gz" "$w_zcat")" "$(ratio "$c_gz" "$c_zcat")"
 printf '  YAJL event count         %6.2f s wall  %6.2f s cpu  %s GB/s  -> --inspect is %s x faster\n' \

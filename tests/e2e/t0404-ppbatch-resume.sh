@@ -74,23 +74,40 @@ ok_if "SIGINT: re-run equals a clean run" cmp -s clean.txt <(dump_db int.db)
 
 # 4. The same trace's worker killed twice: retried once, then failed with
 # the signal's name (a retried task is dispatched first, to the new worker).
-ppbatch --input tree --db twice.db -j 1 --quiet &
-coord=$!
-for round in 1 2; do
-	for _ in $(seq 100); do
-		w=$(pgrep -P $coord | head -1)
-		[ -n "$w" ] && [ "$w" != "${last:-}" ] && break
+# Synchronised on an event, a worker holding the trace open (/proc/PID/fd),
+# on two ranks big enough (~120 MB each) to stay open for a while: with the
+# small traces above, a worker could finish the retried trace before the
+# second kill (a faster reader made that happen under load).
+"$GEN" --out big4 --pp 2 --microbatches 64 --layers 64 --kernels-per-layer 12 --iterations 1 --quiet
+ppbatch --input big4 --db big4-clean.db -j 2 --quiet
+dump_db big4-clean.db >big4-clean.txt
+# wait_open PATTERN [NOT_PID]: "PID PATH" of a worker of $coord (other than
+# NOT_PID) that has a file matching PATTERN open (20 s at most).
+wait_open() {
+	local w f
+	for _ in $(seq 400); do
+		for w in $(pgrep -P "$coord"); do
+			[ "$w" = "${2:-}" ] && continue
+			f=$(ls -l "/proc/$w/fd" 2>/dev/null | grep -o "$1[^ ]*" | head -1)
+			[ -n "$f" ] && { echo "$w $f"; return 0; }
+		done
 		sleep 0.05
 	done
-	last=$w
-	kill -9 "$w" 2>/dev/null
-done
+	return 1
+}
+ppbatch --input big4 --db twice.db -j 1 --quiet &
+coord=$!
+read -r w1 f1 < <(wait_open "/big4/iteration_1/")
+kill -9 "$w1"
+read -r w2 f2 < <(wait_open "${f1:-none}" "$w1")
+kill -9 "$w2"
 wait $coord
 is "killed twice: exit 1" 1 $?
+is "killed twice: both kills hit the same trace" "$f1" "$f2"
 is "killed twice: recorded with the signal's name" "failed|worker killed by signal SIGKILL (twice)" \
 	"$(sqlite3 twice.db "SELECT status, error FROM ranks WHERE status = 'failed'")"
-is "killed twice: the other traces are ok" 15 "$(sqlite3 twice.db "SELECT count(*) FROM ranks WHERE status = 'ok'")"
-ppbatch --input tree --db twice.db -j 2 --quiet
+is "killed twice: the other trace is ok" 1 "$(sqlite3 twice.db "SELECT count(*) FROM ranks WHERE status = 'ok'")"
+ppbatch --input big4 --db twice.db -j 2 --quiet
 is "killed twice: a re-run retries it" 0 $?
-ok_if "killed twice: then equals a clean run" cmp -s clean.txt <(dump_db twice.db)
+ok_if "killed twice: then equals a clean run" cmp -s big4-clean.txt <(dump_db twice.db)
 done_testing

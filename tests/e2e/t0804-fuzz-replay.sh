@@ -15,6 +15,7 @@ fi
 san=
 nm "$lib" 2>/dev/null | grep -q __asan_report && san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 PKGS="sqlite3 libuv zlib inih"
+nm "$lib" 2>/dev/null | grep -q ' U isal_inflate$' && PKGS="$PKGS libisal" # an ISA-L build
 for src in "$PP_ROOT"/tests/fuzz/fuzz_*.c; do
 	t=${src##*/fuzz_}
 	t=${t%.c}

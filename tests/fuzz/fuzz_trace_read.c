@@ -1,13 +1,15 @@
 /* libFuzzer target: the trace reader (pipeline/read/trace_read.h).
  *
- * Each input is read twice from memory: with the default window (the whole
- * input fits) and with a tiny window (64..4159 bytes, from the input's
- * length) so that every refill and window-growth path runs. Besides the
- * sanitizers, the oracle is differential: both readings must yield the same
- * events (field by field) and the same outcome, unless the tiny window
+ * Each input is read three times from memory: with the default window (the
+ * whole input fits), with a tiny window (64..4159 bytes, from the input's
+ * length) so that every refill and window-growth path runs, and with the
+ * default window but every key read byte by byte (no key cache). Besides
+ * the sanitizers, the oracle is differential: the readings must yield the
+ * same events (field by field) and the same outcome, unless the tiny window
  * stopped with "longer than" (an event larger than its cap). Every yielded
  * string must be NUL-terminated at its length. Also run by the unit tests on
- * tests/fuzz/regress/trace_read/ and the seed corpus.
+ * tests/fuzz/regress/trace_read/, the seed corpus and whole real and ppgen
+ * traces.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,7 +69,7 @@ static uint64_t event_hash(const struct trace_event *ev)
 struct reading {
 	int rc;
 	uint64_t n;
-	uint64_t *hashes; /* first cap events */
+	uint64_t *hashes; /* every event's, while memory lasts */
 	size_t cap;
 	bool too_long;
 	bool truncated;
@@ -77,9 +79,11 @@ struct reading {
 };
 
 static void read_all(const uint8_t *data, size_t size, size_t max_event, bool salvage,
-		     struct reading *out)
+		     bool no_key_cache, struct reading *out)
 {
-	struct trace_reader_opts o = { .salvage = salvage, .max_event_bytes = max_event };
+	struct trace_reader_opts o = { .salvage = salvage,
+				       .max_event_bytes = max_event,
+				       .no_key_cache = no_key_cache };
 	struct trace_reader *r = trace_reader_open_mem(data, size, &o);
 	struct trace_event ev;
 	int rc;
@@ -89,6 +93,13 @@ static void read_all(const uint8_t *data, size_t size, size_t max_event, bool sa
 	out->cap = 4096;
 	out->hashes = malloc(out->cap * sizeof(uint64_t));
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		if (out->n == out->cap && out->hashes) {
+			uint64_t *h = realloc(out->hashes, 2 * out->cap * sizeof(uint64_t));
+			if (!h)
+				free(out->hashes);
+			out->hashes = h;
+			out->cap *= 2;
+		}
 		if (out->n < out->cap && out->hashes)
 			out->hashes[out->n] = event_hash(&ev);
 		out->n++;
@@ -110,24 +121,33 @@ static void read_all(const uint8_t *data, size_t size, size_t max_event, bool sa
 	trace_reader_close(r);
 }
 
+/* Whether two readings of the same input agree on everything. */
+static bool same_reading(const struct reading *a, const struct reading *b)
+{
+	return a->n == b->n && a->rc == b->rc && a->truncated == b->truncated &&
+	       !strcmp(a->err, b->err) && a->rank == b->rank && a->base == b->base &&
+	       !strcmp(a->nccl, b->nccl) &&
+	       (!a->hashes || !b->hashes || !memcmp(a->hashes, b->hashes, a->n * 8));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct reading big, small;
+	struct reading big, small, bytewise;
 	bool salvage = size & 1;
-	read_all(data, size, 0, salvage, &big);
-	read_all(data, size, 64 + size % 4096, salvage, &small);
+	read_all(data, size, 0, salvage, false, &big);
+	read_all(data, size, 64 + size % 4096, salvage, false, &small);
+	read_all(data, size, 0, salvage, true, &bytewise);
+	if (!same_reading(&big, &bytewise))
+		abort(); /* the key cache changed something */
 	size_t same = big.n < small.n ? big.n : small.n;
 	if (same > big.cap)
 		same = big.cap;
 	if (big.hashes && small.hashes && memcmp(big.hashes, small.hashes, same * 8))
 		abort(); /* the window size changed an event */
-	if (!small.too_long) {
-		if (big.n != small.n || big.rc != small.rc || big.truncated != small.truncated ||
-		    strcmp(big.err, small.err) || big.rank != small.rank || big.base != small.base ||
-		    strcmp(big.nccl, small.nccl))
-			abort();
-	}
+	if (!small.too_long && !same_reading(&big, &small))
+		abort();
 	free(big.hashes);
 	free(small.hashes);
+	free(bytewise.hashes);
 	return 0;
 }

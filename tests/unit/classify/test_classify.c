@@ -567,7 +567,7 @@ static void test_reader_fixture(void **state)
 {
 	(void)state;
 	struct arena a = ARENA_INIT;
-	struct trace_reader_opts o = { false, 0 };
+	struct trace_reader_opts o = { .salvage = false };
 	struct trace_reader *rd = trace_reader_open_mem(
 		json_fixture, sizeof(json_fixture) - 1, &o);
 	char err[256];

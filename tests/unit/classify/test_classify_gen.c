@@ -118,7 +118,7 @@ static void classify_one(const char *path, long it, const char *fname,
 			 const struct patterns *pats, struct lines out[F_N])
 {
 	struct arena a = ARENA_INIT;
-	struct trace_reader_opts o = { false, 0 };
+	struct trace_reader_opts o = { .salvage = false };
 	struct trace_reader *rd = trace_reader_open(path, &o);
 	struct classify *c = classify_new(pats, &a);
 	struct trace_event ev;

@@ -43,7 +43,7 @@ static void check_invariants(const struct rank_result *r)
 static void classify_file(const char *path, const struct patterns *pats)
 {
 	struct arena a = ARENA_INIT;
-	struct trace_reader_opts o = { false, 0 };
+	struct trace_reader_opts o = { .salvage = false };
 	struct trace_reader *rd = trace_reader_open(path, &o);
 	struct classify *c = classify_new(pats, &a);
 	struct trace_event ev;

@@ -13,6 +13,8 @@
 
 #include <dirent.h>
 
+#include "gen/gen.h"
+#include "read/gunzip.h"
 #include "read/json_scan.h"
 #include "read/trace_read.h"
 #include "util/pp.h"
@@ -81,6 +83,31 @@ static char *write_file(const void *data, size_t n, bool gz)
 		fclose(f);
 	}
 	return path;
+}
+
+/* Reads r to its end, requiring event i to be named prefix<i>, at ts
+ * i µs + frac_ns and, when field is not SIZE_MAX, to have the int64_t at
+ * that offset of struct trace_event equal to i. Returns the final code of
+ * trace_reader_next(); *n gets the count. */
+static int read_numbered(struct trace_reader *r, const char *prefix, int64_t frac_ns, size_t field,
+			 int *n)
+{
+	struct trace_event ev;
+	int rc;
+	*n = 0;
+	while ((rc = trace_reader_next(r, &ev)) > 0) {
+		char want[32];
+		snprintf(want, sizeof(want), "%s%d", prefix, *n);
+		assert_string_equal(ev.name.p, want);
+		assert_int_equal(ev.ts_ns, (int64_t)*n * 1000 + frac_ns);
+		if (field != SIZE_MAX) {
+			int64_t v;
+			memcpy(&v, (const char *)&ev + field, sizeof(v));
+			assert_int_equal(v, *n);
+		}
+		(*n)++;
+	}
+	return rc;
 }
 
 static const char *EV1 =
@@ -560,9 +587,30 @@ static void test_truncated(void **state)
 	assert_int_equal(n, 2);
 }
 
-static void test_gzip(void **state)
+/* Reads path to the end with the given gunzip implementation; returns the
+ * final code, the event count in *n and the error text in err. */
+static int read_gz(const char *path, int impl, bool salvage, uint64_t *n, char *err, size_t errlen)
 {
-	(void)state;
+	struct trace_reader_opts o = { .salvage = salvage, .gunzip = impl };
+	struct trace_reader *r = trace_reader_open(path, &o);
+	struct trace_event ev;
+	int rc;
+	assert_non_null(r);
+	*n = 0;
+	while ((rc = trace_reader_next(r, &ev)) > 0)
+		(*n)++;
+	snprintf(err, errlen, "%s", trace_reader_error(r));
+	if (salvage && rc == 0 && !trace_reader_truncated(r))
+		snprintf(err, errlen, "not truncated");
+	trace_reader_close(r);
+	return rc;
+}
+
+/* One gzip implementation: a whole file, concatenated members, a cut file
+ * (error, or salvage), corrupt header, data and checksum. */
+static void gzip_case(int impl)
+{
+	const char *name = impl == GUNZIP_ZLIB ? "zlib" : "isa-l";
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "{\"traceEvents\":[");
 	for (int i = 0; i < 50000; i++)
@@ -570,76 +618,115 @@ static void test_gzip(void **state)
 			    i ? "," : "", i, i);
 	strbuf_addstr(&sb, "],\"distributedInfo\":{\"rank\":2}}");
 	char *path = write_file(sb.buf, sb.len, true);
-	struct trace_reader *r = trace_reader_open(path, NULL);
-	struct trace_event ev;
-	int i = 0, rc;
-	while ((rc = trace_reader_next(r, &ev)) > 0) {
-		char want[32];
-		snprintf(want, sizeof(want), "k%d", i);
-		assert_string_equal(ev.name.p, want);
-		assert_int_equal(ev.ts_ns, (int64_t)i * 1000 + 500);
-		i++;
-	}
-	assert_int_equal(rc, 0);
+	struct trace_reader_opts o = { .gunzip = impl };
+	struct trace_reader *r = trace_reader_open(path, &o);
+	char err[1024];
+	uint64_t got, kept;
+	int i, rc;
+	assert_int_equal(read_numbered(r, "k", 500, SIZE_MAX, &i), 0);
 	assert_int_equal(i, 50000);
 	assert_true(trace_reader_is_gzip(r));
+	assert_string_equal(trace_reader_gunzip(r), name);
 	assert_int_equal(trace_reader_bytes_text(r), sb.len);
 	assert_int_equal(trace_reader_header(r)->rank, 2);
 	trace_reader_close(r);
 
-	/* a truncated gzip file: error, or the complete events with salvage */
 	FILE *f = fopen(path, "rb");
 	char *gz = malloc(1 << 20);
 	size_t gzn = fread(gz, 1, 1 << 20, f);
 	fclose(f);
+	assert_true(gzn > 1000 && gzn < (1 << 19));
+
+	/* the same text as three members, then bytes that are not a member */
+	size_t third = sb.len / 3;
+	char *m1 = write_file(sb.buf, third, true);
+	char *m2 = write_file(sb.buf + third, third, true);
+	char *m3 = write_file(sb.buf + 2 * third, sb.len - 2 * third, true);
+	struct strbuf cat = STRBUF_INIT;
+	char *parts[] = { m1, m2, m3 };
+	size_t last = 0; /* where the third member starts */
+	for (int k = 0; k < 3; k++) {
+		last = cat.len;
+		f = fopen(parts[k], "rb");
+		char chunk[4096];
+		size_t n;
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			strbuf_add(&cat, chunk, n);
+		fclose(f);
+		unlink(parts[k]);
+		free(parts[k]);
+	}
+	strbuf_addstr(&cat, "trailing junk");
+	char *multi = write_file(cat.buf, cat.len, false);
+	assert_int_equal(read_gz(multi, impl, false, &got, err, sizeof(err)), 0);
+	assert_int_equal(got, 50000);
+
+	/* a truncated gzip file: error, or the complete events with salvage */
 	char *cut = write_file(gz, gzn / 2, false); /* still gzip by magic */
-	r = trace_reader_open(cut, NULL);
-	while ((rc = trace_reader_next(r, &ev)) > 0)
-		;
-	assert_int_equal(rc, PP_ETRUNC);
-	uint64_t got = trace_reader_events(r);
+	assert_int_equal(read_gz(cut, impl, false, &got, err, sizeof(err)), PP_ETRUNC);
 	assert_true(got > 1000 && got < 50000);
-	assert_non_null(strstr(trace_reader_error(r), "gzip stream ends inside an event"));
-	trace_reader_close(r);
-	struct trace_reader_opts so = { .salvage = true };
-	r = trace_reader_open(cut, &so);
-	uint64_t kept = 0;
-	while ((rc = trace_reader_next(r, &ev)) > 0)
-		kept++;
-	assert_int_equal(rc, 0);
+	assert_non_null(strstr(err, "gzip stream ends inside an event"));
+	assert_int_equal(read_gz(cut, impl, true, &kept, err, sizeof(err)), 0);
 	assert_int_equal(kept, got);
-	assert_true(trace_reader_truncated(r));
-	trace_reader_close(r);
-	/* corrupt gzip data: reserved header flags make zlib fail at once */
-	gz[3] = (char)0xe0;
+	assert_string_equal(err, "");
+	/* the last member cut in its middle: the earlier members' events, and
+	 * then the error */
+	char *mcut = write_file(cat.buf, last + (cat.len - last) / 2, false);
+	assert_int_equal(read_gz(mcut, impl, false, &got, err, sizeof(err)), PP_ETRUNC);
+	assert_true(got > 2 * 50000 / 3 - 10 && got < 50000);
+	assert_non_null(strstr(err, "gzip stream ends inside an event"));
+
+	/* a corrupt header: not deflate (method 7 instead of 8) */
+	gz[2] = 7;
 	char *bad = write_file(gz, gzn, false);
-	r = trace_reader_open(bad, NULL);
-	assert_int_equal(trace_reader_next(r, &ev), PP_EPARSE);
-	assert_string_equal(trace_reader_error(r) + strlen(bad),
-			    ": byte 0: corrupt gzip data (unknown header flags set) after 0 "
+	assert_int_equal(read_gz(bad, impl, false, &got, err, sizeof(err)), PP_EPARSE);
+	assert_string_equal(err + strlen(bad),
+			    ": byte 0: corrupt gzip data (unknown compression method) after 0 "
 			    "complete events, expected a valid gzip stream");
-	trace_reader_close(r);
+	gz[2] = 8;
 	unlink(bad);
+	free(bad);
+	/* a wrong CRC in the trailer: every event read, then the error */
+	gz[gzn - 8] ^= 0x55;
+	bad = write_file(gz, gzn, false);
+	assert_int_equal(read_gz(bad, impl, false, &got, err, sizeof(err)), PP_EPARSE);
+	assert_non_null(strstr(err, "corrupt gzip data (incorrect data check) after"));
+	gz[gzn - 8] ^= 0x55;
+	unlink(bad);
+	free(bad);
 	/* corruption inside the deflate data decodes to garbage or fails:
 	 * either way an error, never a crash */
-	gz[3] = 0;
 	for (size_t k = gzn / 3; k < gzn / 3 + 64; k++)
 		gz[k] ^= 0x5a;
-	free(bad);
 	bad = write_file(gz, gzn, false);
-	r = trace_reader_open(bad, NULL);
-	while ((rc = trace_reader_next(r, &ev)) > 0)
-		;
+	rc = read_gz(bad, impl, false, &got, err, sizeof(err));
 	assert_true(rc == PP_EPARSE || rc == PP_ETRUNC);
-	trace_reader_close(r);
 	unlink(path);
 	unlink(cut);
+	unlink(mcut);
 	unlink(bad);
+	unlink(multi);
 	free(path);
 	free(cut);
+	free(mcut);
 	free(bad);
+	free(multi);
 	free(gz);
+	strbuf_release(&cat);
 	strbuf_release(&sb);
+}
+
+static void test_gzip_zlib(void **state)
+{
+	gzip_case(GUNZIP_ZLIB);
+}
+
+/* ISA-L, the default when the build found it; skipped (and said) otherwise. */
+static void test_gzip_isal(void **state)
+{
+	if (!gunzip_have_isal())
+		skip();
+	gzip_case(GUNZIP_ISAL);
 }
 
 static void test_errors(void **state)
@@ -710,17 +797,10 @@ static void test_small_window_refills(void **state)
 		struct trace_reader_opts o = { .max_event_bytes = 4096 };
 		struct trace_reader *r = pass ? trace_reader_open_mem(sb.buf, sb.len, &o)
 					      : trace_reader_open(path, &o);
-		struct trace_event ev;
-		int i = 0, rc;
-		while ((rc = trace_reader_next(r, &ev)) > 0) {
-			char want[32];
-			snprintf(want, sizeof(want), "n\xc3\xa9%d", i);
-			assert_string_equal(ev.name.p, want);
-			assert_int_equal(ev.correlation, i);
-			assert_int_equal(ev.ts_ns, (int64_t)i * 1000 + 125);
-			i++;
-		}
-		assert_int_equal(rc, 0);
+		int i;
+		assert_int_equal(read_numbered(r, "n\xc3\xa9", 125,
+					       offsetof(struct trace_event, correlation), &i),
+				 0);
 		assert_int_equal(i, 3000);
 		assert_int_equal(trace_reader_bytes_text(r), sb.len);
 		trace_reader_close(r);
@@ -776,6 +856,131 @@ static void test_fuzz_regressions(void **state)
 	strbuf_release(&dir);
 }
 
+/* Reads a whole file (gzip or not) into sb. */
+static void slurp(const char *path, struct strbuf *sb)
+{
+	gzFile f = gzopen(path, "rb");
+	char chunk[65536];
+	int n;
+	assert_non_null(f);
+	while ((n = gzread(f, chunk, sizeof(chunk))) > 0)
+		strbuf_add(sb, chunk, (size_t)n);
+	assert_true(n == 0);
+	gzclose(f);
+}
+
+/* Runs the fuzz target's three readings (two windows, key cache on and
+ * off) on every trace file under dir; returns how many. */
+static int replay_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int count = 0;
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		struct strbuf path = STRBUF_INIT, data = STRBUF_INIT;
+		strbuf_addf(&path, "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR) {
+			count += replay_tree(path.buf);
+		} else if (strstr(de->d_name, ".json")) {
+			slurp(path.buf, &data);
+			LLVMFuzzerTestOneInput((const uint8_t *)data.buf, data.len);
+			count++;
+		}
+		strbuf_release(&data);
+		strbuf_release(&path);
+	}
+	closedir(d);
+	return count;
+}
+
+/* The key cache past its limits: more key orders than it keeps trie nodes
+ * (512) and more next keys than a node keeps (4), keys too long to cache, escaped keys, spacing that changes between events, and a
+ * key whose literal is a prefix of another's. Every event must read the
+ * same as with the cache off, and the known fields must be right. */
+static void test_key_cache_limits(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned seed = 12345;
+	strbuf_addstr(&sb, "{\"traceEvents\": [\n");
+	for (int i = 0; i < 3000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		const char *sep = (seed >> 8) % 7 == 0 ? ",\n    " : ", ";
+		const char *colon = (seed >> 12) % 5 == 0 ? " : " : ": ";
+		strbuf_addf(&sb, "%s{\"ph\"%s\"X\"", i ? ",\n" : "", colon);
+		/* some of 100 unknown keys, in an order that changes per event */
+		for (int k = 0; k < 4; k++)
+			strbuf_addf(&sb, "%s\"unknown key %u\"%s%d", sep, (seed >> (4 * k)) % 100,
+				    colon, k);
+		if (i % 3 == 0)
+			strbuf_addf(&sb, "%s\"a key longer than the thirty-two bytes cached\": 1",
+				    sep);
+		if (i % 5 == 0)
+			strbuf_addf(&sb, "%s\"\\u0074s\": 7", sep); /* an escaped "ts" */
+		strbuf_addf(&sb, "%s\"ts\"%s%d.5%s\"name\"%s\"k%d\"%s\"names\": 0", sep, colon, i,
+			    sep, colon, i, sep);
+		strbuf_addf(&sb, "%s\"args\"%s{\"External id\": %d%s\"External idx\": 1}}", sep,
+			    colon, i, sep);
+	}
+	strbuf_addstr(&sb, "\n]}");
+	LLVMFuzzerTestOneInput((const uint8_t *)sb.buf, sb.len);
+	struct trace_reader *r = open_str(sb.buf, false);
+	int i;
+	assert_int_equal(read_numbered(r, "k", 500, offsetof(struct trace_event, external_id), &i),
+			 0);
+	assert_int_equal(i, 3000);
+	trace_reader_close(r);
+	strbuf_release(&sb);
+}
+
+/* The differential test of the key cache (and of the window) on whole
+ * traces: the 45 real ones of ../shared/data/real and two ppgen trees,
+ * one with every nasty option. Skipped, and said, without the real ones. */
+static void test_whole_traces(void **state)
+{
+	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
+	struct strbuf dir = STRBUF_INIT;
+	for (int nasty = 0; nasty < 2; nasty++) {
+		char *out = tmp_path(nasty ? "-gen-nasty" : "-gen");
+		int iters[] = { 3 };
+		struct gen_opts o = { .out = out,
+				      .tp = 1,
+				      .pp = 2,
+				      .dp = 1,
+				      .cp = 1,
+				      .ep = 1,
+				      .vpp = 1,
+				      .microbatches = 4,
+				      .iterations = iters,
+				      .niterations = 1,
+				      .layers = 2,
+				      .kpl = 3,
+				      .seed = 7,
+				      .quiet = true };
+		char err[128];
+		if (nasty)
+			assert_int_equal(gen_parse_nasty("all", &o.nasty, err, sizeof(err)), 0);
+		assert_int_equal(gen_run(&o), 0);
+		strbuf_reset(&dir);
+		strbuf_addf(&dir, "%s/iteration_3", out);
+		assert_int_equal(replay_tree(dir.buf), 2);
+		strbuf_reset(&dir);
+		strbuf_addf(&dir, "rm -rf '%s'", out);
+		assert_int_equal(system(dir.buf), 0);
+		free(out);
+	}
+	strbuf_reset(&dir);
+	strbuf_addf(&dir, "%s/../shared/data/real", root);
+	int n = replay_tree(dir.buf);
+	strbuf_release(&dir);
+	if (n == 0)
+		skip(); /* no real traces beside the project */
+	assert_int_equal(n, 45);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -797,11 +1002,14 @@ int main(void)
 		cmocka_unit_test(test_header_before_and_after),
 		cmocka_unit_test(test_comm_args),
 		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_gzip_zlib),
+		cmocka_unit_test(test_gzip_isal),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_small_window_refills),
 		cmocka_unit_test(test_fuzz_regressions),
+		cmocka_unit_test(test_key_cache_limits),
+		cmocka_unit_test(test_whole_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
