@@ -718,12 +718,14 @@ static void gzip_case(int impl)
 
 static void test_gzip_zlib(void **state)
 {
+	(void)state;
 	gzip_case(GUNZIP_ZLIB);
 }
 
 /* ISA-L, the default when the build found it; skipped (and said) otherwise. */
 static void test_gzip_isal(void **state)
 {
+	(void)state;
 	if (!gunzip_have_isal())
 		skip();
 	gzip_case(GUNZIP_ISAL);
@@ -903,6 +905,7 @@ static int replay_tree(const char *dir)
  * same as with the cache off, and the known fields must be right. */
 static void test_key_cache_limits(void **state)
 {
+	(void)state;
 	struct strbuf sb = STRBUF_INIT;
 	unsigned seed = 12345;
 	strbuf_addstr(&sb, "{\"traceEvents\": [\n");
@@ -941,6 +944,7 @@ static void test_key_cache_limits(void **state)
  * one with every nasty option. Skipped, and said, without the real ones. */
 static void test_whole_traces(void **state)
 {
+	(void)state;
 	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
 	struct strbuf dir = STRBUF_INIT;
 	for (int nasty = 0; nasty < 2; nasty++) {
