@@ -10,6 +10,11 @@
  * node (usually one); only a miss reads the key byte by byte, dispatches on
  * its text and extends the trie.
  *
+ * Events of different kinds share their first keys and part ways later,
+ * so the caller may branch on a value that tells the kind (an event's ph
+ * and cat): key_cache_branch() moves to a node of that value's own, whose
+ * next literal is then usually the only one.
+ *
  * A hit is exact by construction: the bytes equal a literal whose key was
  * read and dispatched before, and the byte after it is not whitespace, so
  * reading the key would have stopped at the same place with the same key.
@@ -24,22 +29,28 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifdef __SSE2__
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 enum {
-	KC_LIT = 32,     /* longest literal: a key of up to 26 bytes, ", " and ": " */
-	KC_NEXT = 4,     /* next literals kept per trie node */
-	KC_NODES = 512,  /* trie nodes; node 0 is an object's start */
-	KC_LOST = 0xffff /* a node for "off the trie": predicts nothing */
+	KC_LIT = 32,        /* longest literal: a key of up to 26 bytes, ", " and ": " */
+	KC_NEXT = 4,        /* next literals kept per trie node */
+	KC_NODES = 1024,    /* trie nodes; node 0 is an object's start */
+	KC_BRANCHES = 256,  /* (node, value) pairs of key_cache_branch() */
+	KC_LOST = KC_NODES, /* the node "off the trie": always empty, predicts nothing */
+	KC_END = 63         /* the code of a literal that closes the object (the
+			    * bytes from the last value's end to its '}'); the
+			    * callers' codes are below it */
 };
 
 /* One literal expected next, kept in the node itself: the compare needs no
  * load that depends on another. */
 struct kc_next {
 	_Alignas(16) char lit[KC_LIT]; /* zero-padded */
-	uint16_t lo, hi;               /* bytes of each 16-byte half compared */
+	uint32_t mask;                 /* bit i: byte i is compared */
 	uint8_t len;                   /* 0: no literal */
 	uint8_t which;                 /* the caller's code for the key */
 	uint16_t node;                 /* the node after it */
@@ -49,60 +60,81 @@ struct kc_node {
 	struct kc_next next[KC_NEXT];
 };
 
+struct kc_branch {
+	uint64_t value;
+	uint16_t from, to; /* to 0: the slot is free */
+};
+
 struct key_cache {
 	unsigned nnodes;
-	struct kc_node node[KC_NODES];
+	struct kc_branch branch[KC_BRANCHES];
+	struct kc_node node[KC_NODES + 1]; /* node[KC_LOST] stays empty */
 };
 
 void key_cache_init(struct key_cache *kc);
 
 /* After a miss at trie node at: the member's literal was lit[0..len) and
- * its key code which. Returns the node to pass for the next member. len 0
- * (a key that cannot be cached: escaped, too long) gives KC_LOST. */
+ * its key code which (KC_END: the object's end, which leads to no node).
+ * Returns the node to pass for the next member. len 0 (a key that cannot be
+ * cached: escaped, too long) gives KC_LOST. */
 unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len, int which);
 
-/* Whether the bytes at p start with x's literal. p may be anywhere up to
- * the window's end: KC_LIT bytes are readable (the window's padding). */
-static inline bool key_cache_eq(const struct kc_next *x, const char *p)
+unsigned key_cache_branch_new(struct key_cache *kc, unsigned at, uint64_t value);
+
+/* The node after node at for a member whose value is value (up to 8 of its
+ * bytes and its length, packed by the caller): a node of its own, made on
+ * first sight. KC_LOST stays lost, and so does a value beyond the table. */
+static inline unsigned key_cache_branch(struct key_cache *kc, unsigned at, uint64_t value)
 {
-#ifdef __SSE2__
-	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-	__m128i b = _mm_load_si128((const __m128i *)(const void *)x->lit);
-	unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b));
-	if ((m & x->lo) != x->lo)
-		return false;
-	if (!x->hi)
-		return true;
-	a = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-	b = _mm_load_si128((const __m128i *)(const void *)(x->lit + 16));
-	m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b));
-	return (m & x->hi) == x->hi;
-#else
-	return !memcmp(p, x->lit, x->len);
-#endif
+	const struct kc_branch *b =
+		&kc->branch[((value ^ at) * 0x9e3779b97f4a7c15ull) >> 56 & (KC_BRANCHES - 1)];
+	if (b->value == value && b->from == at && b->to)
+		return b->to;
+	return key_cache_branch_new(kc, at, value);
 }
 
-/* Tries the literals expected at trie node *at against the bytes at *pp.
- * On a hit that ends before end at a byte that is not whitespace, moves
- * *pp to the value, *at to the next node and returns the key code; else
- * -1 and nothing moves. */
-static inline int key_cache_match(const struct key_cache *kc, unsigned *at, const char **pp,
-				  const char *end)
+/* Whether the bytes at p start with x's literal: one 32-byte compare,
+ * without a branch on the literal's length. p may be anywhere up to the
+ * window's end: KC_LIT bytes are readable (the window's padding). */
+static inline bool key_cache_eq(const struct kc_next *x, const char *p)
 {
-	if (*at == KC_LOST)
-		return -1;
-	const char *p = *pp;
-	for (const struct kc_next *x = kc->node[*at].next; x < kc->node[*at].next + KC_NEXT; x++) {
+#if defined(__AVX2__)
+	__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+	__m256i b = _mm256_load_si256((const __m256i *)(const void *)x->lit);
+	uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b));
+#elif defined(__SSE2__)
+	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i b = _mm_load_si128((const __m128i *)(const void *)x->lit);
+	__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+	__m128i d = _mm_load_si128((const __m128i *)(const void *)(x->lit + 16));
+	uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) |
+		     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(c, d)) << 16;
+#else
+	uint32_t m = 0;
+	for (int i = 0; i < KC_LIT; i++)
+		m |= (uint32_t)(p[i] == x->lit[i]) << i;
+#endif
+	return (m & x->mask) == x->mask;
+}
+
+/* The literal expected at trie node at that the bytes at p start with, or
+ * NULL. A key's literal must be followed by a byte that is not whitespace
+ * (the value's first). Neither needs the window's end: the window is
+ * followed by zero bytes, and no literal holds one (each ends with the
+ * whitespace or ':' before a value, or with the '}' of KC_END), so a
+ * literal that matches ends inside the window, and a key's value byte
+ * after it is there too (a zero is not above ' '). */
+static inline const struct kc_next *key_cache_find(const struct key_cache *kc, unsigned at,
+						   const char *p)
+{
+	const struct kc_next *x = kc->node[at].next;
+	for (int i = 0; i < KC_NEXT; i++, x++) {
 		if (!x->len)
-			return -1;
-		const char *v = p + x->len;
-		if (key_cache_eq(x, p) && v < end && (unsigned char)*v > ' ') {
-			*pp = v;
-			*at = x->node;
-			return x->which;
-		}
+			return NULL;
+		if (key_cache_eq(x, p) && ((unsigned char)p[x->len] > ' ' || x->which == KC_END))
+			return x;
 	}
-	return -1;
+	return NULL;
 }
 
 #endif

@@ -2,26 +2,32 @@
  *
  * Design note.
  *
- * The text lives in one window buffer buf[0..len); buf[pos] is the first
- * byte not yet consumed, and base_off is the text offset of buf[0]. Parsing
- * proceeds in *units*: the trace's opening brace, one top-level key with its
- * value, or one event (with the comma before it). A unit is parsed from
- * buf[pos] against the bytes at hand; when it runs past len the unit parser
- * returns JS_MORE, nothing is committed, the unconsumed tail is moved to the
- * front, more text is read (the buffer doubles when one unit fills it, up to
+ * The text lives in one window buf[0..len); buf[pos] is the first byte not
+ * yet consumed, and base_off is the text offset of buf[0]. Parsing proceeds
+ * in *units*: the trace's opening brace, one top-level key with its value,
+ * or one event (with the comma before it). A unit is parsed from buf[pos]
+ * against the bytes at hand; when it runs past len the unit parser returns
+ * JS_MORE, nothing is committed, the window moves on to the unit's start
+ * with more text after it (doubling when one unit fills it, up to
  * max_event_bytes) and the unit is parsed again from its start. So the only
- * state kept between units is the small top-level state below, and memory is
- * bounded by the largest unit, not the file.
+ * state kept between units is the small top-level state below, and memory
+ * is bounded by the largest unit, not the file.
  *
  *   S_START --'{'--> S_KEY --"traceEvents":[--> S_EVENTS --']'--> S_AFTER
  *      |                 ^--- ',' ---- S_AFTER <-- other key: value --'
  *      '--'['(bare array of events)--> S_EVENTS            S_AFTER --'}'--> S_END
  *
- * Strings of an event are recorded as (start, length, has-escape) while the
- * event is parsed; only when the whole event parsed are they materialised:
- * in place (a NUL over the closing quote) when the window is ours and the
- * string has no escape, else unescaped into the scratch buffer. So a unit
- * that is parsed again after a refill always sees the original bytes.
+ * Windows come three ways: a plain regular file is mapped (read-only, a
+ * few MiB at a time: no copy out of the page cache); a pipe, gzip output
+ * and memory are read into a buffer, whose unconsumed tail moves to the
+ * front at a refill. Every window is followed by JS_PAD zero bytes that the
+ * scanners use as a sentinel: the buffer's own, or for a mapped window the
+ * zero pages mapped after it (so that a mapped window that is not the
+ * file's last ends on a page boundary).
+ *
+ * A window is never written: the strings an event keeps are copied (and
+ * unescaped) into the scratch as they are read, so a unit that is parsed
+ * again after a refill sees its own bytes.
  */
 #include "trace_read.h"
 
@@ -31,6 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gunzip.h"
@@ -43,9 +51,11 @@ enum { S_START, S_KEY, S_AFTER, S_EVENTS, S_END, S_DONE };
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
 enum {
-	BUF_INIT = 1u << 20,      /* initial window (bigger is no faster) */
-	ZIN_SIZE = 1u << 20,      /* compressed input chunk */
-	HDR_STR_MAX = 4096,       /* header strings are cut to this */
+	BUF_INIT = 1u << 20, /* initial window (bigger is no faster) */
+	MAP_INIT = 4u << 20, /* initial mapped window of a plain file */
+	ZIN_SIZE = 1u << 20, /* compressed input chunk */
+	HDR_STR_MAX = 4096,  /* header strings are cut to this */
+	SCRATCH_SLACK = 64,  /* copy_text() writes up to 15 bytes past a string */
 	MAX_EVENT_DEFAULT = 256u << 20
 };
 
@@ -53,12 +63,6 @@ enum {
 enum {
 	K_CAT, K_NAME, K_PID, K_TID, K_ID, K_ARG_NAME, K_PG_NAME, K_PG_DESC, K_PG_RANKS,
 	K_COLLECTIVE, K_DTYPE, K_NSLOTS
-};
-
-struct kept {
-	const char *s; /* NULL: slot unused */
-	size_t n;
-	bool esc;
 };
 
 struct trace_reader {
@@ -78,6 +82,14 @@ struct trace_reader {
 
 	char *buf;
 	size_t cap, len, pos;
+	/* A plain regular file is mapped, not read: buf then points into a
+	 * reservation of map_size bytes (PROT_READ) holding the file's bytes
+	 * [base_off, base_off + len) and zero pages after them, and is never
+	 * written (kept strings are copied out). */
+	bool mapped;
+	char *map;
+	size_t map_size;
+	uint64_t file_size;
 	uint64_t base_off;
 	bool eof;
 	size_t max_event;
@@ -97,10 +109,11 @@ struct trace_reader {
 	struct js_stack st;
 	struct key_cache kc_event, kc_args; /* keys of events, of their args */
 	bool no_kc;                         /* opts.no_key_cache */
-	struct kept kept[K_NSLOTS];
-	unsigned kept_mask; /* bit i: kept[i] is in use */
-	char *scratch;
-	size_t scratch_cap;
+	bool no_map;                        /* opts.no_map or $PP_NO_MMAP */
+	size_t window, map_window;          /* the first window read, mapped */
+	char *scratch;                      /* the current event's strings, NUL-terminated */
+	size_t scratch_cap; /* >= the window + SCRATCH_SLACK: never grows mid-event */
+	char *scr;          /* its first free byte */
 	char keytmp[64];
 	char err[1024];
 };
@@ -235,10 +248,120 @@ static int fill_plain(struct trace_reader *r)
 	return 0;
 }
 
+static size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The scratch holds one event's kept strings, so it follows the window
+ * (a mapped one shows up to a page more than cap). */
+static void fit_scratch(struct trace_reader *r)
+{
+	size_t need = r->cap + (r->mapped ? page_size() : 0) + SCRATCH_SLACK;
+	if (r->scratch_cap < need) {
+		r->scratch_cap = need;
+		free(r->scratch);
+		r->scratch = xmalloc(r->scratch_cap);
+	}
+}
+
+static uint64_t page_floor(uint64_t n)
+{
+	return n & ~(uint64_t)(page_size() - 1);
+}
+
+static void unmap_window(struct trace_reader *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_size);
+	r->map = NULL;
+	r->map_size = 0;
+}
+
+/* Maps the file from the unconsumed unit on, at least cap bytes of it up to
+ * a page boundary: the file's pages over the reservation's start (replacing
+ * the previous window's, so that memory stays about cap), zero pages after
+ * them (the JS_PAD sentinel; the rest of the file's last page reads as
+ * zeros too). Returns nonzero when mapping failed: the caller read()s. */
+static int remap(struct trace_reader *r)
+{
+	uint64_t start = r->base_off + r->pos;
+	struct stat st;
+	if (fstat(r->fd, &st) == 0) /* follows a file that grows */
+		r->file_size = (uint64_t)st.st_size;
+	uint64_t moff = page_floor(start), pg = page_size();
+	uint64_t end = page_floor(start + r->cap + pg - 1);
+	if (end > r->file_size)
+		end = r->file_size;
+	if (end < start)
+		end = start; /* the file shrank under us: its end is here */
+	size_t lead = (size_t)(start - moff), flen = (size_t)(end - moff);
+	size_t fmap = (size_t)page_floor(flen + pg - 1);
+	size_t need = (size_t)page_floor(lead + r->cap + pg - 1) + pg; /* pg >= JS_PAD */
+	if (need > r->map_size) {
+		unmap_window(r);
+		void *m = mmap(NULL, need, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return -1;
+		r->map = m;
+		r->map_size = need;
+	}
+	if ((fmap && mmap(r->map, fmap, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, r->fd,
+			  (off_t)moff) == MAP_FAILED) ||
+	    mmap(r->map + fmap, r->map_size - fmap, PROT_READ,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		unmap_window(r);
+		return -1;
+	}
+	r->buf = r->map;
+	r->base_off = moff;
+	r->pos = lead;
+	r->len = flen;
+	r->file_bytes = end;
+	r->eof = end == r->file_size;
+#ifdef POSIX_FADV_WILLNEED
+	if (!r->eof) /* the next window, read ahead while this one is parsed */
+		posix_fadvise(r->fd, (off_t)end, (off_t)r->cap, POSIX_FADV_WILLNEED);
+#endif
+	return 0;
+}
+
+/* A mapping failed: the rest of the file is read() into a buffer. */
+static int unmap_to_read(struct trace_reader *r)
+{
+	uint64_t start = r->base_off + r->pos;
+	unmap_window(r);
+	r->mapped = false;
+	r->buf = xmalloc(r->cap + JS_PAD);
+	r->base_off = start;
+	r->pos = r->len = 0;
+	r->file_bytes = start;
+	if (lseek(r->fd, (off_t)start, SEEK_SET) < 0)
+		return set_err(r, PP_EIO, start, "seek failed: %s, expected a readable file",
+			       strerror(errno));
+	return 0;
+}
+
 /* Moves the unconsumed tail to the front, grows the window if one unit fills
- * it, and reads more text. */
+ * it, and reads more text (or maps the next window). */
 static int refill(struct trace_reader *r)
 {
+	if (r->mapped) {
+		/* One unit fills the window: it doubles, but never to
+		 * max_event; the window's end would then fall inside a page,
+		 * so a unit that big is read() as below, where the cap is
+		 * checked. */
+		bool grow = r->len - r->pos >= r->cap;
+		if (grow && r->cap * 2 < r->max_event) {
+			r->cap *= 2;
+			fit_scratch(r);
+			grow = false;
+		}
+		if (!grow && remap(r) == 0)
+			return 0;
+		if (unmap_to_read(r))
+			return r->rc;
+	}
 	if (r->pos > 0) {
 		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 		r->base_off += r->pos;
@@ -254,6 +377,7 @@ static int refill(struct trace_reader *r)
 		size_t ncap = r->cap * 2 > r->max_event ? r->max_event : r->cap * 2;
 		r->buf = xrealloc(r->buf, ncap + JS_PAD);
 		r->cap = ncap;
+		fit_scratch(r);
 	}
 	int rc = r->gz ? fill_gz(r) : fill_plain(r);
 	memset(r->buf + r->len, 0, JS_PAD);
@@ -264,11 +388,12 @@ static int refill(struct trace_reader *r)
 
 static void alloc_window(struct trace_reader *r)
 {
-	r->cap = BUF_INIT < r->max_event ? BUF_INIT : r->max_event;
+	r->cap = r->window < r->max_event ? r->window : r->max_event;
 	if (r->mem && r->memlen < r->cap) /* a small input needs no big window */
 		r->cap = r->memlen < 4096 ? (r->max_event < 4096 ? r->max_event : 4096) : r->memlen;
 	r->buf = xmalloc(r->cap + JS_PAD);
 	memset(r->buf, 0, JS_PAD);
+	fit_scratch(r);
 }
 
 static struct trace_reader *reader_new(const char *path, const struct trace_reader_opts *o)
@@ -282,6 +407,9 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 	r->salvage = o && o->salvage;
 	r->gunzip = o ? o->gunzip : GUNZIP_AUTO;
 	r->no_kc = o && o->no_key_cache;
+	r->no_map = (o && o->no_map) || (getenv("PP_NO_MMAP") && *getenv("PP_NO_MMAP"));
+	r->window = o && o->window_bytes ? o->window_bytes : BUF_INIT;
+	r->map_window = o && o->window_bytes ? o->window_bytes : MAP_INIT;
 	r->state = S_START;
 	key_cache_init(&r->kc_event);
 	key_cache_init(&r->kc_args);
@@ -309,7 +437,20 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 			strerror(errno));
 		return r;
 	}
-	if (k == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+	struct stat st;
+	bool gz = k == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	if (!gz && k == 2 && !r->no_map && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		free(r->buf);
+		r->buf = NULL;
+		r->mapped = true;
+		r->file_size = (uint64_t)st.st_size;
+		r->cap = r->map_window < r->max_event / 2 ? r->map_window : r->max_event / 2;
+		fit_scratch(r);
+		if (remap(r))
+			unmap_to_read(r);
+		return r;
+	}
+	if (gz) {
 		r->gz = true;
 		r->zin = xmalloc(ZIN_SIZE);
 		r->gzs = gunzip_new(r->gunzip);
@@ -347,7 +488,10 @@ void trace_reader_close(struct trace_reader *r)
 		close(r->fd);
 	gunzip_free(r->gzs);
 	free(r->zin);
-	free(r->buf);
+	if (r->mapped)
+		unmap_window(r);
+	else
+		free(r->buf);
 	free(r->scratch);
 	free(r->hdr_backend);
 	free(r->hdr_nccl);
@@ -366,6 +510,8 @@ struct cx {
 	const char *end;
 	bool final;
 	struct js_err e;
+	struct trace_event *ev; /* the event being parsed */
+	int rc;                 /* next_member()'s JS_MORE or JS_ERR */
 };
 
 /* Running out of bytes is never an error here: the caller decides between
@@ -507,61 +653,73 @@ static inline bool num_continues(char ch)
 	return is_dig(ch) || ch == '.' || ch == 'e' || ch == 'E';
 }
 
-/* Eight ASCII digits at p (little-endian load) as a number, SWAR style. */
-static ALWAYS_INLINE bool eight_digits(const char *p, uint32_t *v)
+/* Numbers, 8 bytes at a time (SWAR): the text's bytes are loaded as a
+ * little-endian word, so byte i of the word is the text's byte i. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the digit SWAR needs little-endian");
+
+static ALWAYS_INLINE uint64_t load8(const char *p)
 {
 	uint64_t x;
 	memcpy(&x, p, 8);
-	if ((((x & 0xf0f0f0f0f0f0f0f0ull) |
-	      (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) !=
-	     0x3333333333333333ull))
-		return false;
-	x = ((x & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
-	x = ((x & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
-	*v = (uint32_t)(((x & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32);
-	return true;
+	return x;
 }
 
-/* Accumulates up to max digits at *pp into *acc; returns how many. */
-static ALWAYS_INLINE int digits(const char **pp, const char *end, uint64_t *acc, int max)
+/* The high bit of every byte of x that is not an ASCII digit; exact up to
+ * the first such byte (a borrow or carry only reaches the bytes after it),
+ * which is all that its callers look at. */
+static ALWAYS_INLINE uint64_t nondigits(uint64_t x)
+{
+	return ((x - 0x3030303030303030ull) | (x + 0x4646464646464646ull)) & 0x8080808080808080ull;
+}
+
+/* How many ASCII digits x starts with (0..8). */
+static ALWAYS_INLINE unsigned lead_digits(uint64_t x)
+{
+	uint64_t t = nondigits(x);
+	return t ? (unsigned)__builtin_ctzll(t) >> 3 : 8;
+}
+
+/* The value of the first k (1..8) bytes of x, all ASCII digits: moved to
+ * the top of the word (the bytes below read as leading zeros), then
+ * combined in pairs, quads and eights with two multiplications. */
+static ALWAYS_INLINE uint64_t digits_value(uint64_t x, unsigned k)
+{
+	x = (x - 0x3030303030303030ull) << (64 - 8 * k);
+	x = x * 10 + (x >> 8);
+	x = ((x & 0x000000ff000000ffull) * (100 + (1000000ull << 32)) +
+	     ((x >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))) >>
+	    32;
+	return x;
+}
+
+static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+
+/* The up to 16 digits at *pp as a number; *n how many (0: none). *pp moves
+ * past them. A 17th digit is left for the caller to see. */
+static ALWAYS_INLINE uint64_t digits16(const char **pp, unsigned *n)
 {
 	const char *p = *pp;
-	uint64_t a = *acc;
-	uint32_t v8;
-	int n = 0;
-	(void)end; /* the zero padding stops both loops */
-	while (n + 8 <= max && eight_digits(p, &v8)) {
-		a = a * 100000000u + v8;
-		p += 8;
-		n += 8;
+	uint64_t x = load8(p), v;
+	unsigned k = lead_digits(x);
+	if (k < 8) {
+		*n = k;
+		*pp = p + k;
+		return k ? digits_value(x, k) : 0;
 	}
-	/* The rest, fewer than 8 digits (most numbers: ids, durations,
-	 * fractions), in one branch-free step instead of a loop that
-	 * mispredicts its exit: k = the leading digit bytes of the next 8,
-	 * moved to the top of the word so that the missing leading digits
-	 * read as zeros. */
-	static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000,
-					   1000000, 10000000, 100000000 };
-	uint64_t x;
-	memcpy(&x, p, 8);
-	uint64_t t = ((x & 0xf0f0f0f0f0f0f0f0ull) |
-		      (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
-		     0x3333333333333333ull; /* zero bytes: digits */
-	int k = t ? __builtin_ctzll(t) >> 3 : 8;
-	if (k > max - n)
-		k = max - n;
-	if (k > 0) {
-		x = (x << (64 - 8 * k)) & 0x0f0f0f0f0f0f0f0full;
-		x = (x * 2561) >> 8;
-		x = ((x & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
-		x = ((x & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
-		a = a * pow10[k] + x;
-		p += k;
-		n += k;
-	}
-	*pp = p;
-	*acc = a;
-	return n;
+	v = digits_value(x, 8);
+	x = load8(p + 8);
+	k = lead_digits(x);
+	if (k)
+		v = v * pow10[k] + digits_value(x, k);
+	*n = 8 + k;
+	*pp = p + 8 + k;
+	return v;
+}
+
+/* True when ch, a byte after digits, goes on with the number. */
+static ALWAYS_INLINE bool num_goes_on(char ch)
+{
+	return ch == '.' || (ch | 0x20) == 'e' || is_dig(ch);
 }
 
 /* The first byte at or after p that is not an ASCII digit, 8 bytes a step
@@ -569,30 +727,26 @@ static ALWAYS_INLINE int digits(const char **pp, const char *end, uint64_t *acc,
 static ALWAYS_INLINE const char *digit_run(const char *p)
 {
 	for (;;) {
-		uint64_t x;
-		memcpy(&x, p, 8);
-		uint64_t t = ((x & 0xf0f0f0f0f0f0f0f0ull) |
-			      (((x + 0x0606060606060606ull) & 0xf0f0f0f0f0f0f0f0ull) >> 4)) ^
-			     0x3333333333333333ull; /* zero bytes: digits */
+		uint64_t t = nondigits(load8(p));
 		if (t)
 			return p + (__builtin_ctzll(t) >> 3);
 		p += 8;
 	}
 }
 
-/* Fast path for the common integer: -?(0|[1-9][0-9]{0,17}) followed, within
- * the window, by a byte that cannot continue a number. Anything else (more
- * digits, fraction, exponent, end of window) returns false and the caller
- * takes the general path, which also reports errors. */
+/* Fast path for the common integer: -?(0|[1-9][0-9]{0,15}) followed,
+ * within the window, by a byte that cannot continue a number. Anything else
+ * (more digits, fraction, exponent, end of window) returns false and the
+ * caller takes the general path, which also reports errors. */
 static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
 {
 	const char *p = *pp, *s;
 	bool neg = *p == '-';
-	uint64_t acc = 0;
+	unsigned n;
 	p += neg;
 	s = p;
-	int n = digits(&p, end, &acc, 18);
-	if (n == 0 || p >= end || num_continues(*p) || (*s == '0' && n > 1))
+	uint64_t acc = digits16(&p, &n);
+	if (n == 0 || p >= end || num_goes_on(*p) || (*s == '0' && n > 1))
 		return false;
 	*v = neg ? -(int64_t)acc : (int64_t)acc;
 	*pp = p;
@@ -602,75 +756,78 @@ static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
 /* Fast path for times: -?digits{1,16}(.digits{1,3})? then a delimiter. */
 static ALWAYS_INLINE bool fast_time(const char **pp, const char *end, int64_t *ns)
 {
+	static const uint64_t scale[4] = { 0, 100, 10, 1 };
 	const char *p = *pp, *s;
 	bool neg = *p == '-';
-	uint64_t acc = 0;
+	unsigned n;
 	p += neg;
 	s = p;
-	int n = digits(&p, end, &acc, 16);
-	if (n == 0 || p >= end || (*s == '0' && n > 1) ||
-	    acc > ((uint64_t)INT64_MAX - 999) / 1000)
+	uint64_t acc = digits16(&p, &n);
+	if (n == 0 || (*s == '0' && n > 1) || acc > ((uint64_t)INT64_MAX - 999) / 1000)
 		return false;
 	acc *= 1000;
 	if (*p == '.') {
-		static const uint64_t scale[4] = { 0, 100, 10, 1 };
-		uint64_t frac = 0;
-		p++;
-		int f = digits(&p, end, &frac, 3);
-		if (f == 0 || p >= end)
+		uint64_t x = load8(p + 1);
+		unsigned f = lead_digits(x);
+		if (f == 0 || f > 3)
 			return false;
-		acc += frac * scale[f];
+		acc += digits_value(x, f) * scale[f];
+		p += 1 + f;
 	}
-	if (num_continues(*p))
+	if (p >= end || num_goes_on(*p))
 		return false;
 	*ns = neg ? -(int64_t)acc : (int64_t)acc;
 	*pp = p;
 	return true;
 }
 
-static ALWAYS_INLINE int skip_value(struct cx *c, const char **pp)
+/* The end of a value that a fast path skips (a string, a plain non-negative
+ * number, a flat array of integers such as [64, 1, 1]), or NULL for any
+ * other value or one that the window cuts: js_skip_value() decides then. */
+static ALWAYS_INLINE const char *skip_fast(const char *p, const char *end)
 {
-	const char *p = *pp, *q;
+	const char *q;
 	bool esc;
-	if (*p == '"') {
-		if (js_string_end(p + 1, c->end, &q, &esc) != JS_OK)
-			return JS_MORE;
-		*pp = q + 1;
-		return JS_OK;
-	}
-	if (*p == '[') { /* a flat array of small integers: [64, 1, 1] */
+	if (*p == '"')
+		return js_string_end(p + 1, end, &q, &esc) == JS_OK ? q + 1 : NULL;
+	if (*p == '[') {
 		const char *s = p + 1;
 		for (;;) {
-			s = js_ws(s, c->end);
+			s = js_ws(s, end);
 			if (*s == '-')
 				s++;
 			if (!is_dig(*s) || (*s == '0' && is_dig(s[1])))
-				break;
+				return NULL;
 			while (is_dig(*s))
 				s++;
 			if (num_continues(*s))
-				break;
-			s = js_ws(s, c->end);
-			if (s >= c->end)
-				break;
-			if (*s == ']') {
-				*pp = s + 1;
-				return JS_OK;
-			}
+				return NULL;
+			s = js_ws(s, end);
+			if (s >= end)
+				return NULL;
+			if (*s == ']')
+				return s + 1;
 			if (*s != ',')
-				break;
+				return NULL;
 			s++;
 		}
-	} else if (is_dig(*p)) { /* a plain non-negative number: digits[.digits] */
-		const char *s = p;
-		p = digit_run(p);
-		if (p < c->end && *p == '.')
-			p = digit_run(p + 1);
-		if (p < c->end && !num_continues(*p) && p[-1] != '.' &&
-		    !(*s == '0' && is_dig(s[1]))) {
-			*pp = p;
-			return JS_OK;
-		}
+	}
+	if (is_dig(*p)) { /* digits[.digits] */
+		q = digit_run(p);
+		if (q < end && *q == '.')
+			q = digit_run(q + 1);
+		if (q < end && !num_continues(*q) && q[-1] != '.' && !(*p == '0' && is_dig(p[1])))
+			return q;
+	}
+	return NULL;
+}
+
+static ALWAYS_INLINE int skip_value(struct cx *c, const char **pp)
+{
+	const char *q = skip_fast(*pp, c->end);
+	if (q) {
+		*pp = q;
+		return JS_OK;
 	}
 	return js_skip_value(pp, c->end, c->final, &c->r->st, &c->e);
 }
@@ -726,12 +883,53 @@ static ALWAYS_INLINE int read_int_field(struct cx *c, const char **pp, int64_t *
 	return skip_value(c, pp);
 }
 
-static void keep(struct cx *c, int slot, const char *s, size_t n, bool esc)
+#define SV_AT(field) offsetof(struct trace_event, field)
+#define ID_SV_AT(field) (offsetof(struct trace_event, field) + offsetof(struct trace_id, str))
+
+/* Where each kept slot goes in struct trace_event. */
+static const size_t slot_field[K_NSLOTS] = {
+	[K_CAT] = SV_AT(cat),           [K_NAME] = SV_AT(name),
+	[K_PID] = ID_SV_AT(pid),        [K_TID] = ID_SV_AT(tid),
+	[K_ID] = ID_SV_AT(id),          [K_ARG_NAME] = SV_AT(arg_name),
+	[K_PG_NAME] = SV_AT(pg_name),   [K_PG_DESC] = SV_AT(pg_desc),
+	[K_PG_RANKS] = SV_AT(pg_ranks), [K_COLLECTIVE] = SV_AT(collective),
+	[K_DTYPE] = SV_AT(dtype),
+};
+
+/* Copies n bytes from s to o 16 at a time: reads up to 15 bytes past s + n
+ * (a string in the window: its padding) and writes as many past o + n (the
+ * scratch's slack). */
+static ALWAYS_INLINE void copy_text(char *o, const char *s, size_t n)
 {
-	c->r->kept[slot].s = s;
-	c->r->kept[slot].n = n;
-	c->r->kept[slot].esc = esc;
-	c->r->kept_mask |= 1u << slot;
+	for (size_t i = 0; i < n; i += 16)
+		memcpy(o + i, s + i, 16);
+}
+
+/* Keeps s[0..n) (unescaped when esc) as the event's slot: a copy in the
+ * scratch, NUL-terminated, so the window is never written and an event
+ * parsed again after a refill sees its own bytes. The kept texts of one
+ * event are disjoint parts of its text, each with its key before it, so
+ * they fit the scratch (scratch_cap). */
+static ALWAYS_INLINE void keep(struct cx *c, int slot, const char *s, size_t n, bool esc)
+{
+	struct pp_sv *dst = (struct pp_sv *)(void *)((char *)c->ev + slot_field[slot]);
+	char *o = c->r->scr;
+	if (esc)
+		n = js_unescape(s, n, o);
+	else
+		copy_text(o, s, n);
+	o[n] = '\0';
+	dst->p = o;
+	dst->n = n;
+	c->r->scr = o + n + 1;
+}
+
+/* An id given as an integer: no text. */
+static ALWAYS_INLINE void id_num(struct trace_id *id)
+{
+	id->is_str = false;
+	id->str.p = "";
+	id->str.n = 0;
 }
 
 /* A value kept as text: a string (its body) or, for anything else except
@@ -768,8 +966,7 @@ static ALWAYS_INLINE int read_id(struct cx *c, const char **pp, int slot, struct
 	*present = false;
 	if (fast_int(pp, c->end, &id->num)) {
 		*present = true;
-		id->is_str = false;
-		c->r->kept_mask &= ~(1u << slot);
+		id_num(id);
 		return JS_OK;
 	}
 	if (starts_number(**pp)) {
@@ -778,12 +975,12 @@ static ALWAYS_INLINE int read_id(struct cx *c, const char **pp, int slot, struct
 		if (rc)
 			return rc;
 		*present = true;
-		id->is_str = !(kind == JS_NUM_INT && js_parse_int64(s, e, &id->num));
-		if (id->is_str) {
+		if (kind == JS_NUM_INT && js_parse_int64(s, e, &id->num)) {
+			id_num(id);
+		} else {
+			id->is_str = true;
 			id->num = 0;
 			keep(c, slot, s, (size_t)(e - s), false);
-		} else {
-			c->r->kept_mask &= ~(1u << slot);
 		}
 		return JS_OK;
 	}
@@ -829,59 +1026,6 @@ static ALWAYS_INLINE int read_time(struct cx *c, const char **pp, int64_t *ns, b
 	if (*at == 'n')
 		return skip_value(c, pp);
 	return fail_at(c, at, NULL, field);
-}
-
-#define SV_AT(field) offsetof(struct trace_event, field)
-#define ID_SV_AT(field) (offsetof(struct trace_event, field) + offsetof(struct trace_id, str))
-
-/* Where each kept slot goes in struct trace_event. */
-static const size_t slot_field[K_NSLOTS] = {
-	[K_CAT] = SV_AT(cat), [K_NAME] = SV_AT(name), [K_PID] = ID_SV_AT(pid),
-	[K_TID] = ID_SV_AT(tid), [K_ID] = ID_SV_AT(id), [K_ARG_NAME] = SV_AT(arg_name),
-	[K_PG_NAME] = SV_AT(pg_name), [K_PG_DESC] = SV_AT(pg_desc),
-	[K_PG_RANKS] = SV_AT(pg_ranks), [K_COLLECTIVE] = SV_AT(collective),
-	[K_DTYPE] = SV_AT(dtype),
-};
-
-/* Materialises the kept strings of the event just parsed into ev: in place
- * (a NUL over the closing quote, the event is never parsed again) or, when
- * the string has escapes, unescaped into the scratch buffer. */
-static int commit_strings(struct trace_reader *r, struct trace_event *ev)
-{
-	unsigned mask = r->kept_mask;
-	size_t need = 0;
-	r->kept_mask = 0;
-	for (unsigned m = mask; m; m &= m - 1) {
-		struct kept *k = &r->kept[__builtin_ctz(m)];
-		if (k->esc)
-			need += k->n + 1;
-	}
-	if (need > r->scratch_cap) {
-		size_t ncap = r->scratch_cap ? r->scratch_cap : 4096;
-		while (ncap < need)
-			ncap *= 2;
-		r->scratch = xrealloc(r->scratch, ncap);
-		r->scratch_cap = ncap;
-	}
-	char *o = r->scratch;
-	for (unsigned m = mask; m; m &= m - 1) {
-		int i = __builtin_ctz(m);
-		struct kept *k = &r->kept[i];
-		struct pp_sv *dst = (struct pp_sv *)(void *)((char *)ev + slot_field[i]);
-		if (!k->esc) {
-			char *w = (char *)(uintptr_t)k->s;
-			w[k->n] = '\0';
-			dst->p = k->s;
-			dst->n = k->n;
-		} else {
-			size_t n = js_unescape(k->s, k->n, o);
-			o[n] = '\0';
-			dst->p = o;
-			dst->n = n;
-			o += n + 1;
-		}
-	}
-	return 0;
 }
 
 /* ---- the event -------------------------------------------------------- */
@@ -968,71 +1112,148 @@ static int args_key(const char *k, size_t kn)
 	return key_lookup(args_keys, k, kn);
 }
 
-enum { M_END = -3 }; /* next_member(): the object closed */
+/* Runs a step that moves a position through its address on a copy q_ of
+ * p, so that p itself never has its address taken and stays in a register
+ * through the member loops below. */
+#define STEP(call)                  \
+	do {                        \
+		const char *q_ = p; \
+		if ((rc = (call)))  \
+			return rc;  \
+		p = q_;             \
+	} while (0)
 
-/* Moves *pp to the next member's value and returns its key's code. *pp is
- * at the first member's key, or else just after the previous member's
- * value. A member whose bytes from there (the separator, the key, the ':')
- * are an expected literal of the key cache costs one compare; any other
- * goes through member_end() and read_key() and teaches the cache. *at is
- * the cache's trie node (0 at the object's start). Returns M_END after the
- * closing '}' (with *pp after it), or a negated JS_MORE / JS_ERR. */
-static ALWAYS_INLINE int next_member(struct cx *c, struct key_cache *kc, unsigned *at,
-				     const char **pp, int (*code)(const char *, size_t))
+enum { M_FAIL = KC_END - 1 }; /* next_member(): c->rc says why */
+
+static int fail_member(struct cx *c, int rc)
+{
+	c->rc = rc;
+	return M_FAIL;
+}
+
+/* A member that the key cache did not predict: the separator (or the
+ * object's end), then the key read byte by byte; teaches the cache. As
+ * next_member(). */
+static __attribute__((noinline)) int member_slow(struct cx *c, struct key_cache *kc, unsigned *at,
+						 const char **pp, int (*code)(const char *, size_t),
+						 const char *obj)
 {
 	const char *lit = *pp, *kq, *k;
 	size_t kn;
 	bool more;
-	int which = c->r->no_kc ? -1 : key_cache_match(kc, at, pp, c->end);
-	if (which >= 0)
-		return which;
-	int rc = 0;
-	if (*at && (rc = member_end(c, pp, '}', &more)) == 0) { /* not the first member */
-		if (!more)
-			return M_END;
-		rc = ws_need(c, pp, "a key string");
+	int rc;
+	if (*pp == obj) { /* the first member, or the '}' of an empty object */
+		if ((rc = ws_need(c, pp, "a key or '}'")))
+			return fail_member(c, rc);
+		if (**pp == '}') {
+			(*pp)++;
+			return KC_END;
+		}
+	} else {
+		if ((rc = member_end(c, pp, '}', &more)))
+			return fail_member(c, rc);
+		if (!more) {
+			key_cache_learn(kc, *at, lit, (size_t)(*pp - lit), KC_END);
+			return KC_END;
+		}
+		if ((rc = ws_need(c, pp, "a key string")))
+			return fail_member(c, rc);
 	}
 	kq = *pp;
-	if (rc || (rc = read_key(c, pp, &k, &kn, "a key string")))
-		return -rc;
-	which = code(k, kn);
-	/* k is in the window just after the quote unless it was unescaped */
-	*at = key_cache_learn(kc, *at, lit, k == kq + 1 ? (size_t)(*pp - lit) : 0, which);
+	if ((rc = read_key(c, pp, &k, &kn, "a key string")))
+		return fail_member(c, rc);
+	int which = code(k, kn);
+	/* k is in the window just after the quote unless it was unescaped;
+	 * without the cache the member loops stay off the trie */
+	*at = c->r->no_kc
+		      ? KC_LOST
+		      : key_cache_learn(kc, *at, lit, k == kq + 1 ? (size_t)(*pp - lit) : 0, which);
 	return which;
 }
 
-static int parse_args(struct cx *c, const char **pp, struct trace_event *ev)
+/* Moves *pp to the next member's value and returns its key's code. *pp is
+ * at the first member's key, or else just after the previous member's
+ * value. A member whose bytes from there (the separator, the key, the ':')
+ * are an expected literal of the key cache costs one compare, and so does
+ * the object's end; anything else takes member_slow(). *at is the cache's
+ * trie node, obj the object's first byte after '{'. Returns KC_END after the closing
+ * '}' (with *pp after it), or M_FAIL with c->rc JS_MORE or JS_ERR: every
+ * code is below KC_END + 1, so that a switch on it needs no range check. */
+static ALWAYS_INLINE int next_member(struct cx *c, struct key_cache *kc, unsigned *at,
+				     const char **pp, int (*code)(const char *, size_t),
+				     const char *obj)
 {
-	const char *p = *pp + 1;
-	bool ok, kept;
-	unsigned at = 0; /* key cache trie node */
-	int rc;
-	if ((rc = ws_need(c, &p, "a key or '}'")))
-		return rc;
-	if (*p == '}') {
-		*pp = p + 1;
-		return JS_OK;
+	const struct kc_next *x = key_cache_find(kc, *at, *pp);
+	if (x) {
+		*pp += x->len;
+		*at = x->node;
+		return x->which;
 	}
+	const char *q = *pp;
+	unsigned a = *at;
+	int which = member_slow(c, kc, &a, &q, code, obj);
+	*pp = q;
+	*at = a;
+	return which;
+}
+
+/* Up to 8 bytes of s and its length, packed (for key_cache_branch()). A
+ * kept string is followed by its NUL and the scratch's slack, so 8 bytes
+ * are readable. */
+static ALWAYS_INLINE uint64_t sv_key(struct pp_sv s)
+{
+	uint64_t x = load8(s.p);
+	if (s.n < 8)
+		x &= (1ull << (8 * s.n)) - 1;
+	return x ^ (uint64_t)s.n << 56;
+}
+
+/* A string value kept in slot: JS_OK, or JS_MORE when the window cuts it. */
+static ALWAYS_INLINE int keep_string(struct cx *c, const char **pp, int slot)
+{
+	const char *q;
+	bool esc;
+	if (js_string_end(*pp + 1, c->end, &q, &esc) != JS_OK)
+		return JS_MORE;
+	keep(c, slot, *pp + 1, (size_t)(q - *pp - 1), esc);
+	*pp = q + 1;
+	return JS_OK;
+}
+
+/* Parses the args object at *pp ('{'); at: the key cache's node to start
+ * from (one per kind of event). */
+static int parse_args(struct cx *c, const char **pp, struct trace_event *ev, unsigned at)
+{
+	const char *p = *pp + 1, *obj = p, *q;
+	int rc;
 	for (;;) {
-		int which = next_member(c, &c->r->kc_args, &at, &p, args_key);
-		if (which == M_END)
+		int which = next_member(c, &c->r->kc_args, &at, &p, args_key, obj);
+		if (which == KC_END)
 			break;
-		if (which < 0)
-			return -which;
+		if (which == M_FAIL)
+			return c->rc;
 		const struct arg_field *f = &arg_fields[which];
 		if (f->bit) {
-			if ((rc = read_int_field(c, &p, (int64_t *)(void *)((char *)ev + f->field),
-						 &ok)))
-				return rc;
-			if (ok)
+			int64_t *v = (int64_t *)(void *)((char *)ev + f->field);
+			bool ok;
+			if (fast_int(&p, c->end, v)) {
 				ev->has |= f->bit;
-			else
-				ev->has &= ~f->bit;
+				continue;
+			}
+			STEP(read_int_field(c, &q_, v, &ok));
+			ev->has = ok ? ev->has | f->bit : ev->has & ~f->bit;
 		} else if (f->slot >= 0) {
-			if ((rc = read_text_field(c, &p, f->slot, &kept)))
-				return rc;
-		} else if ((rc = skip_value(c, &p))) {
-			return rc;
+			bool kept;
+			if (*p == '"') {
+				if ((rc = keep_string(c, &p, f->slot)))
+					return rc;
+				continue;
+			}
+			STEP(read_text_field(c, &q_, f->slot, &kept));
+		} else if ((q = skip_fast(p, c->end))) {
+			p = q;
+		} else {
+			STEP(js_skip_value(&q_, c->end, c->final, &c->r->st, &c->e));
 		}
 	}
 	*pp = p;
@@ -1082,6 +1303,44 @@ static const struct key_code event_keys[] = {
 	{ "name", E_NAME }, { "args", E_ARGS }, { NULL, 0 },
 };
 
+/* A ts or dur member's value into *t, and its bit into *has (cleared by
+ * null). */
+static ALWAYS_INLINE int time_member(struct cx *c, const char **pp, int64_t *t, unsigned bit,
+				     const char *what, unsigned *has)
+{
+	const char *q = *pp;
+	bool present;
+	int rc;
+	if (fast_time(pp, c->end, t)) {
+		*has |= bit;
+		return JS_OK;
+	}
+	if ((rc = read_time(c, &q, t, &present, what)))
+		return rc;
+	*pp = q;
+	*has = present ? *has | bit : *has & ~bit;
+	return JS_OK;
+}
+
+/* An id member (pid, tid, id) into *id, its text kept in slot. */
+static ALWAYS_INLINE int id_member(struct cx *c, const char **pp, struct trace_id *id, unsigned bit,
+				   int slot, unsigned *has)
+{
+	const char *q = *pp;
+	bool present;
+	int rc;
+	if (fast_int(pp, c->end, &id->num)) {
+		id_num(id);
+		*has |= bit;
+		return JS_OK;
+	}
+	if ((rc = read_id(c, &q, slot, id, &present)))
+		return rc;
+	*pp = q;
+	*has = present ? *has | bit : *has & ~bit;
+	return JS_OK;
+}
+
 static int event_key(const char *k, size_t kn)
 {
 	return key_lookup(event_keys, k, kn);
@@ -1090,104 +1349,107 @@ static int event_key(const char *k, size_t kn)
 /* Parses the event object at *pp ('{') into ev. */
 static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 {
-	const char *p = *pp + 1, *s;
+	const char *p = *pp + 1, *obj = p, *q, *s;
 	size_t n;
-	bool present, esc, kept;
-	unsigned at = 0; /* key cache trie node */
+	bool esc;
+	unsigned at = 0;   /* key cache trie node */
+	unsigned has = 0;  /* TE_* bits of the members read here (args: ev->has) */
+	uint64_t kind = 0; /* the cat value, packed: chooses the args' node */
 	int rc;
 
 	clear_event(ev);
 	ev->offset = off_of(c->r, *pp);
-	c->r->kept_mask = 0;
-
-	if ((rc = ws_need(c, &p, "a key or '}'")))
-		return rc;
-	if (*p == '}') {
-		*pp = p + 1;
-		return JS_OK;
-	}
+	c->ev = ev;
+	c->r->scr = c->r->scratch;
 	for (;;) {
-		int which = next_member(c, &c->r->kc_event, &at, &p, event_key);
-		if (which == M_END)
-			break;
-		if (which < 0)
-			return -which;
-		switch (which) {
+		int which = next_member(c, &c->r->kc_event, &at, &p, event_key, obj);
+		switch (which & KC_END) {
+		case KC_END:
+			ev->has |= has;
+			*pp = p;
+			return JS_OK;
 		case E_PH:
 		case E_BP:
-			if (*p == '"') {
-				if ((rc = read_string(c, &p, &s, &n, &esc)))
-					return rc;
+			if (*p == '"' && p[1] != '"' && p[1] != '\\' && p[2] == '"' &&
+			    p + 2 < c->end) { /* "X" */
+				*(which == E_PH ? &ev->ph : &ev->bp) = p[1];
+				p += 3;
+				if (which == E_PH) /* the keys that follow depend on it */
+					at = key_cache_branch(&c->r->kc_event, at,
+							      (unsigned char)ev->ph);
+			} else if (*p == '"') {
+				STEP(read_string(c, &q_, &s, &n, &esc));
 				char v = n ? s[0] : 0;
 				if (esc) {
 					char t[8];
 					v = n <= sizeof(t) && js_unescape(s, n, t) ? t[0] : 0;
 				}
-				if (which == E_PH)
-					ev->ph = v;
-				else
-					ev->bp = v;
-			} else if ((rc = skip_value(c, &p))) {
-				return rc;
+				*(which == E_PH ? &ev->ph : &ev->bp) = v;
+			} else {
+				STEP(skip_value(c, &q_));
 			}
 			break;
 		case E_TS:
-			if ((rc = read_time(c, &p, &ev->ts_ns, &present, "a number of µs in ts")))
+			if ((rc = time_member(c, &p, &ev->ts_ns, TE_TS, "a number of µs in ts",
+					      &has)))
 				return rc;
-			ev->has = present ? ev->has | TE_TS : ev->has & ~(unsigned)TE_TS;
 			break;
 		case E_DUR:
-			if ((rc = read_time(c, &p, &ev->dur_ns, &present, "a number of µs in dur")))
+			if ((rc = time_member(c, &p, &ev->dur_ns, TE_DUR, "a number of µs in dur",
+					      &has)))
 				return rc;
-			ev->has = present ? ev->has | TE_DUR : ev->has & ~(unsigned)TE_DUR;
 			break;
 		case E_ID:
-			if ((rc = read_id(c, &p, K_ID, &ev->id, &present)))
+			if ((rc = id_member(c, &p, &ev->id, TE_ID, K_ID, &has)))
 				return rc;
-			ev->has = present ? ev->has | TE_ID : ev->has & ~(unsigned)TE_ID;
 			break;
 		case E_PID:
-			if ((rc = read_id(c, &p, K_PID, &ev->pid, &present)))
+			if ((rc = id_member(c, &p, &ev->pid, TE_PID, K_PID, &has)))
 				return rc;
-			ev->has = present ? ev->has | TE_PID : ev->has & ~(unsigned)TE_PID;
 			break;
 		case E_TID:
-			if ((rc = read_id(c, &p, K_TID, &ev->tid, &present)))
+			if ((rc = id_member(c, &p, &ev->tid, TE_TID, K_TID, &has)))
 				return rc;
-			ev->has = present ? ev->has | TE_TID : ev->has & ~(unsigned)TE_TID;
 			break;
 		case E_CAT:
 			if (*p == '"') {
-				if ((rc = read_text_field(c, &p, K_CAT, &kept)))
+				if ((rc = keep_string(c, &p, K_CAT)))
 					return rc;
-			} else if ((rc = skip_value(c, &p))) {
-				return rc;
+				/* and on it, the keys that follow, and those of args */
+				kind = sv_key(ev->cat);
+				at = key_cache_branch(&c->r->kc_event, at, kind);
+			} else {
+				STEP(skip_value(c, &q_));
 			}
 			break;
 		case E_NAME:
 			if (*p == '"') {
-				if ((rc = read_text_field(c, &p, K_NAME, &kept)))
+				if ((rc = keep_string(c, &p, K_NAME)))
 					return rc;
-			} else if ((rc = skip_value(c, &p))) {
-				return rc;
+			} else {
+				STEP(skip_value(c, &q_));
 			}
 			break;
 		case E_ARGS:
 			if (*p == '{') {
-				ev->has |= TE_ARGS;
-				if ((rc = parse_args(c, &p, ev)))
-					return rc;
-			} else if ((rc = skip_value(c, &p))) {
-				return rc;
+				has |= TE_ARGS;
+				STEP(parse_args(c, &q_, ev,
+						key_cache_branch(&c->r->kc_args, 0, kind)));
+			} else {
+				STEP(skip_value(c, &q_));
 			}
 			break;
-		default:
-			if ((rc = skip_value(c, &p)))
-				return rc;
+		case 0:
+			if ((q = skip_fast(p, c->end)))
+				p = q;
+			else
+				STEP(js_skip_value(&q_, c->end, c->final, &c->r->st, &c->e));
+			break;
+		case M_FAIL: return c->rc;
+		default: /* cannot happen: event_key() knows no other code */
+			return fail_at(c, p, "internal key code", "none");
 		}
 	}
-	*pp = p;
-	return JS_OK;
 }
 
 /* ---- header values ---------------------------------------------------- */
@@ -1425,8 +1687,6 @@ static int parse_unit(struct trace_reader *r, struct cx *c, struct trace_event *
 			return fail_at(c, p, NULL, "an event object '{'");
 		if ((rc = parse_event(c, &p, ev)))
 			return rc;
-		if ((rc = commit_strings(r, ev)))
-			return JS_ERR; /* r->rc already set */
 		r->first = false;
 		r->pos = (size_t)(p - r->buf);
 		return U_EVENT;
@@ -1470,12 +1730,53 @@ static int on_truncation(struct trace_reader *r)
 		       (unsigned long long)(r->base_off + r->pos), (unsigned long long)r->events);
 }
 
+/* The separator between two events: ',' then whitespace up to the next '{'
+ * within 16 bytes, or NULL (parse_unit() then reads it, or fails). */
+static ALWAYS_INLINE const char *next_event_start(const char *p)
+{
+	if (*p != ',')
+		return NULL;
+	p++;
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	unsigned brace = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('{')));
+	unsigned ws = (unsigned)_mm_movemask_epi8(
+		_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+					  _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+			     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+					  _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')))));
+	if (!brace)
+		return NULL;
+	unsigned k = (unsigned)__builtin_ctz(brace), before = (1u << k) - 1;
+	return (ws & before) == before ? p + k : NULL;
+#else
+	p = js_ws(p, p + 16);
+	return *p == '{' ? p : NULL;
+#endif
+}
+
 int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 {
 	if (r->rc)
 		return r->rc < 0 ? r->rc : 0;
+	if (r->state == S_EVENTS && !r->first) {
+		/* The common case first: the next event, whole in the window.
+		 * Anything else (the window's end included) is parse_unit()'s. */
+		const char *end = r->buf + r->len, *p = next_event_start(r->buf + r->pos);
+		if (p && p < end) {
+			struct cx c = {
+				r, end, r->eof && !r->gz_bad && !r->gz_cut, { 0 }, NULL, 0
+			};
+			if (parse_event(&c, &p, ev) == JS_OK) {
+				r->pos = (size_t)(p - r->buf);
+				r->events++;
+				return 1;
+			}
+		}
+	}
 	for (;;) {
-		struct cx c = { r, r->buf + r->len, r->eof && !r->gz_bad && !r->gz_cut, { 0 } };
+		struct cx c = { r, r->buf + r->len, r->eof && !r->gz_bad && !r->gz_cut, { 0 }, NULL,
+				0 };
 		int rc = parse_unit(r, &c, ev);
 		if (rc == U_EVENT) {
 			r->events++;

@@ -94,6 +94,11 @@ struct trace_reader_opts {
 				* built in, $PP_GUNZIP=zlib forces zlib */
 	bool no_key_cache;      /* read every key byte by byte, without the
 				* key cache (key_cache.h); tests compare both */
+	bool no_map;            /* read() a plain file instead of mapping it
+				* ($PP_NO_MMAP=1 too); tests compare both */
+	size_t window_bytes;    /* the window to start with; 0 = the default
+				* (tests take small ones to map and refill
+				* often) */
 };
 
 /* Opens path; never NULL: check trace_reader_error() (e.g. the file cannot
