@@ -7,29 +7,79 @@ void key_cache_init(struct key_cache *kc)
 	kc->nnodes = 1;
 }
 
-unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len, int which)
+/* Bytes > ' ' may start a value; whitespace (JSON's and \f, \v), ',', ']'
+ * and '}' end one. */
+#define V (KC_F_VALUE | KC_F_ANY)
+#define D (KC_F_DELIM | KC_F_ANY)
+const uint8_t kc_follow[256] = {
+	[0 ... 8] = KC_F_ANY, [9 ... 13] = D, [14 ... 31] = KC_F_ANY, [32] = D,
+	[33 ... 43] = V,      [44] = V | D,   [45 ... 92] = V,        [93] = V | D,
+	[94 ... 124] = V,     [125] = V | D,  [126 ... 255] = V,
+};
+#undef V
+#undef D
+
+static void set_literal(struct kc_next *x, const char *lit, size_t len)
 {
+	memset(x->lit, 0, sizeof(x->lit));
+	memcpy(x->lit, lit, len);
+	x->len = (uint8_t)len;
+	x->mask = len >= 32 ? 0xffffffffu : (1u << len) - 1;
+}
+
+unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len, int which,
+			 struct kc_next **fresh)
+{
+	*fresh = NULL;
 	if (at == KC_LOST || len < (which == KC_END ? 1 : 4) || len > KC_LIT || which < 0 ||
-	    which > KC_END)
+	    (which >= KC_WHOLE && which != KC_END))
 		return KC_LOST;
 	struct kc_next *nx = kc->node[at].next;
 	int i = 0;
-	while (i < KC_NEXT && nx[i].len && !(nx[i].len == len && !memcmp(nx[i].lit, lit, len)))
+	while (i < KC_NEXT && nx[i].len &&
+	       !((nx[i].klen ? nx[i].klen : nx[i].len) == len && !memcmp(nx[i].lit, lit, len)))
 		i++;
-	if (i < KC_NEXT && nx[i].len)                  /* expected, but missed (the value */
-		return nx[i].node;                     /* started with whitespace, or ended */
-	if (kc->nnodes == KC_NODES && which != KC_END) /* the window) */
+	if (i < KC_NEXT && nx[i].len) { /* expected, but missed: */
+		struct kc_next *x = &nx[i];
+		if (x->klen) { /* the value changed (or the window ended) */
+			set_literal(x, lit, len);
+			x->which &= (uint8_t)~KC_WHOLE;
+			x->follow = KC_F_VALUE;
+			x->klen = 0;
+			x->vkind = 0;
+			x->varies = 1;
+		}
+		return x->node; /* or it started with whitespace, or ended the window */
+	}
+	if (kc->nnodes == KC_NODES && which != KC_END)
 		return KC_LOST;
 	if (i == KC_NEXT) /* full: the newest replaces the last */
 		i = KC_NEXT - 1;
 	struct kc_next *x = &nx[i];
-	memset(x->lit, 0, sizeof(x->lit));
-	memcpy(x->lit, lit, len);
-	x->len = (uint8_t)len;
+	memset(x, 0, sizeof(*x));
+	set_literal(x, lit, len);
 	x->which = (uint8_t)which;
-	x->mask = len >= 32 ? 0xffffffffu : (1u << len) - 1;
+	x->follow = which == KC_END ? KC_F_ANY : KC_F_VALUE;
 	x->node = which == KC_END ? KC_LOST : (uint16_t)kc->nnodes++;
+	if (which != KC_END)
+		*fresh = x;
 	return x->node;
+}
+
+void key_cache_whole(struct kc_next *x, const char *lit, size_t len, int vkind, int64_t num,
+		     const char *val, size_t vlen)
+{
+	if (len > KC_LIT || vlen >= KC_LIT || x->varies)
+		return;
+	x->klen = x->len;
+	set_literal(x, lit, len);
+	x->which |= KC_WHOLE;
+	x->follow = KC_F_DELIM;
+	x->vkind = (uint8_t)vkind;
+	x->num = num;
+	x->vlen = (uint32_t)vlen;
+	memcpy(x->val, val, vlen);
+	x->val[vlen] = '\0';
 }
 
 unsigned key_cache_branch_new(struct key_cache *kc, unsigned at, uint64_t value)

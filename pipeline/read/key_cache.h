@@ -15,6 +15,14 @@
  * and cat): key_cache_branch() moves to a node of that value's own, whose
  * next literal is then usually the only one.
  *
+ * Many values are the same in every event of a kind (a kernel's `"pid": 0`,
+ * `"device": 0`, `"grid": [132, 1, 1]`, a flow's `"name": "ac2g"`). A key
+ * learned anew may therefore become a *whole* literal, its value included
+ * (key_cache_whole()), with what reading the value gave kept beside it;
+ * a hit then needs no reading at all. The first time the value differs,
+ * the literal misses, the key is read byte by byte, and learning it turns
+ * the whole literal back into the key's for good.
+ *
  * A hit is exact by construction: the bytes equal a literal whose key was
  * read and dispatched before, and the byte after it is not whitespace, so
  * reading the key would have stopped at the same place with the same key.
@@ -41,9 +49,24 @@ enum {
 	KC_NODES = 1024,    /* trie nodes; node 0 is an object's start */
 	KC_BRANCHES = 256,  /* (node, value) pairs of key_cache_branch() */
 	KC_LOST = KC_NODES, /* the node "off the trie": always empty, predicts nothing */
-	KC_END = 63         /* the code of a literal that closes the object (the
+	KC_WHOLE = 64,      /* which | KC_WHOLE: a whole literal, the value included */
+	KC_END = 127        /* the code of a literal that closes the object (the
 			    * bytes from the last value's end to its '}'); the
-			    * callers' codes are below it */
+			    * callers' codes are below KC_WHOLE */
+};
+
+/* What the byte after a literal must be (kc_next.follow: bits of
+ * kc_follow[byte]): a value's first byte after a key (not whitespace), a
+ * delimiter after a whole literal (so the value ends there), anything after
+ * an end literal. */
+enum { KC_F_VALUE = 1, KC_F_DELIM = 2, KC_F_ANY = 4 };
+extern const uint8_t kc_follow[256];
+
+/* The value of a whole literal. */
+enum {
+	KC_VSKIP = 1, /* none kept: read as skipped (the caller keeps nothing) */
+	KC_VNUM,      /* an integer that fits int64: num, its text in val */
+	KC_VSTR       /* a string without escapes: its body in val */
 };
 
 /* One literal expected next, kept in the node itself: the compare needs no
@@ -52,8 +75,15 @@ struct kc_next {
 	_Alignas(16) char lit[KC_LIT]; /* zero-padded */
 	uint32_t mask;                 /* bit i: byte i is compared */
 	uint8_t len;                   /* 0: no literal */
-	uint8_t which;                 /* the caller's code for the key */
+	uint8_t which;                 /* the caller's code for the key (| KC_WHOLE) */
+	uint8_t follow;                /* KC_F_* */
+	uint8_t klen;                  /* a whole literal: its key's literal's length */
 	uint16_t node;                 /* the node after it */
+	uint8_t varies;                /* the key's value changed: never whole again */
+	uint8_t vkind;                 /* a whole literal: KC_V* */
+	uint32_t vlen;                 /* ... the length of val */
+	int64_t num;                   /* ... KC_VNUM: the integer */
+	char val[KC_LIT];              /* ... NUL-terminated */
 };
 
 struct kc_node {
@@ -76,8 +106,17 @@ void key_cache_init(struct key_cache *kc);
 /* After a miss at trie node at: the member's literal was lit[0..len) and
  * its key code which (KC_END: the object's end, which leads to no node).
  * Returns the node to pass for the next member. len 0 (a key that cannot be
- * cached: escaped, too long) gives KC_LOST. */
-unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len, int which);
+ * cached: escaped, too long) gives KC_LOST. *fresh is the literal when it
+ * is new (for key_cache_whole()), else NULL. A whole literal of this key at
+ * node at becomes the key's literal again. */
+unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len, int which,
+			 struct kc_next **fresh);
+
+/* Makes the new literal x whole: its bytes run on to lit[0..len) (the key's
+ * literal and the value that follows; len <= KC_LIT), and reading that
+ * value gave vkind, num and val[0..vlen). */
+void key_cache_whole(struct kc_next *x, const char *lit, size_t len, int vkind, int64_t num,
+		     const char *val, size_t vlen);
 
 unsigned key_cache_branch_new(struct key_cache *kc, unsigned at, uint64_t value);
 
@@ -117,13 +156,13 @@ static inline bool key_cache_eq(const struct kc_next *x, const char *p)
 	return (m & x->mask) == x->mask;
 }
 
-/* The literal expected at trie node at that the bytes at p start with, or
- * NULL. A key's literal must be followed by a byte that is not whitespace
- * (the value's first). Neither needs the window's end: the window is
- * followed by zero bytes, and no literal holds one (each ends with the
- * whitespace or ':' before a value, or with the '}' of KC_END), so a
- * literal that matches ends inside the window, and a key's value byte
- * after it is there too (a zero is not above ' '). */
+/* The literal expected at trie node at that the bytes at p start with and
+ * that the byte after them may follow (kc_follow), or NULL. Neither needs
+ * the window's end: the window is followed by zero bytes, and no literal
+ * ends with one (each ends with the whitespace or ':' before a value, a
+ * value's last byte, or the '}' of KC_END), so a literal that matches ends
+ * inside the window; and a zero follows no key or whole literal, so the
+ * byte after those is inside too. */
 static inline const struct kc_next *key_cache_find(const struct key_cache *kc, unsigned at,
 						   const char *p)
 {
@@ -131,7 +170,7 @@ static inline const struct kc_next *key_cache_find(const struct key_cache *kc, u
 	for (int i = 0; i < KC_NEXT; i++, x++) {
 		if (!x->len)
 			return NULL;
-		if (key_cache_eq(x, p) && ((unsigned char)p[x->len] > ' ' || x->which == KC_END))
+		if (key_cache_eq(x, p) && (kc_follow[(unsigned char)p[x->len]] & x->follow))
 			return x;
 	}
 	return NULL;

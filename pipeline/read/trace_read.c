@@ -1131,14 +1131,38 @@ static int fail_member(struct cx *c, int rc)
 	return M_FAIL;
 }
 
+/* After a key learned anew (x, whose literal starts at lit): when its value
+ * at v is one that a whole literal can stand for (a string without
+ * escapes, an integer, or for a skipped key any value that skip_fast()
+ * skips) and the key's code is in wholes (bits), x becomes whole. */
+static void learn_whole(struct cx *c, struct kc_next *x, const char *lit, const char *v, int which,
+			unsigned wholes)
+{
+	const char *e = v, *q;
+	bool esc;
+	int64_t num;
+	if (!(wholes >> which & 1))
+		return;
+	if (*v == '"') {
+		if (js_string_end(v + 1, c->end, &q, &esc) == JS_OK && !esc)
+			key_cache_whole(x, lit, (size_t)(q + 1 - lit), KC_VSTR, 0, v + 1,
+					(size_t)(q - v - 1));
+	} else if (fast_int(&e, c->end, &num)) {
+		key_cache_whole(x, lit, (size_t)(e - lit), KC_VNUM, num, v, (size_t)(e - v));
+	} else if (which == 0 && (e = skip_fast(v, c->end))) {
+		key_cache_whole(x, lit, (size_t)(e - lit), KC_VSKIP, 0, "", 0);
+	}
+}
+
 /* A member that the key cache did not predict: the separator (or the
  * object's end), then the key read byte by byte; teaches the cache. As
  * next_member(). */
 static __attribute__((noinline)) int member_slow(struct cx *c, struct key_cache *kc, unsigned *at,
 						 const char **pp, int (*code)(const char *, size_t),
-						 const char *obj)
+						 const char *obj, unsigned wholes)
 {
 	const char *lit = *pp, *kq, *k;
+	struct kc_next *fresh;
 	size_t kn;
 	bool more;
 	int rc;
@@ -1153,7 +1177,7 @@ static __attribute__((noinline)) int member_slow(struct cx *c, struct key_cache 
 		if ((rc = member_end(c, pp, '}', &more)))
 			return fail_member(c, rc);
 		if (!more) {
-			key_cache_learn(kc, *at, lit, (size_t)(*pp - lit), KC_END);
+			key_cache_learn(kc, *at, lit, (size_t)(*pp - lit), KC_END, &fresh);
 			return KC_END;
 		}
 		if ((rc = ws_need(c, pp, "a key string")))
@@ -1165,9 +1189,11 @@ static __attribute__((noinline)) int member_slow(struct cx *c, struct key_cache 
 	int which = code(k, kn);
 	/* k is in the window just after the quote unless it was unescaped;
 	 * without the cache the member loops stay off the trie */
-	*at = c->r->no_kc
-		      ? KC_LOST
-		      : key_cache_learn(kc, *at, lit, k == kq + 1 ? (size_t)(*pp - lit) : 0, which);
+	*at = c->r->no_kc ? KC_LOST
+			  : key_cache_learn(kc, *at, lit, k == kq + 1 ? (size_t)(*pp - lit) : 0,
+					    which, &fresh);
+	if (!c->r->no_kc && fresh)
+		learn_whole(c, fresh, lit, *pp, which, wholes);
 	return which;
 }
 
@@ -1176,22 +1202,25 @@ static __attribute__((noinline)) int member_slow(struct cx *c, struct key_cache 
  * value. A member whose bytes from there (the separator, the key, the ':')
  * are an expected literal of the key cache costs one compare, and so does
  * the object's end; anything else takes member_slow(). *at is the cache's
- * trie node, obj the object's first byte after '{'. Returns KC_END after the closing
- * '}' (with *pp after it), or M_FAIL with c->rc JS_MORE or JS_ERR: every
- * code is below KC_END + 1, so that a switch on it needs no range check. */
+ * trie node, obj the object's first byte after '{', wholes the key codes
+ * whose values may become part of a literal. Returns KC_END after the
+ * closing '}' (with *pp after it), a code | KC_WHOLE after a whole literal
+ * (*xp: its value), or M_FAIL with c->rc JS_MORE or JS_ERR: every code is
+ * at most KC_END, so that a switch on it needs no range check. */
 static ALWAYS_INLINE int next_member(struct cx *c, struct key_cache *kc, unsigned *at,
 				     const char **pp, int (*code)(const char *, size_t),
-				     const char *obj)
+				     const char *obj, unsigned wholes, const struct kc_next **xp)
 {
 	const struct kc_next *x = key_cache_find(kc, *at, *pp);
 	if (x) {
 		*pp += x->len;
 		*at = x->node;
+		*xp = x;
 		return x->which;
 	}
 	const char *q = *pp;
 	unsigned a = *at;
-	int which = member_slow(c, kc, &a, &q, code, obj);
+	int which = member_slow(c, kc, &a, &q, code, obj, wholes);
 	*pp = q;
 	*at = a;
 	return which;
@@ -1220,18 +1249,41 @@ static ALWAYS_INLINE int keep_string(struct cx *c, const char **pp, int slot)
 	return JS_OK;
 }
 
+/* An args member read from a whole literal: as parse_args() reads it. */
+static ALWAYS_INLINE void whole_arg(struct trace_event *ev, const struct arg_field *f,
+				    const struct kc_next *x)
+{
+	if (f->bit) { /* an integer, or else absent */
+		if (x->vkind == KC_VNUM) {
+			*(int64_t *)(void *)((char *)ev + f->field) = x->num;
+			ev->has |= f->bit;
+		} else {
+			ev->has &= ~f->bit;
+		}
+	} else if (f->slot >= 0 && x->vkind != KC_VSKIP) { /* a string, or a number's text */
+		struct pp_sv *dst = (struct pp_sv *)(void *)((char *)ev + slot_field[f->slot]);
+		dst->p = x->val;
+		dst->n = x->vlen;
+	}
+}
+
 /* Parses the args object at *pp ('{'); at: the key cache's node to start
  * from (one per kind of event). */
 static int parse_args(struct cx *c, const char **pp, struct trace_event *ev, unsigned at)
 {
 	const char *p = *pp + 1, *obj = p, *q;
+	const struct kc_next *x = NULL;
 	int rc;
 	for (;;) {
-		int which = next_member(c, &c->r->kc_args, &at, &p, args_key, obj);
+		int which = next_member(c, &c->r->kc_args, &at, &p, args_key, obj, ~0u, &x);
 		if (which == KC_END)
 			break;
 		if (which == M_FAIL)
 			return c->rc;
+		if (which & KC_WHOLE) {
+			whole_arg(ev, &arg_fields[which & ~KC_WHOLE], x);
+			continue;
+		}
 		const struct arg_field *f = &arg_fields[which];
 		if (f->bit) {
 			int64_t *v = (int64_t *)(void *)((char *)ev + f->field);
@@ -1341,6 +1393,25 @@ static ALWAYS_INLINE int id_member(struct cx *c, const char **pp, struct trace_i
 	return JS_OK;
 }
 
+/* The event keys whose values a whole literal may hold (not the times,
+ * which change from event to event, nor args, an object). */
+#define EVENT_WHOLES (~0u & ~(1u << E_TS | 1u << E_DUR | 1u << E_ARGS))
+
+/* An id member read from a whole literal: as id_member() reads it. */
+static ALWAYS_INLINE unsigned whole_id(struct trace_id *id, const struct kc_next *x, unsigned bit)
+{
+	if (x->vkind == KC_VNUM) {
+		id->num = x->num;
+		id_num(id);
+	} else {
+		id->is_str = true;
+		id->num = 0;
+		id->str.p = x->val;
+		id->str.n = x->vlen;
+	}
+	return bit;
+}
+
 static int event_key(const char *k, size_t kn)
 {
 	return key_lookup(event_keys, k, kn);
@@ -1355,6 +1426,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 	unsigned at = 0;   /* key cache trie node */
 	unsigned has = 0;  /* TE_* bits of the members read here (args: ev->has) */
 	uint64_t kind = 0; /* the cat value, packed: chooses the args' node */
+	const struct kc_next *x = NULL;
 	int rc;
 
 	clear_event(ev);
@@ -1362,7 +1434,8 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 	c->ev = ev;
 	c->r->scr = c->r->scratch;
 	for (;;) {
-		int which = next_member(c, &c->r->kc_event, &at, &p, event_key, obj);
+		int which =
+			next_member(c, &c->r->kc_event, &at, &p, event_key, obj, EVENT_WHOLES, &x);
 		switch (which & KC_END) {
 		case KC_END:
 			ev->has |= has;
@@ -1413,10 +1486,12 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 			break;
 		case E_CAT:
 			if (*p == '"') {
+				s = p + 1;
 				if ((rc = keep_string(c, &p, K_CAT)))
 					return rc;
-				/* and on it, the keys that follow, and those of args */
-				kind = sv_key(ev->cat);
+				/* and on it (the window's bytes, not the copy just
+				 * written), the keys that follow, and those of args */
+				kind = sv_key((struct pp_sv){ s, (size_t)(p - 1 - s) });
 				at = key_cache_branch(&c->r->kc_event, at, kind);
 			} else {
 				STEP(skip_value(c, &q_));
@@ -1445,6 +1520,28 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 			else
 				STEP(js_skip_value(&q_, c->end, c->final, &c->r->st, &c->e));
 			break;
+		case KC_WHOLE | E_PH:
+		case KC_WHOLE | E_BP:
+			if (x->vkind == KC_VSTR) /* else skipped */
+				*(which == (KC_WHOLE | E_PH) ? &ev->ph : &ev->bp) = x->val[0];
+			break;
+		case KC_WHOLE | E_ID: has |= whole_id(&ev->id, x, TE_ID); break;
+		case KC_WHOLE | E_PID: has |= whole_id(&ev->pid, x, TE_PID); break;
+		case KC_WHOLE | E_TID: has |= whole_id(&ev->tid, x, TE_TID); break;
+		case KC_WHOLE | E_CAT:
+			if (x->vkind == KC_VSTR) { /* else skipped */
+				ev->cat.p = x->val;
+				ev->cat.n = x->vlen;
+				kind = sv_key(ev->cat);
+			}
+			break;
+		case KC_WHOLE | E_NAME:
+			if (x->vkind == KC_VSTR) {
+				ev->name.p = x->val;
+				ev->name.n = x->vlen;
+			}
+			break;
+		case KC_WHOLE: break;
 		case M_FAIL: return c->rc;
 		default: /* cannot happen: event_key() knows no other code */
 			return fail_at(c, p, "internal key code", "none");
