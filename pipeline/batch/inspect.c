@@ -479,6 +479,8 @@ struct file_result {
 	const char *err;
 	bool truncated, gz;
 	double seconds;
+	const char *simd;   /* the reader's SIMD level */
+	const char *gunzip; /* what inflated it, or "" */
 };
 
 static void print_text(const struct inspect *in, const struct file_result *f,
@@ -565,9 +567,10 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 		printf("  classification (docs/classification.md)\n%s", sb.buf);
 		strbuf_release(&sb);
 	}
-	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON\n", f->seconds,
-	       f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
-	       f->seconds > 0 ? (double)f->text_bytes / f->seconds / 1e6 : 0.0);
+	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON (simd %s%s%s)\n",
+	       f->seconds, f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
+	       f->seconds > 0 ? (double)f->text_bytes / f->seconds / 1e6 : 0.0, f->simd,
+	       *f->gunzip ? ", gunzip " : "", f->gunzip);
 }
 
 static void json_kv_str(struct strbuf *sb, const char *k, const char *v)
@@ -610,6 +613,7 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 	strbuf_addf(&sb, ",\"ok\":%s", f->rc < 0 ? "false" : "true");
 	json_kv_str(&sb, "error", f->rc < 0 ? f->err : NULL);
 	strbuf_addf(&sb, ",\"truncated\":%s", f->truncated ? "true" : "false");
+	json_kv_str(&sb, "simd", f->simd);
 	strbuf_addf(&sb,
 		    ",\"gpu_events\":%" PRIu64 ",\"gpu_memcpy\":%" PRIu64
 		    ",\"gpu_memset\":%" PRIu64,
@@ -779,6 +783,8 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	f.err = err2[0] ? err2 : trace_reader_error(r);
 	f.truncated = trace_reader_truncated(r);
 	f.gz = trace_reader_is_gzip(r);
+	f.simd = trace_reader_simd(r);
+	f.gunzip = trace_reader_gunzip(r);
 	if (o->json)
 		print_json(&in, &f, trace_reader_header(r), res);
 	else

@@ -37,11 +37,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__AVX2__)
-#include <immintrin.h>
-#elif defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "simd.h"
 
 enum {
 	KC_LIT = 32,        /* longest literal: a key of up to 26 bytes, ", " and ": " */
@@ -137,23 +133,7 @@ static inline unsigned key_cache_branch(struct key_cache *kc, unsigned at, uint6
  * window's end: KC_LIT bytes are readable (the window's padding). */
 static inline bool key_cache_eq(const struct kc_next *x, const char *p)
 {
-#if defined(__AVX2__)
-	__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
-	__m256i b = _mm256_load_si256((const __m256i *)(const void *)x->lit);
-	uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b));
-#elif defined(__SSE2__)
-	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-	__m128i b = _mm_load_si128((const __m128i *)(const void *)x->lit);
-	__m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-	__m128i d = _mm_load_si128((const __m128i *)(const void *)(x->lit + 16));
-	uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) |
-		     (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(c, d)) << 16;
-#else
-	uint32_t m = 0;
-	for (int i = 0; i < KC_LIT; i++)
-		m |= (uint32_t)(p[i] == x->lit[i]) << i;
-#endif
-	return (m & x->mask) == x->mask;
+	return simd_lit_eq(p, x->lit, x->mask, x->len);
 }
 
 /* The literal expected at trie node at that the bytes at p start with and

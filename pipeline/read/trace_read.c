@@ -41,89 +41,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gunzip.h"
-#include "json_scan.h"
-#include "key_cache.h"
+#include "trace_impl.h"
+#include "trace_values.h"
 #include "util/pp.h"
 
-enum { S_START, S_KEY, S_AFTER, S_EVENTS, S_END, S_DONE };
-
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-
-enum {
-	BUF_INIT = 1u << 20, /* initial window (bigger is no faster) */
-	MAP_INIT = 4u << 20, /* initial mapped window of a plain file */
-	ZIN_SIZE = 1u << 20, /* compressed input chunk */
-	HDR_STR_MAX = 4096,  /* header strings are cut to this */
-	SCRATCH_SLACK = 64,  /* copy_text() writes up to 15 bytes past a string */
-	MAX_EVENT_DEFAULT = 256u << 20
-};
-
-/* The strings one event keeps, as slots (a repeated key overwrites). */
-enum {
-	K_CAT, K_NAME, K_PID, K_TID, K_ID, K_ARG_NAME, K_PG_NAME, K_PG_DESC, K_PG_RANKS,
-	K_COLLECTIVE, K_DTYPE, K_NSLOTS
-};
-
-struct trace_reader {
-	char *path;
-	int fd;
-	bool mem;       /* the source is the caller's memory, not fd */
-	const char *membuf;
-	size_t memlen, mempos;
-	bool gz;
-	int gunzip;     /* enum gunzip_impl asked for */
-	bool gz_cut;    /* the gzip stream ended early */
-	bool gz_bad;    /* corrupt gzip data */
-	struct gunzip *gzs;
-	struct gunzip_io zio; /* zio.in/in_n: compressed input not yet used */
-	unsigned char *zin;
-	uint64_t file_bytes; /* bytes read from the file */
-
-	char *buf;
-	size_t cap, len, pos;
-	/* A plain regular file is mapped, not read: buf then points into a
-	 * reservation of map_size bytes (PROT_READ) holding the file's bytes
-	 * [base_off, base_off + len) and zero pages after them, and is never
-	 * written (kept strings are copied out). */
-	bool mapped;
-	char *map;
-	size_t map_size;
-	uint64_t file_size;
-	uint64_t base_off;
-	bool eof;
-	size_t max_event;
-	bool salvage;
-
-	int state;
-	bool first;          /* no element yet in the current array/object */
-	bool bare_array;     /* the trace is a bare [ ... ] of events */
-	int rc;              /* sticky: 0 running, 1 done, <0 error */
-	bool truncated;
-	uint64_t events;
-
-	struct trace_header hdr;
-	char *hdr_backend, *hdr_nccl, *hdr_device, *hdr_name;
-	bool dev_name_set;
-
-	struct js_stack st;
-	struct key_cache kc_event, kc_args; /* keys of events, of their args */
-	bool no_kc;                         /* opts.no_key_cache */
-	bool no_map;                        /* opts.no_map or $PP_NO_MMAP */
-	size_t window, map_window;          /* the first window read, mapped */
-	char *scratch;                      /* the current event's strings, NUL-terminated */
-	size_t scratch_cap; /* >= the window + SCRATCH_SLACK: never grows mid-event */
-	char *scr;          /* its first free byte */
-	char keytmp[64];
-	char err[1024];
-};
-
 /* ---- errors ---------------------------------------------------------- */
-
-static uint64_t off_of(const struct trace_reader *r, const char *at)
-{
-	return r->base_off + (uint64_t)(at - r->buf);
-}
 
 static int set_err(struct trace_reader *r, int code, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -396,6 +318,68 @@ static void alloc_window(struct trace_reader *r)
 	fit_scratch(r);
 }
 
+/* The event parsers of this build, best first (trace_events.h). */
+static const struct tr_level *const tr_levels[] = {
+#if defined(__x86_64__)
+	&tr_level_avx512,
+	&tr_level_avx2,
+	&tr_level_sse2,
+#elif defined(__aarch64__)
+	&tr_level_neon,
+#endif
+	&tr_level_scalar,
+};
+enum { NLEVELS = sizeof(tr_levels) / sizeof(tr_levels[0]) };
+
+/* Whether this CPU runs level lv (as the Makefile compiles it). */
+static bool level_runs(const struct tr_level *lv)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+		    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+	if (lv == &tr_level_avx512)
+		return avx2 && __builtin_cpu_supports("avx512bw") &&
+		       __builtin_cpu_supports("avx512vl");
+	if (lv == &tr_level_avx2)
+		return avx2;
+#endif
+	(void)lv;
+	return true;
+}
+
+/* The level named want (or by $PP_SIMD) when this CPU runs it, else the
+ * best below it that it runs. */
+static const struct tr_level *choose_level(const char *want)
+{
+	size_t i = 0;
+	if (!want || !*want)
+		want = getenv("PP_SIMD");
+	for (size_t j = 0; want && j < NLEVELS; j++)
+		if (!strcmp(tr_levels[j]->name, want))
+			i = j;
+	while (i + 1 < NLEVELS && !level_runs(tr_levels[i]))
+		i++;
+	return tr_levels[i];
+}
+
+size_t trace_reader_simd_levels(const char **names, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < NLEVELS; i++)
+		if (level_runs(tr_levels[i])) {
+			if (n < max)
+				names[n] = tr_levels[i]->name;
+			n++;
+		}
+	return n;
+}
+
+const char *trace_reader_simd(const struct trace_reader *r)
+{
+	return r->lv->name;
+}
+
 static struct trace_reader *reader_new(const char *path, const struct trace_reader_opts *o)
 {
 	struct trace_reader *r = xcalloc(1, sizeof(*r));
@@ -407,6 +391,7 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 	r->salvage = o && o->salvage;
 	r->gunzip = o ? o->gunzip : GUNZIP_AUTO;
 	r->no_kc = o && o->no_key_cache;
+	r->lv = choose_level(o ? o->simd : NULL);
 	r->no_map = (o && o->no_map) || (getenv("PP_NO_MMAP") && *getenv("PP_NO_MMAP"));
 	r->window = o && o->window_bytes ? o->window_bytes : BUF_INIT;
 	r->map_window = o && o->window_bytes ? o->window_bytes : MAP_INIT;
@@ -503,39 +488,6 @@ void trace_reader_close(struct trace_reader *r)
 }
 
 /* ---- unit parsing helpers -------------------------------------------- */
-
-/* Parsing context of one unit. */
-struct cx {
-	struct trace_reader *r;
-	const char *end;
-	bool final;
-	struct js_err e;
-	struct trace_event *ev; /* the event being parsed */
-	int rc;                 /* next_member()'s JS_MORE or JS_ERR */
-};
-
-/* Running out of bytes is never an error here: the caller decides between
- * refilling and reporting a truncation. */
-#define MORE_OR(c, at, exp) JS_MORE
-
-static int fail_at(struct cx *c, const char *at, const char *what, const char *expected)
-{
-	c->e.at = at;
-	c->e.what = what;
-	c->e.expected = expected;
-	return JS_ERR;
-}
-
-/* Skips whitespace and requires one more byte. */
-static inline int ws_need(struct cx *c, const char **pp, const char *exp)
-{
-	(void)exp; /* what the caller expects: for the reader, MORE_OR reports none */
-	const char *p = js_ws(*pp, c->end);
-	*pp = p;
-	if (p < c->end)
-		return JS_OK;
-	return MORE_OR(c, p, exp);
-}
 
 /* Reads a key at *pp ('"' expected), then ':' and the whitespace after it.
  * On JS_OK (*k, *kn) is the key (unescaped into keytmp when it had escapes) and
@@ -642,488 +594,7 @@ static inline int member_end(struct cx *c, const char **pp, char close, bool *mo
 	return JS_OK;
 }
 
-static inline bool is_dig(char ch)
-{
-	return (unsigned char)(ch - '0') < 10;
-}
-
-/* True when ch can continue a number token (so a fast path must not stop). */
-static inline bool num_continues(char ch)
-{
-	return is_dig(ch) || ch == '.' || ch == 'e' || ch == 'E';
-}
-
-/* Numbers, 8 bytes at a time (SWAR): the text's bytes are loaded as a
- * little-endian word, so byte i of the word is the text's byte i. */
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the digit SWAR needs little-endian");
-
-static ALWAYS_INLINE uint64_t load8(const char *p)
-{
-	uint64_t x;
-	memcpy(&x, p, 8);
-	return x;
-}
-
-/* The high bit of every byte of x that is not an ASCII digit; exact up to
- * the first such byte (a borrow or carry only reaches the bytes after it),
- * which is all that its callers look at. */
-static ALWAYS_INLINE uint64_t nondigits(uint64_t x)
-{
-	return ((x - 0x3030303030303030ull) | (x + 0x4646464646464646ull)) & 0x8080808080808080ull;
-}
-
-/* How many ASCII digits x starts with (0..8). */
-static ALWAYS_INLINE unsigned lead_digits(uint64_t x)
-{
-	uint64_t t = nondigits(x);
-	return t ? (unsigned)__builtin_ctzll(t) >> 3 : 8;
-}
-
-/* The value of the first k (1..8) bytes of x, all ASCII digits: moved to
- * the top of the word (the bytes below read as leading zeros), then
- * combined in pairs, quads and eights with two multiplications. */
-static ALWAYS_INLINE uint64_t digits_value(uint64_t x, unsigned k)
-{
-	x = (x - 0x3030303030303030ull) << (64 - 8 * k);
-	x = x * 10 + (x >> 8);
-	x = ((x & 0x000000ff000000ffull) * (100 + (1000000ull << 32)) +
-	     ((x >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))) >>
-	    32;
-	return x;
-}
-
-static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
-
-/* The up to 16 digits at *pp as a number; *n how many (0: none). *pp moves
- * past them. A 17th digit is left for the caller to see. */
-static ALWAYS_INLINE uint64_t digits16(const char **pp, unsigned *n)
-{
-	const char *p = *pp;
-	uint64_t x = load8(p), v;
-	unsigned k = lead_digits(x);
-	if (k < 8) {
-		*n = k;
-		*pp = p + k;
-		return k ? digits_value(x, k) : 0;
-	}
-	v = digits_value(x, 8);
-	x = load8(p + 8);
-	k = lead_digits(x);
-	if (k)
-		v = v * pow10[k] + digits_value(x, k);
-	*n = 8 + k;
-	*pp = p + 8 + k;
-	return v;
-}
-
-/* True when ch, a byte after digits, goes on with the number. */
-static ALWAYS_INLINE bool num_goes_on(char ch)
-{
-	return ch == '.' || (ch | 0x20) == 'e' || is_dig(ch);
-}
-
-/* The first byte at or after p that is not an ASCII digit, 8 bytes a step
- * (no branch per digit); the window's zero padding stops it. */
-static ALWAYS_INLINE const char *digit_run(const char *p)
-{
-	for (;;) {
-		uint64_t t = nondigits(load8(p));
-		if (t)
-			return p + (__builtin_ctzll(t) >> 3);
-		p += 8;
-	}
-}
-
-/* Fast path for the common integer: -?(0|[1-9][0-9]{0,15}) followed,
- * within the window, by a byte that cannot continue a number. Anything else
- * (more digits, fraction, exponent, end of window) returns false and the
- * caller takes the general path, which also reports errors. */
-static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
-{
-	const char *p = *pp, *s;
-	bool neg = *p == '-';
-	unsigned n;
-	p += neg;
-	s = p;
-	uint64_t acc = digits16(&p, &n);
-	if (n == 0 || p >= end || num_goes_on(*p) || (*s == '0' && n > 1))
-		return false;
-	*v = neg ? -(int64_t)acc : (int64_t)acc;
-	*pp = p;
-	return true;
-}
-
-/* Fast path for times: -?digits{1,16}(.digits{1,3})? then a delimiter. */
-static ALWAYS_INLINE bool fast_time(const char **pp, const char *end, int64_t *ns)
-{
-	static const uint64_t scale[4] = { 0, 100, 10, 1 };
-	const char *p = *pp, *s;
-	bool neg = *p == '-';
-	unsigned n;
-	p += neg;
-	s = p;
-	uint64_t acc = digits16(&p, &n);
-	if (n == 0 || (*s == '0' && n > 1) || acc > ((uint64_t)INT64_MAX - 999) / 1000)
-		return false;
-	acc *= 1000;
-	if (*p == '.') {
-		uint64_t x = load8(p + 1);
-		unsigned f = lead_digits(x);
-		if (f == 0 || f > 3)
-			return false;
-		acc += digits_value(x, f) * scale[f];
-		p += 1 + f;
-	}
-	if (p >= end || num_goes_on(*p))
-		return false;
-	*ns = neg ? -(int64_t)acc : (int64_t)acc;
-	*pp = p;
-	return true;
-}
-
-/* The end of a value that a fast path skips (a string, a plain non-negative
- * number, a flat array of integers such as [64, 1, 1]), or NULL for any
- * other value or one that the window cuts: js_skip_value() decides then. */
-static ALWAYS_INLINE const char *skip_fast(const char *p, const char *end)
-{
-	const char *q;
-	bool esc;
-	if (*p == '"')
-		return js_string_end(p + 1, end, &q, &esc) == JS_OK ? q + 1 : NULL;
-	if (*p == '[') {
-		const char *s = p + 1;
-		for (;;) {
-			s = js_ws(s, end);
-			if (*s == '-')
-				s++;
-			if (!is_dig(*s) || (*s == '0' && is_dig(s[1])))
-				return NULL;
-			while (is_dig(*s))
-				s++;
-			if (num_continues(*s))
-				return NULL;
-			s = js_ws(s, end);
-			if (s >= end)
-				return NULL;
-			if (*s == ']')
-				return s + 1;
-			if (*s != ',')
-				return NULL;
-			s++;
-		}
-	}
-	if (is_dig(*p)) { /* digits[.digits] */
-		q = digit_run(p);
-		if (q < end && *q == '.')
-			q = digit_run(q + 1);
-		if (q < end && !num_continues(*q) && q[-1] != '.' && !(*p == '0' && is_dig(p[1])))
-			return q;
-	}
-	return NULL;
-}
-
-static ALWAYS_INLINE int skip_value(struct cx *c, const char **pp)
-{
-	const char *q = skip_fast(*pp, c->end);
-	if (q) {
-		*pp = q;
-		return JS_OK;
-	}
-	return js_skip_value(pp, c->end, c->final, &c->r->st, &c->e);
-}
-
-/* A value that is a string: *s, *n, *esc describe its body, *pp moves past it. */
-static inline int read_string(struct cx *c, const char **pp, const char **s, size_t *n,
-			      bool *esc)
-{
-	const char *q;
-	if (js_string_end(*pp + 1, c->end, &q, esc) != JS_OK)
-		return MORE_OR(c, c->end, "'\"' closing the string");
-	*s = *pp + 1;
-	*n = (size_t)(q - *s);
-	*pp = q + 1;
-	return JS_OK;
-}
-
-/* A number value: *s..*e its text, *kind a JS_NUM_*. */
-static inline int read_number(struct cx *c, const char **pp, const char **s,
-			      const char **e, int *kind)
-{
-	int rc = js_scan_number(*pp, c->end, c->final, e, kind, &c->e);
-	if (rc)
-		return rc;
-	*s = *pp;
-	*pp = *e;
-	return JS_OK;
-}
-
-static inline bool starts_number(char ch)
-{
-	return ch == '-' || (unsigned char)(ch - '0') < 10 || ch == 'N' || ch == 'I';
-}
-
-/* Reads an integer value into *v; *ok false when the value is not an
- * integer that fits int64 (it is skipped then). */
-static ALWAYS_INLINE int read_int_field(struct cx *c, const char **pp, int64_t *v, bool *ok)
-{
-	*ok = false;
-	if (fast_int(pp, c->end, v)) {
-		*ok = true;
-		return JS_OK;
-	}
-	if (starts_number(**pp)) {
-		const char *s, *e;
-		int kind, rc = read_number(c, pp, &s, &e, &kind);
-		if (rc)
-			return rc;
-		if (kind == JS_NUM_INT)
-			*ok = js_parse_int64(s, e, v);
-		return JS_OK;
-	}
-	return skip_value(c, pp);
-}
-
-#define SV_AT(field) offsetof(struct trace_event, field)
-#define ID_SV_AT(field) (offsetof(struct trace_event, field) + offsetof(struct trace_id, str))
-
-/* Where each kept slot goes in struct trace_event. */
-static const size_t slot_field[K_NSLOTS] = {
-	[K_CAT] = SV_AT(cat),           [K_NAME] = SV_AT(name),
-	[K_PID] = ID_SV_AT(pid),        [K_TID] = ID_SV_AT(tid),
-	[K_ID] = ID_SV_AT(id),          [K_ARG_NAME] = SV_AT(arg_name),
-	[K_PG_NAME] = SV_AT(pg_name),   [K_PG_DESC] = SV_AT(pg_desc),
-	[K_PG_RANKS] = SV_AT(pg_ranks), [K_COLLECTIVE] = SV_AT(collective),
-	[K_DTYPE] = SV_AT(dtype),
-};
-
-/* Copies n bytes from s to o 16 at a time: reads up to 15 bytes past s + n
- * (a string in the window: its padding) and writes as many past o + n (the
- * scratch's slack). */
-static ALWAYS_INLINE void copy_text(char *o, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i += 16)
-		memcpy(o + i, s + i, 16);
-}
-
-/* Keeps s[0..n) (unescaped when esc) as the event's slot: a copy in the
- * scratch, NUL-terminated, so the window is never written and an event
- * parsed again after a refill sees its own bytes. The kept texts of one
- * event are disjoint parts of its text, each with its key before it, so
- * they fit the scratch (scratch_cap). */
-static ALWAYS_INLINE void keep(struct cx *c, int slot, const char *s, size_t n, bool esc)
-{
-	struct pp_sv *dst = (struct pp_sv *)(void *)((char *)c->ev + slot_field[slot]);
-	char *o = c->r->scr;
-	if (esc)
-		n = js_unescape(s, n, o);
-	else
-		copy_text(o, s, n);
-	o[n] = '\0';
-	dst->p = o;
-	dst->n = n;
-	c->r->scr = o + n + 1;
-}
-
-/* An id given as an integer: no text. */
-static ALWAYS_INLINE void id_num(struct trace_id *id)
-{
-	id->is_str = false;
-	id->str.p = "";
-	id->str.n = 0;
-}
-
-/* A value kept as text: a string (its body) or, for anything else except
- * null, its raw JSON text. Returns whether something was kept. */
-static ALWAYS_INLINE int read_text_field(struct cx *c, const char **pp, int slot, bool *kept)
-{
-	const char *s = *pp, *b;
-	size_t n;
-	bool esc;
-	int rc;
-	*kept = false;
-	if (*s == '"') {
-		rc = read_string(c, pp, &b, &n, &esc);
-		if (rc)
-			return rc;
-		keep(c, slot, b, n, esc);
-		*kept = true;
-		return JS_OK;
-	}
-	rc = skip_value(c, pp);
-	if (rc)
-		return rc;
-	if (!(*pp - s == 4 && !memcmp(s, "null", 4))) {
-		keep(c, slot, s, (size_t)(*pp - s), false);
-		*kept = true;
-	}
-	return JS_OK;
-}
-
-/* pid, tid, id: an integer, or text (string, big or decimal number). */
-static ALWAYS_INLINE int read_id(struct cx *c, const char **pp, int slot, struct trace_id *id,
-		   bool *present)
-{
-	*present = false;
-	if (fast_int(pp, c->end, &id->num)) {
-		*present = true;
-		id_num(id);
-		return JS_OK;
-	}
-	if (starts_number(**pp)) {
-		const char *s, *e;
-		int kind, rc = read_number(c, pp, &s, &e, &kind);
-		if (rc)
-			return rc;
-		*present = true;
-		if (kind == JS_NUM_INT && js_parse_int64(s, e, &id->num)) {
-			id_num(id);
-		} else {
-			id->is_str = true;
-			id->num = 0;
-			keep(c, slot, s, (size_t)(e - s), false);
-		}
-		return JS_OK;
-	}
-	if (**pp == '"') {
-		const char *b;
-		size_t n;
-		bool esc;
-		int rc = read_string(c, pp, &b, &n, &esc);
-		if (rc)
-			return rc;
-		*present = true;
-		id->is_str = true;
-		id->num = 0;
-		keep(c, slot, b, n, esc);
-		return JS_OK;
-	}
-	return skip_value(c, pp); /* null, or something odd: absent */
-}
-
-/* ts/dur: a number of microseconds, or null (absent). */
-static ALWAYS_INLINE int read_time(struct cx *c, const char **pp, int64_t *ns, bool *present,
-		     const char *field)
-{
-	*present = false;
-	const char *at = *pp;
-	if (fast_time(pp, c->end, ns)) {
-		*present = true;
-		return JS_OK;
-	}
-	if (starts_number(*at)) {
-		const char *s, *e;
-		int kind, rc = read_number(c, pp, &s, &e, &kind);
-		if (rc)
-			return rc;
-		if (kind == JS_NUM_NONFINITE || !js_us_to_ns(s, e, ns))
-			return fail_at(c, at,
-				       kind == JS_NUM_NONFINITE ? "a non-finite time"
-								: "a time out of the int64 ns range",
-				       field);
-		*present = true;
-		return JS_OK;
-	}
-	if (*at == 'n')
-		return skip_value(c, pp);
-	return fail_at(c, at, NULL, field);
-}
-
-/* ---- the event -------------------------------------------------------- */
-
-/* The args members an event keeps: what args_key() returns for them (0 for
- * every other key) and where each goes. */
-enum {
-	A_NAME = 1,
-	A_DTYPE,
-	A_STREAM,
-	A_DEVICE,
-	A_GROUP_SIZE,
-	A_SORT_INDEX,
-	A_CORRELATION,
-	A_EXTERNAL_ID,
-	A_IN_NELEMS,
-	A_OUT_NELEMS,
-	A_COLLECTIVE,
-	A_PG_NAME,
-	A_PG_RANKS,
-	A_PG_DESC,
-	A_NKEYS
-};
-
-static const struct arg_field {
-	int slot;     /* a K_* text slot, or -1 */
-	size_t field; /* else the int64_t field of struct trace_event ... */
-	unsigned bit; /* ... and its TE_* bit */
-} arg_fields[A_NKEYS] = {
-	[0] = { -1, 0, 0 },
-	[A_NAME] = { K_ARG_NAME, 0, 0 },
-	[A_DTYPE] = { K_DTYPE, 0, 0 },
-	[A_COLLECTIVE] = { K_COLLECTIVE, 0, 0 },
-	[A_PG_NAME] = { K_PG_NAME, 0, 0 },
-	[A_PG_RANKS] = { K_PG_RANKS, 0, 0 },
-	[A_PG_DESC] = { K_PG_DESC, 0, 0 },
-	[A_STREAM] = { -1, offsetof(struct trace_event, stream), TE_STREAM },
-	[A_DEVICE] = { -1, offsetof(struct trace_event, device), TE_DEVICE },
-	[A_GROUP_SIZE] = { -1, offsetof(struct trace_event, group_size), TE_GROUP_SIZE },
-	[A_SORT_INDEX] = { -1, offsetof(struct trace_event, sort_index), TE_SORT_INDEX },
-	[A_CORRELATION] = { -1, offsetof(struct trace_event, correlation), TE_CORRELATION },
-	[A_EXTERNAL_ID] = { -1, offsetof(struct trace_event, external_id), TE_EXTERNAL_ID },
-	[A_IN_NELEMS] = { -1, offsetof(struct trace_event, in_nelems), TE_IN_NELEMS },
-	[A_OUT_NELEMS] = { -1, offsetof(struct trace_event, out_nelems), TE_OUT_NELEMS },
-};
-
-/* The code of key k[0..kn) in a table ending with { NULL, 0 }; 0 when it
- * is not there. A plain scan: the key cache leaves it the first sight of
- * each literal. */
-struct key_code {
-	const char *key;
-	int code;
-};
-
-static int key_lookup(const struct key_code *t, const char *k, size_t kn)
-{
-	for (; t->key; t++)
-		if (strlen(t->key) == kn && !memcmp(t->key, k, kn))
-			return t->code;
-	return 0;
-}
-
-static const struct key_code args_keys[] = {
-	{ "name", A_NAME },
-	{ "dtype", A_DTYPE },
-	{ "stream", A_STREAM },
-	{ "device", A_DEVICE },
-	{ "Group size", A_GROUP_SIZE },
-	{ "sort_index", A_SORT_INDEX },
-	{ "correlation", A_CORRELATION },
-	{ "External id", A_EXTERNAL_ID },
-	{ "In msg nelems", A_IN_NELEMS },
-	{ "Out msg nelems", A_OUT_NELEMS },
-	{ "Collective name", A_COLLECTIVE },
-	{ "Process Group Name", A_PG_NAME },
-	{ "Process Group Ranks", A_PG_RANKS },
-	{ "Process Group Description", A_PG_DESC },
-	{ NULL, 0 },
-};
-
-/* The A_* code of an args key, 0 when the reader does not keep it. */
-static int args_key(const char *k, size_t kn)
-{
-	return key_lookup(args_keys, k, kn);
-}
-
-/* Runs a step that moves a position through its address on a copy q_ of
- * p, so that p itself never has its address taken and stays in a register
- * through the member loops below. */
-#define STEP(call)                  \
-	do {                        \
-		const char *q_ = p; \
-		if ((rc = (call)))  \
-			return rc;  \
-		p = q_;             \
-	} while (0)
-
-enum { M_FAIL = KC_END - 1 }; /* next_member(): c->rc says why */
+/* ---- members the key cache did not predict -------------------------- */
 
 static int fail_member(struct cx *c, int rc)
 {
@@ -1155,11 +626,9 @@ static void learn_whole(struct cx *c, struct kc_next *x, const char *lit, const 
 }
 
 /* A member that the key cache did not predict: the separator (or the
- * object's end), then the key read byte by byte; teaches the cache. As
- * next_member(). */
-static __attribute__((noinline)) int member_slow(struct cx *c, struct key_cache *kc, unsigned *at,
-						 const char **pp, int (*code)(const char *, size_t),
-						 const char *obj, unsigned wholes)
+ * object's end), then the key read byte by byte; teaches the cache. */
+int tr_member_slow(struct cx *c, struct key_cache *kc, unsigned *at, const char **pp,
+		   int (*code)(const char *, size_t), const char *obj, unsigned wholes)
 {
 	const char *lit = *pp, *kq, *k;
 	struct kc_next *fresh;
@@ -1195,358 +664,6 @@ static __attribute__((noinline)) int member_slow(struct cx *c, struct key_cache 
 	if (!c->r->no_kc && fresh)
 		learn_whole(c, fresh, lit, *pp, which, wholes);
 	return which;
-}
-
-/* Moves *pp to the next member's value and returns its key's code. *pp is
- * at the first member's key, or else just after the previous member's
- * value. A member whose bytes from there (the separator, the key, the ':')
- * are an expected literal of the key cache costs one compare, and so does
- * the object's end; anything else takes member_slow(). *at is the cache's
- * trie node, obj the object's first byte after '{', wholes the key codes
- * whose values may become part of a literal. Returns KC_END after the
- * closing '}' (with *pp after it), a code | KC_WHOLE after a whole literal
- * (*xp: its value), or M_FAIL with c->rc JS_MORE or JS_ERR: every code is
- * at most KC_END, so that a switch on it needs no range check. */
-static ALWAYS_INLINE int next_member(struct cx *c, struct key_cache *kc, unsigned *at,
-				     const char **pp, int (*code)(const char *, size_t),
-				     const char *obj, unsigned wholes, const struct kc_next **xp)
-{
-	const struct kc_next *x = key_cache_find(kc, *at, *pp);
-	if (x) {
-		*pp += x->len;
-		*at = x->node;
-		*xp = x;
-		return x->which;
-	}
-	const char *q = *pp;
-	unsigned a = *at;
-	int which = member_slow(c, kc, &a, &q, code, obj, wholes);
-	*pp = q;
-	*at = a;
-	return which;
-}
-
-/* Up to 8 bytes of s and its length, packed (for key_cache_branch()). A
- * kept string is followed by its NUL and the scratch's slack, so 8 bytes
- * are readable. */
-static ALWAYS_INLINE uint64_t sv_key(struct pp_sv s)
-{
-	uint64_t x = load8(s.p);
-	if (s.n < 8)
-		x &= (1ull << (8 * s.n)) - 1;
-	return x ^ (uint64_t)s.n << 56;
-}
-
-/* A string value kept in slot: JS_OK, or JS_MORE when the window cuts it. */
-static ALWAYS_INLINE int keep_string(struct cx *c, const char **pp, int slot)
-{
-	const char *q;
-	bool esc;
-	if (js_string_end(*pp + 1, c->end, &q, &esc) != JS_OK)
-		return JS_MORE;
-	keep(c, slot, *pp + 1, (size_t)(q - *pp - 1), esc);
-	*pp = q + 1;
-	return JS_OK;
-}
-
-/* An args member read from a whole literal: as parse_args() reads it. */
-static ALWAYS_INLINE void whole_arg(struct trace_event *ev, const struct arg_field *f,
-				    const struct kc_next *x)
-{
-	if (f->bit) { /* an integer, or else absent */
-		if (x->vkind == KC_VNUM) {
-			*(int64_t *)(void *)((char *)ev + f->field) = x->num;
-			ev->has |= f->bit;
-		} else {
-			ev->has &= ~f->bit;
-		}
-	} else if (f->slot >= 0 && x->vkind != KC_VSKIP) { /* a string, or a number's text */
-		struct pp_sv *dst = (struct pp_sv *)(void *)((char *)ev + slot_field[f->slot]);
-		dst->p = x->val;
-		dst->n = x->vlen;
-	}
-}
-
-/* Parses the args object at *pp ('{'); at: the key cache's node to start
- * from (one per kind of event). */
-static int parse_args(struct cx *c, const char **pp, struct trace_event *ev, unsigned at)
-{
-	const char *p = *pp + 1, *obj = p, *q;
-	const struct kc_next *x = NULL;
-	int rc;
-	for (;;) {
-		int which = next_member(c, &c->r->kc_args, &at, &p, args_key, obj, ~0u, &x);
-		if (which == KC_END)
-			break;
-		if (which == M_FAIL)
-			return c->rc;
-		if (which & KC_WHOLE) {
-			whole_arg(ev, &arg_fields[which & ~KC_WHOLE], x);
-			continue;
-		}
-		const struct arg_field *f = &arg_fields[which];
-		if (f->bit) {
-			int64_t *v = (int64_t *)(void *)((char *)ev + f->field);
-			bool ok;
-			if (fast_int(&p, c->end, v)) {
-				ev->has |= f->bit;
-				continue;
-			}
-			STEP(read_int_field(c, &q_, v, &ok));
-			ev->has = ok ? ev->has | f->bit : ev->has & ~f->bit;
-		} else if (f->slot >= 0) {
-			bool kept;
-			if (*p == '"') {
-				if ((rc = keep_string(c, &p, f->slot)))
-					return rc;
-				continue;
-			}
-			STEP(read_text_field(c, &q_, f->slot, &kept));
-		} else if ((q = skip_fast(p, c->end))) {
-			p = q;
-		} else {
-			STEP(js_skip_value(&q_, c->end, c->final, &c->r->st, &c->e));
-		}
-	}
-	*pp = p;
-	return JS_OK;
-}
-
-/* What an event holds before its members are read, copied 16 bytes at a
- * time: a memset or struct copy of its 320 bytes becomes `rep stos`, whose
- * start-up costs more than the event's other stores together. */
-static const struct trace_event empty_event = {
-	.cat.p = "",
-	.name.p = "",
-	.pid.str.p = "",
-	.tid.str.p = "",
-	.id.str.p = "",
-	.arg_name.p = "",
-	.pg_name.p = "",
-	.pg_desc.p = "",
-	.pg_ranks.p = "",
-	.collective.p = "",
-	.dtype.p = "",
-};
-
-#ifdef __SSE2__
-static ALWAYS_INLINE void clear_event(struct trace_event *ev)
-{
-	_Static_assert(sizeof(*ev) % 16 == 0, "struct trace_event: whole 16-byte words");
-	const __m128i *src = (const __m128i *)(const void *)&empty_event;
-	__m128i *dst = (__m128i *)(void *)ev;
-#pragma GCC unroll 32
-	for (size_t i = 0; i < sizeof(*ev) / 16; i++)
-		_mm_storeu_si128(dst + i, _mm_loadu_si128(src + i));
-}
-#else
-static ALWAYS_INLINE void clear_event(struct trace_event *ev)
-{
-	*ev = empty_event;
-}
-#endif
-
-/* The codes parse_event() dispatches on; 0 for a key it skips. */
-enum { E_PH = 1, E_TS, E_ID, E_BP, E_CAT, E_PID, E_TID, E_DUR, E_NAME, E_ARGS };
-
-static const struct key_code event_keys[] = {
-	{ "ph", E_PH },     { "ts", E_TS },     { "id", E_ID },   { "bp", E_BP },
-	{ "cat", E_CAT },   { "pid", E_PID },   { "tid", E_TID }, { "dur", E_DUR },
-	{ "name", E_NAME }, { "args", E_ARGS }, { NULL, 0 },
-};
-
-/* A ts or dur member's value into *t, and its bit into *has (cleared by
- * null). */
-static ALWAYS_INLINE int time_member(struct cx *c, const char **pp, int64_t *t, unsigned bit,
-				     const char *what, unsigned *has)
-{
-	const char *q = *pp;
-	bool present;
-	int rc;
-	if (fast_time(pp, c->end, t)) {
-		*has |= bit;
-		return JS_OK;
-	}
-	if ((rc = read_time(c, &q, t, &present, what)))
-		return rc;
-	*pp = q;
-	*has = present ? *has | bit : *has & ~bit;
-	return JS_OK;
-}
-
-/* An id member (pid, tid, id) into *id, its text kept in slot. */
-static ALWAYS_INLINE int id_member(struct cx *c, const char **pp, struct trace_id *id, unsigned bit,
-				   int slot, unsigned *has)
-{
-	const char *q = *pp;
-	bool present;
-	int rc;
-	if (fast_int(pp, c->end, &id->num)) {
-		id_num(id);
-		*has |= bit;
-		return JS_OK;
-	}
-	if ((rc = read_id(c, &q, slot, id, &present)))
-		return rc;
-	*pp = q;
-	*has = present ? *has | bit : *has & ~bit;
-	return JS_OK;
-}
-
-/* The event keys whose values a whole literal may hold (not the times,
- * which change from event to event, nor args, an object). */
-#define EVENT_WHOLES (~0u & ~(1u << E_TS | 1u << E_DUR | 1u << E_ARGS))
-
-/* An id member read from a whole literal: as id_member() reads it. */
-static ALWAYS_INLINE unsigned whole_id(struct trace_id *id, const struct kc_next *x, unsigned bit)
-{
-	if (x->vkind == KC_VNUM) {
-		id->num = x->num;
-		id_num(id);
-	} else {
-		id->is_str = true;
-		id->num = 0;
-		id->str.p = x->val;
-		id->str.n = x->vlen;
-	}
-	return bit;
-}
-
-static int event_key(const char *k, size_t kn)
-{
-	return key_lookup(event_keys, k, kn);
-}
-
-/* Parses the event object at *pp ('{') into ev. */
-static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
-{
-	const char *p = *pp + 1, *obj = p, *q, *s;
-	size_t n;
-	bool esc;
-	unsigned at = 0;   /* key cache trie node */
-	unsigned has = 0;  /* TE_* bits of the members read here (args: ev->has) */
-	uint64_t kind = 0; /* the cat value, packed: chooses the args' node */
-	const struct kc_next *x = NULL;
-	int rc;
-
-	clear_event(ev);
-	ev->offset = off_of(c->r, *pp);
-	c->ev = ev;
-	c->r->scr = c->r->scratch;
-	for (;;) {
-		int which =
-			next_member(c, &c->r->kc_event, &at, &p, event_key, obj, EVENT_WHOLES, &x);
-		switch (which & KC_END) {
-		case KC_END:
-			ev->has |= has;
-			*pp = p;
-			return JS_OK;
-		case E_PH:
-		case E_BP:
-			if (*p == '"' && p[1] != '"' && p[1] != '\\' && p[2] == '"' &&
-			    p + 2 < c->end) { /* "X" */
-				*(which == E_PH ? &ev->ph : &ev->bp) = p[1];
-				p += 3;
-				if (which == E_PH) /* the keys that follow depend on it */
-					at = key_cache_branch(&c->r->kc_event, at,
-							      (unsigned char)ev->ph);
-			} else if (*p == '"') {
-				STEP(read_string(c, &q_, &s, &n, &esc));
-				char v = n ? s[0] : 0;
-				if (esc) {
-					char t[8];
-					v = n <= sizeof(t) && js_unescape(s, n, t) ? t[0] : 0;
-				}
-				*(which == E_PH ? &ev->ph : &ev->bp) = v;
-			} else {
-				STEP(skip_value(c, &q_));
-			}
-			break;
-		case E_TS:
-			if ((rc = time_member(c, &p, &ev->ts_ns, TE_TS, "a number of µs in ts",
-					      &has)))
-				return rc;
-			break;
-		case E_DUR:
-			if ((rc = time_member(c, &p, &ev->dur_ns, TE_DUR, "a number of µs in dur",
-					      &has)))
-				return rc;
-			break;
-		case E_ID:
-			if ((rc = id_member(c, &p, &ev->id, TE_ID, K_ID, &has)))
-				return rc;
-			break;
-		case E_PID:
-			if ((rc = id_member(c, &p, &ev->pid, TE_PID, K_PID, &has)))
-				return rc;
-			break;
-		case E_TID:
-			if ((rc = id_member(c, &p, &ev->tid, TE_TID, K_TID, &has)))
-				return rc;
-			break;
-		case E_CAT:
-			if (*p == '"') {
-				s = p + 1;
-				if ((rc = keep_string(c, &p, K_CAT)))
-					return rc;
-				/* and on it (the window's bytes, not the copy just
-				 * written), the keys that follow, and those of args */
-				kind = sv_key((struct pp_sv){ s, (size_t)(p - 1 - s) });
-				at = key_cache_branch(&c->r->kc_event, at, kind);
-			} else {
-				STEP(skip_value(c, &q_));
-			}
-			break;
-		case E_NAME:
-			if (*p == '"') {
-				if ((rc = keep_string(c, &p, K_NAME)))
-					return rc;
-			} else {
-				STEP(skip_value(c, &q_));
-			}
-			break;
-		case E_ARGS:
-			if (*p == '{') {
-				has |= TE_ARGS;
-				STEP(parse_args(c, &q_, ev,
-						key_cache_branch(&c->r->kc_args, 0, kind)));
-			} else {
-				STEP(skip_value(c, &q_));
-			}
-			break;
-		case 0:
-			if ((q = skip_fast(p, c->end)))
-				p = q;
-			else
-				STEP(js_skip_value(&q_, c->end, c->final, &c->r->st, &c->e));
-			break;
-		case KC_WHOLE | E_PH:
-		case KC_WHOLE | E_BP:
-			if (x->vkind == KC_VSTR) /* else skipped */
-				*(which == (KC_WHOLE | E_PH) ? &ev->ph : &ev->bp) = x->val[0];
-			break;
-		case KC_WHOLE | E_ID: has |= whole_id(&ev->id, x, TE_ID); break;
-		case KC_WHOLE | E_PID: has |= whole_id(&ev->pid, x, TE_PID); break;
-		case KC_WHOLE | E_TID: has |= whole_id(&ev->tid, x, TE_TID); break;
-		case KC_WHOLE | E_CAT:
-			if (x->vkind == KC_VSTR) { /* else skipped */
-				ev->cat.p = x->val;
-				ev->cat.n = x->vlen;
-				kind = sv_key(ev->cat);
-			}
-			break;
-		case KC_WHOLE | E_NAME:
-			if (x->vkind == KC_VSTR) {
-				ev->name.p = x->val;
-				ev->name.n = x->vlen;
-			}
-			break;
-		case KC_WHOLE: break;
-		case M_FAIL: return c->rc;
-		default: /* cannot happen: event_key() knows no other code */
-			return fail_at(c, p, "internal key code", "none");
-		}
-	}
 }
 
 /* ---- header values ---------------------------------------------------- */
@@ -1782,7 +899,7 @@ static int parse_unit(struct trace_reader *r, struct cx *c, struct trace_event *
 		}
 		if (*p != '{')
 			return fail_at(c, p, NULL, "an event object '{'");
-		if ((rc = parse_event(c, &p, ev)))
+		if ((rc = r->lv->parse_event(c, &p, ev)))
 			return rc;
 		r->first = false;
 		r->pos = (size_t)(p - r->buf);
@@ -1827,50 +944,14 @@ static int on_truncation(struct trace_reader *r)
 		       (unsigned long long)(r->base_off + r->pos), (unsigned long long)r->events);
 }
 
-/* The separator between two events: ',' then whitespace up to the next '{'
- * within 16 bytes, or NULL (parse_unit() then reads it, or fails). */
-static ALWAYS_INLINE const char *next_event_start(const char *p)
-{
-	if (*p != ',')
-		return NULL;
-	p++;
-#ifdef __SSE2__
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-	unsigned brace = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('{')));
-	unsigned ws = (unsigned)_mm_movemask_epi8(
-		_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
-					  _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-			     _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
-					  _mm_cmpeq_epi8(v, _mm_set1_epi8('\t')))));
-	if (!brace)
-		return NULL;
-	unsigned k = (unsigned)__builtin_ctz(brace), before = (1u << k) - 1;
-	return (ws & before) == before ? p + k : NULL;
-#else
-	p = js_ws(p, p + 16);
-	return *p == '{' ? p : NULL;
-#endif
-}
-
 int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 {
 	if (r->rc)
 		return r->rc < 0 ? r->rc : 0;
-	if (r->state == S_EVENTS && !r->first) {
-		/* The common case first: the next event, whole in the window.
-		 * Anything else (the window's end included) is parse_unit()'s. */
-		const char *end = r->buf + r->len, *p = next_event_start(r->buf + r->pos);
-		if (p && p < end) {
-			struct cx c = {
-				r, end, r->eof && !r->gz_bad && !r->gz_cut, { 0 }, NULL, 0
-			};
-			if (parse_event(&c, &p, ev) == JS_OK) {
-				r->pos = (size_t)(p - r->buf);
-				r->events++;
-				return 1;
-			}
-		}
-	}
+	/* The common case first: the next event, whole in the window.
+	 * Anything else (the window's end included) is parse_unit()'s. */
+	if (r->state == S_EVENTS && !r->first && r->lv->next(r, ev))
+		return 1;
 	for (;;) {
 		struct cx c = { r, r->buf + r->len, r->eof && !r->gz_bad && !r->gz_cut, { 0 }, NULL,
 				0 };

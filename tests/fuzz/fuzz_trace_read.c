@@ -3,8 +3,10 @@
  * Each input is read three times from memory: with the default window (the
  * whole input fits), with a tiny window (64..4159 bytes, from the input's
  * length) so that every refill and window-growth path runs, and with the
- * default window but every key read byte by byte (no key cache); and once
- * as a file (a memfd), mapped a page at a time, so that every remap runs.
+ * default window but every key read byte by byte (no key cache); once as a
+ * file (a memfd), mapped a page at a time, so that every remap runs; and
+ * once more with every other SIMD level of the event parser this CPU runs
+ * (the others use the best).
  * Besides the sanitizers, the oracle is differential: the readings must
  * yield the same events (field by field) and the same outcome, unless the
  * tiny window stopped with "longer than" (an event larger than its cap).
@@ -82,15 +84,11 @@ struct reading {
 };
 
 /* Reads the input from memory, or when path is given, from that file. */
-static void read_all(const uint8_t *data, size_t size, size_t max_event, bool salvage,
-		     bool no_key_cache, const char *path, struct reading *out)
+static void read_all(const uint8_t *data, size_t size, const struct trace_reader_opts *o,
+		     const char *path, struct reading *out)
 {
-	struct trace_reader_opts o = { .salvage = salvage,
-				       .max_event_bytes = max_event,
-				       .no_key_cache = no_key_cache,
-				       .window_bytes = path ? 4096 : 0 };
 	struct trace_reader *r =
-		path ? trace_reader_open(path, &o) : trace_reader_open_mem(data, size, &o);
+		path ? trace_reader_open(path, o) : trace_reader_open_mem(data, size, o);
 	struct trace_event ev;
 	int rc;
 	memset(out, 0, sizeof(*out));
@@ -156,19 +154,34 @@ static bool read_mapped(const uint8_t *data, size_t size, bool salvage, struct r
 	}
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	struct trace_reader_opts o = { .salvage = salvage, .window_bytes = 4096 };
 	if (ok)
-		read_all(data, size, 0, salvage, false, path, out);
+		read_all(data, size, &o, path, out);
 	close(fd);
 	return ok;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct reading big, small, bytewise, mapped;
+	struct reading big, small, bytewise, mapped, level;
 	bool salvage = size & 1;
-	read_all(data, size, 0, salvage, false, NULL, &big);
-	read_all(data, size, 64 + size % 4096, salvage, false, NULL, &small);
-	read_all(data, size, 0, salvage, true, NULL, &bytewise);
+	struct trace_reader_opts o = { .salvage = salvage };
+	read_all(data, size, &o, NULL, &big);
+	o.max_event_bytes = 64 + size % 4096;
+	read_all(data, size, &o, NULL, &small);
+	o.max_event_bytes = 0;
+	o.no_key_cache = true;
+	read_all(data, size, &o, NULL, &bytewise);
+	o.no_key_cache = false;
+	const char *levels[8];
+	size_t nlevels = trace_reader_simd_levels(levels, 8);
+	for (size_t i = 1; i < nlevels && i < 8; i++) { /* levels[0], the best, read big */
+		o.simd = levels[i];
+		read_all(data, size, &o, NULL, &level);
+		if (!same_reading(&big, &level))
+			abort(); /* two SIMD levels read differently */
+		free(level.hashes);
+	}
 	if (!same_reading(&big, &bytewise))
 		abort(); /* the key cache changed something */
 	if (read_mapped(data, size, salvage, &mapped)) {
