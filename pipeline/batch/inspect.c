@@ -119,19 +119,17 @@ static inline uint64_t mix64(uint64_t x)
 
 /* The first and the last 8 bytes of s (fewer, zero-padded, when shorter),
  * with its length in the top byte of head: equal for equal texts, and
- * enough to tell texts of up to 16 bytes apart. */
+ * enough to tell texts of up to 16 bytes apart. A reader's string has 8
+ * readable bytes (trace_read.h). */
 static inline void sv_words(struct pp_sv s, uint64_t *head, uint64_t *tail)
 {
-	uint64_t h = 0, t = 0;
-	if (s.n >= 8) {
-		h = load8(s.p);
+	uint64_t h = load8(s.p), t = 0;
+	if (s.n < 8)
+		h &= (1ull << (8 * s.n)) - 1;
+	else
 		t = s.n >= 16 ? load8(s.p + s.n - 8)
 		    : s.n > 8 ? load8(s.p + s.n - 8) >> (8 * (16 - s.n))
 			      : 0;
-	} else {
-		for (size_t i = 0; i < s.n; i++)
-			h |= (uint64_t)(unsigned char)s.p[i] << (8 * i);
-	}
 	*head = h ^ (uint64_t)s.n << 56;
 	*tail = t;
 }

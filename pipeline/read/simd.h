@@ -73,8 +73,9 @@ static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 {
 	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
-	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
-		_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')), _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))));
+	return (uint32_t)_mm256_movemask_epi8(
+		_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
+				_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))));
 }
 #elif defined(SIMD_SSE2)
 #define SIMD_SCAN 16
@@ -91,7 +92,8 @@ static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 {
 	uint8x16_t v = vld1q_u8((const uint8_t *)p);
-	return simd_neon_nibbles(vorrq_u8(vceqq_u8(v, vdupq_n_u8('"')), vceqq_u8(v, vdupq_n_u8('\\'))));
+	return simd_neon_nibbles(
+		vorrq_u8(vceqq_u8(v, vdupq_n_u8('"')), vceqq_u8(v, vdupq_n_u8('\\'))));
 }
 #else
 #define SIMD_SCAN 8
@@ -149,12 +151,12 @@ static SIMD_INLINE bool simd_lit_eq(const char *p, const char *lit, uint32_t mas
 	static const uint8_t ones[64] = { [0 ... 31] = 0xff };
 	(void)mask;
 	const uint8_t *keep = ones + 32 - len; /* 0xff for the first len bytes */
-	uint8x16_t e0 = vorrq_u8(vceqq_u8(vld1q_u8((const uint8_t *)p),
-					  vld1q_u8((const uint8_t *)lit)),
-				 vmvnq_u8(vld1q_u8(keep)));
-	uint8x16_t e1 = vorrq_u8(vceqq_u8(vld1q_u8((const uint8_t *)p + 16),
-					  vld1q_u8((const uint8_t *)lit + 16)),
-				 vmvnq_u8(vld1q_u8(keep + 16)));
+	uint8x16_t e0 =
+		vorrq_u8(vceqq_u8(vld1q_u8((const uint8_t *)p), vld1q_u8((const uint8_t *)lit)),
+			 vmvnq_u8(vld1q_u8(keep)));
+	uint8x16_t e1 = vorrq_u8(
+		vceqq_u8(vld1q_u8((const uint8_t *)p + 16), vld1q_u8((const uint8_t *)lit + 16)),
+		vmvnq_u8(vld1q_u8(keep + 16)));
 	return vminvq_u8(vandq_u8(e0, e1)) == 0xff;
 #else
 	/* words of the text XOR the literal, kept only where the literal is */
@@ -205,13 +207,15 @@ static SIMD_INLINE void simd_copy_block(void *dst, const void *src, size_t n)
 #elif defined(SIMD_AVX2)
 #pragma GCC unroll 16
 	for (size_t i = 0; i < n; i += 32)
-		_mm256_storeu_si256((__m256i *)(void *)((char *)dst + i),
-				    _mm256_loadu_si256((const __m256i *)(const void *)((const char *)src + i)));
+		_mm256_storeu_si256(
+			(__m256i *)(void *)((char *)dst + i),
+			_mm256_loadu_si256((const __m256i *)(const void *)((const char *)src + i)));
 #elif defined(SIMD_SSE2)
 #pragma GCC unroll 32
 	for (size_t i = 0; i < n; i += 16)
-		_mm_storeu_si128((__m128i *)(void *)((char *)dst + i),
-				 _mm_loadu_si128((const __m128i *)(const void *)((const char *)src + i)));
+		_mm_storeu_si128(
+			(__m128i *)(void *)((char *)dst + i),
+			_mm_loadu_si128((const __m128i *)(const void *)((const char *)src + i)));
 #elif defined(SIMD_NEON)
 	for (size_t i = 0; i < n; i += 16)
 		vst1q_u8((uint8_t *)dst + i, vld1q_u8((const uint8_t *)src + i));
@@ -220,6 +224,33 @@ static SIMD_INLINE void simd_copy_block(void *dst, const void *src, size_t n)
 		uint64_t w = simd_load8((const char *)src + i);
 		__builtin_memcpy((char *)dst + i, &w, 8);
 	}
+#endif
+}
+
+/* Whether the 16 bytes at p are ASCII digits, and then their value: with
+ * SSSE3/SSE4.1 (the AVX2 and AVX-512 levels), pairs, quads and eights
+ * combined by multiply-adds in one register; elsewhere false, and the
+ * caller reads them 8 at a time. */
+static SIMD_INLINE bool simd_digits16(const char *p, uint64_t *v)
+{
+#if (defined(SIMD_AVX2) || defined(SIMD_AVX512)) && defined(__SSE4_1__)
+	__m128i d =
+		_mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
+	__m128i nine = _mm_set1_epi8(9);
+	if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, nine), nine)) != 0xffff)
+		return false;
+	__m128i t = _mm_maddubs_epi16(
+		d, _mm_setr_epi8(10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1));
+	t = _mm_madd_epi16(t, _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
+	t = _mm_packus_epi32(t, t);
+	t = _mm_madd_epi16(t, _mm_setr_epi16(10000, 1, 10000, 1, 10000, 1, 10000, 1));
+	uint64_t r = (uint64_t)_mm_cvtsi128_si64(t);
+	*v = (r & 0xffffffffu) * 100000000u + (r >> 32);
+	return true;
+#else
+	(void)p;
+	(void)v;
+	return false;
 #endif
 }
 

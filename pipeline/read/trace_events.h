@@ -191,7 +191,8 @@ static ALWAYS_INLINE void whole_arg(struct trace_event *ev, const struct arg_fie
 
 /* Parses the args object at *pp ('{'); at: the key cache's node to start
  * from (one per kind of event). */
-static __attribute__((noinline)) int parse_args(struct cx *c, const char **pp, struct trace_event *ev, unsigned at)
+static __attribute__((noinline)) int parse_args(struct cx *c, const char **pp,
+						struct trace_event *ev, unsigned at)
 {
 	const char *p = *pp + 1, *obj = p, *q;
 	const struct kc_next *x = NULL;
@@ -238,17 +239,17 @@ static __attribute__((noinline)) int parse_args(struct cx *c, const char **pp, s
  * time: a memset or struct copy of its 320 bytes becomes `rep stos`, whose
  * start-up costs more than the event's other stores together. */
 static const struct trace_event empty_event = {
-	.cat.p = "",
-	.name.p = "",
-	.pid.str.p = "",
-	.tid.str.p = "",
-	.id.str.p = "",
-	.arg_name.p = "",
-	.pg_name.p = "",
-	.pg_desc.p = "",
-	.pg_ranks.p = "",
-	.collective.p = "",
-	.dtype.p = "",
+	.cat.p = tr_none,
+	.name.p = tr_none,
+	.pid.str.p = tr_none,
+	.tid.str.p = tr_none,
+	.id.str.p = tr_none,
+	.arg_name.p = tr_none,
+	.pg_name.p = tr_none,
+	.pg_desc.p = tr_none,
+	.pg_ranks.p = tr_none,
+	.collective.p = tr_none,
+	.dtype.p = tr_none,
 };
 
 static ALWAYS_INLINE void clear_event(struct trace_event *ev)
@@ -387,9 +388,17 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 		case E_PID:
 		case E_TID: {
 			bool pid = which == E_PID, tid = which == E_TID;
-			if ((rc = id_member(c, &p, pid ? &ev->pid : tid ? &ev->tid : &ev->id,
-					    pid ? TE_PID : tid ? TE_TID : TE_ID,
-					    pid ? K_PID : tid ? K_TID : K_ID, &has)))
+			if ((rc = id_member(c, &p,
+					    pid   ? &ev->pid
+					    : tid ? &ev->tid
+						  : &ev->id,
+					    pid   ? TE_PID
+					    : tid ? TE_TID
+						  : TE_ID,
+					    pid   ? K_PID
+					    : tid ? K_TID
+						  : K_ID,
+					    &has)))
 				return rc;
 			break;
 		}
@@ -482,4 +491,3 @@ static int next_event(struct trace_reader *r, struct trace_event *ev)
 #define TR_CAT(a, b) TR_CAT2(a, b)
 
 const struct tr_level TR_CAT(tr_level_, TR_LEVEL) = { TR_NAME, next_event, parse_event };
-

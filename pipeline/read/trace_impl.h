@@ -29,8 +29,18 @@ enum {
 
 /* The strings one event keeps, as slots (a repeated key overwrites). */
 enum {
-	K_CAT, K_NAME, K_PID, K_TID, K_ID, K_ARG_NAME, K_PG_NAME, K_PG_DESC, K_PG_RANKS,
-	K_COLLECTIVE, K_DTYPE, K_NSLOTS
+	K_CAT,
+	K_NAME,
+	K_PID,
+	K_TID,
+	K_ID,
+	K_ARG_NAME,
+	K_PG_NAME,
+	K_PG_DESC,
+	K_PG_RANKS,
+	K_COLLECTIVE,
+	K_DTYPE,
+	K_NSLOTS
 };
 
 struct tr_level;
@@ -39,13 +49,13 @@ struct trace_reader {
 	const struct tr_level *lv; /* the event parser of the SIMD level chosen */
 	char *path;
 	int fd;
-	bool mem;       /* the source is the caller's memory, not fd */
+	bool mem; /* the source is the caller's memory, not fd */
 	const char *membuf;
 	size_t memlen, mempos;
 	bool gz;
-	int gunzip;     /* enum gunzip_impl asked for */
-	bool gz_cut;    /* the gzip stream ended early */
-	bool gz_bad;    /* corrupt gzip data */
+	int gunzip;  /* enum gunzip_impl asked for */
+	bool gz_cut; /* the gzip stream ended early */
+	bool gz_bad; /* corrupt gzip data */
 	struct gunzip *gzs;
 	struct gunzip_io zio; /* zio.in/in_n: compressed input not yet used */
 	unsigned char *zin;
@@ -67,9 +77,9 @@ struct trace_reader {
 	bool salvage;
 
 	int state;
-	bool first;          /* no element yet in the current array/object */
-	bool bare_array;     /* the trace is a bare [ ... ] of events */
-	int rc;              /* sticky: 0 running, 1 done, <0 error */
+	bool first;      /* no element yet in the current array/object */
+	bool bare_array; /* the trace is a bare [ ... ] of events */
+	int rc;          /* sticky: 0 running, 1 done, <0 error */
 	bool truncated;
 	uint64_t events;
 
@@ -93,7 +103,6 @@ static inline uint64_t off_of(const struct trace_reader *r, const char *at)
 {
 	return r->base_off + (uint64_t)(at - r->buf);
 }
-
 
 /* ---- unit parsing ---------------------------------------------------- */
 
@@ -132,6 +141,8 @@ static inline int ws_need(struct cx *c, const char **pp, const char *exp)
 
 enum { M_FAIL = KC_END - 1 }; /* next_member(): c->rc says why */
 
+/* The text of an absent string: "", with 8 readable bytes (trace_read.h). */
+extern const char tr_none[8];
 
 /* The event parser of one SIMD level (trace_events.h). */
 struct tr_level {

@@ -318,6 +318,8 @@ static void alloc_window(struct trace_reader *r)
 	fit_scratch(r);
 }
 
+const char tr_none[8] = "";
+
 /* The event parsers of this build, best first (trace_events.h). */
 static const struct tr_level *const tr_levels[] = {
 #if defined(__x86_64__)

@@ -23,7 +23,8 @@ struct trace_reader;
 
 /* A string view into reader-owned memory. */
 struct pp_sv {
-	const char *p; /* NUL-terminated; "" when absent */
+	const char *p; /* NUL-terminated; "" when absent; p[0..8) is readable
+			* even when n < 7 (a reader of a word need not check) */
 	size_t n;
 };
 

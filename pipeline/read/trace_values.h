@@ -73,6 +73,11 @@ static ALWAYS_INLINE uint64_t digits16(const char **pp, unsigned *n)
 		*pp = p + k;
 		return k ? digits_value(x, k) : 0;
 	}
+	if (simd_digits16(p, &v)) {
+		*n = 16;
+		*pp = p + 16;
+		return v;
+	}
 	v = digits_value(x, 8);
 	x = load8(p + 8);
 	k = lead_digits(x);
@@ -209,8 +214,7 @@ static ALWAYS_INLINE int skip_value(struct cx *c, const char **pp)
 }
 
 /* A value that is a string: *s, *n, *esc describe its body, *pp moves past it. */
-static inline int read_string(struct cx *c, const char **pp, const char **s, size_t *n,
-			      bool *esc)
+static inline int read_string(struct cx *c, const char **pp, const char **s, size_t *n, bool *esc)
 {
 	const char *q;
 	if (js_string_end(*pp + 1, c->end, &q, esc) != JS_OK)
@@ -222,8 +226,8 @@ static inline int read_string(struct cx *c, const char **pp, const char **s, siz
 }
 
 /* A number value: *s..*e its text, *kind a JS_NUM_*. */
-static inline int read_number(struct cx *c, const char **pp, const char **s,
-			      const char **e, int *kind)
+static inline int read_number(struct cx *c, const char **pp, const char **s, const char **e,
+			      int *kind)
 {
 	int rc = js_scan_number(*pp, c->end, c->final, e, kind, &c->e);
 	if (rc)
@@ -309,7 +313,7 @@ static ALWAYS_INLINE void keep(struct cx *c, int slot, const char *s, size_t n, 
 static ALWAYS_INLINE void id_num(struct trace_id *id)
 {
 	id->is_str = false;
-	id->str.p = "";
+	id->str.p = tr_none;
 	id->str.n = 0;
 }
 
@@ -342,7 +346,7 @@ static ALWAYS_INLINE int read_text_field(struct cx *c, const char **pp, int slot
 
 /* pid, tid, id: an integer, or text (string, big or decimal number). */
 static ALWAYS_INLINE int read_id(struct cx *c, const char **pp, int slot, struct trace_id *id,
-		   bool *present)
+				 bool *present)
 {
 	*present = false;
 	if (fast_int(pp, c->end, &id->num)) {
@@ -384,7 +388,7 @@ static ALWAYS_INLINE int read_id(struct cx *c, const char **pp, int slot, struct
 
 /* ts/dur: a number of microseconds, or null (absent). */
 static ALWAYS_INLINE int read_time(struct cx *c, const char **pp, int64_t *ns, bool *present,
-		     const char *field)
+				   const char *field)
 {
 	*present = false;
 	const char *at = *pp;
@@ -399,8 +403,9 @@ static ALWAYS_INLINE int read_time(struct cx *c, const char **pp, int64_t *ns, b
 			return rc;
 		if (kind == JS_NUM_NONFINITE || !js_us_to_ns(s, e, ns))
 			return fail_at(c, at,
-				       kind == JS_NUM_NONFINITE ? "a non-finite time"
-								: "a time out of the int64 ns range",
+				       kind == JS_NUM_NONFINITE
+					       ? "a non-finite time"
+					       : "a time out of the int64 ns range",
 				       field);
 		*present = true;
 		return JS_OK;
