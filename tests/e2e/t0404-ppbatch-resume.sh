@@ -10,7 +10,7 @@ GEN="$PP_FAST_BIN/ppgen"
 ppbatch --input tree --db clean.db -j 2 --quiet
 is "clean run" 0 $?
 dump_db clean.db >clean.txt
-is "clean run stored 16 traces" 16 "$(sqlite3 clean.db "SELECT count(*) FROM ranks WHERE status = 'ok'")"
+is "clean run stored 16 traces" 16 "$(sql clean.db "SELECT count(*) FROM ranks WHERE status = 'ok'")"
 
 stored() { sqlite3 "$1" "SELECT count(*) FROM traces" 2>/dev/null || echo 0; }
 # wait_stored DB N: until at least N traces are committed (10 s at most).
@@ -40,11 +40,11 @@ wait $coord 2>/dev/null
 wait_gone $workers
 n=$(stored k9.db)
 ok_if "coordinator killed mid-run (stored $n of 16)" test "$n" -lt 16
-is "after kill -9: integrity ok" ok "$(sqlite3 k9.db 'PRAGMA integrity_check')"
+is "after kill -9: integrity ok" ok "$(sql k9.db 'PRAGMA integrity_check')"
 ppbatch --input tree --db k9.db -j 2 --quiet
 is "re-run after kill -9 exits 0" 0 $?
 ok_if "re-run after kill -9 equals a clean run" cmp -s clean.txt <(dump_db k9.db)
-is "the re-run skipped what was stored" "$n" "$(sqlite3 k9.db "SELECT skipped FROM runs ORDER BY id DESC LIMIT 1")"
+is "the re-run skipped what was stored" "$n" "$(sql k9.db "SELECT skipped FROM runs ORDER BY id DESC LIMIT 1")"
 
 # 2. kill -9 of one worker: the task is retried, the run completes.
 ppbatch --input tree --db w9.db -j 2 --quiet &
@@ -54,7 +54,7 @@ victim=$(pgrep -P $coord | head -1)
 kill -9 "$victim"
 wait $coord
 is "worker killed: the run still exits 0" 0 $?
-is "worker killed: integrity ok" ok "$(sqlite3 w9.db 'PRAGMA integrity_check')"
+is "worker killed: integrity ok" ok "$(sql w9.db 'PRAGMA integrity_check')"
 ok_if "worker killed: content equals a clean run" cmp -s clean.txt <(dump_db w9.db)
 
 # 3. SIGINT: exit 130, consistent, resumable.
@@ -66,8 +66,8 @@ kill -INT $coord
 wait $coord
 is "SIGINT: exit 130" 130 $?
 wait_gone $workers
-is "SIGINT: integrity ok" ok "$(sqlite3 int.db 'PRAGMA integrity_check')"
-is "SIGINT: the run is marked interrupted" interrupted "$(sqlite3 int.db "SELECT state FROM runs")"
+is "SIGINT: integrity ok" ok "$(sql int.db 'PRAGMA integrity_check')"
+is "SIGINT: the run is marked interrupted" interrupted "$(sql int.db "SELECT state FROM runs")"
 ppbatch --input tree --db int.db -j 2 --quiet
 is "SIGINT: re-run exits 0" 0 $?
 ok_if "SIGINT: re-run equals a clean run" cmp -s clean.txt <(dump_db int.db)
@@ -88,8 +88,8 @@ done
 wait $coord
 is "killed twice: exit 1" 1 $?
 is "killed twice: recorded with the signal's name" "failed|worker killed by signal SIGKILL (twice)" \
-	"$(sqlite3 twice.db "SELECT status, error FROM ranks WHERE status = 'failed'")"
-is "killed twice: the other traces are ok" 15 "$(sqlite3 twice.db "SELECT count(*) FROM ranks WHERE status = 'ok'")"
+	"$(sql twice.db "SELECT status, error FROM ranks WHERE status = 'failed'")"
+is "killed twice: the other traces are ok" 15 "$(sql twice.db "SELECT count(*) FROM ranks WHERE status = 'ok'")"
 ppbatch --input tree --db twice.db -j 2 --quiet
 is "killed twice: a re-run retries it" 0 $?
 ok_if "killed twice: then equals a clean run" cmp -s clean.txt <(dump_db twice.db)
