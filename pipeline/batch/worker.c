@@ -4,6 +4,7 @@
  * '\\', '\t' and '\n' as \\, \t, \n so any path survives the pipe.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,11 @@ int worker_serve(const struct batch_opts *o)
 	}
 	ctx.db = db;
 	ctx.pats = pats;
+	/* For tests only: a glob over trace paths. A worker given such a task
+	 * stops itself (SIGSTOP) before reading the file, so that a test can
+	 * kill or interrupt a worker that provably holds a known task instead
+	 * of racing it (tests/e2e/t0404). */
+	const char *stop_at = getenv("PPTRACE_TEST_WORKER_STOP");
 	while (getline(&line, &cap, stdin) > 0) {
 		struct walk_file f;
 		struct worker_outcome out;
@@ -266,6 +272,8 @@ int worker_serve(const struct batch_opts *o)
 			rc = PP_EXIT_FATAL;
 			break;
 		}
+		if (stop_at && *stop_at && !fnmatch(stop_at, f.path, 0))
+			raise(SIGSTOP);
 		worker_process(&ctx, &f, &out);
 		strbuf_reset(&reply);
 		strbuf_addf(&reply, "%d\t%d\t%lld\t", out.status, out.fail_kind,
