@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "db_int.h"
 #include "util/htab.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -210,6 +211,19 @@ static int fail_sql(struct db *db, const char *what)
 	return fail(db, PP_EDB, "%s: %s", what, sqlite3_errmsg(db->conn));
 }
 
+int db_note_sql_error(struct db *db, const char *what)
+{
+	snprintf(db->errmsg, sizeof(db->errmsg), "%s: %s", what,
+		 sqlite3_errmsg(db->conn));
+	return PP_EDB;
+}
+
+int db_note_error(struct db *db, int code, const char *msg)
+{
+	snprintf(db->errmsg, sizeof(db->errmsg), "%s", msg);
+	return code;
+}
+
 /* The prepared statement id, reset, its old bindings still in place. For
  * statements whose every parameter is bound on each use (kernel rows). */
 static sqlite3_stmt *stmt_rebound(struct db *db, enum stmt_id id)
@@ -305,7 +319,8 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 {
 	struct db *db = calloc(1, sizeof(*db));
 	int oflags = (flags & DB_READONLY) ? SQLITE_OPEN_READONLY
-					   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+		     : (flags & DB_EXISTING) ? SQLITE_OPEN_READWRITE
+					     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (!db) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -681,7 +696,7 @@ int db_trace_add_kernel(struct db *db, const struct db_kernel *k)
 	row[0] = (db->cur_trace << DB_KROW_SHIFT) | (int64_t)db->next_kidx;
 	row[1] = DB_KCODE(k->category, k->type, k->recompute, k->phase);
 	row[2] = k->seq;
-	nulls |= (k->phase == DB_PHASE_NONE) << 2;
+	nulls |= (k->phase < 0) << 2;
 	row[3] = name_id;
 	row[4] = k->stream;
 	nulls |= !k->has_stream << 4;
@@ -708,7 +723,7 @@ int db_trace_add_step(struct db *db, const struct db_step *p)
 	if (!s)
 		return PP_EDB;
 	sqlite3_bind_int64(s, 1, db->cur_trace);
-	sqlite3_bind_int(s, 2, p->phase);
+	sqlite3_bind_int(s, 2, DB_PHASE_CODE(p->phase));
 	sqlite3_bind_int64(s, 3, p->seq);
 	if (p->has_cpu) {
 		sqlite3_bind_int64(s, 4, p->cpu_start_ns);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/rank_result.h"
 #include "schema.h"
 
 struct db;
@@ -25,7 +26,8 @@ enum {
 	/* A pool worker: never copy the WAL into the database (no automatic
 	 * checkpoint, none at close). Its coordinator does, with
 	 * db_checkpoint(), while the workers go on parsing. */
-	DB_NO_CHECKPOINT = 1u << 1
+	DB_NO_CHECKPOINT = 1u << 1,
+	DB_EXISTING = 1u << 2   /* read-write, but never create the file */
 };
 
 /* Opens (creating if needed) the database at path. Returns NULL with a
@@ -76,10 +78,10 @@ struct db_trace {
 /* One GPU event. start_ns is absolute; it is stored relative to the
  * trace's window_start_ns. */
 struct db_kernel {
-	int category;          /* DB_CAT_* */
-	int type;              /* DB_TYPE_* */
+	enum rr_category category;
+	enum rr_type type;
 	bool recompute;
-	int phase;             /* DB_PHASE_*; NONE = no step */
+	enum rr_phase phase;   /* RR_NOPHASE = no step */
 	int64_t seq;           /* step seq when phase != NONE */
 	int64_t name_id;       /* id from db_intern_name(), or 0: intern name */
 	const char *name;      /* kernel name (interned by the db) */
@@ -95,7 +97,7 @@ struct db_kernel {
 
 /* One step (SPEC §6; docs/contracts.md §2). */
 struct db_step {
-	int phase;             /* DB_PHASE_FWD..OPT */
+	enum rr_phase phase;   /* RR_FWD..RR_OPT */
 	int64_t seq;
 	bool has_cpu;          /* cpu_start/cpu_end known */
 	int64_t cpu_start_ns, cpu_end_ns;
@@ -108,7 +110,7 @@ struct db_step {
 
 /* One category_stats row. */
 struct db_category {
-	int category;          /* DB_CAT_* */
+	enum rr_category category;
 	int64_t kernels, sum_ns, busy_ns;
 };
 

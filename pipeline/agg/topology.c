@@ -21,11 +21,6 @@
 
 static const char *const kind_names[TOPO_NKINDS] = { "tp", "pp", "dp", "ep", "cp", "model" };
 
-const char *topo_kind_name(enum topo_kind k)
-{
-	return (unsigned)k < TOPO_NKINDS ? kind_names[k] : "?";
-}
-
 const char *topo_source_name(enum topo_source s)
 {
 	switch (s) {

@@ -95,7 +95,6 @@ int topo_index(struct topology *t);
  * array; returns the count, or -1 on malformed text (nothing allocated). */
 int topo_parse_ranks(const char *s, int **out);
 
-const char *topo_kind_name(enum topo_kind k);   /* "tp", "pp", ..., "model" */
 const char *topo_source_name(enum topo_source s); /* "file", "sizes", ... */
 
 #endif

@@ -442,7 +442,7 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 	for (size_t i = 0; i < f->n && !rc; i++) {
 		const struct pptimer_step *s = &f->steps[i];
 		struct db_step ds = {
-			.phase = s->phase == 1 ? DB_PHASE_FWD : DB_PHASE_BWD,
+			.phase = s->phase == 1 ? RR_FWD : RR_BWD,
 			.seq = seq[s->phase]++, .has_times = true,
 			.start_ns = s->start_ns, .end_ns = s->end_ns,
 			.comp_ns = s->end_ns - s->start_ns,

@@ -78,27 +78,27 @@ static void store_sample(struct db *db, const char *path, int64_t rank)
 {
 	struct db_trace t = sample_trace(path, rank);
 	struct db_kernel k1 = {
-		.category = DB_CAT_FWD_COMP, .type = DB_TYPE_COMP,
-		.phase = DB_PHASE_FWD, .seq = 0, .name = "sm90_gemm<128>",
+		.category = RR_FWD_COMP, .type = RR_COMP,
+		.phase = RR_FWD, .seq = 0, .name = "sm90_gemm<128>",
 		.name_len = 14, .has_stream = true, .stream = 7,
 		.start_ns = 1700000000000000000, .dur_ns = 500,
 		.has_correlation = true, .correlation = 42,
 	};
 	struct db_kernel k2 = {
-		.category = DB_CAT_DP_COMM, .type = DB_TYPE_COMM, .recompute = false,
-		.phase = DB_PHASE_NONE, .name = "ncclDevKernel_AllReduce",
+		.category = RR_DP_COMM, .type = RR_COMM, .recompute = false,
+		.phase = RR_NOPHASE, .name = "ncclDevKernel_AllReduce",
 		.name_len = 23, .has_stream = true, .stream = 9,
 		.start_ns = 1700000000000000400, .dur_ns = 200,
 		.pg_desc = "DATA_PARALLEL_GROUP", .pg_ranks = "[0, 8]",
 	};
-	struct db_step s = { .phase = DB_PHASE_FWD, .seq = 0, .has_cpu = true,
+	struct db_step s = { .phase = RR_FWD, .seq = 0, .has_cpu = true,
 			     .cpu_start_ns = 10, .cpu_end_ns = 20, .kernels = 1,
 			     .start_ns = 1700000000000000000,
 			     .end_ns = 1700000000000000500, .comp_ns = 500,
 			     .chunk = -1, .mbs = 0 };
-	struct db_step empty = { .phase = DB_PHASE_BWD, .seq = 0, .chunk = -1,
+	struct db_step empty = { .phase = RR_BWD, .seq = 0, .chunk = -1,
 				 .mbs = -1 };
-	struct db_category c = { DB_CAT_FWD_COMP, 1, 500, 500 };
+	struct db_category c = { RR_FWD_COMP, 1, 500, 500 };
 	assert_int_equal(db_trace_begin(db, &t), 0);
 	assert_int_equal(db_trace_add_kernel(db, &k1), 0);
 	assert_int_equal(db_trace_add_kernel(db, &k2), 0);
@@ -145,6 +145,48 @@ static void test_version_1_is_migrated(void **state)
 	assert_rows(db, "PRAGMA user_version", "2\n");
 	assert_rows(db, "SELECT count(*) FROM pp_groups", "0\n");
 	assert_rows(db, "SELECT rank FROM ranks", "4\n");
+	db_close(db);
+	rm_db(path);
+}
+
+/* An upgraded file gets the current view definitions (a CREATE VIEW IF NOT
+ * EXISTS would keep the old ones) and code tables written from
+ * model/rank_result.h's names. */
+static void test_views_recreated_on_version_change(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	char *want = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
+			  "ORDER BY name");
+	/* An older file: other view bodies, a stale code table, old version. */
+	assert_int_equal(sqlite3_exec(db_sqlite(db),
+		"DROP VIEW ranks; CREATE VIEW ranks AS SELECT path FROM traces;"
+		"DROP VIEW kernels; CREATE VIEW kernels AS SELECT 1 AS old;"
+		"UPDATE category_codes SET name = 'stale' WHERE code = 0;"
+		"DELETE FROM phase_codes WHERE code = 5;"
+		"PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	store_sample(db, "/kept.json", 4);
+	db_close(db);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	char *got = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
+			 "ORDER BY name");
+	assert_string_equal(got, want);
+	assert_rows(db, "SELECT rank, path FROM ranks", "4|/kept.json\n");
+	for (int c = 0; c < RR_NCATEGORIES; c++) {
+		struct strbuf q = STRBUF_INIT, e = STRBUF_INIT;
+		strbuf_addf(&q, "SELECT name FROM category_codes WHERE code = %d", c);
+		strbuf_addf(&e, "%s\n", rr_category_name(c));
+		assert_rows(db, q.buf, e.buf);
+		strbuf_release(&q);
+		strbuf_release(&e);
+	}
+	assert_rows(db, "SELECT group_concat(code || '=' || name, ' ') FROM "
+		    "(SELECT * FROM phase_codes ORDER BY code)",
+		    "1=fwd 2=bwd 3=pp 4=dp 5=opt\n");
+	free(want);
+	free(got);
 	db_close(db);
 	rm_db(path);
 }
@@ -219,9 +261,9 @@ static void test_errors_are_sticky_and_roll_back(void **state)
 {
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	struct db_step s = { .phase = DB_PHASE_FWD, .seq = 0, .chunk = -1, .mbs = -1 };
+	struct db_step s = { .phase = RR_FWD, .seq = 0, .chunk = -1, .mbs = -1 };
 	struct db_trace t = sample_trace("/dup.json", 0);
-	struct db_category c = { DB_CAT_OTHER, 1, 1, 1 };
+	struct db_category c = { RR_OTHER, 1, 1, 1 };
 	assert_non_null(db);
 	assert_int_equal(db_trace_add_step(db, &s), PP_EINVAL); /* no txn */
 	db_trace_rollback(db);
@@ -280,8 +322,8 @@ static void store_many(struct db *db, const char *path, int64_t rank, int n)
 	assert_int_equal(db_trace_begin(db, &t), 0);
 	for (int k = 0; k < n; k++) {
 		struct db_kernel dk = {
-			.category = DB_CAT_FWD_COMP, .type = DB_TYPE_COMP,
-			.phase = DB_PHASE_NONE, .name = "k", .name_len = 1,
+			.category = RR_FWD_COMP, .type = RR_COMP,
+			.phase = RR_NOPHASE, .name = "k", .name_len = 1,
 			.has_stream = !(k & 1), .stream = 7, .start_ns = k,
 			.dur_ns = k + 1, .has_correlation = true,
 			.correlation = k,
@@ -326,6 +368,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schema_created_and_versioned),
 		cmocka_unit_test(test_version_1_is_migrated),
+		cmocka_unit_test(test_views_recreated_on_version_change),
 		cmocka_unit_test(test_newer_or_foreign_file_refused),
 		cmocka_unit_test(test_views_give_contract_values),
 		cmocka_unit_test(test_restoring_a_path_replaces_it),
