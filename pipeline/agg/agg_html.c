@@ -177,6 +177,32 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 	strbuf_addstr(h, "</table>\n");
 }
 
+/* Ranks claimed by several traces and traces without a rank: listed, never
+ * aggregated (docs/contracts.md §7). */
+static void conflicts_section(struct strbuf *h, const struct agg_iter *it)
+{
+	if (it->nconflicts) {
+		strbuf_addstr(h, "<h3>Rank conflicts (not aggregated)</h3>\n<ul>\n");
+		for (size_t i = 0; i < it->nranks; i++) {
+			if (it->ranks[i].ntraces < 2)
+				continue;
+			strbuf_addstr(h, "<li>");
+			agg_html_escape(h, it->ranks[i].error);
+			strbuf_addstr(h, "</li>\n");
+		}
+		strbuf_addstr(h, "</ul>\n");
+	}
+	if (it->nunranked) {
+		strbuf_addstr(h, "<h3>Traces without a rank (not aggregated)</h3>\n<ul>\n");
+		for (size_t i = 0; i < it->nunranked; i++) {
+			strbuf_addstr(h, "<li>");
+			agg_html_escape(h, it->unranked[i]);
+			strbuf_addstr(h, "</li>\n");
+		}
+		strbuf_addstr(h, "</ul>\n");
+	}
+}
+
 static void iteration_section(struct strbuf *h, const char *out, const struct topology *t,
 			      const struct agg_iter *it, const struct agg_iter *its, size_t n,
 			      bool lazy)
@@ -195,7 +221,7 @@ static void iteration_section(struct strbuf *h, const char *out, const struct to
 				 "<th>error</th></tr>\n");
 		for (size_t i = 0; i < it->nranks; i++) {
 			const struct agg_rank *r = &it->ranks[i];
-			if (r->in.ok)
+			if (r->in.ok || r->ntraces > 1)
 				continue;
 			strbuf_addf(h, "<tr><td>%d</td><td>", r->in.rank);
 			agg_html_escape(h, r->path);
@@ -205,6 +231,7 @@ static void iteration_section(struct strbuf *h, const char *out, const struct to
 		}
 		strbuf_addstr(h, "</table>\n");
 	}
+	conflicts_section(h, it);
 	/* Incomplete groups and their missing ranks. */
 	bool any_incomplete = false;
 	for (int kind = TOPO_PP; kind <= TOPO_MODEL; kind += TOPO_MODEL - TOPO_PP) {
