@@ -64,9 +64,12 @@ static const struct schema_stmt schema[] = {
 	      " skipped INTEGER, bytes INTEGER, seconds REAL,"
 	      " failures TEXT)"),               /* one 'path: reason' per line */
 
+	/* path is the identity: the trace as the user laid it out (walk.h,
+	 * docs/contracts.md §7); file the file read. rank is the resolved
+	 * rank (db_resolve_ranks()) of the claims header_rank / name_rank. */
 	TABLE("CREATE TABLE IF NOT EXISTS traces("
 	      " id INTEGER PRIMARY KEY,"
-	      " path TEXT NOT NULL UNIQUE,"     /* canonical absolute path */
+	      " path TEXT NOT NULL UNIQUE,"
 	      " folder TEXT, iteration INTEGER, rank INTEGER,"
 	      " bytes INTEGER, mtime_ns INTEGER,"
 	      " status INTEGER NOT NULL,"       /* DB_STATUS_* */
@@ -80,7 +83,13 @@ static const struct schema_stmt schema[] = {
 	      " events INTEGER, kernels INTEGER,"
 	      " fwd_thread TEXT, bwd_thread TEXT, role_rule TEXT,"
 	      " elapsed_ns INTEGER,"            /* worker time for this trace */
-	      " run_id INTEGER, analysed_at INTEGER)"),
+	      " run_id INTEGER, analysed_at INTEGER,"
+	      " file TEXT,"                     /* NULL: stored before version 3 */
+	      " header_rank INTEGER, name_rank INTEGER,"
+	      " rank_note TEXT)"),               /* why rank is not the header's */
+	TABLE("CREATE INDEX IF NOT EXISTS traces_rank ON traces(rank, iteration)"),
+	TABLE("CREATE INDEX IF NOT EXISTS traces_header_rank"
+	      " ON traces(header_rank, iteration)"),
 
 	TABLE("CREATE TABLE IF NOT EXISTS category_t("
 	      " trace_id INTEGER NOT NULL, category INTEGER NOT NULL,"
@@ -144,6 +153,20 @@ static const struct schema_stmt schema[] = {
 	     " FROM traces t JOIN step_t s ON s.trace_id = t.id"
 	     " JOIN phase_codes p ON p.code = s.phase"),
 
+	/* Traces of one iteration (its folder when it has no number) that
+	 * claim the same rank after db_resolve_ranks(): never aggregated. */
+	VIEW("rank_conflicts", "SELECT"
+	     " t.iteration AS iteration, t.folder AS folder, t.rank AS rank,"
+	     " t.path AS path, t.header_rank AS header_rank,"
+	     " t.name_rank AS name_rank, c.n AS traces"
+	     " FROM traces t JOIN (SELECT iteration AS i,"
+	     "  CASE WHEN iteration IS NULL THEN folder END AS f, rank AS r,"
+	     "  count(*) AS n FROM traces WHERE rank IS NOT NULL"
+	     "  GROUP BY 1, 2, 3 HAVING count(*) > 1) c"
+	     " ON c.i IS t.iteration"
+	     " AND c.f IS (CASE WHEN t.iteration IS NULL THEN t.folder END)"
+	     " AND c.r = t.rank"),
+
 	/* Code and name lookups are scalar subqueries so that the planner
 	 * keeps traces outside and one rowid range of kernel_t inside. */
 	VIEW("kernels", "SELECT"
@@ -205,14 +228,23 @@ static const struct schema_stmt schema[] = {
 };
 
 /* Steps that change an existing table, run (in order) on a file of version
- * `from` or older before schema[]; schema[] alone adds new tables and
- * views:
- *   1 -> 2: ppagg's tables and views added. */
+ * `from` or older before schema[]; schema[] alone adds new tables, indexes
+ * and views:
+ *   1 -> 2: ppagg's tables and views added.
+ *   2 -> 3: a trace's identity is where it was laid out (docs/contracts.md
+ *           §7). Old rows keep their canonical path and file = NULL marks
+ *           them: the next ppbatch run gives each its laid-out path
+ *           (db_trace_adopt()). Their rank counts as their header's (the
+ *           file-name rank becomes known at adoption). */
 static const struct migration {
 	int from;
 	const char *sql;
 } migrations[] = {
-	{ 0, NULL }, /* none yet */
+	{ 2, "ALTER TABLE traces ADD COLUMN file TEXT" },
+	{ 2, "ALTER TABLE traces ADD COLUMN header_rank INTEGER" },
+	{ 2, "ALTER TABLE traces ADD COLUMN name_rank INTEGER" },
+	{ 2, "ALTER TABLE traces ADD COLUMN rank_note TEXT" },
+	{ 2, "UPDATE traces SET header_rank = rank" },
 };
 
 /* The code tables, rewritten from model/rank_result.h on every version
@@ -225,8 +257,8 @@ static const char *const code_sql[] = {
 };
 
 /* A literal (SQL is never formatted); keep it equal to SCHEMA_VERSION. */
-#define SET_VERSION_SQL "PRAGMA user_version = 2"
-_Static_assert(SCHEMA_VERSION == 2, "update SET_VERSION_SQL with SCHEMA_VERSION");
+#define SET_VERSION_SQL "PRAGMA user_version = 3"
+_Static_assert(SCHEMA_VERSION == 3, "update SET_VERSION_SQL with SCHEMA_VERSION");
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
@@ -314,8 +346,7 @@ static int upgrade(sqlite3 *db, int v, char *err, size_t errlen)
 {
 	const size_t nschema = sizeof(schema) / sizeof(schema[0]);
 	for (size_t i = 0; v > 0 && i < sizeof(migrations) / sizeof(migrations[0]); i++)
-		if (migrations[i].sql && migrations[i].from >= v &&
-		    exec(db, migrations[i].sql, err, errlen))
+		if (migrations[i].from >= v && exec(db, migrations[i].sql, err, errlen))
 			return PP_EDB;
 	for (size_t i = 0; i < nschema; i++)
 		if (schema[i].drop && exec(db, schema[i].drop, err, errlen))

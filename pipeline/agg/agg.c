@@ -480,6 +480,10 @@ static int load(struct run *R)
 		error("%s (run ppbatch first?)", err);
 		return PP_EDB;
 	}
+	/* Ranks as docs/contracts.md §7 decides them, also when the ppbatch
+	 * run that stored the traces was stopped before it could. */
+	if ((rc = db_resolve_ranks(R->db)))
+		return db_error(R, rc);
 	if (o->input)
 		inname = input_name(o);
 	rc = agg_load_iterations(R->db, inname ? &inname : o->iterations,

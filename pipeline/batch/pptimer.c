@@ -414,8 +414,9 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 	free(iv);
 
 	struct db_trace t = {
-		.path = sf->wf->real, .folder = folder, .has_iteration = true,
-		.iteration = iteration, .has_rank = true, .rank = sf->name.rank,
+		.path = sf->wf->key, .file = sf->wf->real, .folder = folder,
+		.has_iteration = true, .iteration = iteration, .has_name_rank = true,
+		.name_rank = sf->name.rank,
 		.bytes = sf->wf->bytes, .mtime_ns = sf->wf->mtime_ns,
 		.status = nwarn ? DB_STATUS_PARTIAL : DB_STATUS_OK,
 		.warnings = warnings.len ? warnings.buf : NULL,
@@ -520,8 +521,9 @@ static int import_folder(struct db *db, const struct batch_opts *o,
 		if (pptimer_read(sf[s].wf->path, V > 1, &sf[s].data, why, sizeof(why))) {
 			error("%s", why);
 			struct db_trace t = {
-				.path = sf[s].wf->real, .folder = folder, .has_iteration = true,
-				.iteration = iteration, .has_rank = true, .rank = sf[s].name.rank,
+				.path = sf[s].wf->key, .file = sf[s].wf->real, .folder = folder,
+				.has_iteration = true, .iteration = iteration,
+				.has_name_rank = true, .name_rank = sf[s].name.rank,
 				.bytes = sf[s].wf->bytes, .mtime_ns = sf[s].wf->mtime_ns,
 				.status = DB_STATUS_FAILED, .fail_kind = DB_FAIL_INPUT, .error = why,
 			};
