@@ -132,11 +132,15 @@ static int find_topology(struct run *R)
 		     "pipelines and stragglers are skipped (rank charts are still written)", R->base);
 		return 0;
 	}
-	if (!o->quiet)
+	if (!o->quiet) {
 		fprintf(stderr, "%s: topology from %s: %s (tp %d, pp %d, dp %d, cp %d, ep %d, "
-				"%zu PP groups, %zu model replicas)\n",
+				"%zu PP groups, %zu model replicas",
 			pp_progname(), topo_source_name(t->source), t->origin.buf, t->tp, t->pp,
 			t->dp, t->cp, t->ep, t->groups[TOPO_PP].n, t->groups[TOPO_MODEL].n);
+		if (t->global_batch)
+			fprintf(stderr, ", global batch size %d", t->global_batch);
+		fputs(")\n", stderr);
+	}
 	print_notes(t);
 	int rc = topo_index(t);
 	if (rc)
@@ -504,6 +508,27 @@ static int load(struct run *R)
 	return 0;
 }
 
+/* The topology file's global batch size against the micro-batches the
+ * traces show: each pipeline runs m micro-batches of one size, so
+ * global batch = dp * m * size. A mismatch means forward steps are missing
+ * or the topology is not the job's. */
+static void check_global_batch(const struct run *R, const struct agg_iter *it, int vpp)
+{
+	const struct topology *t = &R->topo;
+	int steps = 0;
+	if (!t->global_batch || !t->dp)
+		return;
+	for (size_t i = 0; i < it->nranks; i++)
+		if (it->ranks[i].in.ok && it->ranks[i].in.megatron &&
+		    it->ranks[i].in.nfwd > steps)
+			steps = it->ranks[i].in.nfwd;
+	int m = steps / vpp;
+	if (m > 0 && t->global_batch % ((long)t->dp * m))
+		warn("iteration %d: %d micro-batches per pipeline (forward steps) do not divide "
+		     "the topology file's global batch size %d over dp %d", it->iteration, m,
+		     t->global_batch, t->dp);
+}
+
 /* Labels, computes and reports every iteration, then stores ppagg's rows. */
 static int compute(struct run *R)
 {
@@ -523,6 +548,7 @@ static int compute(struct run *R)
 			free(in);
 			if (rc)
 				return db_error(R, rc);
+			check_global_batch(R, it, params.vpp);
 		}
 		if (it->nfailed)
 			R->partial = 1;

@@ -426,6 +426,8 @@ int agg_html_write(const char *out, const struct agg_opts *o, const struct topol
 		agg_html_escape(&h, t->origin.buf);
 		strbuf_addf(&h, "), TP %d, PP %d, DP %d, CP %d, EP %d, world %d", t->tp, t->pp, t->dp,
 			    t->cp, t->ep, t->world);
+		if (t->global_batch)
+			strbuf_addf(&h, ", global batch size %d", t->global_batch);
 	}
 	strbuf_addf(&h, ". Times in ms; bubble = group window minus the rank's GPU time outside "
 			"pipeline communication. Straggler threshold %.0f %% over the DP-group "

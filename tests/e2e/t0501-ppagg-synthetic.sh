@@ -98,4 +98,49 @@ is "bad alignment: usage" 2 $?
 ppagg --base-folder nowhere 2>err8
 is "no database: fatal" 3 $?
 ok_if "no database: said so" grep -q "cannot open database 'nowhere/pptrace.db'" err8
+
+# 6. The topology file as real runs write it (banner, time stamp, global
+# batch size, "Total groups" after each section, model replicas, a
+# STATISTICS block): understood without a warning (issue 14: 11 warnings on
+# a 4-rank job), the counts and the global batch size checked.
+# real_topology GBS ERRORS: run/'s file in that form.
+real_topology() {
+	python3 - "$1" "$2" run/unique_parallel_groups_20250101.txt <<'PY'
+import re, sys
+gbs, errors, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out = ["=" * 60, "MEGATRON PARALLEL CONFIGURATION", "=" * 60, "Timestamp: 2025-01-01 00:00:00"]
+n, section, world = 0, None, 0
+for line in open(path).read().splitlines():
+    if line.endswith("GROUPS") or line.startswith("FULL MODEL"):
+        if section and n:
+            out.append("Total groups: %d" % n)
+        section, n = line, 0
+    if re.match(r"Group \d+:", line):
+        n += 1
+    if line.startswith("World Size:"):
+        world = int(line.split(":")[1])
+        out.append(line)
+        out.append("Global Batch Size: %s" % gbs)
+        continue
+    out.append(line)
+out.append("Total model replicas (DP): %d" % n)
+out += ["", "=" * 60, "STATISTICS", "=" * 60, "Total Ranks: %d" % world,
+        "Valid Ranks: %d" % (world - errors), "Error Ranks: %d" % errors]
+print("\n".join(out))
+PY
+}
+mkdir -p real
+cp run/pptrace.db real/
+real_topology 32 0 >real/unique_parallel_groups_20250101.txt
+ppagg --base-folder real --no-render >/dev/null 2>err9
+is "real topology file: no topology warning" "" "$(grep "topology:" err9)"
+ok_if "real topology file: the global batch size is read" \
+	grep -q "2 model replicas, global batch size 32)" err9
+is "real topology file: same pp_groups" "$(cat run/.truth/pp_groups.csv)" "$(q real/pptrace.db "$PPQ")"
+real_topology 36 1 >real/unique_parallel_groups_20250101.txt
+ppagg --base-folder real --no-render >/dev/null 2>err10
+ok_if "a global batch size the micro-batches do not divide is said" \
+	grep -q "iteration 15: 8 micro-batches per pipeline (forward steps) do not divide the topology file's global batch size 36 over dp 2" err10
+ok_if "error ranks the writer counted are said" \
+	grep -q "topology: .*: the job that wrote it counted 1 error rank" err10
 done_testing
