@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "model/patterns.h"
 #include "pool.h"
 #include "storage/db.h"
 #include "util/config.h"
@@ -311,6 +312,12 @@ static int settings(const struct batch_opts *o, struct settings *s)
 	    v < 1 || v > INT_MAX)
 		return error("batch.busy_timeout_ms: %s", v < 1 ? "expected >= 1" : err);
 	s->busy_ms = (int)v;
+	/* The workers read [patterns]: a bad set is a usage error here, once,
+	 * not a worker exiting before its first reply. */
+	struct patterns *pats = patterns_new(o->config, err, sizeof(err));
+	if (!pats)
+		return error("%s", err);
+	patterns_free(pats);
 	return 0;
 }
 
