@@ -98,6 +98,22 @@ is "bad alignment: usage" 2 $?
 ppagg --base-folder nowhere 2>err8
 is "no database: fatal" 3 $?
 ok_if "no database: said so" grep -q "cannot open database 'nowhere/pptrace.db'" err8
+# Config keys are checked as their flags are (issue 14: a malformed value
+# was ignored, agg.tp = 0 accepted).
+for kv in "tp = x:agg.tp = 'x': expected a positive number" \
+	"tp = 0:agg.tp = '0': expected a positive number" \
+	"pp = 2.5:agg.pp = '2.5': expected a positive number" \
+	"processes = 0:agg.processes = '0': expected a number from 1 to 4096" \
+	"vpp = -1:agg.vpp = '-1': expected a positive number" \
+	"straggler_threshold = -0.1:agg.straggler_threshold = -0.1: expected a number >= 0"; do
+	printf '[agg]\n%s\n' "${kv%%:*}" >bad.ini
+	ppagg --base-folder run --config bad.ini --no-render 2>err.txt
+	is "config ${kv%%:*}: usage error" 2 $?
+	is "config ${kv%%:*}: says which key and why" "ppagg: error: config: ${kv#*:}" "$(cat err.txt)"
+done
+ppagg --base-folder run --tp x 2>err.txt
+is "the flag --tp x: the same reason" 2 $?
+ok_if "the flag --tp x: says it" grep -q "invalid value 'x' for --tp: expected a positive number" err.txt
 
 # 6. The topology file as real runs write it (banner, time stamp, global
 # batch size, "Total groups" after each section, model replicas, a
