@@ -17,9 +17,9 @@ struct coll {
 struct gen_cluster {
 	struct gen_cfg cfg;
 	struct gen_rank *ranks;
-	/* Collectives per (dim, group): ncoll[dim][g] records each. */
-	struct coll **coll[GEN_NDIM];
-	int *ncoll[GEN_NDIM];
+	/* Collectives per (group kind, group): ncoll[dim][g] records each. */
+	struct coll **coll[GEN_NGROUPS];
+	int *ncoll[GEN_NGROUPS];
 	/* P2P: publish time per tag, -1 when not sent yet. */
 	int64_t *pub;
 	int ntags;

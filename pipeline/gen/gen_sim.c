@@ -81,26 +81,28 @@ static bool sim_kernel(struct gen_cluster *c, struct gen_rank *r, struct gen_ker
 			if (k->depmask & (1u << s))
 				ready = max64(ready, r->stream_free[s]);
 		k->ts = ready;
-		if (k->send_tag >= 0)
-			c->pub[k->send_tag] = ready;
+		for (int d = 0; d < 2; d++)
+			if (k->send_tag[d] >= 0)
+				c->pub[k->send_tag[d]] = ready;
 		if (co) {
 			co->arrived++;
 			co->maxr = max64(co->maxr, ready);
 		}
 		k->flags |= GF_STARTED;
 	}
-	int64_t end;
+	int64_t end = k->ts + k->dur;
 	if (co) {
-		if (co->arrived < c->cfg.lay.size[k->pg_dim])
+		if (co->arrived < gen_layout_group_size(&c->cfg.lay, k->pg_dim))
 			return false;
 		end = co->maxr + k->dur;
-	} else if (k->recv_tag >= 0) {
-		int64_t p = c->pub[k->recv_tag];
-		if (p < 0)
+	}
+	for (int d = 0; d < 2; d++) {
+		int tag = k->recv_tag[d];
+		if (tag < 0)
+			continue;
+		if (c->pub[tag] < 0)
 			return false;
-		end = max64(k->ts + k->dur, p + gen_xfer_ns(&c->cfg, k->recv_tag));
-	} else {
-		end = k->ts + k->dur;
+		end = max64(end, c->pub[tag] + gen_xfer_ns(&c->cfg, tag));
 	}
 	k->dur = end - k->ts;
 	r->stream_free[k->stream] = end;
@@ -162,6 +164,24 @@ int gen_sim_run(struct gen_cluster *c)
 	}
 }
 
+void gen_sim_shift(struct gen_cluster *c, const int64_t *offset_ns)
+{
+	for (int rank = 0; rank < c->cfg.lay.world; rank++) {
+		struct gen_rank *r = &c->ranks[rank];
+		int64_t d = offset_ns[rank];
+		if (!d)
+			continue;
+		for (int i = 0; i < r->nk; i++) {
+			r->k[i].ts += d;
+			r->k[i].lts += d;
+		}
+		for (int i = 0; i < r->ns; i++) {
+			r->s[i].ts += d;
+			r->s[i].te += d;
+		}
+	}
+}
+
 struct gen_rank *gen_sim_rank(struct gen_cluster *c, int rank)
 {
 	return &c->ranks[rank];
@@ -188,7 +208,7 @@ void gen_sim_free(struct gen_cluster *c)
 		free(c->ranks[rank].s);
 		free(c->ranks[rank].items);
 	}
-	for (int d = 0; d < GEN_NDIM; d++) {
+	for (int d = 0; d < GEN_NGROUPS; d++) {
 		if (c->coll[d])
 			for (int g = 0; g < gen_layout_ngroups(&c->cfg.lay, d); g++)
 				free(c->coll[d][g]);
