@@ -40,11 +40,12 @@ enum {
 };
 
 enum {
-	GF_RECOMPUTE = 1,   /* launched inside a recompute slice */
-	GF_FWDBWD_S = 2,    /* its cpu_op starts a fwdbwd flow */
-	GF_FWDBWD_F = 4,    /* its cpu_op ends a fwdbwd flow */
-	GF_NO_AC2G_F = 8,   /* the ac2g flow has no finish event */
-	GF_STARTED = 16     /* simulator: launched, waiting for peers */
+	GF_RECOMPUTE = 1, /* launched inside a recompute slice */
+	GF_FWDBWD_S = 2,  /* its cpu_op starts a fwdbwd flow */
+	GF_FWDBWD_F = 4,  /* its cpu_op ends a fwdbwd flow */
+	GF_NO_AC2G_F = 8, /* the ac2g flow has no finish event */
+	GF_STARTED = 16,  /* simulator: launched, waiting for peers */
+	GF_SYNC = 32      /* the CPU waits for it to end (torch.cuda.synchronize) */
 };
 
 /* What a kernel is in the what-if op table (docs/contracts.md §4), where its

@@ -20,8 +20,9 @@ struct gen_cluster {
 	/* Collectives per (group kind, group): ncoll[dim][g] records each. */
 	struct coll **coll[GEN_NGROUPS];
 	int *ncoll[GEN_NGROUPS];
-	/* P2P: publish time per tag, -1 when not sent yet. */
-	int64_t *pub;
+	/* P2P, per tag: when the sending and the receiving kernel started, -1
+	 * until they have. */
+	int64_t *pub, *rstart;
 	int ntags;
 	char annotation[48];
 };

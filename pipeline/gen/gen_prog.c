@@ -340,8 +340,10 @@ static void p2p(struct bld *b, const struct gen_act *a)
 		k->recv_tag[1] = tag[GX_RECV_B];
 		k->nelems = 4096 * 1024;
 		/* A send needs the step's output: after the last compute kernel
-		 * and the last TP/CP/EP collective. */
+		 * and the last TP/CP/EP collective. Megatron's batched calls end
+		 * in torch.cuda.synchronize() (batch_p2p_sync). */
 		k->depmask |= 1u << GS_COMP | 1u << GS_TP;
+		k->flags |= GF_SYNC;
 	}
 	close_slice(b, in);
 	close_slice(b, s);
@@ -667,6 +669,7 @@ struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t e
 	c->ranks = xcalloc((size_t)lay->world, sizeof(*c->ranks));
 	c->ntags = gen_layout_ngroups(lay, GEN_PP) * P * cfg->vpp * cfg->microbatches * 2;
 	c->pub = xcalloc((size_t)c->ntags, sizeof(*c->pub));
+	c->rstart = xcalloc((size_t)c->ntags, sizeof(*c->rstart));
 	for (int d = 0; d < GEN_NGROUPS; d++) {
 		int ng = gen_layout_ngroups(lay, d);
 		c->coll[d] = xcalloc((size_t)ng, sizeof(*c->coll[d]));

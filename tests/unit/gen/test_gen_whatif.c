@@ -159,12 +159,13 @@ static void test_straggler_is_worker(void **state)
 	expect("straggler-finish", &j, WI_VERDICT_WORKER, 3, 1);
 }
 
-/* Under VPP the straggler comes first too, but the verdict depends on the
- * size: here M_W is 0.63 (`worker`); with 4 layers per chunk it is 0.44
- * and with a 2.5x straggler 0.49 (`spread`). Megatron's four-way p2p calls
- * end when their slowest transfer ends, so the neighbours' send/recv rows
- * carry the waits the straggler causes, and M_W idealises only the
- * straggler's own ops (docs/ppgen.md, "The what-if truth"). */
+/* Under VPP the straggler comes first too, but the verdict is `spread`
+ * here (M_W 0.46; `worker` only for a milder 1.3x straggler, 0.62). A
+ * four-way p2p call ends when its last transfer ends, and its four rows
+ * carry that interval, so the neighbours' send/recv rows hold the waits the
+ * straggler causes (S_t of the p2p groups 1.18 and 1.30, 1.00 under 1F1B);
+ * M_W idealises only the straggler's own rows (docs/ppgen.md, "The what-if
+ * truth"). */
 static void test_straggler_vpp_comes_first(void **state)
 {
 	(void)state;
@@ -175,6 +176,7 @@ static void test_straggler_vpp_comes_first(void **state)
 	run_job("straggler-vpp", &j, &r);
 	assert_true(r.s >= 1.03);
 	assert_int_equal(r.workers[0].rank, 4);
+	assert_true(r.verdict == WI_VERDICT_WORKER || r.verdict == WI_VERDICT_SPREAD);
 	assert_true(r.m_w > 0.2);
 	whatif_result_release(&r);
 }
