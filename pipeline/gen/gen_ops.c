@@ -200,13 +200,16 @@ size_t gen_ops_rank(const struct gen_rank *r, const struct gen_cfg *cfg, struct 
 		ln = (struct span){ t, t };
 	}
 	add(&R, GO_LN, ln.lo, ln.hi);
+	int64_t fin_end = ln.hi; /* the end of finalize_model_grads' rows */
 	if (r->stage == 0 || r->stage == P - 1) {
 		if (empty(&emb))
 			emb = (struct span){ ln.hi, ln.hi };
 		add(&R, GO_EMB, emb.lo, emb.hi);
+		if (emb.hi > fin_end)
+			fin_end = emb.hi;
 	}
 	if (overlapped)
-		add(&R, GO_SEP, rs_last.hi, rs_last.hi);
+		add(&R, GO_SEP, fin_end, fin_end);
 	if (any_rs && !any_ag)
 		add(&R, GO_AG, first, first)->mc = 0;
 

@@ -405,11 +405,13 @@ def ops_rows(it, rank, dp, stage, P, V, kernels, phases, ctx):
         t = max([gc] + (rs_ends if overlapped else []))
         ln = (t, t)
     rows.append(["layernorm-grads-all-reduce", ln[0], ln[1], -1, -1, -1])
+    fin_end = ln[1]
     if stage in (0, P - 1):
         emb = whole(acc["emb"]) or (ln[1], ln[1])
         rows.append(["embedding-grads-all-reduce", emb[0], emb[1], -1, -1, -1])
+        fin_end = max(fin_end, emb[1])
     if overlapped:
-        rows.append(["separate-grads-all-reduce", max(rs_ends), max(rs_ends), -1, -1, -1])
+        rows.append(["separate-grads-all-reduce", fin_end, fin_end, -1, -1, -1])
     if rs_ends and not any_ag:
         rows.append(["params-all-gather", first, first, 0, -1, -1])
     rows = [r + [i] for i, r in enumerate(rows)]
