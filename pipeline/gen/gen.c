@@ -365,9 +365,13 @@ static int open_output(struct run *R)
 	warn_stale(o);
 	if (!(R->truth = gen_truth_open(R->truthfd, tdir, &R->lay, o->vpp, err, sizeof(err))))
 		return error("%s", err), PP_EIO;
-	if ((o->nskews || o->skew_max_ns) &&
-	    gen_truth_clock_offsets(R->truth, R->offset, R->lay.world, err, sizeof(err)))
-		return error("%s", err), PP_EIO;
+	if (o->nskews || o->skew_max_ns) {
+		if (gen_truth_clock_offsets(R->truth, R->offset, R->lay.world, err, sizeof(err)))
+			return error("%s", err), PP_EIO;
+	} else if (remove_matching(R->truthfd, "clock_offsets.csv")) {
+		return error("cannot remove '%s/clock_offsets.csv': %s", tdir, strerror(errno)),
+		       PP_EIO;
+	}
 	return 0;
 }
 

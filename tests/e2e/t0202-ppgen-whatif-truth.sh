@@ -104,6 +104,9 @@ PY
 ok_if "ops, ranks and steps: each rank's times move by its host's offset, nothing else" \
 	python3 shifted.py t/.truth s/.truth
 ok_if "shifted: truth and causality (in true time) match the trace text" $TC s
+ok_if "a rerun with true clocks into the same folder" ppgen --out s $G
+ok_if "... removes the earlier clock_offsets.csv" test ! -e s/.truth/clock_offsets.csv
+ok_if "... and its truth matches" $TC s
 
 # --slow-stage: every rank of the stage computes slower; no straggler listed.
 ok_if "slow last stage" ppgen --out w --pp 4 --dp 2 -m 4 --layers 1 --slow-stage last:1.6 -q
