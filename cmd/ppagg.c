@@ -61,13 +61,50 @@ static int parse_format(const char *s, struct agg_opts *o)
 	return o->png || o->svg ? 0 : PP_EINVAL;
 }
 
+/* The integer settings: one check each, the same for the flag and for the
+ * config key ([agg] vpp has no flag). */
+static const struct int_setting {
+	int id;          /* option id, 0 when there is no flag */
+	const char *key; /* config key */
+	long min, max;
+	const char *why;
+} int_settings[] = {
+	{ O_PROCESSES, "agg.processes", 1, 4096, "expected a number from 1 to 4096" },
+	{ O_TP, "agg.tp", 1, 1000000, "expected a positive number" },
+	{ O_PP, "agg.pp", 1, 1000000, "expected a positive number" },
+	{ O_DP, "agg.dp", 1, 1000000, "expected a positive number" },
+	{ O_CP, "agg.cp", 1, 1000000, "expected a positive number" },
+	{ O_EP, "agg.ep", 1, 1000000, "expected a positive number" },
+	{ 0, "agg.vpp", 1, 1000000, "expected a positive number" },
+};
+
+static int *int_target(struct agg_opts *o, const struct int_setting *s)
+{
+	switch (s->id) {
+	case O_PROCESSES: return &o->processes;
+	case O_TP: return &o->tp;
+	case O_PP: return &o->pp;
+	case O_DP: return &o->dp;
+	case O_CP: return &o->cp;
+	case O_EP: return &o->ep;
+	default: return &o->vpp;
+	}
+}
+
+static const struct int_setting *int_setting_of(int id)
+{
+	for (size_t i = 0; i < sizeof(int_settings) / sizeof(int_settings[0]); i++)
+		if (int_settings[i].id == id)
+			return &int_settings[i];
+	return NULL;
+}
+
 static int parse_args(struct agg_opts *o, struct cli_state *st, const char **format,
 		      const char **align, const char **config)
 {
+	const struct int_setting *is;
 	long v;
 	int id;
-	int *sizes[] = { [O_TP] = &o->tp, [O_PP] = &o->pp, [O_DP] = &o->dp,
-			 [O_CP] = &o->cp, [O_EP] = &o->ep };
 	while ((id = cli_next(&cmd, st)) > 0) {
 		switch (id) {
 		case O_BASE: o->base = st->arg; break;
@@ -81,38 +118,46 @@ static int parse_args(struct agg_opts *o, struct cli_state *st, const char **for
 		case O_CONFIG: *config = st->arg; break;
 		case O_QUIET: o->quiet = true; break;
 		case O_PROCESSES:
-			if (cli_parse_long(st->arg, 1, 4096, &v))
-				return cli_bad_value(&cmd, st, "expected a number from 1 to 4096");
-			o->processes = (int)v;
-			break;
-		case O_TP: case O_PP: case O_DP: case O_CP: case O_EP:
-			if (cli_parse_long(st->arg, 1, 1000000, &v))
-				return cli_bad_value(&cmd, st, "expected a positive number");
-			*sizes[id] = (int)v;
+		case O_TP:
+		case O_PP:
+		case O_DP:
+		case O_CP:
+		case O_EP:
+			is = int_setting_of(id);
+			if (cli_parse_long(st->arg, is->min, is->max, &v))
+				return cli_bad_value(&cmd, st, is->why);
+			*int_target(o, is) = (int)v;
 			break;
 		}
 	}
 	return id;
 }
 
-/* Config values fill what the command line left unset. */
+/* Config values fill what the command line left unset, checked as the
+ * flags are. Returns 0 or -1 after reporting the key and its value. */
 static int apply_config(struct agg_opts *o, const char **format, const char **align)
 {
 	char err[256];
-	long v;
-	int *sizes[] = { &o->tp, &o->pp, &o->dp, &o->cp, &o->ep };
-	const char *keys[] = { "agg.tp", "agg.pp", "agg.dp", "agg.cp", "agg.ep" };
 	config_check_known(o->config, "agg", known_keys);
-	for (int i = 0; i < 5; i++)
-		if (!*sizes[i] && !config_get_long(o->config, keys[i], &v, err, sizeof(err)))
-			*sizes[i] = (int)v;
-	if (config_get_double(o->config, "agg.straggler_threshold", &o->threshold, err,
-			      sizeof(err)) < 0 ||
-	    (!o->processes && config_get_long(o->config, "agg.processes", &v, err, sizeof(err)) == 0 &&
-	     (o->processes = (int)v) < 1) ||
-	    (config_get_long(o->config, "agg.vpp", &v, err, sizeof(err)) == 0 &&
-	     (o->vpp = (int)v) < 1))
-		return error("config: %s", *err ? err : "value out of range");
+	for (size_t i = 0; i < sizeof(int_settings) / sizeof(int_settings[0]); i++) {
+		const struct int_setting *is = &int_settings[i];
+		const char *s = config_get(o->config, is->key);
+		long v;
+		int *to = int_target(o, is);
+		if (!s)
+			continue;
+		if (cli_parse_long(s, is->min, is->max, &v))
+			return error("config: %s = '%s': %s", is->key, s, is->why);
+		if (!is->id || !*to) /* no flag, or the flag was not given */
+			*to = (int)v;
+	}
+	int rc = config_get_double(o->config, "agg.straggler_threshold", &o->threshold, err,
+				   sizeof(err));
+	if (rc < 0)
+		return error("config: %s", err);
+	if (o->threshold < 0)
+		return error("config: agg.straggler_threshold = %g: expected a number >= 0",
+			     o->threshold);
 	if (!*format)
 		*format = config_get(o->config, "agg.format");
 	if (!*align)

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "db_int.h"
 #include "util/htab.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -34,12 +35,29 @@ struct intern {
 };
 
 enum stmt_id {
-	S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_FIND_TRACE, S_DEL_KERNELS, S_DEL_STEPS, S_DEL_CATS, S_DEL_TRACE,
-	S_INS_TRACE, S_INS_KERNEL, S_INS_STEP, S_INS_CAT,
-	S_FIND_NAME, S_INS_NAME, S_FIND_PG, S_INS_PG,
-	S_LOOKUP, S_EACH, S_RUN_BEGIN, S_RUN_FINISH, S_INS_KERNELS,
-	S_INS_KERNELS_ID, S_MAX_KROW,
+	S_BEGIN,
+	S_COMMIT,
+	S_ROLLBACK,
+	S_FIND_TRACE,
+	S_DEL_KERNELS,
+	S_DEL_STEPS,
+	S_DEL_CATS,
+	S_DEL_TRACE,
+	S_INS_TRACE,
+	S_INS_KERNEL,
+	S_INS_STEP,
+	S_INS_CAT,
+	S_FIND_NAME,
+	S_INS_NAME,
+	S_FIND_PG,
+	S_INS_PG,
+	S_EACH,
+	S_RUN_BEGIN,
+	S_RUN_FINISH,
+	S_INS_KERNELS,
+	S_INS_KERNELS_ID,
+	S_MAX_KROW,
+	S_ADOPT,
 	S_COUNT
 };
 
@@ -62,47 +80,52 @@ static const char *const stmt_sql[S_COUNT] = {
 	"ROLLBACK",
 	"SELECT id FROM traces WHERE path = ?1",
 	"DELETE FROM kernel_t WHERE rowid >= (?1 << 32) "
-	 "AND rowid < ((?1 + 1) << 32)",
+	"AND rowid < ((?1 + 1) << 32)",
 	"DELETE FROM step_t WHERE trace_id = ?1",
 	"DELETE FROM category_t WHERE trace_id = ?1",
 	"DELETE FROM traces WHERE id = ?1",
+	/* rank: the header's claim, else the file name's, until
+	 * db_resolve_ranks() decides with the iteration's other traces. */
 	"INSERT INTO traces(path, folder, iteration, rank, bytes, mtime_ns,"
-		" status, fail_kind, error, warnings, mode, window_start_ns,"
-		" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
-		" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
-		" bwd_thread, role_rule, elapsed_ns, run_id, analysed_at)"
-		" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
-		"?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28)",
+	" status, fail_kind, error, warnings, mode, window_start_ns,"
+	" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
+	" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
+	" bwd_thread, role_rule, elapsed_ns, run_id, analysed_at, file,"
+	" header_rank, name_rank)"
+	" VALUES(?1,?2,?3,coalesce(?30,?31),?5,?6,?7,?8,?9,?10,?11,?12,?13,"
+	"?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,"
+	"?30,?31)",
 	"INSERT INTO kernel_t(rowid, code, seq, name_id, stream,"
-	 " start, dur, correlation, pg_id)"
-	 " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+	" start, dur, correlation, pg_id)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
 	"INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns,"
-	 " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
-	 " overlap_ns, kernels, chunk, mbs)"
-	 " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+	" cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
+	" overlap_ns, kernels, chunk, mbs)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
 	"INSERT INTO category_t(trace_id, category, kernels,"
-	 " sum_ns, busy_ns) VALUES(?1,?2,?3,?4,?5)",
+	" sum_ns, busy_ns) VALUES(?1,?2,?3,?4,?5)",
 	"SELECT id FROM names WHERE name = ?1",
 	"INSERT INTO names(name) VALUES(?1)",
 	"SELECT id FROM pgroups WHERE descr = ?1 AND ranks = ?2",
 	"INSERT INTO pgroups(descr, ranks) VALUES(?1, ?2)",
-	"SELECT bytes, mtime_ns, status, fail_kind FROM traces"
-	 " WHERE path = ?1",
-	"SELECT path, bytes, mtime_ns, status, fail_kind FROM traces",
+	"SELECT path, bytes, mtime_ns, status, fail_kind, folder, file IS NULL"
+	" FROM traces",
 	"INSERT INTO runs(started_at, host, input, db, shard,"
-			" processes, state) VALUES(?1,?2,?3,?4,?5,?6,'running')",
+	" processes, state) VALUES(?1,?2,?3,?4,?5,?6,'running')",
 	"UPDATE runs SET finished_at = ?2, state = ?3,"
-	 " files = ?4, ok = ?5, partial = ?6, failed = ?7,"
-	 " skipped = ?8, bytes = ?9, seconds = ?10, failures = ?11"
-	 " WHERE id = ?1",
+	" files = ?4, ok = ?5, partial = ?6, failed = ?7,"
+	" skipped = ?8, bytes = ?9, seconds = ?10, failures = ?11"
+	" WHERE id = ?1",
 	/* OR FAIL: no statement journal (ABORT would keep one to undo a
 	 * half-done multi-row statement; any error rolls back the whole
 	 * trace transaction anyway). */
 	"INSERT OR FAIL INTO kernel_t(code, seq, name_id, stream,"
-	 " start, dur, correlation, pg_id) VALUES " KROW16 "," KROW16,
+	" start, dur, correlation, pg_id) VALUES " KROW16 "," KROW16,
 	"INSERT OR FAIL INTO kernel_t(rowid, code, seq, name_id, stream,"
-	 " start, dur, correlation, pg_id) VALUES " KROWID16 "," KROWID16,
+	" start, dur, correlation, pg_id) VALUES " KROWID16 "," KROWID16,
 	"SELECT max(rowid) FROM kernel_t",
+	"UPDATE traces SET path = ?2, file = ?3, name_rank = ?4"
+	" WHERE path = ?1 AND file IS NULL",
 };
 
 _Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT,
@@ -210,6 +233,18 @@ static int fail_sql(struct db *db, const char *what)
 	return fail(db, PP_EDB, "%s: %s", what, sqlite3_errmsg(db->conn));
 }
 
+int db_note_sql_error(struct db *db, const char *what)
+{
+	snprintf(db->errmsg, sizeof(db->errmsg), "%s: %s", what, sqlite3_errmsg(db->conn));
+	return PP_EDB;
+}
+
+int db_note_error(struct db *db, int code, const char *msg)
+{
+	snprintf(db->errmsg, sizeof(db->errmsg), "%s", msg);
+	return code;
+}
+
 /* The prepared statement id, reset, its old bindings still in place. For
  * statements whose every parameter is bound on each use (kernel rows). */
 static sqlite3_stmt *stmt_rebound(struct db *db, enum stmt_id id)
@@ -304,8 +339,9 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		   char *err, size_t errlen)
 {
 	struct db *db = calloc(1, sizeof(*db));
-	int oflags = (flags & DB_READONLY) ? SQLITE_OPEN_READONLY
-					   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	int oflags = (flags & DB_READONLY)   ? SQLITE_OPEN_READONLY
+		     : (flags & DB_EXISTING) ? SQLITE_OPEN_READWRITE
+					     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (!db) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -445,8 +481,11 @@ static int insert_trace(struct db *db, const struct db_trace *t)
 	bind_text(s, 2, t->folder);
 	if (t->has_iteration)
 		sqlite3_bind_int64(s, 3, t->iteration);
-	if (t->has_rank)
-		sqlite3_bind_int64(s, 4, t->rank);
+	bind_text(s, 29, t->file);
+	if (t->has_header_rank)
+		sqlite3_bind_int64(s, 30, t->header_rank);
+	if (t->has_name_rank)
+		sqlite3_bind_int64(s, 31, t->name_rank);
 	sqlite3_bind_int64(s, 5, t->bytes);
 	sqlite3_bind_int64(s, 6, t->mtime_ns);
 	sqlite3_bind_int(s, 7, t->status);
@@ -681,7 +720,7 @@ int db_trace_add_kernel(struct db *db, const struct db_kernel *k)
 	row[0] = (db->cur_trace << DB_KROW_SHIFT) | (int64_t)db->next_kidx;
 	row[1] = DB_KCODE(k->category, k->type, k->recompute, k->phase);
 	row[2] = k->seq;
-	nulls |= (k->phase == DB_PHASE_NONE) << 2;
+	nulls |= (k->phase < 0) << 2;
 	row[3] = name_id;
 	row[4] = k->stream;
 	nulls |= !k->has_stream << 4;
@@ -708,7 +747,7 @@ int db_trace_add_step(struct db *db, const struct db_step *p)
 	if (!s)
 		return PP_EDB;
 	sqlite3_bind_int64(s, 1, db->cur_trace);
-	sqlite3_bind_int(s, 2, p->phase);
+	sqlite3_bind_int(s, 2, DB_PHASE_CODE(p->phase));
 	sqlite3_bind_int64(s, 3, p->seq);
 	if (p->has_cpu) {
 		sqlite3_bind_int64(s, 4, p->cpu_start_ns);
@@ -796,43 +835,58 @@ int db_trace_store_empty(struct db *db, const struct db_trace *t)
 	return db_trace_commit(db);
 }
 
-int db_trace_lookup(struct db *db, const char *path, int64_t *bytes,
-		    int64_t *mtime_ns, int *status, int *fail_kind)
-{
-	sqlite3_stmt *s = stmt(db, S_LOOKUP);
-	if (!s)
-		return PP_EDB;
-	bind_text(s, 1, path);
-	int rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*bytes = sqlite3_column_int64(s, 0);
-		*mtime_ns = sqlite3_column_int64(s, 1);
-		*status = sqlite3_column_int(s, 2);
-		*fail_kind = sqlite3_column_int(s, 3);
-	}
-	sqlite3_reset(s);
-	if (rc == SQLITE_ROW)
-		return 1;
-	if (rc == SQLITE_DONE)
-		return 0;
-	return fail_sql(db, "cannot look up trace");
-}
-
-int db_trace_each(struct db *db,
-		  void (*fn)(void *ctx, const char *path, int64_t bytes,
-			     int64_t mtime_ns, int status, int fail_kind),
-		  void *ctx)
+int db_trace_each(struct db *db, void (*fn)(void *ctx, const struct db_stored *s), void *ctx)
 {
 	sqlite3_stmt *s = stmt(db, S_EACH);
 	int rc;
 	if (!s)
 		return PP_EDB;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		fn(ctx, (const char *)sqlite3_column_text(s, 0),
-		   sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
-		   sqlite3_column_int(s, 3), sqlite3_column_int(s, 4));
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct db_stored row = {
+			.path = (const char *)sqlite3_column_text(s, 0),
+			.bytes = sqlite3_column_int64(s, 1),
+			.mtime_ns = sqlite3_column_int64(s, 2),
+			.status = sqlite3_column_int(s, 3),
+			.fail_kind = sqlite3_column_int(s, 4),
+			.folder = (const char *)sqlite3_column_text(s, 5),
+			.legacy = sqlite3_column_int(s, 6) != 0,
+		};
+		fn(ctx, &row);
+	}
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? 0 : fail_sql(db, "cannot list traces");
+}
+
+int db_adopt_begin(struct db *db)
+{
+	if (db->err_code)
+		return db->err_code;
+	sqlite3_stmt *s = stmt(db, S_BEGIN);
+	if (!s || run(db, s, "cannot start transaction"))
+		return PP_EDB;
+	db->in_txn = true;
+	db->nkrow = 0;
+	return 0;
+}
+
+int db_trace_adopt(struct db *db, const char *old_path, const struct db_trace *t)
+{
+	if (db->err_code)
+		return db->err_code;
+	sqlite3_stmt *s = stmt(db, S_ADOPT);
+	if (!s)
+		return PP_EDB;
+	bind_text(s, 1, old_path);
+	bind_text(s, 2, t->path);
+	bind_text(s, 3, t->file);
+	if (t->has_name_rank)
+		sqlite3_bind_int64(s, 4, t->name_rank);
+	return run(db, s, "cannot adopt a stored trace");
+}
+
+int db_adopt_commit(struct db *db)
+{
+	return db_trace_commit(db);
 }
 
 int db_run_begin(struct db *db, const struct db_run *r, int64_t *id)

@@ -4,7 +4,7 @@
  * schema (schema.h); statements are prepared once and reused. A trace is
  * stored in exactly one transaction: db_trace_begin() … add kernels, steps,
  * category rows … db_trace_commit(). Storing a trace that is already there
- * (same path) replaces it. Errors are sticky: after a failed call every
+ * (same path: its identity, docs/contracts.md §8) replaces it. Errors are sticky: after a failed call every
  * writing call returns PP_EDB until db_trace_rollback() (which also resets
  * the error); db_errmsg() says what went wrong first.
  */
@@ -15,17 +15,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/rank_result.h"
 #include "schema.h"
 
 struct db;
 struct sqlite3;
 
 enum {
-	DB_READONLY = 1u << 0,  /* open an existing database for reading only */
+	DB_READONLY = 1u << 0, /* open an existing database for reading only */
 	/* A pool worker: never copy the WAL into the database (no automatic
 	 * checkpoint, none at close). Its coordinator does, with
 	 * db_checkpoint(), while the workers go on parsing. */
-	DB_NO_CHECKPOINT = 1u << 1
+	DB_NO_CHECKPOINT = 1u << 1,
+	DB_EXISTING = 1u << 2 /* read-write, but never create the file */
 };
 
 /* Opens (creating if needed) the database at path. Returns NULL with a
@@ -48,12 +50,19 @@ struct sqlite3 *db_sqlite(struct db *db);
 /* One trace file: identity, outcome and whole-rank metrics. Strings may be
  * NULL; they are copied by SQLite before the call returns. */
 struct db_trace {
-	const char *path;      /* canonical absolute path: the identity */
+	const char *path;      /* the identity: realpath(BASE)/folder/name as
+				* laid out (walk.h), symlinks not followed */
+	const char *file;      /* the file read (canonical path), or NULL */
 	const char *folder;    /* iteration folder's base name */
 	bool has_iteration;
 	int64_t iteration;
-	bool has_rank;
-	int64_t rank;
+	/* The rank claims; the stored rank is the header's, else the file
+	 * name's, until db_resolve_ranks() decides with the other traces of
+	 * the iteration. */
+	bool has_header_rank; /* distributedInfo.rank of the trace */
+	int64_t header_rank;
+	bool has_name_rank; /* rank_NNNN in the file name */
+	int64_t name_rank;
 	int64_t bytes;         /* file size */
 	int64_t mtime_ns;      /* file modification time */
 	int status;            /* DB_STATUS_* */
@@ -76,10 +85,10 @@ struct db_trace {
 /* One GPU event. start_ns is absolute; it is stored relative to the
  * trace's window_start_ns. */
 struct db_kernel {
-	int category;          /* DB_CAT_* */
-	int type;              /* DB_TYPE_* */
+	enum rr_category category;
+	enum rr_type type;
 	bool recompute;
-	int phase;             /* DB_PHASE_*; NONE = no step */
+	enum rr_phase phase;   /* RR_NOPHASE = no step */
 	int64_t seq;           /* step seq when phase != NONE */
 	int64_t name_id;       /* id from db_intern_name(), or 0: intern name */
 	const char *name;      /* kernel name (interned by the db) */
@@ -93,9 +102,9 @@ struct db_kernel {
 	const char *pg_ranks;  /* e.g. "[0, 8, 16]", or NULL */
 };
 
-/* One step (SPEC §6; docs/contracts.md §2). */
+/* One step (docs/semantics.md §6; docs/contracts.md §2). */
 struct db_step {
-	int phase;             /* DB_PHASE_FWD..OPT */
+	enum rr_phase phase; /* RR_FWD..RR_OPT */
 	int64_t seq;
 	bool has_cpu;          /* cpu_start/cpu_end known */
 	int64_t cpu_start_ns, cpu_end_ns;
@@ -108,7 +117,7 @@ struct db_step {
 
 /* One category_stats row. */
 struct db_category {
-	int category;          /* DB_CAT_* */
+	enum rr_category category;
 	int64_t kernels, sum_ns, busy_ns;
 };
 
@@ -140,17 +149,60 @@ struct rank_result;
 int db_store_rank(struct db *db, const struct db_trace *t,
 		  const struct rank_result *r);
 
-/* What is stored about path (for the skip check). Returns 1 and fills the
- * outputs when a row exists, 0 when none, PP_EDB on error. */
-int db_trace_lookup(struct db *db, const char *path, int64_t *bytes,
-		    int64_t *mtime_ns, int *status, int *fail_kind);
+/* What is stored about one trace (for the skip check). */
+struct db_stored {
+	const char *path; /* its identity */
+	const char *folder;
+	int64_t bytes, mtime_ns;
+	int status, fail_kind;
+	/* Stored by a pptrace before schema version 3: path is the canonical
+	 * path of the file (the old identity) and the file-name rank is not
+	 * known. db_trace_adopt() gives it its laid-out identity. */
+	bool legacy;
+};
+/* Calls fn for every stored trace; the strings live until fn returns.
+ * Returns 0 or PP_EDB. */
+int db_trace_each(struct db *db, void (*fn)(void *ctx, const struct db_stored *s), void *ctx);
+/* Gives the legacy row at old_path the identity of t (path, file, the
+ * file-name rank; the rank it had counts as its header's) without
+ * analysing it again. Call between db_adopt_begin() and db_adopt_commit()
+ * (one transaction for all). 0, or PP_EDB with db_errmsg(). */
+int db_adopt_begin(struct db *db);
+int db_trace_adopt(struct db *db, const char *old_path, const struct db_trace *t);
+int db_adopt_commit(struct db *db);
 
-/* Calls fn for every stored trace (path, bytes, mtime, status, fail kind);
- * used to load the skip set in one query. Returns 0 or PP_EDB. */
-int db_trace_each(struct db *db,
-		  void (*fn)(void *ctx, const char *path, int64_t bytes,
-			     int64_t mtime_ns, int status, int fail_kind),
-		  void *ctx);
+/* Ranks (docs/contracts.md §8). Within an iteration (its folder when it has
+ * no number), a trace's rank is its header's, else its file name's; when a
+ * header rank is claimed by several traces, each of them that has a rank
+ * in its file name takes that one instead (rank_note says why). Ranks that
+ * several traces still claim are conflicts (the rank_conflicts view).
+ * Recomputed for every stored trace, in one transaction; rows that do not
+ * change are not written. 0 or PP_EDB. */
+int db_resolve_ranks(struct db *db);
+
+/* One trace of a rank conflict (the rank_conflicts view). */
+struct db_conflict {
+	bool has_iteration;
+	int64_t iteration;
+	const char *folder, *path;
+	int64_t rank;
+	int64_t ntraces; /* traces claiming the rank */
+};
+/* A header rank shared by several traces of one iteration, whose ranks
+ * were therefore taken from their file names. */
+struct db_shared_rank {
+	bool has_iteration;
+	int64_t iteration;
+	const char *folder; /* one of the iteration's folders */
+	int64_t header_rank;
+	int64_t ntraces;
+	const char *first, *last; /* two of the traces (smallest, largest path) */
+};
+/* Call fn for each conflict row (ordered by iteration, folder, rank,
+ * path) / each shared header rank (by iteration, rank). 0 or PP_EDB. */
+int db_rank_conflicts(struct db *db, void (*fn)(void *ctx, const struct db_conflict *c), void *ctx);
+int db_shared_header_ranks(struct db *db, void (*fn)(void *ctx, const struct db_shared_rank *s),
+			   void *ctx);
 
 /* The runs table: one row per ppbatch invocation. */
 struct db_run {

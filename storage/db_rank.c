@@ -1,8 +1,8 @@
 /* db_rank.c — storing the classifier's rank_result (see db_store_rank()).
  *
- * rank_result's enums have the database codes' values (rr_category ==
- * DB_CAT_*, rr_type == DB_TYPE_*, rr_phase + 1 == DB_PHASE_*); the static
- * asserts below keep them in step.
+ * The database's category, type and phase codes are rank_result's enums
+ * (schema.h), so a kernel row is written as the classifier left it: no
+ * copy and no translation of millions of kernels.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,17 +12,6 @@
 #include "model/rank_result.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
-
-_Static_assert((int)RR_FWD_COMP == DB_CAT_FWD_COMP &&
-		       (int)RR_OTHER == DB_CAT_OTHER &&
-		       (int)RR_COMMUNICATION == DB_CAT_COMMUNICATION &&
-		       (int)RR_BWD_COMM_RECOMPUTE == DB_CAT_BWD_COMM_RECOMPUTE &&
-		       (int)RR_NCATEGORIES == DB_CAT_COUNT,
-	       "rank_result categories must equal the database codes");
-_Static_assert((int)RR_COMP == DB_TYPE_COMP && (int)RR_MEM == DB_TYPE_MEM,
-	       "rank_result types must equal the database codes");
-_Static_assert((int)RR_FWD + 1 == DB_PHASE_FWD && (int)RR_OPT + 1 == DB_PHASE_OPT,
-	       "rank_result phases must map onto the database codes");
 
 static void thread_text(struct strbuf *sb, const struct rr_thread *th)
 {
@@ -34,90 +23,111 @@ static void thread_text(struct strbuf *sb, const struct rr_thread *th)
 		strbuf_addf(sb, " %s", th->name);
 }
 
-int db_store_rank(struct db *db, const struct db_trace *t,
-		  const struct rank_result *r)
-{
-	struct db_trace row = *t;
-	struct strbuf fwd = STRBUF_INIT, bwd = STRBUF_INIT, rule = STRBUF_INIT,
-		      warns = STRBUF_INIT;
-	int64_t *name_ids = NULL;
-	int rc;
+/* Texts of the trace row that rank_row() builds. */
+struct row_text {
+	struct strbuf fwd, bwd, rule, warns;
+};
 
-	thread_text(&fwd, &r->fwd_thread);
-	thread_text(&bwd, &r->bwd_thread);
-	strbuf_addf(&rule, "fwd=%s bwd=%s", rr_role_rule_name(r->fwd_thread.rule),
+/* The trace row of r: t's identity and outcome with r's metrics, thread
+ * roles and warnings (texts kept in x). */
+static void rank_row(struct db_trace *row, const struct db_trace *t, const struct rank_result *r,
+		     struct row_text *x)
+{
+	*row = *t;
+	thread_text(&x->fwd, &r->fwd_thread);
+	thread_text(&x->bwd, &r->bwd_thread);
+	strbuf_addf(&x->rule, "fwd=%s bwd=%s", rr_role_rule_name(r->fwd_thread.rule),
 		    rr_role_rule_name(r->bwd_thread.rule));
 	if (t->warnings)
-		strbuf_addstr(&warns, t->warnings);
+		strbuf_addstr(&x->warns, t->warnings);
 	for (size_t i = 0; i < r->nwarnings; i++) {
-		if (warns.len)
-			strbuf_addch(&warns, '\n');
-		strbuf_addstr(&warns, r->warnings[i]);
+		if (x->warns.len)
+			strbuf_addch(&x->warns, '\n');
+		strbuf_addstr(&x->warns, r->warnings[i]);
 	}
-	row.has_metrics = r->has_window;
-	row.mode = r->mode == RR_GENERIC ? DB_MODE_GENERIC : DB_MODE_MEGATRON;
-	row.window_start_ns = r->window_start_ns;
-	row.window_end_ns = r->window_end_ns;
-	row.gpu_busy_ns = r->gpu_busy_ns;
-	row.idle_ns = r->idle_ns;
-	row.bubble_ns = r->bubble_ns;
-	row.comp_busy_ns = r->comp_busy_ns;
-	row.comm_busy_ns = r->comm_busy_ns;
-	row.overlap_ns = r->overlap_ns;
-	row.coverage = r->coverage;
-	row.kernels = (int64_t)r->nkernels;
-	row.events = r->counters.events;
-	row.fwd_thread = fwd.len ? fwd.buf : NULL;
-	row.bwd_thread = bwd.len ? bwd.buf : NULL;
-	row.role_rule = rule.buf;
-	row.warnings = warns.len ? warns.buf : NULL;
+	row->has_metrics = r->has_window;
+	row->mode = r->mode == RR_GENERIC ? DB_MODE_GENERIC : DB_MODE_MEGATRON;
+	row->window_start_ns = r->window_start_ns;
+	row->window_end_ns = r->window_end_ns;
+	row->gpu_busy_ns = r->gpu_busy_ns;
+	row->idle_ns = r->idle_ns;
+	row->bubble_ns = r->bubble_ns;
+	row->comp_busy_ns = r->comp_busy_ns;
+	row->comm_busy_ns = r->comm_busy_ns;
+	row->overlap_ns = r->overlap_ns;
+	row->coverage = r->coverage;
+	row->kernels = (int64_t)r->nkernels;
+	row->events = r->counters.events;
+	row->fwd_thread = x->fwd.len ? x->fwd.buf : NULL;
+	row->bwd_thread = x->bwd.len ? x->bwd.buf : NULL;
+	row->role_rule = x->rule.buf;
+	row->warnings = x->warns.len ? x->warns.buf : NULL;
+}
 
-	name_ids = calloc(r->nnames ? r->nnames : 1, sizeof(*name_ids));
-	if (!name_ids) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
-	if ((rc = db_trace_begin(db, &row)))
-		goto out_commit;
-	/* A trace without GPU events still has its mode (metrics are NULL). */
+/* The category rows with kernels. */
+static int add_categories(struct db *db, const struct rank_result *r)
+{
 	for (int c = 0; c < RR_NCATEGORIES; c++) {
 		const struct rr_category_stat *cs = &r->categories[c];
 		if (cs->kernels <= 0)
 			continue;
-		struct db_category dc = { c, cs->kernels, cs->sum_ns, cs->busy_ns };
-		if ((rc = db_trace_add_category(db, &dc)))
-			goto out_commit;
+		struct db_category dc = { (enum rr_category)c, cs->kernels, cs->sum_ns,
+					  cs->busy_ns };
+		if (db_trace_add_category(db, &dc))
+			return PP_EDB;
 	}
+	return 0;
+}
+
+static int add_steps(struct db *db, const struct rank_result *r)
+{
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct rr_step *s = &r->steps[i];
 		struct db_step ds = {
-			.phase = s->phase + 1, .seq = s->seq, .has_cpu = true,
-			.cpu_start_ns = s->cpu_start_ns, .cpu_end_ns = s->cpu_end_ns,
+			.phase = s->phase,
+			.seq = s->seq,
+			.has_cpu = true,
+			.cpu_start_ns = s->cpu_start_ns,
+			.cpu_end_ns = s->cpu_end_ns,
 			.kernels = s->has_kernels ? s->kernels : 0,
-			.start_ns = s->start_ns, .end_ns = s->end_ns,
-			.comp_ns = s->comp_ns, .comm_ns = s->comm_ns,
+			.start_ns = s->start_ns,
+			.end_ns = s->end_ns,
+			.comp_ns = s->comp_ns,
+			.comm_ns = s->comm_ns,
 			.overlap_ns = s->overlap_ns,
-			.chunk = -1, .mbs = -1, /* VPP labels: ppagg's (contracts §3) */
+			.chunk = -1,
+			.mbs = -1, /* VPP labels: ppagg's (contracts §3) */
 		};
-		if ((rc = db_trace_add_step(db, &ds)))
-			goto out_commit;
+		if (db_trace_add_step(db, &ds))
+			return PP_EDB;
 	}
+	return 0;
+}
+
+/* The kernels, each name interned once (name_ids: r->nnames slots, 0 =
+ * not yet). */
+static int add_kernels(struct db *db, const struct rank_result *r, int64_t *name_ids)
+{
 	for (size_t i = 0; i < r->nkernels; i++) {
 		const struct rr_kernel *k = &r->kernels[i];
 		struct db_kernel dk = {
-			.category = k->category, .type = k->type,
+			.category = k->category,
+			.type = k->type,
 			.recompute = k->recompute,
-			.phase = k->phase < 0 ? DB_PHASE_NONE : k->phase + 1,
-			.seq = k->seq, .has_stream = k->stream >= 0,
-			.stream = k->stream, .start_ns = k->start_ns,
-			.dur_ns = k->dur_ns, .has_correlation = k->has_correlation,
+			.phase = k->phase,
+			.seq = k->seq,
+			.has_stream = k->stream >= 0,
+			.stream = k->stream,
+			.start_ns = k->start_ns,
+			.dur_ns = k->dur_ns,
+			.has_correlation = k->has_correlation,
 			.correlation = k->correlation,
 		};
 		if (k->name_id < r->nnames) {
 			int64_t *id = &name_ids[k->name_id];
 			const char *nm = r->names[k->name_id];
-			if (!*id && (rc = db_intern_name(db, nm, strlen(nm), id)))
-				goto out_commit;
+			if (!*id && db_intern_name(db, nm, strlen(nm), id))
+				return PP_EDB;
 			dk.name_id = *id;
 		}
 		if (k->pg >= 0 && (size_t)k->pg < r->ngroups) {
@@ -125,16 +135,31 @@ int db_store_rank(struct db *db, const struct db_trace *t,
 			dk.pg_desc = g->desc;
 			dk.pg_ranks = g->ranks;
 		}
-		if ((rc = db_trace_add_kernel(db, &dk)))
-			goto out_commit;
+		if (db_trace_add_kernel(db, &dk))
+			return PP_EDB;
 	}
-out_commit:
-	rc = db_trace_commit(db);
-out:
+	return 0;
+}
+
+int db_store_rank(struct db *db, const struct db_trace *t, const struct rank_result *r)
+{
+	struct db_trace row;
+	struct row_text x = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+	int64_t *name_ids = calloc(r->nnames ? r->nnames : 1, sizeof(*name_ids));
+	int rc = PP_ENOMEM;
+
+	if (name_ids) {
+		rank_row(&row, t, r, &x);
+		/* Any error is sticky: the commit reports it and rolls back. A
+		 * trace without GPU events still has its mode (metrics NULL). */
+		if (!db_trace_begin(db, &row) && !add_categories(db, r) && !add_steps(db, r))
+			add_kernels(db, r, name_ids);
+		rc = db_trace_commit(db);
+	}
 	free(name_ids);
-	strbuf_release(&fwd);
-	strbuf_release(&bwd);
-	strbuf_release(&rule);
-	strbuf_release(&warns);
+	strbuf_release(&x.fwd);
+	strbuf_release(&x.bwd);
+	strbuf_release(&x.rule);
+	strbuf_release(&x.warns);
 	return rc;
 }

@@ -26,11 +26,11 @@ enum {
 /* In enum order (M_LIST ...). */
 static const char *const merge_sql[M_COUNT] = {
 	"SELECT id, path, status, mtime_ns, analysed_at FROM shard.traces"
-	 " ORDER BY id",
+	" ORDER BY id",
 	"SELECT id, status, mtime_ns, analysed_at, bytes FROM main.traces"
-	 " WHERE path = ?1",
+	" WHERE path = ?1",
 	"DELETE FROM main.kernel_t WHERE rowid >= (?1 << 32)"
-	 " AND rowid < ((?1 + 1) << 32)",
+	" AND rowid < ((?1 + 1) << 32)",
 	"DELETE FROM main.step_t WHERE trace_id = ?1",
 	"DELETE FROM main.category_t WHERE trace_id = ?1",
 	"DELETE FROM main.traces WHERE id = ?1",
@@ -39,26 +39,28 @@ static const char *const merge_sql[M_COUNT] = {
 	" status, fail_kind, error, warnings, mode, window_start_ns,"
 	" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
 	" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
-	" bwd_thread, role_rule, elapsed_ns, analysed_at, run_id)"
+	" bwd_thread, role_rule, elapsed_ns, analysed_at, file, header_rank,"
+	" name_rank, rank_note, run_id)"
 	" SELECT path, folder, iteration, rank, bytes, mtime_ns,"
 	" status, fail_kind, error, warnings, mode, window_start_ns,"
 	" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
 	" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
-	" bwd_thread, role_rule, elapsed_ns, analysed_at, ?2"
+	" bwd_thread, role_rule, elapsed_ns, analysed_at, file, header_rank,"
+	" name_rank, rank_note, ?2"
 	" FROM shard.traces WHERE id = ?1",
 	"INSERT INTO main.kernel_t(rowid, code, seq, name_id, stream,"
-	 " start, dur, correlation, pg_id)"
-	 " SELECT (?2 << 32) | (k.rowid & 4294967295), k.code, k.seq,"
-	 " nm.new, k.stream, k.start, k.dur, k.correlation, pm.new"
-	 " FROM shard.kernel_t k JOIN temp.name_map nm ON nm.old = k.name_id"
-	 " LEFT JOIN temp.pg_map pm ON pm.old = k.pg_id"
-	 " WHERE k.rowid >= (?1 << 32) AND k.rowid < ((?1 + 1) << 32)"
-	 " ORDER BY k.rowid",
+	" start, dur, correlation, pg_id)"
+	" SELECT (?2 << 32) | (k.rowid & 4294967295), k.code, k.seq,"
+	" nm.new, k.stream, k.start, k.dur, k.correlation, pm.new"
+	" FROM shard.kernel_t k JOIN temp.name_map nm ON nm.old = k.name_id"
+	" LEFT JOIN temp.pg_map pm ON pm.old = k.pg_id"
+	" WHERE k.rowid >= (?1 << 32) AND k.rowid < ((?1 + 1) << 32)"
+	" ORDER BY k.rowid",
 	"INSERT INTO main.step_t SELECT ?2, phase, seq, cpu_start_ns,"
-	 " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns, overlap_ns,"
-	 " kernels, chunk, mbs FROM shard.step_t WHERE trace_id = ?1",
+	" cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns, overlap_ns,"
+	" kernels, chunk, mbs FROM shard.step_t WHERE trace_id = ?1",
 	"INSERT INTO main.category_t SELECT ?2, category, kernels,"
-	 " sum_ns, busy_ns FROM shard.category_t WHERE trace_id = ?1",
+	" sum_ns, busy_ns FROM shard.category_t WHERE trace_id = ?1",
 };
 
 /* Interns the shard's names and process groups into OUT and maps ids. */

@@ -1,6 +1,7 @@
 /* merge.h — copying a shard database into another (`ppbatch --merge`).
  *
- * A trace is identified by its path: when OUT already holds it, the better
+ * A trace is identified by its path (where it was laid out): when OUT
+ * already holds it, the better
  * row wins (not failed over failed; then the newer file; then the later
  * analysis) and an equal row is left alone, so merging twice, or merging
  * overlapping shards, gives the same database without duplicates.

@@ -10,260 +10,261 @@
  * - Category, type, recompute flag and phase are packed into kernel_t.code
  *   (see DB_KCODE); names and process groups are interned. Text appears only
  *   in the views, which are the stable interface (docs/contracts.md §3).
- * - Every statement is idempotent (IF NOT EXISTS), so a database at version
- *   N-1 is migrated by the steps after it and then the whole list.
+ * - The code tables are written from model/rank_result.h's names, the one
+ *   definition of the categories and phases.
+ * - One list of statements (schema[]): tables and indexes are created IF NOT
+ *   EXISTS, so a file of an older version keeps its rows; views are dropped
+ *   and created again whenever the version changes, so an upgraded file never
+ *   keeps an old definition. Steps that change an existing table go into
+ *   migrations[] under the version they upgrade from.
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "schema.h"
+#include "model/rank_result.h"
 #include "util/pp.h"
 
-static const char *const category_names[DB_CAT_COUNT] = {
-	[DB_CAT_FWD_COMP] = "fwd_computation",
-	[DB_CAT_FWD_COMM] = "fwd_communication",
-	[DB_CAT_BWD_COMP] = "bwd_computation",
-	[DB_CAT_BWD_COMM] = "bwd_communication",
-	[DB_CAT_PP_COMM] = "pp_communication",
-	[DB_CAT_DP_COMM] = "dp_communication",
-	[DB_CAT_OPT_COMP] = "optimizer_computation",
-	[DB_CAT_MEMORY] = "memory",
-	[DB_CAT_OTHER] = "other",
-	[DB_CAT_COMPUTATION] = "computation",
-	[DB_CAT_COMMUNICATION] = "communication",
-	[DB_CAT_BWD_COMP_RECOMPUTE] = "bwd_computation_recompute",
-	[DB_CAT_BWD_COMM_RECOMPUTE] = "bwd_communication_recompute",
+_Static_assert(RR_NCATEGORIES <= 16, "kernel_t.code has 4 bits of category");
+_Static_assert(RR_NPHASES + 1 <= 8, "kernel_t.code has 3 bits of phase");
+
+/* One statement of schema[]. For a view, drop is its DROP VIEW, run before
+ * the CREATE on every version change. */
+struct schema_stmt {
+	const char *create;
+	const char *drop;
 };
-
-static const char *const phase_names[] = { NULL, "fwd", "bwd", "pp", "dp", "opt" };
-static const char *const type_names[] = { "comp", "comm", "mem" };
-
-const char *schema_category_name(int code)
-{
-	return code >= 0 && code < DB_CAT_COUNT ? category_names[code] : NULL;
-}
-
-const char *schema_phase_name(int code)
-{
-	return code > 0 && code <= DB_PHASE_OPT ? phase_names[code] : NULL;
-}
-
-const char *schema_type_name(int code)
-{
-	return code >= 0 && code <= DB_TYPE_MEM ? type_names[code] : NULL;
-}
-
-int schema_category_code(const char *name)
-{
-	for (int i = 0; i < DB_CAT_COUNT; i++)
-		if (!strcmp(category_names[i], name))
-			return i;
-	return -1;
-}
-
-int schema_phase_code(const char *name)
-{
-	for (int i = 1; i <= DB_PHASE_OPT; i++)
-		if (!strcmp(phase_names[i], name))
-			return i;
-	return -1;
-}
+#define TABLE(sql)        \
+	{                 \
+		sql, NULL \
+	}
+#define VIEW(name, select)                                                     \
+	{                                                                      \
+		"CREATE VIEW " name " AS " select, "DROP VIEW IF EXISTS " name \
+	}
 
 /* The schema of version SCHEMA_VERSION, in creation order. */
-static const char *const schema_sql[] = {
+static const struct schema_stmt schema[] = {
 	/* ---- ppbatch: internal tables ---- */
-	"CREATE TABLE IF NOT EXISTS names("
-	" id INTEGER PRIMARY KEY,"
-	" name TEXT NOT NULL UNIQUE)",
+	TABLE("CREATE TABLE IF NOT EXISTS names("
+	      " id INTEGER PRIMARY KEY,"
+	      " name TEXT NOT NULL UNIQUE)"),
 
 	/* Interned (description, ranks) pairs of communication kernels; ''
 	 * stands for absent so that UNIQUE works. */
-	"CREATE TABLE IF NOT EXISTS pgroups("
-	" id INTEGER PRIMARY KEY,"
-	" descr TEXT NOT NULL,"
-	" ranks TEXT NOT NULL,"
-	" UNIQUE(descr, ranks))",
+	TABLE("CREATE TABLE IF NOT EXISTS pgroups("
+	      " id INTEGER PRIMARY KEY,"
+	      " descr TEXT NOT NULL,"
+	      " ranks TEXT NOT NULL,"
+	      " UNIQUE(descr, ranks))"),
 
-	"CREATE TABLE IF NOT EXISTS runs("
-	" id INTEGER PRIMARY KEY,"
-	" started_at INTEGER NOT NULL,"   /* unix seconds */
-	" finished_at INTEGER,"
-	" host TEXT, input TEXT, db TEXT, shard TEXT,"
-	" processes INTEGER,"
-	" state TEXT NOT NULL,"           /* running / done / interrupted */
-	" files INTEGER, ok INTEGER, partial INTEGER, failed INTEGER,"
-	" skipped INTEGER, bytes INTEGER, seconds REAL,"
-	" failures TEXT)",                /* one 'path: reason' per line */
+	TABLE("CREATE TABLE IF NOT EXISTS runs("
+	      " id INTEGER PRIMARY KEY,"
+	      " started_at INTEGER NOT NULL," /* unix seconds */
+	      " finished_at INTEGER,"
+	      " host TEXT, input TEXT, db TEXT, shard TEXT,"
+	      " processes INTEGER,"
+	      " state TEXT NOT NULL," /* running / done / interrupted */
+	      " files INTEGER, ok INTEGER, partial INTEGER, failed INTEGER,"
+	      " skipped INTEGER, bytes INTEGER, seconds REAL,"
+	      " failures TEXT)"), /* one 'path: reason' per line */
 
-	"CREATE TABLE IF NOT EXISTS traces("
-	" id INTEGER PRIMARY KEY,"
-	" path TEXT NOT NULL UNIQUE,"     /* canonical absolute path */
-	" folder TEXT, iteration INTEGER, rank INTEGER,"
-	" bytes INTEGER, mtime_ns INTEGER,"
-	" status INTEGER NOT NULL,"       /* DB_STATUS_* */
-	" fail_kind INTEGER NOT NULL DEFAULT 0," /* DB_FAIL_* */
-	" error TEXT, warnings TEXT,"
-	" mode INTEGER,"                  /* DB_MODE_* */
-	" window_start_ns INTEGER, window_end_ns INTEGER,"
-	" gpu_busy_ns INTEGER, idle_ns INTEGER, bubble_ns INTEGER,"
-	" comp_busy_ns INTEGER, comm_busy_ns INTEGER, overlap_ns INTEGER,"
-	" coverage REAL,"
-	" events INTEGER, kernels INTEGER,"
-	" fwd_thread TEXT, bwd_thread TEXT, role_rule TEXT,"
-	" elapsed_ns INTEGER,"            /* worker time for this trace */
-	" run_id INTEGER, analysed_at INTEGER)",
+	/* path is the identity: the trace as the user laid it out (walk.h,
+	 * docs/contracts.md §8); file the file read. rank is the resolved
+	 * rank (db_resolve_ranks()) of the claims header_rank / name_rank. */
+	TABLE("CREATE TABLE IF NOT EXISTS traces("
+	      " id INTEGER PRIMARY KEY,"
+	      " path TEXT NOT NULL UNIQUE,"
+	      " folder TEXT, iteration INTEGER, rank INTEGER,"
+	      " bytes INTEGER, mtime_ns INTEGER,"
+	      " status INTEGER NOT NULL,"              /* DB_STATUS_* */
+	      " fail_kind INTEGER NOT NULL DEFAULT 0," /* DB_FAIL_* */
+	      " error TEXT, warnings TEXT,"
+	      " mode INTEGER," /* DB_MODE_* */
+	      " window_start_ns INTEGER, window_end_ns INTEGER,"
+	      " gpu_busy_ns INTEGER, idle_ns INTEGER, bubble_ns INTEGER,"
+	      " comp_busy_ns INTEGER, comm_busy_ns INTEGER, overlap_ns INTEGER,"
+	      " coverage REAL,"
+	      " events INTEGER, kernels INTEGER,"
+	      " fwd_thread TEXT, bwd_thread TEXT, role_rule TEXT,"
+	      " elapsed_ns INTEGER," /* worker time for this trace */
+	      " run_id INTEGER, analysed_at INTEGER,"
+	      " file TEXT," /* NULL: stored before version 3 */
+	      " header_rank INTEGER, name_rank INTEGER,"
+	      " rank_note TEXT)"), /* why rank is not the header's */
+	TABLE("CREATE INDEX IF NOT EXISTS traces_rank ON traces(rank, iteration)"),
+	TABLE("CREATE INDEX IF NOT EXISTS traces_header_rank"
+	      " ON traces(header_rank, iteration)"),
 
-	"CREATE TABLE IF NOT EXISTS category_t("
-	" trace_id INTEGER NOT NULL, category INTEGER NOT NULL,"
-	" kernels INTEGER NOT NULL, sum_ns INTEGER NOT NULL,"
-	" busy_ns INTEGER NOT NULL,"
-	" PRIMARY KEY(trace_id, category)) WITHOUT ROWID",
+	TABLE("CREATE TABLE IF NOT EXISTS category_t("
+	      " trace_id INTEGER NOT NULL, category INTEGER NOT NULL,"
+	      " kernels INTEGER NOT NULL, sum_ns INTEGER NOT NULL,"
+	      " busy_ns INTEGER NOT NULL,"
+	      " PRIMARY KEY(trace_id, category)) WITHOUT ROWID"),
 
-	"CREATE TABLE IF NOT EXISTS step_t("
-	" trace_id INTEGER NOT NULL, phase INTEGER NOT NULL, seq INTEGER NOT NULL,"
-	" cpu_start_ns INTEGER, cpu_end_ns INTEGER,"
-	" start_ns INTEGER, end_ns INTEGER,"
-	" comp_ns INTEGER NOT NULL, comm_ns INTEGER NOT NULL,"
-	" overlap_ns INTEGER NOT NULL, kernels INTEGER NOT NULL,"
-	" chunk INTEGER, mbs INTEGER,"     /* VPP labels when known */
-	" PRIMARY KEY(trace_id, phase, seq)) WITHOUT ROWID",
+	TABLE("CREATE TABLE IF NOT EXISTS step_t("
+	      " trace_id INTEGER NOT NULL, phase INTEGER NOT NULL, seq INTEGER NOT NULL,"
+	      " cpu_start_ns INTEGER, cpu_end_ns INTEGER,"
+	      " start_ns INTEGER, end_ns INTEGER,"
+	      " comp_ns INTEGER NOT NULL, comm_ns INTEGER NOT NULL,"
+	      " overlap_ns INTEGER NOT NULL, kernels INTEGER NOT NULL,"
+	      " chunk INTEGER, mbs INTEGER," /* VPP labels when known */
+	      " PRIMARY KEY(trace_id, phase, seq)) WITHOUT ROWID"),
 
 	/* rowid = trace id << 32 | index; start relative to the trace's
 	 * window_start_ns; code = DB_KCODE(...). */
-	"CREATE TABLE IF NOT EXISTS kernel_t("
-	" code INTEGER NOT NULL, seq INTEGER, name_id INTEGER NOT NULL,"
-	" stream INTEGER, start INTEGER NOT NULL, dur INTEGER NOT NULL,"
-	" correlation INTEGER, pg_id INTEGER)",
+	TABLE("CREATE TABLE IF NOT EXISTS kernel_t("
+	      " code INTEGER NOT NULL, seq INTEGER, name_id INTEGER NOT NULL,"
+	      " stream INTEGER, start INTEGER NOT NULL, dur INTEGER NOT NULL,"
+	      " correlation INTEGER, pg_id INTEGER)"),
 
-	/* ---- code tables (text of the integer codes) ---- */
-	"CREATE TABLE IF NOT EXISTS category_codes("
-	" code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
-	"INSERT OR IGNORE INTO category_codes VALUES"
-	" (0,'fwd_computation'),(1,'fwd_communication'),(2,'bwd_computation'),"
-	" (3,'bwd_communication'),(4,'pp_communication'),(5,'dp_communication'),"
-	" (6,'optimizer_computation'),(7,'memory'),(8,'other'),"
-	" (9,'computation'),(10,'communication'),"
-	" (11,'bwd_computation_recompute'),(12,'bwd_communication_recompute')",
-	"CREATE TABLE IF NOT EXISTS phase_codes("
-	" code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
-	"INSERT OR IGNORE INTO phase_codes VALUES"
-	" (1,'fwd'),(2,'bwd'),(3,'pp'),(4,'dp'),(5,'opt')",
+	/* ---- code tables: their rows are written from model/rank_result.h
+	 * (write_codes()) ---- */
+	TABLE("CREATE TABLE IF NOT EXISTS category_codes("
+	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
+	TABLE("CREATE TABLE IF NOT EXISTS phase_codes("
+	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
 
 	/* ---- ppbatch: the stable views (docs/contracts.md §3) ---- */
-	"CREATE VIEW IF NOT EXISTS ranks AS SELECT"
-	" t.iteration AS iteration, t.folder AS folder, t.rank AS rank,"
-	" t.path AS path, t.bytes AS bytes,"
-	" CASE t.status WHEN 0 THEN 'ok' WHEN 1 THEN 'partial' ELSE 'failed' END"
-	"  AS status,"
-	" t.error AS error,"
-	" CASE t.mode WHEN 0 THEN 'megatron' WHEN 1 THEN 'generic' END AS mode,"
-	" t.window_start_ns AS window_start_ns, t.window_end_ns AS window_end_ns,"
-	" t.gpu_busy_ns AS gpu_busy_ns, t.idle_ns AS idle_ns,"
-	" t.bubble_ns AS bubble_ns, t.comp_busy_ns AS comp_busy_ns,"
-	" t.comm_busy_ns AS comm_busy_ns, t.overlap_ns AS overlap_ns,"
-	" t.coverage AS coverage"
-	" FROM traces t",
+	VIEW("ranks", "SELECT"
+		      " t.iteration AS iteration, t.folder AS folder, t.rank AS rank,"
+		      " t.path AS path, t.bytes AS bytes,"
+		      " CASE t.status WHEN 0 THEN 'ok' WHEN 1 THEN 'partial' ELSE 'failed' END"
+		      "  AS status,"
+		      " t.error AS error,"
+		      " CASE t.mode WHEN 0 THEN 'megatron' WHEN 1 THEN 'generic' END AS mode,"
+		      " t.window_start_ns AS window_start_ns, t.window_end_ns AS window_end_ns,"
+		      " t.gpu_busy_ns AS gpu_busy_ns, t.idle_ns AS idle_ns,"
+		      " t.bubble_ns AS bubble_ns, t.comp_busy_ns AS comp_busy_ns,"
+		      " t.comm_busy_ns AS comm_busy_ns, t.overlap_ns AS overlap_ns,"
+		      " t.coverage AS coverage"
+		      " FROM traces t"),
 
-	"CREATE VIEW IF NOT EXISTS category_stats AS SELECT"
-	" t.iteration AS iteration, t.rank AS rank, c.name AS category,"
-	" s.kernels AS kernels, s.sum_ns AS sum_ns, s.busy_ns AS busy_ns"
-	" FROM traces t JOIN category_t s ON s.trace_id = t.id"
-	" JOIN category_codes c ON c.code = s.category",
+	VIEW("category_stats", "SELECT"
+			       " t.iteration AS iteration, t.rank AS rank, c.name AS category,"
+			       " s.kernels AS kernels, s.sum_ns AS sum_ns, s.busy_ns AS busy_ns"
+			       " FROM traces t JOIN category_t s ON s.trace_id = t.id"
+			       " JOIN category_codes c ON c.code = s.category"),
 
-	"CREATE VIEW IF NOT EXISTS steps AS SELECT"
-	" t.iteration AS iteration, t.rank AS rank, p.name AS phase,"
-	" s.seq AS seq, s.cpu_start_ns AS cpu_start_ns,"
-	" s.cpu_end_ns AS cpu_end_ns, s.start_ns AS start_ns,"
-	" s.end_ns AS end_ns,"
-	" CASE WHEN s.start_ns IS NULL THEN 0 ELSE s.end_ns - s.start_ns END"
-	"  AS wall_ns,"
-	" s.comp_ns AS comp_ns, s.comm_ns AS comm_ns,"
-	" s.overlap_ns AS overlap_ns, s.kernels AS kernels"
-	" FROM traces t JOIN step_t s ON s.trace_id = t.id"
-	" JOIN phase_codes p ON p.code = s.phase",
+	VIEW("steps", "SELECT"
+		      " t.iteration AS iteration, t.rank AS rank, p.name AS phase,"
+		      " s.seq AS seq, s.cpu_start_ns AS cpu_start_ns,"
+		      " s.cpu_end_ns AS cpu_end_ns, s.start_ns AS start_ns,"
+		      " s.end_ns AS end_ns,"
+		      " CASE WHEN s.start_ns IS NULL THEN 0 ELSE s.end_ns - s.start_ns END"
+		      "  AS wall_ns,"
+		      " s.comp_ns AS comp_ns, s.comm_ns AS comm_ns,"
+		      " s.overlap_ns AS overlap_ns, s.kernels AS kernels"
+		      " FROM traces t JOIN step_t s ON s.trace_id = t.id"
+		      " JOIN phase_codes p ON p.code = s.phase"),
+
+	/* Traces of one iteration (its folder when it has no number) that
+	 * claim the same rank after db_resolve_ranks(): never aggregated. */
+	VIEW("rank_conflicts", "SELECT"
+			       " t.iteration AS iteration, t.folder AS folder, t.rank AS rank,"
+			       " t.path AS path, t.header_rank AS header_rank,"
+			       " t.name_rank AS name_rank, c.n AS traces"
+			       " FROM traces t JOIN (SELECT iteration AS i,"
+			       "  CASE WHEN iteration IS NULL THEN folder END AS f, rank AS r,"
+			       "  count(*) AS n FROM traces WHERE rank IS NOT NULL"
+			       "  GROUP BY 1, 2, 3 HAVING count(*) > 1) c"
+			       " ON c.i IS t.iteration"
+			       " AND c.f IS (CASE WHEN t.iteration IS NULL THEN t.folder END)"
+			       " AND c.r = t.rank"),
 
 	/* Code and name lookups are scalar subqueries so that the planner
 	 * keeps traces outside and one rowid range of kernel_t inside. */
-	"CREATE VIEW IF NOT EXISTS kernels AS SELECT"
-	" t.iteration AS iteration, t.rank AS rank,"
-	" (SELECT name FROM category_codes WHERE code = (k.code & 15)) AS category,"
-	" CASE (k.code >> 4) & 3 WHEN 0 THEN 'comp' WHEN 1 THEN 'comm'"
-	"  ELSE 'mem' END AS type,"
-	" (k.code >> 6) & 1 AS recompute,"
-	" (SELECT name FROM phase_codes WHERE code = (k.code >> 7)) AS phase,"
-	" k.seq AS seq,"
-	" (SELECT name FROM names WHERE id = k.name_id) AS name,"
-	" k.stream AS stream,"
-	" t.window_start_ns + k.start AS start_ns, k.dur AS dur_ns,"
-	" k.correlation AS correlation,"
-	" (SELECT NULLIF(descr, '') FROM pgroups WHERE id = k.pg_id) AS pg_desc,"
-	" (SELECT NULLIF(ranks, '') FROM pgroups WHERE id = k.pg_id) AS pg_ranks"
-	" FROM traces t"
-	" CROSS JOIN kernel_t k"
-	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)",
+	VIEW("kernels", "SELECT"
+			" t.iteration AS iteration, t.rank AS rank,"
+			" (SELECT name FROM category_codes WHERE code = (k.code & 15)) AS category,"
+			" CASE (k.code >> 4) & 3 WHEN 0 THEN 'comp' WHEN 1 THEN 'comm'"
+			"  ELSE 'mem' END AS type,"
+			" (k.code >> 6) & 1 AS recompute,"
+			" (SELECT name FROM phase_codes WHERE code = (k.code >> 7)) AS phase,"
+			" k.seq AS seq,"
+			" (SELECT name FROM names WHERE id = k.name_id) AS name,"
+			" k.stream AS stream,"
+			" t.window_start_ns + k.start AS start_ns, k.dur AS dur_ns,"
+			" k.correlation AS correlation,"
+			" (SELECT NULLIF(descr, '') FROM pgroups WHERE id = k.pg_id) AS pg_desc,"
+			" (SELECT NULLIF(ranks, '') FROM pgroups WHERE id = k.pg_id) AS pg_ranks"
+			" FROM traces t"
+			" CROSS JOIN kernel_t k"
+			" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"),
 
 	/* ==== ppagg section: pp_groups, pipelines, stragglers ====
-	 * Owned by the ppagg module (issue 5). Add its tables and views here;
-	 * keep every statement idempotent (IF NOT EXISTS) and bump
-	 * SCHEMA_VERSION when an existing table changes shape. */
-	"CREATE TABLE IF NOT EXISTS agg_pp_group("
-	" iteration INTEGER NOT NULL, pp_group INTEGER NOT NULL,"
-	" stage INTEGER NOT NULL, rank INTEGER NOT NULL,"
-	" complete INTEGER NOT NULL,"     /* 1 when every rank of the group is ok */
-	" group_window_start_ns INTEGER, group_window_end_ns INTEGER,"
-	" group_idle_ns INTEGER, group_bubble_ns INTEGER," /* NULL: rank missing */
-	" PRIMARY KEY(iteration, pp_group, stage)) WITHOUT ROWID",
+	 * Owned by the ppagg module. Add its tables and views here; tables
+	 * IF NOT EXISTS, and bump SCHEMA_VERSION (with a migration step) when
+	 * an existing table changes shape. */
+	TABLE("CREATE TABLE IF NOT EXISTS agg_pp_group("
+	      " iteration INTEGER NOT NULL, pp_group INTEGER NOT NULL,"
+	      " stage INTEGER NOT NULL, rank INTEGER NOT NULL,"
+	      " complete INTEGER NOT NULL," /* 1 when every rank of the group is ok */
+	      " group_window_start_ns INTEGER, group_window_end_ns INTEGER,"
+	      " group_idle_ns INTEGER, group_bubble_ns INTEGER," /* NULL: rank missing */
+	      " PRIMARY KEY(iteration, pp_group, stage)) WITHOUT ROWID"),
 
-	"CREATE TABLE IF NOT EXISTS agg_pipeline("
-	" iteration INTEGER NOT NULL, pp_group INTEGER NOT NULL,"
-	" measured_ns INTEGER NOT NULL, ideal_ns INTEGER, gap_ns INTEGER,"
-	" bubble_ratio REAL NOT NULL,"
-	" PRIMARY KEY(iteration, pp_group)) WITHOUT ROWID",
+	TABLE("CREATE TABLE IF NOT EXISTS agg_pipeline("
+	      " iteration INTEGER NOT NULL, pp_group INTEGER NOT NULL,"
+	      " measured_ns INTEGER NOT NULL, ideal_ns INTEGER, gap_ns INTEGER,"
+	      " bubble_ratio REAL NOT NULL,"
+	      " PRIMARY KEY(iteration, pp_group)) WITHOUT ROWID"),
 
-	"CREATE TABLE IF NOT EXISTS agg_straggler("
-	" iteration INTEGER NOT NULL, rank INTEGER NOT NULL,"
-	" group_kind TEXT NOT NULL, grp INTEGER NOT NULL, metric TEXT NOT NULL,"
-	" value_ns INTEGER NOT NULL, median_ns INTEGER NOT NULL,"
-	" excess REAL NOT NULL,"
-	" PRIMARY KEY(iteration, rank, metric)) WITHOUT ROWID",
+	TABLE("CREATE TABLE IF NOT EXISTS agg_straggler("
+	      " iteration INTEGER NOT NULL, rank INTEGER NOT NULL,"
+	      " group_kind TEXT NOT NULL, grp INTEGER NOT NULL, metric TEXT NOT NULL,"
+	      " value_ns INTEGER NOT NULL, median_ns INTEGER NOT NULL,"
+	      " excess REAL NOT NULL,"
+	      " PRIMARY KEY(iteration, rank, metric)) WITHOUT ROWID"),
 
-	"CREATE VIEW IF NOT EXISTS pp_groups AS SELECT"
-	" iteration, pp_group, stage, rank, complete, group_window_start_ns,"
-	" group_window_end_ns, group_idle_ns, group_bubble_ns FROM agg_pp_group",
+	VIEW("pp_groups", "SELECT"
+			  " iteration, pp_group, stage, rank, complete, group_window_start_ns,"
+			  " group_window_end_ns, group_idle_ns, group_bubble_ns FROM agg_pp_group"),
 
-	"CREATE VIEW IF NOT EXISTS pipelines AS SELECT"
-	" iteration, pp_group, measured_ns, ideal_ns, gap_ns, bubble_ratio"
-	" FROM agg_pipeline",
+	VIEW("pipelines", "SELECT"
+			  " iteration, pp_group, measured_ns, ideal_ns, gap_ns, bubble_ratio"
+			  " FROM agg_pipeline"),
 
-	"CREATE VIEW IF NOT EXISTS stragglers AS SELECT"
-	" iteration, rank, group_kind, grp AS \"group\", metric, value_ns,"
-	" median_ns, excess FROM agg_straggler",
+	VIEW("stragglers", "SELECT"
+			   " iteration, rank, group_kind, grp AS \"group\", metric, value_ns,"
+			   " median_ns, excess FROM agg_straggler"),
 
 	/* ==== end of ppagg section ==== */
 };
 
-/* Migrations. Every statement of schema_sql is idempotent, so a file of an
- * older version is brought up to date by running schema_sql again, after
- * the steps (none so far) that change existing tables:
- *   1 -> 2: ppagg's tables and views added (created by schema_sql).
- * A step that alters a table goes into migrate_from() under its version. */
-static int migrate_from(sqlite3 *db, int version, char *err, size_t errlen)
-{
-	(void)db;
-	(void)err;
-	(void)errlen;
-	switch (version) {
-	case 1:
-		return 0;
-	default:
-		return 0;
-	}
-}
+/* Steps that change an existing table, run (in order) on a file of version
+ * `from` or older before schema[]; schema[] alone adds new tables, indexes
+ * and views:
+ *   1 -> 2: ppagg's tables and views added.
+ *   2 -> 3: a trace's identity is where it was laid out (docs/contracts.md
+ *           §7). Old rows keep their canonical path and file = NULL marks
+ *           them: the next ppbatch run gives each its laid-out path
+ *           (db_trace_adopt()). Their rank counts as their header's (the
+ *           file-name rank becomes known at adoption). */
+static const struct migration {
+	int from;
+	const char *sql;
+} migrations[] = {
+	{ 2, "ALTER TABLE traces ADD COLUMN file TEXT" },
+	{ 2, "ALTER TABLE traces ADD COLUMN header_rank INTEGER" },
+	{ 2, "ALTER TABLE traces ADD COLUMN name_rank INTEGER" },
+	{ 2, "ALTER TABLE traces ADD COLUMN rank_note TEXT" },
+	{ 2, "UPDATE traces SET header_rank = rank" },
+};
+
+/* The code tables, rewritten from model/rank_result.h on every version
+ * change. */
+static const char *const code_sql[] = {
+	"DELETE FROM category_codes",
+	"INSERT INTO category_codes(code, name) VALUES(?1, ?2)",
+	"DELETE FROM phase_codes",
+	"INSERT INTO phase_codes(code, name) VALUES(?1, ?2)",
+};
 
 /* A literal (SQL is never formatted); keep it equal to SCHEMA_VERSION. */
-#define SET_VERSION_SQL "PRAGMA user_version = 2"
-_Static_assert(SCHEMA_VERSION == 2, "update SET_VERSION_SQL with SCHEMA_VERSION");
+#define SET_VERSION_SQL "PRAGMA user_version = 3"
+_Static_assert(SCHEMA_VERSION == 3, "update SET_VERSION_SQL with SCHEMA_VERSION");
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
@@ -303,6 +304,65 @@ static int foreign_tables(sqlite3 *db, int *n, char *err, size_t errlen)
 {
 	return query_int(db, "SELECT count(*) FROM sqlite_master WHERE "
 			 "type = 'table' AND name NOT LIKE 'sqlite_%'", n, err, errlen);
+}
+
+/* Inserts (code, name) into a code table with the prepared INSERT st. */
+static int insert_code(sqlite3 *db, sqlite3_stmt *st, int code, const char *name, char *err,
+		       size_t errlen)
+{
+	sqlite3_reset(st);
+	sqlite3_bind_int(st, 1, code);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		snprintf(err, errlen, "cannot write a code table: %s", sqlite3_errmsg(db));
+		return PP_EDB;
+	}
+	return 0;
+}
+
+/* Rewrites category_codes and phase_codes from model/rank_result.h. */
+static int write_codes(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *cat = NULL, *phase = NULL;
+	int rc = PP_EDB;
+	if (exec(db, code_sql[0], err, errlen) || exec(db, code_sql[2], err, errlen))
+		return PP_EDB;
+	if (sqlite3_prepare_v2(db, code_sql[1], -1, &cat, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, code_sql[3], -1, &phase, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		goto out;
+	}
+	for (int c = 0; c < RR_NCATEGORIES; c++)
+		if (insert_code(db, cat, c, rr_category_name(c), err, errlen))
+			goto out;
+	for (int p = 0; p < RR_NPHASES; p++)
+		if (insert_code(db, phase, DB_PHASE_CODE(p), rr_phase_name(p), err, errlen))
+			goto out;
+	rc = 0;
+out:
+	sqlite3_finalize(cat);
+	sqlite3_finalize(phase);
+	return rc;
+}
+
+/* Brings a file of version v (0 = new) to SCHEMA_VERSION: the migration
+ * steps (existing files only), every table, the code tables, then every
+ * view dropped and created again. Inside the caller's transaction. */
+static int upgrade(sqlite3 *db, int v, char *err, size_t errlen)
+{
+	const size_t nschema = sizeof(schema) / sizeof(schema[0]);
+	for (size_t i = 0; v > 0 && i < sizeof(migrations) / sizeof(migrations[0]); i++)
+		if (migrations[i].from >= v && exec(db, migrations[i].sql, err, errlen))
+			return PP_EDB;
+	for (size_t i = 0; i < nschema; i++)
+		if (schema[i].drop && exec(db, schema[i].drop, err, errlen))
+			return PP_EDB;
+	for (size_t i = 0; i < nschema; i++)
+		if (exec(db, schema[i].create, err, errlen))
+			return PP_EDB;
+	if (write_codes(db, err, errlen))
+		return PP_EDB;
+	return exec(db, SET_VERSION_SQL, err, errlen);
 }
 
 int schema_check(sqlite3 *db, char *err, size_t errlen)
@@ -349,15 +409,8 @@ int schema_apply(sqlite3 *db, char *err, size_t errlen)
 			rc = PP_EDB;
 			goto out_rollback;
 		}
-	} else {
-		for (int from = v; from < SCHEMA_VERSION; from++)
-			if ((rc = migrate_from(db, from, err, errlen)))
-				goto out_rollback;
 	}
-	for (size_t i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++)
-		if ((rc = exec(db, schema_sql[i], err, errlen)))
-			goto out_rollback;
-	if ((rc = exec(db, SET_VERSION_SQL, err, errlen)))
+	if ((rc = upgrade(db, v, err, errlen)))
 		goto out_rollback;
 	return exec(db, "COMMIT", err, errlen);
 

@@ -14,7 +14,7 @@
 
 struct sqlite3;
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 
 /* traces.status */
 enum { DB_STATUS_OK = 0, DB_STATUS_PARTIAL = 1, DB_STATUS_FAILED = 2 };
@@ -28,54 +28,21 @@ enum {
 	DB_FAIL_TIMEOUT = 3  /* --timeout killed the worker (retried on re-run) */
 };
 
-/* Kernel/category codes (category_codes table). */
-enum db_cat {
-	DB_CAT_FWD_COMP = 0,
-	DB_CAT_FWD_COMM = 1,
-	DB_CAT_BWD_COMP = 2,
-	DB_CAT_BWD_COMM = 3,
-	DB_CAT_PP_COMM = 4,
-	DB_CAT_DP_COMM = 5,
-	DB_CAT_OPT_COMP = 6,
-	DB_CAT_MEMORY = 7,
-	DB_CAT_OTHER = 8,
-	DB_CAT_COMPUTATION = 9,     /* generic mode */
-	DB_CAT_COMMUNICATION = 10,  /* generic mode */
-	DB_CAT_BWD_COMP_RECOMPUTE = 11, /* category_stats subset rows only */
-	DB_CAT_BWD_COMM_RECOMPUTE = 12,
-	DB_CAT_COUNT = 13
-};
-
-/* Kernel type codes. */
-enum db_ktype { DB_TYPE_COMP = 0, DB_TYPE_COMM = 1, DB_TYPE_MEM = 2 };
-
-/* Phase codes (phase_codes table); DB_PHASE_NONE is stored as NULL. */
-enum db_phase {
-	DB_PHASE_NONE = 0,
-	DB_PHASE_FWD = 1,
-	DB_PHASE_BWD = 2,
-	DB_PHASE_PP = 3,
-	DB_PHASE_DP = 4,
-	DB_PHASE_OPT = 5
-};
+/* The codes of categories, kernel types and phases are the values of
+ * model/rank_result.h's enums, the one definition of that vocabulary:
+ * category = enum rr_category, type = enum rr_type, phase = enum rr_phase
+ * + 1 (0 = no step). schema_apply() writes the category_codes and
+ * phase_codes tables from rr_category_name() and rr_phase_name(). */
+#define DB_PHASE_CODE(phase) ((phase) < 0 ? 0 : (int)(phase) + 1)
 
 /* kernel_t.code packs category (bits 0-3), type (4-5), recompute (6) and
- * phase (7-9) into one small integer. */
-#define DB_KCODE(cat, type, recompute, phase)                                  \
-	((int)(cat) | ((int)(type) << 4) | ((recompute) ? 1 << 6 : 0) |        \
-	 ((int)(phase) << 7))
+ * phase code (7-9) into one small integer. */
+#define DB_KCODE(cat, type, recompute, phase) \
+	((int)(cat) | ((int)(type) << 4) | ((recompute) ? 1 << 6 : 0) | (DB_PHASE_CODE(phase) << 7))
 
 /* kernel_t rowid = trace id << DB_KROW_SHIFT | index within the trace, so
  * a trace's kernels are one rowid range and need no index. */
 #define DB_KROW_SHIFT 32
-
-/* Text of the codes; NULL for an invalid code. */
-const char *schema_category_name(int code);
-const char *schema_phase_name(int code);
-const char *schema_type_name(int code);
-/* Code of a name, or -1. */
-int schema_category_code(const char *name);
-int schema_phase_code(const char *name);
 
 /* Brings db to SCHEMA_VERSION inside one IMMEDIATE transaction (safe when
  * several processes open a new file at once). Returns 0, or PP_EDB with a

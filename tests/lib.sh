@@ -5,6 +5,10 @@
 #   ok_if "desc" cmd...        passes when cmd exits 0
 #   is "desc" expected actual  passes when the strings are equal
 #   skip "desc" "reason"
+#   sql [OPTIONS] DB QUERY     sqlite3 -bail; on an error (non-zero exit or a
+#                              message on stderr) it prints "sql error: ..."
+#                              and returns 1, so a check of its output (even
+#                              against "") fails and says why
 #   checker_clean "desc" MIN TOOL ROOT   runs a source checker (tests/tools,
 #                              tests/reliab): no report, exit 0, and its
 #                              "# N ... checked" count on stderr >= MIN
@@ -72,6 +76,20 @@ is() {
 skip() {
 	_tap_n=$((_tap_n + 1))
 	echo "ok $_tap_n - $1 # skip $2"
+}
+
+sql() {
+	local rc o="$T/.sqlout.$BASHPID" e="$T/.sqlerr.$BASHPID"
+	sqlite3 -bail "$@" >"$o" 2>"$e"
+	rc=$?
+	if [ "$rc" != 0 ] || [ -s "$e" ]; then
+		echo "sql error (sqlite3 exit $rc): $(head -c 500 "$e")"
+		rc=1
+	else
+		cat "$o"
+	fi
+	rm -f "$o" "$e"
+	return "$rc"
 }
 
 checker_clean() {

@@ -41,6 +41,8 @@ run_unit() {
 		tail -n 40 "$out" | sed 's/^/    /'
 	else
 		if ((skip)); then echo "ok   unit/$name: $ok passed, $skip skipped"; else echo "ok   unit/$name: $ok passed"; fi
+		# The reasons: a skipping test prints "# skip: why" first.
+		grep -E '^# *skip' "$out" | sed 's/^/    /'
 	fi
 }
 

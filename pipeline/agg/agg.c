@@ -1,13 +1,15 @@
 /* agg.c — the ppagg driver: resolve iterations and topology, compute and
  * store the metrics, write charts, CSVs and the report, render.
  *
- *   open db → iterations → topology (file → sizes → inferred → none)
- *   → per iteration: load views, agg_compute
+ *   open db → iterations → load them → topology (file → sizes → inferred
+ *   → none) → per iteration: agg_compute, report
  *   → one transaction rewriting pp_groups/pipelines/stragglers rows
  *   → per iteration: CSVs, load blocks, chart scripts, drop blocks
  *   → render all scripts in parallel → index.html → summary
- * Missing ranks, failed ranks and a missing topology degrade the output
- * (and the exit code to 1 for missing or failed inputs); they never stop it.
+ * Missing ranks, failed ranks, rank conflicts and a missing topology degrade
+ * the output (and the exit code to 1 for missing, failed or conflicting
+ * inputs); they never stop it. Every other failure stops it with a message
+ * and exit code 3.
  */
 #include "agg_int.h"
 
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "model/rank_result.h"
+#include "storage/db.h"
 #include "topology.h"
 #include "util/pp.h"
 #include "util/safefile.h"
@@ -28,13 +31,13 @@
 struct run {
 	const struct agg_opts *o;
 	char *base, *db_path, *out;
-	struct agg_db *db;
+	struct db *db;
 	struct topology topo;
 	int *iters;
 	int niters;
 	struct agg_iter *its;
 	struct strbuf jobs;
-	int partial; /* inputs missing or failed */
+	int partial; /* inputs missing, failed or conflicting */
 };
 
 static char *path_join(const char *a, const char *b)
@@ -55,7 +58,14 @@ static void print_notes(const struct topology *t)
 	}
 }
 
-/* SPEC §7: the file, else sizes, else inference, else none. */
+/* Reports a failed library call (rc) of the database or of memory. */
+static int db_error(struct run *R, int rc)
+{
+	error("%s", rc == PP_EDB ? db_errmsg(R->db) : pp_strerror(rc));
+	return rc;
+}
+
+/* docs/semantics.md §7: the file, else sizes, else inference, else none. */
 static int find_topology(struct run *R)
 {
 	const struct agg_opts *o = R->o;
@@ -65,7 +75,7 @@ static int find_topology(struct run *R)
 	if (!dirs || !owned) {
 		free(dirs);
 		free(owned);
-		return PP_ENOMEM;
+		return db_error(R, PP_ENOMEM);
 	}
 	dirs[0] = R->base;
 	for (int i = 0; i < R->niters; i++)
@@ -107,9 +117,9 @@ static int find_topology(struct run *R)
 			    " (dp from the highest rank)");
 	}
 	if (t->source == TOPO_SRC_NONE && R->niters) {
-		int rc = agg_db_infer_topology(R->db, R->iters[0], t);
+		int rc = agg_load_process_groups(R->db, R->iters[0], t);
 		if (rc)
-			return error("%s", agg_db_errmsg(R->db)), rc;
+			return db_error(R, rc);
 		rc = topo_infer_finish(t);
 		if (rc) {
 			topo_release(t);
@@ -122,13 +132,21 @@ static int find_topology(struct run *R)
 		     "pipelines and stragglers are skipped (rank charts are still written)", R->base);
 		return 0;
 	}
-	if (!o->quiet)
-		fprintf(stderr, "%s: topology from %s: %s (tp %d, pp %d, dp %d, cp %d, ep %d, "
-				"%zu PP groups, %zu model replicas)\n",
+	if (!o->quiet) {
+		fprintf(stderr,
+			"%s: topology from %s: %s (tp %d, pp %d, dp %d, cp %d, ep %d, "
+			"%zu PP groups, %zu model replicas",
 			pp_progname(), topo_source_name(t->source), t->origin.buf, t->tp, t->pp,
 			t->dp, t->cp, t->ep, t->groups[TOPO_PP].n, t->groups[TOPO_MODEL].n);
+		if (t->global_batch)
+			fprintf(stderr, ", global batch size %d", t->global_batch);
+		fputs(")\n", stderr);
+	}
 	print_notes(t);
-	return topo_index(t);
+	int rc = topo_index(t);
+	if (rc)
+		error("cannot index the topology: %s", pp_strerror(rc));
+	return rc;
 }
 
 /* Output files are written to a temporary name and renamed into place,
@@ -270,9 +288,9 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 	struct agg_chart_opts co = { R->o->individual, R->o->png, R->o->svg };
 	char idir[4096], dir[4096 + 64];
 	snprintf(idir, sizeof(idir), "%s/iteration_%d", R->out, it->iteration);
-	int rc = agg_db_load_blocks(R->db, it);
+	int rc = agg_load_blocks(R->db, it);
 	if (rc)
-		return error("%s", agg_db_errmsg(R->db)), rc;
+		return db_error(R, rc);
 	if (agg_mkdir_p(idir))
 		return PP_EIO;
 	rc = write_iter_csvs(R, it, idir);
@@ -297,6 +315,8 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 	}
 	for (size_t m = 0; m < t->groups[TOPO_MODEL].n && !rc; m++)
 		rc = model_chart(R, it, idir, m, &co);
+	if (rc == PP_ENOMEM) /* the writers report their other errors */
+		error("iteration %d: cannot write the charts: %s", it->iteration, pp_strerror(rc));
 	/* Blocks are only needed for the scripts: free them now. */
 	for (size_t i = 0; i < it->nranks; i++) {
 		free(it->ranks[i].blocks);
@@ -306,7 +326,7 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 	return rc;
 }
 
-/* SPEC §6: where VPP is known, each fwd/bwd step gets its model chunk and
+/* docs/semantics.md §6: where VPP is known, each fwd/bwd step gets its model chunk and
  * micro-batch (Megatron's interleaved order; with vpp 1, chunk 0 and the
  * micro-batch is the step's seq). Needs the pipeline size, so only with a
  * topology. Labels recorded in the database (PP-timer imports name every
@@ -319,10 +339,10 @@ static void label_steps(struct agg_iter *it, int pp, int vpp)
 		for (size_t j = 0; j < it->ranks[i].nsteps; j++) {
 			struct agg_step *s = &it->ranks[i].steps[j];
 			int32_t chunk, mb;
-			if ((s->phase != 1 && s->phase != 2) ||
+			if ((s->phase != RR_FWD && s->phase != RR_BWD) ||
 			    (s->chunk >= 0 && s->microbatch >= 0))
 				continue;
-			rr_vpp_label(s->seq, s->phase == 2, pp, vpp, &chunk, &mb);
+			rr_vpp_label(s->seq, s->phase == RR_BWD, pp, vpp, &chunk, &mb);
 			if (s->chunk < 0)
 				s->chunk = chunk;
 			if (s->microbatch < 0)
@@ -333,12 +353,21 @@ static void label_steps(struct agg_iter *it, int pp, int vpp)
 static void report_iteration(struct run *R, const struct agg_iter *it)
 {
 	const struct topology *t = &R->topo;
-	if (it->nfailed)
-		for (size_t i = 0; i < it->nranks; i++)
-			if (!it->ranks[i].in.ok)
-				warn("iteration %d: rank %d failed: %s", it->iteration,
-				     it->ranks[i].in.rank,
-				     it->ranks[i].error ? it->ranks[i].error : "(no message)");
+	for (size_t i = 0; i < it->nranks; i++) {
+		const struct agg_rank *r = &it->ranks[i];
+		if (r->ntraces > 1)
+			warn("iteration %d: rank conflict, not aggregated: %s", it->iteration,
+			     r->error);
+		else if (!r->in.ok)
+			warn("iteration %d: rank %d failed: %s", it->iteration, r->in.rank,
+			     r->error ? r->error : "(no message)");
+	}
+	for (size_t i = 0; i < it->nunranked; i++)
+		warn("iteration %d: trace without a rank (neither its header nor its file "
+		     "name gives one), not aggregated: %s",
+		     it->iteration, it->unranked[i]);
+	if (it->nconflicts || it->nunranked)
+		R->partial = 1;
 	for (size_t g = 0; g < t->groups[TOPO_PP].n; g++) {
 		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
 		struct strbuf miss = STRBUF_INIT;
@@ -367,8 +396,11 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 			worst_ratio = it->res.pipes[p].bubble_ratio;
 			worst_g = it->res.pipes[p].pp_group;
 		}
-	fprintf(stderr, "%s: iteration %d: %d ranks ok, %d failed, %zu pipelines", pp_progname(),
-		it->iteration, it->nok, it->nfailed, it->res.npipes);
+	fprintf(stderr, "%s: iteration %d: %d ranks ok, %d failed", pp_progname(), it->iteration,
+		it->nok, it->nfailed);
+	if (it->nconflicts)
+		fprintf(stderr, ", %d in conflict", it->nconflicts);
+	fprintf(stderr, ", %zu pipelines", it->res.npipes);
 	if (worst_g >= 0)
 		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)", 100 * worst_ratio,
 			worst_g, (double)worst / 1e6);
@@ -418,7 +450,7 @@ static int write_comparison(struct run *R)
 	return rc;
 }
 
-static int resolve_paths(struct run *R)
+static void resolve_paths(struct run *R)
 {
 	const struct agg_opts *o = R->o;
 	if (o->input) {
@@ -430,110 +462,156 @@ static int resolve_paths(struct run *R)
 	}
 	R->db_path = o->db ? xstrdup(o->db) : path_join(R->base, "pptrace.db");
 	R->out = o->out ? xstrdup(o->out) : path_join(R->base, "pptrace");
-	return 0;
 }
 
-static int input_name(const struct agg_opts *o, char **name)
+static char *input_name(const struct agg_opts *o)
 {
 	char *a = xstrdup(o->input);
 	size_t n = strlen(a);
 	while (n > 1 && a[n - 1] == '/')
 		a[--n] = '\0';
-	*name = xstrdup(basename(a));
+	char *name = xstrdup(basename(a));
 	free(a);
+	return name;
+}
+
+/* Opens the database and loads the selected iterations. */
+static int load(struct run *R)
+{
+	const struct agg_opts *o = R->o;
+	char err[1024], *inname = NULL;
+	int rc, nmissing = 0;
+	R->db = db_open(R->db_path, DB_EXISTING, 30000, err, sizeof(err));
+	if (!R->db) {
+		error("%s (run ppbatch first?)", err);
+		return PP_EDB;
+	}
+	/* Ranks as docs/contracts.md §8 decides them, also when the ppbatch
+	 * run that stored the traces was stopped before it could. */
+	if ((rc = db_resolve_ranks(R->db)))
+		return db_error(R, rc);
+	if (o->input)
+		inname = input_name(o);
+	rc = agg_load_iterations(R->db, inname ? &inname : o->iterations,
+				 inname ? 1 : o->niterations, &R->iters, &R->niters, &nmissing);
+	free(inname);
+	if (rc)
+		return db_error(R, rc);
+	if (!R->niters) {
+		error("no iteration to aggregate in '%s'", R->db_path);
+		return PP_ENOTFOUND;
+	}
+	R->partial = nmissing > 0;
+	if (!(R->its = calloc((size_t)R->niters, sizeof(*R->its))))
+		return db_error(R, PP_ENOMEM);
+	for (int i = 0; i < R->niters; i++)
+		if ((rc = agg_load(R->db, R->iters[i], &R->its[i])))
+			return db_error(R, rc);
 	return 0;
+}
+
+/* The topology file's global batch size against the micro-batches the
+ * traces show: each pipeline runs m micro-batches of one size, so
+ * global batch = dp * m * size. A mismatch means forward steps are missing
+ * or the topology is not the job's. */
+static void check_global_batch(const struct run *R, const struct agg_iter *it, int vpp)
+{
+	const struct topology *t = &R->topo;
+	int steps = 0;
+	if (!t->global_batch || !t->dp)
+		return;
+	for (size_t i = 0; i < it->nranks; i++)
+		if (it->ranks[i].in.ok && it->ranks[i].in.megatron && it->ranks[i].in.nfwd > steps)
+			steps = it->ranks[i].in.nfwd;
+	int m = steps / vpp;
+	if (m > 0 && t->global_batch % ((long)t->dp * m))
+		warn("iteration %d: %d micro-batches per pipeline (forward steps) do not divide "
+		     "the topology file's global batch size %d over dp %d",
+		     it->iteration, m, t->global_batch, t->dp);
+}
+
+/* Labels, computes and reports every iteration, then stores ppagg's rows. */
+static int compute(struct run *R)
+{
+	const struct agg_opts *o = R->o;
+	struct agg_params params = { o->threshold, o->vpp > 0 ? o->vpp : 1 };
+	int rc;
+	for (int i = 0; i < R->niters; i++) {
+		struct agg_iter *it = &R->its[i];
+		if (R->topo.source != TOPO_SRC_NONE) {
+			label_steps(it, R->topo.pp, params.vpp);
+			struct agg_rank_in *in = malloc((it->nranks + 1) * sizeof(*in));
+			if (!in)
+				return db_error(R, PP_ENOMEM);
+			for (size_t k = 0; k < it->nranks; k++)
+				in[k] = it->ranks[k].in;
+			rc = agg_compute(&R->topo, in, it->nranks, &params, &it->res);
+			free(in);
+			if (rc)
+				return db_error(R, rc);
+			check_global_batch(R, it, params.vpp);
+		}
+		if (it->nfailed)
+			R->partial = 1;
+		report_iteration(R, it);
+	}
+	if ((rc = agg_store(R->db, R->its, (size_t)R->niters)))
+		return db_error(R, rc);
+	return 0;
+}
+
+/* CSVs, chart scripts and iterations.csv (each writer reports its own
+ * errors). */
+static int write_outputs(struct run *R)
+{
+	if (agg_mkdir_p(R->out))
+		return PP_EIO;
+	for (int i = 0; i < R->niters; i++)
+		if (iteration_outputs(R, &R->its[i]))
+			return PP_EIO;
+	return write_comparison(R);
+}
+
+static void summary(struct run *R, int64_t t0, int64_t t_agg, int64_t t_files, double render_ms)
+{
+	const struct agg_opts *o = R->o;
+	size_t nscripts = 0;
+	for (size_t i = 0; i < R->jobs.len; i++)
+		nscripts += R->jobs.buf[i] == '\n';
+	if (o->quiet)
+		return;
+	fprintf(stderr,
+		"%s: %d iteration%s aggregated in %.2f s, %zu chart scripts written "
+		"in %.2f s%s; report: %s/index.html\n",
+		pp_progname(), R->niters, R->niters == 1 ? "" : "s", (double)(t_agg - t0) / 1e9,
+		nscripts, (double)(t_files - t_agg) / 1e9,
+		o->render ? "" : " (not rendered: --no-render)", R->out);
+	if (o->render && nscripts)
+		fprintf(stderr, "%s: rendering: %.1f ms per chart (%d processes)\n", pp_progname(),
+			render_ms / (double)nscripts, o->processes);
 }
 
 int agg_run(const struct agg_opts *o)
 {
 	struct run R = { .o = o, .jobs = STRBUF_INIT };
-	char err[1024];
-	int exit_code = PP_EXIT_FATAL, rc, nmissing = 0;
-	char *inname = NULL;
+	int exit_code = PP_EXIT_FATAL, nfail_render = 0;
+	double render_ms = 0;
 	int64_t t0 = pp_now_ns();
 	topo_init(&R.topo);
 	resolve_paths(&R);
-	R.db = agg_db_open(R.db_path, err, sizeof(err));
-	if (!R.db) {
-		error("%s", err);
+	if (load(&R) || find_topology(&R) || compute(&R))
 		goto out;
-	}
-	if (o->input)
-		input_name(o, &inname);
-	rc = agg_db_iterations(R.db, inname ? &inname : o->iterations,
-			       inname ? 1 : o->niterations, &R.iters, &R.niters, &nmissing);
-	if (rc) {
-		error("%s", rc == PP_EDB ? agg_db_errmsg(R.db) : pp_strerror(rc));
-		goto out;
-	}
-	if (!R.niters) {
-		error("no iteration to aggregate in '%s'", R.db_path);
-		goto out;
-	}
-	R.partial = nmissing > 0;
-	R.its = calloc((size_t)R.niters, sizeof(*R.its));
-	if (!R.its)
-		goto out;
-	for (int i = 0; i < R.niters; i++)
-		if ((rc = agg_db_load(R.db, R.iters[i], &R.its[i]))) {
-			error("%s", rc == PP_EDB ? agg_db_errmsg(R.db) : pp_strerror(rc));
-			goto out;
-		}
-	if (find_topology(&R))
-		goto out;
-	struct agg_params params = { o->threshold, o->vpp > 0 ? o->vpp : 1 };
-	for (int i = 0; i < R.niters; i++) {
-		struct agg_iter *it = &R.its[i];
-		if (R.topo.source != TOPO_SRC_NONE)
-			label_steps(it, R.topo.pp, params.vpp);
-		if (R.topo.source != TOPO_SRC_NONE) {
-			struct agg_rank_in *in = malloc((it->nranks + 1) * sizeof(*in));
-			if (!in)
-				goto out;
-			for (size_t k = 0; k < it->nranks; k++)
-				in[k] = it->ranks[k].in;
-			rc = agg_compute(&R.topo, in, it->nranks, &params, &it->res);
-			free(in);
-			if (rc)
-				goto out;
-		}
-		if (it->nfailed)
-			R.partial = 1;
-		report_iteration(&R, it);
-	}
-	if ((rc = agg_db_write(R.db, R.its, (size_t)R.niters))) {
-		error("%s", agg_db_errmsg(R.db));
-		goto out;
-	}
 	int64_t t_agg = pp_now_ns();
-	if (agg_mkdir_p(R.out))
-		goto out;
-	for (int i = 0; i < R.niters; i++)
-		if (iteration_outputs(&R, &R.its[i]))
-			goto out;
-	if (write_comparison(&R))
+	if (write_outputs(&R))
 		goto out;
 	int64_t t_files = pp_now_ns();
-	double render_ms = 0;
-	int nfail_render = 0;
 	if (o->render)
 		nfail_render = agg_render(&R.jobs, o->processes, &render_ms, o->quiet);
 	struct agg_opts shown = *o;
 	shown.db = R.db_path;
 	if (agg_html_write(R.out, &shown, &R.topo, R.its, (size_t)R.niters))
 		goto out;
-	size_t nscripts = 0;
-	for (size_t i = 0; i < R.jobs.len; i++)
-		nscripts += R.jobs.buf[i] == '\n';
-	if (!o->quiet)
-		fprintf(stderr, "%s: %d iteration%s aggregated in %.2f s, %zu chart scripts written "
-				"in %.2f s%s; report: %s/index.html\n",
-			pp_progname(), R.niters, R.niters == 1 ? "" : "s",
-			(double)(t_agg - t0) / 1e9, nscripts, (double)(t_files - t_agg) / 1e9,
-			o->render ? "" : " (not rendered: --no-render)", R.out);
-	if (o->render && nscripts && !o->quiet)
-		fprintf(stderr, "%s: rendering: %.1f ms per chart (%d processes)\n", pp_progname(),
-			render_ms / (double)nscripts, o->processes);
+	summary(&R, t0, t_agg, t_files, render_ms);
 	exit_code = R.partial || nfail_render ? PP_EXIT_PARTIAL : PP_EXIT_OK;
 out:
 	if (R.its)
@@ -541,9 +619,8 @@ out:
 			agg_iter_release(&R.its[i]);
 	free(R.its);
 	free(R.iters);
-	free(inname);
 	topo_release(&R.topo);
-	agg_db_close(R.db);
+	db_close(R.db);
 	strbuf_release(&R.jobs);
 	free(R.base);
 	free(R.db_path);

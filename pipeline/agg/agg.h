@@ -3,7 +3,8 @@
  *
  * cmd/ppagg.c fills struct agg_opts and calls agg_run(). The work is split
  * by job: agg_calc.c (the metrics, pure functions over struct agg_rank_in),
- * agg_db.c (reads the ppbatch views, writes pp_groups/pipelines/stragglers),
+ * agg_load.c (reads ppbatch's rows, writes pp_groups/pipelines/stragglers,
+ * all through storage/db_agg.h),
  * agg_chart.c (gnuplot scripts and CSVs), agg_html.c (index.html),
  * agg_render.c (runs gnuplot in parallel), agg.c (the driver).
  */

@@ -28,29 +28,30 @@
 #include "util/safefile.h"
 
 const struct agg_cat_style agg_cat_styles[AGG_NCATS] = {
-	[AGG_CAT_BWD_COMP] = { "bwd_computation", "#F29BB8", -0.34, 0.34 },
-	[AGG_CAT_FWD_COMP] = { "fwd_computation", "#7EA6E6", -0.28, 0.28 },
-	[AGG_CAT_RECOMPUTE] = { "bwd_computation_recompute", "#5F2BEB", 0.34, 0.45 },
-	[AGG_CAT_FWD_COMM] = { "fwd_communication", "#E69F00", -0.45, -0.34 },
-	[AGG_CAT_BWD_COMM] = { "bwd_communication", "#B5403A", -0.45, -0.34 },
-	[AGG_CAT_DP_COMM] = { "dp_communication", "#3FC9C2", -0.20, 0.20 },
-	[AGG_CAT_PP_COMM] = { "pp_communication", "#9A6BC9", -0.12, 0.12 },
-	[AGG_CAT_OPT_COMP] = { "optimizer_computation", "#0B5528", -0.07, 0.07 },
+	[AGG_CAT_BWD_COMP] = { RR_BWD_COMP, "#F29BB8", -0.34, 0.34 },
+	[AGG_CAT_FWD_COMP] = { RR_FWD_COMP, "#7EA6E6", -0.28, 0.28 },
+	[AGG_CAT_RECOMPUTE] = { RR_BWD_COMP_RECOMPUTE, "#5F2BEB", 0.34, 0.45 },
+	[AGG_CAT_FWD_COMM] = { RR_FWD_COMM, "#E69F00", -0.45, -0.34 },
+	[AGG_CAT_BWD_COMM] = { RR_BWD_COMM, "#B5403A", -0.45, -0.34 },
+	[AGG_CAT_DP_COMM] = { RR_DP_COMM, "#3FC9C2", -0.20, 0.20 },
+	[AGG_CAT_PP_COMM] = { RR_PP_COMM, "#9A6BC9", -0.12, 0.12 },
+	[AGG_CAT_OPT_COMP] = { RR_OPT_COMP, "#0B5528", -0.07, 0.07 },
 };
 
-static const char *const phase_names[] = { "-", "fwd", "bwd", "pp", "dp", "opt" };
-
-int agg_cat_of(const char *name, bool recompute)
+int agg_cat_of(enum rr_category c, bool recompute)
 {
-	if (recompute) {
-		if (!strcmp(name, "bwd_computation"))
-			return AGG_CAT_RECOMPUTE;
-		return -1;
-	}
-	for (int c = 0; c < AGG_NCATS; c++)
-		if (c != AGG_CAT_RECOMPUTE && !strcmp(name, agg_cat_styles[c].name))
-			return c;
+	if (recompute)
+		return c == RR_BWD_COMP ? AGG_CAT_RECOMPUTE : -1;
+	for (int k = 0; k < AGG_NCATS; k++)
+		if (k != AGG_CAT_RECOMPUTE && agg_cat_styles[k].category == c)
+			return k;
 	return -1;
+}
+
+const char *agg_phase_name(enum rr_phase p)
+{
+	const char *n = rr_phase_name(p);
+	return n ? n : "-";
 }
 
 int agg_mkdir_p(const char *path)
@@ -123,8 +124,10 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 		for (size_t b = 0; b < rows[i].r->nblocks; b++)
 			present[rows[i].r->blocks[b].cat] = true;
 	for (int c = 0; c < AGG_NCATS; c++)
-		cls[c] = present[c] ? gantt_add_class(g, agg_cat_styles[c].name,
-						      agg_cat_styles[c].color) : -1;
+		cls[c] = present[c]
+				 ? gantt_add_class(g, rr_category_name(agg_cat_styles[c].category),
+						   agg_cat_styles[c].color)
+				 : -1;
 	gantt_set_title(g, title);
 	gantt_set_xlabel(g, xlabel);
 	gantt_set_ylabel(g, "rank");
@@ -143,8 +146,9 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 				h = 1 - y_off;
 			snprintf(hover, sizeof(hover),
 				 "rank %d\\n%s\\nstep %s %d (%d kernels)\\nstart %.3f ms\\n"
-				 "duration %.3f ms", r->in.rank, st->name,
-				 phase_names[k->phase < 6 ? k->phase : 0], k->seq, k->kernels,
+				 "duration %.3f ms",
+				 r->in.rank, rr_category_name(st->category),
+				 agg_phase_name(k->phase), k->seq, k->kernels,
 				 ms(k->s - rows[i].t0), ms(k->e - k->s));
 			struct gantt_box box = { row, cls[k->cat], ms(k->s - rows[i].t0),
 						 ms(k->e - rows[i].t0), y_off, h, NULL, hover };
@@ -168,11 +172,11 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 static int write_overlap(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
 			 const struct agg_chart_opts *co, struct strbuf *jobs)
 {
-	int nph[3] = { 0, 0, 0 };
+	int nph[2] = { 0, 0 }; /* steps of RR_FWD, RR_BWD */
 	for (size_t i = 0; i < r->nsteps; i++)
-		if (r->steps[i].phase == 1 || r->steps[i].phase == 2)
+		if (r->steps[i].phase == RR_FWD || r->steps[i].phase == RR_BWD)
 			nph[r->steps[i].phase]++;
-	if (!nph[1] && !nph[2])
+	if (!nph[RR_FWD] && !nph[RR_BWD])
 		return 0;
 	struct strbuf path = STRBUF_INIT;
 	struct safefile sf;
@@ -186,16 +190,16 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 	bool chunks = false; /* VPP > 1: steps are (chunk, micro-batch) pairs */
 	for (size_t i = 0; i < r->nsteps; i++)
 		chunks |= r->steps[i].chunk > 0;
-	for (int ph = 1; ph <= 2; ph++) {
+	for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
 		fprintf(f, "$%s << EOD\n# mbs comp_only_ms overlap_ms comm_only_ms wall_ms\n",
-			phase_names[ph]);
+			agg_phase_name(ph));
 		for (size_t i = 0; i < r->nsteps; i++) {
 			const struct agg_step *s = &r->steps[i];
 			if (s->phase != ph)
 				continue;
 			fprintf(f, "%d %.6f %.6f %.6f %.6f \"rank %d %s ", s->seq,
 				ms(s->comp - s->overlap), ms(s->overlap), ms(s->comm - s->overlap),
-				ms(s->wall), r->in.rank, phase_names[ph]);
+				ms(s->wall), r->in.rank, agg_phase_name(ph));
 			if (chunks)
 				fprintf(f, "step %d: chunk %d, mbs %d", s->seq, s->chunk,
 					s->microbatch);
@@ -207,7 +211,7 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 		}
 		fputs("EOD\n", f);
 	}
-	int maxn = nph[1] > nph[2] ? nph[1] : nph[2];
+	int maxn = nph[RR_FWD] > nph[RR_BWD] ? nph[RR_FWD] : nph[RR_BWD];
 	bool fmt[2] = { co->png, co->svg };
 	for (int k = 0; k < 2; k++) {
 		if (!fmt[k])
@@ -226,16 +230,18 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 		fprintf(f, "set xrange [-0.7:%.1f]\n", maxn - 0.3);
 		if (maxn <= 48)
 			fputs("set xtics 1\n", f);
-		for (int ph = 1; ph <= 2; ph++) {
-			fprintf(f, "set title '%s'\n", ph == 1 ? "Forward" : "Backward");
-			fprintf(f, "plot $%s using 1:($2+$3+$4) with boxes lc rgb '#3FC9C2' "
-				   "title 'communication only', \\\n"
-				   "  '' using 1:($2+$3) with boxes lc rgb '#C7B3E6' title 'overlap', \\\n"
-				   "  '' using 1:2 with boxes lc rgb '#7EA6E6' title 'computation only', \\\n"
-				   "  '' using 1:5 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#6A1B9A' "
-				   "title 'wall clock', \\\n"
-				   "  '' using 1:5:6 with labels hypertext point pt 5 ps 1.5 "
-				   "lc rgb '#FF000000' notitle\n", phase_names[ph]);
+		for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
+			fprintf(f, "set title '%s'\n", ph == RR_FWD ? "Forward" : "Backward");
+			fprintf(f,
+				"plot $%s using 1:($2+$3+$4) with boxes lc rgb '#3FC9C2' "
+				"title 'communication only', \\\n"
+				"  '' using 1:($2+$3) with boxes lc rgb '#C7B3E6' title 'overlap', \\\n"
+				"  '' using 1:2 with boxes lc rgb '#7EA6E6' title 'computation only', \\\n"
+				"  '' using 1:5 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#6A1B9A' "
+				"title 'wall clock', \\\n"
+				"  '' using 1:5:6 with labels hypertext point pt 5 ps 1.5 "
+				"lc rgb '#FF000000' notitle\n",
+				agg_phase_name(ph));
 		}
 		fputs("unset multiplot\nunset output\n", f);
 	}
@@ -260,7 +266,7 @@ static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 	      "overlap_ns,comp_only_ns,comm_only_ns,kernels,chunk,microbatch\n", f);
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct agg_step *s = &r->steps[i];
-		fprintf(f, "%s,%d,%lld,%lld,", phase_names[s->phase < 6 ? s->phase : 0], s->seq,
+		fprintf(f, "%s,%d,%lld,%lld,", agg_phase_name(s->phase), s->seq,
 			(long long)s->cpu_s, (long long)s->cpu_e);
 		if (s->has_kernels)
 			fprintf(f, "%lld,%lld,", (long long)s->s, (long long)s->e);
@@ -284,7 +290,7 @@ static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 	}
 	fputs("category,kernels,sum_ns,busy_ns\n", f);
 	for (size_t i = 0; i < r->ncats; i++)
-		fprintf(f, "%s,%lld,%lld,%lld\n", r->cats[i].category ? r->cats[i].category : "",
+		fprintf(f, "%s,%lld,%lld,%lld\n", rr_category_name(r->cats[i].category),
 			(long long)r->cats[i].kernels, (long long)r->cats[i].sum,
 			(long long)r->cats[i].busy);
 	rc = close_file(&sf, path.buf);

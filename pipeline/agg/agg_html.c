@@ -177,6 +177,32 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 	strbuf_addstr(h, "</table>\n");
 }
 
+/* Ranks claimed by several traces and traces without a rank: listed, never
+ * aggregated (docs/contracts.md §8). */
+static void conflicts_section(struct strbuf *h, const struct agg_iter *it)
+{
+	if (it->nconflicts) {
+		strbuf_addstr(h, "<h3>Rank conflicts (not aggregated)</h3>\n<ul>\n");
+		for (size_t i = 0; i < it->nranks; i++) {
+			if (it->ranks[i].ntraces < 2)
+				continue;
+			strbuf_addstr(h, "<li>");
+			agg_html_escape(h, it->ranks[i].error);
+			strbuf_addstr(h, "</li>\n");
+		}
+		strbuf_addstr(h, "</ul>\n");
+	}
+	if (it->nunranked) {
+		strbuf_addstr(h, "<h3>Traces without a rank (not aggregated)</h3>\n<ul>\n");
+		for (size_t i = 0; i < it->nunranked; i++) {
+			strbuf_addstr(h, "<li>");
+			agg_html_escape(h, it->unranked[i]);
+			strbuf_addstr(h, "</li>\n");
+		}
+		strbuf_addstr(h, "</ul>\n");
+	}
+}
+
 static void failed_ranks(struct strbuf *h, const struct agg_iter *it)
 {
 	if (!it->nfailed)
@@ -185,7 +211,7 @@ static void failed_ranks(struct strbuf *h, const struct agg_iter *it)
 			 "<th>error</th></tr>\n");
 	for (size_t i = 0; i < it->nranks; i++) {
 		const struct agg_rank *r = &it->ranks[i];
-		if (r->in.ok)
+		if (r->in.ok || r->ntraces > 1)
 			continue;
 		strbuf_addf(h, "<tr><td>%d</td><td>", r->in.rank);
 		agg_html_escape(h, r->path);
@@ -394,6 +420,7 @@ static void iteration_section(struct strbuf *h, const char *out, const struct to
 		    "<a href=\"#compare\">back to the comparison</a></p>\n",
 		    it->nok, it->nfailed, I, I, I);
 	failed_ranks(h, it);
+	conflicts_section(h, it);
 	incomplete_groups(h, t, it);
 	pipelines_table(h, t, it);
 	stragglers_table(h, it);
@@ -448,6 +475,8 @@ int agg_html_write(const char *out, const struct agg_opts *o, const struct topol
 		agg_html_escape(&h, t->origin.buf);
 		strbuf_addf(&h, "), TP %d, PP %d, DP %d, CP %d, EP %d, world %d", t->tp, t->pp, t->dp,
 			    t->cp, t->ep, t->world);
+		if (t->global_batch)
+			strbuf_addf(&h, ", global batch size %d", t->global_batch);
 	}
 	strbuf_addf(&h, ". Times in ms; bubble = group window minus the rank's GPU time outside "
 			"pipeline communication. Straggler threshold %.0f %% over the DP-group "

@@ -1,6 +1,7 @@
 /* agg_int.h — what the parts of ppagg share: the in-memory model of one
- * iteration (ranks, their steps, blocks and category stats), the database
- * access (agg_db.c), the chart and CSV writers (agg_chart.c), the report
+ * iteration (ranks, their steps, blocks and category stats), loading it
+ * from the database and writing ppagg's rows (agg_load.c, through
+ * storage/db_agg.h), the chart and CSV writers (agg_chart.c), the report
  * (agg_html.c) and the renderer (agg_render.c). Internal to ppagg.
  */
 #ifndef AGG_INT_H
@@ -11,9 +12,11 @@
 #include <stdint.h>
 
 #include "agg.h"
+#include "model/rank_result.h"
 #include "util/arena.h"
 #include "util/strbuf.h"
 
+struct db;
 struct topology;
 
 /* Drawn categories, in drawing order (largest boxes first). */
@@ -24,7 +27,7 @@ enum agg_cat {
 };
 
 struct agg_cat_style {
-	const char *name;  /* category name of the database */
+	enum rr_category category; /* what the boxes show (its name labels them) */
 	const char *color; /* "#rrggbb" */
 	double lo, hi;     /* box extent relative to the row centre */
 };
@@ -33,8 +36,11 @@ extern const struct agg_cat_style agg_cat_styles[AGG_NCATS];
  * (safefile.h); reports the error itself. 0 or PP_EIO. */
 int agg_mkdir_p(const char *path);
 
-/* AGG_CAT_* of a category name (recompute flag for the subset), or -1. */
-int agg_cat_of(const char *name, bool recompute);
+/* AGG_CAT_* of a kernel category (recompute: the kernel was recomputed,
+ * for the subset's class), or -1 when it is not drawn. */
+int agg_cat_of(enum rr_category c, bool recompute);
+/* A phase's name for charts and CSVs; "-" for RR_NOPHASE. */
+const char *agg_phase_name(enum rr_phase p);
 
 /* One block of a timeline: [first kernel start, last kernel end] of one
  * category's kernels in one step. */
@@ -42,13 +48,13 @@ struct agg_block {
 	int64_t s, e;
 	int32_t seq;    /* step number within its phase */
 	uint8_t cat;    /* enum agg_cat */
-	uint8_t phase;  /* 1 fwd 2 bwd 3 pp 4 dp 5 opt */
+	int8_t phase;   /* enum rr_phase */
 	int32_t kernels;
 };
 
 /* One fwd/bwd step (steps view), for the overlap chart and the CSV. */
 struct agg_step {
-	uint8_t phase; /* 1 fwd, 2 bwd, 3 pp, 4 dp, 5 opt */
+	int8_t phase; /* enum rr_phase */
 	int32_t seq;
 	bool has_kernels;
 	int64_t cpu_s, cpu_e, s, e, wall, comp, comm, overlap;
@@ -58,12 +64,16 @@ struct agg_step {
 };
 
 struct agg_catstat {
-	const char *category; /* arena string */
+	enum rr_category category;
 	int64_t kernels, sum, busy;
 };
 
 struct agg_rank {
 	struct agg_rank_in in;
+	int64_t trace_id; /* its trace (traces.id); 0 for a conflicted rank */
+	int ntraces;      /* traces claiming the rank: > 1 is a conflict */
+	/* status: "ok", "partial", "failed" or "conflict"; mode: "megatron",
+	 * "generic" or NULL; error: why it failed, or the conflict's traces. */
 	const char *status, *mode, *error, *path, *folder; /* arena strings or NULL */
 	int64_t idle, comp_busy, comm_busy, overlap;
 	double coverage;
@@ -82,6 +92,9 @@ struct agg_iter {
 	size_t nranks;
 	struct agg_result res;
 	int nfailed, nok;
+	int nconflicts;        /* ranks claimed by more than one trace */
+	const char **unranked; /* paths of traces without any rank (arena) */
+	size_t nunranked;
 	struct arena arena;
 };
 
@@ -89,25 +102,24 @@ struct agg_iter {
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank);
 void agg_iter_release(struct agg_iter *it);
 
-/* ---- database (agg_db.c) ---- */
-struct agg_db;
-/* Opens an existing database read-write; NULL with a message in err. */
-struct agg_db *agg_db_open(const char *path, char *err, size_t errlen);
-void agg_db_close(struct agg_db *db);
-const char *agg_db_errmsg(struct agg_db *db);
+/* ---- the database (agg_load.c, through storage/db_agg.h) ---- */
 /* Resolves names ("15" or "iteration_15") to iteration numbers; no names =
  * every iteration in the database. Fills a malloc'd sorted array. Names
- * that match nothing are reported and counted in *nmissing. */
-int agg_db_iterations(struct agg_db *db, char **names, int nnames, int **out, int *nout,
-		      int *nmissing);
-/* Loads ranks (with steps and category stats) of one iteration into it. */
-int agg_db_load(struct agg_db *db, int iteration, struct agg_iter *it);
+ * that match nothing are reported and counted in *nmissing. PP_EDB
+ * (db_errmsg) or PP_ENOMEM. */
+int agg_load_iterations(struct db *db, char **names, int nnames, int **out, int *nout,
+			int *nmissing);
+/* Loads the ranks (with steps and category stats) of one iteration into
+ * it. A rank claimed by several traces becomes one rank with status
+ * "conflict" and none of their data; traces without a rank are listed in
+ * it->unranked. */
+int agg_load(struct db *db, int iteration, struct agg_iter *it);
 /* Loads the timeline blocks of every rank of it (one kernels scan). */
-int agg_db_load_blocks(struct agg_db *db, struct agg_iter *it);
+int agg_load_blocks(struct db *db, struct agg_iter *it);
 /* Feeds the distinct (pg_desc, pg_ranks) of an iteration to topo_infer_add. */
-int agg_db_infer_topology(struct agg_db *db, int iteration, struct topology *t);
+int agg_load_process_groups(struct db *db, int iteration, struct topology *t);
 /* Deletes and rewrites the ppagg rows of every iteration, one transaction. */
-int agg_db_write(struct agg_db *db, struct agg_iter *its, size_t n);
+int agg_store(struct db *db, const struct agg_iter *its, size_t n);
 
 /* ---- charts and CSVs (agg_chart.c) ---- */
 struct agg_chart_opts {

@@ -4,7 +4,10 @@
  * title line opens a section (its kind found by keywords, the model section
  * first because its title mentions "DP"), dashed lines are counted per
  * section (model groups come after the second one), "Group K: [...]" adds a
- * group to the open section. Anything else is noted, never fatal.
+ * group to the open section. The lines real files carry besides sizes and
+ * groups (banner, time stamp, global batch size, per-section and overall
+ * counts) are understood silently and their counts checked once the groups
+ * are known. Anything else is noted, never fatal.
  */
 #include "topology.h"
 
@@ -20,11 +23,6 @@
 #include "util/pp.h"
 
 static const char *const kind_names[TOPO_NKINDS] = { "tp", "pp", "dp", "ep", "cp", "model" };
-
-const char *topo_kind_name(enum topo_kind k)
-{
-	return (unsigned)k < TOPO_NKINDS ? kind_names[k] : "?";
-}
 
 const char *topo_source_name(enum topo_source s)
 {
@@ -219,10 +217,116 @@ static int parse_group_line(const char *s, int *number, int **ranks, int *n)
 
 static int derive(struct topology *t, const char *name);
 
+/* Counts a file states about itself (-1: not stated), with the line that
+ * stated them, for the checks of check_counts(). */
+struct stated {
+	int groups[TOPO_NKINDS], groups_line[TOPO_NKINDS];
+	int replicas, replicas_line;
+	int total, valid, error, stats_line;
+};
+
+/* The number after the last ':' of s, or -1 when it is not one. */
+static int count_after_colon(const char *s)
+{
+	const char *c = strrchr(s, ':');
+	char *end;
+	if (!c)
+		return -1;
+	long v = strtol(c + 1, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	return end > c + 1 && !*end && v >= 0 && v <= 100000000 ? (int)v : -1;
+}
+
+/* Whether the line (up: upper-cased) is one of the lines besides sizes and
+ * groups that real files carry; stores what it states. A count that is not
+ * a number is noted. */
+static bool extra_line(struct topology *t, struct stated *st, int section, const char *up,
+		       const char *s, const char *name, int line)
+{
+	static const char *const ignored[] = { "MEGATRON PARALLEL CONFIGURATION", "STATISTICS" };
+	static const char *const counts[] = {
+		"GLOBAL BATCH SIZE:", "TOTAL GROUPS:", "TOTAL MODEL REPLICAS",
+		"TOTAL RANKS:",       "VALID RANKS:",  "ERROR RANKS:"
+	};
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		if (!strcmp(up, ignored[i]))
+			return true;
+	if (!strncmp(up, "TIMESTAMP:", 10))
+		return true;
+	size_t k;
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+		if (!strncmp(up, counts[k], strlen(counts[k])))
+			break;
+	if (k == sizeof(counts) / sizeof(counts[0]))
+		return false;
+	int v = count_after_colon(s);
+	if (v < 0) {
+		note(t, name, line, "count not understood", s);
+		return true;
+	}
+	switch (k) {
+	case 0: t->global_batch = v; break;
+	case 1:
+		if (section < 0) {
+			note(t, name, line, "group count outside a section", s);
+			break;
+		}
+		st->groups[section] = v;
+		st->groups_line[section] = line;
+		break;
+	case 2:
+		st->replicas = v;
+		st->replicas_line = line;
+		break;
+	case 3:
+		st->total = v;
+		st->stats_line = line;
+		break;
+	case 4: st->valid = v; break;
+	case 5: st->error = v; break;
+	}
+	return true;
+}
+
+/* The file's own counts against what it lists (after derive()). */
+static void check_counts(struct topology *t, const struct stated *st, const char *name)
+{
+	for (int k = 0; k < TOPO_NKINDS; k++)
+		if (st->groups[k] >= 0 && (size_t)st->groups[k] != t->groups[k].n)
+			strbuf_addf(&t->notes,
+				    "%s:%d: 'Total groups: %d' but the %s section "
+				    "lists %zu\n",
+				    name, st->groups_line[k], st->groups[k], kind_names[k],
+				    t->groups[k].n);
+	if (st->replicas >= 0 && (size_t)st->replicas != t->groups[TOPO_MODEL].n)
+		strbuf_addf(&t->notes, "%s:%d: %d model replicas stated, %zu listed\n", name,
+			    st->replicas_line, st->replicas, t->groups[TOPO_MODEL].n);
+	if (st->replicas >= 0 && t->dp && st->replicas != t->dp)
+		strbuf_addf(&t->notes, "%s:%d: %d model replicas stated but dp is %d\n", name,
+			    st->replicas_line, st->replicas, t->dp);
+	if (st->total >= 0 && t->world && st->total != t->world)
+		strbuf_addf(&t->notes, "%s:%d: 'Total Ranks: %d' but the world has %d ranks\n",
+			    name, st->stats_line, st->total, t->world);
+	if (st->total >= 0 && st->valid >= 0 && st->error >= 0 &&
+	    st->valid + st->error != st->total)
+		strbuf_addf(&t->notes, "%s:%d: %d valid and %d error ranks are not the %d total\n",
+			    name, st->stats_line, st->valid, st->error, st->total);
+	if (st->error > 0)
+		strbuf_addf(&t->notes, "%s: the job that wrote it counted %d error rank%s\n", name,
+			    st->error, st->error == 1 ? "" : "s");
+	if (t->global_batch && t->dp && t->global_batch % t->dp)
+		strbuf_addf(&t->notes, "%s: global batch size %d is not a multiple of dp %d\n",
+			    name, t->global_batch, t->dp);
+}
+
 int topo_parse_text(struct topology *t, const char *text, size_t len, const char *name)
 {
 	int section = -1, dashes = 0, lineno = 0, rc = 0;
 	bool any = false;
+	struct stated st = { .replicas = -1, .total = -1, .valid = -1, .error = -1 };
+	for (int k = 0; k < TOPO_NKINDS; k++)
+		st.groups[k] = -1;
 	char line[4096], up[4096];
 	size_t i = 0;
 
@@ -271,6 +375,8 @@ int topo_parse_text(struct topology *t, const char *text, size_t len, const char
 		for (k = 0; s[k] && k < sizeof(up) - 1; k++)
 			up[k] = (char)toupper((unsigned char)s[k]);
 		up[k] = '\0';
+		if (extra_line(t, &st, section, up, s, name, lineno))
+			continue;
 		/* Header: "<NAME>[ (...)] Size: N". */
 		const char *colon = strrchr(up, ':');
 		const char *sz = strstr(up, "SIZE");
@@ -304,7 +410,10 @@ int topo_parse_text(struct topology *t, const char *text, size_t len, const char
 	}
 	if (!any)
 		return PP_EPARSE;
-	return derive(t, name);
+	if ((rc = derive(t, name)))
+		return rc;
+	check_counts(t, &st, name);
+	return 0;
 }
 
 int topo_load_file(struct topology *t, const char *path)

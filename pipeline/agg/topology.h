@@ -40,6 +40,7 @@ struct topo_groups {
 struct topology {
 	/* Sizes; 0 when unknown. world = tp*cp*ep*dp*pp when derived. */
 	int tp, pp, dp, cp, ep, world;
+	int global_batch; /* "Global Batch Size: N" of a file; 0 unknown */
 	struct topo_groups groups[TOPO_NKINDS];
 	enum topo_source source;
 	struct strbuf origin; /* e.g. the file path or "--tp/--pp flags" */
@@ -59,10 +60,15 @@ void topo_release(struct topology *t);
 /* Parses the text of a topology file (lenient: header lines "TP Size: 2" or
  * "TP (Tensor Parallel) Size: 2", sections "PIPELINE PARALLEL (PP) GROUPS" or
  * "UNIQUE PP GROUPS" with "Group K: [r, ...]" lines, the model section's
- * groups after its second dashed line). Lines it cannot use are listed in
- * t->notes as "<name>:<line>: ...". Missing sizes are derived from the
- * groups; missing PP/DP/model groups from the sizes. Returns 0, or
- * PP_EPARSE when no group and no size could be read, PP_ENOMEM. */
+ * groups after its second dashed line). The other lines real files carry
+ * are understood: the banner, "Timestamp: ...", "Global Batch Size: N"
+ * (t->global_batch), "Total groups: N" after a section, "Total model
+ * replicas (DP): N" and the STATISTICS block (Total/Valid/Error Ranks); the
+ * counts are checked against what the file lists. Lines it cannot use, and
+ * counts that disagree, are listed in t->notes as "<name>:<line>: ...".
+ * Missing sizes are derived from the groups; missing PP/DP/model groups
+ * from the sizes. Returns 0, or PP_EPARSE when no group and no size could
+ * be read, PP_ENOMEM. */
 int topo_parse_text(struct topology *t, const char *text, size_t len,
 		    const char *name);
 /* Reads and parses path; PP_EIO when it cannot be read. */
@@ -95,7 +101,6 @@ int topo_index(struct topology *t);
  * array; returns the count, or -1 on malformed text (nothing allocated). */
 int topo_parse_ranks(const char *s, int **out);
 
-const char *topo_kind_name(enum topo_kind k);   /* "tp", "pp", ..., "model" */
 const char *topo_source_name(enum topo_source s); /* "file", "sizes", ... */
 
 #endif

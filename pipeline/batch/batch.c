@@ -1,11 +1,18 @@
 /* batch.c — the ppbatch coordinator: walk the tree, skip what is stored,
- * run the rest on the worker pool, record and summarise the run.
+ * run the rest on the worker pool, decide the ranks, record and summarise
+ * the run.
+ *
+ *   settings → walk (+ shard) → open db → stored traces (legacy rows of a
+ *   version-2 file adopted) → plan: skip or task → pool → every reported
+ *   trace has its row → ranks resolved, conflicts reported → runs row,
+ *   summary, exit status
  *
  * The options arrive merged (cmd/ppbatch.c: defaults, [batch], flags); the
  * database defaults to <input>/pptrace.db.
  * The coordinator writes to the database only what no worker could: entries
  * that are not traces (walk errors), tasks whose worker crashed twice or timed
- * out, and the runs row.
+ * out, the adoption of legacy rows, the ranks and the runs row. A trace is
+ * identified by where it was laid out (walk.h, docs/contracts.md §8).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +21,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "model/patterns.h"
 #include "pool.h"
 #include "storage/db.h"
 #include "util/pp.h"
@@ -23,23 +31,48 @@
 #include "worker.h"
 
 struct stored {
-	char *path;
+	char *path, *folder;
 	int64_t bytes, mtime_ns;
 	int status, fail_kind;
+	bool legacy;
+};
+
+struct stored_list {
+	struct stored *v; /* sorted by path */
+	size_t n, alloc;
+};
+
+struct settings {
+	int processes;
+	const char *pattern;
+	double timeout_s;
+	bool salvage;
+	int busy_ms;
 };
 
 struct batch {
 	const struct batch_opts *o;
+	struct settings set;
 	struct db *db;
-	const char *db_path;
+	struct strbuf db_path; /* as given */
+	char *real_db;         /* canonical, for the workers and the runs row */
 	struct walk_list files;
 	size_t *tasks;          /* indices into files */
 	size_t ntasks;
-	struct stored *stored;  /* sorted by path */
-	size_t nstored, stored_alloc;
+	bool *sent; /* files[i] was analysed or recorded by this run */
+	struct stored_list stored;
 	int64_t run_id;
-	int64_t ok, partial, failed, skipped, bytes_done;
+	struct db_run run; /* its counters are the run's: ok, partial,
+				 * failed, skipped, bytes */
+	char host[256];
+	struct strbuf shard;
 	int64_t skipped_failed; /* skipped, but stored as failed earlier */
+	int64_t conflicts;      /* traces in a rank conflict, in the walked
+				 * iterations */
+	int64_t *iters;         /* the walked iteration numbers, sorted */
+	size_t niters;
+	const char **folders; /* the walked folders without one, sorted */
+	size_t nfolders;
 	struct strbuf failures; /* "path: reason" lines */
 	struct progress prog;
 	int64_t unchecked;      /* trace bytes stored since the last checkpoint */
@@ -51,16 +84,22 @@ struct batch {
  * the event loop waits for the checkpoint's two fdatasyncs. */
 #define CHECKPOINT_BYTES ((int64_t)256 << 20)
 
-static void collect_stored(void *ctx, const char *path, int64_t bytes,
-			   int64_t mtime_ns, int status, int fail_kind)
+/* At most this many lines of each list in the summary. */
+#define SHOW_MAX 10
+
+/* ---- what is stored ---- */
+
+static void collect_stored(void *ctx, const struct db_stored *s)
 {
-	struct batch *b = ctx;
-	if (b->nstored == b->stored_alloc) {
-		b->stored_alloc = b->stored_alloc ? 2 * b->stored_alloc : 256;
-		b->stored = xrealloc(b->stored, b->stored_alloc * sizeof(*b->stored));
+	struct stored_list *l = ctx;
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 256;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
 	}
-	b->stored[b->nstored++] = (struct stored){ xstrdup(path), bytes, mtime_ns,
-						   status, fail_kind };
+	l->v[l->n++] = (struct stored){ xstrdup(s->path), xstrdup(s->folder ? s->folder : ""),
+					s->bytes,         s->mtime_ns,
+					s->status,        s->fail_kind,
+					s->legacy };
 }
 
 static int cmp_stored(const void *a, const void *b)
@@ -69,13 +108,39 @@ static int cmp_stored(const void *a, const void *b)
 		      ((const struct stored *)b)->path);
 }
 
+static void stored_release(struct stored_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].folder);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Reads every stored trace into b->stored. 0 or PP_EDB (reported). */
+static int load_stored(struct batch *b)
+{
+	stored_release(&b->stored);
+	if (db_trace_each(b->db, collect_stored, &b->stored))
+		return error("%s", db_errmsg(b->db)), PP_EDB;
+	if (b->stored.n)
+		qsort(b->stored.v, b->stored.n, sizeof(*b->stored.v), cmp_stored);
+	return 0;
+}
+
+static struct stored *find_stored(const struct batch *b, const char *path)
+{
+	struct stored key = { .path = (char *)path };
+	return b->stored.n ? bsearch(&key, b->stored.v, b->stored.n, sizeof(key), cmp_stored)
+			   : NULL;
+}
+
 /* Already stored with the same size and mtime, and not a failure that a
  * re-run may cure (crash, timeout). */
 static bool is_stored(const struct batch *b, const struct walk_file *f)
 {
-	struct stored key = { .path = f->real };
-	const struct stored *s = b->nstored ? bsearch(&key, b->stored, b->nstored,
-						      sizeof(*s), cmp_stored) : NULL;
+	const struct stored *s = find_stored(b, f->key);
 	return s && s->bytes == f->bytes && s->mtime_ns == f->mtime_ns &&
 	       !(s->status == DB_STATUS_FAILED &&
 		 (s->fail_kind == DB_FAIL_CRASH || s->fail_kind == DB_FAIL_TIMEOUT));
@@ -83,11 +148,53 @@ static bool is_stored(const struct batch *b, const struct walk_file *f)
 
 static bool stored_failed(const struct batch *b, const struct walk_file *f)
 {
-	struct stored key = { .path = f->real };
-	const struct stored *s = bsearch(&key, b->stored, b->nstored, sizeof(*s),
-					 cmp_stored);
+	const struct stored *s = find_stored(b, f->key);
 	return s && s->status == DB_STATUS_FAILED;
 }
+
+/* Rows written before schema version 3 carry the file's canonical path
+ * (the old identity). Each walked trace takes over the legacy row of its
+ * own key, else the one of its file in the same folder, so an upgraded
+ * database is not analysed again. A file reached through two names (or
+ * two folders) had one row: the other names are analysed as new traces. */
+static int adopt_legacy(struct batch *b)
+{
+	size_t nlegacy = 0, nadopted = 0;
+	for (size_t i = 0; i < b->stored.n; i++)
+		nlegacy += b->stored.v[i].legacy;
+	if (!nlegacy)
+		return 0;
+	if (db_adopt_begin(b->db))
+		goto fail;
+	for (size_t i = 0; i < b->files.n; i++) {
+		const struct walk_file *f = &b->files.v[i];
+		struct stored *s = find_stored(b, f->key);
+		if (!s)
+			s = find_stored(b, f->real);
+		if (!s || !s->legacy || strcmp(s->folder, f->folder))
+			continue;
+		struct db_trace t;
+		worker_trace_row(&t, f, 0);
+		if (db_trace_adopt(b->db, s->path, &t))
+			goto fail;
+		s->legacy = false; /* one name adopts it */
+		nadopted++;
+	}
+	if (db_adopt_commit(b->db))
+		goto fail;
+	if (!b->o->quiet)
+		fprintf(stderr,
+			"%s: %zu trace%s stored by an older pptrace took the path "
+			"they were found at (not analysed again)\n",
+			pp_progname(), nadopted, nadopted == 1 ? "" : "s");
+	return load_stored(b);
+fail:
+	error("cannot adopt the traces of an older database: %s", db_errmsg(b->db));
+	db_trace_rollback(b->db);
+	return PP_EDB;
+}
+
+/* ---- outcomes ---- */
 
 /* msg without a leading "path: " (the reader's messages name the file). */
 static const char *strip_path(const char *path, const char *msg)
@@ -111,14 +218,15 @@ static void count_outcome(struct batch *b, const struct walk_file *f,
 	const char *what = failed ? "failed" :
 			   out->status == DB_STATUS_PARTIAL ? "partial" : "ok";
 	if (failed) {
-		b->failed++;
+		b->run.failed++;
 		add_failure(b, f->path, out->msg);
 	} else if (out->status == DB_STATUS_PARTIAL) {
-		b->partial++;
+		b->run.partial++;
 	} else {
-		b->ok++;
+		b->run.ok++;
 	}
-	b->bytes_done += f->bytes;
+	b->run.bytes += f->bytes;
+	b->sent[f - b->files.v] = true;
 	strbuf_addf(&line, "%s: [%lld/%lld] %s %s (%.1f MB, %.2f s)",
 		    pp_progname(), (long long)(b->prog.files_done + 1),
 		    (long long)b->prog.files_total, what, f->path,
@@ -141,14 +249,11 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o,
 	struct batch *b = ctx;
 	const struct walk_file *f = &b->files.v[b->tasks[i]];
 	if (!recorded) {
-		struct db_trace t = {
-			.path = f->real, .folder = f->folder,
-			.has_iteration = f->has_iteration, .iteration = f->iteration,
-			.has_rank = f->has_rank, .rank = f->rank, .bytes = f->bytes,
-			.mtime_ns = f->mtime_ns, .status = o->status,
-			.fail_kind = o->fail_kind, .error = o->msg,
-			.run_id = b->run_id,
-		};
+		struct db_trace t;
+		worker_trace_row(&t, f, b->run_id);
+		t.status = o->status;
+		t.fail_kind = o->fail_kind;
+		t.error = o->msg;
 		if (db_trace_store_empty(b->db, &t))
 			error("cannot record failure of '%s': %s", f->path,
 			      db_errmsg(b->db));
@@ -167,17 +272,286 @@ static void tick(void *ctx)
 	progress_tick(&((struct batch *)ctx)->prog);
 }
 
+/* ---- the phases ---- */
+
+/* Settings: the options arrive merged (cmd/ppbatch.c: defaults, [batch],
+ * flags). The workers read [patterns]: a bad set is a usage error here,
+ * once, not a worker exiting before its first reply. */
+static int settings(const struct batch_opts *o, struct settings *s)
+{
+	char err[256];
+	s->processes = o->processes;
+	s->pattern = o->pattern;
+	s->timeout_s = o->timeout_s;
+	s->salvage = o->salvage;
+	s->busy_ms = o->busy_timeout_ms;
+	struct patterns *pats = patterns_new(o->config, err, sizeof(err));
+	if (!pats)
+		return error("%s", err);
+	patterns_free(pats);
+	return 0;
+}
+
+/* Walks the tree, opens the database and reads what it holds. A PP_EXIT_*
+ * code, errors reported. */
+static int open_all(struct batch *b)
+{
+	const struct batch_opts *o = b->o;
+	char err[1024];
+	if (o->db) {
+		strbuf_addstr(&b->db_path, o->db);
+	} else {
+		strbuf_addstr(&b->db_path, o->input);
+		if (b->db_path.len && b->db_path.buf[b->db_path.len - 1] != '/')
+			strbuf_addch(&b->db_path, '/');
+		strbuf_addstr(&b->db_path, "pptrace.db");
+	}
+	struct walk_opts wo = { o->input, o->folders, o->nfolders, b->set.pattern };
+	if (walk_dir(&wo, &b->files, err, sizeof(err))) {
+		error("%s", err);
+		return PP_EXIT_USAGE;
+	}
+	walk_shard(&b->files, o->shard_index, o->shard_count);
+	b->sent = xcalloc(b->files.n + 1, sizeof(*b->sent));
+	if (!(b->db = db_open(b->db_path.buf, 0, b->set.busy_ms, err, sizeof(err)))) {
+		error("%s", err);
+		return PP_EXIT_FATAL;
+	}
+	b->real_db = realpath(b->db_path.buf, NULL);
+	if (load_stored(b) || adopt_legacy(b))
+		return PP_EXIT_FATAL;
+	return PP_EXIT_OK;
+}
+
+/* Records the run and decides, file by file, between skip and task; the
+ * entries that are not traces are recorded here as failed. */
+static void plan(struct batch *b)
+{
+	const struct batch_opts *o = b->o;
+	int64_t bytes_total = 0;
+	gethostname(b->host, sizeof(b->host) - 1);
+	if (o->shard_count > 1)
+		strbuf_addf(&b->shard, "%d/%d", o->shard_index, o->shard_count);
+	b->run = (struct db_run){ .host = b->host,
+				  .input = o->input,
+				  .db = b->real_db ? b->real_db : b->db_path.buf,
+				  .shard = b->shard.len ? b->shard.buf : NULL,
+				  .processes = b->set.processes };
+	if (db_run_begin(b->db, &b->run, &b->run_id))
+		warn("%s", db_errmsg(b->db));
+	b->tasks = xcalloc(b->files.n + 1, sizeof(*b->tasks));
+	for (size_t i = 0; i < b->files.n; i++) {
+		struct walk_file *f = &b->files.v[i];
+		if (!o->force && !f->error && is_stored(b, f)) {
+			b->run.skipped++;
+			b->skipped_failed += stored_failed(b, f);
+		} else {
+			bytes_total += f->bytes;
+		}
+	}
+	progress_init(&b->prog, stderr, isatty(2), o->quiet, (int64_t)b->files.n - b->run.skipped,
+		      bytes_total);
+	for (size_t i = 0; i < b->files.n; i++) {
+		struct walk_file *f = &b->files.v[i];
+		if (f->error) {
+			/* Not a trace: recorded here as failed, never sent out. */
+			struct worker_ctx ctx = { .db = b->db, .run_id = b->run_id };
+			struct worker_outcome out;
+			worker_process(&ctx, f, &out);
+			count_outcome(b, f, &out);
+		} else if (o->force || !is_stored(b, f)) {
+			b->tasks[b->ntasks++] = i;
+		}
+	}
+}
+
+/* Runs the tasks on the pool: 0, PP_EINTR, or PP_EIO (reported). */
+static int run_pool(struct batch *b)
+{
+	char err[1024], exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0) {
+		error("cannot find my own executable: /proc/self/exe unreadable");
+		return PP_EIO;
+	}
+	exe[n] = '\0';
+	char *argv[10];
+	int ac = 0;
+	argv[ac++] = exe;
+	argv[ac++] = "--worker";
+	argv[ac++] = "--db";
+	argv[ac++] = b->real_db ? b->real_db : b->db_path.buf;
+	if (b->o->config_path) {
+		argv[ac++] = "--config";
+		argv[ac++] = (char *)b->o->config_path;
+	}
+	if (b->set.salvage)
+		argv[ac++] = "--salvage";
+	argv[ac] = NULL;
+	struct pool_opts po = { argv, b->set.processes, b->set.timeout_s, b, task_line, task_done,
+				tick };
+	int rc = pool_run(&po, b->ntasks, err, sizeof(err));
+	progress_finish(&b->prog);
+	if (rc == PP_EIO)
+		error("%s", err);
+	return rc;
+}
+
+/* "N ok" must mean N rows: every trace this run analysed or recorded has
+ * its row. A missing one is counted and reported as failed. */
+static int verify_rows(struct batch *b)
+{
+	if (load_stored(b))
+		return PP_EDB;
+	for (size_t i = 0; i < b->files.n; i++) {
+		const struct walk_file *f = &b->files.v[i];
+		if (!b->sent[i] || find_stored(b, f->key))
+			continue;
+		error("'%s' was analysed but has no row in the database", f->path);
+		add_failure(b, f->path, "analysed but not stored");
+		b->run.failed++;
+	}
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The iterations this run walked: their numbers, and the folders of those
+ * without a number (an iteration's traces, docs/contracts.md §8). */
+static void walked_iterations(struct batch *b)
+{
+	b->iters = xcalloc(b->files.n + 1, sizeof(*b->iters));
+	b->folders = xcalloc(b->files.n + 1, sizeof(*b->folders));
+	for (size_t i = 0; i < b->files.n; i++) {
+		const struct walk_file *f = &b->files.v[i];
+		if (f->has_iteration)
+			b->iters[b->niters++] = f->iteration;
+		else
+			b->folders[b->nfolders++] = f->folder;
+	}
+	qsort(b->iters, b->niters, sizeof(*b->iters), cmp_i64);
+	qsort(b->folders, b->nfolders, sizeof(*b->folders), cmp_str);
+}
+
+/* Whether this run walked a trace of the iteration. */
+static bool walked(const struct batch *b, bool has_iteration, int64_t iteration, const char *folder)
+{
+	if (has_iteration)
+		return b->niters &&
+		       bsearch(&iteration, b->iters, b->niters, sizeof(*b->iters), cmp_i64);
+	return folder && b->nfolders &&
+	       bsearch(&folder, b->folders, b->nfolders, sizeof(*b->folders), cmp_str);
+}
+
+static void iteration_name(struct strbuf *sb, bool has_iteration, int64_t iteration,
+			   const char *folder)
+{
+	if (has_iteration)
+		strbuf_addf(sb, "iteration %lld", (long long)iteration);
+	else
+		strbuf_addf(sb, "folder %s", folder ? folder : "?");
+}
+
+static void show_shared(void *ctx, const struct db_shared_rank *s)
+{
+	struct batch *b = ctx;
+	if (b->o->quiet || !walked(b, s->has_iteration, s->iteration, s->folder))
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	iteration_name(&sb, s->has_iteration, s->iteration, s->folder);
+	warn("%s: %lld traces have header rank %lld ('%s' … '%s'): each one whose file name "
+	     "has a rank takes that rank (docs/contracts.md §8)",
+	     sb.buf, (long long)s->ntraces, (long long)s->header_rank, s->first, s->last);
+	strbuf_release(&sb);
+}
+
+static void show_conflict(void *ctx, const struct db_conflict *c)
+{
+	struct batch *b = ctx;
+	if (!walked(b, c->has_iteration, c->iteration, c->folder))
+		return;
+	if (b->conflicts++ < SHOW_MAX) {
+		struct strbuf sb = STRBUF_INIT;
+		iteration_name(&sb, c->has_iteration, c->iteration, c->folder);
+		warn("rank conflict: %s, rank %lld is claimed by %lld traces, among them '%s': "
+		     "none of them is aggregated",
+		     sb.buf, (long long)c->rank, (long long)c->ntraces, c->path);
+		strbuf_release(&sb);
+	}
+}
+
+/* Decides every trace's rank and reports, for the iterations this run
+ * walked, the shared header ranks and the conflicts (b->conflicts). */
+static int resolve_ranks(struct batch *b)
+{
+	walked_iterations(b);
+	if (db_resolve_ranks(b->db) || db_shared_header_ranks(b->db, show_shared, b) ||
+	    db_rank_conflicts(b->db, show_conflict, b))
+		return error("%s", db_errmsg(b->db)), PP_EDB;
+	if (b->conflicts > SHOW_MAX)
+		warn("rank conflict: %lld more traces (SELECT * FROM rank_conflicts)",
+		     (long long)(b->conflicts - SHOW_MAX));
+	return 0;
+}
+
+/* A file reached through several names (or folders) is a trace for each:
+ * said once, because users often do not expect it. */
+static int cmp_real(const void *pa, const void *pb)
+{
+	const struct walk_file *a = *(const struct walk_file *const *)pa;
+	const struct walk_file *b = *(const struct walk_file *const *)pb;
+	int c = strcmp(a->real, b->real);
+	return c ? c : strcmp(a->key, b->key);
+}
+
+static void note_duplicates(const struct batch *b)
+{
+	const struct walk_file **v = xcalloc(b->files.n + 1, sizeof(*v));
+	size_t n = 0, shown = 0, dups = 0;
+	for (size_t i = 0; i < b->files.n; i++)
+		if (!b->files.v[i].error)
+			v[n++] = &b->files.v[i];
+	qsort(v, n, sizeof(*v), cmp_real);
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(v[i]->real, v[i - 1]->real))
+			continue;
+		dups++;
+		if (shown++ < SHOW_MAX)
+			fprintf(stderr,
+				"%s: note: '%s' and '%s' are the same file: analysed as "
+				"two traces (docs/contracts.md §8)\n",
+				pp_progname(), v[i - 1]->path, v[i]->path);
+	}
+	if (dups > SHOW_MAX)
+		fprintf(stderr, "%s: note: %zu more paths lead to a file reached before\n",
+			pp_progname(), dups - SHOW_MAX);
+	free(v);
+}
+
 static void print_summary(struct batch *b, double secs, bool interrupted)
 {
-	double mb = (double)b->bytes_done / 1e6;
-	printf("%s: %zu files: %lld ok, %lld partial, %lld failed, %lld skipped",
-	       pp_progname(), b->files.n, (long long)b->ok, (long long)b->partial,
-	       (long long)b->failed, (long long)b->skipped);
+	double mb = (double)b->run.bytes / 1e6;
+	printf("%s: %zu files: %lld ok, %lld partial, %lld failed, %lld skipped", pp_progname(),
+	       b->files.n, (long long)b->run.ok, (long long)b->run.partial,
+	       (long long)b->run.failed, (long long)b->run.skipped);
 	if (b->skipped_failed)
 		printf(" (%lld of them failed before; --force retries)",
 		       (long long)b->skipped_failed);
 	printf(" in %.1f s (%.1f MB, %.1f MB/s)%s\n", secs, mb,
 	       secs > 0 ? mb / secs : 0, interrupted ? " — interrupted" : "");
+	if (b->conflicts)
+		printf("rank conflicts: %lld traces claim a rank another trace of their "
+		       "iteration claims (SELECT * FROM rank_conflicts)\n",
+		       (long long)b->conflicts);
 	if (b->failures.len) {
 		printf("failures:\n");
 		const char *s = b->failures.buf;
@@ -187,145 +561,66 @@ static void print_summary(struct batch *b, double secs, bool interrupted)
 			s = nl + 1;
 		}
 	}
-	printf("database: %s\n", b->db_path);
+	printf("database: %s\n", b->db_path.buf);
 	fflush(stdout);
+}
+
+/* Completes the runs row, prints the summary; the exit status. */
+static int finish(struct batch *b, int prc, double secs)
+{
+	struct db_run *run = &b->run;
+	run->state = prc == PP_EINTR ? "interrupted" : prc ? "failed" : "done";
+	run->files = (int64_t)b->files.n;
+	run->seconds = secs;
+	run->failures = b->failures.len ? b->failures.buf : NULL;
+	if (b->run_id && db_run_finish(b->db, b->run_id, run))
+		warn("%s", db_errmsg(b->db));
+	if (!b->o->quiet || prc)
+		print_summary(b, secs, prc == PP_EINTR);
+	return prc == PP_EINTR                                      ? PP_EXIT_INTR
+	       : prc                                                ? PP_EXIT_FATAL
+	       : b->run.failed || b->skipped_failed || b->conflicts ? PP_EXIT_PARTIAL
+								    : PP_EXIT_OK;
 }
 
 int batch_run(const struct batch_opts *o)
 {
 	struct batch b;
-	struct strbuf dbp = STRBUF_INIT, shard = STRBUF_INIT;
-	char err[1024], exe[PATH_MAX], host[256] = "";
-	const char *pattern = o->pattern;
-	double timeout_s = o->timeout_s;
-	bool salvage = o->salvage;
-	int processes = o->processes, busy_ms = o->busy_timeout_ms, rc = PP_EXIT_FATAL;
+	int rc;
 
 	if (o->worker)
 		return worker_serve(o);
 	memset(&b, 0, sizeof(b));
 	b.o = o;
 	strbuf_init(&b.failures, 0);
-	if (o->db) {
-		strbuf_addstr(&dbp, o->db);
-	} else {
-		strbuf_addstr(&dbp, o->input);
-		if (dbp.len && dbp.buf[dbp.len - 1] != '/')
-			strbuf_addch(&dbp, '/');
-		strbuf_addstr(&dbp, "pptrace.db");
-	}
-	char *real_db = realpath(dbp.buf, NULL);
-	b.db_path = dbp.buf;
-
-	struct walk_opts wo = { o->input, o->folders, o->nfolders, pattern };
-	if (walk_dir(&wo, &b.files, err, sizeof(err))) {
-		error("%s", err);
+	strbuf_init(&b.db_path, 0);
+	strbuf_init(&b.shard, 0);
+	if (settings(o, &b.set)) {
 		rc = PP_EXIT_USAGE;
 		goto out;
 	}
-	walk_shard(&b.files, o->shard_index, o->shard_count);
-	if (!(b.db = db_open(dbp.buf, 0, busy_ms, err, sizeof(err)))) {
-		error("%s", err);
+	if ((rc = open_all(&b)))
 		goto out;
-	}
-	free(real_db);
-	real_db = realpath(dbp.buf, NULL);
-	if (db_trace_each(b.db, collect_stored, &b)) {
-		error("%s", db_errmsg(b.db));
-		goto out;
-	}
-	if (b.nstored)
-		qsort(b.stored, b.nstored, sizeof(*b.stored), cmp_stored);
-
-	gethostname(host, sizeof(host) - 1);
-	if (o->shard_count > 1)
-		strbuf_addf(&shard, "%d/%d", o->shard_index, o->shard_count);
-	struct db_run run = { .host = host, .input = o->input,
-			      .db = real_db ? real_db : dbp.buf,
-			      .shard = shard.len ? shard.buf : NULL,
-			      .processes = processes };
-	if (db_run_begin(b.db, &run, &b.run_id))
-		warn("%s", db_errmsg(b.db));
-
-	int64_t bytes_total = 0;
-	b.tasks = xcalloc(b.files.n + 1, sizeof(*b.tasks));
-	for (size_t i = 0; i < b.files.n; i++) {
-		struct walk_file *f = &b.files.v[i];
-		if (!o->force && !f->error && is_stored(&b, f)) {
-			b.skipped++;
-			b.skipped_failed += stored_failed(&b, f);
-		}
-		else
-			bytes_total += f->bytes;
-	}
-	progress_init(&b.prog, stderr, isatty(2), o->quiet,
-		      (int64_t)b.files.n - b.skipped, bytes_total);
+	if (!o->quiet)
+		note_duplicates(&b);
+	plan(&b);
 	int64_t t0 = pp_now_ns();
-	for (size_t i = 0; i < b.files.n; i++) {
-		struct walk_file *f = &b.files.v[i];
-		if (f->error) {
-			/* Not a trace: recorded here as failed, never sent out. */
-			struct worker_ctx ctx = { .db = b.db, .run_id = b.run_id };
-			struct worker_outcome out;
-			worker_process(&ctx, f, &out);
-			count_outcome(&b, f, &out);
-		} else if (o->force || !is_stored(&b, f)) {
-			b.tasks[b.ntasks++] = i;
-		}
-	}
-
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0) {
-		error("cannot find my own executable: /proc/self/exe unreadable");
-		goto out;
-	}
-	exe[n] = '\0';
-	char *argv[10];
-	int ac = 0;
-	argv[ac++] = exe;
-	argv[ac++] = "--worker";
-	argv[ac++] = "--db";
-	argv[ac++] = real_db ? real_db : dbp.buf;
-	if (o->config_path) {
-		argv[ac++] = "--config";
-		argv[ac++] = (char *)o->config_path;
-	}
-	if (salvage)
-		argv[ac++] = "--salvage";
-	argv[ac] = NULL;
-	struct pool_opts po = { argv, processes, timeout_s, &b, task_line,
-				task_done, tick };
-	int prc = pool_run(&po, b.ntasks, err, sizeof(err));
-	progress_finish(&b.prog);
+	int prc = run_pool(&b);
 	double secs = (double)(pp_now_ns() - t0) / 1e9;
-	if (prc == PP_EIO)
-		error("%s", err);
-
-	run.state = prc == PP_EINTR ? "interrupted" : prc ? "failed" : "done";
-	run.files = (int64_t)b.files.n;
-	run.ok = b.ok;
-	run.partial = b.partial;
-	run.failed = b.failed;
-	run.skipped = b.skipped;
-	run.bytes = b.bytes_done;
-	run.seconds = secs;
-	run.failures = b.failures.len ? b.failures.buf : NULL;
-	if (b.run_id && db_run_finish(b.db, b.run_id, &run))
-		warn("%s", db_errmsg(b.db));
-	if (!o->quiet || prc)
-		print_summary(&b, secs, prc == PP_EINTR);
-	rc = prc == PP_EINTR ? PP_EXIT_INTR : prc ? PP_EXIT_FATAL :
-	     b.failed || b.skipped_failed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
+	if (prc != PP_EINTR && (verify_rows(&b) || resolve_ranks(&b)))
+		prc = PP_EIO;
+	rc = finish(&b, prc, secs);
 out:
 	db_close(b.db);
-	for (size_t i = 0; i < b.nstored; i++)
-		free(b.stored[i].path);
-	free(b.stored);
+	stored_release(&b.stored);
 	free(b.tasks);
-	free(real_db);
+	free(b.sent);
+	free(b.iters);
+	free(b.folders);
+	free(b.real_db);
 	walk_list_release(&b.files);
 	strbuf_release(&b.failures);
-	strbuf_release(&dbp);
-	strbuf_release(&shard);
+	strbuf_release(&b.db_path);
+	strbuf_release(&b.shard);
 	return rc;
 }

@@ -1,7 +1,10 @@
 /* merge.c — `ppbatch --merge --db OUT SHARD.db...`: shard databases into
  * one (the copying is storage/merge.c's). Missing and unreadable shards are
- * reported and make the exit status 1; the others are still merged.
+ * reported and make the exit status 1; the others are still merged. The
+ * ranks are then decided over everything merged; rank conflicts make the
+ * exit status 1 too.
  */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "batch.h"
@@ -9,6 +12,12 @@
 #include "storage/merge.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+
+static void count_conflict(void *ctx, const struct db_conflict *c)
+{
+	(void)c;
+	++*(int64_t *)ctx;
+}
 
 int merge_run(const struct batch_opts *o)
 {
@@ -38,6 +47,12 @@ int merge_run(const struct batch_opts *o)
 			nbad++;
 		}
 	}
+	/* The shards' traces together decide the ranks (docs/contracts.md §8). */
+	int64_t nconflicts = 0;
+	bool resolved =
+		!db_resolve_ranks(out) && !db_rank_conflicts(out, count_conflict, &nconflicts);
+	if (!resolved)
+		error("%s", db_errmsg(out));
 	run.state = "done";
 	run.files = o->nfiles;
 	run.ok = ms.added + ms.replaced + ms.unchanged;
@@ -55,6 +70,14 @@ int merge_run(const struct batch_opts *o)
 		printf("missing or unreadable shards: %d\n%s", nbad, bad.buf);
 		rc = PP_EXIT_PARTIAL;
 	}
+	if (nconflicts) {
+		printf("rank conflicts: %lld traces claim a rank another trace of their "
+		       "iteration claims (SELECT * FROM rank_conflicts)\n",
+		       (long long)nconflicts);
+		rc = PP_EXIT_PARTIAL;
+	}
+	if (!resolved)
+		rc = PP_EXIT_FATAL;
 	db_close(out);
 	strbuf_release(&bad);
 	return rc;

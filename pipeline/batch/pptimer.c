@@ -355,16 +355,27 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 	free(iv);
 
 	struct db_trace t = {
-		.path = sf->wf->real, .folder = folder, .has_iteration = true,
-		.iteration = iteration, .has_rank = true, .rank = sf->name.rank,
-		.bytes = sf->wf->bytes, .mtime_ns = sf->wf->mtime_ns,
+		.path = sf->wf->key,
+		.file = sf->wf->real,
+		.folder = folder,
+		.has_iteration = true,
+		.iteration = iteration,
+		.has_name_rank = true,
+		.name_rank = sf->name.rank,
+		.bytes = sf->wf->bytes,
+		.mtime_ns = sf->wf->mtime_ns,
 		.status = nwarn ? DB_STATUS_PARTIAL : DB_STATUS_OK,
 		.warnings = warnings.len ? warnings.buf : NULL,
-		.has_metrics = f->n > 0, .mode = DB_MODE_MEGATRON,
-		.window_start_ns = wmin, .window_end_ns = wmax,
-		.gpu_busy_ns = busy, .idle_ns = wmax - wmin - busy,
-		.bubble_ns = wmax - wmin - busy, .comp_busy_ns = busy,
-		.events = (int64_t)(2 * kept + (size_t)f->has_total), .kernels = 0,
+		.has_metrics = f->n > 0,
+		.mode = DB_MODE_MEGATRON,
+		.window_start_ns = wmin,
+		.window_end_ns = wmax,
+		.gpu_busy_ns = busy,
+		.idle_ns = wmax - wmin - busy,
+		.bubble_ns = wmax - wmin - busy,
+		.comp_busy_ns = busy,
+		.events = (int64_t)(2 * kept + (size_t)f->has_total),
+		.kernels = 0,
 		.role_rule = "pp-timer",
 	};
 	if (!f->n) {
@@ -383,11 +394,14 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 	for (size_t i = 0; i < f->n && !rc; i++) {
 		const struct pptimer_step *s = &f->steps[i];
 		struct db_step ds = {
-			.phase = s->phase == 1 ? DB_PHASE_FWD : DB_PHASE_BWD,
-			.seq = seq[s->phase]++, .has_times = true,
-			.start_ns = s->start_ns, .end_ns = s->end_ns,
+			.phase = s->phase == 1 ? RR_FWD : RR_BWD,
+			.seq = seq[s->phase]++,
+			.has_times = true,
+			.start_ns = s->start_ns,
+			.end_ns = s->end_ns,
 			.comp_ns = s->end_ns - s->start_ns,
-			.chunk = vpp > 1 ? s->chunk : -1, .mbs = s->mb,
+			.chunk = vpp > 1 ? s->chunk : -1,
+			.mbs = s->mb,
 		};
 		rc = db_trace_add_step(db, &ds);
 	}
@@ -461,10 +475,18 @@ static int import_folder(struct db *db, const struct batch_opts *o,
 		if (pptimer_read(sf[s].wf->path, V > 1, &sf[s].data, why, sizeof(why))) {
 			error("%s", why);
 			struct db_trace t = {
-				.path = sf[s].wf->real, .folder = folder, .has_iteration = true,
-				.iteration = iteration, .has_rank = true, .rank = sf[s].name.rank,
-				.bytes = sf[s].wf->bytes, .mtime_ns = sf[s].wf->mtime_ns,
-				.status = DB_STATUS_FAILED, .fail_kind = DB_FAIL_INPUT, .error = why,
+				.path = sf[s].wf->key,
+				.file = sf[s].wf->real,
+				.folder = folder,
+				.has_iteration = true,
+				.iteration = iteration,
+				.has_name_rank = true,
+				.name_rank = sf[s].name.rank,
+				.bytes = sf[s].wf->bytes,
+				.mtime_ns = sf[s].wf->mtime_ns,
+				.status = DB_STATUS_FAILED,
+				.fail_kind = DB_FAIL_INPUT,
+				.error = why,
 			};
 			(*nfailed)++;
 			if ((rc = db_trace_store_empty(db, &t)))

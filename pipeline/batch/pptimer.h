@@ -30,7 +30,7 @@ int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why,
 
 /* One forward or backward step of one rank. */
 struct pptimer_step {
-	int phase;        /* 1 forward, 2 backward (DB_PHASE_FWD/BWD) */
+	int phase;        /* 1 forward, 2 backward */
 	int chunk;        /* model chunk, 0 without virtual stages */
 	int mb;           /* micro-batch */
 	bool has_start, has_end;

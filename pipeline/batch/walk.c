@@ -83,6 +83,7 @@ static int list_push(struct walk_list *l, struct walk_file *f)
 static void file_release(struct walk_file *f)
 {
 	free(f->path);
+	free(f->key);
 	free(f->real);
 	free(f->folder);
 	free(f->error);
@@ -128,13 +129,15 @@ static char *errorf(const char *fmt, ...)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* Adds one candidate entry dir/name of folder. */
-static int add_file(struct walk_list *out, const char *dir, const char *folder,
+/* Adds one candidate entry dir/name of folder; key_dir is the folder's
+ * part of the identity (realpath(BASE)[/folder]). */
+static int add_file(struct walk_list *out, const char *dir, const char *key_dir, const char *folder,
 		    const char *name)
 {
 	struct walk_file f = { 0 };
 	struct stat st;
 	f.path = join(dir, name);
+	f.key = join(key_dir, name);
 	f.folder = xstrdup(folder);
 	f.has_iteration = walk_iteration_from_folder(folder, &f.iteration);
 	f.has_rank = walk_rank_from_name(name, &f.rank);
@@ -159,9 +162,10 @@ static int add_file(struct walk_list *out, const char *dir, const char *folder,
 	return 0;
 }
 
-/* Adds every matching file directly inside dir. */
-static int scan_folder(const struct walk_opts *o, struct walk_list *out,
-		       const char *dir, const char *folder)
+/* Adds every matching file directly inside dir, whose identity prefix is
+ * key_dir. */
+static int scan_folder(const struct walk_opts *o, struct walk_list *out, const char *dir,
+		       const char *key_dir, const char *folder)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -170,6 +174,7 @@ static int scan_folder(const struct walk_opts *o, struct walk_list *out,
 		/* An unreadable folder: one error entry so the summary shows it. */
 		struct walk_file f = { 0 };
 		f.path = xstrdup(dir);
+		f.key = xstrdup(key_dir);
 		f.real = xstrdup(dir);
 		f.folder = xstrdup(folder);
 		f.has_iteration = walk_iteration_from_folder(folder, &f.iteration);
@@ -183,7 +188,7 @@ static int scan_folder(const struct walk_opts *o, struct walk_list *out,
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.' || !walk_name_matches(o->pattern, e->d_name))
 			continue;
-		if ((rc = add_file(out, dir, folder, e->d_name)))
+		if ((rc = add_file(out, dir, key_dir, folder, e->d_name)))
 			break;
 	}
 	closedir(d);
@@ -226,6 +231,11 @@ int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
 			 strerror(errno));
 		return PP_EIO;
 	}
+	/* The identities hang off the canonical BASE, so that any spelling of
+	 * --input gives the same ones. */
+	char *base = realpath(o->input, NULL);
+	if (!base)
+		base = xstrdup(o->input);
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
@@ -235,8 +245,11 @@ int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
 		 * as a folder (it is reported if it also looks like a trace). */
 		bool is_dir = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 		if (is_dir) {
-			if (folder_selected(o, e->d_name))
-				rc = scan_folder(o, out, p, e->d_name);
+			if (folder_selected(o, e->d_name)) {
+				char *key_dir = join(base, e->d_name);
+				rc = scan_folder(o, out, p, key_dir, e->d_name);
+				free(key_dir);
+			}
 		} else if (walk_name_matches(o->pattern, e->d_name)) {
 			top_files = true;
 		}
@@ -246,15 +259,14 @@ int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
 	}
 	closedir(d);
 	if (!rc && top_files && !o->nfolders) {
-		char *real = realpath(o->input, NULL);
-		char *name = xstrdup(base_name(real ? real : o->input));
-		free(real);
+		char *name = xstrdup(base_name(base));
 		char *slash = strchr(name, '/');
 		if (slash && slash != name)
 			*slash = '\0';
-		rc = scan_folder(o, out, o->input, name);
+		rc = scan_folder(o, out, o->input, base, name);
 		free(name);
 	}
+	free(base);
 	if (rc) {
 		snprintf(err, errlen, "%s", pp_strerror(rc));
 		return rc;

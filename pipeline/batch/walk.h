@@ -9,6 +9,11 @@
  * keeps files k with k mod N == I. Problems with one entry (a directory
  * named like a trace, a dangling or looping symlink, stat failure) become
  * that entry's error, never a failure of the walk.
+ *
+ * A trace's identity (key) is where the user laid it out: the canonical
+ * path of BASE, then the folder and file names as walked, symlinks not
+ * followed. Two names for one file, or one file linked into two iteration
+ * folders, are two traces (docs/contracts.md §8).
  */
 #ifndef WALK_H
 #define WALK_H
@@ -19,7 +24,9 @@
 
 struct walk_file {
 	char *path;          /* BASE/folder/name as found */
-	char *real;          /* canonical absolute path (the DB identity);
+	char *key;           /* realpath(BASE)/folder/name: the identity of
+			      * the trace in the database */
+	char *real;          /* canonical absolute path of the file read;
 			      * equals path when it cannot be resolved */
 	char *folder;        /* the folder's base name */
 	bool has_iteration;  /* iteration = number after the last '_' */

@@ -4,6 +4,7 @@
  * '\\', '\t' and '\n' as \\, \t, \n so any path survives the pipe.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,17 +29,16 @@ static void outcome_set(struct worker_outcome *out, int status, int kind,
 	snprintf(out->msg, sizeof(out->msg), "%s", msg ? msg : "");
 }
 
-/* The db_trace row of f without metrics. */
-static void trace_row(struct db_trace *t, const struct walk_file *f,
-		      int64_t run_id)
+void worker_trace_row(struct db_trace *t, const struct walk_file *f, int64_t run_id)
 {
 	memset(t, 0, sizeof(*t));
-	t->path = f->real;
+	t->path = f->key;
+	t->file = f->real;
 	t->folder = f->folder;
 	t->has_iteration = f->has_iteration;
 	t->iteration = f->iteration;
-	t->has_rank = f->has_rank;
-	t->rank = f->rank;
+	t->has_name_rank = f->has_rank;
+	t->name_rank = f->rank;
 	t->bytes = f->bytes;
 	t->mtime_ns = f->mtime_ns;
 	t->run_id = run_id;
@@ -48,7 +48,7 @@ static int record_failure(struct worker_ctx *ctx, const struct walk_file *f,
 			  struct worker_outcome *out)
 {
 	struct db_trace t;
-	trace_row(&t, f, ctx->run_id);
+	worker_trace_row(&t, f, ctx->run_id);
 	t.status = DB_STATUS_FAILED;
 	t.fail_kind = out->fail_kind;
 	t.error = out->msg;
@@ -98,15 +98,17 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
 	classify_finish(c, h, &res);
 
 	struct db_trace t;
-	trace_row(&t, f, ctx->run_id);
+	worker_trace_row(&t, f, ctx->run_id);
 	if (h->has_rank) {
+		/* Which one is the trace's rank is decided with the other
+		 * traces of the iteration (db_resolve_ranks()). */
 		if (f->has_rank && f->rank != h->rank)
 			snprintf(warnbuf, sizeof(warnbuf),
 				 "rank %lld from the trace header differs from "
-				 "rank %lld in the file name; using the header",
+				 "rank %lld in the file name",
 				 (long long)h->rank, (long long)f->rank);
-		t.has_rank = true;
-		t.rank = h->rank;
+		t.has_header_rank = true;
+		t.header_rank = h->rank;
 	}
 	t.warnings = *warnbuf ? warnbuf : NULL;
 	t.status = DB_STATUS_OK;
@@ -185,6 +187,8 @@ void worker_task_encode(struct strbuf *sb, const struct walk_file *f,
 {
 	add_escaped(sb, f->path);
 	strbuf_addch(sb, '\t');
+	add_escaped(sb, f->key);
+	strbuf_addch(sb, '\t');
 	add_escaped(sb, f->real);
 	strbuf_addch(sb, '\t');
 	add_escaped(sb, f->folder);
@@ -196,20 +200,21 @@ void worker_task_encode(struct strbuf *sb, const struct walk_file *f,
 
 static int task_decode(char *line, struct walk_file *f, int64_t *run_id)
 {
-	char *fld[10];
-	if (split_fields(line, fld, 10) != 10)
+	char *fld[11];
+	if (split_fields(line, fld, 11) != 11)
 		return PP_EPARSE;
 	memset(f, 0, sizeof(*f));
 	f->path = fld[0];
-	f->real = fld[1];
-	f->folder = fld[2];
-	f->has_iteration = atoi(fld[3]);
-	f->iteration = strtoll(fld[4], NULL, 10);
-	f->has_rank = atoi(fld[5]);
-	f->rank = strtoll(fld[6], NULL, 10);
-	f->bytes = strtoll(fld[7], NULL, 10);
-	f->mtime_ns = strtoll(fld[8], NULL, 10);
-	*run_id = strtoll(fld[9], NULL, 10);
+	f->key = fld[1];
+	f->real = fld[2];
+	f->folder = fld[3];
+	f->has_iteration = atoi(fld[4]);
+	f->iteration = strtoll(fld[5], NULL, 10);
+	f->has_rank = atoi(fld[6]);
+	f->rank = strtoll(fld[7], NULL, 10);
+	f->bytes = strtoll(fld[8], NULL, 10);
+	f->mtime_ns = strtoll(fld[9], NULL, 10);
+	*run_id = strtoll(fld[10], NULL, 10);
 	return 0;
 }
 
@@ -241,6 +246,11 @@ int worker_serve(const struct batch_opts *o)
 	}
 	ctx.db = db;
 	ctx.pats = pats;
+	/* For tests only: a glob over trace paths. A worker given such a task
+	 * stops itself (SIGSTOP) before reading the file, so that a test can
+	 * kill or interrupt a worker that provably holds a known task instead
+	 * of racing it (tests/e2e/t0404). */
+	const char *stop_at = getenv("PPTRACE_TEST_WORKER_STOP");
 	while (getline(&line, &cap, stdin) > 0) {
 		struct walk_file f;
 		struct worker_outcome out;
@@ -249,6 +259,8 @@ int worker_serve(const struct batch_opts *o)
 			rc = PP_EXIT_FATAL;
 			break;
 		}
+		if (stop_at && *stop_at && !fnmatch(stop_at, f.path, 0))
+			raise(SIGSTOP);
 		worker_process(&ctx, &f, &out);
 		strbuf_reset(&reply);
 		strbuf_addf(&reply, "%d\t%d\t%lld\t", out.status, out.fail_kind,

@@ -16,6 +16,7 @@
 
 struct batch_opts;
 struct db;
+struct db_trace;
 struct patterns;
 struct strbuf;
 struct walk_file;
@@ -41,6 +42,10 @@ struct worker_outcome {
  * says why). */
 int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
 		   struct worker_outcome *out);
+
+/* The database row of f without an outcome: its identity (walk.h), folder,
+ * iteration, file-name rank, size and mtime; run_id 0 = none. */
+void worker_trace_row(struct db_trace *t, const struct walk_file *f, int64_t run_id);
 
 /* `ppbatch --worker`: serves tasks until EOF on stdin. Returns a PP_EXIT_*
  * code (PP_EXIT_FATAL when the database cannot be opened). */

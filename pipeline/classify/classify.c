@@ -705,11 +705,13 @@ static void warnings(struct classify *c, struct rank_result *res)
 	if (c->cnt.unmatched_flows)
 		add_warning(c, res, "%lld fwdbwd flows have only one end",
 			    (long long)c->cnt.unmatched_flows);
+	/* What attribute_kernels() does with them, per mode. */
 	if (c->cnt.orphans)
-		add_warning(c, res,
-			    "%lld GPU events have no launch "
-			    "(orphans, category other)",
-			    (long long)c->cnt.orphans);
+		add_warning(c, res, "%lld GPU events have no launch (orphans): %s",
+			    (long long)c->cnt.orphans,
+			    res->mode == RR_GENERIC
+				    ? "counted by their kernel type, outside coverage"
+				    : "category other, or memory for copies and sets");
 }
 
 /* The end of both kinds of finish: counters, warnings, the names used. */

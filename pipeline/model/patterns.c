@@ -1,4 +1,4 @@
-/* patterns.c — pattern sets of SPEC §5: defaults, [patterns] overrides and
+/* patterns.c — pattern sets of docs/semantics.md §5: defaults, [patterns] overrides and
  * matching with sqlite3_strglob() (exactly SQLite's GLOB).
  *
  * A set's globs are stored as one NUL-separated block; patterns_match() is
@@ -12,9 +12,10 @@
 #include "patterns.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 struct pat_list {
-	char *block;         /* the globs, NUL-separated */
+	char *block;         /* the globs, NUL-separated (globs may be "") */
 	const char **globs;  /* pointers into block */
 	size_t n;
 };
@@ -28,7 +29,7 @@ static const char *const set_names[PAT_NSETS + 1] = {
 	"pp_comm", "dp_comm", "optimizer", "recompute", "loss_func", NULL
 };
 
-/* SPEC §5 defaults; "recomupte" is a misspelling that exists in the wild. */
+/* docs/semantics.md §5 defaults; "recomupte" is a misspelling that exists in the wild. */
 static const char *const set_defaults[PAT_NSETS] = {
 	"*nccl* *mccl*",
 	"*memcpy* *Memcpy* *memset* *Memset*",
@@ -54,26 +55,77 @@ static bool is_space(char ch)
 	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
 }
 
-/* Splits text on whitespace into l. Returns 0 or PP_ENOMEM. */
-static int list_parse(struct pat_list *l, const char *text)
+/* Adds the globs of one value of a set's key to the NUL-separated block
+ * (words separated by blanks; "a quoted glob" keeps its blanks). Returns 0,
+ * or PP_EINVAL with a message in err when a quote is not closed. */
+static int split_globs(struct strbuf *block, size_t *n, const char *text, const char *key,
+		       char *err, size_t errlen)
 {
-	size_t len = strlen(text), n = 0;
-	l->block = malloc(len + 1);
-	l->globs = malloc(sizeof(*l->globs) * (len / 2 + 1));
-	if (!l->block || !l->globs)
-		return PP_ENOMEM;
-	char *w = l->block;
 	for (const char *p = text; *p;) {
 		while (*p && is_space(*p))
 			p++;
 		if (!*p)
 			break;
-		l->globs[n++] = w;
-		while (*p && !is_space(*p))
-			*w++ = *p++;
-		*w++ = '\0';
+		const char *start = p, *end;
+		if (*p == '"') {
+			start = ++p;
+			if (!(end = strchr(p, '"'))) {
+				snprintf(err, errlen,
+					 "config key %s: a quote is not closed in '%s'", key, text);
+				return PP_EINVAL;
+			}
+			p = end + 1;
+		} else {
+			while (*p && !is_space(*p))
+				p++;
+			end = p;
+		}
+		strbuf_add(block, start, (size_t)(end - start));
+		strbuf_addch(block, '\0');
+		(*n)++;
 	}
-	l->n = n;
+	return 0;
+}
+
+struct values {
+	const char *key;
+	struct strbuf block;
+	size_t n;
+	int rc;
+	char *err;
+	size_t errlen;
+};
+
+static void add_value(void *ctx, const char *value)
+{
+	struct values *v = ctx;
+	if (!v->rc)
+		v->rc = split_globs(&v->block, &v->n, value, v->key, v->err, v->errlen);
+}
+
+/* The globs of set s: every value of its key (continuation lines and
+ * repeated keys add to the list), else the default. */
+static int set_parse(struct pat_list *l, const struct config *cfg, int s, char *err, size_t errlen)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "patterns.%s", set_names[s]);
+	struct values v = { key, STRBUF_INIT, 0, 0, err, errlen };
+	if (!cfg || !config_get_list(cfg, key, add_value, &v))
+		v.rc = split_globs(&v.block, &v.n, set_defaults[s], key, err, errlen);
+	if (v.rc) {
+		strbuf_release(&v.block);
+		return v.rc;
+	}
+	l->n = v.n;
+	l->block = strbuf_detach(&v.block, NULL);
+	l->globs = malloc(sizeof(*l->globs) * (l->n + 1));
+	if (!l->globs) {
+		snprintf(err, errlen, "out of memory");
+		return PP_ENOMEM;
+	}
+	const char *g = l->block;
+	for (size_t i = 0; i < l->n; i++, g += strlen(g) + 1)
+		l->globs[i] = g;
 	return 0;
 }
 
@@ -86,11 +138,7 @@ struct patterns *patterns_new(const struct config *cfg, char *err,
 		return NULL;
 	}
 	for (int s = 0; s < PAT_NSETS; s++) {
-		char key[64];
-		snprintf(key, sizeof(key), "patterns.%s", set_names[s]);
-		const char *v = cfg ? config_get(cfg, key) : NULL;
-		if (list_parse(&p->set[s], v ? v : set_defaults[s]) < 0) {
-			snprintf(err, errlen, "out of memory");
+		if (set_parse(&p->set[s], cfg, s, err, errlen)) {
 			patterns_free(p);
 			return NULL;
 		}

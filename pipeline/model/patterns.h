@@ -1,9 +1,11 @@
-/* patterns.h — the glob pattern sets of SPEC §5 and matching names to them.
+/* patterns.h — the glob pattern sets of docs/semantics.md §5 and matching names to them.
  *
  * Each set is a list of globs with SQLite GLOB semantics (sqlite3_strglob:
  * `*`, `?`, `[...]`, case-sensitive) matched against a full name. Defaults
- * are SPEC's; the [patterns] section of the config file replaces a set with
- * a whitespace-separated list (key = the set's name, e.g. patterns.pp_comm).
+ * are those of docs/semantics.md; the [patterns] section of the config file replaces a set (key
+ * = the set's name, e.g. patterns.pp_comm) with a list of globs separated by
+ * blanks; a glob in double quotes may hold blanks ("nn.Module: Linear*"),
+ * and the list may go on over indented lines or repeat the key.
  * Matching is for cold paths: the classifier interns names and calls
  * patterns_match() once per distinct name.
  */
@@ -31,8 +33,9 @@ enum pat_set {
 struct patterns;
 
 /* The defaults, overridden by cfg's [patterns] keys (cfg may be NULL).
- * Returns NULL with a message in err on an invalid configuration (an empty
- * list is allowed: the set then matches nothing). Free with patterns_free. */
+ * Returns NULL with a message in err on an invalid configuration (a quote
+ * not closed on its line); an empty list is allowed: the set then matches
+ * nothing. Free with patterns_free. */
 struct patterns *patterns_new(const struct config *cfg, char *err,
 			      size_t errlen);
 void patterns_free(struct patterns *p);

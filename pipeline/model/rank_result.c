@@ -23,12 +23,6 @@ const char *rr_category_name(enum rr_category c)
 	return (unsigned)c < RR_NCATEGORIES ? category_names[c] : "?";
 }
 
-const char *rr_type_name(enum rr_type t)
-{
-	static const char *const n[] = { "comp", "comm", "mem" };
-	return (unsigned)t < 3 ? n[t] : "?";
-}
-
 const char *rr_phase_name(enum rr_phase p)
 {
 	static const char *const n[RR_NPHASES] = { "fwd", "bwd", "pp", "dp",

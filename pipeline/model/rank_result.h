@@ -1,5 +1,5 @@
 /* rank_result.h — everything the classifier derives from one rank's trace
- * (SPEC §4–§6, docs/contracts.md §1–§2): mode, thread roles, the classified
+ * (docs/semantics.md §4–§6, docs/contracts.md §1–§2): mode, thread roles, the classified
  * GPU events, steps, per-category and per-rank metrics, process groups.
  *
  * Produced by classify_finish(); every pointer inside points into the arena
@@ -15,7 +15,10 @@
 
 /* Categories. The first nine are Megatron mode, the next three generic mode,
  * the last two are the subset rows of category_stats only (never a kernel's
- * category). Names via rr_category_name(). */
+ * category). Names via rr_category_name(). This enum and that name table
+ * are the one definition: the database stores these values as its category
+ * codes and writes its category_codes table from the names (schema.c), and
+ * every other module derives its names from them. */
 enum rr_category {
 	RR_FWD_COMP,      /* fwd_computation */
 	RR_FWD_COMM,      /* fwd_communication */
@@ -33,11 +36,13 @@ enum rr_category {
 	RR_NCATEGORIES
 };
 
-/* Kernel type (rr_type_name(): "comp", "comm", "mem"). */
+/* Kernel type ("comp", "comm", "mem" in the database's kernels view). */
 enum rr_type { RR_COMP, RR_COMM, RR_MEM };
 
 /* Step phases (rr_phase_name(): "fwd", "bwd", "pp", "dp", "opt").
- * RR_NOPHASE (-1) = not attributed to any step. */
+ * RR_NOPHASE (-1) = not attributed to any step. Like the categories, the
+ * one definition: the database's phase code is the value + 1 (0 = none)
+ * and its phase_codes table is written from rr_phase_name(). */
 enum rr_phase { RR_NOPHASE = -1, RR_FWD, RR_BWD, RR_PP, RR_DP, RR_OPT,
 		RR_NPHASES };
 
@@ -48,7 +53,7 @@ enum rr_mode { RR_MEGATRON, RR_GENERIC }; /* "megatron", "generic" */
 enum rr_pg_kind { RR_PG_UNKNOWN, RR_PG_TP, RR_PG_PP, RR_PG_DP, RR_PG_EP,
 		  RR_PG_CP };
 
-/* Which rule of SPEC §4 decided a thread role. */
+/* Which rule of docs/semantics.md §4 decided a thread role. */
 enum rr_role_rule {
 	RR_ROLE_NONE,          /* no such thread: not found */
 	RR_ROLE_FLOWS,         /* the two threads with most fwdbwd endpoints */
@@ -113,7 +118,7 @@ struct rr_group {
 };
 
 /* Generic mode: one iteration window per root-most ProfilerStep#N
- * annotation (SPEC §5); kernels whose launch lies inside it (any thread). */
+ * annotation (docs/semantics.md §5); kernels whose launch lies inside it (any thread). */
 struct rr_iteration {
 	int64_t number;           /* N of ProfilerStep#N; -1 if not a number */
 	int64_t cpu_start_ns, cpu_end_ns;
@@ -145,7 +150,7 @@ struct rank_result {
 	bool survey;
 	struct rr_thread fwd_thread, bwd_thread;
 
-	/* Per-rank metrics (SPEC §6, contracts §2). has_window is false when
+	/* Per-rank metrics (docs/semantics.md §6, contracts §2). has_window is false when
 	 * the trace has no GPU events: store the metrics as NULL then. */
 	bool has_window;
 	int64_t window_start_ns, window_end_ns;
@@ -193,8 +198,7 @@ void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
 int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
 		 int32_t *chunk, int32_t *microbatch);
 
-const char *rr_category_name(enum rr_category c);
-const char *rr_type_name(enum rr_type t);
+const char *rr_category_name(enum rr_category c); /* "?" when invalid */
 const char *rr_phase_name(enum rr_phase p);  /* NULL for RR_NOPHASE */
 const char *rr_mode_name(enum rr_mode m);
 const char *rr_pg_kind_name(enum rr_pg_kind k);

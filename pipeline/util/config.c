@@ -170,24 +170,14 @@ int config_get_double_in(const struct config *cfg, const char *key, double min, 
 size_t config_get_list(const struct config *cfg, const char *key,
 		       void (*fn)(void *ctx, const char *item), void *ctx)
 {
-	const char *s = config_get(cfg, key);
 	size_t count = 0;
-	if (!s)
+	if (!cfg)
 		return 0;
-	char *copy = xstrdup(s);
-	for (char *p = copy; *p;) {
-		p += strspn(p, " \t,");
-		size_t n = strcspn(p, " \t,");
-		if (!n)
-			break;
-		char save = p[n];
-		p[n] = '\0';
-		fn(ctx, p);
-		count++;
-		p[n] = save;
-		p += n;
-	}
-	free(copy);
+	for (size_t i = 0; i < cfg->n; i++)
+		if (!strcmp(cfg->v[i].key, key)) {
+			fn(ctx, cfg->v[i].value);
+			count++;
+		}
 	return count;
 }
 

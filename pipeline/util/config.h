@@ -35,8 +35,9 @@ int config_get_long_in(const struct config *cfg, const char *key, long min, long
 		       char *err, size_t errlen);
 int config_get_double_in(const struct config *cfg, const char *key, double min, double max,
 			 double *out, char *err, size_t errlen);
-/* Every value of a key that may repeat or be a whitespace/comma list is
- * returned split: calls fn for each item. Returns the count. */
+/* Calls fn with every value given for key, in file order: a key written on
+ * several lines, or continued on indented lines (each continuation line is
+ * a value of its own), has several. Returns the count. */
 size_t config_get_list(const struct config *cfg, const char *key,
 		       void (*fn)(void *ctx, const char *item), void *ctx);
 /* Warns about each key in a section starting with `section_prefix` that is

@@ -12,7 +12,7 @@ truth_query() {
 
 # view_csv DB VIEW: the view as ppgen's truth file would hold it.
 view_csv() {
-	sqlite3 -csv -header "$1" "$(truth_query "$2")"
+	sql -csv -header "$1" "$(truth_query "$2")"
 }
 
 # same_as_truth DB TREE VIEW [FILTER]: the view equals TREE/.truth/VIEW.csv
@@ -28,7 +28,7 @@ same_as_truth() {
 # dump_db DB: every row of the four views (and status/error), sorted, for
 # comparing two databases.
 dump_db() {
-	sqlite3 -csv "$1" "
+	sql -csv "$1" "
 	SELECT 'r', iteration, folder, rank, path, bytes, status, error, mode,
 	       window_start_ns, window_end_ns, gpu_busy_ns, idle_ns, bubble_ns,
 	       comp_busy_ns, comm_busy_ns, overlap_ns, coverage FROM ranks;

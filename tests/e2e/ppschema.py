@@ -1,43 +1,32 @@
-"""ppschema.py — the pptrace schema for test databases written by Python
-helpers: the SQL string literals of schema_sql[] in storage/schema.c (the one
-definition), executed in order, and the code tables' names."""
+"""ppschema.py — new pptrace databases for test databases written by Python
+helpers. The file is created by the real ppbatch (on an empty folder), so
+it has exactly the schema of storage/schema.c and the code tables written
+from model/rank_result.h; the category and phase codes are read back from
+it, never restated here."""
 import os
 import sqlite3
+import subprocess
+import tempfile
 
-CATS = ["fwd_computation", "fwd_communication", "bwd_computation", "bwd_communication",
-        "pp_communication", "dp_communication", "optimizer_computation", "memory", "other",
-        "computation", "communication", "bwd_computation_recompute", "bwd_communication_recompute"]
-PHASES = {None: 0, "fwd": 1, "bwd": 2, "pp": 3, "dp": 4, "opt": 5}
+# Filled by create() from the new database's category_codes / phase_codes.
+CATS = []            # CATS[code] = category name
+PHASES = {None: 0}   # phase name -> code (None: no step)
+# Kernel types: the codes of model/rank_result.h's enum rr_type, which the
+# kernels view spells out ('comp', 'comm', 'mem').
 TYPES = {"comp": 0, "comm": 1, "mem": 2}
-
-
-def schema_sql():
-    """The string literals of schema_sql[] in storage/schema.c, joined per statement."""
-    import re
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    src = open(os.path.join(root, "storage", "schema.c")).read()
-    body = src[src.index("schema_sql[] = {"):]
-    body = body[:body.index("\n};")]
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
-    stmts, cur = [], ""
-    for tok in re.findall(r'"((?:[^"\\]|\\.)*)"|(,)', body):
-        if tok[1]:
-            if cur:
-                stmts.append(cur)
-            cur = ""
-        else:
-            cur += tok[0].replace('\\"', '"')
-    if cur:
-        stmts.append(cur)
-    return stmts
 
 
 def create(path):
     """A new, empty database at path with the current schema."""
     if os.path.exists(path):
         os.unlink(path)
+    ppbatch = os.path.join(os.environ["PP_BIN"], "ppbatch")
+    with tempfile.TemporaryDirectory() as empty:
+        subprocess.run([ppbatch, "--input", empty, "--db", path, "--quiet"], check=True)
     db = sqlite3.connect(path)
-    for stmt in schema_sql():
-        db.execute(stmt)
-    db.execute("PRAGMA user_version = 1")
+    db.execute("DELETE FROM runs")
+    CATS[:] = [None] * db.execute("SELECT max(code) + 1 FROM category_codes").fetchone()[0]
+    for code, name in db.execute("SELECT code, name FROM category_codes"):
+        CATS[code] = name
+    PHASES.update({name: code for code, name in db.execute("SELECT code, name FROM phase_codes")})
     return db

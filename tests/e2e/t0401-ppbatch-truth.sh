@@ -14,8 +14,8 @@ check_tree() { # name ppgen-args...
 		ok_if "$name: $v equals truth" same_as_truth "$name/pptrace.db" "$name" "$v"
 	done
 	is "$name: every GPU event stored once" \
-		"$(sqlite3 "$name/pptrace.db" "SELECT sum(kernels) FROM category_stats WHERE category NOT LIKE '%_recompute'")" \
-		"$(sqlite3 "$name/pptrace.db" "SELECT count(*) FROM kernels")"
+		"$(sql "$name/pptrace.db" "SELECT sum(kernels) FROM category_stats WHERE category NOT LIKE '%_recompute'")" \
+		"$(sql "$name/pptrace.db" "SELECT count(*) FROM kernels")"
 }
 
 check_tree tp2pp2 --tp 2 --pp 2 --microbatches 4 --iterations 15,16 --layers 2
@@ -27,12 +27,12 @@ check_tree nasty --tp 2 --pp 2 --microbatches 4 --iterations 9 --layers 2 \
 
 db=tp2pp2/pptrace.db
 is "ranks view: folder and path" "iteration_15|$PWD/tp2pp2/iteration_15/rank_0002_iter_15.pt.trace.json|ok" \
-	"$(sqlite3 $db "SELECT folder, path, status FROM ranks WHERE iteration = 15 AND rank = 2")"
+	"$(sql $db "SELECT folder, path, status FROM ranks WHERE iteration = 15 AND rank = 2")"
 is "kernels view: types are comp/comm/mem" "comm comp mem" \
-	"$(sqlite3 $db "SELECT DISTINCT type FROM kernels ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
+	"$(sql $db "SELECT DISTINCT type FROM kernels ORDER BY 1" | tr '\n' ' ' | sed 's/ $//')"
 is "kernel steps: fwd kernels carry fwd seq" 0 \
-	"$(sqlite3 $db "SELECT count(*) FROM kernels WHERE category LIKE 'fwd_%' AND (phase IS NOT 'fwd' OR seq IS NULL)")"
+	"$(sql $db "SELECT count(*) FROM kernels WHERE category LIKE 'fwd_%' AND (phase IS NOT 'fwd' OR seq IS NULL)")"
 is "kernel sums match category sums" "" \
-	"$(sqlite3 $db "SELECT k.iteration, k.rank, k.category FROM (SELECT iteration, rank, category, sum(dur_ns) s, count(*) n FROM kernels GROUP BY 1,2,3) k JOIN category_stats c USING (iteration, rank, category) WHERE c.sum_ns != k.s OR c.kernels != k.n")"
-is "the run is recorded" "done|8|8|0" "$(sqlite3 $db "SELECT state, files, ok, failed FROM runs")"
+	"$(sql $db "SELECT k.iteration, k.rank, k.category FROM (SELECT iteration, rank, category, sum(dur_ns) s, count(*) n FROM kernels GROUP BY 1,2,3) k JOIN category_stats c USING (iteration, rank, category) WHERE c.sum_ns != k.s OR c.kernels != k.n")"
+is "the run is recorded" "done|8|8|0" "$(sql $db "SELECT state, files, ok, failed FROM runs")"
 done_testing

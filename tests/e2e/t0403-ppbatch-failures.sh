@@ -12,12 +12,12 @@ f=tr/iteration_3/rank_0001_iter_3.pt.trace.json
 head -c $(($(stat -c %s $f) / 2)) $f >cut && mv cut $f
 ppbatch --input tr -j 2 >out.txt 2>err.txt
 is "a failed trace makes exit 1" 1 $?
-is "the truncated rank is failed" "failed" "$(sqlite3 tr/pptrace.db "SELECT status FROM ranks WHERE rank = 1")"
+is "the truncated rank is failed" "failed" "$(sql tr/pptrace.db "SELECT status FROM ranks WHERE rank = 1")"
 ok_if "its error is the reader's message" \
-	grep -q "file ends inside an event" <(sqlite3 tr/pptrace.db "SELECT error FROM ranks WHERE rank = 1")
+	grep -q "file ends inside an event" <(sql tr/pptrace.db "SELECT error FROM ranks WHERE rank = 1")
 is "a failed rank has NULL metrics" "|||" \
-	"$(sqlite3 tr/pptrace.db "SELECT mode, gpu_busy_ns, window_start_ns, coverage FROM ranks WHERE rank = 1")"
-is "no kernels for the failed rank" 0 "$(sqlite3 tr/pptrace.db "SELECT count(*) FROM kernels WHERE rank = 1")"
+	"$(sql tr/pptrace.db "SELECT mode, gpu_busy_ns, window_start_ns, coverage FROM ranks WHERE rank = 1")"
+is "no kernels for the failed rank" 0 "$(sql tr/pptrace.db "SELECT count(*) FROM kernels WHERE rank = 1")"
 ok_if "the summary lists the failure" grep -q "rank_0001_iter_3.pt.trace.json: .*file ends inside" out.txt
 ok_if "the summary counts" grep -q "4 files: 3 ok, 0 partial, 1 failed, 0 skipped" out.txt
 for v in ranks category_stats steps; do
@@ -25,13 +25,13 @@ for v in ranks category_stats steps; do
 done
 ppbatch --input tr -j 2 --quiet
 is "a re-run skips the failed trace (exit 1: still failed)" \
-	"1|failed" "$(echo "$?|$(sqlite3 tr/pptrace.db "SELECT status FROM ranks WHERE rank = 1")")"
+	"1|failed" "$(echo "$?|$(sql tr/pptrace.db "SELECT status FROM ranks WHERE rank = 1")")"
 ppbatch --input tr -j 2 --quiet --salvage --force
 is "--salvage: exit 0" 0 $?
 is "--salvage: partial with what was kept" "partial|truncated trace salvaged" \
-	"$(sqlite3 tr/pptrace.db "SELECT status, substr(error, 1, 24) FROM ranks WHERE rank = 1")"
+	"$(sql tr/pptrace.db "SELECT status, substr(error, 1, 24) FROM ranks WHERE rank = 1")"
 ok_if "--salvage: the partial rank has kernels" test \
-	"$(sqlite3 tr/pptrace.db "SELECT count(*) FROM kernels WHERE rank = 1")" -gt 0
+	"$(sql tr/pptrace.db "SELECT count(*) FROM kernels WHERE rank = 1")" -gt 0
 
 # Entries that are not traces.
 mkdir -p odd/iteration_1/rank_3_iter_1.json odd/iteration_1/.hidden odd/.truth
@@ -44,10 +44,10 @@ ppbatch --input odd -j 2 --quiet
 is "bad entries: exit 1" 1 $?
 is "bad entries: one row each, good one ok" \
 	"0|ok 3|failed 7|failed 8|failed 9|failed" \
-	"$(sqlite3 odd/pptrace.db "SELECT rank || '|' || status FROM ranks ORDER BY rank" | tr '\n' ' ' | sed 's/ $//')"
-ok_if "directory named like a trace" grep -q "is a directory" <(sqlite3 odd/pptrace.db "SELECT error FROM ranks WHERE rank = 3")
-ok_if "looping symlink" grep -q "cannot stat.*Too many levels" <(sqlite3 odd/pptrace.db "SELECT error FROM ranks WHERE rank = 9")
-ok_if "dot folders are ignored" test "$(sqlite3 odd/pptrace.db "SELECT count(*) FROM ranks WHERE path LIKE '%truth%'")" = 0
+	"$(sql odd/pptrace.db "SELECT rank || '|' || status FROM ranks ORDER BY rank" | tr '\n' ' ' | sed 's/ $//')"
+ok_if "directory named like a trace" grep -q "is a directory" <(sql odd/pptrace.db "SELECT error FROM ranks WHERE rank = 3")
+ok_if "looping symlink" grep -q "cannot stat.*Too many levels" <(sql odd/pptrace.db "SELECT error FROM ranks WHERE rank = 9")
+ok_if "dot folders are ignored" test "$(sql odd/pptrace.db "SELECT count(*) FROM ranks WHERE path LIKE '%truth%'")" = 0
 
 # Usage errors and a fatal database.
 ppbatch 2>/dev/null; is "no --input: exit 2" 2 $?
@@ -63,7 +63,16 @@ ok_if "unusable database: says why" grep -q "bad.db" err.txt
 ppbatch --input slow -j 1 --timeout 0.001 --quiet
 is "timeout: exit 1" 1 $?
 is "timeout: recorded" "failed|timed out after 0.001 s: worker killed" \
-	"$(sqlite3 slow/pptrace.db "SELECT DISTINCT status, error FROM ranks")"
+	"$(sql slow/pptrace.db "SELECT DISTINCT status, error FROM ranks")"
 ppbatch --input slow -j 2 --quiet
-is "timeout: a re-run retries them" "ok" "$(sqlite3 slow/pptrace.db "SELECT DISTINCT status FROM ranks")"
+is "timeout: a re-run retries them" "ok" "$(sql slow/pptrace.db "SELECT DISTINCT status FROM ranks")"
+
+# A [patterns] glob whose quote is not closed: one usage error naming the
+# key, before any worker starts.
+printf '[patterns]\nforward_step = "nn.Module: X\n' >quote.ini
+ppbatch --input slow --config quote.ini --quiet 2>err.txt
+is "unclosed quote in a pattern: exit 2" 2 $?
+is "unclosed quote in a pattern: says where" \
+	"ppbatch: error: config key patterns.forward_step: a quote is not closed in '\"nn.Module: X'" \
+	"$(cat err.txt)"
 done_testing

@@ -10,9 +10,9 @@ PPQ="SELECT iteration,pp_group,stage,rank,group_window_start_ns,group_window_end
 SQ="SELECT iteration, rank FROM stragglers ORDER BY iteration, rank"
 check() { # name dir
 	is "$1: pp_groups equal the truth" "$(cat "$2/.truth/pp_groups.csv")" \
-		"$(sqlite3 -csv -header "$2/pptrace.db" "$PPQ")"
+		"$(sql -csv -header "$2/pptrace.db" "$PPQ")"
 	is "$1: stragglers equal the truth" "$(cat "$2/.truth/stragglers.csv")" \
-		"$(sqlite3 -csv -header "$2/pptrace.db" "$SQ")"
+		"$(sql -csv -header "$2/pptrace.db" "$SQ")"
 }
 if [ ! -x "$GEN" ]; then
 	skip "ppgen trees" "ppgen is not built"

@@ -39,34 +39,34 @@ ok_if "missing event reported" grep -q "backward of chunk 1 micro-batch 5: no en
 is "one trace per stage" "3|0|ok
 3|1|ok
 3|2|partial
-3|3|ok" "$(sqlite3 vpp/pptrace.db 'SELECT iteration, rank, status FROM ranks ORDER BY rank')"
+3|3|ok" "$(sql vpp/pptrace.db 'SELECT iteration, rank, status FROM ranks ORDER BY rank')"
 is "steps per rank (2 x 8 mb x 2 chunks; one dropped)" "0|32
 1|32
 2|31
-3|32" "$(sqlite3 vpp/pptrace.db 'SELECT rank, count(*) FROM steps GROUP BY rank ORDER BY rank')"
+3|32" "$(sql vpp/pptrace.db 'SELECT rank, count(*) FROM steps GROUP BY rank ORDER BY rank')"
 # device 1's first forward: simulated start 1.5 (after stage 0), + 0.125 ms
 is "GPU times in ns, seq in time order" "fwd|0|1625000|3125000|1500000|0" \
-	"$(sqlite3 vpp/pptrace.db "SELECT phase, seq, start_ns, end_ns, wall_ns, kernels FROM steps WHERE rank = 1 AND phase = 'fwd' AND seq = 0")"
+	"$(sql vpp/pptrace.db "SELECT phase, seq, start_ns, end_ns, wall_ns, kernels FROM steps WHERE rank = 1 AND phase = 'fwd' AND seq = 0")"
 is "chunks and micro-batches labelled" "1|0
-1|1" "$(sqlite3 vpp/pptrace.db "SELECT s.chunk, s.mbs FROM step_t s JOIN traces t ON t.id = s.trace_id WHERE t.rank = 0 AND s.phase = 1 AND s.seq IN (4, 5) ORDER BY s.seq")"
+1|1" "$(sql vpp/pptrace.db "SELECT s.chunk, s.mbs FROM step_t s JOIN traces t ON t.id = s.trace_id WHERE t.rank = 0 AND s.phase = 1 AND s.seq IN (4, 5) ORDER BY s.seq")"
 is "window and busy of rank 3" "4625000|80625000|76000000" \
-	"$(sqlite3 vpp/pptrace.db 'SELECT window_start_ns, window_end_ns, gpu_busy_ns FROM ranks WHERE rank = 3')"
+	"$(sql vpp/pptrace.db 'SELECT window_start_ns, window_end_ns, gpu_busy_ns FROM ranks WHERE rank = 3')"
 
 # ppagg keeps the labels the dump recorded (rank 2 lacks one backward step,
 # so the labels after the gap are not the formula's), also without agg.vpp.
 ppagg --input vpp/iteration_3 --pp 4 --out aggv --no-render --quiet 2>/dev/null
 is "ppagg on the VPP import exits 0" 0 "$?"
 is "steps.csv labels = the recorded ones (rank 2, bwd)" \
-	"$(sqlite3 -csv vpp/pptrace.db "SELECT s.seq, s.chunk, s.mbs FROM step_t s JOIN traces t ON t.id = s.trace_id WHERE t.rank = 2 AND s.phase = 2 ORDER BY s.seq")" \
+	"$(sql -csv vpp/pptrace.db "SELECT s.seq, s.chunk, s.mbs FROM step_t s JOIN traces t ON t.id = s.trace_id WHERE t.rank = 2 AND s.phase = 2 ORDER BY s.seq")" \
 	"$(awk -F, '$1 == "bwd" { print $2 "," $14 "," $15 }' aggv/iteration_3/rank_2/steps.csv)"
 
 ppbatch --format pp-timer --input plain --pp-size 4 --vpp-size 1 --db plain.db >o2.txt 2>e2.txt
 is "VPPNone dumps import with --vpp-size 1" 0 "$?"
 is "iteration 0 when the folder has no number" "0|4|48" \
-	"$(sqlite3 plain.db 'SELECT iteration, count(DISTINCT rank), count(*) FROM steps GROUP BY iteration')"
-is "no chunk label without VPP" "" "$(sqlite3 plain.db 'SELECT DISTINCT chunk FROM step_t')"
+	"$(sql plain.db 'SELECT iteration, count(DISTINCT rank), count(*) FROM steps GROUP BY iteration')"
+is "no chunk label without VPP" "" "$(sql plain.db 'SELECT DISTINCT chunk FROM step_t')"
 ppbatch --format pp-timer --input plain --pp-size 4 --vpp-size 1 --db plain.db >/dev/null 2>&1
-is "importing again replaces" 48 "$(sqlite3 plain.db 'SELECT count(*) FROM steps')"
+is "importing again replaces" 48 "$(sql plain.db 'SELECT count(*) FROM steps')"
 
 # ppagg draws the imported pipeline: step blocks without kernels in the PP-group chart.
 ppagg --input plain/run --db plain.db --pp 4 --out agg --no-render >oa.txt 2>ea.txt

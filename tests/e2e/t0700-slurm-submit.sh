@@ -44,7 +44,7 @@ ok_if "prints the array and merge job ids" grep -Eq '^array_job=[0-9]+ tasks=3 m
 work=$(sed -n 's/.* work=//p' submit.out)
 is "three shard databases, never one shared file" 3 "$(ls "$work"/shard_*-of-00003.db 2>/dev/null | wc -l)"
 slurm_views merged.db >merged.views
-is "merged database has every rank" "$nranks" "$(sqlite3 merged.db 'SELECT count(*) FROM ranks')"
+is "merged database has every rank" "$nranks" "$(sql merged.db 'SELECT count(*) FROM ranks')"
 ok_if "merged views equal the single run (ranks..stragglers)" diff single.views merged.views
 ok_if "ppagg wrote its output" test -d merged-agg
 
@@ -59,7 +59,7 @@ ok_if "the failed shard is listed with its exit status" \
 # Files are dealt k mod 3 in (folder, rank, path) order: shard 1 holds these.
 got_missing=$(awk -v n="$nranks" 'BEGIN { c = 0; for (i = 0; i < n; i++) if (i % 3 == 1) c++; print c }')
 is "the other shards were merged (failed ones absent, not invented)" \
-	"$((nranks - got_missing))" "$(sqlite3 m2.db 'SELECT count(*) FROM ranks')"
+	"$((nranks - got_missing))" "$(sql m2.db 'SELECT count(*) FROM ranks')"
 
 # 3. Submitting again after the cause is fixed completes from the same shards.
 rmdir "$work2/shard_00001-of-00003.db"

@@ -77,7 +77,7 @@ top=$PWD
 slurm_wait_result "$PWD/run/prof2/.pptrace.db.slurm" 60
 is "one submission for three array tasks" 1 "$(grep -c ': array_job=' "$T/epilog.log")"
 is "the other tasks found it done" 2 "$(grep -c 'already submitted' "$T/epilog.log")"
-is "array analysis has every rank" "$nranks" "$(sqlite3 run/prof2/pptrace.db 'SELECT count(*) FROM ranks' 2>&1)"
+is "array analysis has every rank" "$nranks" "$(sql run/prof2/pptrace.db 'SELECT count(*) FROM ranks' 2>&1)"
 
 # 4. A job of another user: the analysis runs as that user.
 if id nobody >/dev/null 2>&1 && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
@@ -90,7 +90,7 @@ if id nobody >/dev/null 2>&1 && setpriv --reuid=nobody --regid="$(id -g nobody)"
 		sbatch -J train --comment="pptrace=$top/run/prof3" -o /dev/null train.sh >/dev/null)
 	slurm_wait_result "$PWD/run/prof3/.pptrace.db.slurm" 60
 	is "another user's job: database written as that user" nobody "$(stat -c %U run/prof3/pptrace.db 2>&1)"
-	is "another user's job: every rank" "$nranks" "$(sqlite3 run/prof3/pptrace.db 'SELECT count(*) FROM ranks' 2>&1)"
+	is "another user's job: every rank" "$nranks" "$(sql run/prof3/pptrace.db 'SELECT count(*) FROM ranks' 2>&1)"
 else
 	skip "another user's job: database written as that user" "user nobody cannot run $PP_BIN/ppbatch"
 	skip "another user's job: every rank" "user nobody cannot run $PP_BIN/ppbatch"

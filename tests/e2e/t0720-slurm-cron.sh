@@ -36,7 +36,7 @@ fi
 is "first run exits 0" 0 "$rc"
 ok_if "first run: both folders are new" grep -q "prof: new: iteration_1 iteration_2$" cron.log
 is "first run: every rank stored" "$((2 * per_iter))" \
-	"$(sqlite3 "$base/pptrace.db" 'SELECT count(*) FROM ranks' 2>&1)"
+	"$(sql "$base/pptrace.db" 'SELECT count(*) FROM ranks' 2>&1)"
 is "first run: state remembers two folders" "iteration_1 iteration_2" \
 	"$(cut -d' ' -f1 "$base/.pptrace-cron.state" | tr '\n' ' ' | sed 's/ $//')"
 
@@ -56,7 +56,7 @@ find "$base/iteration_3" -name '*.json*' -exec touch -d '20 minutes ago' {} +
 is "third run exits 0" 0 "$?"
 ok_if "third run: only the new folder" grep -q "prof: new: iteration_3$" cron.log
 is "third run: its ranks added" "$((3 * per_iter)) 3" \
-	"$(sqlite3 "$base/pptrace.db" 'SELECT count(*), count(DISTINCT iteration) FROM ranks' 2>&1 | tr '|' ' ')"
+	"$(sql "$base/pptrace.db" 'SELECT count(*), count(DISTINCT iteration) FROM ranks' 2>&1 | tr '|' ' ')"
 
 # Overlap: while another run holds the lock, a run leaves at once, doing nothing.
 flock cron.lock sleep 5 &

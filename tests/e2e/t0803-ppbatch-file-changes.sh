@@ -42,7 +42,7 @@ for mode in truncate unlink garble grow; do
 	"failed | "?*) ok_if "$mode: rank 0 failed with an error" true ;;
 	*) ok_if "$mode: rank 0 ok, or failed with an error (got '$r0')" false ;;
 	esac
-	is "$mode: rank 1 analysed" ok "$(sqlite3 "$T/$mode.db" "SELECT status FROM ranks WHERE rank = 1" 2>&1)"
+	is "$mode: rank 1 analysed" ok "$(sql "$T/$mode.db" "SELECT status FROM ranks WHERE rank = 1" 2>&1)"
 	is "$mode: integrity_check" ok "$(db_integrity "$T/$mode.db")"
 done
 done_testing

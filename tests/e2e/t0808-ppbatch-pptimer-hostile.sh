@@ -31,10 +31,10 @@ ok_if "stage 0: every gap counted" grep -q "rank_0.json: 200009998 missing event
 ok_if "stage 1: every gap counted" grep -q "rank_1.json: 200000000 missing events (stage 1" err.txt
 is "ranks stored: two partial, one failed" "2|0|partial
 2|1|partial
-2|2|failed" "$(sqlite3 in/pptrace.db 'SELECT iteration, rank, status FROM ranks ORDER BY rank')"
+2|2|failed" "$(sql in/pptrace.db 'SELECT iteration, rank, status FROM ranks ORDER BY rank')"
 is "complete steps stored" "0|2
-1|10000" "$(sqlite3 in/pptrace.db 'SELECT rank, count(*) FROM steps GROUP BY rank ORDER BY rank')"
-w=$(sqlite3 in/pptrace.db "SELECT warnings FROM traces WHERE rank = 0")
+1|10000" "$(sql in/pptrace.db 'SELECT rank, count(*) FROM steps GROUP BY rank ORDER BY rank')"
+w=$(sql in/pptrace.db "SELECT warnings FROM traces WHERE rank = 0")
 is "warnings list 50 gaps" 50 "$(grep -c 'never recorded$' <<<"$w")"
 is "and count the rest" "... 200009948 more missing events" "$(tail -1 <<<"$w")"
 done_testing

@@ -39,6 +39,6 @@ echo "# one trace of $big bytes; ulimit -v $limit_kb KiB"
 	2>"$T/errbig"
 is "a 300 MB trace under ulimit -v $limit_kb KiB exits 0" 0 $?
 is "... and is stored, not failed for memory" "ok|" \
-	"$(sqlite3 "$T/big.db" "SELECT status, error FROM ranks")"
+	"$(sql "$T/big.db" "SELECT status, error FROM ranks")"
 rm -rf "$T/big" "$T/big.db"*
 done_testing

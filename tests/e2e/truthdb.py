@@ -3,7 +3,8 @@
 category_stats.csv, steps.csv) into a pptrace database, as ppbatch would
 store a perfect analysis (no kernels). ppagg's numbers on it must equal the
 truth's pp_groups.csv and stragglers.csv: a test of ppagg against ppgen's
-independent arithmetic, with or without a working ppbatch.
+independent arithmetic, without ppbatch's analysis (ppbatch only creates
+the empty database).
 
 usage: truthdb.py TRUTH_DIR DB
 """

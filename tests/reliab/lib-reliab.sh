@@ -88,6 +88,8 @@ make_dataset() {
 			cp "$f" "$dir/iteration_$it/rank_$(printf %04d "$i")_iter_$it.pt.trace.json.gz"
 			i=$((i + 1))
 		done
+		# Neither ppgen nor the real traces: say so, never an empty tree.
+		[ "$i" -gt 0 ] || { echo "make_dataset: no ppgen and no traces in $SHARED/data/real" >&2; return 1; }
 	done
 }
 

@@ -67,36 +67,38 @@ static void test_from_sizes(void **state)
 	topo_release(&t);
 }
 
-static const char new_format[] =
-	"TP Size: 2\n"
-	"PP Size: 2\n"
-	"CP Size: 1\n"
-	"EP Size: 1\n"
-	"World Size: 8\n"
-	"\n"
-	"TENSOR PARALLEL (TP) GROUPS\n"
-	"------------------------------\n"
+/* The sections of the tp2 pp2 dp2 file, as our writer and real runs write them. */
+#define TP_SECTION                         \
+	"TENSOR PARALLEL (TP) GROUPS\n"    \
+	"------------------------------\n" \
 	"Group 1: [0, 1]\nGroup 2: [2, 3]\nGroup 3: [4, 5]\nGroup 4: [6, 7]\n"
-	"\n"
-	"PIPELINE PARALLEL (PP) GROUPS\n"
-	"------------------------------\n"
+#define PP_SECTION                         \
+	"PIPELINE PARALLEL (PP) GROUPS\n"  \
+	"------------------------------\n" \
 	"Group 1: [0, 4]\nGroup 2: [1, 5]\nGroup 3: [2, 6]\nGroup 4: [3, 7]\n"
-	"\n"
-	"DATA PARALLEL (DP) GROUPS\n"
-	"------------------------------\n"
+#define DP_SECTION                         \
+	"DATA PARALLEL (DP) GROUPS\n"      \
+	"------------------------------\n" \
 	"Group 1: [0, 2]\nGroup 2: [1, 3]\nGroup 3: [4, 6]\nGroup 4: [5, 7]\n"
-	"\n"
-	"EXPERT PARALLEL (EP) GROUPS\n"
-	"------------------------------\n"
-	"Group 1: [0]\nGroup 2: [1]\nGroup 3: [2]\nGroup 4: [3]\n"
-	"Group 5: [4]\nGroup 6: [5]\nGroup 7: [6]\nGroup 8: [7]\n"
-	"\n"
-	"FULL MODEL RANK GROUPS (by DP Rank)\n"
-	"------------------------------\n"
-	"Each group holds every rank of one model replica (order tp-cp-ep-dp-pp)\n"
-	"------------------------------\n"
-	"Group 0: [0, 1, 4, 5]\n"
-	"Group 1: [2, 3, 6, 7]\n";
+#define MODEL_SECTION                                                               \
+	"FULL MODEL RANK GROUPS (by DP Rank)\n"                                     \
+	"------------------------------\n"                                          \
+	"Each group holds every rank of one model replica (order tp-cp-ep-dp-pp)\n" \
+	"------------------------------\n"                                          \
+	"Group 0: [0, 1, 4, 5]\n"                                                   \
+	"Group 1: [2, 3, 6, 7]\n"
+
+static const char new_format[] = "TP Size: 2\n"
+				 "PP Size: 2\n"
+				 "CP Size: 1\n"
+				 "EP Size: 1\n"
+				 "World Size: 8\n"
+				 "\n" TP_SECTION "\n" PP_SECTION "\n" DP_SECTION "\n"
+				 "EXPERT PARALLEL (EP) GROUPS\n"
+				 "------------------------------\n"
+				 "Group 1: [0]\nGroup 2: [1]\nGroup 3: [2]\nGroup 4: [3]\n"
+				 "Group 5: [4]\nGroup 6: [5]\nGroup 7: [6]\nGroup 8: [7]\n"
+				 "\n" MODEL_SECTION;
 
 static void test_parse_new_format(void **state)
 {
@@ -114,6 +116,71 @@ static void test_parse_new_format(void **state)
 	expect_groups(&t, TOPO_DP, DP_WANT);
 	expect_groups(&t, TOPO_MODEL, MODEL_WANT);
 	assert_int_equal(t.groups[TOPO_EP].n, 8);
+	topo_release(&t);
+}
+
+/* The file as real Megatron runs write it: a banner, a time stamp, the
+ * global batch size, "Total groups: N" after each section, the number of
+ * model replicas and a STATISTICS block (issue 14: one warning per such
+ * line before). %d: the replicas and error ranks it states. */
+static const char real_format[] =
+	"================================================================\n"
+	"MEGATRON PARALLEL CONFIGURATION\n"
+	"================================================================\n"
+	"Timestamp: 2024-02-06 23:17:12\n"
+	"World Size: 8\n"
+	"TP Size: 2\n"
+	"PP Size: 2\n"
+	"DP Size: 2\n"
+	"CP Size: 1\n"
+	"EP Size: 1\n"
+	"Global Batch Size: 16\n"
+	"\n" TP_SECTION "Total groups: 4\n"
+	"\n" PP_SECTION "Total groups: 4\n"
+	"\n" DP_SECTION "Total groups: 4\n"
+	"\n" MODEL_SECTION "Total model replicas (DP): %d\n"
+	"\n"
+	"================================================================\n"
+	"STATISTICS\n"
+	"================================================================\n"
+	"Total Ranks: 8\n"
+	"Valid Ranks: %d\n"
+	"Error Ranks: %d\n";
+
+static void test_parse_real_format(void **state)
+{
+	struct topology t;
+	char text[4096];
+	(void)state;
+	snprintf(text, sizeof(text), real_format, 2, 8, 0);
+	topo_init(&t);
+	assert_int_equal(topo_parse_text(&t, text, strlen(text), "f"), 0);
+	assert_string_equal(t.notes.buf, ""); /* nothing to warn about */
+	assert_int_equal(t.global_batch, 16);
+	assert_int_equal(t.dp, 2);
+	expect_groups(&t, TOPO_PP, PP_WANT);
+	expect_groups(&t, TOPO_MODEL, MODEL_WANT);
+	topo_release(&t);
+
+	/* Counts that disagree with what the file lists are said. */
+	snprintf(text, sizeof(text), real_format, 3, 7, 1);
+	topo_init(&t);
+	assert_int_equal(topo_parse_text(&t, text, strlen(text), "f"), 0);
+	assert_string_equal(t.notes.buf, "f:43: 3 model replicas stated, 2 listed\n"
+					 "f:43: 3 model replicas stated but dp is 2\n"
+					 "f: the job that wrote it counted 1 error rank\n");
+	topo_release(&t);
+
+	/* A section whose count is wrong, a count that is not a number. */
+	snprintf(text, sizeof(text), real_format, 2, 8, 0);
+	char *p = strstr(text, "Total groups: 4\n\nPIPELINE");
+	p[14] = '5';
+	char *q = strstr(text, "Global Batch Size: 16");
+	memcpy(q + 19, "xx", 2);
+	topo_init(&t);
+	assert_int_equal(topo_parse_text(&t, text, strlen(text), "f"), 0);
+	assert_string_equal(t.notes.buf, "f:11: count not understood: 'Global Batch Size: xx'\n"
+					 "f:19: 'Total groups: 5' but the tp section lists 4\n");
 	topo_release(&t);
 }
 
@@ -254,11 +321,9 @@ static void test_parse_ranks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_from_sizes),
-		cmocka_unit_test(test_parse_new_format),
-		cmocka_unit_test(test_parse_old_format),
-		cmocka_unit_test(test_find_and_load_file),
-		cmocka_unit_test(test_infer),
+		cmocka_unit_test(test_from_sizes),         cmocka_unit_test(test_parse_new_format),
+		cmocka_unit_test(test_parse_real_format),  cmocka_unit_test(test_parse_old_format),
+		cmocka_unit_test(test_find_and_load_file), cmocka_unit_test(test_infer),
 		cmocka_unit_test(test_parse_ranks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* Unit tests for pipeline/batch/walk.c: names, folders, order, shards, bad
- * entries. */
+ * entries, the identity of a trace (key). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -156,12 +156,65 @@ static void test_walk_tree(void **state)
 	free(other);
 }
 
+/* The identity is where a trace was laid out, under the canonical BASE:
+ * two names for one file and one file in two folders are distinct traces;
+ * another spelling of BASE (a symlink to it) gives the same keys. */
+static void test_keys_are_the_layout(void **state)
+{
+	char tmpl[] = "/tmp/pptrace-test-walk.XXXXXX";
+	char *base = mkdtemp(tmpl);
+	char err[256];
+	(void)state;
+	assert_non_null(base);
+	char *i1 = mk(base, "iteration_1"), *i2 = mk(base, "iteration_2");
+	touch(i1, "rank_0000.json");
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT, alias = STRBUF_INIT;
+	strbuf_addf(&a, "%s/rank_0000.json", i1);
+	strbuf_addf(&b, "%s/rank_0001.json", i1);
+	strbuf_addf(&c, "%s/rank_0000.json", i2);
+	strbuf_addf(&alias, "%s-alias", base);
+	assert_int_equal(symlink(a.buf, b.buf), 0); /* a second name */
+	assert_int_equal(symlink(a.buf, c.buf), 0); /* a second folder */
+	assert_int_equal(symlink(base, alias.buf), 0);
+
+	char *real = realpath(base, NULL);
+	struct walk_opts o = { alias.buf, NULL, 0, NULL };
+	struct walk_list l = { 0 };
+	assert_int_equal(walk_dir(&o, &l, err, sizeof(err)), 0);
+	assert_int_equal(l.n, 3);
+	const char *keys[] = { "iteration_1/rank_0000.json", "iteration_1/rank_0001.json",
+			       "iteration_2/rank_0000.json" };
+	for (size_t i = 0; i < l.n; i++) {
+		struct strbuf want = STRBUF_INIT;
+		strbuf_addf(&want, "%s/%s", real, keys[i]);
+		assert_string_equal(l.v[i].key, want.buf);
+		strbuf_release(&want);
+		/* All three read the same file. */
+		assert_string_equal(l.v[i].real, l.v[0].real);
+		assert_string_equal(base_of(l.v[i].real), "rank_0000.json");
+	}
+	walk_list_release(&l);
+
+	struct strbuf rm = STRBUF_INIT;
+	strbuf_addf(&rm, "rm -rf '%s' '%s'", base, alias.buf);
+	assert_int_equal(system(rm.buf), 0);
+	strbuf_release(&rm);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&c);
+	strbuf_release(&alias);
+	free(real);
+	free(i1);
+	free(i2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rank_from_name),
 		cmocka_unit_test(test_iteration_from_folder),
 		cmocka_unit_test(test_walk_tree),
+		cmocka_unit_test(test_keys_are_the_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -508,6 +508,54 @@ static void test_patterns_defaults_and_config(void **state)
 	remove("test_classify.ini");
 }
 
+/* Globs with blanks (issue 14: "nn.Module: X" needed '?' for the blank):
+ * quoted globs, one glob per indented line, a repeated key adds to the
+ * list; the old whitespace lists still work; an unclosed quote is an
+ * error naming the key. */
+static void test_patterns_with_blanks(void **state)
+{
+	char err[256];
+	(void)state;
+	FILE *f = fopen("test_blanks.ini", "w");
+	assert_non_null(f);
+	fputs("[patterns]\n"
+	      "forward_step = *forward_step* \"nn.Module: Linear*\"\n"
+	      "    \"file.py(12): fn\"\n"
+	      "    *plain\n"
+	      "backward_step = *backward_step*\n"
+	      "backward_step = \"my bwd\"\n",
+	      f);
+	fclose(f);
+	struct config *cfg = config_load("test_blanks.ini", err, sizeof(err));
+	assert_non_null(cfg);
+	struct patterns *p = patterns_new(cfg, err, sizeof(err));
+	assert_non_null(p);
+	const char *const *globs;
+	assert_int_equal(patterns_globs(p, PAT_FORWARD_STEP, &globs), 4);
+	assert_string_equal(globs[1], "nn.Module: Linear*");
+	assert_string_equal(globs[2], "file.py(12): fn");
+	assert_int_equal(patterns_match(p, "nn.Module: Linear_3"), 1u << PAT_FORWARD_STEP);
+	assert_int_equal(patterns_match(p, "file.py(12): fn"), 1u << PAT_FORWARD_STEP);
+	assert_int_equal(patterns_match(p, "a_forward_step"), 1u << PAT_FORWARD_STEP);
+	assert_int_equal(patterns_match(p, "x_plain"), 1u << PAT_FORWARD_STEP);
+	assert_int_equal(patterns_match(p, "nn.Module:"), 0);
+	assert_int_equal(patterns_globs(p, PAT_BACKWARD_STEP, &globs), 2);
+	assert_int_equal(patterns_match(p, "my bwd"), 1u << PAT_BACKWARD_STEP);
+	patterns_free(p);
+	config_free(cfg);
+
+	f = fopen("test_blanks.ini", "w");
+	assert_non_null(f);
+	fputs("[patterns]\nforward_step = \"nn.Module: X\n", f);
+	fclose(f);
+	assert_non_null(cfg = config_load("test_blanks.ini", err, sizeof(err)));
+	assert_null(patterns_new(cfg, err, sizeof(err)));
+	assert_string_equal(err, "config key patterns.forward_step: a quote is not closed "
+				 "in '\"nn.Module: X'");
+	config_free(cfg);
+	remove("test_blanks.ini");
+}
+
 /* config.example.ini documents every set with its default: keep them equal. */
 static void test_example_config_matches_defaults(void **state)
 {
@@ -719,7 +767,7 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 8];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 9];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
@@ -730,6 +778,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_name_with_nul);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_cmap_dense_and_sparse);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_patterns_with_blanks);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_example_config_matches_defaults);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(

@@ -1,5 +1,6 @@
-/* Unit tests for storage/: schema versioning, storing traces, the views,
- * replacement, sticky errors, failed traces. */
+/* Unit tests for storage/: schema versioning and migration (from a real
+ * version-2 schema), storing traces, the views, replacement, sticky errors,
+ * failed traces, adoption of legacy rows, rank resolution. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "schema_v2.h"
 #include "storage/db.h"
 #include "storage/schema.h"
 #include "util/pp.h"
@@ -62,13 +64,26 @@ static void assert_rows(struct db *db, const char *sql, const char *expect)
 static struct db_trace sample_trace(const char *path, int64_t rank)
 {
 	struct db_trace t = {
-		.path = path, .folder = "iteration_15", .has_iteration = true,
-		.iteration = 15, .has_rank = true, .rank = rank, .bytes = 1000,
-		.mtime_ns = 5, .status = DB_STATUS_OK, .has_metrics = true,
-		.mode = DB_MODE_MEGATRON, .window_start_ns = 1700000000000000000,
-		.window_end_ns = 1700000000000001000, .gpu_busy_ns = 600,
-		.idle_ns = 400, .bubble_ns = 450, .comp_busy_ns = 500,
-		.comm_busy_ns = 200, .overlap_ns = 100, .coverage = 0.75,
+		.path = path,
+		.folder = "iteration_15",
+		.has_iteration = true,
+		.iteration = 15,
+		.has_header_rank = true,
+		.header_rank = rank,
+		.bytes = 1000,
+		.mtime_ns = 5,
+		.status = DB_STATUS_OK,
+		.has_metrics = true,
+		.mode = DB_MODE_MEGATRON,
+		.window_start_ns = 1700000000000000000,
+		.window_end_ns = 1700000000000001000,
+		.gpu_busy_ns = 600,
+		.idle_ns = 400,
+		.bubble_ns = 450,
+		.comp_busy_ns = 500,
+		.comm_busy_ns = 200,
+		.overlap_ns = 100,
+		.coverage = 0.75,
 		.kernels = 2,
 	};
 	return t;
@@ -78,27 +93,46 @@ static void store_sample(struct db *db, const char *path, int64_t rank)
 {
 	struct db_trace t = sample_trace(path, rank);
 	struct db_kernel k1 = {
-		.category = DB_CAT_FWD_COMP, .type = DB_TYPE_COMP,
-		.phase = DB_PHASE_FWD, .seq = 0, .name = "sm90_gemm<128>",
-		.name_len = 14, .has_stream = true, .stream = 7,
-		.start_ns = 1700000000000000000, .dur_ns = 500,
-		.has_correlation = true, .correlation = 42,
+		.category = RR_FWD_COMP,
+		.type = RR_COMP,
+		.phase = RR_FWD,
+		.seq = 0,
+		.name = "sm90_gemm<128>",
+		.name_len = 14,
+		.has_stream = true,
+		.stream = 7,
+		.start_ns = 1700000000000000000,
+		.dur_ns = 500,
+		.has_correlation = true,
+		.correlation = 42,
 	};
 	struct db_kernel k2 = {
-		.category = DB_CAT_DP_COMM, .type = DB_TYPE_COMM, .recompute = false,
-		.phase = DB_PHASE_NONE, .name = "ncclDevKernel_AllReduce",
-		.name_len = 23, .has_stream = true, .stream = 9,
-		.start_ns = 1700000000000000400, .dur_ns = 200,
-		.pg_desc = "DATA_PARALLEL_GROUP", .pg_ranks = "[0, 8]",
+		.category = RR_DP_COMM,
+		.type = RR_COMM,
+		.recompute = false,
+		.phase = RR_NOPHASE,
+		.name = "ncclDevKernel_AllReduce",
+		.name_len = 23,
+		.has_stream = true,
+		.stream = 9,
+		.start_ns = 1700000000000000400,
+		.dur_ns = 200,
+		.pg_desc = "DATA_PARALLEL_GROUP",
+		.pg_ranks = "[0, 8]",
 	};
-	struct db_step s = { .phase = DB_PHASE_FWD, .seq = 0, .has_cpu = true,
-			     .cpu_start_ns = 10, .cpu_end_ns = 20, .kernels = 1,
+	struct db_step s = { .phase = RR_FWD,
+			     .seq = 0,
+			     .has_cpu = true,
+			     .cpu_start_ns = 10,
+			     .cpu_end_ns = 20,
+			     .kernels = 1,
 			     .start_ns = 1700000000000000000,
-			     .end_ns = 1700000000000000500, .comp_ns = 500,
-			     .chunk = -1, .mbs = 0 };
-	struct db_step empty = { .phase = DB_PHASE_BWD, .seq = 0, .chunk = -1,
-				 .mbs = -1 };
-	struct db_category c = { DB_CAT_FWD_COMP, 1, 500, 500 };
+			     .end_ns = 1700000000000000500,
+			     .comp_ns = 500,
+			     .chunk = -1,
+			     .mbs = 0 };
+	struct db_step empty = { .phase = RR_BWD, .seq = 0, .chunk = -1, .mbs = -1 };
+	struct db_category c = { RR_FWD_COMP, 1, 500, 500 };
 	assert_int_equal(db_trace_begin(db, &t), 0);
 	assert_int_equal(db_trace_add_kernel(db, &k1), 0);
 	assert_int_equal(db_trace_add_kernel(db, &k2), 0);
@@ -114,11 +148,13 @@ static void test_schema_created_and_versioned(void **state)
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "2\n");
+	assert_rows(db, "PRAGMA user_version", "3\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
-	assert_rows(db, "SELECT name FROM sqlite_master WHERE type = 'view' "
-		    "ORDER BY name", "category_stats\nkernels\npipelines\npp_groups\nranks\n"
-		    "steps\nstragglers\n");
+	assert_rows(db,
+		    "SELECT name FROM sqlite_master WHERE type = 'view' "
+		    "ORDER BY name",
+		    "category_stats\nkernels\npipelines\npp_groups\n"
+		    "rank_conflicts\nranks\nsteps\nstragglers\n");
 	db_close(db);
 	/* Reopening an up-to-date file changes nothing. */
 	db = db_open(path, 0, 0, err, sizeof(err));
@@ -128,25 +164,240 @@ static void test_schema_created_and_versioned(void **state)
 	rm_db(path);
 }
 
-static void test_version_1_is_migrated(void **state)
+/* A file made with the version-2 schema (schema_v2.h), holding one trace
+ * as pptrace stored it then (canonical path, rank from the header). Version
+ * 1: without ppagg's tables and views. */
+static char *make_old(int version)
+{
+	char *path = tmp_db();
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, schema_v2_sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(
+			c,
+			"INSERT INTO names(id, name) VALUES (1, 'gemm');"
+			"INSERT INTO traces(id, path, folder, iteration, rank, bytes, mtime_ns,"
+			" status, mode, window_start_ns, window_end_ns, kernels)"
+			" VALUES (1, '/real/iteration_3/rank_0000.json', 'iteration_3', 3, 4,"
+			" 10, 5, 0, 0, 1000, 2000, 1);"
+			"INSERT INTO kernel_t(rowid, code, seq, name_id, start, dur)"
+			" VALUES (1 << 32, 128, 0, 1, 0, 100);",
+			NULL, NULL, NULL),
+		SQLITE_OK);
+	if (version == 1)
+		assert_int_equal(
+			sqlite3_exec(
+				c,
+				"DROP VIEW pp_groups; DROP VIEW pipelines; DROP VIEW stragglers;"
+				"DROP TABLE agg_pp_group; DROP TABLE agg_pipeline;"
+				"DROP TABLE agg_straggler",
+				NULL, NULL, NULL),
+			SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(c,
+			     version == 1 ? "PRAGMA user_version = 1" : "PRAGMA user_version = 2",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(c);
+	return path;
+}
+
+static void collect_legacy(void *ctx, const struct db_stored *s)
+{
+	strbuf_addf(ctx, "%s|%s|%d\n", s->path, s->folder, s->legacy);
+}
+
+/* Versions 1 and 2 are brought to 3 in place: the old row keeps its data,
+ * is marked legacy (file NULL), its rank counts as its header's; the views
+ * are the current ones. */
+static void test_old_versions_are_migrated(void **state)
+{
+	char err[512];
+	(void)state;
+	for (int version = 1; version <= 2; version++) {
+		char *path = make_old(version);
+		struct db *db = db_open(path, 0, 0, err, sizeof(err));
+		assert_non_null(db);
+		assert_rows(db, "PRAGMA user_version", "3\n");
+		assert_rows(db,
+			    "SELECT path, file, header_rank, name_rank, rank, rank_note"
+			    " FROM traces",
+			    "/real/iteration_3/rank_0000.json|NULL|4|NULL|4|NULL\n");
+		assert_rows(db,
+			    "SELECT iteration, rank, category, phase, name, dur_ns"
+			    " FROM kernels",
+			    "3|4|fwd_computation|fwd|gemm|100\n");
+		assert_rows(db, "SELECT count(*) FROM pp_groups", "0\n");
+		assert_rows(db, "SELECT count(*) FROM rank_conflicts", "0\n");
+		struct strbuf sb = STRBUF_INIT;
+		assert_int_equal(db_trace_each(db, collect_legacy, &sb), 0);
+		assert_string_equal(sb.buf, "/real/iteration_3/rank_0000.json|iteration_3|1\n");
+		strbuf_release(&sb);
+		/* The ranks of a migrated file resolve to what they were. */
+		assert_int_equal(db_resolve_ranks(db), 0);
+		assert_rows(db, "SELECT rank FROM ranks", "4\n");
+		db_close(db);
+		rm_db(path);
+	}
+}
+
+/* A legacy row takes the identity it was found at; the rank it had stays
+ * its header's, the file name's becomes known. */
+static void test_legacy_row_adopted(void **state)
+{
+	char err[512], *path = make_old(2);
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db_trace t = {
+		.path = "/base/iteration_3/rank_0007.json",
+		.file = "/real/iteration_3/rank_0000.json",
+		.has_name_rank = true,
+		.name_rank = 7,
+	};
+	(void)state;
+	assert_non_null(db);
+	assert_int_equal(db_adopt_begin(db), 0);
+	assert_int_equal(db_trace_adopt(db, "/real/iteration_3/rank_0000.json", &t), 0);
+	assert_int_equal(db_adopt_commit(db), 0);
+	assert_rows(db, "SELECT path, file, header_rank, name_rank, rank FROM traces",
+		    "/base/iteration_3/rank_0007.json|/real/iteration_3/rank_0000.json|"
+		    "4|7|4\n");
+	assert_rows(db, "SELECT count(*) FROM kernels WHERE rank = 4", "1\n");
+	db_close(db);
+	rm_db(path);
+}
+
+/* An upgraded file gets the current view definitions (a CREATE VIEW IF NOT
+ * EXISTS would keep the old ones) and code tables written from
+ * model/rank_result.h's names. */
+static void test_views_recreated_on_version_change(void **state)
+{
+	char err[512], *fresh = tmp_db(), *path = make_old(2);
+	struct db *db = db_open(fresh, 0, 0, err, sizeof(err));
+	(void)state;
+	assert_non_null(db);
+	char *want = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
+			      "ORDER BY name");
+	db_close(db);
+	/* An older file: other view bodies, a stale code table. */
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c,
+				      "DROP VIEW kernels; CREATE VIEW kernels AS SELECT 1 AS old;"
+				      "UPDATE category_codes SET name = 'stale' WHERE code = 0;"
+				      "DELETE FROM phase_codes WHERE code = 5",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(c);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	char *got = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
+			     "ORDER BY name");
+	assert_string_equal(got, want);
+	for (int k = 0; k < RR_NCATEGORIES; k++) {
+		struct strbuf q = STRBUF_INIT, e = STRBUF_INIT;
+		strbuf_addf(&q, "SELECT name FROM category_codes WHERE code = %d", k);
+		strbuf_addf(&e, "%s\n", rr_category_name(k));
+		assert_rows(db, q.buf, e.buf);
+		strbuf_release(&q);
+		strbuf_release(&e);
+	}
+	assert_rows(db,
+		    "SELECT group_concat(code || '=' || name, ' ') FROM "
+		    "(SELECT * FROM phase_codes ORDER BY code)",
+		    "1=fwd 2=bwd 3=pp 4=dp 5=opt\n");
+	free(want);
+	free(got);
+	db_close(db);
+	rm_db(path);
+	rm_db(fresh);
+}
+
+/* Stores a trace without kernels: identity, iteration (or none), claims. */
+static void store_claim(struct db *db, const char *path, const char *folder, int64_t iteration,
+			int64_t header, int64_t name)
+{
+	struct db_trace t = {
+		.path = path,
+		.folder = folder,
+		.has_iteration = iteration >= 0,
+		.iteration = iteration,
+		.has_header_rank = header >= 0,
+		.header_rank = header,
+		.has_name_rank = name >= 0,
+		.name_rank = name,
+		.status = DB_STATUS_OK,
+	};
+	assert_int_equal(db_trace_store_empty(db, &t), 0);
+}
+
+static void collect_conflict(void *ctx, const struct db_conflict *c)
+{
+	strbuf_addf(ctx, "%lld|%s|%lld|%s|%lld\n",
+		    c->has_iteration ? (long long)c->iteration : -1LL, c->folder,
+		    (long long)c->rank, c->path, (long long)c->ntraces);
+}
+
+static void collect_shared(void *ctx, const struct db_shared_rank *r)
+{
+	strbuf_addf(ctx, "%lld|%lld|%lld|%s|%s\n", (long long)r->iteration,
+		    (long long)r->header_rank, (long long)r->ntraces, r->first, r->last);
+}
+
+/* docs/contracts.md §8: a header rank shared in an iteration yields to the
+ * file names; what is still shared is a conflict; other iterations, and
+ * folders without a number, are apart. */
+static void test_ranks_resolved(void **state)
 {
 	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
 	assert_non_null(db);
-	/* Make it look like a version-1 file: no ppagg tables yet. */
+	store_claim(db, "/i3/a", "iteration_3", 3, 0, 0);
+	store_claim(db, "/i3/b", "iteration_3", 3, 0, 1);
+	store_claim(db, "/i3/c", "iteration_3", 3, 0, -1); /* no name rank */
+	store_claim(db, "/i3/d", "iteration_3", 3, 5, 2);  /* own header rank */
+	store_claim(db, "/i3/e", "iteration_3", 3, -1, 6); /* failed: no header */
+	store_claim(db, "/i4/a", "iteration_4", 4, 0, 7);  /* another iteration */
+	store_claim(db, "/x/a", "x", -1, 1, 3);            /* folders: no number */
+	store_claim(db, "/x/b", "x", -1, 1, 4);
+	store_claim(db, "/y/a", "y", -1, 1, 9);
+	/* Written by another tool: a rank, no claims. It keeps its rank. */
 	assert_int_equal(sqlite3_exec(db_sqlite(db),
-		"DROP VIEW pp_groups; DROP VIEW pipelines; DROP VIEW stragglers;"
-		"DROP TABLE agg_pp_group; DROP TABLE agg_pipeline;"
-		"DROP TABLE agg_straggler; PRAGMA user_version = 1", NULL, NULL, NULL),
-		SQLITE_OK);
-	store_sample(db, "/kept.json", 4);
-	db_close(db);
-	db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "2\n");
-	assert_rows(db, "SELECT count(*) FROM pp_groups", "0\n");
-	assert_rows(db, "SELECT rank FROM ranks", "4\n");
+				      "INSERT INTO traces(path, folder,"
+				      " iteration, rank, status) VALUES ('/z/a', 'z', 9, 2, 0)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(db_resolve_ranks(db), 0);
+	assert_rows(db, "SELECT path, rank, rank_note IS NOT NULL FROM traces ORDER BY path",
+		    "/i3/a|0|1\n/i3/b|1|1\n/i3/c|0|0\n/i3/d|5|0\n/i3/e|6|0\n"
+		    "/i4/a|0|0\n/x/a|3|1\n/x/b|4|1\n/y/a|1|0\n/z/a|2|0\n");
+	assert_rows(db, "SELECT rank_note FROM traces WHERE path = '/i3/b'",
+		    "header rank 0 is shared with other traces of the iteration: rank from "
+		    "the file name\n");
+	assert_int_equal(db_rank_conflicts(db, collect_conflict, &sb), 0);
+	assert_string_equal(sb.buf, "3|iteration_3|0|/i3/a|2\n3|iteration_3|0|/i3/c|2\n");
+	strbuf_reset(&sb);
+	assert_int_equal(db_shared_header_ranks(db, collect_shared, &sb), 0);
+	assert_string_equal(sb.buf, "0|1|2|/x/a|/x/b\n3|0|3|/i3/a|/i3/c\n");
+	/* Resolving again writes nothing; a trace leaving the iteration
+	 * gives the header rank back. */
+	int before = sqlite3_total_changes(db_sqlite(db));
+	assert_int_equal(db_resolve_ranks(db), 0);
+	assert_int_equal(sqlite3_total_changes(db_sqlite(db)), before);
+	assert_int_equal(sqlite3_exec(db_sqlite(db),
+				      "DELETE FROM traces WHERE path IN "
+				      "('/i3/a', '/i3/c', '/x/b')",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(db_resolve_ranks(db), 0);
+	assert_rows(db,
+		    "SELECT path, rank, rank_note FROM traces WHERE path IN "
+		    "('/i3/b', '/x/a') ORDER BY path",
+		    "/i3/b|0|NULL\n/x/a|1|NULL\n");
+	strbuf_release(&sb);
 	db_close(db);
 	rm_db(path);
 }
@@ -210,12 +461,8 @@ static void test_restoring_a_path_replaces_it(void **state)
 	assert_rows(db, "SELECT count(*) FROM traces", "2\n");
 	assert_rows(db, "SELECT count(*) FROM names", "2\n");
 	assert_rows(db, "SELECT count(*) FROM steps", "4\n");
-	int64_t bytes, mtime;
-	int st, kind;
-	assert_int_equal(db_trace_lookup(db, "/a.json", &bytes, &mtime, &st, &kind), 1);
-	assert_int_equal(bytes, 1000);
-	assert_int_equal(mtime, 5);
-	assert_int_equal(db_trace_lookup(db, "/c.json", &bytes, &mtime, &st, &kind), 0);
+	assert_rows(db, "SELECT path, bytes, mtime_ns FROM traces ORDER BY path",
+		    "/a.json|1000|5\n/b.json|1000|5\n");
 	db_close(db);
 	rm_db(path);
 }
@@ -225,9 +472,9 @@ static void test_errors_are_sticky_and_roll_back(void **state)
 	(void)state;
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	struct db_step s = { .phase = DB_PHASE_FWD, .seq = 0, .chunk = -1, .mbs = -1 };
+	struct db_step s = { .phase = RR_FWD, .seq = 0, .chunk = -1, .mbs = -1 };
 	struct db_trace t = sample_trace("/dup.json", 0);
-	struct db_category c = { DB_CAT_OTHER, 1, 1, 1 };
+	struct db_category c = { RR_OTHER, 1, 1, 1 };
 	assert_non_null(db);
 	assert_int_equal(db_trace_add_step(db, &s), PP_EINVAL); /* no txn */
 	db_trace_rollback(db);
@@ -251,10 +498,16 @@ static void test_failed_trace_has_null_metrics(void **state)
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	struct db_trace t = {
-		.path = "/iteration_2/rank_5.json", .folder = "iteration_2",
-		.has_iteration = true, .iteration = 2, .has_rank = true,
-		.rank = 5, .bytes = 77, .status = DB_STATUS_FAILED,
-		.fail_kind = DB_FAIL_INPUT, .error = "byte 70: unexpected end",
+		.path = "/iteration_2/rank_5.json",
+		.folder = "iteration_2",
+		.has_iteration = true,
+		.iteration = 2,
+		.has_name_rank = true,
+		.name_rank = 5,
+		.bytes = 77,
+		.status = DB_STATUS_FAILED,
+		.fail_kind = DB_FAIL_INPUT,
+		.error = "byte 70: unexpected end",
 	};
 	assert_non_null(db);
 	assert_int_equal(db_trace_store_empty(db, &t), 0);
@@ -288,10 +541,16 @@ static void store_many(struct db *db, const char *path, int64_t rank, int n)
 	assert_int_equal(db_trace_begin(db, &t), 0);
 	for (int k = 0; k < n; k++) {
 		struct db_kernel dk = {
-			.category = DB_CAT_FWD_COMP, .type = DB_TYPE_COMP,
-			.phase = DB_PHASE_NONE, .name = "k", .name_len = 1,
-			.has_stream = !(k & 1), .stream = 7, .start_ns = k,
-			.dur_ns = k + 1, .has_correlation = true,
+			.category = RR_FWD_COMP,
+			.type = RR_COMP,
+			.phase = RR_NOPHASE,
+			.name = "k",
+			.name_len = 1,
+			.has_stream = !(k & 1),
+			.stream = 7,
+			.start_ns = k,
+			.dur_ns = k + 1,
+			.has_correlation = true,
 			.correlation = k,
 		};
 		assert_int_equal(db_trace_add_kernel(db, &dk), 0);
@@ -333,7 +592,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schema_created_and_versioned),
-		cmocka_unit_test(test_version_1_is_migrated),
+		cmocka_unit_test(test_old_versions_are_migrated),
+		cmocka_unit_test(test_legacy_row_adopted),
+		cmocka_unit_test(test_views_recreated_on_version_change),
+		cmocka_unit_test(test_ranks_resolved),
 		cmocka_unit_test(test_newer_or_foreign_file_refused),
 		cmocka_unit_test(test_views_give_contract_values),
 		cmocka_unit_test(test_restoring_a_path_replaces_it),

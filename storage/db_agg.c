@@ -1,0 +1,398 @@
+/* db_agg.c — ppagg's reads and writes (see db_agg.h).
+ *
+ * Every read is one query per iteration, ordered so that ppagg can fill its
+ * ranks in one pass; the orders by category and phase *name* are the ones
+ * its CSVs and chart scripts have always had. The block query groups the
+ * kernels by their packed codes (kernel_t.code) and looks the names up only
+ * per group.
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_agg.h"
+#include "db_int.h"
+#include "util/pp.h"
+
+enum { Q_ITERATIONS, Q_TRACES, Q_CATEGORIES, Q_STEPS, Q_BLOCKS, Q_GROUPS, Q_COUNT };
+
+/* In enum order. */
+static const char *const query_sql[Q_COUNT] = {
+	"SELECT DISTINCT iteration FROM traces WHERE iteration IS NOT NULL"
+	" AND (?1 IS NULL OR folder = ?1 OR CAST(iteration AS TEXT) = ?1)"
+	" ORDER BY iteration",
+
+	"SELECT id, rank, folder, path, error, status, mode, window_start_ns,"
+	" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
+	" comm_busy_ns, overlap_ns, coverage FROM traces WHERE iteration = ?1"
+	" ORDER BY rank, path",
+
+	"SELECT t.id, t.rank, s.category, s.kernels, s.sum_ns, s.busy_ns"
+	" FROM traces t JOIN category_t s ON s.trace_id = t.id"
+	" JOIN category_codes c ON c.code = s.category"
+	" WHERE t.iteration = ?1 ORDER BY t.rank, c.name",
+
+	"SELECT t.id, t.rank, s.phase, s.seq, s.cpu_start_ns, s.cpu_end_ns,"
+	" s.start_ns, s.end_ns,"
+	" CASE WHEN s.start_ns IS NULL THEN 0 ELSE s.end_ns - s.start_ns END,"
+	" s.comp_ns, s.comm_ns, s.overlap_ns, s.kernels, s.chunk, s.mbs"
+	" FROM traces t JOIN step_t s ON s.trace_id = t.id"
+	" JOIN phase_codes p ON p.code = s.phase"
+	" WHERE t.iteration = ?1 ORDER BY t.rank, p.name, s.seq",
+
+	/* ?2, ?3: the category codes left out (memory, other). */
+	"SELECT t.id, t.rank, k.code & 15 AS cat, k.code >> 7 AS ph, k.seq,"
+	" (k.code >> 6) & 1 AS rc, min(t.window_start_ns + k.start),"
+	" max(t.window_start_ns + k.start + k.dur), count(*)"
+	" FROM traces t CROSS JOIN kernel_t k"
+	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
+	" WHERE t.iteration = ?1 AND k.seq IS NOT NULL AND (k.code & 15) NOT IN (?2, ?3)"
+	" GROUP BY t.id, cat, ph, k.seq, rc"
+	" ORDER BY t.rank, (SELECT name FROM category_codes WHERE code = cat),"
+	" (SELECT name FROM phase_codes WHERE code = ph), k.seq, rc",
+
+	"SELECT DISTINCT pg_desc, pg_ranks FROM kernels WHERE iteration = ?1"
+	" AND pg_ranks IS NOT NULL AND pg_desc IS NOT NULL",
+};
+
+static const char *const what[Q_COUNT] = {
+	"cannot list iterations", "cannot read traces",  "cannot read category_stats",
+	"cannot read steps",      "cannot read kernels", "cannot read process groups",
+};
+
+/* The caller's callback of one kind of row, and its context. */
+struct visit {
+	void *ctx;
+	union {
+		int (*iteration)(void *ctx, int64_t iteration);
+		int (*trace)(void *ctx, const struct db_agg_trace *t);
+		int (*category)(void *ctx, const struct db_agg_category *c);
+		int (*step)(void *ctx, const struct db_agg_step *s);
+		int (*block)(void *ctx, const struct db_agg_block *b);
+		int (*group)(void *ctx, const char *desc, const char *ranks);
+	} fn;
+};
+
+static const char *col_text(sqlite3_stmt *st, int c)
+{
+	return (const char *)sqlite3_column_text(st, c);
+}
+
+static bool col_null(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL;
+}
+
+static int64_t col(sqlite3_stmt *st, int c)
+{
+	return sqlite3_column_int64(st, c);
+}
+
+/* Runs query q (?1 = iteration, or name for Q_ITERATIONS) and hands every
+ * row to row() until one returns non-zero; *nrows counts them. */
+static int each(struct db *db, int q, int64_t iteration, const char *name,
+		int (*row)(sqlite3_stmt *st, const struct visit *v), const struct visit *v,
+		int *nrows)
+{
+	sqlite3_stmt *st;
+	int s = SQLITE_DONE, rc = 0, n = 0;
+	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[q], -1, &st, NULL) != SQLITE_OK)
+		return db_note_sql_error(db, what[q]);
+	if (q != Q_ITERATIONS)
+		sqlite3_bind_int64(st, 1, iteration);
+	else if (name)
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (q == Q_BLOCKS) {
+		sqlite3_bind_int(st, 2, RR_MEMORY);
+		sqlite3_bind_int(st, 3, RR_OTHER);
+	}
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		n++;
+		rc = row(st, v);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = db_note_sql_error(db, what[q]);
+	sqlite3_finalize(st);
+	if (nrows)
+		*nrows = n;
+	return rc;
+}
+
+static int row_iteration(sqlite3_stmt *st, const struct visit *v)
+{
+	return v->fn.iteration(v->ctx, col(st, 0));
+}
+
+static int row_trace(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_trace t = {
+		.id = col(st, 0),
+		.has_rank = !col_null(st, 1),
+		.rank = col(st, 1),
+		.folder = col_text(st, 2),
+		.path = col_text(st, 3),
+		.error = col_text(st, 4),
+		.status = (int)col(st, 5),
+		.has_mode = !col_null(st, 6),
+		.mode = (int)col(st, 6),
+		.has_window = !col_null(st, 7),
+		.window_start_ns = col(st, 7),
+		.window_end_ns = col(st, 8),
+		.gpu_busy_ns = col(st, 9),
+		.idle_ns = col(st, 10),
+		.bubble_ns = col(st, 11),
+		.comp_busy_ns = col(st, 12),
+		.comm_busy_ns = col(st, 13),
+		.overlap_ns = col(st, 14),
+		.coverage = sqlite3_column_double(st, 15),
+	};
+	return v->fn.trace(v->ctx, &t);
+}
+
+static int row_category(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_category c = {
+		.trace_id = col(st, 0),
+		.rank = col(st, 1),
+		.category = (enum rr_category)col(st, 2),
+		.kernels = col(st, 3),
+		.sum_ns = col(st, 4),
+		.busy_ns = col(st, 5),
+	};
+	return v->fn.category(v->ctx, &c);
+}
+
+static int row_step(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_step p = {
+		.trace_id = col(st, 0),
+		.rank = col(st, 1),
+		.phase = (enum rr_phase)(col(st, 2) - 1),
+		.seq = col(st, 3),
+		.cpu_start_ns = col(st, 4),
+		.cpu_end_ns = col(st, 5),
+		.has_times = !col_null(st, 6),
+		.start_ns = col(st, 6),
+		.end_ns = col(st, 7),
+		.wall_ns = col(st, 8),
+		.comp_ns = col(st, 9),
+		.comm_ns = col(st, 10),
+		.overlap_ns = col(st, 11),
+		.kernels = col(st, 12),
+		.chunk = col_null(st, 13) ? -1 : col(st, 13),
+		.mbs = col_null(st, 14) ? -1 : col(st, 14),
+	};
+	return v->fn.step(v->ctx, &p);
+}
+
+static int row_block(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_block b = {
+		.trace_id = col(st, 0),
+		.rank = col(st, 1),
+		.category = (enum rr_category)col(st, 2),
+		.phase = (enum rr_phase)(col(st, 3) - 1),
+		.seq = col(st, 4),
+		.recompute = col(st, 5) != 0,
+		.start_ns = col(st, 6),
+		.end_ns = col(st, 7),
+		.kernels = col(st, 8),
+	};
+	return v->fn.block(v->ctx, &b);
+}
+
+static int row_group(sqlite3_stmt *st, const struct visit *v)
+{
+	return v->fn.group(v->ctx, col_text(st, 0), col_text(st, 1));
+}
+
+int db_agg_iterations(struct db *db, const char *name, int (*fn)(void *ctx, int64_t iteration),
+		      void *ctx, int *found)
+{
+	struct visit v = { ctx, { .iteration = fn } };
+	return each(db, Q_ITERATIONS, 0, name, row_iteration, &v, found);
+}
+
+int db_agg_traces(struct db *db, int64_t iteration,
+		  int (*fn)(void *ctx, const struct db_agg_trace *t), void *ctx)
+{
+	struct visit v = { ctx, { .trace = fn } };
+	return each(db, Q_TRACES, iteration, NULL, row_trace, &v, NULL);
+}
+
+int db_agg_categories(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_category *c), void *ctx)
+{
+	struct visit v = { ctx, { .category = fn } };
+	return each(db, Q_CATEGORIES, iteration, NULL, row_category, &v, NULL);
+}
+
+int db_agg_steps(struct db *db, int64_t iteration,
+		 int (*fn)(void *ctx, const struct db_agg_step *s), void *ctx)
+{
+	struct visit v = { ctx, { .step = fn } };
+	return each(db, Q_STEPS, iteration, NULL, row_step, &v, NULL);
+}
+
+int db_agg_blocks(struct db *db, int64_t iteration,
+		  int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx)
+{
+	struct visit v = { ctx, { .block = fn } };
+	return each(db, Q_BLOCKS, iteration, NULL, row_block, &v, NULL);
+}
+
+int db_agg_process_groups(struct db *db, int64_t iteration,
+			  int (*fn)(void *ctx, const char *desc, const char *ranks), void *ctx)
+{
+	struct visit v = { ctx, { .group = fn } };
+	return each(db, Q_GROUPS, iteration, NULL, row_group, &v, NULL);
+}
+
+/* ---- the writer ---- */
+
+enum {
+	W_BEGIN,
+	W_DEL_PP,
+	W_DEL_PIPE,
+	W_DEL_STRAG,
+	W_INS_PP,
+	W_INS_PIPE,
+	W_INS_STRAG,
+	W_COMMIT,
+	W_ROLLBACK,
+	W_COUNT
+};
+
+/* In enum order. */
+static const char *const write_sql[W_COUNT] = {
+	"BEGIN IMMEDIATE",
+	"DELETE FROM agg_pp_group WHERE iteration = ?1",
+	"DELETE FROM agg_pipeline WHERE iteration = ?1",
+	"DELETE FROM agg_straggler WHERE iteration = ?1",
+	"INSERT INTO agg_pp_group(iteration, pp_group, stage, rank, complete,"
+	" group_window_start_ns, group_window_end_ns, group_idle_ns,"
+	" group_bubble_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	"INSERT INTO agg_pipeline(iteration, pp_group, measured_ns, ideal_ns,"
+	" gap_ns, bubble_ratio) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	"INSERT INTO agg_straggler(iteration, rank, group_kind, grp, metric,"
+	" value_ns, median_ns, excess) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	"COMMIT",
+	"ROLLBACK",
+};
+
+struct db_agg_writer {
+	struct db *db;
+	sqlite3_stmt *st[W_COUNT];
+};
+
+static void writer_free(struct db_agg_writer *w)
+{
+	for (int i = 0; i < W_COUNT; i++)
+		sqlite3_finalize(w->st[i]);
+	free(w);
+}
+
+/* Steps statement i (its bindings set by the caller) and resets it. */
+static int run(struct db_agg_writer *w, int i, const char *why)
+{
+	int rc = sqlite3_step(w->st[i]);
+	sqlite3_reset(w->st[i]);
+	sqlite3_clear_bindings(w->st[i]);
+	return rc == SQLITE_DONE ? 0 : db_note_sql_error(w->db, why);
+}
+
+struct db_agg_writer *db_agg_begin(struct db *db)
+{
+	struct db_agg_writer *w = calloc(1, sizeof(*w));
+	if (!w) {
+		db_note_error(db, PP_ENOMEM, pp_strerror(PP_ENOMEM));
+		return NULL;
+	}
+	w->db = db;
+	for (int i = 0; i < W_COUNT; i++)
+		if (sqlite3_prepare_v2(db_sqlite(db), write_sql[i], -1, &w->st[i], NULL) !=
+		    SQLITE_OK) {
+			db_note_sql_error(db, "cannot prepare ppagg's writes");
+			writer_free(w);
+			return NULL;
+		}
+	if (run(w, W_BEGIN, "cannot start ppagg's transaction")) {
+		writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int db_agg_clear(struct db_agg_writer *w, int64_t iteration)
+{
+	for (int i = W_DEL_PP; i <= W_DEL_STRAG; i++) {
+		sqlite3_bind_int64(w->st[i], 1, iteration);
+		if (run(w, i, "cannot delete old ppagg rows"))
+			return PP_EDB;
+	}
+	return 0;
+}
+
+static void bind_opt(sqlite3_stmt *st, int col, bool have, int64_t v)
+{
+	if (have)
+		sqlite3_bind_int64(st, col, v);
+}
+
+int db_agg_add_pp_group(struct db_agg_writer *w, const struct db_agg_pp_group *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_PP];
+	sqlite3_bind_int64(s, 1, r->iteration);
+	sqlite3_bind_int(s, 2, r->pp_group);
+	sqlite3_bind_int(s, 3, r->stage);
+	sqlite3_bind_int(s, 4, r->rank);
+	sqlite3_bind_int(s, 5, r->complete);
+	bind_opt(s, 6, r->has_window, r->window_start_ns);
+	bind_opt(s, 7, r->has_window, r->window_end_ns);
+	bind_opt(s, 8, r->has_rank, r->idle_ns);
+	bind_opt(s, 9, r->has_rank, r->bubble_ns);
+	return run(w, W_INS_PP, "cannot write pp_groups");
+}
+
+int db_agg_add_pipeline(struct db_agg_writer *w, const struct db_agg_pipeline *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_PIPE];
+	sqlite3_bind_int64(s, 1, r->iteration);
+	sqlite3_bind_int(s, 2, r->pp_group);
+	sqlite3_bind_int64(s, 3, r->measured_ns);
+	bind_opt(s, 4, r->has_ideal, r->ideal_ns);
+	bind_opt(s, 5, r->has_ideal, r->gap_ns);
+	sqlite3_bind_double(s, 6, r->bubble_ratio);
+	return run(w, W_INS_PIPE, "cannot write pipelines");
+}
+
+int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_STRAG];
+	sqlite3_bind_int64(s, 1, r->iteration);
+	sqlite3_bind_int(s, 2, r->rank);
+	sqlite3_bind_text(s, 3, r->group_kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 4, r->group);
+	sqlite3_bind_text(s, 5, r->metric, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 6, r->value_ns);
+	sqlite3_bind_int64(s, 7, r->median_ns);
+	sqlite3_bind_double(s, 8, r->excess);
+	return run(w, W_INS_STRAG, "cannot write stragglers");
+}
+
+int db_agg_commit(struct db_agg_writer *w)
+{
+	int rc = run(w, W_COMMIT, "cannot commit ppagg's rows");
+	if (rc)
+		sqlite3_step(w->st[W_ROLLBACK]);
+	writer_free(w);
+	return rc;
+}
+
+void db_agg_rollback(struct db_agg_writer *w)
+{
+	if (!w)
+		return;
+	sqlite3_step(w->st[W_ROLLBACK]);
+	writer_free(w);
+}

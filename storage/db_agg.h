@@ -1,0 +1,134 @@
+/* db_agg.h — what ppagg reads from the database and the rows it writes.
+ *
+ * ppagg opens the file with db_open(..., DB_EXISTING, ...), reads each
+ * iteration's traces, category rows, steps, timeline blocks and process
+ * groups through the callbacks below (one query each, rows in a stable
+ * order), and rewrites its own rows (pp_groups, pipelines, stragglers) in
+ * one IMMEDIATE transaction, so a re-run gives the same content and readers
+ * never see half of it. Plain structs: categories and phases are
+ * model/rank_result.h's enums, statuses and modes schema.h's codes. Strings
+ * in a callback's struct live until the callback returns.
+ *
+ * Every function returns 0, a callback's non-zero value (which stops the
+ * query), or PP_EDB with db_errmsg(db). Errors here are not sticky.
+ */
+#ifndef DB_AGG_H
+#define DB_AGG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "db.h"
+
+/* Calls fn with every iteration number whose traces match name: a folder
+ * name or an iteration number ("iteration_15", "15"); NULL = every
+ * iteration. Increasing order, each number once; *found = how many. */
+int db_agg_iterations(struct db *db, const char *name, int (*fn)(void *ctx, int64_t iteration),
+		      void *ctx, int *found);
+
+/* One stored trace of an iteration. */
+struct db_agg_trace {
+	int64_t id;    /* the key of its category, step, block rows */
+	bool has_rank; /* false: neither header nor file name gave one */
+	int64_t rank;
+	const char *folder, *path, *error; /* NULL when absent */
+	int status;                        /* DB_STATUS_* */
+	bool has_mode;
+	int mode;        /* DB_MODE_* */
+	bool has_window; /* it has GPU events: the metrics are set */
+	int64_t window_start_ns, window_end_ns, gpu_busy_ns, idle_ns, bubble_ns;
+	int64_t comp_busy_ns, comm_busy_ns, overlap_ns;
+	double coverage;
+};
+/* Every trace of iteration, ordered by rank (none first), then path. */
+int db_agg_traces(struct db *db, int64_t iteration,
+		  int (*fn)(void *ctx, const struct db_agg_trace *t), void *ctx);
+
+/* One category_stats row. */
+struct db_agg_category {
+	int64_t trace_id, rank;
+	enum rr_category category;
+	int64_t kernels, sum_ns, busy_ns;
+};
+/* The category rows of iteration, ordered by rank and category name. */
+int db_agg_categories(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_category *c), void *ctx);
+
+/* One step (the steps view plus the VPP labels a PP-timer import records). */
+struct db_agg_step {
+	int64_t trace_id, rank;
+	enum rr_phase phase;
+	int64_t seq;
+	int64_t cpu_start_ns, cpu_end_ns;
+	bool has_times;                    /* start/end known (kernels, or a PP-timer step) */
+	int64_t start_ns, end_ns, wall_ns; /* wall 0 without times */
+	int64_t comp_ns, comm_ns, overlap_ns, kernels;
+	int64_t chunk, mbs; /* recorded VPP labels, -1 when unknown */
+};
+/* The steps of iteration, ordered by rank, phase name and seq. */
+int db_agg_steps(struct db *db, int64_t iteration,
+		 int (*fn)(void *ctx, const struct db_agg_step *s), void *ctx);
+
+/* The kernels of one (trace, category, phase, seq, recompute flag). */
+struct db_agg_block {
+	int64_t trace_id, rank;
+	enum rr_category category;
+	enum rr_phase phase;
+	int64_t seq;
+	bool recompute;
+	int64_t start_ns, end_ns; /* first kernel start, last kernel end */
+	int64_t kernels;
+};
+/* The timeline blocks of iteration: kernels attributed to a step, memory
+ * and other kernels left out; ordered by rank, category name, phase name,
+ * seq, recompute flag. One scan of the iteration's kernels. */
+int db_agg_blocks(struct db *db, int64_t iteration,
+		  int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx);
+
+/* Calls fn with each distinct (description, ranks) of the process groups
+ * that the iteration's kernels name (both present). */
+int db_agg_process_groups(struct db *db, int64_t iteration,
+			  int (*fn)(void *ctx, const char *desc, const char *ranks), void *ctx);
+
+/* ppagg's rows (docs/contracts.md §3: pp_groups, pipelines, stragglers). */
+struct db_agg_pp_group {
+	int64_t iteration;
+	int pp_group, stage, rank;
+	bool complete;   /* every rank of the group is ok */
+	bool has_window; /* group window known */
+	int64_t window_start_ns, window_end_ns;
+	bool has_rank; /* this rank's idle/bubble known */
+	int64_t idle_ns, bubble_ns;
+};
+struct db_agg_pipeline {
+	int64_t iteration;
+	int pp_group;
+	int64_t measured_ns;
+	bool has_ideal;
+	int64_t ideal_ns, gap_ns;
+	double bubble_ratio;
+};
+struct db_agg_straggler {
+	int64_t iteration;
+	int rank;
+	const char *group_kind; /* "dp" or "stage" */
+	int group;
+	const char *metric;
+	int64_t value_ns, median_ns;
+	double excess;
+};
+
+/* The writer: db_agg_begin() starts the transaction (NULL on failure),
+ * db_agg_clear() deletes an iteration's rows, the add functions insert;
+ * db_agg_commit() commits (on failure it rolls back), db_agg_rollback()
+ * abandons. Both end the writer. */
+struct db_agg_writer;
+struct db_agg_writer *db_agg_begin(struct db *db);
+int db_agg_clear(struct db_agg_writer *w, int64_t iteration);
+int db_agg_add_pp_group(struct db_agg_writer *w, const struct db_agg_pp_group *r);
+int db_agg_add_pipeline(struct db_agg_writer *w, const struct db_agg_pipeline *r);
+int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler *r);
+int db_agg_commit(struct db_agg_writer *w);
+void db_agg_rollback(struct db_agg_writer *w);
+
+#endif
