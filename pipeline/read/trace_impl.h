@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "gunzip.h"
+#include "gzstream.h"
 #include "json_scan.h"
 #include "key_cache.h"
 #include "trace_read.h"
@@ -21,7 +22,6 @@ enum { S_START, S_KEY, S_AFTER, S_EVENTS, S_END, S_DONE };
 enum {
 	BUF_INIT = 1u << 20, /* initial window (bigger is no faster) */
 	MAP_INIT = 4u << 20, /* initial mapped window of a plain file */
-	ZIN_SIZE = 1u << 20, /* compressed input chunk */
 	HDR_STR_MAX = 4096,  /* header strings are cut to this */
 	SCRATCH_SLACK = 64,  /* copy_text() writes up to 63 bytes past a string */
 	MAX_EVENT_DEFAULT = 256u << 20
@@ -56,9 +56,7 @@ struct trace_reader {
 	int gunzip;  /* enum gunzip_impl asked for */
 	bool gz_cut; /* the gzip stream ended early */
 	bool gz_bad; /* corrupt gzip data */
-	struct gunzip *gzs;
-	struct gunzip_io zio; /* zio.in/in_n: compressed input not yet used */
-	unsigned char *zin;
+	struct gzstream *gzs;
 	uint64_t file_bytes; /* bytes read from the file */
 
 	char *buf;

@@ -77,72 +77,21 @@ static int set_js_err(struct trace_reader *r, const struct js_err *e)
 
 /* ---- input ----------------------------------------------------------- */
 
-static ssize_t read_full(int fd, void *p, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t k = read(fd, (char *)p + got, n - got);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
-}
-
-/* Reads the next chunk of compressed input; 0 bytes read sets gz_cut. */
-static int read_zin(struct trace_reader *r)
-{
-	ssize_t k = read_full(r->fd, r->zin, ZIN_SIZE);
-	if (k < 0)
-		return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
-			       "read failed: %s, expected a readable file", strerror(errno));
-	r->file_bytes += (uint64_t)k;
-	r->zio.in = r->zin;
-	r->zio.in_n = (size_t)k;
-	return 0;
-}
-
 /* Inflates into buf[len..cap). Sets eof at the end of the gzip data. */
 static int fill_gz(struct trace_reader *r)
 {
-	while (r->len < r->cap && !r->eof) {
-		if (r->zio.in_n == 0) {
-			if (read_zin(r))
-				return r->rc;
-			if (r->zio.in_n == 0) {
-				r->gz_cut = true;
-				r->eof = true;
-				break;
-			}
-		}
-		r->zio.out = r->buf + r->len;
-		r->zio.out_n = r->cap - r->len;
-		int zrc = gunzip_run(r->gzs, &r->zio);
-		r->len = (size_t)(r->zio.out - r->buf);
-		if (zrc == GUNZIP_END) {
-			/* Another gzip member may follow (concatenated files). */
-			if (r->zio.in_n == 0 && read_zin(r))
-				return r->rc;
-			if (r->zio.in_n >= 2 && r->zio.in[0] == 0x1f && r->zio.in[1] == 0x8b) {
-				zrc = gunzip_reset(r->gzs);
-				if (zrc == GUNZIP_OK)
-					continue;
-			} else {
-				r->eof = true; /* anything else after the last member is ignored */
-				break;
-			}
-		}
-		if (zrc == GUNZIP_BAD) {
-			r->gz_bad = true;
-			r->eof = true;
-			break;
-		}
+	int err_no;
+	r->len += gzstream_read(r->gzs, r->buf + r->len, r->cap - r->len);
+	r->file_bytes = gzstream_bytes_in(r->gzs);
+	switch (gzstream_status(r->gzs, &err_no)) {
+	case GZS_MORE: return 0;
+	case GZS_EIO:
+		return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
+			       "read failed: %s, expected a readable file", strerror(err_no));
+	case GZS_CUT: r->gz_cut = true; break;
+	case GZS_BAD: r->gz_bad = true; break;
 	}
+	r->eof = true;
 	return 0;
 }
 
@@ -159,7 +108,7 @@ static int fill_plain(struct trace_reader *r)
 		r->eof = r->mempos == r->memlen;
 		return 0;
 	}
-	ssize_t k = read_full(r->fd, r->buf + r->len, r->cap - r->len);
+	ssize_t k = pp_read_full(r->fd, r->buf + r->len, r->cap - r->len);
 	if (k < 0)
 		return set_err(r, PP_EIO, off_of(r, r->buf + r->len),
 			       "read failed: %s, expected a readable file", strerror(errno));
@@ -418,7 +367,7 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
 	unsigned char magic[2];
-	ssize_t k = read_full(r->fd, magic, 2);
+	ssize_t k = pp_read_full(r->fd, magic, 2);
 	if (k < 0) {
 		set_err(r, PP_EIO, 0, "read failed: %s, expected a readable file",
 			strerror(errno));
@@ -439,11 +388,7 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	}
 	if (gz) {
 		r->gz = true;
-		r->zin = xmalloc(ZIN_SIZE);
-		r->gzs = gunzip_new(r->gunzip);
-		memcpy(r->zin, magic, 2);
-		r->zio.in = r->zin;
-		r->zio.in_n = 2;
+		r->gzs = gzstream_new(r->fd, magic, 2, r->gunzip);
 		r->file_bytes = 2;
 	} else {
 		memcpy(r->buf, magic, (size_t)k);
@@ -473,8 +418,7 @@ void trace_reader_close(struct trace_reader *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
-	gunzip_free(r->gzs);
-	free(r->zin);
+	gzstream_free(r->gzs);
 	if (r->mapped)
 		unmap_window(r);
 	else
@@ -935,7 +879,7 @@ static int on_truncation(struct trace_reader *r)
 		return set_err(r, PP_EPARSE, end,
 			       "corrupt gzip data (%s) after %llu complete events, expected a "
 			       "valid gzip stream",
-			       gunzip_error(r->gzs), (unsigned long long)r->events);
+			       gzstream_error(r->gzs), (unsigned long long)r->events);
 	const char *where = r->state == S_EVENTS ? "inside traceEvents" : "inside the trace object";
 	if (r->state == S_EVENTS && !r->first)
 		where = "inside an event";
@@ -1031,7 +975,7 @@ bool trace_reader_is_gzip(const struct trace_reader *r)
 
 const char *trace_reader_gunzip(const struct trace_reader *r)
 {
-	return r->gzs ? gunzip_name(r->gzs) : "";
+	return r->gzs ? gzstream_name(r->gzs) : "";
 }
 
 bool pp_sv_ieq(struct pp_sv s, const char *lit)
