@@ -476,10 +476,25 @@ static ALWAYS_INLINE const char *next_event_start(const char *p)
 
 static int next_event(struct trace_reader *r, struct trace_event *ev)
 {
-	const char *end = r->buf + r->len, *p = next_event_start(r->buf + r->pos);
-	if (!p || p >= end)
-		return 0;
-	struct cx c = { r, end, r->eof && !r->gz_bad && !r->gz_cut, { 0 }, NULL, 0 };
+	const char *end = r->buf + r->len, *p = r->buf + r->pos, *q;
+	/* The separator the last events had (",\n  {"), one compare; its '{'
+	 * is not a zero, so when it matches it is inside the window. */
+	if ((load8(p) & r->sep_mask) == r->sep) {
+		p += r->sep_len - 1;
+	} else {
+		if (!(q = next_event_start(p)) || q >= end)
+			return 0;
+		if (q - p < 8) { /* learn it */
+			r->sep_len = (unsigned)(q - p + 1);
+			r->sep_mask = r->sep_len == 8 ? ~0ull : (1ull << (8 * r->sep_len)) - 1;
+			r->sep = load8(p) & r->sep_mask;
+		}
+		p = q;
+	}
+	struct cx c; /* e, ev and rc are set where they are used */
+	c.r = r;
+	c.end = end;
+	c.final = r->eof && !r->gz_bad && !r->gz_cut;
 	if (parse_event(&c, &p, ev) != JS_OK)
 		return 0;
 	r->pos = (size_t)(p - r->buf);

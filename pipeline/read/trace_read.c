@@ -343,6 +343,7 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 	r->gunzip = o ? o->gunzip : GUNZIP_AUTO;
 	r->no_kc = o && o->no_key_cache;
 	r->lv = choose_level(o ? o->simd : NULL);
+	r->sep = 1; /* no separator learned: sep_mask 0 matches nothing */
 	r->no_map = (o && o->no_map) || (getenv("PP_NO_MMAP") && *getenv("PP_NO_MMAP"));
 	r->window = o && o->window_bytes ? o->window_bytes : BUF_INIT;
 	r->map_window = o && o->window_bytes ? o->window_bytes : MAP_INIT;

@@ -88,12 +88,6 @@ static ALWAYS_INLINE uint64_t digits16(const char **pp, unsigned *n)
 	return v;
 }
 
-/* True when ch, a byte after digits, goes on with the number. */
-static ALWAYS_INLINE bool num_goes_on(char ch)
-{
-	return ch == '.' || (ch | 0x20) == 'e' || is_dig(ch);
-}
-
 /* The first byte at or after p that is not an ASCII digit, 8 bytes a step
  * (no branch per digit); the window's zero padding stops it. */
 static ALWAYS_INLINE const char *digit_run(const char *p)
@@ -121,6 +115,17 @@ static ALWAYS_INLINE bool int_digits(const char **pp, uint64_t *acc, bool *neg)
 	return n && !(*s == '0' && n > 1);
 }
 
+/* Whether ch, the byte after a number's digits, ends the number: anything
+ * but a digit, '.', 'e' or 'E' (which go on with it) and NUL (the window's
+ * zero padding: the window may end there). */
+static ALWAYS_INLINE bool number_ends(char ch)
+{
+	static const uint8_t goes_on[256] = {
+		[0] = 1, ['0' ... '9'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1
+	};
+	return !goes_on[(unsigned char)ch];
+}
+
 /* Fast path for the common integer: -?(0|[1-9][0-9]{0,15}) followed,
  * within the window, by a byte that cannot continue a number. Anything else
  * (more digits, fraction, exponent, end of window) returns false and the
@@ -129,8 +134,17 @@ static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
 {
 	const char *p = *pp;
 	bool neg;
-	uint64_t acc;
-	if (!int_digits(&p, &acc, &neg) || p >= end || num_goes_on(*p))
+	uint64_t acc, x = load8(p), t = nondigits(x);
+	(void)end; /* a number cut by the window's end ends at its NUL padding */
+	if (t) {   /* most: 1 to 7 digits, no sign, in one word */
+		unsigned k = (unsigned)__builtin_ctzll(t) >> 3;
+		if (k && !(*p == '0' && k > 1) && number_ends(p[k])) {
+			*v = (int64_t)digits_value(x, k);
+			*pp = p + k;
+			return true;
+		}
+	}
+	if (!int_digits(&p, &acc, &neg) || !number_ends(*p))
 		return false;
 	*v = neg ? -(int64_t)acc : (int64_t)acc;
 	*pp = p;
@@ -155,7 +169,8 @@ static ALWAYS_INLINE bool fast_time(const char **pp, const char *end, int64_t *n
 		acc += digits_value(x, f) * scale[f];
 		p += 1 + f;
 	}
-	if (p >= end || num_goes_on(*p))
+	(void)end; /* a number cut by the window's end ends at its NUL padding */
+	if (!number_ends(*p))
 		return false;
 	*ns = neg ? -(int64_t)acc : (int64_t)acc;
 	*pp = p;
