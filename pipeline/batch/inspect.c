@@ -249,17 +249,12 @@ static long thread_lookup(struct inspect *in, struct idkey pid, struct idkey tid
 	return (long)in->tcount++;
 }
 
-/* The thread of ev, through a small direct-mapped cache of integer ids;
- * NULL beyond MAX_THREADS. */
-static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+/* thread_get() past its cache: the thread of ev, kept in the cache's slot
+ * when its ids are integers. */
+static __attribute__((noinline)) struct thread *thread_miss(struct inspect *in,
+							    const struct trace_event *ev,
+							    size_t slot, bool ints)
 {
-	bool ints = (ev->has & (TE_PID | TE_TID)) == (TE_PID | TE_TID) && !ev->pid.is_str &&
-		    !ev->tid.is_str;
-	size_t slot = (size_t)(mix64((uint64_t)ev->pid.num ^ mix64((uint64_t)ev->tid.num)) >> 58) &
-		      (TCACHE - 1);
-	if (ints && in->tcache[slot].t && in->tcache[slot].pid == ev->pid.num &&
-	    in->tcache[slot].tid == ev->tid.num)
-		return in->tcache[slot].t;
 	long i = thread_lookup(in, idkey_of(&ev->pid, ev->has & TE_PID),
 			       idkey_of(&ev->tid, ev->has & TE_TID));
 	struct thread *t = i < 0 ? NULL : &in->threads[i];
@@ -269,6 +264,22 @@ static struct thread *thread_get(struct inspect *in, const struct trace_event *e
 		in->tcache[slot].t = t;
 	}
 	return t;
+}
+
+/* The thread of ev, through a small direct-mapped cache of integer ids;
+ * NULL beyond MAX_THREADS. */
+static inline struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+{
+	bool ints = (ev->has & (TE_PID | TE_TID)) == (TE_PID | TE_TID) && !ev->pid.is_str &&
+		    !ev->tid.is_str;
+	size_t slot =
+		(size_t)(((uint64_t)ev->pid.num * 0x9e3779b97f4a7c15ull + (uint64_t)ev->tid.num) >>
+			 58) &
+		(TCACHE - 1);
+	if (ints && in->tcache[slot].t && in->tcache[slot].pid == ev->pid.num &&
+	    in->tcache[slot].tid == ev->tid.num)
+		return in->tcache[slot].t;
+	return thread_miss(in, ev, slot, ints);
 }
 
 /* count_cat() without the cache: *ci is the category's index, or -1. */
