@@ -1,10 +1,30 @@
 /* key_cache.c — see key_cache.h. */
 #include "key_cache.h"
 
-void key_cache_init(struct key_cache *kc)
+#include <stdlib.h>
+
+#include "util/pp.h"
+
+struct key_cache *key_cache_new(void)
 {
-	memset(kc, 0, sizeof(*kc));
+	struct key_cache *kc = xmalloc(sizeof(*kc));
 	kc->nnodes = 1;
+	memset(kc->branch, 0, sizeof(kc->branch));
+	memset(&kc->node[0], 0, sizeof(kc->node[0]));
+	memset(&kc->node[KC_LOST], 0, sizeof(kc->node[KC_LOST]));
+	return kc;
+}
+
+void key_cache_free(struct key_cache *kc)
+{
+	free(kc);
+}
+
+/* A node of its own, cleared (nodes are only cleared when first used). */
+static unsigned new_node(struct key_cache *kc)
+{
+	memset(&kc->node[kc->nnodes], 0, sizeof(kc->node[0]));
+	return kc->nnodes++;
 }
 
 /* Bytes > ' ' may start a value; whitespace (JSON's and \f, \v), ',', ']'
@@ -60,7 +80,7 @@ unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, siz
 	set_literal(x, lit, len);
 	x->which = (uint8_t)which;
 	x->follow = which == KC_END ? KC_F_ANY : KC_F_VALUE;
-	x->node = which == KC_END ? KC_LOST : (uint16_t)kc->nnodes++;
+	x->node = which == KC_END ? KC_LOST : (uint16_t)new_node(kc);
 	if (which != KC_END)
 		*fresh = x;
 	return x->node;
@@ -96,7 +116,7 @@ unsigned key_cache_branch_new(struct key_cache *kc, unsigned at, uint64_t value)
 				return KC_LOST;
 			b->value = value;
 			b->from = (uint16_t)at;
-			b->to = (uint16_t)kc->nnodes++;
+			b->to = (uint16_t)new_node(kc);
 			return b->to;
 		}
 	}

@@ -97,7 +97,11 @@ struct key_cache {
 	struct kc_node node[KC_NODES + 1]; /* node[KC_LOST] stays empty */
 };
 
-void key_cache_init(struct key_cache *kc);
+/* A cache with no literals. Its nodes are cleared as they are first used,
+ * so an empty cache costs a few pages, not its full size (a reader is
+ * opened per trace). Never NULL (docs/contracts.md §7). */
+struct key_cache *key_cache_new(void);
+void key_cache_free(struct key_cache *kc);
 
 /* After a miss at trie node at: the member's literal was lit[0..len) and
  * its key code which (KC_END: the object's end, which leads to no node).

@@ -198,7 +198,7 @@ static __attribute__((noinline)) int parse_args(struct cx *c, const char **pp,
 	const struct kc_next *x = NULL;
 	int rc;
 	for (;;) {
-		int which = next_member(c, &c->r->kc_args, &at, &p, args_key, obj, ~0u, &x);
+		int which = next_member(c, c->r->kc_args, &at, &p, args_key, obj, ~0u, &x);
 		if (which == KC_END)
 			break;
 		if (which == M_FAIL)
@@ -347,7 +347,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 	c->r->scr = c->r->scratch;
 	for (;;) {
 		int which =
-			next_member(c, &c->r->kc_event, &at, &p, event_key, obj, EVENT_WHOLES, &x);
+			next_member(c, c->r->kc_event, &at, &p, event_key, obj, EVENT_WHOLES, &x);
 		switch (which & KC_END) {
 		case KC_END:
 			ev->has |= has;
@@ -360,7 +360,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 				*(which == E_PH ? &ev->ph : &ev->bp) = p[1];
 				p += 3;
 				if (which == E_PH) /* the keys that follow depend on it */
-					at = key_cache_branch(&c->r->kc_event, at,
+					at = key_cache_branch(c->r->kc_event, at,
 							      (unsigned char)ev->ph);
 			} else if (*p == '"') {
 				STEP(read_string(c, &q_, &s, &n, &esc));
@@ -410,7 +410,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 				/* and on it (the window's bytes, not the copy just
 				 * written), the keys that follow, and those of args */
 				kind = sv_key((struct pp_sv){ s, (size_t)(p - 1 - s) });
-				at = key_cache_branch(&c->r->kc_event, at, kind);
+				at = key_cache_branch(c->r->kc_event, at, kind);
 			} else {
 				STEP(skip_value(c, &q_));
 			}
@@ -427,7 +427,7 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 			if (*p == '{') {
 				has |= TE_ARGS;
 				STEP(parse_args(c, &q_, ev,
-						key_cache_branch(&c->r->kc_args, 0, kind)));
+						key_cache_branch(c->r->kc_args, 0, kind)));
 			} else {
 				STEP(skip_value(c, &q_));
 			}

@@ -86,13 +86,13 @@ struct trace_reader {
 	bool dev_name_set;
 
 	struct js_stack st;
-	struct key_cache kc_event, kc_args; /* keys of events, of their args */
-	bool no_kc;                         /* opts.no_key_cache */
-	uint64_t sep, sep_mask;             /* the bytes from ',' to '{' between events (a */
-	unsigned sep_len;                   /* mask of 0 and sep 1 match nothing) */
-	bool no_map;                        /* opts.no_map or $PP_NO_MMAP */
-	size_t window, map_window;          /* the first window read, mapped */
-	char *scratch;                      /* the current event's strings, NUL-terminated */
+	struct key_cache *kc_event, *kc_args; /* keys of events, of their args */
+	bool no_kc;                           /* opts.no_key_cache */
+	uint64_t sep, sep_mask;               /* the bytes from ',' to '{' between events (a */
+	unsigned sep_len;                     /* mask of 0 and sep 1 match nothing) */
+	bool no_map;                          /* opts.no_map or $PP_NO_MMAP */
+	size_t window, map_window;            /* the first window read, mapped */
+	char *scratch;                        /* the current event's strings, NUL-terminated */
 	size_t scratch_cap; /* >= the window + SCRATCH_SLACK: never grows mid-event */
 	char *scr;          /* its first free byte */
 	char keytmp[64];

@@ -348,8 +348,8 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 	r->window = o && o->window_bytes ? o->window_bytes : BUF_INIT;
 	r->map_window = o && o->window_bytes ? o->window_bytes : MAP_INIT;
 	r->state = S_START;
-	key_cache_init(&r->kc_event);
-	key_cache_init(&r->kc_args);
+	r->kc_event = key_cache_new();
+	r->kc_args = key_cache_new();
 	r->hdr.backend = r->hdr.nccl_version = r->hdr.device_name = r->hdr.trace_name = "";
 	return r;
 }
@@ -430,6 +430,8 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->hdr_device);
 	free(r->hdr_name);
 	js_stack_release(&r->st);
+	key_cache_free(r->kc_event);
+	key_cache_free(r->kc_args);
 	free(r->path);
 	free(r);
 }
