@@ -94,18 +94,16 @@ static size_t flatten_loop(uint64_t m, uint32_t base, uint32_t *o)
 static size_t flatten_compress(uint64_t m, uint32_t base, uint32_t *o)
 {
 	size_t n = (size_t)__builtin_popcountll(m);
-	__m512i iota = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48,
-				       47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32,
-				       31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16,
-				       15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+	__m512i iota = _mm512_set_epi8(
+		63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
+		42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22,
+		21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
 	__m512i c = _mm512_maskz_compress_epi8(m, iota), b = _mm512_set1_epi32((int)base);
-	for (size_t i = 0; i < n; i += 16)
-		_mm512_storeu_si512(o + i, _mm512_add_epi32(b, _mm512_cvtepu8_epi32(
-								       _mm512_extracti32x4_epi32(c, 0))));
-	for (size_t i = 16; i < n; i += 16) /* the other quarters */
+	for (size_t i = 0; i < n; i += 16) /* each quarter of the compressed bytes */
 		_mm512_storeu_si512(
-			o + i, _mm512_add_epi32(b, _mm512_cvtepu8_epi32(_mm_loadu_si128(
-							   (const __m128i *)((const char *)&c + i)))));
+			o + i,
+			_mm512_add_epi32(b, _mm512_cvtepu8_epi32(_mm_loadu_si128(
+						    (const __m128i *)((const char *)&c + i)))));
 	return n;
 }
 
