@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "chart/gantt.h"
+#include "chart/gnuplot.h"
 #include "util/pp.h"
 #include "util/safefile.h"
 
@@ -114,7 +115,8 @@ struct row {
  * set (model replicas); one legend class per category present. */
 static int write_timeline(const char *dir, const char *stem, const char *title,
 			  const struct row *rows, int n, const int *sep,
-			  const struct agg_chart_opts *co, const char *xlabel, struct strbuf *jobs)
+			  const struct agg_chart_opts *co, const char *xlabel,
+			  struct agg_jobs *jobs)
 {
 	struct gantt *g = gantt_new();
 	int cls[AGG_NCATS];
@@ -145,8 +147,7 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 			if (h > 1 - y_off)
 				h = 1 - y_off;
 			snprintf(hover, sizeof(hover),
-				 "rank %d\\n%s\\nstep %s %d (%d kernels)\\nstart %.3f ms\\n"
-				 "duration %.3f ms",
+				 "rank %d %s\\nstep %s %d, %d kernels\\n%.3f ms + %.3f ms",
 				 r->in.rank, rr_category_name(st->category),
 				 agg_phase_name(k->phase), k->seq, k->kernels,
 				 ms(k->s - rows[i].t0), ms(k->e - k->s));
@@ -157,11 +158,8 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 	}
 	struct strbuf prefix = STRBUF_INIT;
 	strbuf_addf(&prefix, "%s/%s", dir, stem);
-	int rc = gantt_write(g, prefix.buf, false, err, sizeof(err));
-	if (rc)
-		error("%s", err);
-	else if (co->png || co->svg)
-		strbuf_addf(jobs, "%s.gp\n", prefix.buf);
+	int rc = agg_jobs_script(jobs, gantt_write(g, prefix.buf, false, err, sizeof(err)), err,
+				 prefix.buf, co);
 	strbuf_release(&prefix);
 	gantt_free(g);
 	return rc;
@@ -170,7 +168,7 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 /* rank_<r>/overlap: per micro-batch stacked comp-only / overlap /
  * comm-only bars and the wall-clock line, forward and backward panels. */
 static int write_overlap(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
-			 const struct agg_chart_opts *co, struct strbuf *jobs)
+			 const struct agg_chart_opts *co, struct agg_jobs *jobs)
 {
 	int nph[2] = { 0, 0 }; /* steps of RR_FWD, RR_BWD */
 	for (size_t i = 0; i < r->nsteps; i++)
@@ -190,64 +188,74 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 	bool chunks = false; /* VPP > 1: steps are (chunk, micro-batch) pairs */
 	for (size_t i = 0; i < r->nsteps; i++)
 		chunks |= r->steps[i].chunk > 0;
+	/* The hover text is composed by gnuplot from the columns, so each
+	 * number is written once. */
 	for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
-		fprintf(f, "$%s << EOD\n# mbs comp_only_ms overlap_ms comm_only_ms wall_ms\n",
+		fprintf(f,
+			"$%s << EOD\n# mbs comp_only_ms overlap_ms comm_only_ms wall_ms chunk "
+			"microbatch\n",
 			agg_phase_name(ph));
 		for (size_t i = 0; i < r->nsteps; i++) {
 			const struct agg_step *s = &r->steps[i];
-			if (s->phase != ph)
-				continue;
-			fprintf(f, "%d %.6f %.6f %.6f %.6f \"rank %d %s ", s->seq,
-				ms(s->comp - s->overlap), ms(s->overlap), ms(s->comm - s->overlap),
-				ms(s->wall), r->in.rank, agg_phase_name(ph));
-			if (chunks)
-				fprintf(f, "step %d: chunk %d, mbs %d", s->seq, s->chunk,
+			if (s->phase == ph)
+				fprintf(f, "%d %.6f %.6f %.6f %.6f %d %d\n", s->seq,
+					ms(s->comp - s->overlap), ms(s->overlap),
+					ms(s->comm - s->overlap), ms(s->wall), s->chunk,
 					s->microbatch);
-			else
-				fprintf(f, "mbs %d", s->seq);
-			fprintf(f, "\\nwall %.3f ms\\ncomputation only %.3f ms\\noverlap %.3f ms\\n"
-				   "communication only %.3f ms\"\n", ms(s->wall),
-				ms(s->comp - s->overlap), ms(s->overlap), ms(s->comm - s->overlap));
 		}
 		fputs("EOD\n", f);
 	}
 	int maxn = nph[RR_FWD] > nph[RR_BWD] ? nph[RR_FWD] : nph[RR_BWD];
+	fprintf(f, "rank = %d\n", r->in.rank);
+	fprintf(f,
+		"hover(ph) = sprintf('rank %%d %%s %s\\nwall %%.3f ms\\ncomputation only "
+		"%%.3f ms\\noverlap %%.3f ms\\ncommunication only %%.3f ms', rank, ph, %s, $5, "
+		"$2, $3, $4)\n",
+		chunks ? "step %d: chunk %d, mbs %d" : "mbs %d", chunks ? "$1, $6, $7" : "$1");
+	fputs("set style fill solid 1.0 noborder\nset boxwidth 0.6\n"
+	      "set grid ytics lc rgb '#dddddd' lt 1\nset ylabel 'time (ms)'\n"
+	      "set yrange [0:*]\nset border 3\n"
+	      "set key outside right top vertical Left reverse samplen 2\nset xtics nomirror out\n"
+	      "set ytics nomirror\n",
+	      f);
+	fprintf(f, "set xlabel '%s'\n",
+		chunks ? "step in program order (VPP: chunk and "
+			 "micro-batch in the hover text)"
+		       : "micro-batch (mbs)");
+	fprintf(f, "set xrange [-0.7:%.1f]\n", maxn - 0.3);
+	if (maxn <= 48)
+		fputs("set xtics 1\n", f);
+	fputs("bars(d) = sprintf(\"plot %s using 1:($2+$3+$4) with boxes lc rgb '#3FC9C2' "
+	      "title 'communication only', '' using 1:($2+$3) with boxes lc rgb '#C7B3E6' "
+	      "title 'overlap', '' using 1:2 with boxes lc rgb '#7EA6E6' title "
+	      "'computation only', '' using 1:5 with linespoints lw 2 pt 7 ps 0.8 lc rgb "
+	      "'#6A1B9A' title 'wall clock'\", d)\n"
+	      "tips(d) = sprintf(\", %s using 1:5:(hover('%s')) with labels hypertext point "
+	      "pt 5 ps 1.5 lc rgb '#FF000000' notitle\", d, d[2:])\n",
+	      f);
 	bool fmt[2] = { co->png, co->svg };
+	gnuplot_write_formats(f);
 	for (int k = 0; k < 2; k++) {
 		if (!fmt[k])
 			continue;
+		gnuplot_begin_output(f, k == 1);
 		emit_terminal(f, k == 1, 1400, 1000, "overlap");
 		fprintf(f, "set multiplot layout 2,1 title \"Computation and communication overlap, "
 			   "rank %d, iteration %d\" font 'Sans,14'\n", r->in.rank, it->iteration);
-		fputs("set style fill solid 1.0 noborder\nset boxwidth 0.6\n"
-		      "set grid ytics lc rgb '#dddddd' lt 1\nset ylabel 'time (ms)'\n"
-		      "set yrange [0:*]\nset border 3\n"
-		      "set key outside right top vertical Left reverse samplen 2\nset xtics nomirror out\n"
-		      "set ytics nomirror\n", f);
-		fprintf(f, "set xlabel '%s'\n", chunks ? "step in program order (VPP: chunk and "
-						       "micro-batch in the hover text)"
-						     : "micro-batch (mbs)");
-		fprintf(f, "set xrange [-0.7:%.1f]\n", maxn - 0.3);
-		if (maxn <= 48)
-			fputs("set xtics 1\n", f);
 		for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
+			const char *d = ph == RR_FWD ? "$fwd" : "$bwd";
 			fprintf(f, "set title '%s'\n", ph == RR_FWD ? "Forward" : "Backward");
-			fprintf(f,
-				"plot $%s using 1:($2+$3+$4) with boxes lc rgb '#3FC9C2' "
-				"title 'communication only', \\\n"
-				"  '' using 1:($2+$3) with boxes lc rgb '#C7B3E6' title 'overlap', \\\n"
-				"  '' using 1:2 with boxes lc rgb '#7EA6E6' title 'computation only', \\\n"
-				"  '' using 1:5 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#6A1B9A' "
-				"title 'wall clock', \\\n"
-				"  '' using 1:5:6 with labels hypertext point pt 5 ps 1.5 "
-				"lc rgb '#FF000000' notitle\n",
-				agg_phase_name(ph));
+			if (k == 1)
+				fprintf(f, "eval bars('%s').tips('%s')\n", d, d);
+			else
+				fprintf(f, "eval bars('%s')\n", d);
 		}
-		fputs("unset multiplot\nunset output\n", f);
+		fputs("unset multiplot\nunset output\n}\n", f);
 	}
 	int rc = close_file(&sf, path.buf);
-	if (!rc && (co->png || co->svg))
-		strbuf_addf(jobs, "%s\n", path.buf);
+	if (!rc)
+		agg_jobs_add(jobs, path.buf, co->render_png,
+			     co->render_svg && (!co->overlap_png_only || !co->render_png));
 	strbuf_release(&path);
 	return rc;
 }
@@ -300,7 +308,7 @@ out:
 }
 
 int agg_chart_rank(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
-		   const struct agg_chart_opts *co, struct strbuf *jobs)
+		   const struct agg_chart_opts *co, struct agg_jobs *jobs)
 {
 	if (agg_mkdir_p(dir))
 		return PP_EIO;
@@ -321,9 +329,8 @@ int agg_chart_rank(const char *dir, const struct agg_iter *it, const struct agg_
 	return rc;
 }
 
-int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it,
-		   const int *ranks, const int *split, int n, const struct agg_chart_opts *co,
-		   struct strbuf *jobs)
+int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it, const int *ranks,
+		   const int *split, int n, const struct agg_chart_opts *co, struct agg_jobs *jobs)
 {
 	if (agg_mkdir_p(dir))
 		return PP_EIO;

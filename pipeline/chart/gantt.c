@@ -151,27 +151,6 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b)
 	return 0;
 }
 
-/* A single-quoted gnuplot string literal. */
-static void put_sq(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; s && *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-	}
-	fputc('\'', f);
-}
-
-/* A double-quoted datablock field: no escapes exist there, so '"' -> '\''. */
-static void put_dq(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 ? ' ' : *s, f);
-	fputc('"', f);
-}
-
 struct layout {
 	int w, h;
 	double xmin, xmax;
@@ -182,8 +161,11 @@ struct layout {
 static void compute_layout(const struct gantt *g, struct layout *L)
 {
 	L->w = 1600;
-	L->h = 170 + 34 * g->nrows;
-	L->h = L->h < 360 ? 360 : L->h > 3200 ? 3200 : L->h;
+	/* 34 pixels a row up to 64 rows, 22 for each row beyond (a 128-rank
+	 * model replica stays readable); cairo's limit caps it. */
+	L->h = 170 + 34 * (g->nrows < 64 ? g->nrows : 64) +
+	       22 * (g->nrows > 64 ? g->nrows - 64 : 0);
+	L->h = L->h < 360 ? 360 : L->h > 30000 ? 30000 : L->h;
 	L->xmin = 0;
 	L->xmax = 0;
 	for (size_t i = 0; i < g->nboxes; i++) {
@@ -222,27 +204,35 @@ static bool label_fits(const struct layout *L, const struct gbox *b)
 	return hpx >= 11 && wpx >= 6.5 * (double)strlen(b->label) + 4;
 }
 
-static void write_plot(FILE *f, const struct gantt *g, const size_t *count,
-		       bool labels, bool hover)
+/* The plot command, once for both outputs: a string variable `boxes`
+ * (one element per class) that each output's block evaluates, with the
+ * labels and, in the SVG, the hover points appended. */
+static void write_plot_vars(FILE *f, const struct gantt *g, const size_t *count)
 {
+	struct strbuf m = STRBUF_INIT;
 	const char *sep = "plot ";
 	for (int c = 0; c < g->ncls; c++) {
 		if (!count[c])
 			continue;
-		fprintf(f, "%s$c%d using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
-			"fc rgb '%s' title ", sep, c, g->cls_color[c]);
-		put_sq(f, g->cls_name[c]);
-		sep = ", \\\n     ";
+		strbuf_addf(&m,
+			    "%s$c%d using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
+			    "fc rgb '%s' title '",
+			    sep, c, g->cls_color[c]);
+		for (const char *t = g->cls_name[c]; t && *t; t++)
+			strbuf_addstr(&m, *t == '\'' ? "''" : (char[]){ *t, 0 });
+		strbuf_addch(&m, '\'');
+		sep = ", ";
 	}
 	if (!strcmp(sep, "plot ")) /* no boxes at all: an empty frame */
-		fprintf(f, "plot NaN notitle");
-	if (labels)
-		fprintf(f, ", \\\n     $labels using 1:2:3 with labels font ',8' "
-			"tc rgb '#202020' notitle");
-	if (hover)
-		fprintf(f, ", \\\n     $hover using 1:2:3 with labels hypertext "
-			"point pt 7 ps 0.8 lc rgb '#ff000000' notitle");
-	fputc('\n', f);
+		strbuf_addstr(&m, "plot NaN notitle");
+	fputs("boxes = ", f);
+	gnuplot_put_sq(f, m.buf);
+	strbuf_release(&m);
+	fputs("\nlabels = \", $labels using 1:2:3 with labels font ',8' tc rgb '#202020' "
+	      "notitle\"\n"
+	      "hover = \", $hover using 1:2:3 with labels hypertext point pt 7 ps 0.8 "
+	      "lc rgb '#ff000000' notitle\"\n",
+	      f);
 }
 
 /* One datablock per class, its boxes sorted: $c<k> << EOD ... EOD. count[c]
@@ -293,8 +283,9 @@ static size_t write_texts(FILE *f, const struct gantt *g, const struct layout *L
 				  : text && label_fits(L, b);
 		if (!show)
 			continue;
-		fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
-		put_dq(f, text);
+		/* A text's place needs pixel precision only. */
+		fprintf(f, "%.7g %.4g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
+		gnuplot_put_dq(f, text);
 		fputc('\n', f);
 		n++;
 	}
@@ -311,7 +302,7 @@ static void write_settings(FILE *f, const struct gantt *g, const struct layout *
 		if (!text[i])
 			continue;
 		fprintf(f, "set %s ", what[i]);
-		put_sq(f, text[i]);
+		gnuplot_put_sq(f, text[i]);
 		fputs(i ? " font ',12'\n" : " font ',14'\n", f);
 	}
 	fprintf(f, "set xrange [%.12g:%.12g]\n", L->xmin, L->xmax);
@@ -320,7 +311,7 @@ static void write_settings(FILE *f, const struct gantt *g, const struct layout *
 	for (int r = 0; r < g->nrows; r++) {
 		if (r)
 			fputs(", ", f);
-		put_sq(f, g->rows[r]);
+		gnuplot_put_sq(f, g->rows[r]);
 		fprintf(f, " %d", r);
 	}
 	fputs(")\n", f);
@@ -337,8 +328,9 @@ static void write_settings(FILE *f, const struct gantt *g, const struct layout *
 				g->rules[i] - 0.5, g->rules[i] - 0.5);
 }
 
-static int write_script(const struct gantt *g, FILE *f, const char *base)
+static int write_script(FILE *f, const char *base, const void *ctx)
 {
+	const struct gantt *g = ctx;
 	struct layout L;
 	size_t *count = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
 	size_t *order = xmalloc((g->nboxes + 1) * sizeof(size_t));
@@ -361,16 +353,29 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 	size_t nlabels = write_texts(f, g, &L, false);
 	size_t nhover = write_texts(f, g, &L, true);
 	write_settings(f, g, &L);
+	write_plot_vars(f, g, count);
+	gnuplot_write_formats(f);
 	if (!g->no_png) {
-		fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
+		gnuplot_begin_output(f, false);
+		/* libgd's png: a palette PNG, half the time and a third of the
+		 * bytes of pngcairo (whose zlib pass is most of its time) for
+		 * the same axis-aligned boxes; pngcairo where gnuplot lacks it. */
+		fprintf(f,
+			"if (strstrt(GPVAL_TERMINALS, ' png ') > 0) {\n"
+			"set terminal png noenhanced size %d,%d font ',10'\n} else {\n"
+			"set terminal pngcairo noenhanced size %d,%d font ',10'\n}\n",
+			L.w, L.h, L.w, L.h);
 		fprintf(f, "set output '%s.png'\n", base);
-		write_plot(f, g, count, nlabels > 0, false);
+		fprintf(f, "eval boxes%s\n", nlabels ? ".labels" : "");
+		fputs("}\n", f);
 	}
 	if (!g->no_svg) {
+		gnuplot_begin_output(f, true);
 		fprintf(f, "set terminal svg noenhanced size %d,%d font ',10' mouse standalone\n",
 			L.w, L.h);
 		fprintf(f, "set output '%s.svg'\n", base);
-		write_plot(f, g, count, nlabels > 0, nhover > 0);
+		fprintf(f, "eval boxes%s%s\n", nlabels ? ".labels" : "", nhover ? ".hover" : "");
+		fputs("}\n", f);
 	}
 	fputs("unset output\n", f);
 
@@ -384,50 +389,18 @@ int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen)
 {
 	struct strbuf path = STRBUF_INIT;
-	const char *slash = strrchr(prefix, '/');
-	const char *base = slash ? slash + 1 : prefix;
-	int rc = 0;
-
-	if (errlen)
-		err[0] = '\0';
-	if (!*base) {
-		snprintf(err, errlen, "output prefix '%s' names a folder, not a file", prefix);
-		return PP_EINVAL;
-	}
+	int rc = gnuplot_write_script(prefix, write_script, g, err, errlen);
+	if (rc || !render)
+		return rc;
 	strbuf_addf(&path, "%s.gp", prefix);
-
-	/* Written to a temporary name and renamed: a symlink planted at the
-	 * final name is replaced, never followed (safefile.h). */
-	struct safefile sf;
-	char why[256];
-	if (safefile_open_path(&sf, path.buf, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
+	struct gnuplot_job job = { .script = path.buf };
+	rc = gnuplot_render(&job, 1, 1, err, errlen);
+	if (rc == PP_ENOTFOUND)
+		snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
+	else if (rc == 0 && job.failed)
 		rc = PP_EIO;
-		goto out;
-	}
-	rc = write_script(g, sf.fp, base);
-	if (rc) {
-		safefile_abort(&sf);
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, strerror(errno));
-		rc = PP_EIO;
-		goto out;
-	}
-	if (safefile_commit(&sf, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
-		rc = PP_EIO;
-		goto out;
-	}
-	if (render) {
-		struct gnuplot_job job = { .script = path.buf };
-		rc = gnuplot_render(&job, 1, 1, err, errlen);
-		if (rc == PP_ENOTFOUND)
-			snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
-		else if (rc == 0 && job.failed)
-			rc = PP_EIO;
-		if (rc == PP_EIO && job.failed)
-			snprintf(err, errlen, "%s", job.why);
-	}
-out:
+	if (rc == PP_EIO && job.failed)
+		snprintf(err, errlen, "%s", job.why);
 	strbuf_release(&path);
 	return rc;
 }
