@@ -413,6 +413,8 @@ static int write_steps(FILE *f, const char *base, const void *vctx)
 			"0.75 '#66a61e', 1 '#d95f02')\n"
 			"set cbrange [0:%d]\nset cblabel 'data-parallel replica'\n",
 			ov->nstage - 0.4, ov->nrep > 1 ? ov->nrep - 1 : 1);
+		if (ov->nrep <= 16)
+			fputs("set cbtics 1\n", f);
 		fputs("set title 'Forward steps'\n", f);
 		steps_plot(f, "fwd", k == 1);
 		fputs("set title 'Backward steps'\n", f);
