@@ -134,6 +134,8 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 	gantt_set_xlabel(g, xlabel);
 	gantt_set_ylabel(g, "rank");
 	gantt_set_formats(g, co->png, co->svg);
+	gantt_set_hover_format(g, "sprintf('rank %d %s\\nstep %s %d, %d kernels\\n%.3f ms + "
+				  "%.3f ms', $7, class_name[$4+1], strcol(8), $9, $10, $5, $6-$5)");
 	for (int i = 0; i < n; i++) {
 		const struct agg_rank *r = rows[i].r;
 		int row = gantt_add_row(g, rows[i].label);
@@ -146,11 +148,9 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 			double y_off = (0.45 - st->hi) / 0.9, h = (st->hi - st->lo) / 0.9;
 			if (h > 1 - y_off)
 				h = 1 - y_off;
-			snprintf(hover, sizeof(hover),
-				 "rank %d %s\\nstep %s %d, %d kernels\\n%.3f ms + %.3f ms",
-				 r->in.rank, rr_category_name(st->category),
-				 agg_phase_name(k->phase), k->seq, k->kernels,
-				 ms(k->s - rows[i].t0), ms(k->e - k->s));
+			/* The words of the hover format set below. */
+			snprintf(hover, sizeof(hover), "%d %s %d %d", r->in.rank,
+				 agg_phase_name(k->phase), k->seq, k->kernels);
 			struct gantt_box box = { row, cls[k->cat], ms(k->s - rows[i].t0),
 						 ms(k->e - rows[i].t0), y_off, h, NULL, hover };
 			gantt_add_box(g, &box);

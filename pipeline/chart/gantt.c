@@ -29,6 +29,7 @@ struct gbox {
 struct gantt {
 	struct arena strings;
 	char *title, *xlabel, *ylabel;
+	char *hover_fmt; /* gantt_set_hover_format, or NULL */
 	char **rows;
 	int nrows, arows;
 	char **cls_name;
@@ -86,6 +87,11 @@ static char *gstrdup(struct gantt *g, const char *s)
 	if (!s || !*s)
 		return NULL;
 	return arena_strndup(&g->strings, s, strlen(s));
+}
+
+void gantt_set_hover_format(struct gantt *g, const char *expr)
+{
+	g->hover_fmt = gstrdup(g, expr);
 }
 
 void gantt_set_title(struct gantt *g, const char *title)
@@ -227,12 +233,31 @@ static void write_plot_vars(FILE *f, const struct gantt *g, const size_t *count)
 		strbuf_addstr(&m, "plot NaN notitle");
 	fputs("boxes = ", f);
 	gnuplot_put_sq(f, m.buf);
-	strbuf_release(&m);
 	fputs("\nlabels = \", $labels using 1:2:3 with labels font ',8' tc rgb '#202020' "
-	      "notitle\"\n"
-	      "hover = \", $hover using 1:2:3 with labels hypertext point pt 7 ps 0.8 "
-	      "lc rgb '#ff000000' notitle\"\n",
+	      "notitle\"\n",
 	      f);
+	strbuf_reset(&m);
+	strbuf_addstr(&m, ", $hover using 1:2:");
+	if (g->hover_fmt) {
+		strbuf_addch(&m, '(');
+		strbuf_addstr(&m, g->hover_fmt);
+		strbuf_addch(&m, ')');
+	} else {
+		strbuf_addch(&m, '3');
+	}
+	strbuf_addstr(&m, " with labels hypertext point pt 7 ps 0.8 lc rgb '#ff000000' notitle");
+	fputs("hover = ", f);
+	gnuplot_put_sq(f, m.buf);
+	fputc('\n', f);
+	if (g->hover_fmt) {
+		fprintf(f, "array class_name[%d] = [", g->ncls > 0 ? g->ncls : 1);
+		for (int c = 0; c < g->ncls; c++) {
+			fputs(c ? ", " : "", f);
+			gnuplot_put_sq(f, g->cls_name[c]);
+		}
+		fputs(g->ncls ? "]\n" : "'']\n", f);
+	}
+	strbuf_release(&m);
 }
 
 /* One datablock per class, its boxes sorted: $c<k> << EOD ... EOD. count[c]
@@ -285,7 +310,13 @@ static size_t write_texts(FILE *f, const struct gantt *g, const struct layout *L
 			continue;
 		/* A text's place needs pixel precision only. */
 		fprintf(f, "%.7g %.4g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
-		gnuplot_put_dq(f, text);
+		if (hover && g->hover_fmt) {
+			fprintf(f, "%d %d %.10g %.10g ", b->row, b->cls, b->x0, b->x1);
+			for (const char *t = text; *t; t++)
+				fputc((unsigned char)*t < 0x20 || *t == '"' ? ' ' : *t, f);
+		} else {
+			gnuplot_put_dq(f, text);
+		}
 		fputc('\n', f);
 		n++;
 	}
