@@ -260,6 +260,41 @@ static void write_plot_vars(FILE *f, const struct gantt *g, const size_t *count)
 	strbuf_release(&m);
 }
 
+/* Writes v with at most `decimals` decimals (trailing zeros dropped)
+ * followed by `end`. The scripts hold hundreds of thousands of numbers and
+ * printf's conversion of a double was half of ppagg's instructions
+ * (callgrind): numbers below 1e12 units are rounded to integers of 10^-d
+ * and written digit by digit; others, and NaN, go through printf. */
+static void put_num(FILE *f, double v, int decimals, char end)
+{
+	static const double scale[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+	char buf[48], *p = buf + sizeof(buf);
+	if (decimals < 0 || decimals > 6 || !(fabs(v) < 1e12)) {
+		fprintf(f, "%.12g%c", v, end);
+		return;
+	}
+	long long n = llround(v * scale[decimals]);
+	bool neg = n < 0;
+	unsigned long long u = neg ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+	*--p = end;
+	bool any = false; /* a decimal written: zeros from here on stay */
+	for (int d = 0; d < decimals; d++, u /= 10) {
+		if (any || u % 10) {
+			*--p = (char)('0' + u % 10);
+			any = true;
+		}
+	}
+	if (any)
+		*--p = '.';
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
 /* One datablock per class, its boxes sorted: $c<k> << EOD ... EOD. count[c]
  * boxes of class c; order lists the boxes class by class. */
 static void write_boxes(FILE *f, const struct gantt *g, const struct layout *L, const size_t *count,
@@ -289,7 +324,10 @@ static void write_boxes(FILE *f, const struct gantt *g, const struct layout *L, 
 					x1 = sorted[j]->x1;
 				j++;
 			}
-			fprintf(f, "%.12g %.12g %.6g %.6g\n", x0, x1, b->y0, b->y1);
+			put_num(f, x0, 6, ' ');
+			put_num(f, x1, 6, ' ');
+			put_num(f, b->y0, 4, ' ');
+			put_num(f, b->y1, 4, '\n');
 		}
 		fputs("EOD\n", f);
 	}
@@ -309,9 +347,13 @@ static size_t write_texts(FILE *f, const struct gantt *g, const struct layout *L
 		if (!show)
 			continue;
 		/* A text's place needs pixel precision only. */
-		fprintf(f, "%.7g %.4g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
+		put_num(f, (b->x0 + b->x1) / 2, 4, ' ');
+		put_num(f, (b->y0 + b->y1) / 2, 4, ' ');
 		if (hover && g->hover_fmt) {
-			fprintf(f, "%d %d %.10g %.10g ", b->row, b->cls, b->x0, b->x1);
+			put_num(f, b->row, 0, ' ');
+			put_num(f, b->cls, 0, ' ');
+			put_num(f, b->x0, 6, ' ');
+			put_num(f, b->x1, 6, ' ');
 			for (const char *t = text; *t; t++)
 				fputc((unsigned char)*t < 0x20 || *t == '"' ? ' ' : *t, f);
 		} else {
