@@ -63,16 +63,34 @@ int agg_mkdir_p(const char *path)
 	return 0;
 }
 
-/* Starts writing dir/name through sf (a temporary file renamed into place
+/* An output folder, open: files are created relative to fd (no path walk
+ * per file); path names it in messages. */
+struct outdir {
+	const char *path;
+	int fd;
+};
+
+/* Creates (mkdir -p, no planted symlink followed) and opens a folder. */
+static int outdir_open(struct outdir *od, const char *path)
+{
+	char err[512];
+	od->path = path;
+	od->fd = -1;
+	if (safe_mkdirs(AT_FDCWD, path, 0, &od->fd, err, sizeof(err)))
+		return error("cannot create '%s': %s", path, err), PP_EIO;
+	return 0;
+}
+
+/* Starts writing od/name through sf (a temporary file renamed into place
  * by close_file(), never following a planted symlink); path receives the
  * full name. Returns sf->fp or NULL after reporting why. */
-static FILE *open_in(const char *dir, const char *name, struct strbuf *path,
+static FILE *open_in(const struct outdir *od, const char *name, struct strbuf *path,
 		     struct safefile *sf)
 {
 	char err[512];
 	strbuf_reset(path);
-	strbuf_addf(path, "%s/%s", dir, name);
-	if (safefile_open_path(sf, path->buf, err, sizeof(err))) {
+	strbuf_addf(path, "%s/%s", od->path, name);
+	if (safefile_open(sf, od->fd, name, err, sizeof(err))) {
 		error("cannot write '%s': %s", path->buf, err);
 		return NULL;
 	}
@@ -113,7 +131,7 @@ struct row {
 /* Writes one timeline through the Gantt emitter (gantt.h): one row per
  * entry of rows, top-down; a dashed rule above each row whose sep flag is
  * set (model replicas); one legend class per category present. */
-static int write_timeline(const char *dir, const char *stem, const char *title,
+static int write_timeline(const struct outdir *od, const char *stem, const char *title,
 			  const struct row *rows, int n, const int *sep,
 			  const struct agg_chart_opts *co, const char *xlabel,
 			  struct agg_jobs *jobs)
@@ -157,9 +175,9 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 		}
 	}
 	struct strbuf prefix = STRBUF_INIT;
-	strbuf_addf(&prefix, "%s/%s", dir, stem);
-	int rc = agg_jobs_script(jobs, gantt_write(g, prefix.buf, false, err, sizeof(err)), err,
-				 prefix.buf, co);
+	strbuf_addf(&prefix, "%s/%s", od->path, stem);
+	int rc = agg_jobs_script(jobs, gantt_write_at(g, od->fd, od->path, stem, err, sizeof(err)),
+				 err, prefix.buf, co);
 	strbuf_release(&prefix);
 	gantt_free(g);
 	return rc;
@@ -167,8 +185,9 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 
 /* rank_<r>/overlap: per micro-batch stacked comp-only / overlap /
  * comm-only bars and the wall-clock line, forward and backward panels. */
-static int write_overlap(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
-			 const struct agg_chart_opts *co, struct agg_jobs *jobs)
+static int write_overlap(const struct outdir *od, const struct agg_iter *it,
+			 const struct agg_rank *r, const struct agg_chart_opts *co,
+			 struct agg_jobs *jobs)
 {
 	int nph[2] = { 0, 0 }; /* steps of RR_FWD, RR_BWD */
 	for (size_t i = 0; i < r->nsteps; i++)
@@ -178,7 +197,7 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 		return 0;
 	struct strbuf path = STRBUF_INIT;
 	struct safefile sf;
-	FILE *f = open_in(dir, "overlap.gp", &path, &sf);
+	FILE *f = open_in(od, "overlap.gp", &path, &sf);
 	if (!f) {
 		strbuf_release(&path);
 		return PP_EIO;
@@ -260,12 +279,12 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 	return rc;
 }
 
-static int write_rank_csvs(const char *dir, const struct agg_rank *r)
+static int write_rank_csvs(const struct outdir *od, const struct agg_rank *r)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct safefile sf;
 	int rc = 0;
-	FILE *f = open_in(dir, "steps.csv", &path, &sf);
+	FILE *f = open_in(od, "steps.csv", &path, &sf);
 	if (!f) {
 		rc = PP_EIO;
 		goto out;
@@ -291,7 +310,7 @@ static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 	}
 	if ((rc = close_file(&sf, path.buf)))
 		goto out;
-	f = open_in(dir, "categories.csv", &path, &sf);
+	f = open_in(od, "categories.csv", &path, &sf);
 	if (!f) {
 		rc = PP_EIO;
 		goto out;
@@ -310,29 +329,33 @@ out:
 int agg_chart_rank(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
 		   const struct agg_chart_opts *co, struct agg_jobs *jobs)
 {
-	if (agg_mkdir_p(dir))
+	struct outdir od;
+	if (outdir_open(&od, dir))
 		return PP_EIO;
-	int rc = write_rank_csvs(dir, r);
+	int rc = write_rank_csvs(&od, r);
 	if (rc || !r->in.ok)
-		return rc;
+		goto out;
 	if (r->nblocks) {
 		char label[32], title[160];
 		snprintf(label, sizeof(label), "rank %d", r->in.rank);
 		snprintf(title, sizeof(title), "Rank %d timeline, iteration %d", r->in.rank,
 			 it->iteration);
 		struct row row = { r, label, r->in.win_s };
-		rc = write_timeline(dir, "timeline", title, &row, 1, NULL, co,
+		rc = write_timeline(&od, "timeline", title, &row, 1, NULL, co,
 				    "time since the rank's first GPU event (ms)", jobs);
 	}
 	if (!rc)
-		rc = write_overlap(dir, it, r, co, jobs);
+		rc = write_overlap(&od, it, r, co, jobs);
+out:
+	close(od.fd);
 	return rc;
 }
 
 int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it, const int *ranks,
 		   const int *split, int n, const struct agg_chart_opts *co, struct agg_jobs *jobs)
 {
-	if (agg_mkdir_p(dir))
+	struct outdir od;
+	if (outdir_open(&od, dir))
 		return PP_EIO;
 	struct row *rows = xcalloc((size_t)n + 1, sizeof(*rows));
 	char(*labels)[48] = xcalloc((size_t)n + 1, sizeof(*labels));
@@ -363,13 +386,14 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 	char full[256];
 	snprintf(full, sizeof(full), "%s (%s alignment)", title,
 		 co->individual ? "individual" : "global");
-	rc = write_timeline(dir, "timeline", full, rows, k, sep, co,
+	rc = write_timeline(&od, "timeline", full, rows, k, sep, co,
 			    co->individual ? "time since each rank's first GPU event (ms)"
-			    : split ? "time since the replica's first GPU event (ms)"
-				    : "time since the group's first GPU event (ms)",
+			    : split        ? "time since the replica's first GPU event (ms)"
+					   : "time since the group's first GPU event (ms)",
 			    jobs);
 	free(sep);
 	free(rows);
 	free(labels);
+	close(od.fd);
 	return rc;
 }

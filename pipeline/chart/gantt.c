@@ -477,3 +477,9 @@ int gantt_write(const struct gantt *g, const char *prefix, bool render,
 	strbuf_release(&path);
 	return rc;
 }
+
+int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base, char *err,
+		   size_t errlen)
+{
+	return gnuplot_write_script_at(dirfd, dir, base, write_script, g, err, errlen);
+}

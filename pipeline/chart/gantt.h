@@ -71,5 +71,9 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b);
  * in err, including gnuplot's error line). */
 int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen);
+/* Writes <dir>/<base>.gp into the open folder dirfd (gnuplot.h's
+ * gnuplot_write_script_at: no path walk); no rendering. 0 or PP_EIO. */
+int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base, char *err,
+		   size_t errlen);
 
 #endif

@@ -76,6 +76,24 @@ void gnuplot_put_dq(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Writes the script into sf (opened: path names it) and commits it. */
+static int write_opened(struct safefile *sf, const char *path, const char *base,
+			int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
+			char *err, size_t errlen)
+{
+	char why[256];
+	if (write(sf->fp, base, ctx) || ferror(sf->fp)) {
+		safefile_abort(sf);
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		return PP_EIO;
+	}
+	if (safefile_commit(sf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, why);
+		return PP_EIO;
+	}
+	return 0;
+}
+
 int gnuplot_write_script(const char *prefix,
 			 int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
 			 char *err, size_t errlen)
@@ -85,7 +103,7 @@ int gnuplot_write_script(const char *prefix,
 	const char *base = slash ? slash + 1 : prefix;
 	struct safefile sf;
 	char why[256];
-	int rc = 0;
+	int rc;
 	if (errlen)
 		err[0] = '\0';
 	if (!*base) {
@@ -96,15 +114,33 @@ int gnuplot_write_script(const char *prefix,
 	if (safefile_open_path(&sf, path.buf, why, sizeof(why))) {
 		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
 		rc = PP_EIO;
-	} else if (write(sf.fp, base, ctx) || ferror(sf.fp)) {
-		safefile_abort(&sf);
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, strerror(errno));
-		rc = PP_EIO;
-	} else if (safefile_commit(&sf, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
-		rc = PP_EIO;
+	} else {
+		rc = write_opened(&sf, path.buf, base, write, ctx, err, errlen);
 	}
 	strbuf_release(&path);
+	return rc;
+}
+
+int gnuplot_write_script_at(int dirfd, const char *dir, const char *base,
+			    int (*write)(FILE *f, const char *base, const void *ctx),
+			    const void *ctx, char *err, size_t errlen)
+{
+	struct strbuf path = STRBUF_INIT, name = STRBUF_INIT;
+	struct safefile sf;
+	char why[256];
+	int rc;
+	if (errlen)
+		err[0] = '\0';
+	strbuf_addf(&path, "%s/%s.gp", dir, base);
+	strbuf_addf(&name, "%s.gp", base);
+	if (safefile_open(&sf, dirfd, name.buf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
+		rc = PP_EIO;
+	} else {
+		rc = write_opened(&sf, path.buf, base, write, ctx, err, errlen);
+	}
+	strbuf_release(&path);
+	strbuf_release(&name);
 	return rc;
 }
 

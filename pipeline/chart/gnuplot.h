@@ -64,5 +64,10 @@ void gnuplot_put_dq(FILE *f, const char *s);
 int gnuplot_write_script(const char *prefix,
 			 int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
 			 char *err, size_t errlen);
+/* The same for <dir>/<base>.gp in the open folder dirfd (dir names it in
+ * messages): no path walk, for writers of many files in one folder. */
+int gnuplot_write_script_at(int dirfd, const char *dir, const char *base,
+			    int (*write)(FILE *f, const char *base, const void *ctx),
+			    const void *ctx, char *err, size_t errlen);
 
 #endif
