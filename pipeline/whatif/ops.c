@@ -65,23 +65,15 @@ void wi_table_release(struct wi_table *t)
 	wi_table_init(t);
 }
 
-int wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line)
+void wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line)
 {
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 4096;
-		struct wi_op *ops = realloc(t->ops, cap * sizeof(*ops));
-		if (!ops)
-			return PP_ENOMEM;
-		t->ops = ops;
-		uint32_t *ln = realloc(t->line, cap * sizeof(*ln));
-		if (!ln)
-			return PP_ENOMEM;
-		t->line = ln;
-		t->cap = cap;
+		t->cap = t->cap ? 2 * t->cap : 4096;
+		t->ops = xrealloc(t->ops, t->cap * sizeof(*t->ops));
+		t->line = xrealloc(t->line, t->cap * sizeof(*t->line));
 	}
 	t->line[t->n] = line;
 	t->ops[t->n++] = *op;
-	return 0;
 }
 
 static int cmp_name(const void *a, const void *b)

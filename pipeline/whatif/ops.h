@@ -74,9 +74,9 @@ bool wi_optype_is_combined(const char *s, size_t n);
 
 void wi_table_init(struct wi_table *t);
 void wi_table_release(struct wi_table *t);
-/* Appends a copy of op (line: its source line, 0 = unknown). 0 or
- * PP_ENOMEM. */
-int wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line);
+/* Appends a copy of op (line: its source line, 0 = unknown). Running out
+ * of memory ends the process (docs/contracts.md §7). */
+void wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line);
 /* Sets the tie-break order from a list of type names (the op trace's
  * categorical order); names that are not types are skipped, types not named
  * keep their alphabetical place after the named ones. */

@@ -338,8 +338,10 @@ static bool row_fast(struct csv *c, const char *p, const char *end, struct wi_op
 static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 {
 	struct wi_op fast;
-	if (row_fast(c, line, line + n, &fast))
-		return wi_table_add(c->t, &fast, lineno);
+	if (row_fast(c, line, line + n, &fast)) {
+		wi_table_add(c->t, &fast, lineno);
+		return 0;
+	}
 
 	const char *f[MAXFIELDS];
 	size_t fl[MAXFIELDS];
@@ -399,7 +401,8 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 	}
 	struct wi_op o;
 	make_op(iv, fv, type, &o);
-	return wi_table_add(c->t, &o, lineno);
+	wi_table_add(c->t, &o, lineno);
+	return 0;
 }
 
 int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
@@ -408,11 +411,10 @@ int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
 	enum { CHUNK = 1 << 20 };
 	int rc = 0;
 	gzFile gz = gzopen(path, "rb");
-	char *buf = malloc(2 * CHUNK + 1);
-	if (!gz || !buf) {
-		rc = gz ? PP_ENOMEM : PP_EIO;
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 gz ? "out of memory" : strerror(errno ? errno : ENOMEM));
+	char *buf = xmalloc(2 * CHUNK + 1);
+	if (!gz) {
+		rc = PP_EIO;
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	gzbuffer(gz, 256 * 1024);
@@ -422,12 +424,7 @@ int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
 	bool eof = false, got_header = false;
 	while (!eof) {
 		if (cap - have < CHUNK) {
-			char *nb = realloc(buf, 2 * cap + 1);
-			if (!nb) {
-				rc = PP_ENOMEM;
-				goto out;
-			}
-			buf = nb;
+			buf = xrealloc(buf, 2 * cap + 1);
 			cap *= 2;
 		}
 		int n = gzread(gz, buf + have, (unsigned)(cap - have));
@@ -573,11 +570,9 @@ int optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t 
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return PP_EIO;
 	}
-	char *text = malloc(1 << 20);
-	size_t n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+	char *text = xmalloc(1 << 20);
+	size_t n = fread(text, 1, (1 << 20) - 1, f);
 	fclose(f);
-	if (!text)
-		return PP_ENOMEM;
 	text[n] = '\0';
 	int rc = 0;
 	const char *cat = strstr(text, "\"categories\"");

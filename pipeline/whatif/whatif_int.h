@@ -117,7 +117,7 @@ struct wi_out {
  * of a block (a DP-synchronised group's arrival). */
 void wi_dp_max(double *x, size_t nb, int dp);
 
-/* Simulates every lane under sc (wi_sim.c). 0 or PP_ENOMEM. */
-int wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out);
+/* Simulates every lane under sc (wi_sim.c). */
+void wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out);
 
 #endif

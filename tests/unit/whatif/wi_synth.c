@@ -58,7 +58,8 @@ static int emit(struct gen *g, int s, int type, int64_t start, int64_t end, int 
 						   : -1),
 		.optype = (uint8_t)type,
 	};
-	return wi_table_add(g->t, &o, 0);
+	wi_table_add(g->t, &o, 0);
+	return 0;
 }
 
 static int64_t compute_ns(struct gen *g, int s, int64_t base)
