@@ -170,6 +170,42 @@ static void test_csv(void **state)
 	assert_int_equal(t.ops[1].start_ns, 1250000000);
 	wi_table_release(&t);
 
+	/* Two gzip members one after the other (cat a.gz b.gz) are one file;
+	 * the header is in the first, the rows in the second. */
+	const char *nl = strchr(text, '\n');
+	gz = gzopen(gzpath, "wb");
+	gzwrite(gz, text, (unsigned)(nl + 1 - text));
+	gzclose(gz);
+	gz = gzopen(gzpath, "ab");
+	gzputs(gz, nl + 1);
+	gzclose(gz);
+	wi_table_init(&t);
+	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.n, 2);
+	wi_table_release(&t);
+
+	/* A gzip file cut short, and one with corrupt data: the file is named
+	 * and so is what is wrong. */
+	FILE *f = fopen(gzpath, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	long size = ftell(f);
+	fclose(f);
+	assert_int_equal(truncate(gzpath, size - 12), 0);
+	wi_table_init(&t);
+	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
+	assert_non_null(strstr(err, "ok.csv.gz': the gzip data ends before its last member does"));
+	wi_table_release(&t);
+	f = fopen(gzpath, "r+b");
+	assert_non_null(f);
+	fseek(f, 12, SEEK_SET);
+	fputs("garbage!", f);
+	fclose(f);
+	wi_table_init(&t);
+	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
+	assert_non_null(strstr(err, "cannot read '"));
+	wi_table_release(&t);
+
 	expect_csv_error("dp_rank,stage\n", "lacks column 'rank'");
 	expect_csv_error(HDR "0,0,0,16,forward-compute,abc,0.1,0,0,0,0\n",
 			 ":2: column 'start_ts': 'abc' is not a decimal number");
@@ -251,6 +287,20 @@ static void test_schema(void **state)
 	assert_int_equal(
 		optrace_read_schema(write_file("s.json", "{\"dtypes\": {}}"), &t, err, sizeof(err)),
 		PP_EPARSE);
+	assert_non_null(strstr(err, "s.json: no \"categories\": {\"optype\": [...]} list"));
+	/* Malformed JSON: line and byte; a list item that is not a name. */
+	assert_int_equal(
+		optrace_read_schema(
+			write_file("s.json", "{\"categories\":\n {\"optype\": [\"gc\",]}}"), &t,
+			err, sizeof(err)),
+		PP_EPARSE);
+	assert_non_null(strstr(err, "s.json:2: byte"));
+	assert_int_equal(
+		optrace_read_schema(
+			write_file("s.json", "{\"categories\":\n {\"optype\": [\"gc\", 3]}}"), &t,
+			err, sizeof(err)),
+		PP_EPARSE);
+	assert_non_null(strstr(err, "s.json:2: the optype list holds 3, not an op type name"));
 	wi_table_release(&t);
 }
 
