@@ -364,15 +364,15 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 			if (c->last_type >= 0 && pl == c->last_len && !memcmp(p, c->last_name, pl))
 				type = c->last_type;
 			else
-				type = wi_optype_parse(p, pl);
+				type = op_type_parse(p, pl);
 			if (type >= 0) {
 				c->last_type = type;
-				c->last_name = wi_optype_name(type);
+				c->last_name = op_type_name(type);
 				c->last_len = strlen(c->last_name);
 			}
 			if (type >= 0)
 				continue;
-			if (wi_optype_is_combined(p, pl))
+			if (op_type_is_combined(p, pl))
 				return fail(
 					c->err, c->errlen,
 					"%s:%u: column 'optype': combined p2p type '%.*s' is not supported: write one row per direction (e.g. forward-send and backward-recv) with the same start and duration",

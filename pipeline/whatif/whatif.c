@@ -44,14 +44,14 @@ const char *wi_verdict_name(enum wi_verdict v)
 /* The §6.3 group of an op type. */
 static int type_group(int ty)
 {
-	static const int map[WI_NOPTYPES] = {
-		[WI_FWD_COMPUTE] = WI_G_FWD_COMPUTE, [WI_BWD_COMPUTE] = WI_G_BWD_COMPUTE,
-		[WI_FWD_SEND] = WI_G_FWD_PP,         [WI_FWD_RECV] = WI_G_FWD_PP,
-		[WI_BWD_SEND] = WI_G_BWD_PP,         [WI_BWD_RECV] = WI_G_BWD_PP,
-		[WI_PARAMS_AG] = WI_G_PARAMS_AG,     [WI_GRADS_RS] = WI_G_GRADS_RS,
-		[WI_SEP_AR] = WI_G_SEP_AR,           [WI_LAYERNORM] = WI_G_LAYERNORM,
-		[WI_EMBEDDING] = WI_G_EMBEDDING,     [WI_CLIP] = WI_G_CLIP,
-		[WI_OPTIMIZER] = WI_G_OPTIMIZER,     [WI_GC] = WI_G_GC,
+	static const int map[OP_NTYPES] = {
+		[OP_FWD_COMPUTE] = WI_G_FWD_COMPUTE, [OP_BWD_COMPUTE] = WI_G_BWD_COMPUTE,
+		[OP_FWD_SEND] = WI_G_FWD_PP,         [OP_FWD_RECV] = WI_G_FWD_PP,
+		[OP_BWD_SEND] = WI_G_BWD_PP,         [OP_BWD_RECV] = WI_G_BWD_PP,
+		[OP_PARAMS_AG] = WI_G_PARAMS_AG,     [OP_GRADS_RS] = WI_G_GRADS_RS,
+		[OP_SEP_AR] = WI_G_SEP_AR,           [OP_LAYERNORM] = WI_G_LAYERNORM,
+		[OP_EMBEDDING] = WI_G_EMBEDDING,     [OP_CLIP] = WI_G_CLIP,
+		[OP_OPTIMIZER] = WI_G_OPTIMIZER,     [OP_GC] = WI_G_GC,
 	};
 	return map[ty];
 }
@@ -143,7 +143,7 @@ void whatif_node(const struct whatif *e, size_t v, struct whatif_node *n)
 void whatif_node_name(const struct whatif *e, size_t v, char *buf, size_t len)
 {
 	const struct wi_node *nd = &e->node[v];
-	snprintf(buf, len, "%s_%d_%d", wi_optype_name(nd->optype), (int)nd->seq, (int)nd->stage);
+	snprintf(buf, len, "%s_%d_%d", op_type_name(nd->optype), (int)nd->seq, (int)nd->stage);
 }
 
 long whatif_find(const struct whatif *e, int stage, int optype, int32_t seq_id)
@@ -263,8 +263,8 @@ static void replica_entry(struct whatif *e, struct wi_decomp *dec, int d, const 
 /* Is node v relabelled first-op (§6.8)? */
 static bool first_op(const struct wi_node *nd)
 {
-	return nd->seq == 0 && ((nd->stage == 0 && nd->optype == WI_FWD_COMPUTE) ||
-				(nd->stage > 0 && nd->optype == WI_FWD_RECV));
+	return nd->seq == 0 && ((nd->stage == 0 && nd->optype == OP_FWD_COMPUTE) ||
+				(nd->stage > 0 && nd->optype == OP_FWD_RECV));
 }
 
 /* The three decompositions of one kind: launch = give back launch delays

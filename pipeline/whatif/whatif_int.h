@@ -62,7 +62,7 @@ struct whatif {
 	double *rs, *re;    /* recorded start/end, relative, block layout */
 	double *val;        /* duration (local) or transfer (comm) */
 	double *delay;      /* launch delay */
-	double ideal_type[WI_NOPTYPES];
+	double ideal_type[OP_NTYPES];
 	double *ideal;     /* per node */
 	double *span_base; /* per step */
 	double *scratch;   /* the simulator's block buffers (wi_sim.c) */

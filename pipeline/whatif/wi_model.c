@@ -27,14 +27,14 @@
 #include "util/pp.h"
 #include "whatif_int.h"
 
-#define NT WI_NOPTYPES
+#define NT OP_NTYPES
 
 #define fail wi_errf
 
 /* "optype_seq_stage". */
 static void op_name(char *buf, size_t len, int type, long seq, int stage)
 {
-	snprintf(buf, len, "%s_%ld_%d", wi_optype_name(type), seq, stage);
+	snprintf(buf, len, "%s_%ld_%d", op_type_name(type), seq, stage);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -269,22 +269,22 @@ static int check_first_slice(struct build *b, int32_t *maxseq, int64_t **first_r
 				return fail(
 					b->err, b->errlen,
 					"%s%sseq_ids of %s on stage %d are not contiguous in step %lld, dp_rank 0: %d is missing below %d",
-					t->src, t->src[0] ? ": " : "",
-					wi_optype_name((int)(c % NT)), (int)(c / NT),
-					(long long)e->steps[0], (int)s, (int)maxseq[c]);
+					t->src, t->src[0] ? ": " : "", op_type_name((int)(c % NT)),
+					(int)(c / NT), (long long)e->steps[0], (int)s,
+					(int)maxseq[c]);
 	return 0;
 }
 
 /* Types with one op per stage and step, hard-wired by the model. */
 static bool single_type(int type)
 {
-	return type == WI_GC || type == WI_LAYERNORM || type == WI_EMBEDDING || type == WI_CLIP ||
-	       type == WI_OPTIMIZER || type == WI_SEP_AR;
+	return type == OP_GC || type == OP_LAYERNORM || type == OP_EMBEDDING || type == OP_CLIP ||
+	       type == OP_OPTIMIZER || type == OP_SEP_AR;
 }
 
 static bool dp_type(int type)
 {
-	return type == WI_PARAMS_AG || type == WI_GRADS_RS || type == WI_SEP_AR;
+	return type == OP_PARAMS_AG || type == OP_GRADS_RS || type == OP_SEP_AR;
 }
 
 /* The §1.2 invariants of the first slice, and which placeholders it needs:
@@ -296,60 +296,60 @@ static int check_model_rules(struct build *b, const int32_t *maxseq, uint8_t *ne
 	int64_t s0 = e->steps[0];
 	for (int s = 0; s < e->pp; s++) {
 		const int32_t *c = &b->cnt[s * NT];
-		if (c[WI_FWD_COMPUTE] == 0 || c[WI_BWD_COMPUTE] == 0)
+		if (c[OP_FWD_COMPUTE] == 0 || c[OP_BWD_COMPUTE] == 0)
 			return fail(
 				b->err, b->errlen,
 				"%s%sstage %d has %d forward-compute and %d backward-compute ops in step %lld, dp_rank 0: every stage needs both",
-				src, sep, s, (int)c[WI_FWD_COMPUTE], (int)c[WI_BWD_COMPUTE],
+				src, sep, s, (int)c[OP_FWD_COMPUTE], (int)c[OP_BWD_COMPUTE],
 				(long long)s0);
-		if (c[WI_FWD_COMPUTE] != c[WI_BWD_COMPUTE])
+		if (c[OP_FWD_COMPUTE] != c[OP_BWD_COMPUTE])
 			return fail(
 				b->err, b->errlen,
 				"%s%sstage %d has %d forward-compute but %d backward-compute ops in step %lld, dp_rank 0: the counts must be equal",
-				src, sep, s, (int)c[WI_FWD_COMPUTE], (int)c[WI_BWD_COMPUTE],
+				src, sep, s, (int)c[OP_FWD_COMPUTE], (int)c[OP_BWD_COMPUTE],
 				(long long)s0);
 		for (int ty = 0; ty < NT; ty++) {
 			if (single_type(ty) && c[ty] > 1)
 				return fail(
 					b->err, b->errlen,
 					"%s%s%s_%d_%d: the model has one %s op per stage and step",
-					src, sep, wi_optype_name(ty), (int)maxseq[s * NT + ty], s,
-					wi_optype_name(ty));
+					src, sep, op_type_name(ty), (int)maxseq[s * NT + ty], s,
+					op_type_name(ty));
 			if (dp_type(ty) && c[ty] > 0 && !e->use_dp)
 				return fail(
 					b->err, b->errlen,
 					"%s%s%s ops on stage %d, but the job has no data parallelism (DP %d, dsp_size %lld)",
-					src, sep, wi_optype_name(ty), s, e->dp,
+					src, sep, op_type_name(ty), s, e->dp,
 					(long long)e->opts.dsp_size);
 		}
 		bool ends = s == 0 || s == e->pp - 1;
-		if (c[WI_EMBEDDING] > 0 && !ends)
+		if (c[OP_EMBEDDING] > 0 && !ends)
 			return fail(
 				b->err, b->errlen,
 				"%s%sembedding-grads-all-reduce on stage %d: only the first and the last stage have one",
 				src, sep, s);
-		if (c[WI_OPTIMIZER] == 0)
+		if (c[OP_OPTIMIZER] == 0)
 			return fail(
 				b->err, b->errlen,
 				"%s%sstage %d has no optimizer op in step %lld, dp_rank 0: its end is the end of the step",
 				src, sep, s, (long long)s0);
-		if (c[WI_CLIP] == 0)
+		if (c[OP_CLIP] == 0)
 			return fail(
 				b->err, b->errlen,
 				"%s%sstage %d has no optimizer-clip-main-grad op in step %lld, dp_rank 0: the model's global barrier needs it",
 				src, sep, s, (long long)s0);
-		if (c[WI_GC] == 0)
-			need[s * NT + WI_GC] = 1;
-		if (c[WI_LAYERNORM] == 0)
-			need[s * NT + WI_LAYERNORM] = 1;
-		if (ends && c[WI_EMBEDDING] == 0)
-			need[s * NT + WI_EMBEDDING] = 1;
-		if (e->use_dp && c[WI_PARAMS_AG] == 0)
-			need[s * NT + WI_PARAMS_AG] = 1;
-		if (e->use_dp && c[WI_GRADS_RS] == 0)
-			need[s * NT + WI_GRADS_RS] = 1;
-		if (e->use_dp && e->overlapped && c[WI_SEP_AR] == 0)
-			need[s * NT + WI_SEP_AR] = 1;
+		if (c[OP_GC] == 0)
+			need[s * NT + OP_GC] = 1;
+		if (c[OP_LAYERNORM] == 0)
+			need[s * NT + OP_LAYERNORM] = 1;
+		if (ends && c[OP_EMBEDDING] == 0)
+			need[s * NT + OP_EMBEDDING] = 1;
+		if (e->use_dp && c[OP_PARAMS_AG] == 0)
+			need[s * NT + OP_PARAMS_AG] = 1;
+		if (e->use_dp && c[OP_GRADS_RS] == 0)
+			need[s * NT + OP_GRADS_RS] = 1;
+		if (e->use_dp && e->overlapped && c[OP_SEP_AR] == 0)
+			need[s * NT + OP_SEP_AR] = 1;
 	}
 	return 0;
 }
@@ -388,18 +388,18 @@ static void make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
 		int ty = c % NT;
 		nd->seq = 0;
 		nd->stage = (int16_t)(c / NT);
-		nd->mc = (ty == WI_PARAMS_AG || ty == WI_GRADS_RS) ? 0 : -1;
+		nd->mc = (ty == OP_PARAMS_AG || ty == OP_GRADS_RS) ? 0 : -1;
 		nd->gmc = -1;
 		nd->optype = (uint8_t)ty;
 		nd->flags = WI_NODE_PLACEHOLDER;
 		nd->group = -1;
-		nd->t0 = nd->t1 = ty == WI_GRADS_RS ? INT64_MAX : INT64_MIN;
+		nd->t0 = nd->t1 = ty == OP_GRADS_RS ? INT64_MAX : INT64_MIN;
 		b->row0[v] = -1;
 		b->base[c] = (int32_t)v;
 		b->cnt[c] = 1;
 		strbuf_addf(&e->notes,
 			    "placeholder: a zero-length %s_0_%d in every step and replica\n",
-			    wi_optype_name(ty), c / NT);
+			    op_type_name(ty), c / NT);
 		v++;
 	}
 }
@@ -411,7 +411,7 @@ static void make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
 static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	const int comp_type = dir ? WI_BWD_COMPUTE : WI_FWD_COMPUTE;
+	const int comp_type = dir ? OP_BWD_COMPUTE : OP_FWD_COMPUTE;
 	int32_t ncomp = b->cnt[s * NT + comp_type];
 	int64_t last_start = INT64_MIN, first_end = INT64_MAX;
 	for (int32_t k = 0; k < ncomp; k++) {
@@ -422,8 +422,8 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 			first_end = c->t1;
 	}
 	for (int recv = 0; recv < 2; recv++) {
-		int type = dir ? (recv ? WI_BWD_RECV : WI_BWD_SEND)
-			       : (recv ? WI_FWD_RECV : WI_FWD_SEND);
+		int type = dir ? (recv ? OP_BWD_RECV : OP_BWD_SEND)
+			       : (recv ? OP_FWD_RECV : OP_FWD_SEND);
 		size_t n = stage_ops(b, s, &type, 1, tmp);
 		/* Matchable: a recv posted before the last compute starts, a send
 		 * ending after the first compute ends (50 µs slack). */
@@ -442,14 +442,14 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 					b->err, b->errlen,
 					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: only the first and the last stage may have fewer",
 					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
-					wi_optype_name(type), (int)ncomp, wi_optype_name(comp_type),
+					op_type_name(type), (int)ncomp, op_type_name(comp_type),
 					(long long)e->steps[0]);
 			if (cnt != 0 && cnt + 1 != ncomp)
 				return fail(
 					b->err, b->errlen,
 					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: expected %d, %d or 0",
 					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
-					wi_optype_name(type), (int)ncomp, wi_optype_name(comp_type),
+					op_type_name(type), (int)ncomp, op_type_name(comp_type),
 					(long long)e->steps[0], (int)ncomp, (int)ncomp - 1);
 			if (recv && cnt + 1 == ncomp)
 				cid = 1; /* the first compute has no recv */
@@ -460,7 +460,7 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 				continue; /* type-1 no-op: never launched */
 			int32_t comp = b->base[s * NT + comp_type] + cid;
 			/* Type-2 no-op: the peer chunk is outside the model. */
-			int delta = (type == WI_FWD_SEND || type == WI_BWD_RECV) ? 1 : -1;
+			int delta = (type == OP_FWD_SEND || type == OP_BWD_RECV) ? 1 : -1;
 			int peer = e->node[comp].gmc + delta;
 			noop[op] = peer < 0 || peer >= e->vpp * e->pp;
 			if (recv)
@@ -479,8 +479,8 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t *tmp2)
 {
 	struct whatif *e = b->e;
-	static const int sends[2] = { WI_FWD_SEND, WI_BWD_SEND };
-	static const int recvs[2] = { WI_FWD_RECV, WI_BWD_RECV };
+	static const int sends[2] = { OP_FWD_SEND, OP_BWD_SEND };
+	static const int recvs[2] = { OP_FWD_RECV, OP_BWD_RECV };
 	char n1[96];
 	for (int dir = 0; dir < 2; dir++) {
 		for (int s = 0; s < e->pp; s++) {
@@ -503,8 +503,8 @@ static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t 
 						b->err, b->errlen,
 						"%s%s%s has no peer: stage %d's launched %s ops and stage %d's launched %s ops differ in number (step %lld, dp_rank 0)",
 						b->t->src, b->t->src[0] ? ": " : "", n1, s,
-						wi_optype_name(sends[dir]), peer,
-						wi_optype_name(recvs[dir]), (long long)e->steps[0]);
+						op_type_name(sends[dir]), peer,
+						op_type_name(recvs[dir]), (long long)e->steps[0]);
 				}
 				int32_t pair[2] = { tmp[j], tmp2[k] };
 				add_group(b, pair, 2, false);
@@ -515,7 +515,7 @@ static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t 
 	}
 	for (size_t v = 0; v < e->n; v++) {
 		int ty = e->node[v].optype;
-		if (ty >= WI_FWD_SEND && ty <= WI_BWD_RECV && noop[v]) {
+		if (ty >= OP_FWD_SEND && ty <= OP_BWD_RECV && noop[v]) {
 			int32_t one = (int32_t)v;
 			add_group(b, &one, 1, false);
 		}
@@ -528,15 +528,15 @@ static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t 
 static int stage_streams(struct build *b, int s, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	static const int comp[2] = { WI_FWD_COMPUTE, WI_BWD_COMPUTE };
+	static const int comp[2] = { OP_FWD_COMPUTE, OP_BWD_COMPUTE };
 	size_t n = stage_ops(b, s, comp, 2, tmp);
 	add_chain(b, tmp, n);
 	size_t i = 0;
-	while (i < n && e->node[tmp[i]].optype != WI_BWD_COMPUTE)
+	while (i < n && e->node[tmp[i]].optype != OP_BWD_COMPUTE)
 		i++;
 	if (i >= 2 && i < n) {
 		for (size_t k = 1; k <= 2; k++)
-			if (e->node[tmp[i - k]].optype != WI_FWD_COMPUTE) {
+			if (e->node[tmp[i - k]].optype != OP_FWD_COMPUTE) {
 				char n1[96];
 				const struct wi_node *o = &e->node[tmp[i - k]];
 				op_name(n1, sizeof(n1), o->optype, o->seq, o->stage);
@@ -547,13 +547,13 @@ static int stage_streams(struct build *b, int s, int32_t *tmp)
 					(long long)e->steps[0]);
 			}
 		int32_t warm = tmp[i - 2];
-		int32_t r0 = node_of(b, s, WI_BWD_RECV, 0), s0 = node_of(b, s, WI_BWD_SEND, 0);
+		int32_t r0 = node_of(b, s, OP_BWD_RECV, 0), s0 = node_of(b, s, OP_BWD_SEND, 0);
 		if (r0 >= 0)
 			add_edge(b, r0, warm);
 		if (s0 >= 0)
 			add_edge(b, s0, warm);
 	}
-	for (int ty = WI_FWD_SEND; ty <= WI_BWD_RECV; ty++) {
+	for (int ty = OP_FWD_SEND; ty <= OP_BWD_RECV; ty++) {
 		size_t m = stage_ops(b, s, &ty, 1, tmp);
 		add_chain(b, tmp, m);
 	}
@@ -582,8 +582,8 @@ static int32_t chunk_compute(const struct build *b, int s, int ty, int mc, bool 
 static int chunk_gates(struct build *b, int s, int coll, uint8_t *done, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	bool ag = coll == WI_PARAMS_AG;
-	int comp = ag ? WI_FWD_COMPUTE : WI_BWD_COMPUTE;
+	bool ag = coll == OP_PARAMS_AG;
+	int comp = ag ? OP_FWD_COMPUTE : OP_BWD_COMPUTE;
 	int32_t n = b->cnt[s * NT + coll];
 	memset(done, 0, (size_t)e->vpp + 2);
 	for (int32_t k = 0; k < n; k++) {
@@ -598,7 +598,7 @@ static int chunk_gates(struct build *b, int s, int coll, uint8_t *done, int32_t 
 			return fail(b->err, b->errlen,
 				    "%s%s%s has mc %d, but stage %d has no %s of that chunk",
 				    b->t->src, b->t->src[0] ? ": " : "", n1, mc, s,
-				    wi_optype_name(comp));
+				    op_type_name(comp));
 		}
 		if (ag)
 			add_edge(b, c, op);
@@ -613,13 +613,13 @@ static int chunk_gates(struct build *b, int s, int coll, uint8_t *done, int32_t 
 static int stage_dp(struct build *b, int s, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	static const int dpt[2] = { WI_PARAMS_AG, WI_GRADS_RS };
+	static const int dpt[2] = { OP_PARAMS_AG, OP_GRADS_RS };
 	size_t n = stage_ops(b, s, dpt, 2, tmp);
 	add_chain(b, tmp, n);
 	uint8_t *done = xmalloc((size_t)e->vpp + 2);
-	int rc = chunk_gates(b, s, WI_PARAMS_AG, done, tmp);
+	int rc = chunk_gates(b, s, OP_PARAMS_AG, done, tmp);
 	if (!rc && e->overlapped)
-		rc = chunk_gates(b, s, WI_GRADS_RS, done, tmp);
+		rc = chunk_gates(b, s, OP_GRADS_RS, done, tmp);
 	free(done);
 	return rc;
 }
@@ -628,15 +628,15 @@ static int stage_dp(struct build *b, int s, int32_t *tmp)
 static void stage_end(struct build *b, int s, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	static const int comp[2] = { WI_FWD_COMPUTE, WI_BWD_COMPUTE };
+	static const int comp[2] = { OP_FWD_COMPUTE, OP_BWD_COMPUTE };
 	size_t n = stage_ops(b, s, comp, 2, tmp);
 	int32_t last = tmp[0];
 	for (size_t i = 1; i < n; i++)
 		if (e->node[tmp[i]].t1 > e->node[last].t1)
 			last = tmp[i];
-	int32_t gc = node_of(b, s, WI_GC, 0), ln = node_of(b, s, WI_LAYERNORM, 0);
-	int32_t emb = node_of(b, s, WI_EMBEDDING, 0), clip = node_of(b, s, WI_CLIP, 0);
-	int32_t opt = node_of(b, s, WI_OPTIMIZER, 0);
+	int32_t gc = node_of(b, s, OP_GC, 0), ln = node_of(b, s, OP_LAYERNORM, 0);
+	int32_t emb = node_of(b, s, OP_EMBEDDING, 0), clip = node_of(b, s, OP_CLIP, 0);
+	int32_t opt = node_of(b, s, OP_OPTIMIZER, 0);
 	int32_t chain[8];
 	size_t k = 0;
 	add_edge(b, gc, last);
@@ -645,15 +645,15 @@ static void stage_end(struct build *b, int s, int32_t *tmp)
 	if (emb >= 0)
 		chain[k++] = emb;
 	if (e->use_dp && e->overlapped) {
-		int32_t rlast = node_of(b, s, WI_GRADS_RS, b->cnt[s * NT + WI_GRADS_RS] - 1);
+		int32_t rlast = node_of(b, s, OP_GRADS_RS, b->cnt[s * NT + OP_GRADS_RS] - 1);
 		add_edge(b, ln, rlast);
-		chain[k++] = node_of(b, s, WI_SEP_AR, 0);
+		chain[k++] = node_of(b, s, OP_SEP_AR, 0);
 	} else if (e->use_dp) {
 		add_chain(b, chain, k);
-		int32_t r0 = node_of(b, s, WI_GRADS_RS, 0);
-		int32_t rl = node_of(b, s, WI_GRADS_RS, b->cnt[s * NT + WI_GRADS_RS] - 1);
+		int32_t r0 = node_of(b, s, OP_GRADS_RS, 0);
+		int32_t rl = node_of(b, s, OP_GRADS_RS, b->cnt[s * NT + OP_GRADS_RS] - 1);
 		add_edge(b, r0, chain[k - 1]);
-		for (int32_t i = 1; i < b->cnt[s * NT + WI_GRADS_RS]; i++)
+		for (int32_t i = 1; i < b->cnt[s * NT + OP_GRADS_RS]; i++)
 			add_edge(b, r0 + i, r0 + i - 1);
 		k = 0;
 		chain[k++] = rl;
@@ -671,11 +671,11 @@ static void build_groups(struct build *b)
 			int32_t one = (int32_t)v;
 			add_group(b, &one, 1, true);
 		}
-	int32_t emb[2] = { node_of(b, 0, WI_EMBEDDING, 0), node_of(b, e->pp - 1, WI_EMBEDDING, 0) };
+	int32_t emb[2] = { node_of(b, 0, OP_EMBEDDING, 0), node_of(b, e->pp - 1, OP_EMBEDDING, 0) };
 	add_group(b, emb, e->pp > 1 ? 2 : 1, false);
 	int32_t *clip = xmalloc((size_t)e->pp * sizeof(*clip));
 	for (int s = 0; s < e->pp; s++)
-		clip[s] = node_of(b, s, WI_CLIP, 0);
+		clip[s] = node_of(b, s, OP_CLIP, 0);
 	add_group(b, clip, e->pp, true);
 	free(clip);
 }
@@ -1001,7 +1001,7 @@ static void derive_lanes(struct whatif *e)
 /* Is the type's ideal a mean (compute-like) rather than a median? */
 static bool mean_type(int ty)
 {
-	return ty == WI_FWD_COMPUTE || ty == WI_BWD_COMPUTE || ty == WI_OPTIMIZER || ty == WI_GC;
+	return ty == OP_FWD_COMPUTE || ty == OP_BWD_COMPUTE || ty == OP_OPTIMIZER || ty == OP_GC;
 }
 
 /* The k-th smallest of x[0..n) (x is reordered): Hoare's selection. */
@@ -1117,7 +1117,7 @@ int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t
 		goto out;
 	e->use_dp = (int64_t)e->dp * e->opts.dsp_size > 1;
 	for (size_t i = 0; i < t->n && !e->overlapped; i++)
-		e->overlapped = t->ops[i].optype == WI_SEP_AR;
+		e->overlapped = t->ops[i].optype == OP_SEP_AR;
 	size_t ncell = (size_t)e->pp * NT;
 	b.base = xcalloc(ncell, sizeof(*b.base));
 	b.cnt = xcalloc(ncell, sizeof(*b.cnt));

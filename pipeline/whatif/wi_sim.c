@@ -139,7 +139,7 @@ void wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
 					en[l] = s[l] + d[l];
 					maxe[l] = en[l] > maxe[l] ? en[l] : maxe[l];
 				}
-				if (nd->optype == WI_OPTIMIZER)
+				if (nd->optype == OP_OPTIMIZER)
 					for (size_t l = 0; l < nl; l++)
 						opte[l] = en[l] > opte[l] ? en[l] : opte[l];
 				continue;

@@ -147,12 +147,12 @@ static void test_csv(void **state)
 	assert_int_equal(t.ops[0].step, 16);
 	assert_int_equal(t.ops[0].rank, 4);
 	assert_int_equal(t.ops[0].dp_rank, 1);
-	assert_int_equal(t.ops[0].optype, WI_FWD_COMPUTE);
+	assert_int_equal(t.ops[0].optype, OP_FWD_COMPUTE);
 	assert_int_equal(t.ops[0].start_ns, 500000000);
 	assert_int_equal(t.ops[0].end_ns, 750000000);
 	assert_int_equal(t.ops[0].seq_id, 3);
 	assert_int_equal(t.ops[0].mb_id, 3);
-	assert_int_equal(t.ops[1].optype, WI_GC);
+	assert_int_equal(t.ops[1].optype, OP_GC);
 	assert_int_equal(t.ops[1].mc, -1);
 	assert_int_equal(t.line[1], 3);
 	wi_table_release(&t);
@@ -272,8 +272,8 @@ static void test_schema(void **state)
 	char err[512];
 	wi_table_init(&t);
 	/* Default: alphabetical. */
-	assert_true(t.order[WI_BWD_COMPUTE] < t.order[WI_FWD_COMPUTE]);
-	assert_true(t.order[WI_GC] < t.order[WI_GRADS_RS]);
+	assert_true(t.order[OP_BWD_COMPUTE] < t.order[OP_FWD_COMPUTE]);
+	assert_true(t.order[OP_GC] < t.order[OP_GRADS_RS]);
 	assert_int_equal(
 		optrace_read_schema(
 			write_file(
@@ -281,9 +281,9 @@ static void test_schema(void **state)
 				"{\"categories\": {\"optype\": [\"gc\", \"forward-compute\", \"first-op\"]}}"),
 			&t, err, sizeof(err)),
 		0);
-	assert_int_equal(t.order[WI_GC], 0);
-	assert_int_equal(t.order[WI_FWD_COMPUTE], 1);
-	assert_int_equal(t.order[WI_BWD_COMPUTE], 2); /* then the rest, alphabetically */
+	assert_int_equal(t.order[OP_GC], 0);
+	assert_int_equal(t.order[OP_FWD_COMPUTE], 1);
+	assert_int_equal(t.order[OP_BWD_COMPUTE], 2); /* then the rest, alphabetically */
 	assert_int_equal(
 		optrace_read_schema(write_file("s.json", "{\"dtypes\": {}}"), &t, err, sizeof(err)),
 		PP_EPARSE);

@@ -343,9 +343,9 @@ static void test_ar_replay(void **state)
 	assert_memory_equal(a, a + 2 * n, 2 * n * sizeof(double));
 	/* And the recorded times are the rows' own, relative to the step. */
 	size_t i = 0;
-	while (t.ops[i].step != 16 || t.ops[i].dp_rank != 0 || t.ops[i].optype != WI_OPTIMIZER)
+	while (t.ops[i].step != 16 || t.ops[i].dp_rank != 0 || t.ops[i].optype != OP_OPTIMIZER)
 		i++;
-	long v = whatif_find(e, t.ops[i].stage, WI_OPTIMIZER, 0);
+	long v = whatif_find(e, t.ops[i].stage, OP_OPTIMIZER, 0);
 	int64_t t0 = INT64_MAX;
 	for (size_t k = 0; k < t.n; k++)
 		if (t.ops[k].step == 16 && t.ops[k].start_ns < t0)

@@ -40,9 +40,9 @@ struct gen {
 
 static int emit(struct gen *g, int s, int type, int64_t start, int64_t end, int mb)
 {
-	int32_t *seq = &g->dyn_seq[s * WI_NOPTYPES + type];
-	bool comp = type == WI_FWD_COMPUTE || type == WI_BWD_COMPUTE;
-	bool chunk = comp || type == WI_PARAMS_AG || type == WI_GRADS_RS;
+	int32_t *seq = &g->dyn_seq[s * OP_NTYPES + type];
+	bool comp = type == OP_FWD_COMPUTE || type == OP_BWD_COMPUTE;
+	bool chunk = comp || type == OP_PARAMS_AG || type == OP_GRADS_RS;
 	struct wi_op o = {
 		.step = g->step,
 		.start_ns = g->origin + start,
@@ -54,7 +54,7 @@ static int emit(struct gen *g, int s, int type, int64_t start, int64_t end, int 
 		.mc = (int16_t)(chunk ? 0 : -1),
 		.gmc = (int16_t)(comp ? s : -1),
 		.mb_id = (int16_t)(comp            ? mb
-				   : type == WI_GC ? 0
+				   : type == OP_GC ? 0
 						   : -1),
 		.optype = (uint8_t)type,
 	};
@@ -116,17 +116,17 @@ static int pipeline(struct gen *g, int64_t t0, int64_t *t)
 				int64_t start = t[s];
 				if (prod) {
 					int64_t end = (start > *prod ? start : *prod) + c->p2p_ns;
-					rc = emit(g, s, fwd ? WI_FWD_RECV : WI_BWD_RECV, start, end,
+					rc = emit(g, s, fwd ? OP_FWD_RECV : OP_BWD_RECV, start, end,
 						  -1);
 					if (!rc)
 						rc = emit(g, fwd ? s - 1 : s + 1,
-							  fwd ? WI_FWD_SEND : WI_BWD_SEND, *prod,
+							  fwd ? OP_FWD_SEND : OP_BWD_SEND, *prod,
 							  end, -1);
 					start = end;
 				}
 				int64_t end = start + compute_ns(g, s, fwd ? c->f_ns : c->b_ns);
 				if (!rc)
-					rc = emit(g, s, fwd ? WI_FWD_COMPUTE : WI_BWD_COMPUTE,
+					rc = emit(g, s, fwd ? OP_FWD_COMPUTE : OP_BWD_COMPUTE,
 						  start, end, m);
 				(fwd ? fend : bend)[s * mb + m] = end;
 				t[s] = end;
@@ -150,7 +150,7 @@ int wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 	size_t cells = (size_t)pp * (size_t)dp;
 	int64_t *tend = malloc(cells * sizeof(*tend)); /* [d·pp + s] */
 	int64_t *ready = malloc(cells * sizeof(*ready));
-	g.dyn_seq = malloc((size_t)pp * WI_NOPTYPES * sizeof(*g.dyn_seq));
+	g.dyn_seq = malloc((size_t)pp * OP_NTYPES * sizeof(*g.dyn_seq));
 	if (!tend || !ready || !g.dyn_seq) {
 		rc = PP_ENOMEM;
 		goto out;
@@ -160,23 +160,23 @@ int wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 		g.step = 100 + k;
 		g.origin = (int64_t)k * 1000000000000; /* 1000 s apart */
 		for (g.d = 0; g.d < dp && !rc; g.d++) {
-			memset(g.dyn_seq, 0, (size_t)pp * WI_NOPTYPES * sizeof(*g.dyn_seq));
+			memset(g.dyn_seq, 0, (size_t)pp * OP_NTYPES * sizeof(*g.dyn_seq));
 			for (int s = 0; s < pp && use_dp && !rc; s++)
-				rc = emit(&g, s, WI_PARAMS_AG, 0, ag, -1);
+				rc = emit(&g, s, OP_PARAMS_AG, 0, ag, -1);
 			if (!rc)
 				rc = pipeline(&g, ag, tend + g.d * pp);
 			for (int s = 0; s < pp && !rc; s++) {
 				int64_t x = tend[g.d * pp + s];
-				rc = emit(&g, s, WI_GC, x, x, -1);
+				rc = emit(&g, s, OP_GC, x, x, -1);
 				if (!rc)
-					rc = emit(&g, s, WI_LAYERNORM, x, x + ln, -1);
+					rc = emit(&g, s, OP_LAYERNORM, x, x + ln, -1);
 				ready[g.d * pp + s] = x + ln;
 			}
 			/* The embedding pair of this replica (one op when PP = 1). */
 			int64_t e0 = ready[g.d * pp], e1 = ready[g.d * pp + pp - 1];
 			int64_t eend = (e0 > e1 ? e0 : e1) + emb;
 			for (int s = 0; s < pp && !rc; s += (pp > 1 ? pp - 1 : 1)) {
-				rc = emit(&g, s, WI_EMBEDDING, ready[g.d * pp + s], eend, -1);
+				rc = emit(&g, s, OP_EMBEDDING, ready[g.d * pp + s], eend, -1);
 				ready[g.d * pp + s] = eend;
 			}
 		}
@@ -189,9 +189,9 @@ int wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 			for (g.d = 0; g.d < dp && !rc; g.d++) {
 				int64_t x = ready[g.d * pp + s];
 				if (use_dp) {
-					memset(g.dyn_seq + s * WI_NOPTYPES + WI_GRADS_RS, 0,
+					memset(g.dyn_seq + s * OP_NTYPES + OP_GRADS_RS, 0,
 					       sizeof(int32_t));
-					rc = emit(&g, s, WI_GRADS_RS, x, m + c->rs_ns, -1);
+					rc = emit(&g, s, OP_GRADS_RS, x, m + c->rs_ns, -1);
 					x = m + c->rs_ns;
 				}
 				rsend[g.d * pp + s] = x;
@@ -202,12 +202,12 @@ int wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 			gmax = rsend[i] > gmax ? rsend[i] : gmax;
 		for (g.d = 0; g.d < dp && !rc; g.d++)
 			for (int s = 0; s < pp && !rc; s++) {
-				g.dyn_seq[s * WI_NOPTYPES + WI_CLIP] = 0;
-				g.dyn_seq[s * WI_NOPTYPES + WI_OPTIMIZER] = 0;
-				rc = emit(&g, s, WI_CLIP, rsend[g.d * pp + s], gmax + c->clip_ns,
+				g.dyn_seq[s * OP_NTYPES + OP_CLIP] = 0;
+				g.dyn_seq[s * OP_NTYPES + OP_OPTIMIZER] = 0;
+				rc = emit(&g, s, OP_CLIP, rsend[g.d * pp + s], gmax + c->clip_ns,
 					  -1);
 				if (!rc)
-					rc = emit(&g, s, WI_OPTIMIZER, gmax + c->clip_ns,
+					rc = emit(&g, s, OP_OPTIMIZER, gmax + c->clip_ns,
 						  gmax + c->clip_ns + c->opt_ns, -1);
 			}
 	}
