@@ -67,7 +67,7 @@ int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct wha
 	if (e->opts.dsp_size <= 0)
 		e->opts.dsp_size = t->has_meta ? t->meta.dsp_size : 1;
 	if (e->opts.threshold <= 0)
-		e->opts.threshold = 1.03;
+		e->opts.threshold = WHATIF_THRESHOLD;
 	if (e->opts.mw_percent <= 0)
 		e->opts.mw_percent = 3;
 	if (e->opts.verdict_share <= 0)

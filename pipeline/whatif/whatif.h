@@ -19,10 +19,14 @@
 
 struct whatif;
 
+/* The reference's threshold: a ratio below it is not decomposed. */
+#define WHATIF_THRESHOLD 1.03
+
 struct whatif_opts {
 	int64_t dsp_size;     /* the meta's dsp_size (DP exists when
 			     * DP·dsp_size > 1); 0 = the table's meta, else 1 */
-	double threshold;     /* decompose when a ratio is >= this; 0 = 1.03 */
+	double threshold;     /* decompose when a ratio is >= this; 0 =
+			       * WHATIF_THRESHOLD */
 	double mw_percent;    /* M_W removes the top ceil(this % of workers);
 			     * 0 = 3 */
 	double verdict_share; /* M_W or M_S at least this names the culprit;
