@@ -11,8 +11,31 @@
 #include "util/pp.h"
 
 enum {
-	O_OUT = 1, O_TP, O_PP, O_DP, O_CP, O_EP, O_VPP, O_MB, O_ITER, O_LAYERS, O_KPL,
-	O_RECOMPUTE, O_STRAGGLER, O_SEED, O_GZIP, O_RANKS, O_TIME_FORMAT, O_NASTY, O_CONFIG,
+	O_OUT = 1,
+	O_TP,
+	O_PP,
+	O_DP,
+	O_CP,
+	O_EP,
+	O_VPP,
+	O_MB,
+	O_ITER,
+	O_LAYERS,
+	O_KPL,
+	O_RECOMPUTE,
+	O_STRAGGLER,
+	O_SLOW_STAGE,
+	O_GRAD_REDUCE,
+	O_PARAM_GATHER,
+	O_GPUS_PER_HOST,
+	O_CLOCK_SKEW,
+	O_CLOCK_SKEW_MAX,
+	O_SEED,
+	O_GZIP,
+	O_RANKS,
+	O_TIME_FORMAT,
+	O_NASTY,
+	O_CONFIG,
 	O_QUIET
 };
 
@@ -23,18 +46,37 @@ static const struct cli_opt options[] = {
 	{ "dp", 0, "<n>", "data-parallel size (default 1)", O_DP, 0 },
 	{ "cp", 0, "<n>", "context-parallel size (default 1)", O_CP, 0 },
 	{ "ep", 0, "<n>", "expert-parallel size (default 1)", O_EP, 0 },
-	{ "vpp", 0, "<n>", "virtual pipeline chunks per stage: interleaved 1F1B (default 1)", O_VPP, 0 },
+	{ "vpp", 0, "<n>", "virtual pipeline chunks per stage: interleaved 1F1B (default 1)", O_VPP,
+	  0 },
 	{ "microbatches", 'm', "<n>", "micro-batches per iteration (default 8)", O_MB, 0 },
-	{ "iterations", 0, "<list>", "iteration numbers, e.g. 15,16 (default 15)", O_ITER, CLI_MULTI },
+	{ "iterations", 0, "<list>", "iteration numbers, e.g. 15,16 (default 15)", O_ITER,
+	  CLI_MULTI },
 	{ "layers", 0, "<n>", "transformer layers per model chunk (default 4)", O_LAYERS, 0 },
 	{ "kernels-per-layer", 0, "<n>", "compute kernels per layer (default 8)", O_KPL, 0 },
 	{ "recompute", 0, NULL, "recompute activations inside backward", O_RECOMPUTE, 0 },
-	{ "straggler", 0, "<rank>:<factor>", "slow down a rank's compute kernels (repeatable)", O_STRAGGLER, 0 },
+	{ "straggler", 0, "<rank>:<factor>", "slow down a rank's compute kernels (repeatable)",
+	  O_STRAGGLER, 0 },
+	{ "slow-stage", 0, "<stage>:<factor>",
+	  "slow down every rank of a stage (0.., or last; repeatable)", O_SLOW_STAGE, 0 },
+	{ "grad-reduce", 0, "<mode>",
+	  "DP reduce-scatters: overlap (with backward, default) or finish", O_GRAD_REDUCE, 0 },
+	{ "param-gather", 0, "<mode>", "DP all-gathers: optimizer (after it, default) or forward",
+	  O_PARAM_GATHER, 0 },
+	{ "gpus-per-host", 0, "<n>", "ranks per host: device ids and host clocks (default 8)",
+	  O_GPUS_PER_HOST, 0 },
+	{ "clock-skew", 0, "<list>", "host clock offsets in us, e.g. 1:250,3:-40.5 (repeatable)",
+	  O_CLOCK_SKEW, 0 },
+	{ "clock-skew-max", 0, "<us>", "random offsets in [-us, us] for every host but host 0",
+	  O_CLOCK_SKEW_MAX, 0 },
 	{ "seed", 0, "<n>", "jitter seed (default 1)", O_SEED, 0 },
 	{ "gzip", 'z', NULL, "write .json.gz files", O_GZIP, 0 },
-	{ "ranks", 0, "<list>", "write only these ranks, e.g. 0-3,8 (all are simulated)", O_RANKS, 0 },
-	{ "time-format", 0, "<fmt>", "absolute (default) or relative (baseTimeNanoseconds)", O_TIME_FORMAT, 0 },
-	{ "nasty", 0, "<list>", "real-world quirks: truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,bom,whitespace,nan,long-names,all", O_NASTY, 0 },
+	{ "ranks", 0, "<list>", "write only these ranks, e.g. 0-3,8 (all are simulated)", O_RANKS,
+	  0 },
+	{ "time-format", 0, "<fmt>", "absolute (default) or relative (baseTimeNanoseconds)",
+	  O_TIME_FORMAT, 0 },
+	{ "nasty", 0, "<list>",
+	  "real-world quirks: truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,bom,whitespace,nan,long-names,all",
+	  O_NASTY, 0 },
 	{ "config", 'c', "<file>", "INI configuration file (section [gen])", O_CONFIG, 0 },
 	{ "quiet", 'q', NULL, "no summary line", O_QUIET, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
@@ -45,11 +87,15 @@ static const struct cli_cmd cmd = {
 	"ppgen --out <dir> [--tp <n>] [--pp <n>] [--dp <n>] [--cp <n>] [--ep <n>] [--vpp <n>]\n"
 	"             [--microbatches <n>] [--iterations <list>] [--layers <n>]\n"
 	"             [--kernels-per-layer <n>] [--recompute] [--straggler <rank>:<factor>]...\n"
+	"             [--slow-stage <stage>:<factor>]... [--grad-reduce overlap|finish]\n"
+	"             [--param-gather optimizer|forward] [--gpus-per-host <n>]\n"
+	"             [--clock-skew <host>:<us>,...]... [--clock-skew-max <us>]\n"
 	"             [--seed <n>] [--gzip] [--ranks <list>] [--time-format absolute|relative]\n"
 	"             [--nasty <list>] [--config <file>] [--quiet]",
 	"Write a synthetic Megatron-LM profiler trace tree with its exact expected results in <dir>/.truth.",
 	options,
 	"  ppgen --out /tmp/c16 --tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16\n"
+	"  ppgen --out /tmp/skew --pp 4 --dp 4 --gpus-per-host 4 --clock-skew-max 500 --slow-stage last:1.6\n"
 	"  ppgen --out /tmp/big --layers 2000 --kernels-per-layer 64 --microbatches 4"
 };
 
@@ -57,6 +103,9 @@ struct args {
 	struct gen_opts o;
 	int *iters, *ranks;
 	struct gen_straggler *strag;
+	struct gen_slow_stage *slow;
+	struct gen_clock_skew *skew;
+	bool slow_flag, skew_flag; /* a flag replaces the config file's list */
 	const char *config_path;
 };
 
@@ -97,6 +146,86 @@ static int parse_straggler(struct args *a, const struct cli_state *st)
 	return 0;
 }
 
+/* "<stage>:<factor>" or "last:<factor>" appended to the slow stages; the
+ * reason in err when it is not one. */
+static int add_slow_stage(struct args *a, const char *v, char *err, size_t errlen)
+{
+	const char *colon = strchr(v, ':');
+	long stage = -1;
+	double f;
+	char head[32];
+	size_t n = colon ? (size_t)(colon - v) : 0;
+	if (!colon || !n || n >= sizeof(head))
+		goto bad;
+	memcpy(head, v, n);
+	head[n] = '\0';
+	if ((strcmp(head, "last") && cli_parse_long(head, 0, 1000000, &stage)) ||
+	    cli_parse_double(colon + 1, &f) || f <= 0 || f > 1000)
+		goto bad;
+	a->slow = xrealloc(a->slow, (size_t)(a->o.nslow_stages + 1) * sizeof(*a->slow));
+	a->slow[a->o.nslow_stages++] = (struct gen_slow_stage){ (int)stage, f };
+	a->o.slow_stages = a->slow;
+	return 0;
+bad:
+	snprintf(
+		err, errlen,
+		"expected <stage>:<factor> or last:<factor> with factor in (0, 1000], e.g. last:1.5");
+	return PP_EINVAL;
+}
+
+/* "<host>:<us>,..." appended to the explicit host clock offsets. */
+static int add_clock_skew(struct args *a, const char *v, char *err, size_t errlen)
+{
+	struct gen_clock_skew *list;
+	int n;
+	if (gen_parse_clock_skew(v, &list, &n, err, errlen))
+		return PP_EINVAL;
+	a->skew = xrealloc(a->skew, (size_t)(a->o.nskews + n + 1) * sizeof(*a->skew));
+	memcpy(a->skew + a->o.nskews, list, (size_t)n * sizeof(*list));
+	a->o.nskews += n;
+	a->o.skews = a->skew;
+	free(list);
+	return 0;
+}
+
+/* The model variant named v for option bit `bit` (--grad-reduce,
+ * --param-gather): names[0] clears it, names[1] sets it. */
+static int set_variant(struct gen_opts *o, unsigned bit, const char *const names[2], const char *v)
+{
+	for (int i = 0; i < 2; i++)
+		if (!strcmp(v, names[i])) {
+			o->variant = i ? o->variant | bit : o->variant & ~bit;
+			return 0;
+		}
+	return PP_EINVAL;
+}
+
+static const char *const grad_reduce_names[2] = { "overlap", "finish" };
+static const char *const param_gather_names[2] = { "optimizer", "forward" };
+
+/* --grad-reduce, --param-gather. */
+static int variant_flag(struct gen_opts *o, const struct cli_state *st, unsigned bit,
+			const char *const names[2])
+{
+	char err[64];
+	if (!set_variant(o, bit, names, st->arg))
+		return 0;
+	snprintf(err, sizeof(err), "expected %s or %s", names[0], names[1]);
+	return cli_bad_value(&cmd, st, err);
+}
+
+/* --slow-stage, --clock-skew: the first flag replaces the config file's
+ * list (*n entries), later ones add to it. */
+static int list_flag(struct args *a, const struct cli_state *st, bool *seen, int *n,
+		     int (*add)(struct args *, const char *, char *, size_t))
+{
+	char err[256];
+	if (!*seen)
+		*n = 0;
+	*seen = true;
+	return add(a, st->arg, err, sizeof(err)) ? cli_bad_value(&cmd, st, err) : 0;
+}
+
 static int parse_args(struct args *a, struct cli_state *st)
 {
 	struct gen_opts *o = &a->o;
@@ -118,6 +247,27 @@ static int parse_args(struct args *a, struct cli_state *st)
 		case O_KPL: rc = cli_int_arg(&cmd, st, 1, 100000, &o->kpl); break;
 		case O_RECOMPUTE: o->recompute = true; break;
 		case O_STRAGGLER: rc = parse_straggler(a, st); break;
+		case O_SLOW_STAGE:
+			rc = list_flag(a, st, &a->slow_flag, &o->nslow_stages, add_slow_stage);
+			break;
+		case O_GRAD_REDUCE:
+			rc = variant_flag(o, st, GEN_GRAD_REDUCE_FINISH, grad_reduce_names);
+			break;
+		case O_PARAM_GATHER:
+			rc = variant_flag(o, st, GEN_PARAM_GATHER_FORWARD, param_gather_names);
+			break;
+		case O_GPUS_PER_HOST:
+			rc = cli_int_arg(&cmd, st, 1, 1000000, &o->gpus_per_host);
+			break;
+		case O_CLOCK_SKEW:
+			rc = list_flag(a, st, &a->skew_flag, &o->nskews, add_clock_skew);
+			break;
+		case O_CLOCK_SKEW_MAX:
+			if (cli_parse_long(st->arg, 0, 1000000, &v))
+				return cli_bad_value(&cmd, st,
+						     "expected microseconds from 0 to 1000000");
+			o->skew_max_ns = (int64_t)v * 1000;
+			break;
 		case O_SEED:
 			if (cli_parse_long(st->arg, 0, 2147483647L, &v))
 				return cli_bad_value(&cmd, st, "expected a number >= 0");
@@ -146,16 +296,52 @@ static int parse_args(struct args *a, struct cli_state *st)
 	return rc ? rc : id;
 }
 
+/* The [gen] keys that take the flags' text: slow_stage, clock_skew,
+ * grad_reduce, param_gather. */
+static int apply_config_strings(struct args *a, const struct config *cfg, const char *path)
+{
+	static const struct {
+		const char *key, *expect;
+	} keys[] = {
+		{ "gen.slow_stage", NULL },
+		{ "gen.clock_skew", NULL },
+		{ "gen.grad_reduce", "expected overlap or finish" },
+		{ "gen.param_gather", "expected optimizer or forward" },
+	};
+	char err[256];
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = config_get(cfg, keys[i].key);
+		int rc = 0;
+		if (!v)
+			continue;
+		switch (i) {
+		case 0: rc = add_slow_stage(a, v, err, sizeof(err)); break;
+		case 1: rc = add_clock_skew(a, v, err, sizeof(err)); break;
+		case 2:
+			rc = set_variant(&a->o, GEN_GRAD_REDUCE_FINISH, grad_reduce_names, v);
+			break;
+		case 3:
+			rc = set_variant(&a->o, GEN_PARAM_GATHER_FORWARD, param_gather_names, v);
+			break;
+		}
+		if (rc)
+			return error("%s: config key %s: %s, got '%s'", path, keys[i].key,
+				     keys[i].expect ? keys[i].expect : err, v);
+	}
+	return 0;
+}
+
 /* [gen] keys override the defaults; the command line overrides them. */
 static int apply_config(struct args *a, const char *path)
 {
 	static const char *const known[] = {
-		"microbatches", "layers", "kernels_per_layer", "seed", "gzip", "time_format",
-		"vpp", NULL
+		"microbatches",  "layers",     "kernels_per_layer", "seed",        "gzip",
+		"time_format",   "vpp",        "slow_stage",        "grad_reduce", "param_gather",
+		"gpus_per_host", "clock_skew", "clock_skew_max",    NULL
 	};
 	struct gen_opts *o = &a->o;
 	long mb = o->microbatches, layers = o->layers, kpl = o->kpl, vpp = o->vpp;
-	long seed = (long)o->seed;
+	long seed = (long)o->seed, gph = o->gpus_per_host, skew_max = 0;
 	char err[512];
 	struct config *cfg = config_load(path, err, sizeof(err));
 	int rc = 0;
@@ -169,14 +355,22 @@ static int apply_config(struct args *a, const char *path)
 		    0 ||
 	    config_get_long_in(cfg, "gen.vpp", 1, 64, &vpp, err, sizeof(err)) < 0 ||
 	    config_get_long_in(cfg, "gen.seed", 0, 2147483647L, &seed, err, sizeof(err)) < 0 ||
+	    config_get_long_in(cfg, "gen.gpus_per_host", 1, 1000000, &gph, err, sizeof(err)) < 0 ||
+	    config_get_long_in(cfg, "gen.clock_skew_max", 0, 1000000, &skew_max, err, sizeof(err)) <
+		    0 ||
 	    config_get_bool(cfg, "gen.gzip", &o->gzip, err, sizeof(err)) < 0)
 		rc = error("%s: %s", path, err);
 	else if (tf && strcmp(tf, "absolute") && strcmp(tf, "relative"))
 		rc = error(
 			"%s: config key gen.time_format: expected absolute or relative, got '%s'",
 			path, tf);
-	else if (tf)
+	else
+		rc = apply_config_strings(a, cfg, path);
+	if (tf)
 		o->relative = !strcmp(tf, "relative");
+	if (config_get(cfg, "gen.clock_skew_max"))
+		o->skew_max_ns = skew_max * 1000;
+	o->gpus_per_host = (int)gph;
 	o->microbatches = (int)mb;
 	o->layers = (int)layers;
 	o->kpl = (int)kpl;
@@ -189,9 +383,19 @@ static int apply_config(struct args *a, const char *path)
 int main(int argc, char **argv)
 {
 	static const int default_iter[] = { 15 };
-	struct args a = { .o = { .tp = 1, .pp = 1, .dp = 1, .cp = 1, .ep = 1, .vpp = 1,
-				 .microbatches = 8, .layers = 4, .kpl = 8, .seed = 1,
-				 .iterations = default_iter, .niterations = 1 } };
+	struct args a = { .o = { .tp = 1,
+				 .pp = 1,
+				 .dp = 1,
+				 .cp = 1,
+				 .ep = 1,
+				 .vpp = 1,
+				 .microbatches = 8,
+				 .layers = 4,
+				 .kpl = 8,
+				 .seed = 1,
+				 .gpus_per_host = 8,
+				 .iterations = default_iter,
+				 .niterations = 1 } };
 	struct cli_state st;
 	int rc;
 
@@ -216,6 +420,8 @@ int main(int argc, char **argv)
 	free(a.iters);
 	free(a.ranks);
 	free(a.strag);
+	free(a.slow);
+	free(a.skew);
 	cli_release(&st);
 	return rc;
 }

@@ -17,6 +17,7 @@
 
 #include "gen_layout.h"
 #include "gen_model.h"
+#include "gen_ops.h"
 #include "gen_truth.h"
 #include "gen_write.h"
 #include "util/pp.h"
@@ -117,6 +118,67 @@ bad:
 	return PP_EINVAL;
 }
 
+/* Microseconds with up to 3 decimals ("-12.5") as exact ns, |v| <= 1 s.
+ * Returns the end of the number, or NULL. */
+static const char *parse_us(const char *p, int64_t *ns)
+{
+	bool neg = *p == '-';
+	int64_t v = 0;
+	int digits = 0, frac = 0;
+	if (*p == '-' || *p == '+')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		if ((v = v * 10 + (*p - '0')) > 1000000)
+			return NULL;
+	v *= 1000;
+	static const int scale[3] = { 100, 10, 1 };
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++, frac++) {
+			if (frac < 3)
+				v += (*p - '0') * scale[frac];
+			else if (*p != '0')
+				return NULL;
+		}
+	}
+	if ((!digits && !frac) || v > 1000000000)
+		return NULL;
+	*ns = neg ? -v : v;
+	return p;
+}
+
+int gen_parse_clock_skew(const char *s, struct gen_clock_skew **out, int *n, char *err,
+			 size_t errlen)
+{
+	struct gen_clock_skew *v = NULL;
+	int cnt = 0;
+	const char *p = s;
+	*out = NULL;
+	*n = 0;
+	while (*p) {
+		const char *item = p, *end = NULL;
+		char *colon;
+		errno = 0;
+		long host = strtol(p, &colon, 10);
+		int64_t ns;
+		if (colon == p || *colon != ':' || errno || host < 0 || host > 1000000 ||
+		    !(end = parse_us(colon + 1, &ns)) || (*end && *end != ',')) {
+			size_t len = strcspn(item, ",");
+			snprintf(
+				err, errlen,
+				"'%.*s' is not HOST:OFFSET_US (an offset of at most 1000000 us with up to 3 decimals)",
+				(int)len, item);
+			free(v);
+			return PP_EINVAL;
+		}
+		v = xrealloc(v, (size_t)(cnt + 1) * sizeof(*v));
+		v[cnt++] = (struct gen_clock_skew){ (int)host, ns };
+		p = *end ? end + 1 : end;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
 /* Removes files of dir matching glob (ppgen's own outputs from an earlier
  * run, so that a rerun never leaves stale ranks or both .json and .json.gz). */
 static int remove_matching(int dirfd, const char *glob)
@@ -190,13 +252,19 @@ static int write_topology(const struct gen_opts *o, const struct gen_layout *lay
 }
 
 /* One gen_run(): the layout, which ranks are written and slowed down, the
- * open output folders and truth files, the running totals. */
+ * hosts' clocks, the open output folders and truth files, the running
+ * totals. */
 struct run {
 	const struct gen_opts *o;
 	struct gen_layout lay;
+	int gpus_per_host;
 	bool *write;      /* per rank: write its trace (--ranks) */
-	double *straggle; /* per rank: compute slow-down (--straggler) */
+	bool *injected;   /* per rank: named by --straggler */
+	double *straggle; /* per rank: compute slow-down (--straggler, --slow-stage) */
+	int64_t *offset;  /* per rank: clock offset, ns (its host's) */
 	struct gen_rank_sum *sums;
+	struct gen_op *ops;
+	size_t capops;
 	struct gen_truth *truth;
 	int outfd, truthfd;
 	int64_t t0; /* start of the next iteration */
@@ -204,7 +272,54 @@ struct run {
 	int files;
 };
 
-/* --ranks and --straggler into R->write and R->straggle. */
+/* --slow-stage into R->straggle. */
+static int slow_stages(struct run *R)
+{
+	const struct gen_opts *o = R->o;
+	int P = R->lay.size[GEN_PP];
+	for (int i = 0; i < o->nslow_stages; i++) {
+		int s = o->slow_stages[i].stage < 0 ? P - 1 : o->slow_stages[i].stage;
+		if (s >= P)
+			return error("--slow-stage: stage %d is outside the %d pipeline stage%s", s,
+				     P, P == 1 ? "" : "s"),
+			       PP_EINVAL;
+		for (int r = 0; r < R->lay.world; r++)
+			if (gen_layout_coord(&R->lay, r, GEN_PP) == s)
+				R->straggle[r] *= o->slow_stages[i].factor;
+	}
+	return 0;
+}
+
+/* Host clocks into R->offset: host = rank / gpus_per_host; host 0 keeps
+ * true time unless named; --clock-skew names hosts, --clock-skew-max draws
+ * the others from the seed. */
+static int clock_offsets(struct run *R)
+{
+	const struct gen_opts *o = R->o;
+	int world = R->lay.world, nhosts = (world + R->gpus_per_host - 1) / R->gpus_per_host;
+	int64_t *host = xcalloc((size_t)nhosts, sizeof(*host));
+	for (int h = 1; h < nhosts && o->skew_max_ns; h++) {
+		uint64_t span = 2 * (uint64_t)o->skew_max_ns + 1;
+		host[h] = (int64_t)(gen_hash(o->seed, (uint64_t)h, 0x736b6577, 0) % span) -
+			  o->skew_max_ns;
+	}
+	for (int i = 0; i < o->nskews; i++) {
+		int h = o->skews[i].host;
+		if (h >= nhosts) {
+			free(host);
+			return error("--clock-skew: host %d is outside the %d host%s of %d ranks at %d per host",
+				     h, nhosts, nhosts == 1 ? "" : "s", world, R->gpus_per_host),
+			       PP_EINVAL;
+		}
+		host[h] = o->skews[i].offset_ns;
+	}
+	for (int r = 0; r < world; r++)
+		R->offset[r] = host[r / R->gpus_per_host];
+	free(host);
+	return 0;
+}
+
+/* --ranks, --straggler, --slow-stage and the clocks into R. */
 static int choose_ranks(struct run *R)
 {
 	const struct gen_opts *o = R->o;
@@ -227,8 +342,10 @@ static int choose_ranks(struct run *R)
 				     world),
 			       PP_EINVAL;
 		R->straggle[r] *= o->stragglers[i].factor;
+		R->injected[r] |= o->stragglers[i].factor != 1.0;
 	}
-	return 0;
+	int rc = slow_stages(R);
+	return rc ? rc : clock_offsets(R);
 }
 
 /* The output folder, its topology file and the truth files. */
@@ -246,45 +363,73 @@ static int open_output(struct run *R)
 	    write_topology(o, &R->lay, R->t0, R->outfd, R->truthfd))
 		return PP_EIO;
 	warn_stale(o);
-	if (!(R->truth = gen_truth_open(R->truthfd, tdir, err, sizeof(err))))
+	if (!(R->truth = gen_truth_open(R->truthfd, tdir, &R->lay, o->vpp, err, sizeof(err))))
 		return error("%s", err), PP_EIO;
+	if (o->nskews || o->skew_max_ns) {
+		if (gen_truth_clock_offsets(R->truth, R->offset, R->lay.world, err, sizeof(err)))
+			return error("%s", err), PP_EIO;
+	} else if (remove_matching(R->truthfd, "clock_offsets.csv")) {
+		return error("cannot remove '%s/clock_offsets.csv': %s", tdir, strerror(errno)),
+		       PP_EIO;
+	}
 	return 0;
 }
 
+/* The what-if analysis uses one rank per (dp, stage): the one with tensor,
+ * context and expert coordinate 0. */
+static bool representative(const struct gen_layout *lay, int rank)
+{
+	return !gen_layout_coord(lay, rank, GEN_TP) && !gen_layout_coord(lay, rank, GEN_CP) &&
+	       !gen_layout_coord(lay, rank, GEN_EP);
+}
+
 /* The traces of the chosen ranks of one simulated iteration, and their
- * truth. */
-static int write_ranks(struct run *R, struct gen_cluster *c, int it, const char *dir, int itfd)
+ * truth; the op trace of the representative ranks. */
+static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cfg *cfg,
+		       const char *dir, int itfd)
 {
 	const struct gen_opts *o = R->o;
+	int it = cfg->iteration;
 	char err[512], path[4200];
 	struct gen_write_opts w = {
 		.gzip = o->gzip,
 		.relative = o->relative,
 		.nasty = o->nasty,
 		.lay = &R->lay,
+		.gpus_per_host = R->gpus_per_host,
 		.iteration = it,
 		.base_ns = (R->t0 / 1000000000 - 1) * 1000000000,
 		.dirfd = itfd,
 	};
 	memset(R->sums, 0, (size_t)R->lay.world * sizeof(*R->sums));
 	for (int r = 0; r < R->lay.world; r++) {
+		bool rep = representative(&R->lay, r);
+		if (!R->write[r] && !rep)
+			continue;
+		struct gen_rank *gr = gen_sim_rank(c, r);
+		size_t nops = gen_ops_rank(gr, cfg, &R->ops, &R->capops);
+		int dp = gen_layout_coord(&R->lay, r, GEN_DP);
+		if (rep)
+			gen_truth_optrace_add(R->truth, gr, dp, R->offset[r], R->ops, nops);
 		if (!R->write[r])
 			continue;
 		snprintf(path, sizeof(path), "%s/rank_%04d_iter_%d.pt.trace.json%s", dir, r, it,
 			 o->gzip ? ".gz" : "");
 		w.path = path;
-		if (gen_write_trace(gen_sim_rank(c, r), &w, err, sizeof(err)))
+		if (gen_write_trace(gr, &w, err, sizeof(err)))
 			return error("%s", err), PP_EIO;
 		struct stat st;
 		if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
 			R->bytes += (uint64_t)st.st_size;
 		R->files++;
-		gen_truth_rank(R->truth, it, gen_sim_rank(c, r), &R->sums[r]);
+		gen_truth_rank(R->truth, it, gr, &R->sums[r]);
+		gen_truth_ops(R->truth, it, gr, dp, R->ops, nops);
 	}
 	gen_truth_pp_groups(R->truth, it, &R->lay, R->sums);
 	for (int r = 0; r < R->lay.world; r++)
-		if (R->write[r] && R->straggle[r] != 1.0)
+		if (R->write[r] && R->injected[r])
 			gen_truth_straggler(R->truth, it, r);
+	gen_truth_optrace_step(R->truth, it);
 	return 0;
 }
 
@@ -302,6 +447,7 @@ static int write_iteration(struct run *R, int it)
 		.kpl = o->kpl,
 		.recompute = o->recompute,
 		.nasty = o->nasty,
+		.variant = o->variant,
 		.seed = o->seed,
 		.iteration = it,
 		.t0 = R->t0,
@@ -325,9 +471,11 @@ static int write_iteration(struct run *R, int it)
 		error("cannot prepare '%s': %s", dir, strerror(errno));
 		rc = PP_EIO;
 	}
+	int64_t end = gen_sim_end(c);
+	gen_sim_shift(c, R->offset);
 	if (!rc)
-		rc = write_ranks(R, c, it, dir, itfd);
-	R->t0 = gen_sim_end(c) + 100000000;
+		rc = write_ranks(R, c, &cfg, dir, itfd);
+	R->t0 = end + 100000000;
 	gen_sim_free(c);
 	if (itfd >= 0)
 		close(itfd);
@@ -344,8 +492,11 @@ int gen_run(const struct gen_opts *o)
 	if (gen_layout_init(&R.lay, o->tp, o->cp, o->ep, o->dp, o->pp))
 		return error("invalid parallel sizes (each >= 1, at most 1000000 ranks)"),
 		       PP_EINVAL;
+	R.gpus_per_host = o->gpus_per_host > 0 ? o->gpus_per_host : 8;
 	R.write = xcalloc((size_t)R.lay.world, sizeof(*R.write));
+	R.injected = xcalloc((size_t)R.lay.world, sizeof(*R.injected));
 	R.straggle = xcalloc((size_t)R.lay.world, sizeof(*R.straggle));
+	R.offset = xcalloc((size_t)R.lay.world, sizeof(*R.offset));
 	R.sums = xcalloc((size_t)R.lay.world, sizeof(*R.sums));
 	R.t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
 	rc = choose_ranks(&R);
@@ -370,7 +521,10 @@ int gen_run(const struct gen_opts *o)
 	if (R.outfd >= 0)
 		close(R.outfd);
 	free(R.write);
+	free(R.injected);
 	free(R.straggle);
+	free(R.offset);
+	free(R.ops);
 	free(R.sums);
 	return rc;
 }

@@ -6,7 +6,8 @@
  * (ranks, groups, topology text), gen_sched (program order of the pipeline
  * schedule), gen_prog (per-rank programs, categories by construction),
  * gen_sim (the cluster-wide timing),
- * gen_write (the trace writer, nasty quirks) and gen_truth (the CSVs).
+ * gen_write (the trace writer, nasty quirks), gen_ops (the what-if op table
+ * of a rank) and gen_truth (the CSVs).
  */
 #ifndef GEN_H
 #define GEN_H
@@ -18,6 +19,28 @@
 struct gen_straggler {
 	int rank;
 	double factor;   /* compute kernel durations are multiplied by it */
+};
+
+/* Every rank of a pipeline stage computes `factor` times slower. */
+struct gen_slow_stage {
+	int stage; /* -1: the last stage */
+	double factor;
+};
+
+/* The clock of every rank of one host runs offset_ns ahead of true time. */
+struct gen_clock_skew {
+	int host;
+	int64_t offset_ns;
+};
+
+/* Model variants (gen_opts.variant). */
+enum {
+	GEN_GRAD_REDUCE_FINISH = 1,  /* every gradient reduce-scatter in
+				      * finalize_model_grads, none overlapping
+				      * backward (--grad-reduce finish) */
+	GEN_PARAM_GATHER_FORWARD = 2 /* parameter all-gathers before each chunk's
+				      * first forward, none after the optimizer
+				      * (--param-gather forward) */
 };
 
 struct gen_opts {
@@ -32,6 +55,14 @@ struct gen_opts {
 	bool recompute;           /* full activation recompute in backward */
 	const struct gen_straggler *stragglers;
 	int nstragglers;
+	const struct gen_slow_stage *slow_stages;
+	int nslow_stages;
+	unsigned variant;                   /* GEN_GRAD_REDUCE_FINISH | GEN_PARAM_GATHER_FORWARD */
+	int gpus_per_host;                  /* ranks per host: device ids, clock offsets; 0 = 8 */
+	const struct gen_clock_skew *skews; /* explicit host offsets */
+	int nskews;
+	int64_t skew_max_ns; /* other hosts but host 0: a random offset in
+				   * [-max, max] from the seed; 0 = none */
 	uint64_t seed;
 	bool gzip;                /* write .json.gz */
 	bool relative;            /* ts relative to baseTimeNanoseconds */
@@ -52,5 +83,10 @@ int gen_run(const struct gen_opts *o);
 int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen);
 /* Parses "0-3,8,12" into a newly allocated ascending, de-duplicated list. */
 int gen_parse_int_list(const char *s, int **out, int *n);
+/* Parses "HOST:OFFSET_US,..." (offsets in µs, up to 3 decimals, |offset| <=
+ * 1 s) into a newly allocated list (*out, *n). PP_EINVAL with the bad item
+ * named in err. */
+int gen_parse_clock_skew(const char *s, struct gen_clock_skew **out, int *n, char *err,
+			 size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /* gen_layout.c — rank coordinates, groups, topology text. */
 #include "gen_layout.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "util/pp.h"
@@ -40,9 +41,18 @@ int gen_layout_with(const struct gen_layout *l, int rank, enum gen_dim dim, int 
 	return rank - gen_layout_coord(l, rank, dim) * s + v * s;
 }
 
+int gen_layout_group_size(const struct gen_layout *l, enum gen_dim dim)
+{
+	if (dim == GEN_EMB)
+		return l->size[GEN_PP] > 1 ? 2 : 1;
+	return dim == GEN_WORLD ? l->world : l->size[dim];
+}
+
 int gen_layout_ngroups(const struct gen_layout *l, enum gen_dim dim)
 {
-	return l->world / l->size[dim];
+	if (dim == GEN_EMB)
+		dim = GEN_PP;
+	return dim == GEN_WORLD ? 1 : l->world / l->size[dim];
 }
 
 /* The lowest rank of each group, in ascending order, enumerates the groups:
@@ -50,6 +60,10 @@ int gen_layout_ngroups(const struct gen_layout *l, enum gen_dim dim)
  * mixed-radix number gives a dense index that preserves the order. */
 int gen_layout_group_of(const struct gen_layout *l, int rank, enum gen_dim dim)
 {
+	if (dim == GEN_EMB)
+		dim = GEN_PP;
+	if (dim == GEN_WORLD)
+		return 0;
 	int s = stride(l, dim);
 	int low = rank % s, high = rank / (s * l->size[dim]);
 	return low + s * high;
@@ -57,9 +71,23 @@ int gen_layout_group_of(const struct gen_layout *l, int rank, enum gen_dim dim)
 
 void gen_layout_group_ranks(const struct gen_layout *l, enum gen_dim dim, int g, int *out)
 {
+	if (dim == GEN_WORLD) {
+		for (int i = 0; i < l->world; i++)
+			out[i] = i;
+		return;
+	}
+	bool emb = dim == GEN_EMB;
+	if (emb)
+		dim = GEN_PP;
 	int s = stride(l, dim);
 	int low = g % s, high = g / s;
 	int base = low + high * s * l->size[dim];
+	if (emb) { /* the first and the last stage */
+		out[0] = base;
+		if (l->size[dim] > 1)
+			out[1] = base + (l->size[dim] - 1) * s;
+		return;
+	}
 	for (int i = 0; i < l->size[dim]; i++)
 		out[i] = base + i * s;
 }

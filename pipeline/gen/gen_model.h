@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gen.h"
 #include "gen_layout.h"
 
 enum gen_thread { GT_MAIN, GT_BWD };
@@ -39,11 +40,27 @@ enum {
 };
 
 enum {
-	GF_RECOMPUTE = 1,   /* launched inside a recompute slice */
-	GF_FWDBWD_S = 2,    /* its cpu_op starts a fwdbwd flow */
-	GF_FWDBWD_F = 4,    /* its cpu_op ends a fwdbwd flow */
-	GF_NO_AC2G_F = 8,   /* the ac2g flow has no finish event */
-	GF_STARTED = 16     /* simulator: launched, waiting for peers */
+	GF_RECOMPUTE = 1, /* launched inside a recompute slice */
+	GF_FWDBWD_S = 2,  /* its cpu_op starts a fwdbwd flow */
+	GF_FWDBWD_F = 4,  /* its cpu_op ends a fwdbwd flow */
+	GF_NO_AC2G_F = 8, /* the ac2g flow has no finish event */
+	GF_STARTED = 16,  /* simulator: launched, waiting for peers */
+	GF_SYNC = 32      /* the CPU waits for it to end (torch.cuda.synchronize) */
+};
+
+/* What a kernel is in the what-if op table (docs/contracts.md §4), where its
+ * step does not say it: forward/backward compute and p2p ops come from the
+ * steps, these from single kernels. */
+enum gen_wop {
+	GW_NONE,   /* a step's kernel, or no op of its own (the loss all-reduce) */
+	GW_RS,     /* a DP reduce-scatter of gradients: grads-reduce-scatter */
+	GW_AG,     /* a DP all-gather of parameters before the forwards */
+	GW_AG_OPT, /* a DP all-gather of parameters after the optimizer step:
+		    * part of optimizer */
+	GW_LN,     /* the TP all-reduce of finalize_model_grads: layernorm grads */
+	GW_EMB,    /* the embedding-group all-reduce of finalize_model_grads */
+	GW_CLIP,   /* the grad norm: optimizer-clip-main-grad */
+	GW_OPT     /* optimizer computation */
 };
 
 extern const char *const gen_cat_names[GC_N];
@@ -63,9 +80,12 @@ struct gen_kernel {
 	int32_t nelems;        /* "In msg nelems" */
 	uint32_t flow;         /* fwdbwd flow id when GF_FWDBWD_* */
 	int32_t coll;          /* sim: collective seq within its group, -1 none */
-	int32_t send_tag, recv_tag; /* sim: p2p tags, -1 none */
+	int32_t send_tag[2], recv_tag[2]; /* sim: p2p tags [forward, backward],
+					   * -1 none */
 	uint8_t stream, kind, launch, cat, type, thread, flags, depmask;
 	int8_t phase, pg_dim;  /* -1 when none */
+	uint8_t wop;           /* enum gen_wop */
+	int8_t wchunk;         /* model chunk of a GW_RS / GW_AG, else -1 */
 };
 
 struct gen_slice {
@@ -73,6 +93,10 @@ struct gen_slice {
 	const char *name;
 	uint8_t thread, cat;
 	uint8_t step_mask;     /* bit p: a root-most step of phase p */
+	int8_t call;           /* a p2p_communication call: its GF_* (gen_sched.h),
+				* else -1 */
+	int16_t chunk;         /* forward / backward step: model chunk, else -1 */
+	int32_t mb;            /* forward / backward step: micro-batch, else -1 */
 	int32_t seq[GP_N];     /* its seq in each phase of step_mask */
 };
 
@@ -99,6 +123,7 @@ struct gen_cfg {
 	int vpp, microbatches, layers, kpl;
 	bool recompute;
 	unsigned nasty;
+	unsigned variant; /* GEN_GRAD_REDUCE_FINISH | GEN_PARAM_GATHER_FORWARD */
 	uint64_t seed;
 	int iteration;
 	int64_t t0;            /* iteration start, ns */
@@ -113,6 +138,9 @@ struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t e
 /* Gives every slice and kernel its time. Returns 0, or PP_ECYCLE when the
  * programs deadlock (a bug). */
 int gen_sim_run(struct gen_cluster *c);
+/* Moves every time of rank r by offset_ns[r] (its host's clock offset);
+ * call after gen_sim_end(). */
+void gen_sim_shift(struct gen_cluster *c, const int64_t *offset_ns);
 struct gen_rank *gen_sim_rank(struct gen_cluster *c, int rank);
 /* Latest GPU end over all ranks (to start the next iteration after it). */
 int64_t gen_sim_end(const struct gen_cluster *c);

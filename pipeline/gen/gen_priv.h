@@ -17,11 +17,12 @@ struct coll {
 struct gen_cluster {
 	struct gen_cfg cfg;
 	struct gen_rank *ranks;
-	/* Collectives per (dim, group): ncoll[dim][g] records each. */
-	struct coll **coll[GEN_NDIM];
-	int *ncoll[GEN_NDIM];
-	/* P2P: publish time per tag, -1 when not sent yet. */
-	int64_t *pub;
+	/* Collectives per (group kind, group): ncoll[dim][g] records each. */
+	struct coll **coll[GEN_NGROUPS];
+	int *ncoll[GEN_NGROUPS];
+	/* P2P, per tag: when the sending and the receiving kernel started, -1
+	 * until they have. */
+	int64_t *pub, *rstart;
 	int ntags;
 	char annotation[48];
 };

@@ -38,15 +38,26 @@ static const char N_FINALIZE[] = MG "distributed/finalize_model_grads.py(256): f
 static const char N_FINISH_SYNC[] = MG "distributed/distributed_data_parallel.py(452): finish_grad_sync";
 static const char N_OPT_STEP[] = MG "optimizer/optimizer.py(470): step";
 static const char N_OPT_READY[] = MG "optimizer/distrib_optimizer.py(2011): step_with_ready_grads";
+static const char N_LN_GRADS[] =
+	MG "distributed/finalize_model_grads.py(86): _allreduce_layernorm_grads";
+static const char N_EMB_GRADS[] =
+	MG "distributed/finalize_model_grads.py(160): _allreduce_embedding_grads";
+static const char N_PARAM_SYNC[] =
+	MG "distributed/distributed_data_parallel.py(389): finish_param_sync";
 static const char N_CLIP[] = MG "optimizer/clip_grads.py(138): clip_grad_norm_fp32";
+static const char N_GRAD_NORM[] = MG "optimizer/clip_grads.py(51): get_grad_norm_fp32";
 static const char N_COMMUNICATE[] = MG "pipeline_parallel/p2p_communication.py(330): _communicate";
-static const char *const N_P2P[] = {
-	[GA_RECV_F] = MG "pipeline_parallel/p2p_communication.py(518): recv_forward",
-	[GA_SEND_F] = MG "pipeline_parallel/p2p_communication.py(560): send_forward",
-	[GA_RECV_B] = MG "pipeline_parallel/p2p_communication.py(539): recv_backward",
-	[GA_SEND_B] = MG "pipeline_parallel/p2p_communication.py(580): send_backward",
-	[GA_SEND_F_RECV_B] = MG "pipeline_parallel/p2p_communication.py(600): send_forward_recv_backward",
-	[GA_SEND_B_RECV_F] = MG "pipeline_parallel/p2p_communication.py(624): send_backward_recv_forward",
+#define P2P MG "pipeline_parallel/p2p_communication.py"
+static const char *const N_P2P[GF_NFN] = {
+	[GF_RECV_F] = P2P "(518): recv_forward",
+	[GF_SEND_F] = P2P "(560): send_forward",
+	[GF_RECV_B] = P2P "(539): recv_backward",
+	[GF_SEND_B] = P2P "(580): send_backward",
+	[GF_SEND_F_RECV_B] = P2P "(600): send_forward_recv_backward",
+	[GF_SEND_B_RECV_F] = P2P "(624): send_backward_recv_forward",
+	[GF_SEND_F_RECV_F] = P2P "(648): send_forward_recv_forward",
+	[GF_SEND_B_RECV_B] = P2P "(672): send_backward_recv_backward",
+	[GF_SEND_F_B_RECV_F_B] = P2P "(696): send_forward_backward_recv_forward_backward",
 };
 
 static const char *const K_COMP[] = {
@@ -76,6 +87,8 @@ static const char K_FILL[] = "void at::native::vectorized_elementwise_kernel<4, 
 static const char K_ORPHAN[] = "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1>)";
 static const char K_CE[] = "void at::native::(anonymous namespace)::cross_entropy_loss_kernel<c10::BFloat16, float>(float*, c10::BFloat16 const*, long const*, int, int)";
 static const char K_L2NORM[] = "void multi_tensor_apply_kernel<TensorListMetadata<1>, L2NormFunctor<float, 512, 512>, float*, float*, bool, int>(long, int volatile*, TensorListMetadata<1>, L2NormFunctor<float, 512, 512>, float*, float*, bool, int)";
+static const char K_SCALE[] =
+	"void multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor<float, float>, float>(long, int volatile*, TensorListMetadata<2>, ScaleFunctor<float, float>, float)";
 static const char K_ADAM[] = "void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float, float, float, int>, float, float, float, float, float, float, adamMode_t, float>(long, int volatile*, TensorListMetadata<4>, AdamFunctor<float, float, float, int>, float, float, float, float, float, float, adamMode_t, float)";
 
 struct bld {
@@ -85,9 +98,11 @@ struct bld {
 	int step[GP_N];  /* open root-most step slice per phase, -1 none */
 	bool recompute;
 	unsigned pp_dep; /* streams whose next kernel waits for the p2p stream */
+	bool ag_dep;     /* the next compute-stream kernel waits for the DP stream */
 	uint32_t corr;
 	int seqn[GP_N];
-	int coll_seq[GEN_NDIM];
+	int coll_seq[GEN_NGROUPS];
+	int fwd_done;    /* bit c: chunk c ran a forward (param all-gathers) */
 	int count;       /* kernels built, for "every n-th" choices */
 	int layer_of_chunk;
 };
@@ -120,6 +135,9 @@ static int open_slice(struct bld *b, int thread, const char *name, int cat, unsi
 	s->thread = (uint8_t)thread;
 	s->cat = (uint8_t)cat;
 	s->step_mask = (uint8_t)mask;
+	s->call = -1;
+	s->chunk = -1;
+	s->mb = -1;
 	for (int p = 0; p < GP_N; p++) {
 		s->seq[p] = -1;
 		if (mask & (1u << p)) {
@@ -215,7 +233,8 @@ static struct gen_kernel *kernel(struct bld *b, int thread, const char *name, co
 	k->thread = (uint8_t)thread;
 	k->pg_dim = -1;
 	k->coll = -1;
-	k->send_tag = k->recv_tag = -1;
+	k->send_tag[0] = k->send_tag[1] = k->recv_tag[0] = k->recv_tag[1] = -1;
+	k->wchunk = -1;
 	if (launch != GL_GRAPH_FOLLOW)
 		b->corr += 1 + (uint32_t)(gen_rand(&r->rng) % 3);
 	k->corr = b->corr;
@@ -224,6 +243,10 @@ static struct gen_kernel *kernel(struct bld *b, int thread, const char *name, co
 	if ((b->pp_dep & (1u << stream)) && launch != GL_NONE) {
 		k->depmask |= 1u << GS_PP;
 		b->pp_dep &= ~(1u << stream);
+	}
+	if (b->ag_dep && stream == GS_COMP && launch != GL_NONE) {
+		k->depmask |= 1u << GS_DP;
+		b->ag_dep = false;
 	}
 	if (type == GY_COMP) {
 		dur = jitter(b, dur);
@@ -244,8 +267,9 @@ static int64_t us(int v) { return (int64_t)v * 1000; }
 
 /* A collective on rank's group along dim: all members agree on its seq and
  * duration. */
-static void collective(struct bld *b, int thread, const char *name, const char *coll_name,
-		       enum gen_dim dim, int stream, unsigned depmask, int base_us, int nelems)
+static struct gen_kernel *collective(struct bld *b, int thread, const char *name,
+				     const char *coll_name, enum gen_dim dim, int stream,
+				     unsigned depmask, int base_us, int nelems)
 {
 	const struct gen_cfg *c = b->cfg;
 	int g = gen_layout_group_of(&c->lay, b->r->rank, dim);
@@ -261,6 +285,7 @@ static void collective(struct bld *b, int thread, const char *name, const char *
 	k->coll = seq;
 	k->nelems = nelems;
 	k->depmask |= (uint8_t)depmask;
+	return k;
 }
 
 int64_t gen_xfer_ns(const struct gen_cfg *c, int tag)
@@ -274,48 +299,55 @@ static int p2p_tag(const struct gen_cfg *c, int group, int vs, int mb, int dir)
 	return ((group * PV + vs) * c->microbatches + mb) * 2 + dir;
 }
 
+/* One p2p_communication call: its frame, _communicate unless the call
+ * returns early, and one batched send/receive kernel when it transfers
+ * anything (tags: gen_xfer_ns()). */
 static void p2p(struct bld *b, const struct gen_act *a)
 {
 	const struct gen_cfg *c = b->cfg;
 	int P = c->lay.size[GEN_PP];
 	int g = gen_layout_group_of(&c->lay, b->r->rank, GEN_PP);
-	int vs = gen_sched_vstage(P, b->r->stage, a->chunk);
-	int vs2 = gen_sched_vstage(P, b->r->stage, a->chunk2);
-	int send = -1, recv = -1;
-	const char *cname = "send";
-	switch (a->kind) {
-	case GA_RECV_F: recv = p2p_tag(c, g, vs - 1, a->mb, 0); cname = "recv"; break;
-	case GA_SEND_F: send = p2p_tag(c, g, vs, a->mb, 0); break;
-	case GA_RECV_B: recv = p2p_tag(c, g, vs + 1, a->mb, 1); cname = "recv"; break;
-	case GA_SEND_B: send = p2p_tag(c, g, vs, a->mb, 1); break;
-	case GA_SEND_F_RECV_B:
-		send = p2p_tag(c, g, vs, a->mb, 0);
-		recv = p2p_tag(c, g, vs2 + 1, a->mb2, 1);
-		cname = "batch_isend_irecv";
-		break;
-	case GA_SEND_B_RECV_F:
-		send = p2p_tag(c, g, vs, a->mb, 1);
-		recv = p2p_tag(c, g, vs2 - 1, a->mb2, 0);
-		cname = "batch_isend_irecv";
-		break;
+	int tag[GX_N], nsend = 0, nrecv = 0;
+	int64_t dur = us(4);
+	for (int d = 0; d < GX_N; d++) {
+		tag[d] = -1;
+		if (a->x[d].chunk < 0)
+			continue;
+		int vs = gen_sched_vstage(P, b->r->stage, a->x[d].chunk);
+		int bwd = d == GX_SEND_B || d == GX_RECV_B;
+		/* Tags name the producing virtual stage. */
+		int from = d == GX_RECV_F ? vs - 1 : d == GX_RECV_B ? vs + 1 : vs;
+		tag[d] = p2p_tag(c, g, from, a->x[d].mb, bwd);
+		if (d == GX_SEND_F || d == GX_SEND_B) {
+			int64_t x = gen_xfer_ns(c, tag[d]);
+			dur = nsend++ ? (x > dur ? x : dur) : x;
+		} else {
+			nrecv++;
+		}
 	}
-	int s = open_slice(b, GT_MAIN, N_P2P[a->kind], GSC_PYTHON, 1u << GP_PP);
-	int in = open_slice(b, GT_MAIN, N_COMMUNICATE, GSC_PYTHON, 0);
-	struct gen_kernel *k = kernel(b, GT_MAIN, K_SENDRECV, "record_param_comms", GK_KERNEL,
-				      GL_KERNEL, GS_PP, GY_COMM,
-				      send >= 0 ? gen_xfer_ns(c, send) : us(4));
-	k->coll_name = cname;
-	k->pg_dim = GEN_PP;
-	k->pg_idx = g;
-	k->send_tag = send;
-	k->recv_tag = recv;
-	k->nelems = 4096 * 1024;
-	/* A send needs the step's output: after the last compute kernel and the
-	 * last TP/CP/EP collective. */
-	k->depmask |= 1u << GS_COMP | 1u << GS_TP;
+	int s = open_slice(b, GT_MAIN, N_P2P[a->fn], GSC_PYTHON, 1u << GP_PP);
+	b->r->s[s].call = (int8_t)a->fn;
+	int in = a->communicate ? open_slice(b, GT_MAIN, N_COMMUNICATE, GSC_PYTHON, 0) : -1;
+	if (nsend + nrecv) {
+		struct gen_kernel *k = kernel(b, GT_MAIN, K_SENDRECV, "record_param_comms",
+					      GK_KERNEL, GL_KERNEL, GS_PP, GY_COMM, dur);
+		k->coll_name = nsend + nrecv > 1 ? "batch_isend_irecv" : nsend ? "send" : "recv";
+		k->pg_dim = GEN_PP;
+		k->pg_idx = g;
+		k->send_tag[0] = tag[GX_SEND_F];
+		k->send_tag[1] = tag[GX_SEND_B];
+		k->recv_tag[0] = tag[GX_RECV_F];
+		k->recv_tag[1] = tag[GX_RECV_B];
+		k->nelems = 4096 * 1024;
+		/* A send needs the step's output: after the last compute kernel
+		 * and the last TP/CP/EP collective. Megatron's batched calls end
+		 * in torch.cuda.synchronize() (batch_p2p_sync). */
+		k->depmask |= 1u << GS_COMP | 1u << GS_TP;
+		k->flags |= GF_SYNC;
+	}
 	close_slice(b, in);
 	close_slice(b, s);
-	if (recv >= 0)
+	if (nrecv)
 		b->pp_dep = 1u << GS_COMP | 1u << GS_TP | 1u << GS_DP;
 }
 
@@ -389,10 +421,36 @@ static void layer_bwd(struct bld *b, int chunk, int mb, int layer, bool grad_syn
 	}
 	if (grad_sync && lay->size[GEN_DP] > 1) {
 		int s = open_slice(b, GT_BWD, N_GRAD_SYNC, GSC_PYTHON, 1u << GP_DP);
-		collective(b, GT_BWD, K_REDSCAT, "reduce_scatter_tensor_coalesced", GEN_DP, GS_DP,
-			   1u << GS_COMP, 300, 1 << 24);
+		struct gen_kernel *k =
+			collective(b, GT_BWD, K_REDSCAT, "reduce_scatter_tensor_coalesced", GEN_DP,
+				   GS_DP, 1u << GS_COMP, 300, 1 << 24);
+		k->wop = GW_RS;
+		k->wchunk = (int8_t)chunk;
 		close_slice(b, s);
 	}
+}
+
+/* Marks the fwd / bwd step slice (and its helper) with chunk and micro-batch. */
+static void label(struct bld *b, int slice, const struct gen_act *a)
+{
+	if (slice < 0)
+		return;
+	b->r->s[slice].chunk = (int16_t)a->chunk;
+	b->r->s[slice].mb = a->mb;
+}
+
+/* --param-gather forward: the forward pre-hook of a chunk's first forward
+ * waits for that chunk's parameter all-gather (finish_param_sync). */
+static void param_gather(struct bld *b, int chunk)
+{
+	int s = open_slice(b, GT_MAIN, N_PARAM_SYNC, GSC_PYTHON, 1u << GP_DP);
+	struct gen_kernel *k =
+		collective(b, GT_MAIN, K_ALLGATHER, "allgather_into_tensor_coalesced", GEN_DP,
+			   GS_DP, 0, 250, 1 << 23);
+	k->wop = GW_AG;
+	k->wchunk = (int8_t)chunk;
+	close_slice(b, s);
+	b->ag_dep = true; /* the chunk's first kernel waits for it */
 }
 
 static void forward(struct bld *b, const struct gen_act *a)
@@ -404,7 +462,13 @@ static void forward(struct bld *b, const struct gen_act *a)
 	if (c->vpp > 1)
 		helper = open_slice(b, GT_MAIN, N_FWD_HELPER, GSC_PYTHON, 1u << GP_FWD);
 	int fs = open_slice(b, GT_MAIN, N_FWD_STEP, GSC_PYTHON, helper < 0 ? 1u << GP_FWD : 0);
+	label(b, helper, a);
+	label(b, fs, a);
 	int gs = open_slice(b, GT_MAIN, N_GPT_FWD, GSC_PYTHON, 0);
+	if ((c->variant & GEN_PARAM_GATHER_FORWARD) && c->lay.size[GEN_DP] > 1 &&
+	    !(b->fwd_done & (1 << a->chunk)))
+		param_gather(b, a->chunk);
+	b->fwd_done |= 1 << a->chunk;
 	if (vs == 0)
 		kernel(b, GT_MAIN, K_MEMCPY, "aten::copy_", GK_MEMCPY, GL_MEMCPY, GS_COMP, GY_MEM,
 		       us(18));
@@ -431,7 +495,10 @@ static void backward(struct bld *b, const struct gen_act *a, bool last_of_chunk)
 	if (c->vpp > 1)
 		helper = open_slice(b, GT_MAIN, N_BWD_HELPER, GSC_PYTHON, 1u << GP_BWD);
 	int bs = open_slice(b, GT_MAIN, N_BWD_STEP, GSC_PYTHON, helper < 0 ? 1u << GP_BWD : 0);
+	label(b, helper, a);
+	label(b, bs, a);
 	gap(b, 3000);
+	bool grad_sync = last_of_chunk && !(c->variant & GEN_GRAD_REDUCE_FINISH);
 	for (int l = c->layers - 1; l >= 0; l--) {
 		if (c->recompute) {
 			int rs = open_slice(b, GT_BWD, N_RECOMPUTE, GSC_PYTHON, 0);
@@ -440,7 +507,7 @@ static void backward(struct bld *b, const struct gen_act *a, bool last_of_chunk)
 			b->recompute = false;
 			close_slice(b, rs);
 		}
-		layer_bwd(b, a->chunk, a->mb, l, last_of_chunk && l % 2 == 0);
+		layer_bwd(b, a->chunk, a->mb, l, grad_sync && l % 2 == 0);
 	}
 	kernel(b, GT_BWD, K_MEMSET, "aten::zero_", GK_MEMSET, GL_MEMSET, GS_COMP, GY_MEM, us(3));
 	gap(b, 2000);
@@ -448,41 +515,89 @@ static void backward(struct bld *b, const struct gen_act *a, bool last_of_chunk)
 	close_slice(b, helper);
 }
 
-static void finish_iteration(struct bld *b)
+/* A DP reduce-scatter of chunk's gradients inside finish_grad_sync. */
+static void finish_reduce(struct bld *b, int chunk)
 {
-	const struct gen_layout *lay = &b->cfg->lay;
+	struct gen_kernel *k = collective(b, GT_MAIN, K_REDSCAT, "reduce_scatter_tensor_coalesced",
+					  GEN_DP, GS_DP, 1u << GS_COMP, 300, 1 << 24);
+	k->wop = GW_RS;
+	k->wchunk = (int8_t)chunk;
+}
+
+/* finalize_model_grads: the DP gradient reduce-scatters (finish_grad_sync:
+ * one, or with --grad-reduce finish one per chunk through start_grad_sync),
+ * the TP all-reduce of layer-norm gradients, the all-reduce of the embedding
+ * gradients between the first and the last stage. */
+static void finalize(struct bld *b)
+{
+	const struct gen_cfg *c = b->cfg;
+	const struct gen_layout *lay = &c->lay;
+	int P = lay->size[GEN_PP];
 	int fin = open_slice(b, GT_MAIN, N_FINALIZE, GSC_PYTHON, 1u << GP_DP);
-	int fs = open_slice(b, GT_MAIN, N_FINISH_SYNC, GSC_PYTHON, 0);
-	if (lay->size[GEN_DP] > 1)
-		collective(b, GT_MAIN, K_REDSCAT, "reduce_scatter_tensor_coalesced", GEN_DP, GS_DP,
-			   1u << GS_COMP, 300, 1 << 24);
-	close_slice(b, fs);
+	if (c->variant & GEN_GRAD_REDUCE_FINISH) {
+		for (int ch = 0; ch < c->vpp; ch++) {
+			int fs = open_slice(b, GT_MAIN, N_FINISH_SYNC, GSC_PYTHON, 0);
+			int ss = open_slice(b, GT_MAIN, N_GRAD_SYNC, GSC_PYTHON, 0);
+			if (lay->size[GEN_DP] > 1)
+				finish_reduce(b, ch);
+			close_slice(b, ss);
+			close_slice(b, fs);
+		}
+	} else {
+		int fs = open_slice(b, GT_MAIN, N_FINISH_SYNC, GSC_PYTHON, 0);
+		if (lay->size[GEN_DP] > 1)
+			finish_reduce(b, 0);
+		close_slice(b, fs);
+	}
+	int ln = open_slice(b, GT_MAIN, N_LN_GRADS, GSC_PYTHON, 0);
 	if (lay->size[GEN_TP] > 1)
 		collective(b, GT_MAIN, K_ALLREDUCE, "allreduce", GEN_TP, GS_TP,
-			   1u << GS_COMP | 1u << GS_DP, 20, 1 << 16);
+			   1u << GS_COMP | 1u << GS_DP, 20, 1 << 16)
+			->wop = GW_LN;
+	close_slice(b, ln);
+	int emb = open_slice(b, GT_MAIN, N_EMB_GRADS, GSC_PYTHON, 0);
+	if (P > 1 && (b->r->stage == 0 || b->r->stage == P - 1))
+		collective(b, GT_MAIN, K_ALLREDUCE, "allreduce", GEN_EMB, GS_TP,
+			   1u << GS_COMP | 1u << GS_DP, 60, 1 << 22)
+			->wop = GW_EMB;
+	close_slice(b, emb);
 	close_slice(b, fin);
-	gap(b, 20000);
+}
 
+/* The optimizer step: the gradient norm (a world all-reduce: the distributed
+ * optimizer's shards span every rank) and the clip, then the Adam kernels
+ * and, by default, the DP all-gather of the updated parameters. */
+static void optimizer(struct bld *b)
+{
+	const struct gen_cfg *c = b->cfg;
+	const struct gen_layout *lay = &c->lay;
 	int opt = open_slice(b, GT_MAIN, N_OPT_STEP, GSC_PYTHON, 1u << GP_DP | 1u << GP_OPT);
-	int ready = open_slice(b, GT_MAIN, N_OPT_READY, GSC_PYTHON, 0);
 	int clip = open_slice(b, GT_MAIN, N_CLIP, GSC_PYTHON, 0);
+	int norm = open_slice(b, GT_MAIN, N_GRAD_NORM, GSC_PYTHON, 0);
 	struct gen_kernel *k = kernel(b, GT_MAIN, K_L2NORM, "aten::_foreach_norm", GK_KERNEL,
 				      GL_KERNEL, GS_COMP, GY_COMP, us(40));
 	k->depmask |= 1u << GS_DP | 1u << GS_TP;
-	if (lay->size[GEN_TP] > 1)
-		collective(b, GT_MAIN, K_ALLREDUCE_F32, "allreduce", GEN_TP, GS_TP, 1u << GS_COMP,
-			   12, 1);
+	k->wop = GW_CLIP;
+	if (lay->world > 1)
+		collective(b, GT_MAIN, K_ALLREDUCE_F32, "allreduce", GEN_WORLD, GS_TP,
+			   1u << GS_COMP, 12, 1)
+			->wop = GW_CLIP;
+	close_slice(b, norm);
+	k = kernel(b, GT_MAIN, K_SCALE, "aten::_foreach_mul_", GK_KERNEL, GL_KERNEL, GS_COMP,
+		   GY_COMP, us(15));
+	k->depmask |= 1u << GS_TP;
+	k->wop = GW_CLIP;
 	close_slice(b, clip);
-	for (int i = 0; i < 4; i++) {
-		k = kernel(b, GT_MAIN, K_ADAM, "aten::_fused_adam_", GK_KERNEL, GL_KERNEL, GS_COMP,
-			   GY_COMP, us(60));
-		if (i == 0)
-			k->depmask |= 1u << GS_TP;
-	}
+	int ready = open_slice(b, GT_MAIN, N_OPT_READY, GSC_PYTHON, 0);
+	for (int i = 0; i < 4; i++)
+		kernel(b, GT_MAIN, K_ADAM, "aten::_fused_adam_", GK_KERNEL, GL_KERNEL, GS_COMP,
+		       GY_COMP, us(60))
+			->wop = GW_OPT;
 	kernel(b, GT_MAIN, K_MEMSET, "aten::zero_", GK_MEMSET, GL_MEMSET, GS_COMP, GY_MEM, us(3));
-	if (lay->size[GEN_DP] > 1)
+	if (lay->size[GEN_DP] > 1 && !(c->variant & GEN_PARAM_GATHER_FORWARD))
 		collective(b, GT_MAIN, K_ALLGATHER, "allgather_into_tensor_coalesced", GEN_DP,
-			   GS_DP, 1u << GS_COMP, 250, 1 << 23);
+			   GS_DP, 1u << GS_COMP, 250, 1 << 23)
+			->wop = GW_AG_OPT;
 	close_slice(b, ready);
 	close_slice(b, opt);
 }
@@ -517,7 +632,7 @@ static int build_rank(struct bld *b)
 		switch (a->kind) {
 		case GA_FWD: forward(b, a); break;
 		case GA_BWD: backward(b, a, --bwd_left[a->chunk] == 0); break;
-		default: p2p(b, a); break;
+		case GA_CALL: p2p(b, a); break;
 		}
 		if ((c->nasty & GN_ORPHANS) && i % 7 == 3)
 			kernel(b, GT_MAIN, K_ORPHAN, NULL, GK_KERNEL, GL_NONE, GS_COMP, GY_COMP,
@@ -527,7 +642,9 @@ static int build_rank(struct bld *b)
 	free(acts);
 	close_slice(b, sched);
 	gap(b, 10000);
-	finish_iteration(b);
+	finalize(b);
+	gap(b, 20000);
+	optimizer(b);
 	close_slice(b, train);
 	gap(b, 5000);
 	close_slice(b, ann);
@@ -552,7 +669,8 @@ struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t e
 	c->ranks = xcalloc((size_t)lay->world, sizeof(*c->ranks));
 	c->ntags = gen_layout_ngroups(lay, GEN_PP) * P * cfg->vpp * cfg->microbatches * 2;
 	c->pub = xcalloc((size_t)c->ntags, sizeof(*c->pub));
-	for (int d = 0; d < GEN_NDIM; d++) {
+	c->rstart = xcalloc((size_t)c->ntags, sizeof(*c->rstart));
+	for (int d = 0; d < GEN_NGROUPS; d++) {
 		int ng = gen_layout_ngroups(lay, d);
 		c->coll[d] = xcalloc((size_t)ng, sizeof(*c->coll[d]));
 		c->ncoll[d] = xcalloc((size_t)ng, sizeof(*c->ncoll[d]));
@@ -573,13 +691,13 @@ struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t e
 			gen_sim_free(c);
 			return NULL;
 		}
-		for (int d = 0; d < GEN_NDIM; d++) {
+		for (int d = 0; d < GEN_NGROUPS; d++) {
 			int g = gen_layout_group_of(lay, rank, d);
 			if (b.coll_seq[d] > c->ncoll[d][g])
 				c->ncoll[d][g] = b.coll_seq[d];
 		}
 	}
-	for (int d = 0; d < GEN_NDIM; d++)
+	for (int d = 0; d < GEN_NGROUPS; d++)
 		for (int g = 0; g < gen_layout_ngroups(lay, d); g++)
 			c->coll[d][g] = xcalloc((size_t)c->ncoll[d][g] + 1, sizeof(struct coll));
 	return c;

@@ -1,124 +1,270 @@
-/* gen_sched.c — Megatron's 1F1B and interleaved 1F1B program orders. */
+/* gen_sched.c — Megatron's 1F1B and interleaved 1F1B program orders, with
+ * the p2p_communication calls of schedules.py (see gen_sched.h). */
 #include "gen_sched.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/pp.h"
 
 struct acts {
 	struct gen_act *v;
 	int n, cap;
+	int P, V, M, s;
+	int *nrecv; /* [dir * V + chunk]: receives posted so far (interleaved) */
 };
 
-static void push(struct acts *a, int kind, int c, int mb, int c2, int mb2)
+unsigned gen_sched_fn_dirs(int fn)
+{
+	static const unsigned dirs[GF_NFN] = {
+		[GF_RECV_F] = 1u << GX_RECV_F,
+		[GF_SEND_F] = 1u << GX_SEND_F,
+		[GF_RECV_B] = 1u << GX_RECV_B,
+		[GF_SEND_B] = 1u << GX_SEND_B,
+		[GF_SEND_F_RECV_B] = 1u << GX_SEND_F | 1u << GX_RECV_B,
+		[GF_SEND_B_RECV_F] = 1u << GX_SEND_B | 1u << GX_RECV_F,
+		[GF_SEND_F_RECV_F] = 1u << GX_SEND_F | 1u << GX_RECV_F,
+		[GF_SEND_B_RECV_B] = 1u << GX_SEND_B | 1u << GX_RECV_B,
+		[GF_SEND_F_B_RECV_F_B] = 0xfu,
+	};
+	return (unsigned)fn < GF_NFN ? dirs[fn] : 0;
+}
+
+static struct gen_act *push(struct acts *a, int kind)
 {
 	if (a->n == a->cap) {
 		a->cap = a->cap ? a->cap * 2 : 64;
 		a->v = xrealloc(a->v, (size_t)a->cap * sizeof(*a->v));
 	}
-	a->v[a->n++] = (struct gen_act){ kind, c, mb, c2, mb2 };
+	struct gen_act *x = &a->v[a->n++];
+	memset(x, 0, sizeof(*x));
+	x->kind = kind;
+	for (int d = 0; d < GX_N; d++)
+		x->x[d].chunk = x->x[d].mb = -1;
+	return x;
 }
 
-static void build_1f1b(struct acts *a, int P, int M, int s)
+static void step(struct acts *a, int kind, int chunk, int mb)
 {
+	struct gen_act *x = push(a, kind);
+	x->chunk = chunk;
+	x->mb = mb;
+}
+
+/* A call; the transfers are set by the caller with set(). */
+static struct gen_act *call(struct acts *a, int fn, bool communicate)
+{
+	struct gen_act *x = push(a, GA_CALL);
+	x->fn = fn;
+	x->communicate = communicate;
+	return x;
+}
+
+static void set(struct gen_act *x, int dir, int chunk, int mb)
+{
+	x->x[dir].chunk = chunk;
+	x->x[dir].mb = mb;
+}
+
+/* forward_backward_pipelining_without_interleaving: every call on every
+ * stage, early returns on the first (no previous) and last (no next) stage. */
+static void build_1f1b(struct acts *a)
+{
+	int P = a->P, M = a->M, s = a->s;
 	bool first = s == 0, last = s == P - 1;
 	int warmup = P - s - 1 < M ? P - s - 1 : M;
 	int remaining = M - warmup;
+	struct gen_act *x;
 
-	for (int i = 0; i < warmup; i++) {
-		if (!first)
-			push(a, GA_RECV_F, 0, i, 0, 0);
-		push(a, GA_FWD, 0, i, 0, 0);
-		if (!last)
-			push(a, GA_SEND_F, 0, i, 0, 0);
+	if (P == 1) { /* forward_backward_no_pipelining */
+		for (int i = 0; i < M; i++) {
+			step(a, GA_FWD, 0, i);
+			step(a, GA_BWD, 0, i);
+		}
+		return;
 	}
-	if (remaining > 0 && !first)
-		push(a, GA_RECV_F, 0, warmup, 0, 0);
+	for (int i = 0; i < warmup; i++) {
+		x = call(a, GF_RECV_F, !first);
+		if (!first)
+			set(x, GX_RECV_F, 0, i);
+		step(a, GA_FWD, 0, i);
+		x = call(a, GF_SEND_F, !last);
+		if (!last)
+			set(x, GX_SEND_F, 0, i);
+	}
+	if (remaining > 0) {
+		x = call(a, GF_RECV_F, !first);
+		if (!first)
+			set(x, GX_RECV_F, 0, warmup);
+	}
 	for (int i = 0; i < remaining; i++) {
 		int f = warmup + i;
-		push(a, GA_FWD, 0, f, 0, 0);
-		if (!last)
-			push(a, GA_SEND_F_RECV_B, 0, f, 0, i);
-		push(a, GA_BWD, 0, i, 0, 0);
-		if (i == remaining - 1) {
-			if (!first)
-				push(a, GA_SEND_B, 0, i, 0, 0);
-		} else if (!first) {
-			push(a, GA_SEND_B_RECV_F, 0, i, 0, f + 1);
+		step(a, GA_FWD, 0, f);
+		x = call(a, GF_SEND_F_RECV_B, !last);
+		if (!last) {
+			set(x, GX_SEND_F, 0, f);
+			set(x, GX_RECV_B, 0, i);
 		}
+		step(a, GA_BWD, 0, i);
+		bool end = i == remaining - 1;
+		x = call(a, end ? GF_SEND_B : GF_SEND_B_RECV_F, !first);
+		if (!first)
+			set(x, GX_SEND_B, 0, i);
+		if (!first && !end)
+			set(x, GX_RECV_F, 0, f + 1);
 	}
 	for (int i = 0; i < warmup; i++) {
 		int b = remaining + i;
+		x = call(a, GF_RECV_B, !last);
 		if (!last)
-			push(a, GA_RECV_B, 0, b, 0, 0);
-		push(a, GA_BWD, 0, b, 0, 0);
+			set(x, GX_RECV_B, 0, b);
+		step(a, GA_BWD, 0, b);
+		x = call(a, GF_SEND_B, !first);
 		if (!first)
-			push(a, GA_SEND_B, 0, b, 0, 0);
+			set(x, GX_SEND_B, 0, b);
 	}
 }
 
-/* Megatron's get_model_chunk_id / microbatch id for virtual microbatch k. */
-static void vmb(int P, int V, int k, bool forward, int *chunk, int *mb)
+/* Python's k % n for any k. */
+static int pymod(int k, int n)
 {
-	int in_group = k % (P * V);
-	int c = in_group / P;
-	*chunk = forward ? c : V - 1 - c;
-	*mb = k / (P * V) * P + in_group % P;
+	int r = k % n;
+	return r < 0 ? r + n : r;
 }
 
-static void fwd_interleaved(struct acts *a, int P, int V, int s, int k)
+/* Megatron's get_model_chunk_id and micro-batch of virtual micro-batch k. */
+static int chunk_of(const struct acts *a, int k, bool forward)
 {
-	int c, mb;
-	vmb(P, V, k, true, &c, &mb);
-	int vs = gen_sched_vstage(P, s, c);
-	if (vs > 0)
-		push(a, GA_RECV_F, c, mb, 0, 0);
-	push(a, GA_FWD, c, mb, 0, 0);
-	if (vs < P * V - 1)
-		push(a, GA_SEND_F, c, mb, 0, 0);
+	int c = pymod(k, a->P * a->V) / a->P;
+	return forward ? c : a->V - 1 - c;
 }
 
-static void bwd_interleaved(struct acts *a, int P, int V, int s, int k)
+static int mb_of(const struct acts *a, int k)
 {
-	int c, mb;
-	vmb(P, V, k, false, &c, &mb);
-	int vs = gen_sched_vstage(P, s, c);
-	if (vs < P * V - 1)
-		push(a, GA_RECV_B, c, mb, 0, 0);
-	push(a, GA_BWD, c, mb, 0, 0);
-	if (vs > 0)
-		push(a, GA_SEND_B, c, mb, 0, 0);
+	return k / (a->P * a->V) * a->P + k % a->P;
 }
 
-static void build_interleaved(struct acts *a, int P, int V, int M, int s)
+static int vstage(const struct acts *a, int chunk)
 {
-	int total = M * V;
-	int warmup = (P - s - 1) * 2 + (V - 1) * P;
+	return gen_sched_vstage(a->P, a->s, chunk);
+}
+
+/* A receive for the next step of `chunk` in direction dir (0 forward) that
+ * has not received yet: Megatron queues received tensors per chunk. */
+static void recv(struct acts *a, struct gen_act *x, int dir, int chunk)
+{
+	int *n = &a->nrecv[dir * a->V + chunk];
+	set(x, dir ? GX_RECV_B : GX_RECV_F, chunk, (*n)++);
+}
+
+/* The output of forward k goes to the next virtual stage, unless it is the
+ * last one. */
+static void send_fwd(struct acts *a, struct gen_act *x, int k)
+{
+	int c = chunk_of(a, k, true);
+	if (vstage(a, c) < a->P * a->V - 1)
+		set(x, GX_SEND_F, c, mb_of(a, k));
+}
+
+/* The input gradient of backward k goes to the previous virtual stage,
+ * unless it is the first one. */
+static void send_bwd(struct acts *a, struct gen_act *x, int k)
+{
+	int c = chunk_of(a, k, false);
+	if (vstage(a, c) > 0)
+		set(x, GX_SEND_B, c, mb_of(a, k));
+}
+
+/* forward_backward_pipelining_with_interleaving, p2p not overlapped. */
+static void build_interleaved(struct acts *a)
+{
+	int P = a->P, V = a->V, s = a->s, total = a->M * V;
+	bool first = s == 0, last = s == P - 1;
+	bool all_warmup = a->M == P;
+	int warmup = all_warmup ? total : (P - s - 1) * 2 + (V - 1) * P;
 	if (warmup > total)
 		warmup = total;
 	int remaining = total - warmup;
-	for (int k = 0; k < warmup; k++)
-		fwd_interleaved(a, P, V, s, k);
-	for (int k = 0; k < remaining; k++) {
-		fwd_interleaved(a, P, V, s, warmup + k);
-		bwd_interleaved(a, P, V, s, k);
+	struct gen_act *x;
+
+	/* Virtual rank 0: the first stage has no previous stage. */
+	x = call(a, GF_RECV_F, !first);
+	if (!first)
+		recv(a, x, 0, 0);
+	for (int k = 0; k < warmup; k++) {
+		step(a, GA_FWD, chunk_of(a, k, true), mb_of(a, k));
+		int next_c = chunk_of(a, k + 1, true);
+		bool recv_prev = !(first && next_c == 0) && k != total - 1;
+		bool four = k == warmup - 1 && !all_warmup;
+		x = call(a, four ? GF_SEND_F_B_RECV_F_B : GF_SEND_F_RECV_F, true);
+		send_fwd(a, x, k);
+		if (recv_prev)
+			recv(a, x, 0, next_c);
+		if (four && !last)
+			recv(a, x, 1, V - 1);
 	}
-	for (int k = remaining; k < total; k++)
-		bwd_interleaved(a, P, V, s, k);
+	for (int k = 0; k < remaining; k++) {
+		int fk = k + warmup, bk = k;
+		step(a, GA_FWD, chunk_of(a, fk, true), mb_of(a, fk));
+		step(a, GA_BWD, chunk_of(a, bk, false), mb_of(a, bk));
+		x = call(a, GF_SEND_F_B_RECV_F_B, true);
+		send_fwd(a, x, fk);
+		send_bwd(a, x, bk);
+		int nc, nb;
+		bool recv_prev = true, recv_next = true;
+		if (first) { /* ahead of the last stage by P - 1 */
+			nc = chunk_of(a, fk - (P - 1), true);
+			recv_prev = nc != V - 1;
+			nc++;
+		} else {
+			nc = chunk_of(a, fk + 1, true);
+		}
+		if (last) {
+			nb = chunk_of(a, bk - (P - 1), false);
+			recv_next = nb != 0;
+			nb--;
+		} else {
+			nb = chunk_of(a, bk + 1, false);
+		}
+		if (k == remaining - 1)
+			recv_prev = false;
+		if (recv_prev)
+			recv(a, x, 0, nc);
+		if (recv_next)
+			recv(a, x, 1, nb);
+	}
+	/* Virtual rank V - 1: the last stage has no next stage. */
+	if (all_warmup) {
+		x = call(a, GF_RECV_B, !last);
+		if (!last)
+			recv(a, x, 1, V - 1);
+	}
+	for (int k = remaining; k < total; k++) {
+		step(a, GA_BWD, chunk_of(a, k, false), mb_of(a, k));
+		int nb = chunk_of(a, k + 1, false);
+		bool recv_next = !(last && nb == V - 1) && k != total - 1;
+		x = call(a, GF_SEND_B_RECV_B, true);
+		send_bwd(a, x, k);
+		if (recv_next)
+			recv(a, x, 1, nb);
+	}
 }
 
 int gen_sched_build(int pp, int vpp, int microbatches, int s, struct gen_act **out)
 {
-	struct acts a = { 0 };
+	struct acts a = { .P = pp, .V = vpp, .M = microbatches, .s = s };
 	*out = NULL;
 	if (pp < 1 || vpp < 1 || microbatches < 1 || s < 0 || s >= pp)
 		return PP_EINVAL;
 	if (vpp > 1 && microbatches % pp)
 		return PP_EINVAL;
-	if (vpp == 1)
-		build_1f1b(&a, pp, microbatches, s);
-	else
-		build_interleaved(&a, pp, vpp, microbatches, s);
+	if (vpp == 1) {
+		build_1f1b(&a);
+	} else {
+		a.nrecv = xcalloc((size_t)2 * (size_t)vpp, sizeof(*a.nrecv));
+		build_interleaved(&a);
+		free(a.nrecv);
+	}
 	*out = a.v;
 	return a.n;
 }

@@ -15,10 +15,13 @@
  * - a collective starts on each member when that member is ready and ends
  *   on all members at max(ready) + duration (members agree on the duration:
  *   it is a hash of the seed, iteration, group and sequence);
- * - a send publishes its start time; the matching receive ends at
- *   max(own start + minimum, send start + transfer time): it spins on the
- *   GPU while it waits, which is what makes bubble differ from idle;
- * - the CPU runs at most LEAD ns ahead of the stream it launches on.
+ * - p2p is a rendezvous, as NCCL's: a transfer runs from the later start of
+ *   its sending and its receiving kernel for its transfer time, and a
+ *   (batched) send/receive kernel ends with its last transfer. A kernel
+ *   posted early spins on the GPU while it waits, which is what makes bubble
+ *   differ from idle; a send and its receive end together;
+ * - the CPU runs at most LEAD ns ahead of the stream it launches on, and
+ *   waits for a GF_SYNC kernel to end.
  * Categories are decided at build time from the open steps (docs/semantics.md §5), in
  * the same order of rules; gen_truth and tests/tools/truthcheck.py check
  * that this agrees with the rules applied to the written trace.
@@ -81,26 +84,33 @@ static bool sim_kernel(struct gen_cluster *c, struct gen_rank *r, struct gen_ker
 			if (k->depmask & (1u << s))
 				ready = max64(ready, r->stream_free[s]);
 		k->ts = ready;
-		if (k->send_tag >= 0)
-			c->pub[k->send_tag] = ready;
+		for (int d = 0; d < 2; d++) {
+			if (k->send_tag[d] >= 0)
+				c->pub[k->send_tag[d]] = ready;
+			if (k->recv_tag[d] >= 0)
+				c->rstart[k->recv_tag[d]] = ready;
+		}
 		if (co) {
 			co->arrived++;
 			co->maxr = max64(co->maxr, ready);
 		}
 		k->flags |= GF_STARTED;
 	}
-	int64_t end;
+	int64_t end = k->ts + k->dur;
 	if (co) {
-		if (co->arrived < c->cfg.lay.size[k->pg_dim])
+		if (co->arrived < gen_layout_group_size(&c->cfg.lay, k->pg_dim))
 			return false;
 		end = co->maxr + k->dur;
-	} else if (k->recv_tag >= 0) {
-		int64_t p = c->pub[k->recv_tag];
-		if (p < 0)
+	}
+	/* Each transfer starts when both its kernels have and lasts its
+	 * transfer time; a kernel ends with its last transfer. */
+	for (int i = 0; i < 4; i++) {
+		int tag = i < 2 ? k->send_tag[i] : k->recv_tag[i - 2];
+		if (tag < 0)
+			continue;
+		if (c->pub[tag] < 0 || c->rstart[tag] < 0)
 			return false;
-		end = max64(k->ts + k->dur, p + gen_xfer_ns(&c->cfg, k->recv_tag));
-	} else {
-		end = k->ts + k->dur;
+		end = max64(end, max64(c->pub[tag], c->rstart[tag]) + gen_xfer_ns(&c->cfg, tag));
 	}
 	k->dur = end - k->ts;
 	r->stream_free[k->stream] = end;
@@ -128,6 +138,8 @@ static bool sim_rank(struct gen_cluster *c, struct gen_rank *r)
 		case IT_KERNEL:
 			if (!sim_kernel(c, r, &r->k[idx]))
 				return r->pc > start;
+			if (r->k[idx].flags & GF_SYNC)
+				r->clock = max64(r->clock, r->k[idx].ts + r->k[idx].dur);
 			break;
 		}
 		r->pc++;
@@ -139,7 +151,7 @@ int gen_sim_run(struct gen_cluster *c)
 {
 	int world = c->cfg.lay.world;
 	for (int t = 0; t < c->ntags; t++)
-		c->pub[t] = -1;
+		c->pub[t] = c->rstart[t] = -1;
 	for (int rank = 0; rank < world; rank++) {
 		struct gen_rank *r = &c->ranks[rank];
 		r->clock = c->cfg.t0 + (int64_t)(gen_hash(c->cfg.seed, (uint64_t)rank, 3, 0) % 40000);
@@ -159,6 +171,24 @@ int gen_sim_run(struct gen_cluster *c)
 			return 0;
 		if (!progress)
 			return PP_ECYCLE;
+	}
+}
+
+void gen_sim_shift(struct gen_cluster *c, const int64_t *offset_ns)
+{
+	for (int rank = 0; rank < c->cfg.lay.world; rank++) {
+		struct gen_rank *r = &c->ranks[rank];
+		int64_t d = offset_ns[rank];
+		if (!d)
+			continue;
+		for (int i = 0; i < r->nk; i++) {
+			r->k[i].ts += d;
+			r->k[i].lts += d;
+		}
+		for (int i = 0; i < r->ns; i++) {
+			r->s[i].ts += d;
+			r->s[i].te += d;
+		}
 	}
 }
 
@@ -188,7 +218,7 @@ void gen_sim_free(struct gen_cluster *c)
 		free(c->ranks[rank].s);
 		free(c->ranks[rank].items);
 	}
-	for (int d = 0; d < GEN_NDIM; d++) {
+	for (int d = 0; d < GEN_NGROUPS; d++) {
 		if (c->coll[d])
 			for (int g = 0; g < gen_layout_ngroups(&c->cfg.lay, d); g++)
 				free(c->coll[d][g]);
@@ -196,6 +226,7 @@ void gen_sim_free(struct gen_cluster *c)
 		free(c->ncoll[d]);
 	}
 	free(c->pub);
+	free(c->rstart);
 	free(c->ranks);
 	free(c);
 }

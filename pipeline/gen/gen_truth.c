@@ -15,12 +15,13 @@
 #include "util/interval.h"
 #include "util/pp.h"
 #include "util/safefile.h"
+#include "util/strbuf.h"
 
-enum { TF_RANKS, TF_CATS, TF_STEPS, TF_PP, TF_STRAG, TF_N };
+enum { TF_RANKS, TF_CATS, TF_STEPS, TF_PP, TF_STRAG, TF_OPS, TF_OPTRACE, TF_N };
 
-static const char *const files[TF_N] = {
-	"ranks.csv", "category_stats.csv", "steps.csv", "pp_groups.csv", "stragglers.csv"
-};
+static const char *const files[TF_N] = { "ranks.csv",     "category_stats.csv", "steps.csv",
+					 "pp_groups.csv", "stragglers.csv",     "ops.csv",
+					 "optrace.csv" };
 static const char *const headers[TF_N] = {
 	"iteration,rank,mode,window_start_ns,window_end_ns,gpu_busy_ns,idle_ns,bubble_ns,"
 	"comp_busy_ns,comm_busy_ns,overlap_ns,coverage",
@@ -29,13 +30,25 @@ static const char *const headers[TF_N] = {
 	"comm_ns,overlap_ns,kernels",
 	"iteration,pp_group,stage,rank,group_window_start_ns,group_window_end_ns,group_idle_ns,"
 	"group_bubble_ns",
-	"iteration,rank"
+	"iteration,rank",
+	"iteration,rank,dp_rank,stage,optype,seq_id,mc,gmc,mb_id,start_ns,end_ns",
+	"dp_rank,stage,rank,step,optype,start_ts,duration,seq_id,mc,mb_id,gmc"
+};
+
+/* An op of a representative rank, kept for optrace.csv. */
+struct rep_op {
+	struct gen_op op; /* true time */
+	int32_t rank;
+	int16_t dp, stage;
 };
 
 struct gen_truth {
 	FILE *f[TF_N];            /* sf[i].fp while open */
 	struct safefile sf[TF_N];
 	char *dir;
+	int dirfd;
+	struct rep_op *rep; /* this step's optrace rows */
+	size_t nrep, caprep;
 };
 
 static void truth_abort(struct gen_truth *t)
@@ -44,14 +57,49 @@ static void truth_abort(struct gen_truth *t)
 		if (t->f[i])
 			safefile_abort(&t->sf[i]);
 	free(t->dir);
+	free(t->rep);
 	free(t);
 }
 
-struct gen_truth *gen_truth_open(int dirfd, const char *dir, char *err, size_t errlen)
+/* Writes one small file of .truth at once. */
+static int write_small(struct gen_truth *t, const char *name, const char *text, char *err,
+		       size_t errlen)
+{
+	struct safefile sf;
+	char why[512];
+	if (safefile_open(&sf, t->dirfd, name, why, sizeof(why)))
+		goto fail;
+	fputs(text, sf.fp);
+	if (safefile_commit(&sf, why, sizeof(why)))
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "%s: %s", t->dir, why);
+	return PP_EIO;
+}
+
+/* The op trace's job metadata (docs/whatif.md §1.3). Every rank of a
+ * (dp, stage) cell counts as tensor-parallel (tp_size = tp·cp·ep), and
+ * dsp_size is 1: ppgen reduces gradients over the DP group only. */
+static int write_meta(struct gen_truth *t, const struct gen_layout *lay, int vpp, char *err,
+		      size_t errlen)
+{
+	char text[512];
+	int tp = lay->size[GEN_TP] * lay->size[GEN_CP] * lay->size[GEN_EP];
+	snprintf(text, sizeof(text),
+		 "trial_name: ppgen\nrun_id: 0\ndp_size: %d\ndsp_size: 1\npp_size: %d\n"
+		 "tp_size: %d\nvpp_size: %d\nworld_size: %d\n",
+		 lay->size[GEN_DP], lay->size[GEN_PP], tp, vpp, lay->world);
+	return write_small(t, "optrace-meta.yaml", text, err, errlen);
+}
+
+struct gen_truth *gen_truth_open(int dirfd, const char *dir, const struct gen_layout *lay, int vpp,
+				 char *err, size_t errlen)
 {
 	struct gen_truth *t = xcalloc(1, sizeof(*t));
 	char why[512];
 	t->dir = xstrdup(dir);
+	t->dirfd = dirfd;
 	for (int i = 0; i < TF_N; i++) {
 		if (safefile_open(&t->sf[i], dirfd, files[i], why, sizeof(why))) {
 			snprintf(err, errlen, "%s: %s", dir, why);
@@ -60,6 +108,10 @@ struct gen_truth *gen_truth_open(int dirfd, const char *dir, char *err, size_t e
 		}
 		t->f[i] = t->sf[i].fp;
 		fprintf(t->f[i], "%s\n", headers[i]);
+	}
+	if (write_meta(t, lay, vpp, err, errlen)) {
+		truth_abort(t);
+		return NULL;
 	}
 	return t;
 }
@@ -289,6 +341,74 @@ void gen_truth_straggler(struct gen_truth *t, int it, int rank)
 	fprintf(t->f[TF_STRAG], "%d,%d\n", it, rank);
 }
 
+void gen_truth_ops(struct gen_truth *t, int it, const struct gen_rank *r, int dp,
+		   const struct gen_op *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gen_op *o = &ops[i];
+		fprintf(t->f[TF_OPS], "%d,%d,%d,%d,%s,%d,%d,%d,%d,%lld,%lld\n", it, r->rank, dp,
+			r->stage, gen_optype_names[o->type], (int)o->seq, (int)o->mc, (int)o->gmc,
+			(int)o->mb, (long long)o->start, (long long)o->end);
+	}
+}
+
+void gen_truth_optrace_add(struct gen_truth *t, const struct gen_rank *r, int dp, int64_t offset_ns,
+			   const struct gen_op *ops, size_t n)
+{
+	if (t->nrep + n > t->caprep) {
+		t->caprep = (t->nrep + n) * 2;
+		t->rep = xrealloc(t->rep, t->caprep * sizeof(*t->rep));
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rep_op *x = &t->rep[t->nrep++];
+		x->op = ops[i];
+		x->op.start -= offset_ns;
+		x->op.end -= offset_ns;
+		x->rank = r->rank;
+		x->dp = (int16_t)dp;
+		x->stage = (int16_t)r->stage;
+	}
+}
+
+/* Nanoseconds >= 0 as seconds, exact: "0.012345678". */
+static void put_secs(FILE *f, int64_t ns)
+{
+	fprintf(f, "%lld.%09lld", (long long)(ns / 1000000000), (long long)(ns % 1000000000));
+}
+
+void gen_truth_optrace_step(struct gen_truth *t, int it)
+{
+	int64_t origin = INT64_MAX;
+	for (size_t i = 0; i < t->nrep; i++)
+		if (t->rep[i].op.start < origin)
+			origin = t->rep[i].op.start;
+	/* Ranks were added in ascending order, each one's rows by type and seq. */
+	for (size_t i = 0; i < t->nrep; i++) {
+		const struct rep_op *x = &t->rep[i];
+		FILE *f = t->f[TF_OPTRACE];
+		fprintf(f, "%d,%d,%d,%d,%s,", x->dp, x->stage, (int)x->rank, it,
+			gen_optype_names[x->op.type]);
+		put_secs(f, x->op.start - origin);
+		fputc(',', f);
+		put_secs(f, x->op.end - x->op.start);
+		fprintf(f, ",%d,%d,%d,%d\n", (int)x->op.seq, (int)x->op.mc, (int)x->op.mb,
+			(int)x->op.gmc);
+	}
+	t->nrep = 0;
+}
+
+int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int world, char *err,
+			    size_t errlen)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "rank,offset_ns\n");
+	for (int r = 0; r < world; r++)
+		strbuf_addf(&sb, "%d,%lld\n", r, (long long)offset_ns[r]);
+	int rc = write_small(t, "clock_offsets.csv", sb.buf, err, errlen);
+	strbuf_release(&sb);
+	return rc;
+}
+
 int gen_truth_close(struct gen_truth *t, char *err, size_t errlen)
 {
 	int rc = 0;
@@ -303,6 +423,7 @@ int gen_truth_close(struct gen_truth *t, char *err, size_t errlen)
 		}
 	}
 	free(t->dir);
+	free(t->rep);
 	free(t);
 	return rc;
 }

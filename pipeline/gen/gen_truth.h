@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "gen_model.h"
+#include "gen_ops.h"
 
 struct gen_truth;
 
@@ -23,8 +24,10 @@ struct gen_rank_sum {
 
 /* Starts the CSV files with their headers in the .truth folder dirfd (dir:
  * its name for messages), each written through safefile.h until
- * gen_truth_close(). Returns NULL with a message in err. */
-struct gen_truth *gen_truth_open(int dirfd, const char *dir, char *err, size_t errlen);
+ * gen_truth_close(), and writes optrace-meta.yaml for the job (lay, vpp).
+ * Returns NULL with a message in err. */
+struct gen_truth *gen_truth_open(int dirfd, const char *dir, const struct gen_layout *lay, int vpp,
+				 char *err, size_t errlen);
 /* Appends r's rows to ranks, category_stats and steps; fills *sum. */
 void gen_truth_rank(struct gen_truth *t, int iteration, const struct gen_rank *r,
 		    struct gen_rank_sum *sum);
@@ -33,6 +36,21 @@ void gen_truth_rank(struct gen_truth *t, int iteration, const struct gen_rank *r
 void gen_truth_pp_groups(struct gen_truth *t, int iteration, const struct gen_layout *lay,
 			 const struct gen_rank_sum *sums);
 void gen_truth_straggler(struct gen_truth *t, int iteration, int rank);
+/* Appends rank r's op rows (gen_ops_rank(), times in the rank's clock) to
+ * ops.csv; dp is its data-parallel coordinate. */
+void gen_truth_ops(struct gen_truth *t, int iteration, const struct gen_rank *r, int dp,
+		   const struct gen_op *ops, size_t n);
+/* Keeps the ops of the representative rank of (dp, stage) for optrace.csv;
+ * offset_ns is the rank's clock offset (its times minus the true time). */
+void gen_truth_optrace_add(struct gen_truth *t, const struct gen_rank *r, int dp, int64_t offset_ns,
+			   const struct gen_op *ops, size_t n);
+/* Writes the kept rows as one step of optrace.csv: true times in seconds
+ * from the step's first start, rows by rank, type and seq. */
+void gen_truth_optrace_step(struct gen_truth *t, int iteration);
+/* Writes clock_offsets.csv (`rank,offset_ns`, world rows). 0 or PP_EIO
+ * with a message in err. */
+int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int world, char *err,
+			    size_t errlen);
 /* Closes the files; returns 0 or PP_EIO (message in err). */
 int gen_truth_close(struct gen_truth *t, char *err, size_t errlen);
 

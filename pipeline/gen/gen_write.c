@@ -30,6 +30,7 @@ struct out {
 	size_t len;
 	int err;
 	uint64_t events;   /* events written, for separators and nasty choices */
+	uint64_t kernel_names; /* compute kernel names written (long-names) */
 	unsigned nasty;
 	bool relative;
 	int64_t base;
@@ -146,7 +147,7 @@ static void out_name(struct out *o, const char *s, int kind)
 	}
 	if ((o->nasty & GN_UNICODE) && kind == NM_KERNEL && o->events % 5 == 0)
 		LIT(o, " \\u00e9\\ud83d\\ude80 \\u4e2d");
-	if ((o->nasty & GN_LONG_NAMES) && kind == NM_KERNEL && o->events % 50 == 7) {
+	if ((o->nasty & GN_LONG_NAMES) && kind == NM_KERNEL && o->kernel_names++ % 50 == 7) {
 		/* CUTLASS-style template arguments: about 6 KB. */
 		LIT(o, " [with Params = cutlass::gemm::kernel::GemmUniversal<");
 		for (int i = 0; i < 120; i++)
@@ -280,16 +281,24 @@ static void write_slice(struct out *o, const struct ctx *c, const struct gen_sli
 	LIT(o, "}}");
 }
 
-static const char *const pg_desc[GEN_NDIM] = {
-	[GEN_TP] = "TENSOR_MODEL_PARALLEL_GROUP", [GEN_CP] = "CONTEXT_PARALLEL_GROUP",
-	[GEN_EP] = "EXPERT_MODEL_PARALLEL_GROUP", [GEN_DP] = "DATA_PARALLEL_GROUP",
-	[GEN_PP] = "PIPELINE_MODEL_PARALLEL_GROUP"
-};
+static const char *const pg_desc[GEN_NGROUPS] = { [GEN_TP] = "TENSOR_MODEL_PARALLEL_GROUP",
+						  [GEN_CP] = "CONTEXT_PARALLEL_GROUP",
+						  [GEN_EP] = "EXPERT_MODEL_PARALLEL_GROUP",
+						  [GEN_DP] = "DATA_PARALLEL_GROUP",
+						  [GEN_PP] = "PIPELINE_MODEL_PARALLEL_GROUP",
+						  [GEN_EMB] = "EMBEDDING_GROUP",
+						  [GEN_WORLD] = "default_pg" };
+
+/* The process group's name: "0" for the default (world) group. */
+static int64_t pg_name(const struct gen_layout *lay, int dim, int g)
+{
+	return dim == GEN_WORLD ? 0 : 1 + (int64_t)dim * lay->world + g;
+}
 
 /* "r0, r1, ..." of group g along dim. */
 static void write_ranks(struct out *o, const struct gen_layout *lay, int dim, int g)
 {
-	int n = lay->size[dim];
+	int n = gen_layout_group_size(lay, dim);
 	int *rk = xcalloc((size_t)n, sizeof(*rk));
 	gen_layout_group_ranks(lay, dim, g, rk);
 	for (int i = 0; i < n; i++) {
@@ -310,10 +319,10 @@ static void write_pg(struct out *o, const struct ctx *c, const struct gen_kernel
 	LIT(o, ", \"Out msg nelems\": ");
 	out_i64(o, k->nelems);
 	LIT(o, ", \"Group size\": ");
-	out_i64(o, lay->size[k->pg_dim]);
+	out_i64(o, gen_layout_group_size(lay, k->pg_dim));
 	LIT(o, ", \"dtype\": \"BFloat16\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
 	       "\"Process Group Name\": \"");
-	out_i64(o, 1 + k->pg_dim * lay->world + k->pg_idx);
+	out_i64(o, pg_name(lay, k->pg_dim, k->pg_idx));
 	LIT(o, "\", \"Process Group Description\": \"");
 	out_str(o, pg_desc[k->pg_dim]);
 	LIT(o, "\", \"Process Group Ranks\": \"[");
@@ -447,7 +456,7 @@ static void write_header(struct out *o, const struct ctx *c)
 	if (c->w->nasty & GN_BOM)
 		LIT(o, "\xEF\xBB\xBF");
 	LIT(o, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
-	int ndev = lay->world < 8 ? lay->world : 8;
+	int ndev = lay->world < c->w->gpus_per_host ? lay->world : c->w->gpus_per_host;
 	for (int d = 0; d < ndev; d++) {
 		LIT(o, "    {\"id\": ");
 		out_i64(o, d);
@@ -462,20 +471,24 @@ static void write_header(struct out *o, const struct ctx *c)
 	out_i64(o, c->r->rank);
 	LIT(o, ", \"world_size\": ");
 	out_i64(o, lay->world);
+	/* The rank's groups: every parallel dimension, and the embedding group
+	 * on the first and the last stage of a pipeline. */
+	int P = lay->size[GEN_PP], stage = gen_layout_coord(lay, c->r->rank, GEN_PP);
+	int ndims = P > 1 && (stage == 0 || stage == P - 1) ? GEN_EMB + 1 : GEN_NDIM;
 	LIT(o, ", \"pg_count\": ");
-	out_i64(o, 1 + GEN_NDIM);
+	out_i64(o, 1 + ndims);
 	LIT(o, ", \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
 	       "\"backend_config\": \"cuda:nccl\", \"pg_size\": ");
 	out_i64(o, lay->world);
 	LIT(o, ", \"ranks\": []}");
-	for (int d = 0; d < GEN_NDIM; d++) {
+	for (int d = 0; d < ndims; d++) {
 		int g = gen_layout_group_of(lay, c->r->rank, d);
 		LIT(o, ", {\"pg_name\": \"");
-		out_i64(o, 1 + d * lay->world + g);
+		out_i64(o, pg_name(lay, d, g));
 		LIT(o, "\", \"pg_desc\": \"");
 		out_str(o, pg_desc[d]);
 		LIT(o, "\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
-		out_i64(o, lay->size[d]);
+		out_i64(o, gen_layout_group_size(lay, d));
 		LIT(o, ", \"ranks\": [");
 		write_ranks(o, lay, d, g);
 		LIT(o, "]}");
@@ -523,7 +536,7 @@ int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, ch
 	c.pid = 4000 + (int64_t)r->rank * 16;
 	c.tid_main = c.pid;
 	c.tid_bwd = c.pid + 5;
-	c.dev = r->rank % 8;
+	c.dev = r->rank % w->gpus_per_host;
 	struct safefile sf;
 	int rc = 0;
 

@@ -24,6 +24,7 @@ struct gen_write_opts {
 	bool relative;                /* ts relative to baseTimeNanoseconds */
 	unsigned nasty;               /* GN_* flags */
 	const struct gen_layout *lay;
+	int gpus_per_host; /* device = rank % gpus_per_host */
 	int iteration;
 	int64_t base_ns;              /* baseTimeNanoseconds (relative only) */
 };

@@ -6,7 +6,9 @@ It parses each trace itself (json with exact decimal times, BOM stripped, raw
 control characters allowed), applies docs/semantics.md §4–6 and docs/contracts.md §2/§4
 (thread roles from fwdbwd flows, root-most steps by GLOB patterns,
 attribution rules 0-5, unions and overlaps), parses the topology file for
-the PP groups, and checks the straggler list with the 10 % rule.
+the PP groups, and checks the straggler list with the 10 % rule. It derives
+the what-if op table (ops.csv) from the trace text by the mapping rules of
+docs/contracts.md §4 and checks optrace.csv against it and the clock offsets.
 Python 3 standard library only. Exit status 0 when everything matches.
 """
 import bisect
@@ -161,7 +163,9 @@ def analyse(path):
         if cat in GPU_CATS:
             gpu.append(dict(name=e.get("name", ""), cat=cat, ts=ts, dur=dur,
                             corr=args.get("correlation"), n=n,
-                            stream=(e.get("pid"), e.get("tid"))))
+                            stream=(e.get("pid"), e.get("tid")),
+                            coll=args.get("Collective name", ""),
+                            pg=args.get("Process Group Description", "")))
             continue
         th = (e.get("pid"), e.get("tid"))
         if "correlation" in args:
@@ -217,6 +221,7 @@ def analyse(path):
             typ = "comp"
         la = launches.get(g["corr"]) if g["corr"] is not None else None
         cat, phase, seq, rc = "other", None, None, 0
+        lt, lth = la if la is not None else (None, None)
         if la is not None:
             lt, lth = la
             fwd = find["fwd"](lt, fwd_th) if lth == fwd_th else None
@@ -243,14 +248,15 @@ def analyse(path):
             elif typ == "comp" and opt is not None:
                 cat, phase, seq = "optimizer_computation", "opt", opt
         kernels.append(dict(ts=g["ts"], end=g["ts"] + g["dur"], dur=g["dur"], type=typ,
-                            cat=cat, phase=phase, seq=seq, rc=rc))
+                            cat=cat, phase=phase, seq=seq, rc=rc, lt=lt, lth=lth,
+                            coll=g["coll"], pg=g["pg"]))
     physics(path, gpu, launches, flow_ids)
     rank = (d.get("distributedInfo") or {}).get("rank")
     if rank is None:
         m = re.search(r"rank[_-]?(\d+)[._]", os.path.basename(path))
         rank = int(m.group(1))
     helpers = any(s[4].endswith("_step_helper") for s in slices)
-    return rank, kernels, phases, helpers
+    return rank, kernels, phases, helpers, dict(slices=slices, bwd_th=bwd_th)
 
 
 def rank_rows(it, rank, kernels, phases, helpers):
@@ -312,6 +318,112 @@ def megatron_order(P, V, nsteps, forward):
     return out
 
 
+# docs/contracts.md §4: the op types each p2p_communication function names.
+FN_DIRS = {
+    "recv_forward": ["forward-recv"], "send_forward": ["forward-send"],
+    "recv_backward": ["backward-recv"], "send_backward": ["backward-send"],
+    "send_forward_recv_backward": ["forward-send", "backward-recv"],
+    "send_backward_recv_forward": ["backward-send", "forward-recv"],
+    "send_forward_recv_forward": ["forward-send", "forward-recv"],
+    "send_backward_recv_backward": ["backward-send", "backward-recv"],
+    "send_forward_backward_recv_forward_backward":
+        ["forward-send", "backward-send", "forward-recv", "backward-recv"],
+}
+
+
+def ops_rows(it, rank, dp, stage, P, V, kernels, phases, ctx):
+    """The what-if op rows of one rank (docs/contracts.md §4), from the text."""
+    slices, bwd_th = ctx["slices"], ctx["bwd_th"]
+    rows = []  # [type, start, end, mc, gmc, mb]
+
+    def inside(lst, t, th=None):
+        return t is not None and any(
+            x[0] <= t <= x[1] and (th is None or x[3] == th) for x in lst)
+
+    want = {"fwd": ("fwd_computation", "fwd_communication"),
+            "bwd": ("bwd_computation", "bwd_communication"), "pp": ("pp_communication",)}
+
+    def span(p, seq):
+        ks = [k for k in kernels if k["phase"] == p and k["seq"] == seq and k["cat"] in want[p]]
+        return (min(k["ts"] for k in ks), max(k["end"] for k in ks)) if ks else None
+
+    order = {p: megatron_order(P, V, len(phases[p]), p == "fwd") for p in ("fwd", "bwd")}
+    for p, typ in (("fwd", "forward-compute"), ("bwd", "backward-compute")):
+        for seq in range(len(phases[p])):
+            sp = span(p, seq)
+            if sp:
+                c, mb = order[p][seq]
+                rows.append([typ, sp[0], sp[1], c, c * P + stage, mb])
+    gc = max(r[2] for r in rows)
+    for seq, sl in enumerate(phases["pp"]):
+        sp = span("pp", seq)
+        if sp:
+            for typ in FN_DIRS[sl[4].rsplit(": ", 1)[-1]]:
+                rows.append([typ, sp[0], sp[1], -1, -1, -1])
+    fin = [x for x in slices if x[4].endswith(": finalize_model_grads")]
+    finish = sorted(x for x in slices if x[4].endswith(": finish_grad_sync"))
+    clip_frames = [x for x in slices if "clip_grad" in x[4] or "grad_norm" in x[4]]
+    acc = {k: [] for k in ("ln", "emb", "clip", "opt")}
+    overlapped, any_ag, rs_ends = False, False, []
+    for k in kernels:
+        lt = k["lt"]
+        if k["type"] == "comm" and k["pg"] == "DATA_PARALLEL_GROUP" and "reduce_scatter" in k["coll"]:
+            b = [i for i, x in enumerate(phases["bwd"])
+                 if k["lth"] == bwd_th and x[0] <= lt <= x[1]]
+            if b:
+                mc = order["bwd"][b[0]][0]
+                overlapped = True
+            else:
+                mc = next(i for i, x in enumerate(finish) if x[0] <= lt <= x[1])
+            rows.append(["grads-reduce-scatter", k["ts"], k["end"], mc, -1, -1])
+            rs_ends.append(k["end"])
+        elif k["type"] == "comm" and k["pg"] == "DATA_PARALLEL_GROUP" and "allgather" in k["coll"]:
+            if inside(phases["opt"], lt):
+                acc["opt"].append(k)
+            else:
+                f = next(i for i, x in enumerate(phases["fwd"]) if x[0] <= lt <= x[1])
+                rows.append(["params-all-gather", k["ts"], k["end"], order["fwd"][f][0], -1, -1])
+                any_ag = True
+        elif k["type"] == "comm" and k["pg"] == "TENSOR_MODEL_PARALLEL_GROUP" and inside(fin, lt):
+            acc["ln"].append(k)
+        elif k["type"] == "comm" and k["pg"] == "EMBEDDING_GROUP" and inside(fin, lt):
+            acc["emb"].append(k)
+        elif k["type"] != "mem" and inside(phases["opt"], lt) and inside(clip_frames, lt):
+            acc["clip"].append(k)
+        elif k["cat"] == "optimizer_computation":
+            acc["opt"].append(k)
+    first = min(r[1] for r in rows)
+
+    def whole(ks):
+        return (min(k["ts"] for k in ks), max(k["end"] for k in ks)) if ks else None
+    for typ, key in (("optimizer-clip-main-grad", "clip"), ("optimizer", "opt")):
+        if acc[key]:
+            rows.append([typ, *whole(acc[key]), -1, -1, -1])
+    rows.append(["gc", gc, gc, -1, -1, -1])
+    ln = whole(acc["ln"])
+    if not ln:
+        t = max([gc] + (rs_ends if overlapped else []))
+        ln = (t, t)
+    rows.append(["layernorm-grads-all-reduce", ln[0], ln[1], -1, -1, -1])
+    fin_end = ln[1]
+    if stage in (0, P - 1):
+        emb = whole(acc["emb"]) or (ln[1], ln[1])
+        rows.append(["embedding-grads-all-reduce", emb[0], emb[1], -1, -1, -1])
+        fin_end = max(fin_end, emb[1])
+    if overlapped:
+        rows.append(["separate-grads-all-reduce", fin_end, fin_end, -1, -1, -1])
+    if rs_ends and not any_ag:
+        rows.append(["params-all-gather", first, first, 0, -1, -1])
+    rows = [r + [i] for i, r in enumerate(rows)]
+    rows.sort(key=lambda r: (r[0], r[1], r[6]))
+    out, seq = [], {}
+    for typ, a, e, mc, gmc, mb, _ in rows:
+        n = seq.get(typ, 0)
+        seq[typ] = n + 1
+        out.append([it, rank, dp, stage, typ, n, mc, gmc, mb, a, e])
+    return out
+
+
 def causality(it, ranks, ss, vpp):
     """Micro-batch b's forward on virtual stage v starts after it ended on
     v - 1; its backward on v starts after it ended on v + 1 (the receive
@@ -334,6 +446,10 @@ def causality(it, ranks, ss, vpp):
                     where[(ph, c * P + st, b)] = (span, ranks[st])
     for (ph, v, b), (me, rank) in where.items():
         other = where.get((ph, v - 1 if ph == "fwd" else v + 1, b))
+        if other:  # compare in true time: take each rank's clock offset off
+            me = (me[0] - OFFSETS.get(rank, 0), me[1] - OFFSETS.get(rank, 0))
+            other = ((other[0][0] - OFFSETS.get(other[1], 0),
+                      other[0][1] - OFFSETS.get(other[1], 0)), other[1])
         if other and me[0] < other[0][1]:
             PHYSICS_ERRORS.append("iteration %d: %s of micro-batch %d (virtual stage %d) starts on "
                                   "rank %d at %d before rank %d ends it at %d"
@@ -357,6 +473,24 @@ def parse_topology(path):
     return groups
 
 
+OFFSETS = {}  # rank -> clock offset (clock_offsets.csv)
+
+
+def secs(ns):
+    return "%d.%09d" % (ns // 1000000000, ns % 1000000000)
+
+
+def optrace_rows(it, ops, offsets, reps):
+    """optrace.csv rows of one step: the representatives' ops in true time,
+    seconds from the step's first start."""
+    mine = [r for r in ops if r[1] in reps]
+    if not mine:
+        return []
+    t0 = min(r[9] - offsets.get(r[1], 0) for r in mine)
+    return [[dp, st, rank, i, typ, secs(a - offsets.get(rank, 0) - t0), secs(e - a), seq, mc, mb, gmc]
+            for i, rank, dp, st, typ, seq, mc, gmc, mb, a, e in mine]
+
+
 def read_csv(path):
     with open(path, newline="") as f:
         r = list(csv.reader(f))
@@ -374,25 +508,52 @@ def main():
         return 2
     base = args[0]
     tdir = os.path.join(base, ".truth")
-    got = {k: [] for k in ("ranks", "category_stats", "steps", "pp_groups")}
+    got = {k: [] for k in ("ranks", "category_stats", "steps", "pp_groups", "ops")}
     sums = {}
     ntraces = 0
+    topo = parse_topology(glob.glob(os.path.join(base, "unique_parallel_groups_*.txt"))[0])
+    pp_groups = next(v for k, v in topo.items() if k.startswith("PIPELINE"))
+    dp_groups = next(v for k, v in topo.items() if k.startswith("DATA"))
+    tp_groups = next(v for k, v in topo.items() if k.startswith("TENSOR"))
+    stage_of = {r: i for g in pp_groups for i, r in enumerate(g)}
+    dp_of = {r: i for g in dp_groups for i, r in enumerate(g)}
+    P = len(pp_groups[0])
+    # The representative of (dp, stage): tensor, context and expert rank 0,
+    # i.e. the lowest rank of its cell (the ranks of a replica on one stage).
+    cells = {}
+    for r in stage_of:
+        cells.setdefault((dp_of[r], stage_of[r]), []).append(r)
+    reps = {min(v) for v in cells.values()}
+    offs_path = os.path.join(tdir, "clock_offsets.csv")
+    if os.path.exists(offs_path):
+        OFFSETS.update((int(a), int(b)) for a, b in read_csv(offs_path)[1])
+    got["optrace"] = []
     for itdir in sorted(glob.glob(os.path.join(base, "iteration_*")),
                         key=lambda p: int(p.rsplit("_", 1)[1])):
         it = int(itdir.rsplit("_", 1)[1])
         per = []
         for path in glob.glob(os.path.join(itdir, "*.pt.trace.json*")):
-            rank, kernels, phases, helpers = analyse(path)
+            rank, kernels, phases, helpers, ctx = analyse(path)
             rows, summary = rank_rows(it, rank, kernels, phases, helpers)
+            V = vpp if vpp is not None else (None if helpers else 1)
+            if V is None:
+                print("MISMATCH ops.csv: interleaved traces need --vpp to label chunks")
+                return 1
+            rows["ops"] = ops_rows(it, rank, dp_of[rank], stage_of[rank], P, V, kernels,
+                                   phases, ctx)
             per.append((rank, rows))
             sums[(it, rank)] = summary
             ntraces += 1
+        it_ops = []
         for rank, rows in sorted(per, key=lambda x: x[0]):
-            for k in ("ranks", "category_stats", "steps"):
+            for k in ("ranks", "category_stats", "steps", "ops"):
                 got[k].extend(rows[k])
-    topo = parse_topology(glob.glob(os.path.join(base, "unique_parallel_groups_*.txt"))[0])
-    pp_groups = next(v for k, v in topo.items() if k.startswith("PIPELINE"))
-    dp_groups = next(v for k, v in topo.items() if k.startswith("DATA"))
+            it_ops.extend(rows["ops"])
+        # The op trace needs every representative: check it when all are written.
+        if reps <= {r for r, _ in per}:
+            got["optrace"].extend(optrace_rows(it, it_ops, OFFSETS, reps))
+        else:
+            got.pop("optrace", None)
     its = sorted({it for it, _ in sums})
     flagged = []
     for it in its:

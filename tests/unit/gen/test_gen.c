@@ -65,11 +65,25 @@ static void test_layout_topology_text(void **state)
 	free(buf);
 }
 
-static int count(const struct gen_act *a, int n, int kind)
+/* Calls of function fn in a[0..n); with xfer, only those that make it. */
+static int count_calls(const struct gen_act *a, int n, int fn, int xfer)
 {
 	int c = 0;
 	for (int i = 0; i < n; i++)
-		c += a[i].kind == kind;
+		c += a[i].kind == GA_CALL && a[i].fn == fn && (xfer < 0 || a[i].x[xfer].chunk >= 0);
+	return c;
+}
+
+/* Calls of a[0..n) that transfer something (launch a kernel). */
+static int count_kernels(const struct gen_act *a, int n)
+{
+	int c = 0;
+	for (int i = 0; i < n; i++) {
+		bool any = false;
+		for (int d = 0; d < GX_N; d++)
+			any |= a[i].kind == GA_CALL && a[i].x[d].chunk >= 0;
+		c += any;
+	}
 	return c;
 }
 
@@ -93,14 +107,29 @@ static void test_sched_1f1b_orders(void **state)
 	assert_int_equal(f, 8);
 	assert_int_equal(b, 8);
 	assert_int_equal(first_b, 4);   /* 3 warm-up + 1 before the first backward */
-	assert_int_equal(count(a, n, GA_RECV_F), 0); /* first stage receives nothing */
-	assert_int_equal(count(a, n, GA_SEND_F_RECV_B), 5);
+	/* The first stage calls recv_forward (3 warm-up + 1) and
+	 * send_backward_recv_forward, but they return at once. */
+	assert_int_equal(count_calls(a, n, GF_RECV_F, -1), 4);
+	assert_int_equal(count_calls(a, n, GF_RECV_F, GX_RECV_F), 0);
+	assert_int_equal(count_calls(a, n, GF_SEND_B_RECV_F, -1), 4);
+	for (int i = 0; i < n; i++)
+		if (a[i].kind == GA_CALL && a[i].fn == GF_RECV_F)
+			assert_false(a[i].communicate);
+	assert_int_equal(count_calls(a, n, GF_SEND_F_RECV_B, GX_RECV_B), 5);
 	free(a);
 	/* Last stage: strictly alternating, no sends forward. */
 	n = gen_sched_build(4, 1, 8, 3, &a);
-	assert_int_equal(count(a, n, GA_SEND_F) + count(a, n, GA_SEND_F_RECV_B), 0);
-	assert_int_equal(count(a, n, GA_SEND_B_RECV_F), 7);
-	assert_int_equal(count(a, n, GA_SEND_B), 1);
+	assert_int_equal(count_calls(a, n, GF_SEND_F, GX_SEND_F) +
+				 count_calls(a, n, GF_SEND_F_RECV_B, GX_SEND_F),
+			 0);
+	assert_int_equal(count_calls(a, n, GF_SEND_F_RECV_B, -1), 8);
+	assert_int_equal(count_calls(a, n, GF_SEND_B_RECV_F, GX_SEND_B), 7);
+	assert_int_equal(count_calls(a, n, GF_SEND_B, GX_SEND_B), 1);
+	free(a);
+	/* No pipeline: forward_backward_no_pipelining makes no calls. */
+	n = gen_sched_build(1, 1, 3, 0, &a);
+	assert_int_equal(n, 6);
+	assert_int_equal(count_kernels(a, n), 0);
 	free(a);
 }
 
@@ -110,8 +139,13 @@ static void test_sched_interleaved(void **state)
 	struct gen_act *a;
 	assert_int_equal(gen_sched_build(4, 2, 6, 0, &a), PP_EINVAL);
 	int n = gen_sched_build(4, 2, 8, 1, &a);
-	assert_int_equal(count(a, n, GA_FWD), 16);
-	assert_int_equal(count(a, n, GA_BWD), 16);
+	int fwd = 0, bwd = 0;
+	for (int i = 0; i < n; i++) {
+		fwd += a[i].kind == GA_FWD;
+		bwd += a[i].kind == GA_BWD;
+	}
+	assert_int_equal(fwd, 16);
+	assert_int_equal(bwd, 16);
 	/* Megatron's order: first forwards are chunk 0, micro-batches 0..3, then chunk 1. */
 	int seen = 0;
 	for (int i = 0; i < n && seen < 5; i++)
@@ -127,7 +161,95 @@ static void test_sched_interleaved(void **state)
 			assert_int_equal(a[i].mb, 0);
 			break;
 		}
+	/* Stage 1 of 4, 16 virtual micro-batches: warm-up (4 - 1 - 1) * 2 + 4 =
+	 * 8 forwards, each followed by a call, the last one four-way; 8 steady
+	 * four-way calls; 8 cool-down send_backward_recv_backward. */
+	assert_int_equal(count_calls(a, n, GF_RECV_F, -1), 1);
+	assert_int_equal(count_calls(a, n, GF_SEND_F_RECV_F, -1), 7);
+	assert_int_equal(count_calls(a, n, GF_SEND_F_B_RECV_F_B, -1), 9);
+	assert_int_equal(count_calls(a, n, GF_SEND_B_RECV_B, -1), 8);
+	assert_int_equal(count_calls(a, n, GF_RECV_B, -1), 0);
+	for (int i = 0; i < n; i++)
+		assert_true(a[i].kind != GA_CALL || a[i].communicate);
 	free(a);
+	/* pp = microbatches: every forward is a warm-up one, and the cool-down
+	 * starts with recv_backward (a no-op on the last stage). */
+	n = gen_sched_build(4, 2, 4, 3, &a);
+	assert_int_equal(count_calls(a, n, GF_SEND_F_B_RECV_F_B, -1), 0);
+	assert_int_equal(count_calls(a, n, GF_RECV_B, -1), 1);
+	assert_int_equal(count_calls(a, n, GF_RECV_B, GX_RECV_B), 0);
+	free(a);
+}
+
+/* Over the whole pipeline, every transfer a call sends is received exactly
+ * once, by the stage that needs it, before the step that consumes it and
+ * after that stage's previous step of the same chunk and direction (one
+ * tensor in flight per chunk, as Megatron's queues hold them). */
+static void test_sched_transfers_pair_up(void **state)
+{
+	(void)state;
+	for (int pp = 2; pp <= 5; pp++)
+		for (int vpp = 1; vpp <= 3; vpp++)
+			for (int m = pp; m <= 3 * pp; m += pp) {
+				int PV = pp * vpp, ntag = PV * m * 2;
+				int *sent = calloc((size_t)ntag, sizeof(int));
+				int *recv = calloc((size_t)ntag, sizeof(int));
+				for (int s = 0; s < pp; s++) {
+					struct gen_act *a;
+					int n = gen_sched_build(pp, vpp, m, s, &a);
+					assert_true(n > 0);
+					int *got = calloc((size_t)ntag, sizeof(int));
+					for (int i = 0; i < n; i++) {
+						if (a[i].kind == GA_CALL) {
+							for (int d = 0; d < GX_N; d++) {
+								if (a[i].x[d].chunk < 0)
+									continue;
+								int vs = gen_sched_vstage(
+									pp, s, a[i].x[d].chunk);
+								int bwd = d == GX_SEND_B ||
+									  d == GX_RECV_B;
+								int from = d == GX_RECV_F   ? vs - 1
+									   : d == GX_RECV_B ? vs + 1
+											    : vs;
+								assert_true(from >= 0 && from < PV);
+								int tag =
+									(from * m + a[i].x[d].mb) *
+										2 +
+									bwd;
+								if (d == GX_SEND_F ||
+								    d == GX_SEND_B) {
+									sent[tag]++;
+								} else {
+									recv[tag]++;
+									got[tag] = 1;
+								}
+							}
+							continue;
+						}
+						/* A step that needs a tensor has received it. */
+						int vs = gen_sched_vstage(pp, s, a[i].chunk);
+						bool fwd = a[i].kind == GA_FWD;
+						int from = fwd ? vs - 1 : vs + 1;
+						if (from < 0 || from >= PV)
+							continue;
+						int tag = (from * m + a[i].mb) * 2 + !fwd;
+						if (!got[tag])
+							fail_msg(
+								"pp %d vpp %d m %d stage %d: %s (%d, %d) runs before its receive",
+								pp, vpp, m, s, fwd ? "fwd" : "bwd",
+								a[i].chunk, a[i].mb);
+					}
+					free(got);
+					free(a);
+				}
+				for (int t = 0; t < ntag; t++)
+					if (sent[t] != recv[t] || sent[t] > 1)
+						fail_msg(
+							"pp %d vpp %d m %d: tag %d sent %d times, received %d times",
+							pp, vpp, m, t, sent[t], recv[t]);
+				free(sent);
+				free(recv);
+			}
 }
 
 static void test_parse_options(void **state)
@@ -150,6 +272,28 @@ static void test_parse_options(void **state)
 	free(l);
 	assert_int_equal(gen_parse_int_list("3-1", &l, &n), PP_EINVAL);
 	assert_int_equal(gen_parse_int_list("", &l, &n), PP_EINVAL);
+
+	/* Host clock offsets: microseconds to the exact nanosecond. */
+	struct gen_clock_skew *sk;
+	assert_int_equal(gen_parse_clock_skew("1:250.5,3:-0.001,0:+7", &sk, &n, err, sizeof(err)),
+			 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(sk[0].host, 1);
+	assert_int_equal(sk[0].offset_ns, 250500);
+	assert_int_equal(sk[1].offset_ns, -1);
+	assert_int_equal(sk[2].host, 0);
+	assert_int_equal(sk[2].offset_ns, 7000);
+	free(sk);
+	assert_int_equal(gen_parse_clock_skew("2:1000000", &sk, &n, err, sizeof(err)), 0);
+	assert_int_equal(sk[0].offset_ns, 1000000000);
+	free(sk);
+	static const char *const bad[] = { "2",    "2:",   ":5",       "2:1.0001", "2:1000000.001",
+					   "-1:5", "2:5x", "1:5,,2:3", "2:." };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (gen_parse_clock_skew(bad[i], &sk, &n, err, sizeof(err)) != PP_EINVAL)
+			fail_msg("'%s' accepted", bad[i]);
+		assert_non_null(strstr(err, "HOST:OFFSET_US"));
+	}
 }
 
 static void test_sim_collectives_end_together(void **state)
@@ -165,13 +309,16 @@ static void test_sim_collectives_end_together(void **state)
 	struct gen_rank *a = gen_sim_rank(c, 0), *b = gen_sim_rank(c, 1);
 	assert_int_equal(a->nk, b->nk);
 	int checked = 0;
+	int kinds = 0;
 	for (int i = 0; i < a->nk; i++) {
-		if (a->k[i].coll < 0)
-			continue;
+		if (a->k[i].coll < 0 || a->k[i].pg_idx != b->k[i].pg_idx)
+			continue; /* not a collective of a group the two share */
 		assert_int_equal(a->k[i].ts + a->k[i].dur, b->k[i].ts + b->k[i].dur);
 		checked++;
+		kinds |= 1 << a->k[i].pg_dim;
 	}
 	assert_true(checked > 10);
+	assert_int_equal(kinds, 1 << GEN_TP | 1 << GEN_WORLD);
 	gen_sim_free(c);
 }
 
@@ -217,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_layout_topology_text),
 		cmocka_unit_test(test_sched_1f1b_orders),
 		cmocka_unit_test(test_sched_interleaved),
+		cmocka_unit_test(test_sched_transfers_pair_up),
 		cmocka_unit_test(test_parse_options),
 		cmocka_unit_test(test_sim_collectives_end_together),
 		cmocka_unit_test(test_vpp_labels_follow_the_schedule),
