@@ -18,14 +18,17 @@ enum {
 
 static const struct cli_opt options[] = {
 	{ "base-folder", 'b', "<dir>", "folder holding iteration_N/ and pptrace.db", O_BASE, 0 },
-	{ "iterations", 0, "<n|folder>", "iterations to aggregate (default: all)", O_ITER, CLI_MULTI },
+	{ "iterations", 0, "<n|folder>", "iterations to aggregate (default: all)", O_ITER,
+	  CLI_MULTI },
 	{ "input", 'i', "<dir>", "one iteration folder, e.g. DIR/iteration_15", O_INPUT, 0 },
-	{ "db", 0, "<path>", "database (default: <base>/pptrace.db)", O_DB, 0 },
+	{ "db", 0, "<path>", "database (default: <base>/pptrace.db); alone, its folder is <base>",
+	  O_DB, 0 },
 	{ "out", 'o', "<dir>", "output folder (default: <base>/pptrace)", O_OUT, 0 },
 	{ "time-alignment", 0, "<mode>", "global (default) or individual", O_ALIGN, 0 },
 	{ "processes", 'j', "<n>", "parallel gnuplot processes (default: cores)", O_PROCESSES, 0 },
 	{ "format", 0, "<list>", "chart formats: png,svg (default both)", O_FORMAT, 0 },
-	{ "no-render", 0, NULL, "write .gp scripts, CSVs and HTML but do not run gnuplot", O_NO_RENDER, 0 },
+	{ "no-render", 0, NULL, "write .gp scripts, CSVs and HTML but do not run gnuplot",
+	  O_NO_RENDER, 0 },
 	{ "tp", 0, "<n>", "tensor-parallel size (when there is no topology file)", O_TP, 0 },
 	{ "pp", 0, "<n>", "pipeline-parallel size", O_PP, 0 },
 	{ "dp", 0, "<n>", "data-parallel size (default: from the highest rank)", O_DP, 0 },
@@ -41,12 +44,14 @@ static const struct cli_cmd cmd = {
 	"ppagg --base-folder <dir> [--iterations <n>...] [--db <path>] [--out <dir>]\n"
 	"             [--time-alignment global|individual] [-j <n>] [--format png,svg] [--no-render]\n"
 	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>] [--config <file>] [--quiet]\n"
-	"   or: ppagg --input <dir>/iteration_<n> [options]",
+	"   or: ppagg --input <dir>/iteration_<n> [options]\n"
+	"   or: ppagg --db <path> [--iterations <n>...] [--out <dir>] [options]",
 	"Pipeline groups, bubbles, stragglers, timeline charts and an HTML report from a "
 	"ppbatch database.",
 	options,
 	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
-	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render"
+	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render\n"
+	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis"
 };
 
 static const char *const known_keys[] = {
@@ -200,8 +205,9 @@ int main(int argc, char **argv)
 	o.individual = align && !strcmp(align, "individual");
 	if (!o.processes)
 		o.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
-	if (!o.base == !o.input || st.npos) {
-		error(st.npos ? "unexpected argument '%s'" : "give exactly one of --base-folder and --input%s",
+	if ((o.base && o.input) || (!o.base && !o.input && !o.db) || st.npos) {
+		error(st.npos ? "unexpected argument '%s'"
+			      : "give --base-folder, --input or --db (not both of the first two)%s",
 		      st.npos ? st.pos[0] : "");
 		cli_usage(&cmd);
 		goto out;
