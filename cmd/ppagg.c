@@ -36,7 +36,8 @@ static const struct cli_opt options[] = {
 	{ "iterations", 0, "<n|folder>", "iterations to aggregate (default: all)", O_ITER,
 	  CLI_MULTI },
 	{ "input", 'i', "<dir>", "one iteration folder, e.g. DIR/iteration_15", O_INPUT, 0 },
-	{ "db", 0, "<path>", "database (default: <base>/pptrace.db)", O_DB, 0 },
+	{ "db", 0, "<path>", "database (default: <base>/pptrace.db); alone, its folder is <base>",
+	  O_DB, 0 },
 	{ "out", 'o', "<dir>", "output folder (default: <base>/pptrace)", O_OUT, 0 },
 	{ "time-alignment", 0, "<mode>", "global (default) or individual", O_ALIGN, 0 },
 	{ "processes", 'j', "<n>", "parallel gnuplot processes (default: cores)", O_PROCESSES, 0 },
@@ -63,12 +64,14 @@ static const struct cli_cmd cmd = {
 	"             [--time-alignment global|individual] [-j <n>] [--format png,svg] [--no-render]\n"
 	"             [--rank-charts auto|all|flagged|none|<ranks>]\n"
 	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>] [--config <file>] [--quiet]\n"
-	"   or: ppagg --input <dir>/iteration_<n> [options]",
+	"   or: ppagg --input <dir>/iteration_<n> [options]\n"
+	"   or: ppagg --db <path> [--iterations <n>...] [--out <dir>] [options]",
 	"Pipeline groups, bubbles, stragglers, timeline charts and an HTML report from a "
 	"ppbatch database.",
 	options,
 	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
-	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render"
+	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render\n"
+	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis"
 };
 
 static const char *const known_keys[] = { "straggler_threshold",
@@ -284,8 +287,9 @@ int main(int argc, char **argv)
 	o.individual = align && !strcmp(align, "individual");
 	if (!o.processes)
 		o.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
-	if (!o.base == !o.input || st.npos) {
-		error(st.npos ? "unexpected argument '%s'" : "give exactly one of --base-folder and --input%s",
+	if ((o.base && o.input) || (!o.base && !o.input && !o.db) || st.npos) {
+		error(st.npos ? "unexpected argument '%s'"
+			      : "give --base-folder, --input or --db (not both of the first two)%s",
 		      st.npos ? st.pos[0] : "");
 		cli_usage(&cmd);
 		goto out;

@@ -10,6 +10,7 @@
  * sorted every kernel of the iteration through its record sorter: 11,000
  * instructions a kernel, 61 % of a 1,024-rank ppagg run (callgrind).
  */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,18 @@
 #include "db_int.h"
 #include "util/pp.h"
 
-enum { Q_ITERATIONS, Q_TRACES, Q_CATEGORIES, Q_STEPS, Q_BLOCKS, Q_GROUPS, Q_COUNT };
+enum {
+	Q_ITERATIONS,
+	Q_TRACES,
+	Q_CATEGORIES,
+	Q_STEPS,
+	Q_BLOCKS,
+	Q_GROUPS,
+	Q_OPS,
+	Q_OP_SOURCE,
+	Q_OP_WORKERS,
+	Q_COUNT
+};
 
 /* In enum order. */
 static const char *const query_sql[Q_COUNT] = {
@@ -52,11 +64,35 @@ static const char *const query_sql[Q_COUNT] = {
 
 	"SELECT DISTINCT pg_desc, pg_ranks FROM kernels WHERE iteration = ?1"
 	" AND pg_ranks IS NOT NULL AND pg_desc IS NOT NULL",
+
+	/* The worker as recorded with the ops (imports); the others take
+	 * theirs from the caller's topology. Trace by trace, in op order. */
+	"SELECT t.id, t.rank, w.trace_id IS NOT NULL, w.dp_rank, w.stage, w.source_id,"
+	" o.optype, o.seq_id, o.mc, o.gmc, o.mb_id, t.window_start_ns + o.start,"
+	" t.window_start_ns + o.start + o.dur"
+	" FROM traces t CROSS JOIN op_t o"
+	" ON o.rowid >= (t.id << 32) AND o.rowid < ((t.id + 1) << 32)"
+	" LEFT JOIN op_worker w ON w.trace_id = t.id"
+	" WHERE t.iteration = ?1 ORDER BY t.id, o.rowid",
+
+	"SELECT id, path, trial_name IS NOT NULL, trial_name, run_id, dp_size, pp_size,"
+	" tp_size, dsp_size, vpp_size, world_size, optype_order"
+	" FROM op_source WHERE id = ?1",
+
+	"SELECT t.id, t.rank, w.dp_rank, w.stage FROM traces t"
+	" JOIN op_worker w ON w.trace_id = t.id WHERE t.iteration = ?1 ORDER BY t.id",
 };
 
 static const char *const what[Q_COUNT] = {
-	"cannot list iterations", "cannot read traces",  "cannot read category_stats",
-	"cannot read steps",      "cannot read kernels", "cannot read process groups",
+	"cannot list iterations",
+	"cannot read traces",
+	"cannot read category_stats",
+	"cannot read steps",
+	"cannot read kernels",
+	"cannot read process groups",
+	"cannot read ops",
+	"cannot read an op-trace import",
+	"cannot read the ops' workers",
 };
 
 /* The caller's callback of one kind of row, and its context. */
@@ -68,6 +104,9 @@ struct visit {
 		int (*category)(void *ctx, const struct db_agg_category *c);
 		int (*step)(void *ctx, const struct db_agg_step *s);
 		int (*group)(void *ctx, const char *desc, const char *ranks);
+		int (*op)(void *ctx, const struct db_agg_op *o);
+		int (*source)(void *ctx, const struct db_agg_op_source *s);
+		int (*worker)(void *ctx, const struct db_agg_op_worker *w);
 	} fn;
 };
 
@@ -283,6 +322,51 @@ static int row_group(sqlite3_stmt *st, const struct visit *v)
 	return v->fn.group(v->ctx, col_text(st, 0), col_text(st, 1));
 }
 
+static int row_op(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_op o = {
+		.trace_id = col(st, 0),
+		.rank = col(st, 1),
+		.has_worker = col(st, 2) != 0,
+		.dp_rank = (int)col(st, 3),
+		.stage = (int)col(st, 4),
+		.source_id = col(st, 5),
+		.optype = (int)col(st, 6),
+		.seq_id = (int32_t)col(st, 7),
+		.mc = (int16_t)col(st, 8),
+		.gmc = (int16_t)col(st, 9),
+		.mb_id = (int16_t)col(st, 10),
+		.start_ns = col(st, 11),
+		.end_ns = col(st, 12),
+	};
+	return v->fn.op(v->ctx, &o);
+}
+
+static int row_source(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_op_source s = {
+		.id = col(st, 0),
+		.path = col_text(st, 1),
+		.has_meta = col(st, 2) != 0,
+		.trial_name = col_text(st, 3),
+		.run_id = col(st, 4),
+		.dp_size = col(st, 5),
+		.pp_size = col(st, 6),
+		.tp_size = col(st, 7),
+		.dsp_size = col(st, 8),
+		.vpp_size = col(st, 9),
+		.world_size = col(st, 10),
+		.optype_order = col_text(st, 11),
+	};
+	return v->fn.source(v->ctx, &s);
+}
+
+static int row_worker(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_op_worker w = { col(st, 0), col(st, 1), (int)col(st, 2), (int)col(st, 3) };
+	return v->fn.worker(v->ctx, &w);
+}
+
 int db_agg_iterations(struct db *db, const char *name, int (*fn)(void *ctx, int64_t iteration),
 		      void *ctx, int *found)
 {
@@ -345,6 +429,27 @@ int db_agg_process_groups(struct db *db, int64_t iteration,
 	return each(db, Q_GROUPS, iteration, NULL, row_group, &v, NULL);
 }
 
+int db_agg_ops(struct db *db, int64_t iteration, int (*fn)(void *ctx, const struct db_agg_op *o),
+	       void *ctx)
+{
+	struct visit v = { ctx, { .op = fn } };
+	return each(db, Q_OPS, iteration, NULL, row_op, &v, NULL);
+}
+
+int db_agg_op_source(struct db *db, int64_t id,
+		     int (*fn)(void *ctx, const struct db_agg_op_source *s), void *ctx, int *found)
+{
+	struct visit v = { ctx, { .source = fn } };
+	return each(db, Q_OP_SOURCE, id, NULL, row_source, &v, found);
+}
+
+int db_agg_op_workers(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_op_worker *w), void *ctx)
+{
+	struct visit v = { ctx, { .worker = fn } };
+	return each(db, Q_OP_WORKERS, iteration, NULL, row_worker, &v, NULL);
+}
+
 /* ---- the writer ---- */
 
 enum {
@@ -355,6 +460,16 @@ enum {
 	W_INS_PP,
 	W_INS_PIPE,
 	W_INS_STRAG,
+	W_DEL_TOPO,
+	W_INS_TOPO,
+	W_DEL_WI,
+	W_DEL_WI_OPTYPE,
+	W_DEL_WI_WORKER,
+	W_DEL_WI_STEP,
+	W_INS_WI,
+	W_INS_WI_OPTYPE,
+	W_INS_WI_WORKER,
+	W_INS_WI_STEP,
 	W_COMMIT,
 	W_ROLLBACK,
 	W_COUNT
@@ -373,6 +488,21 @@ static const char *const write_sql[W_COUNT] = {
 	" gap_ns, bubble_ratio) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 	"INSERT INTO agg_straggler(iteration, rank, group_kind, grp, metric,"
 	" value_ns, median_ns, excess) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	"DELETE FROM agg_topology",
+	"INSERT INTO agg_topology(rank, pp_group, stage, dp_rank) VALUES(?1, ?2, ?3, ?4)",
+	"DELETE FROM agg_whatif",
+	"DELETE FROM agg_whatif_optype",
+	"DELETE FROM agg_whatif_worker",
+	"DELETE FROM agg_whatif_step",
+	"INSERT INTO agg_whatif(id, iterations, first_iteration, last_iteration, t_base_ns,"
+	" t_ns, t_ideal_ns, slowdown, launch_slowdown, m_w, m_w_add, m_s, m_s_add,"
+	" m_w_ranks, verdict) VALUES(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
+	" ?12, ?13, ?14)",
+	"INSERT INTO agg_whatif_optype(optype, slowdown) VALUES(?1, ?2)",
+	"INSERT INTO agg_whatif_worker(rank, dp_rank, stage, s_dp, s_pp, slowdown,"
+	" clock_offset_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	"INSERT INTO agg_whatif_step(iteration, t_ns, t_ideal_ns, slowdown)"
+	" VALUES(?1, ?2, ?3, ?4)",
 	"COMMIT",
 	"ROLLBACK",
 };
@@ -475,6 +605,94 @@ int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler 
 	sqlite3_bind_int64(s, 7, r->median_ns);
 	sqlite3_bind_double(s, 8, r->excess);
 	return run(w, W_INS_STRAG, "cannot write stragglers");
+}
+
+/* A ratio, or NULL when it is not a number. */
+static void bind_real(sqlite3_stmt *st, int col, double v)
+{
+	if (!isnan(v))
+		sqlite3_bind_double(st, col, v);
+}
+
+/* A time in ns rounded to the nearest integer, or NULL. */
+static void bind_ns(sqlite3_stmt *st, int col, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_int64(st, col, llround(v));
+}
+
+int db_agg_clear_topology(struct db_agg_writer *w)
+{
+	return run(w, W_DEL_TOPO, "cannot delete ppagg's topology");
+}
+
+int db_agg_add_topology(struct db_agg_writer *w, const struct db_agg_topology *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_TOPO];
+	sqlite3_bind_int64(s, 1, r->rank);
+	sqlite3_bind_int(s, 2, r->pp_group);
+	sqlite3_bind_int(s, 3, r->stage);
+	sqlite3_bind_int(s, 4, r->dp_rank);
+	return run(w, W_INS_TOPO, "cannot write ppagg's topology");
+}
+
+int db_agg_clear_whatif(struct db_agg_writer *w)
+{
+	for (int i = W_DEL_WI; i <= W_DEL_WI_STEP; i++)
+		if (run(w, i, "cannot delete the what-if rows"))
+			return PP_EDB;
+	return 0;
+}
+
+int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_WI];
+	sqlite3_bind_int64(s, 1, r->iterations);
+	sqlite3_bind_int64(s, 2, r->first_iteration);
+	sqlite3_bind_int64(s, 3, r->last_iteration);
+	bind_ns(s, 4, r->t_base_ns);
+	bind_ns(s, 5, r->t_ns);
+	bind_ns(s, 6, r->t_ideal_ns);
+	const double ratio[] = { r->slowdown, r->launch_slowdown, r->m_w, r->m_w_add,
+				 r->m_s,      r->m_s_add };
+	for (int i = 0; i < 6; i++)
+		bind_real(s, 7 + i, ratio[i]);
+	if (r->m_w_ranks)
+		sqlite3_bind_text(s, 13, r->m_w_ranks, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 14, r->verdict, -1, SQLITE_STATIC);
+	return run(w, W_INS_WI, "cannot write whatif");
+}
+
+int db_agg_add_whatif_optype(struct db_agg_writer *w, const char *optype, double slowdown)
+{
+	sqlite3_stmt *s = w->st[W_INS_WI_OPTYPE];
+	sqlite3_bind_text(s, 1, optype, -1, SQLITE_STATIC);
+	bind_real(s, 2, slowdown);
+	return run(w, W_INS_WI_OPTYPE, "cannot write whatif_optypes");
+}
+
+int db_agg_add_whatif_worker(struct db_agg_writer *w, const struct db_agg_whatif_worker *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_WI_WORKER];
+	sqlite3_bind_int64(s, 1, r->rank);
+	sqlite3_bind_int(s, 2, r->dp_rank);
+	sqlite3_bind_int(s, 3, r->stage);
+	bind_real(s, 4, r->s_dp);
+	bind_real(s, 5, r->s_pp);
+	bind_real(s, 6, r->slowdown);
+	bind_opt(s, 7, r->has_clock_offset, r->clock_offset_ns);
+	return run(w, W_INS_WI_WORKER, "cannot write whatif_workers");
+}
+
+int db_agg_add_whatif_step(struct db_agg_writer *w, int64_t iteration, double t_ns,
+			   double t_ideal_ns, double slowdown)
+{
+	sqlite3_stmt *s = w->st[W_INS_WI_STEP];
+	sqlite3_bind_int64(s, 1, iteration);
+	bind_ns(s, 2, t_ns);
+	bind_ns(s, 3, t_ideal_ns);
+	bind_real(s, 4, slowdown);
+	return run(w, W_INS_WI_STEP, "cannot write whatif_steps");
 }
 
 int db_agg_commit(struct db_agg_writer *w)

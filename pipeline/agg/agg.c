@@ -4,6 +4,7 @@
  *   open db → iterations → load them → topology (file → sizes → inferred
  *   → none) → per iteration: agg_compute, report
  *   → one transaction rewriting pp_groups/pipelines/stragglers rows
+ *   → the what-if analysis of the iterations' ops (agg_whatif.c)
  *   → per iteration: load blocks, overview (grid, worst and flagged ranks),
  *     CSVs, chart scripts (each queued with the outputs the render plan
  *     gives it, or none), drop blocks
@@ -14,6 +15,7 @@
  * and exit code 3.
  */
 #include "agg_int.h"
+#include "agg_whatif.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +42,7 @@ struct run {
 	struct agg_iter *its;
 	struct agg_jobs jobs;
 	int partial; /* inputs missing, failed or conflicting */
+	struct agg_whatif whatif;
 };
 
 static char *path_join(const char *a, const char *b)
@@ -67,7 +70,8 @@ static int db_error(struct run *R, int rc)
 	return rc;
 }
 
-/* docs/semantics.md §7: the file, else sizes, else inference, else none. */
+/* docs/semantics.md §7: the file, else sizes, else inference, else the
+ * workers an op-trace import records, else none. */
 static int find_topology(struct run *R)
 {
 	const struct agg_opts *o = R->o;
@@ -127,6 +131,11 @@ static int find_topology(struct run *R)
 			topo_release(t);
 			topo_init(t);
 		}
+	}
+	if (t->source == TOPO_SRC_NONE && R->niters) {
+		int rc = agg_whatif_topology(R->db, R->iters, R->niters, t);
+		if (rc)
+			return db_error(R, rc);
 	}
 	if (t->source == TOPO_SRC_NONE) {
 		warn("no topology: no unique_parallel_groups_*.txt in '%s' or its iteration folders, "
@@ -491,11 +500,13 @@ static int write_comparison(struct run *R)
 	return rc;
 }
 
+/* BASE: --base-folder, else the parent of --input, else the database's
+ * folder (where ppbatch puts it by default). */
 static void resolve_paths(struct run *R)
 {
 	const struct agg_opts *o = R->o;
-	if (o->input) {
-		char *a = xstrdup(o->input);
+	if (o->input || !o->base) {
+		char *a = xstrdup(o->input ? o->input : o->db);
 		R->base = xstrdup(dirname(a));
 		free(a);
 	} else {
@@ -601,6 +612,30 @@ static int compute(struct run *R)
 	return 0;
 }
 
+/* The what-if analysis (agg_whatif.h): one line when it cannot be made. */
+static int whatif(struct run *R)
+{
+	struct agg_whatif *w = &R->whatif;
+	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, w);
+	if (rc)
+		return db_error(R, rc);
+	if (w->state == AGG_WI_INCOMPLETE || w->state == AGG_WI_REJECTED) {
+		warn("what-if: not computed: %s", w->why.buf);
+		R->partial = 1;
+	} else if (w->state == AGG_WI_NO_OPS && !R->o->quiet) {
+		fprintf(stderr,
+			"%s: what-if: no ops in these iterations (op traces: ppbatch --format "
+			"optrace)\n",
+			pp_progname());
+	}
+	for (const char *p = w->notes.buf; *p && !R->o->quiet;) {
+		int n = (int)strcspn(p, "\n");
+		fprintf(stderr, "%s: what-if: note: %.*s\n", pp_progname(), n, p);
+		p += n + (p[n] == '\n');
+	}
+	return 0;
+}
+
 /* CSVs, chart scripts and iterations.csv (each writer reports its own
  * errors). */
 static int write_outputs(struct run *R)
@@ -619,12 +654,16 @@ static void summary(struct run *R, int64_t t0, int64_t t_agg, int64_t t_files, d
 	size_t nscripts = R->jobs.written, nrendered = R->jobs.n;
 	if (o->quiet)
 		return;
+	struct strbuf head = STRBUF_INIT;
+	agg_whatif_headline(&R->whatif, &head);
 	fprintf(stderr,
 		"%s: %d iteration%s aggregated in %.2f s, %zu chart scripts written "
-		"in %.2f s%s; report: %s/index.html\n",
+		"in %.2f s%s; %s%sreport: %s/index.html\n",
 		pp_progname(), R->niters, R->niters == 1 ? "" : "s", (double)(t_agg - t0) / 1e9,
 		nscripts, (double)(t_files - t_agg) / 1e9,
-		o->render ? "" : " (not rendered: --no-render)", R->out);
+		o->render ? "" : " (not rendered: --no-render)", head.buf, head.len ? "; " : "",
+		R->out);
+	strbuf_release(&head);
 	if (o->render && nrendered)
 		fprintf(stderr, "%s: rendering: %zu charts, %.1f ms per chart (%d processes)\n",
 			pp_progname(), nrendered, render_ms / (double)nrendered, o->processes);
@@ -637,8 +676,9 @@ int agg_run(const struct agg_opts *o)
 	double render_ms = 0;
 	int64_t t0 = pp_now_ns();
 	topo_init(&R.topo);
+	agg_whatif_init(&R.whatif);
 	resolve_paths(&R);
-	if (load(&R) || find_topology(&R) || compute(&R))
+	if (load(&R) || find_topology(&R) || compute(&R) || whatif(&R))
 		goto out;
 	int64_t t_agg = pp_now_ns();
 	if (write_outputs(&R))
@@ -659,6 +699,7 @@ out:
 	free(R.its);
 	free(R.iters);
 	topo_release(&R.topo);
+	agg_whatif_release(&R.whatif);
 	db_close(R.db);
 	agg_jobs_release(&R.jobs);
 	free(R.base);

@@ -186,8 +186,10 @@ static int add_trace(void *ctx, const struct db_agg_trace *t)
 	r->path = dup(it, t->path);
 	r->status = status_name(t->status);
 	r->error = dup(it, t->error);
-	r->mode = t->has_mode ? rr_mode_name(t->mode == DB_MODE_GENERIC ? RR_GENERIC : RR_MEGATRON)
-			      : NULL;
+	r->mode = !t->has_mode ? NULL
+		  : t->mode == DB_MODE_OPTRACE
+			  ? "optrace" /* an op-trace import */
+			  : rr_mode_name(t->mode == DB_MODE_GENERIC ? RR_GENERIC : RR_MEGATRON);
 	if (!it->folder && r->folder)
 		it->folder = r->folder;
 	bool ok = t->status != DB_STATUS_FAILED;

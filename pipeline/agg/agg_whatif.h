@@ -1,0 +1,74 @@
+/* agg_whatif.h — ppagg's what-if analysis (docs/whatif.md): how much faster
+ * the job would run without its stragglers, and who they are.
+ *
+ * agg_whatif_run() takes the ops (the database's `ops`) of the traces ppagg
+ * aggregates in the iterations it aggregates — a rank in conflict or
+ * without a rank brings none — places each trace on its worker (as its
+ * source recorded it, else by the topology), checks that every iteration
+ * holds the complete DP x PP grid, runs the engine (whatif/whatif.h) and
+ * rewrites the views whatif, whatif_optypes, whatif_workers and
+ * whatif_steps (and ppagg's topology, which places Kineto traces' ops in
+ * the `ops` view) in one transaction. The views then hold this run's
+ * analysis, or nothing when it could not be made.
+ *
+ * For the report: state says what there is; when AGG_WI_DONE, r is the
+ * engine's whole result (per step, S_t per group in r.by_group, workers by
+ * S_w descending with r.n_mw the ones M_W removes, M_W, M_S, the verdict)
+ * and shape its sizes; why says what is missing otherwise.
+ */
+#ifndef AGG_WHATIF_H
+#define AGG_WHATIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/strbuf.h"
+#include "whatif/whatif.h"
+
+struct agg_iter;
+struct db;
+struct topology;
+
+enum agg_wi_state {
+	AGG_WI_NO_OPS = 0, /* no aggregated trace has ops (nothing to say) */
+	AGG_WI_INCOMPLETE, /* ops, but no complete DP x PP grid in every
+			    * iteration: why says what is missing */
+	AGG_WI_REJECTED,   /* the engine refused the ops: why is its message */
+	AGG_WI_DONE        /* r holds the analysis */
+};
+
+struct agg_whatif {
+	enum agg_wi_state state;
+	struct strbuf why;
+	size_t nops;               /* ops analysed */
+	double seconds;            /* reading, analysing and storing them */
+	struct whatif_shape shape; /* AGG_WI_DONE */
+	struct whatif_result r;    /* AGG_WI_DONE */
+	struct strbuf notes;       /* the engine's notes (placeholders, meta) */
+	struct strbuf mw_ranks;    /* the M_W workers' ranks: "0, 8" */
+};
+
+void agg_whatif_init(struct agg_whatif *w);
+void agg_whatif_release(struct agg_whatif *w);
+
+/* The topology of an op-trace import: the workers its traces record in
+ * the iterations iters[0..n), when they form one complete DP x PP grid with
+ * one rank per cell, the same in every iteration (topo_from_grid()). Leaves
+ * t alone otherwise. 0 or PP_EDB. */
+int agg_whatif_topology(struct db *db, const int *iters, int n, struct topology *t);
+
+/* Analyses the ops of the n iterations its (the ranks ppagg loaded; t
+ * indexed, or without a source) and stores the result. Returns 0 — also
+ * when there is nothing to analyse or the ops are incomplete (w->state) —
+ * or PP_EDB with db_errmsg(db). */
+int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
+		   struct agg_whatif *w);
+
+/* Appends the headline for ppagg's summary line: "what-if: S 1.973,
+ * verdict worker, M_W 1.002 (1 worker), M_S -0.001; top workers: rank 0
+ * (dp 0, stage 0) 1.973, ... (117216 ops in 0.21 s)" (three workers), or
+ * that S is below the threshold, or that it was not computed; nothing for
+ * AGG_WI_NO_OPS. */
+void agg_whatif_headline(const struct agg_whatif *w, struct strbuf *sb);
+
+#endif
