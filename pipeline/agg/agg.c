@@ -645,6 +645,11 @@ static int write_outputs(struct run *R)
 	for (int i = 0; i < R->niters; i++)
 		if (iteration_outputs(R, &R->its[i]))
 			return PP_EIO;
+	/* The what-if charts: few and at the top of the report, always rendered. */
+	struct agg_chart_opts co = { .png = R->o->png, .svg = R->o->svg };
+	plan(R, &co, true, false);
+	if (agg_whatif_charts(R->out, &R->whatif, &co, &R->jobs))
+		return PP_EIO;
 	return write_comparison(R);
 }
 
@@ -688,7 +693,7 @@ int agg_run(const struct agg_opts *o)
 		nfail_render = agg_render(&R.jobs, o->processes, &render_ms, o->quiet);
 	struct agg_opts shown = *o;
 	shown.db = R.db_path;
-	if (agg_html_write(R.out, &shown, &R.topo, R.its, (size_t)R.niters))
+	if (agg_html_write(R.out, &shown, &R.topo, R.its, (size_t)R.niters, &R.whatif))
 		goto out;
 	summary(&R, t0, t_agg, t_files, render_ms);
 	exit_code = R.partial || nfail_render ? PP_EXIT_PARTIAL : PP_EXIT_OK;

@@ -670,7 +670,7 @@ static void index_header(struct strbuf *h, const struct agg_opts *o, const struc
 }
 
 int agg_html_write(const char *out, const struct agg_opts *o, const struct topology *t,
-		   const struct agg_iter *its, size_t n)
+		   const struct agg_iter *its, size_t n, const struct agg_whatif *w)
 {
 	struct strbuf h = STRBUF_INIT;
 	char name[64], title[64];
@@ -688,6 +688,7 @@ int agg_html_write(const char *out, const struct agg_opts *o, const struct topol
 		strbuf_reset(&h);
 		page_begin(&h, "pptrace report");
 		index_header(&h, o, t, its, n);
+		agg_whatif_html(&h, out, w);
 		comparison(&h, its, n);
 		for (size_t i = 0; i < n; i++)
 			iteration_summary(&h, out, t, &its[i]);

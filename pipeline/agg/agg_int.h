@@ -222,12 +222,23 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 int agg_chart_overview(const char *dir, const struct agg_iter *it, const struct agg_chart_opts *co,
 		       struct agg_jobs *jobs);
 
+/* ---- the what-if in the report (agg_whatif_report.c) ---- */
+struct agg_whatif;
+/* <out>/whatif/: sw.gp (S_w heatmap), step.gp (one step, measured and
+ * ideal) and timeline.json (the step for Perfetto); nothing unless the
+ * analysis was made. 0 or PP_EIO. */
+int agg_whatif_charts(const char *out, const struct agg_whatif *w, const struct agg_chart_opts *co,
+		      struct agg_jobs *jobs);
+/* The "What if" section of index.html; one line when there is nothing to
+ * say. */
+void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif *w);
+
 /* ---- report (agg_html.c) ---- */
 /* index.html (the summary, overview and worst ranks of every iteration)
  * and iteration_<N>.html (its pipelines, group charts, ranks and rank
  * charts). */
 int agg_html_write(const char *out, const struct agg_opts *o, const struct topology *t,
-		   const struct agg_iter *its, size_t n);
+		   const struct agg_iter *its, size_t n, const struct agg_whatif *w);
 /* Appends s to sb with &<>"' escaped. */
 void agg_html_escape(struct strbuf *sb, const char *s);
 
