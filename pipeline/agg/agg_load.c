@@ -94,6 +94,7 @@ void agg_iter_release(struct agg_iter *it)
 			free(it->ranks[i].blocks);
 	free(it->ranks);
 	agg_result_release(&it->res);
+	agg_overview_release(&it->ov);
 	arena_release(&it->arena);
 	memset(it, 0, sizeof(*it));
 }

@@ -331,6 +331,7 @@ void agg_whatif_release(struct agg_whatif *w)
 	strbuf_release(&w->why);
 	strbuf_release(&w->notes);
 	strbuf_release(&w->mw_ranks);
+	free(w->step.op);
 	agg_whatif_init(w);
 }
 
@@ -380,6 +381,7 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 			whatif_shape(e, &w->shape);
 			strbuf_addstr(&w->notes, whatif_notes(e));
 			whatif_run(e, &w->r);
+			agg_whatif_capture(e, w);
 			whatif_free(e);
 			w->state = AGG_WI_DONE;
 			format_ranks(w);

@@ -37,6 +37,25 @@ enum agg_wi_state {
 	AGG_WI_DONE        /* r holds the analysis */
 };
 
+/* One step of the analysis for the report (agg_whatif_report.c): every
+ * op of every replica, recorded ("measured", from whatif_recorded()) and
+ * simulated ideal (whatif_timeline(WI_SCEN_IDEAL)), ns from the step's
+ * start. The step is the one with the largest per-step slowdown. */
+struct agg_wi_op {
+	int stage, optype;
+	int32_t seq;
+	int16_t mc;
+	bool placeholder;
+	double ms, me; /* measured start, end */
+	double is, ie; /* ideal start, end */
+};
+struct agg_wi_step {
+	size_t index; /* into r.step */
+	int dp;
+	size_t nodes;         /* ops per replica */
+	struct agg_wi_op *op; /* [dp_rank * nodes + v]; NULL when not captured */
+};
+
 struct agg_whatif {
 	enum agg_wi_state state;
 	struct strbuf why;
@@ -46,7 +65,12 @@ struct agg_whatif {
 	struct whatif_result r;    /* AGG_WI_DONE */
 	struct strbuf notes;       /* the engine's notes (placeholders, meta) */
 	struct strbuf mw_ranks;    /* the M_W workers' ranks: "0, 8" */
+	struct agg_wi_step step;   /* AGG_WI_DONE: one step for the report */
 };
+
+/* Fills w->step from the engine e (after whatif_run() into w->r);
+ * agg_whatif_report.c. */
+void agg_whatif_capture(struct whatif *e, struct agg_whatif *w);
 
 void agg_whatif_init(struct agg_whatif *w);
 void agg_whatif_release(struct agg_whatif *w);
