@@ -45,7 +45,7 @@ static const struct cli_opt options[] = {
 	{ "no-render", 0, NULL, "write .gp scripts, CSVs and HTML but do not run gnuplot",
 	  O_NO_RENDER, 0 },
 	{ "rank-charts", 0, "<which>",
-	  "rank charts to render: auto (default: all up to 64 ranks, "
+	  "rank charts to render: auto (default: all while ranks x iterations <= 64, "
 	  "else flagged), all, flagged, none, or a rank list such as 0-7,77 (flagged plus these)",
 	  O_RANK_CHARTS, 0 },
 	{ "tp", 0, "<n>", "tensor-parallel size (when there is no topology file)", O_TP, 0 },

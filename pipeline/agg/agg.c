@@ -329,8 +329,12 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 	if (agg_mkdir_p(idir))
 		return PP_EIO;
 	agg_overview_compute(it, t, o->rank_list, o->nrank_list);
+	/* auto: every rank chart while the run draws at most that many
+	 * (ranks × iterations): an imported op trace of 16 ranks and 44 steps
+	 * would otherwise render 1,400 charts. */
 	it->ov.all = o->rank_charts == AGG_RC_ALL ||
-		     (o->rank_charts == AGG_RC_AUTO && it->nranks <= AGG_AUTO_ALL_RANKS);
+		     (o->rank_charts == AGG_RC_AUTO &&
+		      (int64_t)it->nranks * R->niters <= AGG_AUTO_ALL_RANKS);
 	rc = write_iter_csvs(R, it, idir);
 	snprintf(dir, sizeof(dir), "%s/overview", idir);
 	plan(R, &co, true, false);

@@ -23,7 +23,8 @@ struct topology;
 /* Which ranks get their own charts rendered (--rank-charts); the scripts
  * of every rank are written whatever the choice. */
 enum agg_rank_charts {
-	AGG_RC_AUTO,    /* all up to AGG_AUTO_ALL_RANKS ranks, else flagged */
+	AGG_RC_AUTO,    /* all while ranks × iterations <= AGG_AUTO_ALL_RANKS,
+			 * else flagged */
 	AGG_RC_ALL,     /* every chart in every format */
 	AGG_RC_FLAGGED, /* stragglers, worst ranks, failed ranks, the listed ones */
 	AGG_RC_NONE     /* no rank chart (groups and overview still) */

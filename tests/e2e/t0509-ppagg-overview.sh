@@ -96,4 +96,19 @@ is "16 ranks: every script has its PNG" "$gps" \
 is "16 ranks: every script has its SVG" "$gps" \
 	"$(cd small/pptrace && find . -name '*.svg' | sort | sed 's/\.svg$//')"
 is "16 ranks: 16 rank timelines" 16 "$(ls small/pptrace/iteration_15/rank_*/timeline.png | wc -l)"
+
+# The same 16 ranks in five iterations are 80 rank charts: above 64, auto
+# renders only the flagged ranks (an op trace of many steps would otherwise
+# render ranks × steps charts).
+mkdir -p five
+$mk --db five/pptrace.db --tp 2 --pp 4 --dp 2 --mb 4 --straggler 5:1.3 --iterations 15,16,17,18,19 \
+	--topology five/unique_parallel_groups_1.txt
+ppagg --base-folder five -j 2 -q
+is "16 ranks x 5 iterations: rendered" 0 $?
+n=$(ls five/pptrace/iteration_1[5-9]/rank_*/timeline.png 2>/dev/null | wc -l)
+ok_if "16 ranks x 5 iterations: only flagged rank charts ($n of 80)" test "$n" -gt 0 -a "$n" -lt 80
+ok_if "16 ranks x 5 iterations: the straggler's chart is among them" \
+	test -s five/pptrace/iteration_15/rank_5/timeline.png
+is "16 ranks x 5 iterations: every rank's script is written" 80 \
+	"$(ls five/pptrace/iteration_1[5-9]/rank_*/timeline.gp | wc -l)"
 done_testing
