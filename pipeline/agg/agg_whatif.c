@@ -376,12 +376,13 @@ static void format_ranks(struct agg_whatif *w)
 		strbuf_addf(&w->mw_ranks, "%s%d", i ? ", " : "", (int)w->r.workers[i].rank);
 }
 
-/* The worker's clock offset, when the times were corrected by them. */
+/* The clock offset taken off the worker's times (0 when the estimates were
+ * within their error and nothing was corrected); false for op traces. */
 static bool worker_offset(const struct agg_whatif *w, const struct wi_worker *x, int64_t *off)
 {
 	if (!w->has_clock || x->stage >= w->clock.pp || x->dp_rank >= w->clock.dp)
 		return false;
-	*off = w->clock.offset_ns[x->stage * w->clock.dp + x->dp_rank];
+	*off = w->clock_corrected ? w->clock.offset_ns[x->stage * w->clock.dp + x->dp_rank] : 0;
 	return true;
 }
 

@@ -24,9 +24,14 @@
 #include "util/pp.h"
 #include "whatif_int.h"
 
+/* One pair of ops of workers a and b that sync: in a's clock b's interval
+ * is shifted by δ = offset_b − offset_a, and d = end_b − end_a is δ when
+ * the two end together; as both run at the instant they sync, their
+ * intervals overlap in true time, so lo = start_b − end_a ≤ δ ≤ hi =
+ * end_b − start_a whatever their ends. */
 struct sample {
 	int32_t a, b; /* workers, a < b */
-	double d;     /* end(b) − end(a) */
+	double d, lo, hi;
 };
 
 struct edge {
@@ -41,7 +46,9 @@ struct samples {
 	size_t n, cap;
 };
 
-static void push(struct samples *S, int32_t a, int32_t b, double d)
+/* The sample of the ops (sa, ea) of worker a and (sb, eb) of worker b. */
+static void push(struct samples *S, int32_t a, int32_t b, double sa, double ea, double sb,
+		 double eb)
 {
 	if (a == b)
 		return;
@@ -49,7 +56,16 @@ static void push(struct samples *S, int32_t a, int32_t b, double d)
 		S->cap = S->cap ? 2 * S->cap : 1024;
 		S->v = xrealloc(S->v, S->cap * sizeof(*S->v));
 	}
-	S->v[S->n++] = a < b ? (struct sample){ a, b, d } : (struct sample){ b, a, -d };
+	S->v[S->n++] = a < b ? (struct sample){ a, b, eb - ea, sb - ea, eb - sa }
+			     : (struct sample){ b, a, ea - eb, sa - eb, ea - sb };
+}
+
+/* Node v's interval in lane (si, d) into (*s, *e). */
+static void at(const struct whatif *e, size_t si, size_t v, size_t d, double *s, double *t)
+{
+	size_t i = wi_idx(e, si, v, d);
+	*s = e->rs[i];
+	*t = e->re[i];
 }
 
 static int cmp_sample(const void *pa, const void *pb)
@@ -59,7 +75,11 @@ static int cmp_sample(const void *pa, const void *pb)
 		return x->a < y->a ? -1 : 1;
 	if (x->b != y->b)
 		return x->b < y->b ? -1 : 1;
-	return (x->d > y->d) - (x->d < y->d);
+	if (x->d != y->d)
+		return x->d < y->d ? -1 : 1;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi > y->hi) - (x->hi < y->hi);
 }
 
 static int cmp_double(const void *pa, const void *pb)
@@ -88,24 +108,29 @@ static void collect(const struct whatif *e, struct samples *S)
 	for (size_t g = 0; g < e->ngroups; g++) {
 		const struct wi_sync *G = &e->group[g];
 		const int32_t *m = e->gmem + G->first;
+		double sa, ea, sb, eb;
 		if (G->dpsync && G->n == 1) { /* a DP collective: replicas end together */
 			size_t v = (size_t)m[0];
 			int32_t base = e->node[v].stage * e->dp;
 			for (size_t si = 0; si < e->nsteps; si++)
-				for (size_t d = 1; d < DP; d++)
-					if (usable(e, si, v, 0) && usable(e, si, v, d))
-						push(S, base, base + (int32_t)d,
-						     e->re[wi_idx(e, si, v, d)] -
-							     e->re[wi_idx(e, si, v, 0)]);
+				for (size_t d = 1; d < DP; d++) {
+					if (!usable(e, si, v, 0) || !usable(e, si, v, d))
+						continue;
+					at(e, si, v, 0, &sa, &ea);
+					at(e, si, v, d, &sb, &eb);
+					push(S, base, base + (int32_t)d, sa, ea, sb, eb);
+				}
 		} else if (!G->dpsync && G->n == 2) { /* a p2p or the embedding pair */
 			size_t v = (size_t)m[0], u = (size_t)m[1];
 			int32_t a = e->node[v].stage * e->dp, b = e->node[u].stage * e->dp;
 			for (size_t si = 0; si < e->nsteps; si++)
-				for (size_t d = 0; d < DP; d++)
-					if (usable(e, si, v, d) && usable(e, si, u, d))
-						push(S, a + (int32_t)d, b + (int32_t)d,
-						     e->re[wi_idx(e, si, u, d)] -
-							     e->re[wi_idx(e, si, v, d)]);
+				for (size_t d = 0; d < DP; d++) {
+					if (!usable(e, si, v, d) || !usable(e, si, u, d))
+						continue;
+					at(e, si, v, d, &sa, &ea);
+					at(e, si, u, d, &sb, &eb);
+					push(S, a + (int32_t)d, b + (int32_t)d, sa, ea, sb, eb);
+				}
 		}
 	}
 }
@@ -115,34 +140,54 @@ static void collect(const struct whatif *e, struct samples *S)
  * neighbour too) spread over tens of µs to ms, on both sides. */
 #define CLOCK_WINDOW_NS 2000.0
 
-/* One edge per worker pair: where its samples are densest (the most of
- * them within CLOCK_WINDOW_NS; the first such window), the median of those,
- * their spread (median absolute deviation) and the weight n / (spread² +
- * 1 µs²) of the n in it. */
+/* One edge per worker pair, from its distinct samples (the rows of one
+ * combined call pair with the same partner call more than once): the
+ * samples whose d lies within every sample's [lo, hi] (give or take the
+ * window; all of them when the bounds disagree), where those are densest
+ * (the most within CLOCK_WINDOW_NS; of such windows the narrowest, then
+ * the first), the median of the ones there, their spread (median absolute
+ * deviation) and the weight n / (spread² + 1 µs²) of the n there. */
 static size_t edges_of(struct samples *S, struct edge **out)
 {
 	qsort(S->v, S->n, sizeof(*S->v), cmp_sample);
 	struct edge *E = xmalloc((S->n + 1) * sizeof(*E));
 	double *x = xmalloc((S->n + 1) * sizeof(*x));
-	size_t ne = 0;
+	size_t ne = 0, keep = 0;
+	for (size_t i = 0; i < S->n; i++) /* distinct samples */
+		if (!keep || cmp_sample(&S->v[keep - 1], &S->v[i]))
+			S->v[keep++] = S->v[i];
+	S->n = keep;
 	for (size_t i = 0, j; i < S->n; i = j) {
-		for (j = i; j < S->n && S->v[j].a == S->v[i].a && S->v[j].b == S->v[i].b; j++)
-			;
+		double lo = -INFINITY, hi = INFINITY;
+		for (j = i; j < S->n && S->v[j].a == S->v[i].a && S->v[j].b == S->v[i].b; j++) {
+			lo = S->v[j].lo > lo ? S->v[j].lo : lo;
+			hi = S->v[j].hi < hi ? S->v[j].hi : hi;
+		}
+		if (lo > hi + CLOCK_WINDOW_NS) { /* inconsistent: no bounds */
+			lo = -INFINITY;
+			hi = INFINITY;
+		}
 		const struct sample *v = S->v + i; /* sorted by d */
-		size_t n = j - i, lo = 0, best = 0, most = 0;
-		for (size_t hi = 0; hi < n; hi++) {
-			while (v[hi].d - v[lo].d > CLOCK_WINDOW_NS)
-				lo++;
-			if (hi - lo + 1 > most) {
-				most = hi - lo + 1;
-				best = lo;
+		size_t n = 0, first = 0, best = 0, most = 0;
+		for (size_t k = 0; k < j - i; k++)
+			if (v[k].d >= lo - CLOCK_WINDOW_NS && v[k].d <= hi + CLOCK_WINDOW_NS)
+				x[n++] = v[k].d;
+		if (!n) /* none fits: take them all */
+			for (size_t k = 0; k < j - i; k++)
+				x[n++] = v[k].d;
+		for (size_t k = 0; k < n; k++) {
+			while (x[k] - x[first] > CLOCK_WINDOW_NS)
+				first++;
+			size_t m = k - first + 1;
+			if (m > most ||
+			    (m == most && x[k] - x[first] < x[best + most - 1] - x[best])) {
+				most = m;
+				best = first;
 			}
 		}
+		double med = median(x + best, most);
 		for (size_t k = 0; k < most; k++)
-			x[k] = v[best + k].d;
-		double med = median(x, most);
-		for (size_t k = 0; k < most; k++)
-			x[k] = fabs(x[k] - med);
+			x[k] = fabs(x[best + k] - med);
 		qsort(x, most, sizeof(*x), cmp_double);
 		double mad = median(x, most);
 		E[ne++] = (struct edge){ v->a, v->b, med, (double)most / (mad * mad + 1e6),

@@ -89,7 +89,7 @@ static int64_t max_error(const struct whatif_clock *clk, const int64_t *off)
 	for (int w = 0; w < clk->dp * clk->pp; w++) {
 		int64_t want = off ? off[w] - off[clk->ref] : 0;
 		most = llabs(clk->offset_ns[w] - want) > most ? llabs(clk->offset_ns[w] - want)
-							       : most;
+							      : most;
 	}
 	return most;
 }
@@ -161,8 +161,9 @@ static void test_late_p2p(void **state)
 		job(&t, &c, off, 500, 60, 9);
 		estimate(&t, &clk);
 		int64_t err = max_error(&clk, off);
-		print_message("dp %d, 60 %% late p2p ends: largest error %lld ns, reported %lld ns\n",
-			      dp, (long long)err, (long long)clk.error_ns);
+		print_message(
+			"dp %d, 60 %% late p2p ends: largest error %lld ns, reported %lld ns\n", dp,
+			(long long)err, (long long)clk.error_ns);
 		assert_true(clk.connected);
 		assert_true(err <= 1000);
 		whatif_clock_release(&clk);
