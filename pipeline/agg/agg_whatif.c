@@ -183,6 +183,8 @@ static int infer_vpp(const struct wi_table *tab, const int32_t *step, int P, int
 {
 	bool fits[VPP_MAX + 1];
 	bool told = false;
+	if (P < 1)
+		return 0;
 	for (int v = 1; v <= VPP_MAX; v++)
 		fits[v] = true;
 	for (size_t i = 0, j; i < tab->n; i = j) {
@@ -234,7 +236,7 @@ static int infer_vpp(const struct wi_table *tab, const int32_t *step, int P, int
 /* The chunk, micro-batch and global chunk of the ops that name a step. */
 static void label(struct wi_table *tab, const int32_t *step, int P, int vpp)
 {
-	for (size_t i = 0; i < tab->n; i++) {
+	for (size_t i = 0; i < tab->n && P >= 1 && vpp >= 1; i++) {
 		struct wi_op *o = &tab->ops[i];
 		if (step[i] < 0)
 			continue;
