@@ -5,7 +5,7 @@
 # chunk and micro-batch labels ppagg gives from the topology and the VPP it
 # reads off the schedule. Layouts: VPP 1, 2 and 3, TP, CP, DP 1-2, both
 # --grad-reduce and both --param-gather variants, recompute, shifted host
-# clocks, no pipeline at all.
+# clocks, no pipeline at all; an agg.vpp that the schedule contradicts.
 source "$PP_ROOT/tests/lib.sh"
 ops_view() {
 	sql -csv -header "$1/pptrace.db" "SELECT iteration, rank, dp_rank, stage, optype, seq_id,
@@ -34,6 +34,15 @@ check vpp3 3 --pp 2 --vpp 3 --tp 2 --cp 2 --dp 2 -m 4 --param-gather forward \
 	--gpus-per-host 2 --clock-skew-max 500
 check pp1 1 --pp 1 --tp 2 --dp 2 -m 3 --iterations 5,6
 check dp1 2 --pp 4 --vpp 2 -m 4 --grad-reduce finish
+printf '[agg]\nvpp = 2\n' >vpp2.ini
+ppagg --base-folder vpp1 --config vpp2.ini --no-render 2>vpp1.err >/dev/null
+is "agg.vpp = 2 on a 1F1B job: exit 0" 0 $?
+is "... the schedule's VPP is used, and said" "1|1" \
+	"$(sql vpp1/pptrace.db "SELECT vpp, instr(notes, 'vpp: agg.vpp = 2 does not fit the schedule; 1 does') > 0
+		FROM whatif")"
+ok_if "... on stderr too" grep -q "what-if: note: vpp: agg.vpp = 2 does not fit" vpp1.err
+ops_view vpp1 >vpp1.again.csv
+ok_if "... and the ops view is still .truth/ops.csv" diff vpp1.again.csv vpp1/.truth/ops.csv
 is "a cell of TP 2 x CP 2 ranks: its lowest is the worker" "4|lowest rank of each (dp_rank, stage) cell" \
 	"$(sql vpp3/pptrace.db "SELECT ranks_per_cell, cell_ops FROM whatif")"
 is "... the workers are those ranks" "0 4 8 12" \
