@@ -88,8 +88,8 @@ enum stmt_id {
 #define KBATCH 32
 /* Ops likewise, with their rowid (op_t is only ever written by one trace
  * transaction at a time and rows are few per trace). */
-#define OCOLS 8
-#define OROW "(?,?,?,?,?,?,?,?)"
+#define OCOLS 9
+#define OROW "(?,?,?,?,?,?,?,?,?)"
 #define OROW4 OROW "," OROW "," OROW "," OROW
 #define OROW16 OROW4 "," OROW4 "," OROW4 "," OROW4
 #define OBATCH 32
@@ -149,9 +149,9 @@ static const char *const stmt_sql[S_COUNT] = {
 	" WHERE path = ?1 AND file IS NULL",
 	"DELETE FROM op_t WHERE rowid >= (?1 << 32) AND rowid < ((?1 + 1) << 32)",
 	"DELETE FROM op_worker WHERE trace_id = ?1",
-	"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur)"
-	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
-	"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur)"
+	"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+	"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
 	" VALUES " OROW16 "," OROW16,
 	"INSERT INTO op_worker(trace_id, source_id, dp_rank, stage)"
 	" VALUES(?1,?2,?3,?4)",
@@ -849,9 +849,14 @@ static int flush_ops(struct db *db)
 		sqlite3_stmt *s = stmt_rebound(db, per == OBATCH ? S_INS_OPS : S_INS_OP);
 		if (!s)
 			return PP_EDB;
-		for (int k = 0; k < per; k++)
-			for (int c = 0; c < OCOLS; c++)
+		for (int k = 0; k < per; k++) {
+			for (int c = 0; c < OCOLS - 1; c++)
 				sqlite3_bind_int64(s, k * OCOLS + c + 1, db->orow[r + k][c]);
+			if (db->orow[r + k][OCOLS - 1] >= 0) /* step_seq, else NULL */
+				sqlite3_bind_int64(s, (k + 1) * OCOLS, db->orow[r + k][OCOLS - 1]);
+			else
+				sqlite3_bind_null(s, (k + 1) * OCOLS);
+		}
 		if (run(db, s, "cannot insert ops"))
 			return PP_EDB;
 	}
@@ -875,6 +880,7 @@ int db_trace_add_op(struct db *db, const struct db_op *op)
 	row[5] = op->mb_id;
 	row[6] = op->start_ns - db->window_start_ns;
 	row[7] = op->end_ns - op->start_ns;
+	row[8] = op->has_step ? op->step_seq : -1;
 	return db->nop == OBATCH ? flush_ops(db) : 0;
 }
 

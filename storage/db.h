@@ -144,6 +144,10 @@ struct db_op {
 	int16_t mc, gmc, mb_id;   /* chunk, global chunk, micro-batch; -1 = none */
 	int64_t start_ns, end_ns; /* absolute; stored relative to the trace's
 				    * window_start_ns (so set has_metrics) */
+	bool has_step;            /* ppagg labels the op from a step: */
+	int32_t step_seq;         /* the seq of the fwd/bwd step whose VPP
+				    * labels give mc (and mb_id of a compute)
+				    * and gmc (struct rr_op) */
 };
 /* Adds an op to the open trace. 0 or PP_EDB. */
 int db_trace_add_op(struct db *db, const struct db_op *op);

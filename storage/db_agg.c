@@ -69,7 +69,7 @@ static const char *const query_sql[Q_COUNT] = {
 	 * theirs from the caller's topology. Trace by trace, in op order. */
 	"SELECT t.id, t.rank, w.trace_id IS NOT NULL, w.dp_rank, w.stage, w.source_id,"
 	" o.optype, o.seq_id, o.mc, o.gmc, o.mb_id, t.window_start_ns + o.start,"
-	" t.window_start_ns + o.start + o.dur"
+	" t.window_start_ns + o.start + o.dur, o.step_seq IS NOT NULL, o.step_seq"
 	" FROM traces t CROSS JOIN op_t o"
 	" ON o.rowid >= (t.id << 32) AND o.rowid < ((t.id + 1) << 32)"
 	" LEFT JOIN op_worker w ON w.trace_id = t.id"
@@ -338,6 +338,8 @@ static int row_op(sqlite3_stmt *st, const struct visit *v)
 		.mb_id = (int16_t)col(st, 10),
 		.start_ns = col(st, 11),
 		.end_ns = col(st, 12),
+		.has_step = col(st, 13) != 0,
+		.step_seq = (int32_t)col(st, 14),
 	};
 	return v->fn.op(v->ctx, &o);
 }
@@ -489,15 +491,17 @@ static const char *const write_sql[W_COUNT] = {
 	"INSERT INTO agg_straggler(iteration, rank, group_kind, grp, metric,"
 	" value_ns, median_ns, excess) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	"DELETE FROM agg_topology",
-	"INSERT INTO agg_topology(rank, pp_group, stage, dp_rank) VALUES(?1, ?2, ?3, ?4)",
+	"INSERT INTO agg_topology(rank, pp_group, stage, dp_rank, pp_size, vpp)"
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 	"DELETE FROM agg_whatif",
 	"DELETE FROM agg_whatif_optype",
 	"DELETE FROM agg_whatif_worker",
 	"DELETE FROM agg_whatif_step",
 	"INSERT INTO agg_whatif(id, iterations, first_iteration, last_iteration, t_base_ns,"
 	" t_ns, t_ideal_ns, slowdown, launch_slowdown, m_w, m_w_add, m_s, m_s_add,"
-	" m_w_ranks, verdict) VALUES(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
-	" ?12, ?13, ?14)",
+	" m_w_ranks, verdict, ranks_per_cell, cell_ops, vpp, clock_error_ns, notes)"
+	" VALUES(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+	" ?17, ?18, ?19)",
 	"INSERT INTO agg_whatif_optype(optype, slowdown) VALUES(?1, ?2)",
 	"INSERT INTO agg_whatif_worker(rank, dp_rank, stage, s_dp, s_pp, slowdown,"
 	" clock_offset_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -633,6 +637,8 @@ int db_agg_add_topology(struct db_agg_writer *w, const struct db_agg_topology *r
 	sqlite3_bind_int(s, 2, r->pp_group);
 	sqlite3_bind_int(s, 3, r->stage);
 	sqlite3_bind_int(s, 4, r->dp_rank);
+	bind_opt(s, 5, r->pp_size > 0, r->pp_size);
+	bind_opt(s, 6, r->vpp > 0, r->vpp);
 	return run(w, W_INS_TOPO, "cannot write ppagg's topology");
 }
 
@@ -660,6 +666,13 @@ int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r)
 	if (r->m_w_ranks)
 		sqlite3_bind_text(s, 13, r->m_w_ranks, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 14, r->verdict, -1, SQLITE_STATIC);
+	bind_opt(s, 15, r->ranks_per_cell > 0, r->ranks_per_cell);
+	if (r->cell_ops)
+		sqlite3_bind_text(s, 16, r->cell_ops, -1, SQLITE_STATIC);
+	bind_opt(s, 17, r->vpp > 0, r->vpp);
+	bind_opt(s, 18, r->has_clock_error, r->clock_error_ns);
+	if (r->notes)
+		sqlite3_bind_text(s, 19, r->notes, -1, SQLITE_STATIC);
 	return run(w, W_INS_WI, "cannot write whatif");
 }
 

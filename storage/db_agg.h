@@ -102,6 +102,8 @@ struct db_agg_op {
 	int optype;        /* enum op_type (model/optype.h) */
 	int32_t seq_id;
 	int16_t mc, gmc, mb_id;
+	bool has_step;    /* labelled from a step (db_op): */
+	int32_t step_seq; /* ... the seq of that fwd/bwd step */
 	int64_t start_ns, end_ns;
 };
 /* The ops of iteration, trace by trace (ascending id), each trace's in the
@@ -177,6 +179,7 @@ void db_agg_rollback(struct db_agg_writer *w);
 struct db_agg_topology {
 	int64_t rank;
 	int pp_group, stage, dp_rank; /* dp_rank: the rank's model replica */
+	int pp_size, vpp;             /* label the ops (op_t.step_seq); 0 = NULL */
 };
 int db_agg_clear_topology(struct db_agg_writer *w);
 int db_agg_add_topology(struct db_agg_writer *w, const struct db_agg_topology *r);
@@ -190,6 +193,12 @@ struct db_agg_whatif {
 	double slowdown, launch_slowdown, m_w, m_w_add, m_s, m_s_add;
 	const char *m_w_ranks; /* or NULL */
 	const char *verdict;
+	int64_t ranks_per_cell; /* 0 = NULL */
+	const char *cell_ops;   /* or NULL */
+	int vpp;                /* 0 = NULL */
+	bool has_clock_error;
+	int64_t clock_error_ns;
+	const char *notes; /* or NULL */
 };
 struct db_agg_whatif_worker {
 	int64_t rank;

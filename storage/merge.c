@@ -77,9 +77,9 @@ static const char *const merge_sql[M_COUNT] = {
 	" kernels, chunk, mbs FROM shard.step_t WHERE trace_id = ?1",
 	"INSERT INTO main.category_t SELECT ?2, category, kernels,"
 	" sum_ns, busy_ns FROM shard.category_t WHERE trace_id = ?1",
-	"INSERT INTO main.op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur)"
+	"INSERT INTO main.op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
 	" SELECT (?2 << 32) | (o.rowid & 4294967295), o.optype, o.seq_id, o.mc,"
-	" o.gmc, o.mb_id, o.start, o.dur FROM shard.op_t o"
+	" o.gmc, o.mb_id, o.start, o.dur, o.step_seq FROM shard.op_t o"
 	" WHERE o.rowid >= (?1 << 32) AND o.rowid < ((?1 + 1) << 32)"
 	" ORDER BY o.rowid",
 	"INSERT INTO main.op_worker(trace_id, source_id, dp_rank, stage)"

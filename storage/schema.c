@@ -36,6 +36,8 @@
 
 _Static_assert(RR_NCATEGORIES <= 16, "kernel_t.code has 4 bits of category");
 _Static_assert(RR_NPHASES + 1 <= 8, "kernel_t.code has 3 bits of phase");
+_Static_assert(OP_FWD_COMPUTE == 0 && OP_BWD_COMPUTE == 1 && OP_GRADS_RS == 7,
+	       "the ops view labels op types 0 and 1 (computes), 1 and 7 (backward)");
 
 /* One statement of schema[]. For a view, drop is its DROP VIEW, run before
  * the CREATE on every version change. */
@@ -139,11 +141,16 @@ static const struct schema_stmt schema[] = {
 	/* ---- ops (docs/whatif.md) ----
 	 * rowid = trace id << 32 | index; optype = enum op_type; seq_id, mc,
 	 * gmc, mb_id as the op trace gives them (-1 = does not apply); start
-	 * relative to the trace's window_start_ns. */
+	 * relative to the trace's window_start_ns. step_seq: for ops derived
+	 * from a Kineto trace, the seq of the fwd step (forward-compute,
+	 * params-all-gather) or bwd step (backward-compute,
+	 * grads-reduce-scatter) whose VPP labels the `ops` view gives the op
+	 * with ppagg's pp_size and vpp (then mc, gmc, mb_id hold -1); NULL
+	 * otherwise. */
 	TABLE("CREATE TABLE IF NOT EXISTS op_t("
 	      " optype INTEGER NOT NULL, seq_id INTEGER NOT NULL,"
 	      " mc INTEGER NOT NULL, gmc INTEGER NOT NULL, mb_id INTEGER NOT NULL,"
-	      " start INTEGER NOT NULL, dur INTEGER NOT NULL)"),
+	      " start INTEGER NOT NULL, dur INTEGER NOT NULL, step_seq INTEGER)"),
 	/* One op-trace import (ppbatch --format optrace): path is its identity
 	 * (the file as given, realpath of its folder), the prefix of its
 	 * traces' paths; the job's meta and the optype order of its schema. */
@@ -265,10 +272,11 @@ static const struct schema_stmt schema[] = {
 			   " median_ns, excess FROM agg_straggler"),
 
 	/* The topology ppagg resolved, per rank: where the ops of a trace
-	 * whose source does not record its worker (Kineto traces) belong. */
+	 * whose source does not record its worker (Kineto traces) belong, and
+	 * the pipeline size and VPP that label them (op_t.step_seq). */
 	TABLE("CREATE TABLE IF NOT EXISTS agg_topology("
 	      " rank INTEGER PRIMARY KEY, pp_group INTEGER, stage INTEGER,"
-	      " dp_rank INTEGER)"),
+	      " dp_rank INTEGER, pp_size INTEGER, vpp INTEGER)"),
 
 	/* The what-if analysis of ppagg's last run (docs/whatif.md): one
 	 * row, and its decompositions; empty when it was not computed. */
@@ -278,7 +286,8 @@ static const struct schema_stmt schema[] = {
 	      " last_iteration INTEGER NOT NULL, t_base_ns INTEGER, t_ns INTEGER,"
 	      " t_ideal_ns INTEGER, slowdown REAL, launch_slowdown REAL,"
 	      " m_w REAL, m_w_add REAL, m_s REAL, m_s_add REAL, m_w_ranks TEXT,"
-	      " verdict TEXT NOT NULL)"),
+	      " verdict TEXT NOT NULL, ranks_per_cell INTEGER, cell_ops TEXT, vpp INTEGER,"
+	      " clock_error_ns INTEGER, notes TEXT)"),
 	TABLE("CREATE TABLE IF NOT EXISTS agg_whatif_optype("
 	      " optype TEXT PRIMARY KEY, slowdown REAL)"),
 	TABLE("CREATE TABLE IF NOT EXISTS agg_whatif_worker("
@@ -292,7 +301,8 @@ static const struct schema_stmt schema[] = {
 	VIEW("whatif", "SELECT"
 		       " iterations, first_iteration, last_iteration, t_base_ns, t_ns,"
 		       " t_ideal_ns, slowdown, launch_slowdown, m_w, m_w_add, m_s, m_s_add,"
-		       " m_w_ranks, verdict FROM agg_whatif"),
+		       " m_w_ranks, verdict, ranks_per_cell, cell_ops, vpp, clock_error_ns, notes"
+		       " FROM agg_whatif"),
 	VIEW("whatif_optypes", "SELECT optype, slowdown FROM agg_whatif_optype"
 			       " ORDER BY slowdown DESC, optype"),
 	VIEW("whatif_workers", "SELECT"
@@ -304,20 +314,33 @@ static const struct schema_stmt schema[] = {
 
 	/* ppbatch's ops, one row per op per (iteration, rank). The worker's
 	 * coordinates: as recorded (imports), else ppagg's topology: so this
-	 * view comes after agg_topology. */
-	VIEW("ops", "SELECT"
-		    " t.iteration AS iteration, t.rank AS rank,"
-		    " coalesce(w.dp_rank, g.dp_rank) AS dp_rank,"
-		    " coalesce(w.stage, g.stage) AS stage,"
-		    " (SELECT name FROM optype_codes WHERE code = o.optype) AS optype,"
-		    " o.seq_id AS seq_id, o.mc AS mc, o.gmc AS gmc, o.mb_id AS mb_id,"
-		    " t.window_start_ns + o.start AS start_ns,"
-		    " t.window_start_ns + o.start + o.dur AS end_ns"
-		    " FROM traces t"
-		    " CROSS JOIN op_t o"
-		    " ON o.rowid >= (t.id << 32) AND o.rowid < ((t.id + 1) << 32)"
-		    " LEFT JOIN op_worker w ON w.trace_id = t.id"
-		    " LEFT JOIN agg_topology g ON g.rank = t.rank"),
+	 * view comes after agg_topology. An op with a step_seq takes its labels
+	 * from it: rr_vpp_label() (model/rank_result.c) in SQL, with the
+	 * topology's pp_size P and vpp V (chunk c = seq % (P*V) / P, reversed
+	 * for backward types; micro-batch seq / (P*V) * P + seq % P; global
+	 * chunk c * P + stage); NULL until ppagg has placed the rank. */
+	VIEW("ops",
+	     "SELECT iteration, rank, dp_rank, stage, optype, seq_id,"
+	     " CASE WHEN step IS NULL THEN mc ELSE c END AS mc,"
+	     " CASE WHEN step IS NULL OR ty > 1 THEN gmc ELSE c * p + stage END AS gmc,"
+	     " CASE WHEN step IS NULL OR ty > 1 THEN mb_id"
+	     "  ELSE step / (p * v) * p + step % p END AS mb_id,"
+	     " start_ns, end_ns FROM (SELECT"
+	     " t.iteration AS iteration, t.rank AS rank,"
+	     " coalesce(w.dp_rank, g.dp_rank) AS dp_rank,"
+	     " coalesce(w.stage, g.stage) AS stage,"
+	     " (SELECT name FROM optype_codes WHERE code = o.optype) AS optype,"
+	     " o.optype AS ty, o.seq_id AS seq_id, o.mc AS mc, o.gmc AS gmc,"
+	     " o.mb_id AS mb_id, o.step_seq AS step, g.pp_size AS p, g.vpp AS v,"
+	     " CASE WHEN o.optype IN (1, 7) THEN g.vpp - 1 - o.step_seq % (g.pp_size * g.vpp)"
+	     "  / g.pp_size ELSE o.step_seq % (g.pp_size * g.vpp) / g.pp_size END AS c,"
+	     " t.window_start_ns + o.start AS start_ns,"
+	     " t.window_start_ns + o.start + o.dur AS end_ns"
+	     " FROM traces t"
+	     " CROSS JOIN op_t o"
+	     " ON o.rowid >= (t.id << 32) AND o.rowid < ((t.id + 1) << 32)"
+	     " LEFT JOIN op_worker w ON w.trace_id = t.id"
+	     " LEFT JOIN agg_topology g ON g.rank = t.rank)"),
 
 	/* ==== end of ppagg section ==== */
 };
@@ -332,16 +355,30 @@ static const struct schema_stmt schema[] = {
  *           (db_trace_adopt()). Their rank counts as their header's (the
  *           file-name rank becomes known at adoption).
  *   3 -> 4: the ops and the what-if analysis: new tables and views only
- *           (schema[] adds them), no step here. */
+ *           (schema[] adds them), no step here.
+ *   4 -> 5: ops derived from Kineto traces (op_t.step_seq), ppagg's
+ *           pipeline size and VPP per rank, the what-if's cell rule, VPP,
+ *           clock error and notes. Files older than 4 have none of these
+ *           tables yet (schema[] creates them whole): a step with a table
+ *           runs only when the table exists. */
 static const struct migration {
 	int from;
+	const char *table; /* run only when it exists; NULL = always */
 	const char *sql;
 } migrations[] = {
-	{ 2, "ALTER TABLE traces ADD COLUMN file TEXT" },
-	{ 2, "ALTER TABLE traces ADD COLUMN header_rank INTEGER" },
-	{ 2, "ALTER TABLE traces ADD COLUMN name_rank INTEGER" },
-	{ 2, "ALTER TABLE traces ADD COLUMN rank_note TEXT" },
-	{ 2, "UPDATE traces SET header_rank = rank" },
+	{ 2, NULL, "ALTER TABLE traces ADD COLUMN file TEXT" },
+	{ 2, NULL, "ALTER TABLE traces ADD COLUMN header_rank INTEGER" },
+	{ 2, NULL, "ALTER TABLE traces ADD COLUMN name_rank INTEGER" },
+	{ 2, NULL, "ALTER TABLE traces ADD COLUMN rank_note TEXT" },
+	{ 2, NULL, "UPDATE traces SET header_rank = rank" },
+	{ 4, "op_t", "ALTER TABLE op_t ADD COLUMN step_seq INTEGER" },
+	{ 4, "agg_topology", "ALTER TABLE agg_topology ADD COLUMN pp_size INTEGER" },
+	{ 4, "agg_topology", "ALTER TABLE agg_topology ADD COLUMN vpp INTEGER" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN ranks_per_cell INTEGER" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN cell_ops TEXT" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN vpp INTEGER" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN clock_error_ns INTEGER" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN notes TEXT" },
 };
 
 /* The code tables, rewritten from model/rank_result.h on every version
@@ -353,8 +390,8 @@ static const char *const code_sql[] = {
 };
 
 /* A literal (SQL is never formatted); keep it equal to SCHEMA_VERSION. */
-#define SET_VERSION_SQL "PRAGMA user_version = 4"
-_Static_assert(SCHEMA_VERSION == 4, "update SET_VERSION_SQL with SCHEMA_VERSION");
+#define SET_VERSION_SQL "PRAGMA user_version = 5"
+_Static_assert(SCHEMA_VERSION == 5, "update SET_VERSION_SQL with SCHEMA_VERSION");
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
@@ -367,14 +404,18 @@ static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 	return 0;
 }
 
-/* Runs a constant query that yields one integer into *v. */
-static int query_int(sqlite3 *db, const char *sql, int *v, char *err, size_t errlen)
+/* Runs a constant query that yields one integer into *v; arg, when not
+ * NULL, is bound to its ?1. */
+static int query_int(sqlite3 *db, const char *sql, const char *arg, int *v, char *err,
+		     size_t errlen)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		return PP_EDB;
 	}
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*v = sqlite3_column_int(st, 0);
@@ -386,14 +427,24 @@ static int query_int(sqlite3 *db, const char *sql, int *v, char *err, size_t err
 
 static int user_version(sqlite3 *db, int *v, char *err, size_t errlen)
 {
-	return query_int(db, "PRAGMA user_version", v, err, errlen);
+	return query_int(db, "PRAGMA user_version", NULL, v, err, errlen);
+}
+
+/* Whether table exists (*n 1) or not (0). */
+static int table_exists(sqlite3 *db, const char *table, int *n, char *err, size_t errlen)
+{
+	return query_int(db,
+			 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+			 table, n, err, errlen);
 }
 
 /* Whether the file holds tables that pptrace did not create. */
 static int foreign_tables(sqlite3 *db, int *n, char *err, size_t errlen)
 {
-	return query_int(db, "SELECT count(*) FROM sqlite_master WHERE "
-			 "type = 'table' AND name NOT LIKE 'sqlite_%'", n, err, errlen);
+	return query_int(db,
+			 "SELECT count(*) FROM sqlite_master WHERE "
+			 "type = 'table' AND name NOT LIKE 'sqlite_%'",
+			 NULL, n, err, errlen);
 }
 
 /* Inserts (code, name) into a code table with the prepared INSERT st. */
@@ -448,9 +499,16 @@ out:
 static int upgrade(sqlite3 *db, int v, char *err, size_t errlen)
 {
 	const size_t nschema = sizeof(schema) / sizeof(schema[0]);
-	for (size_t i = 0; v > 0 && i < sizeof(migrations) / sizeof(migrations[0]); i++)
-		if (migrations[i].from >= v && exec(db, migrations[i].sql, err, errlen))
+	for (size_t i = 0; v > 0 && i < sizeof(migrations) / sizeof(migrations[0]); i++) {
+		int exists = 1;
+		if (migrations[i].from < v)
+			continue;
+		if (migrations[i].table &&
+		    table_exists(db, migrations[i].table, &exists, err, errlen))
 			return PP_EDB;
+		if (exists && exec(db, migrations[i].sql, err, errlen))
+			return PP_EDB;
+	}
 	for (size_t i = 0; i < nschema; i++)
 		if (schema[i].drop && exec(db, schema[i].drop, err, errlen))
 			return PP_EDB;

@@ -620,12 +620,14 @@ static int compute(struct run *R)
 static int whatif(struct run *R)
 {
 	struct agg_whatif *w = &R->whatif;
-	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, w);
+	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, R->o->vpp, w);
 	if (rc)
 		return db_error(R, rc);
 	if (w->state == AGG_WI_INCOMPLETE || w->state == AGG_WI_REJECTED) {
+		/* An op trace was imported for this; the ops of Kineto traces
+		 * come with every run, whose other outputs stand. */
 		warn("what-if: not computed: %s", w->why.buf);
-		R->partial = 1;
+		R->partial |= !w->kineto;
 	} else if (w->state == AGG_WI_NO_OPS && !R->o->quiet) {
 		fprintf(stderr,
 			"%s: what-if: no ops in these iterations (op traces: ppbatch --format "

@@ -1,9 +1,14 @@
 /* agg_whatif.c — ppagg's what-if analysis, see agg_whatif.h.
  *
- *   ops of the aggregated traces (storage/db_agg.h) → a wi_table, each
- *   trace on its worker → the grid check → the op-trace imports' meta
- *   and op type order → whatif_new/whatif_run → one transaction: ppagg's
- *   topology and the what-if rows, deleted and written again.
+ *   the workers: each (dp_rank, stage) cell of the topology is its lowest
+ *   rank (docs/whatif.md §9.1) → ops of the aggregated traces
+ *   (storage/db_agg.h) → a wi_table, each trace on its worker → VPP from
+ *   the schedule, the chunk and micro-batch labels of the ops derived from
+ *   Kineto traces → the grid check → the op-trace imports' meta and op
+ *   type order → whatif_new → the clock offsets from the ops that end
+ *   together, the times corrected, whatif_new again (Kineto ops only) →
+ *   whatif_run → one transaction: ppagg's topology and the what-if rows,
+ *   deleted and written again.
  */
 #include "agg_whatif.h"
 
@@ -21,7 +26,10 @@
 struct load {
 	const struct agg_iter *it;
 	const struct topology *t;
+	const int *rep; /* per rank of t: whether it is its cell's worker */
 	struct wi_table *tab;
+	int32_t *step; /* per row of tab: the step seq that labels it, or -1 */
+	size_t stepcap;
 	int64_t trace_id; /* the trace of the previous row */
 	bool keep;        /* its ops are aggregated */
 	bool placed;      /* ... and it has a worker */
@@ -30,6 +38,7 @@ struct load {
 	int64_t unplaced_rank; /* a rank with ops but no worker, or -1 */
 	int64_t *sources;      /* distinct op-trace imports */
 	size_t nsources;
+	bool kineto; /* some ops come from Kineto traces */
 };
 
 static int add_op(void *ctx, const struct db_agg_op *o)
@@ -48,6 +57,8 @@ static int add_op(void *ctx, const struct db_agg_op *o)
 			L->placed = true;
 			L->dp = L->t->model_of[o->rank];
 			L->stage = L->t->stage_of[o->rank];
+			/* TP/CP > 1: the cell's other ranks are not its worker */
+			L->keep = L->rep[o->rank];
 		}
 		if (L->keep && !L->placed && L->unplaced_rank < 0)
 			L->unplaced_rank = o->rank;
@@ -76,8 +87,169 @@ static int add_op(void *ctx, const struct db_agg_op *o)
 		.mb_id = o->mb_id,
 		.optype = (uint8_t)o->optype,
 	};
+	if (L->tab->n == L->stepcap) {
+		L->stepcap = L->stepcap ? 2 * L->stepcap : 4096;
+		L->step = xrealloc(L->step, L->stepcap * sizeof(*L->step));
+	}
+	L->step[L->tab->n] = o->has_step ? o->step_seq : -1;
+	L->kineto |= o->source_id <= 0 && !o->has_worker;
 	wi_table_add(L->tab, &op, 0);
 	return 0;
+}
+
+/* ---- the cells' workers ---------------------------------------------- */
+
+/* Whether rank r has a trace in iteration it that is analysed ("ok"). */
+static bool rank_ok(const struct agg_iter *it, int r)
+{
+	const struct agg_rank *x = agg_iter_rank(it, r);
+	return x && x->trace_id && x->status && !strcmp(x->status, "ok");
+}
+
+/* rep[r] = 1 for the worker of each (dp_rank, stage) cell of t: its lowest
+ * rank analysed in every iteration, else its lowest rank analysed in one,
+ * else its lowest rank. Returns the most ranks one cell has. */
+static int pick_workers(const struct topology *t, const struct agg_iter *its, size_t n, int *rep)
+{
+	int cells = 0, most = 0;
+	for (int r = 0; r < t->nrank; r++) {
+		rep[r] = 0;
+		if (t->stage_of[r] >= 0 && t->model_of[r] >= 0 &&
+		    (t->model_of[r] + 1) * t->pp > cells)
+			cells = (t->model_of[r] + 1) * t->pp;
+	}
+	int *best = xmalloc(((size_t)cells + 1) * sizeof(int));
+	int *score = xcalloc((size_t)cells + 1, sizeof(int));
+	int *count = xcalloc((size_t)cells + 1, sizeof(int));
+	for (int c = 0; c < cells; c++)
+		best[c] = -1;
+	for (int r = 0; r < t->nrank; r++) {
+		if (t->stage_of[r] < 0 || t->model_of[r] < 0 || t->stage_of[r] >= t->pp)
+			continue;
+		int c = t->model_of[r] * t->pp + t->stage_of[r], sc = 0;
+		size_t in = 0;
+		for (size_t i = 0; i < n; i++)
+			in += rank_ok(&its[i], r);
+		sc = in == n ? 2 : in ? 1 : 0;
+		if (++count[c] > most)
+			most = count[c];
+		if (best[c] < 0 || sc > score[c]) { /* ranks ascend: the lowest wins ties */
+			best[c] = r;
+			score[c] = sc;
+		}
+	}
+	for (int c = 0; c < cells; c++)
+		if (best[c] >= 0)
+			rep[best[c]] = 1;
+	free(best);
+	free(score);
+	free(count);
+	return most;
+}
+
+/* ---- VPP and the labels of Kineto ops -------------------------------- */
+
+/* Forward computes before the first backward one on stage s of a pipeline
+ * of P stages with vpp chunks and F forward computes, in Megatron's
+ * schedule (1F1B: warm-up P - s - 1; interleaved: (P - s - 1)·2 + (vpp -
+ * 1)·P, or everything when m = P), then one steady-state forward; -1 when
+ * Megatron cannot run that (m = F / vpp micro-batches, a multiple of P
+ * when interleaved). */
+static int64_t forwards_first(int P, int s, int64_t F, int vpp)
+{
+	if (F % vpp)
+		return -1;
+	int64_t m = F / vpp, warm;
+	if (vpp == 1) {
+		warm = P - s - 1 < m ? P - s - 1 : m;
+		return warm + (m > warm);
+	}
+	if (P < 2 || m % P)
+		return -1;
+	warm = m == P ? F : (int64_t)(P - s - 1) * 2 + (int64_t)(vpp - 1) * P;
+	warm = warm < F ? warm : F;
+	return warm + (F > warm);
+}
+
+#define VPP_MAX 64
+
+/* The VPP of the job from its Kineto-derived ops: the sizes under which
+ * every trace's count of forwards before its first backward is Megatron's
+ * (forwards_first()); cfg when it is one of them, else the smallest.
+ * Explains in note when it did not find exactly cfg. Returns 0 when no
+ * trace tells (no Kineto ops, or none with both directions). */
+static int infer_vpp(const struct wi_table *tab, const int32_t *step, int P, int cfg,
+		     struct strbuf *note)
+{
+	bool fits[VPP_MAX + 1];
+	bool told = false;
+	if (P < 1)
+		return 0;
+	for (int v = 1; v <= VPP_MAX; v++)
+		fits[v] = true;
+	for (size_t i = 0, j; i < tab->n; i = j) {
+		int64_t F = 0, first_bwd = INT64_MAX, c = 0;
+		bool labelled = false;
+		for (j = i; j < tab->n && tab->ops[j].rank == tab->ops[i].rank &&
+			    tab->ops[j].step == tab->ops[i].step;
+		     j++) {
+			labelled |= step[j] >= 0;
+			if (tab->ops[j].optype == OP_BWD_COMPUTE &&
+			    tab->ops[j].start_ns < first_bwd)
+				first_bwd = tab->ops[j].start_ns;
+			F += tab->ops[j].optype == OP_FWD_COMPUTE;
+		}
+		if (!labelled || !F || first_bwd == INT64_MAX)
+			continue;
+		for (size_t k = i; k < j; k++)
+			c += tab->ops[k].optype == OP_FWD_COMPUTE &&
+			     tab->ops[k].start_ns < first_bwd;
+		told = true;
+		for (int v = 1; v <= VPP_MAX; v++)
+			fits[v] &= forwards_first(P, tab->ops[i].stage, F, v) == c;
+	}
+	if (!told)
+		return 0;
+	int got = 0;
+	for (int v = VPP_MAX; v >= 1; v--)
+		if (fits[v])
+			got = v;
+	if (cfg >= 1 && cfg <= VPP_MAX && fits[cfg])
+		return cfg;
+	if (!got) {
+		strbuf_addf(note,
+			    "vpp: the schedule fits no virtual pipeline size (forwards before the "
+			    "first backward): labelled with agg.vpp = %d\n",
+			    cfg);
+		return cfg;
+	}
+	if (cfg > 1)
+		strbuf_addf(note, "vpp: agg.vpp = %d does not fit the schedule; %d does\n", cfg,
+			    got);
+	else if (got > 1)
+		strbuf_addf(note,
+			    "vpp: %d, from the schedule (forwards before the first backward)\n",
+			    got);
+	return got;
+}
+
+/* The chunk, micro-batch and global chunk of the ops that name a step. */
+static void label(struct wi_table *tab, const int32_t *step, int P, int vpp)
+{
+	for (size_t i = 0; i < tab->n && P >= 1 && vpp >= 1; i++) {
+		struct wi_op *o = &tab->ops[i];
+		if (step[i] < 0)
+			continue;
+		bool bwd = o->optype == OP_BWD_COMPUTE || o->optype == OP_GRADS_RS;
+		bool compute = o->optype == OP_FWD_COMPUTE || o->optype == OP_BWD_COMPUTE;
+		int32_t chunk, mb;
+		rr_vpp_label(step[i], bwd, P, vpp, &chunk, &mb);
+		o->mc = (int16_t)chunk;
+		if (compute) {
+			o->mb_id = (int16_t)mb;
+			o->gmc = (int16_t)(chunk * P + o->stage);
+		}
+	}
 }
 
 /* Whether every iteration holds the whole DP x PP grid; what is missing
@@ -206,6 +378,16 @@ static void format_ranks(struct agg_whatif *w)
 		strbuf_addf(&w->mw_ranks, "%s%d", i ? ", " : "", (int)w->r.workers[i].rank);
 }
 
+/* The clock offset taken off the worker's times (0 when the estimates were
+ * within their error and nothing was corrected); false for op traces. */
+static bool worker_offset(const struct agg_whatif *w, const struct wi_worker *x, int64_t *off)
+{
+	if (!w->has_clock || x->stage >= w->clock.pp || x->dp_rank >= w->clock.dp)
+		return false;
+	*off = w->clock_corrected ? w->clock.offset_ns[x->stage * w->clock.dp + x->dp_rank] : 0;
+	return true;
+}
+
 /* ppagg's topology, then the analysis when there is one. */
 static int store(struct db *db, const struct topology *t, const struct agg_iter *its, size_t n,
 		 const struct agg_whatif *w)
@@ -217,7 +399,9 @@ static int store(struct db *db, const struct topology *t, const struct agg_iter 
 	for (int r = 0; t && !rc && r < t->nrank; r++) {
 		if (t->stage_of[r] < 0 || t->model_of[r] < 0)
 			continue;
-		struct db_agg_topology row = { r, t->pp_of[r], t->stage_of[r], t->model_of[r] };
+		struct db_agg_topology row = {
+			r, t->pp_of[r], t->stage_of[r], t->model_of[r], t->pp, w->vpp ? w->vpp : 1
+		};
 		rc = db_agg_add_topology(wr, &row);
 	}
 	if (!rc)
@@ -239,6 +423,12 @@ static int store(struct db *db, const struct topology *t, const struct agg_iter 
 			.m_s_add = r->ms.add,
 			.m_w_ranks = w->mw_ranks.len ? w->mw_ranks.buf : NULL,
 			.verdict = wi_verdict_name(r->verdict),
+			.ranks_per_cell = w->ranks_per_cell,
+			.cell_ops = w->cell_ops,
+			.vpp = w->vpp,
+			.has_clock_error = w->has_clock,
+			.clock_error_ns = w->clock.error_ns,
+			.notes = w->notes.len ? w->notes.buf : NULL,
 		};
 		rc = db_agg_add_whatif(wr, &row);
 		for (size_t g = 0; !rc && g < r->by_group.n; g++)
@@ -253,7 +443,8 @@ static int store(struct db *db, const struct topology *t, const struct agg_iter 
 				.s_dp = x->s_dp,
 				.s_pp = x->s_pp,
 				.slowdown = x->s_w,
-			}; /* no clock_offset_ns: an op trace has no clock to correct */
+			}; /* an op trace has no clock to correct */
+			wk.has_clock_offset = worker_offset(w, x, &wk.clock_offset_ns);
 			rc = db_agg_add_whatif_worker(wr, &wk);
 		}
 		for (size_t s = 0; !rc && s < r->nsteps; s++)
@@ -328,6 +519,7 @@ void agg_whatif_release(struct agg_whatif *w)
 {
 	if (w->state == AGG_WI_DONE)
 		whatif_result_release(&w->r);
+	whatif_clock_release(&w->clock);
 	strbuf_release(&w->why);
 	strbuf_release(&w->notes);
 	strbuf_release(&w->mw_ranks);
@@ -335,16 +527,82 @@ void agg_whatif_release(struct agg_whatif *w)
 	agg_whatif_init(w);
 }
 
+/* Clock offsets from the ops that end together; when they are larger than
+ * their error, the table's times corrected and the engine built again. */
+static int correct_clocks(struct agg_whatif *w, struct wi_table *tab, struct whatif **e, char *err,
+			  size_t errlen)
+{
+	whatif_clock_estimate(*e, &w->clock);
+	w->has_clock = true;
+	int64_t most = 0;
+	for (int i = 0; i < w->clock.dp * w->clock.pp; i++)
+		if (llabs(w->clock.offset_ns[i]) > most)
+			most = llabs(w->clock.offset_ns[i]);
+	if (!w->clock.connected)
+		strbuf_addstr(&w->notes, "clocks: some workers share no op that ends with "
+					 "another's: their clocks are taken as right\n");
+	if (most <= w->clock.error_ns) {
+		if (most)
+			strbuf_addf(&w->notes,
+				    "clocks: offsets up to %.1f us, within their error (%.1f us): "
+				    "not corrected\n",
+				    (double)most / 1e3, (double)w->clock.error_ns / 1e3);
+		return 0;
+	}
+	for (size_t i = 0; i < tab->n; i++) {
+		struct wi_op *o = &tab->ops[i];
+		int64_t off = w->clock.offset_ns[o->stage * w->clock.dp + o->dp_rank];
+		o->start_ns -= off;
+		o->end_ns -= off;
+	}
+	w->clock_corrected = true;
+	strbuf_addf(&w->notes,
+		    "clocks: corrected, offsets up to %.1f us (estimated error %.1f us, from "
+		    "%zu samples over %zu worker pairs)\n",
+		    (double)most / 1e3, (double)w->clock.error_ns / 1e3, w->clock.nsamples,
+		    w->clock.nedges);
+	whatif_free(*e);
+	*e = NULL;
+	return whatif_new(tab, NULL, e, err, errlen);
+}
+
+/* The engine on tab: validation, the clocks (Kineto ops), every scenario. */
+static void analyse(struct agg_whatif *w, struct wi_table *tab, bool kineto)
+{
+	struct whatif *e = NULL;
+	char err[1024];
+	if (whatif_new(tab, NULL, &e, err, sizeof(err)) ||
+	    (kineto && correct_clocks(w, tab, &e, err, sizeof(err)))) {
+		w->state = AGG_WI_REJECTED;
+		strbuf_addstr(&w->why, err);
+		whatif_free(e);
+		return;
+	}
+	whatif_shape(e, &w->shape);
+	strbuf_addstr(&w->notes, whatif_notes(e));
+	whatif_run(e, &w->r);
+	agg_whatif_capture(e, w);
+	whatif_free(e);
+	w->state = AGG_WI_DONE;
+	format_ranks(w);
+}
+
 int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
-		   struct agg_whatif *w)
+		   int vpp, struct agg_whatif *w)
 {
 	struct wi_table tab;
 	struct load L = { .t = t && t->nrank ? t : NULL, .unplaced_rank = -1 };
 	size_t nrows = 0;
 	int64_t t0 = pp_now_ns();
 	int rc = 0;
+	int *rep = NULL;
 	wi_table_init(&tab);
 	L.tab = &tab;
+	if (L.t) {
+		rep = xmalloc(((size_t)L.t->nrank + 1) * sizeof(*rep));
+		w->ranks_per_cell = pick_workers(L.t, its, n, rep);
+		L.rep = rep;
+	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		L.it = &its[i];
 		L.trace_id = 0;
@@ -355,6 +613,22 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 	if (rc)
 		goto out;
 	w->nops = tab.n;
+	w->kineto = L.kineto;
+	if (L.kineto) {
+		w->cell_ops = "lowest rank of each (dp_rank, stage) cell";
+		if (w->ranks_per_cell > 1)
+			strbuf_addf(&w->notes,
+				    "cells: each (dp_rank, stage) cell has %d ranks; its lowest "
+				    "(tensor and context rank 0) is its worker\n",
+				    w->ranks_per_cell);
+		w->vpp = infer_vpp(&tab, L.step, L.t->pp, vpp > 0 ? vpp : 1, &w->notes);
+		if (!w->vpp)
+			w->vpp = vpp > 0 ? vpp : 1;
+		label(&tab, L.step, L.t->pp, w->vpp);
+	} else {
+		w->ranks_per_cell = 1;
+		w->cell_ops = "the op trace's worker";
+	}
 	bool ok = true;
 	if (!nrows) {
 		w->state = AGG_WI_NO_OPS;
@@ -372,26 +646,15 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 	} else if ((rc = read_sources(db, &L, &tab, &w->why, &ok)) || !ok) {
 		w->state = AGG_WI_INCOMPLETE;
 	} else {
-		struct whatif *e = NULL;
-		char err[1024];
-		if (whatif_new(&tab, NULL, &e, err, sizeof(err))) {
-			w->state = AGG_WI_REJECTED;
-			strbuf_addstr(&w->why, err);
-		} else {
-			whatif_shape(e, &w->shape);
-			strbuf_addstr(&w->notes, whatif_notes(e));
-			whatif_run(e, &w->r);
-			agg_whatif_capture(e, w);
-			whatif_free(e);
-			w->state = AGG_WI_DONE;
-			format_ranks(w);
-		}
+		analyse(w, &tab, L.kineto && !L.nsources);
 	}
 	if (!rc)
 		rc = store(db, L.t, its, n, w);
 	w->seconds = (double)(pp_now_ns() - t0) / 1e9;
 out:
 	free(L.sources);
+	free(L.step);
+	free(rep);
 	wi_table_release(&tab);
 	return rc;
 }

@@ -63,9 +63,25 @@ struct agg_whatif {
 	double seconds;            /* reading, analysing and storing them */
 	struct whatif_shape shape; /* AGG_WI_DONE */
 	struct whatif_result r;    /* AGG_WI_DONE */
-	struct strbuf notes;       /* the engine's notes (placeholders, meta) */
+	struct strbuf notes;       /* the engine's notes (placeholders, meta)
+				    * and ppagg's (VPP, cells, clocks), one per
+				    * line */
 	struct strbuf mw_ranks;    /* the M_W workers' ranks: "0, 8" */
 	struct agg_wi_step step;   /* AGG_WI_DONE: one step for the report */
+	/* Which rank is a (dp_rank, stage) cell's worker (docs/whatif.md
+	 * §9.1): ranks_per_cell is how many ranks a cell has (TP·CP·EP for
+	 * Kineto traces, 1 for an op-trace import), cell_ops says which one
+	 * is analysed. */
+	int ranks_per_cell;
+	const char *cell_ops;
+	bool kineto; /* some ops were derived from Kineto traces
+				    * (not read from an op-trace import) */
+	int vpp;     /* labelled the Kineto ops with; 0 = none */
+	/* The workers' clock offsets (Kineto ops, docs/whatif.md §4.1), and
+	 * whether the times were corrected by them. */
+	bool has_clock;
+	bool clock_corrected;
+	struct whatif_clock clock;
 };
 
 /* Fills w->step from the engine e (after whatif_run() into w->r);
@@ -82,11 +98,13 @@ void agg_whatif_release(struct agg_whatif *w);
 int agg_whatif_topology(struct db *db, const int *iters, int n, struct topology *t);
 
 /* Analyses the ops of the n iterations its (the ranks ppagg loaded; t
- * indexed, or without a source) and stores the result. Returns 0 — also
- * when there is nothing to analyse or the ops are incomplete (w->state) —
- * or PP_EDB with db_errmsg(db). */
+ * indexed, or without a source) and stores the result. vpp is agg.vpp:
+ * the Kineto ops' chunks are labelled with the VPP their schedule shows,
+ * this one when it fits (or when the schedule tells nothing). Returns 0 —
+ * also when there is nothing to analyse or the ops are incomplete
+ * (w->state) — or PP_EDB with db_errmsg(db). */
 int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
-		   struct agg_whatif *w);
+		   int vpp, struct agg_whatif *w);
 
 /* Appends the headline for ppagg's summary line: "what-if: S 1.973,
  * verdict worker, M_W 1.002 (1 worker), M_S -0.001; top workers: rank 0

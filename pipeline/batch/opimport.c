@@ -189,8 +189,13 @@ static int store_trace(struct db *db, struct import *im, int64_t source, size_t 
 		rc = db_trace_set_worker(db, source, first->dp_rank, first->stage);
 	for (size_t k = lo; k < hi && !rc; k++) {
 		const struct wi_op *op = &im->t.ops[im->idx[k]];
-		struct db_op dop = { op->optype, op->seq_id,   op->mc,    op->gmc,
-				     op->mb_id,  op->start_ns, op->end_ns };
+		struct db_op dop = { .optype = op->optype,
+				     .seq_id = op->seq_id,
+				     .mc = op->mc,
+				     .gmc = op->gmc,
+				     .mb_id = op->mb_id,
+				     .start_ns = op->start_ns,
+				     .end_ns = op->end_ns };
 		rc = db_trace_add_op(db, &dop);
 		if (!rc && (op->optype == OP_FWD_COMPUTE || op->optype == OP_BWD_COMPUTE)) {
 			/* The computes are the trace's fwd/bwd steps, so that

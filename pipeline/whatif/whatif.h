@@ -178,4 +178,27 @@ void whatif_timeline(struct whatif *e, enum wi_scenario sc, double *start, doubl
  * each step's first start. */
 void whatif_recorded(const struct whatif *e, double *start, double *end);
 
+/* The clock offsets of the workers (docs/whatif.md §4.1), for tables whose
+ * workers stamp with their own clocks (Kineto traces of several hosts):
+ * estimated from the ops that end together — the two members of each p2p
+ * pair and of the embedding pair in each lane, and each replica's DP
+ * collective against replica 0's in each step — as the weighted least-
+ * squares solution over the worker graph of the per-pair medians, relative
+ * to the worker of the lowest rank. offset_ns[stage·DP + dp] is what that
+ * worker's clock reads minus what the reference's reads at the same
+ * instant: subtract it from its times. */
+struct whatif_clock {
+	int dp, pp;
+	int ref;            /* the reference worker, stage·DP + dp */
+	int64_t *offset_ns; /* [stage·DP + dp] */
+	int64_t error_ns;   /* the largest disagreement of the solution with
+			     * a worker pair's median that the pair's own
+			     * spread does not explain: how far to trust it */
+	bool connected;     /* every worker is linked to the reference
+			     * (else the others' offsets are 0) */
+	size_t nsamples, nedges;
+};
+void whatif_clock_estimate(const struct whatif *e, struct whatif_clock *c);
+void whatif_clock_release(struct whatif_clock *c);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "schema_v2.h"
 #include "model/optype.h"
+#include "model/rank_result.h"
 #include "storage/db.h"
 #include "storage/schema.h"
 #include "util/pp.h"
@@ -150,7 +151,7 @@ static void test_schema_created_and_versioned(void **state)
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "4\n");
+	assert_rows(db, "PRAGMA user_version", "5\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
 	assert_rows(db,
 		    "SELECT name FROM sqlite_master WHERE type = 'view' "
@@ -234,7 +235,7 @@ static void test_old_versions_are_migrated(void **state)
 		char *path = make_old(version);
 		struct db *db = db_open(path, 0, 0, err, sizeof(err));
 		assert_non_null(db);
-		assert_rows(db, "PRAGMA user_version", "4\n");
+		assert_rows(db, "PRAGMA user_version", "5\n");
 		bool legacy = version < 3;
 		assert_rows(db,
 			    "SELECT path, file IS NULL, header_rank, name_rank, rank, rank_note"
@@ -626,13 +627,13 @@ static void store_ops(struct db *db, const char *path, int64_t iteration, int64_
 	if (source)
 		assert_int_equal(db_trace_set_worker(db, source, dp, stage), 0);
 	for (int i = 0; i < n; i++) {
-		struct db_op op = { OP_FWD_COMPUTE,
-				    i,
-				    0,
-				    (int16_t)stage,
-				    (int16_t)i,
-				    t.window_start_ns + 10 * i,
-				    t.window_start_ns + 10 * i + 5 };
+		struct db_op op = { .optype = OP_FWD_COMPUTE,
+				    .seq_id = i,
+				    .mc = 0,
+				    .gmc = (int16_t)stage,
+				    .mb_id = (int16_t)i,
+				    .start_ns = t.window_start_ns + 10 * i,
+				    .end_ns = t.window_start_ns + 10 * i + 5 };
 		assert_int_equal(db_trace_add_op(db, &op), 0);
 	}
 	assert_int_equal(db_trace_commit(db), 0);
@@ -698,9 +699,12 @@ static void test_ops_and_imports(void **state)
 	/* Ops without a recorded worker take ppagg's topology. */
 	store_ops(db, "/k/iteration_1/rank_0002.json", 1, 2, 0, 0, 0, 1);
 	assert_rows(db, "SELECT dp_rank, stage FROM ops WHERE rank = 2", "NULL|NULL\n");
-	assert_int_equal(sqlite3_exec(db_sqlite(db), "INSERT INTO agg_topology VALUES (2, 0, 1, 0)",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(
+			db_sqlite(db),
+			"INSERT INTO agg_topology(rank, pp_group, stage, dp_rank) VALUES (2, 0, 1, 0)",
+			NULL, NULL, NULL),
+		SQLITE_OK);
 	assert_rows(db, "SELECT dp_rank, stage FROM ops WHERE rank = 2", "0|1\n");
 	/* Storing a trace again drops its old ops. */
 	store_ops(db, "/k/iteration_1/rank_0002.json", 1, 2, 0, 0, 0, 2);
@@ -734,6 +738,136 @@ static void test_ops_and_imports(void **state)
 	rm_db(path);
 }
 
+/* Ops derived from a Kineto trace name the step whose VPP labels they take
+ * (op_t.step_seq); the ops view labels them with ppagg's pipeline size and
+ * VPP as rr_vpp_label() does, for every seq and both directions, and leaves
+ * the stored labels of the others. */
+static void test_ops_view_labels_steps(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	(void)state;
+	assert_non_null(db);
+	struct db_trace t = sample_trace("/k/iteration_15/rank_0003.json", 3);
+	t.kernels = 0;
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	static const int types[] = { OP_FWD_COMPUTE, OP_BWD_COMPUTE, OP_PARAMS_AG, OP_GRADS_RS };
+	for (int ty = 0; ty < 4; ty++)
+		for (int seq = 0; seq < 24; seq++) {
+			struct db_op op = { .optype = types[ty],
+					    .seq_id = seq,
+					    .mc = -1,
+					    .gmc = -1,
+					    .mb_id = -1,
+					    .start_ns = t.window_start_ns + seq,
+					    .end_ns = t.window_start_ns + seq + 1,
+					    .has_step = true,
+					    .step_seq = seq };
+			assert_int_equal(db_trace_add_op(db, &op), 0);
+		}
+	struct db_op plain = { .optype = OP_GRADS_RS,
+			       .seq_id = 24,
+			       .mc = 1,
+			       .gmc = -1,
+			       .mb_id = -1,
+			       .start_ns = t.window_start_ns,
+			       .end_ns = t.window_start_ns };
+	assert_int_equal(db_trace_add_op(db, &plain), 0);
+	assert_int_equal(db_trace_commit(db), 0);
+	assert_rows(db, "SELECT count(*), count(mc), count(dp_rank) FROM ops", "97|1|0\n");
+
+	static const int sizes[][2] = { { 2, 2 }, { 4, 2 }, { 3, 1 }, { 2, 3 }, { 4, 4 } };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int P = sizes[k][0], V = sizes[k][1], stage = P - 1;
+		sqlite3_stmt *st;
+		assert_int_equal(
+			sqlite3_prepare_v2(db_sqlite(db),
+					   "INSERT OR REPLACE INTO agg_topology(rank, pp_group,"
+					   " stage, dp_rank, pp_size, vpp) VALUES (3, 0, ?1, 1,"
+					   " ?2, ?3)",
+					   -1, &st, NULL),
+			SQLITE_OK);
+		sqlite3_bind_int(st, 1, stage);
+		sqlite3_bind_int(st, 2, P);
+		sqlite3_bind_int(st, 3, V);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_finalize(st);
+		struct strbuf want = STRBUF_INIT;
+		for (int ty = 0; ty < 4; ty++)
+			for (int seq = 0; seq < 24; seq++) {
+				int32_t c, mb;
+				bool bwd = types[ty] == OP_BWD_COMPUTE || types[ty] == OP_GRADS_RS;
+				bool comp = ty < 2;
+				assert_int_equal(rr_vpp_label(seq, bwd, P, V, &c, &mb), 0);
+				strbuf_addf(&want, "%s|%d|%d|%d|%d|%d|%d\n",
+					    op_type_name(types[ty]), seq, stage, c,
+					    comp ? c * P + stage : -1, comp ? mb : -1, 1);
+			}
+		strbuf_addf(&want, "grads-reduce-scatter|24|%d|1|-1|-1|1\n", stage);
+		assert_rows(
+			db,
+			"SELECT optype, seq_id, stage, mc, gmc, mb_id, dp_rank FROM ops"
+			" ORDER BY optype = 'grads-reduce-scatter', optype = 'params-all-gather',"
+			" optype = 'backward-compute', optype, seq_id",
+			want.buf);
+		strbuf_release(&want);
+	}
+	db_close(db);
+	rm_db(path);
+}
+
+/* A version-4 file (ops, ppagg's topology and what-if row as version 4
+ * made them) is brought to 5 in place: its rows stay, the new columns are
+ * NULL, its imported ops keep their labels in the ops view. */
+static void test_version_4_is_migrated(void **state)
+{
+	char err[512], *path = make_old(3);
+	sqlite3 *c;
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(
+			c,
+			"CREATE TABLE op_t(optype INTEGER NOT NULL, seq_id INTEGER NOT NULL,"
+			" mc INTEGER NOT NULL, gmc INTEGER NOT NULL, mb_id INTEGER NOT NULL,"
+			" start INTEGER NOT NULL, dur INTEGER NOT NULL);"
+			"CREATE TABLE op_worker(trace_id INTEGER PRIMARY KEY, source_id INTEGER,"
+			" dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL);"
+			"CREATE TABLE agg_topology(rank INTEGER PRIMARY KEY, pp_group INTEGER,"
+			" stage INTEGER, dp_rank INTEGER);"
+			"CREATE TABLE agg_whatif(id INTEGER PRIMARY KEY CHECK (id = 1),"
+			" iterations INTEGER NOT NULL, first_iteration INTEGER NOT NULL,"
+			" last_iteration INTEGER NOT NULL, t_base_ns INTEGER, t_ns INTEGER,"
+			" t_ideal_ns INTEGER, slowdown REAL, launch_slowdown REAL,"
+			" m_w REAL, m_w_add REAL, m_s REAL, m_s_add REAL, m_w_ranks TEXT,"
+			" verdict TEXT NOT NULL);"
+			"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur)"
+			" VALUES ((1 << 32), 0, 0, 0, 1, 0, 10, 5);"
+			"INSERT INTO op_worker VALUES (1, NULL, 0, 1);"
+			"INSERT INTO agg_topology VALUES (4, 0, 1, 0);"
+			"INSERT INTO agg_whatif(id, iterations, first_iteration, last_iteration,"
+			" slowdown, verdict) VALUES (1, 1, 3, 3, 1.5, 'worker');"
+			"PRAGMA user_version = 4",
+			NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(c);
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "5\n");
+	assert_rows(db,
+		    "SELECT iteration, rank, dp_rank, stage, optype, mc, gmc, mb_id, start_ns,"
+		    " end_ns FROM ops",
+		    "3|4|0|1|forward-compute|0|1|0|1010|1015\n");
+	assert_rows(db, "SELECT step_seq FROM op_t", "NULL\n");
+	assert_rows(db, "SELECT rank, stage, pp_size, vpp FROM agg_topology", "4|1|NULL|NULL\n");
+	assert_rows(db,
+		    "SELECT slowdown, verdict, ranks_per_cell, cell_ops, vpp, clock_error_ns,"
+		    " notes FROM whatif",
+		    "1.5|worker|NULL|NULL|NULL|NULL|NULL\n");
+	db_close(db);
+	rm_db(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +884,8 @@ int main(void)
 		cmocka_unit_test(test_kernels_view_uses_rowid_ranges),
 		cmocka_unit_test(test_kernel_batches),
 		cmocka_unit_test(test_ops_and_imports),
+		cmocka_unit_test(test_ops_view_labels_steps),
+		cmocka_unit_test(test_version_4_is_migrated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
