@@ -359,20 +359,62 @@ static void st_table(struct strbuf *h, const struct wi_decomp *g)
 	free(idx);
 }
 
-static void workers_table(struct strbuf *h, const struct whatif_result *r)
+static void workers_table(struct strbuf *h, const struct agg_whatif *w)
 {
-	strbuf_addstr(h, "<table><caption>Top workers by S_w (min of their replica's and their "
-			 "stage's give-back)</caption><tr><th>rank</th><th>dp</th><th>stage</th>"
-			 "<th>S_w</th><th>S_dp</th><th>S_pp</th></tr>\n");
+	const struct whatif_result *r = &w->r;
+	bool clock = w->has_clock && w->clock.offset_ns;
+	strbuf_addf(h,
+		    "<table><caption>Top workers by S_w (min of their replica's and their "
+		    "stage's give-back)</caption><tr><th>rank</th><th>dp</th><th>stage</th>"
+		    "<th>S_w</th><th>S_dp</th><th>S_pp</th>%s</tr>\n",
+		    clock ? "<th>clock offset (µs)</th>" : "");
 	for (size_t i = 0; i < r->nworkers && i < 10; i++) {
 		const struct wi_worker *wk = &r->workers[i];
 		strbuf_addf(h,
 			    "<tr><td>%d%s</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.3f</td>"
-			    "<td>%.3f</td></tr>\n",
+			    "<td>%.3f</td>",
 			    (int)wk->rank, i < r->n_mw ? " (M_W)" : "", wk->dp_rank, wk->stage,
 			    wk->s_w, wk->s_dp, wk->s_pp);
+		if (clock)
+			strbuf_addf(
+				h, "<td>%.1f</td>",
+				(double)w->clock.offset_ns[wk->stage * w->clock.dp + wk->dp_rank] /
+					1e3);
+		strbuf_addstr(h, "</tr>\n");
 	}
 	strbuf_addstr(h, "</table>\n");
+}
+
+/* Which rank speaks for a cell, the clocks, and the notes: what the numbers
+ * rest on (docs/whatif.md §4.1, §9.1). */
+static void basis(struct strbuf *h, const struct agg_whatif *w)
+{
+	strbuf_addstr(h, "<p class=\"basis\">");
+	if (w->ranks_per_cell > 1)
+		strbuf_addf(
+			h,
+			"Each (replica, stage) cell holds %d ranks (TP × CP × EP); the analysis "
+			"takes the %s as the cell's worker: a slow tensor-parallel partner shows "
+			"through the collectives its worker waits in. ",
+			w->ranks_per_cell, w->cell_ops ? w->cell_ops : "lowest rank");
+	if (w->has_clock && w->clock.offset_ns) {
+		int64_t worst = 0;
+		for (int i = 0; i < w->clock.dp * w->clock.pp; i++)
+			if (llabs(w->clock.offset_ns[i]) > llabs(worst))
+				worst = w->clock.offset_ns[i];
+		strbuf_addf(
+			h,
+			"Clocks: offsets estimated from ops that end together (largest %.1f µs, "
+			"error %.1f µs); times %s before the analysis. ",
+			(double)worst / 1e3, (double)w->clock.error_ns / 1e3,
+			w->clock_corrected ? "corrected" : "left as recorded (within the error)");
+	}
+	strbuf_addstr(h, "</p>\n");
+	if (w->notes.len) {
+		strbuf_addstr(h, "<details><summary>Notes of the analysis</summary><pre>");
+		agg_html_escape(h, w->notes.buf);
+		strbuf_addstr(h, "</pre></details>\n");
+	}
 }
 
 /* "Without stragglers this job would run 1.97× faster; one worker, rank 0
@@ -460,8 +502,9 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
 		    wi_verdict_name(r->verdict), r->m_w, r->n_mw, r->n_mw == 1 ? "" : "s", r->m_s,
 		    r->nsteps, r->nsteps == 1 ? "" : "s", w->nops, w->seconds);
 	strbuf_addstr(h, "<div class=\"grid\">\n");
+	basis(h, w);
 	st_table(h, &r->by_group);
-	workers_table(h, r);
+	workers_table(h, w);
 	strbuf_addstr(h, "</div>\n<div class=\"grid\">\n");
 	figure(h, out, "whatif/sw",
 	       "S_w per worker over the stage × replica grid (colours from 1 to 1.5)");

@@ -46,6 +46,8 @@ is "TP 2, a slow tensor partner (rank 9 of cell dp 0, stage 2): its cell's worke
 is "... the cell rule in the whatif view" "2|lowest rank of each (dp_rank, stage) cell" \
 	"$(sql tp/pptrace.db "SELECT ranks_per_cell, cell_ops FROM whatif")"
 is "... S within 1 % of the reference's" 1 "$(close_s tp)"
+ok_if "... and the report says which rank speaks for a cell" \
+	grep -q 'Each (replica, stage) cell holds 2 ranks' tp/pptrace/index.html
 
 job slow --slow-stage last:1.6
 is "a 1.6x slow last stage: verdict stage, a stage-3 worker first" "stage|6 0 3|1" \
@@ -63,6 +65,9 @@ job skewed --straggler 5:1.8 --clock-skew-max 900
 is "shifted host clocks: the same numbers" "$(numbers straggler)" "$(numbers skewed)"
 is "... the correction is said" 1 \
 	"$(sql skewed/pptrace.db "SELECT notes LIKE '%clocks: corrected, offsets up to%' FROM whatif")"
+ok_if "... also in the report, with each worker's offset" \
+	sh -c "grep -q 'Clocks: offsets estimated from ops that end together' skewed/pptrace/index.html &&
+		grep -q '<th>clock offset (µs)</th>' skewed/pptrace/index.html"
 sql -csv skewed/pptrace.db "SELECT rank, clock_offset_ns FROM whatif_workers ORDER BY rank" \
 	>offsets.got
 python3 - skewed/.truth/clock_offsets.csv offsets.got >offsets.diff <<'EOF'
