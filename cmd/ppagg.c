@@ -12,20 +12,42 @@
 #include "util/pp.h"
 
 enum {
-	O_BASE = 1, O_ITER, O_INPUT, O_DB, O_OUT, O_ALIGN, O_PROCESSES, O_FORMAT,
-	O_NO_RENDER, O_TP, O_PP, O_DP, O_CP, O_EP, O_CONFIG, O_QUIET
+	O_BASE = 1,
+	O_ITER,
+	O_INPUT,
+	O_DB,
+	O_OUT,
+	O_ALIGN,
+	O_PROCESSES,
+	O_FORMAT,
+	O_NO_RENDER,
+	O_RANK_CHARTS,
+	O_TP,
+	O_PP,
+	O_DP,
+	O_CP,
+	O_EP,
+	O_CONFIG,
+	O_QUIET
 };
 
 static const struct cli_opt options[] = {
 	{ "base-folder", 'b', "<dir>", "folder holding iteration_N/ and pptrace.db", O_BASE, 0 },
-	{ "iterations", 0, "<n|folder>", "iterations to aggregate (default: all)", O_ITER, CLI_MULTI },
+	{ "iterations", 0, "<n|folder>", "iterations to aggregate (default: all)", O_ITER,
+	  CLI_MULTI },
 	{ "input", 'i', "<dir>", "one iteration folder, e.g. DIR/iteration_15", O_INPUT, 0 },
-	{ "db", 0, "<path>", "database (default: <base>/pptrace.db)", O_DB, 0 },
+	{ "db", 0, "<path>", "database (default: <base>/pptrace.db); alone, its folder is <base>",
+	  O_DB, 0 },
 	{ "out", 'o', "<dir>", "output folder (default: <base>/pptrace)", O_OUT, 0 },
 	{ "time-alignment", 0, "<mode>", "global (default) or individual", O_ALIGN, 0 },
 	{ "processes", 'j', "<n>", "parallel gnuplot processes (default: cores)", O_PROCESSES, 0 },
 	{ "format", 0, "<list>", "chart formats: png,svg (default both)", O_FORMAT, 0 },
-	{ "no-render", 0, NULL, "write .gp scripts, CSVs and HTML but do not run gnuplot", O_NO_RENDER, 0 },
+	{ "no-render", 0, NULL, "write .gp scripts, CSVs and HTML but do not run gnuplot",
+	  O_NO_RENDER, 0 },
+	{ "rank-charts", 0, "<which>",
+	  "rank charts to render: auto (default: all while ranks x iterations <= 64, "
+	  "else flagged), all, flagged, none, or a rank list such as 0-7,77 (flagged plus these)",
+	  O_RANK_CHARTS, 0 },
 	{ "tp", 0, "<n>", "tensor-parallel size (when there is no topology file)", O_TP, 0 },
 	{ "pp", 0, "<n>", "pipeline-parallel size", O_PP, 0 },
 	{ "dp", 0, "<n>", "data-parallel size (default: from the highest rank)", O_DP, 0 },
@@ -40,19 +62,30 @@ static const struct cli_cmd cmd = {
 	"ppagg",
 	"ppagg --base-folder <dir> [--iterations <n>...] [--db <path>] [--out <dir>]\n"
 	"             [--time-alignment global|individual] [-j <n>] [--format png,svg] [--no-render]\n"
+	"             [--rank-charts auto|all|flagged|none|<ranks>]\n"
 	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>] [--config <file>] [--quiet]\n"
-	"   or: ppagg --input <dir>/iteration_<n> [options]",
+	"   or: ppagg --input <dir>/iteration_<n> [options]\n"
+	"   or: ppagg --db <path> [--iterations <n>...] [--out <dir>] [options]",
 	"Pipeline groups, bubbles, stragglers, timeline charts and an HTML report from a "
 	"ppbatch database.",
 	options,
 	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
-	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render"
+	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render\n"
+	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis"
 };
 
-static const char *const known_keys[] = {
-	"straggler_threshold", "vpp", "processes", "format", "time_alignment",
-	"tp", "pp", "dp", "cp", "ep", NULL
-};
+static const char *const known_keys[] = { "straggler_threshold",
+					  "vpp",
+					  "processes",
+					  "format",
+					  "time_alignment",
+					  "rank_charts",
+					  "tp",
+					  "pp",
+					  "dp",
+					  "cp",
+					  "ep",
+					  NULL };
 
 static int parse_format(const char *s, struct agg_opts *o)
 {
@@ -99,6 +132,48 @@ static const struct int_setting *int_setting_of(int id)
 	return NULL;
 }
 
+/* --rank-charts / agg.rank_charts: a mode, or a list of ranks and ranges
+ * ("0-7,77"), which renders the flagged ranks and these. 0 or PP_EINVAL. */
+static int parse_rank_charts(const char *s, struct agg_opts *o)
+{
+	static const char *const modes[] = { "auto", "all", "flagged", "none" };
+	for (int m = 0; m < 4; m++)
+		if (!strcmp(s, modes[m])) {
+			o->rank_charts = (enum agg_rank_charts)m;
+			return 0;
+		}
+	free(o->rank_list);
+	o->rank_list = NULL;
+	o->nrank_list = 0;
+	o->rank_charts = AGG_RC_FLAGGED;
+	size_t alloc = 0;
+	char tok[32];
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, ",");
+		long lo, hi;
+		if (!len || len >= sizeof(tok))
+			return PP_EINVAL;
+		memcpy(tok, p, len);
+		tok[len] = '\0';
+		char *dash = strchr(tok, '-');
+		if (dash)
+			*dash = '\0';
+		if (cli_parse_long(tok, 0, 1000000, &lo) ||
+		    cli_parse_long(dash ? dash + 1 : tok, 0, 1000000, &hi) || hi < lo)
+			return PP_EINVAL;
+		for (long r = lo; r <= hi; r++) {
+			if ((size_t)o->nrank_list == alloc) {
+				alloc = alloc ? 2 * alloc : 16;
+				o->rank_list = xrealloc(o->rank_list, alloc * sizeof(int));
+			}
+			o->rank_list[o->nrank_list++] = (int)r;
+		}
+		p += len;
+		if (!*p)
+			return 0;
+	}
+}
+
 static int parse_args(struct agg_opts *o, struct cli_state *st, const char **format,
 		      const char **align, const char **config)
 {
@@ -115,6 +190,13 @@ static int parse_args(struct agg_opts *o, struct cli_state *st, const char **for
 		case O_ALIGN: *align = st->arg; break;
 		case O_FORMAT: *format = st->arg; break;
 		case O_NO_RENDER: o->render = false; break;
+		case O_RANK_CHARTS:
+			o->rank_charts_given = true;
+			if (parse_rank_charts(st->arg, o))
+				return cli_bad_value(&cmd, st,
+						     "expected auto, all, flagged, none or "
+						     "a rank list such as 0-7,77");
+			break;
 		case O_CONFIG: *config = st->arg; break;
 		case O_QUIET: o->quiet = true; break;
 		case O_PROCESSES:
@@ -158,6 +240,11 @@ static int apply_config(struct agg_opts *o, const char **format, const char **al
 	if (o->threshold < 0)
 		return error("config: agg.straggler_threshold = %g: expected a number >= 0",
 			     o->threshold);
+	const char *rc_key = config_get(o->config, "agg.rank_charts");
+	if (rc_key && !o->rank_charts_given && parse_rank_charts(rc_key, o))
+		return error("config: agg.rank_charts = '%s': expected auto, all, flagged, none "
+			     "or a rank list such as 0-7,77",
+			     rc_key);
 	if (!*format)
 		*format = config_get(o->config, "agg.format");
 	if (!*align)
@@ -200,8 +287,9 @@ int main(int argc, char **argv)
 	o.individual = align && !strcmp(align, "individual");
 	if (!o.processes)
 		o.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
-	if (!o.base == !o.input || st.npos) {
-		error(st.npos ? "unexpected argument '%s'" : "give exactly one of --base-folder and --input%s",
+	if ((o.base && o.input) || (!o.base && !o.input && !o.db) || st.npos) {
+		error(st.npos ? "unexpected argument '%s'"
+			      : "give --base-folder, --input or --db (not both of the first two)%s",
 		      st.npos ? st.pos[0] : "");
 		cli_usage(&cmd);
 		goto out;
@@ -209,6 +297,7 @@ int main(int argc, char **argv)
 	rc = agg_run(&o);
 out:
 	config_free(o.config);
+	free(o.rank_list);
 	cli_release(&st);
 	return rc;
 }

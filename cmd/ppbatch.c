@@ -13,16 +13,39 @@
 #include "util/pp.h"
 
 enum {
-	O_INPUT = 1, O_FOLDERS, O_PATTERN, O_DB, O_CONFIG, O_PROCESSES, O_FORCE,
-	O_SALVAGE, O_SHARD, O_TIMEOUT, O_QUIET, O_INSPECT, O_JSON, O_MERGE,
-	O_FORMAT, O_PP_SIZE, O_VPP_SIZE, O_WORKER, O_NO_CLASSIFY, O_FULL
+	O_INPUT = 1,
+	O_FOLDERS,
+	O_PATTERN,
+	O_DB,
+	O_CONFIG,
+	O_PROCESSES,
+	O_FORCE,
+	O_SALVAGE,
+	O_SHARD,
+	O_TIMEOUT,
+	O_QUIET,
+	O_INSPECT,
+	O_JSON,
+	O_MERGE,
+	O_FORMAT,
+	O_PP_SIZE,
+	O_VPP_SIZE,
+	O_WORKER,
+	O_NO_CLASSIFY,
+	O_FULL,
+	O_META,
+	O_SCHEMA
 };
 
 static const struct cli_opt options[] = {
-	{ "input", 'i', "<dir>", "base folder holding iteration_N/ folders", O_INPUT, 0 },
-	{ "folders", 0, "<glob>", "iteration folders to take (default: all)", O_FOLDERS, CLI_MULTI },
-	{ "pattern", 0, "<glob>", "trace file names (default: *.json, *.json.gz, *.pt.trace.json*)", O_PATTERN, 0 },
-	{ "db", 0, "<path>", "database file (default: <input>/pptrace.db)", O_DB, 0 },
+	{ "input", 'i', "<dir>", "base folder holding iteration_N/ folders (optrace: the file)",
+	  O_INPUT, 0 },
+	{ "folders", 0, "<glob>", "iteration folders to take (default: all)", O_FOLDERS,
+	  CLI_MULTI },
+	{ "pattern", 0, "<glob>", "trace file names (default: *.json, *.json.gz, *.pt.trace.json*)",
+	  O_PATTERN, 0 },
+	{ "db", 0, "<path>", "database file (default: <input>/pptrace.db, or next to the file)",
+	  O_DB, 0 },
 	{ "config", 'c', "<file>", "INI configuration file", O_CONFIG, 0 },
 	{ "processes", 'j', "<n>", "worker processes (default: number of cores)", O_PROCESSES, 0 },
 	{ "force", 'f', NULL, "re-analyse traces that are already stored", O_FORCE, 0 },
@@ -32,14 +55,20 @@ static const struct cli_opt options[] = {
 	{ "quiet", 'q', NULL, "no progress output", O_QUIET, 0 },
 	{ "inspect", 0, NULL, "describe the trace files given as arguments", O_INSPECT, 0 },
 	{ "json", 0, NULL, "with --inspect: one JSON object per file", O_JSON, 0 },
-	{ "full", 0, NULL, "with --inspect: also classify every kernel (categories, orphans, "
-	  "rank metrics) as the workers do; memory grows with the kernels", O_FULL, 0 },
+	{ "full", 0, NULL,
+	  "with --inspect: also classify every kernel (categories, orphans, "
+	  "rank metrics) as the workers do; memory grows with the kernels",
+	  O_FULL, 0 },
 	{ "no-classify", 0, NULL, "with --inspect: only read (no thread roles or steps)",
 	  O_NO_CLASSIFY, 0 },
 	{ "merge", 0, NULL, "merge the shard databases given as arguments into --db", O_MERGE, 0 },
-	{ "format", 0, "<fmt>", "input format: kineto (default) or pp-timer", O_FORMAT, 0 },
+	{ "format", 0, "<fmt>", "input format: kineto (default), pp-timer or optrace", O_FORMAT,
+	  0 },
 	{ "pp-size", 0, "<n>", "pp-timer: pipeline-parallel size", O_PP_SIZE, 0 },
 	{ "vpp-size", 0, "<n>", "pp-timer: virtual pipeline size (default 1)", O_VPP_SIZE, 0 },
+	{ "meta", 0, "<yaml>", "optrace: the job's meta yaml (sizes; default: all 1)", O_META, 0 },
+	{ "schema", 0, "<json>", "optrace: schema json (op type order; default alphabetical)",
+	  O_SCHEMA, 0 },
 	{ "worker", 0, NULL, "internal: run as a pool worker", O_WORKER, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
 };
@@ -50,11 +79,14 @@ static const struct cli_cmd cmd = {
 	"               [--salvage] [--shard <i>/<n>] [--timeout <s>] [--quiet] [--config <file>]\n"
 	"   or: ppbatch --inspect [--json] [--salvage] [--full | --no-classify] <trace>...\n"
 	"   or: ppbatch --merge --db <out.db> <shard.db>...\n"
-	"   or: ppbatch --format pp-timer --input <dir> --pp-size <p> [--vpp-size <v>] [--db <path>]",
+	"   or: ppbatch --format pp-timer --input <dir> --pp-size <p> [--vpp-size <v>] [--db <path>]\n"
+	"   or: ppbatch --format optrace --input <trace.csv[.gz]> [--meta <yaml>] [--schema <json>]\n"
+	"               [--db <path>]",
 	"Classify the GPU work of every rank's PyTorch-profiler trace into one SQLite database.",
 	options,
 	"  ppbatch --input /data/run42 --folders 'iteration_1*' -j 8\n"
-	"  ppbatch --inspect --json rank_0000_iter_15.pt.trace.json.gz"
+	"  ppbatch --inspect --json rank_0000_iter_15.pt.trace.json.gz\n"
+	"  ppbatch --format optrace --input trace-AR.csv.gz --meta meta-AR.yaml --db ar.db"
 };
 
 static int parse_shard(const char *s, int *i, int *n)
@@ -129,13 +161,17 @@ static int parse_args(struct batch_opts *o, struct cli_state *st)
 		case O_FULL: o->full = true; break;
 		case O_MERGE: o->merge = true; break;
 		case O_FORMAT:
-			if (strcmp(st->arg, "kineto") && strcmp(st->arg, "pp-timer"))
-				return cli_bad_value(&cmd, st, "expected kineto or pp-timer");
+			if (strcmp(st->arg, "kineto") && strcmp(st->arg, "pp-timer") &&
+			    strcmp(st->arg, "optrace"))
+				return cli_bad_value(&cmd, st,
+						     "expected kineto, pp-timer or optrace");
 			o->format = st->arg;
 			break;
 		case O_PP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->pp_size); break;
 		case O_VPP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->vpp_size); break;
 		case O_WORKER: o->worker = true; break;
+		case O_META: o->meta = st->arg; break;
+		case O_SCHEMA: o->schema = st->arg; break;
 		}
 	}
 	return rc ? rc : id;
@@ -191,8 +227,13 @@ int main(int argc, char **argv)
 		error("--input is required");
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;
+	} else if ((o.meta || o.schema) && strcmp(o.format, "optrace")) {
+		error("--meta and --schema go with --format optrace");
+		rc = PP_EXIT_USAGE;
 	} else if (!strcmp(o.format, "pp-timer")) {
 		rc = pptimer_run(&o);
+	} else if (!strcmp(o.format, "optrace")) {
+		rc = optrace_run(&o);
 	} else {
 		rc = batch_run(&o);
 	}

@@ -7,6 +7,11 @@
  * - err_code != 0 makes every writing call fail until rollback (sticky).
  * - The name/process-group caches map text to committed ids, plus ids added
  *   by the open transaction; a rollback clears them, since those ids vanish.
+ * - bulk is true between db_bulk_begin() and db_bulk_commit(): the trace
+ *   transactions inside it neither begin nor commit, so the whole import is
+ *   one transaction; any failure rolls all of it back.
+ * - Ops are buffered like kernels (nop rows, OBATCH per statement); their
+ *   index within the trace is next_oidx.
  */
 #include <errno.h>
 #include <sqlite3.h>
@@ -58,6 +63,15 @@ enum stmt_id {
 	S_INS_KERNELS_ID,
 	S_MAX_KROW,
 	S_ADOPT,
+	S_DEL_OPS,
+	S_DEL_OP_WORKER,
+	S_INS_OP,
+	S_INS_OPS,
+	S_INS_OP_WORKER,
+	S_TRACES_UNDER,
+	S_FIND_SOURCE,
+	S_DEL_SOURCE,
+	S_INS_SOURCE,
 	S_COUNT
 };
 
@@ -72,6 +86,13 @@ enum stmt_id {
 #define KROWID4 KROWID "," KROWID "," KROWID "," KROWID
 #define KROWID16 KROWID4 "," KROWID4 "," KROWID4 "," KROWID4
 #define KBATCH 32
+/* Ops likewise, with their rowid (op_t is only ever written by one trace
+ * transaction at a time and rows are few per trace). */
+#define OCOLS 9
+#define OROW "(?,?,?,?,?,?,?,?,?)"
+#define OROW4 OROW "," OROW "," OROW "," OROW
+#define OROW16 OROW4 "," OROW4 "," OROW4 "," OROW4
+#define OBATCH 32
 
 /* In enum stmt_id order. */
 static const char *const stmt_sql[S_COUNT] = {
@@ -126,6 +147,23 @@ static const char *const stmt_sql[S_COUNT] = {
 	"SELECT max(rowid) FROM kernel_t",
 	"UPDATE traces SET path = ?2, file = ?3, name_rank = ?4"
 	" WHERE path = ?1 AND file IS NULL",
+	"DELETE FROM op_t WHERE rowid >= (?1 << 32) AND rowid < ((?1 + 1) << 32)",
+	"DELETE FROM op_worker WHERE trace_id = ?1",
+	"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+	"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
+	" VALUES " OROW16 "," OROW16,
+	"INSERT INTO op_worker(trace_id, source_id, dp_rank, stage)"
+	" VALUES(?1,?2,?3,?4)",
+	/* The traces of an import: paths that start with ?1 ("FILE#"); ?2 is
+	 * ?1 with its last byte incremented ("FILE$"). */
+	"SELECT id FROM traces WHERE path >= ?1 AND path < ?2",
+	"SELECT id FROM op_source WHERE path = ?1",
+	"DELETE FROM op_source WHERE id = ?1",
+	"INSERT INTO op_source(path, file, bytes, mtime_ns, imported_at,"
+	" meta_path, schema_path, trial_name, run_id, dp_size, pp_size,"
+	" tp_size, dsp_size, vpp_size, world_size, optype_order)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
 };
 
 _Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT,
@@ -150,8 +188,13 @@ struct db {
 	int nkrow;
 	int kappend; /* the trace's rows are kernel_t's last: 1 yes, 0 no,
 		      * -1 not known yet */
+	int64_t orow[OBATCH][OCOLS]; /* op rows not yet inserted */
+	int nop;
+	uint64_t next_oidx;
+	bool bulk; /* inside db_bulk_begin(): traces do not commit */
 };
 _Static_assert(KBATCH * KCOLS <= 999, "SQLite's smallest parameter limit");
+_Static_assert(OBATCH *OCOLS <= 999, "SQLite's smallest parameter limit");
 
 /* ---- intern map ---- */
 
@@ -447,6 +490,19 @@ struct sqlite3 *db_sqlite(struct db *db)
 
 /* ---- one trace ---- */
 
+/* Deletes trace id and every row of it. */
+static int delete_trace(struct db *db, int64_t id)
+{
+	if (run_simple(db, S_DEL_KERNELS, id, "cannot delete kernels") ||
+	    run_simple(db, S_DEL_STEPS, id, "cannot delete steps") ||
+	    run_simple(db, S_DEL_CATS, id, "cannot delete categories") ||
+	    run_simple(db, S_DEL_OPS, id, "cannot delete ops") ||
+	    run_simple(db, S_DEL_OP_WORKER, id, "cannot delete ops") ||
+	    run_simple(db, S_DEL_TRACE, id, "cannot delete trace"))
+		return PP_EDB;
+	return 0;
+}
+
 static int remove_trace(struct db *db, const char *path)
 {
 	sqlite3_stmt *s = stmt(db, S_FIND_TRACE);
@@ -464,12 +520,7 @@ static int remove_trace(struct db *db, const char *path)
 	}
 	int64_t id = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
-	if (run_simple(db, S_DEL_KERNELS, id, "cannot delete kernels") ||
-	    run_simple(db, S_DEL_STEPS, id, "cannot delete steps") ||
-	    run_simple(db, S_DEL_CATS, id, "cannot delete categories") ||
-	    run_simple(db, S_DEL_TRACE, id, "cannot delete trace"))
-		return PP_EDB;
-	return 0;
+	return delete_trace(db, id);
 }
 
 static int insert_trace(struct db *db, const struct db_trace *t)
@@ -486,7 +537,8 @@ static int insert_trace(struct db *db, const struct db_trace *t)
 		sqlite3_bind_int64(s, 30, t->header_rank);
 	if (t->has_name_rank)
 		sqlite3_bind_int64(s, 31, t->name_rank);
-	sqlite3_bind_int64(s, 5, t->bytes);
+	if (t->bytes >= 0)
+		sqlite3_bind_int64(s, 5, t->bytes);
 	sqlite3_bind_int64(s, 6, t->mtime_ns);
 	sqlite3_bind_int(s, 7, t->status);
 	sqlite3_bind_int(s, 8, t->status == DB_STATUS_FAILED ? t->fail_kind : 0);
@@ -529,13 +581,15 @@ int db_trace_begin(struct db *db, const struct db_trace *t)
 		return fail(db, PP_EDB, "database is open read-only");
 	if (db->in_txn)
 		return fail(db, PP_EINVAL, "a trace transaction is already open");
-	sqlite3_stmt *s = stmt(db, S_BEGIN);
-	if (!s || run(db, s, "cannot start transaction"))
+	sqlite3_stmt *s = db->bulk ? NULL : stmt(db, S_BEGIN);
+	if (!db->bulk && (!s || run(db, s, "cannot start transaction")))
 		return PP_EDB;
 	db->in_txn = true;
 	db->next_kidx = 0;
 	db->nkrow = 0;
 	db->kappend = -1;
+	db->next_oidx = 0;
+	db->nop = 0;
 	db->window_start_ns = t->has_metrics ? t->window_start_ns : 0;
 	if (!t->path)
 		return fail(db, PP_EINVAL, "trace without a path");
@@ -785,6 +839,199 @@ int db_trace_add_category(struct db *db, const struct db_category *c)
 	return run(db, s, "cannot insert category");
 }
 
+/* Inserts the buffered op rows: a full batch in one statement, the rest
+ * row by row. */
+static int flush_ops(struct db *db)
+{
+	int n = db->nop, per = n == OBATCH ? OBATCH : 1;
+	db->nop = 0;
+	for (int r = 0; r < n; r += per) {
+		sqlite3_stmt *s = stmt_rebound(db, per == OBATCH ? S_INS_OPS : S_INS_OP);
+		if (!s)
+			return PP_EDB;
+		for (int k = 0; k < per; k++) {
+			for (int c = 0; c < OCOLS - 1; c++)
+				sqlite3_bind_int64(s, k * OCOLS + c + 1, db->orow[r + k][c]);
+			if (db->orow[r + k][OCOLS - 1] >= 0) /* step_seq, else NULL */
+				sqlite3_bind_int64(s, (k + 1) * OCOLS, db->orow[r + k][OCOLS - 1]);
+			else
+				sqlite3_bind_null(s, (k + 1) * OCOLS);
+		}
+		if (run(db, s, "cannot insert ops"))
+			return PP_EDB;
+	}
+	return 0;
+}
+
+int db_trace_add_op(struct db *db, const struct db_op *op)
+{
+	if (db->err_code)
+		return db->err_code;
+	if (!db->in_txn)
+		return fail(db, PP_EINVAL, "no trace transaction is open");
+	if (db->next_oidx >= (UINT64_C(1) << DB_KROW_SHIFT))
+		return fail(db, PP_EDB, "too many ops in one trace");
+	int64_t *row = db->orow[db->nop++];
+	row[0] = (db->cur_trace << DB_KROW_SHIFT) | (int64_t)db->next_oidx++;
+	row[1] = op->optype;
+	row[2] = op->seq_id;
+	row[3] = op->mc;
+	row[4] = op->gmc;
+	row[5] = op->mb_id;
+	row[6] = op->start_ns - db->window_start_ns;
+	row[7] = op->end_ns - op->start_ns;
+	row[8] = op->has_step ? op->step_seq : -1;
+	return db->nop == OBATCH ? flush_ops(db) : 0;
+}
+
+int db_trace_set_worker(struct db *db, int64_t source_id, int dp_rank, int stage)
+{
+	if (db->err_code)
+		return db->err_code;
+	if (!db->in_txn)
+		return fail(db, PP_EINVAL, "no trace transaction is open");
+	sqlite3_stmt *s = stmt(db, S_INS_OP_WORKER);
+	if (!s)
+		return PP_EDB;
+	sqlite3_bind_int64(s, 1, db->cur_trace);
+	if (source_id > 0)
+		sqlite3_bind_int64(s, 2, source_id);
+	sqlite3_bind_int(s, 3, dp_rank);
+	sqlite3_bind_int(s, 4, stage);
+	return run(db, s, "cannot insert the ops' worker");
+}
+
+int db_bulk_begin(struct db *db)
+{
+	if (db->err_code)
+		return db->err_code;
+	if (db->in_txn || db->bulk)
+		return fail(db, PP_EINVAL, "a transaction is already open");
+	sqlite3_stmt *s = stmt(db, S_BEGIN);
+	if (!s || run(db, s, "cannot start transaction"))
+		return PP_EDB;
+	db->bulk = true;
+	return 0;
+}
+
+int db_bulk_commit(struct db *db)
+{
+	if (db->err_code || !db->bulk || db->in_txn) {
+		int rc = db->err_code ? db->err_code : PP_EINVAL;
+		char msg[sizeof(db->errmsg)];
+		snprintf(msg, sizeof(msg), "%s",
+			 db->err_code ? db->errmsg : "no bulk transaction to commit");
+		db_trace_rollback(db);
+		memcpy(db->errmsg, msg, sizeof(msg));
+		return rc;
+	}
+	sqlite3_stmt *s = stmt(db, S_COMMIT);
+	db->bulk = false;
+	if (!s || run(db, s, "cannot commit")) {
+		char msg[sizeof(db->errmsg)];
+		memcpy(msg, db->errmsg, sizeof(msg));
+		db_trace_rollback(db);
+		memcpy(db->errmsg, msg, sizeof(msg));
+		return PP_EDB;
+	}
+	return 0;
+}
+
+/* The id of the source at path, or 0; -1 on an error. */
+static int64_t find_source(struct db *db, const char *path)
+{
+	sqlite3_stmt *s = stmt(db, S_FIND_SOURCE);
+	if (!s)
+		return -1;
+	bind_text(s, 1, path);
+	int rc = sqlite3_step(s);
+	int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		fail_sql(db, "cannot look up an op-trace import");
+		return -1;
+	}
+	return id;
+}
+
+/* Deletes every trace whose path starts with prefix; *n counts them. */
+static int delete_traces_under(struct db *db, const char *prefix, int64_t *n)
+{
+	size_t len = strlen(prefix);
+	char *hi = xstrdup(prefix);
+	int64_t *ids = NULL;
+	size_t nids = 0, cap = 0;
+	int rc = 0;
+	hi[len - 1]++; /* callers' prefixes end in '#': never 0xff */
+	sqlite3_stmt *s = stmt(db, S_TRACES_UNDER);
+	if (!s) {
+		free(hi);
+		return PP_EDB;
+	}
+	bind_text(s, 1, prefix);
+	bind_text(s, 2, hi);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (nids == cap) {
+			cap = cap ? 2 * cap : 256;
+			ids = xrealloc(ids, cap * sizeof(*ids));
+		}
+		ids[nids++] = sqlite3_column_int64(s, 0);
+	}
+	sqlite3_reset(s);
+	free(hi);
+	rc = rc == SQLITE_DONE ? 0 : fail_sql(db, "cannot list an import's traces");
+	for (size_t i = 0; i < nids && !rc; i++)
+		rc = delete_trace(db, ids[i]);
+	free(ids);
+	*n = (int64_t)nids;
+	return rc;
+}
+
+int db_op_source_replace(struct db *db, const struct db_op_source *src, int64_t *id,
+			 int64_t *removed)
+{
+	struct strbuf prefix = STRBUF_INIT;
+	int rc = 0;
+	*removed = 0;
+	if (db->err_code)
+		return db->err_code;
+	if (!db->bulk || db->in_txn)
+		return fail(db, PP_EINVAL, "an op-trace import needs a bulk transaction");
+	strbuf_addf(&prefix, "%s#", src->path);
+	int64_t old = find_source(db, src->path);
+	if (old < 0 || delete_traces_under(db, prefix.buf, removed) ||
+	    (old > 0 && run_simple(db, S_DEL_SOURCE, old, "cannot delete an op-trace import"))) {
+		rc = PP_EDB;
+		goto out;
+	}
+	sqlite3_stmt *s = stmt(db, S_INS_SOURCE);
+	if (!s) {
+		rc = PP_EDB;
+		goto out;
+	}
+	bind_text(s, 1, src->path);
+	bind_text(s, 2, src->file);
+	sqlite3_bind_int64(s, 3, src->bytes);
+	sqlite3_bind_int64(s, 4, src->mtime_ns);
+	sqlite3_bind_int64(s, 5, (int64_t)time(NULL));
+	bind_text(s, 6, src->meta_path);
+	bind_text(s, 7, src->schema_path);
+	if (src->has_meta) {
+		const int64_t v[] = { src->run_id,   src->dp_size,  src->pp_size,   src->tp_size,
+				      src->dsp_size, src->vpp_size, src->world_size };
+		bind_text(s, 8, src->trial_name);
+		for (int i = 0; i < 7; i++)
+			sqlite3_bind_int64(s, 9 + i, v[i]);
+	}
+	bind_text(s, 16, src->optype_order);
+	if ((rc = run(db, s, "cannot record an op-trace import")))
+		goto out;
+	*id = sqlite3_last_insert_rowid(db->conn);
+out:
+	strbuf_release(&prefix);
+	return rc;
+}
+
 int db_trace_commit(struct db *db)
 {
 	if (!db->in_txn && !db->err_code)
@@ -799,8 +1046,8 @@ int db_trace_commit(struct db *db)
 		return rc;
 	}
 	sqlite3_stmt *s = NULL;
-	if (flush_kernels(db) || !(s = stmt(db, S_COMMIT)) ||
-	    run(db, s, "cannot commit")) {
+	if (flush_kernels(db) || flush_ops(db) ||
+	    (!db->bulk && (!(s = stmt(db, S_COMMIT)) || run(db, s, "cannot commit")))) {
 		char msg[sizeof(db->errmsg)];
 		memcpy(msg, db->errmsg, sizeof(msg));
 		db_trace_rollback(db);
@@ -824,7 +1071,9 @@ void db_trace_rollback(struct db *db)
 		intern_clear(&db->pgroups);
 	}
 	db->in_txn = false;
+	db->bulk = false;
 	db->nkrow = 0;
+	db->nop = 0;
 	db->err_code = 0;
 	db->errmsg[0] = '\0';
 }

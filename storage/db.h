@@ -63,7 +63,7 @@ struct db_trace {
 	int64_t header_rank;
 	bool has_name_rank; /* rank_NNNN in the file name */
 	int64_t name_rank;
-	int64_t bytes;         /* file size */
+	int64_t bytes;         /* file size; < 0: none (NULL) */
 	int64_t mtime_ns;      /* file modification time */
 	int status;            /* DB_STATUS_* */
 	int fail_kind;         /* DB_FAIL_* (0 unless failed) */
@@ -136,6 +136,53 @@ int db_trace_add_category(struct db *db, const struct db_category *c);
 int db_trace_commit(struct db *db);
 /* Abandons the trace's transaction (if any) and resets the error state. */
 void db_trace_rollback(struct db *db);
+
+/* One op of the what-if analysis (the ops view, docs/whatif.md §1). */
+struct db_op {
+	int optype;               /* enum op_type (model/optype.h) */
+	int32_t seq_id;           /* among the trace's ops of its type */
+	int16_t mc, gmc, mb_id;   /* chunk, global chunk, micro-batch; -1 = none */
+	int64_t start_ns, end_ns; /* absolute; stored relative to the trace's
+				    * window_start_ns (so set has_metrics) */
+	bool has_step;            /* ppagg labels the op from a step: */
+	int32_t step_seq;         /* the seq of the fwd/bwd step whose VPP
+				    * labels give mc (and mb_id of a compute)
+				    * and gmc (struct rr_op) */
+};
+/* Adds an op to the open trace. 0 or PP_EDB. */
+int db_trace_add_op(struct db *db, const struct db_op *op);
+/* Records the open trace's worker, for sources that give it with the ops
+ * (an op-trace import: source_id from db_op_source_replace()); traces
+ * without one take theirs from ppagg's topology. 0 or PP_EDB. */
+int db_trace_set_worker(struct db *db, int64_t source_id, int dp_rank, int stage);
+
+/* One transaction around several traces (an op-trace import): between
+ * db_bulk_begin() and db_bulk_commit(), db_trace_begin() and
+ * db_trace_commit() neither begin nor commit, so readers see all of the
+ * traces or none. Any error (sticky, as always) rolls the whole of it back:
+ * db_trace_rollback() ends the bulk transaction too. 0, PP_EINVAL or
+ * PP_EDB; db_bulk_commit() rolls back when it fails. */
+int db_bulk_begin(struct db *db);
+int db_bulk_commit(struct db *db);
+
+/* An op-trace import (ppbatch --format optrace). Its traces' paths start
+ * with "PATH#". */
+struct db_op_source {
+	const char *path; /* the identity: the file as given */
+	const char *file; /* the file read (canonical path) */
+	int64_t bytes, mtime_ns;
+	const char *meta_path, *schema_path; /* or NULL */
+	bool has_meta;                       /* the fields below come from a meta yaml */
+	const char *trial_name;
+	int64_t run_id, dp_size, pp_size, tp_size, dsp_size, vpp_size, world_size;
+	const char *optype_order; /* the schema's names, comma-separated; NULL
+				      * = alphabetical */
+};
+/* Inside a bulk transaction: deletes the import stored at src->path, if
+ * any (its traces with all their rows: *removed counts them), and records
+ * src; *id is its id for db_trace_set_worker(). 0, PP_EINVAL or PP_EDB. */
+int db_op_source_replace(struct db *db, const struct db_op_source *src, int64_t *id,
+			 int64_t *removed);
 
 /* Records a trace that produced no data (status failed, or any status
  * without kernels) in its own transaction. */

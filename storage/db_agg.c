@@ -2,10 +2,15 @@
  *
  * Every read is one query per iteration, ordered so that ppagg can fill its
  * ranks in one pass; the orders by category and phase *name* are the ones
- * its CSVs and chart scripts have always had. The block query groups the
- * kernels by their packed codes (kernel_t.code) and looks the names up only
- * per group.
+ * its CSVs and chart scripts have always had. The blocks are grouped here,
+ * not in SQL: the query streams each trace's kernels (a CROSS JOIN keeps
+ * the traces the outer loop, so a trace's kernels come together, in rowid
+ * order), and each trace's kernels are sorted in C by (category name,
+ * phase name, seq, recompute) and folded into blocks. SQLite's GROUP BY
+ * sorted every kernel of the iteration through its record sorter: 11,000
+ * instructions a kernel, 61 % of a 1,024-rank ppagg run (callgrind).
  */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +19,18 @@
 #include "db_int.h"
 #include "util/pp.h"
 
-enum { Q_ITERATIONS, Q_TRACES, Q_CATEGORIES, Q_STEPS, Q_BLOCKS, Q_GROUPS, Q_COUNT };
+enum {
+	Q_ITERATIONS,
+	Q_TRACES,
+	Q_CATEGORIES,
+	Q_STEPS,
+	Q_BLOCKS,
+	Q_GROUPS,
+	Q_OPS,
+	Q_OP_SOURCE,
+	Q_OP_WORKERS,
+	Q_COUNT
+};
 
 /* In enum order. */
 static const char *const query_sql[Q_COUNT] = {
@@ -41,23 +57,42 @@ static const char *const query_sql[Q_COUNT] = {
 	" WHERE t.iteration = ?1 ORDER BY t.rank, p.name, s.seq",
 
 	/* ?2, ?3: the category codes left out (memory, other). */
-	"SELECT t.id, t.rank, k.code & 15 AS cat, k.code >> 7 AS ph, k.seq,"
-	" (k.code >> 6) & 1 AS rc, min(t.window_start_ns + k.start),"
-	" max(t.window_start_ns + k.start + k.dur), count(*)"
+	"SELECT t.id, t.rank, k.code, k.seq, t.window_start_ns + k.start, k.dur"
 	" FROM traces t CROSS JOIN kernel_t k"
 	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
-	" WHERE t.iteration = ?1 AND k.seq IS NOT NULL AND (k.code & 15) NOT IN (?2, ?3)"
-	" GROUP BY t.id, cat, ph, k.seq, rc"
-	" ORDER BY t.rank, (SELECT name FROM category_codes WHERE code = cat),"
-	" (SELECT name FROM phase_codes WHERE code = ph), k.seq, rc",
+	" WHERE t.iteration = ?1 AND k.seq IS NOT NULL AND (k.code & 15) NOT IN (?2, ?3)",
 
 	"SELECT DISTINCT pg_desc, pg_ranks FROM kernels WHERE iteration = ?1"
 	" AND pg_ranks IS NOT NULL AND pg_desc IS NOT NULL",
+
+	/* The worker as recorded with the ops (imports); the others take
+	 * theirs from the caller's topology. Trace by trace, in op order. */
+	"SELECT t.id, t.rank, w.trace_id IS NOT NULL, w.dp_rank, w.stage, w.source_id,"
+	" o.optype, o.seq_id, o.mc, o.gmc, o.mb_id, t.window_start_ns + o.start,"
+	" t.window_start_ns + o.start + o.dur, o.step_seq IS NOT NULL, o.step_seq"
+	" FROM traces t CROSS JOIN op_t o"
+	" ON o.rowid >= (t.id << 32) AND o.rowid < ((t.id + 1) << 32)"
+	" LEFT JOIN op_worker w ON w.trace_id = t.id"
+	" WHERE t.iteration = ?1 ORDER BY t.id, o.rowid",
+
+	"SELECT id, path, trial_name IS NOT NULL, trial_name, run_id, dp_size, pp_size,"
+	" tp_size, dsp_size, vpp_size, world_size, optype_order"
+	" FROM op_source WHERE id = ?1",
+
+	"SELECT t.id, t.rank, w.dp_rank, w.stage FROM traces t"
+	" JOIN op_worker w ON w.trace_id = t.id WHERE t.iteration = ?1 ORDER BY t.id",
 };
 
 static const char *const what[Q_COUNT] = {
-	"cannot list iterations", "cannot read traces",  "cannot read category_stats",
-	"cannot read steps",      "cannot read kernels", "cannot read process groups",
+	"cannot list iterations",
+	"cannot read traces",
+	"cannot read category_stats",
+	"cannot read steps",
+	"cannot read kernels",
+	"cannot read process groups",
+	"cannot read ops",
+	"cannot read an op-trace import",
+	"cannot read the ops' workers",
 };
 
 /* The caller's callback of one kind of row, and its context. */
@@ -68,8 +103,10 @@ struct visit {
 		int (*trace)(void *ctx, const struct db_agg_trace *t);
 		int (*category)(void *ctx, const struct db_agg_category *c);
 		int (*step)(void *ctx, const struct db_agg_step *s);
-		int (*block)(void *ctx, const struct db_agg_block *b);
 		int (*group)(void *ctx, const char *desc, const char *ranks);
+		int (*op)(void *ctx, const struct db_agg_op *o);
+		int (*source)(void *ctx, const struct db_agg_op_source *s);
+		int (*worker)(void *ctx, const struct db_agg_op_worker *w);
 	} fn;
 };
 
@@ -102,10 +139,6 @@ static int each(struct db *db, int q, int64_t iteration, const char *name,
 		sqlite3_bind_int64(st, 1, iteration);
 	else if (name)
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (q == Q_BLOCKS) {
-		sqlite3_bind_int(st, 2, RR_MEMORY);
-		sqlite3_bind_int(st, 3, RR_OTHER);
-	}
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
 		n++;
 		rc = row(st, v);
@@ -185,25 +218,155 @@ static int row_step(sqlite3_stmt *st, const struct visit *v)
 	return v->fn.step(v->ctx, &p);
 }
 
-static int row_block(sqlite3_stmt *st, const struct visit *v)
+/* One kernel of a block query row, with its sort key: the order of its
+ * category's name, of its phase's name, its seq and recompute flag. */
+struct bkernel {
+	uint64_t key;
+	int64_t s, e, seq;
+	int cat, ph;
+	bool rc;
+};
+
+/* The kernels of one trace, grouped into blocks (see the top of the file). */
+struct bgroup {
+	int64_t trace_id, rank;
+	struct bkernel *k;
+	size_t n, alloc;
+	uint8_t cat_order[16], ph_order[8];
+	int (*fn)(void *ctx, const struct db_agg_block *b);
+	void *ctx;
+};
+
+static int cmp_bkernel(const void *a, const void *b)
 {
-	struct db_agg_block b = {
-		.trace_id = col(st, 0),
-		.rank = col(st, 1),
-		.category = (enum rr_category)col(st, 2),
-		.phase = (enum rr_phase)(col(st, 3) - 1),
-		.seq = col(st, 4),
-		.recompute = col(st, 5) != 0,
-		.start_ns = col(st, 6),
-		.end_ns = col(st, 7),
-		.kernels = col(st, 8),
-	};
-	return v->fn.block(v->ctx, &b);
+	uint64_t x = ((const struct bkernel *)a)->key, y = ((const struct bkernel *)b)->key;
+	return x < y ? -1 : x > y;
+}
+
+/* Position of name i among n names in strcmp order (SQLite's BINARY). */
+static uint8_t name_order(const char *(*name)(int), int i, int n)
+{
+	uint8_t pos = 0;
+	for (int j = 0; j < n; j++)
+		if (j != i &&
+		    (strcmp(name(j), name(i)) < 0 || (!strcmp(name(j), name(i)) && j < i)))
+			pos++;
+	return pos;
+}
+
+static const char *cat_name(int c)
+{
+	return rr_category_name((enum rr_category)c);
+}
+
+static const char *ph_name(int code)
+{
+	const char *n = rr_phase_name((enum rr_phase)(code - 1));
+	return n ? n : "";
+}
+
+/* Sorts the trace's kernels and calls fn once per block. */
+static int bgroup_flush(struct bgroup *g)
+{
+	int rc = 0;
+	qsort(g->k, g->n, sizeof(*g->k), cmp_bkernel);
+	for (size_t i = 0; i < g->n && !rc;) {
+		const struct bkernel *k = &g->k[i];
+		struct db_agg_block b = { .trace_id = g->trace_id,
+					  .rank = g->rank,
+					  .category = (enum rr_category)k->cat,
+					  .phase = (enum rr_phase)(k->ph - 1),
+					  .seq = k->seq,
+					  .recompute = k->rc,
+					  .start_ns = k->s,
+					  .end_ns = k->e };
+		for (; i < g->n && g->k[i].key == k->key; i++) {
+			b.start_ns = g->k[i].s < b.start_ns ? g->k[i].s : b.start_ns;
+			b.end_ns = g->k[i].e > b.end_ns ? g->k[i].e : b.end_ns;
+			b.kernels++;
+		}
+		rc = g->fn(g->ctx, &b);
+	}
+	g->n = 0;
+	return rc;
+}
+
+static int row_block(sqlite3_stmt *st, struct bgroup *g)
+{
+	int64_t id = col(st, 0), code = col(st, 2), seq = col(st, 3), s = col(st, 4);
+	int rc = 0;
+	if (g->n && id != g->trace_id)
+		rc = bgroup_flush(g);
+	g->trace_id = id;
+	g->rank = col(st, 1);
+	if (g->n == g->alloc) {
+		g->alloc = g->alloc ? 2 * g->alloc : 4096;
+		g->k = xrealloc(g->k, g->alloc * sizeof(*g->k));
+	}
+	struct bkernel *k = &g->k[g->n++];
+	k->cat = (int)(code & 15);
+	k->ph = (int)(code >> 7);
+	k->rc = (code >> 6) & 1;
+	k->seq = seq;
+	k->s = s;
+	k->e = s + col(st, 5);
+	/* seq fits 40 bits (a step number), the orders 8 each. */
+	k->key = (uint64_t)g->cat_order[k->cat] << 56 |
+		 (uint64_t)(k->ph < 8 ? g->ph_order[k->ph] : 255) << 48 |
+		 ((uint64_t)seq & 0x7fffffffffULL) << 1 | (uint64_t)k->rc;
+	return rc;
 }
 
 static int row_group(sqlite3_stmt *st, const struct visit *v)
 {
 	return v->fn.group(v->ctx, col_text(st, 0), col_text(st, 1));
+}
+
+static int row_op(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_op o = {
+		.trace_id = col(st, 0),
+		.rank = col(st, 1),
+		.has_worker = col(st, 2) != 0,
+		.dp_rank = (int)col(st, 3),
+		.stage = (int)col(st, 4),
+		.source_id = col(st, 5),
+		.optype = (int)col(st, 6),
+		.seq_id = (int32_t)col(st, 7),
+		.mc = (int16_t)col(st, 8),
+		.gmc = (int16_t)col(st, 9),
+		.mb_id = (int16_t)col(st, 10),
+		.start_ns = col(st, 11),
+		.end_ns = col(st, 12),
+		.has_step = col(st, 13) != 0,
+		.step_seq = (int32_t)col(st, 14),
+	};
+	return v->fn.op(v->ctx, &o);
+}
+
+static int row_source(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_op_source s = {
+		.id = col(st, 0),
+		.path = col_text(st, 1),
+		.has_meta = col(st, 2) != 0,
+		.trial_name = col_text(st, 3),
+		.run_id = col(st, 4),
+		.dp_size = col(st, 5),
+		.pp_size = col(st, 6),
+		.tp_size = col(st, 7),
+		.dsp_size = col(st, 8),
+		.vpp_size = col(st, 9),
+		.world_size = col(st, 10),
+		.optype_order = col_text(st, 11),
+	};
+	return v->fn.source(v->ctx, &s);
+}
+
+static int row_worker(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_op_worker w = { col(st, 0), col(st, 1), (int)col(st, 2), (int)col(st, 3) };
+	return v->fn.worker(v->ctx, &w);
 }
 
 int db_agg_iterations(struct db *db, const char *name, int (*fn)(void *ctx, int64_t iteration),
@@ -237,8 +400,28 @@ int db_agg_steps(struct db *db, int64_t iteration,
 int db_agg_blocks(struct db *db, int64_t iteration,
 		  int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx)
 {
-	struct visit v = { ctx, { .block = fn } };
-	return each(db, Q_BLOCKS, iteration, NULL, row_block, &v, NULL);
+	struct bgroup g = { .fn = fn, .ctx = ctx };
+	sqlite3_stmt *st;
+	int s = SQLITE_DONE, rc = 0;
+	for (int c = 0; c < 16; c++)
+		g.cat_order[c] = c < RR_NCATEGORIES ? name_order(cat_name, c, RR_NCATEGORIES) : 255;
+	for (int p = 0; p < 8; p++)
+		g.ph_order[p] =
+			p >= 1 && p <= RR_NPHASES ? name_order(ph_name, p, RR_NPHASES + 1) : 255;
+	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_BLOCKS], -1, &st, NULL) != SQLITE_OK)
+		return db_note_sql_error(db, what[Q_BLOCKS]);
+	sqlite3_bind_int64(st, 1, iteration);
+	sqlite3_bind_int(st, 2, RR_MEMORY);
+	sqlite3_bind_int(st, 3, RR_OTHER);
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW)
+		rc = row_block(st, &g);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_note_sql_error(db, what[Q_BLOCKS]);
+	sqlite3_finalize(st);
+	if (!rc && g.n)
+		rc = bgroup_flush(&g);
+	free(g.k);
+	return rc;
 }
 
 int db_agg_process_groups(struct db *db, int64_t iteration,
@@ -246,6 +429,27 @@ int db_agg_process_groups(struct db *db, int64_t iteration,
 {
 	struct visit v = { ctx, { .group = fn } };
 	return each(db, Q_GROUPS, iteration, NULL, row_group, &v, NULL);
+}
+
+int db_agg_ops(struct db *db, int64_t iteration, int (*fn)(void *ctx, const struct db_agg_op *o),
+	       void *ctx)
+{
+	struct visit v = { ctx, { .op = fn } };
+	return each(db, Q_OPS, iteration, NULL, row_op, &v, NULL);
+}
+
+int db_agg_op_source(struct db *db, int64_t id,
+		     int (*fn)(void *ctx, const struct db_agg_op_source *s), void *ctx, int *found)
+{
+	struct visit v = { ctx, { .source = fn } };
+	return each(db, Q_OP_SOURCE, id, NULL, row_source, &v, found);
+}
+
+int db_agg_op_workers(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_op_worker *w), void *ctx)
+{
+	struct visit v = { ctx, { .worker = fn } };
+	return each(db, Q_OP_WORKERS, iteration, NULL, row_worker, &v, NULL);
 }
 
 /* ---- the writer ---- */
@@ -258,6 +462,16 @@ enum {
 	W_INS_PP,
 	W_INS_PIPE,
 	W_INS_STRAG,
+	W_DEL_TOPO,
+	W_INS_TOPO,
+	W_DEL_WI,
+	W_DEL_WI_OPTYPE,
+	W_DEL_WI_WORKER,
+	W_DEL_WI_STEP,
+	W_INS_WI,
+	W_INS_WI_OPTYPE,
+	W_INS_WI_WORKER,
+	W_INS_WI_STEP,
 	W_COMMIT,
 	W_ROLLBACK,
 	W_COUNT
@@ -276,6 +490,23 @@ static const char *const write_sql[W_COUNT] = {
 	" gap_ns, bubble_ratio) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
 	"INSERT INTO agg_straggler(iteration, rank, group_kind, grp, metric,"
 	" value_ns, median_ns, excess) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	"DELETE FROM agg_topology",
+	"INSERT INTO agg_topology(rank, pp_group, stage, dp_rank, pp_size, vpp)"
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	"DELETE FROM agg_whatif",
+	"DELETE FROM agg_whatif_optype",
+	"DELETE FROM agg_whatif_worker",
+	"DELETE FROM agg_whatif_step",
+	"INSERT INTO agg_whatif(id, iterations, first_iteration, last_iteration, t_base_ns,"
+	" t_ns, t_ideal_ns, slowdown, launch_slowdown, m_w, m_w_add, m_s, m_s_add,"
+	" m_w_ranks, verdict, ranks_per_cell, cell_ops, vpp, clock_error_ns, notes)"
+	" VALUES(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+	" ?17, ?18, ?19)",
+	"INSERT INTO agg_whatif_optype(optype, slowdown) VALUES(?1, ?2)",
+	"INSERT INTO agg_whatif_worker(rank, dp_rank, stage, s_dp, s_pp, slowdown,"
+	" clock_offset_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	"INSERT INTO agg_whatif_step(iteration, t_ns, t_ideal_ns, slowdown)"
+	" VALUES(?1, ?2, ?3, ?4)",
 	"COMMIT",
 	"ROLLBACK",
 };
@@ -378,6 +609,103 @@ int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler 
 	sqlite3_bind_int64(s, 7, r->median_ns);
 	sqlite3_bind_double(s, 8, r->excess);
 	return run(w, W_INS_STRAG, "cannot write stragglers");
+}
+
+/* A ratio, or NULL when it is not a number. */
+static void bind_real(sqlite3_stmt *st, int col, double v)
+{
+	if (!isnan(v))
+		sqlite3_bind_double(st, col, v);
+}
+
+/* A time in ns rounded to the nearest integer, or NULL. */
+static void bind_ns(sqlite3_stmt *st, int col, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_int64(st, col, llround(v));
+}
+
+int db_agg_clear_topology(struct db_agg_writer *w)
+{
+	return run(w, W_DEL_TOPO, "cannot delete ppagg's topology");
+}
+
+int db_agg_add_topology(struct db_agg_writer *w, const struct db_agg_topology *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_TOPO];
+	sqlite3_bind_int64(s, 1, r->rank);
+	sqlite3_bind_int(s, 2, r->pp_group);
+	sqlite3_bind_int(s, 3, r->stage);
+	sqlite3_bind_int(s, 4, r->dp_rank);
+	bind_opt(s, 5, r->pp_size > 0, r->pp_size);
+	bind_opt(s, 6, r->vpp > 0, r->vpp);
+	return run(w, W_INS_TOPO, "cannot write ppagg's topology");
+}
+
+int db_agg_clear_whatif(struct db_agg_writer *w)
+{
+	for (int i = W_DEL_WI; i <= W_DEL_WI_STEP; i++)
+		if (run(w, i, "cannot delete the what-if rows"))
+			return PP_EDB;
+	return 0;
+}
+
+int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_WI];
+	sqlite3_bind_int64(s, 1, r->iterations);
+	sqlite3_bind_int64(s, 2, r->first_iteration);
+	sqlite3_bind_int64(s, 3, r->last_iteration);
+	bind_ns(s, 4, r->t_base_ns);
+	bind_ns(s, 5, r->t_ns);
+	bind_ns(s, 6, r->t_ideal_ns);
+	const double ratio[] = { r->slowdown, r->launch_slowdown, r->m_w, r->m_w_add,
+				 r->m_s,      r->m_s_add };
+	for (int i = 0; i < 6; i++)
+		bind_real(s, 7 + i, ratio[i]);
+	if (r->m_w_ranks)
+		sqlite3_bind_text(s, 13, r->m_w_ranks, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 14, r->verdict, -1, SQLITE_STATIC);
+	bind_opt(s, 15, r->ranks_per_cell > 0, r->ranks_per_cell);
+	if (r->cell_ops)
+		sqlite3_bind_text(s, 16, r->cell_ops, -1, SQLITE_STATIC);
+	bind_opt(s, 17, r->vpp > 0, r->vpp);
+	bind_opt(s, 18, r->has_clock_error, r->clock_error_ns);
+	if (r->notes)
+		sqlite3_bind_text(s, 19, r->notes, -1, SQLITE_STATIC);
+	return run(w, W_INS_WI, "cannot write whatif");
+}
+
+int db_agg_add_whatif_optype(struct db_agg_writer *w, const char *optype, double slowdown)
+{
+	sqlite3_stmt *s = w->st[W_INS_WI_OPTYPE];
+	sqlite3_bind_text(s, 1, optype, -1, SQLITE_STATIC);
+	bind_real(s, 2, slowdown);
+	return run(w, W_INS_WI_OPTYPE, "cannot write whatif_optypes");
+}
+
+int db_agg_add_whatif_worker(struct db_agg_writer *w, const struct db_agg_whatif_worker *r)
+{
+	sqlite3_stmt *s = w->st[W_INS_WI_WORKER];
+	sqlite3_bind_int64(s, 1, r->rank);
+	sqlite3_bind_int(s, 2, r->dp_rank);
+	sqlite3_bind_int(s, 3, r->stage);
+	bind_real(s, 4, r->s_dp);
+	bind_real(s, 5, r->s_pp);
+	bind_real(s, 6, r->slowdown);
+	bind_opt(s, 7, r->has_clock_offset, r->clock_offset_ns);
+	return run(w, W_INS_WI_WORKER, "cannot write whatif_workers");
+}
+
+int db_agg_add_whatif_step(struct db_agg_writer *w, int64_t iteration, double t_ns,
+			   double t_ideal_ns, double slowdown)
+{
+	sqlite3_stmt *s = w->st[W_INS_WI_STEP];
+	sqlite3_bind_int64(s, 1, iteration);
+	bind_ns(s, 2, t_ns);
+	bind_ns(s, 3, t_ideal_ns);
+	bind_real(s, 4, slowdown);
+	return run(w, W_INS_WI_STEP, "cannot write whatif_steps");
 }
 
 int db_agg_commit(struct db_agg_writer *w)

@@ -1,11 +1,12 @@
 /* db_agg.h — what ppagg reads from the database and the rows it writes.
  *
  * ppagg opens the file with db_open(..., DB_EXISTING, ...), reads each
- * iteration's traces, category rows, steps, timeline blocks and process
- * groups through the callbacks below (one query each, rows in a stable
- * order), and rewrites its own rows (pp_groups, pipelines, stragglers) in
- * one IMMEDIATE transaction, so a re-run gives the same content and readers
- * never see half of it. Plain structs: categories and phases are
+ * iteration's traces, category rows, steps, timeline blocks, process
+ * groups and ops through the callbacks below (one query each, rows in a
+ * stable order), and rewrites its own rows (pp_groups, pipelines,
+ * stragglers; the topology and the what-if analysis) in IMMEDIATE
+ * transactions, so a re-run gives the same content and readers never see
+ * half of it. Plain structs: categories and phases are
  * model/rank_result.h's enums, statuses and modes schema.h's codes. Strings
  * in a callback's struct live until the callback returns.
  *
@@ -90,6 +91,48 @@ int db_agg_blocks(struct db *db, int64_t iteration,
 int db_agg_process_groups(struct db *db, int64_t iteration,
 			  int (*fn)(void *ctx, const char *desc, const char *ranks), void *ctx);
 
+/* One op of an iteration (the ops view), with the worker its trace
+ * records (op-trace imports); has_worker false: the caller's topology
+ * places it. */
+struct db_agg_op {
+	int64_t trace_id, rank;
+	bool has_worker;
+	int dp_rank, stage;
+	int64_t source_id; /* its op-trace import (0 = none) */
+	int optype;        /* enum op_type (model/optype.h) */
+	int32_t seq_id;
+	int16_t mc, gmc, mb_id;
+	bool has_step;    /* labelled from a step (db_op): */
+	int32_t step_seq; /* ... the seq of that fwd/bwd step */
+	int64_t start_ns, end_ns;
+};
+/* The ops of iteration, trace by trace (ascending id), each trace's in the
+ * order they were stored. */
+int db_agg_ops(struct db *db, int64_t iteration, int (*fn)(void *ctx, const struct db_agg_op *o),
+	       void *ctx);
+
+/* An op-trace import: the job's meta (when it had one) and the op type
+ * order of its schema (comma-separated names, or NULL). */
+struct db_agg_op_source {
+	int64_t id;
+	const char *path;
+	bool has_meta;
+	const char *trial_name;
+	int64_t run_id, dp_size, pp_size, tp_size, dsp_size, vpp_size, world_size;
+	const char *optype_order;
+};
+/* Calls fn with the import id (*found: 0 when there is none). */
+int db_agg_op_source(struct db *db, int64_t id,
+		     int (*fn)(void *ctx, const struct db_agg_op_source *s), void *ctx, int *found);
+
+/* The worker that the ops of a trace of iteration record (imports). */
+struct db_agg_op_worker {
+	int64_t trace_id, rank;
+	int dp_rank, stage;
+};
+int db_agg_op_workers(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_op_worker *w), void *ctx);
+
 /* ppagg's rows (docs/contracts.md §3: pp_groups, pipelines, stragglers). */
 struct db_agg_pp_group {
 	int64_t iteration;
@@ -130,5 +173,45 @@ int db_agg_add_pipeline(struct db_agg_writer *w, const struct db_agg_pipeline *r
 int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler *r);
 int db_agg_commit(struct db_agg_writer *w);
 void db_agg_rollback(struct db_agg_writer *w);
+
+/* The topology ppagg resolved (the ops view places the ops of a trace that
+ * records no worker with it): cleared and written whole. */
+struct db_agg_topology {
+	int64_t rank;
+	int pp_group, stage, dp_rank; /* dp_rank: the rank's model replica */
+	int pp_size, vpp;             /* label the ops (op_t.step_seq); 0 = NULL */
+};
+int db_agg_clear_topology(struct db_agg_writer *w);
+int db_agg_add_topology(struct db_agg_writer *w, const struct db_agg_topology *r);
+
+/* The what-if analysis (views whatif, whatif_optypes, whatif_workers,
+ * whatif_steps): the result of ppagg's last run, cleared and written
+ * whole. NaN stands for NULL; times are ns, stored rounded. */
+struct db_agg_whatif {
+	int64_t iterations, first_iteration, last_iteration;
+	double t_base_ns, t_ns, t_ideal_ns;
+	double slowdown, launch_slowdown, m_w, m_w_add, m_s, m_s_add;
+	const char *m_w_ranks; /* or NULL */
+	const char *verdict;
+	int64_t ranks_per_cell; /* 0 = NULL */
+	const char *cell_ops;   /* or NULL */
+	int vpp;                /* 0 = NULL */
+	bool has_clock_error;
+	int64_t clock_error_ns;
+	const char *notes; /* or NULL */
+};
+struct db_agg_whatif_worker {
+	int64_t rank;
+	int dp_rank, stage;
+	double s_dp, s_pp, slowdown;
+	bool has_clock_offset;
+	int64_t clock_offset_ns;
+};
+int db_agg_clear_whatif(struct db_agg_writer *w);
+int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r);
+int db_agg_add_whatif_optype(struct db_agg_writer *w, const char *optype, double slowdown);
+int db_agg_add_whatif_worker(struct db_agg_writer *w, const struct db_agg_whatif_worker *r);
+int db_agg_add_whatif_step(struct db_agg_writer *w, int64_t iteration, double t_ns,
+			   double t_ideal_ns, double slowdown);
 
 #endif

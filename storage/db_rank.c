@@ -141,6 +141,29 @@ static int add_kernels(struct db *db, const struct rank_result *r, int64_t *name
 	return 0;
 }
 
+/* The what-if ops; none for a salvaged trace, whose step is cut short (its
+ * cell is then missing from the analysis, which says so). */
+static int add_ops(struct db *db, const struct db_trace *t, const struct rank_result *r)
+{
+	for (size_t i = 0; t->status == DB_STATUS_OK && i < r->nops; i++) {
+		const struct rr_op *o = &r->ops[i];
+		struct db_op op = {
+			.optype = o->optype,
+			.seq_id = o->seq_id,
+			.mc = o->mc,
+			.gmc = -1, /* ppagg knows the stage */
+			.mb_id = o->mb_id,
+			.start_ns = o->start_ns,
+			.end_ns = o->end_ns,
+			.has_step = o->step_seq >= 0,
+			.step_seq = o->step_seq,
+		};
+		if (db_trace_add_op(db, &op))
+			return PP_EDB;
+	}
+	return 0;
+}
+
 int db_store_rank(struct db *db, const struct db_trace *t, const struct rank_result *r)
 {
 	struct db_trace row;
@@ -152,8 +175,9 @@ int db_store_rank(struct db *db, const struct db_trace *t, const struct rank_res
 		rank_row(&row, t, r, &x);
 		/* Any error is sticky: the commit reports it and rolls back. A
 		 * trace without GPU events still has its mode (metrics NULL). */
-		if (!db_trace_begin(db, &row) && !add_categories(db, r) && !add_steps(db, r))
-			add_kernels(db, r, name_ids);
+		if (!db_trace_begin(db, &row) && !add_categories(db, r) && !add_steps(db, r) &&
+		    !add_kernels(db, r, name_ids))
+			add_ops(db, t, r);
 		rc = db_trace_commit(db);
 	}
 	free(name_ids);

@@ -5,7 +5,8 @@
  * (not failed over failed; then the newer file; then the later analysis),
  * and an equal row is left alone — so merging twice, or merging shards that
  * overlap, gives the same database without duplicates. Failed traces are
- * copied as failed.
+ * copied as failed. A trace's ops and their worker come with it; op-trace
+ * imports (op_source) are matched by their path like traces.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -19,8 +20,21 @@
 #include "util/strbuf.h"
 
 enum {
-	M_LIST, M_FIND, M_DEL_K, M_DEL_S, M_DEL_C, M_DEL_T, M_INS_T, M_INS_K,
-	M_INS_S, M_INS_C, M_COUNT
+	M_LIST,
+	M_FIND,
+	M_DEL_K,
+	M_DEL_S,
+	M_DEL_C,
+	M_DEL_O,
+	M_DEL_W,
+	M_DEL_T,
+	M_INS_T,
+	M_INS_K,
+	M_INS_S,
+	M_INS_C,
+	M_INS_O,
+	M_INS_W,
+	M_COUNT
 };
 
 /* In enum order (M_LIST ...). */
@@ -33,6 +47,8 @@ static const char *const merge_sql[M_COUNT] = {
 	" AND rowid < ((?1 + 1) << 32)",
 	"DELETE FROM main.step_t WHERE trace_id = ?1",
 	"DELETE FROM main.category_t WHERE trace_id = ?1",
+	"DELETE FROM main.op_t WHERE rowid >= (?1 << 32) AND rowid < ((?1 + 1) << 32)",
+	"DELETE FROM main.op_worker WHERE trace_id = ?1",
 	"DELETE FROM main.traces WHERE id = ?1",
 	/* Every traces column but id and run_id, twice (SQL stays one literal). */
 	"INSERT INTO main.traces(path, folder, iteration, rank, bytes, mtime_ns,"
@@ -61,6 +77,14 @@ static const char *const merge_sql[M_COUNT] = {
 	" kernels, chunk, mbs FROM shard.step_t WHERE trace_id = ?1",
 	"INSERT INTO main.category_t SELECT ?2, category, kernels,"
 	" sum_ns, busy_ns FROM shard.category_t WHERE trace_id = ?1",
+	"INSERT INTO main.op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
+	" SELECT (?2 << 32) | (o.rowid & 4294967295), o.optype, o.seq_id, o.mc,"
+	" o.gmc, o.mb_id, o.start, o.dur, o.step_seq FROM shard.op_t o"
+	" WHERE o.rowid >= (?1 << 32) AND o.rowid < ((?1 + 1) << 32)"
+	" ORDER BY o.rowid",
+	"INSERT INTO main.op_worker(trace_id, source_id, dp_rank, stage)"
+	" SELECT ?2, sm.new, w.dp_rank, w.stage FROM shard.op_worker w"
+	" LEFT JOIN temp.src_map sm ON sm.old = w.source_id WHERE w.trace_id = ?1",
 };
 
 /* Interns the shard's names and process groups into OUT and maps ids. */
@@ -76,6 +100,16 @@ static const char *const prepare_sql[] = {
 	" JOIN main.names m ON m.name = s.name",
 	"INSERT INTO temp.pg_map SELECT s.id, m.id FROM shard.pgroups s"
 	" JOIN main.pgroups m ON m.descr = s.descr AND m.ranks = s.ranks",
+	"INSERT OR IGNORE INTO main.op_source(path, file, bytes, mtime_ns, imported_at,"
+	" meta_path, schema_path, trial_name, run_id, dp_size, pp_size, tp_size,"
+	" dsp_size, vpp_size, world_size, optype_order)"
+	" SELECT path, file, bytes, mtime_ns, imported_at, meta_path, schema_path,"
+	" trial_name, run_id, dp_size, pp_size, tp_size, dsp_size, vpp_size,"
+	" world_size, optype_order FROM shard.op_source",
+	"DROP TABLE IF EXISTS temp.src_map",
+	"CREATE TEMP TABLE src_map(old INTEGER PRIMARY KEY, new INTEGER)",
+	"INSERT INTO temp.src_map SELECT s.id, m.id FROM shard.op_source s"
+	" JOIN main.op_source m ON m.path = s.path",
 };
 
 /* Whether the shard's row (s_*) should replace OUT's (o_*). */
@@ -119,7 +153,7 @@ static int copy_trace(sqlite3 *c, sqlite3_stmt **st, int64_t old_id,
 	if (step_done(c, st[M_INS_T], err, errlen))
 		return PP_EDB;
 	int64_t new_id = sqlite3_last_insert_rowid(c);
-	for (int i = M_INS_K; i <= M_INS_C; i++) {
+	for (int i = M_INS_K; i <= M_INS_W; i++) {
 		sqlite3_bind_int64(st[i], 1, old_id);
 		sqlite3_bind_int64(st[i], 2, new_id);
 		if (step_done(c, st[i], err, errlen))
@@ -259,6 +293,7 @@ int db_merge_shard(struct db *out, const char *path, int64_t run_id,
 out_detach:
 	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.name_map", NULL, NULL, NULL);
 	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.pg_map", NULL, NULL, NULL);
+	sqlite3_exec(c, "DROP TABLE IF EXISTS temp.src_map", NULL, NULL, NULL);
 	sqlite3_exec(c, "DETACH DATABASE shard", NULL, NULL, NULL);
 	return rc;
 }

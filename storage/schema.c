@@ -10,8 +10,15 @@
  * - Category, type, recompute flag and phase are packed into kernel_t.code
  *   (see DB_KCODE); names and process groups are interned. Text appears only
  *   in the views, which are the stable interface (docs/contracts.md §3).
- * - The code tables are written from model/rank_result.h's names, the one
- *   definition of the categories and phases.
+ * - The code tables are written from model/rank_result.h's and
+ *   model/optype.h's names, the one definition of the categories, phases and
+ *   op types.
+ * - Ops (the what-if analysis, docs/whatif.md) follow kernels: op_t's rowid
+ *   is (trace id << 32 | index), start relative to the trace's
+ *   window_start_ns. A trace is one (iteration, rank); its worker
+ *   coordinates come from op_worker when the source records them (op-trace
+ *   imports) and else from ppagg's topology (agg_topology), so the `ops`
+ *   view is complete once ppagg has resolved the topology.
  * - One list of statements (schema[]): tables and indexes are created IF NOT
  *   EXISTS, so a file of an older version keeps its rows; views are dropped
  *   and created again whenever the version changes, so an upgraded file never
@@ -23,11 +30,14 @@
 #include <string.h>
 
 #include "schema.h"
+#include "model/optype.h"
 #include "model/rank_result.h"
 #include "util/pp.h"
 
 _Static_assert(RR_NCATEGORIES <= 16, "kernel_t.code has 4 bits of category");
 _Static_assert(RR_NPHASES + 1 <= 8, "kernel_t.code has 3 bits of phase");
+_Static_assert(OP_FWD_COMPUTE == 0 && OP_BWD_COMPUTE == 1 && OP_GRADS_RS == 7,
+	       "the ops view labels op types 0 and 1 (computes), 1 and 7 (backward)");
 
 /* One statement of schema[]. For a view, drop is its DROP VIEW, run before
  * the CREATE on every version change. */
@@ -125,6 +135,36 @@ static const struct schema_stmt schema[] = {
 	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
 	TABLE("CREATE TABLE IF NOT EXISTS phase_codes("
 	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
+	TABLE("CREATE TABLE IF NOT EXISTS optype_codes("
+	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
+
+	/* ---- ops (docs/whatif.md) ----
+	 * rowid = trace id << 32 | index; optype = enum op_type; seq_id, mc,
+	 * gmc, mb_id as the op trace gives them (-1 = does not apply); start
+	 * relative to the trace's window_start_ns. step_seq: for ops derived
+	 * from a Kineto trace, the seq of the fwd step (forward-compute,
+	 * params-all-gather) or bwd step (backward-compute,
+	 * grads-reduce-scatter) whose VPP labels the `ops` view gives the op
+	 * with ppagg's pp_size and vpp (then mc, gmc, mb_id hold -1); NULL
+	 * otherwise. */
+	TABLE("CREATE TABLE IF NOT EXISTS op_t("
+	      " optype INTEGER NOT NULL, seq_id INTEGER NOT NULL,"
+	      " mc INTEGER NOT NULL, gmc INTEGER NOT NULL, mb_id INTEGER NOT NULL,"
+	      " start INTEGER NOT NULL, dur INTEGER NOT NULL, step_seq INTEGER)"),
+	/* One op-trace import (ppbatch --format optrace): path is its identity
+	 * (the file as given, realpath of its folder), the prefix of its
+	 * traces' paths; the job's meta and the optype order of its schema. */
+	TABLE("CREATE TABLE IF NOT EXISTS op_source("
+	      " id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, file TEXT,"
+	      " bytes INTEGER, mtime_ns INTEGER, imported_at INTEGER,"
+	      " meta_path TEXT, schema_path TEXT, trial_name TEXT, run_id INTEGER,"
+	      " dp_size INTEGER, pp_size INTEGER, tp_size INTEGER, dsp_size INTEGER,"
+	      " vpp_size INTEGER, world_size INTEGER,"
+	      " optype_order TEXT)"), /* names, comma-separated; NULL = alphabetical */
+	/* The worker of a trace's ops when its source records it (imports). */
+	TABLE("CREATE TABLE IF NOT EXISTS op_worker("
+	      " trace_id INTEGER PRIMARY KEY, source_id INTEGER,"
+	      " dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL)"),
 
 	/* ---- ppbatch: the stable views (docs/contracts.md §3) ---- */
 	VIEW("ranks", "SELECT"
@@ -133,7 +173,8 @@ static const struct schema_stmt schema[] = {
 		      " CASE t.status WHEN 0 THEN 'ok' WHEN 1 THEN 'partial' ELSE 'failed' END"
 		      "  AS status,"
 		      " t.error AS error,"
-		      " CASE t.mode WHEN 0 THEN 'megatron' WHEN 1 THEN 'generic' END AS mode,"
+		      " CASE t.mode WHEN 0 THEN 'megatron' WHEN 1 THEN 'generic'"
+		      "  WHEN 2 THEN 'optrace' END AS mode,"
 		      " t.window_start_ns AS window_start_ns, t.window_end_ns AS window_end_ns,"
 		      " t.gpu_busy_ns AS gpu_busy_ns, t.idle_ns AS idle_ns,"
 		      " t.bubble_ns AS bubble_ns, t.comp_busy_ns AS comp_busy_ns,"
@@ -193,7 +234,7 @@ static const struct schema_stmt schema[] = {
 			" CROSS JOIN kernel_t k"
 			" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"),
 
-	/* ==== ppagg section: pp_groups, pipelines, stragglers ====
+	/* ==== ppagg section: pp_groups, pipelines, stragglers, what-if ====
 	 * Owned by the ppagg module. Add its tables and views here; tables
 	 * IF NOT EXISTS, and bump SCHEMA_VERSION (with a migration step) when
 	 * an existing table changes shape. */
@@ -230,6 +271,77 @@ static const struct schema_stmt schema[] = {
 			   " iteration, rank, group_kind, grp AS \"group\", metric, value_ns,"
 			   " median_ns, excess FROM agg_straggler"),
 
+	/* The topology ppagg resolved, per rank: where the ops of a trace
+	 * whose source does not record its worker (Kineto traces) belong, and
+	 * the pipeline size and VPP that label them (op_t.step_seq). */
+	TABLE("CREATE TABLE IF NOT EXISTS agg_topology("
+	      " rank INTEGER PRIMARY KEY, pp_group INTEGER, stage INTEGER,"
+	      " dp_rank INTEGER, pp_size INTEGER, vpp INTEGER)"),
+
+	/* The what-if analysis of ppagg's last run (docs/whatif.md): one
+	 * row, and its decompositions; empty when it was not computed. */
+	TABLE("CREATE TABLE IF NOT EXISTS agg_whatif("
+	      " id INTEGER PRIMARY KEY CHECK (id = 1),"
+	      " iterations INTEGER NOT NULL, first_iteration INTEGER NOT NULL,"
+	      " last_iteration INTEGER NOT NULL, t_base_ns INTEGER, t_ns INTEGER,"
+	      " t_ideal_ns INTEGER, slowdown REAL, launch_slowdown REAL,"
+	      " m_w REAL, m_w_add REAL, m_s REAL, m_s_add REAL, m_w_ranks TEXT,"
+	      " verdict TEXT NOT NULL, ranks_per_cell INTEGER, cell_ops TEXT, vpp INTEGER,"
+	      " clock_error_ns INTEGER, notes TEXT)"),
+	TABLE("CREATE TABLE IF NOT EXISTS agg_whatif_optype("
+	      " optype TEXT PRIMARY KEY, slowdown REAL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS agg_whatif_worker("
+	      " rank INTEGER PRIMARY KEY, dp_rank INTEGER NOT NULL,"
+	      " stage INTEGER NOT NULL, s_dp REAL, s_pp REAL, slowdown REAL,"
+	      " clock_offset_ns INTEGER)"),
+	TABLE("CREATE TABLE IF NOT EXISTS agg_whatif_step("
+	      " iteration INTEGER PRIMARY KEY, t_ns INTEGER, t_ideal_ns INTEGER,"
+	      " slowdown REAL)"),
+
+	VIEW("whatif", "SELECT"
+		       " iterations, first_iteration, last_iteration, t_base_ns, t_ns,"
+		       " t_ideal_ns, slowdown, launch_slowdown, m_w, m_w_add, m_s, m_s_add,"
+		       " m_w_ranks, verdict, ranks_per_cell, cell_ops, vpp, clock_error_ns, notes"
+		       " FROM agg_whatif"),
+	VIEW("whatif_optypes", "SELECT optype, slowdown FROM agg_whatif_optype"
+			       " ORDER BY slowdown DESC, optype"),
+	VIEW("whatif_workers", "SELECT"
+			       " rank, dp_rank, stage, s_dp, s_pp, slowdown, clock_offset_ns"
+			       " FROM agg_whatif_worker"
+			       " ORDER BY slowdown IS NULL, slowdown DESC, rank"),
+	VIEW("whatif_steps", "SELECT iteration, t_ns, t_ideal_ns, slowdown FROM agg_whatif_step"
+			     " ORDER BY iteration"),
+
+	/* ppbatch's ops, one row per op per (iteration, rank). The worker's
+	 * coordinates: as recorded (imports), else ppagg's topology: so this
+	 * view comes after agg_topology. An op with a step_seq takes its labels
+	 * from it: rr_vpp_label() (model/rank_result.c) in SQL, with the
+	 * topology's pp_size P and vpp V (chunk c = seq % (P*V) / P, reversed
+	 * for backward types; micro-batch seq / (P*V) * P + seq % P; global
+	 * chunk c * P + stage); NULL until ppagg has placed the rank. */
+	VIEW("ops",
+	     "SELECT iteration, rank, dp_rank, stage, optype, seq_id,"
+	     " CASE WHEN step IS NULL THEN mc ELSE c END AS mc,"
+	     " CASE WHEN step IS NULL OR ty > 1 THEN gmc ELSE c * p + stage END AS gmc,"
+	     " CASE WHEN step IS NULL OR ty > 1 THEN mb_id"
+	     "  ELSE step / (p * v) * p + step % p END AS mb_id,"
+	     " start_ns, end_ns FROM (SELECT"
+	     " t.iteration AS iteration, t.rank AS rank,"
+	     " coalesce(w.dp_rank, g.dp_rank) AS dp_rank,"
+	     " coalesce(w.stage, g.stage) AS stage,"
+	     " (SELECT name FROM optype_codes WHERE code = o.optype) AS optype,"
+	     " o.optype AS ty, o.seq_id AS seq_id, o.mc AS mc, o.gmc AS gmc,"
+	     " o.mb_id AS mb_id, o.step_seq AS step, g.pp_size AS p, g.vpp AS v,"
+	     " CASE WHEN o.optype IN (1, 7) THEN g.vpp - 1 - o.step_seq % (g.pp_size * g.vpp)"
+	     "  / g.pp_size ELSE o.step_seq % (g.pp_size * g.vpp) / g.pp_size END AS c,"
+	     " t.window_start_ns + o.start AS start_ns,"
+	     " t.window_start_ns + o.start + o.dur AS end_ns"
+	     " FROM traces t"
+	     " CROSS JOIN op_t o"
+	     " ON o.rowid >= (t.id << 32) AND o.rowid < ((t.id + 1) << 32)"
+	     " LEFT JOIN op_worker w ON w.trace_id = t.id"
+	     " LEFT JOIN agg_topology g ON g.rank = t.rank)"),
+
 	/* ==== end of ppagg section ==== */
 };
 
@@ -241,30 +353,45 @@ static const struct schema_stmt schema[] = {
  *           §7). Old rows keep their canonical path and file = NULL marks
  *           them: the next ppbatch run gives each its laid-out path
  *           (db_trace_adopt()). Their rank counts as their header's (the
- *           file-name rank becomes known at adoption). */
+ *           file-name rank becomes known at adoption).
+ *   3 -> 4: the ops and the what-if analysis: new tables and views only
+ *           (schema[] adds them), no step here.
+ *   4 -> 5: ops derived from Kineto traces (op_t.step_seq), ppagg's
+ *           pipeline size and VPP per rank, the what-if's cell rule, VPP,
+ *           clock error and notes. Files older than 4 have none of these
+ *           tables yet (schema[] creates them whole): a step with a table
+ *           runs only when the table exists. */
 static const struct migration {
 	int from;
+	const char *table; /* run only when it exists; NULL = always */
 	const char *sql;
 } migrations[] = {
-	{ 2, "ALTER TABLE traces ADD COLUMN file TEXT" },
-	{ 2, "ALTER TABLE traces ADD COLUMN header_rank INTEGER" },
-	{ 2, "ALTER TABLE traces ADD COLUMN name_rank INTEGER" },
-	{ 2, "ALTER TABLE traces ADD COLUMN rank_note TEXT" },
-	{ 2, "UPDATE traces SET header_rank = rank" },
+	{ 2, NULL, "ALTER TABLE traces ADD COLUMN file TEXT" },
+	{ 2, NULL, "ALTER TABLE traces ADD COLUMN header_rank INTEGER" },
+	{ 2, NULL, "ALTER TABLE traces ADD COLUMN name_rank INTEGER" },
+	{ 2, NULL, "ALTER TABLE traces ADD COLUMN rank_note TEXT" },
+	{ 2, NULL, "UPDATE traces SET header_rank = rank" },
+	{ 4, "op_t", "ALTER TABLE op_t ADD COLUMN step_seq INTEGER" },
+	{ 4, "agg_topology", "ALTER TABLE agg_topology ADD COLUMN pp_size INTEGER" },
+	{ 4, "agg_topology", "ALTER TABLE agg_topology ADD COLUMN vpp INTEGER" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN ranks_per_cell INTEGER" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN cell_ops TEXT" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN vpp INTEGER" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN clock_error_ns INTEGER" },
+	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN notes TEXT" },
 };
 
 /* The code tables, rewritten from model/rank_result.h on every version
  * change. */
 static const char *const code_sql[] = {
-	"DELETE FROM category_codes",
-	"INSERT INTO category_codes(code, name) VALUES(?1, ?2)",
-	"DELETE FROM phase_codes",
-	"INSERT INTO phase_codes(code, name) VALUES(?1, ?2)",
+	"DELETE FROM category_codes", "INSERT INTO category_codes(code, name) VALUES(?1, ?2)",
+	"DELETE FROM phase_codes",    "INSERT INTO phase_codes(code, name) VALUES(?1, ?2)",
+	"DELETE FROM optype_codes",   "INSERT INTO optype_codes(code, name) VALUES(?1, ?2)",
 };
 
 /* A literal (SQL is never formatted); keep it equal to SCHEMA_VERSION. */
-#define SET_VERSION_SQL "PRAGMA user_version = 3"
-_Static_assert(SCHEMA_VERSION == 3, "update SET_VERSION_SQL with SCHEMA_VERSION");
+#define SET_VERSION_SQL "PRAGMA user_version = 5"
+_Static_assert(SCHEMA_VERSION == 5, "update SET_VERSION_SQL with SCHEMA_VERSION");
 
 static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
@@ -277,14 +404,18 @@ static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 	return 0;
 }
 
-/* Runs a constant query that yields one integer into *v. */
-static int query_int(sqlite3 *db, const char *sql, int *v, char *err, size_t errlen)
+/* Runs a constant query that yields one integer into *v; arg, when not
+ * NULL, is bound to its ?1. */
+static int query_int(sqlite3 *db, const char *sql, const char *arg, int *v, char *err,
+		     size_t errlen)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		return PP_EDB;
 	}
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*v = sqlite3_column_int(st, 0);
@@ -296,14 +427,24 @@ static int query_int(sqlite3 *db, const char *sql, int *v, char *err, size_t err
 
 static int user_version(sqlite3 *db, int *v, char *err, size_t errlen)
 {
-	return query_int(db, "PRAGMA user_version", v, err, errlen);
+	return query_int(db, "PRAGMA user_version", NULL, v, err, errlen);
+}
+
+/* Whether table exists (*n 1) or not (0). */
+static int table_exists(sqlite3 *db, const char *table, int *n, char *err, size_t errlen)
+{
+	return query_int(db,
+			 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+			 table, n, err, errlen);
 }
 
 /* Whether the file holds tables that pptrace did not create. */
 static int foreign_tables(sqlite3 *db, int *n, char *err, size_t errlen)
 {
-	return query_int(db, "SELECT count(*) FROM sqlite_master WHERE "
-			 "type = 'table' AND name NOT LIKE 'sqlite_%'", n, err, errlen);
+	return query_int(db,
+			 "SELECT count(*) FROM sqlite_master WHERE "
+			 "type = 'table' AND name NOT LIKE 'sqlite_%'",
+			 NULL, n, err, errlen);
 }
 
 /* Inserts (code, name) into a code table with the prepared INSERT st. */
@@ -320,15 +461,18 @@ static int insert_code(sqlite3 *db, sqlite3_stmt *st, int code, const char *name
 	return 0;
 }
 
-/* Rewrites category_codes and phase_codes from model/rank_result.h. */
+/* Rewrites category_codes, phase_codes and optype_codes from
+ * model/rank_result.h and model/optype.h. */
 static int write_codes(sqlite3 *db, char *err, size_t errlen)
 {
-	sqlite3_stmt *cat = NULL, *phase = NULL;
+	sqlite3_stmt *cat = NULL, *phase = NULL, *op = NULL;
 	int rc = PP_EDB;
-	if (exec(db, code_sql[0], err, errlen) || exec(db, code_sql[2], err, errlen))
+	if (exec(db, code_sql[0], err, errlen) || exec(db, code_sql[2], err, errlen) ||
+	    exec(db, code_sql[4], err, errlen))
 		return PP_EDB;
 	if (sqlite3_prepare_v2(db, code_sql[1], -1, &cat, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, code_sql[3], -1, &phase, NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(db, code_sql[3], -1, &phase, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, code_sql[5], -1, &op, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		goto out;
 	}
@@ -338,10 +482,14 @@ static int write_codes(sqlite3 *db, char *err, size_t errlen)
 	for (int p = 0; p < RR_NPHASES; p++)
 		if (insert_code(db, phase, DB_PHASE_CODE(p), rr_phase_name(p), err, errlen))
 			goto out;
+	for (int t = 0; t < OP_NTYPES; t++)
+		if (insert_code(db, op, t, op_type_name(t), err, errlen))
+			goto out;
 	rc = 0;
 out:
 	sqlite3_finalize(cat);
 	sqlite3_finalize(phase);
+	sqlite3_finalize(op);
 	return rc;
 }
 
@@ -351,9 +499,16 @@ out:
 static int upgrade(sqlite3 *db, int v, char *err, size_t errlen)
 {
 	const size_t nschema = sizeof(schema) / sizeof(schema[0]);
-	for (size_t i = 0; v > 0 && i < sizeof(migrations) / sizeof(migrations[0]); i++)
-		if (migrations[i].from >= v && exec(db, migrations[i].sql, err, errlen))
+	for (size_t i = 0; v > 0 && i < sizeof(migrations) / sizeof(migrations[0]); i++) {
+		int exists = 1;
+		if (migrations[i].from < v)
+			continue;
+		if (migrations[i].table &&
+		    table_exists(db, migrations[i].table, &exists, err, errlen))
 			return PP_EDB;
+		if (exists && exec(db, migrations[i].sql, err, errlen))
+			return PP_EDB;
+	}
 	for (size_t i = 0; i < nschema; i++)
 		if (schema[i].drop && exec(db, schema[i].drop, err, errlen))
 			return PP_EDB;

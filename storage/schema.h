@@ -14,12 +14,12 @@
 
 struct sqlite3;
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 5
 
 /* traces.status */
 enum { DB_STATUS_OK = 0, DB_STATUS_PARTIAL = 1, DB_STATUS_FAILED = 2 };
 /* traces.mode (NULL when unknown, e.g. for a failed trace) */
-enum { DB_MODE_MEGATRON = 0, DB_MODE_GENERIC = 1 };
+enum { DB_MODE_MEGATRON = 0, DB_MODE_GENERIC = 1, DB_MODE_OPTRACE = 2 };
 /* Why a trace failed (traces.fail_kind): decides whether a re-run retries. */
 enum {
 	DB_FAIL_NONE = 0,    /* not failed */
@@ -40,8 +40,8 @@ enum {
 #define DB_KCODE(cat, type, recompute, phase) \
 	((int)(cat) | ((int)(type) << 4) | ((recompute) ? 1 << 6 : 0) | (DB_PHASE_CODE(phase) << 7))
 
-/* kernel_t rowid = trace id << DB_KROW_SHIFT | index within the trace, so
- * a trace's kernels are one rowid range and need no index. */
+/* kernel_t and op_t rowid = trace id << DB_KROW_SHIFT | index within the
+ * trace, so a trace's kernels (ops) are one rowid range and need no index. */
 #define DB_KROW_SHIFT 32
 
 /* Brings db to SCHEMA_VERSION inside one IMMEDIATE transaction (safe when

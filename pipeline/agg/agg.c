@@ -4,14 +4,18 @@
  *   open db → iterations → load them → topology (file → sizes → inferred
  *   → none) → per iteration: agg_compute, report
  *   → one transaction rewriting pp_groups/pipelines/stragglers rows
- *   → per iteration: CSVs, load blocks, chart scripts, drop blocks
- *   → render all scripts in parallel → index.html → summary
+ *   → the what-if analysis of the iterations' ops (agg_whatif.c)
+ *   → per iteration: load blocks, overview (grid, worst and flagged ranks),
+ *     CSVs, chart scripts (each queued with the outputs the render plan
+ *     gives it, or none), drop blocks
+ *   → render the queued scripts → index.html, iteration pages → summary
  * Missing ranks, failed ranks, rank conflicts and a missing topology degrade
  * the output (and the exit code to 1 for missing, failed or conflicting
  * inputs); they never stop it. Every other failure stops it with a message
  * and exit code 3.
  */
 #include "agg_int.h"
+#include "agg_whatif.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,8 +40,9 @@ struct run {
 	int *iters;
 	int niters;
 	struct agg_iter *its;
-	struct strbuf jobs;
+	struct agg_jobs jobs;
 	int partial; /* inputs missing, failed or conflicting */
+	struct agg_whatif whatif;
 };
 
 static char *path_join(const char *a, const char *b)
@@ -65,7 +70,8 @@ static int db_error(struct run *R, int rc)
 	return rc;
 }
 
-/* docs/semantics.md §7: the file, else sizes, else inference, else none. */
+/* docs/semantics.md §7: the file, else sizes, else inference, else the
+ * workers an op-trace import records, else none. */
 static int find_topology(struct run *R)
 {
 	const struct agg_opts *o = R->o;
@@ -125,6 +131,11 @@ static int find_topology(struct run *R)
 			topo_release(t);
 			topo_init(t);
 		}
+	}
+	if (t->source == TOPO_SRC_NONE && R->niters) {
+		int rc = agg_whatif_topology(R->db, R->iters, R->niters, t);
+		if (rc)
+			return db_error(R, rc);
 	}
 	if (t->source == TOPO_SRC_NONE) {
 		warn("no topology: no unique_parallel_groups_*.txt in '%s' or its iteration folders, "
@@ -282,10 +293,34 @@ out:
 	return rc;
 }
 
+/* The render plan (docs/ppagg.md, "What is rendered"): what of co's
+ * formats is rendered now for one chart. full: the chart is rendered in
+ * every format; png_only: as a PNG (its SVG can be made later from the
+ * script); neither: the script only. */
+static void plan(const struct run *R, struct agg_chart_opts *co, bool full, bool png_only)
+{
+	bool on = R->o->render && (full || png_only);
+	co->render_png = on && co->png;
+	co->render_svg = on && co->svg && full;
+	if (on && png_only && !full && !co->png) /* --format svg: the SVG it is */
+		co->render_svg = true;
+}
+
+/* Whether PP group g holds a straggler (its SVG is rendered too). */
+static bool group_has_straggler(const struct agg_iter *it, const struct topo_group *pg)
+{
+	for (int s = 0; s < pg->n; s++)
+		for (size_t k = 0; k < it->res.nstrag; k++)
+			if (it->res.strag[k].rank == pg->ranks[s])
+				return true;
+	return false;
+}
+
 static int iteration_outputs(struct run *R, struct agg_iter *it)
 {
 	const struct topology *t = &R->topo;
-	struct agg_chart_opts co = { R->o->individual, R->o->png, R->o->svg };
+	const struct agg_opts *o = R->o;
+	struct agg_chart_opts co = { .individual = o->individual, .png = o->png, .svg = o->svg };
 	char idir[4096], dir[4096 + 64];
 	snprintf(idir, sizeof(idir), "%s/iteration_%d", R->out, it->iteration);
 	int rc = agg_load_blocks(R->db, it);
@@ -293,14 +328,32 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 		return db_error(R, rc);
 	if (agg_mkdir_p(idir))
 		return PP_EIO;
+	agg_overview_compute(it, t, o->rank_list, o->nrank_list);
+	/* auto: every rank chart while the run draws at most that many
+	 * (ranks × iterations): an imported op trace of 16 ranks and 44 steps
+	 * would otherwise render 1,400 charts. */
+	it->ov.all = o->rank_charts == AGG_RC_ALL ||
+		     (o->rank_charts == AGG_RC_AUTO &&
+		      (int64_t)it->nranks * R->niters <= AGG_AUTO_ALL_RANKS);
 	rc = write_iter_csvs(R, it, idir);
+	snprintf(dir, sizeof(dir), "%s/overview", idir);
+	plan(R, &co, true, false);
+	if (!rc)
+		rc = agg_chart_overview(dir, it, &co, &R->jobs);
 	for (size_t i = 0; i < it->nranks && !rc; i++) {
+		bool mine = it->ov.all || (o->rank_charts != AGG_RC_NONE && it->ov.flag[i] != 0);
+		/* At scale a flagged rank's overlap chart is a PNG (its SVG, with
+		 * the numbers of steps.csv as hover text, is one gnuplot away). */
+		plan(R, &co, mine, false);
+		co.overlap_png_only = !it->ov.all;
 		snprintf(dir, sizeof(dir), "%s/rank_%d", idir, it->ranks[i].in.rank);
 		rc = agg_chart_rank(dir, it, &it->ranks[i], &co, &R->jobs);
 	}
+	co.overlap_png_only = false;
 	for (size_t p = 0; p < it->res.npipes && !rc; p++) {
 		int g = it->res.pipes[p].pp_group;
 		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
+		plan(R, &co, it->ov.all || group_has_straggler(it, pg), true);
 		char title[160];
 		snprintf(dir, sizeof(dir), "%s/pp_group_%d", idir, g);
 		snprintf(title, sizeof(title), "PP group %d, iteration %d: ranks", g, it->iteration);
@@ -313,6 +366,7 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 		rc = agg_chart_rows(dir, tt.buf, it, pg->ranks, NULL, pg->n, &co, &R->jobs);
 		strbuf_release(&tt);
 	}
+	plan(R, &co, it->ov.all, true);
 	for (size_t m = 0; m < t->groups[TOPO_MODEL].n && !rc; m++)
 		rc = model_chart(R, it, idir, m, &co);
 	if (rc == PP_ENOMEM) /* the writers report their other errors */
@@ -450,11 +504,13 @@ static int write_comparison(struct run *R)
 	return rc;
 }
 
+/* BASE: --base-folder, else the parent of --input, else the database's
+ * folder (where ppbatch puts it by default). */
 static void resolve_paths(struct run *R)
 {
 	const struct agg_opts *o = R->o;
-	if (o->input) {
-		char *a = xstrdup(o->input);
+	if (o->input || !o->base) {
+		char *a = xstrdup(o->input ? o->input : o->db);
 		R->base = xstrdup(dirname(a));
 		free(a);
 	} else {
@@ -560,6 +616,32 @@ static int compute(struct run *R)
 	return 0;
 }
 
+/* The what-if analysis (agg_whatif.h): one line when it cannot be made. */
+static int whatif(struct run *R)
+{
+	struct agg_whatif *w = &R->whatif;
+	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, R->o->vpp, w);
+	if (rc)
+		return db_error(R, rc);
+	if (w->state == AGG_WI_INCOMPLETE || w->state == AGG_WI_REJECTED) {
+		/* An op trace was imported for this; the ops of Kineto traces
+		 * come with every run, whose other outputs stand. */
+		warn("what-if: not computed: %s", w->why.buf);
+		R->partial |= !w->kineto;
+	} else if (w->state == AGG_WI_NO_OPS && !R->o->quiet) {
+		fprintf(stderr,
+			"%s: what-if: no ops in these iterations (op traces: ppbatch --format "
+			"optrace)\n",
+			pp_progname());
+	}
+	for (const char *p = w->notes.buf; *p && !R->o->quiet;) {
+		int n = (int)strcspn(p, "\n");
+		fprintf(stderr, "%s: what-if: note: %.*s\n", pp_progname(), n, p);
+		p += n + (p[n] == '\n');
+	}
+	return 0;
+}
+
 /* CSVs, chart scripts and iterations.csv (each writer reports its own
  * errors). */
 static int write_outputs(struct run *R)
@@ -569,37 +651,45 @@ static int write_outputs(struct run *R)
 	for (int i = 0; i < R->niters; i++)
 		if (iteration_outputs(R, &R->its[i]))
 			return PP_EIO;
+	/* The what-if charts: few and at the top of the report, always rendered. */
+	struct agg_chart_opts co = { .png = R->o->png, .svg = R->o->svg };
+	plan(R, &co, true, false);
+	if (agg_whatif_charts(R->out, &R->whatif, &co, &R->jobs))
+		return PP_EIO;
 	return write_comparison(R);
 }
 
 static void summary(struct run *R, int64_t t0, int64_t t_agg, int64_t t_files, double render_ms)
 {
 	const struct agg_opts *o = R->o;
-	size_t nscripts = 0;
-	for (size_t i = 0; i < R->jobs.len; i++)
-		nscripts += R->jobs.buf[i] == '\n';
+	size_t nscripts = R->jobs.written, nrendered = R->jobs.n;
 	if (o->quiet)
 		return;
+	struct strbuf head = STRBUF_INIT;
+	agg_whatif_headline(&R->whatif, &head);
 	fprintf(stderr,
 		"%s: %d iteration%s aggregated in %.2f s, %zu chart scripts written "
-		"in %.2f s%s; report: %s/index.html\n",
+		"in %.2f s%s; %s%sreport: %s/index.html\n",
 		pp_progname(), R->niters, R->niters == 1 ? "" : "s", (double)(t_agg - t0) / 1e9,
 		nscripts, (double)(t_files - t_agg) / 1e9,
-		o->render ? "" : " (not rendered: --no-render)", R->out);
-	if (o->render && nscripts)
-		fprintf(stderr, "%s: rendering: %.1f ms per chart (%d processes)\n", pp_progname(),
-			render_ms / (double)nscripts, o->processes);
+		o->render ? "" : " (not rendered: --no-render)", head.buf, head.len ? "; " : "",
+		R->out);
+	strbuf_release(&head);
+	if (o->render && nrendered)
+		fprintf(stderr, "%s: rendering: %zu charts, %.1f ms per chart (%d processes)\n",
+			pp_progname(), nrendered, render_ms / (double)nrendered, o->processes);
 }
 
 int agg_run(const struct agg_opts *o)
 {
-	struct run R = { .o = o, .jobs = STRBUF_INIT };
+	struct run R = { .o = o };
 	int exit_code = PP_EXIT_FATAL, nfail_render = 0;
 	double render_ms = 0;
 	int64_t t0 = pp_now_ns();
 	topo_init(&R.topo);
+	agg_whatif_init(&R.whatif);
 	resolve_paths(&R);
-	if (load(&R) || find_topology(&R) || compute(&R))
+	if (load(&R) || find_topology(&R) || compute(&R) || whatif(&R))
 		goto out;
 	int64_t t_agg = pp_now_ns();
 	if (write_outputs(&R))
@@ -609,7 +699,7 @@ int agg_run(const struct agg_opts *o)
 		nfail_render = agg_render(&R.jobs, o->processes, &render_ms, o->quiet);
 	struct agg_opts shown = *o;
 	shown.db = R.db_path;
-	if (agg_html_write(R.out, &shown, &R.topo, R.its, (size_t)R.niters))
+	if (agg_html_write(R.out, &shown, &R.topo, R.its, (size_t)R.niters, &R.whatif))
 		goto out;
 	summary(&R, t0, t_agg, t_files, render_ms);
 	exit_code = R.partial || nfail_render ? PP_EXIT_PARTIAL : PP_EXIT_OK;
@@ -620,8 +710,9 @@ out:
 	free(R.its);
 	free(R.iters);
 	topo_release(&R.topo);
+	agg_whatif_release(&R.whatif);
 	db_close(R.db);
-	strbuf_release(&R.jobs);
+	agg_jobs_release(&R.jobs);
 	free(R.base);
 	free(R.db_path);
 	free(R.out);

@@ -5,8 +5,10 @@
  * by job: agg_calc.c (the metrics, pure functions over struct agg_rank_in),
  * agg_load.c (reads ppbatch's rows, writes pp_groups/pipelines/stragglers,
  * all through storage/db_agg.h),
- * agg_chart.c (gnuplot scripts and CSVs), agg_html.c (index.html),
- * agg_render.c (runs gnuplot in parallel), agg.c (the driver).
+ * agg_chart.c (gnuplot scripts and CSVs), agg_overview.c (the overview: the
+ * stage × replica grid, step distributions, worst and flagged ranks, its
+ * charts), agg_html.c (index.html and the iteration pages), agg_render.c
+ * (runs gnuplot), agg.c (the driver and the render plan).
  */
 #ifndef AGG_H
 #define AGG_H
@@ -17,6 +19,17 @@
 
 struct config;
 struct topology;
+
+/* Which ranks get their own charts rendered (--rank-charts); the scripts
+ * of every rank are written whatever the choice. */
+enum agg_rank_charts {
+	AGG_RC_AUTO,    /* all while ranks × iterations <= AGG_AUTO_ALL_RANKS,
+			 * else flagged */
+	AGG_RC_ALL,     /* every chart in every format */
+	AGG_RC_FLAGGED, /* stragglers, worst ranks, failed ranks, the listed ones */
+	AGG_RC_NONE     /* no rank chart (groups and overview still) */
+};
+enum { AGG_AUTO_ALL_RANKS = 64 };
 
 struct agg_opts {
 	const char *base;       /* --base-folder DIR (or the parent of --input) */
@@ -33,6 +46,10 @@ struct agg_opts {
 	int vpp;                /* virtual pipeline size (config agg.vpp) */
 	double threshold;       /* agg.straggler_threshold, default 0.10 */
 	bool quiet;             /* --quiet */
+	enum agg_rank_charts rank_charts; /* --rank-charts */
+	int *rank_list;                   /* --rank-charts <list>: also rendered (flagged) */
+	int nrank_list;
+	bool rank_charts_given; /* the flag was given (the config key yields) */
 	struct config *config;  /* never NULL */
 };
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "chart/gantt.h"
+#include "chart/gnuplot.h"
 #include "util/pp.h"
 #include "util/safefile.h"
 
@@ -62,16 +63,34 @@ int agg_mkdir_p(const char *path)
 	return 0;
 }
 
-/* Starts writing dir/name through sf (a temporary file renamed into place
+/* An output folder, open: files are created relative to fd (no path walk
+ * per file); path names it in messages. */
+struct outdir {
+	const char *path;
+	int fd;
+};
+
+/* Creates (mkdir -p, no planted symlink followed) and opens a folder. */
+static int outdir_open(struct outdir *od, const char *path)
+{
+	char err[512];
+	od->path = path;
+	od->fd = -1;
+	if (safe_mkdirs(AT_FDCWD, path, 0, &od->fd, err, sizeof(err)))
+		return error("cannot create '%s': %s", path, err), PP_EIO;
+	return 0;
+}
+
+/* Starts writing od/name through sf (a temporary file renamed into place
  * by close_file(), never following a planted symlink); path receives the
  * full name. Returns sf->fp or NULL after reporting why. */
-static FILE *open_in(const char *dir, const char *name, struct strbuf *path,
+static FILE *open_in(const struct outdir *od, const char *name, struct strbuf *path,
 		     struct safefile *sf)
 {
 	char err[512];
 	strbuf_reset(path);
-	strbuf_addf(path, "%s/%s", dir, name);
-	if (safefile_open_path(sf, path->buf, err, sizeof(err))) {
+	strbuf_addf(path, "%s/%s", od->path, name);
+	if (safefile_open(sf, od->fd, name, err, sizeof(err))) {
 		error("cannot write '%s': %s", path->buf, err);
 		return NULL;
 	}
@@ -112,9 +131,10 @@ struct row {
 /* Writes one timeline through the Gantt emitter (gantt.h): one row per
  * entry of rows, top-down; a dashed rule above each row whose sep flag is
  * set (model replicas); one legend class per category present. */
-static int write_timeline(const char *dir, const char *stem, const char *title,
+static int write_timeline(const struct outdir *od, const char *stem, const char *title,
 			  const struct row *rows, int n, const int *sep,
-			  const struct agg_chart_opts *co, const char *xlabel, struct strbuf *jobs)
+			  const struct agg_chart_opts *co, const char *xlabel,
+			  struct agg_jobs *jobs)
 {
 	struct gantt *g = gantt_new();
 	int cls[AGG_NCATS];
@@ -132,6 +152,8 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 	gantt_set_xlabel(g, xlabel);
 	gantt_set_ylabel(g, "rank");
 	gantt_set_formats(g, co->png, co->svg);
+	gantt_set_hover_format(g, "sprintf('rank %d %s\\nstep %s %d, %d kernels\\n%.3f ms + "
+				  "%.3f ms', $7, class_name[$4+1], strcol(8), $9, $10, $5, $6-$5)");
 	for (int i = 0; i < n; i++) {
 		const struct agg_rank *r = rows[i].r;
 		int row = gantt_add_row(g, rows[i].label);
@@ -144,24 +166,18 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 			double y_off = (0.45 - st->hi) / 0.9, h = (st->hi - st->lo) / 0.9;
 			if (h > 1 - y_off)
 				h = 1 - y_off;
-			snprintf(hover, sizeof(hover),
-				 "rank %d\\n%s\\nstep %s %d (%d kernels)\\nstart %.3f ms\\n"
-				 "duration %.3f ms",
-				 r->in.rank, rr_category_name(st->category),
-				 agg_phase_name(k->phase), k->seq, k->kernels,
-				 ms(k->s - rows[i].t0), ms(k->e - k->s));
+			/* The words of the hover format set below. */
+			snprintf(hover, sizeof(hover), "%d %s %d %d", r->in.rank,
+				 agg_phase_name(k->phase), k->seq, k->kernels);
 			struct gantt_box box = { row, cls[k->cat], ms(k->s - rows[i].t0),
 						 ms(k->e - rows[i].t0), y_off, h, NULL, hover };
 			gantt_add_box(g, &box);
 		}
 	}
 	struct strbuf prefix = STRBUF_INIT;
-	strbuf_addf(&prefix, "%s/%s", dir, stem);
-	int rc = gantt_write(g, prefix.buf, false, err, sizeof(err));
-	if (rc)
-		error("%s", err);
-	else if (co->png || co->svg)
-		strbuf_addf(jobs, "%s.gp\n", prefix.buf);
+	strbuf_addf(&prefix, "%s/%s", od->path, stem);
+	int rc = agg_jobs_script(jobs, gantt_write_at(g, od->fd, od->path, stem, err, sizeof(err)),
+				 err, prefix.buf, co);
 	strbuf_release(&prefix);
 	gantt_free(g);
 	return rc;
@@ -169,8 +185,9 @@ static int write_timeline(const char *dir, const char *stem, const char *title,
 
 /* rank_<r>/overlap: per micro-batch stacked comp-only / overlap /
  * comm-only bars and the wall-clock line, forward and backward panels. */
-static int write_overlap(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
-			 const struct agg_chart_opts *co, struct strbuf *jobs)
+static int write_overlap(const struct outdir *od, const struct agg_iter *it,
+			 const struct agg_rank *r, const struct agg_chart_opts *co,
+			 struct agg_jobs *jobs)
 {
 	int nph[2] = { 0, 0 }; /* steps of RR_FWD, RR_BWD */
 	for (size_t i = 0; i < r->nsteps; i++)
@@ -180,7 +197,7 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 		return 0;
 	struct strbuf path = STRBUF_INIT;
 	struct safefile sf;
-	FILE *f = open_in(dir, "overlap.gp", &path, &sf);
+	FILE *f = open_in(od, "overlap.gp", &path, &sf);
 	if (!f) {
 		strbuf_release(&path);
 		return PP_EIO;
@@ -190,74 +207,84 @@ static int write_overlap(const char *dir, const struct agg_iter *it, const struc
 	bool chunks = false; /* VPP > 1: steps are (chunk, micro-batch) pairs */
 	for (size_t i = 0; i < r->nsteps; i++)
 		chunks |= r->steps[i].chunk > 0;
+	/* The hover text is composed by gnuplot from the columns, so each
+	 * number is written once. */
 	for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
-		fprintf(f, "$%s << EOD\n# mbs comp_only_ms overlap_ms comm_only_ms wall_ms\n",
+		fprintf(f,
+			"$%s << EOD\n# mbs comp_only_ms overlap_ms comm_only_ms wall_ms chunk "
+			"microbatch\n",
 			agg_phase_name(ph));
 		for (size_t i = 0; i < r->nsteps; i++) {
 			const struct agg_step *s = &r->steps[i];
-			if (s->phase != ph)
-				continue;
-			fprintf(f, "%d %.6f %.6f %.6f %.6f \"rank %d %s ", s->seq,
-				ms(s->comp - s->overlap), ms(s->overlap), ms(s->comm - s->overlap),
-				ms(s->wall), r->in.rank, agg_phase_name(ph));
-			if (chunks)
-				fprintf(f, "step %d: chunk %d, mbs %d", s->seq, s->chunk,
+			if (s->phase == ph)
+				fprintf(f, "%d %.6f %.6f %.6f %.6f %d %d\n", s->seq,
+					ms(s->comp - s->overlap), ms(s->overlap),
+					ms(s->comm - s->overlap), ms(s->wall), s->chunk,
 					s->microbatch);
-			else
-				fprintf(f, "mbs %d", s->seq);
-			fprintf(f, "\\nwall %.3f ms\\ncomputation only %.3f ms\\noverlap %.3f ms\\n"
-				   "communication only %.3f ms\"\n", ms(s->wall),
-				ms(s->comp - s->overlap), ms(s->overlap), ms(s->comm - s->overlap));
 		}
 		fputs("EOD\n", f);
 	}
 	int maxn = nph[RR_FWD] > nph[RR_BWD] ? nph[RR_FWD] : nph[RR_BWD];
+	fprintf(f, "rank = %d\n", r->in.rank);
+	fprintf(f,
+		"hover(ph) = sprintf('rank %%d %%s %s\\nwall %%.3f ms\\ncomputation only "
+		"%%.3f ms\\noverlap %%.3f ms\\ncommunication only %%.3f ms', rank, ph, %s, $5, "
+		"$2, $3, $4)\n",
+		chunks ? "step %d: chunk %d, mbs %d" : "mbs %d", chunks ? "$1, $6, $7" : "$1");
+	fputs("set style fill solid 1.0 noborder\nset boxwidth 0.6\n"
+	      "set grid ytics lc rgb '#dddddd' lt 1\nset ylabel 'time (ms)'\n"
+	      "set yrange [0:*]\nset border 3\n"
+	      "set key outside right top vertical Left reverse samplen 2\nset xtics nomirror out\n"
+	      "set ytics nomirror\n",
+	      f);
+	fprintf(f, "set xlabel '%s'\n",
+		chunks ? "step in program order (VPP: chunk and "
+			 "micro-batch in the hover text)"
+		       : "micro-batch (mbs)");
+	fprintf(f, "set xrange [-0.7:%.1f]\n", maxn - 0.3);
+	if (maxn <= 48)
+		fputs("set xtics 1\n", f);
+	fputs("bars(d) = sprintf(\"plot %s using 1:($2+$3+$4) with boxes lc rgb '#3FC9C2' "
+	      "title 'communication only', '' using 1:($2+$3) with boxes lc rgb '#C7B3E6' "
+	      "title 'overlap', '' using 1:2 with boxes lc rgb '#7EA6E6' title "
+	      "'computation only', '' using 1:5 with linespoints lw 2 pt 7 ps 0.8 lc rgb "
+	      "'#6A1B9A' title 'wall clock'\", d)\n"
+	      "tips(d) = sprintf(\", %s using 1:5:(hover('%s')) with labels hypertext point "
+	      "pt 5 ps 1.5 lc rgb '#FF000000' notitle\", d, d[2:])\n",
+	      f);
 	bool fmt[2] = { co->png, co->svg };
+	gnuplot_write_formats(f);
 	for (int k = 0; k < 2; k++) {
 		if (!fmt[k])
 			continue;
+		gnuplot_begin_output(f, k == 1);
 		emit_terminal(f, k == 1, 1400, 1000, "overlap");
 		fprintf(f, "set multiplot layout 2,1 title \"Computation and communication overlap, "
 			   "rank %d, iteration %d\" font 'Sans,14'\n", r->in.rank, it->iteration);
-		fputs("set style fill solid 1.0 noborder\nset boxwidth 0.6\n"
-		      "set grid ytics lc rgb '#dddddd' lt 1\nset ylabel 'time (ms)'\n"
-		      "set yrange [0:*]\nset border 3\n"
-		      "set key outside right top vertical Left reverse samplen 2\nset xtics nomirror out\n"
-		      "set ytics nomirror\n", f);
-		fprintf(f, "set xlabel '%s'\n", chunks ? "step in program order (VPP: chunk and "
-						       "micro-batch in the hover text)"
-						     : "micro-batch (mbs)");
-		fprintf(f, "set xrange [-0.7:%.1f]\n", maxn - 0.3);
-		if (maxn <= 48)
-			fputs("set xtics 1\n", f);
 		for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
+			const char *d = ph == RR_FWD ? "$fwd" : "$bwd";
 			fprintf(f, "set title '%s'\n", ph == RR_FWD ? "Forward" : "Backward");
-			fprintf(f,
-				"plot $%s using 1:($2+$3+$4) with boxes lc rgb '#3FC9C2' "
-				"title 'communication only', \\\n"
-				"  '' using 1:($2+$3) with boxes lc rgb '#C7B3E6' title 'overlap', \\\n"
-				"  '' using 1:2 with boxes lc rgb '#7EA6E6' title 'computation only', \\\n"
-				"  '' using 1:5 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#6A1B9A' "
-				"title 'wall clock', \\\n"
-				"  '' using 1:5:6 with labels hypertext point pt 5 ps 1.5 "
-				"lc rgb '#FF000000' notitle\n",
-				agg_phase_name(ph));
+			if (k == 1)
+				fprintf(f, "eval bars('%s').tips('%s')\n", d, d);
+			else
+				fprintf(f, "eval bars('%s')\n", d);
 		}
-		fputs("unset multiplot\nunset output\n", f);
+		fputs("unset multiplot\nunset output\n}\n", f);
 	}
 	int rc = close_file(&sf, path.buf);
-	if (!rc && (co->png || co->svg))
-		strbuf_addf(jobs, "%s\n", path.buf);
+	if (!rc)
+		agg_jobs_add(jobs, path.buf, co->render_png,
+			     co->render_svg && (!co->overlap_png_only || !co->render_png));
 	strbuf_release(&path);
 	return rc;
 }
 
-static int write_rank_csvs(const char *dir, const struct agg_rank *r)
+static int write_rank_csvs(const struct outdir *od, const struct agg_rank *r)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct safefile sf;
 	int rc = 0;
-	FILE *f = open_in(dir, "steps.csv", &path, &sf);
+	FILE *f = open_in(od, "steps.csv", &path, &sf);
 	if (!f) {
 		rc = PP_EIO;
 		goto out;
@@ -283,7 +310,7 @@ static int write_rank_csvs(const char *dir, const struct agg_rank *r)
 	}
 	if ((rc = close_file(&sf, path.buf)))
 		goto out;
-	f = open_in(dir, "categories.csv", &path, &sf);
+	f = open_in(od, "categories.csv", &path, &sf);
 	if (!f) {
 		rc = PP_EIO;
 		goto out;
@@ -300,32 +327,35 @@ out:
 }
 
 int agg_chart_rank(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
-		   const struct agg_chart_opts *co, struct strbuf *jobs)
+		   const struct agg_chart_opts *co, struct agg_jobs *jobs)
 {
-	if (agg_mkdir_p(dir))
+	struct outdir od;
+	if (outdir_open(&od, dir))
 		return PP_EIO;
-	int rc = write_rank_csvs(dir, r);
+	int rc = write_rank_csvs(&od, r);
 	if (rc || !r->in.ok)
-		return rc;
+		goto out;
 	if (r->nblocks) {
 		char label[32], title[160];
 		snprintf(label, sizeof(label), "rank %d", r->in.rank);
 		snprintf(title, sizeof(title), "Rank %d timeline, iteration %d", r->in.rank,
 			 it->iteration);
 		struct row row = { r, label, r->in.win_s };
-		rc = write_timeline(dir, "timeline", title, &row, 1, NULL, co,
+		rc = write_timeline(&od, "timeline", title, &row, 1, NULL, co,
 				    "time since the rank's first GPU event (ms)", jobs);
 	}
 	if (!rc)
-		rc = write_overlap(dir, it, r, co, jobs);
+		rc = write_overlap(&od, it, r, co, jobs);
+out:
+	close(od.fd);
 	return rc;
 }
 
-int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it,
-		   const int *ranks, const int *split, int n, const struct agg_chart_opts *co,
-		   struct strbuf *jobs)
+int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it, const int *ranks,
+		   const int *split, int n, const struct agg_chart_opts *co, struct agg_jobs *jobs)
 {
-	if (agg_mkdir_p(dir))
+	struct outdir od;
+	if (outdir_open(&od, dir))
 		return PP_EIO;
 	struct row *rows = xcalloc((size_t)n + 1, sizeof(*rows));
 	char(*labels)[48] = xcalloc((size_t)n + 1, sizeof(*labels));
@@ -356,13 +386,14 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 	char full[256];
 	snprintf(full, sizeof(full), "%s (%s alignment)", title,
 		 co->individual ? "individual" : "global");
-	rc = write_timeline(dir, "timeline", full, rows, k, sep, co,
+	rc = write_timeline(&od, "timeline", full, rows, k, sep, co,
 			    co->individual ? "time since each rank's first GPU event (ms)"
-			    : split ? "time since the replica's first GPU event (ms)"
-				    : "time since the group's first GPU event (ms)",
+			    : split        ? "time since the replica's first GPU event (ms)"
+					   : "time since the group's first GPU event (ms)",
 			    jobs);
 	free(sep);
 	free(rows);
 	free(labels);
+	close(od.fd);
 	return rc;
 }

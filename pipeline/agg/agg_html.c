@@ -1,11 +1,15 @@
-/* agg_html.c — index.html at the root of ppagg's output: the comparison of
- * iterations, per iteration the pipelines, stragglers, incomplete groups,
- * failed ranks, every chart and a table of ranks. Links are relative, all
- * text from the database or the file system is escaped. A chart is shown
- * as its PNG (else its SVG) and links to its SVG, where the hover text
- * lives; a chart that was not rendered links to its .gp script.
- * An inline script counts loaded images into body[data-images] so that a
- * headless browser can check the page (tests/e2e).
+/* agg_html.c — ppagg's report. index.html stays small whatever the job's
+ * size: the comparison of iterations, then per iteration its summary,
+ * failed ranks and incomplete groups, the overview (heatmaps over the
+ * stage × replica grid, step times per stage), the worst ranks and the
+ * stragglers. iteration_<N>.html holds what grows with the job: the
+ * pipelines, the PP-group and model-replica charts, the table of every
+ * rank and the rank charts. Links are relative, all text from the database
+ * or the file system is escaped. A chart is shown as its PNG (else its
+ * SVG) and links to its SVG, where the hover text lives; a chart that was
+ * not rendered says how to render it. An inline script counts loaded
+ * images into body[data-images] so that a headless browser can check a
+ * page (tests/e2e).
  */
 #include "agg_int.h"
 
@@ -51,34 +55,43 @@ static void chart(struct strbuf *h, const char *out, const char *rel, const char
 {
 	struct strbuf p = STRBUF_INIT;
 	const char *ext[] = { "png", "svg" };
-	strbuf_addstr(h, "<figure>");
-	bool shown = false;
-	for (int k = 0; k < 2 && !shown; k++) {
+	bool has[2];
+	for (int k = 0; k < 2; k++) {
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s.%s", rel, ext[k]);
-		if (!exists(out, p.buf))
-			continue;
+		has[k] = exists(out, p.buf);
+	}
+	strbuf_addstr(h, "<figure>");
+	int k = has[0] ? 0 : has[1] ? 1 : -1;
+	if (k >= 0) {
 		strbuf_addstr(h, "<a href=\"");
 		agg_html_escape(h, rel);
-		strbuf_addstr(h, ".svg\">");
-		strbuf_addstr(h, "<img src=\"");
-		agg_html_escape(h, p.buf);
-		strbuf_addstr(h, "\" alt=\"");
+		strbuf_addf(h, ".%s\"><img src=\"", has[1] ? "svg" : "png");
+		agg_html_escape(h, rel);
+		strbuf_addf(h, ".%s\" alt=\"", ext[k]);
 		agg_html_escape(h, caption);
 		strbuf_addf(h, "\"%s></a>", lazy ? " loading=\"lazy\"" : "");
-		shown = true;
 	}
 	strbuf_addstr(h, "<figcaption>");
 	agg_html_escape(h, caption);
 	strbuf_addstr(h, " — <a href=\"");
 	agg_html_escape(h, rel);
 	strbuf_addstr(h, ".gp\">gnuplot script</a>");
-	if (shown) {
+	if (has[1]) {
 		strbuf_addstr(h, ", <a href=\"");
 		agg_html_escape(h, rel);
 		strbuf_addstr(h, ".svg\">SVG with hover text</a>");
 	} else {
-		strbuf_addstr(h, " (not rendered)");
+		const char *slash = strrchr(rel, '/');
+		strbuf_addstr(h, k >= 0 ? " (no SVG rendered: <code>" : " (not rendered: <code>");
+		strbuf_addstr(h, "gnuplot ");
+		agg_html_escape(h, slash ? slash + 1 : rel);
+		strbuf_addstr(h, ".gp</code> in <code>");
+		strbuf_add(&p, "", 0);
+		strbuf_reset(&p);
+		strbuf_add(&p, rel, slash ? (size_t)(slash - rel) : 0);
+		agg_html_escape(h, slash ? p.buf : ".");
+		strbuf_addstr(h, "</code> makes it)");
 	}
 	strbuf_addstr(h, "</figcaption></figure>\n");
 	strbuf_release(&p);
@@ -102,11 +115,10 @@ static void best_href(const char *out, struct strbuf *rel)
 	strbuf_addstr(rel, ".gp");
 }
 
-static void ranks_list(struct strbuf *h, const int *ranks, int n, int iteration)
+static void ranks_list(struct strbuf *h, const int *ranks, int n)
 {
 	for (int i = 0; i < n; i++)
-		strbuf_addf(h, "%s<a href=\"#i%d-r%d\">%d</a>", i ? ", " : "", iteration, ranks[i],
-			    ranks[i]);
+		strbuf_addf(h, "%s<a href=\"#r%d\">%d</a>", i ? ", " : "", ranks[i], ranks[i]);
 }
 
 static double msd(int64_t ns)
@@ -167,9 +179,9 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 			strbuf_addstr(h, "<td>–</td>");
 		strbuf_addstr(h, "<td>");
 		for (size_t s = 0; s < it->res.nstrag; s++)
-			strbuf_addf(h, "%s<a href=\"#i%d-r%d\">rank %d</a> (+%.1f %%)", s ? ", " : "",
-				    it->iteration, it->res.strag[s].rank, it->res.strag[s].rank,
-				    100 * it->res.strag[s].excess);
+			strbuf_addf(h, "%s<a href=\"iteration_%d.html#r%d\">rank %d</a> (+%.1f %%)",
+				    s ? ", " : "", it->iteration, it->res.strag[s].rank,
+				    it->res.strag[s].rank, 100 * it->res.strag[s].excess);
 		if (!it->res.nstrag)
 			strbuf_addstr(h, "none");
 		strbuf_addstr(h, "</td></tr>\n");
@@ -207,6 +219,9 @@ static void failed_ranks(struct strbuf *h, const struct agg_iter *it)
 {
 	if (!it->nfailed)
 		return;
+	/* A long list is folded: the first screen stays small. */
+	if (it->nfailed > 10)
+		strbuf_addf(h, "<details><summary>%d failed ranks</summary>\n", it->nfailed);
 	strbuf_addstr(h, "<h3>Failed ranks</h3>\n<table><tr><th>rank</th><th>trace</th>"
 			 "<th>error</th></tr>\n");
 	for (size_t i = 0; i < it->nranks; i++) {
@@ -220,6 +235,8 @@ static void failed_ranks(struct strbuf *h, const struct agg_iter *it)
 		strbuf_addstr(h, "</td></tr>\n");
 	}
 	strbuf_addstr(h, "</table>\n");
+	if (it->nfailed > 10)
+		strbuf_addstr(h, "</details>\n");
 }
 
 /* Incomplete groups and their missing ranks. */
@@ -257,18 +274,19 @@ static void incomplete_groups(struct strbuf *h, const struct topology *t, const 
 
 static void pipelines_table(struct strbuf *h, const struct topology *t, const struct agg_iter *it)
 {
-	int I = it->iteration;
 	if (!it->res.npipes)
 		return;
-	strbuf_addstr(h, "<h3>Pipelines</h3>\n<table><tr><th>PP group</th><th>ranks (stage "
-			 "order)</th><th>measured (ms)</th><th>ideal (ms)</th><th>gap (ms)</th>"
-			 "<th>bubble</th></tr>\n");
+	strbuf_addstr(
+		h,
+		"<h3 id=\"pipelines\">Pipelines</h3>\n<table><tr><th>PP group</th><th>ranks (stage "
+		"order)</th><th>measured (ms)</th><th>ideal (ms)</th><th>gap (ms)</th>"
+		"<th>bubble</th></tr>\n");
 	for (size_t p = 0; p < it->res.npipes; p++) {
 		const struct agg_pipeline_row *pr = &it->res.pipes[p];
 		const struct topo_group *g = &t->groups[TOPO_PP].v[pr->pp_group];
-		strbuf_addf(h, "<tr><td><a href=\"#i%d-pp%d\">%d</a></td><td>", I, pr->pp_group,
+		strbuf_addf(h, "<tr><td><a href=\"#pp%d\">%d</a></td><td>", pr->pp_group,
 			    pr->pp_group);
-		ranks_list(h, g->ranks, g->n, I);
+		ranks_list(h, g->ranks, g->n);
 		strbuf_addf(h, "</td><td>%.3f</td>", msd(pr->measured));
 		if (pr->has_ideal)
 			strbuf_addf(h, "<td>%.3f</td><td>%.3f</td>", msd(pr->ideal), msd(pr->gap));
@@ -291,7 +309,7 @@ static void stragglers_table(struct strbuf *h, const struct agg_iter *it)
 	for (size_t s = 0; s < it->res.nstrag; s++) {
 		const struct agg_straggler_row *sr = &it->res.strag[s];
 		strbuf_addf(h,
-			    "<tr><td><a href=\"#i%d-r%d\">%d</a></td><td>%s %d</td>"
+			    "<tr><td><a href=\"iteration_%d.html#r%d\">%d</a></td><td>%s %d</td>"
 			    "<td>%.3f</td><td>%.3f</td><td>+%.1f %%</td></tr>\n",
 			    it->iteration, sr->rank, sr->rank, sr->group_kind, sr->group,
 			    msd(sr->value), msd(sr->median), 100 * sr->excess);
@@ -316,18 +334,18 @@ static void group_charts(struct strbuf *h, const char *out, const struct topolog
 {
 	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
 	int I = it->iteration;
-	strbuf_addstr(h, "<h3>PP groups</h3>\n");
+	strbuf_addstr(h, "<h3 id=\"pp-groups\">PP groups</h3>\n");
 	for (size_t p = 0; p < it->res.npipes; p++) {
 		int g = it->res.pipes[p].pp_group;
 		strbuf_reset(&rel);
 		strbuf_addf(&rel, "iteration_%d/pp_group_%d/timeline", I, g);
 		strbuf_reset(&cap);
 		strbuf_addf(&cap, "PP group %d, iteration %d", g, I);
-		strbuf_addf(h, "<div id=\"i%d-pp%d\">", I, g);
+		strbuf_addf(h, "<div id=\"pp%d\">", g);
 		chart(h, out, rel.buf, cap.buf, lazy);
 		strbuf_addstr(h, "</div>\n");
 	}
-	strbuf_addstr(h, "<h3>Model replicas</h3>\n");
+	strbuf_addstr(h, "<h3 id=\"replicas\">Model replicas</h3>\n");
 	for (size_t m = 0; m < t->groups[TOPO_MODEL].n; m++) {
 		strbuf_reset(&rel);
 		strbuf_addf(&rel, "iteration_%d/model_group_%zu/timeline", I, m);
@@ -347,13 +365,13 @@ static void rank_row(struct strbuf *h, const char *out, const struct topology *t
 	static const char *const names[] = { "timeline", "overlap", "steps.csv", "categories.csv" };
 	struct strbuf rel = STRBUF_INIT;
 	int I = it->iteration, rk = r->in.rank;
-	strbuf_addf(h, "<tr id=\"i%d-r%d\"><td>%d</td><td>", I, rk, rk);
+	strbuf_addf(h, "<tr id=\"r%d\"><td>%d</td><td>", rk, rk);
 	agg_html_escape(h, r->status);
 	strbuf_addstr(h, "</td><td>");
 	agg_html_escape(h, r->mode);
 	strbuf_addstr(h, "</td><td>");
 	if (rk < t->nrank && t->pp_of[rk] >= 0)
-		strbuf_addf(h, "<a href=\"#i%d-pp%d\">%d</a> · %d", I, t->pp_of[rk], t->pp_of[rk],
+		strbuf_addf(h, "<a href=\"#pp%d\">%d</a> · %d", t->pp_of[rk], t->pp_of[rk],
 			    t->stage_of[rk]);
 	strbuf_addstr(h, "</td>");
 	if (r->in.has_window)
@@ -377,63 +395,198 @@ static void rank_row(struct strbuf *h, const char *out, const struct topology *t
 	strbuf_addstr(h, "</td><td>");
 	for (size_t j = 0; j < n; j++)
 		if (&its[j] != it && agg_iter_rank(&its[j], rk))
-			strbuf_addf(h, "<a href=\"#i%d-r%d\">%d</a> ", its[j].iteration, rk,
-				    its[j].iteration);
+			strbuf_addf(h, "<a href=\"iteration_%d.html#r%d\">%d</a> ",
+				    its[j].iteration, rk, its[j].iteration);
 	strbuf_addstr(h, "</td></tr>\n");
 	strbuf_release(&rel);
 }
 
-/* The timeline and overlap charts of every rank, folded away. */
+/* The rendered rank charts; the others are named with how to render them. */
 static void rank_charts(struct strbuf *h, const char *out, const struct agg_iter *it, bool lazy)
 {
 	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
-	strbuf_addstr(h, "<details><summary>Rank charts</summary>\n");
+	size_t shown = 0, scripts = 0;
+	strbuf_addstr(h, "<h3 id=\"rank-charts\">Rank charts</h3>\n");
 	for (size_t i = 0; i < it->nranks; i++) {
 		const struct agg_rank *r = &it->ranks[i];
 		for (int k = 0; k < 2; k++) {
 			const char *kind = k ? "overlap" : "timeline";
 			strbuf_reset(&rel);
-			strbuf_addf(&rel, "iteration_%d/rank_%d/%s", it->iteration, r->in.rank,
+			strbuf_addf(&rel, "iteration_%d/rank_%d/%s.png", it->iteration, r->in.rank,
 				    kind);
+			bool png = exists(out, rel.buf);
+			rel.len -= 4;
+			rel.buf[rel.len] = '\0';
+			strbuf_addstr(&rel, ".svg");
+			bool svg = exists(out, rel.buf);
+			rel.len -= 4;
+			rel.buf[rel.len] = '\0';
+			strbuf_addstr(&rel, ".gp");
+			bool gp = exists(out, rel.buf);
+			rel.len -= 3;
+			rel.buf[rel.len] = '\0';
+			scripts += gp;
+			if (!png && !svg)
+				continue;
 			strbuf_reset(&cap);
 			strbuf_addf(&cap, "Rank %d %s, iteration %d", r->in.rank, kind,
 				    it->iteration);
-			chart_if_written(h, out, rel.buf, cap.buf, lazy);
+			chart(h, out, rel.buf, cap.buf, lazy);
+			shown++;
 		}
 	}
-	strbuf_addstr(h, "</details>\n");
+	if (shown < scripts)
+		strbuf_addf(
+			h,
+			"<p>%zu of the %zu rank charts are rendered (the flagged ranks: "
+			"stragglers, the worst ranks, the listed ones); every rank has its "
+			"scripts. To render one: <code>cd iteration_%d/rank_&lt;r&gt; &amp;&amp; "
+			"gnuplot timeline.gp overlap.gp</code>; to render them all, run ppagg "
+			"again with <code>--rank-charts all</code> (or a list of ranks, "
+			"e.g. <code>--rank-charts 0-7,77</code>).</p>\n",
+			shown, scripts, it->iteration);
 	strbuf_release(&rel);
 	strbuf_release(&cap);
 }
 
-static void iteration_section(struct strbuf *h, const char *out, const struct topology *t,
-			      const struct agg_iter *it, const struct agg_iter *its, size_t n,
-			      bool lazy)
+/* How a cell of the overview folds its ranks, said once. */
+static void fold_note(struct strbuf *h, const struct topology *t)
+{
+	int per = t->tp * (t->cp ? t->cp : 1) * (t->ep ? t->ep : 1);
+	strbuf_addf(h,
+		    "<p class=\"note\">A cell is one pipeline stage of one data-parallel replica: "
+		    "its %d rank%s (TP %d × CP %d × EP %d). Each map shows the <b>worst</b> rank "
+		    "of the cell (the highest bubble share, compute and idle time; the lowest "
+		    "coverage), and its hover text names that rank, so one slow GPU is not "
+		    "averaged away by its tensor-parallel peers. White: no data.</p>\n",
+		    per, per == 1 ? "" : "s", t->tp, t->cp ? t->cp : 1, t->ep ? t->ep : 1);
+}
+
+/* The best link for a rank's charts: its timeline's SVG, PNG or script. */
+static void rank_chart_link(struct strbuf *h, const char *out, int I, int rk)
+{
+	struct strbuf rel = STRBUF_INIT;
+	strbuf_addf(&rel, "iteration_%d/rank_%d/timeline.gp", I, rk);
+	if (exists(out, rel.buf)) {
+		best_href(out, &rel);
+		strbuf_addstr(h, " <a href=\"");
+		agg_html_escape(h, rel.buf);
+		strbuf_addstr(h, "\">timeline</a>");
+	}
+	strbuf_release(&rel);
+}
+
+/* The heatmaps, the step times per stage, the worst ranks. */
+static void overview(struct strbuf *h, const char *out, const struct topology *t,
+		     const struct agg_iter *it)
+{
+	const struct agg_overview *ov = &it->ov;
+	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
+	int I = it->iteration;
+	strbuf_addf(h, "<h3 id=\"i%d-overview\">Overview</h3>\n", I);
+	if (!ov->nstage) {
+		strbuf_addstr(h, "<p>No overview: without a topology the ranks have no place in a "
+				 "stage × replica grid.</p>\n");
+	} else {
+		fold_note(h, t);
+		strbuf_addstr(h, "<div class=\"grid\">\n");
+		for (int m = 0; m < AGG_NMETRICS; m++) {
+			strbuf_reset(&rel);
+			strbuf_addf(&rel, "iteration_%d/overview/%s", I, agg_metrics[m].key);
+			strbuf_reset(&cap);
+			strbuf_addf(&cap, "%s (%s)", agg_metrics[m].title, agg_metrics[m].means);
+			chart(h, out, rel.buf, cap.buf, false);
+		}
+		strbuf_addstr(h, "</div>\n");
+		strbuf_reset(&rel);
+		strbuf_addf(&rel, "iteration_%d/overview/steps", I);
+		chart(h, out, rel.buf,
+		      "Step times per stage: boxes of every forward and backward step (quartiles, "
+		      "whiskers at min and max), and one dot per replica (its slowest rank's median "
+		      "step, coloured by replica): a slow stage lifts its box, a slow replica its "
+		      "dots in every stage",
+		      false);
+	}
+	strbuf_addf(h, "<h3 id=\"i%d-worst\">Worst ranks</h3>\n<div class=\"grid\">\n", I);
+	for (int m = 0; m < AGG_NMETRICS; m++) {
+		strbuf_addf(h,
+			    "<table><caption>%s (%s)</caption><tr><th>rank</th><th>%s</th>"
+			    "<th>stage · replica</th><th>charts</th></tr>\n",
+			    agg_metrics[m].title, agg_metrics[m].low_bad ? "lowest" : "highest",
+			    agg_metrics[m].unit + 1);
+		for (int k = 0; k < ov->ntop[m]; k++) {
+			int rk = ov->top[m][k];
+			strbuf_addf(h,
+				    "<tr><td><a href=\"iteration_%d.html#r%d\">%d</a></td>"
+				    "<td>%.2f</td><td>",
+				    I, rk, rk, ov->topv[m][k]);
+			if (rk < t->nrank && t->stage_of[rk] >= 0)
+				strbuf_addf(h, "%d · %d", t->stage_of[rk], t->model_of[rk]);
+			strbuf_addstr(h, "</td><td>");
+			rank_chart_link(h, out, I, rk);
+			strbuf_addstr(h, "</td></tr>\n");
+		}
+		if (!ov->ntop[m])
+			strbuf_addstr(h,
+				      "<tr><td colspan=\"4\">no rank has this number</td></tr>\n");
+		strbuf_addstr(h, "</table>\n");
+	}
+	strbuf_addstr(h, "</div>\n");
+	strbuf_release(&rel);
+	strbuf_release(&cap);
+}
+
+/* The summary of one iteration on index.html. */
+static void iteration_summary(struct strbuf *h, const char *out, const struct topology *t,
+			      const struct agg_iter *it)
 {
 	int I = it->iteration;
 	strbuf_addf(h, "<section id=\"iter-%d\">\n<h2>Iteration %d</h2>\n<p>", I, I);
 	agg_html_escape(h, it->folder);
 	strbuf_addf(h,
-		    ": %d ranks analysed, %d failed. CSV: <a href=\"iteration_%d/pp_groups.csv\">"
-		    "pp_groups</a>, <a href=\"iteration_%d/pipelines.csv\">pipelines</a>, "
+		    ": %d ranks analysed, %d failed. <a href=\"iteration_%d.html\"><b>Details</b>: "
+		    "pipelines, PP-group and model-replica charts, every rank</a>. "
+		    "CSV: <a href=\"iteration_%d/pp_groups.csv\">pp_groups</a>, "
+		    "<a href=\"iteration_%d/pipelines.csv\">pipelines</a>, "
 		    "<a href=\"iteration_%d/stragglers.csv\">stragglers</a>. "
 		    "<a href=\"#compare\">back to the comparison</a></p>\n",
-		    it->nok, it->nfailed, I, I, I);
+		    it->nok, it->nfailed, I, I, I, I);
 	failed_ranks(h, it);
 	conflicts_section(h, it);
 	incomplete_groups(h, t, it);
-	pipelines_table(h, t, it);
+	overview(h, out, t, it);
 	stragglers_table(h, it);
+	strbuf_addstr(h, "</section>\n");
+}
+
+/* iteration_<N>.html: what grows with the job. */
+static void iteration_page(struct strbuf *h, const char *out, const struct topology *t,
+			   const struct agg_iter *it, const struct agg_iter *its, size_t n)
+{
+	int I = it->iteration;
+	size_t nimg = 2 * it->nranks + it->res.npipes + t->groups[TOPO_MODEL].n;
+	bool lazy = nimg > 30;
+	strbuf_addf(h,
+		    "<h1>pptrace: iteration %d</h1>\n<p><a href=\"index.html#iter-%d\">back to "
+		    "the summary and overview</a>. ",
+		    I, I);
+	agg_html_escape(h, it->folder);
+	strbuf_addf(h,
+		    ": %d ranks analysed, %d failed.</p>\n<nav><a href=\"#pipelines\">pipelines"
+		    "</a><a href=\"#pp-groups\">PP groups</a><a href=\"#replicas\">model "
+		    "replicas</a><a href=\"#ranks\">ranks</a><a href=\"#rank-charts\">rank "
+		    "charts</a></nav>\n",
+		    it->nok, it->nfailed);
+	pipelines_table(h, t, it);
 	group_charts(h, out, t, it, lazy);
-	strbuf_addstr(h, "<h3>Ranks</h3>\n<table><tr><th>rank</th><th>status</th><th>mode</th>"
-			 "<th>PP group · stage</th><th>window (ms)</th><th>GPU busy (ms)</th>"
-			 "<th>bubble (ms)</th><th>coverage</th><th>charts</th><th>other iterations"
-			 "</th></tr>\n");
+	strbuf_addstr(h, "<h3 id=\"ranks\">Ranks</h3>\n<table><tr><th>rank</th><th>status</th>"
+			 "<th>mode</th><th>PP group · stage</th><th>window (ms)</th><th>GPU busy "
+			 "(ms)</th><th>bubble (ms)</th><th>coverage</th><th>charts</th><th>other "
+			 "iterations</th></tr>\n");
 	for (size_t i = 0; i < it->nranks; i++)
 		rank_row(h, out, t, it, &it->ranks[i], its, n);
 	strbuf_addstr(h, "</table>\n");
 	rank_charts(h, out, it, lazy);
-	strbuf_addstr(h, "</section>\n");
 }
 
 static const char css[] =
@@ -441,7 +594,10 @@ static const char css[] =
 	"table{border-collapse:collapse;margin:.5em 0}"
 	"td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}"
 	"th{background:#f3f3f3}td:first-child{text-align:left}"
+	"caption{font-weight:bold;text-align:left;padding:.2em 0}"
 	"figure{margin:1em 0}img{max-width:100%;border:1px solid #eee}"
+	".grid{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}"
+	".grid figure{flex:1 1 30em;max-width:48%}.note{color:#555}"
 	"nav a{margin-right:1em}section{border-top:2px solid #ddd;margin-top:2em}";
 
 static const char js[] =
@@ -449,61 +605,96 @@ static const char js[] =
 	"for(var i=0;i<im.length;i++)if(im[i].complete&&im[i].naturalWidth>0)ok++;"
 	"document.body.setAttribute('data-images',ok+'/'+im.length);});";
 
-int agg_html_write(const char *out, const struct agg_opts *o, const struct topology *t,
-		   const struct agg_iter *its, size_t n)
+static void page_begin(struct strbuf *h, const char *title)
 {
-	struct strbuf h = STRBUF_INIT, path = STRBUF_INIT;
-	size_t nimg = 0;
-	for (size_t i = 0; i < n; i++)
-		nimg += 2 * its[i].nranks + its[i].res.npipes + t->groups[TOPO_MODEL].n;
-	bool lazy = nimg > 300;
-	strbuf_addf(&h, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			"<title>pptrace report</title><style>%s</style></head>\n<body>\n"
-			"<h1>pptrace: pipeline report</h1>\n<nav>",
-		    css);
-	for (size_t i = 0; i < n; i++)
-		strbuf_addf(&h, "<a href=\"#iter-%d\">iteration %d</a>", its[i].iteration,
-			    its[i].iteration);
-	strbuf_addstr(&h, "</nav>\n<p>Database: ");
-	agg_html_escape(&h, o->db);
-	strbuf_addstr(&h, ". Topology: ");
-	if (t->source == TOPO_SRC_NONE) {
-		strbuf_addstr(&h, "none found (no PP groups, pipelines or stragglers)");
-	} else {
-		agg_html_escape(&h, topo_source_name(t->source));
-		strbuf_addstr(&h, " (");
-		agg_html_escape(&h, t->origin.buf);
-		strbuf_addf(&h, "), TP %d, PP %d, DP %d, CP %d, EP %d, world %d", t->tp, t->pp, t->dp,
-			    t->cp, t->ep, t->world);
-		if (t->global_batch)
-			strbuf_addf(&h, ", global batch size %d", t->global_batch);
-	}
-	strbuf_addf(&h, ". Times in ms; bubble = group window minus the rank's GPU time outside "
-			"pipeline communication. Straggler threshold %.0f %% over the DP-group "
-			"median. Comparison: <a href=\"iterations.csv\">iterations.csv</a>.</p>\n",
-		    100 * o->threshold);
-	if (t->notes.len) {
-		strbuf_addstr(&h, "<details><summary>Topology notes</summary><pre>");
-		agg_html_escape(&h, t->notes.buf);
-		strbuf_addstr(&h, "</pre></details>\n");
-	}
-	comparison(&h, its, n);
-	for (size_t i = 0; i < n; i++)
-		iteration_section(&h, out, t, &its[i], its, n, lazy);
-	strbuf_addf(&h, "<script>%s</script>\n</body></html>\n", js);
-	strbuf_addf(&path, "%s/index.html", out);
-	int rc = 0;
+	strbuf_addf(h,
+		    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<title>%s</title><style>%s</style></head>\n<body>\n",
+		    title, css);
+}
+
+static void page_end(struct strbuf *h)
+{
+	strbuf_addf(h, "<script>%s</script>\n</body></html>\n", js);
+}
+
+/* Writes out/name from h (temporary file renamed into place, no symlink
+ * followed: safefile.h). */
+static int write_page(const char *out, const char *name, const struct strbuf *h)
+{
 	char err[512];
-	/* Temporary file renamed into place, no symlink followed (safefile.h). */
-	int dfd = -1;
+	int dfd = -1, rc = 0;
 	if (safe_opendir(AT_FDCWD, out, 0, &dfd, err, sizeof(err)) ||
-	    safefile_write(dfd, "index.html", h.buf, h.len, err, sizeof(err))) {
-		error("cannot write '%s': %s", path.buf, err);
+	    safefile_write(dfd, name, h->buf, h->len, err, sizeof(err))) {
+		error("cannot write '%s/%s': %s", out, name, err);
 		rc = PP_EIO;
 	}
 	if (dfd >= 0)
 		close(dfd);
+	return rc;
+}
+
+static void index_header(struct strbuf *h, const struct agg_opts *o, const struct topology *t,
+			 const struct agg_iter *its, size_t n)
+{
+	strbuf_addstr(h, "<h1>pptrace: pipeline report</h1>\n<nav>");
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(h,
+			    "<a href=\"#iter-%d\">iteration %d</a><a href=\"iteration_%d.html\">"
+			    "(details)</a>",
+			    its[i].iteration, its[i].iteration, its[i].iteration);
+	strbuf_addstr(h, "</nav>\n<p>Database: ");
+	agg_html_escape(h, o->db);
+	strbuf_addstr(h, ". Topology: ");
+	if (t->source == TOPO_SRC_NONE) {
+		strbuf_addstr(h, "none found (no PP groups, pipelines or stragglers)");
+	} else {
+		agg_html_escape(h, topo_source_name(t->source));
+		strbuf_addstr(h, " (");
+		agg_html_escape(h, t->origin.buf);
+		strbuf_addf(h, "), TP %d, PP %d, DP %d, CP %d, EP %d, world %d", t->tp, t->pp,
+			    t->dp, t->cp, t->ep, t->world);
+		if (t->global_batch)
+			strbuf_addf(h, ", global batch size %d", t->global_batch);
+	}
+	strbuf_addf(h,
+		    ". Times in ms; bubble = group window minus the rank's GPU time outside "
+		    "pipeline communication. Straggler threshold %.0f %% over the DP-group "
+		    "median. Comparison: <a href=\"iterations.csv\">iterations.csv</a>.</p>\n",
+		    100 * o->threshold);
+	if (t->notes.len) {
+		strbuf_addstr(h, "<details><summary>Topology notes</summary><pre>");
+		agg_html_escape(h, t->notes.buf);
+		strbuf_addstr(h, "</pre></details>\n");
+	}
+}
+
+int agg_html_write(const char *out, const struct agg_opts *o, const struct topology *t,
+		   const struct agg_iter *its, size_t n, const struct agg_whatif *w)
+{
+	struct strbuf h = STRBUF_INIT;
+	char name[64], title[64];
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		strbuf_reset(&h);
+		snprintf(title, sizeof(title), "pptrace: iteration %d", its[i].iteration);
+		page_begin(&h, title);
+		iteration_page(&h, out, t, &its[i], its, n);
+		page_end(&h);
+		snprintf(name, sizeof(name), "iteration_%d.html", its[i].iteration);
+		rc = write_page(out, name, &h);
+	}
+	if (!rc) {
+		strbuf_reset(&h);
+		page_begin(&h, "pptrace report");
+		index_header(&h, o, t, its, n);
+		agg_whatif_html(&h, out, w);
+		comparison(&h, its, n);
+		for (size_t i = 0; i < n; i++)
+			iteration_summary(&h, out, t, &its[i]);
+		page_end(&h);
+		rc = write_page(out, "index.html", &h);
+	}
 	strbuf_release(&h);
-	strbuf_release(&path);
 	return rc;
 }

@@ -85,12 +85,59 @@ struct agg_rank {
 	size_t ncats;
 };
 
+/* ---- the overview (agg_overview.c) ---- */
+
+/* The per-rank numbers the overview maps and ranks. */
+enum agg_metric { AGG_M_BUBBLE, AGG_M_COMPUTE, AGG_M_IDLE, AGG_M_COVERAGE, AGG_NMETRICS };
+
+struct agg_metric_info {
+	const char *key;   /* file stem and anchor: "bubble" */
+	const char *title; /* "bubble share" */
+	const char *unit;  /* " %" or " ms" */
+	bool low_bad;      /* the worst value is the lowest (coverage) */
+	const char *means; /* one line for the report */
+};
+extern const struct agg_metric_info agg_metrics[AGG_NMETRICS];
+
+enum { AGG_TOP = 10 }; /* worst ranks listed per metric */
+
+/* Why a rank's own charts are rendered (agg_rank_flag bits). */
+enum { AGG_FLAG_STRAGGLER = 1, AGG_FLAG_TOP = 2, AGG_FLAG_FAILED = 4, AGG_FLAG_LISTED = 8 };
+
+/* One (stage, replica) cell: per metric, its worst rank and value. */
+struct agg_cell {
+	int nranks;
+	int rank[AGG_NMETRICS]; /* -1: no rank with a value */
+	double v[AGG_NMETRICS];
+	int fwd_rank, bwd_rank; /* the rank with the slowest median step */
+	double fwd_ms, bwd_ms;  /* its median step; NaN when none */
+};
+
+/* A distribution of step times (ms): min, quartiles, max. */
+struct agg_dist {
+	size_t n;
+	double min, q1, med, q3, max;
+};
+
+struct agg_overview {
+	int nstage, nrep;               /* the grid; 0 without a topology */
+	struct agg_cell *cells;         /* [stage * nrep + replica] */
+	struct agg_dist *fwd, *bwd;     /* per stage, every fwd / bwd step */
+	int top[AGG_NMETRICS][AGG_TOP]; /* worst ranks first */
+	double topv[AGG_NMETRICS][AGG_TOP];
+	int ntop[AGG_NMETRICS];
+	uint8_t *flag; /* per it->ranks index: AGG_FLAG_* bits */
+	int nflagged;
+	bool all; /* every chart is rendered (the render plan) */
+};
+
 struct agg_iter {
 	int iteration;
 	const char *folder;
 	struct agg_rank *ranks; /* sorted by rank */
 	size_t nranks;
 	struct agg_result res;
+	struct agg_overview ov;
 	int nfailed, nok;
 	int nconflicts;        /* ranks claimed by more than one trace */
 	const char **unranked; /* paths of traces without any rank (arena) */
@@ -121,29 +168,77 @@ int agg_load_process_groups(struct db *db, int iteration, struct topology *t);
 /* Deletes and rewrites the ppagg rows of every iteration, one transaction. */
 int agg_store(struct db *db, const struct agg_iter *its, size_t n);
 
-/* ---- charts and CSVs (agg_chart.c) ---- */
+/* The value of metric m for rank r (index i of it->ranks); false when it
+ * has none (failed, no window, not in a PP group for the group metrics). */
+bool agg_rank_metric(const struct agg_iter *it, const int *pp_row, size_t i, enum agg_metric m,
+		     double *v);
+/* Fills it->ov: the grid (when the topology has PP groups and replicas),
+ * the step distributions, the worst ranks and the flagged ranks (stragglers,
+ * the worst ranks, failed and conflicting ranks, the listed ranks). */
+void agg_overview_compute(struct agg_iter *it, const struct topology *t, const int *listed,
+			  int nlisted);
+void agg_overview_release(struct agg_overview *ov);
+
+/* ---- rendering plan (agg_render.c) ---- */
+/* The scripts to render, each with the outputs to make now. */
+struct agg_jobs {
+	struct agg_job {
+		char *script;
+		bool png, svg;
+	} * v;
+	size_t n, alloc;
+	size_t written; /* scripts written, rendered or not */
+};
+/* Counts a written script; queues it (copied) when an output is asked for. */
+void agg_jobs_add(struct agg_jobs *j, const char *script, bool png, bool svg);
+void agg_jobs_release(struct agg_jobs *j);
+/* After a chart writer returned rc for PREFIX.gp: reports err and returns
+ * PP_EIO when rc failed, else queues PREFIX.gp with co's render formats. */
+struct agg_chart_opts;
+int agg_jobs_script(struct agg_jobs *j, int rc, const char *err, const char *prefix,
+		    const struct agg_chart_opts *co);
+
+/* Runs gnuplot on every job, at most processes at a time (chart/gnuplot.h).
+ * Returns the number of scripts that failed; *ms gets the wall time. 0 and
+ * a warning when gnuplot is not installed. */
+int agg_render(const struct agg_jobs *jobs, int processes, double *ms, bool quiet);
+
+/* ---- charts and CSVs (agg_chart.c, agg_overview.c) ---- */
 struct agg_chart_opts {
 	bool individual; /* each row's time starts at its own first event */
-	bool png, svg;   /* outputs the .gp script writes */
+	bool png, svg;   /* outputs the .gp script writes (--format) */
+	bool render_png, render_svg; /* of those, what is rendered now */
+	bool overlap_png_only;       /* a rank's overlap chart: no SVG now */
 };
-/* Each writes <dir>/<stem>.gp (and the CSVs) and appends the .gp path to
- * jobs (one per line) for the renderer. Return 0 or PP_EIO. */
+/* Each writes <dir>/<stem>.gp (and the CSVs) and adds the script to jobs
+ * with co's render formats. Return 0 or PP_EIO. */
 int agg_chart_rank(const char *dir, const struct agg_iter *it, const struct agg_rank *r,
-		   const struct agg_chart_opts *co, struct strbuf *jobs);
-int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it,
-		   const int *ranks, const int *split, int n, const struct agg_chart_opts *co,
-		   struct strbuf *jobs);
+		   const struct agg_chart_opts *co, struct agg_jobs *jobs);
+int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it, const int *ranks,
+		   const int *split, int n, const struct agg_chart_opts *co, struct agg_jobs *jobs);
+/* The overview charts of it into <dir>/: one heatmap per metric over the
+ * stage × replica grid, and steps.gp (step times per stage). Nothing
+ * without a grid. */
+int agg_chart_overview(const char *dir, const struct agg_iter *it, const struct agg_chart_opts *co,
+		       struct agg_jobs *jobs);
 
-/* ---- rendering (agg_render.c) ---- */
-/* Runs gnuplot on every script of jobs (one path per line), at most
- * processes at a time, each in its script's folder. Returns the number of
- * scripts that failed; *ms gets the wall time. 0 and a warning when
- * gnuplot is not installed. */
-int agg_render(const struct strbuf *jobs, int processes, double *ms, bool quiet);
+/* ---- the what-if in the report (agg_whatif_report.c) ---- */
+struct agg_whatif;
+/* <out>/whatif/: sw.gp (S_w heatmap), step.gp (one step, measured and
+ * ideal) and timeline.json (the step for Perfetto); nothing unless the
+ * analysis was made. 0 or PP_EIO. */
+int agg_whatif_charts(const char *out, const struct agg_whatif *w, const struct agg_chart_opts *co,
+		      struct agg_jobs *jobs);
+/* The "What if" section of index.html; one line when there is nothing to
+ * say. */
+void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif *w);
 
 /* ---- report (agg_html.c) ---- */
+/* index.html (the summary, overview and worst ranks of every iteration)
+ * and iteration_<N>.html (its pipelines, group charts, ranks and rank
+ * charts). */
 int agg_html_write(const char *out, const struct agg_opts *o, const struct topology *t,
-		   const struct agg_iter *its, size_t n);
+		   const struct agg_iter *its, size_t n, const struct agg_whatif *w);
 /* Appends s to sb with &<>"' escaped. */
 void agg_html_escape(struct strbuf *sb, const char *s);
 

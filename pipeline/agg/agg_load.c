@@ -94,6 +94,7 @@ void agg_iter_release(struct agg_iter *it)
 			free(it->ranks[i].blocks);
 	free(it->ranks);
 	agg_result_release(&it->res);
+	agg_overview_release(&it->ov);
 	arena_release(&it->arena);
 	memset(it, 0, sizeof(*it));
 }
@@ -185,8 +186,10 @@ static int add_trace(void *ctx, const struct db_agg_trace *t)
 	r->path = dup(it, t->path);
 	r->status = status_name(t->status);
 	r->error = dup(it, t->error);
-	r->mode = t->has_mode ? rr_mode_name(t->mode == DB_MODE_GENERIC ? RR_GENERIC : RR_MEGATRON)
-			      : NULL;
+	r->mode = !t->has_mode ? NULL
+		  : t->mode == DB_MODE_OPTRACE
+			  ? "optrace" /* an op-trace import */
+			  : rr_mode_name(t->mode == DB_MODE_GENERIC ? RR_GENERIC : RR_MEGATRON);
 	if (!it->folder && r->folder)
 		it->folder = r->folder;
 	bool ok = t->status != DB_STATUS_FAILED;

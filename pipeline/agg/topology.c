@@ -30,6 +30,7 @@ const char *topo_source_name(enum topo_source s)
 	case TOPO_SRC_FILE: return "file";
 	case TOPO_SRC_SIZES: return "sizes";
 	case TOPO_SRC_INFERRED: return "inferred";
+	case TOPO_SRC_OPS: return "op trace";
 	default: return "none";
 	}
 }
@@ -634,6 +635,51 @@ int topo_from_sizes(struct topology *t, int tp, int pp, int dp, int cp, int ep)
 	if (rc)
 		return rc;
 	t->source = TOPO_SRC_SIZES;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int topo_from_grid(struct topology *t, int dp, int pp, const int *rank_at)
+{
+	size_t n = (size_t)dp * (size_t)pp;
+	if (dp < 1 || pp < 1 || n > 10000000)
+		return PP_EINVAL;
+	int *sorted = xmalloc(n * sizeof(int));
+	memcpy(sorted, rank_at, n * sizeof(int));
+	qsort(sorted, n, sizeof(int), cmp_int);
+	bool ok = sorted[0] >= 0;
+	for (size_t i = 1; i < n && ok; i++)
+		ok = sorted[i] != sorted[i - 1];
+	free(sorted);
+	if (!ok)
+		return PP_EINVAL;
+	for (int k = 0; k < TOPO_NKINDS; k++)
+		groups_clear(&t->groups[k]);
+	for (int d = 0; d < dp; d++) {
+		int *pg = xmalloc((size_t)pp * sizeof(int)),
+		    *model = xmalloc((size_t)pp * sizeof(int));
+		memcpy(pg, rank_at + (size_t)d * (size_t)pp, (size_t)pp * sizeof(int));
+		memcpy(model, pg, (size_t)pp * sizeof(int));
+		qsort(model, (size_t)pp, sizeof(int), cmp_int);
+		groups_add(&t->groups[TOPO_PP], d + 1, pg, pp);
+		groups_add(&t->groups[TOPO_MODEL], d, model, pp);
+	}
+	for (int s = 0; s < pp; s++) {
+		int *g = xmalloc((size_t)dp * sizeof(int));
+		for (int d = 0; d < dp; d++)
+			g[d] = rank_at[(size_t)d * (size_t)pp + (size_t)s];
+		groups_add(&t->groups[TOPO_DP], s + 1, g, dp);
+	}
+	t->tp = t->cp = t->ep = 1;
+	t->dp = dp;
+	t->pp = pp;
+	t->world = dp * pp;
+	t->source = TOPO_SRC_OPS;
 	return 0;
 }
 

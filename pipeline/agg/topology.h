@@ -23,7 +23,8 @@ enum topo_source {
 	TOPO_SRC_NONE = 0, /* nothing known */
 	TOPO_SRC_FILE,     /* unique_parallel_groups_*.txt */
 	TOPO_SRC_SIZES,    /* --tp/--pp/... or the config file */
-	TOPO_SRC_INFERRED  /* process-group args of the traces */
+	TOPO_SRC_INFERRED, /* process-group args of the traces */
+	TOPO_SRC_OPS       /* the workers an op-trace import records */
 };
 
 struct topo_group {
@@ -92,6 +93,14 @@ int topo_from_sizes(struct topology *t, int tp, int pp, int dp, int cp,
  * PP_ENOTFOUND when no PP group was seen. */
 int topo_infer_add(struct topology *t, const char *desc, const char *ranks);
 int topo_infer_finish(struct topology *t);
+
+/* Builds the groups of a DP x PP grid of workers, one rank each (an op
+ * trace holds one representative worker per (dp_rank, stage)):
+ * rank_at[d * pp + s] is the rank of replica d, stage s. PP groups are the
+ * replicas in stage order, DP groups the stages in replica order, model
+ * replicas the PP groups' ranks ascending; sizes tp = cp = ep = 1. Returns
+ * 0 or PP_EINVAL (a size below 1, a rank below 0 or twice). */
+int topo_from_grid(struct topology *t, int dp, int pp, const int *rank_at);
 
 /* Builds the per-rank index arrays (pp_of, stage_of, dp_of, model_of).
  * Returns 0 or PP_ENOMEM. Call again after changing groups. */

@@ -4,6 +4,7 @@
  * of the config file, then the command line) and calls exactly one of:
  *   inspect_run()  --inspect: describe trace files (pipeline/batch/inspect.c)
  *   pptimer_run()  --format pp-timer: import PP-timer dumps (pipeline/batch/pptimer.c)
+ *   optrace_run()  --format optrace: import an op trace (pipeline/batch/opimport.c)
  *   merge_run()    --merge: merge shard databases (pipeline/batch/merge.c)
  *   batch_run()    otherwise: analyse a trace tree into the database
  *                  (pipeline/batch/batch.c)
@@ -39,7 +40,10 @@ struct batch_opts {
 				 * instead of a survey (classify_new_survey) */
 	bool inspect;           /* --inspect FILE... */
 	bool merge;             /* --merge SHARD.db... */
-	const char *format;     /* --format: "kineto" (default) or "pp-timer" */
+	const char *format;     /* --format: "kineto" (default), "pp-timer" or
+				 * "optrace" */
+	const char *meta;       /* --meta (optrace): the job's meta yaml */
+	const char *schema;     /* --schema (optrace): the op types' order */
 	int pp_size;            /* --pp-size (pp-timer) */
 	int vpp_size;           /* --vpp-size (pp-timer); 1 when absent */
 	char **files;           /* positional arguments (files for --inspect,
@@ -50,6 +54,7 @@ struct batch_opts {
 
 int inspect_run(const struct batch_opts *o);
 int pptimer_run(const struct batch_opts *o);
+int optrace_run(const struct batch_opts *o);
 int merge_run(const struct batch_opts *o);
 int batch_run(const struct batch_opts *o);
 

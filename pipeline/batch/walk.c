@@ -80,7 +80,7 @@ static int list_push(struct walk_list *l, struct walk_file *f)
 	return 0;
 }
 
-static void file_release(struct walk_file *f)
+void walk_file_release(struct walk_file *f)
 {
 	free(f->path);
 	free(f->key);
@@ -92,7 +92,7 @@ static void file_release(struct walk_file *f)
 void walk_list_release(struct walk_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		file_release(&l->v[i]);
+		walk_file_release(&l->v[i]);
 	free(l->v);
 	l->v = NULL;
 	l->n = l->alloc = 0;
@@ -129,34 +129,53 @@ static char *errorf(const char *fmt, ...)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* Adds one candidate entry dir/name of folder; key_dir is the folder's
- * part of the identity (realpath(BASE)[/folder]). */
+/* Fills f for the entry path (malloc'd, taken) named name in folder;
+ * key_dir is the folder's part of the identity (realpath(BASE)[/folder]). */
+static void fill_file(struct walk_file *f, char *path, const char *key_dir, const char *folder,
+		      const char *name)
+{
+	struct stat st;
+	f->path = path;
+	f->key = join(key_dir, name);
+	f->folder = xstrdup(folder);
+	f->has_iteration = walk_iteration_from_folder(folder, &f->iteration);
+	f->has_rank = walk_rank_from_name(name, &f->rank);
+	f->real = realpath(f->path, NULL);
+	if (!f->real)
+		f->real = xstrdup(f->path);
+	if (stat(f->path, &st) != 0) {
+		f->error = errorf("cannot stat '%s': %s", f->path, strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		f->error = errorf("'%s' is a directory", f->path);
+	} else if (!S_ISREG(st.st_mode)) {
+		f->error = errorf("'%s' is not a regular file", f->path);
+	} else {
+		f->bytes = (int64_t)st.st_size;
+		f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	}
+}
+
+void walk_file_at(const char *path, struct walk_file *f)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrdup(".");
+	const char *name = slash ? slash + 1 : path;
+	char *key_dir = realpath(dir, NULL);
+	const char *fb = strrchr(key_dir ? key_dir : dir, '/');
+	memset(f, 0, sizeof(*f));
+	fill_file(f, xstrdup(path), key_dir ? key_dir : dir, fb ? fb + 1 : dir, name);
+	free(key_dir);
+	free(dir);
+}
+
+/* Adds one candidate entry dir/name of folder (fill_file()). */
 static int add_file(struct walk_list *out, const char *dir, const char *key_dir, const char *folder,
 		    const char *name)
 {
 	struct walk_file f = { 0 };
-	struct stat st;
-	f.path = join(dir, name);
-	f.key = join(key_dir, name);
-	f.folder = xstrdup(folder);
-	f.has_iteration = walk_iteration_from_folder(folder, &f.iteration);
-	f.has_rank = walk_rank_from_name(name, &f.rank);
-	f.real = realpath(f.path, NULL);
-	if (!f.real)
-		f.real = xstrdup(f.path);
-	if (stat(f.path, &st) != 0) {
-		f.error = errorf("cannot stat '%s': %s", f.path, strerror(errno));
-	} else if (S_ISDIR(st.st_mode)) {
-		f.error = errorf("'%s' is a directory", f.path);
-	} else if (!S_ISREG(st.st_mode)) {
-		f.error = errorf("'%s' is not a regular file", f.path);
-	} else {
-		f.bytes = (int64_t)st.st_size;
-		f.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
-			     st.st_mtim.tv_nsec;
-	}
+	fill_file(&f, join(dir, name), key_dir, folder, name);
 	if (list_push(out, &f)) {
-		file_release(&f);
+		walk_file_release(&f);
 		return PP_ENOMEM;
 	}
 	return 0;
@@ -180,7 +199,7 @@ static int scan_folder(const struct walk_opts *o, struct walk_list *out, const c
 		f.has_iteration = walk_iteration_from_folder(folder, &f.iteration);
 		f.error = errorf("cannot read folder '%s': %s", dir, strerror(errno));
 		if (list_push(out, &f)) {
-			file_release(&f);
+			walk_file_release(&f);
 			return PP_ENOMEM;
 		}
 		return 0;
@@ -285,7 +304,7 @@ void walk_shard(struct walk_list *l, int index, int count)
 		if ((int)(i % (size_t)count) == index)
 			l->v[k++] = l->v[i];
 		else
-			file_release(&l->v[i]);
+			walk_file_release(&l->v[i]);
 	}
 	l->n = k;
 }

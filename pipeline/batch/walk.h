@@ -55,6 +55,12 @@ struct walk_opts {
  * Returns 0, or PP_EIO with a message in err when BASE cannot be read. */
 int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
 	     size_t errlen);
+/* One file named on the command line (an op trace): path as given, key =
+ * realpath(its folder)/its name (symlinks in the name not followed), folder
+ * = its folder's base name; a problem becomes f->error. Release with
+ * walk_file_release(). */
+void walk_file_at(const char *path, struct walk_file *f);
+void walk_file_release(struct walk_file *f);
 /* Keeps only the files of shard index (0-based) of count, in order. */
 void walk_shard(struct walk_list *l, int index, int count);
 /* Frees every entry; l is empty and reusable afterwards. */

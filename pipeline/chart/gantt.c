@@ -29,6 +29,7 @@ struct gbox {
 struct gantt {
 	struct arena strings;
 	char *title, *xlabel, *ylabel;
+	char *hover_fmt; /* gantt_set_hover_format, or NULL */
 	char **rows;
 	int nrows, arows;
 	char **cls_name;
@@ -86,6 +87,11 @@ static char *gstrdup(struct gantt *g, const char *s)
 	if (!s || !*s)
 		return NULL;
 	return arena_strndup(&g->strings, s, strlen(s));
+}
+
+void gantt_set_hover_format(struct gantt *g, const char *expr)
+{
+	g->hover_fmt = gstrdup(g, expr);
 }
 
 void gantt_set_title(struct gantt *g, const char *title)
@@ -151,27 +157,6 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b)
 	return 0;
 }
 
-/* A single-quoted gnuplot string literal. */
-static void put_sq(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; s && *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-	}
-	fputc('\'', f);
-}
-
-/* A double-quoted datablock field: no escapes exist there, so '"' -> '\''. */
-static void put_dq(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 ? ' ' : *s, f);
-	fputc('"', f);
-}
-
 struct layout {
 	int w, h;
 	double xmin, xmax;
@@ -182,8 +167,11 @@ struct layout {
 static void compute_layout(const struct gantt *g, struct layout *L)
 {
 	L->w = 1600;
-	L->h = 170 + 34 * g->nrows;
-	L->h = L->h < 360 ? 360 : L->h > 3200 ? 3200 : L->h;
+	/* 34 pixels a row up to 64 rows, 22 for each row beyond (a 128-rank
+	 * model replica stays readable); cairo's limit caps it. */
+	L->h = 170 + 34 * (g->nrows < 64 ? g->nrows : 64) +
+	       22 * (g->nrows > 64 ? g->nrows - 64 : 0);
+	L->h = L->h < 360 ? 360 : L->h > 30000 ? 30000 : L->h;
 	L->xmin = 0;
 	L->xmax = 0;
 	for (size_t i = 0; i < g->nboxes; i++) {
@@ -222,27 +210,89 @@ static bool label_fits(const struct layout *L, const struct gbox *b)
 	return hpx >= 11 && wpx >= 6.5 * (double)strlen(b->label) + 4;
 }
 
-static void write_plot(FILE *f, const struct gantt *g, const size_t *count,
-		       bool labels, bool hover)
+/* The plot command, once for both outputs: a string variable `boxes`
+ * (one element per class) that each output's block evaluates, with the
+ * labels and, in the SVG, the hover points appended. */
+static void write_plot_vars(FILE *f, const struct gantt *g, const size_t *count)
 {
+	struct strbuf m = STRBUF_INIT;
 	const char *sep = "plot ";
 	for (int c = 0; c < g->ncls; c++) {
 		if (!count[c])
 			continue;
-		fprintf(f, "%s$c%d using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
-			"fc rgb '%s' title ", sep, c, g->cls_color[c]);
-		put_sq(f, g->cls_name[c]);
-		sep = ", \\\n     ";
+		strbuf_addf(&m,
+			    "%s$c%d using (($1+$2)/2):(($3+$4)/2):1:2:3:4 with boxxyerror "
+			    "fc rgb '%s' title '",
+			    sep, c, g->cls_color[c]);
+		for (const char *t = g->cls_name[c]; t && *t; t++)
+			strbuf_addstr(&m, *t == '\'' ? "''" : (char[]){ *t, 0 });
+		strbuf_addch(&m, '\'');
+		sep = ", ";
 	}
 	if (!strcmp(sep, "plot ")) /* no boxes at all: an empty frame */
-		fprintf(f, "plot NaN notitle");
-	if (labels)
-		fprintf(f, ", \\\n     $labels using 1:2:3 with labels font ',8' "
-			"tc rgb '#202020' notitle");
-	if (hover)
-		fprintf(f, ", \\\n     $hover using 1:2:3 with labels hypertext "
-			"point pt 7 ps 0.8 lc rgb '#ff000000' notitle");
+		strbuf_addstr(&m, "plot NaN notitle");
+	fputs("boxes = ", f);
+	gnuplot_put_sq(f, m.buf);
+	fputs("\nlabels = \", $labels using 1:2:3 with labels font ',8' tc rgb '#202020' "
+	      "notitle\"\n",
+	      f);
+	strbuf_reset(&m);
+	strbuf_addstr(&m, ", $hover using 1:2:");
+	if (g->hover_fmt) {
+		strbuf_addch(&m, '(');
+		strbuf_addstr(&m, g->hover_fmt);
+		strbuf_addch(&m, ')');
+	} else {
+		strbuf_addch(&m, '3');
+	}
+	strbuf_addstr(&m, " with labels hypertext point pt 7 ps 0.8 lc rgb '#ff000000' notitle");
+	fputs("hover = ", f);
+	gnuplot_put_sq(f, m.buf);
 	fputc('\n', f);
+	if (g->hover_fmt) {
+		fprintf(f, "array class_name[%d] = [", g->ncls > 0 ? g->ncls : 1);
+		for (int c = 0; c < g->ncls; c++) {
+			fputs(c ? ", " : "", f);
+			gnuplot_put_sq(f, g->cls_name[c]);
+		}
+		fputs(g->ncls ? "]\n" : "'']\n", f);
+	}
+	strbuf_release(&m);
+}
+
+/* Writes v with at most `decimals` decimals (trailing zeros dropped)
+ * followed by `end`. The scripts hold hundreds of thousands of numbers and
+ * printf's conversion of a double was half of ppagg's instructions
+ * (callgrind): numbers below 1e12 units are rounded to integers of 10^-d
+ * and written digit by digit; others, and NaN, go through printf. */
+static void put_num(FILE *f, double v, int decimals, char end)
+{
+	static const double scale[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6 };
+	char buf[48], *p = buf + sizeof(buf);
+	if (decimals < 0 || decimals > 6 || !(fabs(v) < 1e12)) {
+		fprintf(f, "%.12g%c", v, end);
+		return;
+	}
+	long long n = llround(v * scale[decimals]);
+	bool neg = n < 0;
+	unsigned long long u = neg ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+	*--p = end;
+	bool any = false; /* a decimal written: zeros from here on stay */
+	for (int d = 0; d < decimals; d++, u /= 10) {
+		if (any || u % 10) {
+			*--p = (char)('0' + u % 10);
+			any = true;
+		}
+	}
+	if (any)
+		*--p = '.';
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
 }
 
 /* One datablock per class, its boxes sorted: $c<k> << EOD ... EOD. count[c]
@@ -274,7 +324,10 @@ static void write_boxes(FILE *f, const struct gantt *g, const struct layout *L, 
 					x1 = sorted[j]->x1;
 				j++;
 			}
-			fprintf(f, "%.12g %.12g %.6g %.6g\n", x0, x1, b->y0, b->y1);
+			put_num(f, x0, 6, ' ');
+			put_num(f, x1, 6, ' ');
+			put_num(f, b->y0, 4, ' ');
+			put_num(f, b->y1, 4, '\n');
 		}
 		fputs("EOD\n", f);
 	}
@@ -293,8 +346,19 @@ static size_t write_texts(FILE *f, const struct gantt *g, const struct layout *L
 				  : text && label_fits(L, b);
 		if (!show)
 			continue;
-		fprintf(f, "%.12g %.6g ", (b->x0 + b->x1) / 2, (b->y0 + b->y1) / 2);
-		put_dq(f, text);
+		/* A text's place needs pixel precision only. */
+		put_num(f, (b->x0 + b->x1) / 2, 4, ' ');
+		put_num(f, (b->y0 + b->y1) / 2, 4, ' ');
+		if (hover && g->hover_fmt) {
+			put_num(f, b->row, 0, ' ');
+			put_num(f, b->cls, 0, ' ');
+			put_num(f, b->x0, 6, ' ');
+			put_num(f, b->x1, 6, ' ');
+			for (const char *t = text; *t; t++)
+				fputc((unsigned char)*t < 0x20 || *t == '"' ? ' ' : *t, f);
+		} else {
+			gnuplot_put_dq(f, text);
+		}
 		fputc('\n', f);
 		n++;
 	}
@@ -311,7 +375,7 @@ static void write_settings(FILE *f, const struct gantt *g, const struct layout *
 		if (!text[i])
 			continue;
 		fprintf(f, "set %s ", what[i]);
-		put_sq(f, text[i]);
+		gnuplot_put_sq(f, text[i]);
 		fputs(i ? " font ',12'\n" : " font ',14'\n", f);
 	}
 	fprintf(f, "set xrange [%.12g:%.12g]\n", L->xmin, L->xmax);
@@ -320,7 +384,7 @@ static void write_settings(FILE *f, const struct gantt *g, const struct layout *
 	for (int r = 0; r < g->nrows; r++) {
 		if (r)
 			fputs(", ", f);
-		put_sq(f, g->rows[r]);
+		gnuplot_put_sq(f, g->rows[r]);
 		fprintf(f, " %d", r);
 	}
 	fputs(")\n", f);
@@ -337,8 +401,9 @@ static void write_settings(FILE *f, const struct gantt *g, const struct layout *
 				g->rules[i] - 0.5, g->rules[i] - 0.5);
 }
 
-static int write_script(const struct gantt *g, FILE *f, const char *base)
+static int write_script(FILE *f, const char *base, const void *ctx)
 {
+	const struct gantt *g = ctx;
 	struct layout L;
 	size_t *count = xcalloc((size_t)g->ncls + 1, sizeof(size_t));
 	size_t *order = xmalloc((g->nboxes + 1) * sizeof(size_t));
@@ -361,16 +426,29 @@ static int write_script(const struct gantt *g, FILE *f, const char *base)
 	size_t nlabels = write_texts(f, g, &L, false);
 	size_t nhover = write_texts(f, g, &L, true);
 	write_settings(f, g, &L);
+	write_plot_vars(f, g, count);
+	gnuplot_write_formats(f);
 	if (!g->no_png) {
-		fprintf(f, "set terminal pngcairo noenhanced size %d,%d font ',10'\n", L.w, L.h);
+		gnuplot_begin_output(f, false);
+		/* libgd's png: a palette PNG, half the time and a third of the
+		 * bytes of pngcairo (whose zlib pass is most of its time) for
+		 * the same axis-aligned boxes; pngcairo where gnuplot lacks it. */
+		fprintf(f,
+			"if (strstrt(GPVAL_TERMINALS, ' png ') > 0) {\n"
+			"set terminal png noenhanced size %d,%d font ',10'\n} else {\n"
+			"set terminal pngcairo noenhanced size %d,%d font ',10'\n}\n",
+			L.w, L.h, L.w, L.h);
 		fprintf(f, "set output '%s.png'\n", base);
-		write_plot(f, g, count, nlabels > 0, false);
+		fprintf(f, "eval boxes%s\n", nlabels ? ".labels" : "");
+		fputs("}\n", f);
 	}
 	if (!g->no_svg) {
+		gnuplot_begin_output(f, true);
 		fprintf(f, "set terminal svg noenhanced size %d,%d font ',10' mouse standalone\n",
 			L.w, L.h);
 		fprintf(f, "set output '%s.svg'\n", base);
-		write_plot(f, g, count, nlabels > 0, nhover > 0);
+		fprintf(f, "eval boxes%s%s\n", nlabels ? ".labels" : "", nhover ? ".hover" : "");
+		fputs("}\n", f);
 	}
 	fputs("unset output\n", f);
 
@@ -384,50 +462,24 @@ int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen)
 {
 	struct strbuf path = STRBUF_INIT;
-	const char *slash = strrchr(prefix, '/');
-	const char *base = slash ? slash + 1 : prefix;
-	int rc = 0;
-
-	if (errlen)
-		err[0] = '\0';
-	if (!*base) {
-		snprintf(err, errlen, "output prefix '%s' names a folder, not a file", prefix);
-		return PP_EINVAL;
-	}
+	int rc = gnuplot_write_script(prefix, write_script, g, err, errlen);
+	if (rc || !render)
+		return rc;
 	strbuf_addf(&path, "%s.gp", prefix);
-
-	/* Written to a temporary name and renamed: a symlink planted at the
-	 * final name is replaced, never followed (safefile.h). */
-	struct safefile sf;
-	char why[256];
-	if (safefile_open_path(&sf, path.buf, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
+	struct gnuplot_job job = { .script = path.buf };
+	rc = gnuplot_render(&job, 1, 1, err, errlen);
+	if (rc == PP_ENOTFOUND)
+		snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
+	else if (rc == 0 && job.failed)
 		rc = PP_EIO;
-		goto out;
-	}
-	rc = write_script(g, sf.fp, base);
-	if (rc) {
-		safefile_abort(&sf);
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, strerror(errno));
-		rc = PP_EIO;
-		goto out;
-	}
-	if (safefile_commit(&sf, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
-		rc = PP_EIO;
-		goto out;
-	}
-	if (render) {
-		struct gnuplot_job job = { .script = path.buf };
-		rc = gnuplot_render(&job, 1, 1, err, errlen);
-		if (rc == PP_ENOTFOUND)
-			snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
-		else if (rc == 0 && job.failed)
-			rc = PP_EIO;
-		if (rc == PP_EIO && job.failed)
-			snprintf(err, errlen, "%s", job.why);
-	}
-out:
+	if (rc == PP_EIO && job.failed)
+		snprintf(err, errlen, "%s", job.why);
 	strbuf_release(&path);
 	return rc;
+}
+
+int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base, char *err,
+		   size_t errlen)
+{
+	return gnuplot_write_script_at(dirfd, dir, base, write_script, g, err, errlen);
 }

@@ -44,6 +44,16 @@ void gantt_set_formats(struct gantt *g, bool png, bool svg);
  * Rules for rows outside the chart are ignored. */
 void gantt_add_rule(struct gantt *g, int row);
 
+/* Hover text composed by gnuplot (the SVG only): expr is a gnuplot string
+ * expression over the columns of a box's hover line: $1 and $2 its centre,
+ * $3 its row, $4 its class, $5 and $6 its x0 and x1, then the words of the
+ * box's `hover` ($7, $8, ...: numbers, or strings through strcol()); the
+ * array class_name[] holds the class names (class_name[$4+1]). Each box
+ * then carries a few words instead of its whole text, so a script of
+ * thousands of blocks is a fraction of the size. Without it (NULL) each
+ * box's `hover` is its text. */
+void gantt_set_hover_format(struct gantt *g, const char *expr);
+
 /* Appends a row below the previous ones; returns its index. */
 int gantt_add_row(struct gantt *g, const char *label);
 /* Appends a legend entry; color is "#rrggbb" or NULL for the next colour of
@@ -61,5 +71,9 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b);
  * in err, including gnuplot's error line). */
 int gantt_write(const struct gantt *g, const char *prefix, bool render,
 		char *err, size_t errlen);
+/* Writes <dir>/<base>.gp into the open folder dirfd (gnuplot.h's
+ * gnuplot_write_script_at: no path walk); no rendering. 0 or PP_EIO. */
+int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base, char *err,
+		   size_t errlen);
 
 #endif

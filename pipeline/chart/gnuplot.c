@@ -1,8 +1,20 @@
-/* gnuplot.c — see gnuplot.h. The jobs run on a proc.h runner: up to
- * `parallel` children, the next job started from the exit callback of the
- * one before. */
+/* gnuplot.c — see gnuplot.h. The jobs run on a proc.h runner, at most
+ * `parallel` gnuplot processes at a time:
+ *
+ *   batch process: stdin ◄── one job's commands ── next job from the queue
+ *                  stdout ──► "pptrace-done <errno>" ─┘  (0: rendered)
+ *                  end of queue: stdin closed, gnuplot exits
+ *   single process: `gnuplot -e 'pp_png=…' x.gp` in the script's folder,
+ *                  for a job that failed in a batch, was running when its
+ *                  batch process died, or whose folder cannot be quoted
+ *
+ * A job is started only after the one before it in the same process is
+ * done, so the queue is shared fairly between the processes.
+ */
 #include "gnuplot.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +22,7 @@
 
 #include "proc/proc.h"
 #include "util/pp.h"
+#include "util/safefile.h"
 #include "util/strbuf.h"
 
 bool gnuplot_find(char *exe, size_t n)
@@ -30,20 +43,127 @@ bool gnuplot_find(char *exe, size_t n)
 	return false;
 }
 
+void gnuplot_write_formats(FILE *f)
+{
+	fputs("# Outputs: PNG and SVG unless pp_png/pp_svg are set to 0 first,\n"
+	      "# e.g. gnuplot -e 'pp_svg=0' <this script>.\n"
+	      "if (!exists(\"pp_png\")) pp_png = 1\n"
+	      "if (!exists(\"pp_svg\")) pp_svg = 1\n",
+	      f);
+}
+
+void gnuplot_begin_output(FILE *f, bool svg)
+{
+	fputs(svg ? "if (pp_svg) {\n" : "if (pp_png) {\n", f);
+}
+
+void gnuplot_put_sq(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+void gnuplot_put_dq(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++)
+		fputc(*s == '"' ? '\'' : (unsigned char)*s < 0x20 ? ' ' : *s, f);
+	fputc('"', f);
+}
+
+/* Writes the script into sf (opened: path names it) and commits it. */
+static int write_opened(struct safefile *sf, const char *path, const char *base,
+			int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
+			char *err, size_t errlen)
+{
+	char why[256];
+	if (write(sf->fp, base, ctx) || ferror(sf->fp)) {
+		safefile_abort(sf);
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		return PP_EIO;
+	}
+	if (safefile_commit(sf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, why);
+		return PP_EIO;
+	}
+	return 0;
+}
+
+int gnuplot_write_script(const char *prefix,
+			 int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
+			 char *err, size_t errlen)
+{
+	struct strbuf path = STRBUF_INIT;
+	const char *slash = strrchr(prefix, '/');
+	const char *base = slash ? slash + 1 : prefix;
+	struct safefile sf;
+	char why[256];
+	int rc;
+	if (errlen)
+		err[0] = '\0';
+	if (!*base) {
+		snprintf(err, errlen, "output prefix '%s' names a folder, not a file", prefix);
+		return PP_EINVAL;
+	}
+	strbuf_addf(&path, "%s.gp", prefix);
+	if (safefile_open_path(&sf, path.buf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
+		rc = PP_EIO;
+	} else {
+		rc = write_opened(&sf, path.buf, base, write, ctx, err, errlen);
+	}
+	strbuf_release(&path);
+	return rc;
+}
+
+int gnuplot_write_script_at(int dirfd, const char *dir, const char *base,
+			    int (*write)(FILE *f, const char *base, const void *ctx),
+			    const void *ctx, char *err, size_t errlen)
+{
+	struct strbuf path = STRBUF_INIT, name = STRBUF_INIT;
+	struct safefile sf;
+	char why[256];
+	int rc;
+	if (errlen)
+		err[0] = '\0';
+	strbuf_addf(&path, "%s/%s.gp", dir, base);
+	strbuf_addf(&name, "%s.gp", base);
+	if (safefile_open(&sf, dirfd, name.buf, why, sizeof(why))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
+		rc = PP_EIO;
+	} else {
+		rc = write_opened(&sf, path.buf, base, write, ctx, err, errlen);
+	}
+	strbuf_release(&path);
+	strbuf_release(&name);
+	return rc;
+}
+
 struct render {
 	struct proc_runner *runner;
 	struct gnuplot_job *jobs;
-	size_t n, next;
+	size_t n, next;              /* the batch queue: jobs[next..n) */
+	struct gnuplot_job **single; /* jobs to run alone */
+	size_t nsingle, asingle;
 	int parallel, running;
 	const char *exe;
+	char cwd[PATH_MAX];
 };
 
-/* One running job: its folder and argv live until it finishes. */
+/* One gnuplot process: a batch worker (job = the script in flight, or
+ * NULL) or a single run. */
 struct run {
 	struct render *R;
+	struct proc *p;
 	struct gnuplot_job *job;
-	struct strbuf dir;
-	char *argv[3];
+	bool batch;
+	struct strbuf dir, cmd;
+	char *argv[5];
 };
 
 /* Removes what stands at the PNG and SVG names of script (…/x.gp). */
@@ -93,14 +213,123 @@ static void message(const char *text, char *out, size_t n)
 	strbuf_release(&sb);
 }
 
+/* The folder of a script into dir ("." when it has none). */
+static void script_dir(const char *script, struct strbuf *dir)
+{
+	const char *slash = strrchr(script, '/');
+	strbuf_reset(dir);
+	if (slash)
+		strbuf_add(dir, script, slash == script ? 1 : (size_t)(slash - script));
+	else
+		strbuf_addstr(dir, ".");
+}
+
+static const char *script_base(const char *script)
+{
+	const char *slash = strrchr(script, '/');
+	return slash ? slash + 1 : script;
+}
+
+/* A batch process quotes the folder and name in single quotes (where ''
+ * is a quote); a line break or other control character cannot be quoted,
+ * so such a script runs alone. */
+static bool batchable(const char *script)
+{
+	for (const unsigned char *s = (const unsigned char *)script; *s; s++)
+		if (*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static void add_single(struct render *R, struct gnuplot_job *j)
+{
+	if (R->nsingle == R->asingle) {
+		R->asingle = R->asingle ? 2 * R->asingle : 8;
+		R->single = xrealloc(R->single, R->asingle * sizeof(*R->single));
+	}
+	R->single[R->nsingle++] = j;
+}
+
+static void put_sq(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addch(sb, '\'');
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+static void formats_cmd(struct strbuf *sb, const struct gnuplot_job *j)
+{
+	strbuf_addf(sb, "pp_png=%d; pp_svg=%d", j->no_png ? 0 : 1, j->no_svg ? 0 : 1);
+}
+
+/* Gives a batch process its next job, or closes its stdin at the end of
+ * the queue. */
+static void feed(struct run *run)
+{
+	struct render *R = run->R;
+	run->job = NULL;
+	while (R->next < R->n && !batchable(R->jobs[R->next].script))
+		add_single(R, &R->jobs[R->next++]);
+	if (R->next >= R->n) {
+		proc_close_stdin(run->p);
+		return;
+	}
+	struct gnuplot_job *j = run->job = &R->jobs[R->next++];
+	struct strbuf *c = &run->cmd;
+	clear_outputs(j->script);
+	script_dir(j->script, &run->dir);
+	strbuf_reset(c);
+	strbuf_addstr(c, "reset session\nreset errors\nset print '-'\ncd ");
+	if (run->dir.buf[0] != '/') {
+		struct strbuf abs = STRBUF_INIT;
+		strbuf_addf(&abs, "%s/%s", R->cwd, run->dir.buf);
+		put_sq(c, abs.buf);
+		strbuf_release(&abs);
+	} else {
+		put_sq(c, run->dir.buf);
+	}
+	strbuf_addch(c, '\n');
+	formats_cmd(c, j);
+	strbuf_addstr(c, "\nload ");
+	put_sq(c, script_base(j->script));
+	strbuf_addstr(c, "\nprint sprintf('pptrace-done %d', GPVAL_ERRNO)\n");
+	proc_write(run->p, c->buf, c->len);
+}
+
+static void on_batch_line(struct proc *p, char *line, size_t len)
+{
+	struct run *run = proc_data(p);
+	(void)len;
+	if (strncmp(line, "pptrace-done ", 13) || !run->job)
+		return;
+	if (strcmp(line + 13, "0"))
+		add_single(run->R, run->job); /* failed: again alone, for its message */
+	feed(run);
+}
+
 static void start_jobs(struct render *R);
+
+static void release_run(struct run *run)
+{
+	strbuf_release(&run->dir);
+	strbuf_release(&run->cmd);
+	free(run);
+}
 
 static void on_gnuplot_exit(struct proc *p, const struct proc_status *st)
 {
 	struct run *run = proc_data(p);
 	struct gnuplot_job *j = run->job;
+	struct render *R = run->R;
 	char line[400];
-	if (st->term_signal || st->exit_status != 0) {
+	if (run->batch) {
+		if (j) /* it died with a script in flight */
+			add_single(R, j);
+	} else if (st->term_signal || st->exit_status != 0) {
 		message(st->err, line, sizeof(line));
 		j->failed = true;
 		snprintf(j->why, sizeof(j->why), "gnuplot failed on '%s' (%s %d)%s%s", j->script,
@@ -108,41 +337,77 @@ static void on_gnuplot_exit(struct proc *p, const struct proc_status *st)
 			 st->term_signal ? st->term_signal : (int)st->exit_status,
 			 *line ? ": " : "", line);
 	}
-	struct render *R = run->R;
 	R->running--;
-	strbuf_release(&run->dir);
-	free(run);
+	release_run(run);
 	start_jobs(R);
+}
+
+static bool spawn(struct render *R, struct run *run, enum proc_stdio in, enum proc_stdio out,
+		  void (*on_line)(struct proc *, char *, size_t))
+{
+	char err[300];
+	struct proc_spec spec = { run->argv, run->dir.buf,    in, out, PROC_PIPE,
+				  on_line,   on_gnuplot_exit, run };
+	if (proc_spawn(R->runner, &spec, &run->p, err, sizeof(err))) {
+		if (run->job) {
+			run->job->failed = true;
+			snprintf(run->job->why, sizeof(run->job->why), "%s", err);
+		}
+		return false;
+	}
+	R->running++;
+	return true;
+}
+
+static void start_single(struct render *R, struct gnuplot_job *j)
+{
+	struct run *run = xcalloc(1, sizeof(*run));
+	run->R = R;
+	run->job = j;
+	strbuf_init(&run->dir, 0);
+	strbuf_init(&run->cmd, 0);
+	script_dir(j->script, &run->dir);
+	formats_cmd(&run->cmd, j);
+	run->argv[0] = (char *)R->exe;
+	run->argv[1] = "-e";
+	run->argv[2] = run->cmd.buf;
+	run->argv[3] = (char *)script_base(j->script);
+	clear_outputs(j->script);
+	if (!spawn(R, run, PROC_NULL, PROC_NULL, NULL))
+		release_run(run);
+}
+
+static void start_batch(struct render *R)
+{
+	struct run *run = xcalloc(1, sizeof(*run));
+	run->R = R;
+	run->batch = true;
+	strbuf_init(&run->dir, 0);
+	strbuf_init(&run->cmd, 0);
+	strbuf_addstr(&run->dir, R->cwd);
+	run->argv[0] = (char *)R->exe;
+	if (!spawn(R, run, PROC_PIPE, PROC_PIPE, on_batch_line)) {
+		/* Nothing ran: every job left is reported as not started. */
+		for (; R->next < R->n; R->next++) {
+			R->jobs[R->next].failed = true;
+			snprintf(R->jobs[R->next].why, sizeof(R->jobs[R->next].why),
+				 "cannot start gnuplot for '%s'", R->jobs[R->next].script);
+		}
+		release_run(run);
+		return;
+	}
+	feed(run);
 }
 
 static void start_jobs(struct render *R)
 {
-	char err[300];
-	while (R->next < R->n && R->running < R->parallel) {
-		struct gnuplot_job *j = &R->jobs[R->next++];
-		const char *slash = strrchr(j->script, '/');
-		struct run *run = xcalloc(1, sizeof(*run));
-		run->R = R;
-		run->job = j;
-		strbuf_init(&run->dir, 0);
-		if (slash)
-			strbuf_add(&run->dir, j->script,
-				   slash == j->script ? 1 : (size_t)(slash - j->script));
+	while (R->running < R->parallel) {
+		if (R->nsingle)
+			start_single(R, R->single[--R->nsingle]);
+		else if (R->next < R->n)
+			start_batch(R);
 		else
-			strbuf_addstr(&run->dir, ".");
-		run->argv[0] = (char *)R->exe;
-		run->argv[1] = (char *)(slash ? slash + 1 : j->script);
-		clear_outputs(j->script);
-		struct proc_spec spec = { run->argv, run->dir.buf, PROC_NULL,       PROC_NULL,
-					  PROC_PIPE, NULL,         on_gnuplot_exit, run };
-		if (proc_spawn(R->runner, &spec, NULL, err, sizeof(err))) {
-			j->failed = true;
-			snprintf(j->why, sizeof(j->why), "%s", err);
-			strbuf_release(&run->dir);
-			free(run);
-			continue;
-		}
-		R->running++;
+			break;
 	}
 }
 
@@ -158,11 +423,18 @@ int gnuplot_render(struct gnuplot_job *jobs, size_t n, int parallel, char *err, 
 		snprintf(err, errlen, "gnuplot is not on PATH");
 		return PP_ENOTFOUND;
 	}
-	struct render R = { NULL, jobs, n, 0, parallel < 1 ? 1 : parallel, 0, exe };
+	struct render R = {
+		.jobs = jobs, .n = n, .parallel = parallel < 1 ? 1 : parallel, .exe = exe
+	};
+	if (!getcwd(R.cwd, sizeof(R.cwd))) {
+		snprintf(err, errlen, "cannot find the current folder");
+		return PP_EIO;
+	}
 	if (!(R.runner = proc_runner_new(err, errlen)))
 		return PP_EIO;
 	start_jobs(&R);
 	rc = proc_runner_run(R.runner, err, errlen);
 	proc_runner_free(R.runner);
+	free(R.single);
 	return rc;
 }

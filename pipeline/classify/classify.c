@@ -236,6 +236,7 @@ static long name_intern_slow(struct classify *c, const char *s, size_t n)
 	e->bits = patterns_match(c->pats, e->text);
 	if (!strncmp(e->text, profstep, sizeof(profstep) - 1))
 		e->bits |= NB_PROFSTEP;
+	e->bits |= ops_frame_bits(e->text) | (uint32_t)NB_COLL_UNKNOWN << NB_COLL_SHIFT;
 	itab_put(&c->name_tab, slot, h, (uint32_t)(c->names.n - 1));
 	return (long)(c->names.n - 1);
 }
@@ -391,6 +392,10 @@ static void feed_gpu(struct classify *c, const struct trace_event *ev, bool meme
 	k->seq = k->step = k->pg = -1;
 	if (has_pg_args(ev))
 		k->pg = (int32_t)group_intern(c, ev);
+	if (k->type == RR_COMM) /* its Collective name arg, else its name */
+		k->coll = ops_coll(c, ev->collective.n
+					      ? name_intern(c, ev->collective.p, ev->collective.n)
+					      : name);
 }
 
 static void feed_cpu(struct classify *c, const struct trace_event *ev)
@@ -782,6 +787,8 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 	iter_of = arena_alloc(c->arena, (res->nkernels + 1) * sizeof(*iter_of));
 	attribute_kernels(c, res, base, &pg, &its, iter_of);
 	set_counts(c, res);
+	groups_out(c, res);
+	ops_prepare(c, res);
 	vec_release(&c->launches);
 	vec_release(&c->dup_launches);
 	vec_release(&c->slices);
@@ -794,7 +801,7 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 		res->kernels = arena_calloc(c->arena, 1, sizeof(*res->kernels));
 	}
 	rank_metrics_compute(res, iter_of, c->arena);
-	groups_out(c, res);
+	ops_derive(c, res);
 	finish_result(c, res, out);
 	return 0;
 }

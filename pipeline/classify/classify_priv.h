@@ -19,13 +19,22 @@
 
 struct arena;
 
-/* Name bits beyond the pattern sets. */
+/* Name bits beyond the pattern sets: ProfilerStep#N, and the Megatron
+ * frames the what-if ops are placed by (ops.c, ops_frame_bits()). */
 enum {
-	NB_PROFSTEP = 1u << 16, /* ProfilerStep#N */
-	NB_SLICE_SETS = (1u << PAT_FORWARD_STEP) | (1u << PAT_BACKWARD_STEP) |
-			(1u << PAT_PP_COMM) | (1u << PAT_DP_COMM) |
-			(1u << PAT_OPTIMIZER) | (1u << PAT_RECOMPUTE) |
-			(1u << PAT_LOSS_FUNC) | NB_PROFSTEP
+	NB_PROFSTEP = 1u << 16,    /* ProfilerStep#N */
+	NB_CLIP = 1u << 17,        /* *clip_grad* *grad_norm* */
+	NB_FINALIZE = 1u << 18,    /* *finalize_model_grads */
+	NB_FINISH_GRAD = 1u << 19, /* *finish_grad_sync */
+	NB_GRAD_SYNC = 1u << 20,   /* *start_grad_sync, *finish_grad_sync */
+	/* Bits 24-26: the enum rr_coll a comm kernel's name (or Collective
+	 * name arg) says, NB_COLL_UNKNOWN until a comm kernel asks. */
+	NB_COLL_SHIFT = 24,
+	NB_COLL_UNKNOWN = 7,
+	NB_SLICE_SETS = (1u << PAT_FORWARD_STEP) | (1u << PAT_BACKWARD_STEP) | (1u << PAT_PP_COMM) |
+			(1u << PAT_DP_COMM) | (1u << PAT_OPTIMIZER) | (1u << PAT_RECOMPUTE) |
+			(1u << PAT_LOSS_FUNC) | NB_PROFSTEP | NB_CLIP | NB_FINALIZE |
+			NB_FINISH_GRAD | NB_GRAD_SYNC
 };
 
 /* A growable heap array (doubling): never one malloc per event. */
@@ -111,6 +120,22 @@ struct croots {
 	size_t n;
 };
 
+/* What the what-if ops need from the feeding that classify_finish() drops
+ * before the step metrics exist (ops.c): the launch of every comm and
+ * optimizer kernel, and the Megatron frames. */
+struct op_cand {
+	uint32_t kernel; /* index into rank_result.kernels */
+	uint32_t thread; /* of its launch */
+	int64_t ts;      /* its launch's raw start */
+};
+
+struct ops_prep {
+	struct op_cand *cand;
+	size_t ncand;
+	struct croots clip, finalize, grad_sync;
+	struct croots finish; /* by start, any thread: their index is a chunk */
+};
+
 struct classify {
 	const struct patterns *pats;
 	struct arena *arena;
@@ -138,10 +163,14 @@ struct classify {
 	struct croots profsteps;
 	int fwd, bwd;                   /* thread indices, -1 = none */
 	int64_t gpu_in_set[PAT_NSETS];  /* GPU events matching comm/mem_kernel */
+	struct ops_prep ops;
 };
 
 /* steps.c */
 void steps_find_roots(struct classify *c);
+/* Fills r with the root-most kept slices whose name has bit (a pattern set's
+ * 1u << set, or an NB_* bit), sorted by (thread, ts). */
+void steps_roots_of(struct classify *c, uint32_t bit, struct croots *r);
 /* Index of the root of r containing ts on thread (closed interval), or -1.
  * thread UINT32_MAX matches any thread (r must then be sorted by ts). */
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts);
@@ -162,5 +191,23 @@ void attribute_kernels(struct classify *c, struct rank_result *res,
 /* rank_metrics.c: category stats, step metrics, rank metrics, iteration
  * windows (from iter_of) of an attributed result. */
 void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struct arena *a);
+
+/* ops.c: the what-if ops (docs/contracts.md §4.1). */
+/* NB_* bits of the frames a name is (once per distinct name). */
+uint32_t ops_frame_bits(const char *name);
+/* The enum rr_coll of interned name id (computed on its first call). */
+static inline uint8_t ops_coll(struct classify *c, long id)
+{
+	struct cname *e = &VEC_AT(&c->names, struct cname, id);
+	if ((e->bits >> NB_COLL_SHIFT & 7) == NB_COLL_UNKNOWN)
+		e->bits = (e->bits & ~(7u << NB_COLL_SHIFT)) | (uint32_t)rr_coll_of(e->text, e->len)
+								       << NB_COLL_SHIFT;
+	return (uint8_t)(e->bits >> NB_COLL_SHIFT & 7);
+}
+/* Before the launches and slices are dropped: keeps what ops_derive()
+ * needs (Megatron mode only). */
+void ops_prepare(struct classify *c, const struct rank_result *res);
+/* After the step metrics and the process groups: res->ops. */
+void ops_derive(struct classify *c, struct rank_result *res);
 
 #endif

@@ -19,8 +19,7 @@ static int cmp_slice(const void *pa, const void *pb)
 	return cmp_nesting(a->thread, a->ts, a->dur, a->order, b->thread, b->ts, b->dur, b->order);
 }
 
-/* Fills r with the root-most slices having bit. */
-static void find_roots(struct classify *c, uint32_t bit, struct croots *r)
+void steps_roots_of(struct classify *c, uint32_t bit, struct croots *r)
 {
 	const struct cslice *s = c->slices.data;
 	size_t n = c->slices.n, k = 0;
@@ -69,9 +68,9 @@ void steps_find_roots(struct classify *c)
 			c->roots[set].n = 0;
 			continue;
 		}
-		find_roots(c, bit, &c->roots[set]);
+		steps_roots_of(c, bit, &c->roots[set]);
 	}
-	find_roots(c, NB_PROFSTEP, &c->profsteps);
+	steps_roots_of(c, NB_PROFSTEP, &c->profsteps);
 }
 
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts)

@@ -174,3 +174,27 @@ int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
 	*microbatch = (int32_t)((seq / group) * pp_size + seq % pp_size);
 	return 0;
 }
+
+enum rr_coll rr_coll_of(const char *text, size_t n)
+{
+	static const struct {
+		const char *word;
+		enum rr_coll coll;
+	} words[] = {
+		{ "reducescatter", RR_COLL_REDUCE_SCATTER },
+		{ "allgather", RR_COLL_ALLGATHER },
+		{ "allreduce", RR_COLL_ALLREDUCE },
+	};
+	char low[160]; /* the collective is named early in a kernel's name */
+	size_t k = 0;
+	for (size_t i = 0; i < n && k + 1 < sizeof(low); i++) {
+		unsigned char ch = (unsigned char)text[i];
+		if (ch != '_')
+			low[k++] = (char)(ch >= 'A' && ch <= 'Z' ? ch | 0x20 : ch);
+	}
+	low[k] = '\0';
+	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+		if (strstr(low, words[w].word))
+			return words[w].coll;
+	return RR_COLL_OTHER;
+}

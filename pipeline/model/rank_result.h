@@ -72,6 +72,16 @@ struct rr_thread {
 	enum rr_role_rule rule;
 };
 
+/* The collective a comm kernel runs (rr_coll_of()): from its `Collective
+ * name` arg, else from its name (ncclDevKernel_ReduceScatter_...). */
+enum rr_coll {
+	RR_COLL_NONE,
+	RR_COLL_ALLREDUCE,
+	RR_COLL_REDUCE_SCATTER,
+	RR_COLL_ALLGATHER,
+	RR_COLL_OTHER
+};
+
 /* One GPU event (kernel, memcpy, memset), in file order. */
 struct rr_kernel {
 	int64_t start_ns, dur_ns;  /* absolute start; dur may be 0 */
@@ -88,6 +98,7 @@ struct rr_kernel {
 	bool recompute;            /* launched inside a recompute slice (bwd) */
 	bool has_correlation;
 	bool orphan;               /* no launch with its correlation in the file */
+	uint8_t coll;              /* enum rr_coll: a comm kernel's collective */
 };
 
 /* One root-most step slice (contracts §2). Kernel metrics are over the
@@ -139,6 +150,22 @@ struct rr_counters {
 	int64_t unmatched_flows; /* fwdbwd ids with only an s or only an f */
 };
 
+/* One op of the what-if analysis (docs/whatif.md §1), derived from a
+ * Megatron-mode trace by the rules of docs/contracts.md §4.1. The worker
+ * knows neither the pipeline size nor VPP nor its stage: a compute op, and
+ * an all-gather or reduce-scatter launched inside a forward or backward
+ * step, name that step (step_seq, the seq of its phase: fwd for
+ * forward-compute and params-all-gather, bwd for backward-compute and
+ * grads-reduce-scatter) and ppagg labels them (rr_vpp_label(): mc, and
+ * mb_id of a compute op; gmc = mc * PP + stage). */
+struct rr_op {
+	int64_t start_ns, end_ns; /* absolute, like the kernels */
+	int32_t seq_id;           /* among the rank's ops of the type, by start */
+	int32_t step_seq;         /* the step whose labels apply, or -1 */
+	int16_t mc, mb_id;        /* as they are when step_seq is -1; -1 = none */
+	uint8_t optype;           /* enum op_type (model/optype.h) */
+};
+
 /* Number of pattern sets (patterns.h enum pat_set); mirrored here so
  * rank_result.h has no dependency. */
 #define RR_NPATSETS 9
@@ -177,6 +204,11 @@ struct rank_result {
 	 * ProfilerStep#N annotations seen. */
 	int64_t steps_per_set[RR_NPATSETS];
 
+	/* The what-if ops (Megatron mode; none in generic mode or a survey),
+	 * sorted by optype, then seq_id. */
+	struct rr_op *ops;
+	size_t nops;
+
 	const char **warnings;    /* human-readable, e.g. "no forward thread" */
 	size_t nwarnings;
 };
@@ -197,6 +229,12 @@ void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
  * sizes < 1. ppagg labels its steps with it (ppbatch does not know VPP). */
 int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
 		 int32_t *chunk, int32_t *microbatch);
+
+/* The collective of a comm kernel from the text of its `Collective name`
+ * arg or of its name (ASCII case and underscores ignored: "reduce_scatter",
+ * "ReduceScatter", "_reduce_scatter_base"); RR_COLL_OTHER when it names
+ * none of them (send, recv, broadcast, ncclDevKernel_Generic). */
+enum rr_coll rr_coll_of(const char *text, size_t n);
 
 const char *rr_category_name(enum rr_category c); /* "?" when invalid */
 const char *rr_phase_name(enum rr_phase p);  /* NULL for RR_NOPHASE */

@@ -56,6 +56,25 @@ const char *gunzip_name(const struct gunzip *g);
 /* Whether the ISA-L implementation is built in. */
 bool gunzip_have_isal(void);
 
+/* ---- a whole file ------------------------------------------------------
+ * For readers of other formats (the op-trace CSV): a file's content, inflated
+ * when it starts with the gzip magic (every member of a concatenated file),
+ * read as it is otherwise. */
+struct gunzip_file;
+
+/* Opens path. NULL, with "cannot open 'PATH': <strerror>" in err, when it
+ * cannot be opened or read. */
+struct gunzip_file *gunzip_file_open(const char *path, char *err, size_t errlen);
+/* Reads up to n bytes of content into buf. Returns how many (fewer than n
+ * only at the end), 0 at the end, or -1 with "cannot read 'PATH': why" in
+ * err: a read error, corrupt gzip data, or gzip data that ends before its
+ * member does (a truncated file). */
+long gunzip_file_read(struct gunzip_file *f, char *buf, size_t n, char *err, size_t errlen);
+/* "isa-l" or "zlib" for a gzip file, "" for a plain one. */
+const char *gunzip_file_impl(const struct gunzip_file *f);
+/* Closes f; accepts NULL. */
+void gunzip_file_close(struct gunzip_file *f);
+
 /* What one implementation provides (gunzip.c: zlib; gunzip_isal.c: ISA-L).
  * step() inflates once from in[0..*in_n) into out[0..*out_n) and sets both
  * to the bytes it used and wrote; it returns GUNZIP_* and, for GUNZIP_BAD,

@@ -8,50 +8,6 @@
 
 #include "util/pp.h"
 
-static const char *const optype_names[WI_NOPTYPES] = {
-	[WI_FWD_COMPUTE] = "forward-compute",
-	[WI_BWD_COMPUTE] = "backward-compute",
-	[WI_FWD_SEND] = "forward-send",
-	[WI_FWD_RECV] = "forward-recv",
-	[WI_BWD_SEND] = "backward-send",
-	[WI_BWD_RECV] = "backward-recv",
-	[WI_PARAMS_AG] = "params-all-gather",
-	[WI_GRADS_RS] = "grads-reduce-scatter",
-	[WI_SEP_AR] = "separate-grads-all-reduce",
-	[WI_LAYERNORM] = "layernorm-grads-all-reduce",
-	[WI_EMBEDDING] = "embedding-grads-all-reduce",
-	[WI_CLIP] = "optimizer-clip-main-grad",
-	[WI_OPTIMIZER] = "optimizer",
-	[WI_GC] = "gc",
-};
-
-const char *wi_optype_name(int optype)
-{
-	return optype >= 0 && optype < WI_NOPTYPES ? optype_names[optype] : "?";
-}
-
-int wi_optype_parse(const char *s, size_t n)
-{
-	for (int i = 0; i < WI_NOPTYPES; i++)
-		if (strlen(optype_names[i]) == n && !memcmp(optype_names[i], s, n))
-			return i;
-	return -1;
-}
-
-bool wi_optype_is_combined(const char *s, size_t n)
-{
-	/* Megatron's combined calls, as the reference's helper lists them. */
-	static const char *const combined[] = {
-		"forward-send-backward-recv", "backward-send-forward-recv",
-		"forward-send-forward-recv",  "backward-send-backward-recv",
-		"forward-backward-send-recv",
-	};
-	for (size_t i = 0; i < sizeof(combined) / sizeof(combined[0]); i++)
-		if (strlen(combined[i]) == n && !memcmp(combined[i], s, n))
-			return true;
-	return false;
-}
-
 void wi_table_init(struct wi_table *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -65,44 +21,36 @@ void wi_table_release(struct wi_table *t)
 	wi_table_init(t);
 }
 
-int wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line)
+void wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line)
 {
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 4096;
-		struct wi_op *ops = realloc(t->ops, cap * sizeof(*ops));
-		if (!ops)
-			return PP_ENOMEM;
-		t->ops = ops;
-		uint32_t *ln = realloc(t->line, cap * sizeof(*ln));
-		if (!ln)
-			return PP_ENOMEM;
-		t->line = ln;
-		t->cap = cap;
+		t->cap = t->cap ? 2 * t->cap : 4096;
+		t->ops = xrealloc(t->ops, t->cap * sizeof(*t->ops));
+		t->line = xrealloc(t->line, t->cap * sizeof(*t->line));
 	}
 	t->line[t->n] = line;
 	t->ops[t->n++] = *op;
-	return 0;
 }
 
 static int cmp_name(const void *a, const void *b)
 {
-	return strcmp(optype_names[*(const uint8_t *)a], optype_names[*(const uint8_t *)b]);
+	return strcmp(op_type_name(*(const uint8_t *)a), op_type_name(*(const uint8_t *)b));
 }
 
 void wi_table_set_order(struct wi_table *t, const char *const *names, size_t n)
 {
-	uint8_t seq[WI_NOPTYPES];
-	bool named[WI_NOPTYPES] = { false };
+	uint8_t seq[OP_NTYPES];
+	bool named[OP_NTYPES] = { false };
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		int ty = wi_optype_parse(names[i], strlen(names[i]));
+		int ty = op_type_parse(names[i], strlen(names[i]));
 		if (ty >= 0 && !named[ty]) {
 			named[ty] = true;
 			seq[k++] = (uint8_t)ty;
 		}
 	}
 	size_t first_rest = k;
-	for (int ty = 0; ty < WI_NOPTYPES; ty++)
+	for (int ty = 0; ty < OP_NTYPES; ty++)
 		if (!named[ty])
 			seq[k++] = (uint8_t)ty;
 	qsort(seq + first_rest, k - first_rest, 1, cmp_name);

@@ -13,24 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The op types, spelled as in docs/whatif.md §1.3 (wi_optype_name()). */
-enum wi_optype {
-	WI_FWD_COMPUTE = 0,
-	WI_BWD_COMPUTE,
-	WI_FWD_SEND,
-	WI_FWD_RECV,
-	WI_BWD_SEND,
-	WI_BWD_RECV,
-	WI_PARAMS_AG, /* params-all-gather */
-	WI_GRADS_RS,  /* grads-reduce-scatter */
-	WI_SEP_AR,    /* separate-grads-all-reduce */
-	WI_LAYERNORM, /* layernorm-grads-all-reduce */
-	WI_EMBEDDING, /* embedding-grads-all-reduce */
-	WI_CLIP,      /* optimizer-clip-main-grad */
-	WI_OPTIMIZER,
-	WI_GC,
-	WI_NOPTYPES
-};
+#include "model/optype.h"
 
 /* One op instance. */
 struct wi_op {
@@ -41,7 +24,7 @@ struct wi_op {
 				  * worker in this step, in start order */
 	int16_t dp_rank, stage;   /* the worker's coordinates */
 	int16_t mc, gmc, mb_id;   /* chunk, global chunk, micro-batch; -1 = none */
-	uint8_t optype;           /* enum wi_optype */
+	uint8_t optype;           /* enum op_type (model/optype.h) */
 };
 
 /* Job metadata (docs/whatif.md §1.1). */
@@ -59,24 +42,16 @@ struct wi_table {
 	size_t n, cap;
 	uint32_t *line;
 	char src[256]; /* file name in messages ("" = none) */
-	uint8_t order[WI_NOPTYPES];
+	uint8_t order[OP_NTYPES];
 	bool has_meta;
 	struct wi_meta meta;
 };
 
-/* The type's name, e.g. "forward-compute". */
-const char *wi_optype_name(int optype);
-/* The type named s[0..n), or -1. */
-int wi_optype_parse(const char *s, size_t n);
-/* True when s[0..n) names one of the combined p2p types that the model does
- * not support (e.g. "forward-send-backward-recv"). */
-bool wi_optype_is_combined(const char *s, size_t n);
-
 void wi_table_init(struct wi_table *t);
 void wi_table_release(struct wi_table *t);
-/* Appends a copy of op (line: its source line, 0 = unknown). 0 or
- * PP_ENOMEM. */
-int wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line);
+/* Appends a copy of op (line: its source line, 0 = unknown). Running out
+ * of memory ends the process (docs/contracts.md §7). */
+void wi_table_add(struct wi_table *t, const struct wi_op *op, uint32_t line);
 /* Sets the tie-break order from a list of type names (the op trace's
  * categorical order); names that are not types are skipped, types not named
  * keep their alphabetical place after the named ones. */

@@ -1,8 +1,8 @@
 /* optrace.c — the op-trace CSV, meta yaml and schema json readers.
  *
- * The CSV is streamed through zlib's gzread (transparent for plain files) in
- * 1 MiB chunks; each complete line is split on commas and its fields parsed
- * in place. Decimal times take a fast exact path (Clinger: at most 19
+ * The CSV is streamed through the reader's gzip input (read/gunzip.h: ISA-L
+ * when built in, else zlib; plain files as they are) in 1 MiB chunks; each
+ * complete line is split on commas and its fields parsed in place. Decimal times take a fast exact path (Clinger: at most 19
  * digits and a power of ten up to 22 give a correctly rounded double; that
  * double rounds to the correct float unless it lies exactly halfway between
  * two floats) and fall back to strtof otherwise.
@@ -14,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "read/gunzip.h"
+#include "read/json_scan.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 enum col {
 	C_DP,
@@ -338,8 +340,10 @@ static bool row_fast(struct csv *c, const char *p, const char *end, struct wi_op
 static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 {
 	struct wi_op fast;
-	if (row_fast(c, line, line + n, &fast))
-		return wi_table_add(c->t, &fast, lineno);
+	if (row_fast(c, line, line + n, &fast)) {
+		wi_table_add(c->t, &fast, lineno);
+		return 0;
+	}
 
 	const char *f[MAXFIELDS];
 	size_t fl[MAXFIELDS];
@@ -360,15 +364,15 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 			if (c->last_type >= 0 && pl == c->last_len && !memcmp(p, c->last_name, pl))
 				type = c->last_type;
 			else
-				type = wi_optype_parse(p, pl);
+				type = op_type_parse(p, pl);
 			if (type >= 0) {
 				c->last_type = type;
-				c->last_name = wi_optype_name(type);
+				c->last_name = op_type_name(type);
 				c->last_len = strlen(c->last_name);
 			}
 			if (type >= 0)
 				continue;
-			if (wi_optype_is_combined(p, pl))
+			if (op_type_is_combined(p, pl))
 				return fail(
 					c->err, c->errlen,
 					"%s:%u: column 'optype': combined p2p type '%.*s' is not supported: write one row per direction (e.g. forward-send and backward-recv) with the same start and duration",
@@ -399,7 +403,8 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 	}
 	struct wi_op o;
 	make_op(iv, fv, type, &o);
-	return wi_table_add(c->t, &o, lineno);
+	wi_table_add(c->t, &o, lineno);
+	return 0;
 }
 
 int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
@@ -407,36 +412,22 @@ int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
 	struct csv c = { .path = path, .t = t, .err = err, .errlen = errlen, .last_type = -1 };
 	enum { CHUNK = 1 << 20 };
 	int rc = 0;
-	gzFile gz = gzopen(path, "rb");
-	char *buf = malloc(2 * CHUNK + 1);
-	if (!gz || !buf) {
-		rc = gz ? PP_ENOMEM : PP_EIO;
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 gz ? "out of memory" : strerror(errno ? errno : ENOMEM));
-		goto out;
-	}
-	gzbuffer(gz, 256 * 1024);
+	struct gunzip_file *in = gunzip_file_open(path, err, errlen);
+	if (!in)
+		return PP_EIO;
+	char *buf = xmalloc(2 * CHUNK + 1);
 	snprintf(t->src, sizeof(t->src), "%s", path);
 	size_t have = 0, cap = 2 * CHUNK;
 	unsigned lineno = 0;
 	bool eof = false, got_header = false;
 	while (!eof) {
 		if (cap - have < CHUNK) {
-			char *nb = realloc(buf, 2 * cap + 1);
-			if (!nb) {
-				rc = PP_ENOMEM;
-				goto out;
-			}
-			buf = nb;
+			buf = xrealloc(buf, 2 * cap + 1);
 			cap *= 2;
 		}
-		int n = gzread(gz, buf + have, (unsigned)(cap - have));
+		long n = gunzip_file_read(in, buf + have, cap - have, err, errlen);
 		if (n < 0) {
-			int zerr;
-			const char *msg = gzerror(gz, &zerr);
-			rc = zerr == Z_ERRNO ? PP_EIO : PP_EPARSE;
-			snprintf(err, errlen, "cannot read '%s': %s", path,
-				 zerr == Z_ERRNO ? strerror(errno) : msg);
+			rc = PP_EIO;
 			goto out;
 		}
 		have += (size_t)n;
@@ -471,8 +462,7 @@ int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
 	if (!got_header)
 		rc = fail(err, errlen, "%s: empty file: no header line", path);
 out:
-	if (gz)
-		gzclose(gz);
+	gunzip_file_close(in);
 	free(buf);
 	return rc;
 }
@@ -564,57 +554,67 @@ int optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t err
 
 /* ---- schema json --------------------------------------------------------- */
 
-/* The optype list: the array after "optype" inside "categories". Only the
- * strings of that array are read; escapes are not expected in op names. */
+/* Whether object v has the member key (then its value is in *item). */
+static bool member(const char *v, const char *end, struct js_stack *st, const char *key,
+		   struct js_item *item)
+{
+	struct js_iter it;
+	if (*v != '{')
+		return false;
+	js_iter_init(&it, v, end, st);
+	while (js_iter_next(&it, item))
+		if (!item->key_esc && item->keylen == strlen(key) &&
+		    !memcmp(item->key, key, item->keylen))
+			return true;
+	return false;
+}
+
+/* The optype list: the array "optype" inside the object "categories". */
 int optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return PP_EIO;
-	}
-	char *text = malloc(1 << 20);
-	size_t n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-	fclose(f);
-	if (!text)
-		return PP_ENOMEM;
-	text[n] = '\0';
-	int rc = 0;
-	const char *cat = strstr(text, "\"categories\"");
-	const char *ot = cat ? strstr(cat, "\"optype\"") : NULL;
-	const char *p = ot ? strchr(ot + 8, '[') : NULL;
-	const char *names[64];
-	char store[64][64];
+	struct strbuf text = STRBUF_INIT;
+	struct js_stack st = { 0 };
+	struct js_err jerr = { 0 };
+	struct js_item cat, ot, el;
+	const char *v, *vend, *names[64];
+	char store[64][64], why[256];
 	size_t k = 0;
-	if (!p) {
+	int rc = 0;
+	if (strbuf_read_file(&text, path, JS_PAD, err, errlen)) {
+		rc = PP_EIO;
+		goto out;
+	}
+	const char *end = text.buf + text.len;
+	if (js_doc_check(text.buf, end, &v, &vend, &st, &jerr) != JS_OK) {
+		js_doc_error(text.buf, end, &jerr, why, sizeof(why));
+		rc = fail(err, errlen, "%s:%s", path, why);
+		goto out;
+	}
+	if (!member(v, end, &st, "categories", &cat) || !member(cat.v, end, &st, "optype", &ot) ||
+	    *ot.v != '[') {
 		rc = fail(err, errlen, "%s: no \"categories\": {\"optype\": [...]} list", path);
 		goto out;
 	}
-	for (p++; *p && *p != ']';) {
-		if (*p != '"') {
-			p++;
-			continue;
-		}
-		const char *q = strchr(p + 1, '"');
-		if (!q || memchr(p + 1, '\\', (size_t)(q - p - 1))) {
-			rc = fail(err, errlen, "%s: byte %zu: bad string in the optype list", path,
-				  (size_t)(p - text));
+	struct js_iter it;
+	js_iter_init(&it, ot.v, end, &st);
+	while (js_iter_next(&it, &el)) {
+		size_t len = (size_t)(el.vend - el.v);
+		if (*el.v != '"' || len - 2 >= sizeof(store[0])) {
+			rc = fail(err, errlen,
+				  "%s:%d: the optype list holds %.*s, not an op type name", path,
+				  js_line_of(text.buf, el.v), (int)(len > 40 ? 40 : len), el.v);
 			goto out;
 		}
-		size_t len = (size_t)(q - p - 1);
-		if (k < 64 && len < 64) {
-			memcpy(store[k], p + 1, len);
-			store[k][len] = '\0';
-			names[k] = store[k];
-			k++;
-		}
-		p = q + 1;
+		if (k == 64) /* more names than types: the rest are not types */
+			continue;
+		len = js_unescape(el.v + 1, len - 2, store[k]);
+		store[k][len] = '\0';
+		names[k] = store[k];
+		k++;
 	}
-	if (*p != ']')
-		rc = fail(err, errlen, "%s: the optype list does not end", path);
-	else
-		wi_table_set_order(t, names, k);
+	wi_table_set_order(t, names, k);
 out:
-	free(text);
+	strbuf_release(&text);
+	js_stack_release(&st);
 	return rc;
 }

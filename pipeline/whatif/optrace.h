@@ -16,8 +16,8 @@
 #include "ops.h"
 
 /* Appends the rows of the CSV at path to t (t->src becomes path, t->line the
- * rows' lines). Returns 0, PP_EIO (cannot read: strerror in err), PP_EPARSE
- * ("FILE:LINE: column 'x': what is wrong") or PP_ENOMEM. */
+ * rows' lines). Returns 0, PP_EIO (cannot read: strerror in err) or
+ * PP_EPARSE ("FILE:LINE: column 'x': what is wrong"). */
 int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen);
 
 /* Reads the meta yaml's `key: value` lines (trial_name, run_id, dp_size,

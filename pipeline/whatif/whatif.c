@@ -44,14 +44,14 @@ const char *wi_verdict_name(enum wi_verdict v)
 /* The §6.3 group of an op type. */
 static int type_group(int ty)
 {
-	static const int map[WI_NOPTYPES] = {
-		[WI_FWD_COMPUTE] = WI_G_FWD_COMPUTE, [WI_BWD_COMPUTE] = WI_G_BWD_COMPUTE,
-		[WI_FWD_SEND] = WI_G_FWD_PP,         [WI_FWD_RECV] = WI_G_FWD_PP,
-		[WI_BWD_SEND] = WI_G_BWD_PP,         [WI_BWD_RECV] = WI_G_BWD_PP,
-		[WI_PARAMS_AG] = WI_G_PARAMS_AG,     [WI_GRADS_RS] = WI_G_GRADS_RS,
-		[WI_SEP_AR] = WI_G_SEP_AR,           [WI_LAYERNORM] = WI_G_LAYERNORM,
-		[WI_EMBEDDING] = WI_G_EMBEDDING,     [WI_CLIP] = WI_G_CLIP,
-		[WI_OPTIMIZER] = WI_G_OPTIMIZER,     [WI_GC] = WI_G_GC,
+	static const int map[OP_NTYPES] = {
+		[OP_FWD_COMPUTE] = WI_G_FWD_COMPUTE, [OP_BWD_COMPUTE] = WI_G_BWD_COMPUTE,
+		[OP_FWD_SEND] = WI_G_FWD_PP,         [OP_FWD_RECV] = WI_G_FWD_PP,
+		[OP_BWD_SEND] = WI_G_BWD_PP,         [OP_BWD_RECV] = WI_G_BWD_PP,
+		[OP_PARAMS_AG] = WI_G_PARAMS_AG,     [OP_GRADS_RS] = WI_G_GRADS_RS,
+		[OP_SEP_AR] = WI_G_SEP_AR,           [OP_LAYERNORM] = WI_G_LAYERNORM,
+		[OP_EMBEDDING] = WI_G_EMBEDDING,     [OP_CLIP] = WI_G_CLIP,
+		[OP_OPTIMIZER] = WI_G_OPTIMIZER,     [OP_GC] = WI_G_GC,
 	};
 	return map[ty];
 }
@@ -60,26 +60,20 @@ int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct wha
 	       char *err, size_t errlen)
 {
 	*out = NULL;
-	struct whatif *e = calloc(1, sizeof(*e));
-	if (!e) {
-		snprintf(err, errlen, "out of memory");
-		return PP_ENOMEM;
-	}
+	struct whatif *e = xcalloc(1, sizeof(*e));
 	strbuf_init(&e->notes, 0);
 	if (o)
 		e->opts = *o;
 	if (e->opts.dsp_size <= 0)
 		e->opts.dsp_size = t->has_meta ? t->meta.dsp_size : 1;
 	if (e->opts.threshold <= 0)
-		e->opts.threshold = 1.03;
+		e->opts.threshold = WHATIF_THRESHOLD;
 	if (e->opts.mw_percent <= 0)
 		e->opts.mw_percent = 3;
 	if (e->opts.verdict_share <= 0)
 		e->opts.verdict_share = 0.5;
 	int rc = wi_model_build(e, t, err, errlen);
 	if (rc) {
-		if (rc == PP_ENOMEM)
-			snprintf(err, errlen, "out of memory");
 		whatif_free(e);
 		return rc;
 	}
@@ -149,7 +143,7 @@ void whatif_node(const struct whatif *e, size_t v, struct whatif_node *n)
 void whatif_node_name(const struct whatif *e, size_t v, char *buf, size_t len)
 {
 	const struct wi_node *nd = &e->node[v];
-	snprintf(buf, len, "%s_%d_%d", wi_optype_name(nd->optype), (int)nd->seq, (int)nd->stage);
+	snprintf(buf, len, "%s_%d_%d", op_type_name(nd->optype), (int)nd->seq, (int)nd->stage);
 }
 
 long whatif_find(const struct whatif *e, int stage, int optype, int32_t seq_id)
@@ -191,31 +185,25 @@ static double mean(const double *x, size_t n)
 
 /* Mean simulator step time and span of scenario sc; per step into sim/span
  * when given. */
-static int run(struct whatif *e, const struct wi_scen *sc, double *sim, double *span, double *buf,
-	       double *msim, double *mspan)
+static void run(struct whatif *e, const struct wi_scen *sc, double *sim, double *span, double *buf,
+		double *msim, double *mspan)
 {
 	double *s1 = sim ? sim : buf, *s2 = span ? span : buf + e->nsteps;
 	struct wi_out o = { s1, s2, NULL, NULL };
-	int rc = wi_simulate(e, sc, &o);
-	if (!rc) {
-		if (msim)
-			*msim = mean(s1, e->nsteps);
-		if (mspan)
-			*mspan = mean(s2, e->nsteps);
-	}
-	return rc;
+	wi_simulate(e, sc, &o);
+	if (msim)
+		*msim = mean(s1, e->nsteps);
+	if (mspan)
+		*mspan = mean(s2, e->nsteps);
 }
 
-static int decomp_alloc(struct wi_decomp *d, size_t n, size_t nsteps)
+static void decomp_alloc(struct wi_decomp *d, size_t n, size_t nsteps)
 {
 	d->n = n;
-	d->key = calloc(n ? n : 1, sizeof(*d->key));
-	d->ratio = calloc(n ? n : 1, sizeof(*d->ratio));
-	d->per_step = calloc((n ? n : 1) * nsteps, sizeof(*d->per_step));
-	if (!d->key || !d->ratio || !d->per_step)
-		return PP_ENOMEM;
+	d->key = xcalloc(n ? n : 1, sizeof(*d->key));
+	d->ratio = xcalloc(n ? n : 1, sizeof(*d->ratio));
+	d->per_step = xcalloc((n ? n : 1) * nsteps, sizeof(*d->per_step));
 	d->present = true;
-	return 0;
 }
 
 static void decomp_release(struct wi_decomp *d)
@@ -228,17 +216,14 @@ static void decomp_release(struct wi_decomp *d)
 
 /* One entry of a decomposition: simulate sc, ratio against den (per step
  * and its mean). */
-static int decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i, const struct wi_scen *sc,
-			const double *den, double mden, double *buf)
+static void decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i, const struct wi_scen *sc,
+			 const double *den, double mden, double *buf)
 {
 	double m;
-	int rc = run(e, sc, buf, NULL, buf + e->nsteps, &m, NULL);
-	if (rc)
-		return rc;
+	run(e, sc, buf, NULL, buf + e->nsteps, &m, NULL);
 	d->ratio[i] = m / mden;
 	for (size_t s = 0; s < e->nsteps; s++)
 		d->per_step[s * d->n + i] = buf[s] / den[s];
-	return 0;
 }
 
 /* S_dp(d) (§6.4) on two lanes per step instead of DP: with replica d's
@@ -246,21 +231,16 @@ static int decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i, const s
  * ideal with no delays, so all of them are the same lane; the DP maximum
  * over {d, that lane} is the maximum over all replicas. Exact, and DP/2
  * times cheaper. */
-static int replica_entry(struct whatif *e, struct wi_decomp *dec, int d, const double *den,
-			 double mden, double *buf)
+static void replica_entry(struct whatif *e, struct wi_decomp *dec, int d, const double *den,
+			  double mden, double *buf)
 {
 	struct whatif v = *e;
 	v.dp = 2;
 	v.bs = e->nsteps < 16 ? e->nsteps : 16;
 	v.nblocks = (e->nsteps + v.bs - 1) / v.bs;
 	v.lanes = e->nsteps * 2;
-	double *val = calloc(v.lanes * e->n, sizeof(*val));
-	uint8_t *worker = calloc((size_t)e->pp * 2, 1);
-	if (!val || !worker) {
-		free(val);
-		free(worker);
-		return PP_ENOMEM;
-	}
+	double *val = xcalloc(v.lanes * e->n, sizeof(*val));
+	uint8_t *worker = xcalloc((size_t)e->pp * 2, 1);
 	for (size_t si = 0; si < e->nsteps; si++)
 		for (size_t n = 0; n < e->n; n++)
 			val[wi_idx(&v, si, n, 0)] = e->val[wi_idx(e, si, n, (size_t)d)];
@@ -273,45 +253,38 @@ static int replica_entry(struct whatif *e, struct wi_decomp *dec, int d, const d
 		v.scratch = NULL;
 	struct wi_scen sc = { .val = { .worker = worker },
 			      .delay = { .all = true, .invert = true } };
-	int rc = decomp_entry(&v, dec, (size_t)d, &sc, den, mden, buf);
+	decomp_entry(&v, dec, (size_t)d, &sc, den, mden, buf);
 	if (v.scratch != e->scratch)
 		free(v.scratch);
 	free(val);
 	free(worker);
-	return rc;
 }
 
 /* Is node v relabelled first-op (§6.8)? */
 static bool first_op(const struct wi_node *nd)
 {
-	return nd->seq == 0 && ((nd->stage == 0 && nd->optype == WI_FWD_COMPUTE) ||
-				(nd->stage > 0 && nd->optype == WI_FWD_RECV));
+	return nd->seq == 0 && ((nd->stage == 0 && nd->optype == OP_FWD_COMPUTE) ||
+				(nd->stage > 0 && nd->optype == OP_FWD_RECV));
 }
 
 /* The three decompositions of one kind: launch = give back launch delays
  * on top of no-delay, else durations on top of the ideal. */
-static int decompose(struct whatif *e, bool launch, const double *den, double mden,
-		     struct wi_decomp *by_group, struct wi_decomp *by_dp,
-		     struct wi_decomp *by_stage, double *buf)
+static void decompose(struct whatif *e, bool launch, const double *den, double mden,
+		      struct wi_decomp *by_group, struct wi_decomp *by_dp,
+		      struct wi_decomp *by_stage, double *buf)
 {
-	uint8_t *node = malloc(e->n);
-	uint8_t *worker = malloc((size_t)e->dp * (size_t)e->pp);
+	uint8_t *node = xmalloc(e->n);
+	uint8_t *worker = xmalloc((size_t)e->dp * (size_t)e->pp);
 	bool present[WI_NGROUPS] = { false };
-	int rc = 0;
-	if (!node || !worker) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
 	for (size_t v = 0; v < e->n; v++)
 		present[launch && first_op(&e->node[v]) ? WI_G_FIRST_OP
 							: type_group(e->node[v].optype)] = true;
 	size_t ng = 0;
 	for (int g = 0; g < WI_NGROUPS; g++)
 		ng += present[g];
-	if ((rc = decomp_alloc(by_group, ng, e->nsteps)) ||
-	    (rc = decomp_alloc(by_dp, (size_t)e->dp, e->nsteps)) ||
-	    (rc = decomp_alloc(by_stage, (size_t)e->pp, e->nsteps)))
-		goto out;
+	decomp_alloc(by_group, ng, e->nsteps);
+	decomp_alloc(by_dp, (size_t)e->dp, e->nsteps);
+	decomp_alloc(by_stage, (size_t)e->pp, e->nsteps);
 	struct wi_sel all = { .all = true };
 	struct wi_sel pick = { 0 };
 	struct wi_scen sc = { .val = all, .delay = { .all = true, .invert = true } };
@@ -319,7 +292,7 @@ static int decompose(struct whatif *e, bool launch, const double *den, double md
 	if (!launch)
 		sc.val = pick;
 	size_t i = 0;
-	for (int g = 0; g < WI_NGROUPS && !rc; g++) {
+	for (int g = 0; g < WI_NGROUPS; g++) {
 		if (!present[g])
 			continue;
 		for (size_t v = 0; v < e->n; v++) {
@@ -329,49 +302,44 @@ static int decompose(struct whatif *e, bool launch, const double *den, double md
 		}
 		*target = (struct wi_sel){ .node = node };
 		by_group->key[i] = g;
-		rc = decomp_entry(e, by_group, i++, &sc, den, mden, buf);
+		decomp_entry(e, by_group, i++, &sc, den, mden, buf);
 	}
-	for (int d = 0; d < e->dp && !rc; d++) {
+	for (int d = 0; d < e->dp; d++) {
 		for (int st = 0; st < e->pp; st++)
 			for (int dd = 0; dd < e->dp; dd++)
 				worker[st * e->dp + dd] = dd == d;
 		*target = (struct wi_sel){ .worker = worker };
 		by_dp->key[d] = d;
-		rc = launch || e->opts.all_lanes
-			     ? decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf)
-			     : replica_entry(e, by_dp, d, den, mden, buf);
+		if (launch || e->opts.all_lanes)
+			decomp_entry(e, by_dp, (size_t)d, &sc, den, mden, buf);
+		else
+			replica_entry(e, by_dp, d, den, mden, buf);
 	}
-	for (int st = 0; st < e->pp && !rc; st++) {
+	for (int st = 0; st < e->pp; st++) {
 		for (size_t v = 0; v < e->n; v++)
 			node[v] = e->node[v].stage == st;
 		*target = (struct wi_sel){ .node = node };
 		by_stage->key[st] = st;
-		rc = decomp_entry(e, by_stage, (size_t)st, &sc, den, mden, buf);
+		decomp_entry(e, by_stage, (size_t)st, &sc, den, mden, buf);
 	}
-out:
 	free(node);
 	free(worker);
-	return rc;
 }
 
 /* explain() of §6.7 for the (node, worker) selection sel. */
-static int explain(struct whatif *e, const struct wi_sel *sel, double tori, double tideal,
-		   struct wi_explain *x, double *buf)
+static void explain(struct whatif *e, const struct wi_sel *sel, double tori, double tideal,
+		    struct wi_explain *x, double *buf)
 {
 	struct wi_scen rem = { .val = *sel, .delay = { .all = true, .invert = true } };
 	rem.val.invert = !sel->invert;
 	struct wi_scen add = { .val = *sel, .delay = { .all = true, .invert = true } };
-	int rc = run(e, &rem, NULL, NULL, buf, NULL, &x->trem);
-	if (!rc)
-		rc = run(e, &add, NULL, NULL, buf, NULL, &x->tadd);
-	if (rc)
-		return rc;
+	run(e, &rem, NULL, NULL, buf, NULL, &x->trem);
+	run(e, &add, NULL, NULL, buf, NULL, &x->tadd);
 	x->tori = tori;
 	x->tideal = tideal;
 	double den = tori - tideal;
 	x->rem = den != 0 ? (tori - x->trem) / den : NAN;
 	x->add = den != 0 ? (x->tadd - tideal) / den : NAN;
-	return 0;
 }
 
 static int cmp_worker(const void *a, const void *b)
@@ -382,12 +350,10 @@ static int cmp_worker(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static int workers(struct whatif *e, struct whatif_result *r, double *buf)
+static void workers(struct whatif *e, struct whatif_result *r, double *buf)
 {
 	r->nworkers = (size_t)e->dp * (size_t)e->pp;
-	r->workers = calloc(r->nworkers, sizeof(*r->workers));
-	if (!r->workers)
-		return PP_ENOMEM;
+	r->workers = xcalloc(r->nworkers, sizeof(*r->workers));
 	for (int st = 0; st < e->pp; st++)
 		for (int d = 0; d < e->dp; d++) {
 			struct wi_worker *w = &r->workers[st * e->dp + d];
@@ -404,22 +370,19 @@ static int workers(struct whatif *e, struct whatif_result *r, double *buf)
 	r->m_w = NAN;
 	r->mw = (struct wi_explain){ NAN, NAN, NAN, NAN, NAN, NAN };
 	if (!r->by_dp.present)
-		return 0;
+		return;
 	r->n_mw = (size_t)ceil((double)r->nworkers * e->opts.mw_percent / 100.0);
 	if (r->n_mw < 1)
 		r->n_mw = 1;
 	if (r->n_mw > r->nworkers)
 		r->n_mw = r->nworkers;
-	uint8_t *mask = calloc(r->nworkers, 1);
-	if (!mask)
-		return PP_ENOMEM;
+	uint8_t *mask = xcalloc(r->nworkers, 1);
 	for (size_t i = 0; i < r->n_mw; i++)
 		mask[r->workers[i].stage * e->dp + r->workers[i].dp_rank] = 1;
 	struct wi_sel sel = { .worker = mask };
-	int rc = explain(e, &sel, r->mean_nodelay, r->mean_ideal, &r->mw, buf);
+	explain(e, &sel, r->mean_nodelay, r->mean_ideal, &r->mw, buf);
 	r->m_w = r->mw.rem;
 	free(mask);
-	return rc;
 }
 
 /* The verdict (docs/whatif.md §7): none below the threshold; worker when
@@ -443,18 +406,15 @@ static enum wi_verdict verdict(const struct whatif *e, const struct whatif_resul
 	return WI_VERDICT_SPREAD;
 }
 
-int whatif_run(struct whatif *e, struct whatif_result *r)
+void whatif_run(struct whatif *e, struct whatif_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	size_t ns = e->nsteps;
-	int rc = PP_ENOMEM;
 	r->nsteps = ns;
-	r->step = malloc(ns * sizeof(*r->step));
-	double *arr = malloc(7 * ns * sizeof(*arr));
-	double *buf = malloc(3 * ns * sizeof(*buf));
-	uint8_t *node = malloc(e->n);
-	if (!r->step || !arr || !buf || !node)
-		goto out;
+	r->step = xmalloc(ns * sizeof(*r->step));
+	double *arr = xmalloc(7 * ns * sizeof(*arr));
+	double *buf = xmalloc(3 * ns * sizeof(*buf));
+	uint8_t *node = xmalloc(e->n);
 	memcpy(r->step, e->steps, ns * sizeof(*r->step));
 	r->t_base = arr;
 	r->t_nodelay = arr + ns;
@@ -463,47 +423,35 @@ int whatif_run(struct whatif *e, struct whatif_result *r)
 	r->sim_ideal = arr + 4 * ns;
 	r->slowdown = arr + 5 * ns;
 	r->launch_slowdown = arr + 6 * ns;
-	arr = NULL;
 	memcpy(r->t_base, e->span_base, ns * sizeof(double));
 	r->mean_base = mean(r->t_base, ns);
 	struct wi_sel none = { .all = true, .invert = true }, all = { .all = true };
 	struct wi_scen nodelay = { .val = all, .delay = none };
 	struct wi_scen ideal = { .val = none, .delay = none };
 	double msim_nd, msim_id;
-	if ((rc = run(e, &nodelay, r->sim_nodelay, r->t_nodelay, buf, &msim_nd,
-		      &r->mean_nodelay)) ||
-	    (rc = run(e, &ideal, r->sim_ideal, r->t_ideal, buf, &msim_id, &r->mean_ideal)))
-		goto out;
+	run(e, &nodelay, r->sim_nodelay, r->t_nodelay, buf, &msim_nd, &r->mean_nodelay);
+	run(e, &ideal, r->sim_ideal, r->t_ideal, buf, &msim_id, &r->mean_ideal);
 	r->s = r->mean_nodelay / msim_id;
 	r->s_launch = r->mean_base / msim_nd;
 	for (size_t s = 0; s < ns; s++) {
 		r->slowdown[s] = r->t_nodelay[s] / r->sim_ideal[s];
 		r->launch_slowdown[s] = r->t_base[s] / r->sim_nodelay[s];
 	}
-	if (r->s >= e->opts.threshold &&
-	    (rc = decompose(e, false, r->sim_ideal, msim_id, &r->by_group, &r->by_dp, &r->by_stage,
-			    buf)))
-		goto out;
-	if (r->s_launch >= e->opts.threshold &&
-	    (rc = decompose(e, true, r->sim_nodelay, msim_nd, &r->l_by_group, &r->l_by_dp,
-			    &r->l_by_stage, buf)))
-		goto out;
-	if ((rc = workers(e, r, buf)))
-		goto out;
+	if (r->s >= e->opts.threshold)
+		decompose(e, false, r->sim_ideal, msim_id, &r->by_group, &r->by_dp, &r->by_stage,
+			  buf);
+	if (r->s_launch >= e->opts.threshold)
+		decompose(e, true, r->sim_nodelay, msim_nd, &r->l_by_group, &r->l_by_dp,
+			  &r->l_by_stage, buf);
+	workers(e, r, buf);
 	for (size_t v = 0; v < e->n; v++)
 		node[v] = e->node[v].stage == e->pp - 1;
 	struct wi_sel last = { .node = node };
-	if ((rc = explain(e, &last, r->mean_nodelay, r->mean_ideal, &r->ms, buf)))
-		goto out;
+	explain(e, &last, r->mean_nodelay, r->mean_ideal, &r->ms, buf);
 	r->m_s = r->ms.rem;
 	r->verdict = verdict(e, r);
-out:
-	free(arr);
 	free(buf);
 	free(node);
-	if (rc)
-		whatif_result_release(r);
-	return rc;
 }
 
 void whatif_result_release(struct whatif_result *r)
@@ -532,25 +480,19 @@ static void unblock(const struct whatif *e, const double *src, double *dst)
 					src[wi_idx(e, si, v, (size_t)d)];
 }
 
-int whatif_timeline(struct whatif *e, enum wi_scenario sc, double *start, double *end)
+void whatif_timeline(struct whatif *e, enum wi_scenario sc, double *start, double *end)
 {
 	size_t total = e->lanes * e->n;
-	double *s = malloc(total * sizeof(*s)), *en = malloc(total * sizeof(*en));
-	int rc = PP_ENOMEM;
-	if (s && en) {
-		struct wi_sel none = { .all = true, .invert = true }, all = { .all = true };
-		struct wi_scen scen = { .val = sc == WI_SCEN_IDEAL ? none : all,
-					.delay = sc == WI_SCEN_BASE ? all : none };
-		struct wi_out o = { NULL, NULL, s, en };
-		rc = wi_simulate(e, &scen, &o);
-		if (!rc) {
-			unblock(e, s, start);
-			unblock(e, en, end);
-		}
-	}
+	double *s = xmalloc(total * sizeof(*s)), *en = xmalloc(total * sizeof(*en));
+	struct wi_sel none = { .all = true, .invert = true }, all = { .all = true };
+	struct wi_scen scen = { .val = sc == WI_SCEN_IDEAL ? none : all,
+				.delay = sc == WI_SCEN_BASE ? all : none };
+	struct wi_out o = { NULL, NULL, s, en };
+	wi_simulate(e, &scen, &o);
+	unblock(e, s, start);
+	unblock(e, en, end);
 	free(s);
 	free(en);
-	return rc;
 }
 
 void whatif_recorded(const struct whatif *e, double *start, double *end)

@@ -19,10 +19,14 @@
 
 struct whatif;
 
+/* The reference's threshold: a ratio below it is not decomposed. */
+#define WHATIF_THRESHOLD 1.03
+
 struct whatif_opts {
 	int64_t dsp_size;     /* the meta's dsp_size (DP exists when
 			     * DP·dsp_size > 1); 0 = the table's meta, else 1 */
-	double threshold;     /* decompose when a ratio is >= this; 0 = 1.03 */
+	double threshold;     /* decompose when a ratio is >= this; 0 =
+			       * WHATIF_THRESHOLD */
 	double mw_percent;    /* M_W removes the top ceil(this % of workers);
 			     * 0 = 3 */
 	double verdict_share; /* M_W or M_S at least this names the culprit;
@@ -111,16 +115,17 @@ struct whatif_result {
 
 /* Validates the table and builds the model. On failure returns PP_EPARSE
  * (bad input: the first problem, "FILE:LINE: what" when the table knows
- * lines), PP_ECYCLE (the model has a cycle) or PP_ENOMEM, with the message
- * in err, and *out = NULL. The caller frees a new engine with
- * whatif_free(). */
+ * lines) or PP_ECYCLE (the model has a cycle), with the message in err, and
+ * *out = NULL. The caller frees a new engine with whatif_free(). No
+ * function of the engine returns PP_ENOMEM: running out of memory ends the
+ * process (docs/contracts.md §7). */
 int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct whatif **out,
 	       char *err, size_t errlen);
 void whatif_free(struct whatif *e);
 
 /* Runs every scenario and metric into r (release with
- * whatif_result_release()). 0 or PP_ENOMEM. */
-int whatif_run(struct whatif *e, struct whatif_result *r);
+ * whatif_result_release()). */
+void whatif_run(struct whatif *e, struct whatif_result *r);
 void whatif_result_release(struct whatif_result *r);
 
 /* Notes on what the engine added or assumed (placeholders inserted, meta
@@ -166,11 +171,34 @@ enum wi_scenario {
 
 /* Simulates one scenario and writes every op's start and end (ns from the
  * step's start) to start[i] and end[i], i = (step index · DP + dp_rank) ·
- * nodes + v; each array holds nsteps·DP·nodes doubles. 0 or PP_ENOMEM. */
-int whatif_timeline(struct whatif *e, enum wi_scenario sc, double *start, double *end);
+ * nodes + v; each array holds nsteps·DP·nodes doubles. */
+void whatif_timeline(struct whatif *e, enum wi_scenario sc, double *start, double *end);
 
 /* The recorded times on the same index (placeholders included), relative to
  * each step's first start. */
 void whatif_recorded(const struct whatif *e, double *start, double *end);
+
+/* The clock offsets of the workers (docs/whatif.md §4.1), for tables whose
+ * workers stamp with their own clocks (Kineto traces of several hosts):
+ * estimated from the ops that end together — the two members of each p2p
+ * pair and of the embedding pair in each lane, and each replica's DP
+ * collective against replica 0's in each step — as the weighted least-
+ * squares solution over the worker graph of the per-pair medians, relative
+ * to the worker of the lowest rank. offset_ns[stage·DP + dp] is what that
+ * worker's clock reads minus what the reference's reads at the same
+ * instant: subtract it from its times. */
+struct whatif_clock {
+	int dp, pp;
+	int ref;            /* the reference worker, stage·DP + dp */
+	int64_t *offset_ns; /* [stage·DP + dp] */
+	int64_t error_ns;   /* the largest disagreement of the solution with
+			     * a worker pair's median that the pair's own
+			     * spread does not explain: how far to trust it */
+	bool connected;     /* every worker is linked to the reference
+			     * (else the others' offsets are 0) */
+	size_t nsamples, nedges;
+};
+void whatif_clock_estimate(const struct whatif *e, struct whatif_clock *c);
+void whatif_clock_release(struct whatif_clock *c);
 
 #endif

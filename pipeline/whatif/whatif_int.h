@@ -62,7 +62,7 @@ struct whatif {
 	double *rs, *re;    /* recorded start/end, relative, block layout */
 	double *val;        /* duration (local) or transfer (comm) */
 	double *delay;      /* launch delay */
-	double ideal_type[WI_NOPTYPES];
+	double ideal_type[OP_NTYPES];
 	double *ideal;     /* per node */
 	double *span_base; /* per step */
 	double *scratch;   /* the simulator's block buffers (wi_sim.c) */
@@ -117,7 +117,7 @@ struct wi_out {
  * of a block (a DP-synchronised group's arrival). */
 void wi_dp_max(double *x, size_t nb, int dp);
 
-/* Simulates every lane under sc (wi_sim.c). 0 or PP_ENOMEM. */
-int wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out);
+/* Simulates every lane under sc (wi_sim.c). */
+void wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out);
 
 #endif

@@ -27,14 +27,14 @@
 #include "util/pp.h"
 #include "whatif_int.h"
 
-#define NT WI_NOPTYPES
+#define NT OP_NTYPES
 
 #define fail wi_errf
 
 /* "optype_seq_stage". */
 static void op_name(char *buf, size_t len, int type, long seq, int stage)
 {
-	snprintf(buf, len, "%s_%ld_%d", wi_optype_name(type), seq, stage);
+	snprintf(buf, len, "%s_%ld_%d", op_type_name(type), seq, stage);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -74,49 +74,35 @@ struct build {
 	size_t ngroup, capgroup;
 };
 
-static int add_edge(struct build *b, int32_t v, int32_t u)
+static void add_edge(struct build *b, int32_t v, int32_t u)
 {
 	if (b->nedge == b->capedge) {
-		size_t cap = b->capedge ? 2 * b->capedge : 1024;
-		void *p = realloc(b->edge, cap * sizeof(*b->edge));
-		if (!p)
-			return PP_ENOMEM;
-		b->edge = p;
-		b->capedge = cap;
+		b->capedge = b->capedge ? 2 * b->capedge : 1024;
+		b->edge = xrealloc(b->edge, b->capedge * sizeof(*b->edge));
 	}
 	b->edge[b->nedge][0] = v;
 	b->edge[b->nedge][1] = u;
 	b->nedge++;
-	return 0;
 }
 
 /* Each op waits for the one before it. */
-static int add_chain(struct build *b, const int32_t *ops, size_t n)
+static void add_chain(struct build *b, const int32_t *ops, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
-		if (add_edge(b, ops[i], ops[i - 1]))
-			return PP_ENOMEM;
-	return 0;
+		add_edge(b, ops[i], ops[i - 1]);
 }
 
-static int add_group(struct build *b, const int32_t *mem, int32_t n, bool dpsync)
+static void add_group(struct build *b, const int32_t *mem, int32_t n, bool dpsync)
 {
 	if (b->ngroup == b->capgroup) {
-		size_t cap = b->capgroup ? 2 * b->capgroup : 256;
-		void *p = realloc(b->group, cap * sizeof(*b->group));
-		if (!p)
-			return PP_ENOMEM;
-		b->group = p;
-		b->capgroup = cap;
+		b->capgroup = b->capgroup ? 2 * b->capgroup : 256;
+		b->group = xrealloc(b->group, b->capgroup * sizeof(*b->group));
 	}
 	if (b->ngmem + (size_t)n > b->capgmem) {
 		size_t cap = b->capgmem ? 2 * b->capgmem : 512;
 		while (cap < b->ngmem + (size_t)n)
 			cap *= 2;
-		void *p = realloc(b->gmem, cap * sizeof(*b->gmem));
-		if (!p)
-			return PP_ENOMEM;
-		b->gmem = p;
+		b->gmem = xrealloc(b->gmem, cap * sizeof(*b->gmem));
 		b->capgmem = cap;
 	}
 	struct wi_sync *g = &b->group[b->ngroup];
@@ -130,7 +116,6 @@ static int add_group(struct build *b, const int32_t *mem, int32_t n, bool dpsync
 		b->gmem[b->ngmem++] = mem[i];
 	}
 	b->ngroup++;
-	return 0;
 }
 
 /* The node of (stage, type, seq), or -1. */
@@ -213,9 +198,7 @@ static int check_rows(struct build *b)
 	struct imap seen;
 	imap_init(&seen);
 	size_t k = 0, cap = 64;
-	int64_t *steps = malloc(cap * sizeof(*steps));
-	if (!steps)
-		return PP_ENOMEM;
+	int64_t *steps = xmalloc(cap * sizeof(*steps));
 	for (size_t i = 0; i < t->n; i++) {
 		int64_t st = t->ops[i].step;
 		if (k && steps[k - 1] == st)
@@ -224,14 +207,8 @@ static int check_rows(struct build *b)
 		if (got != k)
 			continue;
 		if (k == cap) {
-			int64_t *ns = realloc(steps, 2 * cap * sizeof(*steps));
-			if (!ns) {
-				free(steps);
-				imap_release(&seen);
-				return PP_ENOMEM;
-			}
-			steps = ns;
 			cap *= 2;
+			steps = xrealloc(steps, cap * sizeof(*steps));
 		}
 		steps[k++] = st;
 	}
@@ -262,9 +239,7 @@ static int check_first_slice(struct build *b, int32_t *maxseq, int64_t **first_r
 	size_t total = 0;
 	for (size_t c = 0; c < ncell; c++)
 		total += (size_t)(maxseq[c] + 1);
-	int64_t *fr = malloc((total ? total : 1) * sizeof(*fr));
-	if (!fr)
-		return PP_ENOMEM;
+	int64_t *fr = xmalloc((total ? total : 1) * sizeof(*fr));
 	for (size_t i = 0; i < total; i++)
 		fr[i] = -1;
 	size_t off = 0;
@@ -294,22 +269,22 @@ static int check_first_slice(struct build *b, int32_t *maxseq, int64_t **first_r
 				return fail(
 					b->err, b->errlen,
 					"%s%sseq_ids of %s on stage %d are not contiguous in step %lld, dp_rank 0: %d is missing below %d",
-					t->src, t->src[0] ? ": " : "",
-					wi_optype_name((int)(c % NT)), (int)(c / NT),
-					(long long)e->steps[0], (int)s, (int)maxseq[c]);
+					t->src, t->src[0] ? ": " : "", op_type_name((int)(c % NT)),
+					(int)(c / NT), (long long)e->steps[0], (int)s,
+					(int)maxseq[c]);
 	return 0;
 }
 
 /* Types with one op per stage and step, hard-wired by the model. */
 static bool single_type(int type)
 {
-	return type == WI_GC || type == WI_LAYERNORM || type == WI_EMBEDDING || type == WI_CLIP ||
-	       type == WI_OPTIMIZER || type == WI_SEP_AR;
+	return type == OP_GC || type == OP_LAYERNORM || type == OP_EMBEDDING || type == OP_CLIP ||
+	       type == OP_OPTIMIZER || type == OP_SEP_AR;
 }
 
 static bool dp_type(int type)
 {
-	return type == WI_PARAMS_AG || type == WI_GRADS_RS || type == WI_SEP_AR;
+	return type == OP_PARAMS_AG || type == OP_GRADS_RS || type == OP_SEP_AR;
 }
 
 /* The §1.2 invariants of the first slice, and which placeholders it needs:
@@ -321,66 +296,66 @@ static int check_model_rules(struct build *b, const int32_t *maxseq, uint8_t *ne
 	int64_t s0 = e->steps[0];
 	for (int s = 0; s < e->pp; s++) {
 		const int32_t *c = &b->cnt[s * NT];
-		if (c[WI_FWD_COMPUTE] == 0 || c[WI_BWD_COMPUTE] == 0)
+		if (c[OP_FWD_COMPUTE] == 0 || c[OP_BWD_COMPUTE] == 0)
 			return fail(
 				b->err, b->errlen,
 				"%s%sstage %d has %d forward-compute and %d backward-compute ops in step %lld, dp_rank 0: every stage needs both",
-				src, sep, s, (int)c[WI_FWD_COMPUTE], (int)c[WI_BWD_COMPUTE],
+				src, sep, s, (int)c[OP_FWD_COMPUTE], (int)c[OP_BWD_COMPUTE],
 				(long long)s0);
-		if (c[WI_FWD_COMPUTE] != c[WI_BWD_COMPUTE])
+		if (c[OP_FWD_COMPUTE] != c[OP_BWD_COMPUTE])
 			return fail(
 				b->err, b->errlen,
 				"%s%sstage %d has %d forward-compute but %d backward-compute ops in step %lld, dp_rank 0: the counts must be equal",
-				src, sep, s, (int)c[WI_FWD_COMPUTE], (int)c[WI_BWD_COMPUTE],
+				src, sep, s, (int)c[OP_FWD_COMPUTE], (int)c[OP_BWD_COMPUTE],
 				(long long)s0);
 		for (int ty = 0; ty < NT; ty++) {
 			if (single_type(ty) && c[ty] > 1)
 				return fail(
 					b->err, b->errlen,
 					"%s%s%s_%d_%d: the model has one %s op per stage and step",
-					src, sep, wi_optype_name(ty), (int)maxseq[s * NT + ty], s,
-					wi_optype_name(ty));
+					src, sep, op_type_name(ty), (int)maxseq[s * NT + ty], s,
+					op_type_name(ty));
 			if (dp_type(ty) && c[ty] > 0 && !e->use_dp)
 				return fail(
 					b->err, b->errlen,
 					"%s%s%s ops on stage %d, but the job has no data parallelism (DP %d, dsp_size %lld)",
-					src, sep, wi_optype_name(ty), s, e->dp,
+					src, sep, op_type_name(ty), s, e->dp,
 					(long long)e->opts.dsp_size);
 		}
 		bool ends = s == 0 || s == e->pp - 1;
-		if (c[WI_EMBEDDING] > 0 && !ends)
+		if (c[OP_EMBEDDING] > 0 && !ends)
 			return fail(
 				b->err, b->errlen,
 				"%s%sembedding-grads-all-reduce on stage %d: only the first and the last stage have one",
 				src, sep, s);
-		if (c[WI_OPTIMIZER] == 0)
+		if (c[OP_OPTIMIZER] == 0)
 			return fail(
 				b->err, b->errlen,
 				"%s%sstage %d has no optimizer op in step %lld, dp_rank 0: its end is the end of the step",
 				src, sep, s, (long long)s0);
-		if (c[WI_CLIP] == 0)
+		if (c[OP_CLIP] == 0)
 			return fail(
 				b->err, b->errlen,
 				"%s%sstage %d has no optimizer-clip-main-grad op in step %lld, dp_rank 0: the model's global barrier needs it",
 				src, sep, s, (long long)s0);
-		if (c[WI_GC] == 0)
-			need[s * NT + WI_GC] = 1;
-		if (c[WI_LAYERNORM] == 0)
-			need[s * NT + WI_LAYERNORM] = 1;
-		if (ends && c[WI_EMBEDDING] == 0)
-			need[s * NT + WI_EMBEDDING] = 1;
-		if (e->use_dp && c[WI_PARAMS_AG] == 0)
-			need[s * NT + WI_PARAMS_AG] = 1;
-		if (e->use_dp && c[WI_GRADS_RS] == 0)
-			need[s * NT + WI_GRADS_RS] = 1;
-		if (e->use_dp && e->overlapped && c[WI_SEP_AR] == 0)
-			need[s * NT + WI_SEP_AR] = 1;
+		if (c[OP_GC] == 0)
+			need[s * NT + OP_GC] = 1;
+		if (c[OP_LAYERNORM] == 0)
+			need[s * NT + OP_LAYERNORM] = 1;
+		if (ends && c[OP_EMBEDDING] == 0)
+			need[s * NT + OP_EMBEDDING] = 1;
+		if (e->use_dp && c[OP_PARAMS_AG] == 0)
+			need[s * NT + OP_PARAMS_AG] = 1;
+		if (e->use_dp && c[OP_GRADS_RS] == 0)
+			need[s * NT + OP_GRADS_RS] = 1;
+		if (e->use_dp && e->overlapped && c[OP_SEP_AR] == 0)
+			need[s * NT + OP_SEP_AR] = 1;
 	}
 	return 0;
 }
 
 /* Creates the nodes: real ones from the first slice, then placeholders. */
-static int make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
+static void make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
 {
 	struct whatif *e = b->e;
 	size_t nreal = 0, nph = 0;
@@ -389,10 +364,8 @@ static int make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
 		nph += need[c];
 	}
 	e->n = nreal + nph;
-	e->node = calloc(e->n, sizeof(*e->node));
-	b->row0 = malloc(e->n * sizeof(*b->row0));
-	if (!e->node || !b->row0)
-		return PP_ENOMEM;
+	e->node = xcalloc(e->n, sizeof(*e->node));
+	b->row0 = xmalloc(e->n * sizeof(*b->row0));
 	for (size_t v = 0; v < nreal; v++) {
 		const struct wi_op *o = &b->t->ops[fr[v]];
 		struct wi_node *nd = &e->node[v];
@@ -415,21 +388,20 @@ static int make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
 		int ty = c % NT;
 		nd->seq = 0;
 		nd->stage = (int16_t)(c / NT);
-		nd->mc = (ty == WI_PARAMS_AG || ty == WI_GRADS_RS) ? 0 : -1;
+		nd->mc = (ty == OP_PARAMS_AG || ty == OP_GRADS_RS) ? 0 : -1;
 		nd->gmc = -1;
 		nd->optype = (uint8_t)ty;
 		nd->flags = WI_NODE_PLACEHOLDER;
 		nd->group = -1;
-		nd->t0 = nd->t1 = ty == WI_GRADS_RS ? INT64_MAX : INT64_MIN;
+		nd->t0 = nd->t1 = ty == OP_GRADS_RS ? INT64_MAX : INT64_MIN;
 		b->row0[v] = -1;
 		b->base[c] = (int32_t)v;
 		b->cnt[c] = 1;
 		strbuf_addf(&e->notes,
 			    "placeholder: a zero-length %s_0_%d in every step and replica\n",
-			    wi_optype_name(ty), c / NT);
+			    op_type_name(ty), c / NT);
 		v++;
 	}
-	return 0;
 }
 
 /* ---- the dependency model (§3) ----------------------------------------- */
@@ -439,7 +411,7 @@ static int make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
 static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	const int comp_type = dir ? WI_BWD_COMPUTE : WI_FWD_COMPUTE;
+	const int comp_type = dir ? OP_BWD_COMPUTE : OP_FWD_COMPUTE;
 	int32_t ncomp = b->cnt[s * NT + comp_type];
 	int64_t last_start = INT64_MIN, first_end = INT64_MAX;
 	for (int32_t k = 0; k < ncomp; k++) {
@@ -450,8 +422,8 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 			first_end = c->t1;
 	}
 	for (int recv = 0; recv < 2; recv++) {
-		int type = dir ? (recv ? WI_BWD_RECV : WI_BWD_SEND)
-			       : (recv ? WI_FWD_RECV : WI_FWD_SEND);
+		int type = dir ? (recv ? OP_BWD_RECV : OP_BWD_SEND)
+			       : (recv ? OP_FWD_RECV : OP_FWD_SEND);
 		size_t n = stage_ops(b, s, &type, 1, tmp);
 		/* Matchable: a recv posted before the last compute starts, a send
 		 * ending after the first compute ends (50 µs slack). */
@@ -470,14 +442,14 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 					b->err, b->errlen,
 					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: only the first and the last stage may have fewer",
 					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
-					wi_optype_name(type), (int)ncomp, wi_optype_name(comp_type),
+					op_type_name(type), (int)ncomp, op_type_name(comp_type),
 					(long long)e->steps[0]);
 			if (cnt != 0 && cnt + 1 != ncomp)
 				return fail(
 					b->err, b->errlen,
 					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: expected %d, %d or 0",
 					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
-					wi_optype_name(type), (int)ncomp, wi_optype_name(comp_type),
+					op_type_name(type), (int)ncomp, op_type_name(comp_type),
 					(long long)e->steps[0], (int)ncomp, (int)ncomp - 1);
 			if (recv && cnt + 1 == ncomp)
 				cid = 1; /* the first compute has no recv */
@@ -488,14 +460,15 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 				continue; /* type-1 no-op: never launched */
 			int32_t comp = b->base[s * NT + comp_type] + cid;
 			/* Type-2 no-op: the peer chunk is outside the model. */
-			int delta = (type == WI_FWD_SEND || type == WI_BWD_RECV) ? 1 : -1;
+			int delta = (type == OP_FWD_SEND || type == OP_BWD_RECV) ? 1 : -1;
 			int peer = e->node[comp].gmc + delta;
 			noop[op] = peer < 0 || peer >= e->vpp * e->pp;
-			int rc = recv ? add_edge(b, comp, op) : add_edge(b, op, comp);
-			if (!rc && recv && cid >= 1)
-				rc = add_edge(b, op, comp - 1);
-			if (rc)
-				return rc;
+			if (recv)
+				add_edge(b, comp, op);
+			else
+				add_edge(b, op, comp);
+			if (recv && cid >= 1)
+				add_edge(b, op, comp - 1);
 			cid++;
 		}
 	}
@@ -506,8 +479,8 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t *tmp2)
 {
 	struct whatif *e = b->e;
-	static const int sends[2] = { WI_FWD_SEND, WI_BWD_SEND };
-	static const int recvs[2] = { WI_FWD_RECV, WI_BWD_RECV };
+	static const int sends[2] = { OP_FWD_SEND, OP_BWD_SEND };
+	static const int recvs[2] = { OP_FWD_RECV, OP_BWD_RECV };
 	char n1[96];
 	for (int dir = 0; dir < 2; dir++) {
 		for (int s = 0; s < e->pp; s++) {
@@ -530,12 +503,11 @@ static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t 
 						b->err, b->errlen,
 						"%s%s%s has no peer: stage %d's launched %s ops and stage %d's launched %s ops differ in number (step %lld, dp_rank 0)",
 						b->t->src, b->t->src[0] ? ": " : "", n1, s,
-						wi_optype_name(sends[dir]), peer,
-						wi_optype_name(recvs[dir]), (long long)e->steps[0]);
+						op_type_name(sends[dir]), peer,
+						op_type_name(recvs[dir]), (long long)e->steps[0]);
 				}
 				int32_t pair[2] = { tmp[j], tmp2[k] };
-				if (add_group(b, pair, 2, false))
-					return PP_ENOMEM;
+				add_group(b, pair, 2, false);
 				j++;
 				k++;
 			}
@@ -543,10 +515,9 @@ static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t 
 	}
 	for (size_t v = 0; v < e->n; v++) {
 		int ty = e->node[v].optype;
-		if (ty >= WI_FWD_SEND && ty <= WI_BWD_RECV && noop[v]) {
+		if (ty >= OP_FWD_SEND && ty <= OP_BWD_RECV && noop[v]) {
 			int32_t one = (int32_t)v;
-			if (add_group(b, &one, 1, false))
-				return PP_ENOMEM;
+			add_group(b, &one, 1, false);
 		}
 	}
 	return 0;
@@ -557,15 +528,15 @@ static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t 
 static int stage_streams(struct build *b, int s, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	static const int comp[2] = { WI_FWD_COMPUTE, WI_BWD_COMPUTE };
+	static const int comp[2] = { OP_FWD_COMPUTE, OP_BWD_COMPUTE };
 	size_t n = stage_ops(b, s, comp, 2, tmp);
-	int rc = add_chain(b, tmp, n);
+	add_chain(b, tmp, n);
 	size_t i = 0;
-	while (i < n && e->node[tmp[i]].optype != WI_BWD_COMPUTE)
+	while (i < n && e->node[tmp[i]].optype != OP_BWD_COMPUTE)
 		i++;
-	if (!rc && i >= 2 && i < n) {
+	if (i >= 2 && i < n) {
 		for (size_t k = 1; k <= 2; k++)
-			if (e->node[tmp[i - k]].optype != WI_FWD_COMPUTE) {
+			if (e->node[tmp[i - k]].optype != OP_FWD_COMPUTE) {
 				char n1[96];
 				const struct wi_node *o = &e->node[tmp[i - k]];
 				op_name(n1, sizeof(n1), o->optype, o->seq, o->stage);
@@ -576,17 +547,17 @@ static int stage_streams(struct build *b, int s, int32_t *tmp)
 					(long long)e->steps[0]);
 			}
 		int32_t warm = tmp[i - 2];
-		int32_t r0 = node_of(b, s, WI_BWD_RECV, 0), s0 = node_of(b, s, WI_BWD_SEND, 0);
+		int32_t r0 = node_of(b, s, OP_BWD_RECV, 0), s0 = node_of(b, s, OP_BWD_SEND, 0);
 		if (r0 >= 0)
-			rc = add_edge(b, r0, warm);
-		if (!rc && s0 >= 0)
-			rc = add_edge(b, s0, warm);
+			add_edge(b, r0, warm);
+		if (s0 >= 0)
+			add_edge(b, s0, warm);
 	}
-	for (int ty = WI_FWD_SEND; !rc && ty <= WI_BWD_RECV; ty++) {
+	for (int ty = OP_FWD_SEND; ty <= OP_BWD_RECV; ty++) {
 		size_t m = stage_ops(b, s, &ty, 1, tmp);
-		rc = add_chain(b, tmp, m);
+		add_chain(b, tmp, m);
 	}
-	return rc;
+	return 0;
 }
 
 /* The first (lowest time order) or last compute of type ty and chunk mc
@@ -611,8 +582,8 @@ static int32_t chunk_compute(const struct build *b, int s, int ty, int mc, bool 
 static int chunk_gates(struct build *b, int s, int coll, uint8_t *done, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	bool ag = coll == WI_PARAMS_AG;
-	int comp = ag ? WI_FWD_COMPUTE : WI_BWD_COMPUTE;
+	bool ag = coll == OP_PARAMS_AG;
+	int comp = ag ? OP_FWD_COMPUTE : OP_BWD_COMPUTE;
 	int32_t n = b->cnt[s * NT + coll];
 	memset(done, 0, (size_t)e->vpp + 2);
 	for (int32_t k = 0; k < n; k++) {
@@ -627,11 +598,12 @@ static int chunk_gates(struct build *b, int s, int coll, uint8_t *done, int32_t 
 			return fail(b->err, b->errlen,
 				    "%s%s%s has mc %d, but stage %d has no %s of that chunk",
 				    b->t->src, b->t->src[0] ? ": " : "", n1, mc, s,
-				    wi_optype_name(comp));
+				    op_type_name(comp));
 		}
-		int rc = ag ? add_edge(b, c, op) : add_edge(b, op, c);
-		if (rc)
-			return rc;
+		if (ag)
+			add_edge(b, c, op);
+		else
+			add_edge(b, op, c);
 		done[mc + 1] = 1;
 	}
 	return 0;
@@ -641,82 +613,71 @@ static int chunk_gates(struct build *b, int s, int coll, uint8_t *done, int32_t 
 static int stage_dp(struct build *b, int s, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	static const int dpt[2] = { WI_PARAMS_AG, WI_GRADS_RS };
+	static const int dpt[2] = { OP_PARAMS_AG, OP_GRADS_RS };
 	size_t n = stage_ops(b, s, dpt, 2, tmp);
-	int rc = add_chain(b, tmp, n);
-	uint8_t *done = malloc((size_t)e->vpp + 2);
-	if (!done)
-		return PP_ENOMEM;
-	if (!rc)
-		rc = chunk_gates(b, s, WI_PARAMS_AG, done, tmp);
+	add_chain(b, tmp, n);
+	uint8_t *done = xmalloc((size_t)e->vpp + 2);
+	int rc = chunk_gates(b, s, OP_PARAMS_AG, done, tmp);
 	if (!rc && e->overlapped)
-		rc = chunk_gates(b, s, WI_GRADS_RS, done, tmp);
+		rc = chunk_gates(b, s, OP_GRADS_RS, done, tmp);
 	free(done);
 	return rc;
 }
 
 /* §3.9: the end-of-step chain. */
-static int stage_end(struct build *b, int s, int32_t *tmp)
+static void stage_end(struct build *b, int s, int32_t *tmp)
 {
 	struct whatif *e = b->e;
-	static const int comp[2] = { WI_FWD_COMPUTE, WI_BWD_COMPUTE };
+	static const int comp[2] = { OP_FWD_COMPUTE, OP_BWD_COMPUTE };
 	size_t n = stage_ops(b, s, comp, 2, tmp);
 	int32_t last = tmp[0];
 	for (size_t i = 1; i < n; i++)
 		if (e->node[tmp[i]].t1 > e->node[last].t1)
 			last = tmp[i];
-	int32_t gc = node_of(b, s, WI_GC, 0), ln = node_of(b, s, WI_LAYERNORM, 0);
-	int32_t emb = node_of(b, s, WI_EMBEDDING, 0), clip = node_of(b, s, WI_CLIP, 0);
-	int32_t opt = node_of(b, s, WI_OPTIMIZER, 0);
+	int32_t gc = node_of(b, s, OP_GC, 0), ln = node_of(b, s, OP_LAYERNORM, 0);
+	int32_t emb = node_of(b, s, OP_EMBEDDING, 0), clip = node_of(b, s, OP_CLIP, 0);
+	int32_t opt = node_of(b, s, OP_OPTIMIZER, 0);
 	int32_t chain[8];
 	size_t k = 0;
-	int rc = add_edge(b, gc, last);
-	if (rc)
-		return rc;
+	add_edge(b, gc, last);
 	chain[k++] = gc;
 	chain[k++] = ln;
 	if (emb >= 0)
 		chain[k++] = emb;
 	if (e->use_dp && e->overlapped) {
-		int32_t rlast = node_of(b, s, WI_GRADS_RS, b->cnt[s * NT + WI_GRADS_RS] - 1);
-		rc = add_edge(b, ln, rlast);
-		chain[k++] = node_of(b, s, WI_SEP_AR, 0);
+		int32_t rlast = node_of(b, s, OP_GRADS_RS, b->cnt[s * NT + OP_GRADS_RS] - 1);
+		add_edge(b, ln, rlast);
+		chain[k++] = node_of(b, s, OP_SEP_AR, 0);
 	} else if (e->use_dp) {
-		rc = add_chain(b, chain, k);
-		int32_t r0 = node_of(b, s, WI_GRADS_RS, 0);
-		int32_t rl = node_of(b, s, WI_GRADS_RS, b->cnt[s * NT + WI_GRADS_RS] - 1);
-		if (!rc)
-			rc = add_edge(b, r0, chain[k - 1]);
-		for (int32_t i = 1; !rc && i < b->cnt[s * NT + WI_GRADS_RS]; i++)
-			rc = add_edge(b, r0 + i, r0 + i - 1);
+		add_chain(b, chain, k);
+		int32_t r0 = node_of(b, s, OP_GRADS_RS, 0);
+		int32_t rl = node_of(b, s, OP_GRADS_RS, b->cnt[s * NT + OP_GRADS_RS] - 1);
+		add_edge(b, r0, chain[k - 1]);
+		for (int32_t i = 1; i < b->cnt[s * NT + OP_GRADS_RS]; i++)
+			add_edge(b, r0 + i, r0 + i - 1);
 		k = 0;
 		chain[k++] = rl;
 	}
 	chain[k++] = clip;
 	chain[k++] = opt;
-	return rc ? rc : add_chain(b, chain, k);
+	add_chain(b, chain, k);
 }
 
-static int build_groups(struct build *b)
+static void build_groups(struct build *b)
 {
 	struct whatif *e = b->e;
 	for (size_t v = 0; v < e->n; v++)
 		if (e->use_dp && dp_type(e->node[v].optype)) {
 			int32_t one = (int32_t)v;
-			if (add_group(b, &one, 1, true))
-				return PP_ENOMEM;
+			add_group(b, &one, 1, true);
 		}
-	int32_t emb[2] = { node_of(b, 0, WI_EMBEDDING, 0), node_of(b, e->pp - 1, WI_EMBEDDING, 0) };
-	if (add_group(b, emb, e->pp > 1 ? 2 : 1, false))
-		return PP_ENOMEM;
-	int32_t *clip = malloc((size_t)e->pp * sizeof(*clip));
-	if (!clip)
-		return PP_ENOMEM;
+	int32_t emb[2] = { node_of(b, 0, OP_EMBEDDING, 0), node_of(b, e->pp - 1, OP_EMBEDDING, 0) };
+	add_group(b, emb, e->pp > 1 ? 2 : 1, false);
+	int32_t *clip = xmalloc((size_t)e->pp * sizeof(*clip));
 	for (int s = 0; s < e->pp; s++)
-		clip[s] = node_of(b, s, WI_CLIP, 0);
-	int rc = add_group(b, clip, e->pp, true);
+		clip[s] = node_of(b, s, OP_CLIP, 0);
+	add_group(b, clip, e->pp, true);
 	free(clip);
-	return rc;
 }
 
 static int cmp_edge(const void *a, const void *b)
@@ -728,14 +689,12 @@ static int cmp_edge(const void *a, const void *b)
 }
 
 /* Sorts and dedupes the edges into the CSR arrays. */
-static int make_csr(struct build *b)
+static void make_csr(struct build *b)
 {
 	struct whatif *e = b->e;
 	qsort(b->edge, b->nedge, sizeof(*b->edge), cmp_edge);
-	e->pred_off = calloc(e->n + 1, sizeof(*e->pred_off));
-	e->pred = malloc((b->nedge ? b->nedge : 1) * sizeof(*e->pred));
-	if (!e->pred_off || !e->pred)
-		return PP_ENOMEM;
+	e->pred_off = xcalloc(e->n + 1, sizeof(*e->pred_off));
+	e->pred = xmalloc((b->nedge ? b->nedge : 1) * sizeof(*e->pred));
 	size_t k = 0;
 	for (size_t i = 0; i < b->nedge; i++) {
 		if (i && b->edge[i][0] == b->edge[i - 1][0] && b->edge[i][1] == b->edge[i - 1][1])
@@ -751,7 +710,6 @@ static int make_csr(struct build *b)
 	e->gmem = b->gmem;
 	b->group = NULL;
 	b->gmem = NULL;
-	return 0;
 }
 
 /* ---- schedule, cycles ---------------------------------------------------- */
@@ -762,13 +720,8 @@ static int report_cycle(struct build *b, const uint8_t *started)
 	struct whatif *e = b->e;
 	/* Walk predecessors (through group mates) among unstarted nodes until
 	 * a node repeats: that stretch is a cycle. */
-	int32_t *seen = malloc(e->n * sizeof(*seen));
-	int32_t *path = malloc((e->n + 1) * sizeof(*path));
-	if (!seen || !path) {
-		free(seen);
-		free(path);
-		return PP_ENOMEM;
-	}
+	int32_t *seen = xmalloc(e->n * sizeof(*seen));
+	int32_t *path = xmalloc((e->n + 1) * sizeof(*path));
 	for (size_t v = 0; v < e->n; v++)
 		seen[v] = -1;
 	int32_t v = -1;
@@ -822,17 +775,13 @@ static int make_schedule(struct build *b)
 {
 	struct whatif *e = b->e;
 	int rc = 0;
-	int32_t *deg = malloc(e->n * sizeof(*deg));
-	int32_t *succ_off = calloc(e->n + 1, sizeof(*succ_off));
-	int32_t *succ = malloc((e->nedges ? e->nedges : 1) * sizeof(*succ));
-	int32_t *queue = malloc(e->n * sizeof(*queue));
-	int32_t *gstarted = calloc(e->ngroups ? e->ngroups : 1, sizeof(*gstarted));
-	uint8_t *started = calloc(e->n, 1);
-	e->sched = malloc((e->n + e->ngroups) * sizeof(*e->sched));
-	if (!deg || !succ_off || !succ || !queue || !gstarted || !started || !e->sched) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
+	int32_t *deg = xmalloc(e->n * sizeof(*deg));
+	int32_t *succ_off = xcalloc(e->n + 1, sizeof(*succ_off));
+	int32_t *succ = xmalloc((e->nedges ? e->nedges : 1) * sizeof(*succ));
+	int32_t *queue = xmalloc(e->n * sizeof(*queue));
+	int32_t *gstarted = xcalloc(e->ngroups ? e->ngroups : 1, sizeof(*gstarted));
+	uint8_t *started = xcalloc(e->n, 1);
+	e->sched = xmalloc((e->n + e->ngroups) * sizeof(*e->sched));
 	for (size_t v = 0; v < e->n; v++) {
 		deg[v] = e->pred_off[v + 1] - e->pred_off[v];
 		for (int32_t k = e->pred_off[v]; k < e->pred_off[v + 1]; k++)
@@ -841,11 +790,7 @@ static int make_schedule(struct build *b)
 	for (size_t v = 0; v < e->n; v++)
 		succ_off[v + 1] += succ_off[v];
 	{
-		int32_t *fill = malloc(e->n * sizeof(*fill));
-		if (!fill) {
-			rc = PP_ENOMEM;
-			goto out;
-		}
+		int32_t *fill = xmalloc(e->n * sizeof(*fill));
 		memcpy(fill, succ_off, e->n * sizeof(*fill));
 		for (size_t v = 0; v < e->n; v++)
 			for (int32_t k = e->pred_off[v]; k < e->pred_off[v + 1]; k++)
@@ -881,7 +826,6 @@ static int make_schedule(struct build *b)
 	e->nsched = ns;
 	if (head < e->n)
 		rc = report_cycle(b, started);
-out:
 	free(deg);
 	free(succ_off);
 	free(succ);
@@ -903,20 +847,16 @@ static int place_rows(struct build *b)
 	char where[320], name[96];
 	int rc = 0;
 	size_t total = e->lanes * e->n;
-	int64_t *t0 = malloc(e->nsteps * sizeof(*t0));
-	size_t *sidx = malloc(t->n * sizeof(*sidx));
-	uint8_t *filled = calloc(total ? total : 1, 1);
-	e->rs = calloc(total ? total : 1, sizeof(*e->rs));
-	e->re = calloc(total ? total : 1, sizeof(*e->re));
-	e->cell_rank = malloc((size_t)e->dp * (size_t)e->pp * sizeof(*e->cell_rank));
+	int64_t *t0 = xmalloc(e->nsteps * sizeof(*t0));
+	size_t *sidx = xmalloc(t->n * sizeof(*sidx));
+	uint8_t *filled = xcalloc(total ? total : 1, 1);
+	e->rs = xcalloc(total ? total : 1, sizeof(*e->rs));
+	e->re = xcalloc(total ? total : 1, sizeof(*e->re));
+	e->cell_rank = xmalloc((size_t)e->dp * (size_t)e->pp * sizeof(*e->cell_rank));
 	struct imap rank_cell;
 	imap_init(&rank_cell);
 	int64_t last_rank = -1;
 	uint32_t last_cell = UINT32_MAX;
-	if (!t0 || !sidx || !filled || !e->rs || !e->re || !e->cell_rank) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
 	for (size_t i = 0; i < (size_t)e->dp * (size_t)e->pp; i++)
 		e->cell_rank[i] = -1;
 	for (size_t s = 0; s < e->nsteps; s++)
@@ -1000,17 +940,13 @@ out:
 
 /* §2.3-2.4 in one pass over the schedule: placeholder times, launch delays,
  * transfer times, and val (duration or transfer). */
-static int derive_lanes(struct whatif *e)
+static void derive_lanes(struct whatif *e)
 {
 	size_t total = e->lanes * e->n;
 	size_t maxl = e->bs * (size_t)e->dp;
-	e->delay = malloc(total * sizeof(*e->delay));
-	e->val = malloc(total * sizeof(*e->val));
-	double *g = malloc(maxl * sizeof(*g));
-	if (!e->delay || !e->val || !g) {
-		free(g);
-		return PP_ENOMEM;
-	}
+	e->delay = xmalloc(total * sizeof(*e->delay));
+	e->val = xmalloc(total * sizeof(*e->val));
+	double *g = xmalloc(maxl * sizeof(*g));
 	for (size_t bl = 0; bl < e->nblocks; bl++) {
 		size_t nb = wi_block_steps(e, bl), nl = nb * (size_t)e->dp;
 		size_t off = bl * e->bs * (size_t)e->dp * e->n;
@@ -1060,13 +996,12 @@ static int derive_lanes(struct whatif *e)
 		}
 	}
 	free(g);
-	return 0;
 }
 
 /* Is the type's ideal a mean (compute-like) rather than a median? */
 static bool mean_type(int ty)
 {
-	return ty == WI_FWD_COMPUTE || ty == WI_BWD_COMPUTE || ty == WI_OPTIMIZER || ty == WI_GC;
+	return ty == OP_FWD_COMPUTE || ty == OP_BWD_COMPUTE || ty == OP_OPTIMIZER || ty == OP_GC;
 }
 
 /* The k-th smallest of x[0..n) (x is reordered): Hoare's selection. */
@@ -1114,7 +1049,7 @@ static double median(double *x, size_t n)
 }
 
 /* §5: one ideal value per type, pooled over every op of the type. */
-static int ideal_values(struct whatif *e)
+static void ideal_values(struct whatif *e)
 {
 	size_t count[NT] = { 0 };
 	for (size_t v = 0; v < e->n; v++)
@@ -1122,12 +1057,8 @@ static int ideal_values(struct whatif *e)
 	size_t maxc = 0;
 	for (int ty = 0; ty < NT; ty++)
 		maxc = count[ty] > maxc ? count[ty] : maxc;
-	double *buf = malloc((maxc ? maxc : 1) * sizeof(*buf));
-	e->ideal = malloc(e->n * sizeof(*e->ideal));
-	if (!buf || !e->ideal) {
-		free(buf);
-		return PP_ENOMEM;
-	}
+	double *buf = xmalloc((maxc ? maxc : 1) * sizeof(*buf));
+	e->ideal = xmalloc(e->n * sizeof(*e->ideal));
 	for (int ty = 0; ty < NT; ty++) {
 		size_t k = 0;
 		for (size_t bl = 0; bl < e->nblocks; bl++) {
@@ -1152,14 +1083,11 @@ static int ideal_values(struct whatif *e)
 	for (size_t v = 0; v < e->n; v++)
 		e->ideal[v] = e->ideal_type[e->node[v].optype];
 	free(buf);
-	return 0;
 }
 
-static int recorded_spans(struct whatif *e)
+static void recorded_spans(struct whatif *e)
 {
-	e->span_base = malloc(e->nsteps * sizeof(*e->span_base));
-	if (!e->span_base)
-		return PP_ENOMEM;
+	e->span_base = xmalloc(e->nsteps * sizeof(*e->span_base));
 	for (size_t bl = 0; bl < e->nblocks; bl++) {
 		size_t nb = wi_block_steps(e, bl), nl = nb * (size_t)e->dp;
 		size_t off = bl * e->bs * (size_t)e->dp * e->n;
@@ -1176,7 +1104,6 @@ static int recorded_spans(struct whatif *e)
 			e->span_base[bl * e->bs + k] = hi - lo;
 		}
 	}
-	return 0;
 }
 
 int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t errlen)
@@ -1190,34 +1117,25 @@ int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t
 		goto out;
 	e->use_dp = (int64_t)e->dp * e->opts.dsp_size > 1;
 	for (size_t i = 0; i < t->n && !e->overlapped; i++)
-		e->overlapped = t->ops[i].optype == WI_SEP_AR;
+		e->overlapped = t->ops[i].optype == OP_SEP_AR;
 	size_t ncell = (size_t)e->pp * NT;
-	b.base = calloc(ncell, sizeof(*b.base));
-	b.cnt = calloc(ncell, sizeof(*b.cnt));
-	maxseq = malloc(ncell * sizeof(*maxseq));
-	need = calloc(ncell, 1);
-	if (!b.base || !b.cnt || !maxseq || !need) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
+	b.base = xcalloc(ncell, sizeof(*b.base));
+	b.cnt = xcalloc(ncell, sizeof(*b.cnt));
+	maxseq = xmalloc(ncell * sizeof(*maxseq));
+	need = xcalloc(ncell, 1);
 	if ((rc = check_first_slice(&b, maxseq, &fr)))
 		goto out;
 	if ((rc = check_model_rules(&b, maxseq, need)))
 		goto out;
-	if ((rc = make_nodes(&b, fr, need)))
-		goto out;
+	make_nodes(&b, fr, need);
 	int maxmc = -1;
 	for (size_t v = 0; v < e->n; v++)
 		if (!(e->node[v].flags & WI_NODE_PLACEHOLDER) && e->node[v].mc > maxmc)
 			maxmc = e->node[v].mc;
 	e->vpp = maxmc + 1;
-	tmp = malloc(e->n * sizeof(*tmp));
-	tmp2 = malloc(e->n * sizeof(*tmp2));
-	noop = calloc(e->n, 1);
-	if (!tmp || !tmp2 || !noop) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
+	tmp = xmalloc(e->n * sizeof(*tmp));
+	tmp2 = xmalloc(e->n * sizeof(*tmp2));
+	noop = xcalloc(e->n, 1);
 	for (int s = 0; s < e->pp && !rc; s++) {
 		rc = match_p2p(&b, s, 0, noop, tmp);
 		if (!rc)
@@ -1230,15 +1148,13 @@ int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t
 		if (!rc && e->use_dp)
 			rc = stage_dp(&b, s, tmp);
 		if (!rc)
-			rc = stage_end(&b, s, tmp);
+			stage_end(&b, s, tmp);
 	}
-	if (!rc)
-		rc = build_groups(&b);
-	if (!rc)
-		rc = make_csr(&b);
-	if (!rc)
-		rc = make_schedule(&b);
 	if (rc)
+		goto out;
+	build_groups(&b);
+	make_csr(&b);
+	if ((rc = make_schedule(&b)))
 		goto out;
 	e->bs = e->dp >= 32 ? 1 : (size_t)((32 + e->dp - 1) / e->dp);
 	if (e->bs > e->nsteps)
@@ -1247,11 +1163,9 @@ int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t
 	e->lanes = e->nsteps * (size_t)e->dp;
 	if ((rc = place_rows(&b)))
 		goto out;
-	if ((rc = derive_lanes(e)))
-		goto out;
-	if ((rc = ideal_values(e)))
-		goto out;
-	rc = recorded_spans(e);
+	derive_lanes(e);
+	ideal_values(e);
+	recorded_spans(e);
 out:
 	free(b.base);
 	free(b.cnt);

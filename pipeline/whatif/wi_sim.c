@@ -71,27 +71,20 @@ void wi_dp_max(double *x, size_t nb, int dp)
 	}
 }
 
-int wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
+void wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
 {
 	size_t maxl = e->bs * (size_t)e->dp, n = e->n;
-	int rc = 0;
 	if (!e->scratch) {
 		/* One block's starts and ends, kept for the engine's next runs:
 		 * fresh pages per run cost more than the run. */
-		e->scratch = malloc(2 * n * maxl * sizeof(*e->scratch));
-		if (!e->scratch)
-			return PP_ENOMEM;
+		e->scratch = xmalloc(2 * n * maxl * sizeof(*e->scratch));
 		hugepage_advise(e->scratch, 2 * n * maxl * sizeof(*e->scratch));
 	}
 	double *sbuf = e->scratch, *ebuf = e->scratch + n * maxl;
-	double *tmp = malloc(4 * maxl * sizeof(*tmp));
-	uint8_t *vmask = malloc((size_t)e->pp * maxl);
-	uint8_t *dmask = malloc((size_t)e->pp * maxl);
-	uint8_t *vmode = malloc(n), *dmode = malloc(n);
-	if (!tmp || !vmask || !dmask || !vmode || !dmode) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
+	double *tmp = xmalloc(4 * maxl * sizeof(*tmp));
+	uint8_t *vmask = xmalloc((size_t)e->pp * maxl);
+	uint8_t *dmask = xmalloc((size_t)e->pp * maxl);
+	uint8_t *vmode = xmalloc(n), *dmode = xmalloc(n);
 	double *pk = tmp, *mins = tmp + maxl, *maxe = tmp + 2 * maxl, *opte = tmp + 3 * maxl;
 	lane_masks(e, &sc->val, vmask, maxl);
 	lane_masks(e, &sc->delay, dmask, maxl);
@@ -146,7 +139,7 @@ int wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
 					en[l] = s[l] + d[l];
 					maxe[l] = en[l] > maxe[l] ? en[l] : maxe[l];
 				}
-				if (nd->optype == WI_OPTIMIZER)
+				if (nd->optype == OP_OPTIMIZER)
 					for (size_t l = 0; l < nl; l++)
 						opte[l] = en[l] > opte[l] ? en[l] : opte[l];
 				continue;
@@ -191,11 +184,9 @@ int wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
 				out->span[si] = hi - lo;
 		}
 	}
-out:
 	free(tmp);
 	free(vmask);
 	free(dmask);
 	free(vmode);
 	free(dmode);
-	return rc;
 }

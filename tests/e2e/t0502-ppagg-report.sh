@@ -24,7 +24,7 @@ is "a failed chart: exit 1" 1 $?
 ok_if "... reported with gnuplot's message" grep -q \
 	"warning: gnuplot failed on 'run2/pptrace/iteration_5/rank_1/overlap.gp' (exit 1): .*overlap.gp\" line [0-9]*: " fail.err
 ok_if "... the other charts rendered" test -s run2/pptrace/iteration_5/rank_1/timeline.png
-ok_if "hover text on a block" grep -q "showHypertext(evt,'rank 1\\\\nbwd_computation\\\\nstep bwd 2" \
+ok_if "hover text on a block" grep -q "showHypertext(evt,'rank 1 bwd_computation\\\\nstep bwd 2, " \
 	run/pptrace/iteration_5/pp_group_0/timeline.svg
 ok_if "hover text on a bar" grep -q "showHypertext(evt,'rank 0 fwd mbs 1" \
 	run/pptrace/iteration_5/rank_0/overlap.svg
@@ -33,7 +33,7 @@ blocks=$(awk '/^\$c[0-9] << EOD/{f=1;next} /^EOD/{f=0} f' $gp | wc -l)
 hovers=$(awk '/^\$hover << EOD/{f=1;next} /^EOD/{f=0} f' $gp | wc -l)
 is "every block has a hover point" "$blocks" "$hovers"
 ok_if "blocks drawn" test "$blocks" -gt 20
-ok_if "report links the other iteration" grep -q 'href="#i4-r1">4</a>' run/pptrace/index.html
+ok_if "report links the other iteration" grep -q 'href="iteration_4.html#r1">4</a>' run/pptrace/iteration_5.html
 ok_if "x axis in ms" grep -q "set xlabel 'time since the group''s first GPU event (ms)'" run/pptrace/iteration_4/pp_group_0/timeline.gp
 ppagg --base-folder run --iterations 4 --time-alignment individual --no-render -q --out ind
 ok_if "individual alignment" grep -q "individual alignment" ind/iteration_4/pp_group_0/timeline.gp
@@ -44,13 +44,17 @@ if ! command -v chromium >/dev/null; then
 	exit
 fi
 mkdir -p profile
-timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-	--dump-dom "file://$T/run/pptrace/index.html" >dom.html 2>chrome.err
-is "chromium loads the report" 0 $?
-n=$(grep -c '<img ' run/pptrace/index.html)
-is "every image loads ($n)" "data-images=\"$n/$n\"" "$(grep -o 'data-images="[^"]*"' dom.html)"
-ok_if "at least 12 images" test "$n" -ge 12
-is "no console message" "" "$(grep 'CONSOLE' chrome.err)"
+# Both pages: the summary with its overview, and an iteration's details.
+for page in index.html:10 iteration_5.html:6; do
+	min=${page#*:} page=${page%:*}
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$T/run/pptrace/$page" >dom.html 2>chrome.err
+	is "chromium loads $page" 0 $?
+	n=$(grep -c '<img ' run/pptrace/$page)
+	is "$page: every image loads ($n)" "data-images=\"$n/$n\"" "$(grep -o 'data-images="[^"]*"' dom.html)"
+	ok_if "$page: at least $min images" test "$n" -ge "$min"
+	is "$page: no console message" "" "$(grep 'CONSOLE' chrome.err)"
+done
 done_testing

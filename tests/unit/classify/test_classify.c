@@ -8,7 +8,8 @@
  *   L pid tid ts corr [cat]           launch (cudaLaunchKernel, cuda_runtime)
  *   K cat ts dur corr|- name...       GPU event on device 0, stream 7
  *   F s|f pid tid id                  fwdbwd flow endpoint
- *   P desc ranks                      process-group args for the next event
+ *   P desc|- ranks                    process-group args for the next event ("-": none)
+ *   C collective                      "Collective name" arg of the next event
  *   B base_ns                         header baseTimeNanoseconds
  * Expectations:
  *   mode megatron|generic
@@ -25,6 +26,10 @@
  *   stepname phase seq name        name of a step
  *   name i name...                 kernel i's name
  *   warning text...                a warning of the result
+ *   op optype seq start end mc mb step   the next what-if op (docs/contracts.md
+ *                                  §4.1) in the result's order (type, seq_id);
+ *                                  step = the seq that labels it, or -1
+ *   nops n                         how many ops
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,6 +41,7 @@
 #include <cmocka.h>
 
 #include "classify/classify.h"
+#include "model/optype.h"
 #include "model/patterns.h"
 #include "read/trace_read.h"
 #include "util/arena.h"
@@ -112,7 +118,7 @@ static struct rank_result *run_events_as(const char *events, struct arena *a,
 				    : classify_new(pats, a);
 	struct trace_header h;
 	char *text = arena_strndup(a, events, strlen(events));
-	const char *pg_desc = "", *pg_ranks = "";
+	const char *pg_desc = "", *pg_ranks = "", *coll = "";
 	size_t nev = 0, cap = 64;
 	struct trace_event *evs = malloc(cap * sizeof(*evs));
 	memset(&h, 0, sizeof(h));
@@ -129,8 +135,8 @@ static struct rank_result *run_events_as(const char *events, struct arena *a,
 		ev.pg_name = ev.pg_desc = ev.pg_ranks = sv("");
 		ev.collective = ev.dtype = sv("");
 		ev.pid.str = ev.tid.str = ev.id.str = sv("");
-		static const char types[] = "BPTXLKF";
-		static const int maxtok[] = { 2, 3, 4, 7, 6, 6, 5 };
+		static const char types[] = "BPTXLKFC";
+		static const int maxtok[] = { 2, 3, 4, 7, 6, 6, 5, 2 };
 		const char *ty = line[0] ? strchr(types, line[0]) : NULL;
 		if (!ty)
 			continue;
@@ -141,9 +147,10 @@ static struct rank_result *run_events_as(const char *events, struct arena *a,
 			h.base_time_ns = num(tok[1]);
 			continue;
 		case 'P':
-			pg_desc = tok[1];
+			pg_desc = strcmp(tok[1], "-") ? tok[1] : "";
 			pg_ranks = tok[2];
 			continue;
+		case 'C': coll = tok[1]; continue;
 		case 'T':
 			ev.ph = 'M';
 			ev.name = sv("thread_name");
@@ -199,7 +206,8 @@ static struct rank_result *run_events_as(const char *events, struct arena *a,
 		}
 		ev.pg_desc = sv(pg_desc);
 		ev.pg_ranks = sv(pg_ranks);
-		pg_desc = pg_ranks = "";
+		ev.collective = sv(coll);
+		pg_desc = pg_ranks = coll = "";
 		if (nev == cap) {
 			cap *= 2;
 			evs = realloc(evs, cap * sizeof(*evs));
@@ -316,6 +324,7 @@ static void check(const struct rank_result *r, const char *expect,
 	char *text = arena_strndup(a, expect, strlen(expect));
 	bool cat_seen[RR_NCATEGORIES] = { false };
 	bool cats_listed = false;
+	size_t nop = 0;
 	for (char *line = text, *next; line && *line; line = next) {
 		char *tok[MAXTOK] = { NULL };
 		next = strchr(line, '\n');
@@ -427,6 +436,18 @@ static void check(const struct rank_result *r, const char *expect,
 			size_t i = (size_t)num(tok[1]);
 			assert_string_equal(r->names[r->kernels[i].name_id],
 					    tok[2]);
+		} else if (!strcmp(tok[0], "op")) {
+			assert_true(nop < r->nops);
+			const struct rr_op *o = &r->ops[nop++];
+			assert_string_equal(op_type_name(o->optype), tok[1]);
+			assert_int_equal(o->seq_id, num(tok[2]));
+			assert_int_equal(o->start_ns, num(tok[3]));
+			assert_int_equal(o->end_ns, num(tok[4]));
+			assert_int_equal(o->mc, num(tok[5]));
+			assert_int_equal(o->mb_id, num(tok[6]));
+			assert_int_equal(o->step_seq, num(tok[7]));
+		} else if (!strcmp(tok[0], "nops")) {
+			assert_int_equal(r->nops, num(tok[1]));
 		} else {
 			fail_msg("bad expectation '%s'", tok[0]);
 		}

@@ -366,6 +366,156 @@ static const struct tcase cases[] = {
 	  "k 0 computation - -1\n"
 	  "warning 1 forward/backward step slices, none on the forward thread (rule flows): generic mode (types only)\n" },
 
+	{ "whatif_ops_megatron",
+	  /* docs/contracts.md §4.1: the collective from the kernel's
+	   * Collective name arg (ncclDevKernel_Generic names none), the
+	   * computes' spans (the forward's TP
+	   * all-reduce in it), a combined p2p call's two rows, a call without
+	   * a kernel none, an overlapped reduce-scatter labelled by its
+	   * backward step, finalize_model_grads' TP and EMBEDDING all-reduces,
+	   * the clip frame's norm and all-reduce, the optimizer with its DP
+	   * all-gather, and the placeholders gc, separate all-reduce (at the
+	   * end of finalize's rows) and params-all-gather (at the origin). */
+	  "T 1 1 MainThread\n"
+	  "T 1 2 pt_autograd_0\n"
+	  "F s 1 1 100\n"
+	  "F f 1 2 100\n"
+	  "X python_function 1 1 1000 1000 megatron/core/pipeline_parallel/schedules.py(290): forward_step\n"
+	  "L 1 1 1100 1\n"
+	  "P TENSOR_MODEL_PARALLEL_GROUP [0, 1]\n"
+	  "L 1 1 1200 2\n"
+	  "X python_function 1 1 2100 300 p2p_communication.py(600): send_forward_recv_backward\n"
+	  "L 1 1 2150 3\n"
+	  "X python_function 1 1 2500 50 p2p_communication.py(518): recv_forward\n"
+	  "X python_function 1 1 3000 1000 megatron/core/pipeline_parallel/schedules.py(395): backward_step\n"
+	  "L 1 2 3100 4\n"
+	  "X python_function 1 2 3300 100 distributed/param_and_grad_buffer.py(401): start_grad_sync\n"
+	  "P DATA_PARALLEL_GROUP [0, 2]\n"
+	  "L 1 2 3310 5\n"
+	  "X python_function 1 1 4100 400 megatron/core/distributed/finalize_model_grads.py(256): finalize_model_grads\n"
+	  "P TENSOR_MODEL_PARALLEL_GROUP [0, 1]\n"
+	  "L 1 1 4150 6\n"
+	  "P EMBEDDING_GROUP [0, 6]\n"
+	  "L 1 1 4200 7\n"
+	  "X python_function 1 1 4600 400 megatron/core/optimizer/optimizer.py(470): step\n"
+	  "X python_function 1 1 4610 50 megatron/core/optimizer/clip_grads.py(138): clip_grad_norm_fp32\n"
+	  "L 1 1 4620 8\n"
+	  "P default_pg [0, 1, 2, 3]\n"
+	  "L 1 1 4630 9\n"
+	  "L 1 1 4700 10\n"
+	  "P DATA_PARALLEL_GROUP [0, 2]\n"
+	  "L 1 1 4800 11\n"
+	  "K kernel 5000 100 1 sm90_gemm\n"
+	  "C allreduce\n"
+	  "K kernel 5100 50 2 ncclDevKernel_AllReduce_Sum\n"
+	  "K kernel 5200 300 3 ncclDevKernel_SendRecv\n"
+	  "K kernel 6000 200 4 sm90_gemm_bwd\n"
+	  "C reduce_scatter\n"
+	  "K kernel 6300 100 5 ncclDevKernel_Generic\n"
+	  "K kernel 6500 20 6 ncclDevKernel_AllReduce_Sum\n"
+	  "K kernel 6530 30 7 ncclDevKernel_AllReduce_Sum\n"
+	  "K kernel 6600 10 8 l2norm_kernel\n"
+	  "K kernel 6610 40 9 ncclDevKernel_AllReduce_Sum\n"
+	  "K kernel 6700 100 10 multi_tensor_apply_kernel\n"
+	  "C _allgather_base\n"
+	  "K kernel 6800 50 11 ncclDevKernel_Generic\n",
+	  "mode megatron\n"
+	  "op forward-compute 0 5000 5150 -1 -1 0\n"
+	  "op backward-compute 0 6000 6200 -1 -1 0\n"
+	  "op forward-send 0 5200 5500 -1 -1 -1\n"
+	  "op backward-recv 0 5200 5500 -1 -1 -1\n"
+	  "op params-all-gather 0 5000 5000 0 -1 -1\n"
+	  "op grads-reduce-scatter 0 6300 6400 -1 -1 0\n"
+	  "op separate-grads-all-reduce 0 6560 6560 -1 -1 -1\n"
+	  "op layernorm-grads-all-reduce 0 6500 6520 -1 -1 -1\n"
+	  "op embedding-grads-all-reduce 0 6530 6560 -1 -1 -1\n"
+	  "op optimizer-clip-main-grad 0 6600 6650 -1 -1 -1\n"
+	  "op optimizer 0 6700 6850 -1 -1 -1\n"
+	  "op gc 0 6200 6200 -1 -1 -1\n"
+	  "nops 12\n" },
+
+	{ "whatif_ops_without_descriptions",
+	  /* docs/contracts.md §4.1 without Process Group Descriptions nor
+	   * Collective names: the collective from the kernel's name; a
+	   * reduce-scatter in a dp_comm frame and plain DDP's all-reduce in
+	   * finish_grad_sync are the DP group's (mc: the finish_grad_sync
+	   * frame's index); in finalize_model_grads an all-reduce over the
+	   * pipeline's ends (the p2p kernel's ranks) is the embedding group's,
+	   * another the tensor-parallel one's; a forward step's all-reduce
+	   * is no op. */
+	  "T 1 1 MainThread\n"
+	  "T 1 2 pt_autograd_0\n"
+	  "F s 1 1 100\n"
+	  "F f 1 2 100\n"
+	  "X python_function 1 1 1000 1000 schedules.py(290): forward_step\n"
+	  "L 1 1 1100 1\n"
+	  "P - [0, 1]\n"
+	  "L 1 1 1200 2\n"
+	  "X python_function 1 1 2100 300 p2p_communication.py(560): send_forward\n"
+	  "P - [0, 2, 4, 6]\n"
+	  "L 1 1 2150 3\n"
+	  "X python_function 1 1 3000 1000 schedules.py(395): backward_step\n"
+	  "L 1 2 3100 4\n"
+	  "X python_function 1 2 3300 100 param_and_grad_buffer.py(401): start_grad_sync\n"
+	  "P - [0, 8]\n"
+	  "L 1 2 3310 5\n"
+	  "X python_function 1 1 4100 400 finalize_model_grads.py(256): finalize_model_grads\n"
+	  "X python_function 1 1 4110 50 distributed_data_parallel.py(452): finish_grad_sync\n"
+	  "P - [0, 8]\n"
+	  "L 1 1 4120 6\n"
+	  "P - [0, 1]\n"
+	  "L 1 1 4200 7\n"
+	  "P - [6, 0]\n"
+	  "L 1 1 4250 8\n"
+	  "X python_function 1 1 4600 400 optimizer.py(470): step\n"
+	  "L 1 1 4700 9\n"
+	  "K kernel 5000 100 1 sm90_gemm\n"
+	  "K kernel 5100 50 2 ncclKernel_AllReduce_RING_LL_Sum_float\n"
+	  "K kernel 5200 300 3 ncclKernel_SendRecv\n"
+	  "K kernel 6000 200 4 sm90_gemm_bwd\n"
+	  "K kernel 6300 100 5 ncclKernel_ReduceScatter_RING_LL_Sum_float\n"
+	  "K kernel 6400 50 6 ncclKernel_AllReduce_RING_LL_Sum_float\n"
+	  "K kernel 6500 20 7 ncclKernel_AllReduce_RING_LL_Sum_float\n"
+	  "K kernel 6530 30 8 ncclKernel_AllReduce_RING_LL_Sum_float\n"
+	  "K kernel 6700 100 9 multi_tensor_apply_kernel\n",
+	  "mode megatron\n"
+	  "op forward-compute 0 5000 5150 -1 -1 0\n"
+	  "op backward-compute 0 6000 6200 -1 -1 0\n"
+	  "op forward-send 0 5200 5500 -1 -1 -1\n"
+	  "op params-all-gather 0 5000 5000 0 -1 -1\n"
+	  "op grads-reduce-scatter 0 6300 6400 -1 -1 0\n"
+	  "op grads-reduce-scatter 1 6400 6450 0 -1 -1\n"
+	  "op separate-grads-all-reduce 0 6560 6560 -1 -1 -1\n"
+	  "op layernorm-grads-all-reduce 0 6500 6520 -1 -1 -1\n"
+	  "op embedding-grads-all-reduce 0 6530 6560 -1 -1 -1\n"
+	  "op optimizer 0 6700 6800 -1 -1 -1\n"
+	  "op gc 0 6200 6200 -1 -1 -1\n"
+	  "nops 11\n" },
+
+	{ "whatif_ops_one_stage",
+	  /* No pipeline call launched anything: a one-stage pipeline, first
+	   * and last stage at once (the embedding placeholder after the
+	   * layernorm one, both at the last compute's end); no DP, so no
+	   * all-gather placeholder and no separate all-reduce. */
+	  "T 1 1 MainThread\n"
+	  "T 1 2 pt_autograd_0\n"
+	  "F s 1 1 100\n"
+	  "F f 1 2 100\n"
+	  "X python_function 1 1 1000 1000 schedules.py(290): forward_step\n"
+	  "L 1 1 1100 1\n"
+	  "X python_function 1 1 2100 30 p2p_communication.py(518): recv_forward\n"
+	  "X python_function 1 1 3000 1000 schedules.py(395): backward_step\n"
+	  "L 1 2 3100 2\n"
+	  "K kernel 5000 100 1 sm90_gemm\n"
+	  "K kernel 6000 200 2 sm90_gemm_bwd\n",
+	  "mode megatron\n"
+	  "op forward-compute 0 5000 5100 -1 -1 0\n"
+	  "op backward-compute 0 6000 6200 -1 -1 0\n"
+	  "op layernorm-grads-all-reduce 0 6200 6200 -1 -1 -1\n"
+	  "op embedding-grads-all-reduce 0 6200 6200 -1 -1 -1\n"
+	  "op gc 0 6200 6200 -1 -1 -1\n"
+	  "nops 5\n" },
+
 	{ "no_gpu_events", "X python_function 1 1 0 100 forward_step\n",
 	  "mode megatron\n"
 	  "nsteps 1\n"

@@ -1,7 +1,10 @@
 /* The real proof: classify ppgen trace trees (reader → classifier) and
- * compare ranks / category_stats / steps with the generator's exact truth
- * (DIR/.truth/ CSV files, docs/contracts.md §4), as sets of CSV lines. ppgen is
- * taken from $PP_FAST_BIN (or build/bin); without it the tests pass empty. */
+ * compare ranks / category_stats / steps and the what-if ops with the
+ * generator's exact truth (DIR/.truth/ CSV files, docs/contracts.md §4), as
+ * sets of CSV lines. The ops' worker, chunk and micro-batch labels come from
+ * the tree's topology file and the layout's --vpp, as ppagg gives them
+ * (rr_vpp_label()). ppgen is taken from $PP_FAST_BIN (or build/bin);
+ * without it the tests are skipped. */
 #include <ctype.h>
 #include <dirent.h>
 #include <setjmp.h>
@@ -14,17 +17,24 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "agg/topology.h"
 #include "classify/classify.h"
+#include "model/optype.h"
 #include "model/patterns.h"
 #include "read/trace_read.h"
 #include "util/arena.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 
-enum { F_RANKS, F_CATS, F_STEPS, F_N };
-static const char *const truth_files[F_N] = { "ranks.csv",
-					      "category_stats.csv",
-					      "steps.csv" };
+enum { F_RANKS, F_CATS, F_STEPS, F_OPS, F_N };
+static const char *const truth_files[F_N] = { "ranks.csv", "category_stats.csv", "steps.csv",
+					      "ops.csv" };
+
+/* What labels a rank's ops: the tree's topology and VPP. */
+struct layout {
+	struct topology t;
+	int vpp;
+};
 
 struct lines {
 	char **v;
@@ -70,8 +80,37 @@ static long rank_from_name(const char *name)
 	return -1;
 }
 
-static void emit(struct lines out[F_N], long it, long rank,
-		 const struct rank_result *r)
+/* The rank's op rows, labelled as ppagg labels them. */
+static void emit_ops(struct lines *out, long it, long rank, const struct rank_result *r,
+		     const struct layout *lay)
+{
+	const struct topology *t = &lay->t;
+	assert_true(rank >= 0 && rank < t->nrank);
+	int dp = t->model_of[rank], stage = t->stage_of[rank], P = t->pp;
+	for (size_t i = 0; i < r->nops; i++) {
+		const struct rr_op *o = &r->ops[i];
+		int mc = o->mc, gmc = -1, mb = o->mb_id;
+		if (o->step_seq >= 0) {
+			int32_t chunk, micro;
+			bool bwd = o->optype == OP_BWD_COMPUTE || o->optype == OP_GRADS_RS;
+			assert_int_equal(
+				rr_vpp_label(o->step_seq, bwd, P, lay->vpp, &chunk, &micro), 0);
+			mc = chunk;
+			if (o->optype == OP_FWD_COMPUTE || o->optype == OP_BWD_COMPUTE) {
+				mb = micro;
+				gmc = chunk * P + stage;
+			}
+		}
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%ld,%ld,%d,%d,%s,%d,%d,%d,%d,%lld,%lld", it, rank, dp,
+			 stage, op_type_name(o->optype), (int)o->seq_id, mc, gmc, mb,
+			 (long long)o->start_ns, (long long)o->end_ns);
+		lines_add(out, buf);
+	}
+}
+
+static void emit(struct lines out[F_N], long it, long rank, const struct rank_result *r,
+		 const struct layout *lay)
 {
 	char buf[512];
 	if (r->has_window)
@@ -112,10 +151,11 @@ static void emit(struct lines out[F_N], long it, long rank,
 			snprintf(buf + n, sizeof(buf) - (size_t)n, ",,0,0,0,0,0");
 		lines_add(&out[F_STEPS], buf);
 	}
+	emit_ops(&out[F_OPS], it, rank, r, lay);
 }
 
-static void classify_one(const char *path, long it, const char *fname,
-			 const struct patterns *pats, struct lines out[F_N])
+static void classify_one(const char *path, long it, const char *fname, const struct patterns *pats,
+			 const struct layout *lay, struct lines out[F_N])
 {
 	struct arena a = ARENA_INIT;
 	struct trace_reader_opts o = { .salvage = false };
@@ -132,12 +172,12 @@ static void classify_one(const char *path, long it, const char *fname,
 	const struct trace_header *h = trace_reader_header(rd);
 	assert_int_equal(classify_finish(c, h, &r), 0);
 	classify_free(c);
-	emit(out, it, h->has_rank ? (long)h->rank : rank_from_name(fname), r);
+	emit(out, it, h->has_rank ? (long)h->rank : rank_from_name(fname), r, lay);
 	trace_reader_close(rd);
 	arena_release(&a);
 }
 
-static void classify_tree(const char *dir, const struct patterns *pats,
+static void classify_tree(const char *dir, const struct patterns *pats, const struct layout *lay,
 			  struct lines out[F_N])
 {
 	DIR *d = opendir(dir);
@@ -159,7 +199,7 @@ static void classify_tree(const char *dir, const struct patterns *pats,
 			if (f->d_name[0] == '.' || !strstr(f->d_name, ".json"))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", sub, f->d_name);
-			classify_one(path, it, f->d_name, pats, out);
+			classify_one(path, it, f->d_name, pats, lay, out);
 		}
 		closedir(sd);
 	}
@@ -236,7 +276,18 @@ static void run_layout(void **state)
 	struct lines got[F_N] = { { 0 } }, exp[F_N] = { { 0 } };
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
-	classify_tree(dir, pats, got);
+	struct layout lay = { .t = TOPOLOGY_INIT, .vpp = 1 };
+	const char *v = strstr(args, "--vpp ");
+	if (v)
+		lay.vpp = atoi(v + 6);
+	const char *dirs[] = { dir };
+	char *topo = topo_find_file(dirs, 1);
+	assert_non_null(topo);
+	assert_int_equal(topo_load_file(&lay.t, topo), 0);
+	assert_int_equal(topo_index(&lay.t), 0);
+	free(topo);
+	classify_tree(dir, pats, &lay, got);
+	topo_release(&lay.t);
 	int bad = 0;
 	for (int i = 0; i < F_N; i++) {
 		char path[8192];
@@ -265,16 +316,20 @@ int main(void)
 		LAYOUT("vpp2_recompute_relative_gzip",
 		       "--pp 2 --vpp 2 --dp 2 --microbatches 4 --recompute "
 		       "--time-format relative --gzip"),
-		LAYOUT("cp_ep_recompute",
-		       "--tp 2 --pp 2 --cp 2 --ep 2 --dp 2 --microbatches 6 "
-		       "--recompute --ranks 0-3,16"),
-		LAYOUT("vpp4_many_microbatches",
-		       "--pp 4 --vpp 4 --microbatches 12 --layers 2 "
-		       "--iterations 3 --ranks 0,3"),
-		LAYOUT("straggler_nasty",
-		       "--pp 2 --dp 2 --straggler 1:1.5 --nasty "
-		       "string-ids,unsorted,unicode,control-chars,orphans,"
-		       "zero-dur,big-ids,bom,whitespace,nan"),
+		LAYOUT("cp_ep_recompute", "--tp 2 --pp 2 --cp 2 --ep 2 --dp 2 --microbatches 6 "
+					  "--recompute --ranks 0-3,16"),
+		LAYOUT("vpp4_many_microbatches", "--pp 4 --vpp 4 --microbatches 12 --layers 2 "
+						 "--iterations 3 --ranks 0,3"),
+		LAYOUT("straggler_nasty", "--pp 2 --dp 2 --straggler 1:1.5 --nasty "
+					  "string-ids,unsorted,unicode,control-chars,orphans,"
+					  "zero-dur,big-ids,bom,whitespace,nan"),
+		LAYOUT("vpp2_finish_forward_gather_clocks",
+		       "--tp 2 --pp 4 --vpp 2 --dp 2 --microbatches 8 --layers 2 "
+		       "--grad-reduce finish --param-gather forward --gpus-per-host 4 "
+		       "--clock-skew-max 700"),
+		LAYOUT("vpp3_all_warmup",
+		       "--pp 3 --vpp 3 --microbatches 3 --layers 1 --iterations 1,2"),
+		LAYOUT("no_pipeline", "--pp 1 --dp 4 --tp 2 --microbatches 3 --layers 1"),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* Unit tests for storage/: schema versioning and migration (from a real
  * version-2 schema), storing traces, the views, replacement, sticky errors,
- * failed traces, adoption of legacy rows, rank resolution. */
+ * failed traces, adoption of legacy rows, rank resolution, ops and op-trace
+ * imports (bulk transactions, replacement, the ops view's coordinates). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,8 @@
 #include <sqlite3.h>
 
 #include "schema_v2.h"
+#include "model/optype.h"
+#include "model/rank_result.h"
 #include "storage/db.h"
 #include "storage/schema.h"
 #include "util/pp.h"
@@ -148,13 +151,16 @@ static void test_schema_created_and_versioned(void **state)
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "3\n");
+	assert_rows(db, "PRAGMA user_version", "5\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
 	assert_rows(db,
 		    "SELECT name FROM sqlite_master WHERE type = 'view' "
 		    "ORDER BY name",
-		    "category_stats\nkernels\npipelines\npp_groups\n"
-		    "rank_conflicts\nranks\nsteps\nstragglers\n");
+		    "category_stats\nkernels\nops\npipelines\npp_groups\n"
+		    "rank_conflicts\nranks\nsteps\nstragglers\nwhatif\nwhatif_optypes\n"
+		    "whatif_steps\nwhatif_workers\n");
+	assert_rows(db, "SELECT count(*), min(name), max(name) FROM optype_codes",
+		    "14|backward-compute|separate-grads-all-reduce\n");
 	db_close(db);
 	/* Reopening an up-to-date file changes nothing. */
 	db = db_open(path, 0, 0, err, sizeof(err));
@@ -166,7 +172,9 @@ static void test_schema_created_and_versioned(void **state)
 
 /* A file made with the version-2 schema (schema_v2.h), holding one trace
  * as pptrace stored it then (canonical path, rank from the header). Version
- * 1: without ppagg's tables and views. */
+ * 1: without ppagg's tables and views. Version 3: version 2 with the
+ * identity columns of 3 (what version 3 added to existing tables); its
+ * views are version 2's, which the upgrade replaces anyway. */
 static char *make_old(int version)
 {
 	char *path = tmp_db();
@@ -185,6 +193,15 @@ static char *make_old(int version)
 			" VALUES (1 << 32, 128, 0, 1, 0, 100);",
 			NULL, NULL, NULL),
 		SQLITE_OK);
+	if (version == 3)
+		assert_int_equal(sqlite3_exec(c,
+					      "ALTER TABLE traces ADD COLUMN file TEXT;"
+					      "ALTER TABLE traces ADD COLUMN header_rank INTEGER;"
+					      "ALTER TABLE traces ADD COLUMN name_rank INTEGER;"
+					      "ALTER TABLE traces ADD COLUMN rank_note TEXT;"
+					      "UPDATE traces SET header_rank = rank, file = path;",
+					      NULL, NULL, NULL),
+				 SQLITE_OK);
 	if (version == 1)
 		assert_int_equal(
 			sqlite3_exec(
@@ -194,11 +211,9 @@ static char *make_old(int version)
 				"DROP TABLE agg_straggler",
 				NULL, NULL, NULL),
 			SQLITE_OK);
-	assert_int_equal(
-		sqlite3_exec(c,
-			     version == 1 ? "PRAGMA user_version = 1" : "PRAGMA user_version = 2",
-			     NULL, NULL, NULL),
-		SQLITE_OK);
+	char pragma[64];
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version);
+	assert_int_equal(sqlite3_exec(c, pragma, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(c);
 	return path;
 }
@@ -208,22 +223,30 @@ static void collect_legacy(void *ctx, const struct db_stored *s)
 	strbuf_addf(ctx, "%s|%s|%d\n", s->path, s->folder, s->legacy);
 }
 
-/* Versions 1 and 2 are brought to 3 in place: the old row keeps its data,
- * is marked legacy (file NULL), its rank counts as its header's; the views
- * are the current ones. */
+/* Versions 1 and 2 are brought to 4 in place: the old row keeps its data,
+ * is marked legacy (file NULL), its rank counts as its header's; version 3
+ * keeps its identity; the views are the current ones, the ops and what-if
+ * tables there and empty. */
 static void test_old_versions_are_migrated(void **state)
 {
 	char err[512];
 	(void)state;
-	for (int version = 1; version <= 2; version++) {
+	for (int version = 1; version <= 3; version++) {
 		char *path = make_old(version);
 		struct db *db = db_open(path, 0, 0, err, sizeof(err));
 		assert_non_null(db);
-		assert_rows(db, "PRAGMA user_version", "3\n");
+		assert_rows(db, "PRAGMA user_version", "5\n");
+		bool legacy = version < 3;
 		assert_rows(db,
-			    "SELECT path, file, header_rank, name_rank, rank, rank_note"
+			    "SELECT path, file IS NULL, header_rank, name_rank, rank, rank_note"
 			    " FROM traces",
-			    "/real/iteration_3/rank_0000.json|NULL|4|NULL|4|NULL\n");
+			    legacy ? "/real/iteration_3/rank_0000.json|1|4|NULL|4|NULL\n"
+				   : "/real/iteration_3/rank_0000.json|0|4|NULL|4|NULL\n");
+		assert_rows(
+			db,
+			"SELECT (SELECT count(*) FROM ops), (SELECT count(*) FROM whatif),"
+			" (SELECT count(*) FROM whatif_workers), (SELECT count(*) FROM optype_codes)",
+			"0|0|0|14\n");
 		assert_rows(db,
 			    "SELECT iteration, rank, category, phase, name, dur_ns"
 			    " FROM kernels",
@@ -232,7 +255,9 @@ static void test_old_versions_are_migrated(void **state)
 		assert_rows(db, "SELECT count(*) FROM rank_conflicts", "0\n");
 		struct strbuf sb = STRBUF_INIT;
 		assert_int_equal(db_trace_each(db, collect_legacy, &sb), 0);
-		assert_string_equal(sb.buf, "/real/iteration_3/rank_0000.json|iteration_3|1\n");
+		assert_string_equal(sb.buf,
+				    legacy ? "/real/iteration_3/rank_0000.json|iteration_3|1\n"
+					   : "/real/iteration_3/rank_0000.json|iteration_3|0\n");
 		strbuf_release(&sb);
 		/* The ranks of a migrated file resolve to what they were. */
 		assert_int_equal(db_resolve_ranks(db), 0);
@@ -588,6 +613,261 @@ static void test_kernel_batches(void **state)
 	rm_db(path);
 }
 
+/* One trace of an op-trace import: n ops (forward computes) on worker
+ * (dp, stage) of source (0: none, as a Kineto trace's ops). */
+static void store_ops(struct db *db, const char *path, int64_t iteration, int64_t rank,
+		      int64_t source, int dp, int stage, int n)
+{
+	struct db_trace t = sample_trace(path, rank);
+	t.iteration = iteration;
+	t.mode = DB_MODE_OPTRACE;
+	t.bytes = -1;
+	t.kernels = 0;
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	if (source)
+		assert_int_equal(db_trace_set_worker(db, source, dp, stage), 0);
+	for (int i = 0; i < n; i++) {
+		struct db_op op = { .optype = OP_FWD_COMPUTE,
+				    .seq_id = i,
+				    .mc = 0,
+				    .gmc = (int16_t)stage,
+				    .mb_id = (int16_t)i,
+				    .start_ns = t.window_start_ns + 10 * i,
+				    .end_ns = t.window_start_ns + 10 * i + 5 };
+		assert_int_equal(db_trace_add_op(db, &op), 0);
+	}
+	assert_int_equal(db_trace_commit(db), 0);
+}
+
+static struct db_op_source sample_source(void)
+{
+	struct db_op_source src = { .path = "/d/t.csv",
+				    .file = "/real/t.csv",
+				    .bytes = 99,
+				    .has_meta = true,
+				    .trial_name = "AR",
+				    .dp_size = 2,
+				    .pp_size = 1,
+				    .tp_size = 1,
+				    .dsp_size = 1,
+				    .vpp_size = 1,
+				    .world_size = 2 };
+	return src;
+}
+
+/* An import is one transaction that replaces the earlier import of the
+ * same file; ops keep their order and times; the ops view takes the
+ * recorded worker, else ppagg's topology. */
+static void test_ops_and_imports(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db_op_source src = sample_source();
+	int64_t id = 0, removed = -1;
+	(void)state;
+	assert_non_null(db);
+	/* Not outside a bulk transaction. */
+	assert_int_equal(db_op_source_replace(db, &src, &id, &removed), PP_EINVAL);
+	db_trace_rollback(db);
+	assert_int_equal(db_bulk_begin(db), 0);
+	assert_int_equal(db_op_source_replace(db, &src, &id, &removed), 0);
+	assert_int_equal(removed, 0);
+	store_ops(db, "/d/t.csv#step=1/rank=0", 1, 0, id, 0, 0, 40); /* > one batch */
+	store_ops(db, "/d/t.csv#step=1/rank=1", 1, 1, id, 1, 0, 3);
+	/* Before the commit another connection sees nothing. */
+	sqlite3 *other;
+	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(other, "SELECT count(*) FROM ops", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 0);
+	sqlite3_finalize(st);
+	sqlite3_close(other);
+	assert_int_equal(db_bulk_commit(db), 0);
+	assert_rows(db, "SELECT count(*), count(DISTINCT rank) FROM ops", "43|2\n");
+	assert_rows(db,
+		    "SELECT iteration, rank, dp_rank, stage, optype, seq_id, mc, gmc, mb_id,"
+		    " start_ns, end_ns FROM ops WHERE rank = 1",
+		    "1|1|1|0|forward-compute|0|0|0|0|1700000000000000000|1700000000000000005\n"
+		    "1|1|1|0|forward-compute|1|0|0|1|1700000000000000010|1700000000000000015\n"
+		    "1|1|1|0|forward-compute|2|0|0|2|1700000000000000020|1700000000000000025\n");
+	assert_rows(db, "SELECT max(seq_id), sum(end_ns - start_ns) FROM ops WHERE rank = 0",
+		    "39|200\n");
+	assert_rows(db, "SELECT mode, bytes FROM ranks WHERE rank = 0", "optrace|NULL\n");
+
+	/* Ops without a recorded worker take ppagg's topology. */
+	store_ops(db, "/k/iteration_1/rank_0002.json", 1, 2, 0, 0, 0, 1);
+	assert_rows(db, "SELECT dp_rank, stage FROM ops WHERE rank = 2", "NULL|NULL\n");
+	assert_int_equal(
+		sqlite3_exec(
+			db_sqlite(db),
+			"INSERT INTO agg_topology(rank, pp_group, stage, dp_rank) VALUES (2, 0, 1, 0)",
+			NULL, NULL, NULL),
+		SQLITE_OK);
+	assert_rows(db, "SELECT dp_rank, stage FROM ops WHERE rank = 2", "0|1\n");
+	/* Storing a trace again drops its old ops. */
+	store_ops(db, "/k/iteration_1/rank_0002.json", 1, 2, 0, 0, 0, 2);
+	assert_rows(db, "SELECT count(*) FROM ops WHERE rank = 2", "2\n");
+
+	/* The same file again: its earlier traces go, the other trace stays. */
+	assert_int_equal(db_bulk_begin(db), 0);
+	assert_int_equal(db_op_source_replace(db, &src, &id, &removed), 0);
+	assert_int_equal(removed, 2);
+	store_ops(db, "/d/t.csv#step=2/rank=0", 2, 0, id, 0, 0, 1);
+	assert_int_equal(db_bulk_commit(db), 0);
+	assert_rows(db, "SELECT iteration, rank, count(*) FROM ops GROUP BY 1, 2 ORDER BY 1, 2",
+		    "1|2|2\n2|0|1\n");
+	assert_rows(db, "SELECT count(*), max(id) = min(id) FROM op_source", "1|1\n");
+	assert_rows(db, "SELECT count(*) FROM op_worker", "1\n");
+	assert_rows(db, "SELECT count(*) FROM traces", "2\n");
+
+	/* A failure inside rolls all of it back: the import stays as it was. */
+	assert_int_equal(db_bulk_begin(db), 0);
+	assert_int_equal(db_op_source_replace(db, &src, &id, &removed), 0);
+	struct db_op op = { 0 };
+	assert_int_equal(db_trace_add_op(db, &op), PP_EINVAL); /* no trace open */
+	assert_int_equal(db_bulk_commit(db), PP_EINVAL);
+	assert_non_null(strstr(db_errmsg(db), "no trace transaction is open"));
+	assert_rows(db, "SELECT iteration, rank, count(*) FROM ops GROUP BY 1, 2 ORDER BY 1, 2",
+		    "1|2|2\n2|0|1\n");
+	/* ... and the handle works again. */
+	assert_int_equal(db_bulk_begin(db), 0);
+	assert_int_equal(db_bulk_commit(db), 0);
+	db_close(db);
+	rm_db(path);
+}
+
+/* Ops derived from a Kineto trace name the step whose VPP labels they take
+ * (op_t.step_seq); the ops view labels them with ppagg's pipeline size and
+ * VPP as rr_vpp_label() does, for every seq and both directions, and leaves
+ * the stored labels of the others. */
+static void test_ops_view_labels_steps(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	(void)state;
+	assert_non_null(db);
+	struct db_trace t = sample_trace("/k/iteration_15/rank_0003.json", 3);
+	t.kernels = 0;
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	static const int types[] = { OP_FWD_COMPUTE, OP_BWD_COMPUTE, OP_PARAMS_AG, OP_GRADS_RS };
+	for (int ty = 0; ty < 4; ty++)
+		for (int seq = 0; seq < 24; seq++) {
+			struct db_op op = { .optype = types[ty],
+					    .seq_id = seq,
+					    .mc = -1,
+					    .gmc = -1,
+					    .mb_id = -1,
+					    .start_ns = t.window_start_ns + seq,
+					    .end_ns = t.window_start_ns + seq + 1,
+					    .has_step = true,
+					    .step_seq = seq };
+			assert_int_equal(db_trace_add_op(db, &op), 0);
+		}
+	struct db_op plain = { .optype = OP_GRADS_RS,
+			       .seq_id = 24,
+			       .mc = 1,
+			       .gmc = -1,
+			       .mb_id = -1,
+			       .start_ns = t.window_start_ns,
+			       .end_ns = t.window_start_ns };
+	assert_int_equal(db_trace_add_op(db, &plain), 0);
+	assert_int_equal(db_trace_commit(db), 0);
+	assert_rows(db, "SELECT count(*), count(mc), count(dp_rank) FROM ops", "97|1|0\n");
+
+	static const int sizes[][2] = { { 2, 2 }, { 4, 2 }, { 3, 1 }, { 2, 3 }, { 4, 4 } };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int P = sizes[k][0], V = sizes[k][1], stage = P - 1;
+		sqlite3_stmt *st;
+		assert_int_equal(
+			sqlite3_prepare_v2(db_sqlite(db),
+					   "INSERT OR REPLACE INTO agg_topology(rank, pp_group,"
+					   " stage, dp_rank, pp_size, vpp) VALUES (3, 0, ?1, 1,"
+					   " ?2, ?3)",
+					   -1, &st, NULL),
+			SQLITE_OK);
+		sqlite3_bind_int(st, 1, stage);
+		sqlite3_bind_int(st, 2, P);
+		sqlite3_bind_int(st, 3, V);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_finalize(st);
+		struct strbuf want = STRBUF_INIT;
+		for (int ty = 0; ty < 4; ty++)
+			for (int seq = 0; seq < 24; seq++) {
+				int32_t c, mb;
+				bool bwd = types[ty] == OP_BWD_COMPUTE || types[ty] == OP_GRADS_RS;
+				bool comp = ty < 2;
+				assert_int_equal(rr_vpp_label(seq, bwd, P, V, &c, &mb), 0);
+				strbuf_addf(&want, "%s|%d|%d|%d|%d|%d|%d\n",
+					    op_type_name(types[ty]), seq, stage, c,
+					    comp ? c * P + stage : -1, comp ? mb : -1, 1);
+			}
+		strbuf_addf(&want, "grads-reduce-scatter|24|%d|1|-1|-1|1\n", stage);
+		assert_rows(
+			db,
+			"SELECT optype, seq_id, stage, mc, gmc, mb_id, dp_rank FROM ops"
+			" ORDER BY optype = 'grads-reduce-scatter', optype = 'params-all-gather',"
+			" optype = 'backward-compute', optype, seq_id",
+			want.buf);
+		strbuf_release(&want);
+	}
+	db_close(db);
+	rm_db(path);
+}
+
+/* A version-4 file (ops, ppagg's topology and what-if row as version 4
+ * made them) is brought to 5 in place: its rows stay, the new columns are
+ * NULL, its imported ops keep their labels in the ops view. */
+static void test_version_4_is_migrated(void **state)
+{
+	char err[512], *path = make_old(3);
+	sqlite3 *c;
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(
+			c,
+			"CREATE TABLE op_t(optype INTEGER NOT NULL, seq_id INTEGER NOT NULL,"
+			" mc INTEGER NOT NULL, gmc INTEGER NOT NULL, mb_id INTEGER NOT NULL,"
+			" start INTEGER NOT NULL, dur INTEGER NOT NULL);"
+			"CREATE TABLE op_worker(trace_id INTEGER PRIMARY KEY, source_id INTEGER,"
+			" dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL);"
+			"CREATE TABLE agg_topology(rank INTEGER PRIMARY KEY, pp_group INTEGER,"
+			" stage INTEGER, dp_rank INTEGER);"
+			"CREATE TABLE agg_whatif(id INTEGER PRIMARY KEY CHECK (id = 1),"
+			" iterations INTEGER NOT NULL, first_iteration INTEGER NOT NULL,"
+			" last_iteration INTEGER NOT NULL, t_base_ns INTEGER, t_ns INTEGER,"
+			" t_ideal_ns INTEGER, slowdown REAL, launch_slowdown REAL,"
+			" m_w REAL, m_w_add REAL, m_s REAL, m_s_add REAL, m_w_ranks TEXT,"
+			" verdict TEXT NOT NULL);"
+			"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur)"
+			" VALUES ((1 << 32), 0, 0, 0, 1, 0, 10, 5);"
+			"INSERT INTO op_worker VALUES (1, NULL, 0, 1);"
+			"INSERT INTO agg_topology VALUES (4, 0, 1, 0);"
+			"INSERT INTO agg_whatif(id, iterations, first_iteration, last_iteration,"
+			" slowdown, verdict) VALUES (1, 1, 3, 3, 1.5, 'worker');"
+			"PRAGMA user_version = 4",
+			NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(c);
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "5\n");
+	assert_rows(db,
+		    "SELECT iteration, rank, dp_rank, stage, optype, mc, gmc, mb_id, start_ns,"
+		    " end_ns FROM ops",
+		    "3|4|0|1|forward-compute|0|1|0|1010|1015\n");
+	assert_rows(db, "SELECT step_seq FROM op_t", "NULL\n");
+	assert_rows(db, "SELECT rank, stage, pp_size, vpp FROM agg_topology", "4|1|NULL|NULL\n");
+	assert_rows(db,
+		    "SELECT slowdown, verdict, ranks_per_cell, cell_ops, vpp, clock_error_ns,"
+		    " notes FROM whatif",
+		    "1.5|worker|NULL|NULL|NULL|NULL|NULL\n");
+	db_close(db);
+	rm_db(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +883,9 @@ int main(void)
 		cmocka_unit_test(test_failed_trace_has_null_metrics),
 		cmocka_unit_test(test_kernels_view_uses_rowid_ranges),
 		cmocka_unit_test(test_kernel_batches),
+		cmocka_unit_test(test_ops_and_imports),
+		cmocka_unit_test(test_ops_view_labels_steps),
+		cmocka_unit_test(test_version_4_is_migrated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,12 +147,12 @@ static void test_csv(void **state)
 	assert_int_equal(t.ops[0].step, 16);
 	assert_int_equal(t.ops[0].rank, 4);
 	assert_int_equal(t.ops[0].dp_rank, 1);
-	assert_int_equal(t.ops[0].optype, WI_FWD_COMPUTE);
+	assert_int_equal(t.ops[0].optype, OP_FWD_COMPUTE);
 	assert_int_equal(t.ops[0].start_ns, 500000000);
 	assert_int_equal(t.ops[0].end_ns, 750000000);
 	assert_int_equal(t.ops[0].seq_id, 3);
 	assert_int_equal(t.ops[0].mb_id, 3);
-	assert_int_equal(t.ops[1].optype, WI_GC);
+	assert_int_equal(t.ops[1].optype, OP_GC);
 	assert_int_equal(t.ops[1].mc, -1);
 	assert_int_equal(t.line[1], 3);
 	wi_table_release(&t);
@@ -168,6 +168,42 @@ static void test_csv(void **state)
 	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), 0);
 	assert_int_equal(t.n, 2);
 	assert_int_equal(t.ops[1].start_ns, 1250000000);
+	wi_table_release(&t);
+
+	/* Two gzip members one after the other (cat a.gz b.gz) are one file;
+	 * the header is in the first, the rows in the second. */
+	const char *nl = strchr(text, '\n');
+	gz = gzopen(gzpath, "wb");
+	gzwrite(gz, text, (unsigned)(nl + 1 - text));
+	gzclose(gz);
+	gz = gzopen(gzpath, "ab");
+	gzputs(gz, nl + 1);
+	gzclose(gz);
+	wi_table_init(&t);
+	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.n, 2);
+	wi_table_release(&t);
+
+	/* A gzip file cut short, and one with corrupt data: the file is named
+	 * and so is what is wrong. */
+	FILE *f = fopen(gzpath, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	long size = ftell(f);
+	fclose(f);
+	assert_int_equal(truncate(gzpath, size - 12), 0);
+	wi_table_init(&t);
+	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
+	assert_non_null(strstr(err, "ok.csv.gz': the gzip data ends before its last member does"));
+	wi_table_release(&t);
+	f = fopen(gzpath, "r+b");
+	assert_non_null(f);
+	fseek(f, 12, SEEK_SET);
+	fputs("garbage!", f);
+	fclose(f);
+	wi_table_init(&t);
+	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
+	assert_non_null(strstr(err, "cannot read '"));
 	wi_table_release(&t);
 
 	expect_csv_error("dp_rank,stage\n", "lacks column 'rank'");
@@ -236,8 +272,8 @@ static void test_schema(void **state)
 	char err[512];
 	wi_table_init(&t);
 	/* Default: alphabetical. */
-	assert_true(t.order[WI_BWD_COMPUTE] < t.order[WI_FWD_COMPUTE]);
-	assert_true(t.order[WI_GC] < t.order[WI_GRADS_RS]);
+	assert_true(t.order[OP_BWD_COMPUTE] < t.order[OP_FWD_COMPUTE]);
+	assert_true(t.order[OP_GC] < t.order[OP_GRADS_RS]);
 	assert_int_equal(
 		optrace_read_schema(
 			write_file(
@@ -245,12 +281,26 @@ static void test_schema(void **state)
 				"{\"categories\": {\"optype\": [\"gc\", \"forward-compute\", \"first-op\"]}}"),
 			&t, err, sizeof(err)),
 		0);
-	assert_int_equal(t.order[WI_GC], 0);
-	assert_int_equal(t.order[WI_FWD_COMPUTE], 1);
-	assert_int_equal(t.order[WI_BWD_COMPUTE], 2); /* then the rest, alphabetically */
+	assert_int_equal(t.order[OP_GC], 0);
+	assert_int_equal(t.order[OP_FWD_COMPUTE], 1);
+	assert_int_equal(t.order[OP_BWD_COMPUTE], 2); /* then the rest, alphabetically */
 	assert_int_equal(
 		optrace_read_schema(write_file("s.json", "{\"dtypes\": {}}"), &t, err, sizeof(err)),
 		PP_EPARSE);
+	assert_non_null(strstr(err, "s.json: no \"categories\": {\"optype\": [...]} list"));
+	/* Malformed JSON: line and byte; a list item that is not a name. */
+	assert_int_equal(
+		optrace_read_schema(
+			write_file("s.json", "{\"categories\":\n {\"optype\": [\"gc\",]}}"), &t,
+			err, sizeof(err)),
+		PP_EPARSE);
+	assert_non_null(strstr(err, "s.json:2: byte"));
+	assert_int_equal(
+		optrace_read_schema(
+			write_file("s.json", "{\"categories\":\n {\"optype\": [\"gc\", 3]}}"), &t,
+			err, sizeof(err)),
+		PP_EPARSE);
+	assert_non_null(strstr(err, "s.json:2: the optype list holds 3, not an op type name"));
 	wi_table_release(&t);
 }
 

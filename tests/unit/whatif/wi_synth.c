@@ -38,11 +38,11 @@ struct gen {
 	int32_t *dyn_seq; /* [stage·NOPTYPES + type] */
 };
 
-static int emit(struct gen *g, int s, int type, int64_t start, int64_t end, int mb)
+static void emit(struct gen *g, int s, int type, int64_t start, int64_t end, int mb)
 {
-	int32_t *seq = &g->dyn_seq[s * WI_NOPTYPES + type];
-	bool comp = type == WI_FWD_COMPUTE || type == WI_BWD_COMPUTE;
-	bool chunk = comp || type == WI_PARAMS_AG || type == WI_GRADS_RS;
+	int32_t *seq = &g->dyn_seq[s * OP_NTYPES + type];
+	bool comp = type == OP_FWD_COMPUTE || type == OP_BWD_COMPUTE;
+	bool chunk = comp || type == OP_PARAMS_AG || type == OP_GRADS_RS;
 	struct wi_op o = {
 		.step = g->step,
 		.start_ns = g->origin + start,
@@ -54,11 +54,11 @@ static int emit(struct gen *g, int s, int type, int64_t start, int64_t end, int 
 		.mc = (int16_t)(chunk ? 0 : -1),
 		.gmc = (int16_t)(comp ? s : -1),
 		.mb_id = (int16_t)(comp            ? mb
-				   : type == WI_GC ? 0
+				   : type == OP_GC ? 0
 						   : -1),
 		.optype = (uint8_t)type,
 	};
-	return wi_table_add(g->t, &o, 0);
+	wi_table_add(g->t, &o, 0);
 }
 
 static int64_t compute_ns(struct gen *g, int s, int64_t base)
@@ -76,25 +76,21 @@ static int64_t compute_ns(struct gen *g, int s, int64_t base)
 }
 
 /* One replica's pipeline; t[s] = each stage's last compute end. */
-static int pipeline(struct gen *g, int64_t t0, int64_t *t)
+static void pipeline(struct gen *g, int64_t t0, int64_t *t)
 {
 	const struct wi_synth *c = g->c;
-	int pp = c->pp, mb = c->mb, rc = 0;
+	int pp = c->pp, mb = c->mb;
 	size_t cells = (size_t)pp * (size_t)mb;
-	int64_t *fend = malloc(cells * sizeof(*fend)), *bend = malloc(cells * sizeof(*bend));
-	int *idx = calloc((size_t)pp, sizeof(*idx));
-	if (!fend || !bend || !idx) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
+	int64_t *fend = xmalloc(cells * sizeof(*fend)), *bend = xmalloc(cells * sizeof(*bend));
+	int *idx = xcalloc((size_t)pp, sizeof(*idx));
 	for (size_t i = 0; i < cells; i++)
 		fend[i] = bend[i] = -1;
 	for (int s = 0; s < pp; s++)
 		t[s] = t0;
-	for (int left = 2 * pp * mb; left > 0 && !rc;) {
-		for (int s = 0; s < pp && !rc; s++) {
+	for (int left = 2 * pp * mb; left > 0;) {
+		for (int s = 0; s < pp; s++) {
 			int warm = pp - s - 1 < mb ? pp - s - 1 : mb;
-			while (idx[s] < 2 * mb && !rc) {
+			while (idx[s] < 2 * mb) {
 				/* 1F1B: warm forwards, then F/B pairs, then backwards. */
 				int i = idx[s], m;
 				bool fwd;
@@ -115,18 +111,13 @@ static int pipeline(struct gen *g, int64_t t0, int64_t *t)
 				int64_t start = t[s];
 				if (prod) {
 					int64_t end = (start > *prod ? start : *prod) + c->p2p_ns;
-					rc = emit(g, s, fwd ? WI_FWD_RECV : WI_BWD_RECV, start, end,
-						  -1);
-					if (!rc)
-						rc = emit(g, fwd ? s - 1 : s + 1,
-							  fwd ? WI_FWD_SEND : WI_BWD_SEND, *prod,
-							  end, -1);
+					emit(g, s, fwd ? OP_FWD_RECV : OP_BWD_RECV, start, end, -1);
+					emit(g, fwd ? s - 1 : s + 1,
+					     fwd ? OP_FWD_SEND : OP_BWD_SEND, *prod, end, -1);
 					start = end;
 				}
 				int64_t end = start + compute_ns(g, s, fwd ? c->f_ns : c->b_ns);
-				if (!rc)
-					rc = emit(g, s, fwd ? WI_FWD_COMPUTE : WI_BWD_COMPUTE,
-						  start, end, m);
+				emit(g, s, fwd ? OP_FWD_COMPUTE : OP_BWD_COMPUTE, start, end, m);
 				(fwd ? fend : bend)[s * mb + m] = end;
 				t[s] = end;
 				idx[s]++;
@@ -134,63 +125,55 @@ static int pipeline(struct gen *g, int64_t t0, int64_t *t)
 			}
 		}
 	}
-out:
 	free(fend);
 	free(bend);
 	free(idx);
-	return rc;
 }
 
-int wi_synth_job(struct wi_table *t, const struct wi_synth *c)
+void wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 {
-	int pp = c->pp, dp = c->dp, rc = 0;
+	int pp = c->pp, dp = c->dp;
 	bool use_dp = dp > 1;
 	struct gen g = { .t = t, .c = c, .rng = c->seed };
 	size_t cells = (size_t)pp * (size_t)dp;
-	int64_t *tend = malloc(cells * sizeof(*tend)); /* [d·pp + s] */
-	int64_t *ready = malloc(cells * sizeof(*ready));
-	g.dyn_seq = malloc((size_t)pp * WI_NOPTYPES * sizeof(*g.dyn_seq));
-	if (!tend || !ready || !g.dyn_seq) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
+	int64_t *tend = xmalloc(cells * sizeof(*tend)); /* [d·pp + s] */
+	int64_t *ready = xmalloc(cells * sizeof(*ready));
+	g.dyn_seq = xmalloc((size_t)pp * OP_NTYPES * sizeof(*g.dyn_seq));
 	const int64_t ag = use_dp ? 200000 : 0, ln = 100000, emb = 200000;
-	for (int k = 0; k < c->steps && !rc; k++) {
+	for (int k = 0; k < c->steps; k++) {
 		g.step = 100 + k;
 		g.origin = (int64_t)k * 1000000000000; /* 1000 s apart */
-		for (g.d = 0; g.d < dp && !rc; g.d++) {
-			memset(g.dyn_seq, 0, (size_t)pp * WI_NOPTYPES * sizeof(*g.dyn_seq));
-			for (int s = 0; s < pp && use_dp && !rc; s++)
-				rc = emit(&g, s, WI_PARAMS_AG, 0, ag, -1);
-			if (!rc)
-				rc = pipeline(&g, ag, tend + g.d * pp);
-			for (int s = 0; s < pp && !rc; s++) {
+		for (g.d = 0; g.d < dp; g.d++) {
+			memset(g.dyn_seq, 0, (size_t)pp * OP_NTYPES * sizeof(*g.dyn_seq));
+			for (int s = 0; s < pp && use_dp; s++)
+				emit(&g, s, OP_PARAMS_AG, 0, ag, -1);
+			pipeline(&g, ag, tend + g.d * pp);
+			for (int s = 0; s < pp; s++) {
 				int64_t x = tend[g.d * pp + s];
-				rc = emit(&g, s, WI_GC, x, x, -1);
-				if (!rc)
-					rc = emit(&g, s, WI_LAYERNORM, x, x + ln, -1);
+				emit(&g, s, OP_GC, x, x, -1);
+				emit(&g, s, OP_LAYERNORM, x, x + ln, -1);
 				ready[g.d * pp + s] = x + ln;
 			}
 			/* The embedding pair of this replica (one op when PP = 1). */
 			int64_t e0 = ready[g.d * pp], e1 = ready[g.d * pp + pp - 1];
 			int64_t eend = (e0 > e1 ? e0 : e1) + emb;
-			for (int s = 0; s < pp && !rc; s += (pp > 1 ? pp - 1 : 1)) {
-				rc = emit(&g, s, WI_EMBEDDING, ready[g.d * pp + s], eend, -1);
+			for (int s = 0; s < pp; s += (pp > 1 ? pp - 1 : 1)) {
+				emit(&g, s, OP_EMBEDDING, ready[g.d * pp + s], eend, -1);
 				ready[g.d * pp + s] = eend;
 			}
 		}
 		/* Reduce-scatter: DP-synchronised per stage. */
 		int64_t *rsend = tend; /* reuse as per-(d, s) clip arrival */
-		for (int s = 0; s < pp && !rc; s++) {
+		for (int s = 0; s < pp; s++) {
 			int64_t m = 0;
 			for (int d = 0; d < dp; d++)
 				m = ready[d * pp + s] > m ? ready[d * pp + s] : m;
-			for (g.d = 0; g.d < dp && !rc; g.d++) {
+			for (g.d = 0; g.d < dp; g.d++) {
 				int64_t x = ready[g.d * pp + s];
 				if (use_dp) {
-					memset(g.dyn_seq + s * WI_NOPTYPES + WI_GRADS_RS, 0,
+					memset(g.dyn_seq + s * OP_NTYPES + OP_GRADS_RS, 0,
 					       sizeof(int32_t));
-					rc = emit(&g, s, WI_GRADS_RS, x, m + c->rs_ns, -1);
+					emit(&g, s, OP_GRADS_RS, x, m + c->rs_ns, -1);
 					x = m + c->rs_ns;
 				}
 				rsend[g.d * pp + s] = x;
@@ -199,20 +182,16 @@ int wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 		int64_t gmax = 0;
 		for (size_t i = 0; i < cells; i++)
 			gmax = rsend[i] > gmax ? rsend[i] : gmax;
-		for (g.d = 0; g.d < dp && !rc; g.d++)
-			for (int s = 0; s < pp && !rc; s++) {
-				g.dyn_seq[s * WI_NOPTYPES + WI_CLIP] = 0;
-				g.dyn_seq[s * WI_NOPTYPES + WI_OPTIMIZER] = 0;
-				rc = emit(&g, s, WI_CLIP, rsend[g.d * pp + s], gmax + c->clip_ns,
-					  -1);
-				if (!rc)
-					rc = emit(&g, s, WI_OPTIMIZER, gmax + c->clip_ns,
-						  gmax + c->clip_ns + c->opt_ns, -1);
+		for (g.d = 0; g.d < dp; g.d++)
+			for (int s = 0; s < pp; s++) {
+				g.dyn_seq[s * OP_NTYPES + OP_CLIP] = 0;
+				g.dyn_seq[s * OP_NTYPES + OP_OPTIMIZER] = 0;
+				emit(&g, s, OP_CLIP, rsend[g.d * pp + s], gmax + c->clip_ns, -1);
+				emit(&g, s, OP_OPTIMIZER, gmax + c->clip_ns,
+				     gmax + c->clip_ns + c->opt_ns, -1);
 			}
 	}
-out:
 	free(tend);
 	free(ready);
 	free(g.dyn_seq);
-	return rc;
 }

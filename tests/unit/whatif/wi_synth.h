@@ -24,7 +24,7 @@ struct wi_synth {
  * straggler. */
 void wi_synth_defaults(struct wi_synth *c, int pp, int dp, int mb, int steps);
 
-/* Appends the job's rows to t (rank = stage·DP + dp). 0 or PP_ENOMEM. */
-int wi_synth_job(struct wi_table *t, const struct wi_synth *c);
+/* Appends the job's rows to t (rank = stage·DP + dp). */
+void wi_synth_job(struct wi_table *t, const struct wi_synth *c);
 
 #endif

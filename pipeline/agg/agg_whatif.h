@@ -1,0 +1,116 @@
+/* agg_whatif.h — ppagg's what-if analysis (docs/whatif.md): how much faster
+ * the job would run without its stragglers, and who they are.
+ *
+ * agg_whatif_run() takes the ops (the database's `ops`) of the traces ppagg
+ * aggregates in the iterations it aggregates — a rank in conflict or
+ * without a rank brings none — places each trace on its worker (as its
+ * source recorded it, else by the topology), checks that every iteration
+ * holds the complete DP x PP grid, runs the engine (whatif/whatif.h) and
+ * rewrites the views whatif, whatif_optypes, whatif_workers and
+ * whatif_steps (and ppagg's topology, which places Kineto traces' ops in
+ * the `ops` view) in one transaction. The views then hold this run's
+ * analysis, or nothing when it could not be made.
+ *
+ * For the report: state says what there is; when AGG_WI_DONE, r is the
+ * engine's whole result (per step, S_t per group in r.by_group, workers by
+ * S_w descending with r.n_mw the ones M_W removes, M_W, M_S, the verdict)
+ * and shape its sizes; why says what is missing otherwise.
+ */
+#ifndef AGG_WHATIF_H
+#define AGG_WHATIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/strbuf.h"
+#include "whatif/whatif.h"
+
+struct agg_iter;
+struct db;
+struct topology;
+
+enum agg_wi_state {
+	AGG_WI_NO_OPS = 0, /* no aggregated trace has ops (nothing to say) */
+	AGG_WI_INCOMPLETE, /* ops, but no complete DP x PP grid in every
+			    * iteration: why says what is missing */
+	AGG_WI_REJECTED,   /* the engine refused the ops: why is its message */
+	AGG_WI_DONE        /* r holds the analysis */
+};
+
+/* One step of the analysis for the report (agg_whatif_report.c): every
+ * op of every replica, recorded ("measured", from whatif_recorded()) and
+ * simulated ideal (whatif_timeline(WI_SCEN_IDEAL)), ns from the step's
+ * start. The step is the one with the largest per-step slowdown. */
+struct agg_wi_op {
+	int stage, optype;
+	int32_t seq;
+	int16_t mc;
+	bool placeholder;
+	double ms, me; /* measured start, end */
+	double is, ie; /* ideal start, end */
+};
+struct agg_wi_step {
+	size_t index; /* into r.step */
+	int dp;
+	size_t nodes;         /* ops per replica */
+	struct agg_wi_op *op; /* [dp_rank * nodes + v]; NULL when not captured */
+};
+
+struct agg_whatif {
+	enum agg_wi_state state;
+	struct strbuf why;
+	size_t nops;               /* ops analysed */
+	double seconds;            /* reading, analysing and storing them */
+	struct whatif_shape shape; /* AGG_WI_DONE */
+	struct whatif_result r;    /* AGG_WI_DONE */
+	struct strbuf notes;       /* the engine's notes (placeholders, meta)
+				    * and ppagg's (VPP, cells, clocks), one per
+				    * line */
+	struct strbuf mw_ranks;    /* the M_W workers' ranks: "0, 8" */
+	struct agg_wi_step step;   /* AGG_WI_DONE: one step for the report */
+	/* Which rank is a (dp_rank, stage) cell's worker (docs/whatif.md
+	 * §9.1): ranks_per_cell is how many ranks a cell has (TP·CP·EP for
+	 * Kineto traces, 1 for an op-trace import), cell_ops says which one
+	 * is analysed. */
+	int ranks_per_cell;
+	const char *cell_ops;
+	bool kineto; /* some ops were derived from Kineto traces
+				    * (not read from an op-trace import) */
+	int vpp;     /* labelled the Kineto ops with; 0 = none */
+	/* The workers' clock offsets (Kineto ops, docs/whatif.md §4.1), and
+	 * whether the times were corrected by them. */
+	bool has_clock;
+	bool clock_corrected;
+	struct whatif_clock clock;
+};
+
+/* Fills w->step from the engine e (after whatif_run() into w->r);
+ * agg_whatif_report.c. */
+void agg_whatif_capture(struct whatif *e, struct agg_whatif *w);
+
+void agg_whatif_init(struct agg_whatif *w);
+void agg_whatif_release(struct agg_whatif *w);
+
+/* The topology of an op-trace import: the workers its traces record in
+ * the iterations iters[0..n), when they form one complete DP x PP grid with
+ * one rank per cell, the same in every iteration (topo_from_grid()). Leaves
+ * t alone otherwise. 0 or PP_EDB. */
+int agg_whatif_topology(struct db *db, const int *iters, int n, struct topology *t);
+
+/* Analyses the ops of the n iterations its (the ranks ppagg loaded; t
+ * indexed, or without a source) and stores the result. vpp is agg.vpp:
+ * the Kineto ops' chunks are labelled with the VPP their schedule shows,
+ * this one when it fits (or when the schedule tells nothing). Returns 0 —
+ * also when there is nothing to analyse or the ops are incomplete
+ * (w->state) — or PP_EDB with db_errmsg(db). */
+int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
+		   int vpp, struct agg_whatif *w);
+
+/* Appends the headline for ppagg's summary line: "what-if: S 1.973,
+ * verdict worker, M_W 1.002 (1 worker), M_S -0.001; top workers: rank 0
+ * (dp 0, stage 0) 1.973, ... (117216 ops in 0.21 s)" (three workers), or
+ * that S is below the threshold, or that it was not computed; nothing for
+ * AGG_WI_NO_OPS. */
+void agg_whatif_headline(const struct agg_whatif *w, struct strbuf *sb);
+
+#endif

@@ -1,0 +1,515 @@
+/* agg_whatif_report.c — the what-if analysis in the report (docs/ppagg.md,
+ * "What if"): the section at the top of index.html (S in one sentence, S_t
+ * per op group, the top workers, M_W / M_S and the verdict), the S_w
+ * heatmap over the stage × replica grid (chart/heatmap.h, colour range
+ * 1–1.5), the measured-against-ideal timeline of one step of the slowest
+ * worker's replica (chart/gantt.h, the PP-group chart's style), and the
+ * same step as Chrome trace-event JSON for Perfetto's UI: one process per
+ * stage and scenario (measured, ideal), one track per worker (a second
+ * track where a worker's ops overlap, since a track holds nested events
+ * only), op names and micro-batch ids as args.
+ *
+ * The step shown is the one with the largest per-step slowdown; its ops
+ * come from the engine before ppagg frees it (agg_whatif_capture()).
+ */
+#include "agg_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agg_whatif.h"
+#include "chart/gantt.h"
+#include "chart/heatmap.h"
+#include "model/optype.h"
+#include "util/pp.h"
+#include "util/safefile.h"
+
+void agg_whatif_capture(struct whatif *e, struct agg_whatif *w)
+{
+	const struct whatif_result *r = &w->r;
+	struct agg_wi_step *st = &w->step;
+	size_t k = 0, nodes = w->shape.nodes, dp = (size_t)w->shape.dp;
+	for (size_t i = 1; i < r->nsteps; i++)
+		if (r->slowdown[i] > r->slowdown[k])
+			k = i;
+	if (!r->nsteps || !nodes || !dp)
+		return;
+	size_t per_step = dp * nodes, all = r->nsteps * per_step;
+	double *rs = xmalloc(all * sizeof(double)), *re = xmalloc(all * sizeof(double));
+	double *is = xmalloc(all * sizeof(double)), *ie = xmalloc(all * sizeof(double));
+	whatif_recorded(e, rs, re);
+	whatif_timeline(e, WI_SCEN_IDEAL, is, ie);
+	st->index = k;
+	st->dp = (int)dp;
+	st->nodes = nodes;
+	st->op = xcalloc(per_step, sizeof(*st->op));
+	for (size_t d = 0; d < dp; d++)
+		for (size_t v = 0; v < nodes; v++) {
+			struct whatif_node n;
+			size_t i = (k * dp + d) * nodes + v;
+			struct agg_wi_op *o = &st->op[d * nodes + v];
+			whatif_node(e, v, &n);
+			*o = (struct agg_wi_op){ n.stage, n.optype, n.seq_id, n.mc, n.placeholder,
+						 rs[i],   re[i],    is[i],    ie[i] };
+		}
+	free(rs);
+	free(re);
+	free(is);
+	free(ie);
+}
+
+/* The worker at (dp, stage), or NULL. */
+static const struct wi_worker *worker_at(const struct whatif_result *r, int dp, int stage)
+{
+	for (size_t i = 0; i < r->nworkers; i++)
+		if (r->workers[i].dp_rank == dp && r->workers[i].stage == stage)
+			return &r->workers[i];
+	return NULL;
+}
+
+/* ---- the S_w heatmap ---- */
+
+static int sw_heatmap(const char *dir, const struct agg_whatif *w, const struct agg_chart_opts *co,
+		      struct agg_jobs *jobs)
+{
+	const struct whatif_result *r = &w->r;
+	struct heatmap *h = heatmap_new(w->shape.dp, w->shape.pp);
+	char hover[160], err[512];
+	heatmap_set_labels(h, "What if: S_w per worker (stage x data-parallel replica)",
+			   "data-parallel replica (dp_rank)", "pipeline stage", "S_w");
+	heatmap_set_range(h, 1.0, 1.5);
+	heatmap_set_number(h, 3, "");
+	heatmap_set_formats(h, co->png, co->svg);
+	for (size_t i = 0; i < r->nworkers; i++) {
+		const struct wi_worker *wk = &r->workers[i];
+		snprintf(hover, sizeof(hover),
+			 "rank %d (dp %d, stage %d)\\nS_w %.3f\\nS_dp %.3f, S_pp %.3f",
+			 (int)wk->rank, wk->dp_rank, wk->stage, wk->s_w, wk->s_dp, wk->s_pp);
+		heatmap_set(h, wk->dp_rank, wk->stage, wk->s_w, hover);
+	}
+	struct strbuf prefix = STRBUF_INIT;
+	strbuf_addf(&prefix, "%s/sw", dir);
+	int rc = agg_jobs_script(jobs, heatmap_write(h, prefix.buf, err, sizeof(err)), err,
+				 prefix.buf, co);
+	strbuf_release(&prefix);
+	heatmap_free(h);
+	return rc;
+}
+
+/* ---- the step timeline ---- */
+
+/* An op type's colour and band, in the PP-group chart's style: compute
+ * tall, pipeline transfers thin, data-parallel collectives in between. */
+static void op_style(int optype, const char **color, double *lo, double *hi)
+{
+	switch (optype) {
+	case OP_FWD_COMPUTE: *color = "#7EA6E6", *lo = -0.28, *hi = 0.28; return;
+	case OP_BWD_COMPUTE: *color = "#F29BB8", *lo = -0.34, *hi = 0.34; return;
+	case OP_FWD_SEND:
+	case OP_FWD_RECV:
+	case OP_BWD_SEND:
+	case OP_BWD_RECV: *color = "#9A6BC9", *lo = -0.12, *hi = 0.12; return;
+	case OP_CLIP:
+	case OP_OPTIMIZER: *color = "#0B5528", *lo = -0.07, *hi = 0.07; return;
+	case OP_GC: *color = "#999999", *lo = -0.07, *hi = 0.07; return;
+	default: *color = "#3FC9C2", *lo = -0.20, *hi = 0.20; return;
+	}
+}
+
+static int step_chart(const char *dir, const struct agg_whatif *w, int d,
+		      const struct agg_chart_opts *co, struct agg_jobs *jobs)
+{
+	const struct agg_wi_step *st = &w->step;
+	int pp = w->shape.pp, cls[OP_NTYPES];
+	char label[64], hover[256], err[512];
+	struct gantt *g = gantt_new();
+	snprintf(label, sizeof(label), "What if: step %lld of replica %d, measured and ideal",
+		 (long long)w->r.step[st->index], d);
+	gantt_set_title(g, label);
+	gantt_set_xlabel(g, "time since the step's start (ms)");
+	gantt_set_ylabel(g, "stage");
+	gantt_set_formats(g, co->png, co->svg);
+	for (int t = 0; t < OP_NTYPES; t++) {
+		const char *color;
+		double lo, hi;
+		op_style(t, &color, &lo, &hi);
+		cls[t] = -1;
+		for (size_t v = 0; v < st->nodes && cls[t] < 0; v++)
+			if (st->op[(size_t)d * st->nodes + v].optype == t)
+				cls[t] = gantt_add_class(g, op_type_name(t), color);
+	}
+	for (int s = 0; s < pp; s++)
+		for (int ideal = 0; ideal < 2; ideal++) {
+			snprintf(label, sizeof(label), "stage %d %s", s,
+				 ideal ? "ideal" : "measured");
+			int row = gantt_add_row(g, label);
+			if (ideal == 0 && s > 0)
+				gantt_add_rule(g, row);
+			for (size_t v = 0; v < st->nodes; v++) {
+				const struct agg_wi_op *o = &st->op[(size_t)d * st->nodes + v];
+				if (o->stage != s || o->placeholder || o->optype < 0 ||
+				    o->optype >= OP_NTYPES || cls[o->optype] < 0)
+					continue;
+				const char *color;
+				double lo, hi, x0 = (ideal ? o->is : o->ms) / 1e6,
+					       x1 = (ideal ? o->ie : o->me) / 1e6;
+				op_style(o->optype, &color, &lo, &hi);
+				snprintf(hover, sizeof(hover),
+					 "stage %d, dp %d, %s\\n%s, micro-batch %d, chunk %d\\n"
+					 "%.3f ms + %.3f ms",
+					 s, d, ideal ? "ideal" : "measured",
+					 op_type_name(o->optype), (int)o->seq, (int)o->mc, x0,
+					 x1 - x0);
+				struct gantt_box b = { row,
+						       cls[o->optype],
+						       x0,
+						       x1 > x0 ? x1 : x0,
+						       (0.45 - hi) / 0.9,
+						       (hi - lo) / 0.9,
+						       NULL,
+						       hover };
+				gantt_add_box(g, &b);
+			}
+		}
+	struct strbuf prefix = STRBUF_INIT;
+	strbuf_addf(&prefix, "%s/step", dir);
+	int rc = agg_jobs_script(jobs, gantt_write(g, prefix.buf, false, err, sizeof(err)), err,
+				 prefix.buf, co);
+	strbuf_release(&prefix);
+	gantt_free(g);
+	return rc;
+}
+
+/* ---- Perfetto (Chrome trace-event JSON) ---- */
+
+/* Whether replica d goes into the JSON: every replica of a job of at most
+ * 64 workers, else the replicas of the workers M_W names (at least the
+ * slowest worker's). */
+static bool json_replica(const struct agg_whatif *w, int d)
+{
+	const struct whatif_result *r = &w->r;
+	if ((long)w->shape.dp * w->shape.pp <= 64)
+		return true;
+	size_t n = r->n_mw ? r->n_mw : 1;
+	for (size_t i = 0; i < n && i < r->nworkers; i++)
+		if (r->workers[i].dp_rank == d)
+			return true;
+	return false;
+}
+
+struct jop {
+	long long s, e; /* ns, rounded: the file's µs with 3 decimals are exact */
+	const struct agg_wi_op *o;
+};
+
+static int cmp_jop(const void *a, const void *b)
+{
+	const struct jop *x = a, *y = b;
+	return x->s < y->s ? -1 : x->s > y->s ? 1 : x->e > y->e ? -1 : x->e < y->e;
+}
+
+/* The events of one worker in one scenario; returns the tracks used.
+ * A track keeps its events disjoint: an op that starts before the
+ * track's last end goes to the next track. */
+static int json_worker(FILE *f, const struct agg_whatif *w, int d, int s, bool ideal, int pid,
+		       bool *first)
+{
+	const struct agg_wi_step *st = &w->step;
+	struct jop *v = xmalloc((st->nodes + 1) * sizeof(*v));
+	long long last[16];
+	int ntracks = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < st->nodes; i++) {
+		const struct agg_wi_op *o = &st->op[(size_t)d * st->nodes + i];
+		if (o->stage == s && !o->placeholder) {
+			long long b = llround(ideal ? o->is : o->ms),
+				  e = llround(ideal ? o->ie : o->me);
+			v[n++] = (struct jop){ b, e > b ? e : b, o };
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_jop);
+	for (size_t i = 0; i < n; i++) {
+		int t = 0;
+		while (t < ntracks && v[i].s < last[t])
+			t++;
+		if (t == 16)
+			t = 15; /* beyond 16 overlapping ops the last track nests */
+		if (t == ntracks)
+			ntracks++;
+		last[t] = v[i].e;
+		fprintf(f,
+			"%s{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,"
+			"\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"microbatch\":%d,\"chunk\":%d,"
+			"\"op\":\"%s_%d_%d\",\"dp_rank\":%d,\"stage\":%d}}",
+			*first ? "" : ",\n", pid, d * 16 + t + 1, v[i].s / 1000, v[i].s % 1000,
+			(v[i].e - v[i].s) / 1000, (v[i].e - v[i].s) % 1000,
+			op_type_name(v[i].o->optype), ideal ? "ideal" : "measured",
+			(int)v[i].o->seq, (int)v[i].o->mc, op_type_name(v[i].o->optype),
+			(int)v[i].o->seq, s, d, s);
+		*first = false;
+	}
+	free(v);
+	return ntracks;
+}
+
+static void json_meta(FILE *f, int pid, int tid, const char *what, const char *key,
+		      const char *value, bool *first)
+{
+	fprintf(f, "%s{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"%s\":%s}}",
+		*first ? "" : ",\n", pid, tid, what, key, value);
+	*first = false;
+}
+
+static int perfetto(const char *dir, const struct agg_whatif *w)
+{
+	const struct whatif_result *r = &w->r;
+	struct strbuf path = STRBUF_INIT;
+	struct safefile sf;
+	char err[512], name[160];
+	bool first = true;
+	strbuf_addf(&path, "%s/timeline.json", dir);
+	if (safefile_open_path(&sf, path.buf, err, sizeof(err))) {
+		error("cannot write '%s': %s", path.buf, err);
+		strbuf_release(&path);
+		return PP_EIO;
+	}
+	FILE *f = sf.fp;
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"pptrace ppagg what-if\","
+	      "\"step\":",
+	      f);
+	fprintf(f, "%lld},\n\"traceEvents\":[\n", (long long)r->step[w->step.index]);
+	for (int s = 0; s < w->shape.pp; s++)
+		for (int ideal = 0; ideal < 2; ideal++) {
+			int pid = 2 * s + ideal + 1;
+			snprintf(name, sizeof(name), "\"stage %d, %s\"", s,
+				 ideal ? "ideal (simulated)" : "measured");
+			json_meta(f, pid, 0, "process_name", "name", name, &first);
+			snprintf(name, sizeof(name), "%d", pid);
+			json_meta(f, pid, 0, "process_sort_index", "sort_index", name, &first);
+			for (int d = 0; d < w->shape.dp; d++) {
+				if (!json_replica(w, d))
+					continue;
+				int tracks = json_worker(f, w, d, s, ideal, pid, &first);
+				const struct wi_worker *wk = worker_at(r, d, s);
+				for (int t = 0; t < (tracks ? tracks : 1); t++) {
+					snprintf(name, sizeof(name), "\"dp %d (rank %d)%s\"", d,
+						 wk ? (int)wk->rank : -1, t ? " overlapping" : "");
+					json_meta(f, pid, d * 16 + t + 1, "thread_name", "name",
+						  name, &first);
+				}
+			}
+		}
+	fputs("\n]}\n", f);
+	int rc = 0;
+	if (safefile_commit(&sf, err, sizeof(err))) {
+		error("cannot write '%s': %s", path.buf, err);
+		rc = PP_EIO;
+	}
+	strbuf_release(&path);
+	return rc;
+}
+
+int agg_whatif_charts(const char *out, const struct agg_whatif *w, const struct agg_chart_opts *co,
+		      struct agg_jobs *jobs)
+{
+	if (w->state != AGG_WI_DONE || w->r.verdict == WI_VERDICT_NONE || !w->r.nworkers ||
+	    !w->step.op)
+		return 0;
+	struct strbuf dir = STRBUF_INIT;
+	strbuf_addf(&dir, "%s/whatif", out);
+	int rc = agg_mkdir_p(dir.buf);
+	if (!rc)
+		rc = sw_heatmap(dir.buf, w, co, jobs);
+	if (!rc)
+		rc = step_chart(dir.buf, w, w->r.workers[0].dp_rank, co, jobs);
+	if (!rc)
+		rc = perfetto(dir.buf, w);
+	strbuf_release(&dir);
+	return rc;
+}
+
+/* ---- the section of index.html ---- */
+
+static int cmp_ratio_desc(const void *a, const void *b, void *ratio)
+{
+	const double *r = ratio;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return r[x] > r[y] ? -1 : r[x] < r[y] ? 1 : (x > y) - (x < y);
+}
+
+static void st_table(struct strbuf *h, const struct wi_decomp *g)
+{
+	if (!g->present || !g->n)
+		return;
+	size_t *idx = xmalloc(g->n * sizeof(size_t));
+	for (size_t i = 0; i < g->n; i++)
+		idx[i] = i;
+	qsort_r(idx, g->n, sizeof(size_t), cmp_ratio_desc, g->ratio);
+	strbuf_addstr(h, "<table><caption>S_t: the ideal with one op group given back its "
+			 "recorded times</caption><tr><th>op group</th><th>S_t</th></tr>\n");
+	for (size_t i = 0; i < g->n; i++) {
+		strbuf_addstr(h, "<tr><td>");
+		agg_html_escape(h, wi_group_name(g->key[idx[i]]));
+		strbuf_addf(h, "</td><td>%.3f</td></tr>\n", g->ratio[idx[i]]);
+	}
+	strbuf_addstr(h, "</table>\n");
+	free(idx);
+}
+
+static void workers_table(struct strbuf *h, const struct agg_whatif *w)
+{
+	const struct whatif_result *r = &w->r;
+	bool clock = w->has_clock && w->clock.offset_ns;
+	strbuf_addf(h,
+		    "<table><caption>Top workers by S_w (min of their replica's and their "
+		    "stage's give-back)</caption><tr><th>rank</th><th>dp</th><th>stage</th>"
+		    "<th>S_w</th><th>S_dp</th><th>S_pp</th>%s</tr>\n",
+		    clock ? "<th>clock offset (µs)</th>" : "");
+	for (size_t i = 0; i < r->nworkers && i < 10; i++) {
+		const struct wi_worker *wk = &r->workers[i];
+		strbuf_addf(h,
+			    "<tr><td>%d%s</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.3f</td>"
+			    "<td>%.3f</td>",
+			    (int)wk->rank, i < r->n_mw ? " (M_W)" : "", wk->dp_rank, wk->stage,
+			    wk->s_w, wk->s_dp, wk->s_pp);
+		if (clock)
+			strbuf_addf(
+				h, "<td>%.1f</td>",
+				(double)w->clock.offset_ns[wk->stage * w->clock.dp + wk->dp_rank] /
+					1e3);
+		strbuf_addstr(h, "</tr>\n");
+	}
+	strbuf_addstr(h, "</table>\n");
+}
+
+/* Which rank speaks for a cell, the clocks, and the notes: what the numbers
+ * rest on (docs/whatif.md §4.1, §9.1). */
+static void basis(struct strbuf *h, const struct agg_whatif *w)
+{
+	strbuf_addstr(h, "<p class=\"basis\">");
+	if (w->ranks_per_cell > 1)
+		strbuf_addf(
+			h,
+			"Each (replica, stage) cell holds %d ranks (TP × CP × EP); the analysis "
+			"takes the %s as the cell's worker: a slow tensor-parallel partner shows "
+			"through the collectives its worker waits in. ",
+			w->ranks_per_cell, w->cell_ops ? w->cell_ops : "lowest rank");
+	if (w->has_clock && w->clock.offset_ns) {
+		int64_t worst = 0;
+		for (int i = 0; i < w->clock.dp * w->clock.pp; i++)
+			if (llabs(w->clock.offset_ns[i]) > llabs(worst))
+				worst = w->clock.offset_ns[i];
+		strbuf_addf(
+			h,
+			"Clocks: offsets estimated from ops that end together (largest %.1f µs, "
+			"error %.1f µs); times %s before the analysis. ",
+			(double)worst / 1e3, (double)w->clock.error_ns / 1e3,
+			w->clock_corrected ? "corrected" : "left as recorded (within the error)");
+	}
+	strbuf_addstr(h, "</p>\n");
+	if (w->notes.len) {
+		strbuf_addstr(h, "<details><summary>Notes of the analysis</summary><pre>");
+		agg_html_escape(h, w->notes.buf);
+		strbuf_addstr(h, "</pre></details>\n");
+	}
+}
+
+/* "Without stragglers this job would run 1.97× faster; one worker, rank 0
+ * (dp 0, stage 0), explains 100 % of it." */
+static void sentence(struct strbuf *h, const struct agg_whatif *w)
+{
+	const struct whatif_result *r = &w->r;
+	strbuf_addf(h,
+		    "<p class=\"headline\">Without stragglers this job would run <b>%.2f×</b> "
+		    "faster",
+		    r->s);
+	if (r->n_mw && isfinite(r->m_w)) {
+		if (r->n_mw == 1)
+			strbuf_addstr(h, "; one worker, rank ");
+		else
+			strbuf_addf(h, "; %zu workers, ranks ", r->n_mw);
+		for (size_t i = 0; i < r->n_mw && i < r->nworkers; i++)
+			strbuf_addf(h, "%s%d (dp %d, stage %d)",
+				    !i                 ? ""
+				    : i + 1 == r->n_mw ? " and "
+						       : ", ",
+				    (int)r->workers[i].rank, r->workers[i].dp_rank,
+				    r->workers[i].stage);
+		/* A share can leave [0, 1] (docs/whatif.md §5): the sentence says
+		 * at most all of it, the verdict line the exact M_W. */
+		double share = r->m_w < 0 ? 0 : r->m_w > 1 ? 1 : r->m_w;
+		strbuf_addf(h, ", explain%s <b>%.0f %%</b> of it", r->n_mw == 1 ? "s" : "",
+			    100 * share);
+	}
+	strbuf_addstr(h, ".</p>\n");
+}
+
+static void figure(struct strbuf *h, const char *out, const char *rel, const char *caption)
+{
+	struct strbuf p = STRBUF_INIT;
+	strbuf_addf(&p, "%s/%s.png", out, rel);
+	bool png = access(p.buf, R_OK) == 0;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/%s.svg", out, rel);
+	bool svg = access(p.buf, R_OK) == 0;
+	strbuf_addstr(h, "<figure>");
+	if (png || svg)
+		strbuf_addf(h, "<a href=\"%s.%s\"><img src=\"%s.%s\" alt=\"%s\"></a>", rel,
+			    svg ? "svg" : "png", rel, png ? "png" : "svg", caption);
+	strbuf_addf(h, "<figcaption>%s — <a href=\"%s.gp\">gnuplot script</a>", caption, rel);
+	if (svg)
+		strbuf_addf(h, ", <a href=\"%s.svg\">SVG with hover text</a>", rel);
+	strbuf_addstr(h, "</figcaption></figure>\n");
+	strbuf_release(&p);
+}
+
+void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif *w)
+{
+	const struct whatif_result *r = &w->r;
+	strbuf_addstr(h, "<section id=\"whatif\">\n<h2>What if</h2>\n");
+	switch (w->state) {
+	case AGG_WI_NO_OPS:
+		strbuf_addstr(h, "<p>No what-if analysis: the aggregated traces hold no ops "
+				 "(docs/whatif.md).</p>\n</section>\n");
+		return;
+	case AGG_WI_INCOMPLETE:
+	case AGG_WI_REJECTED:
+		strbuf_addstr(h, "<p>No what-if analysis: ");
+		agg_html_escape(h, w->why.buf);
+		strbuf_addstr(h, ".</p>\n</section>\n");
+		return;
+	case AGG_WI_DONE: break;
+	}
+	if (r->verdict == WI_VERDICT_NONE) {
+		strbuf_addf(h,
+			    "<p>What if: S = %.3f, below the %.2f threshold: no straggler worth "
+			    "explaining (%zu ops).</p>\n</section>\n",
+			    r->s, WHATIF_THRESHOLD, w->nops);
+		return;
+	}
+	sentence(h, w);
+	strbuf_addf(h,
+		    "<p>Verdict: <b>%s</b>. M_W = %.3f: the share of the slowdown that making "
+		    "the top %zu worker%s ideal removes; M_S = %.3f: the same for the last stage. "
+		    "S = mean step time without launch delays / mean step time of the ideal "
+		    "(every op at its type's typical duration), over %zu step%s and %zu ops, "
+		    "analysed in %.2f s (docs/whatif.md). Measured and ideal step in "
+		    "Perfetto: <a href=\"whatif/timeline.json\">whatif/timeline.json</a> "
+		    "(open it at ui.perfetto.dev).</p>\n",
+		    wi_verdict_name(r->verdict), r->m_w, r->n_mw, r->n_mw == 1 ? "" : "s", r->m_s,
+		    r->nsteps, r->nsteps == 1 ? "" : "s", w->nops, w->seconds);
+	strbuf_addstr(h, "<div class=\"grid\">\n");
+	basis(h, w);
+	st_table(h, &r->by_group);
+	workers_table(h, w);
+	strbuf_addstr(h, "</div>\n<div class=\"grid\">\n");
+	figure(h, out, "whatif/sw",
+	       "S_w per worker over the stage × replica grid (colours from 1 to 1.5)");
+	figure(h, out, "whatif/step",
+	       "One step of the slowest worker's replica: measured, and the simulated ideal "
+	       "below each stage");
+	strbuf_addstr(h, "</div>\n</section>\n");
+}

@@ -1,0 +1,242 @@
+/* heatmap.c — see heatmap.h. Design note: the cells are one datablock
+ * "x y value" plotted `with image` (one plot element, whatever the grid
+ * size); NaN cells are transparent, so the white background shows. The SVG
+ * adds one invisible hypertext point per cell, sized to the cell, so the
+ * whole cell answers the mouse. Text in commands is single-quoted (no
+ * escapes but ''), text in datablocks double-quoted with '"' replaced;
+ * every terminal is noenhanced. */
+#include "heatmap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gnuplot.h"
+#include "util/pp.h"
+
+struct heatmap {
+	int nx, ny;
+	double *v;
+	char **hover;
+	char *title, *xlabel, *ylabel, *cblabel;
+	int decimals;
+	char unit[8];
+	enum heatmap_scale scale;
+	bool fixed;
+	double lo, hi;
+	bool no_png, no_svg;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? xstrdup(s) : NULL;
+}
+
+struct heatmap *heatmap_new(int nx, int ny)
+{
+	struct heatmap *h = xcalloc(1, sizeof(*h));
+	h->nx = nx < 1 ? 1 : nx;
+	h->ny = ny < 1 ? 1 : ny;
+	size_t n = (size_t)h->nx * (size_t)h->ny;
+	h->v = xmalloc(n * sizeof(*h->v));
+	h->hover = xcalloc(n, sizeof(*h->hover));
+	for (size_t i = 0; i < n; i++)
+		h->v[i] = NAN;
+	h->decimals = 2;
+	return h;
+}
+
+void heatmap_free(struct heatmap *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < (size_t)h->nx * (size_t)h->ny; i++)
+		free(h->hover[i]);
+	free(h->hover);
+	free(h->v);
+	free(h->title);
+	free(h->xlabel);
+	free(h->ylabel);
+	free(h->cblabel);
+	free(h);
+}
+
+void heatmap_set_labels(struct heatmap *h, const char *title, const char *xlabel,
+			const char *ylabel, const char *cblabel)
+{
+	char **to[] = { &h->title, &h->xlabel, &h->ylabel, &h->cblabel };
+	const char *from[] = { title, xlabel, ylabel, cblabel };
+	for (int i = 0; i < 4; i++) {
+		free(*to[i]);
+		*to[i] = dup_or_null(from[i]);
+	}
+}
+
+void heatmap_set_scale(struct heatmap *h, enum heatmap_scale s)
+{
+	h->scale = s;
+}
+
+void heatmap_set_range(struct heatmap *h, double lo, double hi)
+{
+	h->fixed = lo < hi;
+	h->lo = lo;
+	h->hi = hi;
+}
+
+void heatmap_set_number(struct heatmap *h, int decimals, const char *unit)
+{
+	h->decimals = decimals < 0 ? 0 : decimals > 9 ? 9 : decimals;
+	snprintf(h->unit, sizeof(h->unit), "%s", unit ? unit : "");
+}
+
+void heatmap_set_formats(struct heatmap *h, bool png, bool svg)
+{
+	h->no_png = !png && svg;
+	h->no_svg = !svg && png;
+}
+
+int heatmap_set(struct heatmap *h, int x, int y, double value, const char *hover)
+{
+	if (x < 0 || y < 0 || x >= h->nx || y >= h->ny)
+		return PP_EINVAL;
+	size_t i = (size_t)y * (size_t)h->nx + (size_t)x;
+	h->v[i] = value;
+	free(h->hover[i]);
+	h->hover[i] = dup_or_null(hover);
+	return 0;
+}
+
+/* A tick every `step` cells so that at most about 32 labels show. */
+static void write_tics(FILE *f, const char *axis, int n)
+{
+	int step = n <= 32 ? 1 : (n + 31) / 32;
+	fprintf(f, "set %s (", axis);
+	for (int i = 0; i < n; i += step)
+		fprintf(f, "%s'%d' %d", i ? ", " : "", i, i);
+	fputs(") scale 0\n", f);
+}
+
+static void write_plot(FILE *f, const struct heatmap *h, bool labels, bool hover, double ps)
+{
+	fputs("plot $cells using 1:2:3 with image notitle", f);
+	if (labels)
+		fputs(", \\\n     $cells using 1:2:4:6 with labels font ',9' tc rgb variable notitle",
+		      f);
+	if (hover)
+		fprintf(f,
+			", \\\n     $cells using 1:2:5 with labels hypertext point pt 5 ps %.2f "
+			"lc rgb '#ff000000' notitle",
+			ps);
+	fputc('\n', f);
+	(void)h;
+}
+
+static int write_script(FILE *f, const char *base, const void *ctx)
+{
+	const struct heatmap *h = ctx;
+	/* Sizes: cells at least 14 pixels, the plot between 640 and 1600 wide. */
+	int cw = h->nx <= 16 ? 56 : h->nx <= 64 ? 22 : 14;
+	int ch = h->ny <= 16 ? 34 : h->ny <= 64 ? 18 : 12;
+	int w = 260 + cw * h->nx, hh = 170 + ch * h->ny;
+	w = w < 760 ? 760 : w > 1600 ? 1600 : w;
+	hh = hh < 360 ? 360 : hh > 1600 ? 1600 : hh;
+	bool labels = h->nx <= 16 && h->ny <= 32;
+	double lo = INFINITY, hi = -INFINITY;
+	char num[64];
+	size_t n = (size_t)h->nx * (size_t)h->ny;
+
+	fprintf(f,
+		"# Heatmap written by pptrace. Run in this folder: gnuplot %s.gp\n"
+		"# (makes %s.png and %s.svg). Data: x y value label hover; row 0 on top.\n",
+		base, base, base);
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(h->v[i])) {
+			lo = h->v[i] < lo ? h->v[i] : lo;
+			hi = h->v[i] > hi ? h->v[i] : hi;
+		}
+	if (h->fixed) {
+		lo = h->lo;
+		hi = h->hi;
+	} else if (!(hi > lo)) {
+		double mid = isfinite(lo) ? lo : 0;
+		lo = mid - (mid ? fabs(mid) * 0.05 : 0.5);
+		hi = mid + (mid ? fabs(mid) * 0.05 : 0.5);
+	}
+	/* Text on the dark end of the scale is white. */
+	fputs("$cells << EOD\n# x y value label hover text_colour\n", f);
+	for (size_t i = 0; i < n; i++) {
+		int x = (int)(i % (size_t)h->nx), y = (int)(i / (size_t)h->nx);
+		double v = h->v[i], pos = (v - lo) / (hi - lo);
+		if (h->scale == HEATMAP_LOW_BAD)
+			pos = 1 - pos;
+		if (isfinite(v)) {
+			snprintf(num, sizeof(num), "%.*f%s", h->decimals, v, h->unit);
+			fprintf(f, "%d %d %.9g \"%s\" ", x, y, v, num);
+		} else {
+			fprintf(f, "%d %d NaN \"\" ", x, y);
+		}
+		gnuplot_put_dq(f, h->hover[i] ? h->hover[i] : "no data");
+		fprintf(f, " %d\n", isfinite(v) && pos > 0.6 ? 0xffffff : 0x202020);
+	}
+	fputs("EOD\n", f);
+	const char *what[] = { "title", "xlabel", "ylabel", "cblabel" };
+	const char *text[] = { h->title, h->xlabel, h->ylabel, h->cblabel };
+	for (int i = 0; i < 4; i++) {
+		if (!text[i])
+			continue;
+		fprintf(f, "set %s ", what[i]);
+		gnuplot_put_sq(f, text[i]);
+		fputs(i ? " font ',11'\n" : " font ',13'\n", f);
+	}
+	fprintf(f, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", h->nx - 1, h->ny - 1);
+	fprintf(f, "set cbrange [%.9g:%.9g]\n", lo, hi);
+	write_tics(f, "xtics", h->nx);
+	write_tics(f, "ytics", h->ny);
+	fputs(h->scale == HEATMAP_HIGH_BAD
+		      ? "set palette defined (0 '#fff5eb', 0.35 '#fdae6b', 0.7 '#e6550d', "
+			"1 '#7f2704')\n"
+		      : "set palette defined (0 '#7f2704', 0.3 '#e6550d', 0.65 '#fdae6b', "
+			"1 '#fff5eb')\n",
+	      f);
+	fputs("set tics out nomirror\nset border 15 lc rgb '#888888'\nset key off\n"
+	      "set colorbox vertical user origin screen 0.84, graph 0 size screen 0.025, graph 1\n"
+	      "set rmargin at screen 0.81\n",
+	      f);
+	fprintf(f, "set format cb '%%.%df", h->decimals);
+	for (const char *u = h->unit; *u; u++)
+		fputs(*u == '%' ? "%%" : *u == '\'' ? "''" : (char[]){ *u, 0 }, f);
+	fputs("'\n", f);
+	/* The hover point covers the cell: a point-size unit is about 4.5
+	 * pixels in the svg terminal, pt 5 a square of 2 units. */
+	double cell_px = (double)(w - 280) / h->nx, cell_py = (double)(hh - 170) / h->ny;
+	double ps = (cell_px < cell_py ? cell_px : cell_py) / 9.0;
+	ps = ps < 0.5 ? 0.5 : ps;
+	gnuplot_write_formats(f);
+	if (!h->no_png) {
+		gnuplot_begin_output(f, false);
+		fprintf(f,
+			"set terminal pngcairo noenhanced size %d,%d font ',10' "
+			"background '#ffffff'\nset output '%s.png'\n",
+			w, hh, base);
+		write_plot(f, h, labels, false, ps);
+		fputs("}\n", f);
+	}
+	if (!h->no_svg) {
+		gnuplot_begin_output(f, true);
+		fprintf(f,
+			"set terminal svg noenhanced size %d,%d font ',10' mouse standalone "
+			"background '#ffffff'\nset output '%s.svg'\n",
+			w, hh, base);
+		write_plot(f, h, labels, true, ps);
+		fputs("}\n", f);
+	}
+	fputs("unset output\n", f);
+	return ferror(f) ? PP_EIO : 0;
+}
+
+int heatmap_write(const struct heatmap *h, const char *prefix, char *err, size_t errlen)
+{
+	return gnuplot_write_script(prefix, write_script, h, err, errlen);
+}

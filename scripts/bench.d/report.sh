@@ -1,0 +1,67 @@
+#!/bin/bash
+# The report at scale (issue 17): ppgen trees of 1,024 ranks (tp 8 x pp 16 x
+# dp 8, one iteration, ~1 GB) and 8,192 ranks (tp 8 x pp 16 x dp 64, small
+# layers), each through ppbatch -j 2 and ppagg with its default rendering.
+# Per size: wall and CPU seconds (CPU includes the gnuplot children), the
+# output's bytes (apparent, and on disk), index.html and the iteration
+# page, charts rendered and scripts written; at 1,024 ranks also headless
+# Chromium opening index.html (wall time to the loaded DOM, images loaded).
+# The load average is recorded beside each run: these are wall times on a
+# shared machine. Appends "name value unit" lines to $BENCH_RESULTS.
+#   REPORT_BENCH_8K=0   skip the 8,192-rank tree (1.7 GB, about 2 minutes)
+set -eu
+: "${BENCH_WORK:?run through scripts/bench}" "${BENCH_RESULTS:?}"
+bin=${PP_BIN:?}
+W="$BENCH_WORK/report"
+rm -rf "$W"
+mkdir -p "$W"
+put() { echo "$1 $2 $3" | tee -a "$BENCH_RESULTS"; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+TIMEFORMAT='%R %U %S'
+
+# timed NAME CMD...: wall and CPU (user + system, children included).
+timed() {
+	local name=$1 real user sys
+	shift
+	put "${name}_load_before" "$(load)" ""
+	{ time "$@" >"$W/$name.out" 2>"$W/$name.err"; } 2>"$W/$name.time"
+	read -r real user sys <"$W/$name.time"
+	put "${name}_wall" "$real" s
+	put "${name}_cpu" "$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')" s
+}
+
+one() {
+	local n=$1 tree="$W/r$1"
+	shift
+	"$bin/ppgen" --out "$tree" "$@" --straggler 77:1.3 -q
+	put "report_${n}_trace_bytes" "$(du -sb "$tree" | cut -f1)" B
+	timed "report_${n}_ppbatch_j2" "$bin/ppbatch" --input "$tree" -j 2 --quiet
+	timed "report_${n}_ppagg" "$bin/ppagg" --base-folder "$tree" -j 2
+	local out="$tree/pptrace"
+	put "report_${n}_output_bytes" "$(du -sb "$out" | cut -f1)" B
+	put "report_${n}_output_disk_bytes" "$(($(du -sk "$out" | cut -f1) * 1024))" B
+	put "report_${n}_index_html_bytes" "$(stat -c %s "$out/index.html")" B
+	put "report_${n}_iteration_html_bytes" "$(stat -c %s "$out/iteration_15.html")" B
+	local err="$W/report_${n}_ppagg.err"
+	put "report_${n}_scripts_written" \
+		"$(sed -n 's/.*, \([0-9]*\) chart scripts written.*/\1/p' "$err")" ""
+	put "report_${n}_charts_rendered" "$(sed -n 's/.*rendering: \([0-9]*\) charts.*/\1/p' "$err")" ""
+	put "report_${n}_render_wall" "$(sed -n 's/.*rendered all charts in \([0-9.]*\) s.*/\1/p' "$err")" s
+}
+
+one 1024 --tp 8 --pp 16 --dp 8
+if command -v chromium >/dev/null; then
+	mkdir -p "$W/profile"
+	{ time timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$W/profile" --dump-dom "file://$W/r1024/pptrace/index.html" \
+		>"$W/dom.html" 2>/dev/null; } 2>"$W/chrome.time"
+	read -r real _ <"$W/chrome.time"
+	put report_1024_chromium_index_wall "$real" s
+	put report_1024_chromium_index_images "$(grep -o 'data-images="[^"]*"' "$W/dom.html" | cut -d'"' -f2)" ""
+fi
+rm -rf "$W/r1024"
+if [ "${REPORT_BENCH_8K:-1}" != 0 ]; then
+	one 8192 --tp 8 --pp 16 --dp 64 --layers 1 --kernels-per-layer 2
+	rm -rf "$W/r8192"
+fi

@@ -1,0 +1,158 @@
+/* Unit tests for the gnuplot renderer (pipeline/chart/gnuplot.h) and the
+ * heatmap emitter (heatmap.h), with the real gnuplot: many scripts through
+ * few processes, each in its own folder and with its own outputs; a
+ * failing script in the middle is reported alone with gnuplot's message
+ * and the scripts after it still render; a folder whose name cannot be
+ * quoted for a batch runs alone; a heatmap script renders with a hover
+ * text per cell. Skipped (with the reason) when gnuplot is not installed. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "chart/gnuplot.h"
+#include "chart/heatmap.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+static char tmp[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof(tmp), "/tmp/pptrace-gnuplot.XXXXXX");
+	return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static bool have_gnuplot(void)
+{
+	char exe[4096];
+	return gnuplot_find(exe, sizeof(exe));
+}
+
+static bool is_file(const char *dir, const char *name)
+{
+	struct strbuf p = STRBUF_INIT;
+	struct stat st;
+	strbuf_addf(&p, "%s/%s", dir, name);
+	bool ok = stat(p.buf, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	strbuf_release(&p);
+	return ok;
+}
+
+/* dir/c.gp: a plot of `body` (a valid expression, or a bad one). */
+static void write_chart(const char *dir, const char *body)
+{
+	struct strbuf p = STRBUF_INIT;
+	mkdir(dir, 0755);
+	strbuf_addf(&p, "%s/c.gp", dir);
+	FILE *f = fopen(p.buf, "w");
+	assert_non_null(f);
+	gnuplot_write_formats(f);
+	for (int svg = 0; svg < 2; svg++) {
+		gnuplot_begin_output(f, svg);
+		fprintf(f, "set terminal %s size 200,150\nset output 'c.%s'\nplot %s\n}\n",
+			svg ? "svg" : "pngcairo", svg ? "svg" : "png", body);
+	}
+	fputs("unset output\n", f);
+	fclose(f);
+	strbuf_release(&p);
+}
+
+static void test_batch(void **state)
+{
+	(void)state;
+	if (!have_gnuplot()) {
+		skip();
+		return;
+	}
+	enum { N = 9 };
+	struct gnuplot_job job[N];
+	char dir[N][128], script[N][160], err[256];
+	memset(job, 0, sizeof(job));
+	for (int i = 0; i < N; i++) {
+		/* Job 4 fails; job 6's folder has a line break in its name. */
+		snprintf(dir[i], sizeof(dir[i]), "%s/c%d%s", tmp, i, i == 6 ? "\nx" : "'q");
+		write_chart(dir[i], i == 4 ? "no_such_function(x)" : "sin(x)");
+		snprintf(script[i], sizeof(script[i]), "%s/c.gp", dir[i]);
+		job[i].script = script[i];
+		job[i].no_svg = i == 2;
+		job[i].no_png = i == 3;
+	}
+	assert_int_equal(gnuplot_render(job, N, 2, err, sizeof(err)), 0);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(job[i].failed, i == 4);
+		assert_int_equal(is_file(dir[i], "c.png"), i != 3 && i != 4);
+		assert_int_equal(is_file(dir[i], "c.svg"), i != 2 && i != 4);
+	}
+	assert_non_null(strstr(job[4].why, "gnuplot failed on '"));
+	assert_non_null(strstr(job[4].why, "(exit 1): \"c.gp\" line "));
+	assert_non_null(strstr(job[4].why, "no_such_function"));
+}
+
+static void test_heatmap(void **state)
+{
+	char err[256], prefix[128];
+	(void)state;
+	struct heatmap *h = heatmap_new(3, 2);
+	heatmap_set_labels(h, "t", "replica", "stage", "share");
+	heatmap_set_number(h, 1, " %");
+	assert_int_equal(heatmap_set(h, 3, 0, 1, NULL), PP_EINVAL);
+	assert_int_equal(heatmap_set(h, 2, 1, 42.5, "stage 1, replica 2\\nrank 7: 42.5 %"), 0);
+	assert_int_equal(heatmap_set(h, 0, 0, 10, "stage 0, replica 0\\nrank 0: 10 %"), 0);
+	snprintf(prefix, sizeof(prefix), "%s/heat", tmp);
+	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
+	heatmap_free(h);
+	if (!have_gnuplot()) {
+		skip();
+		return;
+	}
+	struct strbuf p = STRBUF_INIT, svg = STRBUF_INIT;
+	strbuf_addf(&p, "%s.gp", prefix);
+	struct gnuplot_job job = { .script = p.buf };
+	assert_int_equal(gnuplot_render(&job, 1, 1, err, sizeof(err)), 0);
+	assert_false(job.failed);
+	assert_true(is_file(tmp, "heat.png"));
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s.svg", prefix);
+	FILE *f = fopen(p.buf, "r");
+	assert_non_null(f);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&svg, buf, n);
+	fclose(f);
+	assert_non_null(
+		strstr(svg.buf, "showHypertext(evt,'stage 1, replica 2\\nrank 7: 42.5 %')"));
+	/* Every cell answers the mouse, the empty ones too. */
+	size_t hovers = 0;
+	for (const char *s = svg.buf; (s = strstr(s, "onmousemove=\"gnuplot_svg.showHypertext"));
+	     s++)
+		hovers++;
+	assert_int_equal(hovers, 6);
+	strbuf_release(&p);
+	strbuf_release(&svg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_heatmap),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
