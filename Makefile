@@ -86,6 +86,15 @@ endif
 
 .SECONDARY:
 
+# The reader's event parser is compiled once per SIMD level
+# (pipeline/read/trace_events.h, chosen at run time); on x86-64 two levels
+# need their instructions (tests/fuzz/run.sh says the same).
+ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine 2>/dev/null)),)
+$(O)/pipeline/read/trace_events_avx2.o: ALL_CFLAGS += -mavx2 -mbmi -mbmi2 -mpopcnt
+$(O)/pipeline/read/trace_events_avx512.o: ALL_CFLAGS += -mavx512bw -mavx512vl -mavx2 -mbmi \
+	-mbmi2 -mpopcnt
+endif
+
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $@")

@@ -30,7 +30,8 @@ enum {
 	MAX_THREADS = 65536, /* distinct (pid, tid) tracked */
 	SHOW_THREADS = 40,   /* threads listed in the text output */
 	MAX_NAMES = 1 << 20, /* distinct kernel names remembered */
-	TCACHE = 61          /* thread cache slots */
+	TCACHE = 64,         /* thread cache slots (a power of two) */
+	CCACHE = 64          /* category spelling cache slots (a power of two) */
 };
 
 struct cat_count {
@@ -75,13 +76,18 @@ struct inspect {
 	uint64_t by_ph[256];
 	struct cat_count cats[MAX_CATS];
 	int ncats;
-	int last_cat;           /* index of the previous event's category, or -1 */
+	struct {                     /* recent spellings of categories */
+		uint64_t head, tail; /* sv_words() of the spelling */
+		int cat;             /* its index in cats, or -1 */
+	} ccache[CCACHE];
 	uint64_t cats_other;
 	struct thread *threads; /* in order of first sight */
 	size_t tcount, talloc;
 	struct itab thread_tab;
-	struct thread *tcache[TCACHE]; /* recent threads by integer (pid, tid) */
-	struct thread *tlast;          /* the last one (NULL after a regrow) */
+	struct { /* recent threads by integer (pid, tid) */
+		int64_t pid, tid;
+		struct thread *t; /* NULL: the slot is free */
+	} tcache[TCACHE];
 	struct kname *names;
 	size_t ncount, nalloc;
 	struct itab name_tab;
@@ -97,6 +103,47 @@ struct inspect {
 	bool have_span;
 	int64_t span_lo, span_hi;
 };
+
+static inline uint64_t load8(const char *p)
+{
+	uint64_t x;
+	memcpy(&x, p, 8);
+	return x;
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x *= 0x9e3779b97f4a7c15ull;
+	return x ^ x >> 29;
+}
+
+/* The first and the last 8 bytes of s (fewer, zero-padded, when shorter),
+ * with its length in the top byte of head: equal for equal texts, and
+ * enough to tell texts of up to 16 bytes apart. A reader's string has 8
+ * readable bytes (trace_read.h). */
+static inline void sv_words(struct pp_sv s, uint64_t *head, uint64_t *tail)
+{
+	uint64_t h = load8(s.p), t = 0;
+	if (s.n < 8)
+		h &= (1ull << (8 * s.n)) - 1;
+	else
+		t = s.n >= 16 ? load8(s.p + s.n - 8)
+		    : s.n > 8 ? load8(s.p + s.n - 8) >> (8 * (16 - s.n))
+			      : 0;
+	*head = h ^ (uint64_t)s.n << 56;
+	*tail = t;
+}
+
+/* A cheap hash of a long text: its length and three samples (the head,
+ * the middle and the tail); lookups compare the whole text. */
+static inline uint64_t sv_sample_hash(struct pp_sv s)
+{
+	uint64_t h, t, m = 0;
+	sv_words(s, &h, &t);
+	if (s.n > 24)
+		m = load8(s.p + s.n / 2 - 4);
+	return mix64(h ^ mix64(t ^ mix64(m)));
+}
 
 static struct idkey idkey_of(const struct trace_id *id, bool present)
 {
@@ -186,7 +233,6 @@ static long thread_lookup(struct inspect *in, struct idkey pid, struct idkey tid
 		in->talloc = in->talloc ? 2 * in->talloc : 256;
 		in->threads = xrealloc(in->threads, in->talloc * sizeof(*in->threads));
 		memset(in->tcache, 0, sizeof(in->tcache)); /* the threads moved */
-		in->tlast = NULL;
 	}
 	struct thread *t = &in->threads[in->tcount];
 	memset(t, 0, sizeof(*t));
@@ -203,41 +249,43 @@ static long thread_lookup(struct inspect *in, struct idkey pid, struct idkey tid
 	return (long)in->tcount++;
 }
 
-/* The thread of ev, through a small direct-mapped cache of integer ids;
- * NULL beyond MAX_THREADS. */
-static struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
+/* thread_get() past its cache: the thread of ev, kept in the cache's slot
+ * when its ids are integers. */
+static __attribute__((noinline)) struct thread *thread_miss(struct inspect *in,
+							    const struct trace_event *ev,
+							    size_t slot, bool ints)
 {
-	/* Runs of events on one thread: the last one, compared cheaply. */
-	struct thread *l = in->tlast;
-	if (l && (ev->has & (TE_PID | TE_TID)) == (TE_PID | TE_TID) && !ev->pid.is_str &&
-	    !ev->tid.is_str && l->pid.kind == 1 && l->tid.kind == 1 &&
-	    l->pid.num == ev->pid.num && l->tid.num == ev->tid.num)
-		return l;
-	struct idkey pid = idkey_of(&ev->pid, ev->has & TE_PID);
-	struct idkey tid = idkey_of(&ev->tid, ev->has & TE_TID);
-	size_t slot = TCACHE;
-	if (pid.kind == 1 && tid.kind == 1)
-		slot = (size_t)(((uint64_t)pid.num * 31 + (uint64_t)tid.num) % TCACHE);
-	struct thread *t = slot < TCACHE ? in->tcache[slot] : NULL;
-	if (t && idkey_eq(&t->pid, &pid) && idkey_eq(&t->tid, &tid))
-		return in->tlast = t;
-	long i = thread_lookup(in, pid, tid);
-	t = i < 0 ? NULL : &in->threads[i];
-	if (slot < TCACHE)
-		in->tcache[slot] = t;
-	return in->tlast = t;
+	long i = thread_lookup(in, idkey_of(&ev->pid, ev->has & TE_PID),
+			       idkey_of(&ev->tid, ev->has & TE_TID));
+	struct thread *t = i < 0 ? NULL : &in->threads[i];
+	if (ints && t) {
+		in->tcache[slot].pid = ev->pid.num;
+		in->tcache[slot].tid = ev->tid.num;
+		in->tcache[slot].t = t;
+	}
+	return t;
 }
 
-/* Counts the event's category; returns its kind (classify_category()). */
-static enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
+/* The thread of ev, through a small direct-mapped cache of integer ids;
+ * NULL beyond MAX_THREADS. */
+static inline struct thread *thread_get(struct inspect *in, const struct trace_event *ev)
 {
-	if (in->last_cat >= 0) {
-		struct cat_count *lc = &in->cats[in->last_cat];
-		if (cat.n == lc->len && (!memcmp(cat.p, lc->raw, cat.n) || pp_sv_ieq(cat, lc->name))) {
-			lc->n++;
-			return lc->kind;
-		}
-	}
+	bool ints = (ev->has & (TE_PID | TE_TID)) == (TE_PID | TE_TID) && !ev->pid.is_str &&
+		    !ev->tid.is_str;
+	size_t slot =
+		(size_t)(((uint64_t)ev->pid.num * 0x9e3779b97f4a7c15ull + (uint64_t)ev->tid.num) >>
+			 58) &
+		(TCACHE - 1);
+	if (ints && in->tcache[slot].t && in->tcache[slot].pid == ev->pid.num &&
+	    in->tcache[slot].tid == ev->tid.num)
+		return in->tcache[slot].t;
+	return thread_miss(in, ev, slot, ints);
+}
+
+/* count_cat() without the cache: *ci is the category's index, or -1. */
+static enum classify_cat count_cat_slow(struct inspect *in, struct pp_sv cat, int *ci)
+{
+	*ci = -1;
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < in->ncats; i++) {
 			struct cat_count *cc = &in->cats[i];
@@ -245,7 +293,7 @@ static enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
 							   : !pp_sv_ieq(cat, cc->name)))
 				continue;
 			cc->n++;
-			in->last_cat = i;
+			*ci = i;
 			return cc->kind;
 		}
 	if (in->ncats == MAX_CATS || cat.n > 200 || memchr(cat.p, '\0', cat.n)) {
@@ -262,8 +310,31 @@ static enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
 	cc->len = cat.n;
 	cc->n = 1;
 	cc->kind = classify_category(cat);
-	in->last_cat = in->ncats++;
+	*ci = in->ncats++;
 	return cc->kind;
+}
+
+/* Counts the event's category; returns its kind (classify_category()). A
+ * spelling seen recently is found in ccache by its first and last bytes
+ * (compared whole when longer than 16). */
+static enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
+{
+	uint64_t head, tail;
+	sv_words(cat, &head, &tail);
+	unsigned slot = (unsigned)(mix64(head ^ tail) >> 58) & (CCACHE - 1);
+	int i = in->ccache[slot].cat;
+	if (i >= 0 && in->ccache[slot].head == head && in->ccache[slot].tail == tail &&
+	    (cat.n <= 16 || !memcmp(cat.p, in->cats[i].raw, cat.n))) {
+		in->cats[i].n++;
+		return in->cats[i].kind;
+	}
+	enum classify_cat kind = count_cat_slow(in, cat, &i);
+	if (i >= 0 && cat.n == in->cats[i].len && !memcmp(cat.p, in->cats[i].raw, cat.n)) {
+		in->ccache[slot].head = head;
+		in->ccache[slot].tail = tail;
+		in->ccache[slot].cat = i;
+	}
+	return kind;
 }
 
 static uint64_t kname_rehash(void *ctx, uint32_t idx)
@@ -287,7 +358,7 @@ static bool kname_eq(const void *ctx, uint32_t idx)
  * distinct name (up to a cap). */
 static enum rr_type kernel_type(struct inspect *in, struct pp_sv name)
 {
-	uint64_t h = pp_hash_bytes(name.p, name.n, 0);
+	uint64_t h = sv_sample_hash(name);
 	struct kname_probe k = { in->names, name };
 	size_t slot;
 	itab_reserve(&in->name_tab, kname_rehash, in->names);
@@ -417,6 +488,8 @@ struct file_result {
 	const char *err;
 	bool truncated, gz;
 	double seconds;
+	const char *simd;   /* the reader's SIMD level */
+	const char *gunzip; /* what inflated it, or "" */
 };
 
 static void print_text(const struct inspect *in, const struct file_result *f,
@@ -503,9 +576,10 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 		printf("  classification (docs/classification.md)\n%s", sb.buf);
 		strbuf_release(&sb);
 	}
-	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON\n", f->seconds,
-	       f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
-	       f->seconds > 0 ? (double)f->text_bytes / f->seconds / 1e6 : 0.0);
+	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON (simd %s%s%s)\n",
+	       f->seconds, f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
+	       f->seconds > 0 ? (double)f->text_bytes / f->seconds / 1e6 : 0.0, f->simd,
+	       *f->gunzip ? ", gunzip " : "", f->gunzip);
 }
 
 static void json_kv_str(struct strbuf *sb, const char *k, const char *v)
@@ -548,6 +622,7 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 	strbuf_addf(&sb, ",\"ok\":%s", f->rc < 0 ? "false" : "true");
 	json_kv_str(&sb, "error", f->rc < 0 ? f->err : NULL);
 	strbuf_addf(&sb, ",\"truncated\":%s", f->truncated ? "true" : "false");
+	json_kv_str(&sb, "simd", f->simd);
 	strbuf_addf(&sb,
 		    ",\"gpu_events\":%" PRIu64 ",\"gpu_memcpy\":%" PRIu64
 		    ",\"gpu_memset\":%" PRIu64,
@@ -679,7 +754,8 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	int rc;
 
 	memset(&in, 0, sizeof(in));
-	in.last_cat = -1;
+	for (int i = 0; i < CCACHE; i++)
+		in.ccache[i].cat = -1;
 	in.pats = pats;
 	/* A survey may need a second reading: only of a regular file (not a
 	 * pipe such as <(zcat ...)), which must stay the same (st0). */
@@ -716,6 +792,8 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	f.err = err2[0] ? err2 : trace_reader_error(r);
 	f.truncated = trace_reader_truncated(r);
 	f.gz = trace_reader_is_gzip(r);
+	f.simd = trace_reader_simd(r);
+	f.gunzip = trace_reader_gunzip(r);
 	if (o->json)
 		print_json(&in, &f, trace_reader_header(r), res);
 	else

@@ -28,7 +28,7 @@ void vec_init(struct vec *v, size_t elem)
 
 void vec_release(struct vec *v)
 {
-	free(v->data);
+	hugepage_free(v->data, v->cap * v->elem);
 	vec_init(v, v->elem);
 }
 
@@ -40,7 +40,8 @@ void *vec_push(struct vec *v)
 		size_t cap = !v->cap ? 256
 			     : v->cap * v->elem >= (1u << 20) ? v->cap * 4
 							      : v->cap * 2;
-		v->data = hugepage_realloc(v->data, v->n * v->elem, cap * v->elem);
+		v->data =
+			hugepage_realloc(v->data, v->cap * v->elem, v->n * v->elem, cap * v->elem);
 		v->cap = cap;
 	}
 	void *p = (char *)v->data + v->n++ * v->elem;

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "simd.h"
+
 enum {
 	JS_OK = 0,
 	JS_MORE = 1, /* the range ended before the token did */
@@ -64,31 +66,10 @@ static inline const char *js_ws(const char *p, const char *end)
 }
 
 /* The first '"' or '\\' in [p, end), or end. */
-#ifdef __SSE2__
-#include <emmintrin.h>
 static inline const char *js_find_quote_or_bs(const char *p, const char *end)
 {
-	const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
-	while (p < end) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)));
-		if (m) {
-			p += __builtin_ctz(m);
-			return p < end ? p : end;
-		}
-		p += 16;
-	}
-	return end;
+	return simd_find_quote_or_bs(p, end);
 }
-#else
-static inline const char *js_find_quote_or_bs(const char *p, const char *end)
-{
-	while (p < end && *p != '"' && *p != '\\')
-		p++;
-	return p;
-}
-#endif
 
 /* p points just after an opening quote. On JS_OK *q is the closing quote and
  * *esc tells whether a backslash occurs inside. JS_MORE: no closing quote

@@ -10,6 +10,19 @@
  * node (usually one); only a miss reads the key byte by byte, dispatches on
  * its text and extends the trie.
  *
+ * Events of different kinds share their first keys and part ways later,
+ * so the caller may branch on a value that tells the kind (an event's ph
+ * and cat): key_cache_branch() moves to a node of that value's own, whose
+ * next literal is then usually the only one.
+ *
+ * Many values are the same in every event of a kind (a kernel's `"pid": 0`,
+ * `"device": 0`, `"grid": [132, 1, 1]`, a flow's `"name": "ac2g"`). A key
+ * learned anew may therefore become a *whole* literal, its value included
+ * (key_cache_whole()), with what reading the value gave kept beside it;
+ * a hit then needs no reading at all. The first time the value differs,
+ * the literal misses, the key is read byte by byte, and learning it turns
+ * the whole literal back into the key's for good.
+ *
  * A hit is exact by construction: the bytes equal a literal whose key was
  * read and dispatched before, and the byte after it is not whitespace, so
  * reading the key would have stopped at the same place with the same key.
@@ -24,85 +37,127 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "simd.h"
 
 enum {
-	KC_LIT = 32,     /* longest literal: a key of up to 26 bytes, ", " and ": " */
-	KC_NEXT = 4,     /* next literals kept per trie node */
-	KC_NODES = 512,  /* trie nodes; node 0 is an object's start */
-	KC_LOST = 0xffff /* a node for "off the trie": predicts nothing */
+	KC_LIT = 32,        /* longest literal: a key of up to 26 bytes, ", " and ": " */
+	KC_NEXT = 4,        /* next literals kept per trie node */
+	KC_NODES = 1024,    /* trie nodes; node 0 is an object's start */
+	KC_BRANCHES = 256,  /* (node, value) pairs of key_cache_branch() */
+	KC_LOST = KC_NODES, /* the node "off the trie": always empty, predicts nothing */
+	KC_WHOLE = 64,      /* which | KC_WHOLE: a whole literal, the value included */
+	KC_END = 127        /* the code of a literal that closes the object (the
+			    * bytes from the last value's end to its '}'); the
+			    * callers' codes are below KC_WHOLE */
+};
+
+/* What the byte after a literal must be (kc_next.follow: bits of
+ * kc_follow[byte]): a value's first byte after a key (not whitespace), a
+ * delimiter after a whole literal (so the value ends there), anything after
+ * an end literal. */
+enum { KC_F_VALUE = 1, KC_F_DELIM = 2, KC_F_ANY = 4 };
+extern const uint8_t kc_follow[256];
+
+/* The value of a whole literal. */
+enum {
+	KC_VSKIP = 1, /* none kept: read as skipped (the caller keeps nothing) */
+	KC_VNUM,      /* an integer that fits int64: num, its text in val */
+	KC_VSTR       /* a string without escapes: its body in val */
 };
 
 /* One literal expected next, kept in the node itself: the compare needs no
  * load that depends on another. */
 struct kc_next {
 	_Alignas(16) char lit[KC_LIT]; /* zero-padded */
-	uint16_t lo, hi;               /* bytes of each 16-byte half compared */
+	uint32_t mask;                 /* bit i: byte i is compared */
 	uint8_t len;                   /* 0: no literal */
-	uint8_t which;                 /* the caller's code for the key */
+	uint8_t which;                 /* the caller's code for the key (| KC_WHOLE) */
+	uint8_t follow;                /* KC_F_* */
+	uint8_t klen;                  /* a whole literal: its key's literal's length */
 	uint16_t node;                 /* the node after it */
+	uint8_t varies;                /* the key's value changed: never whole again */
+	uint8_t vkind;                 /* a whole literal: KC_V* */
+	uint32_t vlen;                 /* ... the length of val */
+	int64_t num;                   /* ... KC_VNUM: the integer */
+	char val[KC_LIT];              /* ... NUL-terminated */
 };
 
 struct kc_node {
 	struct kc_next next[KC_NEXT];
 };
 
-struct key_cache {
-	unsigned nnodes;
-	struct kc_node node[KC_NODES];
+struct kc_branch {
+	uint64_t value;
+	uint16_t from, to; /* to 0: the slot is free */
 };
 
-void key_cache_init(struct key_cache *kc);
+struct key_cache {
+	unsigned nnodes;
+	struct kc_branch branch[KC_BRANCHES];
+	struct kc_node node[KC_NODES + 1]; /* node[KC_LOST] stays empty */
+};
+
+/* A cache with no literals. Its nodes are cleared as they are first used,
+ * so an empty cache costs a few pages, not its full size (a reader is
+ * opened per trace). Never NULL (docs/contracts.md §7). */
+struct key_cache *key_cache_new(void);
+void key_cache_free(struct key_cache *kc);
 
 /* After a miss at trie node at: the member's literal was lit[0..len) and
- * its key code which. Returns the node to pass for the next member. len 0
- * (a key that cannot be cached: escaped, too long) gives KC_LOST. */
-unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len, int which);
+ * its key code which (KC_END: the object's end, which leads to no node).
+ * Returns the node to pass for the next member. len 0 (a key that cannot be
+ * cached: escaped, too long) gives KC_LOST. *fresh is the literal when it
+ * is new (for key_cache_whole()), else NULL. A whole literal of this key at
+ * node at becomes the key's literal again. */
+unsigned key_cache_learn(struct key_cache *kc, unsigned at, const char *lit, size_t len, int which,
+			 struct kc_next **fresh);
 
-/* Whether the bytes at p start with x's literal. p may be anywhere up to
- * the window's end: KC_LIT bytes are readable (the window's padding). */
-static inline bool key_cache_eq(const struct kc_next *x, const char *p)
+/* Makes the new literal x whole: its bytes run on to lit[0..len) (the key's
+ * literal and the value that follows; len <= KC_LIT), and reading that
+ * value gave vkind, num and val[0..vlen). */
+void key_cache_whole(struct kc_next *x, const char *lit, size_t len, int vkind, int64_t num,
+		     const char *val, size_t vlen);
+
+unsigned key_cache_branch_new(struct key_cache *kc, unsigned at, uint64_t value);
+
+/* The node after node at for a member whose value is value (up to 8 of its
+ * bytes and its length, packed by the caller): a node of its own, made on
+ * first sight. KC_LOST stays lost, and so does a value beyond the table. */
+static inline unsigned key_cache_branch(struct key_cache *kc, unsigned at, uint64_t value)
 {
-#ifdef __SSE2__
-	__m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
-	__m128i b = _mm_load_si128((const __m128i *)(const void *)x->lit);
-	unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b));
-	if ((m & x->lo) != x->lo)
-		return false;
-	if (!x->hi)
-		return true;
-	a = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-	b = _mm_load_si128((const __m128i *)(const void *)(x->lit + 16));
-	m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b));
-	return (m & x->hi) == x->hi;
-#else
-	return !memcmp(p, x->lit, x->len);
-#endif
+	const struct kc_branch *b =
+		&kc->branch[((value ^ at) * 0x9e3779b97f4a7c15ull) >> 56 & (KC_BRANCHES - 1)];
+	if (b->value == value && b->from == at && b->to)
+		return b->to;
+	return key_cache_branch_new(kc, at, value);
 }
 
-/* Tries the literals expected at trie node *at against the bytes at *pp.
- * On a hit that ends before end at a byte that is not whitespace, moves
- * *pp to the value, *at to the next node and returns the key code; else
- * -1 and nothing moves. */
-static inline int key_cache_match(const struct key_cache *kc, unsigned *at, const char **pp,
-				  const char *end)
+/* Whether the bytes at p start with x's literal: one 32-byte compare,
+ * without a branch on the literal's length. p may be anywhere up to the
+ * window's end: KC_LIT bytes are readable (the window's padding). */
+static inline bool key_cache_eq(const struct kc_next *x, const char *p)
 {
-	if (*at == KC_LOST)
-		return -1;
-	const char *p = *pp;
-	for (const struct kc_next *x = kc->node[*at].next; x < kc->node[*at].next + KC_NEXT; x++) {
+	return simd_lit_eq(p, x->lit, x->mask, x->len);
+}
+
+/* The literal expected at trie node at that the bytes at p start with and
+ * that the byte after them may follow (kc_follow), or NULL. Neither needs
+ * the window's end: the window is followed by zero bytes, and no literal
+ * ends with one (each ends with the whitespace or ':' before a value, a
+ * value's last byte, or the '}' of KC_END), so a literal that matches ends
+ * inside the window; and a zero follows no key or whole literal, so the
+ * byte after those is inside too. */
+static inline const struct kc_next *key_cache_find(const struct key_cache *kc, unsigned at,
+						   const char *p)
+{
+	const struct kc_next *x = kc->node[at].next;
+	for (int i = 0; i < KC_NEXT; i++, x++) {
 		if (!x->len)
-			return -1;
-		const char *v = p + x->len;
-		if (key_cache_eq(x, p) && v < end && (unsigned char)*v > ' ') {
-			*pp = v;
-			*at = x->node;
-			return x->which;
-		}
+			return NULL;
+		if (key_cache_eq(x, p) && (kc_follow[(unsigned char)p[x->len]] & x->follow))
+			return x;
 	}
-	return -1;
+	return NULL;
 }
 
 #endif

@@ -23,7 +23,8 @@ struct trace_reader;
 
 /* A string view into reader-owned memory. */
 struct pp_sv {
-	const char *p; /* NUL-terminated; "" when absent */
+	const char *p; /* NUL-terminated; "" when absent; p[0..8) is readable
+			* even when n < 7 (a reader of a word need not check) */
 	size_t n;
 };
 
@@ -94,6 +95,15 @@ struct trace_reader_opts {
 				* built in, $PP_GUNZIP=zlib forces zlib */
 	bool no_key_cache;      /* read every key byte by byte, without the
 				* key cache (key_cache.h); tests compare both */
+	bool no_map;            /* read() a plain file instead of mapping it
+				* ($PP_NO_MMAP=1 too); tests compare both */
+	size_t window_bytes;    /* the window to start with; 0 = the default
+				* (tests take small ones to map and refill
+				* often) */
+	const char *simd;       /* the event parser's SIMD level: "avx512",
+				* "avx2", "sse2", "neon" or "scalar"; NULL:
+				* $PP_SIMD, else the best this CPU runs. A
+				* level it cannot run gives the best it can */
 };
 
 /* Opens path; never NULL: check trace_reader_error() (e.g. the file cannot
@@ -123,6 +133,11 @@ bool trace_reader_truncated(const struct trace_reader *r); /* salvage ended earl
 bool trace_reader_is_gzip(const struct trace_reader *r);   /* input was gzip */
 /* "isa-l" or "zlib": what inflates a gzip input; "" for plain input. */
 const char *trace_reader_gunzip(const struct trace_reader *r);
+/* The SIMD level of the reader's event parser (trace_reader_opts.simd). */
+const char *trace_reader_simd(const struct trace_reader *r);
+/* Stores the names of the SIMD levels that this build and CPU run, best
+ * first, in names[0..max); returns how many there are. */
+size_t trace_reader_simd_levels(const char **names, size_t max);
 
 /* Case-insensitive equality of a view with a literal. */
 bool pp_sv_ieq(struct pp_sv s, const char *lit);

@@ -21,6 +21,7 @@ struct arena_block {
 struct arena_owned {
 	struct arena_owned *next;
 	void *p;
+	size_t n;
 };
 
 void arena_init(struct arena *a)
@@ -34,7 +35,7 @@ void arena_init(struct arena *a)
 void arena_release(struct arena *a)
 {
 	for (struct arena_owned *o = a->owned; o; o = o->next)
-		free(o->p); /* the nodes themselves live in the blocks */
+		hugepage_free(o->p, o->n); /* the nodes themselves live in the blocks */
 	struct arena_block *b = a->head;
 	while (b) {
 		struct arena_block *next = b->next;
@@ -95,6 +96,7 @@ void arena_adopt(struct arena *a, void *p, size_t n)
 {
 	struct arena_owned *o = arena_alloc(a, sizeof(*o));
 	o->p = p;
+	o->n = n;
 	o->next = a->owned;
 	a->owned = o;
 	a->reserved += n;

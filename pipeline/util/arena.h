@@ -28,9 +28,9 @@ void *arena_alloc(struct arena *a, size_t n);
 void *arena_calloc(struct arena *a, size_t n, size_t size);
 /* A NUL-terminated copy of s[0..n). */
 char *arena_strndup(struct arena *a, const char *s, size_t n);
-/* Takes ownership of p (a malloc/realloc block of n bytes, e.g. a vector
- * grown while streaming): arena_release() frees it. Saves copying a large
- * array into the arena. */
+/* Takes ownership of p (a block of n bytes from hugepage_realloc(), e.g. a
+ * vector grown while streaming): arena_release() frees it. Saves copying a
+ * large array into the arena. */
 void arena_adopt(struct arena *a, void *p, size_t n);
 
 #endif

@@ -193,7 +193,7 @@ void cmap_init(struct cmap *m)
 
 void cmap_release(struct cmap *m)
 {
-	free(m->dense);
+	hugepage_free(m->dense, m->cap * sizeof(*m->dense));
 	imap_release(&m->sparse);
 	cmap_init(m);
 }
@@ -229,7 +229,8 @@ uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
 		size_t cap = m->cap ? m->cap : 4096;
 		while (cap <= off)
 			cap *= 2;
-		uint32_t *d = hugepage_realloc(m->dense, m->cap * sizeof(*d), cap * sizeof(*d));
+		uint32_t *d = hugepage_realloc(m->dense, m->cap * sizeof(*d), m->cap * sizeof(*d),
+					       cap * sizeof(*d));
 		memset(d + m->cap, 0xff, (cap - m->cap) * sizeof(*d));
 		m->dense = d;
 		m->cap = cap;

@@ -43,26 +43,68 @@ static bool space_limited(void)
 	return limited;
 }
 
-void *hugepage_realloc(void *old, size_t used, size_t size)
+/* Whether a block of size bytes is a mapping of its own. */
+static bool own_mapping(size_t size)
 {
-	/* Under a limit, realloc grows the block in place (mremap): never old
-	 * and new at once. Otherwise a new 2 MiB-aligned block, advised before
-	 * anything touches it, gets huge pages throughout (a realloc'd block
-	 * is seldom aligned, and pages touched before the advice stay small):
-	 * a third of the faults, and far fewer TLB misses in the passes over
-	 * the kernels (~10 % of a worker's time). */
-	if (size < HUGE_PAGE || space_limited()) {
+	return size >= HUGE_PAGE && !space_limited();
+}
+
+/* A 2 MiB-aligned range of size bytes (a multiple of 2 MiB) of fresh
+ * address space: prot PROT_NONE to move pages into, else read-write. */
+static void *map_aligned(size_t size, int prot)
+{
+	size_t span = size + HUGE_PAGE;
+	char *m = mmap(NULL, span, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		die("out of memory mapping %zu bytes", size);
+	char *a = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	if (a > m)
+		munmap(m, (size_t)(a - m));
+	if (m + span > a + size)
+		munmap(a + size, (size_t)(m + span - (a + size)));
+	return a;
+}
+
+void *hugepage_realloc(void *old, size_t old_size, size_t used, size_t size)
+{
+	/* A large block is a mapping of its own, 2 MiB-aligned and advised
+	 * before anything touches it, so it gets huge pages throughout (a
+	 * realloc'd heap block is seldom aligned, and pages touched before the
+	 * advice stay small): a third of the faults, and far fewer TLB misses
+	 * in the passes over the kernels (~10 % of a worker's time). It grows
+	 * by moving its page tables to a larger aligned range: its pages stay
+	 * (huge ones move whole), so growing neither copies nor faults in
+	 * again what the block held. Under an address-space limit, realloc
+	 * grows the block in place (mremap too): never old and new at once. */
+	if (!own_mapping(size)) {
 		void *p = xrealloc(old, size);
 		hugepage_advise(p, size);
 		return p;
 	}
 	size_t rounded = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	void *p = rounded < size ? NULL : aligned_alloc(HUGE_PAGE, rounded);
-	if (!p)
+	if (rounded < size)
 		die("out of memory allocating %zu bytes", size);
+	if (old && own_mapping(old_size)) {
+		size_t had = (old_size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		void *to = map_aligned(rounded, PROT_NONE);
+		void *p = mremap(old, had, rounded, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+		if (p == MAP_FAILED)
+			die("out of memory growing a block to %zu bytes", size);
+		hugepage_advise(p, rounded);
+		return p;
+	}
+	void *p = map_aligned(rounded, PROT_READ | PROT_WRITE);
 	hugepage_advise(p, rounded);
 	if (used)
 		memcpy(p, old, used);
 	free(old);
 	return p;
+}
+
+void hugepage_free(void *p, size_t size)
+{
+	if (p && own_mapping(size))
+		munmap(p, (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+	else
+		free(p);
 }

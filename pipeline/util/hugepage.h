@@ -8,7 +8,7 @@
  *
  * Contract: purely advisory. Never fails, never changes contents; a no-op
  * for blocks under 2 MiB, on kernels without THP, or when THP is "never".
- * Blocks from hugepage_realloc() are ordinary heap blocks for free().
+ * Blocks from hugepage_realloc() go back with hugepage_free().
  */
 #ifndef PP_HUGEPAGE_H
 #define PP_HUGEPAGE_H
@@ -19,10 +19,15 @@
  * (re)allocating a large block; calling again on the same block is cheap. */
 void hugepage_advise(void *p, size_t n);
 
-/* realloc() for a growing array whose first `used` bytes matter: from
- * 2 MiB on a fresh 2 MiB-aligned block, advised before use (the used bytes
- * copied), unless the address space is limited (ulimit -v): then realloc
- * in place and advice. Never NULL (docs/contracts.md: out of memory). */
-void *hugepage_realloc(void *old, size_t used, size_t size);
+/* realloc() for a growing array of old_size bytes whose first `used` bytes
+ * matter. From 2 MiB on, the block is a mapping of its own, 2 MiB-aligned
+ * and advised before use, that grows by moving its pages (mremap), never
+ * by copying them: what it held is neither copied nor faulted in again.
+ * Under a limited address space (ulimit -v), plain realloc and advice.
+ * Never NULL (docs/contracts.md: out of memory). */
+void *hugepage_realloc(void *old, size_t old_size, size_t used, size_t size);
+
+/* Frees a block of size bytes from hugepage_realloc(); NULL is fine. */
+void hugepage_free(void *p, size_t size);
 
 #endif

@@ -1,10 +1,12 @@
 /* pp.c — error strings, diagnostics and small helpers shared by all modules. */
 #include "pp.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *progname = "pptrace";
 
@@ -105,6 +107,23 @@ char *xstrndup(const char *s, size_t n)
 	char *p = memcpy(xmalloc(len + 1), s, len);
 	p[len] = '\0';
 	return p;
+}
+
+ssize_t pp_read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, (char *)p + got, n - got);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
 }
 
 int64_t pp_now_ns(void)

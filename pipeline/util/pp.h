@@ -9,6 +9,7 @@
 #define PP_H
 
 #include <stdarg.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +60,10 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n); /* at most n bytes of s, NUL-terminated */
+
+/* Reads up to n bytes of fd into p, across short reads and EINTR: how
+ * many (fewer only at the end of the file), or -1 with errno set. */
+ssize_t pp_read_full(int fd, void *p, size_t n);
 
 /* Current monotonic time in nanoseconds. */
 int64_t pp_now_ns(void);

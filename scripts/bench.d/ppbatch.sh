@@ -40,7 +40,7 @@ trace=$(ls "$big"/iteration_1/*.json)
 tb=$(stat -c %s "$trace")
 # The worker alone (the protocol of pipeline/batch/worker.h), for its own RSS;
 # median of 3 by wall time.
-printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$tb" >"$W/task"
+printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$trace" "$tb" >"$W/task"
 rm -f "$W/worker.times"
 for round in 1 2 3; do
 	rm -f "$W/big.db"*
@@ -60,7 +60,7 @@ put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db"*)" -v b="$tb" '
 # outside the tree that the whole-command run below walks.
 gz="$W/big-$big_mb.json.gz"
 [ -s "$gz" ] || gzip -6 -c "$trace" >"$gz"
-printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
+printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
 rm -f "$W/worker.times"
 for round in 1 2 3; do
 	rm -f "$W/big.db"*
@@ -91,7 +91,7 @@ real=${PP_SHARED:-$PWD/../shared}/data/real/hta/df_index_resolver__df_index_reso
 if [ -f "$real" ]; then
 	zcat "$real" >"$W/real.json"
 	rb=$(stat -c %s "$W/real.json")
-	printf '%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$W/real.json" "$W/real.json" "$rb" >"$W/rtask"
+	printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$W/real.json" "$W/real.json" "$W/real.json" "$rb" >"$W/rtask"
 	# The database exists (as in a run: the coordinator creates it), so
 	# its creation is not timed; each run replaces the trace's rows.
 	rm -f "$W/real.db"*

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The trace reader: `ppbatch --inspect` throughput on a ~1 GB ppgen trace
 # from page cache (median of 3, wall and CPU); also the reader alone
-# (--no-classify) and the whole classifier (--full), peak RSS, gzip input
+# (--no-classify, at the SIMD level chosen at run time and at each other
+# level this CPU runs) and the whole classifier (--full), peak RSS, gzip input
 # (ISA-L, the default, and zlib) against `igzip -dc` and `zcat`, and in the
 # same run `cat`, a YAJL event counter and Python's json.load on the same
 # file. Appends "name value unit" lines to $BENCH_RESULTS and prints a
@@ -78,6 +79,16 @@ read -r w_plain c_plain rss_plain < <(median3 "$PP_BIN/ppbatch" --inspect "$trac
 read -r w_gz c_gz rss_gz < <(median3 "$PP_BIN/ppbatch" --inspect "$trace.gz") || exit 1
 read -r w_ro c_ro rss_ro < <(median3 "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
 read -r w_cl c_cl rss_cl < <(median3 "$PP_BIN/ppbatch" --inspect --full "$trace") || exit 1
+# The reader alone at every SIMD level this CPU runs (PP_SIMD forces one).
+simd=$("$PP_BIN/ppbatch" --inspect --no-classify --json "$trace" | sed -n 's/.*"simd":"\([a-z0-9]*\)".*/\1/p')
+levels=()
+for lv in avx512 avx2 sse2 neon scalar; do
+	got=$(PP_SIMD=$lv "$PP_BIN/ppbatch" --inspect --no-classify --json "$trace" |
+		sed -n 's/.*"simd":"\([a-z0-9]*\)".*/\1/p')
+	[ "$got" = "$lv" ] || continue
+	read -r w c _ < <(median3 env PP_SIMD=$lv "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
+	levels+=("$lv $w $c")
+done
 read -r w_gzro c_gzro rss_gzro < <(median3 "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
 read -r w_gzzl c_gzzl _ < <(median3 env PP_GUNZIP=zlib "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
 read -r w_zcat c_zcat _ < <(median3 zcat "$trace.gz") || exit 1
@@ -98,6 +109,12 @@ load=$(cut -d' ' -f1 /proc/loadavg)
 	rates reader_inspect "$w_plain" "$c_plain" "$rss_plain"
 	rates reader_only "$w_ro" "$c_ro" "$rss_ro"
 	rates reader_inspect_full "$w_cl" "$c_cl" "$rss_cl"
+	echo "reader_simd $simd level"
+	for l in "${levels[@]}"; do
+		read -r lv w c <<<"$l"
+		echo "reader_only_${lv}_gbps $(gbps "$bytes" "$w") GB/s"
+		echo "reader_only_${lv}_cpu_gbps $(gbps "$bytes" "$c") GB/s"
+	done
 	echo "reader_gzip_inspect_s $w_gz s"
 	echo "reader_gzip_only_s $w_gzro s"
 	echo "reader_gzip_only_gbps $(gbps "$bytes" "$w_gzro") GB/s"
@@ -127,6 +144,11 @@ echo "reader: $(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b / 1e9 }') ppgen t
 mode_line '--inspect' "$w_plain" "$c_plain" "$rss_plain"
 mode_line '--inspect --no-classify' "$w_ro" "$c_ro" "$rss_ro"
 mode_line '--inspect --full' "$w_cl" "$c_cl" "$rss_cl"
+for l in "${levels[@]}"; do
+	read -r lv w c <<<"$l"
+	printf '  --no-classify, %-9s %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)%s\n' "$lv" "$w" "$c" \
+		"$(gbps "$bytes" "$w")" "$(gbps "$bytes" "$c")" "$([ "$lv" = "$simd" ] && echo '  (chosen)')"
+done
 printf '  --inspect gzip           %6.2f s wall  %6.2f s cpu  (%s MB gz)  peak RSS %d MiB\n' \
 	"$w_gz" "$c_gz" $((gzbytes / 1000000)) $((rss_gz / 1024))
 printf '  --no-classify gzip       %6.2f s wall  %6.2f s cpu  ISA-L; zlib %.2f s wall\n' "$w_gzro" "$c_gzro" "$w_gzzl"

@@ -3,19 +3,24 @@
  * Each input is read three times from memory: with the default window (the
  * whole input fits), with a tiny window (64..4159 bytes, from the input's
  * length) so that every refill and window-growth path runs, and with the
- * default window but every key read byte by byte (no key cache). Besides
- * the sanitizers, the oracle is differential: the readings must yield the
- * same events (field by field) and the same outcome, unless the tiny window
- * stopped with "longer than" (an event larger than its cap). Every yielded
- * string must be NUL-terminated at its length. Also run by the unit tests on
- * tests/fuzz/regress/trace_read/, the seed corpus and whole real and ppgen
- * traces.
+ * default window but every key read byte by byte (no key cache); once as a
+ * file (a memfd), mapped a page at a time, so that every remap runs; and
+ * once more with every other SIMD level of the event parser this CPU runs
+ * (the others use the best).
+ * Besides the sanitizers, the oracle is differential: the readings must
+ * yield the same events (field by field) and the same outcome, unless the
+ * tiny window stopped with "longer than" (an event larger than its cap).
+ * Every yielded string must be NUL-terminated at its length. Also run by
+ * the unit tests on tests/fuzz/regress/trace_read/, the seed corpus and
+ * whole real and ppgen traces.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "read/trace_read.h"
 #include "util/pp.h"
@@ -78,13 +83,12 @@ struct reading {
 	char nccl[64];
 };
 
-static void read_all(const uint8_t *data, size_t size, size_t max_event, bool salvage,
-		     bool no_key_cache, struct reading *out)
+/* Reads the input from memory, or when path is given, from that file. */
+static void read_all(const uint8_t *data, size_t size, const struct trace_reader_opts *o,
+		     const char *path, struct reading *out)
 {
-	struct trace_reader_opts o = { .salvage = salvage,
-				       .max_event_bytes = max_event,
-				       .no_key_cache = no_key_cache };
-	struct trace_reader *r = trace_reader_open_mem(data, size, &o);
+	struct trace_reader *r =
+		path ? trace_reader_open(path, o) : trace_reader_open_mem(data, size, o);
 	struct trace_event ev;
 	int rc;
 	memset(out, 0, sizeof(*out));
@@ -110,7 +114,9 @@ static void read_all(const uint8_t *data, size_t size, size_t max_event, bool sa
 		abort();
 	out->rc = rc;
 	out->truncated = trace_reader_truncated(r);
-	snprintf(out->err, sizeof(out->err), "%s", trace_reader_error(r));
+	/* the message without the path that starts it */
+	const char *msg = strstr(trace_reader_error(r), ": byte ");
+	snprintf(out->err, sizeof(out->err), "%s", msg ? msg : trace_reader_error(r));
 	out->too_long = strstr(out->err, "longer than") != NULL;
 	if ((rc < 0) != (out->err[0] != '\0'))
 		abort(); /* an error has a message, success has none */
@@ -130,15 +136,59 @@ static bool same_reading(const struct reading *a, const struct reading *b)
 	       (!a->hashes || !b->hashes || !memcmp(a->hashes, b->hashes, a->n * 8));
 }
 
+/* The input read as a mapped file: a memfd (no disk), one page at a time.
+ * Returns false when it cannot be (no memfd, or gzip magic: only a file is
+ * inflated). */
+static bool read_mapped(const uint8_t *data, size_t size, bool salvage, struct reading *out)
+{
+	if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)
+		return false;
+	int fd = memfd_create("trace", MFD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = true;
+	for (size_t done = 0; ok && done < size;) {
+		ssize_t k = write(fd, data + done, size - done);
+		ok = k > 0;
+		done += ok ? (size_t)k : 0;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	struct trace_reader_opts o = { .salvage = salvage, .window_bytes = 4096 };
+	if (ok)
+		read_all(data, size, &o, path, out);
+	close(fd);
+	return ok;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct reading big, small, bytewise;
+	struct reading big, small, bytewise, mapped, level;
 	bool salvage = size & 1;
-	read_all(data, size, 0, salvage, false, &big);
-	read_all(data, size, 64 + size % 4096, salvage, false, &small);
-	read_all(data, size, 0, salvage, true, &bytewise);
+	struct trace_reader_opts o = { .salvage = salvage };
+	read_all(data, size, &o, NULL, &big);
+	o.max_event_bytes = 64 + size % 4096;
+	read_all(data, size, &o, NULL, &small);
+	o.max_event_bytes = 0;
+	o.no_key_cache = true;
+	read_all(data, size, &o, NULL, &bytewise);
+	o.no_key_cache = false;
+	const char *levels[8];
+	size_t nlevels = trace_reader_simd_levels(levels, 8);
+	for (size_t i = 1; i < nlevels && i < 8; i++) { /* levels[0], the best, read big */
+		o.simd = levels[i];
+		read_all(data, size, &o, NULL, &level);
+		if (!same_reading(&big, &level))
+			abort(); /* two SIMD levels read differently */
+		free(level.hashes);
+	}
 	if (!same_reading(&big, &bytewise))
 		abort(); /* the key cache changed something */
+	if (read_mapped(data, size, salvage, &mapped)) {
+		if (!same_reading(&big, &mapped))
+			abort(); /* the mapped windows changed something */
+		free(mapped.hashes);
+	}
 	size_t same = big.n < small.n ? big.n : small.n;
 	if (same > big.cap)
 		same = big.cap;

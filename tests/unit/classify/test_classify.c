@@ -47,6 +47,7 @@
 #include "util/arena.h"
 #include "util/config.h"
 #include "util/htab.h"
+#include "util/hugepage.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 
@@ -731,10 +732,13 @@ static void test_arena_adopt(void **state)
 {
 	(void)state;
 	struct arena a = ARENA_INIT;
-	char *big = xmalloc(1 << 20);
-	memset(big, 1, 1 << 20);
-	arena_adopt(&a, big, 1 << 20);
-	assert_true(a.reserved >= 1 << 20);
+	char *big = hugepage_realloc(NULL, 0, 0, 8 << 20);   /* a mapping of its own */
+	char *small = hugepage_realloc(NULL, 0, 0, 1 << 20); /* a heap block */
+	memset(big, 1, 8 << 20);
+	memset(small, 1, 1 << 20);
+	arena_adopt(&a, big, 8 << 20);
+	arena_adopt(&a, small, 1 << 20);
+	assert_true(a.reserved >= 9 << 20);
 	assert_non_null(arena_alloc(&a, 10));
 	arena_release(&a); /* frees big: ASan reports a leak otherwise */
 	assert_null(a.owned);

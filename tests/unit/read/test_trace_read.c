@@ -939,6 +939,62 @@ static void test_key_cache_limits(void **state)
 	strbuf_release(&sb);
 }
 
+/* Whole literals (a key and its value learned together): values of every
+ * kind that one may hold, the same for a while and then different (the
+ * literal turns back into its key's), with the fields right each time and
+ * every reading (cache off, tiny windows, mapped) the same. */
+static void test_key_cache_whole(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\": [\n");
+	for (int i = 0; i < 400; i++) {
+		bool late = i >= 200; /* the values change half-way */
+		strbuf_addf(
+			&sb,
+			"%s{\"ph\": \"%s\", \"cat\": \"%s\", \"name\": \"k%d\", \"pid\": %s, "
+			"\"tid\": %d, \"id\": %s, \"ts\": %d.5, \"bp\": \"%s\", \"odd\": %s, "
+			"\"args\": {\"device\": %s, \"stream\": 7, \"name\": %s, \"dtype\": %s, "
+			"\"skip\": %s, \"Group size\": %s}}",
+			i ? ",\n" : "", late && i % 3 == 0 ? "i" : "X", late ? "Kernel" : "kernel",
+			i, late ? "\"p0\"" : "0", late ? 9 : 7,
+			i % 2 ? "12345678901234567890" : "3", i, late ? "" : "e",
+			late ? "[1, 2]" : "-1", late ? "\"0\"" : "0", late ? "12" : "\"n\"",
+			late ? "null" : "[0, 8]", late ? "\"s\"" : "1.5", late ? "\"big\"" : "4");
+	}
+	strbuf_addstr(&sb, "\n]}");
+	LLVMFuzzerTestOneInput((const uint8_t *)sb.buf, sb.len);
+	struct trace_reader *r = open_str(sb.buf, false);
+	struct trace_event ev;
+	for (int i = 0; i < 400; i++) {
+		bool late = i >= 200;
+		char name[16];
+		assert_int_equal(trace_reader_next(r, &ev), 1);
+		snprintf(name, sizeof(name), "k%d", i);
+		assert_string_equal(ev.name.p, name);
+		assert_int_equal(ev.ph, late && i % 3 == 0 ? 'i' : 'X');
+		assert_int_equal(ev.bp, late ? 0 : 'e');
+		assert_string_equal(ev.cat.p, late ? "Kernel" : "kernel");
+		assert_int_equal(ev.pid.is_str, late);
+		assert_string_equal(ev.pid.str.p, late ? "p0" : "");
+		assert_int_equal(ev.pid.num, 0);
+		assert_int_equal(ev.tid.num, late ? 9 : 7);
+		assert_int_equal(ev.id.is_str, i % 2);
+		assert_string_equal(ev.id.str.p, i % 2 ? "12345678901234567890" : "");
+		assert_int_equal(ev.ts_ns, (int64_t)i * 1000 + 500);
+		assert_int_equal(!!(ev.has & TE_DEVICE), !late);
+		assert_int_equal(ev.stream, 7);
+		assert_string_equal(ev.arg_name.p, late ? "12" : "n");
+		assert_string_equal(ev.dtype.p, late ? "" : "[0, 8]");
+		assert_int_equal(!!(ev.has & TE_GROUP_SIZE), !late);
+		if (!late)
+			assert_int_equal(ev.group_size, 4);
+	}
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	trace_reader_close(r);
+	strbuf_release(&sb);
+}
+
 /* The differential test of the key cache (and of the window) on whole
  * traces: the 45 real ones of ../shared/data/real and two ppgen trees,
  * one with every nasty option. Skipped, and said, without the real ones. */
@@ -1013,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_small_window_refills),
 		cmocka_unit_test(test_fuzz_regressions),
 		cmocka_unit_test(test_key_cache_limits),
+		cmocka_unit_test(test_key_cache_whole),
 		cmocka_unit_test(test_whole_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

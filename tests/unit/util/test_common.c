@@ -162,18 +162,19 @@ static void test_interval_union_overlap(void **state)
 	assert_int_equal(ivl_union(NULL, 0), 0);
 }
 
-/* A growing array through hugepage_realloc keeps its bytes; without a
- * ulimit -v its big blocks are 2 MiB aligned. */
+/* A growing array through hugepage_realloc keeps its bytes, also once its
+ * big blocks grow by moving their pages; without a ulimit -v those are
+ * 2 MiB aligned. */
 static void test_hugepage_realloc(void **state)
 {
 	(void)state;
 	size_t cap = 1000, used = 0;
-	unsigned char *p = hugepage_realloc(NULL, 0, cap);
+	unsigned char *p = hugepage_realloc(NULL, 0, 0, cap);
 	assert_non_null(p);
 	for (size_t size = 4000; size <= ((size_t)40 << 20); size *= 4) {
 		for (; used < cap; used++)
 			p[used] = (unsigned char)(used * 7);
-		p = hugepage_realloc(p, used, size);
+		p = hugepage_realloc(p, cap, used, size);
 		assert_non_null(p);
 		cap = size;
 		for (size_t i = 0; i < used; i++)
@@ -185,7 +186,8 @@ static void test_hugepage_realloc(void **state)
 			assert_int_equal((uintptr_t)p % ((uintptr_t)2 << 20), 0);
 	}
 	hugepage_advise(p, cap);
-	free(p);
+	hugepage_free(p, cap);
+	hugepage_free(NULL, 0);
 }
 
 int main(void)
