@@ -132,10 +132,6 @@ int db_trace_begin(struct db *db, const struct db_trace *t);
 int db_trace_add_kernel(struct db *db, const struct db_kernel *k);
 int db_trace_add_step(struct db *db, const struct db_step *s);
 int db_trace_add_category(struct db *db, const struct db_category *c);
-/* Commits; on failure rolls back and returns PP_EDB. */
-int db_trace_commit(struct db *db);
-/* Abandons the trace's transaction (if any) and resets the error state. */
-void db_trace_rollback(struct db *db);
 
 /* One op of the what-if analysis (the ops view, docs/whatif.md §1). */
 struct db_op {
@@ -155,6 +151,10 @@ int db_trace_add_op(struct db *db, const struct db_op *op);
  * (an op-trace import: source_id from db_op_source_replace()); traces
  * without one take theirs from ppagg's topology. 0 or PP_EDB. */
 int db_trace_set_worker(struct db *db, int64_t source_id, int dp_rank, int stage);
+/* Commits; on failure rolls back and returns PP_EDB. */
+int db_trace_commit(struct db *db);
+/* Abandons the trace's transaction (if any) and resets the error state. */
+void db_trace_rollback(struct db *db);
 
 /* One transaction around several traces (an op-trace import): between
  * db_bulk_begin() and db_bulk_commit(), db_trace_begin() and
