@@ -2,14 +2,14 @@
 #ifndef UNIT_H
 #define UNIT_H
 
-/* Ends the test as skipped unless cond holds; cond prints the reason when
- * it does not (a skipped test says why). */
-#define SKIP_UNLESS(cond)                                                                          \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			skip();                                                                    \
-			return;                                                                    \
-		}                                                                                  \
+/* Ends the test as skipped unless cond holds; when it does not, cond has
+ * printed "# skip: why" (tests/run-tests.sh shows those lines). */
+#define SKIP_UNLESS(cond)       \
+	do {                    \
+		if (!(cond)) {  \
+			skip(); \
+			return; \
+		}               \
 	} while (0)
 
 #endif

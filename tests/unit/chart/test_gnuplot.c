@@ -44,7 +44,7 @@ static bool have_gnuplot(void)
 	char exe[4096];
 	if (gnuplot_find(exe, sizeof(exe)))
 		return true;
-	print_message("skipped: no gnuplot on PATH\n");
+	print_message("# skip: no gnuplot on PATH\n");
 	return false;
 }
 

@@ -189,7 +189,7 @@ static bool have_data(void)
 	snprintf(p, sizeof(p), "%s/trace-AR.csv.gz", dir);
 	if (access(p, R_OK) == 0)
 		return true;
-	print_message("skipped: no AR sample at %s (set PP_SHARED or PP_ROOT)\n", dir);
+	print_message("# skip: no AR sample at %s (set PP_SHARED or PP_ROOT)\n", dir);
 	return false;
 }
 
