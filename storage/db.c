@@ -784,22 +784,23 @@ static int flush_kernels(struct db *db)
 	return 0;
 }
 
-int db_trace_add_kernel(struct db *db, const struct db_kernel *k)
+int db_trace_add_kernel(struct db *db, const struct db_kernel *dk)
 {
+	const struct rr_kernel *k = dk->k;
 	int64_t name_id, pg_id = 0;
 	int rc = in_trace(db);
 	if (rc)
 		return rc;
 	if (db->next_kidx >= (UINT64_C(1) << DB_KROW_SHIFT))
 		return fail(db, PP_EDB, "too many kernels in one trace");
-	name_id = k->name_id;
-	if (!name_id && db_intern_name(db, k->name ? k->name : "",
-				       k->name ? k->name_len : 0, &name_id))
+	name_id = dk->name_id;
+	if (!name_id &&
+	    db_intern_name(db, dk->name ? dk->name : "", dk->name ? dk->name_len : 0, &name_id))
 		return PP_EDB;
-	if ((k->pg_desc && *k->pg_desc) || (k->pg_ranks && *k->pg_ranks)) {
-		const char *d = k->pg_desc ? k->pg_desc : "";
+	if ((dk->pg_desc && *dk->pg_desc) || (dk->pg_ranks && *dk->pg_ranks)) {
+		const char *d = dk->pg_desc ? dk->pg_desc : "";
 		if (intern_id(db, &db->pgroups, S_FIND_PG, S_INS_PG, d, strlen(d),
-			      k->pg_ranks ? k->pg_ranks : "", &pg_id))
+			      dk->pg_ranks ? dk->pg_ranks : "", &pg_id))
 			return PP_EDB;
 	}
 	int64_t *row = db->krow[db->nkrow];
@@ -810,7 +811,7 @@ int db_trace_add_kernel(struct db *db, const struct db_kernel *k)
 	nulls |= (k->phase < 0) << 2;
 	row[3] = name_id;
 	row[4] = k->stream;
-	nulls |= !k->has_stream << 4;
+	nulls |= (k->stream < 0) << 4;
 	row[5] = k->start_ns - db->window_start_ns;
 	row[6] = k->dur_ns;
 	row[7] = k->correlation;
