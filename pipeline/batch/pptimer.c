@@ -219,25 +219,15 @@ int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err
 	struct strbuf text = STRBUF_INIT;
 	struct events ev = { 0 };
 	struct js_stack stack = { 0 };
-	struct js_err jerr = { 0 };
 	struct js_iter it;
 	struct js_item m;
 	const char *v, *vend;
-	char why[256];
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (strbuf_read_file(&text, path, JS_PAD, err, errlen)) {
-		rc = PP_EIO;
+	if ((rc = js_doc_load(path, &text, &v, &vend, &stack, err, errlen)))
 		goto out;
-	}
 	const char *end = text.buf + text.len;
-	if (js_doc_check(text.buf, end, &v, &vend, &stack, &jerr) != JS_OK) {
-		js_doc_error(text.buf, end, &jerr, why, sizeof(why));
-		snprintf(err, errlen, "%s:%s", path, why);
-		rc = PP_EPARSE;
-		goto out;
-	}
 	if (*v != '{') {
 		snprintf(err, errlen, "%s: not a JSON object", path);
 		rc = PP_EPARSE;

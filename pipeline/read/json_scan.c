@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 #ifdef __SSE2__
 const char *js_ws_run(const char *p, const char *end)
@@ -573,4 +574,20 @@ bool js_iter_next(struct js_iter *it, struct js_item *item)
 	item->vend = p;
 	it->p = js_ws(p, it->end);
 	return true;
+}
+
+int js_doc_load(const char *path, struct strbuf *text, const char **v, const char **vend,
+		struct js_stack *st, char *err, size_t errlen)
+{
+	struct js_err jerr = { 0 };
+	char why[256];
+	if (strbuf_read_file(text, path, JS_PAD, err, errlen))
+		return PP_EIO;
+	const char *end = text->buf + text->len;
+	if (js_doc_check(text->buf, end, v, vend, st, &jerr) != JS_OK) {
+		js_doc_error(text->buf, end, &jerr, why, sizeof(why));
+		snprintf(err, errlen, "%s:%s", path, why);
+		return PP_EPARSE;
+	}
+	return 0;
 }

@@ -139,6 +139,14 @@ int js_doc_check(const char *p, const char *end, const char **v, const char **ve
  * "LINE: byte OFFSET: found X, expected Y" (callers prefix the path). */
 void js_doc_error(const char *text, const char *end, const struct js_err *e, char *out, size_t n);
 
+struct strbuf;
+/* Reads the file path whole into text (padded for the scanner) and checks
+ * it with js_doc_check(): 0 with [*v, *vend) the value's text; PP_EIO
+ * (unreadable) or PP_EPARSE ("PATH:LINE: byte OFFSET: found X, expected Y")
+ * with err filled. text is the caller's to release, also on failure. */
+int js_doc_load(const char *path, struct strbuf *text, const char **v, const char **vend,
+		struct js_stack *st, char *err, size_t errlen);
+
 /* The line (from 1) of position at in the text starting at text. */
 int js_line_of(const char *text, const char *at);
 

@@ -414,20 +414,12 @@ bool sim_input_is_json(const char *path)
 int sim_input_load_json(struct sim_input *in, const char *path, char *err, size_t errlen)
 {
 	struct strbuf text = STRBUF_INIT;
-	struct js_err jerr = { 0 };
+	struct jdoc d = { NULL, NULL, path, { 0 }, err, errlen };
 	const char *v, *vend;
-	char why[256];
-	int rc;
-	if (strbuf_read_file(&text, path, JS_PAD, err, errlen)) {
-		strbuf_release(&text);
-		return PP_EIO;
-	}
-	struct jdoc d = { text.buf, text.buf + text.len, path, { 0 }, err, errlen };
-	if (js_doc_check(d.text, d.end, &v, &vend, &d.st, &jerr) != JS_OK) {
-		js_doc_error(d.text, d.end, &jerr, why, sizeof(why));
-		snprintf(err, errlen, "%s:%s", path, why);
-		rc = PP_EPARSE;
-	} else {
+	int rc = js_doc_load(path, &text, &v, &vend, &d.st, err, errlen);
+	if (!rc) {
+		d.text = text.buf;
+		d.end = text.buf + text.len;
 		rc = apply_object(&d, in, v, 0);
 	}
 	js_stack_release(&d.st);

@@ -574,22 +574,14 @@ int optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t 
 {
 	struct strbuf text = STRBUF_INIT;
 	struct js_stack st = { 0 };
-	struct js_err jerr = { 0 };
 	struct js_item cat, ot, el;
 	const char *v, *vend, *names[64];
-	char store[64][64], why[256];
+	char store[64][64];
 	size_t k = 0;
 	int rc = 0;
-	if (strbuf_read_file(&text, path, JS_PAD, err, errlen)) {
-		rc = PP_EIO;
+	if ((rc = js_doc_load(path, &text, &v, &vend, &st, err, errlen)))
 		goto out;
-	}
 	const char *end = text.buf + text.len;
-	if (js_doc_check(text.buf, end, &v, &vend, &st, &jerr) != JS_OK) {
-		js_doc_error(text.buf, end, &jerr, why, sizeof(why));
-		rc = fail(err, errlen, "%s:%s", path, why);
-		goto out;
-	}
 	if (!member(v, end, &st, "categories", &cat) || !member(cat.v, end, &st, "optype", &ot) ||
 	    *ot.v != '[') {
 		rc = fail(err, errlen, "%s: no \"categories\": {\"optype\": [...]} list", path);

@@ -89,7 +89,8 @@ static void test_batch(void **state)
 		/* Job 4 fails; job 6's folder has a line break in its name. */
 		snprintf(dir[i], sizeof(dir[i]), "%s/c%d%s", tmp, i, i == 6 ? "\nx" : "'q");
 		write_chart(dir[i], i == 4 ? "no_such_function(x)" : "sin(x)");
-		snprintf(script[i], sizeof(script[i]), "%s/c.gp", dir[i]);
+		assert_true(snprintf(script[i], sizeof(script[i]), "%s/c.gp", dir[i]) <
+			    (int)sizeof(script[i]));
 		job[i].script = script[i];
 		job[i].no_svg = i == 2;
 		job[i].no_png = i == 3;
