@@ -318,6 +318,42 @@ static int run(struct db *db, sqlite3_stmt *s, const char *what)
 	return 0;
 }
 
+void db_bind_i64s(sqlite3_stmt *s, int col, const int64_t *v, const bool *have, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!have || have[i])
+			sqlite3_bind_int64(s, col + i, v[i]);
+}
+
+/* 0 when a trace's transaction is open and no error is pending, else the
+ * error (the pending one, or PP_EINVAL). */
+static int in_trace(struct db *db)
+{
+	if (db->err_code)
+		return db->err_code;
+	return db->in_txn ? 0 : fail(db, PP_EINVAL, "no trace transaction is open");
+}
+
+/* Statement id, cleared, when no error is pending; else NULL with *rc the
+ * pending error, or PP_EDB when the statement cannot be prepared. */
+static sqlite3_stmt *ready_stmt(struct db *db, enum stmt_id id, int *rc)
+{
+	sqlite3_stmt *s = NULL;
+	if (!(*rc = db->err_code) && !(s = stmt(db, id)))
+		*rc = PP_EDB;
+	return s;
+}
+
+/* The same for a statement of the open trace, ?1 bound to the trace; NULL
+ * with *rc set also when no trace is open. */
+static sqlite3_stmt *trace_stmt(struct db *db, enum stmt_id id, int *rc)
+{
+	sqlite3_stmt *s = (*rc = in_trace(db)) ? NULL : ready_stmt(db, id, rc);
+	if (s)
+		sqlite3_bind_int64(s, 1, db->cur_trace);
+	return s;
+}
+
 static int run_simple(struct db *db, enum stmt_id id, int64_t arg,
 		      const char *what)
 {
@@ -525,45 +561,43 @@ static int insert_trace(struct db *db, const struct db_trace *t)
 	sqlite3_stmt *s = stmt(db, S_INS_TRACE);
 	if (!s)
 		return PP_EDB;
-	bind_text(s, 1, t->path);
-	bind_text(s, 2, t->folder);
-	if (t->has_iteration)
-		sqlite3_bind_int64(s, 3, t->iteration);
-	bind_text(s, 29, t->file);
-	if (t->has_header_rank)
-		sqlite3_bind_int64(s, 30, t->header_rank);
-	if (t->has_name_rank)
-		sqlite3_bind_int64(s, 31, t->name_rank);
-	if (t->bytes >= 0)
-		sqlite3_bind_int64(s, 5, t->bytes);
-	sqlite3_bind_int64(s, 6, t->mtime_ns);
-	sqlite3_bind_int(s, 7, t->status);
-	sqlite3_bind_int(s, 8, t->status == DB_STATUS_FAILED ? t->fail_kind : 0);
-	bind_text(s, 9, t->error);
-	bind_text(s, 10, t->warnings);
-	if (t->status != DB_STATUS_FAILED)
-		sqlite3_bind_int(s, 11, t->mode);
+	const bool ok = t->status != DB_STATUS_FAILED;
+	/* The integer columns, each NULL unless have. */
+	const struct {
+		int col;
+		bool have;
+		int64_t v;
+	} num[] = {
+		{ 3, t->has_iteration, t->iteration },
+		{ 5, t->bytes >= 0, t->bytes },
+		{ 6, true, t->mtime_ns },
+		{ 7, true, t->status },
+		{ 8, true, ok ? 0 : t->fail_kind },
+		{ 11, ok, t->mode },
+		{ 21, t->events != 0, t->events },
+		{ 22, ok, t->kernels },
+		{ 26, t->elapsed_ns != 0, t->elapsed_ns },
+		{ 27, t->run_id != 0, t->run_id },
+		{ 28, true, (int64_t)time(NULL) },
+		{ 30, t->has_header_rank, t->header_rank },
+		{ 31, t->has_name_rank, t->name_rank },
+	};
+	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++)
+		if (num[i].have)
+			sqlite3_bind_int64(s, num[i].col, num[i].v);
+	const char *text[] = { t->path,       t->folder,     t->error,     t->warnings,
+			       t->fwd_thread, t->bwd_thread, t->role_rule, t->file };
+	const int text_col[] = { 1, 2, 9, 10, 23, 24, 25, 29 };
+	for (int i = 0; i < 8; i++)
+		bind_text(s, text_col[i], text[i]);
 	if (t->has_metrics) {
 		const int64_t m[] = { t->window_start_ns, t->window_end_ns,
 				      t->gpu_busy_ns, t->idle_ns, t->bubble_ns,
 				      t->comp_busy_ns, t->comm_busy_ns,
 				      t->overlap_ns };
-		for (int i = 0; i < 8; i++)
-			sqlite3_bind_int64(s, 12 + i, m[i]);
+		db_bind_i64s(s, 12, m, NULL, 8);
 		sqlite3_bind_double(s, 20, t->coverage);
 	}
-	if (t->status != DB_STATUS_FAILED)
-		sqlite3_bind_int64(s, 22, t->kernels);
-	bind_text(s, 23, t->fwd_thread);
-	bind_text(s, 24, t->bwd_thread);
-	bind_text(s, 25, t->role_rule);
-	if (t->events)
-		sqlite3_bind_int64(s, 21, t->events);
-	if (t->elapsed_ns)
-		sqlite3_bind_int64(s, 26, t->elapsed_ns);
-	if (t->run_id)
-		sqlite3_bind_int64(s, 27, t->run_id);
-	sqlite3_bind_int64(s, 28, (int64_t)time(NULL));
 	if (run(db, s, "cannot insert trace"))
 		return PP_EDB;
 	db->cur_trace = sqlite3_last_insert_rowid(db->conn);
@@ -728,23 +762,23 @@ static int flush_kernels(struct db *db)
 	return 0;
 }
 
-int db_trace_add_kernel(struct db *db, const struct db_kernel *k)
+int db_trace_add_kernel(struct db *db, const struct db_kernel *dk)
 {
+	const struct rr_kernel *k = dk->k;
 	int64_t name_id, pg_id = 0;
-	if (db->err_code)
-		return db->err_code;
-	if (!db->in_txn)
-		return fail(db, PP_EINVAL, "no trace transaction is open");
+	int rc = in_trace(db);
+	if (rc)
+		return rc;
 	if (db->next_kidx >= (UINT64_C(1) << DB_KROW_SHIFT))
 		return fail(db, PP_EDB, "too many kernels in one trace");
-	name_id = k->name_id;
-	if (!name_id && db_intern_name(db, k->name ? k->name : "",
-				       k->name ? k->name_len : 0, &name_id))
+	name_id = dk->name_id;
+	if (!name_id &&
+	    db_intern_name(db, dk->name ? dk->name : "", dk->name ? dk->name_len : 0, &name_id))
 		return PP_EDB;
-	if ((k->pg_desc && *k->pg_desc) || (k->pg_ranks && *k->pg_ranks)) {
-		const char *d = k->pg_desc ? k->pg_desc : "";
+	if ((dk->pg_desc && *dk->pg_desc) || (dk->pg_ranks && *dk->pg_ranks)) {
+		const char *d = dk->pg_desc ? dk->pg_desc : "";
 		if (intern_id(db, &db->pgroups, S_FIND_PG, S_INS_PG, d, strlen(d),
-			      k->pg_ranks ? k->pg_ranks : "", &pg_id))
+			      dk->pg_ranks ? dk->pg_ranks : "", &pg_id))
 			return PP_EDB;
 	}
 	int64_t *row = db->krow[db->nkrow];
@@ -755,7 +789,7 @@ int db_trace_add_kernel(struct db *db, const struct db_kernel *k)
 	nulls |= (k->phase < 0) << 2;
 	row[3] = name_id;
 	row[4] = k->stream;
-	nulls |= !k->has_stream << 4;
+	nulls |= (k->stream < 0) << 4;
 	row[5] = k->start_ns - db->window_start_ns;
 	row[6] = k->dur_ns;
 	row[7] = k->correlation;
@@ -771,49 +805,37 @@ int db_trace_add_kernel(struct db *db, const struct db_kernel *k)
 
 int db_trace_add_step(struct db *db, const struct db_step *p)
 {
-	if (db->err_code)
-		return db->err_code;
-	if (!db->in_txn)
-		return fail(db, PP_EINVAL, "no trace transaction is open");
-	sqlite3_stmt *s = stmt(db, S_INS_STEP);
+	int rc;
+	sqlite3_stmt *s = trace_stmt(db, S_INS_STEP, &rc);
 	if (!s)
-		return PP_EDB;
-	sqlite3_bind_int64(s, 1, db->cur_trace);
-	sqlite3_bind_int(s, 2, DB_PHASE_CODE(p->phase));
-	sqlite3_bind_int64(s, 3, p->seq);
-	if (p->has_cpu) {
-		sqlite3_bind_int64(s, 4, p->cpu_start_ns);
-		sqlite3_bind_int64(s, 5, p->cpu_end_ns);
-	}
-	if (p->kernels || p->has_times) {
-		sqlite3_bind_int64(s, 6, p->start_ns);
-		sqlite3_bind_int64(s, 7, p->end_ns);
-	}
-	sqlite3_bind_int64(s, 8, p->comp_ns);
-	sqlite3_bind_int64(s, 9, p->comm_ns);
-	sqlite3_bind_int64(s, 10, p->overlap_ns);
-	sqlite3_bind_int64(s, 11, p->kernels);
-	if (p->chunk >= 0)
-		sqlite3_bind_int64(s, 12, p->chunk);
-	if (p->mbs >= 0)
-		sqlite3_bind_int64(s, 13, p->mbs);
+		return rc;
+	const bool times = p->kernels || p->has_times;
+	const int64_t v[] = { DB_PHASE_CODE(p->phase),
+			      p->seq,
+			      p->cpu_start_ns,
+			      p->cpu_end_ns,
+			      p->start_ns,
+			      p->end_ns,
+			      p->comp_ns,
+			      p->comm_ns,
+			      p->overlap_ns,
+			      p->kernels,
+			      p->chunk,
+			      p->mbs };
+	const bool have[] = { true, true, p->has_cpu, p->has_cpu, times,         times,
+			      true, true, true,       true,       p->chunk >= 0, p->mbs >= 0 };
+	db_bind_i64s(s, 2, v, have, 12);
 	return run(db, s, "cannot insert step");
 }
 
 int db_trace_add_category(struct db *db, const struct db_category *c)
 {
-	if (db->err_code)
-		return db->err_code;
-	if (!db->in_txn)
-		return fail(db, PP_EINVAL, "no trace transaction is open");
-	sqlite3_stmt *s = stmt(db, S_INS_CAT);
+	int rc;
+	sqlite3_stmt *s = trace_stmt(db, S_INS_CAT, &rc);
 	if (!s)
-		return PP_EDB;
-	sqlite3_bind_int64(s, 1, db->cur_trace);
-	sqlite3_bind_int(s, 2, c->category);
-	sqlite3_bind_int64(s, 3, c->kernels);
-	sqlite3_bind_int64(s, 4, c->sum_ns);
-	sqlite3_bind_int64(s, 5, c->busy_ns);
+		return rc;
+	const int64_t v[] = { c->category, c->kernels, c->sum_ns, c->busy_ns };
+	db_bind_i64s(s, 2, v, NULL, 4);
 	return run(db, s, "cannot insert category");
 }
 
@@ -843,10 +865,9 @@ static int flush_ops(struct db *db)
 
 int db_trace_add_op(struct db *db, const struct db_op *op)
 {
-	if (db->err_code)
-		return db->err_code;
-	if (!db->in_txn)
-		return fail(db, PP_EINVAL, "no trace transaction is open");
+	int rc = in_trace(db);
+	if (rc)
+		return rc;
 	if (db->next_oidx >= (UINT64_C(1) << DB_KROW_SHIFT))
 		return fail(db, PP_EDB, "too many ops in one trace");
 	int64_t *row = db->orow[db->nop++];
@@ -864,14 +885,10 @@ int db_trace_add_op(struct db *db, const struct db_op *op)
 
 int db_trace_set_worker(struct db *db, int64_t source_id, int dp_rank, int stage)
 {
-	if (db->err_code)
-		return db->err_code;
-	if (!db->in_txn)
-		return fail(db, PP_EINVAL, "no trace transaction is open");
-	sqlite3_stmt *s = stmt(db, S_INS_OP_WORKER);
+	int rc;
+	sqlite3_stmt *s = trace_stmt(db, S_INS_OP_WORKER, &rc);
 	if (!s)
-		return PP_EDB;
-	sqlite3_bind_int64(s, 1, db->cur_trace);
+		return rc;
 	if (source_id > 0)
 		sqlite3_bind_int64(s, 2, source_id);
 	sqlite3_bind_int(s, 3, dp_rank);
@@ -1098,11 +1115,10 @@ int db_adopt_begin(struct db *db)
 
 int db_trace_adopt(struct db *db, const char *old_path, const struct db_trace *t)
 {
-	if (db->err_code)
-		return db->err_code;
-	sqlite3_stmt *s = stmt(db, S_ADOPT);
+	int rc;
+	sqlite3_stmt *s = ready_stmt(db, S_ADOPT, &rc);
 	if (!s)
-		return PP_EDB;
+		return rc;
 	bind_text(s, 1, old_path);
 	bind_text(s, 2, t->path);
 	bind_text(s, 3, t->file);
@@ -1118,11 +1134,10 @@ int db_adopt_commit(struct db *db)
 
 int db_run_begin(struct db *db, const struct db_run *r, int64_t *id)
 {
-	if (db->err_code)
-		return db->err_code;
-	sqlite3_stmt *s = stmt(db, S_RUN_BEGIN);
+	int rc;
+	sqlite3_stmt *s = ready_stmt(db, S_RUN_BEGIN, &rc);
 	if (!s)
-		return PP_EDB;
+		return rc;
 	sqlite3_bind_int64(s, 1, (int64_t)time(NULL));
 	bind_text(s, 2, r->host);
 	bind_text(s, 3, r->input);
@@ -1139,18 +1154,16 @@ int db_run_begin(struct db *db, const struct db_run *r, int64_t *id)
 
 int db_run_finish(struct db *db, int64_t id, const struct db_run *r)
 {
-	if (db->err_code)
-		return db->err_code;
-	sqlite3_stmt *s = stmt(db, S_RUN_FINISH);
+	int rc;
+	sqlite3_stmt *s = ready_stmt(db, S_RUN_FINISH, &rc);
 	if (!s)
-		return PP_EDB;
+		return rc;
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int64(s, 2, (int64_t)time(NULL));
 	bind_text(s, 3, r->state);
 	const int64_t v[] = { r->files, r->ok, r->partial, r->failed, r->skipped,
 			      r->bytes };
-	for (int i = 0; i < 6; i++)
-		sqlite3_bind_int64(s, 4 + i, v[i]);
+	db_bind_i64s(s, 4, v, NULL, 6);
 	sqlite3_bind_double(s, 10, r->seconds);
 	bind_text(s, 11, r->failures);
 	if (run(db, s, "cannot record run")) {

@@ -82,24 +82,17 @@ struct db_trace {
 	int64_t run_id;        /* runs.id of the ppbatch run, 0 = none */
 };
 
-/* One GPU event. start_ns is absolute; it is stored relative to the
- * trace's window_start_ns. */
+/* One GPU event: the classifier's record as it is (its start_ns is
+ * absolute; it is stored relative to the trace's window_start_ns; a
+ * stream < 0 is NULL), with what the record only indexes in its
+ * rank_result: the name and the process group. */
 struct db_kernel {
-	enum rr_category category;
-	enum rr_type type;
-	bool recompute;
-	enum rr_phase phase;   /* RR_NOPHASE = no step */
-	int64_t seq;           /* step seq when phase != NONE */
-	int64_t name_id;       /* id from db_intern_name(), or 0: intern name */
-	const char *name;      /* kernel name (interned by the db) */
+	const struct rr_kernel *k; /* its name_id and pg are not read */
+	int64_t name_id;           /* id from db_intern_name(), or 0: intern name */
+	const char *name;          /* kernel name (interned by the db) */
 	size_t name_len;
-	bool has_stream;
-	int64_t stream;
-	int64_t start_ns, dur_ns;
-	bool has_correlation;
-	int64_t correlation;
-	const char *pg_desc;   /* process group description, or NULL */
-	const char *pg_ranks;  /* e.g. "[0, 8, 16]", or NULL */
+	const char *pg_desc;  /* process group description, or NULL */
+	const char *pg_ranks; /* e.g. "[0, 8, 16]", or NULL */
 };
 
 /* One step (docs/semantics.md §6; docs/contracts.md §2). */
@@ -132,10 +125,6 @@ int db_trace_begin(struct db *db, const struct db_trace *t);
 int db_trace_add_kernel(struct db *db, const struct db_kernel *k);
 int db_trace_add_step(struct db *db, const struct db_step *s);
 int db_trace_add_category(struct db *db, const struct db_category *c);
-/* Commits; on failure rolls back and returns PP_EDB. */
-int db_trace_commit(struct db *db);
-/* Abandons the trace's transaction (if any) and resets the error state. */
-void db_trace_rollback(struct db *db);
 
 /* One op of the what-if analysis (the ops view, docs/whatif.md §1). */
 struct db_op {
@@ -155,6 +144,10 @@ int db_trace_add_op(struct db *db, const struct db_op *op);
  * (an op-trace import: source_id from db_op_source_replace()); traces
  * without one take theirs from ppagg's topology. 0 or PP_EDB. */
 int db_trace_set_worker(struct db *db, int64_t source_id, int dp_rank, int stage);
+/* Commits; on failure rolls back and returns PP_EDB. */
+int db_trace_commit(struct db *db);
+/* Abandons the trace's transaction (if any) and resets the error state. */
+void db_trace_rollback(struct db *db);
 
 /* One transaction around several traces (an op-trace import): between
  * db_bulk_begin() and db_bulk_commit(), db_trace_begin() and

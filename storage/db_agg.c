@@ -572,27 +572,21 @@ static void bind_opt(sqlite3_stmt *st, int col, bool have, int64_t v)
 
 int db_agg_add_pp_group(struct db_agg_writer *w, const struct db_agg_pp_group *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_PP];
-	sqlite3_bind_int64(s, 1, r->iteration);
-	sqlite3_bind_int(s, 2, r->pp_group);
-	sqlite3_bind_int(s, 3, r->stage);
-	sqlite3_bind_int(s, 4, r->rank);
-	sqlite3_bind_int(s, 5, r->complete);
-	bind_opt(s, 6, r->has_window, r->window_start_ns);
-	bind_opt(s, 7, r->has_window, r->window_end_ns);
-	bind_opt(s, 8, r->has_rank, r->idle_ns);
-	bind_opt(s, 9, r->has_rank, r->bubble_ns);
+	const int64_t v[] = { r->iteration,     r->pp_group, r->stage,
+			      r->rank,          r->complete, r->window_start_ns,
+			      r->window_end_ns, r->idle_ns,  r->bubble_ns };
+	const bool have[] = { true,          true,          true,        true,       true,
+			      r->has_window, r->has_window, r->has_rank, r->has_rank };
+	db_bind_i64s(w->st[W_INS_PP], 1, v, have, 9);
 	return run(w, W_INS_PP, "cannot write pp_groups");
 }
 
 int db_agg_add_pipeline(struct db_agg_writer *w, const struct db_agg_pipeline *r)
 {
 	sqlite3_stmt *s = w->st[W_INS_PIPE];
-	sqlite3_bind_int64(s, 1, r->iteration);
-	sqlite3_bind_int(s, 2, r->pp_group);
-	sqlite3_bind_int64(s, 3, r->measured_ns);
-	bind_opt(s, 4, r->has_ideal, r->ideal_ns);
-	bind_opt(s, 5, r->has_ideal, r->gap_ns);
+	const int64_t v[] = { r->iteration, r->pp_group, r->measured_ns, r->ideal_ns, r->gap_ns };
+	const bool have[] = { true, true, true, r->has_ideal, r->has_ideal };
+	db_bind_i64s(s, 1, v, have, 5);
 	sqlite3_bind_double(s, 6, r->bubble_ratio);
 	return run(w, W_INS_PIPE, "cannot write pipelines");
 }
@@ -632,13 +626,9 @@ int db_agg_clear_topology(struct db_agg_writer *w)
 
 int db_agg_add_topology(struct db_agg_writer *w, const struct db_agg_topology *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_TOPO];
-	sqlite3_bind_int64(s, 1, r->rank);
-	sqlite3_bind_int(s, 2, r->pp_group);
-	sqlite3_bind_int(s, 3, r->stage);
-	sqlite3_bind_int(s, 4, r->dp_rank);
-	bind_opt(s, 5, r->pp_size > 0, r->pp_size);
-	bind_opt(s, 6, r->vpp > 0, r->vpp);
+	const int64_t v[] = { r->rank, r->pp_group, r->stage, r->dp_rank, r->pp_size, r->vpp };
+	const bool have[] = { true, true, true, true, r->pp_size > 0, r->vpp > 0 };
+	db_bind_i64s(w->st[W_INS_TOPO], 1, v, have, 6);
 	return run(w, W_INS_TOPO, "cannot write ppagg's topology");
 }
 
@@ -653,12 +643,11 @@ int db_agg_clear_whatif(struct db_agg_writer *w)
 int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r)
 {
 	sqlite3_stmt *s = w->st[W_INS_WI];
-	sqlite3_bind_int64(s, 1, r->iterations);
-	sqlite3_bind_int64(s, 2, r->first_iteration);
-	sqlite3_bind_int64(s, 3, r->last_iteration);
-	bind_ns(s, 4, r->t_base_ns);
-	bind_ns(s, 5, r->t_ns);
-	bind_ns(s, 6, r->t_ideal_ns);
+	const int64_t it[] = { r->iterations, r->first_iteration, r->last_iteration };
+	db_bind_i64s(s, 1, it, NULL, 3);
+	const double t[] = { r->t_base_ns, r->t_ns, r->t_ideal_ns };
+	for (int i = 0; i < 3; i++)
+		bind_ns(s, 4 + i, t[i]);
 	const double ratio[] = { r->slowdown, r->launch_slowdown, r->m_w, r->m_w_add,
 				 r->m_s,      r->m_s_add };
 	for (int i = 0; i < 6; i++)

@@ -4,7 +4,13 @@
 #ifndef DB_INT_H
 #define DB_INT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 struct db;
+struct sqlite3;
+struct sqlite3_stmt;
 
 /* Sets db_errmsg() to "what: <SQLite's message>" without making the error
  * sticky (for reads and for writers with their own transaction, which
@@ -12,5 +18,13 @@ struct db;
 int db_note_sql_error(struct db *db, const char *what);
 /* The same with a message of its own. Returns code. */
 int db_note_error(struct db *db, int code, const char *msg);
+
+/* Runs sql (statements without parameters) on c; on failure writes
+ * SQLite's message to err and returns PP_EDB. */
+int db_exec(struct sqlite3 *c, const char *sql, char *err, size_t errlen);
+
+/* Binds v[0..n) to the columns col, col+1, … of s; where have is given, a
+ * value whose have[i] is false stays NULL. */
+void db_bind_i64s(struct sqlite3_stmt *s, int col, const int64_t *v, const bool *have, int n);
 
 #endif

@@ -110,19 +110,7 @@ static int add_kernels(struct db *db, const struct rank_result *r, int64_t *name
 {
 	for (size_t i = 0; i < r->nkernels; i++) {
 		const struct rr_kernel *k = &r->kernels[i];
-		struct db_kernel dk = {
-			.category = k->category,
-			.type = k->type,
-			.recompute = k->recompute,
-			.phase = k->phase,
-			.seq = k->seq,
-			.has_stream = k->stream >= 0,
-			.stream = k->stream,
-			.start_ns = k->start_ns,
-			.dur_ns = k->dur_ns,
-			.has_correlation = k->has_correlation,
-			.correlation = k->correlation,
-		};
+		struct db_kernel dk = { .k = k };
 		if (k->name_id < r->nnames) {
 			int64_t *id = &name_ids[k->name_id];
 			const char *nm = r->names[k->name_id];

@@ -16,6 +16,7 @@
 
 #include "merge.h"
 #include "db.h"
+#include "db_int.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 
@@ -216,17 +217,6 @@ out:
 	return rc;
 }
 
-static int exec(sqlite3 *c, const char *sql, char *err, size_t errlen)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(c, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(c));
-		sqlite3_free(msg);
-		return PP_EDB;
-	}
-	return 0;
-}
-
 int db_merge_shard(struct db *out, const char *path, int64_t run_id,
 		       struct db_merge_stats *ms, char *err, size_t errlen)
 {
@@ -278,12 +268,12 @@ int db_merge_shard(struct db *out, const char *path, int64_t run_id,
 		rc = PP_EDB;
 		goto out_detach;
 	}
-	if ((rc = exec(c, "BEGIN IMMEDIATE", err, errlen)))
+	if ((rc = db_exec(c, "BEGIN IMMEDIATE", err, errlen)))
 		goto out_detach;
 	for (size_t i = 0; !rc && i < sizeof(prepare_sql) / sizeof(prepare_sql[0]); i++)
-		rc = exec(c, prepare_sql[i], err, errlen);
+		rc = db_exec(c, prepare_sql[i], err, errlen);
 	if (rc || (rc = merge_traces(c, run_id, ms, err, errlen)) ||
-	    (rc = exec(c, "COMMIT", err, errlen))) {
+	    (rc = db_exec(c, "COMMIT", err, errlen))) {
 		struct strbuf why = STRBUF_INIT;
 		strbuf_addf(&why, "cannot merge shard '%s': %s", path, err);
 		snprintf(err, errlen, "%s", why.buf);

@@ -100,30 +100,31 @@ static int each(struct db *db, int q, void (*row)(sqlite3_stmt *st, void (*fn)(v
 	return s == SQLITE_DONE ? 0 : db_note_sql_error(db, rank_what[q]);
 }
 
+/* The (iteration, folder) that the rows of both queries start with. */
+static void row_where(sqlite3_stmt *st, bool *has_iteration, int64_t *iteration,
+		      const char **folder)
+{
+	*has_iteration = sqlite3_column_type(st, 0) != SQLITE_NULL;
+	*iteration = sqlite3_column_int64(st, 0);
+	*folder = (const char *)sqlite3_column_text(st, 1);
+}
+
 static void conflict_row(sqlite3_stmt *st, void (*fn)(void), void *ctx)
 {
-	struct db_conflict c = {
-		.has_iteration = sqlite3_column_type(st, 0) != SQLITE_NULL,
-		.iteration = sqlite3_column_int64(st, 0),
-		.folder = (const char *)sqlite3_column_text(st, 1),
-		.rank = sqlite3_column_int64(st, 2),
-		.path = (const char *)sqlite3_column_text(st, 3),
-		.ntraces = sqlite3_column_int64(st, 4),
-	};
+	struct db_conflict c = { .rank = sqlite3_column_int64(st, 2),
+				 .path = (const char *)sqlite3_column_text(st, 3),
+				 .ntraces = sqlite3_column_int64(st, 4) };
+	row_where(st, &c.has_iteration, &c.iteration, &c.folder);
 	((void (*)(void *, const struct db_conflict *))fn)(ctx, &c);
 }
 
 static void shared_row(sqlite3_stmt *st, void (*fn)(void), void *ctx)
 {
-	struct db_shared_rank r = {
-		.has_iteration = sqlite3_column_type(st, 0) != SQLITE_NULL,
-		.iteration = sqlite3_column_int64(st, 0),
-		.folder = (const char *)sqlite3_column_text(st, 1),
-		.header_rank = sqlite3_column_int64(st, 2),
-		.ntraces = sqlite3_column_int64(st, 3),
-		.first = (const char *)sqlite3_column_text(st, 4),
-		.last = (const char *)sqlite3_column_text(st, 5),
-	};
+	struct db_shared_rank r = { .header_rank = sqlite3_column_int64(st, 2),
+				    .ntraces = sqlite3_column_int64(st, 3),
+				    .first = (const char *)sqlite3_column_text(st, 4),
+				    .last = (const char *)sqlite3_column_text(st, 5) };
+	row_where(st, &r.has_iteration, &r.iteration, &r.folder);
 	((void (*)(void *, const struct db_shared_rank *))fn)(ctx, &r);
 }
 

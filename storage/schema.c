@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "schema.h"
+#include "db_int.h"
 #include "model/optype.h"
 #include "model/rank_result.h"
 #include "util/pp.h"
@@ -393,7 +394,7 @@ static const char *const code_sql[] = {
 #define SET_VERSION_SQL "PRAGMA user_version = 5"
 _Static_assert(SCHEMA_VERSION == 5, "update SET_VERSION_SQL with SCHEMA_VERSION");
 
-static int exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
+int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -467,8 +468,8 @@ static int write_codes(sqlite3 *db, char *err, size_t errlen)
 {
 	sqlite3_stmt *cat = NULL, *phase = NULL, *op = NULL;
 	int rc = PP_EDB;
-	if (exec(db, code_sql[0], err, errlen) || exec(db, code_sql[2], err, errlen) ||
-	    exec(db, code_sql[4], err, errlen))
+	if (db_exec(db, code_sql[0], err, errlen) || db_exec(db, code_sql[2], err, errlen) ||
+	    db_exec(db, code_sql[4], err, errlen))
 		return PP_EDB;
 	if (sqlite3_prepare_v2(db, code_sql[1], -1, &cat, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, code_sql[3], -1, &phase, NULL) != SQLITE_OK ||
@@ -506,18 +507,18 @@ static int upgrade(sqlite3 *db, int v, char *err, size_t errlen)
 		if (migrations[i].table &&
 		    table_exists(db, migrations[i].table, &exists, err, errlen))
 			return PP_EDB;
-		if (exists && exec(db, migrations[i].sql, err, errlen))
+		if (exists && db_exec(db, migrations[i].sql, err, errlen))
 			return PP_EDB;
 	}
 	for (size_t i = 0; i < nschema; i++)
-		if (schema[i].drop && exec(db, schema[i].drop, err, errlen))
+		if (schema[i].drop && db_exec(db, schema[i].drop, err, errlen))
 			return PP_EDB;
 	for (size_t i = 0; i < nschema; i++)
-		if (exec(db, schema[i].create, err, errlen))
+		if (db_exec(db, schema[i].create, err, errlen))
 			return PP_EDB;
 	if (write_codes(db, err, errlen))
 		return PP_EDB;
-	return exec(db, SET_VERSION_SQL, err, errlen);
+	return db_exec(db, SET_VERSION_SQL, err, errlen);
 }
 
 int schema_check(sqlite3 *db, char *err, size_t errlen)
@@ -540,13 +541,13 @@ int schema_apply(sqlite3 *db, char *err, size_t errlen)
 		return PP_EDB;
 	if (v == SCHEMA_VERSION)
 		return 0;
-	if ((rc = exec(db, "BEGIN IMMEDIATE", err, errlen)))
+	if ((rc = db_exec(db, "BEGIN IMMEDIATE", err, errlen)))
 		return rc;
 	/* Re-read under the write lock: another process may have won. */
 	if ((rc = user_version(db, &v, err, errlen)))
 		goto out_rollback;
 	if (v == SCHEMA_VERSION)
-		return exec(db, "COMMIT", err, errlen);
+		return db_exec(db, "COMMIT", err, errlen);
 	if (v > SCHEMA_VERSION) {
 		snprintf(err, errlen,
 			 "schema version %d is newer than this pptrace (%d): "
@@ -567,7 +568,7 @@ int schema_apply(sqlite3 *db, char *err, size_t errlen)
 	}
 	if ((rc = upgrade(db, v, err, errlen)))
 		goto out_rollback;
-	return exec(db, "COMMIT", err, errlen);
+	return db_exec(db, "COMMIT", err, errlen);
 
 out_rollback:
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

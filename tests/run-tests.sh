@@ -18,6 +18,25 @@ passed=0 failed=0 skipped=0
 failures=()
 log_dir=$(mktemp -d "${TMPDIR:-/tmp}/pptrace-tests.XXXXXX")
 
+# Adds one test file's counts to the totals and says how it went: kind
+# (unit or e2e), name, exit status, passed, failed, skipped, log, the log
+# lines to show on failure, what failed, the pattern of skip reasons (a
+# skipping test prints "# skip: why").
+report() {
+	local kind=$1 name=$2 rc=$3 p=$4 f=$5 s=$6 out=$7 lines=$8 what=$9 skip_re=${10}
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	if ((f > 0)); then
+		failures+=("$kind/$name (exit $rc)")
+		echo "FAIL $kind/$name: $what (log below)"
+		tail -n "$lines" "$out" | sed 's/^/    /'
+	else
+		if ((s)); then echo "ok   $kind/$name: $p passed, $s skipped"; else echo "ok   $kind/$name: $p passed"; fi
+		grep -E "$skip_re" "$out" | sed 's/^/    /'
+	fi
+}
+
 run_unit() {
 	local bin=$1 name out rc run ok
 	name=$(basename "$bin")
@@ -31,19 +50,8 @@ run_unit() {
 	skip=$(grep -E '^\[  SKIPPED \] [A-Za-z_]' "$out" | sort -u | wc -l)
 	if ((run == 0)); then run=1; fi
 	if ((rc != 0 && ok + skip >= run)); then ok=$((run - 1 - skip)); fi
-	passed=$((passed + ok))
-	skipped=$((skipped + skip))
-	local f=$((run - ok - skip))
-	failed=$((failed + f))
-	if ((f > 0)); then
-		failures+=("unit/$name (exit $rc)")
-		echo "FAIL unit/$name: $f of $run failed (log below)"
-		tail -n 40 "$out" | sed 's/^/    /'
-	else
-		if ((skip)); then echo "ok   unit/$name: $ok passed, $skip skipped"; else echo "ok   unit/$name: $ok passed"; fi
-		# The reasons: a skipping test prints "# skip: why" first.
-		grep -E '^# *skip' "$out" | sed 's/^/    /'
-	fi
+	report unit "$name" "$rc" "$ok" $((run - ok - skip)) "$skip" "$out" 40 \
+		"$((run - ok - skip)) of $run failed" '^# *skip'
 }
 
 run_e2e() {
@@ -57,15 +65,7 @@ run_e2e() {
 	f=$(grep -cE '^not ok [0-9]+' "$out")
 	p=$((p - s))
 	if ((rc != 0 && f == 0)); then f=1; fi
-	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-	if ((f > 0)); then
-		failures+=("e2e/$name (exit $rc)")
-		echo "FAIL e2e/$name: $f failed, $p passed (log below)"
-		tail -n 60 "$out" | sed 's/^/    /'
-	else
-		if ((s)); then echo "ok   e2e/$name: $p passed, $s skipped"; else echo "ok   e2e/$name: $p passed"; fi
-		grep -E '# *(skip|SKIP)' "$out" | sed 's/^/    /'
-	fi
+	report e2e "$name" "$rc" "$p" "$f" "$s" "$out" 60 "$f failed, $p passed" '# *(skip|SKIP)'
 }
 
 for bin in "$PP_UNIT"/test_*; do

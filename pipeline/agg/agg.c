@@ -182,6 +182,27 @@ static int out_close(struct safefile *sf)
 	return 0;
 }
 
+/* Opens dir/name as p (out_open) and writes its header line. */
+static FILE *csv_open(struct safefile *sf, struct strbuf *p, const char *dir, const char *name,
+		      const char *header)
+{
+	strbuf_reset(p);
+	strbuf_addf(p, "%s/%s", dir, name);
+	FILE *f = out_open(sf, p->buf);
+	if (f)
+		fputs(header, f);
+	return f;
+}
+
+/* Two CSV fields a,b (or two empty ones) and then end. */
+static void put_pair(FILE *f, bool have, int64_t a, int64_t b, const char *end)
+{
+	if (have)
+		fprintf(f, "%lld,%lld%s", (long long)a, (long long)b, end);
+	else
+		fprintf(f, ",%s", end);
+}
+
 static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char *dir)
 {
 	struct strbuf p = STRBUF_INIT;
@@ -189,47 +210,31 @@ static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char 
 	int rc = 0;
 	FILE *f;
 	struct safefile sf;
-	strbuf_addf(&p, "%s/pp_groups.csv", dir);
-	if (!(f = out_open(&sf, p.buf)))
+	if (!(f = csv_open(&sf, &p, dir, "pp_groups.csv",
+			   "iteration,pp_group,stage,rank,complete,group_window_start_ns,"
+			   "group_window_end_ns,group_idle_ns,group_bubble_ns\n")))
 		goto fail;
-	fputs("iteration,pp_group,stage,rank,complete,group_window_start_ns,group_window_end_ns,"
-	      "group_idle_ns,group_bubble_ns\n", f);
 	for (size_t i = 0; i < res->npp; i++) {
 		const struct agg_pp_row *r = &res->pp[i];
 		fprintf(f, "%d,%d,%d,%d,%d,", it->iteration, r->pp_group, r->stage, r->rank,
 			r->complete);
-		if (r->has_window)
-			fprintf(f, "%lld,%lld,", (long long)r->gw_s, (long long)r->gw_e);
-		else
-			fputs(",,", f);
-		if (r->has_rank)
-			fprintf(f, "%lld,%lld\n", (long long)r->idle, (long long)r->bubble);
-		else
-			fputs(",\n", f);
+		put_pair(f, r->has_window, r->gw_s, r->gw_e, ",");
+		put_pair(f, r->has_rank, r->idle, r->bubble, "\n");
 	}
-	if (out_close(&sf))
+	if (out_close(&sf) ||
+	    !(f = csv_open(&sf, &p, dir, "pipelines.csv",
+			   "iteration,pp_group,measured_ns,ideal_ns,gap_ns,bubble_ratio\n")))
 		goto fail;
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/pipelines.csv", dir);
-	if (!(f = out_open(&sf, p.buf)))
-		goto fail;
-	fputs("iteration,pp_group,measured_ns,ideal_ns,gap_ns,bubble_ratio\n", f);
 	for (size_t i = 0; i < res->npipes; i++) {
 		const struct agg_pipeline_row *r = &res->pipes[i];
 		fprintf(f, "%d,%d,%lld,", it->iteration, r->pp_group, (long long)r->measured);
-		if (r->has_ideal)
-			fprintf(f, "%lld,%lld,", (long long)r->ideal, (long long)r->gap);
-		else
-			fputs(",,", f);
+		put_pair(f, r->has_ideal, r->ideal, r->gap, ",");
 		fprintf(f, "%.6f\n", r->bubble_ratio);
 	}
-	if (out_close(&sf))
+	if (out_close(&sf) ||
+	    !(f = csv_open(&sf, &p, dir, "stragglers.csv",
+			   "iteration,rank,group_kind,group,metric,value_ns,median_ns,excess\n")))
 		goto fail;
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/stragglers.csv", dir);
-	if (!(f = out_open(&sf, p.buf)))
-		goto fail;
-	fputs("iteration,rank,group_kind,group,metric,value_ns,median_ns,excess\n", f);
 	for (size_t i = 0; i < res->nstrag; i++) {
 		const struct agg_straggler_row *r = &res->strag[i];
 		fprintf(f, "%d,%d,%s,%d,%s,%lld,%lld,%.6f\n", it->iteration, r->rank, r->group_kind,

@@ -214,15 +214,13 @@ static int add_trace(void *ctx, const struct db_agg_trace *t)
 }
 
 /* A copy of the n elements of old in a doubled arena array (*alloc
- * updated), or NULL when the arena is out of memory. */
+ * updated; the arena never fails, docs/contracts.md §7). */
 static void *grow(struct arena *a, void *old, size_t n, size_t *alloc, size_t size)
 {
 	size_t na = *alloc ? 2 * *alloc : 32;
 	while (na <= n)
 		na *= 2;
 	void *nv = arena_alloc(a, na * size);
-	if (!nv)
-		return NULL;
 	if (n)
 		memcpy(nv, old, n * size);
 	*alloc = na;
@@ -239,12 +237,12 @@ struct fill {
 };
 
 /* A new last element of the arena array arr (n elements, capacity
- * F->alloc), or NULL when the arena is out of memory. */
-#define APPEND(F, arr, n)                                                                          \
-	((n) == (F)->alloc &&                                                                      \
-			 !((arr) = grow(&(F)->it->arena, (arr), (n), &(F)->alloc, sizeof(*(arr)))) \
-		 ? NULL                                                                            \
-		 : &(arr)[(n)++])
+ * F->alloc). */
+#define APPEND(F, arr, n)                                                                         \
+	((n) == (F)->alloc                                                                        \
+		 ? (void)((arr) = grow(&(F)->it->arena, (arr), (n), &(F)->alloc, sizeof(*(arr)))) \
+		 : (void)0,                                                                       \
+	 &(arr)[(n)++])
 
 /* The rank a row of trace_id belongs to, or NULL (then the row is not
  * aggregated). Resets the capacity when the rank changes. */
@@ -262,12 +260,10 @@ static int add_category(void *ctx, const struct db_agg_category *c)
 {
 	struct fill *F = ctx;
 	struct agg_rank *r = fill_rank(F, c->rank, c->trace_id);
-	struct agg_catstat *to;
 	if (!r)
 		return 0;
-	if (!(to = APPEND(F, r->cats, r->ncats)))
-		return PP_ENOMEM;
-	*to = (struct agg_catstat){ c->category, c->kernels, c->sum_ns, c->busy_ns };
+	*APPEND(F, r->cats, r->ncats) =
+		(struct agg_catstat){ c->category, c->kernels, c->sum_ns, c->busy_ns };
 	if (c->category == RR_FWD_COMP || c->category == RR_BWD_COMP)
 		r->in.compute += c->busy_ns;
 	return 0;
@@ -277,12 +273,9 @@ static int add_step(void *ctx, const struct db_agg_step *s)
 {
 	struct fill *F = ctx;
 	struct agg_rank *r = fill_rank(F, s->rank, s->trace_id);
-	struct agg_step *to;
 	if (!r)
 		return 0;
-	if (!(to = APPEND(F, r->steps, r->nsteps)))
-		return PP_ENOMEM;
-	*to = (struct agg_step){
+	*APPEND(F, r->steps, r->nsteps) = (struct agg_step){
 		.phase = (int8_t)s->phase,
 		.seq = (int32_t)s->seq,
 		.has_kernels = s->has_times,
@@ -358,12 +351,8 @@ int agg_load(struct db *db, int iteration, struct agg_iter *it)
 static int add_block(struct agg_rank *r, const struct agg_block *b)
 {
 	if (r->nblocks == r->ablocks) {
-		size_t na = r->ablocks ? 2 * r->ablocks : 256;
-		struct agg_block *nv = realloc(r->blocks, na * sizeof(*nv));
-		if (!nv)
-			return PP_ENOMEM;
-		r->blocks = nv;
-		r->ablocks = na;
+		r->ablocks = r->ablocks ? 2 * r->ablocks : 256;
+		r->blocks = xrealloc(r->blocks, r->ablocks * sizeof(*r->blocks));
 	}
 	r->blocks[r->nblocks++] = *b;
 	return 0;

@@ -136,23 +136,27 @@ static bool has_word(const char *up, const char *w)
 	return strstr(up, w) != NULL;
 }
 
-/* The kind a section title names, or -1. up is the upper-cased line. */
+/* The kind a section title names, or -1: the first kind one of whose
+ * words it holds. up is the upper-cased line. */
 static int title_kind(const char *up)
 {
+	static const struct {
+		int kind;
+		const char *word[3];
+	} title[] = {
+		{ TOPO_MODEL, { "MODEL RANK", "FULL MODEL", "REPLICA" } },
+		{ TOPO_TP, { "TENSOR", " TP ", "(TP)" } },
+		{ TOPO_PP, { "PIPELINE", " PP ", "(PP)" } },
+		{ TOPO_EP, { "EXPERT", " EP ", "(EP)" } },
+		{ TOPO_CP, { "CONTEXT", " CP ", "(CP)" } },
+		{ TOPO_DP, { "DATA", " DP ", "(DP)" } },
+	};
 	if (!has_word(up, "GROUP"))
 		return -1;
-	if (has_word(up, "MODEL RANK") || has_word(up, "FULL MODEL") || has_word(up, "REPLICA"))
-		return TOPO_MODEL;
-	if (has_word(up, "TENSOR") || has_word(up, " TP ") || has_word(up, "(TP)"))
-		return TOPO_TP;
-	if (has_word(up, "PIPELINE") || has_word(up, " PP ") || has_word(up, "(PP)"))
-		return TOPO_PP;
-	if (has_word(up, "EXPERT") || has_word(up, " EP ") || has_word(up, "(EP)"))
-		return TOPO_EP;
-	if (has_word(up, "CONTEXT") || has_word(up, " CP ") || has_word(up, "(CP)"))
-		return TOPO_CP;
-	if (has_word(up, "DATA") || has_word(up, " DP ") || has_word(up, "(DP)"))
-		return TOPO_DP;
+	for (size_t i = 0; i < sizeof(title) / sizeof(title[0]); i++)
+		for (int w = 0; w < 3; w++)
+			if (has_word(up, title[i].word[w]))
+				return title[i].kind;
 	return -1;
 }
 

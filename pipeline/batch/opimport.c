@@ -22,6 +22,7 @@
 #include "batch.h"
 #include "model/optype.h"
 #include "storage/db.h"
+#include "util/cmp.h"
 #include "util/interval.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -60,15 +61,9 @@ static int cmp_row(const void *a, const void *b, void *table)
 	const struct wi_table *t = table;
 	const struct wi_op *x = &t->ops[*(const size_t *)a];
 	const struct wi_op *y = &t->ops[*(const size_t *)b];
-	if (x->step != y->step)
-		return x->step < y->step ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	if (x->optype != y->optype)
-		return x->optype < y->optype ? -1 : 1;
-	return (x->seq_id > y->seq_id) - (x->seq_id < y->seq_id);
+	const int64_t kx[] = { x->step, x->rank, x->start_ns, x->optype, x->seq_id };
+	const int64_t ky[] = { y->step, y->rank, y->start_ns, y->optype, y->seq_id };
+	return cmp_i64s(kx, ky, 5);
 }
 
 /* Reads and validates everything; the exit code on failure (reported). */

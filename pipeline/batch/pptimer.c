@@ -20,6 +20,7 @@
 #include "batch.h"
 #include "read/json_scan.h"
 #include "storage/db.h"
+#include "util/cmp.h"
 #include "util/interval.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -130,13 +131,9 @@ static bool parse_key(const char *k, bool vpp, struct event *ev)
 static int cmp_event(const void *x, const void *y)
 {
 	const struct event *a = x, *b = y;
-	if (a->phase != b->phase)
-		return a->phase - b->phase;
-	if (a->chunk != b->chunk)
-		return a->chunk < b->chunk ? -1 : 1;
-	if (a->mb != b->mb)
-		return a->mb < b->mb ? -1 : 1;
-	return (int)a->is_end - (int)b->is_end;
+	const int64_t ka[] = { a->phase, a->chunk, a->mb, a->is_end };
+	const int64_t kb[] = { b->phase, b->chunk, b->mb, b->is_end };
+	return cmp_i64s(ka, kb, 4);
 }
 
 /* Milliseconds text [s, e) to ns (rounded to nearest). The text is a JSON
@@ -271,13 +268,9 @@ struct stage_file {
 static int cmp_step_time(const void *x, const void *y)
 {
 	const struct pptimer_step *a = x, *b = y;
-	if (a->phase != b->phase)
-		return a->phase - b->phase;
-	if (a->start_ns != b->start_ns)
-		return a->start_ns < b->start_ns ? -1 : 1;
-	if (a->chunk != b->chunk)
-		return a->chunk - b->chunk;
-	return a->mb - b->mb;
+	const int64_t ka[] = { a->phase, a->start_ns, a->chunk, a->mb };
+	const int64_t kb[] = { b->phase, b->start_ns, b->chunk, b->mb };
+	return cmp_i64s(ka, kb, 4);
 }
 
 /* Stores one rank; warnings lists what was never recorded. */

@@ -69,12 +69,8 @@ bool walk_iteration_from_folder(const char *folder, int64_t *iteration)
 static int list_push(struct walk_list *l, struct walk_file *f)
 {
 	if (l->n == l->alloc) {
-		size_t na = l->alloc ? l->alloc * 2 : 64;
-		struct walk_file *nv = realloc(l->v, na * sizeof(*nv));
-		if (!nv)
-			return PP_ENOMEM;
-		l->v = nv;
-		l->alloc = na;
+		l->alloc = l->alloc ? l->alloc * 2 : 64;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
 	}
 	l->v[l->n++] = *f;
 	return 0;

@@ -185,13 +185,12 @@ static int split_fields(char *line, char **field, int max)
 void worker_task_encode(struct strbuf *sb, const struct walk_file *f,
 			int64_t run_id)
 {
-	add_escaped(sb, f->path);
-	strbuf_addch(sb, '\t');
-	add_escaped(sb, f->key);
-	strbuf_addch(sb, '\t');
-	add_escaped(sb, f->real);
-	strbuf_addch(sb, '\t');
-	add_escaped(sb, f->folder);
+	const char *text[] = { f->path, f->key, f->real, f->folder };
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			strbuf_addch(sb, '\t');
+		add_escaped(sb, text[i]);
+	}
 	strbuf_addf(sb, "\t%d\t%lld\t%d\t%lld\t%lld\t%lld\t%lld",
 		    f->has_iteration, (long long)f->iteration, f->has_rank,
 		    (long long)f->rank, (long long)f->bytes,

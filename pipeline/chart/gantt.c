@@ -16,6 +16,7 @@
 
 #include "gnuplot.h"
 #include "util/arena.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 #include "util/safefile.h"
 #include "util/strbuf.h"
@@ -59,12 +60,9 @@ void gantt_free(struct gantt *g)
 	if (!g)
 		return;
 	arena_release(&g->strings);
-	free(g->rows);
-	free(g->cls_name);
-	free(g->cls_color);
-	free(g->boxes);
-	free(g->rules);
-	free(g);
+	void *own[] = { g->rows, g->cls_name, g->cls_color, g->boxes, g->rules, g };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		free(own[i]);
 }
 
 void gantt_set_formats(struct gantt *g, bool png, bool svg)
@@ -192,15 +190,10 @@ static int cmp_box(const void *x, const void *y)
 {
 	const struct gbox *a = *(const struct gbox *const *)x;
 	const struct gbox *b = *(const struct gbox *const *)y;
-	if (a->row != b->row)
-		return a->row < b->row ? -1 : 1;
-	if (a->y0 != b->y0)
-		return a->y0 < b->y0 ? -1 : 1;
-	if (a->y1 != b->y1)
-		return a->y1 < b->y1 ? -1 : 1;
-	if (a->x0 != b->x0)
-		return a->x0 < b->x0 ? -1 : 1;
-	return a < b ? -1 : a > b;
+	const double ka[] = { a->row, a->y0, a->y1, a->x0 };
+	const double kb[] = { b->row, b->y0, b->y1, b->x0 };
+	int c = cmp_f64s(ka, kb, 4);
+	return c ? c : a < b ? -1 : a > b;
 }
 
 static bool label_fits(const struct layout *L, const struct gbox *b)
@@ -370,14 +363,8 @@ static size_t write_texts(FILE *f, const struct gantt *g, const struct layout *L
 static void write_settings(FILE *f, const struct gantt *g, const struct layout *L)
 {
 	static const char *const what[] = { "title", "xlabel", "ylabel" };
-	const char *text[] = { g->title, g->xlabel, g->ylabel };
-	for (int i = 0; i < 3; i++) {
-		if (!text[i])
-			continue;
-		fprintf(f, "set %s ", what[i]);
-		gnuplot_put_sq(f, text[i]);
-		fputs(i ? " font ',12'\n" : " font ',14'\n", f);
-	}
+	const char *const text[] = { g->title, g->xlabel, g->ylabel };
+	gnuplot_put_titles(f, what, text, 3, 14, 12);
 	fprintf(f, "set xrange [%.12g:%.12g]\n", L->xmin, L->xmax);
 	fprintf(f, "set yrange [%g:-0.5]\n", g->nrows ? g->nrows - 0.5 : 0.5);
 	fputs("set ytics scale 0 (", f);

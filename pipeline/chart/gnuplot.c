@@ -76,6 +76,18 @@ void gnuplot_put_dq(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void gnuplot_put_titles(FILE *f, const char *const what[], const char *const text[], int n,
+			int title_pt, int label_pt)
+{
+	for (int i = 0; i < n; i++) {
+		if (!text[i])
+			continue;
+		fprintf(f, "set %s ", what[i]);
+		gnuplot_put_sq(f, text[i]);
+		fprintf(f, " font ',%d'\n", i ? label_pt : title_pt);
+	}
+}
+
 /* Writes the script into sf (opened: path names it) and commits it. */
 static int write_opened(struct safefile *sf, const char *path, const char *base,
 			int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,

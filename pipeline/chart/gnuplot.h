@@ -56,6 +56,11 @@ void gnuplot_begin_output(FILE *f, bool svg);
  * characters become blanks. */
 void gnuplot_put_sq(FILE *f, const char *s);
 void gnuplot_put_dq(FILE *f, const char *s);
+/* "set <what[i]> '<text[i]>' font ',<pt>'" for each of the n texts given
+ * (NULL: none): the first (the title) at title_pt points, the rest at
+ * label_pt. */
+void gnuplot_put_titles(FILE *f, const char *const what[], const char *const text[], int n,
+			int title_pt, int label_pt);
 
 /* Writes the script PREFIX.gp through write(f, base, ctx), base being
  * PREFIX's last component: to a temporary name renamed into place, never

@@ -53,13 +53,9 @@ void heatmap_free(struct heatmap *h)
 		return;
 	for (size_t i = 0; i < (size_t)h->nx * (size_t)h->ny; i++)
 		free(h->hover[i]);
-	free(h->hover);
-	free(h->v);
-	free(h->title);
-	free(h->xlabel);
-	free(h->ylabel);
-	free(h->cblabel);
-	free(h);
+	void *own[] = { h->hover, h->v, h->title, h->xlabel, h->ylabel, h->cblabel, h };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		free(own[i]);
 }
 
 void heatmap_set_labels(struct heatmap *h, const char *title, const char *xlabel,
@@ -181,15 +177,9 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 		fprintf(f, " %d\n", isfinite(v) && pos > 0.6 ? 0xffffff : 0x202020);
 	}
 	fputs("EOD\n", f);
-	const char *what[] = { "title", "xlabel", "ylabel", "cblabel" };
-	const char *text[] = { h->title, h->xlabel, h->ylabel, h->cblabel };
-	for (int i = 0; i < 4; i++) {
-		if (!text[i])
-			continue;
-		fprintf(f, "set %s ", what[i]);
-		gnuplot_put_sq(f, text[i]);
-		fputs(i ? " font ',11'\n" : " font ',13'\n", f);
-	}
+	static const char *const what[] = { "title", "xlabel", "ylabel", "cblabel" };
+	const char *const text[] = { h->title, h->xlabel, h->ylabel, h->cblabel };
+	gnuplot_put_titles(f, what, text, 4, 13, 11);
 	fprintf(f, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", h->nx - 1, h->ny - 1);
 	fprintf(f, "set cbrange [%.9g:%.9g]\n", lo, hi);
 	write_tics(f, "xtics", h->nx);

@@ -24,6 +24,7 @@
 #include "classify_priv.h"
 #include "model/optype.h"
 #include "util/arena.h"
+#include "util/cmp.h"
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
 {
@@ -329,12 +330,10 @@ static size_t p2p_rows(struct derive *d)
 static int cmp_op(const void *pa, const void *pb)
 {
 	const struct rr_op *a = pa, *b = pb;
-	if (a->optype != b->optype)
-		return a->optype < b->optype ? -1 : 1;
-	if (a->start_ns != b->start_ns)
-		return a->start_ns < b->start_ns ? -1 : 1;
 	/* seq_id holds the emission order until numbered */
-	return (a->seq_id > b->seq_id) - (a->seq_id < b->seq_id);
+	const int64_t ka[] = { a->optype, a->start_ns, a->seq_id };
+	const int64_t kb[] = { b->optype, b->start_ns, b->seq_id };
+	return cmp_i64s(ka, kb, 3);
 }
 
 void ops_derive(struct classify *c, struct rank_result *res)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gen_sched.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 
 const char *const gen_optype_names[GO_N] = {
@@ -73,11 +74,8 @@ static struct gen_op *add(struct rows *R, int type, int64_t start, int64_t end)
 static int cmp_op(const void *a, const void *b)
 {
 	const struct gen_op *x = a, *y = b;
-	if (x->type != y->type)
-		return x->type < y->type ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	const int64_t kx[] = { x->type, x->start, x->seq }, ky[] = { y->type, y->start, y->seq };
+	return cmp_i64s(kx, ky, 3);
 }
 
 /* Kernel spans per step of phases fwd, bwd (their compute and

@@ -16,14 +16,21 @@ static int imin(int a, int b)
 	return a < b ? a : b;
 }
 
+/* The warmup: forwards 0..w-1, w clamped to the m batches except in the
+ * reference model. Returns the warmup count. */
+static int warmup(struct sim_sched *S, int d, int w)
+{
+	if (!S->reference)
+		w = imin(w, S->m);
+	for (int b = 0; b < w; b++)
+		sim_emit(S, b, d, SIM_F);
+	return w;
+}
+
 /* 1F1B: warmup forwards, steady F/B, cooldown backwards. */
 static void order_1f1b(struct sim_sched *S, int d)
 {
-	int m = S->m, w = S->p - d - 1;
-	if (!S->reference)
-		w = imin(w, m);
-	for (int b = 0; b < w; b++)
-		sim_emit(S, b, d, SIM_F);
+	int m = S->m, w = warmup(S, d, S->p - d - 1);
 	for (int k = 0; k < m - w; k++) {
 		sim_emit(S, w + k, d, SIM_F);
 		sim_emit(S, k, d, SIM_B);
@@ -35,11 +42,7 @@ static void order_1f1b(struct sim_sched *S, int d)
 /* ZB-1P (ZB-H1): 1F1B with D in place of B; W lags D by d steps. */
 static void order_zb1p(struct sim_sched *S, int d)
 {
-	int m = S->m, p = S->p, w = p - d - 1, nw = 0;
-	if (!S->reference)
-		w = imin(w, m);
-	for (int b = 0; b < w; b++)
-		sim_emit(S, b, d, SIM_F);
+	int m = S->m, p = S->p, w = warmup(S, d, p - d - 1), nw = 0;
 	for (int k = 0; k < m - w; k++) {
 		sim_emit(S, w + k, d, SIM_F);
 		sim_emit(S, k, d, SIM_D);
@@ -57,11 +60,7 @@ static void order_zb1p(struct sim_sched *S, int d)
 /* 1F1B with overlapped (F, B) pairs in the steady phase. */
 static void order_1f1b_overlap(struct sim_sched *S, int d)
 {
-	int m = S->m, w = 2 * (S->p - d - 1) + 1;
-	if (!S->reference)
-		w = imin(w, m);
-	for (int b = 0; b < w; b++)
-		sim_emit(S, b, d, SIM_F);
+	int m = S->m, w = warmup(S, d, 2 * (S->p - d - 1) + 1);
 	for (int k = 0; k < m - w; k++)
 		sim_emit_pair(S, w + k, d, k, d);
 	for (int b = m - w; b < m; b++)

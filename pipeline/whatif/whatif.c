@@ -10,37 +10,6 @@
 #include "util/pp.h"
 #include "whatif_int.h"
 
-static const char *const group_names[WI_NGROUPS] = {
-	[WI_G_FWD_COMPUTE] = "forward-compute",
-	[WI_G_BWD_COMPUTE] = "backward-compute",
-	[WI_G_FWD_PP] = "forward-pp-comm",
-	[WI_G_BWD_PP] = "backward-pp-comm",
-	[WI_G_PARAMS_AG] = "params-all-gather",
-	[WI_G_GRADS_RS] = "grads-reduce-scatter",
-	[WI_G_SEP_AR] = "separate-grads-all-reduce",
-	[WI_G_LAYERNORM] = "layernorm-grads-all-reduce",
-	[WI_G_EMBEDDING] = "embedding-grads-all-reduce",
-	[WI_G_CLIP] = "optimizer-clip-main-grad",
-	[WI_G_OPTIMIZER] = "optimizer",
-	[WI_G_GC] = "gc",
-	[WI_G_FIRST_OP] = "first-op",
-};
-
-const char *wi_group_name(int group)
-{
-	return group >= 0 && group < WI_NGROUPS ? group_names[group] : "?";
-}
-
-const char *wi_verdict_name(enum wi_verdict v)
-{
-	switch (v) {
-	case WI_VERDICT_WORKER: return "worker";
-	case WI_VERDICT_STAGE: return "stage";
-	case WI_VERDICT_SPREAD: return "spread";
-	default: return "none";
-	}
-}
-
 /* The §6.3 group of an op type. */
 static int type_group(int ty)
 {
@@ -54,6 +23,31 @@ static int type_group(int ty)
 		[OP_OPTIMIZER] = WI_G_OPTIMIZER,     [OP_GC] = WI_G_GC,
 	};
 	return map[ty];
+}
+
+/* A group is named as its op types (model/optype.h), but for the p2p pairs
+ * and the launch decomposition's first op. */
+const char *wi_group_name(int group)
+{
+	switch (group) {
+	case WI_G_FWD_PP: return "forward-pp-comm";
+	case WI_G_BWD_PP: return "backward-pp-comm";
+	case WI_G_FIRST_OP: return "first-op";
+	}
+	for (int ty = 0; ty < OP_NTYPES; ty++)
+		if (type_group(ty) == group)
+			return op_type_name(ty);
+	return "?";
+}
+
+const char *wi_verdict_name(enum wi_verdict v)
+{
+	switch (v) {
+	case WI_VERDICT_WORKER: return "worker";
+	case WI_VERDICT_STAGE: return "stage";
+	case WI_VERDICT_SPREAD: return "spread";
+	default: return "none";
+	}
 }
 
 int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct whatif **out,
@@ -90,21 +84,11 @@ void whatif_free(struct whatif *e)
 {
 	if (!e)
 		return;
-	free(e->steps);
-	free(e->node);
-	free(e->pred_off);
-	free(e->pred);
-	free(e->group);
-	free(e->gmem);
-	free(e->sched);
-	free(e->cell_rank);
-	free(e->rs);
-	free(e->re);
-	free(e->val);
-	free(e->delay);
-	free(e->ideal);
-	free(e->span_base);
-	free(e->scratch);
+	void *own[] = { e->steps, e->node,  e->pred_off,  e->pred,      e->group,
+			e->gmem,  e->sched, e->cell_rank, e->rs,        e->re,
+			e->val,   e->delay, e->ideal,     e->span_base, e->scratch };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		free(own[i]);
 	strbuf_release(&e->notes);
 	free(e);
 }

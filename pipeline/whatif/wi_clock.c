@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cmp.h"
 #include "util/pp.h"
 #include "whatif_int.h"
 
@@ -71,15 +72,9 @@ static void at(const struct whatif *e, size_t si, size_t v, size_t d, double *s,
 static int cmp_sample(const void *pa, const void *pb)
 {
 	const struct sample *x = pa, *y = pb;
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	if (x->d != y->d)
-		return x->d < y->d ? -1 : 1;
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
+	const double kx[] = { x->a, x->b, x->d, x->lo, x->hi };
+	const double ky[] = { y->a, y->b, y->d, y->lo, y->hi };
+	return cmp_f64s(kx, ky, 5);
 }
 
 static int cmp_double(const void *pa, const void *pb)

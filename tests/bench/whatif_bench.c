@@ -104,9 +104,7 @@ int main(int argc, char **argv)
 	struct wi_synth c;
 	wi_synth_defaults(&c, 16, 64, 64, 10);
 	c.seed = 3;
-	c.slow = 1.3;
-	c.slow_dp = 5;
-	c.slow_stage = 7;
+	wi_synth_slow(&c, 1.3, 5, 7);
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--ar"))
 			ar = argv[i + 1];

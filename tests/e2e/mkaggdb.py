@@ -50,26 +50,22 @@ def pp_groups():
 
 
 def write_topology(path):
+    tp = [[TP * (d + DP * p) + t for t in range(TP)] for p in range(PP) for d in range(DP)]
+    dp = [[t + TP * (d + DP * p) for d in range(DP)] for p in range(PP) for t in range(TP)]
+    rule = "-" * 30 + "\n"
+
+    def section(title, groups, first=1):
+        f.write(title + "\n" + rule)
+        for k, g in enumerate(groups):
+            f.write(f"Group {k + first}: {g}\n")
+
     with open(path, "w") as f:
         f.write(f"TP Size: {TP}\nPP Size: {PP}\nCP Size: 1\nEP Size: 1\nWorld Size: {WORLD}\n\n")
-        f.write("TENSOR PARALLEL (TP) GROUPS\n" + "-" * 30 + "\n")
-        k = 1
-        for p in range(PP):
-            for d in range(DP):
-                f.write(f"Group {k}: {[TP * (d + DP * p) + t for t in range(TP)]}\n")
-                k += 1
-        f.write("\nPIPELINE PARALLEL (PP) GROUPS\n" + "-" * 30 + "\n")
-        for k, g in enumerate(pp_groups()):
-            f.write(f"Group {k + 1}: {g}\n")
-        f.write("\nDATA PARALLEL (DP) GROUPS\n" + "-" * 30 + "\n")
-        k = 1
-        for p in range(PP):
-            for t in range(TP):
-                f.write(f"Group {k}: {[t + TP * (d + DP * p) for d in range(DP)]}\n")
-                k += 1
-        f.write("\nFULL MODEL RANK GROUPS (by DP Rank)\n" + "-" * 30 + "\nlegend\n" + "-" * 30 + "\n")
-        for d in range(DP):
-            f.write(f"Group {d}: {sorted(t + TP * (d + DP * p) for p in range(PP) for t in range(TP))}\n")
+        section("TENSOR PARALLEL (TP) GROUPS", tp)
+        section("\nPIPELINE PARALLEL (PP) GROUPS", pp_groups())
+        section("\nDATA PARALLEL (DP) GROUPS", dp)
+        models = [sorted(t + TP * (d + DP * p) for p in range(PP) for t in range(TP)) for d in range(DP)]
+        section("\nFULL MODEL RANK GROUPS (by DP Rank)\n" + rule + "legend", models, 0)
 
 
 def schedule(it_off):

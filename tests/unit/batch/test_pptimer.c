@@ -58,6 +58,21 @@ static char *write_tmp(const char *text)
 	return path;
 }
 
+/* Step i of f is (phase, chunk, micro-batch) over [start_ns, end_ns);
+ * -1: a time not checked. */
+static void expect_step(const struct pptimer_file *f, size_t i, int phase, int chunk, int mb,
+			int64_t start_ns, int64_t end_ns)
+{
+	const struct pptimer_step *st = &f->steps[i];
+	assert_int_equal(st->phase, phase);
+	assert_int_equal(st->chunk, chunk);
+	assert_int_equal(st->mb, mb);
+	if (start_ns >= 0)
+		assert_int_equal(st->start_ns, start_ns);
+	if (end_ns >= 0)
+		assert_int_equal(st->end_ns, end_ns);
+}
+
 static void test_read_plain(void **state)
 {
 	(void)state;
@@ -72,13 +87,8 @@ static void test_read_plain(void **state)
 	unlink(path);
 	assert_int_equal(f.n, 4);
 	/* sorted by (phase, chunk, mb) */
-	assert_int_equal(f.steps[0].phase, 1);
-	assert_int_equal(f.steps[0].mb, 0);
-	assert_int_equal(f.steps[0].start_ns, 500000);
-	assert_int_equal(f.steps[0].end_ns, 1250000);
-	assert_int_equal(f.steps[2].phase, 2);
-	assert_int_equal(f.steps[2].start_ns, 3000001);
-	assert_int_equal(f.steps[2].end_ns, 5000000);
+	expect_step(&f, 0, 1, 0, 0, 500000, 1250000);
+	expect_step(&f, 2, 2, 0, 0, 3000001, 5000000);
 	assert_true(f.steps[3].has_start);
 	assert_false(f.steps[3].has_end);
 	assert_true(f.has_total);
@@ -97,11 +107,8 @@ static void test_read_vpp(void **state)
 			       " \"backward-0-2-end\": 20, \"forward-3-start\": 1}");
 	assert_int_equal(pptimer_read(path, true, &f, err, sizeof(err)), 0);
 	assert_int_equal(f.n, 2);
-	assert_int_equal(f.steps[0].chunk, 1);
-	assert_int_equal(f.steps[0].mb, 3);
-	assert_int_equal(f.steps[1].phase, 2);
-	assert_int_equal(f.steps[1].chunk, 0);
-	assert_int_equal(f.steps[1].mb, 2);
+	expect_step(&f, 0, 1, 1, 3, 10000000, 11500000);
+	expect_step(&f, 1, 2, 0, 2, -1, 20000000);
 	assert_false(f.steps[1].has_start);
 	/* a key without a chunk is not an event of a VPP dump */
 	assert_int_equal(f.unknown_keys, 1);

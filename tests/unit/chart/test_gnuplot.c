@@ -20,6 +20,7 @@
 #include "chart/heatmap.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 static char tmp[64];
 
@@ -41,7 +42,10 @@ static int teardown(void **state)
 static bool have_gnuplot(void)
 {
 	char exe[4096];
-	return gnuplot_find(exe, sizeof(exe));
+	if (gnuplot_find(exe, sizeof(exe)))
+		return true;
+	print_message("# skip: no gnuplot on PATH\n");
+	return false;
 }
 
 static bool is_file(const char *dir, const char *name)
@@ -76,10 +80,7 @@ static void write_chart(const char *dir, const char *body)
 static void test_batch(void **state)
 {
 	(void)state;
-	if (!have_gnuplot()) {
-		skip();
-		return;
-	}
+	SKIP_UNLESS(have_gnuplot());
 	enum { N = 9 };
 	struct gnuplot_job job[N];
 	char dir[N][128], script[N][160], err[256];
@@ -117,10 +118,7 @@ static void test_heatmap(void **state)
 	snprintf(prefix, sizeof(prefix), "%s/heat", tmp);
 	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
 	heatmap_free(h);
-	if (!have_gnuplot()) {
-		skip();
-		return;
-	}
+	SKIP_UNLESS(have_gnuplot());
 	struct strbuf p = STRBUF_INIT, svg = STRBUF_INIT;
 	strbuf_addf(&p, "%s.gp", prefix);
 	struct gnuplot_job job = { .script = p.buf };

@@ -95,34 +95,33 @@ static struct db_trace sample_trace(const char *path, int64_t rank)
 static void store_sample(struct db *db, const char *path, int64_t rank)
 {
 	struct db_trace t = sample_trace(path, rank);
-	struct db_kernel k1 = {
+	const struct rr_kernel r1 = {
 		.category = RR_FWD_COMP,
 		.type = RR_COMP,
 		.phase = RR_FWD,
 		.seq = 0,
-		.name = "sm90_gemm<128>",
-		.name_len = 14,
-		.has_stream = true,
 		.stream = 7,
 		.start_ns = 1700000000000000000,
 		.dur_ns = 500,
 		.has_correlation = true,
 		.correlation = 42,
 	};
-	struct db_kernel k2 = {
+	const struct rr_kernel r2 = {
 		.category = RR_DP_COMM,
 		.type = RR_COMM,
 		.recompute = false,
 		.phase = RR_NOPHASE,
-		.name = "ncclDevKernel_AllReduce",
-		.name_len = 23,
-		.has_stream = true,
+		.seq = -1,
 		.stream = 9,
 		.start_ns = 1700000000000000400,
 		.dur_ns = 200,
-		.pg_desc = "DATA_PARALLEL_GROUP",
-		.pg_ranks = "[0, 8]",
 	};
+	struct db_kernel k1 = { .k = &r1, .name = "sm90_gemm<128>", .name_len = 14 };
+	struct db_kernel k2 = { .k = &r2,
+				.name = "ncclDevKernel_AllReduce",
+				.name_len = 23,
+				.pg_desc = "DATA_PARALLEL_GROUP",
+				.pg_ranks = "[0, 8]" };
 	struct db_step s = { .phase = RR_FWD,
 			     .seq = 0,
 			     .has_cpu = true,
@@ -565,19 +564,18 @@ static void store_many(struct db *db, const char *path, int64_t rank, int n)
 	t.window_start_ns = 0;
 	assert_int_equal(db_trace_begin(db, &t), 0);
 	for (int k = 0; k < n; k++) {
-		struct db_kernel dk = {
+		const struct rr_kernel rk = {
 			.category = RR_FWD_COMP,
 			.type = RR_COMP,
 			.phase = RR_NOPHASE,
-			.name = "k",
-			.name_len = 1,
-			.has_stream = !(k & 1),
-			.stream = 7,
+			.seq = -1,
+			.stream = k & 1 ? -1 : 7,
 			.start_ns = k,
 			.dur_ns = k + 1,
 			.has_correlation = true,
 			.correlation = k,
 		};
+		struct db_kernel dk = { .k = &rk, .name = "k", .name_len = 1 };
 		assert_int_equal(db_trace_add_kernel(db, &dk), 0);
 	}
 	assert_int_equal(db_trace_commit(db), 0);

@@ -284,23 +284,21 @@ static void test_schema(void **state)
 	assert_int_equal(t.order[OP_GC], 0);
 	assert_int_equal(t.order[OP_FWD_COMPUTE], 1);
 	assert_int_equal(t.order[OP_BWD_COMPUTE], 2); /* then the rest, alphabetically */
-	assert_int_equal(
-		optrace_read_schema(write_file("s.json", "{\"dtypes\": {}}"), &t, err, sizeof(err)),
-		PP_EPARSE);
-	assert_non_null(strstr(err, "s.json: no \"categories\": {\"optype\": [...]} list"));
-	/* Malformed JSON: line and byte; a list item that is not a name. */
-	assert_int_equal(
-		optrace_read_schema(
-			write_file("s.json", "{\"categories\":\n {\"optype\": [\"gc\",]}}"), &t,
-			err, sizeof(err)),
-		PP_EPARSE);
-	assert_non_null(strstr(err, "s.json:2: byte"));
-	assert_int_equal(
-		optrace_read_schema(
-			write_file("s.json", "{\"categories\":\n {\"optype\": [\"gc\", 3]}}"), &t,
-			err, sizeof(err)),
-		PP_EPARSE);
-	assert_non_null(strstr(err, "s.json:2: the optype list holds 3, not an op type name"));
+	/* A schema without the list; malformed JSON: line and byte; a list
+	 * item that is not a name. */
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
+		{ "{\"dtypes\": {}}", "s.json: no \"categories\": {\"optype\": [...]} list" },
+		{ "{\"categories\":\n {\"optype\": [\"gc\",]}}", "s.json:2: byte" },
+		{ "{\"categories\":\n {\"optype\": [\"gc\", 3]}}",
+		  "s.json:2: the optype list holds 3, not an op type name" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *p = write_file("s.json", bad[i].json);
+		assert_int_equal(optrace_read_schema(p, &t, err, sizeof(err)), PP_EPARSE);
+		assert_non_null(strstr(err, bad[i].msg));
+	}
 	wi_table_release(&t);
 }
 

@@ -642,9 +642,7 @@ static void test_verdicts(void **state)
 	whatif_free(e);
 
 	/* One slow worker (dp 2, stage 1): first among the workers, M_W ≈ 1. */
-	c.slow = 1.8;
-	c.slow_dp = 2;
-	c.slow_stage = 1;
+	wi_synth_slow(&c, 1.8, 2, 1);
 	run_synth(&c, &e, &r);
 	assert_true(r.s >= 1.03);
 	assert_true(r.by_dp.present && r.by_stage.present && r.by_group.present);
@@ -716,9 +714,7 @@ static void test_two_lane_shortcut(void **state)
 	struct wi_synth c;
 	wi_synth_defaults(&c, 3, 5, 6, 4);
 	c.seed = 5;
-	c.slow = 1.5;
-	c.slow_dp = 3;
-	c.slow_stage = 2;
+	wi_synth_slow(&c, 1.5, 3, 2);
 	struct wi_table t;
 	char err[512];
 	wi_table_init(&t);

@@ -19,6 +19,7 @@
 #include "util/pp.h"
 #include "whatif/optrace.h"
 #include "whatif/whatif.h"
+#include "tests/unit/unit.h"
 
 /* ---- a JSON flattener: every number as ("a/b/c", value) ------------------ */
 
@@ -188,7 +189,7 @@ static bool have_data(void)
 	snprintf(p, sizeof(p), "%s/trace-AR.csv.gz", dir);
 	if (access(p, R_OK) == 0)
 		return true;
-	print_message("skipped: no AR sample at %s (set PP_SHARED or PP_ROOT)\n", dir);
+	print_message("# skip: no AR sample at %s (set PP_SHARED or PP_ROOT)\n", dir);
 	return false;
 }
 
@@ -244,10 +245,7 @@ static void check_decomp(const struct whatif_result *r, const struct flat *ref,
 static void test_ar_reference(void **state)
 {
 	(void)state;
-	if (!have_data()) {
-		skip();
-		return;
-	}
+	SKIP_UNLESS(have_data());
 	struct wi_table t;
 	struct whatif *e;
 	struct whatif_result r;
@@ -326,10 +324,7 @@ static void test_ar_reference(void **state)
 static void test_ar_replay(void **state)
 {
 	(void)state;
-	if (!have_data()) {
-		skip();
-		return;
-	}
+	SKIP_UNLESS(have_data());
 	struct wi_table t;
 	struct whatif *e;
 	load(&t, &e);

@@ -184,9 +184,7 @@ static void test_same_answer(void **state)
 	char err[512];
 	(void)state;
 	wi_synth_defaults(&c, 4, 2, 8, 3);
-	c.slow = 1.8;
-	c.slow_dp = 1;
-	c.slow_stage = 2;
+	wi_synth_slow(&c, 1.8, 1, 2);
 	int64_t *off = offsets(4, 2, 41);
 	job(&t, &c, off, 0, 0, 3);
 	job(&u, &c, NULL, 0, 0, 3);

@@ -29,6 +29,13 @@ void wi_synth_defaults(struct wi_synth *c, int pp, int dp, int mb, int steps)
 				.last_stage = 1 };
 }
 
+void wi_synth_slow(struct wi_synth *c, double factor, int dp, int stage)
+{
+	c->slow = factor;
+	c->slow_dp = dp;
+	c->slow_stage = stage;
+}
+
 struct gen {
 	struct wi_table *t;
 	const struct wi_synth *c;

@@ -23,6 +23,9 @@ struct wi_synth {
 /* Defaults: F 1 ms, B 2 ms, p2p 50 µs, RS 3 ms, clip 0.5 ms, opt 4 ms, no
  * straggler. */
 void wi_synth_defaults(struct wi_synth *c, int pp, int dp, int mb, int steps);
+/* Makes worker (dp, stage) the straggler: its compute takes factor times as
+ * long. */
+void wi_synth_slow(struct wi_synth *c, double factor, int dp, int stage);
 
 /* Appends the job's rows to t (rank = stage·DP + dp). */
 void wi_synth_job(struct wi_table *t, const struct wi_synth *c);
