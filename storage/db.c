@@ -23,6 +23,7 @@
 
 #include "db.h"
 #include "db_int.h"
+#include "krows.h"
 #include "util/htab.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -49,7 +50,6 @@ enum stmt_id {
 	S_DEL_CATS,
 	S_DEL_TRACE,
 	S_INS_TRACE,
-	S_INS_KERNEL,
 	S_INS_STEP,
 	S_INS_CAT,
 	S_FIND_NAME,
@@ -75,17 +75,11 @@ enum stmt_id {
 	S_COUNT
 };
 
-/* Kernels are inserted KBATCH rows per statement: one sqlite3_step per
- * batch instead of per row roughly halves SQLite's share of a worker's
- * time. The statement text stays a compile-time constant. */
-#define KCOLS 9
-#define KROW "(?,?,?,?,?,?,?,?)"   /* without the rowid */
-#define KROWID "(?,?,?,?,?,?,?,?,?)" /* with it */
-#define KROW4 KROW "," KROW "," KROW "," KROW
-#define KROW16 KROW4 "," KROW4 "," KROW4 "," KROW4
-#define KROWID4 KROWID "," KROWID "," KROWID "," KROWID
-#define KROWID16 KROWID4 "," KROWID4 "," KROWID4 "," KROWID4
-#define KBATCH 32
+/* Kernels are buffered and inserted KBATCH rows per statement, read by
+ * the statement from the buffer itself (pp_krows, krows.h): one
+ * sqlite3_step per batch and no sqlite3_bind_* per value. */
+#define KCOLS KROWS_COLS
+#define KBATCH 256
 /* Ops likewise, with their rowid (op_t is only ever written by one trace
  * transaction at a time and rows are few per trace). */
 #define OCOLS 9
@@ -116,9 +110,6 @@ static const char *const stmt_sql[S_COUNT] = {
 	" VALUES(?1,?2,?3,coalesce(?30,?31),?5,?6,?7,?8,?9,?10,?11,?12,?13,"
 	"?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,"
 	"?30,?31)",
-	"INSERT INTO kernel_t(rowid, code, seq, name_id, stream,"
-	" start, dur, correlation, pg_id)"
-	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
 	"INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns,"
 	" cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
 	" overlap_ns, kernels, chunk, mbs)"
@@ -141,9 +132,11 @@ static const char *const stmt_sql[S_COUNT] = {
 	 * half-done multi-row statement; any error rolls back the whole
 	 * trace transaction anyway). */
 	"INSERT OR FAIL INTO kernel_t(code, seq, name_id, stream,"
-	" start, dur, correlation, pg_id) VALUES " KROW16 "," KROW16,
+	" start, dur, correlation, pg_id) SELECT code, seq, name_id, stream,"
+	" start, dur, correlation, pg_id FROM pp_krows(?1)",
 	"INSERT OR FAIL INTO kernel_t(rowid, code, seq, name_id, stream,"
-	" start, dur, correlation, pg_id) VALUES " KROWID16 "," KROWID16,
+	" start, dur, correlation, pg_id) SELECT id, code, seq, name_id,"
+	" stream, start, dur, correlation, pg_id FROM pp_krows(?1)",
 	"SELECT max(rowid) FROM kernel_t",
 	"UPDATE traces SET path = ?2, file = ?3, name_rank = ?4"
 	" WHERE path = ?1 AND file IS NULL",
@@ -193,7 +186,6 @@ struct db {
 	uint64_t next_oidx;
 	bool bulk; /* inside db_bulk_begin(): traces do not commit */
 };
-_Static_assert(KBATCH * KCOLS <= 999, "SQLite's smallest parameter limit");
 _Static_assert(OBATCH *OCOLS <= 999, "SQLite's smallest parameter limit");
 
 /* ---- intern map ---- */
@@ -440,6 +432,11 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	if (sqlite3_open_v2(path, &db->conn, oflags, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open database '%s': %s", path,
 			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+		goto out_fail;
+	}
+	if (krows_register(db->conn) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path,
+			 sqlite3_errmsg(db->conn));
 		goto out_fail;
 	}
 	/* The checkpoint threshold counts pages: 256 x 64 KiB keeps the WAL
@@ -718,21 +715,6 @@ int db_intern_name(struct db *db, const char *name, size_t len, int64_t *id)
 			 NULL, id);
 }
 
-/* Binds buffered rows [r0, r0 + n) from parameter 1 on, without the
- * rowid column when skip_rowid. */
-static void bind_krows(sqlite3_stmt *s, const struct db *db, int r0, int n,
-		       bool skip_rowid)
-{
-	int i = 1;
-	for (int r = r0; r < r0 + n; r++)
-		for (int c = skip_rowid; c < KCOLS; c++, i++) {
-			if (db->knull[r] >> c & 1)
-				sqlite3_bind_null(s, i);
-			else
-				sqlite3_bind_int64(s, i, db->krow[r][c]);
-		}
-}
-
 /* Whether the open trace's rows so far are the last of kernel_t, so that
  * the next ones can be appended with SQLite's own rowids (max + 1). True
  * in every normal run (a new trace has the largest id); checked once per
@@ -753,32 +735,28 @@ static int rows_are_last(struct db *db, int64_t first_rowid)
 	return last;
 }
 
-/* Inserts the buffered kernel rows: a full batch in one statement, a
- * partial one (the end of a trace) row by row. After the trace's first
- * batch, while its rows are kernel_t's last, batches are appended with
- * rowid max + 1: no uniqueness seek, which an explicit rowid costs on every
- * row. Verified, so that a surprise is an error, never a wrong rowid. */
+/* Inserts the buffered kernel rows in one statement. After the trace's
+ * first batch, while its rows are kernel_t's last, batches are appended
+ * with rowid max + 1: no uniqueness seek, which an explicit rowid costs on
+ * every row. Verified, so that a surprise is an error, never a wrong
+ * rowid. */
 static int flush_kernels(struct db *db)
 {
 	int n = db->nkrow;
 	db->nkrow = 0;
+	if (!n)
+		return 0;
 	bool first = !(db->krow[0][0] & ((INT64_C(1) << DB_KROW_SHIFT) - 1));
-	if (n == KBATCH && !first && db->kappend < 0 &&
-	    (db->kappend = rows_are_last(db, db->krow[0][0])) < 0)
+	if (!first && db->kappend < 0 && (db->kappend = rows_are_last(db, db->krow[0][0])) < 0)
 		return PP_EDB;
-	bool append = n == KBATCH && db->kappend == 1;
-	int per = n == KBATCH ? KBATCH : 1; /* rows per statement */
-	enum stmt_id id = n < KBATCH ? S_INS_KERNEL
-			  : append   ? S_INS_KERNELS
-				     : S_INS_KERNELS_ID;
-	for (int r = 0; r < n; r += per) {
-		sqlite3_stmt *s = stmt_rebound(db, id);
-		if (!s)
-			return PP_EDB;
-		bind_krows(s, db, r, per, append);
-		if (run(db, s, "cannot insert kernels"))
-			return PP_EDB;
-	}
+	bool append = !first && db->kappend == 1;
+	struct krows rows = { (const int64_t(*)[KCOLS])db->krow, db->knull, n };
+	sqlite3_stmt *s = stmt_rebound(db, append ? S_INS_KERNELS : S_INS_KERNELS_ID);
+	if (!s)
+		return PP_EDB;
+	krows_bind(s, 1, &rows);
+	if (run(db, s, "cannot insert kernels"))
+		return PP_EDB;
 	if (append && sqlite3_last_insert_rowid(db->conn) != db->krow[n - 1][0])
 		return fail(db, PP_EDB, "kernel rows are not at the end of kernel_t");
 	return 0;

@@ -162,8 +162,10 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 	size_t task = (size_t)w->task;
 	w->task = -1;
 	w->replied_once = true;
-	w->pool->o->done(w->pool->o->ctx, task, &out, true);
+	/* The next task first: done() may checkpoint the database (tens of
+	 * ms of fdatasync), which the worker need not wait for. */
 	dispatch(w);
+	w->pool->o->done(w->pool->o->ctx, task, &out, true);
 }
 
 static void spawn_worker(struct pool *p, int slot)

@@ -177,13 +177,18 @@ static const char *nul_to_fffd(struct classify *c, const char *s, size_t n)
  * first sight. */
 static long name_intern_slow(struct classify *c, const char *s, size_t n);
 
-/* The first and last (up to) 8 bytes of s[0..n) with n, mixed. */
+/* The first and last (up to) 8 bytes of s[0..n) with n, mixed. Fixed-size
+ * copies for the usual long names: one load each, not a byte loop. */
 static uint64_t name_key(const char *s, size_t n)
 {
-	uint64_t head = 0, tail = 0;
-	size_t k = n < 8 ? n : 8;
-	memcpy(&head, s, k);
-	memcpy(&tail, s + n - k, k);
+	uint64_t head = 0, tail;
+	if (n >= 8) {
+		memcpy(&head, s, 8);
+		memcpy(&tail, s + n - 8, 8);
+	} else {
+		memcpy(&head, s, n);
+		tail = head; /* the last n bytes are the first n */
+	}
 	return (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xbf58476d1ce4e5b9ull) ^ n;
 }
 

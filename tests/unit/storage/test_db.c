@@ -581,9 +581,10 @@ static void store_many(struct db *db, const char *path, int64_t rank, int n)
 	assert_int_equal(db_trace_commit(db), 0);
 }
 
-/* Kernels go in batches (appended with SQLite's rowids while the trace's
- * rows are the table's last, explicit rowids otherwise, single rows at the
- * end): every way gives the same rows. */
+/* Kernels go in batches of 256 (appended with SQLite's rowids while the
+ * trace's rows are the table's last, explicit rowids otherwise, a partial
+ * batch at the end), read from memory by pp_krows: every way gives the same
+ * rows. */
 static void test_kernel_batches(void **state)
 {
 	char err[512], *path = tmp_db();
@@ -592,21 +593,29 @@ static void test_kernel_batches(void **state)
 	(void)state;
 	const char *q = "SELECT rank, count(*), sum(start_ns), sum(dur_ns),"
 			" sum(correlation), count(stream) FROM kernels GROUP BY rank";
-	store_many(db, "/a", 0, 100);
+	store_many(db, "/a", 0, 600);
 	store_many(db, "/b", 1, 31);
-	store_many(db, "/c", 2, 65);
-	assert_rows(db, q, "0|100|4950|5050|4950|50\n1|31|465|496|465|16\n"
-			   "2|65|2080|2145|2080|33\n");
+	store_many(db, "/c", 2, 300);
+	assert_rows(db, q,
+		    "0|600|179700|180300|179700|300\n1|31|465|496|465|16\n"
+		    "2|300|44850|45150|44850|150\n");
 	/* Rows left past the last trace (a hand-made DELETE FROM traces):
 	 * the next trace cannot append, and must not mix with them. */
 	assert_int_equal(sqlite3_exec(db_sqlite(db),
 		"INSERT INTO kernel_t(rowid, code, name_id, start, dur)"
 		" VALUES ((9 << 32) + 5, 0, 1, 0, 0)", NULL, NULL, NULL), SQLITE_OK);
-	store_many(db, "/d", 3, 70);
-	assert_rows(db, q, "0|100|4950|5050|4950|50\n1|31|465|496|465|16\n"
-			   "2|65|2080|2145|2080|33\n3|70|2415|2485|2415|35\n");
-	assert_rows(db, "SELECT count(*) FROM kernel_t WHERE rowid >> 32 = 4",
-		    "70\n");
+	store_many(db, "/d", 3, 700);
+	assert_rows(db, q,
+		    "0|600|179700|180300|179700|300\n1|31|465|496|465|16\n"
+		    "2|300|44850|45150|44850|150\n3|700|244650|245350|244650|350\n");
+	assert_rows(db,
+		    "SELECT count(*), min(rowid & 0xffffffff), max(rowid & 0xffffffff)"
+		    " FROM kernel_t WHERE rowid >> 32 = 4",
+		    "700|0|699\n");
+	/* pp_krows reads only a buffer bound from C, and is no part of the
+	 * file. */
+	assert_rows(db, "SELECT count(*) FROM pp_krows(1)", "0\n");
+	assert_rows(db, "SELECT count(*) FROM sqlite_master WHERE sql LIKE '%krows%'", "0\n");
 	db_close(db);
 	rm_db(path);
 }
