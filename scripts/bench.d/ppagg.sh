@@ -5,11 +5,12 @@
 # rows written) and the whole run (plus 2192 chart scripts, CSVs, HTML), wall
 # and CPU seconds; (2) gnuplot time per chart (rank timeline and overlap, an
 # 8-rank PP group, a 64-rank model replica); (3) parallel rendering of a
-# 64-rank run (144 charts) with -j = cores.
+# 64-rank run (149 charts) with -j = cores.
 # Appends "name value unit" lines to $BENCH_RESULTS.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-bin=${PP_BIN:-$root/build/bin}
+export PP_BIN=${PP_BIN:-$root/build/bin}
+bin=$PP_BIN
 res=${BENCH_RESULTS:-/dev/stdout}
 work=$(mktemp -d "${BENCH_WORK:-${TMPDIR:-/tmp}}/ppagg.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -41,5 +42,6 @@ $mk --db "$work/small/pptrace.db" --tp 1 --pp 8 --dp 8 --mb 16 \
 	--topology "$work/small/unique_parallel_groups_1.txt"
 j=$(nproc)
 "$bin/ppagg" --base-folder "$work/small" -j "$j" 2>"$work/small.err" >/dev/null
-per=$(sed -n 's/.*rendering: \([0-9.]*\) ms per chart.*/\1/p' "$work/small.err")
+per=$(sed -n 's/.*rendering: [0-9]* charts, \([0-9.]*\) ms per chart.*/\1/p' "$work/small.err")
+[ -n "$per" ] || { echo "ppagg bench: no 'rendering: N charts, X ms per chart' line from ppagg" >&2; exit 1; }
 echo "ppagg_render_64_ranks_ms_per_chart_j$j $per ms" >>"$res"
