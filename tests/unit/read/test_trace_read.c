@@ -903,6 +903,50 @@ static int replay_tree(const char *dir)
  * (512) and more next keys than a node keeps (4), keys too long to cache, escaped keys, spacing that changes between events, and a
  * key whose literal is a prefix of another's. Every event must read the
  * same as with the cache off, and the known fields must be right. */
+/* The SIMD levels: each that the CPU runs listed once, the default first,
+ * and the default is what a reader takes when none is asked for: AVX2 on
+ * an x86-64 CPU that runs it, even beside AVX-512 (docs/reader.md). */
+static void test_simd_default(void **state)
+{
+	(void)state;
+	const char *levels[8];
+	size_t n = trace_reader_simd_levels(levels, 8);
+	assert_true(n >= 1 && n <= 8);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			assert_string_not_equal(levels[i], levels[j]);
+	assert_string_equal(levels[n - 1], "scalar");
+	char *forced = getenv("PP_SIMD") ? xstrdup(getenv("PP_SIMD")) : NULL;
+	unsetenv("PP_SIMD"); /* t0307 forces each level through it */
+	static const char doc[] = "{\"traceEvents\": []}";
+	struct trace_reader *r = trace_reader_open_mem(doc, sizeof(doc) - 1, NULL);
+	assert_string_equal(trace_reader_simd(r), levels[0]);
+	trace_reader_close(r);
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+	    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
+		assert_string_equal(levels[0], "avx2");
+	bool avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+		      !strcmp(levels[0], "avx2");
+	size_t i = 0;
+	while (i < n && strcmp(levels[i], "avx512"))
+		i++;
+	/* listed (so tested) when it runs, and taken when asked for */
+	assert_int_equal(i < n, avx512);
+	if (avx512) {
+		struct trace_reader_opts o = { .simd = "avx512" };
+		r = trace_reader_open_mem(doc, sizeof(doc) - 1, &o);
+		assert_string_equal(trace_reader_simd(r), "avx512");
+		trace_reader_close(r);
+	}
+#endif
+	if (forced) {
+		setenv("PP_SIMD", forced, 1);
+		free(forced);
+	}
+}
+
 static void test_key_cache_limits(void **state)
 {
 	(void)state;
@@ -1068,6 +1112,7 @@ int main(void)
 		cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_small_window_refills),
 		cmocka_unit_test(test_fuzz_regressions),
+		cmocka_unit_test(test_simd_default),
 		cmocka_unit_test(test_key_cache_limits),
 		cmocka_unit_test(test_key_cache_whole),
 		cmocka_unit_test(test_whole_traces),
