@@ -16,6 +16,7 @@
 #include "gen/gen.h"
 #include "read/gunzip.h"
 #include "read/json_scan.h"
+#include "read/key_cache.h"
 #include "read/trace_read.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -987,6 +988,37 @@ static void test_key_cache_limits(void **state)
  * kind that one may hold, the same for a while and then different (the
  * literal turns back into its key's), with the fields right each time and
  * every reading (cache off, tiny windows, mapped) the same. */
+/* key_cache_find(): an empty slot matches no text (its first literal is
+ * compared without a look at its length), a learned literal matches its
+ * own bytes with an allowed byte after them, and a miss stops at the first
+ * empty slot. */
+static void test_key_cache_find(void **state)
+{
+	(void)state;
+	struct key_cache *kc = key_cache_new();
+	char text[KC_LIT + 64];
+	for (int b = 0; b < 256; b++) { /* whatever the text, the empty node misses */
+		memset(text, b, sizeof(text));
+		assert_null(key_cache_find(kc, 0, text));
+		assert_null(key_cache_find(kc, KC_LOST, text));
+	}
+	struct kc_next *fresh;
+	unsigned next = key_cache_learn(kc, 0, ", \"ts\": ", 8, 3, &fresh);
+	assert_non_null(fresh);
+	assert_int_not_equal(next, KC_LOST);
+	memset(text, 0, sizeof(text));
+	memcpy(text, ", \"ts\": 17", 10);
+	const struct kc_next *x = key_cache_find(kc, 0, text);
+	assert_ptr_equal(x, fresh);
+	assert_int_equal(x->which, 3);
+	assert_int_equal(x->node, next);
+	text[8] = ' '; /* whitespace after the literal: not this one */
+	assert_null(key_cache_find(kc, 0, text));
+	memcpy(text, ", \"tx\": 17", 10);
+	assert_null(key_cache_find(kc, 0, text));
+	key_cache_free(kc);
+}
+
 static void test_key_cache_whole(void **state)
 {
 	(void)state;
@@ -1115,6 +1147,7 @@ int main(void)
 		cmocka_unit_test(test_simd_default),
 		cmocka_unit_test(test_key_cache_limits),
 		cmocka_unit_test(test_key_cache_whole),
+		cmocka_unit_test(test_key_cache_find),
 		cmocka_unit_test(test_whole_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
