@@ -72,7 +72,7 @@ struct kc_next {
 	uint32_t mask;                 /* bit i: byte i is compared */
 	uint8_t len;                   /* 0: no literal */
 	uint8_t which;                 /* the caller's code for the key (| KC_WHOLE) */
-	uint8_t follow;                /* KC_F_* */
+	uint8_t follow;                /* KC_F_*; 0: no literal (never matches) */
 	uint8_t klen;                  /* a whole literal: its key's literal's length */
 	uint16_t node;                 /* the node after it */
 	uint8_t varies;                /* the key's value changed: never whole again */
@@ -146,18 +146,20 @@ static inline bool key_cache_eq(const struct kc_next *x, const char *p)
  * ends with one (each ends with the whitespace or ':' before a value, a
  * value's last byte, or the '}' of KC_END), so a literal that matches ends
  * inside the window; and a zero follows no key or whole literal, so the
- * byte after those is inside too. */
+ * byte after those is inside too. The first literal is compared without
+ * a look at its length, as nearly always it is the one: an empty one (all
+ * zeros) never matches, its follow having no bit in common with any byte's
+ * kc_follow; a next one is compared only when it is there. */
 static inline const struct kc_next *key_cache_find(const struct key_cache *kc, unsigned at,
 						   const char *p)
 {
 	const struct kc_next *x = kc->node[at].next;
-	for (int i = 0; i < KC_NEXT; i++, x++) {
-		if (!x->len)
-			return NULL;
+	for (int i = 0;; i++, x++) {
 		if (key_cache_eq(x, p) && (kc_follow[(unsigned char)p[x->len]] & x->follow))
 			return x;
+		if (i == KC_NEXT - 1 || !x[1].len)
+			return NULL;
 	}
-	return NULL;
 }
 
 #endif

@@ -102,8 +102,10 @@ struct trace_reader_opts {
 				* often) */
 	const char *simd;       /* the event parser's SIMD level: "avx512",
 				* "avx2", "sse2", "neon" or "scalar"; NULL:
-				* $PP_SIMD, else the best this CPU runs. A
-				* level it cannot run gives the best it can */
+				* $PP_SIMD, else the default (AVX2 where the
+				* CPU runs it, docs/reader.md). A level it
+				* cannot run gives the widest below it that
+				* it can */
 };
 
 /* Opens path; never NULL: check trace_reader_error() (e.g. the file cannot
@@ -135,8 +137,10 @@ bool trace_reader_is_gzip(const struct trace_reader *r);   /* input was gzip */
 const char *trace_reader_gunzip(const struct trace_reader *r);
 /* The SIMD level of the reader's event parser (trace_reader_opts.simd). */
 const char *trace_reader_simd(const struct trace_reader *r);
-/* Stores the names of the SIMD levels that this build and CPU run, best
- * first, in names[0..max); returns how many there are. */
+/* Stores the names of the SIMD levels that this build and CPU run in
+ * names[0..max), the default first (the one a reader takes when none is
+ * asked for), then the others from the widest down; returns how many
+ * there are. */
 size_t trace_reader_simd_levels(const char **names, size_t max);
 
 /* Case-insensitive equality of a view with a literal. */

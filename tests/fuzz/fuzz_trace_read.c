@@ -175,7 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.no_key_cache = false;
 	const char *levels[8];
 	size_t nlevels = trace_reader_simd_levels(levels, 8);
-	for (size_t i = 1; i < nlevels && i < 8; i++) { /* levels[0], the best, read big */
+	for (size_t i = 1; i < nlevels && i < 8; i++) { /* levels[0], the default, read big */
 		o.simd = levels[i];
 		read_all(data, size, &o, NULL, &level);
 		if (!same_reading(&big, &level))

@@ -16,6 +16,7 @@
 #include "gen/gen.h"
 #include "read/gunzip.h"
 #include "read/json_scan.h"
+#include "read/key_cache.h"
 #include "read/trace_read.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -903,6 +904,50 @@ static int replay_tree(const char *dir)
  * (512) and more next keys than a node keeps (4), keys too long to cache, escaped keys, spacing that changes between events, and a
  * key whose literal is a prefix of another's. Every event must read the
  * same as with the cache off, and the known fields must be right. */
+/* The SIMD levels: each that the CPU runs listed once, the default first,
+ * and the default is what a reader takes when none is asked for: AVX2 on
+ * an x86-64 CPU that runs it, even beside AVX-512 (docs/reader.md). */
+static void test_simd_default(void **state)
+{
+	(void)state;
+	const char *levels[8];
+	size_t n = trace_reader_simd_levels(levels, 8);
+	assert_true(n >= 1 && n <= 8);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			assert_string_not_equal(levels[i], levels[j]);
+	assert_string_equal(levels[n - 1], "scalar");
+	char *forced = getenv("PP_SIMD") ? xstrdup(getenv("PP_SIMD")) : NULL;
+	unsetenv("PP_SIMD"); /* t0307 forces each level through it */
+	static const char doc[] = "{\"traceEvents\": []}";
+	struct trace_reader *r = trace_reader_open_mem(doc, sizeof(doc) - 1, NULL);
+	assert_string_equal(trace_reader_simd(r), levels[0]);
+	trace_reader_close(r);
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+	    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"))
+		assert_string_equal(levels[0], "avx2");
+	bool avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+		      !strcmp(levels[0], "avx2");
+	size_t i = 0;
+	while (i < n && strcmp(levels[i], "avx512"))
+		i++;
+	/* listed (so tested) when it runs, and taken when asked for */
+	assert_int_equal(i < n, avx512);
+	if (avx512) {
+		struct trace_reader_opts o = { .simd = "avx512" };
+		r = trace_reader_open_mem(doc, sizeof(doc) - 1, &o);
+		assert_string_equal(trace_reader_simd(r), "avx512");
+		trace_reader_close(r);
+	}
+#endif
+	if (forced) {
+		setenv("PP_SIMD", forced, 1);
+		free(forced);
+	}
+}
+
 static void test_key_cache_limits(void **state)
 {
 	(void)state;
@@ -943,6 +988,37 @@ static void test_key_cache_limits(void **state)
  * kind that one may hold, the same for a while and then different (the
  * literal turns back into its key's), with the fields right each time and
  * every reading (cache off, tiny windows, mapped) the same. */
+/* key_cache_find(): an empty slot matches no text (its first literal is
+ * compared without a look at its length), a learned literal matches its
+ * own bytes with an allowed byte after them, and a miss stops at the first
+ * empty slot. */
+static void test_key_cache_find(void **state)
+{
+	(void)state;
+	struct key_cache *kc = key_cache_new();
+	char text[KC_LIT + 64];
+	for (int b = 0; b < 256; b++) { /* whatever the text, the empty node misses */
+		memset(text, b, sizeof(text));
+		assert_null(key_cache_find(kc, 0, text));
+		assert_null(key_cache_find(kc, KC_LOST, text));
+	}
+	struct kc_next *fresh;
+	unsigned next = key_cache_learn(kc, 0, ", \"ts\": ", 8, 3, &fresh);
+	assert_non_null(fresh);
+	assert_int_not_equal(next, KC_LOST);
+	memset(text, 0, sizeof(text));
+	memcpy(text, ", \"ts\": 17", 10);
+	const struct kc_next *x = key_cache_find(kc, 0, text);
+	assert_ptr_equal(x, fresh);
+	assert_int_equal(x->which, 3);
+	assert_int_equal(x->node, next);
+	text[8] = ' '; /* whitespace after the literal: not this one */
+	assert_null(key_cache_find(kc, 0, text));
+	memcpy(text, ", \"tx\": 17", 10);
+	assert_null(key_cache_find(kc, 0, text));
+	key_cache_free(kc);
+}
+
 static void test_key_cache_whole(void **state)
 {
 	(void)state;
@@ -1068,8 +1144,10 @@ int main(void)
 		cmocka_unit_test(test_tolerated),
 		cmocka_unit_test(test_small_window_refills),
 		cmocka_unit_test(test_fuzz_regressions),
+		cmocka_unit_test(test_simd_default),
 		cmocka_unit_test(test_key_cache_limits),
 		cmocka_unit_test(test_key_cache_whole),
+		cmocka_unit_test(test_key_cache_find),
 		cmocka_unit_test(test_whole_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
