@@ -31,8 +31,8 @@ struct pworker {
 	struct pool *pool;
 	struct proc *proc;
 	int slot;
-	long task; /* -1 when idle */
-	bool replied_once;
+	long task;  /* -1 when idle */
+	bool ready; /* WORKER_READY read: the worker started */
 };
 
 struct pool {
@@ -130,9 +130,9 @@ static void on_worker_exit(struct proc *proc, const struct proc_status *st)
 {
 	struct pworker *w = proc_data(proc);
 	struct pool *p = w->pool;
-	if (!w->replied_once && !st->timed_out && !stopping(p) && st->term_signal == 0 &&
+	if (!w->ready && !st->timed_out && !stopping(p) && st->term_signal == 0 &&
 	    st->exit_status != 0) {
-		snprintf(p->err, p->errlen, "worker exited with status %lld before its first reply",
+		snprintf(p->err, p->errlen, "worker exited with status %lld before it started",
 			 (long long)st->exit_status);
 		p->fatal = true;
 		stop_all(p, SIGTERM);
@@ -149,7 +149,19 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 {
 	struct pworker *w = proc_data(proc);
 	struct worker_outcome out;
-	(void)len;
+	if (!w->ready) {
+		/* Anything else first is not a worker of this build: as if it
+		 * had exited before it started. */
+		if (len == strlen(WORKER_READY) && !memcmp(line, WORKER_READY, len)) {
+			w->ready = true;
+			return;
+		}
+		struct pool *p = w->pool;
+		snprintf(p->err, p->errlen, "worker's first line is not '%s'", WORKER_READY);
+		p->fatal = true;
+		stop_all(p, SIGTERM);
+		return;
+	}
 	if (w->task < 0)
 		return; /* nothing asked: ignore */
 	if (worker_reply_decode(line, &out)) {
@@ -161,7 +173,6 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 	proc_deadline(proc, 0);
 	size_t task = (size_t)w->task;
 	w->task = -1;
-	w->replied_once = true;
 	/* The next task first: done() may checkpoint the database (tens of
 	 * ms of fdatasync), which the worker need not wait for. */
 	dispatch(w);

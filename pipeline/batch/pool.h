@@ -2,10 +2,15 @@
  *
  * Spawns up to nworkers copies of argv (e.g. `ppbatch --worker …`), gives
  * each one task line at a time on its stdin and reads one reply line per
- * task from its stdout (worker.h has the line formats). Supervision:
- *   - a worker killed by a signal (or exiting) during a task is replaced
- *     and the task retried once; the second time the task fails with the
- *     signal's name (outcome not yet recorded in the database);
+ * task from its stdout, after the line WORKER_READY that a worker writes
+ * once it has started (worker.h has the line formats). Supervision:
+ *   - a worker that exits with a non-zero status before WORKER_READY cannot
+ *     start (no database, bad config), as the others could not: pool_run()
+ *     stops and fails;
+ *   - a worker killed by a signal or exiting during a task once started
+ *     (a crash, out of memory, a sanitizer's report) is replaced and the
+ *     task retried once; the second time the task fails with the signal's
+ *     name or the exit status (outcome not yet recorded in the database);
  *   - a task running longer than timeout_s is killed and fails (no retry);
  *   - SIGINT/SIGTERM: no new tasks, workers are terminated, pool_run()
  *     returns PP_EINTR after every worker has exited.
@@ -38,7 +43,7 @@ struct pool_opts {
 /* Runs tasks 0..ntasks-1 in order. Returns 0 when every task ended (each
  * one reported through done), PP_EINTR when interrupted by a signal, or
  * PP_EIO with a message in err when workers cannot be run (spawn failure,
- * a worker exiting before its first reply). */
+ * a worker exiting before WORKER_READY). */
 int pool_run(const struct pool_opts *o, size_t ntasks, char *err,
 	     size_t errlen);
 

@@ -245,6 +245,13 @@ int worker_serve(const struct batch_opts *o)
 	}
 	ctx.db = db;
 	ctx.pats = pats;
+	/* Started: the coordinator now counts any exit of this process as the
+	 * loss of the task it holds (retried once), not as a worker that
+	 * cannot start (pool.h). */
+	if (fputs(WORKER_READY "\n", stdout) == EOF || fflush(stdout)) {
+		rc = PP_EXIT_FATAL;
+		goto out;
+	}
 	/* For tests only: a glob over trace paths. A worker given such a task
 	 * stops itself (SIGSTOP) before reading the file, so that a test can
 	 * kill or interrupt a worker that provably holds a known task instead

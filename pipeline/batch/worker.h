@@ -3,9 +3,10 @@
  * worker_process() is the whole job for one file: open the reader, feed
  * every event to the classifier, store the rank in one transaction (or the
  * failure with the reader's message), then drop the per-trace arena.
- * worker_serve() is the body of `ppbatch --worker`: it reads tasks from
- * stdin and answers each on stdout (the protocol of pool.h), so the
- * coordinator can supervise it as a separate process.
+ * worker_serve() is the body of `ppbatch --worker`: once it has opened the
+ * database it writes the line WORKER_READY, then reads tasks from stdin and
+ * answers each on stdout (the protocol of pool.h), so the coordinator can
+ * supervise it as a separate process.
  */
 #ifndef WORKER_H
 #define WORKER_H
@@ -13,6 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* A worker's first line: it has started (the database is open). */
+#define WORKER_READY "ready"
 
 struct batch_opts;
 struct db;
