@@ -61,6 +61,7 @@ ok_if "index.html says how a cell folds its ranks" grep -q 'its 2 ranks (TP 2' b
 
 # --rank-charts.
 ppagg --base-folder big -q --out none --rank-charts none
+is "--rank-charts none: exit 0" 0 $?
 is "--rank-charts none: no rank chart" 0 "$(ls none/iteration_15/rank_*/*.png 2>/dev/null | wc -l)"
 ok_if "... the overview still" test -s none/iteration_15/overview/bubble.png
 ppagg --base-folder big -q --out list --rank-charts 5,60-61 -j 2
@@ -71,8 +72,8 @@ ppagg --base-folder big -q --out all --rank-charts all -j 2
 is "--rank-charts all: every rank chart in both formats" "160 160" \
 	"$(ls all/iteration_15/rank_*/*.png | wc -l) $(ls all/iteration_15/rank_*/*.svg | wc -l)"
 printf '[agg]\nrank_charts = none\n' >none.ini
-ppagg --base-folder big -q --out cfg --config none.ini --no-render
-ppagg --base-folder big -q --out cfg --config none.ini
+ok_if "agg.rank_charts = none: scripts written" ppagg --base-folder big -q --out cfg --config none.ini --no-render
+ok_if "agg.rank_charts = none: rendered" ppagg --base-folder big -q --out cfg --config none.ini
 is "agg.rank_charts = none" 0 "$(ls cfg/iteration_15/rank_*/*.png 2>/dev/null | wc -l)"
 ppagg --base-folder big -q --out cfg2 --config none.ini --rank-charts 7
 ok_if "... the flag wins" test -s cfg2/iteration_15/rank_7/timeline.png

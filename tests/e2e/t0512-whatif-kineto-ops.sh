@@ -14,7 +14,8 @@ ops_view() {
 check() { # check NAME VPP [ppgen options]
 	local name=$1 vpp=$2
 	shift 2
-	"$PP_FAST_BIN/ppgen" --out "$name" --layers 1 -q "$@" || return 1
+	"$PP_FAST_BIN/ppgen" --out "$name" --layers 1 -q "$@"
+	is "$name: ppgen exit 0" 0 $?
 	ppbatch --input "$name" -q
 	is "$name: ppbatch exit 0" 0 $?
 	is "$name: before ppagg the ops have no worker and no step labels" "0|0" \

@@ -34,13 +34,13 @@ numbers() {
 		verdict, m_w_ranks FROM whatif"
 }
 
-job straggler --straggler 5:1.8
+ok_if "straggler: generated, traces and op trace analysed" job straggler --straggler 5:1.8
 is "a 1.8x slow rank 5 (dp 1, stage 2): verdict worker, rank 5 first" "worker|5 1 2|1" \
 	"$(head_row straggler/pptrace.db)"
 is "... as the reference says" "worker|5 1 2|1" "$(head_row straggler.ref.db)"
 is "... S within 1 % of the reference's" 1 "$(close_s straggler)"
 
-job tp --tp 2 --straggler 9:1.5
+ok_if "tp: generated, traces and op trace analysed" job tp --tp 2 --straggler 9:1.5
 is "TP 2, a slow tensor partner (rank 9 of cell dp 0, stage 2): its cell's worker rank 8 first" \
 	"worker|8 0 2|1" "$(head_row tp/pptrace.db)"
 is "... the cell rule in the whatif view" "2|lowest rank of each (dp_rank, stage) cell" \
@@ -49,19 +49,19 @@ is "... S within 1 % of the reference's" 1 "$(close_s tp)"
 ok_if "... and the report says which rank speaks for a cell" \
 	grep -q 'Each (replica, stage) cell holds 2 ranks' tp/pptrace/index.html
 
-job slow --slow-stage last:1.6
+ok_if "slow: generated, traces and op trace analysed" job slow --slow-stage last:1.6
 is "a 1.6x slow last stage: verdict stage, a stage-3 worker first" "stage|6 0 3|1" \
 	"$(head_row slow/pptrace.db)"
 is "... S within 1 % of the reference's" 1 "$(close_s slow)"
 
-job even
+ok_if "even: generated, traces and op trace analysed" job even
 is "an even job: verdict none" "none|0 0 0|0" "$(head_row even/pptrace.db)"
 is "... true clocks: every offset 0, nothing to correct" "8|0|0" \
 	"$(sql even/pptrace.db "SELECT count(*), count(nullif(clock_offset_ns, 0)),
 		(SELECT clock_error_ns FROM whatif) FROM whatif_workers")"
 is "... and no clock note" 0 "$(sql even/pptrace.db "SELECT coalesce(instr(notes, 'clocks'), 0) FROM whatif")"
 
-job skewed --straggler 5:1.8 --clock-skew-max 900
+ok_if "skewed: generated, traces and op trace analysed" job skewed --straggler 5:1.8 --clock-skew-max 900
 is "shifted host clocks: the same numbers" "$(numbers straggler)" "$(numbers skewed)"
 is "... the correction is said" 1 \
 	"$(sql skewed/pptrace.db "SELECT notes LIKE '%clocks: corrected, offsets up to%' FROM whatif")"
@@ -80,8 +80,9 @@ EOF
 is "... each worker's estimated offset is its host's (error 0 ns; 6 of 8 shifted)" "0 6" \
 	"$(cat offsets.diff)"
 
-job skewed-vpp --vpp 2 --tp 2 --slow-stage last:1.6 --clock-skew-max 500
-job vpp --vpp 2 --tp 2 --slow-stage last:1.6
+ok_if "skewed-vpp: generated, traces and op trace analysed" \
+	job skewed-vpp --vpp 2 --tp 2 --slow-stage last:1.6 --clock-skew-max 500
+ok_if "vpp: generated, traces and op trace analysed" job vpp --vpp 2 --tp 2 --slow-stage last:1.6
 is "VPP 2, TP 2, a slow last stage, shifted clocks: the same numbers as true clocks" \
 	"$(numbers vpp)" "$(numbers skewed-vpp)"
 is "... verdict stage" "stage" "$(sql vpp/pptrace.db "SELECT verdict FROM whatif")"
