@@ -276,7 +276,7 @@ static void tick(void *ctx)
 
 /* Settings: the options arrive merged (cmd/ppbatch.c: defaults, [batch],
  * flags). The workers read [patterns]: a bad set is a usage error here,
- * once, not a worker exiting before its first reply. */
+ * once, not a worker exiting before it has started (pool.h). */
 static int settings(const struct batch_opts *o, struct settings *s)
 {
 	char err[256];

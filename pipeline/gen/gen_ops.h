@@ -5,7 +5,10 @@
  * collectives by kind and chunk, finalize_model_grads' all-reduces, the
  * clip/optimizer split, zero-length placeholders). ppgen writes them to
  * .truth/ops.csv and, for one representative rank per (dp_rank, stage),
- * to .truth/optrace.csv.
+ * to .truth/optrace.csv. The op type names repeat model/optype.h's on
+ * purpose: the generator must not link the code it checks
+ * (docs/architecture.md), so a misspelling on either side fails the
+ * comparison (t0512) instead of agreeing with itself.
  */
 #ifndef GEN_OPS_H
 #define GEN_OPS_H
