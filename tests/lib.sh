@@ -48,6 +48,9 @@ fi
 _tap_n=0
 _tap_fail=0
 
+# ok_if DESC CMD... / is DESC EXPECTED GOT: one TAP line each. Both record a
+# failure and return 0, so `is ... || return` never fires: to stop on a
+# failed step, test the command itself (`cmd || { ok_if "cmd" false; return; }`).
 ok_if() {
 	local desc=$1; shift
 	_tap_n=$((_tap_n + 1))
