@@ -287,7 +287,7 @@ static bool dp_type(int type)
 	return type == OP_PARAMS_AG || type == OP_GRADS_RS || type == OP_SEP_AR;
 }
 
-/* The §1.2 invariants of the first slice, and which placeholders it needs:
+/* The §2 invariants of the first slice, and which placeholders it needs:
  * need[stage·NT + type] = 1. */
 static int check_model_rules(struct build *b, const int32_t *maxseq, uint8_t *need)
 {
@@ -938,7 +938,7 @@ out:
 	return rc;
 }
 
-/* §2.3-2.4 in one pass over the schedule: placeholder times, launch delays,
+/* §4 (Lanes) in one pass over the schedule: placeholder times, launch delays,
  * transfer times, and val (duration or transfer). */
 static void derive_lanes(struct whatif *e)
 {
@@ -1048,7 +1048,7 @@ static double median(double *x, size_t n)
 	return (lo + hi) / 2;
 }
 
-/* §5: one ideal value per type, pooled over every op of the type. */
+/* §4 (Scenarios): one ideal value per type, pooled over every op of the type. */
 static void ideal_values(struct whatif *e)
 {
 	size_t count[NT] = { 0 };
