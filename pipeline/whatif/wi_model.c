@@ -1036,8 +1036,7 @@ static double select_kth(double *x, size_t n, size_t k)
 	return x[k];
 }
 
-/* The median (the mean of the two middle values for an even count). */
-static double median(double *x, size_t n)
+double wi_median(double *x, size_t n)
 {
 	double hi = select_kth(x, n, n / 2);
 	if (n % 2)
@@ -1076,7 +1075,7 @@ static void ideal_values(struct whatif *e)
 				x += buf[i];
 			x /= (double)k;
 		} else if (k) {
-			x = median(buf, k);
+			x = wi_median(buf, k);
 		}
 		e->ideal_type[ty] = x;
 	}
