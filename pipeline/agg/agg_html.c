@@ -49,9 +49,8 @@ static bool exists(const char *out, const char *rel)
 	return ok;
 }
 
-/* A chart <figure> for the chart whose files are <rel>.{png,svg,gp}. */
-static void chart(struct strbuf *h, const char *out, const char *rel, const char *caption,
-		  bool lazy)
+void agg_html_chart(struct strbuf *h, const char *out, const char *rel, const char *caption,
+		    bool lazy)
 {
 	struct strbuf p = STRBUF_INIT;
 	const char *ext[] = { "png", "svg" };
@@ -87,7 +86,6 @@ static void chart(struct strbuf *h, const char *out, const char *rel, const char
 		strbuf_addstr(h, "gnuplot ");
 		agg_html_escape(h, slash ? slash + 1 : rel);
 		strbuf_addstr(h, ".gp</code> in <code>");
-		strbuf_add(&p, "", 0);
 		strbuf_reset(&p);
 		strbuf_add(&p, rel, slash ? (size_t)(slash - rel) : 0);
 		agg_html_escape(h, slash ? p.buf : ".");
@@ -324,7 +322,7 @@ static void chart_if_written(struct strbuf *h, const char *out, const char *rel,
 	struct strbuf gp = STRBUF_INIT;
 	strbuf_addf(&gp, "%s.gp", rel);
 	if (exists(out, gp.buf))
-		chart(h, out, rel, caption, lazy);
+		agg_html_chart(h, out, rel, caption, lazy);
 	strbuf_release(&gp);
 }
 
@@ -342,7 +340,7 @@ static void group_charts(struct strbuf *h, const char *out, const struct topolog
 		strbuf_reset(&cap);
 		strbuf_addf(&cap, "PP group %d, iteration %d", g, I);
 		strbuf_addf(h, "<div id=\"pp%d\">", g);
-		chart(h, out, rel.buf, cap.buf, lazy);
+		agg_html_chart(h, out, rel.buf, cap.buf, lazy);
 		strbuf_addstr(h, "</div>\n");
 	}
 	strbuf_addstr(h, "<h3 id=\"replicas\">Model replicas</h3>\n");
@@ -431,7 +429,7 @@ static void rank_charts(struct strbuf *h, const char *out, const struct agg_iter
 			strbuf_reset(&cap);
 			strbuf_addf(&cap, "Rank %d %s, iteration %d", r->in.rank, kind,
 				    it->iteration);
-			chart(h, out, rel.buf, cap.buf, lazy);
+			agg_html_chart(h, out, rel.buf, cap.buf, lazy);
 			shown++;
 		}
 	}
@@ -495,17 +493,18 @@ static void overview(struct strbuf *h, const char *out, const struct topology *t
 			strbuf_addf(&rel, "iteration_%d/overview/%s", I, agg_metrics[m].key);
 			strbuf_reset(&cap);
 			strbuf_addf(&cap, "%s (%s)", agg_metrics[m].title, agg_metrics[m].means);
-			chart(h, out, rel.buf, cap.buf, false);
+			agg_html_chart(h, out, rel.buf, cap.buf, false);
 		}
 		strbuf_addstr(h, "</div>\n");
 		strbuf_reset(&rel);
 		strbuf_addf(&rel, "iteration_%d/overview/steps", I);
-		chart(h, out, rel.buf,
-		      "Step times per stage: boxes of every forward and backward step (quartiles, "
-		      "whiskers at min and max), and one dot per replica (its slowest rank's median "
-		      "step, coloured by replica): a slow stage lifts its box, a slow replica its "
-		      "dots in every stage",
-		      false);
+		agg_html_chart(
+			h, out, rel.buf,
+			"Step times per stage: boxes of every forward and backward step (quartiles, "
+			"whiskers at min and max), and one dot per replica (its slowest rank's median "
+			"step, coloured by replica): a slow stage lifts its box, a slow replica its "
+			"dots in every stage",
+			false);
 	}
 	strbuf_addf(h, "<h3 id=\"i%d-worst\">Worst ranks</h3>\n<div class=\"grid\">\n", I);
 	for (int m = 0; m < AGG_NMETRICS; m++) {

@@ -241,5 +241,10 @@ int agg_html_write(const char *out, const struct agg_opts *o, const struct topol
 		   const struct agg_iter *its, size_t n, const struct agg_whatif *w);
 /* Appends s to sb with &<>"' escaped. */
 void agg_html_escape(struct strbuf *sb, const char *s);
+/* Appends a <figure> for the chart whose files are out/<rel>.{png,svg,gp}:
+ * the image that exists (lazily loaded when lazy), the caption, links to the
+ * script and the SVG, or how to render it when gnuplot made none. */
+void agg_html_chart(struct strbuf *h, const char *out, const char *rel, const char *caption,
+		    bool lazy);
 
 #endif

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agg_whatif.h"
 #include "chart/gantt.h"
@@ -447,25 +446,6 @@ static void sentence(struct strbuf *h, const struct agg_whatif *w)
 	strbuf_addstr(h, ".</p>\n");
 }
 
-static void figure(struct strbuf *h, const char *out, const char *rel, const char *caption)
-{
-	struct strbuf p = STRBUF_INIT;
-	strbuf_addf(&p, "%s/%s.png", out, rel);
-	bool png = access(p.buf, R_OK) == 0;
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/%s.svg", out, rel);
-	bool svg = access(p.buf, R_OK) == 0;
-	strbuf_addstr(h, "<figure>");
-	if (png || svg)
-		strbuf_addf(h, "<a href=\"%s.%s\"><img src=\"%s.%s\" alt=\"%s\"></a>", rel,
-			    svg ? "svg" : "png", rel, png ? "png" : "svg", caption);
-	strbuf_addf(h, "<figcaption>%s — <a href=\"%s.gp\">gnuplot script</a>", caption, rel);
-	if (svg)
-		strbuf_addf(h, ", <a href=\"%s.svg\">SVG with hover text</a>", rel);
-	strbuf_addstr(h, "</figcaption></figure>\n");
-	strbuf_release(&p);
-}
-
 void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif *w)
 {
 	const struct whatif_result *r = &w->r;
@@ -506,10 +486,13 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
 	st_table(h, &r->by_group);
 	workers_table(h, w);
 	strbuf_addstr(h, "</div>\n<div class=\"grid\">\n");
-	figure(h, out, "whatif/sw",
-	       "S_w per worker over the stage × replica grid (colours from 1 to 1.5)");
-	figure(h, out, "whatif/step",
-	       "One step of the slowest worker's replica: measured, and the simulated ideal "
-	       "below each stage");
+	agg_html_chart(h, out, "whatif/sw",
+		       "S_w per worker over the stage × replica grid (colours from 1 to 1.5)",
+		       false);
+	agg_html_chart(
+		h, out, "whatif/step",
+		"One step of the slowest worker's replica: measured, and the simulated ideal "
+		"below each stage",
+		false);
 	strbuf_addstr(h, "</div>\n</section>\n");
 }

@@ -71,20 +71,13 @@ void topo_release(struct topology *t)
 }
 
 /* Appends a group; takes ownership of ranks (freed on failure). */
-static int groups_add(struct topo_groups *g, int number, int *ranks, int n)
+static void groups_add(struct topo_groups *g, int number, int *ranks, int n)
 {
 	if (g->n == g->alloc) {
-		size_t na = g->alloc ? 2 * g->alloc : 16;
-		struct topo_group *v = realloc(g->v, na * sizeof(*v));
-		if (!v) {
-			free(ranks);
-			return PP_ENOMEM;
-		}
-		g->v = v;
-		g->alloc = na;
+		g->alloc = g->alloc ? 2 * g->alloc : 16;
+		g->v = xrealloc(g->v, g->alloc * sizeof(*g->v));
 	}
 	g->v[g->n++] = (struct topo_group){ number, n, ranks };
-	return 0;
 }
 
 int topo_parse_ranks(const char *s, int **out)
@@ -371,8 +364,7 @@ int topo_parse_text(struct topology *t, const char *text, size_t len, const char
 			}
 			if (section == TOPO_MODEL && dashes < 2)
 				note(t, name, lineno, "model group before the second dashed line", s);
-			if ((rc = groups_add(&t->groups[section], number, ranks, n)))
-				return rc;
+			groups_add(&t->groups[section], number, ranks, n);
 			any = true;
 			continue;
 		}
@@ -566,9 +558,7 @@ static int derive(struct topology *t, const char *name)
 					ranks[b] = ranks[b - 1];
 					ranks[b - 1] = x;
 				}
-			int rc = groups_add(&t->groups[TOPO_MODEL], m, ranks, n);
-			if (rc)
-				return rc;
+			groups_add(&t->groups[TOPO_MODEL], m, ranks, n);
 		}
 	}
 	if (!t->groups[TOPO_PP].n)
@@ -602,9 +592,7 @@ static int build_from_sizes(struct topology *t, int kinds_mask)
 				return PP_ENOMEM;
 			for (int i = 0; i < size[c]; i++)
 				ranks[i] = base + i * stride[c];
-			int rc = groups_add(&t->groups[kind], number++, ranks, size[c]);
-			if (rc)
-				return rc;
+			groups_add(&t->groups[kind], number++, ranks, size[c]);
 		}
 	}
 	if (kinds_mask & (1 << TOPO_MODEL)) {
@@ -618,9 +606,7 @@ static int build_from_sizes(struct topology *t, int kinds_mask)
 			for (int p = 0; p < size[4]; p++)
 				for (int off = 0; off < stride[3]; off++)
 					ranks[n++] = off + d * stride[3] + p * stride[4];
-			int rc = groups_add(&t->groups[TOPO_MODEL], d, ranks, n);
-			if (rc)
-				return rc;
+			groups_add(&t->groups[TOPO_MODEL], d, ranks, n);
 		}
 	}
 	return 0;
@@ -723,7 +709,8 @@ int topo_infer_add(struct topology *t, const char *desc, const char *ranks_text)
 			free(ranks);
 			return 0;
 		}
-	return groups_add(gs, 0, ranks, n);
+	groups_add(gs, 0, ranks, n);
+	return 0;
 }
 
 static int cmp_first_rank(const void *a, const void *b)

@@ -1,4 +1,4 @@
-/* rank_result.c — names of the enums of rank_result.h (contracts §2), the
+/* rank_result.c — names of the enums of rank_result.h (docs/contracts.md §2), the
  * --inspect description and the VPP label of a step. */
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  *
  * Produced by classify_finish(); every pointer inside points into the arena
  * given to classify_new() and lives as long as that arena. Times are absolute
- * int64 nanoseconds (contracts §1). Plain data: the storage writes it as is.
+ * int64 nanoseconds (docs/contracts.md §1). Plain data: the storage writes it as is.
  */
 #ifndef RANK_RESULT_H
 #define RANK_RESULT_H
@@ -101,7 +101,7 @@ struct rr_kernel {
 	uint8_t coll;              /* enum rr_coll: a comm kernel's collective */
 };
 
-/* One root-most step slice (contracts §2). Kernel metrics are over the
+/* One root-most step slice (docs/contracts.md §2). Kernel metrics are over the
  * kernels attributed to it (memory kernels excluded); when kernels == 0,
  * has_kernels is false and start/end must be stored as NULL. */
 struct rr_step {

@@ -4,7 +4,8 @@
  * sim_emit_pair(), which check batch ranges, stage placement and duplicates,
  * so an order the chosen model cannot build ends in a sticky S->rc instead
  * of bad memory. The orders follow docs/sim-model.md §2 step by step; the
- * megatron model only clamps warmup counts to what exists (§7.7, §7.8).
+ * megatron model only clamps warmup counts to what exists (docs/sim-model.md
+ * §6, items 7 and 8).
  */
 #include <stdlib.h>
 

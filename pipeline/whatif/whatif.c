@@ -10,7 +10,7 @@
 #include "util/pp.h"
 #include "whatif_int.h"
 
-/* The §6.3 group of an op type. */
+/* The §5.3 group of an op type. */
 static int type_group(int ty)
 {
 	static const int map[OP_NTYPES] = {
@@ -210,7 +210,7 @@ static void decomp_entry(struct whatif *e, struct wi_decomp *d, size_t i, const 
 		d->per_step[s * d->n + i] = buf[s] / den[s];
 }
 
-/* S_dp(d) (§6.4) on two lanes per step instead of DP: with replica d's
+/* S_dp(d) (§5.4) on two lanes per step instead of DP: with replica d's
  * recorded durations on top of the ideal, every other replica runs the
  * ideal with no delays, so all of them are the same lane; the DP maximum
  * over {d, that lane} is the maximum over all replicas. Exact, and DP/2
@@ -244,7 +244,7 @@ static void replica_entry(struct whatif *e, struct wi_decomp *dec, int d, const 
 	free(worker);
 }
 
-/* Is node v relabelled first-op (§6.8)? */
+/* Is node v relabelled first-op (§5.8)? */
 static bool first_op(const struct wi_node *nd)
 {
 	return nd->seq == 0 && ((nd->stage == 0 && nd->optype == OP_FWD_COMPUTE) ||
@@ -310,7 +310,7 @@ static void decompose(struct whatif *e, bool launch, const double *den, double m
 	free(worker);
 }
 
-/* explain() of §6.7 for the (node, worker) selection sel. */
+/* explain() of §5.6 for the (node, worker) selection sel. */
 static void explain(struct whatif *e, const struct wi_sel *sel, double tori, double tideal,
 		    struct wi_explain *x, double *buf)
 {

@@ -35,7 +35,7 @@ struct whatif_opts {
 			     * shortcut must give the same bits) */
 };
 
-/* The groups of the optype decompositions (docs/whatif.md §6.3, §6.8). */
+/* The groups of the optype decompositions (docs/whatif.md §5.3, §5.8). */
 enum wi_group {
 	WI_G_FWD_COMPUTE = 0,
 	WI_G_BWD_COMPUTE,
@@ -77,7 +77,7 @@ struct wi_decomp {
 	double *per_step;
 };
 
-/* explain() of docs/whatif.md §6.7; NaN fields when undefined. */
+/* explain() of docs/whatif.md §5.6; NaN fields when undefined. */
 struct wi_explain {
 	double tori, tideal, trem, tadd; /* mean span step times, ns */
 	double rem, add;
@@ -100,8 +100,8 @@ struct whatif_result {
 	double *slowdown;                                 /* per step: t_nodelay / sim_ideal */
 	double *launch_slowdown;                          /* per step: t_base / sim_nodelay */
 	double mean_base, mean_nodelay, mean_ideal;       /* means of the spans */
-	double s;                                         /* S, docs/whatif.md §6.2 */
-	double s_launch;                                  /* launch_slowdown, §6.8 */
+	double s;                                         /* S, docs/whatif.md §5.2 */
+	double s_launch;                                  /* launch_slowdown, §5.8 */
 	struct wi_decomp by_group, by_dp, by_stage;       /* blocking */
 	struct wi_decomp l_by_group, l_by_dp, l_by_stage; /* launch */
 	size_t nworkers;

@@ -113,6 +113,10 @@ struct wi_out {
 	double *start, *end;
 };
 
+/* The median of x[0..n), n > 0 (the mean of the two middle values for an
+ * even count); reorders x. */
+double wi_median(double *x, size_t n);
+
 /* Replaces x[k·dp .. k·dp + dp) by its maximum, for each of the nb steps
  * of a block (a DP-synchronised group's arrival). */
 void wi_dp_max(double *x, size_t nb, int dp);

@@ -77,18 +77,6 @@ static int cmp_sample(const void *pa, const void *pb)
 	return cmp_f64s(kx, ky, 5);
 }
 
-static int cmp_double(const void *pa, const void *pb)
-{
-	double x = *(const double *)pa, y = *(const double *)pb;
-	return (x > y) - (x < y);
-}
-
-/* The median of sorted x[0..n). */
-static double median(const double *x, size_t n)
-{
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 /* Whether node v's recorded interval in lane (si, d) is one to trust: a
  * recorded op (not a placeholder) of non-zero length. */
 static bool usable(const struct whatif *e, size_t si, size_t v, size_t d)
@@ -180,11 +168,10 @@ static size_t edges_of(struct samples *S, struct edge **out)
 				best = first;
 			}
 		}
-		double med = median(x + best, most);
+		double med = wi_median(x + best, most);
 		for (size_t k = 0; k < most; k++)
 			x[k] = fabs(x[best + k] - med);
-		qsort(x, most, sizeof(*x), cmp_double);
-		double mad = median(x, most);
+		double mad = wi_median(x, most);
 		E[ne++] = (struct edge){ v->a, v->b, med, (double)most / (mad * mad + 1e6),
 					 most, mad };
 	}

@@ -287,7 +287,7 @@ static bool dp_type(int type)
 	return type == OP_PARAMS_AG || type == OP_GRADS_RS || type == OP_SEP_AR;
 }
 
-/* The §1.2 invariants of the first slice, and which placeholders it needs:
+/* The §2 invariants of the first slice, and which placeholders it needs:
  * need[stage·NT + type] = 1. */
 static int check_model_rules(struct build *b, const int32_t *maxseq, uint8_t *need)
 {
@@ -938,7 +938,7 @@ out:
 	return rc;
 }
 
-/* §2.3-2.4 in one pass over the schedule: placeholder times, launch delays,
+/* §4 (Lanes) in one pass over the schedule: placeholder times, launch delays,
  * transfer times, and val (duration or transfer). */
 static void derive_lanes(struct whatif *e)
 {
@@ -1036,8 +1036,7 @@ static double select_kth(double *x, size_t n, size_t k)
 	return x[k];
 }
 
-/* The median (the mean of the two middle values for an even count). */
-static double median(double *x, size_t n)
+double wi_median(double *x, size_t n)
 {
 	double hi = select_kth(x, n, n / 2);
 	if (n % 2)
@@ -1048,7 +1047,7 @@ static double median(double *x, size_t n)
 	return (lo + hi) / 2;
 }
 
-/* §5: one ideal value per type, pooled over every op of the type. */
+/* §4 (Scenarios): one ideal value per type, pooled over every op of the type. */
 static void ideal_values(struct whatif *e)
 {
 	size_t count[NT] = { 0 };
@@ -1076,7 +1075,7 @@ static void ideal_values(struct whatif *e)
 				x += buf[i];
 			x /= (double)k;
 		} else if (k) {
-			x = median(buf, k);
+			x = wi_median(buf, k);
 		}
 		e->ideal_type[ty] = x;
 	}
