@@ -516,11 +516,7 @@ void classify_feed(struct classify *c, const struct trace_event *ev)
 
 static int cmp_root_time(const void *pa, const void *pb)
 {
-	const struct croot *a = *(const struct croot *const *)pa;
-	const struct croot *b = *(const struct croot *const *)pb;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return (a->order > b->order) - (a->order < b->order);
+	return croot_cmp(*(const struct croot *const *)pa, *(const struct croot *const *)pb);
 }
 
 static const int phase_set[RR_NPHASES] = {

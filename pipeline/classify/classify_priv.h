@@ -115,6 +115,14 @@ struct croot {
 	int32_t step; /* index into the result's steps, or -1 */
 };
 
+/* The order of roots: by start, then by feed order. */
+static inline int croot_cmp(const struct croot *a, const struct croot *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->order > b->order) - (a->order < b->order);
+}
+
 struct croots {
 	struct croot *v;
 	size_t n;

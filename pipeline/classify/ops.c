@@ -49,10 +49,7 @@ uint32_t ops_frame_bits(const char *name)
 
 static int cmp_root_ts(const void *pa, const void *pb)
 {
-	const struct croot *a = pa, *b = pb;
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	return (a->order > b->order) - (a->order < b->order);
+	return croot_cmp(pa, pb);
 }
 
 /* Whether kernel k may be (part of) an op of rules 4-8: a collective that

@@ -70,8 +70,6 @@ struct gunzip_file *gunzip_file_open(const char *path, char *err, size_t errlen)
  * err: a read error, corrupt gzip data, or gzip data that ends before its
  * member does (a truncated file). */
 long gunzip_file_read(struct gunzip_file *f, char *buf, size_t n, char *err, size_t errlen);
-/* "isa-l" or "zlib" for a gzip file, "" for a plain one. */
-const char *gunzip_file_impl(const struct gunzip_file *f);
 /* Closes f; accepts NULL. */
 void gunzip_file_close(struct gunzip_file *f);
 

@@ -19,7 +19,6 @@ struct gunzip_file {
 	struct gunzip *gz; /* NULL: a plain file */
 	unsigned char *zin;
 	struct gunzip_io io; /* io.in/in_n: compressed input not used yet */
-	const char *impl;    /* gunzip_name(), "" for a plain file */
 	unsigned char head[2];
 	size_t nhead; /* plain file: the first bytes, read to look for the magic */
 	bool eof;
@@ -51,7 +50,6 @@ struct gunzip_file *gunzip_file_open(const char *path, char *err, size_t errlen)
 	struct gunzip_file *f = xcalloc(1, sizeof(*f));
 	f->fd = fd;
 	f->path = xstrdup(path);
-	f->impl = "";
 	while (f->nhead < 2) {
 		long k = read_some(fd, f->head + f->nhead, 2 - f->nhead);
 		if (k < 0) {
@@ -65,7 +63,6 @@ struct gunzip_file *gunzip_file_open(const char *path, char *err, size_t errlen)
 	}
 	if (f->nhead == 2 && f->head[0] == 0x1f && f->head[1] == 0x8b) {
 		f->gz = gunzip_new(GUNZIP_AUTO);
-		f->impl = gunzip_name(f->gz);
 		f->zin = xmalloc(ZIN);
 		memcpy(f->zin, f->head, 2);
 		f->io.in = f->zin;
@@ -140,11 +137,6 @@ long gunzip_file_read(struct gunzip_file *f, char *buf, size_t n, char *err, siz
 		got += (size_t)k;
 	}
 	return (long)got;
-}
-
-const char *gunzip_file_impl(const struct gunzip_file *f)
-{
-	return f->impl;
 }
 
 void gunzip_file_close(struct gunzip_file *f)

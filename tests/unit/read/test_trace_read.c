@@ -727,8 +727,10 @@ static void test_gzip_zlib(void **state)
 static void test_gzip_isal(void **state)
 {
 	(void)state;
-	if (!gunzip_have_isal())
+	if (!gunzip_have_isal()) {
+		print_message("# skip: the build has no ISA-L\n");
 		skip();
+	}
 	gzip_case(GUNZIP_ISAL);
 }
 
@@ -1111,9 +1113,12 @@ static void test_whole_traces(void **state)
 	strbuf_reset(&dir);
 	strbuf_addf(&dir, "%s/../shared/data/real", root);
 	int n = replay_tree(dir.buf);
+	if (n == 0) {
+		print_message("# skip: no real traces in %s\n", dir.buf);
+		strbuf_release(&dir);
+		skip();
+	}
 	strbuf_release(&dir);
-	if (n == 0)
-		skip(); /* no real traces beside the project */
 	assert_int_equal(n, 45);
 }
 
