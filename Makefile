@@ -88,11 +88,12 @@ endif
 
 # The reader's event parser is compiled once per SIMD level
 # (pipeline/read/trace_events.h, chosen at run time); on x86-64 two levels
-# need their instructions (tests/fuzz/run.sh says the same).
+# need their instructions (make fuzz hands these flags to tests/fuzz/run.sh).
+SIMD_AVX2_CFLAGS := -mavx2 -mbmi -mbmi2 -mpopcnt
+SIMD_AVX512_CFLAGS := -mavx512bw -mavx512vl $(SIMD_AVX2_CFLAGS)
 ifneq ($(filter x86_64-%,$(shell $(CC) -dumpmachine 2>/dev/null)),)
-$(O)/pipeline/read/trace_events_avx2.o: ALL_CFLAGS += -mavx2 -mbmi -mbmi2 -mpopcnt
-$(O)/pipeline/read/trace_events_avx512.o: ALL_CFLAGS += -mavx512bw -mavx512vl -mavx2 -mbmi \
-	-mbmi2 -mpopcnt
+$(O)/pipeline/read/trace_events_avx2.o: ALL_CFLAGS += $(SIMD_AVX2_CFLAGS)
+$(O)/pipeline/read/trace_events_avx512.o: ALL_CFLAGS += $(SIMD_AVX512_CFLAGS)
 endif
 
 $(O)/%.o: %.c
@@ -164,7 +165,8 @@ FUZZ_SECONDS ?= 300
 FUZZ_TARGETS ?=
 fuzz:
 	@PPTRACE_EXTRA_PKGS="clang libclang-rt-14-dev" scripts/install-deps --test
-	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	@SIMD_AVX2_CFLAGS='$(SIMD_AVX2_CFLAGS)' SIMD_AVX512_CFLAGS='$(SIMD_AVX512_CFLAGS)' \
+	  tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Long fault runs: the reliability tests (t08xx) with 50 kills instead of 6.
 soak: test-deps
