@@ -406,6 +406,19 @@ static int exec_pragma(sqlite3 *c, const char *sql, char *err, size_t errlen)
 	return 0;
 }
 
+/* The database's size in pages: 0 for a file SQLite has not written. */
+static int64_t page_count(sqlite3 *c)
+{
+	sqlite3_stmt *s;
+	int64_t n = -1;
+	if (sqlite3_prepare_v2(c, "PRAGMA page_count", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
 struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		   char *err, size_t errlen)
 {
@@ -452,16 +465,38 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	 * bulk transaction, and every page is a pwrite to the WAL and a pread
 	 * plus pwrite at the checkpoint. 16x fewer system calls than 4 KiB
 	 * pages, for a database ~3 % larger. */
+	/* A new database is created without a single sync: switching it to
+	 * WAL is a rollback-journal transaction (four syncs) and the schema
+	 * the WAL's first (two more), ~4 ms of a small run. Nothing is stored
+	 * yet, and a crash meanwhile leaves a file that is empty, or lacks
+	 * the schema, which the next open creates; synchronous returns to
+	 * NORMAL before anything else is written. */
+	bool fresh = !db->readonly && page_count(db->conn) == 0;
 	if (!db->readonly &&
 	    (exec_pragma(db->conn, "PRAGMA page_size = 65536", why, sizeof(why)) ||
-	     exec_pragma(db->conn, "PRAGMA journal_mode = WAL", why, sizeof(why)) ||
-	     exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why)))) {
+	     (fresh ? exec_pragma(db->conn, "PRAGMA synchronous = OFF", why, sizeof(why))
+		    : exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why))) ||
+	     exec_pragma(db->conn, "PRAGMA journal_mode = WAL", why, sizeof(why)))) {
 		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
 		goto out_fail;
 	}
 	/* secure_delete (on in Debian's build) zeroes every deleted cell:
 	 * replacing a re-analysed trace's kernels cost 10x more with it.
 	 * Nothing in the database is secret (docs/security.md). */
+	/* A worker's trace is one transaction (~3 % of the trace's bytes in
+	 * pages). Spilled mid-transaction, pages that change again (the
+	 * b-tree's right edge) are rewritten in the WAL, and the commit then
+	 * reads back every frame after the first rewritten one to redo the
+	 * checksums: on a 1 GB trace 464 frames, 30 MB. Dirty pages stay in
+	 * memory up to ~96 MiB (1535 pages) instead: 3 % of a trace is
+	 * within a worker's budget of 64 MiB + 10 % of it
+	 * (docs/reliability.md). Not 1536: SQLite also reads the number as a
+	 * boolean, modulo 256, and 0 would turn spilling off altogether. */
+	if ((flags & DB_NO_CHECKPOINT) &&
+	    exec_pragma(db->conn, "PRAGMA cache_spill = 1535", why, sizeof(why))) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
+		goto out_fail;
+	}
 	if (exec_pragma(db->conn, "PRAGMA temp_store = MEMORY; "
 			"PRAGMA cache_size = -8192; PRAGMA foreign_keys = OFF; "
 			"PRAGMA secure_delete = OFF",
@@ -471,6 +506,8 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	}
 	int rc = db->readonly ? schema_check(db->conn, why, sizeof(why))
 			      : schema_apply(db->conn, why, sizeof(why));
+	if (!rc && fresh)
+		rc = exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why));
 	if (rc) {
 		snprintf(err, errlen, "database '%s': %s", path, why);
 		goto out_fail;

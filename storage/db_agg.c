@@ -56,14 +56,24 @@ static const char *const query_sql[Q_COUNT] = {
 	" JOIN phase_codes p ON p.code = s.phase"
 	" WHERE t.iteration = ?1 ORDER BY t.rank, p.name, s.seq",
 
-	/* ?2, ?3: the category codes left out (memory, other). */
+	/* ?2, ?3: the category codes left out (memory, other). A kernel's
+	 * seq is its step's, and every step has its row: a trace without
+	 * steps (not Megatron) is not scanned (the EXISTS is tested once per
+	 * trace, in the outer loop). */
 	"SELECT t.id, t.rank, k.code, k.seq, t.window_start_ns + k.start, k.dur"
 	" FROM traces t CROSS JOIN kernel_t k"
 	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
-	" WHERE t.iteration = ?1 AND k.seq IS NOT NULL AND (k.code & 15) NOT IN (?2, ?3)",
+	" WHERE t.iteration = ?1 AND EXISTS (SELECT 1 FROM step_t s WHERE s.trace_id = t.id)"
+	" AND k.seq IS NOT NULL AND (k.code & 15) NOT IN (?2, ?3)",
 
-	"SELECT DISTINCT pg_desc, pg_ranks FROM kernels WHERE iteration = ?1"
-	" AND pg_ranks IS NOT NULL AND pg_desc IS NOT NULL",
+	/* The groups the iteration's kernels name: their distinct pg_id
+	 * first, so that each kernel costs an index probe and each group one
+	 * lookup (through the kernels view it was four subqueries a kernel).
+	 * The order does not matter: topo_infer_finish() sorts. */
+	"SELECT descr, ranks FROM pgroups WHERE descr <> '' AND ranks <> ''"
+	" AND +id IN (SELECT k.pg_id FROM traces t CROSS JOIN kernel_t k"
+	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
+	" WHERE t.iteration = ?1 AND k.pg_id IS NOT NULL)",
 
 	/* The worker as recorded with the ops (imports); the others take
 	 * theirs from the caller's topology. Trace by trace, in op order. */

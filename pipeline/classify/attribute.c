@@ -14,12 +14,19 @@
  */
 #include "classify_priv.h"
 
+/* Where the last lookup in each set of roots landed: kernels come in GPU
+ * order, so their launches mostly fall in the root found for the kernel
+ * before (roots_find_near()). */
+struct hints {
+	size_t set[PAT_NSETS], pg, its;
+};
+
 /* The step index of the root of set containing the launch, or -1. */
-static int32_t step_in(const struct classify *c, int set, uint32_t thread,
+static int32_t step_in(const struct classify *c, struct hints *h, int set, uint32_t thread,
 		       int64_t ts)
 {
 	const struct croots *r = &c->roots[set];
-	long i = roots_find(r, thread, ts);
+	long i = roots_find_near(r, thread, ts, &h->set[set]);
 	return i < 0 ? -1 : r->v[i].step;
 }
 
@@ -32,7 +39,7 @@ static void set_step(struct rr_kernel *k, const struct rank_result *res,
 }
 
 /* Lookups are done lazily, in rule order, for the kernel's type only. */
-static void attribute_one(const struct classify *c, struct rank_result *res,
+static void attribute_one(const struct classify *c, struct hints *h, struct rank_result *res,
 			  struct rr_kernel *k, const struct claunch *l)
 {
 	uint32_t fwd = (uint32_t)c->fwd;
@@ -41,9 +48,9 @@ static void attribute_one(const struct classify *c, struct rank_result *res,
 
 	on_fwd = c->fwd >= 0 && l->thread == fwd;
 	on_bwd = c->bwd >= 0 && l->thread == (uint32_t)c->bwd;
-#define FWD() (on_fwd ? step_in(c, PAT_FORWARD_STEP, fwd, l->ts) : -1)
-#define BWD() (on_bwd ? step_in(c, PAT_BACKWARD_STEP, fwd, l->ts) : -1)
-#define IN(set) step_in(c, set, l->thread, l->ts)
+#define FWD() (on_fwd ? step_in(c, h, PAT_FORWARD_STEP, fwd, l->ts) : -1)
+#define BWD() (on_bwd ? step_in(c, h, PAT_BACKWARD_STEP, fwd, l->ts) : -1)
+#define IN(set) step_in(c, h, set, l->thread, l->ts)
 	if (k->type == RR_MEM) {
 		k->category = RR_MEMORY;
 		if ((s = FWD()) >= 0 || (s = BWD()) >= 0 ||
@@ -59,8 +66,8 @@ static void attribute_one(const struct classify *c, struct rank_result *res,
 	} else if ((s = BWD()) >= 0) {
 		k->category = comm ? RR_BWD_COMM : RR_BWD_COMP;
 		set_step(k, res, s);
-		k->recompute = roots_find(&c->roots[PAT_RECOMPUTE], l->thread,
-					  l->ts) >= 0;
+		k->recompute = roots_find_near(&c->roots[PAT_RECOMPUTE], l->thread, l->ts,
+					       &h->set[PAT_RECOMPUTE]) >= 0;
 	} else if (comm && (s = IN(PAT_PP_COMM)) >= 0) {
 		k->category = RR_PP_COMM;
 		set_step(k, res, s);
@@ -80,6 +87,7 @@ void attribute_kernels(struct classify *c, struct rank_result *res,
 	static const uint8_t generic[3] = { RR_COMPUTATION, RR_COMMUNICATION,
 					    RR_MEMORY };
 	const struct claunch *launches = c->launches.data;
+	struct hints h = { 0 };
 	for (size_t i = 0; i < res->nkernels; i++) {
 		struct rr_kernel *k = &res->kernels[i];
 		uint32_t li = k->has_correlation
@@ -98,17 +106,17 @@ void attribute_kernels(struct classify *c, struct rank_result *res,
 			continue;
 		}
 		if (k->pg < 0 && k->type == RR_COMM) {
-			long p = roots_find(pg, l->thread, l->ts);
+			long p = roots_find_near(pg, l->thread, l->ts, &h.pg);
 			if (p >= 0)
 				k->pg = pg->v[p].step;
 		}
-		long it = roots_find(its, UINT32_MAX, l->ts);
+		long it = roots_find_near(its, UINT32_MAX, l->ts, &h.its);
 		iter_of[i] = (int32_t)it;
 		if (res->mode == RR_GENERIC) {
 			k->category = generic[k->type];
 			continue;
 		}
 		k->category = RR_OTHER;
-		attribute_one(c, res, k, l);
+		attribute_one(c, &h, res, k, l);
 	}
 }

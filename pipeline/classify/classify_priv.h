@@ -182,6 +182,12 @@ void steps_roots_of(struct classify *c, uint32_t bit, struct croots *r);
 /* Index of the root of r containing ts on thread (closed interval), or -1.
  * thread UINT32_MAX matches any thread (r must then be sorted by ts). */
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts);
+/* roots_find() for lookups whose times mostly move forward (the launches of
+ * the kernels in GPU order): *hint, a root found before, is taken when it
+ * is exactly what roots_find() would give (it contains ts and the next
+ * root starts after ts), else the search runs and moves the hint. Start
+ * *hint at 0. */
+long roots_find_near(const struct croots *r, uint32_t thread, int64_t ts, size_t *hint);
 
 /* roles.c */
 /* Returns CLASSIFY_AGAIN when a survey must count launches first (the

@@ -73,6 +73,13 @@ void steps_find_roots(struct classify *c)
 	steps_roots_of(c, NB_PROFSTEP, &c->profsteps);
 }
 
+/* Whether root m sorts after (thread, ts): the binary search's order. */
+static inline bool root_after(const struct croot *m, uint32_t thread, int64_t ts)
+{
+	return thread == UINT32_MAX ? m->ts > ts
+				    : m->thread > thread || (m->thread == thread && m->ts > ts);
+}
+
 long roots_find(const struct croots *r, uint32_t thread, int64_t ts)
 {
 	size_t lo = 0, hi = r->n; /* first root after (thread, ts) */
@@ -80,12 +87,7 @@ long roots_find(const struct croots *r, uint32_t thread, int64_t ts)
 		return -1;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct croot *m = &r->v[mid];
-		bool after = thread == UINT32_MAX
-				     ? m->ts > ts
-				     : m->thread > thread ||
-					       (m->thread == thread && m->ts > ts);
-		if (after)
+		if (root_after(&r->v[mid], thread, ts))
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -100,4 +102,22 @@ long roots_find(const struct croots *r, uint32_t thread, int64_t ts)
 			return (long)(i - 1);
 	}
 	return -1;
+}
+
+long roots_find_near(const struct croots *r, uint32_t thread, int64_t ts, size_t *hint)
+{
+	size_t i = *hint;
+	/* i contains ts on thread, so it does not sort after (thread, ts); if
+	 * i + 1 does, the search would stop at lo = i + 1 and its look-back
+	 * would return i, the first root it tries. */
+	if (i < r->n) {
+		const struct croot *m = &r->v[i];
+		if ((thread == UINT32_MAX || m->thread == thread) && m->ts <= ts && ts <= m->end &&
+		    (i + 1 == r->n || root_after(&r->v[i + 1], thread, ts)))
+			return (long)i;
+	}
+	long f = roots_find(r, thread, ts);
+	if (f >= 0)
+		*hint = (size_t)f;
+	return f;
 }

@@ -41,6 +41,7 @@
 #include <cmocka.h>
 
 #include "classify/classify.h"
+#include "classify/classify_priv.h"
 #include "model/optype.h"
 #include "model/patterns.h"
 #include "read/trace_read.h"
@@ -468,6 +469,48 @@ static void check(const struct rank_result *r, const char *expect,
 	assert_int_equal(count, r->nkernels);
 }
 
+/* roots_find_near() gives what roots_find() gives, whatever its hint:
+ * random roots sorted by (thread, ts), overlapping ones included (input
+ * that does not nest properly), queried in time order per thread (the
+ * attribution's pattern), on any thread, and at random. */
+static void test_roots_find_near(void **state)
+{
+	(void)state;
+	uint64_t x = 88172645463325252ull;
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+	for (int round = 0; round < 200; round++) {
+		struct croot v[64];
+		size_t n = RND() % 64;
+		uint32_t threads = 1 + RND() % 3;
+		int64_t t = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint32_t th = (uint32_t)(i * threads / (n ? n : 1));
+			if (i && th != v[i - 1].thread)
+				t = 0;
+			t += (int64_t)(RND() % 20);
+			v[i] = (struct croot){ .ts = t,
+					       .end = t + (int64_t)(RND() % 40),
+					       .thread = th,
+					       .step = (int32_t)i };
+		}
+		struct croots r = { v, n };
+		for (int mode = 0; mode < 3; mode++) {
+			size_t hint = 0;
+			for (int q = 0; q < 300; q++) {
+				uint32_t th =
+					mode == 1 ? UINT32_MAX : (uint32_t)(RND() % (threads + 1));
+				int64_t ts = mode == 2 ? (int64_t)(RND() % 400) - 10 : q - 10;
+				if (mode == 1) /* any thread: roots sorted by ts alone */
+					r.n = n && threads == 1 ? n : 0;
+				assert_int_equal(roots_find_near(&r, th, ts, &hint),
+						 roots_find(&r, th, ts));
+			}
+			r.n = n;
+		}
+	}
+#undef RND
+}
+
 #include "test_classify_cases.h"
 
 static void run_case(void **state)
@@ -792,7 +835,7 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 9];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 10];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
@@ -808,6 +851,7 @@ int main(void)
 		test_example_config_matches_defaults);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_describe_for_inspect);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_roots_find_near);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tests[n].name = cases[i].name;
 		tests[n].test_func = run_case;

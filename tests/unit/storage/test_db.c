@@ -152,6 +152,8 @@ static void test_schema_created_and_versioned(void **state)
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "5\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
+	/* Created without syncs, but what follows is written with NORMAL (1). */
+	assert_rows(db, "PRAGMA synchronous", "1\n");
 	assert_rows(db,
 		    "SELECT name FROM sqlite_master WHERE type = 'view' "
 		    "ORDER BY name",
@@ -165,6 +167,13 @@ static void test_schema_created_and_versioned(void **state)
 	db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "SELECT count(*) FROM category_codes", "13\n");
+	assert_rows(db, "PRAGMA synchronous", "1\n");
+	db_close(db);
+	/* A worker's connection keeps a trace's pages in memory up to 1535
+	 * (0 would mean never spill at all). */
+	db = db_open(path, DB_NO_CHECKPOINT, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA cache_spill", "1535\n");
 	db_close(db);
 	rm_db(path);
 }
