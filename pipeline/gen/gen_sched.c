@@ -11,7 +11,8 @@ struct acts {
 	struct gen_act *v;
 	int n, cap;
 	int P, V, M, s;
-	int *nrecv; /* [dir * V + chunk]: receives posted so far (interleaved) */
+	bool legacy; /* Megatron-LM's pre-2024 warm-up (gen_sched_warmup()) */
+	int *nrecv;  /* [dir * V + chunk]: receives posted so far (interleaved) */
 };
 
 unsigned gen_sched_fn_dirs(int fn)
@@ -194,7 +195,7 @@ static void build_interleaved(struct acts *a)
 {
 	int P = a->P, V = a->V, s = a->s, total = a->M * V;
 	bool first = s == 0, last = s == P - 1;
-	int warmup = gen_sched_warmup(P, V, a->M, s, true);
+	int warmup = gen_sched_warmup(P, V, a->M, s, a->legacy);
 	bool all_warmup = warmup == total; /* are_all_microbatches_in_warmup */
 	int remaining = total - warmup;
 	struct gen_act *x;
@@ -262,9 +263,9 @@ static void build_interleaved(struct acts *a)
 	}
 }
 
-int gen_sched_build(int pp, int vpp, int microbatches, int s, struct gen_act **out)
+int gen_sched_build(int pp, int vpp, int microbatches, int s, bool legacy, struct gen_act **out)
 {
-	struct acts a = { .P = pp, .V = vpp, .M = microbatches, .s = s };
+	struct acts a = { .P = pp, .V = vpp, .M = microbatches, .s = s, .legacy = legacy };
 	*out = NULL;
 	if (pp < 1 || vpp < 1 || microbatches < 1 || s < 0 || s >= pp)
 		return PP_EINVAL;

@@ -57,10 +57,11 @@ struct gen_act {
 	} x[GX_N];
 };
 
-/* Builds the action list of stage s (0..pp-1). Returns the number of
- * actions written to *out (caller frees), or PP_EINVAL when the parameters
- * cannot form a schedule (vpp > 1 and microbatches % pp != 0). */
-int gen_sched_build(int pp, int vpp, int microbatches, int s, struct gen_act **out);
+/* Builds the action list of stage s (0..pp-1), with the warm-up of
+ * gen_sched_warmup(legacy). Returns the number of actions written to *out
+ * (caller frees), or PP_EINVAL when the parameters cannot form a schedule
+ * (vpp > 1 and microbatches % pp != 0). */
+int gen_sched_build(int pp, int vpp, int microbatches, int s, bool legacy, struct gen_act **out);
 
 /* Megatron's warm-up count: the forward steps stage s (0..pp-1) runs before
  * its first backward, of the microbatches·vpp there are. 1F1B: pp − s − 1;

@@ -55,7 +55,8 @@ static void test_gen_equals_model(void **state)
 }
 
 /* The order ppgen writes runs gen_sched_warmup() forwards before its first
- * backward, then one steady-state forward when there is one left. */
+ * backward, then one steady-state forward when there is one left, under
+ * either rule. */
 static void test_order_follows_count(void **state)
 {
 	(void)state;
@@ -63,14 +64,16 @@ static void test_order_follows_count(void **state)
 		for (int vpp = 1; vpp <= 4; vpp++)
 			for (int m = 1; m <= 3 * P; m++) {
 				if (vpp > 1 && m % P)
-					continue; /* Megatron rejects it */
-				for (int s = 0; s < P; s++) {
+					continue;                 /* Megatron rejects it */
+				for (int k = 0; k < 2 * P; k++) { /* stage k / 2, both rules */
 					struct gen_act *a;
-					int n = gen_sched_build(P, vpp, m, s, &a), f = 0;
+					int s = k / 2, f = 0;
+					bool legacy = k % 2;
+					int n = gen_sched_build(P, vpp, m, s, legacy, &a);
 					assert_true(n > 0);
 					for (int i = 0; i < n && a[i].kind != GA_BWD; i++)
 						f += a[i].kind == GA_FWD;
-					int w = gen_sched_warmup(P, vpp, m, s, true);
+					int w = gen_sched_warmup(P, vpp, m, s, legacy);
 					assert_int_equal(f, w + (w < m * vpp));
 					free(a);
 				}
