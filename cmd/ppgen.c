@@ -27,6 +27,7 @@ enum {
 	O_SLOW_STAGE,
 	O_GRAD_REDUCE,
 	O_PARAM_GATHER,
+	O_WARMUP,
 	O_GPUS_PER_HOST,
 	O_CLOCK_SKEW,
 	O_CLOCK_SKEW_MAX,
@@ -62,6 +63,9 @@ static const struct cli_opt options[] = {
 	  "DP reduce-scatters: overlap (with backward, default) or finish", O_GRAD_REDUCE, 0 },
 	{ "param-gather", 0, "<mode>", "DP all-gathers: optimizer (after it, default) or forward",
 	  O_PARAM_GATHER, 0 },
+	{ "warmup", 0, "<rule>",
+	  "warm-up when m = pp, vpp > 1: legacy (all forwards first, default) or core (clamped)",
+	  O_WARMUP, 0 },
 	{ "gpus-per-host", 0, "<n>", "ranks per host: device ids and host clocks (default 8)",
 	  O_GPUS_PER_HOST, 0 },
 	{ "clock-skew", 0, "<list>", "host clock offsets in us, e.g. 1:250,3:-40.5 (repeatable)",
@@ -88,10 +92,11 @@ static const struct cli_cmd cmd = {
 	"             [--microbatches <n>] [--iterations <list>] [--layers <n>]\n"
 	"             [--kernels-per-layer <n>] [--recompute] [--straggler <rank>:<factor>]...\n"
 	"             [--slow-stage <stage>:<factor>]... [--grad-reduce overlap|finish]\n"
-	"             [--param-gather optimizer|forward] [--gpus-per-host <n>]\n"
-	"             [--clock-skew <host>:<us>,...]... [--clock-skew-max <us>]\n"
-	"             [--seed <n>] [--gzip] [--ranks <list>] [--time-format absolute|relative]\n"
-	"             [--nasty <list>] [--config <file>] [--quiet]",
+	"             [--param-gather optimizer|forward] [--warmup legacy|core]\n"
+	"             [--gpus-per-host <n>] [--clock-skew <host>:<us>,...]...\n"
+	"             [--clock-skew-max <us>] [--seed <n>] [--gzip] [--ranks <list>]\n"
+	"             [--time-format absolute|relative] [--nasty <list>] [--config <file>]\n"
+	"             [--quiet]",
 	"Write a synthetic Megatron-LM profiler trace tree with its exact expected results in <dir>/.truth.",
 	options,
 	"  ppgen --out /tmp/c16 --tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16\n"
@@ -202,6 +207,7 @@ static int set_variant(struct gen_opts *o, unsigned bit, const char *const names
 
 static const char *const grad_reduce_names[2] = { "overlap", "finish" };
 static const char *const param_gather_names[2] = { "optimizer", "forward" };
+static const char *const warmup_names[2] = { "legacy", "core" };
 
 /* --grad-reduce, --param-gather. */
 static int variant_flag(struct gen_opts *o, const struct cli_state *st, unsigned bit,
@@ -256,6 +262,7 @@ static int parse_args(struct args *a, struct cli_state *st)
 		case O_PARAM_GATHER:
 			rc = variant_flag(o, st, GEN_PARAM_GATHER_FORWARD, param_gather_names);
 			break;
+		case O_WARMUP: rc = variant_flag(o, st, GEN_WARMUP_CORE, warmup_names); break;
 		case O_GPUS_PER_HOST:
 			rc = cli_int_arg(&cmd, st, 1, 1000000, &o->gpus_per_host);
 			break;
@@ -297,7 +304,7 @@ static int parse_args(struct args *a, struct cli_state *st)
 }
 
 /* The [gen] keys that take the flags' text: slow_stage, clock_skew,
- * grad_reduce, param_gather. */
+ * grad_reduce, param_gather, warmup. */
 static int apply_config_strings(struct args *a, const struct config *cfg, const char *path)
 {
 	static const struct {
@@ -307,6 +314,7 @@ static int apply_config_strings(struct args *a, const struct config *cfg, const 
 		{ "gen.clock_skew", NULL },
 		{ "gen.grad_reduce", "expected overlap or finish" },
 		{ "gen.param_gather", "expected optimizer or forward" },
+		{ "gen.warmup", "expected legacy or core" },
 	};
 	char err[256];
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -323,6 +331,7 @@ static int apply_config_strings(struct args *a, const struct config *cfg, const 
 		case 3:
 			rc = set_variant(&a->o, GEN_PARAM_GATHER_FORWARD, param_gather_names, v);
 			break;
+		case 4: rc = set_variant(&a->o, GEN_WARMUP_CORE, warmup_names, v); break;
 		}
 		if (rc)
 			return error("%s: config key %s: %s, got '%s'", path, keys[i].key,
@@ -337,7 +346,7 @@ static int apply_config(struct args *a, const char *path)
 	static const char *const known[] = {
 		"microbatches",  "layers",     "kernels_per_layer", "seed",        "gzip",
 		"time_format",   "vpp",        "slow_stage",        "grad_reduce", "param_gather",
-		"gpus_per_host", "clock_skew", "clock_skew_max",    NULL
+		"gpus_per_host", "clock_skew", "clock_skew_max",    "warmup",      NULL
 	};
 	struct gen_opts *o = &a->o;
 	long mb = o->microbatches, layers = o->layers, kpl = o->kpl, vpp = o->vpp;

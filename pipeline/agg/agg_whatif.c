@@ -12,12 +12,14 @@
  */
 #include "agg_whatif.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agg_int.h"
+#include "model/schedule.h"
 #include "storage/db_agg.h"
 #include "topology.h"
 #include "util/pp.h"
@@ -151,23 +153,22 @@ static int pick_workers(const struct topology *t, const struct agg_iter *its, si
 
 /* Forward computes before the first backward one on stage s of a pipeline
  * of P stages with vpp chunks and F forward computes, in Megatron's
- * schedule (1F1B: warm-up P - s - 1; interleaved: (P - s - 1)·2 + (vpp -
- * 1)·P, or everything when m = P), then one steady-state forward; -1 when
- * Megatron cannot run that (m = F / vpp micro-batches, a multiple of P
- * when interleaved). */
-static int64_t forwards_first(int P, int s, int64_t F, int vpp)
+ * schedule under rule: its warm-up (model/schedule.h), then one
+ * steady-state forward; -1 when Megatron cannot run that (m = F / vpp
+ * micro-batches, a multiple of P when interleaved). */
+static int64_t forwards_first(int P, int s, int64_t F, int vpp, enum sched_rule rule)
 {
-	if (F % vpp)
+	if (F % vpp || F / vpp > INT_MAX / vpp)
 		return -1;
-	int64_t m = F / vpp, warm;
-	if (vpp == 1) {
-		warm = P - s - 1 < m ? P - s - 1 : m;
-		return warm + (m > warm);
-	}
-	if (P < 2 || m % P)
+	int64_t m = F / vpp;
+	if (vpp > 1 && (P < 2 || m % P))
 		return -1;
-	warm = m == P ? F : (int64_t)(P - s - 1) * 2 + (int64_t)(vpp - 1) * P;
-	warm = warm < F ? warm : F;
+	struct sched_shape sh = {
+		.pp = P, .vpp = vpp, .m = (int)m, .interleaved = vpp > 1, .rule = rule
+	};
+	int warm = sched_warmup(&sh, s);
+	if (warm < 0)
+		return -1;
 	return warm + (F > warm);
 }
 
@@ -175,18 +176,21 @@ static int64_t forwards_first(int P, int s, int64_t F, int vpp)
 
 /* The VPP of the job from its Kineto-derived ops: the sizes under which
  * every trace's count of forwards before its first backward is Megatron's
- * (forwards_first()); cfg when it is one of them, else the smallest.
- * Explains in note when it did not find exactly cfg. Returns 0 when no
- * trace tells (no Kineto ops, or none with both directions). */
+ * (forwards_first()), under one of Megatron's two warm-up rules for the
+ * whole job (they differ only when m = P: docs/whatif.md §9.1); cfg when it
+ * is one of them, else the smallest. Explains in note when it did not find
+ * exactly cfg, and which Megatron the schedule is when only one rule fits.
+ * Returns 0 when no trace tells (no Kineto ops, or none with both
+ * directions). */
 static int infer_vpp(const struct wi_table *tab, const int32_t *step, int P, int cfg,
 		     struct strbuf *note)
 {
-	bool fits[VPP_MAX + 1];
+	bool fits[2][VPP_MAX + 1];
 	bool told = false;
 	if (P < 1)
 		return 0;
 	for (int v = 1; v <= VPP_MAX; v++)
-		fits[v] = true;
+		fits[SCHED_CORE][v] = fits[SCHED_LEGACY][v] = true;
 	for (size_t i = 0, j; i < tab->n; i = j) {
 		int64_t F = 0, first_bwd = INT64_MAX, c = 0;
 		bool labelled = false;
@@ -206,30 +210,37 @@ static int infer_vpp(const struct wi_table *tab, const int32_t *step, int P, int
 			     tab->ops[k].start_ns < first_bwd;
 		told = true;
 		for (int v = 1; v <= VPP_MAX; v++)
-			fits[v] &= forwards_first(P, tab->ops[i].stage, F, v) == c;
+			for (int r = SCHED_CORE; r <= SCHED_LEGACY; r++)
+				fits[r][v] &= forwards_first(P, tab->ops[i].stage, F, v, r) == c;
 	}
 	if (!told)
 		return 0;
 	int got = 0;
 	for (int v = VPP_MAX; v >= 1; v--)
-		if (fits[v])
+		if (fits[SCHED_CORE][v] || fits[SCHED_LEGACY][v])
 			got = v;
-	if (cfg >= 1 && cfg <= VPP_MAX && fits[cfg])
-		return cfg;
-	if (!got) {
+	if (cfg >= 1 && cfg <= VPP_MAX && (fits[SCHED_CORE][cfg] || fits[SCHED_LEGACY][cfg])) {
+		got = cfg;
+	} else if (!got) {
 		strbuf_addf(note,
 			    "vpp: the schedule fits no virtual pipeline size (forwards before the "
 			    "first backward): labelled with agg.vpp = %d\n",
 			    cfg);
 		return cfg;
-	}
-	if (cfg > 1)
+	} else if (cfg > 1) {
 		strbuf_addf(note, "vpp: agg.vpp = %d does not fit the schedule; %d does\n", cfg,
 			    got);
-	else if (got > 1)
+	} else if (got > 1) {
 		strbuf_addf(note,
 			    "vpp: %d, from the schedule (forwards before the first backward)\n",
 			    got);
+	}
+	if (!fits[SCHED_CORE][got])
+		strbuf_addf(note, "vpp: the schedule runs every forward first when there are as "
+				  "many micro-batches as stages (Megatron-LM up to 2023)\n");
+	else if (!fits[SCHED_LEGACY][got])
+		strbuf_addf(note, "vpp: the schedule clamps its warm-up when there are as many "
+				  "micro-batches as stages (current Megatron core)\n");
 	return got;
 }
 

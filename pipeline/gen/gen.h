@@ -35,12 +35,15 @@ struct gen_clock_skew {
 
 /* Model variants (gen_opts.variant). */
 enum {
-	GEN_GRAD_REDUCE_FINISH = 1,  /* every gradient reduce-scatter in
+	GEN_GRAD_REDUCE_FINISH = 1,   /* every gradient reduce-scatter in
 				      * finalize_model_grads, none overlapping
 				      * backward (--grad-reduce finish) */
-	GEN_PARAM_GATHER_FORWARD = 2 /* parameter all-gathers before each chunk's
-				      * first forward, none after the optimizer
-				      * (--param-gather forward) */
+	GEN_PARAM_GATHER_FORWARD = 2, /* parameter all-gathers before each chunk's
+				       * first forward, none after the optimizer
+				       * (--param-gather forward) */
+	GEN_WARMUP_CORE = 4           /* current Megatron core's warm-up: with m == pp
+			     * the interleaved schedule clamps it instead of
+			     * running every forward first (--warmup core) */
 };
 
 struct gen_opts {
@@ -57,8 +60,8 @@ struct gen_opts {
 	int nstragglers;
 	const struct gen_slow_stage *slow_stages;
 	int nslow_stages;
-	unsigned variant;                   /* GEN_GRAD_REDUCE_FINISH | GEN_PARAM_GATHER_FORWARD */
-	int gpus_per_host;                  /* ranks per host: device ids, clock offsets; 0 = 8 */
+	unsigned variant;  /* GEN_GRAD_REDUCE_FINISH | GEN_PARAM_GATHER_FORWARD | GEN_WARMUP_CORE */
+	int gpus_per_host; /* ranks per host: device ids, clock offsets; 0 = 8 */
 	const struct gen_clock_skew *skews; /* explicit host offsets */
 	int nskews;
 	int64_t skew_max_ns; /* other hosts but host 0: a random offset in

@@ -608,7 +608,8 @@ static int build_rank(struct bld *b)
 	struct gen_rank *r = b->r;
 	int P = c->lay.size[GEN_PP];
 	struct gen_act *acts;
-	int n = gen_sched_build(P, c->vpp, c->microbatches, r->stage, &acts);
+	int n = gen_sched_build(P, c->vpp, c->microbatches, r->stage,
+				!(c->variant & GEN_WARMUP_CORE), &acts);
 	if (n < 0)
 		return n;
 	int norphan = c->nasty & GN_ORPHANS ? 5 : 2;

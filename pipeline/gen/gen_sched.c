@@ -11,7 +11,8 @@ struct acts {
 	struct gen_act *v;
 	int n, cap;
 	int P, V, M, s;
-	int *nrecv; /* [dir * V + chunk]: receives posted so far (interleaved) */
+	bool legacy; /* Megatron-LM's pre-2024 warm-up (gen_sched_warmup()) */
+	int *nrecv;  /* [dir * V + chunk]: receives posted so far (interleaved) */
 };
 
 unsigned gen_sched_fn_dirs(int fn)
@@ -66,13 +67,27 @@ static void set(struct gen_act *x, int dir, int chunk, int mb)
 	x->x[dir].mb = mb;
 }
 
+int gen_sched_warmup(int pp, int vpp, int microbatches, int s, bool legacy)
+{
+	int total = microbatches * vpp, warmup;
+	if (pp < 1 || vpp < 1 || microbatches < 1 || s < 0 || s >= pp)
+		return PP_EINVAL;
+	if (vpp == 1) /* get_pp_rank_microbatches without interleaving */
+		warmup = pp - s - 1;
+	else if (legacy && microbatches == pp) /* all_warmup_microbatches */
+		warmup = total;
+	else
+		warmup = (pp - s - 1) * 2 + (vpp - 1) * pp;
+	return warmup < total ? warmup : total;
+}
+
 /* forward_backward_pipelining_without_interleaving: every call on every
  * stage, early returns on the first (no previous) and last (no next) stage. */
 static void build_1f1b(struct acts *a)
 {
 	int P = a->P, M = a->M, s = a->s;
 	bool first = s == 0, last = s == P - 1;
-	int warmup = P - s - 1 < M ? P - s - 1 : M;
+	int warmup = gen_sched_warmup(P, 1, M, s, true);
 	int remaining = M - warmup;
 	struct gen_act *x;
 
@@ -180,10 +195,8 @@ static void build_interleaved(struct acts *a)
 {
 	int P = a->P, V = a->V, s = a->s, total = a->M * V;
 	bool first = s == 0, last = s == P - 1;
-	bool all_warmup = a->M == P;
-	int warmup = all_warmup ? total : (P - s - 1) * 2 + (V - 1) * P;
-	if (warmup > total)
-		warmup = total;
+	int warmup = gen_sched_warmup(P, V, a->M, s, a->legacy);
+	bool all_warmup = warmup == total; /* are_all_microbatches_in_warmup */
 	int remaining = total - warmup;
 	struct gen_act *x;
 
@@ -250,9 +263,9 @@ static void build_interleaved(struct acts *a)
 	}
 }
 
-int gen_sched_build(int pp, int vpp, int microbatches, int s, struct gen_act **out)
+int gen_sched_build(int pp, int vpp, int microbatches, int s, bool legacy, struct gen_act **out)
 {
-	struct acts a = { .P = pp, .V = vpp, .M = microbatches, .s = s };
+	struct acts a = { .P = pp, .V = vpp, .M = microbatches, .s = s, .legacy = legacy };
 	*out = NULL;
 	if (pp < 1 || vpp < 1 || microbatches < 1 || s < 0 || s >= pp)
 		return PP_EINVAL;

@@ -57,10 +57,25 @@ struct gen_act {
 	} x[GX_N];
 };
 
-/* Builds the action list of stage s (0..pp-1). Returns the number of
- * actions written to *out (caller frees), or PP_EINVAL when the parameters
- * cannot form a schedule (vpp > 1 and microbatches % pp != 0). */
-int gen_sched_build(int pp, int vpp, int microbatches, int s, struct gen_act **out);
+/* Builds the action list of stage s (0..pp-1), with the warm-up of
+ * gen_sched_warmup(legacy). Returns the number of actions written to *out
+ * (caller frees), or PP_EINVAL when the parameters cannot form a schedule
+ * (vpp > 1 and microbatches % pp != 0). */
+int gen_sched_build(int pp, int vpp, int microbatches, int s, bool legacy, struct gen_act **out);
+
+/* Megatron's warm-up count: the forward steps stage s (0..pp-1) runs before
+ * its first backward, of the microbatches·vpp there are. 1F1B: pp − s − 1;
+ * interleaved (vpp > 1): (pp − s − 1)·2 + (vpp − 1)·pp; either clamped to
+ * microbatches·vpp. legacy: Megatron-LM up to 2023, whose interleaved
+ * schedule runs every forward first when microbatches == pp; otherwise
+ * current Megatron core (docs/ppgen.md). PP_EINVAL for arguments out of
+ * range.
+ *
+ * A deliberate second copy of model/schedule.h's sched_warmup(): ppgen is
+ * the oracle the analysis is checked against and may not include model/
+ * (docs/architecture.md), so the two are written apart and
+ * tests/unit/gen/test_gen_sched.c checks that they agree. */
+int gen_sched_warmup(int pp, int vpp, int microbatches, int s, bool legacy);
 
 /* The directions fn's name promises (bit 1 << GX_*), whether or not a call
  * transfers anything: send_forward_recv_backward names GX_SEND_F and

@@ -5,10 +5,12 @@
  * so an order the chosen model cannot build ends in a sticky S->rc instead
  * of bad memory. The orders follow docs/sim-model.md §2 step by step; the
  * megatron model only clamps warmup counts to what exists (docs/sim-model.md
- * §6, items 7 and 8).
+ * §6, items 7 and 8). Every warmup count is Megatron's current rule
+ * (model/schedule.h, SCHED_CORE), as docs/sim-model.md §2 says.
  */
 #include <stdlib.h>
 
+#include "model/schedule.h"
 #include "sim_int.h"
 #include "util/pp.h"
 
@@ -17,12 +19,24 @@ static int imin(int a, int b)
 	return a < b ? a : b;
 }
 
-/* The warmup: forwards 0..w-1, w clamped to the m batches except in the
- * reference model. Returns the warmup count. */
-static int warmup(struct sim_sched *S, int d, int w)
+/* The schedule of S with v chunks per device and micro-batch groups of g
+ * (0: p), for model/schedule.h. */
+static struct sched_shape shape(const struct sim_sched *S, int v, int g, bool interleaved)
 {
-	if (!S->reference)
-		w = imin(w, S->m);
+	return (struct sched_shape){ .pp = S->p,
+				     .vpp = v,
+				     .m = S->m,
+				     .group = g,
+				     .interleaved = interleaved,
+				     .rule = SCHED_CORE };
+}
+
+/* The warmup of a schedule with one chunk per device: forwards 0..w-1, w
+ * Megatron's count, clamped to the m batches except in the reference model
+ * (docs/sim-model.md §6 item 7). Returns the warmup count. */
+static int warmup(struct sim_sched *S, int d, const struct sched_shape *sh)
+{
+	int w = S->reference ? sched_warmup_wanted(sh, d) : sched_warmup(sh, d);
 	for (int b = 0; b < w; b++)
 		sim_emit(S, b, d, SIM_F);
 	return w;
@@ -31,7 +45,8 @@ static int warmup(struct sim_sched *S, int d, int w)
 /* 1F1B: warmup forwards, steady F/B, cooldown backwards. */
 static void order_1f1b(struct sim_sched *S, int d)
 {
-	int m = S->m, w = warmup(S, d, S->p - d - 1);
+	struct sched_shape sh = shape(S, 1, 0, false);
+	int m = S->m, w = warmup(S, d, &sh);
 	for (int k = 0; k < m - w; k++) {
 		sim_emit(S, w + k, d, SIM_F);
 		sim_emit(S, k, d, SIM_B);
@@ -43,7 +58,8 @@ static void order_1f1b(struct sim_sched *S, int d)
 /* ZB-1P (ZB-H1): 1F1B with D in place of B; W lags D by d steps. */
 static void order_zb1p(struct sim_sched *S, int d)
 {
-	int m = S->m, p = S->p, w = warmup(S, d, p - d - 1), nw = 0;
+	struct sched_shape sh = shape(S, 1, 0, false);
+	int m = S->m, p = S->p, w = warmup(S, d, &sh), nw = 0;
 	for (int k = 0; k < m - w; k++) {
 		sim_emit(S, w + k, d, SIM_F);
 		sim_emit(S, k, d, SIM_D);
@@ -58,10 +74,14 @@ static void order_zb1p(struct sim_sched *S, int d)
 		sim_emit(S, nw++, d, SIM_W);
 }
 
-/* 1F1B with overlapped (F, B) pairs in the steady phase. */
+/* 1F1B with overlapped (F, B) pairs in the steady phase: the warmup of the
+ * interleaved function with one chunk plus the overlap's forward,
+ * 2(p-d-1)+1 (docs/sim-model.md §2). */
 static void order_1f1b_overlap(struct sim_sched *S, int d)
 {
-	int m = S->m, w = warmup(S, d, 2 * (S->p - d - 1) + 1);
+	struct sched_shape sh = shape(S, 1, 0, true);
+	sh.extra = 1;
+	int m = S->m, w = warmup(S, d, &sh);
 	for (int k = 0; k < m - w; k++)
 		sim_emit_pair(S, w + k, d, k, d);
 	for (int b = m - w; b < m; b++)
@@ -96,11 +116,13 @@ static void order_interleave(struct sim_sched *S, int d, bool overlap)
 {
 	int p = S->p, v = S->v, g = overlap ? p : S->g, nw;
 	struct itable t = { NULL, NULL, 0 };
+	struct sched_shape sh = shape(S, v, g, true);
 	itable_build(S, g, &t);
-	nw = p > 1 ? 2 * (p - d - 1) + (v - 1) * g : 1;
-	if (overlap && !S->reference)
-		nw++; /* Megatron adds the extra warmup before clamping */
-	nw = imin(nw, t.total);
+	if (overlap && !S->reference) /* Megatron adds the extra warmup before clamping */
+		sh.extra = 1;
+	nw = sched_warmup(&sh, d);
+	if (overlap && !S->reference && p == 1) /* the extra on p = 1's 1 (docs/sim-model.md §2) */
+		nw = imin(2, t.total);
 	if (overlap && S->reference) {
 		nw++;
 		if (nw > t.total) {

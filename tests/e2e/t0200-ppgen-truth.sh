@@ -28,6 +28,20 @@ ok_if "truth and causality of vpp 2 match" $TC v2 --vpp 2
 is "vpp: 16 fwd steps per rank" 16 "$(grep -c '^3,0,fwd,' v2/.truth/steps.csv)"
 ok_if "vpp 3, recompute, dp 2" ppgen --out v3 --pp 4 --vpp 3 --dp 2 --microbatches 4 --recompute --iterations 3 --quiet
 ok_if "truth and causality of vpp 3 match" $TC v3 --vpp 3
+# forwards of rank $2 of iteration 3 of tree $1 that start before its first backward
+fwd_first() {
+	awk -F, -v r="$2" '$1 == 3 && $2 == r && $3 == "fwd" { f[++n] = $5 }
+		$1 == 3 && $2 == r && $3 == "bwd" && (b == "" || $5 < b) { b = $5 }
+		END { for (i = 1; i <= n; i++) c += f[i] < b; print c + 0 }' "$1/.truth/steps.csv"
+}
+for w in legacy core; do
+	ok_if "vpp 2, m = pp, --warmup $w" ppgen --out w$w --pp 4 --vpp 2 --dp 2 --microbatches 4 \
+		--iterations 3 --warmup $w --quiet
+	ok_if "truth and causality of the $w warm-up match" $TC w$w --vpp 2
+done
+is "legacy: the last stage runs all 8 forwards first" 8 "$(fwd_first wlegacy 6)"
+is "core: the last stage runs 4 warm-up forwards and one of 1F1B first" 5 "$(fwd_first wcore 6)"
+is "core: the first stage runs all 8 forwards first" 8 "$(fwd_first wcore 0)"
 ok_if "recompute, gzip" ppgen --out rc --pp 4 --dp 2 --recompute --microbatches 6 --iterations 3 --gzip --quiet
 ok_if "truth of recompute matches" $TC rc
 ok_if "recompute rows present" grep -q ',bwd_computation_recompute,' rc/.truth/category_stats.csv

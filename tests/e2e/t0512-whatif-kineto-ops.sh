@@ -4,8 +4,9 @@
 # ppgen's .truth/ops.csv exactly — every rank, each in its own clock, the
 # chunk and micro-batch labels ppagg gives from the topology and the VPP it
 # reads off the schedule. Layouts: VPP 1, 2 and 3, TP, CP, DP 1-2, both
-# --grad-reduce and both --param-gather variants, recompute, shifted host
-# clocks, no pipeline at all; an agg.vpp that the schedule contradicts.
+# --grad-reduce and both --param-gather variants, both --warmup rules,
+# recompute, shifted host clocks, no pipeline at all; an agg.vpp that the
+# schedule contradicts.
 source "$PP_ROOT/tests/lib.sh"
 ops_view() {
 	sql -csv -header "$1/pptrace.db" "SELECT iteration, rank, dp_rank, stage, optype, seq_id,
@@ -35,6 +36,17 @@ check vpp3 3 --pp 2 --vpp 3 --tp 2 --cp 2 --dp 2 -m 4 --param-gather forward \
 	--gpus-per-host 2 --clock-skew-max 500
 check pp1 1 --pp 1 --tp 2 --dp 2 -m 3 --iterations 5,6
 check dp1 2 --pp 4 --vpp 2 -m 4 --grad-reduce finish
+# m = pp with VPP: Megatron-LM up to 2023 runs every forward first (dp1
+# above), current Megatron core clamps the warm-up, so its later stages
+# start 1F1B early; both are read, and a note says which one the job is.
+check core 2 --pp 4 --vpp 2 --dp 2 -m 4 --warmup core
+check core3 3 --pp 2 --vpp 3 --tp 2 -m 2 --warmup core
+for t in dp1:"Megatron-LM up to 2023" core:"current Megatron core" core3:"current Megatron core"; do
+	is "${t%%:*}: the note names ${t#*:}" 1 \
+		"$(sql "${t%%:*}/pptrace.db" "SELECT instr(notes, '${t#*:}') > 0 FROM whatif")"
+done
+is "vpp2 (m = 2 pp, the rules agree): no note on the rule" 0 \
+	"$(sql vpp2/pptrace.db "SELECT coalesce(instr(notes, 'Megatron'), 0) FROM whatif")"
 printf '[agg]\nvpp = 2\n' >vpp2.ini
 ppagg --base-folder vpp1 --config vpp2.ini --no-render 2>vpp1.err >/dev/null
 is "agg.vpp = 2 on a 1F1B job: exit 0" 0 $?

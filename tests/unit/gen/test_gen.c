@@ -92,7 +92,7 @@ static void test_sched_1f1b_orders(void **state)
 	(void)state;
 	struct gen_act *a;
 	/* Stage 0 of 4, 8 micro-batches: 3 warm-up forwards, then 1F1B. */
-	int n = gen_sched_build(4, 1, 8, 0, &a);
+	int n = gen_sched_build(4, 1, 8, 0, true, &a);
 	assert_true(n > 0);
 	int f = 0, b = 0, first_b = -1;
 	for (int i = 0; i < n; i++) {
@@ -118,7 +118,7 @@ static void test_sched_1f1b_orders(void **state)
 	assert_int_equal(count_calls(a, n, GF_SEND_F_RECV_B, GX_RECV_B), 5);
 	free(a);
 	/* Last stage: strictly alternating, no sends forward. */
-	n = gen_sched_build(4, 1, 8, 3, &a);
+	n = gen_sched_build(4, 1, 8, 3, true, &a);
 	assert_int_equal(count_calls(a, n, GF_SEND_F, GX_SEND_F) +
 				 count_calls(a, n, GF_SEND_F_RECV_B, GX_SEND_F),
 			 0);
@@ -127,7 +127,7 @@ static void test_sched_1f1b_orders(void **state)
 	assert_int_equal(count_calls(a, n, GF_SEND_B, GX_SEND_B), 1);
 	free(a);
 	/* No pipeline: forward_backward_no_pipelining makes no calls. */
-	n = gen_sched_build(1, 1, 3, 0, &a);
+	n = gen_sched_build(1, 1, 3, 0, true, &a);
 	assert_int_equal(n, 6);
 	assert_int_equal(count_kernels(a, n), 0);
 	free(a);
@@ -137,8 +137,8 @@ static void test_sched_interleaved(void **state)
 {
 	(void)state;
 	struct gen_act *a;
-	assert_int_equal(gen_sched_build(4, 2, 6, 0, &a), PP_EINVAL);
-	int n = gen_sched_build(4, 2, 8, 1, &a);
+	assert_int_equal(gen_sched_build(4, 2, 6, 0, true, &a), PP_EINVAL);
+	int n = gen_sched_build(4, 2, 8, 1, true, &a);
 	int fwd = 0, bwd = 0;
 	for (int i = 0; i < n; i++) {
 		fwd += a[i].kind == GA_FWD;
@@ -174,7 +174,7 @@ static void test_sched_interleaved(void **state)
 	free(a);
 	/* pp = microbatches: every forward is a warm-up one, and the cool-down
 	 * starts with recv_backward (a no-op on the last stage). */
-	n = gen_sched_build(4, 2, 4, 3, &a);
+	n = gen_sched_build(4, 2, 4, 3, true, &a);
 	assert_int_equal(count_calls(a, n, GF_SEND_F_B_RECV_F_B, -1), 0);
 	assert_int_equal(count_calls(a, n, GF_RECV_B, -1), 1);
 	assert_int_equal(count_calls(a, n, GF_RECV_B, GX_RECV_B), 0);
@@ -185,9 +185,8 @@ static void test_sched_interleaved(void **state)
  * once, by the stage that needs it, before the step that consumes it and
  * after that stage's previous step of the same chunk and direction (one
  * tensor in flight per chunk, as Megatron's queues hold them). */
-static void test_sched_transfers_pair_up(void **state)
+static void sched_transfers_pair_up(bool legacy)
 {
-	(void)state;
 	for (int pp = 2; pp <= 5; pp++)
 		for (int vpp = 1; vpp <= 3; vpp++)
 			for (int m = pp; m <= 3 * pp; m += pp) {
@@ -196,7 +195,7 @@ static void test_sched_transfers_pair_up(void **state)
 				int *recv = calloc((size_t)ntag, sizeof(int));
 				for (int s = 0; s < pp; s++) {
 					struct gen_act *a;
-					int n = gen_sched_build(pp, vpp, m, s, &a);
+					int n = gen_sched_build(pp, vpp, m, s, legacy, &a);
 					assert_true(n > 0);
 					int *got = calloc((size_t)ntag, sizeof(int));
 					for (int i = 0; i < n; i++) {
@@ -250,6 +249,14 @@ static void test_sched_transfers_pair_up(void **state)
 				free(sent);
 				free(recv);
 			}
+}
+
+/* ... under either warm-up rule (gen_sched_warmup()). */
+static void test_sched_transfers_pair_up(void **state)
+{
+	(void)state;
+	sched_transfers_pair_up(true);
+	sched_transfers_pair_up(false);
 }
 
 static void test_parse_options(void **state)
@@ -325,9 +332,8 @@ static void test_sim_collectives_end_together(void **state)
 /* The VPP labels that ppagg puts on a rank's steps (rr_vpp_label, from
  * the step's position) are the (chunk, micro-batch) the schedule builder
  * runs at that position, for every stage of many shapes. */
-static void test_vpp_labels_follow_the_schedule(void **state)
+static void vpp_labels_follow_the_schedule(bool legacy)
 {
-	(void)state;
 	for (int pp = 1; pp <= 6; pp++)
 		for (int vpp = 1; vpp <= 4; vpp++)
 			for (int m = pp; m <= 4 * pp; m += pp) {
@@ -335,7 +341,7 @@ static void test_vpp_labels_follow_the_schedule(void **state)
 					continue;
 				for (int s = 0; s < pp; s++) {
 					struct gen_act *a = NULL;
-					int n = gen_sched_build(pp, vpp, m, s, &a);
+					int n = gen_sched_build(pp, vpp, m, s, legacy, &a);
 					int64_t seq[2] = { 0, 0 };
 					assert_true(n > 0);
 					for (int i = 0; i < n; i++) {
@@ -355,6 +361,14 @@ static void test_vpp_labels_follow_the_schedule(void **state)
 					free(a);
 				}
 			}
+}
+
+/* ... under either warm-up rule (gen_sched_warmup()). */
+static void test_vpp_labels_follow_the_schedule(void **state)
+{
+	(void)state;
+	vpp_labels_follow_the_schedule(true);
+	vpp_labels_follow_the_schedule(false);
 }
 
 int main(void)
