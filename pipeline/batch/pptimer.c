@@ -325,11 +325,13 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 	f->n = kept;
 	qsort(f->steps, f->n, sizeof(*f->steps), cmp_step_time);
 
-	/* The rank metrics over the steps, every one computation. */
+	/* The rank metrics over the steps: each is a forward or backward
+	 * step's computation, a named category, so covered (docs/ppsim.md). */
 	struct rm_interval *iv = xmalloc((f->n + 1) * sizeof(*iv));
 	struct rank_result m = { 0 };
 	for (size_t i = 0; i < f->n; i++)
-		iv[i] = (struct rm_interval){ f->steps[i].start_ns, f->steps[i].end_ns, RM_COMP };
+		iv[i] = (struct rm_interval){ f->steps[i].start_ns, f->steps[i].end_ns,
+					      RM_COMP | RM_COVERED };
 	rank_metrics_totals(iv, f->n, &m);
 	free(iv);
 
