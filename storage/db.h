@@ -182,6 +182,10 @@ int db_op_source_replace(struct db *db, const struct db_op_source *src, int64_t 
 int db_trace_store_empty(struct db *db, const struct db_trace *t);
 
 struct rank_result;
+/* Sets t's whole-rank metrics (has_metrics, window, gpu_busy, idle, bubble,
+ * comp/comm busy, overlap, coverage) to r's: the classifier's, or those
+ * rank_metrics_totals() computed over an import's intervals. */
+void db_trace_set_metrics(struct db_trace *t, const struct rank_result *r);
 /* Stores a classified rank in one transaction: t supplies the identity and
  * outcome (status ok or partial); the metrics, thread roles, warnings,
  * kernels, steps and category rows come from r (t's metric fields are

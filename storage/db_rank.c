@@ -23,6 +23,20 @@ static void thread_text(struct strbuf *sb, const struct rr_thread *th)
 		strbuf_addf(sb, " %s", th->name);
 }
 
+void db_trace_set_metrics(struct db_trace *t, const struct rank_result *r)
+{
+	t->has_metrics = r->has_window;
+	t->window_start_ns = r->window_start_ns;
+	t->window_end_ns = r->window_end_ns;
+	t->gpu_busy_ns = r->gpu_busy_ns;
+	t->idle_ns = r->idle_ns;
+	t->bubble_ns = r->bubble_ns;
+	t->comp_busy_ns = r->comp_busy_ns;
+	t->comm_busy_ns = r->comm_busy_ns;
+	t->overlap_ns = r->overlap_ns;
+	t->coverage = r->coverage;
+}
+
 /* Texts of the trace row that rank_row() builds. */
 struct row_text {
 	struct strbuf fwd, bwd, rule, warns;
@@ -45,17 +59,8 @@ static void rank_row(struct db_trace *row, const struct db_trace *t, const struc
 			strbuf_addch(&x->warns, '\n');
 		strbuf_addstr(&x->warns, r->warnings[i]);
 	}
-	row->has_metrics = r->has_window;
+	db_trace_set_metrics(row, r);
 	row->mode = r->mode == RR_GENERIC ? DB_MODE_GENERIC : DB_MODE_MEGATRON;
-	row->window_start_ns = r->window_start_ns;
-	row->window_end_ns = r->window_end_ns;
-	row->gpu_busy_ns = r->gpu_busy_ns;
-	row->idle_ns = r->idle_ns;
-	row->bubble_ns = r->bubble_ns;
-	row->comp_busy_ns = r->comp_busy_ns;
-	row->comm_busy_ns = r->comm_busy_ns;
-	row->overlap_ns = r->overlap_ns;
-	row->coverage = r->coverage;
 	row->kernels = (int64_t)r->nkernels;
 	row->events = r->counters.events;
 	row->fwd_thread = x->fwd.len ? x->fwd.buf : NULL;

@@ -20,10 +20,11 @@
 #include <string.h>
 
 #include "batch.h"
+#include "classify/rank_metrics.h"
 #include "model/optype.h"
+#include "model/rank_result.h"
 #include "storage/db.h"
 #include "util/cmp.h"
-#include "util/interval.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 #include "walk.h"
@@ -119,39 +120,22 @@ static int load(struct import *im)
 	return 0;
 }
 
-/* The unions of one trace's ops (rows idx[lo, hi)) into t. */
+/* The rank metrics of one trace's ops (rows idx[lo, hi)) into t
+ * (docs/database.md: every op covered, the pipeline's sends and receives
+ * out of the bubble). */
 static void metrics(const struct import *im, size_t lo, size_t hi, struct db_trace *t)
 {
-	size_t n = hi - lo;
-	struct ivl *all = xmalloc(4 * n * sizeof(*all)), *comp = all + n, *comm = all + 2 * n;
-	struct ivl *nopp = all + 3 * n;
-	size_t nc = 0, nm = 0, nn = 0;
-	int64_t ws = INT64_MAX, we = INT64_MIN;
+	struct rm_interval *v = xmalloc((hi - lo) * sizeof(*v));
+	struct rank_result r = { 0 };
 	for (size_t k = lo; k < hi; k++) {
 		const struct wi_op *op = &im->t.ops[im->idx[k]];
-		struct ivl v = { op->start_ns, op->end_ns };
-		all[k - lo] = v;
-		if (is_comp(op->optype))
-			comp[nc++] = v;
-		else
-			comm[nm++] = v;
-		if (!is_pp(op->optype))
-			nopp[nn++] = v;
-		ws = op->start_ns < ws ? op->start_ns : ws;
-		we = op->end_ns > we ? op->end_ns : we;
+		unsigned kind = (is_comp(op->optype) ? RM_COMP : RM_COMM) |
+				(is_pp(op->optype) ? RM_PP : 0) | RM_COVERED;
+		v[k - lo] = (struct rm_interval){ op->start_ns, op->end_ns, kind };
 	}
-	size_t kc = ivl_merge(comp, nc), km = ivl_merge(comm, nm);
-	t->has_metrics = true;
-	t->window_start_ns = ws;
-	t->window_end_ns = we;
-	t->gpu_busy_ns = ivl_union(all, n);
-	t->idle_ns = we - ws - t->gpu_busy_ns;
-	t->bubble_ns = we - ws - ivl_union(nopp, nn);
-	t->comp_busy_ns = ivl_total(comp, kc);
-	t->comm_busy_ns = ivl_total(comm, km);
-	t->overlap_ns = ivl_overlap(comp, kc, comm, km);
-	t->coverage = t->gpu_busy_ns > 0 ? 1.0 : 0.0;
-	free(all);
+	rank_metrics_totals(v, hi - lo, &r); /* in start order: idx sorts so */
+	db_trace_set_metrics(t, &r);
+	free(v);
 }
 
 /* Stores the trace of rows idx[lo, hi): one (step, rank). */

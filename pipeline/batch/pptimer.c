@@ -18,10 +18,11 @@
 #include <string.h>
 
 #include "batch.h"
+#include "classify/rank_metrics.h"
+#include "model/rank_result.h"
 #include "read/json_scan.h"
 #include "storage/db.h"
 #include "util/cmp.h"
-#include "util/interval.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 #include "walk.h"
@@ -324,17 +325,14 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 	f->n = kept;
 	qsort(f->steps, f->n, sizeof(*f->steps), cmp_step_time);
 
-	struct ivl *iv = xmalloc((f->n + 1) * sizeof(*iv));
-	int64_t wmin = 0, wmax = 0;
-	for (size_t i = 0; i < f->n; i++) {
-		iv[i].s = f->steps[i].start_ns;
-		iv[i].e = f->steps[i].end_ns;
-		if (!i || f->steps[i].start_ns < wmin)
-			wmin = f->steps[i].start_ns;
-		if (!i || f->steps[i].end_ns > wmax)
-			wmax = f->steps[i].end_ns;
-	}
-	int64_t busy = ivl_union(iv, f->n);
+	/* The rank metrics over the steps: each is a forward or backward
+	 * step's computation, a named category, so covered (docs/ppsim.md). */
+	struct rm_interval *iv = xmalloc((f->n + 1) * sizeof(*iv));
+	struct rank_result m = { 0 };
+	for (size_t i = 0; i < f->n; i++)
+		iv[i] = (struct rm_interval){ f->steps[i].start_ns, f->steps[i].end_ns,
+					      RM_COMP | RM_COVERED };
+	rank_metrics_totals(iv, f->n, &m);
 	free(iv);
 
 	struct db_trace t = {
@@ -349,18 +347,12 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 		.mtime_ns = sf->wf->mtime_ns,
 		.status = nwarn ? DB_STATUS_PARTIAL : DB_STATUS_OK,
 		.warnings = warnings.len ? warnings.buf : NULL,
-		.has_metrics = f->n > 0,
 		.mode = DB_MODE_MEGATRON,
-		.window_start_ns = wmin,
-		.window_end_ns = wmax,
-		.gpu_busy_ns = busy,
-		.idle_ns = wmax - wmin - busy,
-		.bubble_ns = wmax - wmin - busy,
-		.comp_busy_ns = busy,
 		.events = (int64_t)(2 * kept + (size_t)f->has_total),
 		.kernels = 0,
 		.role_rule = "pp-timer",
 	};
+	db_trace_set_metrics(&t, &m);
 	if (!f->n) {
 		t.status = DB_STATUS_FAILED;
 		t.fail_kind = DB_FAIL_INPUT;

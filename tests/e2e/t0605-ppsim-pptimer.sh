@@ -49,8 +49,12 @@ is "GPU times in ns, seq in time order" "fwd|0|1625000|3125000|1500000|0" \
 	"$(sql vpp/pptrace.db "SELECT phase, seq, start_ns, end_ns, wall_ns, kernels FROM steps WHERE rank = 1 AND phase = 'fwd' AND seq = 0")"
 is "chunks and micro-batches labelled" "1|0
 1|1" "$(sql vpp/pptrace.db "SELECT s.chunk, s.mbs FROM step_t s JOIN traces t ON t.id = s.trace_id WHERE t.rank = 0 AND s.phase = 1 AND s.seq IN (4, 5) ORDER BY s.seq")"
-is "window and busy of rank 3" "4625000|80625000|76000000" \
-	"$(sql vpp/pptrace.db 'SELECT window_start_ns, window_end_ns, gpu_busy_ns FROM ranks WHERE rank = 3')"
+# Every step is computation in a named category: comp = busy, no comm, no
+# overlap, coverage 1 (it was left at 0, which the report showed as 0.0 %).
+is "ranks row of rank 3: window, busy, idle = bubble, comp, comm, overlap, coverage" \
+	"4625000|80625000|76000000|0|0|76000000|0|0|1.0" \
+	"$(sql vpp/pptrace.db 'SELECT window_start_ns, window_end_ns, gpu_busy_ns, idle_ns, bubble_ns,
+		comp_busy_ns, comm_busy_ns, overlap_ns, coverage FROM ranks WHERE rank = 3')"
 
 # ppagg keeps the labels the dump recorded (rank 2 lacks one backward step,
 # so the labels after the gap are not the formula's), also without agg.vpp.
@@ -65,6 +69,7 @@ is "VPPNone dumps import with --vpp-size 1" 0 "$?"
 is "iteration 0 when the folder has no number" "0|4|48" \
 	"$(sql plain.db 'SELECT iteration, count(DISTINCT rank), count(*) FROM steps GROUP BY iteration')"
 is "no chunk label without VPP" "" "$(sql plain.db 'SELECT DISTINCT chunk FROM step_t')"
+is "coverage of the plain import" "1.0" "$(sql plain.db 'SELECT DISTINCT coverage FROM ranks')"
 ppbatch --format pp-timer --input plain --pp-size 4 --vpp-size 1 --db plain.db >/dev/null 2>&1
 is "importing again replaces" 48 "$(sql plain.db 'SELECT count(*) FROM steps')"
 
