@@ -2,9 +2,10 @@
  *
  *   the workers: each (dp_rank, stage) cell of the topology is its lowest
  *   rank (docs/whatif.md §9.1) → ops of the aggregated traces
- *   (storage/db_agg.h) → a wi_table, each trace on its worker → VPP from
- *   the schedule, the chunk and micro-batch labels of the ops derived from
- *   Kineto traces → the grid check → the op-trace imports' meta and op
+ *   (storage/db_agg.h) → a wi_table, each trace on its worker → the chunk
+ *   and micro-batch labels of the ops derived from Kineto traces, with the
+ *   VPP ppagg decided (agg_vpp_decide(), below, from the ranks' steps) →
+ *   the grid check → the op-trace imports' meta and op
  *   type order → whatif_new → the clock offsets from the ops that end
  *   together, the times corrected, whatif_new again (Kineto ops only) →
  *   whatif_run → one transaction: ppagg's topology and the what-if rows,
@@ -173,64 +174,121 @@ static int64_t forwards_first(int P, int s, int64_t F, int vpp)
 
 #define VPP_MAX 64
 
-/* The VPP of the job from its Kineto-derived ops: the sizes under which
- * every trace's count of forwards before its first backward is Megatron's
- * (forwards_first()); cfg when it is one of them, else the smallest.
- * Explains in note when it did not find exactly cfg. Returns 0 when no
- * trace tells (no Kineto ops, or none with both directions). */
-static int infer_vpp(const struct wi_table *tab, const int32_t *step, int P, int cfg,
-		     struct strbuf *note)
+/* A rank's forward steps (with times) and how many of them start before
+ * its first backward step; false when it has no step of either. */
+static bool warmup_count(const struct agg_rank *r, int64_t *F, int64_t *c)
 {
-	bool fits[VPP_MAX + 1];
-	bool told = false;
-	if (P < 1)
-		return 0;
-	for (int v = 1; v <= VPP_MAX; v++)
-		fits[v] = true;
-	for (size_t i = 0, j; i < tab->n; i = j) {
-		int64_t F = 0, first_bwd = INT64_MAX, c = 0;
-		bool labelled = false;
-		for (j = i; j < tab->n && tab->ops[j].rank == tab->ops[i].rank &&
-			    tab->ops[j].step == tab->ops[i].step;
-		     j++) {
-			labelled |= step[j] >= 0;
-			if (tab->ops[j].optype == OP_BWD_COMPUTE &&
-			    tab->ops[j].start_ns < first_bwd)
-				first_bwd = tab->ops[j].start_ns;
-			F += tab->ops[j].optype == OP_FWD_COMPUTE;
-		}
-		if (!labelled || !F || first_bwd == INT64_MAX)
+	int64_t first_bwd = INT64_MAX;
+	*F = *c = 0;
+	for (size_t j = 0; j < r->nsteps; j++) {
+		const struct agg_step *s = &r->steps[j];
+		if (s->has_kernels && s->phase == RR_BWD && s->s < first_bwd)
+			first_bwd = s->s;
+		*F += s->has_kernels && s->phase == RR_FWD;
+	}
+	if (!*F || first_bwd == INT64_MAX)
+		return false;
+	for (size_t j = 0; j < r->nsteps; j++)
+		*c += r->steps[j].has_kernels && r->steps[j].phase == RR_FWD &&
+		      r->steps[j].s < first_bwd;
+	return true;
+}
+
+/* "2", "2, 4" or "1, 2, 4, ..." for the sizes that fit. */
+static void add_sizes(struct strbuf *sb, const bool *fits)
+{
+	int k = 0;
+	for (int v = 1; v <= VPP_MAX; v++) {
+		if (!fits[v])
 			continue;
-		for (size_t k = i; k < j; k++)
-			c += tab->ops[k].optype == OP_FWD_COMPUTE &&
-			     tab->ops[k].start_ns < first_bwd;
-		told = true;
-		for (int v = 1; v <= VPP_MAX; v++)
-			fits[v] &= forwards_first(P, tab->ops[i].stage, F, v) == c;
+		if (k++ == 3) {
+			strbuf_addstr(sb, ", ...");
+			break;
+		}
+		strbuf_addf(sb, "%s%d", k > 1 ? ", " : "", v);
 	}
-	if (!told)
-		return 0;
-	int got = 0;
-	for (int v = VPP_MAX; v >= 1; v--)
-		if (fits[v])
-			got = v;
-	if (cfg >= 1 && cfg <= VPP_MAX && fits[cfg])
-		return cfg;
-	if (!got) {
-		strbuf_addf(note,
-			    "vpp: the schedule fits no virtual pipeline size (forwards before the "
-			    "first backward): labelled with agg.vpp = %d\n",
+}
+
+void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology *t, int cfg,
+		    struct agg_vpp *v)
+{
+	bool fits[VPP_MAX + 1], any = false;
+	int ranks = 0, stages = 0, P = t ? t->pp : 0;
+	struct strbuf eg = STRBUF_INIT, cut = STRBUF_INIT, sizes = STRBUF_INIT;
+	uint8_t *seen = xcalloc((size_t)(P > 0 ? P : 1), 1);
+	v->cfg = v->vpp = cfg;
+	v->from = AGG_VPP_UNTOLD;
+	strbuf_reset(&v->why);
+	for (int k = 1; k <= VPP_MAX; k++)
+		fits[k] = true;
+	for (size_t i = 0; i < n && P >= 1; i++)
+		for (size_t k = 0; k < its[i].nranks; k++) {
+			const struct agg_rank *r = &its[i].ranks[k];
+			int rank = r->in.rank, st;
+			int64_t F, c;
+			if (!r->in.ok || rank < 0 || rank >= t->nrank ||
+			    (st = t->stage_of[rank]) < 0 || st >= P || !warmup_count(r, &F, &c))
+				continue;
+			bool had = false, has = false;
+			for (int x = 1; x <= VPP_MAX; x++) {
+				had |= fits[x];
+				fits[x] &= forwards_first(P, st, F, x) == c;
+				has |= fits[x];
+			}
+			if (!any)
+				strbuf_addf(&eg, "rank %d, stage %d: %lld of %lld forward steps",
+					    rank, st, (long long)c, (long long)F);
+			if (had && !has)
+				strbuf_addf(&cut, "rank %d, stage %d, iteration %d: %lld of %lld",
+					    rank, st, its[i].iteration, (long long)c, (long long)F);
+			any = true;
+			ranks++;
+			stages += !seen[st];
+			seen[st] = 1;
+		}
+	free(seen);
+	int got = 0, nfit = 0;
+	for (int x = 1; x <= VPP_MAX; x++)
+		if (fits[x]) {
+			got = got ? got : x;
+			nfit++;
+		}
+	add_sizes(&sizes, fits);
+	if (!any) {
+		strbuf_addstr(&v->why, P >= 1 ? "no rank ran both forward and backward steps"
+					      : "no topology");
+	} else if (cfg >= 1 && cfg <= VPP_MAX && fits[cfg]) {
+		v->from = AGG_VPP_CONFIRMED;
+		strbuf_addf(&v->why,
+			    "the forward steps before the first backward fit it on %d rank%s "
+			    "(%d stage%s)",
+			    ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s");
+	} else if (nfit == 1) {
+		v->from = AGG_VPP_SCHEDULE;
+		v->vpp = got;
+		strbuf_addf(&v->why,
+			    "the forward steps before the first backward fit vpp %d only, on "
+			    "all %d rank%s (%d stage%s; e.g. %s)",
+			    got, ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s",
+			    eg.buf);
+	} else if (nfit) {
+		v->from = AGG_VPP_AMBIGUOUS;
+		strbuf_addf(&v->why,
+			    "the forward steps before the first backward on %d rank%s (%d "
+			    "stage%s) fit vpp %s, not agg.vpp = %d",
+			    ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s", sizes.buf,
 			    cfg);
-		return cfg;
+	} else {
+		v->from = AGG_VPP_NO_FIT;
+		strbuf_addf(&v->why,
+			    "no size from 1 to %d fits the forward steps before the first "
+			    "backward of every rank (%s fits none of the sizes the ranks before "
+			    "it fit)",
+			    VPP_MAX, cut.buf);
 	}
-	if (cfg > 1)
-		strbuf_addf(note, "vpp: agg.vpp = %d does not fit the schedule; %d does\n", cfg,
-			    got);
-	else if (got > 1)
-		strbuf_addf(note,
-			    "vpp: %d, from the schedule (forwards before the first backward)\n",
-			    got);
-	return got;
+	strbuf_release(&eg);
+	strbuf_release(&cut);
+	strbuf_release(&sizes);
 }
 
 /* The chunk, micro-batch and global chunk of the ops that name a step. */
@@ -621,9 +679,7 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 				    "cells: each (dp_rank, stage) cell has %d ranks; its lowest "
 				    "(tensor and context rank 0) is its worker\n",
 				    w->ranks_per_cell);
-		w->vpp = infer_vpp(&tab, L.step, L.t->pp, vpp > 0 ? vpp : 1, &w->notes);
-		if (!w->vpp)
-			w->vpp = vpp > 0 ? vpp : 1;
+		w->vpp = vpp > 0 ? vpp : 1;
 		label(&tab, L.step, L.t->pp, w->vpp);
 	} else {
 		w->ranks_per_cell = 1;

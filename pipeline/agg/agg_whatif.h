@@ -64,7 +64,7 @@ struct agg_whatif {
 	struct whatif_shape shape; /* AGG_WI_DONE */
 	struct whatif_result r;    /* AGG_WI_DONE */
 	struct strbuf notes;       /* the engine's notes (placeholders, meta)
-				    * and ppagg's (VPP, cells, clocks), one per
+				    * and ppagg's (cells, clocks), one per
 				    * line */
 	struct strbuf mw_ranks;    /* the M_W workers' ranks: "0, 8" */
 	struct agg_wi_step step;   /* AGG_WI_DONE: one step for the report */
@@ -76,7 +76,7 @@ struct agg_whatif {
 	const char *cell_ops;
 	bool kineto; /* some ops were derived from Kineto traces
 				    * (not read from an op-trace import) */
-	int vpp;     /* labelled the Kineto ops with; 0 = none */
+	int vpp;     /* labelled the Kineto ops with (agg_vpp_decide()); 0 = none */
 	/* The workers' clock offsets (Kineto ops, docs/whatif.md §4.1), and
 	 * whether the times were corrected by them. */
 	bool has_clock;
@@ -98,9 +98,9 @@ void agg_whatif_release(struct agg_whatif *w);
 int agg_whatif_topology(struct db *db, const int *iters, int n, struct topology *t);
 
 /* Analyses the ops of the n iterations its (the ranks ppagg loaded; t
- * indexed, or without a source) and stores the result. vpp is agg.vpp:
- * the Kineto ops' chunks are labelled with the VPP their schedule shows,
- * this one when it fits (or when the schedule tells nothing). Returns 0 —
+ * indexed, or without a source) and stores the result. vpp labels the
+ * Kineto ops' chunks: the one ppagg decided for the whole report
+ * (agg_vpp_decide()). Returns 0 —
  * also when there is nothing to analyse or the ops are incomplete
  * (w->state) — or PP_EDB with db_errmsg(db). */
 int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
