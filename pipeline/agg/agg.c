@@ -647,7 +647,8 @@ static int compute(struct run *R)
 static int whatif(struct run *R)
 {
 	struct agg_whatif *w = &R->whatif;
-	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, R->vpp.vpp, w);
+	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, R->vpp.vpp,
+				R->o->threshold, w);
 	if (rc)
 		return db_error(R, rc);
 	if (w->state == AGG_WI_INCOMPLETE || w->state == AGG_WI_REJECTED) {

@@ -148,6 +148,116 @@ static int pick_workers(const struct topology *t, const struct agg_iter *its, si
 	return most;
 }
 
+/* ---- the slow rank of a cell ------------------------------------------ */
+
+/* The ranks of a cell as ranges: "4-5", "0, 8", then ", ..." when out of room. */
+static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && rank[j] == rank[j - 1] + 1;)
+			j++;
+		size_t before = sb.len;
+		strbuf_addf(&sb, "%s%d", i ? ", " : "", rank[i]);
+		if (j - i > 1)
+			strbuf_addf(&sb, "-%d", rank[j - 1]);
+		if ((j < n && sb.len + 5 >= len) || sb.len >= len) {
+			sb.len = before;
+			sb.buf[before] = '\0';
+			strbuf_addstr(&sb, ", ...");
+			break;
+		}
+	}
+	snprintf(buf, len, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* w->cells from t: per (dp_rank, stage) cell, its ranks and the one whose
+ * own compute (forward + backward compute kernels, r->in.compute, summed
+ * over the iterations where every rank of the cell was analysed) is more
+ * than w->margin above the cell's lower median (docs/whatif.md §9.2). A
+ * slow tensor rank makes its partners wait inside the tensor-parallel
+ * collectives: their communication grows, its compute does. */
+static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
+			    const struct agg_iter *its, size_t n)
+{
+	int dp = 0, pp = t->pp;
+	for (int r = 0; r < t->nrank; r++)
+		if (t->stage_of[r] >= 0 && t->stage_of[r] < pp && t->model_of[r] >= dp)
+			dp = t->model_of[r] + 1;
+	if (!dp || pp < 1)
+		return;
+	size_t cells = (size_t)dp * (size_t)pp;
+	w->cells = xcalloc(cells, sizeof(*w->cells));
+	w->cell_dp = dp;
+	w->cell_pp = pp;
+	int *rank = xmalloc(((size_t)t->nrank + 1) * sizeof(int));
+	int64_t *sum = xmalloc(((size_t)t->nrank + 1) * sizeof(int64_t));
+	int64_t *med = xmalloc(((size_t)t->nrank + 1) * sizeof(int64_t));
+	for (size_t c = 0; c < cells; c++) {
+		struct agg_wi_cell *cell = &w->cells[c];
+		int k = 0;
+		for (int r = 0; r < t->nrank; r++) /* ascending */
+			if (t->stage_of[r] >= 0 && t->stage_of[r] < pp && t->model_of[r] >= 0 &&
+			    (size_t)t->model_of[r] * (size_t)pp + (size_t)t->stage_of[r] == c)
+				rank[k++] = r;
+		cell->nranks = k;
+		cell->slow = -1;
+		format_cell_ranks(cell->ranks, sizeof(cell->ranks), rank, k);
+		if (k < 2)
+			continue;
+		memset(sum, 0, (size_t)k * sizeof(*sum));
+		size_t used = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool all = true;
+			for (int j = 0; j < k && all; j++) {
+				const struct agg_rank *x = agg_iter_rank(&its[i], rank[j]);
+				all = x && x->in.ok;
+			}
+			for (int j = 0; j < k && all; j++)
+				sum[j] += agg_iter_rank(&its[i], rank[j])->in.compute;
+			used += all;
+		}
+		if (!used)
+			continue;
+		int top = 0;
+		for (int j = 0; j < k; j++) {
+			med[j] = sum[j];
+			top = sum[j] > sum[top] ? j : top; /* the lowest rank wins ties */
+		}
+		int64_t m = agg_lower_median(med, (size_t)k);
+		if (m > 0 && (double)sum[top] > (double)m * (1 + w->margin)) {
+			cell->slow = rank[top];
+			cell->excess = (double)sum[top] / (double)m - 1;
+		}
+	}
+	free(rank);
+	free(sum);
+	free(med);
+}
+
+const struct agg_wi_cell *agg_whatif_cell(const struct agg_whatif *w, int dp_rank, int stage)
+{
+	if (!w->cells || dp_rank < 0 || stage < 0 || dp_rank >= w->cell_dp || stage >= w->cell_pp)
+		return NULL;
+	const struct agg_wi_cell *c =
+		&w->cells[(size_t)dp_rank * (size_t)w->cell_pp + (size_t)stage];
+	return c->nranks > 1 ? c : NULL;
+}
+
+void agg_whatif_worker_name(const struct agg_whatif *w, const struct wi_worker *wk,
+			    struct strbuf *sb)
+{
+	const struct agg_wi_cell *c = agg_whatif_cell(w, wk->dp_rank, wk->stage);
+	if (!c)
+		strbuf_addf(sb, "rank %d (dp %d, stage %d)", (int)wk->rank, wk->dp_rank, wk->stage);
+	else if (c->slow >= 0)
+		strbuf_addf(sb, "dp %d / stage %d (rank %d of ranks %s is the slow one)",
+			    wk->dp_rank, wk->stage, c->slow, c->ranks);
+	else
+		strbuf_addf(sb, "dp %d / stage %d (ranks %s)", wk->dp_rank, wk->stage, c->ranks);
+}
+
 /* ---- VPP and the labels of Kineto ops -------------------------------- */
 
 /* Forward computes before the first backward one on stage s of a pipeline
@@ -501,7 +611,11 @@ static int store(struct db *db, const struct topology *t, const struct agg_iter 
 				.s_dp = x->s_dp,
 				.s_pp = x->s_pp,
 				.slowdown = x->s_w,
+				.slow_rank = -1,
 			}; /* an op trace has no clock to correct */
+			const struct agg_wi_cell *c = agg_whatif_cell(w, x->dp_rank, x->stage);
+			if (c)
+				wk.slow_rank = c->slow;
 			wk.has_clock_offset = worker_offset(w, x, &wk.clock_offset_ns);
 			rc = db_agg_add_whatif_worker(wr, &wk);
 		}
@@ -582,6 +696,7 @@ void agg_whatif_release(struct agg_whatif *w)
 	strbuf_release(&w->notes);
 	strbuf_release(&w->mw_ranks);
 	free(w->step.op);
+	free(w->cells);
 	agg_whatif_init(w);
 }
 
@@ -646,7 +761,7 @@ static void analyse(struct agg_whatif *w, struct wi_table *tab, bool kineto)
 }
 
 int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
-		   int vpp, struct agg_whatif *w)
+		   int vpp, double margin, struct agg_whatif *w)
 {
 	struct wi_table tab;
 	struct load L = { .t = t && t->nrank ? t : NULL, .unplaced_rank = -1 };
@@ -674,11 +789,14 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 	w->kineto = L.kineto;
 	if (L.kineto) {
 		w->cell_ops = "lowest rank of each (dp_rank, stage) cell";
-		if (w->ranks_per_cell > 1)
+		if (w->ranks_per_cell > 1) {
 			strbuf_addf(&w->notes,
 				    "cells: each (dp_rank, stage) cell has %d ranks; its lowest "
 				    "(tensor and context rank 0) is its worker\n",
 				    w->ranks_per_cell);
+			w->margin = margin;
+			name_slow_ranks(w, L.t, its, n);
+		}
 		w->vpp = vpp > 0 ? vpp : 1;
 		label(&tab, L.step, L.t->pp, w->vpp);
 	} else {
@@ -732,9 +850,10 @@ void agg_whatif_headline(const struct agg_whatif *w, struct strbuf *sb)
 	}
 	strbuf_addf(sb, ", verdict %s, M_W %.3f (%zu worker%s), M_S %.3f; top workers:",
 		    wi_verdict_name(r->verdict), r->m_w, r->n_mw, r->n_mw == 1 ? "" : "s", r->m_s);
-	for (size_t i = 0; i < r->nworkers && i < 3; i++)
-		strbuf_addf(sb, "%s rank %d (dp %d, stage %d) %.3f", i ? "," : "",
-			    (int)r->workers[i].rank, r->workers[i].dp_rank, r->workers[i].stage,
-			    r->workers[i].s_w);
+	for (size_t i = 0; i < r->nworkers && i < 3; i++) {
+		strbuf_addstr(sb, i ? ", " : " ");
+		agg_whatif_worker_name(w, &r->workers[i], sb);
+		strbuf_addf(sb, " %.3f", r->workers[i].s_w);
+	}
 	strbuf_addf(sb, " (%zu ops in %.2f s)", w->nops, w->seconds);
 }

@@ -46,6 +46,8 @@ ops_view vpp1 >vpp1.again.csv
 ok_if "... and the ops view is still .truth/ops.csv" diff vpp1.again.csv vpp1/.truth/ops.csv
 is "a cell of TP 2 x CP 2 ranks: its lowest is the worker" "4|lowest rank of each (dp_rank, stage) cell" \
 	"$(sql vpp3/pptrace.db "SELECT ranks_per_cell, cell_ops FROM whatif")"
+is "... no rank of this even job stands out in its cell" "4|0" \
+	"$(sql vpp3/pptrace.db "SELECT count(*), count(slow_rank) FROM whatif_workers")"
 is "... the workers are those ranks" "0 4 8 12" \
 	"$(sql vpp3/pptrace.db "SELECT group_concat(rank, ' ') FROM
 		(SELECT rank FROM whatif_workers ORDER BY rank)")"
