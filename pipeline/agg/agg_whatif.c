@@ -172,6 +172,14 @@ static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
 	strbuf_release(&sb);
 }
 
+/* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
+static long cell_of(const struct topology *t, int r)
+{
+	if (t->stage_of[r] < 0 || t->stage_of[r] >= t->pp || t->model_of[r] < 0)
+		return -1;
+	return (long)t->model_of[r] * t->pp + t->stage_of[r];
+}
+
 /* w->cells from t: per (dp_rank, stage) cell, its ranks and the one whose
  * own compute (forward + backward compute kernels, r->in.compute, summed
  * over the iterations where every rank of the cell was analysed) is more
@@ -183,7 +191,7 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 {
 	int dp = 0, pp = t->pp;
 	for (int r = 0; r < t->nrank; r++)
-		if (t->stage_of[r] >= 0 && t->stage_of[r] < pp && t->model_of[r] >= dp)
+		if (cell_of(t, r) >= 0 && t->model_of[r] >= dp)
 			dp = t->model_of[r] + 1;
 	if (!dp || pp < 1)
 		return;
@@ -191,16 +199,26 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 	w->cells = xcalloc(cells, sizeof(*w->cells));
 	w->cell_dp = dp;
 	w->cell_pp = pp;
-	int *rank = xmalloc(((size_t)t->nrank + 1) * sizeof(int));
+	/* the ranks of cell c, ascending: order[first[c] .. first[c + 1]) */
+	int *first = xcalloc(cells + 1, sizeof(int));
+	int *fill = xmalloc(cells * sizeof(int));
+	int *order = xmalloc(((size_t)t->nrank + 1) * sizeof(int));
 	int64_t *sum = xmalloc(((size_t)t->nrank + 1) * sizeof(int64_t));
 	int64_t *med = xmalloc(((size_t)t->nrank + 1) * sizeof(int64_t));
+	for (int r = 0; r < t->nrank; r++)
+		if (cell_of(t, r) >= 0)
+			first[cell_of(t, r) + 1]++;
+	for (size_t c = 0; c < cells; c++)
+		first[c + 1] += first[c];
+	memcpy(fill, first, cells * sizeof(int));
+	for (int r = 0; r < t->nrank; r++)
+		if (cell_of(t, r) >= 0)
+			order[fill[cell_of(t, r)]++] = r;
+	free(fill);
 	for (size_t c = 0; c < cells; c++) {
 		struct agg_wi_cell *cell = &w->cells[c];
-		int k = 0;
-		for (int r = 0; r < t->nrank; r++) /* ascending */
-			if (t->stage_of[r] >= 0 && t->stage_of[r] < pp && t->model_of[r] >= 0 &&
-			    (size_t)t->model_of[r] * (size_t)pp + (size_t)t->stage_of[r] == c)
-				rank[k++] = r;
+		const int *rank = order + first[c];
+		int k = first[c + 1] - first[c];
 		cell->nranks = k;
 		cell->slow = -1;
 		format_cell_ranks(cell->ranks, sizeof(cell->ranks), rank, k);
@@ -231,7 +249,8 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 			cell->excess = (double)sum[top] / (double)m - 1;
 		}
 	}
-	free(rank);
+	free(first);
+	free(order);
 	free(sum);
 	free(med);
 }
