@@ -514,7 +514,7 @@ static const char *const write_sql[W_COUNT] = {
 	" ?17, ?18, ?19)",
 	"INSERT INTO agg_whatif_optype(optype, slowdown) VALUES(?1, ?2)",
 	"INSERT INTO agg_whatif_worker(rank, dp_rank, stage, s_dp, s_pp, slowdown,"
-	" clock_offset_ns) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	" clock_offset_ns, slow_rank) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	"INSERT INTO agg_whatif_step(iteration, t_ns, t_ideal_ns, slowdown)"
 	" VALUES(?1, ?2, ?3, ?4)",
 	"COMMIT",
@@ -693,6 +693,7 @@ int db_agg_add_whatif_worker(struct db_agg_writer *w, const struct db_agg_whatif
 	bind_real(s, 5, r->s_pp);
 	bind_real(s, 6, r->slowdown);
 	bind_opt(s, 7, r->has_clock_offset, r->clock_offset_ns);
+	bind_opt(s, 8, r->slow_rank >= 0, r->slow_rank);
 	return run(w, W_INS_WI_WORKER, "cannot write whatif_workers");
 }
 

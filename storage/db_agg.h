@@ -206,6 +206,8 @@ struct db_agg_whatif_worker {
 	double s_dp, s_pp, slowdown;
 	bool has_clock_offset;
 	int64_t clock_offset_ns;
+	int64_t slow_rank; /* the rank of the worker's cell whose own compute
+			    * stands out; -1 = NULL (one rank, or none does) */
 };
 int db_agg_clear_whatif(struct db_agg_writer *w);
 int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r);

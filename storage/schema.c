@@ -294,7 +294,7 @@ static const struct schema_stmt schema[] = {
 	TABLE("CREATE TABLE IF NOT EXISTS agg_whatif_worker("
 	      " rank INTEGER PRIMARY KEY, dp_rank INTEGER NOT NULL,"
 	      " stage INTEGER NOT NULL, s_dp REAL, s_pp REAL, slowdown REAL,"
-	      " clock_offset_ns INTEGER)"),
+	      " clock_offset_ns INTEGER, slow_rank INTEGER)"),
 	TABLE("CREATE TABLE IF NOT EXISTS agg_whatif_step("
 	      " iteration INTEGER PRIMARY KEY, t_ns INTEGER, t_ideal_ns INTEGER,"
 	      " slowdown REAL)"),
@@ -307,8 +307,8 @@ static const struct schema_stmt schema[] = {
 	VIEW("whatif_optypes", "SELECT optype, slowdown FROM agg_whatif_optype"
 			       " ORDER BY slowdown DESC, optype"),
 	VIEW("whatif_workers", "SELECT"
-			       " rank, dp_rank, stage, s_dp, s_pp, slowdown, clock_offset_ns"
-			       " FROM agg_whatif_worker"
+			       " rank, dp_rank, stage, s_dp, s_pp, slowdown, clock_offset_ns,"
+			       " slow_rank FROM agg_whatif_worker"
 			       " ORDER BY slowdown IS NULL, slowdown DESC, rank"),
 	VIEW("whatif_steps", "SELECT iteration, t_ns, t_ideal_ns, slowdown FROM agg_whatif_step"
 			     " ORDER BY iteration"),
@@ -361,7 +361,9 @@ static const struct schema_stmt schema[] = {
  *           pipeline size and VPP per rank, the what-if's cell rule, VPP,
  *           clock error and notes. Files older than 4 have none of these
  *           tables yet (schema[] creates them whole): a step with a table
- *           runs only when the table exists. */
+ *           runs only when the table exists.
+ *   5 -> 6: the slow rank of a what-if worker's cell (TP/CP > 1:
+ *           agg_whatif_worker.slow_rank). */
 static const struct migration {
 	int from;
 	const char *table; /* run only when it exists; NULL = always */
@@ -380,6 +382,7 @@ static const struct migration {
 	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN vpp INTEGER" },
 	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN clock_error_ns INTEGER" },
 	{ 4, "agg_whatif", "ALTER TABLE agg_whatif ADD COLUMN notes TEXT" },
+	{ 5, "agg_whatif_worker", "ALTER TABLE agg_whatif_worker ADD COLUMN slow_rank INTEGER" },
 };
 
 /* The code tables, rewritten from model/rank_result.h on every version
@@ -391,8 +394,8 @@ static const char *const code_sql[] = {
 };
 
 /* A literal (SQL is never formatted); keep it equal to SCHEMA_VERSION. */
-#define SET_VERSION_SQL "PRAGMA user_version = 5"
-_Static_assert(SCHEMA_VERSION == 5, "update SET_VERSION_SQL with SCHEMA_VERSION");
+#define SET_VERSION_SQL "PRAGMA user_version = 6"
+_Static_assert(SCHEMA_VERSION == 6, "update SET_VERSION_SQL with SCHEMA_VERSION");
 
 int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {

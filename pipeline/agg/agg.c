@@ -2,7 +2,8 @@
  * store the metrics, write charts, CSVs and the report, render.
  *
  *   open db → iterations → load them → topology (file → sizes → inferred
- *   → none) → per iteration: agg_compute, report
+ *   → none) → the VPP, once (agg.vpp, or the schedule's when it fits only
+ *   another: agg_vpp_decide()) → per iteration: labels, agg_compute, report
  *   → one transaction rewriting pp_groups/pipelines/stragglers rows
  *   → the what-if analysis of the iterations' ops (agg_whatif.c)
  *   → per iteration: load blocks, overview (grid, worst and flagged ranks),
@@ -29,6 +30,7 @@
 #include "model/rank_result.h"
 #include "storage/db.h"
 #include "topology.h"
+#include "util/config.h"
 #include "util/pp.h"
 #include "util/safefile.h"
 
@@ -41,7 +43,8 @@ struct run {
 	int niters;
 	struct agg_iter *its;
 	struct agg_jobs jobs;
-	int partial; /* inputs missing, failed or conflicting */
+	int partial;        /* inputs missing, failed or conflicting */
+	struct agg_vpp vpp; /* the VPP every part uses (agg_vpp_decide()) */
 	struct agg_whatif whatif;
 };
 
@@ -591,11 +594,30 @@ static void check_global_batch(const struct run *R, const struct agg_iter *it, i
 		     it->iteration, m, t->global_batch, t->dp);
 }
 
+/* The VPP of the job, decided once from agg.vpp and the schedule
+ * (docs/ppagg.md "VPP"); a warning when the two disagree. */
+static void decide_vpp(struct run *R)
+{
+	struct agg_vpp *v = &R->vpp;
+	agg_vpp_decide(R->its, (size_t)R->niters, R->topo.source != TOPO_SRC_NONE ? &R->topo : NULL,
+		       R->o->vpp > 0 ? R->o->vpp : 1, v);
+	const char *dflt = config_get(R->o->config, "agg.vpp") ? "" : " (not set: the default)";
+	if (v->from == AGG_VPP_SCHEDULE)
+		warn("vpp: agg.vpp = %d%s overridden by the schedule's vpp %d: %s; step labels, ideal "
+		     "pipelines and the what-if use %d",
+		     v->cfg, dflt, v->vpp, v->why.buf, v->vpp);
+	else if (v->from == AGG_VPP_AMBIGUOUS || v->from == AGG_VPP_NO_FIT)
+		warn("vpp: the schedule does not settle the virtual pipeline size: %s; agg.vpp = "
+		     "%d%s is used everywhere",
+		     v->why.buf, v->cfg, dflt);
+}
+
 /* Labels, computes and reports every iteration, then stores ppagg's rows. */
 static int compute(struct run *R)
 {
 	const struct agg_opts *o = R->o;
-	struct agg_params params = { o->threshold, o->vpp > 0 ? o->vpp : 1 };
+	decide_vpp(R);
+	struct agg_params params = { o->threshold, R->vpp.vpp };
 	int rc;
 	for (int i = 0; i < R->niters; i++) {
 		struct agg_iter *it = &R->its[i];
@@ -625,7 +647,8 @@ static int compute(struct run *R)
 static int whatif(struct run *R)
 {
 	struct agg_whatif *w = &R->whatif;
-	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, R->o->vpp, w);
+	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, R->vpp.vpp, R->vpp.rule,
+				R->o->threshold, w);
 	if (rc)
 		return db_error(R, rc);
 	if (w->state == AGG_WI_INCOMPLETE || w->state == AGG_WI_REJECTED) {
@@ -687,7 +710,7 @@ static void summary(struct run *R, int64_t t0, int64_t t_agg, int64_t t_files, d
 
 int agg_run(const struct agg_opts *o)
 {
-	struct run R = { .o = o };
+	struct run R = { .o = o, .vpp = { .why = STRBUF_INIT } };
 	int exit_code = PP_EXIT_FATAL, nfail_render = 0;
 	double render_ms = 0;
 	int64_t t0 = pp_now_ns();
@@ -704,7 +727,7 @@ int agg_run(const struct agg_opts *o)
 		nfail_render = agg_render(&R.jobs, o->processes, &render_ms, o->quiet);
 	struct agg_opts shown = *o;
 	shown.db = R.db_path;
-	if (agg_html_write(R.out, &shown, &R.topo, R.its, (size_t)R.niters, &R.whatif))
+	if (agg_html_write(R.out, &shown, &R.topo, &R.vpp, R.its, (size_t)R.niters, &R.whatif))
 		goto out;
 	summary(&R, t0, t_agg, t_files, render_ms);
 	exit_code = R.partial || nfail_render ? PP_EXIT_PARTIAL : PP_EXIT_OK;
@@ -716,6 +739,7 @@ out:
 	free(R.iters);
 	topo_release(&R.topo);
 	agg_whatif_release(&R.whatif);
+	strbuf_release(&R.vpp.why);
 	db_close(R.db);
 	agg_jobs_release(&R.jobs);
 	free(R.base);

@@ -633,8 +633,34 @@ static int write_page(const char *out, const char *name, const struct strbuf *h)
 	return rc;
 }
 
+/* The VPP ppagg used and what it rests on (docs/ppagg.md "VPP"). */
+static void vpp_line(struct strbuf *h, const struct agg_vpp *v)
+{
+	switch (v->from) {
+	case AGG_VPP_UNTOLD:
+		strbuf_addf(h, ". VPP %d (agg.vpp; the schedule does not tell: ", v->vpp);
+		break;
+	case AGG_VPP_CONFIRMED: strbuf_addf(h, ". VPP %d (agg.vpp; ", v->vpp); break;
+	case AGG_VPP_SCHEDULE:
+		strbuf_addf(h,
+			    ". <b>VPP %d, read off the schedule: agg.vpp = %d "
+			    "overridden</b> (",
+			    v->vpp, v->cfg);
+		break;
+	case AGG_VPP_AMBIGUOUS:
+	case AGG_VPP_NO_FIT:
+		strbuf_addf(h,
+			    ". <b>VPP %d (agg.vpp): the schedule does not settle "
+			    "it</b> (",
+			    v->vpp);
+		break;
+	}
+	agg_html_escape(h, v->why.buf);
+	strbuf_addstr(h, ")");
+}
+
 static void index_header(struct strbuf *h, const struct agg_opts *o, const struct topology *t,
-			 const struct agg_iter *its, size_t n)
+			 const struct agg_vpp *vpp, const struct agg_iter *its, size_t n)
 {
 	strbuf_addstr(h, "<h1>pptrace: pipeline report</h1>\n<nav>");
 	for (size_t i = 0; i < n; i++)
@@ -655,6 +681,7 @@ static void index_header(struct strbuf *h, const struct agg_opts *o, const struc
 			    t->dp, t->cp, t->ep, t->world);
 		if (t->global_batch)
 			strbuf_addf(h, ", global batch size %d", t->global_batch);
+		vpp_line(h, vpp);
 	}
 	strbuf_addf(h,
 		    ". Times in ms; bubble = group window minus the rank's GPU time outside "
@@ -669,7 +696,8 @@ static void index_header(struct strbuf *h, const struct agg_opts *o, const struc
 }
 
 int agg_html_write(const char *out, const struct agg_opts *o, const struct topology *t,
-		   const struct agg_iter *its, size_t n, const struct agg_whatif *w)
+		   const struct agg_vpp *vpp, const struct agg_iter *its, size_t n,
+		   const struct agg_whatif *w)
 {
 	struct strbuf h = STRBUF_INIT;
 	char name[64], title[64];
@@ -686,7 +714,7 @@ int agg_html_write(const char *out, const struct agg_opts *o, const struct topol
 	if (!rc) {
 		strbuf_reset(&h);
 		page_begin(&h, "pptrace report");
-		index_header(&h, o, t, its, n);
+		index_header(&h, o, t, vpp, its, n);
 		agg_whatif_html(&h, out, w);
 		comparison(&h, its, n);
 		for (size_t i = 0; i < n; i++)

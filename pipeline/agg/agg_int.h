@@ -222,6 +222,37 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 int agg_chart_overview(const char *dir, const struct agg_iter *it, const struct agg_chart_opts *co,
 		       struct agg_jobs *jobs);
 
+/* ---- the virtual pipeline size (agg_whatif.c, next to Megatron's warm-up
+ * count it rests on) ---- */
+
+/* Where the VPP that labels the steps, sizes the ideal pipeline and labels
+ * the what-if's ops comes from (docs/ppagg.md "VPP"). */
+enum agg_vpp_from {
+	AGG_VPP_UNTOLD,    /* agg.vpp: no rank ran both forward and backward steps */
+	AGG_VPP_CONFIRMED, /* agg.vpp, and the schedule fits it */
+	AGG_VPP_SCHEDULE,  /* the one size the schedule fits: agg.vpp overridden */
+	AGG_VPP_AMBIGUOUS, /* agg.vpp: the schedule fits several sizes, not it */
+	AGG_VPP_NO_FIT     /* agg.vpp: the schedule fits no size (ranks disagree) */
+};
+struct agg_vpp {
+	int vpp; /* the one ppagg uses everywhere */
+	int cfg; /* agg.vpp */
+	enum agg_vpp_from from;
+	struct strbuf why; /* the evidence, one line without a final newline */
+	/* Which of Megatron's warm-up rules vpp fits when only one does (they
+	 * differ only when m = P: docs/whatif.md §9.1), else NULL. */
+	const char *rule;
+};
+
+/* Decides v from the fwd/bwd steps of every rank of its[0..n) that the
+ * topology t (indexed) places on a stage: for each, the forward steps that
+ * start before its first backward must be Megatron's warm-up plus one for
+ * its stage (docs/ppagg.md "VPP"). The schedule wins when exactly one size
+ * of 1-64 fits every rank; cfg (agg.vpp, >= 1) is kept otherwise.
+ * Release v->why with strbuf_release(). */
+void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology *t, int cfg,
+		    struct agg_vpp *v);
+
 /* ---- the what-if in the report (agg_whatif_report.c) ---- */
 struct agg_whatif;
 /* <out>/whatif/: sw.gp (S_w heatmap), step.gp (one step, measured and
@@ -238,7 +269,8 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
  * and iteration_<N>.html (its pipelines, group charts, ranks and rank
  * charts). */
 int agg_html_write(const char *out, const struct agg_opts *o, const struct topology *t,
-		   const struct agg_iter *its, size_t n, const struct agg_whatif *w);
+		   const struct agg_vpp *vpp, const struct agg_iter *its, size_t n,
+		   const struct agg_whatif *w);
 /* Appends s to sb with &<>"' escaped. */
 void agg_html_escape(struct strbuf *sb, const char *s);
 /* Appends a <figure> for the chart whose files are out/<rel>.{png,svg,gp}:

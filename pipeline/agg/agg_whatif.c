@@ -2,9 +2,10 @@
  *
  *   the workers: each (dp_rank, stage) cell of the topology is its lowest
  *   rank (docs/whatif.md §9.1) → ops of the aggregated traces
- *   (storage/db_agg.h) → a wi_table, each trace on its worker → VPP from
- *   the schedule, the chunk and micro-batch labels of the ops derived from
- *   Kineto traces → the grid check → the op-trace imports' meta and op
+ *   (storage/db_agg.h) → a wi_table, each trace on its worker → the chunk
+ *   and micro-batch labels of the ops derived from Kineto traces, with the
+ *   VPP ppagg decided (agg_vpp_decide(), below, from the ranks' steps) →
+ *   the grid check → the op-trace imports' meta and op
  *   type order → whatif_new → the clock offsets from the ops that end
  *   together, the times corrected, whatif_new again (Kineto ops only) →
  *   whatif_run → one transaction: ppagg's topology and the what-if rows,
@@ -149,6 +150,135 @@ static int pick_workers(const struct topology *t, const struct agg_iter *its, si
 	return most;
 }
 
+/* ---- the slow rank of a cell ------------------------------------------ */
+
+/* The ranks of a cell as ranges: "4-5", "0, 8", then ", ..." when out of room. */
+static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && rank[j] == rank[j - 1] + 1;)
+			j++;
+		size_t before = sb.len;
+		strbuf_addf(&sb, "%s%d", i ? ", " : "", rank[i]);
+		if (j - i > 1)
+			strbuf_addf(&sb, "-%d", rank[j - 1]);
+		if ((j < n && sb.len + 5 >= len) || sb.len >= len) {
+			sb.len = before;
+			sb.buf[before] = '\0';
+			strbuf_addstr(&sb, ", ...");
+			break;
+		}
+	}
+	snprintf(buf, len, "%s", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
+static long cell_of(const struct topology *t, int r)
+{
+	if (t->stage_of[r] < 0 || t->stage_of[r] >= t->pp || t->model_of[r] < 0)
+		return -1;
+	return (long)t->model_of[r] * t->pp + t->stage_of[r];
+}
+
+/* w->cells from t: per (dp_rank, stage) cell, its ranks and the one whose
+ * own compute (forward + backward compute kernels, r->in.compute, summed
+ * over the iterations where every rank of the cell was analysed) is more
+ * than w->margin above the cell's lower median (docs/whatif.md §9.2). A
+ * slow tensor rank makes its partners wait inside the tensor-parallel
+ * collectives: their communication grows, its compute does. */
+static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
+			    const struct agg_iter *its, size_t n)
+{
+	int dp = 0, pp = t->pp;
+	for (int r = 0; r < t->nrank; r++)
+		if (cell_of(t, r) >= 0 && t->model_of[r] >= dp)
+			dp = t->model_of[r] + 1;
+	if (!dp || pp < 1)
+		return;
+	size_t cells = (size_t)dp * (size_t)pp;
+	w->cells = xcalloc(cells, sizeof(*w->cells));
+	w->cell_dp = dp;
+	w->cell_pp = pp;
+	/* the ranks of cell c, ascending: order[first[c] .. first[c + 1]) */
+	int *first = xcalloc(cells + 1, sizeof(int));
+	int *fill = xmalloc(cells * sizeof(int));
+	int *order = xmalloc(((size_t)t->nrank + 1) * sizeof(int));
+	int64_t *sum = xmalloc(((size_t)t->nrank + 1) * sizeof(int64_t));
+	int64_t *med = xmalloc(((size_t)t->nrank + 1) * sizeof(int64_t));
+	for (int r = 0; r < t->nrank; r++)
+		if (cell_of(t, r) >= 0)
+			first[cell_of(t, r) + 1]++;
+	for (size_t c = 0; c < cells; c++)
+		first[c + 1] += first[c];
+	memcpy(fill, first, cells * sizeof(int));
+	for (int r = 0; r < t->nrank; r++)
+		if (cell_of(t, r) >= 0)
+			order[fill[cell_of(t, r)]++] = r;
+	free(fill);
+	for (size_t c = 0; c < cells; c++) {
+		struct agg_wi_cell *cell = &w->cells[c];
+		const int *rank = order + first[c];
+		int k = first[c + 1] - first[c];
+		cell->nranks = k;
+		cell->slow = -1;
+		format_cell_ranks(cell->ranks, sizeof(cell->ranks), rank, k);
+		if (k < 2)
+			continue;
+		memset(sum, 0, (size_t)k * sizeof(*sum));
+		size_t used = 0;
+		for (size_t i = 0; i < n; i++) {
+			bool all = true;
+			for (int j = 0; j < k && all; j++) {
+				const struct agg_rank *x = agg_iter_rank(&its[i], rank[j]);
+				all = x && x->in.ok;
+			}
+			for (int j = 0; j < k && all; j++)
+				sum[j] += agg_iter_rank(&its[i], rank[j])->in.compute;
+			used += all;
+		}
+		if (!used)
+			continue;
+		int top = 0;
+		for (int j = 0; j < k; j++) {
+			med[j] = sum[j];
+			top = sum[j] > sum[top] ? j : top; /* the lowest rank wins ties */
+		}
+		int64_t m = agg_lower_median(med, (size_t)k);
+		if (m > 0 && (double)sum[top] > (double)m * (1 + w->margin)) {
+			cell->slow = rank[top];
+			cell->excess = (double)sum[top] / (double)m - 1;
+		}
+	}
+	free(first);
+	free(order);
+	free(sum);
+	free(med);
+}
+
+const struct agg_wi_cell *agg_whatif_cell(const struct agg_whatif *w, int dp_rank, int stage)
+{
+	if (!w->cells || dp_rank < 0 || stage < 0 || dp_rank >= w->cell_dp || stage >= w->cell_pp)
+		return NULL;
+	const struct agg_wi_cell *c =
+		&w->cells[(size_t)dp_rank * (size_t)w->cell_pp + (size_t)stage];
+	return c->nranks > 1 ? c : NULL;
+}
+
+void agg_whatif_worker_name(const struct agg_whatif *w, const struct wi_worker *wk,
+			    struct strbuf *sb)
+{
+	const struct agg_wi_cell *c = agg_whatif_cell(w, wk->dp_rank, wk->stage);
+	if (!c)
+		strbuf_addf(sb, "rank %d (dp %d, stage %d)", (int)wk->rank, wk->dp_rank, wk->stage);
+	else if (c->slow >= 0)
+		strbuf_addf(sb, "dp %d / stage %d (rank %d of ranks %s is the slow one)",
+			    wk->dp_rank, wk->stage, c->slow, c->ranks);
+	else
+		strbuf_addf(sb, "dp %d / stage %d (ranks %s)", wk->dp_rank, wk->stage, c->ranks);
+}
+
 /* ---- VPP and the labels of Kineto ops -------------------------------- */
 
 /* Forward computes before the first backward one on stage s of a pipeline
@@ -174,74 +304,133 @@ static int64_t forwards_first(int P, int s, int64_t F, int vpp, enum sched_rule 
 
 #define VPP_MAX 64
 
-/* The VPP of the job from its Kineto-derived ops: the sizes under which
- * every trace's count of forwards before its first backward is Megatron's
- * (forwards_first()), under one of Megatron's two warm-up rules for the
- * whole job (they differ only when m = P: docs/whatif.md §9.1); cfg when it
- * is one of them, else the smallest. Explains in note when it did not find
- * exactly cfg, and which Megatron the schedule is when only one rule fits.
- * Returns 0 when no trace tells (no Kineto ops, or none with both
- * directions). */
-static int infer_vpp(const struct wi_table *tab, const int32_t *step, int P, int cfg,
-		     struct strbuf *note)
+/* A rank's forward steps (with times) and how many of them start before
+ * its first backward step; false when it has no step of either. */
+static bool warmup_count(const struct agg_rank *r, int64_t *F, int64_t *c)
 {
-	bool fits[2][VPP_MAX + 1];
-	bool told = false;
-	if (P < 1)
-		return 0;
-	for (int v = 1; v <= VPP_MAX; v++)
-		fits[SCHED_CORE][v] = fits[SCHED_LEGACY][v] = true;
-	for (size_t i = 0, j; i < tab->n; i = j) {
-		int64_t F = 0, first_bwd = INT64_MAX, c = 0;
-		bool labelled = false;
-		for (j = i; j < tab->n && tab->ops[j].rank == tab->ops[i].rank &&
-			    tab->ops[j].step == tab->ops[i].step;
-		     j++) {
-			labelled |= step[j] >= 0;
-			if (tab->ops[j].optype == OP_BWD_COMPUTE &&
-			    tab->ops[j].start_ns < first_bwd)
-				first_bwd = tab->ops[j].start_ns;
-			F += tab->ops[j].optype == OP_FWD_COMPUTE;
-		}
-		if (!labelled || !F || first_bwd == INT64_MAX)
+	int64_t first_bwd = INT64_MAX;
+	*F = *c = 0;
+	for (size_t j = 0; j < r->nsteps; j++) {
+		const struct agg_step *s = &r->steps[j];
+		if (s->has_kernels && s->phase == RR_BWD && s->s < first_bwd)
+			first_bwd = s->s;
+		*F += s->has_kernels && s->phase == RR_FWD;
+	}
+	if (!*F || first_bwd == INT64_MAX)
+		return false;
+	for (size_t j = 0; j < r->nsteps; j++)
+		*c += r->steps[j].has_kernels && r->steps[j].phase == RR_FWD &&
+		      r->steps[j].s < first_bwd;
+	return true;
+}
+
+/* "2", "2, 4" or "1, 2, 4, ..." for the sizes that fit. */
+static void add_sizes(struct strbuf *sb, const bool *fits)
+{
+	int k = 0;
+	for (int v = 1; v <= VPP_MAX; v++) {
+		if (!fits[v])
 			continue;
-		for (size_t k = i; k < j; k++)
-			c += tab->ops[k].optype == OP_FWD_COMPUTE &&
-			     tab->ops[k].start_ns < first_bwd;
-		told = true;
-		for (int v = 1; v <= VPP_MAX; v++)
-			for (int r = SCHED_CORE; r <= SCHED_LEGACY; r++)
-				fits[r][v] &= forwards_first(P, tab->ops[i].stage, F, v, r) == c;
+		if (k++ == 3) {
+			strbuf_addstr(sb, ", ...");
+			break;
+		}
+		strbuf_addf(sb, "%s%d", k > 1 ? ", " : "", v);
 	}
-	if (!told)
-		return 0;
-	int got = 0;
-	for (int v = VPP_MAX; v >= 1; v--)
-		if (fits[SCHED_CORE][v] || fits[SCHED_LEGACY][v])
-			got = v;
-	if (cfg >= 1 && cfg <= VPP_MAX && (fits[SCHED_CORE][cfg] || fits[SCHED_LEGACY][cfg])) {
-		got = cfg;
-	} else if (!got) {
-		strbuf_addf(note,
-			    "vpp: the schedule fits no virtual pipeline size (forwards before the "
-			    "first backward): labelled with agg.vpp = %d\n",
+}
+
+void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology *t, int cfg,
+		    struct agg_vpp *v)
+{
+	/* fits[rule][size]: the size fits every rank so far under that one of
+	 * Megatron's warm-up rules, taken for the whole job (they differ only
+	 * when m = P: docs/whatif.md §9.1); a size fits under either. */
+	bool fitr[2][VPP_MAX + 1], fits[VPP_MAX + 1], any = false;
+	int ranks = 0, stages = 0, P = t ? t->pp : 0;
+	struct strbuf eg = STRBUF_INIT, cut = STRBUF_INIT, sizes = STRBUF_INIT;
+	uint8_t *seen = xcalloc((size_t)(P > 0 ? P : 1), 1);
+	v->cfg = v->vpp = cfg;
+	v->from = AGG_VPP_UNTOLD;
+	v->rule = NULL;
+	strbuf_reset(&v->why);
+	for (int k = 1; k <= VPP_MAX; k++)
+		fits[k] = fitr[SCHED_CORE][k] = fitr[SCHED_LEGACY][k] = true;
+	for (size_t i = 0; i < n && P >= 1; i++)
+		for (size_t k = 0; k < its[i].nranks; k++) {
+			const struct agg_rank *r = &its[i].ranks[k];
+			int rank = r->in.rank, st;
+			int64_t F, c;
+			if (!r->in.ok || rank < 0 || rank >= t->nrank ||
+			    (st = t->stage_of[rank]) < 0 || st >= P || !warmup_count(r, &F, &c))
+				continue;
+			bool had = false, has = false;
+			for (int x = 1; x <= VPP_MAX; x++) {
+				had |= fits[x];
+				for (int u = SCHED_CORE; u <= SCHED_LEGACY; u++)
+					fitr[u][x] &= forwards_first(P, st, F, x, u) == c;
+				fits[x] = fitr[SCHED_CORE][x] || fitr[SCHED_LEGACY][x];
+				has |= fits[x];
+			}
+			if (!any)
+				strbuf_addf(&eg, "rank %d, stage %d: %lld of %lld forward steps",
+					    rank, st, (long long)c, (long long)F);
+			if (had && !has)
+				strbuf_addf(&cut, "rank %d, stage %d, iteration %d: %lld of %lld",
+					    rank, st, its[i].iteration, (long long)c, (long long)F);
+			any = true;
+			ranks++;
+			stages += !seen[st];
+			seen[st] = 1;
+		}
+	free(seen);
+	int got = 0, nfit = 0;
+	for (int x = 1; x <= VPP_MAX; x++)
+		if (fits[x]) {
+			got = got ? got : x;
+			nfit++;
+		}
+	add_sizes(&sizes, fits);
+	if (!any) {
+		strbuf_addstr(&v->why, P >= 1 ? "no rank ran both forward and backward steps"
+					      : "no topology");
+	} else if (cfg >= 1 && cfg <= VPP_MAX && fits[cfg]) {
+		v->from = AGG_VPP_CONFIRMED;
+		strbuf_addf(&v->why,
+			    "the forward steps before the first backward fit it on %d rank%s "
+			    "(%d stage%s)",
+			    ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s");
+	} else if (nfit == 1) {
+		v->from = AGG_VPP_SCHEDULE;
+		v->vpp = got;
+		strbuf_addf(&v->why,
+			    "the forward steps before the first backward fit vpp %d only, on "
+			    "all %d rank%s (%d stage%s; e.g. %s)",
+			    got, ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s",
+			    eg.buf);
+	} else if (nfit) {
+		v->from = AGG_VPP_AMBIGUOUS;
+		strbuf_addf(&v->why,
+			    "the forward steps before the first backward on %d rank%s (%d "
+			    "stage%s) fit vpp %s, not agg.vpp = %d",
+			    ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s", sizes.buf,
 			    cfg);
-		return cfg;
-	} else if (cfg > 1) {
-		strbuf_addf(note, "vpp: agg.vpp = %d does not fit the schedule; %d does\n", cfg,
-			    got);
-	} else if (got > 1) {
-		strbuf_addf(note,
-			    "vpp: %d, from the schedule (forwards before the first backward)\n",
-			    got);
+	} else {
+		v->from = AGG_VPP_NO_FIT;
+		strbuf_addf(&v->why,
+			    "no size from 1 to %d fits the forward steps before the first "
+			    "backward of every rank (%s fits none of the sizes the ranks before "
+			    "it fit)",
+			    VPP_MAX, cut.buf);
 	}
-	if (!fits[SCHED_CORE][got])
-		strbuf_addf(note, "vpp: the schedule runs every forward first when there are as "
-				  "many micro-batches as stages (Megatron-LM up to 2023)\n");
-	else if (!fits[SCHED_LEGACY][got])
-		strbuf_addf(note, "vpp: the schedule clamps its warm-up when there are as many "
-				  "micro-batches as stages (current Megatron core)\n");
-	return got;
+	if (any && fits[v->vpp] && !fitr[SCHED_CORE][v->vpp])
+		v->rule = "the schedule runs every forward first when there are as many "
+			  "micro-batches as stages (Megatron-LM up to 2023)";
+	else if (any && fits[v->vpp] && !fitr[SCHED_LEGACY][v->vpp])
+		v->rule = "the schedule clamps its warm-up when there are as many micro-batches "
+			  "as stages (current Megatron core)";
+	strbuf_release(&eg);
+	strbuf_release(&cut);
+	strbuf_release(&sizes);
 }
 
 /* The chunk, micro-batch and global chunk of the ops that name a step. */
@@ -454,7 +643,11 @@ static int store(struct db *db, const struct topology *t, const struct agg_iter 
 				.s_dp = x->s_dp,
 				.s_pp = x->s_pp,
 				.slowdown = x->s_w,
+				.slow_rank = -1,
 			}; /* an op trace has no clock to correct */
+			const struct agg_wi_cell *c = agg_whatif_cell(w, x->dp_rank, x->stage);
+			if (c)
+				wk.slow_rank = c->slow;
 			wk.has_clock_offset = worker_offset(w, x, &wk.clock_offset_ns);
 			rc = db_agg_add_whatif_worker(wr, &wk);
 		}
@@ -535,6 +728,7 @@ void agg_whatif_release(struct agg_whatif *w)
 	strbuf_release(&w->notes);
 	strbuf_release(&w->mw_ranks);
 	free(w->step.op);
+	free(w->cells);
 	agg_whatif_init(w);
 }
 
@@ -599,7 +793,7 @@ static void analyse(struct agg_whatif *w, struct wi_table *tab, bool kineto)
 }
 
 int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
-		   int vpp, struct agg_whatif *w)
+		   int vpp, const char *vpp_rule, double margin, struct agg_whatif *w)
 {
 	struct wi_table tab;
 	struct load L = { .t = t && t->nrank ? t : NULL, .unplaced_rank = -1 };
@@ -627,14 +821,17 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 	w->kineto = L.kineto;
 	if (L.kineto) {
 		w->cell_ops = "lowest rank of each (dp_rank, stage) cell";
-		if (w->ranks_per_cell > 1)
+		if (w->ranks_per_cell > 1) {
 			strbuf_addf(&w->notes,
 				    "cells: each (dp_rank, stage) cell has %d ranks; its lowest "
 				    "(tensor and context rank 0) is its worker\n",
 				    w->ranks_per_cell);
-		w->vpp = infer_vpp(&tab, L.step, L.t->pp, vpp > 0 ? vpp : 1, &w->notes);
-		if (!w->vpp)
-			w->vpp = vpp > 0 ? vpp : 1;
+			w->margin = margin;
+			name_slow_ranks(w, L.t, its, n);
+		}
+		w->vpp = vpp > 0 ? vpp : 1;
+		if (vpp_rule)
+			strbuf_addf(&w->notes, "vpp: %s\n", vpp_rule);
 		label(&tab, L.step, L.t->pp, w->vpp);
 	} else {
 		w->ranks_per_cell = 1;
@@ -687,9 +884,10 @@ void agg_whatif_headline(const struct agg_whatif *w, struct strbuf *sb)
 	}
 	strbuf_addf(sb, ", verdict %s, M_W %.3f (%zu worker%s), M_S %.3f; top workers:",
 		    wi_verdict_name(r->verdict), r->m_w, r->n_mw, r->n_mw == 1 ? "" : "s", r->m_s);
-	for (size_t i = 0; i < r->nworkers && i < 3; i++)
-		strbuf_addf(sb, "%s rank %d (dp %d, stage %d) %.3f", i ? "," : "",
-			    (int)r->workers[i].rank, r->workers[i].dp_rank, r->workers[i].stage,
-			    r->workers[i].s_w);
+	for (size_t i = 0; i < r->nworkers && i < 3; i++) {
+		strbuf_addstr(sb, i ? ", " : " ");
+		agg_whatif_worker_name(w, &r->workers[i], sb);
+		strbuf_addf(sb, " %.3f", r->workers[i].s_w);
+	}
 	strbuf_addf(sb, " (%zu ops in %.2f s)", w->nops, w->seconds);
 }

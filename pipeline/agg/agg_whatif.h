@@ -56,6 +56,16 @@ struct agg_wi_step {
 	struct agg_wi_op *op; /* [dp_rank * nodes + v]; NULL when not captured */
 };
 
+/* One (dp_rank, stage) cell of a job with several ranks per cell (TP/CP/EP
+ * > 1): the analysis takes its lowest rank's ops (docs/whatif.md §9.1), the
+ * report names the rank whose own compute stands out (§9.2). */
+struct agg_wi_cell {
+	int nranks;
+	int slow;       /* the slow rank, or -1: none stands out */
+	double excess;  /* its compute over the cell's lower median, minus 1 */
+	char ranks[48]; /* the cell's ranks: "4-5", "0, 8", "0-3, 16-19, ..." */
+};
+
 struct agg_whatif {
 	enum agg_wi_state state;
 	struct strbuf why;
@@ -64,7 +74,7 @@ struct agg_whatif {
 	struct whatif_shape shape; /* AGG_WI_DONE */
 	struct whatif_result r;    /* AGG_WI_DONE */
 	struct strbuf notes;       /* the engine's notes (placeholders, meta)
-				    * and ppagg's (VPP, cells, clocks), one per
+				    * and ppagg's (cells, clocks), one per
 				    * line */
 	struct strbuf mw_ranks;    /* the M_W workers' ranks: "0, 8" */
 	struct agg_wi_step step;   /* AGG_WI_DONE: one step for the report */
@@ -74,9 +84,15 @@ struct agg_whatif {
 	 * is analysed. */
 	int ranks_per_cell;
 	const char *cell_ops;
+	/* [dp_rank * cell_pp + stage] when ranks_per_cell > 1 (Kineto
+	 * traces), else NULL; margin: how far above the cell's lower median
+	 * a rank's compute must be to be named (agg.straggler_threshold). */
+	struct agg_wi_cell *cells;
+	int cell_dp, cell_pp;
+	double margin;
 	bool kineto; /* some ops were derived from Kineto traces
 				    * (not read from an op-trace import) */
-	int vpp;     /* labelled the Kineto ops with; 0 = none */
+	int vpp;     /* labelled the Kineto ops with (agg_vpp_decide()); 0 = none */
 	/* The workers' clock offsets (Kineto ops, docs/whatif.md §4.1), and
 	 * whether the times were corrected by them. */
 	bool has_clock;
@@ -98,17 +114,28 @@ void agg_whatif_release(struct agg_whatif *w);
 int agg_whatif_topology(struct db *db, const int *iters, int n, struct topology *t);
 
 /* Analyses the ops of the n iterations its (the ranks ppagg loaded; t
- * indexed, or without a source) and stores the result. vpp is agg.vpp:
- * the Kineto ops' chunks are labelled with the VPP their schedule shows,
- * this one when it fits (or when the schedule tells nothing). Returns 0 —
+ * indexed, or without a source) and stores the result. vpp labels the
+ * Kineto ops' chunks: the one ppagg decided for the whole report
+ * (agg_vpp_decide()); vpp_rule, when not NULL, which of Megatron's warm-up
+ * rules the schedule follows (a note). Returns 0 —
  * also when there is nothing to analyse or the ops are incomplete
  * (w->state) — or PP_EDB with db_errmsg(db). */
 int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
-		   int vpp, struct agg_whatif *w);
+		   int vpp, const char *vpp_rule, double margin, struct agg_whatif *w);
+
+/* The cell of worker (dp_rank, stage) when it has several ranks, else NULL. */
+const struct agg_wi_cell *agg_whatif_cell(const struct agg_whatif *w, int dp_rank, int stage);
+
+/* Appends how the report names a worker: "rank 0 (dp 0, stage 0)" with one
+ * rank per cell; "dp 1 / stage 2 (rank 5 of ranks 4-5 is the slow one)";
+ * "dp 1 / stage 2 (ranks 4-5)" when no rank of the cell stands out. */
+void agg_whatif_worker_name(const struct agg_whatif *w, const struct wi_worker *wk,
+			    struct strbuf *sb);
 
 /* Appends the headline for ppagg's summary line: "what-if: S 1.973,
  * verdict worker, M_W 1.002 (1 worker), M_S -0.001; top workers: rank 0
- * (dp 0, stage 0) 1.973, ... (117216 ops in 0.21 s)" (three workers), or
+ * (dp 0, stage 0) 1.973, ... (117216 ops in 0.21 s)" (three workers, named
+ * by agg_whatif_worker_name()), or
  * that S is below the threshold, or that it was not computed; nothing for
  * AGG_WI_NO_OPS. */
 void agg_whatif_headline(const struct agg_whatif *w, struct strbuf *sb);

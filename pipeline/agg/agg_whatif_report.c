@@ -76,7 +76,8 @@ static int sw_heatmap(const char *dir, const struct agg_whatif *w, const struct 
 {
 	const struct whatif_result *r = &w->r;
 	struct heatmap *h = heatmap_new(w->shape.dp, w->shape.pp);
-	char hover[160], err[512];
+	char err[512];
+	struct strbuf hover = STRBUF_INIT;
 	heatmap_set_labels(h, "What if: S_w per worker (stage x data-parallel replica)",
 			   "data-parallel replica (dp_rank)", "pipeline stage", "S_w");
 	heatmap_set_range(h, 1.0, 1.5);
@@ -84,11 +85,13 @@ static int sw_heatmap(const char *dir, const struct agg_whatif *w, const struct 
 	heatmap_set_formats(h, co->png, co->svg);
 	for (size_t i = 0; i < r->nworkers; i++) {
 		const struct wi_worker *wk = &r->workers[i];
-		snprintf(hover, sizeof(hover),
-			 "rank %d (dp %d, stage %d)\\nS_w %.3f\\nS_dp %.3f, S_pp %.3f",
-			 (int)wk->rank, wk->dp_rank, wk->stage, wk->s_w, wk->s_dp, wk->s_pp);
-		heatmap_set(h, wk->dp_rank, wk->stage, wk->s_w, hover);
+		strbuf_reset(&hover);
+		agg_whatif_worker_name(w, wk, &hover);
+		strbuf_addf(&hover, "\\nS_w %.3f\\nS_dp %.3f, S_pp %.3f", wk->s_w, wk->s_dp,
+			    wk->s_pp);
+		heatmap_set(h, wk->dp_rank, wk->stage, wk->s_w, hover.buf);
 	}
+	strbuf_release(&hover);
 	struct strbuf prefix = STRBUF_INIT;
 	strbuf_addf(&prefix, "%s/sw", dir);
 	int rc = agg_jobs_script(jobs, heatmap_write(h, prefix.buf, err, sizeof(err)), err,
@@ -364,16 +367,21 @@ static void workers_table(struct strbuf *h, const struct agg_whatif *w)
 	bool clock = w->has_clock && w->clock.offset_ns;
 	strbuf_addf(h,
 		    "<table><caption>Top workers by S_w (min of their replica's and their "
-		    "stage's give-back)</caption><tr><th>rank</th><th>dp</th><th>stage</th>"
+		    "stage's give-back)</caption><tr><th>rank</th>%s<th>dp</th><th>stage</th>"
 		    "<th>S_w</th><th>S_dp</th><th>S_pp</th>%s</tr>\n",
+		    w->cells ? "<th>cell's ranks: the slow one</th>" : "",
 		    clock ? "<th>clock offset (µs)</th>" : "");
 	for (size_t i = 0; i < r->nworkers && i < 10; i++) {
 		const struct wi_worker *wk = &r->workers[i];
-		strbuf_addf(h,
-			    "<tr><td>%d%s</td><td>%d</td><td>%d</td><td>%.3f</td><td>%.3f</td>"
-			    "<td>%.3f</td>",
-			    (int)wk->rank, i < r->n_mw ? " (M_W)" : "", wk->dp_rank, wk->stage,
-			    wk->s_w, wk->s_dp, wk->s_pp);
+		const struct agg_wi_cell *c = agg_whatif_cell(w, wk->dp_rank, wk->stage);
+		strbuf_addf(h, "<tr><td>%d%s</td>", (int)wk->rank, i < r->n_mw ? " (M_W)" : "");
+		if (c && c->slow >= 0)
+			strbuf_addf(h, "<td>%s: <b>rank %d</b> (compute +%.0f %%)</td>", c->ranks,
+				    c->slow, 100 * c->excess);
+		else if (w->cells)
+			strbuf_addf(h, "<td>%s: none</td>", c ? c->ranks : "");
+		strbuf_addf(h, "<td>%d</td><td>%d</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>",
+			    wk->dp_rank, wk->stage, wk->s_w, wk->s_dp, wk->s_pp);
 		if (clock)
 			strbuf_addf(
 				h, "<td>%.1f</td>",
@@ -394,8 +402,12 @@ static void basis(struct strbuf *h, const struct agg_whatif *w)
 			h,
 			"Each (replica, stage) cell holds %d ranks (TP × CP × EP); the analysis "
 			"takes the %s as the cell's worker: a slow tensor-parallel partner shows "
-			"through the collectives its worker waits in. ",
-			w->ranks_per_cell, w->cell_ops ? w->cell_ops : "lowest rank");
+			"through the collectives its worker waits in. A cell's slow rank is the one "
+			"whose own compute (forward + backward compute kernels) is more than "
+			"%.0f %% (agg.straggler_threshold) above the cell's lower median: its "
+			"partners wait in communication, it computes. ",
+			w->ranks_per_cell, w->cell_ops ? w->cell_ops : "lowest rank",
+			100 * w->margin);
 	if (w->has_clock && w->clock.offset_ns) {
 		int64_t worst = 0;
 		for (int i = 0; i < w->clock.dp * w->clock.pp; i++)
@@ -427,16 +439,17 @@ static void sentence(struct strbuf *h, const struct agg_whatif *w)
 		    r->s);
 	if (r->n_mw && isfinite(r->m_w)) {
 		if (r->n_mw == 1)
-			strbuf_addstr(h, "; one worker, rank ");
+			strbuf_addstr(h, "; one worker, ");
 		else
-			strbuf_addf(h, "; %zu workers, ranks ", r->n_mw);
-		for (size_t i = 0; i < r->n_mw && i < r->nworkers; i++)
-			strbuf_addf(h, "%s%d (dp %d, stage %d)",
-				    !i                 ? ""
-				    : i + 1 == r->n_mw ? " and "
-						       : ", ",
-				    (int)r->workers[i].rank, r->workers[i].dp_rank,
-				    r->workers[i].stage);
+			strbuf_addf(h, "; %zu workers, ", r->n_mw);
+		struct strbuf name = STRBUF_INIT;
+		for (size_t i = 0; i < r->n_mw && i < r->nworkers; i++) {
+			strbuf_reset(&name);
+			agg_whatif_worker_name(w, &r->workers[i], &name);
+			strbuf_addstr(h, !i ? "" : i + 1 == r->n_mw ? " and " : ", ");
+			agg_html_escape(h, name.buf);
+		}
+		strbuf_release(&name);
 		/* A share can leave [0, 1] (docs/whatif.md §5): the sentence says
 		 * at most all of it, the verdict line the exact M_W. */
 		double share = r->m_w < 0 ? 0 : r->m_w > 1 ? 1 : r->m_w;

@@ -27,9 +27,11 @@ for cfg in "--tp 2 --pp 4 --dp 2 -m 8 --straggler 5:1.3" \
 	n=$((n + 1))
 	"$GEN" --out g$n $cfg --iterations 3,4 -q &&
 		python3 "$PP_ROOT/tests/e2e/truthdb.py" g$n/.truth g$n/pptrace.db
-	ppagg --base-folder g$n --no-render -q 2>err$n
+	vpp=$(echo "$cfg" | sed -n 's/.*--vpp \([0-9]*\).*/\1/p') # agg.vpp is the job's
+	printf '[agg]\nvpp = %s\n' "${vpp:-1}" >agg$n.ini
+	ppagg --base-folder g$n --config agg$n.ini --no-render -q 2>err$n
 	is "ppgen $cfg: exit 0" 0 $?
-	is "ppgen $cfg: topology file fully understood" "" "$(grep warning err$n)"
+	is "ppgen $cfg: topology file fully understood, agg.vpp fits" "" "$(grep warning err$n)"
 	check "ppgen $cfg" g$n
 done
 

@@ -34,12 +34,21 @@ if [ -n "$have_gnuplot" ]; then
 else
 	skip "overlap chart hover names chunk and micro-batch" "gnuplot is not installed"
 fi
-# Without VPP (the default vpp = 1) chunk is 0 and the micro-batch the seq.
-ppagg --base-folder g --no-render --quiet
+# Without agg.vpp (the default 1) the schedule's VPP 2 wins (docs/ppagg.md
+# "VPP"): the same labels, and a warning.
+ppagg --base-folder g --no-render --quiet 2>default.err
+is "default agg.vpp on a vpp-2 job: the schedule's labels" "0:0 0:1 1:0 1:1 0:2 0:3 1:2 1:3" \
+	"$(awk -F, '$1 == "fwd" { printf "%s%s:%s", s, $14, $15; s = " " }' "$csv")"
+ok_if "... and a warning says so" grep -q "agg.vpp = 1 (not set: the default) overridden" default.err
+# A 1F1B job: chunk 0, and the micro-batch is the seq.
+"$PP_FAST_BIN/ppgen" --out g1 --pp 2 --microbatches 8 --layers 2 --kernels-per-layer 2 -q &&
+	"$PP_FAST_BIN/ppbatch" --input g1 --quiet && ppagg --base-folder g1 --no-render --quiet
+is "1F1B job generated and aggregated" 0 "$?"
+csv=g1/pptrace/iteration_15/rank_1/steps.csv
 is "vpp 1: chunk 0, micro-batch = seq" "0:0 0:1 0:2 0:3 0:4 0:5 0:6 0:7" \
 	"$(awk -F, '$1 == "fwd" { printf "%s%s:%s", s, $14, $15; s = " " }' "$csv")"
 if [ -n "$have_gnuplot" ]; then
-	ok_if "vpp 1: hover says mbs" grep -q 'rank 1 fwd mbs 3' "$(svg_of g/pptrace/iteration_15/rank_1/overlap.gp)"
+	ok_if "vpp 1: hover says mbs" grep -q 'rank 1 fwd mbs 3' "$(svg_of g1/pptrace/iteration_15/rank_1/overlap.gp)"
 else
 	skip "vpp 1: hover says mbs" "gnuplot is not installed"
 fi

@@ -50,14 +50,16 @@ is "vpp2 (m = 2 pp, the rules agree): no note on the rule" 0 \
 printf '[agg]\nvpp = 2\n' >vpp2.ini
 ppagg --base-folder vpp1 --config vpp2.ini --no-render 2>vpp1.err >/dev/null
 is "agg.vpp = 2 on a 1F1B job: exit 0" 0 $?
-is "... the schedule's VPP is used, and said" "1|1" \
-	"$(sql vpp1/pptrace.db "SELECT vpp, instr(notes, 'vpp: agg.vpp = 2 does not fit the schedule; 1 does') > 0
+is "... the schedule's VPP labels the ops" "1|1" \
+	"$(sql vpp1/pptrace.db "SELECT vpp, (SELECT group_concat(DISTINCT vpp) FROM agg_topology)
 		FROM whatif")"
-ok_if "... on stderr too" grep -q "what-if: note: vpp: agg.vpp = 2 does not fit" vpp1.err
+ok_if "... and a warning says so" grep -q "warning: vpp: agg.vpp = 2 overridden by the schedule's vpp 1" vpp1.err
 ops_view vpp1 >vpp1.again.csv
 ok_if "... and the ops view is still .truth/ops.csv" diff vpp1.again.csv vpp1/.truth/ops.csv
 is "a cell of TP 2 x CP 2 ranks: its lowest is the worker" "4|lowest rank of each (dp_rank, stage) cell" \
 	"$(sql vpp3/pptrace.db "SELECT ranks_per_cell, cell_ops FROM whatif")"
+is "... no rank of this even job stands out in its cell" "4|0" \
+	"$(sql vpp3/pptrace.db "SELECT count(*), count(slow_rank) FROM whatif_workers")"
 is "... the workers are those ranks" "0 4 8 12" \
 	"$(sql vpp3/pptrace.db "SELECT group_concat(rank, ' ') FROM
 		(SELECT rank FROM whatif_workers ORDER BY rank)")"

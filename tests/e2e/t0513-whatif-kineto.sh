@@ -48,6 +48,18 @@ is "... the cell rule in the whatif view" "2|lowest rank of each (dp_rank, stage
 is "... S within 1 % of the reference's" 1 "$(close_s tp)"
 ok_if "... and the report says which rank speaks for a cell" \
 	grep -q 'Each (replica, stage) cell holds 2 ranks' tp/pptrace/index.html
+# docs/whatif.md §9.2: the what-if names the slow tensor rank inside its
+# worker's cell, the rank the straggler flag names.
+is "... the straggler flag names rank 9" "9" \
+	"$(sql tp/pptrace.db "SELECT group_concat(DISTINCT rank) FROM stragglers")"
+is "... and so does the what-if: whatif_workers.slow_rank of worker 8, no other" "8|9|1" \
+	"$(sql tp/pptrace.db "SELECT rank, slow_rank, (SELECT count(slow_rank) FROM whatif_workers)
+		FROM whatif_workers LIMIT 1")"
+ok_if "... in the report's sentence" grep -q \
+	'one worker, dp 0 / stage 2 (rank 9 of ranks 8-9 is the slow one), explains' \
+	tp/pptrace/index.html
+ok_if "... and in its table of workers" grep -q '<tr><td>8 (M_W)</td><td>8-9: <b>rank 9</b>' \
+	tp/pptrace/index.html
 
 ok_if "slow: generated, traces and op trace analysed" job slow --slow-stage last:1.6
 is "a 1.6x slow last stage: verdict stage, a stage-3 worker first" "stage|6 0 3|1" \

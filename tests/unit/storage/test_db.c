@@ -150,7 +150,7 @@ static void test_schema_created_and_versioned(void **state)
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "5\n");
+	assert_rows(db, "PRAGMA user_version", "6\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
 	/* Created without syncs, but what follows is written with NORMAL (1). */
 	assert_rows(db, "PRAGMA synchronous", "1\n");
@@ -243,7 +243,7 @@ static void test_old_versions_are_migrated(void **state)
 		char *path = make_old(version);
 		struct db *db = db_open(path, 0, 0, err, sizeof(err));
 		assert_non_null(db);
-		assert_rows(db, "PRAGMA user_version", "5\n");
+		assert_rows(db, "PRAGMA user_version", "6\n");
 		bool legacy = version < 3;
 		assert_rows(db,
 			    "SELECT path, file IS NULL, header_rank, name_rank, rank, rank_note"
@@ -833,7 +833,7 @@ static void test_ops_view_labels_steps(void **state)
 }
 
 /* A version-4 file (ops, ppagg's topology and what-if row as version 4
- * made them) is brought to 5 in place: its rows stay, the new columns are
+ * made them) is brought to 6 in place: its rows stay, the new columns are
  * NULL, its imported ops keep their labels in the ops view. */
 static void test_version_4_is_migrated(void **state)
 {
@@ -869,7 +869,7 @@ static void test_version_4_is_migrated(void **state)
 	sqlite3_close(c);
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "5\n");
+	assert_rows(db, "PRAGMA user_version", "6\n");
 	assert_rows(db,
 		    "SELECT iteration, rank, dp_rank, stage, optype, mc, gmc, mb_id, start_ns,"
 		    " end_ns FROM ops",
@@ -880,6 +880,37 @@ static void test_version_4_is_migrated(void **state)
 		    "SELECT slowdown, verdict, ranks_per_cell, cell_ops, vpp, clock_error_ns,"
 		    " notes FROM whatif",
 		    "1.5|worker|NULL|NULL|NULL|NULL|NULL\n");
+	db_close(db);
+	rm_db(path);
+}
+
+/* A version-5 file (a what-if worker row without slow_rank) is brought to 6
+ * in place: the row stays, its slow_rank is NULL, the view shows it. */
+static void test_version_5_is_migrated(void **state)
+{
+	char err[512], *path = make_old(3);
+	sqlite3 *c;
+	(void)state;
+	struct db *db = db_open(path, 0, 0, err, sizeof(err)); /* today's schema */
+	assert_non_null(db);
+	db_close(db);
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(c,
+			     "DROP VIEW whatif_workers; DROP TABLE agg_whatif_worker;"
+			     "CREATE TABLE agg_whatif_worker(rank INTEGER PRIMARY KEY,"
+			     " dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL, s_dp REAL,"
+			     " s_pp REAL, slowdown REAL, clock_offset_ns INTEGER);"
+			     "INSERT INTO agg_whatif_worker VALUES (4, 1, 2, 1.5, 1.25, 1.25, 0);"
+			     "PRAGMA user_version = 5",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(c);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "6\n");
+	assert_rows(db, "SELECT rank, dp_rank, stage, slowdown, slow_rank FROM whatif_workers",
+		    "4|1|2|1.25|NULL\n");
 	db_close(db);
 	rm_db(path);
 }
@@ -902,6 +933,7 @@ int main(void)
 		cmocka_unit_test(test_ops_and_imports),
 		cmocka_unit_test(test_ops_view_labels_steps),
 		cmocka_unit_test(test_version_4_is_migrated),
+		cmocka_unit_test(test_version_5_is_migrated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
