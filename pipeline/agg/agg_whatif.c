@@ -348,7 +348,9 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 	bool fitr[2][VPP_MAX + 1], fits[VPP_MAX + 1], any = false;
 	int ranks = 0, stages = 0, P = t ? t->pp : 0;
 	struct strbuf eg = STRBUF_INIT, cut = STRBUF_INIT, sizes = STRBUF_INIT;
-	uint8_t *seen = xcalloc((size_t)(P > 0 ? P : 1), 1);
+	/* seen[st]: stage st counted; seen[P + rank]: rank counted (once over
+	 * the iterations, so that the evidence counts ranks) */
+	uint8_t *seen = xcalloc((size_t)(P > 0 ? P + t->nrank : 1), 1);
 	v->cfg = v->vpp = cfg;
 	v->from = AGG_VPP_UNTOLD;
 	v->rule = NULL;
@@ -378,9 +380,9 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 				strbuf_addf(&cut, "rank %d, stage %d, iteration %d: %lld of %lld",
 					    rank, st, its[i].iteration, (long long)c, (long long)F);
 			any = true;
-			ranks++;
+			ranks += !seen[P + rank];
 			stages += !seen[st];
-			seen[st] = 1;
+			seen[P + rank] = seen[st] = 1;
 		}
 	free(seen);
 	int got = 0, nfit = 0;
