@@ -424,10 +424,12 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 			    "it fit)",
 			    VPP_MAX, cut.buf);
 	}
-	if (any && fits[v->vpp] && !fitr[SCHED_CORE][v->vpp])
+	/* v->vpp may be an agg.vpp above the sizes tried (it takes up to 10^6) */
+	bool tried = any && v->vpp <= VPP_MAX && fits[v->vpp];
+	if (tried && !fitr[SCHED_CORE][v->vpp])
 		v->rule = "the schedule runs every forward first when there are as many "
 			  "micro-batches as stages (Megatron-LM up to 2023)";
-	else if (any && fits[v->vpp] && !fitr[SCHED_LEGACY][v->vpp])
+	else if (tried && !fitr[SCHED_LEGACY][v->vpp])
 		v->rule = "the schedule clamps its warm-up when there are as many micro-batches "
 			  "as stages (current Megatron core)";
 	strbuf_release(&eg);

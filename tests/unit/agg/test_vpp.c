@@ -117,6 +117,12 @@ static void test_kept_when_the_schedule_does_not_settle_it(void **state)
 	assert_int_equal(v.from, AGG_VPP_NO_FIT);
 	assert_int_equal(v.vpp, 4);
 	assert_non_null(strstr(v.why.buf, "(rank 1, stage 1, iteration 3: 4 of 4 fits none"));
+	/* agg.vpp takes up to 1000000 (cmd/ppagg.c), beyond the 1-64 sizes
+	 * tried: kept as it is, and no rule named for it */
+	decide(S0_1F1B, "ffffbbbb", 100, true, &v);
+	assert_int_equal(v.from, AGG_VPP_NO_FIT);
+	assert_int_equal(v.vpp, 100);
+	assert_null(v.rule);
 	/* no backward step: nothing to tell */
 	decide("ffff", "ffff", 3, true, &v);
 	assert_int_equal(v.from, AGG_VPP_UNTOLD);
