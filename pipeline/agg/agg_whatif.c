@@ -109,6 +109,14 @@ static bool rank_ok(const struct agg_iter *it, int r)
 	return x && x->trace_id && x->status && !strcmp(x->status, "ok");
 }
 
+/* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
+static long cell_of(const struct topology *t, int r)
+{
+	if (t->stage_of[r] < 0 || t->stage_of[r] >= t->pp || t->model_of[r] < 0)
+		return -1;
+	return (long)t->model_of[r] * t->pp + t->stage_of[r];
+}
+
 /* rep[r] = 1 for the worker of each (dp_rank, stage) cell of t: its lowest
  * rank analysed in every iteration, else its lowest rank analysed in one,
  * else its lowest rank. Returns the most ranks one cell has. */
@@ -117,8 +125,7 @@ static int pick_workers(const struct topology *t, const struct agg_iter *its, si
 	int cells = 0, most = 0;
 	for (int r = 0; r < t->nrank; r++) {
 		rep[r] = 0;
-		if (t->stage_of[r] >= 0 && t->model_of[r] >= 0 &&
-		    (t->model_of[r] + 1) * t->pp > cells)
+		if (cell_of(t, r) >= 0 && (t->model_of[r] + 1) * t->pp > cells)
 			cells = (t->model_of[r] + 1) * t->pp;
 	}
 	int *best = xmalloc(((size_t)cells + 1) * sizeof(int));
@@ -127,9 +134,10 @@ static int pick_workers(const struct topology *t, const struct agg_iter *its, si
 	for (int c = 0; c < cells; c++)
 		best[c] = -1;
 	for (int r = 0; r < t->nrank; r++) {
-		if (t->stage_of[r] < 0 || t->model_of[r] < 0 || t->stage_of[r] >= t->pp)
+		long c = cell_of(t, r);
+		int sc = 0;
+		if (c < 0)
 			continue;
-		int c = t->model_of[r] * t->pp + t->stage_of[r], sc = 0;
 		size_t in = 0;
 		for (size_t i = 0; i < n; i++)
 			in += rank_ok(&its[i], r);
@@ -172,14 +180,6 @@ static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
 	}
 	snprintf(buf, len, "%s", sb.buf);
 	strbuf_release(&sb);
-}
-
-/* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
-static long cell_of(const struct topology *t, int r)
-{
-	if (t->stage_of[r] < 0 || t->stage_of[r] >= t->pp || t->model_of[r] < 0)
-		return -1;
-	return (long)t->model_of[r] * t->pp + t->stage_of[r];
 }
 
 /* w->cells from t: per (dp_rank, stage) cell, its ranks and the one whose
