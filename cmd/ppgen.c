@@ -194,7 +194,7 @@ static int add_clock_skew(struct args *a, const char *v, char *err, size_t errle
 }
 
 /* The model variant named v for option bit `bit` (--grad-reduce,
- * --param-gather): names[0] clears it, names[1] sets it. */
+ * --param-gather, --warmup): names[0] clears it, names[1] sets it. */
 static int set_variant(struct gen_opts *o, unsigned bit, const char *const names[2], const char *v)
 {
 	for (int i = 0; i < 2; i++)
@@ -209,7 +209,7 @@ static const char *const grad_reduce_names[2] = { "overlap", "finish" };
 static const char *const param_gather_names[2] = { "optimizer", "forward" };
 static const char *const warmup_names[2] = { "legacy", "core" };
 
-/* --grad-reduce, --param-gather. */
+/* --grad-reduce, --param-gather, --warmup. */
 static int variant_flag(struct gen_opts *o, const struct cli_state *st, unsigned bit,
 			const char *const names[2])
 {

@@ -109,6 +109,14 @@ static bool rank_ok(const struct agg_iter *it, int r)
 	return x && x->trace_id && x->status && !strcmp(x->status, "ok");
 }
 
+/* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
+static long cell_of(const struct topology *t, int r)
+{
+	if (t->stage_of[r] < 0 || t->stage_of[r] >= t->pp || t->model_of[r] < 0)
+		return -1;
+	return (long)t->model_of[r] * t->pp + t->stage_of[r];
+}
+
 /* rep[r] = 1 for the worker of each (dp_rank, stage) cell of t: its lowest
  * rank analysed in every iteration, else its lowest rank analysed in one,
  * else its lowest rank. Returns the most ranks one cell has. */
@@ -117,8 +125,7 @@ static int pick_workers(const struct topology *t, const struct agg_iter *its, si
 	int cells = 0, most = 0;
 	for (int r = 0; r < t->nrank; r++) {
 		rep[r] = 0;
-		if (t->stage_of[r] >= 0 && t->model_of[r] >= 0 &&
-		    (t->model_of[r] + 1) * t->pp > cells)
+		if (cell_of(t, r) >= 0 && (t->model_of[r] + 1) * t->pp > cells)
 			cells = (t->model_of[r] + 1) * t->pp;
 	}
 	int *best = xmalloc(((size_t)cells + 1) * sizeof(int));
@@ -127,9 +134,10 @@ static int pick_workers(const struct topology *t, const struct agg_iter *its, si
 	for (int c = 0; c < cells; c++)
 		best[c] = -1;
 	for (int r = 0; r < t->nrank; r++) {
-		if (t->stage_of[r] < 0 || t->model_of[r] < 0 || t->stage_of[r] >= t->pp)
+		long c = cell_of(t, r);
+		int sc = 0;
+		if (c < 0)
 			continue;
-		int c = t->model_of[r] * t->pp + t->stage_of[r], sc = 0;
 		size_t in = 0;
 		for (size_t i = 0; i < n; i++)
 			in += rank_ok(&its[i], r);
@@ -172,14 +180,6 @@ static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
 	}
 	snprintf(buf, len, "%s", sb.buf);
 	strbuf_release(&sb);
-}
-
-/* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
-static long cell_of(const struct topology *t, int r)
-{
-	if (t->stage_of[r] < 0 || t->stage_of[r] >= t->pp || t->model_of[r] < 0)
-		return -1;
-	return (long)t->model_of[r] * t->pp + t->stage_of[r];
 }
 
 /* w->cells from t: per (dp_rank, stage) cell, its ranks and the one whose
@@ -348,7 +348,9 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 	bool fitr[2][VPP_MAX + 1], fits[VPP_MAX + 1], any = false;
 	int ranks = 0, stages = 0, P = t ? t->pp : 0;
 	struct strbuf eg = STRBUF_INIT, cut = STRBUF_INIT, sizes = STRBUF_INIT;
-	uint8_t *seen = xcalloc((size_t)(P > 0 ? P : 1), 1);
+	/* seen[st]: stage st counted; seen[P + rank]: rank counted (once over
+	 * the iterations, so that the evidence counts ranks) */
+	uint8_t *seen = xcalloc((size_t)(P > 0 ? P + t->nrank : 1), 1);
 	v->cfg = v->vpp = cfg;
 	v->from = AGG_VPP_UNTOLD;
 	v->rule = NULL;
@@ -378,9 +380,9 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 				strbuf_addf(&cut, "rank %d, stage %d, iteration %d: %lld of %lld",
 					    rank, st, its[i].iteration, (long long)c, (long long)F);
 			any = true;
-			ranks++;
+			ranks += !seen[P + rank];
 			stages += !seen[st];
-			seen[st] = 1;
+			seen[P + rank] = seen[st] = 1;
 		}
 	free(seen);
 	int got = 0, nfit = 0;
@@ -422,10 +424,12 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 			    "it fit)",
 			    VPP_MAX, cut.buf);
 	}
-	if (any && fits[v->vpp] && !fitr[SCHED_CORE][v->vpp])
+	/* v->vpp may be an agg.vpp above the sizes tried (it takes up to 10^6) */
+	bool tried = any && v->vpp <= VPP_MAX && fits[v->vpp];
+	if (tried && !fitr[SCHED_CORE][v->vpp])
 		v->rule = "the schedule runs every forward first when there are as many "
 			  "micro-batches as stages (Megatron-LM up to 2023)";
-	else if (any && fits[v->vpp] && !fitr[SCHED_LEGACY][v->vpp])
+	else if (tried && !fitr[SCHED_LEGACY][v->vpp])
 		v->rule = "the schedule clamps its warm-up when there are as many micro-batches "
 			  "as stages (current Megatron core)";
 	strbuf_release(&eg);

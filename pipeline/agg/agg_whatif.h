@@ -74,8 +74,8 @@ struct agg_whatif {
 	struct whatif_shape shape; /* AGG_WI_DONE */
 	struct whatif_result r;    /* AGG_WI_DONE */
 	struct strbuf notes;       /* the engine's notes (placeholders, meta)
-				    * and ppagg's (cells, clocks), one per
-				    * line */
+				    * and ppagg's (cells, the warm-up rule,
+				    * clocks), one per line */
 	struct strbuf mw_ranks;    /* the M_W workers' ranks: "0, 8" */
 	struct agg_wi_step step;   /* AGG_WI_DONE: one step for the report */
 	/* Which rank is a (dp_rank, stage) cell's worker (docs/whatif.md

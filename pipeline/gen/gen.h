@@ -35,15 +35,16 @@ struct gen_clock_skew {
 
 /* Model variants (gen_opts.variant). */
 enum {
-	GEN_GRAD_REDUCE_FINISH = 1,   /* every gradient reduce-scatter in
-				      * finalize_model_grads, none overlapping
-				      * backward (--grad-reduce finish) */
-	GEN_PARAM_GATHER_FORWARD = 2, /* parameter all-gathers before each chunk's
-				       * first forward, none after the optimizer
-				       * (--param-gather forward) */
-	GEN_WARMUP_CORE = 4           /* current Megatron core's warm-up: with m == pp
-			     * the interleaved schedule clamps it instead of
-			     * running every forward first (--warmup core) */
+	/* every gradient reduce-scatter in finalize_model_grads, none
+	 * overlapping backward (--grad-reduce finish) */
+	GEN_GRAD_REDUCE_FINISH = 1,
+	/* parameter all-gathers before each chunk's first forward, none after
+	 * the optimizer (--param-gather forward) */
+	GEN_PARAM_GATHER_FORWARD = 2,
+	/* current Megatron core's warm-up: with m == pp the interleaved
+	 * schedule clamps it instead of running every forward first
+	 * (--warmup core) */
+	GEN_WARMUP_CORE = 4
 };
 
 struct gen_opts {

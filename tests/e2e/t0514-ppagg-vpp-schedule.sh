@@ -30,6 +30,8 @@ ok_if "... the report says so" grep -q "VPP 2, read off the schedule: agg.vpp = 
 wrong_labels=$(fwd_labels)
 wrong_numbers=$(numbers)
 is "... the what-if and the ops view use 2" "2|2" "$(echo "$wrong_numbers" | cut -d'|' -f1,2)"
+is "... both replicas have an ideal pipeline (compared below)" 2 \
+	"$(echo "$wrong_numbers" | cut -d'|' -f3 | wc -w)"
 
 printf '[agg]\nvpp = 2\n' >right.ini
 ppagg --base-folder g --config right.ini --no-render --quiet 2>right.err
