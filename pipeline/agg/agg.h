@@ -121,6 +121,21 @@ void agg_result_release(struct agg_result *res);
 /* Lower median (element (n-1)/2 after sorting) of v; sorts v. -1 if n = 0. */
 int64_t agg_lower_median(int64_t *v, size_t n);
 
+/* How far v lies above median, as a fraction of it: (v − median) / median,
+ * the difference taken exactly in integers; median > 0. */
+double agg_excess(int64_t v, int64_t median);
+
+/* The one rule of "slower than its peers", shared by the straggler flag
+ * (docs/ppagg.md) and a what-if cell's slow rank (docs/whatif.md §9.2):
+ * v[i] stands out when agg_excess(v[i], m) > margin, m the lower median of
+ * v[0..n) and margin a fraction (agg.straggler_threshold: 0.1 = 10 %).
+ * Which values are compared is the caller's. Writes the indices of those
+ * that stand out, ascending, to which[] (room for n) and returns how many;
+ * *median gets m, or -1 when n < 2. Nothing stands out without a
+ * reference: fewer than two values (with two, the faster one is the
+ * reference) or m <= 0. v is not changed. */
+int agg_above_lower_median(const int64_t *v, int n, double margin, int64_t *median, int *which);
+
 /* The ideal length of one pipeline: simulates 1F1B (interleaved when
  * vpp > 1) on pp devices with per-stage step times fwd[s], bwd[s] (ns) and
  * m micro-batches. Returns the makespan in ns, or -1 when it cannot be

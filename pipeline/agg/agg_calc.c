@@ -6,7 +6,8 @@
  *   group_idle   = group_window − gpu_busy.
  * Stragglers compare each rank's fwd+bwd compute with the lower median of
  * its DP group (with two ranks the faster one is the reference, so a slow
- * rank is still found).
+ * rank is still found) by agg_above_lower_median(), the rule a what-if
+ * cell's slow rank uses too.
  */
 #include "agg.h"
 
@@ -28,6 +29,28 @@ int64_t agg_lower_median(int64_t *v, size_t n)
 		return -1;
 	qsort(v, n, sizeof(*v), cmp_i64);
 	return v[(n - 1) / 2];
+}
+
+double agg_excess(int64_t v, int64_t median)
+{
+	return (double)(v - median) / (double)median;
+}
+
+int agg_above_lower_median(const int64_t *v, int n, double margin, int64_t *median, int *which)
+{
+	*median = -1;
+	if (n < 2)
+		return 0;
+	int64_t *sorted = xmalloc((size_t)n * sizeof(*sorted));
+	memcpy(sorted, v, (size_t)n * sizeof(*sorted));
+	int64_t m = agg_lower_median(sorted, (size_t)n);
+	free(sorted);
+	*median = m;
+	int k = 0;
+	for (int i = 0; m > 0 && i < n; i++)
+		if (agg_excess(v[i], m) > margin)
+			which[k++] = i;
+	return k;
 }
 
 void agg_result_release(struct agg_result *res)
@@ -124,30 +147,36 @@ static void pp_group_rows(const struct topology *t, const struct agg_rank_in **b
 	free(bwd);
 }
 
-/* Flags the ranks of one comparison group; members are rank ids. */
+/* Flags the ranks of one comparison group; members are rank ids. Per
+ * iteration, the ranks compared are the analysed Megatron ranks with
+ * compute: a rank without compute kernels would pull the median down and
+ * flag its healthy peers. Every rank that stands out is listed. */
 static void straggler_group(const struct agg_rank_in **by, const int *members, int n,
-			    const char *kind, int group, double thr, struct agg_result *res,
-			    int64_t *scratch)
+			    const char *kind, int group, double thr, struct agg_result *res)
 {
-	size_t k = 0;
+	int64_t *v = xmalloc(((size_t)n + 1) * sizeof(*v));
+	int *who = xmalloc(((size_t)n + 1) * sizeof(*who));
+	int *which = xmalloc(((size_t)n + 1) * sizeof(*which));
+	int k = 0;
 	for (int i = 0; i < n; i++) {
 		const struct agg_rank_in *r = by[members[i]];
-		if (usable(r) && r->megatron && r->compute > 0)
-			scratch[k++] = r->compute;
+		if (usable(r) && r->megatron && r->compute > 0) {
+			v[k] = r->compute;
+			who[k++] = members[i];
+		}
 	}
-	if (k < 2)
-		return;
-	int64_t med = agg_lower_median(scratch, k);
-	for (int i = 0; i < n; i++) {
-		const struct agg_rank_in *r = by[members[i]];
-		if (!usable(r) || !r->megatron || r->compute <= 0)
-			continue;
-		double excess = (double)(r->compute - med) / (double)med;
-		if (excess > thr)
-			res->strag[res->nstrag++] = (struct agg_straggler_row){
-				r->rank, kind, group, "fwd_bwd_compute", r->compute, med, excess
-			};
+	int64_t med;
+	int slow = agg_above_lower_median(v, k, thr, &med, which);
+	for (int j = 0; j < slow; j++) {
+		const struct agg_rank_in *r = by[who[which[j]]];
+		double excess = agg_excess(r->compute, med);
+		res->strag[res->nstrag++] =
+			(struct agg_straggler_row){ r->rank,    kind, group, "fwd_bwd_compute",
+						    r->compute, med,  excess };
 	}
+	free(v);
+	free(who);
+	free(which);
 }
 
 static int cmp_strag(const void *a, const void *b)
@@ -180,7 +209,7 @@ int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_
 	if (dp->n) {
 		for (size_t g = 0; g < dp->n; g++)
 			straggler_group(by, dp->v[g].ranks, dp->v[g].n, "dp", (int)g, p->threshold,
-					res, scratch);
+					res);
 	} else {
 		/* No DP groups: ranks holding the same stage form the group. */
 		int *members = xmalloc((pp->n + 1) * sizeof(int));
@@ -189,7 +218,7 @@ int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_
 			for (size_t g = 0; g < pp->n; g++)
 				if ((size_t)pp->v[g].n > s)
 					members[k++] = pp->v[g].ranks[s];
-			straggler_group(by, members, k, "stage", (int)s, p->threshold, res, scratch);
+			straggler_group(by, members, k, "stage", (int)s, p->threshold, res);
 		}
 		free(members);
 	}

@@ -187,7 +187,15 @@ static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
  * over the iterations where every rank of the cell was analysed) is more
  * than w->margin above the cell's lower median (docs/whatif.md §9.2). A
  * slow tensor rank makes its partners wait inside the tensor-parallel
- * collectives: their communication grows, its compute does. */
+ * collectives: their communication grows, its compute does.
+ *
+ * The comparison is the straggler flag's, agg_above_lower_median(); what
+ * is compared differs on purpose. The straggler flag judges each iteration
+ * on its own and lists every rank that stands out; a cell gets one name for
+ * the whole what-if analysis, which spans the aggregated iterations, so it
+ * sums them, only those where every rank of the cell was analysed (each sum
+ * then covers the same steps), and names the highest sum of those that
+ * stand out. */
 static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 			    const struct agg_iter *its, size_t n)
 {
@@ -206,7 +214,7 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 	int *fill = xmalloc(cells * sizeof(int));
 	int *order = xmalloc(((size_t)t->nrank + 1) * sizeof(int));
 	int64_t *sum = xmalloc(((size_t)t->nrank + 1) * sizeof(int64_t));
-	int64_t *med = xmalloc(((size_t)t->nrank + 1) * sizeof(int64_t));
+	int *which = xmalloc(((size_t)t->nrank + 1) * sizeof(int));
 	for (int r = 0; r < t->nrank; r++)
 		if (cell_of(t, r) >= 0)
 			first[cell_of(t, r) + 1]++;
@@ -240,21 +248,21 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 		}
 		if (!used)
 			continue;
-		int top = 0;
-		for (int j = 0; j < k; j++) {
-			med[j] = sum[j];
-			top = sum[j] > sum[top] ? j : top; /* the lowest rank wins ties */
-		}
-		int64_t m = agg_lower_median(med, (size_t)k);
-		if (m > 0 && (double)sum[top] > (double)m * (1 + w->margin)) {
+		int64_t m;
+		int nslow = agg_above_lower_median(sum, k, w->margin, &m, which);
+		int top = nslow ? which[0] : -1;
+		for (int j = 1; j < nslow; j++)
+			if (sum[which[j]] > sum[top]) /* the lowest rank wins ties */
+				top = which[j];
+		if (top >= 0) {
 			cell->slow = rank[top];
-			cell->excess = (double)sum[top] / (double)m - 1;
+			cell->excess = agg_excess(sum[top], m);
 		}
 	}
 	free(first);
 	free(order);
 	free(sum);
-	free(med);
+	free(which);
 }
 
 const struct agg_wi_cell *agg_whatif_cell(const struct agg_whatif *w, int dp_rank, int stage)

@@ -104,6 +104,44 @@ static void test_lower_median_and_ideal(void **state)
 	assert_int_equal(agg_ideal_ns(0, 1, 8, f, b, err, sizeof(err)), -1);
 }
 
+/* The comparison the straggler flag and a what-if cell's slow rank share. */
+static void test_above_lower_median(void **state)
+{
+	(void)state;
+	int which[8];
+	int64_t med;
+	/* lower median 100 (of 90, 100, 115, 130): 130 stands out, 115 is
+	 * exactly 15 % above and is not more than 15 % above. Before the two
+	 * callers shared this rule, the slow rank's test, 115 > 100 × (1 + 0.15),
+	 * held in doubles (100 × 1.15 = 114.99999999999999) and named 115. */
+	int64_t v[] = { 130, 90, 115, 100 };
+	assert_int_equal(agg_above_lower_median(v, 4, 0.15, &med, which), 1);
+	assert_int_equal(med, 100);
+	assert_int_equal(which[0], 0);
+	assert_int_equal(v[0], 130); /* v is not sorted */
+	assert_true(agg_excess(130, 100) == 0.3);
+	assert_true(agg_excess(115, 100) == 0.15);
+	/* two values: the faster one is the reference; every one above is listed */
+	int64_t two[] = { 100, 111 };
+	assert_int_equal(agg_above_lower_median(two, 2, 0.10, &med, which), 1);
+	assert_int_equal(which[0], 1);
+	int64_t four[] = { 100, 150, 100, 130 };
+	assert_int_equal(agg_above_lower_median(four, 4, 0.10, &med, which), 2);
+	assert_int_equal(med, 100);
+	assert_int_equal(which[0], 1);
+	assert_int_equal(which[1], 3);
+	int64_t three[] = { 200, 100, 300 };
+	assert_int_equal(agg_above_lower_median(three, 3, 0.0, &med, which), 1);
+	assert_int_equal(med, 200);
+	assert_int_equal(which[0], 2);
+	/* no reference: one value, or a median of 0 */
+	assert_int_equal(agg_above_lower_median(three, 1, 0.10, &med, which), 0);
+	assert_int_equal(med, -1);
+	int64_t idle[] = { 0, 0, 50 };
+	assert_int_equal(agg_above_lower_median(idle, 3, 0.10, &med, which), 0);
+	assert_int_equal(med, 0);
+}
+
 /* ppagg's extensions of the Gantt emitter: rules between rows and the
  * choice of output formats. */
 static void test_gantt_rules_and_formats(void **state)
@@ -143,6 +181,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups_pipelines_stragglers),
 		cmocka_unit_test(test_lower_median_and_ideal),
+		cmocka_unit_test(test_above_lower_median),
 		cmocka_unit_test(test_gantt_rules_and_formats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
