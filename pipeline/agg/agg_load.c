@@ -35,10 +35,7 @@ static int add_iteration(void *ctx, int64_t iteration)
 	struct int_list *l = ctx;
 	if (l->n == l->alloc) {
 		int na = l->alloc ? 2 * l->alloc : 16;
-		int *nv = realloc(l->v, (size_t)na * sizeof(*nv));
-		if (!nv)
-			return PP_ENOMEM;
-		l->v = nv;
+		l->v = xrealloc(l->v, (size_t)na * sizeof(*l->v));
 		l->alloc = na;
 	}
 	l->v[l->n++] = (int)iteration;
@@ -142,8 +139,6 @@ static int add_conflict(struct agg_iter *it, struct agg_rank *r, const char *pat
 	r->ntraces++;
 	r->error = arena_strndup(&it->arena, sb.buf, sb.len);
 	strbuf_release(&sb);
-	if (!r->error)
-		return PP_ENOMEM;
 	r->status = "conflict";
 	r->mode = NULL;
 	r->trace_id = 0;
@@ -159,8 +154,6 @@ static int add_trace(void *ctx, const struct db_agg_trace *t)
 	struct agg_iter *it = L->it;
 	if (!t->has_rank) {
 		const char **nv = arena_alloc(&it->arena, (it->nunranked + 1) * sizeof(*nv));
-		if (!nv)
-			return PP_ENOMEM;
 		if (it->nunranked)
 			memcpy(nv, it->unranked, it->nunranked * sizeof(*nv));
 		nv[it->nunranked++] = dup(it, t->path);
@@ -171,10 +164,7 @@ static int add_trace(void *ctx, const struct db_agg_trace *t)
 		return add_conflict(it, &it->ranks[it->nranks - 1], t->path);
 	if (it->nranks == L->alloc) {
 		size_t na = L->alloc ? 2 * L->alloc : 64;
-		struct agg_rank *nv = realloc(it->ranks, na * sizeof(*nv));
-		if (!nv)
-			return PP_ENOMEM;
-		it->ranks = nv;
+		it->ranks = xrealloc(it->ranks, na * sizeof(*it->ranks));
 		L->alloc = na;
 	}
 	struct agg_rank *r = &it->ranks[it->nranks++];
@@ -320,8 +310,7 @@ static int medians(struct agg_iter *it)
 		if (q->nsteps > scratch_n) {
 			free(scratch);
 			scratch_n = q->nsteps;
-			if (!(scratch = malloc(scratch_n * sizeof(*scratch))))
-				return PP_ENOMEM;
+			scratch = xmalloc(scratch_n * sizeof(*scratch));
 		}
 		rank_medians(q, scratch);
 	}
