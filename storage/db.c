@@ -213,14 +213,11 @@ static struct intern_slot *intern_find(struct intern *m, const char *s,
 	}
 }
 
-static int intern_put(struct intern *m, const char *s, size_t n, uint64_t h,
-		      int64_t id)
+static void intern_put(struct intern *m, const char *s, size_t n, uint64_t h, int64_t id)
 {
 	if ((m->used + 1) * 2 > m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 1024;
-		struct intern_slot *ns = calloc(ncap, sizeof(*ns));
-		if (!ns)
-			return PP_ENOMEM;
+		struct intern_slot *ns = xcalloc(ncap, sizeof(*ns));
 		for (size_t i = 0; i < m->cap; i++) {
 			struct intern_slot *o = &m->slots[i];
 			if (!o->key)
@@ -235,17 +232,11 @@ static int intern_put(struct intern *m, const char *s, size_t n, uint64_t h,
 		m->cap = ncap;
 	}
 	struct intern_slot *sl = intern_find(m, s, n, h);
-	char *key = malloc(n + 1);
-	if (!key)
-		return PP_ENOMEM;
-	memcpy(key, s, n);
-	key[n] = '\0';
-	sl->key = key;
+	sl->key = xstrndup(s, n);
 	sl->len = n;
 	sl->hash = h;
 	sl->id = id;
 	m->used++;
-	return 0;
 }
 
 /* ---- errors and statements ---- */
@@ -422,14 +413,10 @@ static int64_t page_count(sqlite3 *c)
 struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		   char *err, size_t errlen)
 {
-	struct db *db = calloc(1, sizeof(*db));
+	struct db *db = xcalloc(1, sizeof(*db));
 	int oflags = (flags & DB_READONLY)   ? SQLITE_OPEN_READONLY
 		     : (flags & DB_EXISTING) ? SQLITE_OPEN_READWRITE
 					     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (!db) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
 	db->readonly = flags & DB_READONLY;
 	/* pptrace never shares a connection between threads (the coordinator
 	 * is one libuv loop, workers are processes): no per-call mutexes. */
@@ -678,11 +665,9 @@ static int intern_id(struct db *db, struct intern *m, enum stmt_id find,
 	char stackkey[512];
 	size_t blen = b ? strlen(b) : 0;
 	size_t klen = alen + (b ? 1 + blen : 0);
-	char *key = klen < sizeof(stackkey) ? stackkey : malloc(klen + 1);
+	char *key = klen < sizeof(stackkey) ? stackkey : xmalloc(klen + 1);
 	struct strbuf fix = STRBUF_INIT, fixb = STRBUF_INIT;
 	int rc = 0;
-	if (!key)
-		return fail(db, PP_ENOMEM, "out of memory");
 	memcpy(key, a, alen);
 	if (b) {
 		key[alen] = '\x1f';
@@ -734,8 +719,7 @@ static int intern_id(struct db *db, struct intern *m, enum stmt_id find,
 		rc = fail_sql(db, "cannot look up name");
 		goto out;
 	}
-	if (intern_put(m, key, klen, h, *id))
-		rc = fail(db, PP_ENOMEM, "out of memory");
+	intern_put(m, key, klen, h, *id);
 out:
 	if (key != stackkey)
 		free(key);

@@ -544,11 +544,7 @@ static int run(struct db_agg_writer *w, int i, const char *why)
 
 struct db_agg_writer *db_agg_begin(struct db *db)
 {
-	struct db_agg_writer *w = calloc(1, sizeof(*w));
-	if (!w) {
-		db_note_error(db, PP_ENOMEM, pp_strerror(PP_ENOMEM));
-		return NULL;
-	}
+	struct db_agg_writer *w = xcalloc(1, sizeof(*w));
 	w->db = db;
 	for (int i = 0; i < W_COUNT; i++)
 		if (sqlite3_prepare_v2(db_sqlite(db), write_sql[i], -1, &w->st[i], NULL) !=

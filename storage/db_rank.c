@@ -161,18 +161,15 @@ int db_store_rank(struct db *db, const struct db_trace *t, const struct rank_res
 {
 	struct db_trace row;
 	struct row_text x = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
-	int64_t *name_ids = calloc(r->nnames ? r->nnames : 1, sizeof(*name_ids));
-	int rc = PP_ENOMEM;
+	int64_t *name_ids = xcalloc(r->nnames ? r->nnames : 1, sizeof(*name_ids));
 
-	if (name_ids) {
-		rank_row(&row, t, r, &x);
-		/* Any error is sticky: the commit reports it and rolls back. A
-		 * trace without GPU events still has its mode (metrics NULL). */
-		if (!db_trace_begin(db, &row) && !add_categories(db, r) && !add_steps(db, r) &&
-		    !add_kernels(db, r, name_ids))
-			add_ops(db, t, r);
-		rc = db_trace_commit(db);
-	}
+	rank_row(&row, t, r, &x);
+	/* Any error is sticky: the commit reports it and rolls back. A trace
+	 * without GPU events still has its mode (metrics NULL). */
+	if (!db_trace_begin(db, &row) && !add_categories(db, r) && !add_steps(db, r) &&
+	    !add_kernels(db, r, name_ids))
+		add_ops(db, t, r);
+	int rc = db_trace_commit(db);
 	free(name_ids);
 	strbuf_release(&x.fwd);
 	strbuf_release(&x.bwd);

@@ -66,7 +66,8 @@ static void print_notes(const struct topology *t)
 	}
 }
 
-/* Reports a failed library call (rc) of the database or of memory. */
+/* Reports a failed library call: the database's message for PP_EDB, else
+ * pp_strerror(rc). */
 static int db_error(struct run *R, int rc)
 {
 	error("%s", rc == PP_EDB ? db_errmsg(R->db) : pp_strerror(rc));
@@ -79,13 +80,8 @@ static int find_topology(struct run *R)
 {
 	const struct agg_opts *o = R->o;
 	struct topology *t = &R->topo;
-	const char **dirs = calloc((size_t)R->niters + 1, sizeof(*dirs));
-	char **owned = calloc((size_t)R->niters + 1, sizeof(*owned));
-	if (!dirs || !owned) {
-		free(dirs);
-		free(owned);
-		return db_error(R, PP_ENOMEM);
-	}
+	const char **dirs = xcalloc((size_t)R->niters + 1, sizeof(*dirs));
+	char **owned = xcalloc((size_t)R->niters + 1, sizeof(*owned));
 	dirs[0] = R->base;
 	for (int i = 0; i < R->niters; i++)
 		if (R->its[i].folder)
@@ -157,10 +153,8 @@ static int find_topology(struct run *R)
 		fputs(")\n", stderr);
 	}
 	print_notes(t);
-	int rc = topo_index(t);
-	if (rc)
-		error("cannot index the topology: %s", pp_strerror(rc));
-	return rc;
+	topo_index(t);
+	return 0;
 }
 
 /* Output files are written to a temporary name and renamed into place,
@@ -272,13 +266,9 @@ static int model_chart(struct run *R, struct agg_iter *it, const char *idir, siz
 	const struct topo_group *mg = &t->groups[TOPO_MODEL].v[m];
 	if (!group_complete(it, mg) || !mg->n)
 		return 0;
-	int *rows = malloc((size_t)mg->n * sizeof(int));
-	int *split = malloc((size_t)mg->n * sizeof(int));
-	int n = 0, rc = 0;
-	if (!rows || !split) {
-		rc = PP_ENOMEM;
-		goto out;
-	}
+	int *rows = xmalloc((size_t)mg->n * sizeof(int));
+	int *split = xmalloc((size_t)mg->n * sizeof(int));
+	int n = 0;
 	/* PP groups whose first rank is in this replica, in topology order. */
 	for (size_t g = 0; g < t->groups[TOPO_PP].n; g++) {
 		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
@@ -294,8 +284,7 @@ static int model_chart(struct run *R, struct agg_iter *it, const char *idir, siz
 	snprintf(dir, sizeof(dir), "%s/model_group_%zu", idir, m);
 	snprintf(title, sizeof(title), "Model replica %zu, iteration %d: %d ranks", m,
 		 it->iteration, n);
-	rc = agg_chart_rows(dir, title, it, rows, split, n, co, &R->jobs);
-out:
+	int rc = agg_chart_rows(dir, title, it, rows, split, n, co, &R->jobs);
 	free(rows);
 	free(split);
 	return rc;
@@ -377,8 +366,6 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 	plan(R, &co, it->ov.all, true);
 	for (size_t m = 0; m < t->groups[TOPO_MODEL].n && !rc; m++)
 		rc = model_chart(R, it, idir, m, &co);
-	if (rc == PP_ENOMEM) /* the writers report their other errors */
-		error("iteration %d: cannot write the charts: %s", it->iteration, pp_strerror(rc));
 	/* Blocks are only needed for the scripts: free them now. */
 	for (size_t i = 0; i < it->nranks; i++) {
 		free(it->ranks[i].blocks);
@@ -566,8 +553,7 @@ static int load(struct run *R)
 		return PP_ENOTFOUND;
 	}
 	R->partial = nmissing > 0;
-	if (!(R->its = calloc((size_t)R->niters, sizeof(*R->its))))
-		return db_error(R, PP_ENOMEM);
+	R->its = xcalloc((size_t)R->niters, sizeof(*R->its));
 	for (int i = 0; i < R->niters; i++)
 		if ((rc = agg_load(R->db, R->iters[i], &R->its[i])))
 			return db_error(R, rc);
@@ -623,9 +609,7 @@ static int compute(struct run *R)
 		struct agg_iter *it = &R->its[i];
 		if (R->topo.source != TOPO_SRC_NONE) {
 			label_steps(it, R->topo.pp, params.vpp);
-			struct agg_rank_in *in = malloc((it->nranks + 1) * sizeof(*in));
-			if (!in)
-				return db_error(R, PP_ENOMEM);
+			struct agg_rank_in *in = xmalloc((it->nranks + 1) * sizeof(*in));
 			for (size_t k = 0; k < it->nranks; k++)
 				in[k] = it->ranks[k].in;
 			rc = agg_compute(&R->topo, in, it->nranks, &params, &it->res);

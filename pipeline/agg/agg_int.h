@@ -152,8 +152,8 @@ void agg_iter_release(struct agg_iter *it);
 /* ---- the database (agg_load.c, through storage/db_agg.h) ---- */
 /* Resolves names ("15" or "iteration_15") to iteration numbers; no names =
  * every iteration in the database. Fills a malloc'd sorted array. Names
- * that match nothing are reported and counted in *nmissing. PP_EDB
- * (db_errmsg) or PP_ENOMEM. */
+ * that match nothing are reported and counted in *nmissing. Returns 0 or
+ * PP_EDB (db_errmsg). */
 int agg_load_iterations(struct db *db, char **names, int nnames, int **out, int *nout,
 			int *nmissing);
 /* Loads the ranks (with steps and category stats) of one iteration into

@@ -101,10 +101,7 @@ int topo_parse_ranks(const char *s, int **out)
 			goto bad;
 		if (n == alloc) {
 			alloc = alloc ? 2 * alloc : 16;
-			int *nv = realloc(v, (size_t)alloc * sizeof(*nv));
-			if (!nv)
-				goto bad;
-			v = nv;
+			v = xrealloc(v, (size_t)alloc * sizeof(*v));
 		}
 		v[n++] = (int)r;
 		p = end;
@@ -481,7 +478,7 @@ char *topo_find_file(const char *const *dirs, size_t ndirs)
 	return strbuf_detach(&best, NULL);
 }
 
-static int build_from_sizes(struct topology *t, int kinds_mask);
+static void build_from_sizes(struct topology *t, int kinds_mask);
 
 /* Fills unknown sizes from groups and groups from sizes, and checks them
  * against each other (mismatches are noted). */
@@ -535,9 +532,7 @@ static int derive(struct topology *t, const char *name)
 	if (!t->groups[TOPO_TP].n)
 		mask |= 1 << TOPO_TP;
 	if (mask && t->tp && t->pp && t->dp) {
-		int rc = build_from_sizes(t, mask);
-		if (rc)
-			return rc;
+		build_from_sizes(t, mask);
 		strbuf_addf(&t->notes, "%s: groups it does not list were laid out from the sizes\n",
 			    name);
 	}
@@ -545,10 +540,8 @@ static int derive(struct topology *t, const char *name)
 		/* Model replica m = the ranks at position m of their DP group. */
 		int dp = t->groups[TOPO_DP].v[0].n;
 		for (int m = 0; m < dp; m++) {
-			int *ranks = malloc(t->groups[TOPO_DP].n * sizeof(int));
+			int *ranks = xmalloc(t->groups[TOPO_DP].n * sizeof(int));
 			int n = 0;
-			if (!ranks)
-				return PP_ENOMEM;
 			for (size_t g = 0; g < t->groups[TOPO_DP].n; g++)
 				if (t->groups[TOPO_DP].v[g].n > m)
 					ranks[n++] = t->groups[TOPO_DP].v[g].ranks[m];
@@ -568,7 +561,7 @@ static int derive(struct topology *t, const char *name)
 
 /* rank = tp + TP*(cp + CP*(ep + EP*(dp + DP*pp))). Builds the kinds whose
  * bit is set in kinds_mask (plus model replicas when that bit is set). */
-static int build_from_sizes(struct topology *t, int kinds_mask)
+static void build_from_sizes(struct topology *t, int kinds_mask)
 {
 	int size[5] = { t->tp, t->cp, t->ep, t->dp, t->pp }; /* coordinate order */
 	int kind_of[5] = { TOPO_TP, TOPO_CP, TOPO_EP, TOPO_DP, TOPO_PP };
@@ -587,9 +580,7 @@ static int build_from_sizes(struct topology *t, int kinds_mask)
 		for (int base = 0; base < world; base++) {
 			if ((base / stride[c]) % size[c])
 				continue; /* not the first member of its group */
-			int *ranks = malloc((size_t)size[c] * sizeof(int));
-			if (!ranks)
-				return PP_ENOMEM;
+			int *ranks = xmalloc((size_t)size[c] * sizeof(int));
 			for (int i = 0; i < size[c]; i++)
 				ranks[i] = base + i * stride[c];
 			groups_add(&t->groups[kind], number++, ranks, size[c]);
@@ -599,17 +590,14 @@ static int build_from_sizes(struct topology *t, int kinds_mask)
 		/* Replica d: every rank with dp coordinate d, ascending; built
 		 * directly so that the whole loop is O(world), not O(dp * world). */
 		for (int d = 0; d < t->dp; d++) {
-			int *ranks = malloc((size_t)(world / t->dp) * sizeof(int));
+			int *ranks = xmalloc((size_t)(world / t->dp) * sizeof(int));
 			int n = 0;
-			if (!ranks)
-				return PP_ENOMEM;
 			for (int p = 0; p < size[4]; p++)
 				for (int off = 0; off < stride[3]; off++)
 					ranks[n++] = off + d * stride[3] + p * stride[4];
 			groups_add(&t->groups[TOPO_MODEL], d, ranks, n);
 		}
 	}
-	return 0;
 }
 
 int topo_from_sizes(struct topology *t, int tp, int pp, int dp, int cp, int ep)
@@ -621,9 +609,7 @@ int topo_from_sizes(struct topology *t, int tp, int pp, int dp, int cp, int ep)
 		groups_clear(&t->groups[k]);
 	t->tp = tp, t->pp = pp, t->dp = dp, t->cp = cp, t->ep = ep;
 	t->world = tp * pp * dp * cp * ep;
-	int rc = build_from_sizes(t, (1 << TOPO_NKINDS) - 1);
-	if (rc)
-		return rc;
+	build_from_sizes(t, (1 << TOPO_NKINDS) - 1);
 	t->source = TOPO_SRC_SIZES;
 	return 0;
 }
@@ -746,7 +732,7 @@ int topo_infer_finish(struct topology *t)
 	return 0;
 }
 
-int topo_index(struct topology *t)
+void topo_index(struct topology *t)
 {
 	int maxrank = -1;
 	index_free(t);
@@ -758,14 +744,10 @@ int topo_index(struct topology *t)
 	int n = maxrank + 1;
 	if (n < 1)
 		n = 1;
-	t->pp_of = malloc((size_t)n * sizeof(int));
-	t->stage_of = malloc((size_t)n * sizeof(int));
-	t->dp_of = malloc((size_t)n * sizeof(int));
-	t->model_of = malloc((size_t)n * sizeof(int));
-	if (!t->pp_of || !t->stage_of || !t->dp_of || !t->model_of) {
-		index_free(t);
-		return PP_ENOMEM;
-	}
+	t->pp_of = xmalloc((size_t)n * sizeof(int));
+	t->stage_of = xmalloc((size_t)n * sizeof(int));
+	t->dp_of = xmalloc((size_t)n * sizeof(int));
+	t->model_of = xmalloc((size_t)n * sizeof(int));
 	t->nrank = n;
 	for (int r = 0; r < n; r++)
 		t->pp_of[r] = t->stage_of[r] = t->dp_of[r] = t->model_of[r] = -1;
@@ -783,5 +765,4 @@ int topo_index(struct topology *t)
 					t->stage_of[r] = i;
 			}
 	}
-	return 0;
 }

@@ -69,7 +69,7 @@ void topo_release(struct topology *t);
  * counts that disagree, are listed in t->notes as "<name>:<line>: ...".
  * Missing sizes are derived from the groups; missing PP/DP/model groups
  * from the sizes. Returns 0, or PP_EPARSE when no group and no size could
- * be read, PP_ENOMEM. */
+ * be read. */
 int topo_parse_text(struct topology *t, const char *text, size_t len,
 		    const char *name);
 /* Reads and parses path; PP_EIO when it cannot be read. */
@@ -80,7 +80,8 @@ char *topo_find_file(const char *const *dirs, size_t ndirs);
 
 /* Builds every group from sizes (each >= 1) with the layout
  * rank = tp + TP*(cp + CP*(ep + EP*(dp + DP*pp))); a model replica is the
- * ranks with one dp coordinate. Returns 0, PP_EINVAL, PP_ENOMEM. */
+ * ranks with one dp coordinate. Returns 0, or PP_EINVAL (a size below 1, or
+ * more than 10,000,000 ranks). */
 int topo_from_sizes(struct topology *t, int tp, int pp, int dp, int cp,
 		    int ep);
 
@@ -103,8 +104,8 @@ int topo_infer_finish(struct topology *t);
 int topo_from_grid(struct topology *t, int dp, int pp, const int *rank_at);
 
 /* Builds the per-rank index arrays (pp_of, stage_of, dp_of, model_of).
- * Returns 0 or PP_ENOMEM. Call again after changing groups. */
-int topo_index(struct topology *t);
+ * Call again after changing groups. */
+void topo_index(struct topology *t);
 
 /* Parses "[0, 8, 16]" (brackets optional, commas or blanks) into a malloc'd
  * array; returns the count, or -1 on malformed text (nothing allocated). */

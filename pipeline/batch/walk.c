@@ -66,14 +66,13 @@ bool walk_iteration_from_folder(const char *folder, int64_t *iteration)
 	return parse_digits(d, strlen(d), iteration);
 }
 
-static int list_push(struct walk_list *l, struct walk_file *f)
+static void list_push(struct walk_list *l, struct walk_file *f)
 {
 	if (l->n == l->alloc) {
 		l->alloc = l->alloc ? l->alloc * 2 : 64;
 		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
 	}
 	l->v[l->n++] = *f;
-	return 0;
 }
 
 void walk_file_release(struct walk_file *f)
@@ -165,26 +164,21 @@ void walk_file_at(const char *path, struct walk_file *f)
 }
 
 /* Adds one candidate entry dir/name of folder (fill_file()). */
-static int add_file(struct walk_list *out, const char *dir, const char *key_dir, const char *folder,
-		    const char *name)
+static void add_file(struct walk_list *out, const char *dir, const char *key_dir,
+		     const char *folder, const char *name)
 {
 	struct walk_file f = { 0 };
 	fill_file(&f, join(dir, name), key_dir, folder, name);
-	if (list_push(out, &f)) {
-		walk_file_release(&f);
-		return PP_ENOMEM;
-	}
-	return 0;
+	list_push(out, &f);
 }
 
 /* Adds every matching file directly inside dir, whose identity prefix is
  * key_dir. */
-static int scan_folder(const struct walk_opts *o, struct walk_list *out, const char *dir,
-		       const char *key_dir, const char *folder)
+static void scan_folder(const struct walk_opts *o, struct walk_list *out, const char *dir,
+			const char *key_dir, const char *folder)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	int rc = 0;
 	if (!d) {
 		/* An unreadable folder: one error entry so the summary shows it. */
 		struct walk_file f = { 0 };
@@ -194,20 +188,13 @@ static int scan_folder(const struct walk_opts *o, struct walk_list *out, const c
 		f.folder = xstrdup(folder);
 		f.has_iteration = walk_iteration_from_folder(folder, &f.iteration);
 		f.error = errorf("cannot read folder '%s': %s", dir, strerror(errno));
-		if (list_push(out, &f)) {
-			walk_file_release(&f);
-			return PP_ENOMEM;
-		}
-		return 0;
+		list_push(out, &f);
+		return;
 	}
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || !walk_name_matches(o->pattern, e->d_name))
-			continue;
-		if ((rc = add_file(out, dir, key_dir, folder, e->d_name)))
-			break;
-	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && walk_name_matches(o->pattern, e->d_name))
+			add_file(out, dir, key_dir, folder, e->d_name);
 	closedir(d);
-	return rc;
 }
 
 static int cmp_file(const void *pa, const void *pb)
@@ -239,7 +226,6 @@ int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
 {
 	DIR *d = opendir(o->input);
 	struct dirent *e;
-	int rc = 0;
 	bool top_files = false;
 	if (!d) {
 		snprintf(err, errlen, "cannot read input folder '%s': %s", o->input,
@@ -262,30 +248,24 @@ int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
 		if (is_dir) {
 			if (folder_selected(o, e->d_name)) {
 				char *key_dir = join(base, e->d_name);
-				rc = scan_folder(o, out, p, key_dir, e->d_name);
+				scan_folder(o, out, p, key_dir, e->d_name);
 				free(key_dir);
 			}
 		} else if (walk_name_matches(o->pattern, e->d_name)) {
 			top_files = true;
 		}
 		free(p);
-		if (rc)
-			break;
 	}
 	closedir(d);
-	if (!rc && top_files && !o->nfolders) {
+	if (top_files && !o->nfolders) {
 		char *name = xstrdup(base_name(base));
 		char *slash = strchr(name, '/');
 		if (slash && slash != name)
 			*slash = '\0';
-		rc = scan_folder(o, out, o->input, base, name);
+		scan_folder(o, out, o->input, base, name);
 		free(name);
 	}
 	free(base);
-	if (rc) {
-		snprintf(err, errlen, "%s", pp_strerror(rc));
-		return rc;
-	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(out->v[0]), cmp_file);
 	return 0;

@@ -118,11 +118,7 @@ static int set_parse(struct pat_list *l, const struct config *cfg, int s, char *
 	}
 	l->n = v.n;
 	l->block = strbuf_detach(&v.block, NULL);
-	l->globs = malloc(sizeof(*l->globs) * (l->n + 1));
-	if (!l->globs) {
-		snprintf(err, errlen, "out of memory");
-		return PP_ENOMEM;
-	}
+	l->globs = xmalloc(sizeof(*l->globs) * (l->n + 1));
 	const char *g = l->block;
 	for (size_t i = 0; i < l->n; i++, g += strlen(g) + 1)
 		l->globs[i] = g;
@@ -132,11 +128,7 @@ static int set_parse(struct pat_list *l, const struct config *cfg, int s, char *
 struct patterns *patterns_new(const struct config *cfg, char *err,
 			      size_t errlen)
 {
-	struct patterns *p = calloc(1, sizeof(*p));
-	if (!p) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
+	struct patterns *p = xcalloc(1, sizeof(*p));
 	for (int s = 0; s < PAT_NSETS; s++) {
 		if (set_parse(&p->set[s], cfg, s, err, errlen)) {
 			patterns_free(p);

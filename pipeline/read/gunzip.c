@@ -18,8 +18,8 @@ struct gunzip {
 
 static void *zlib_open(void)
 {
-	z_stream *zs = calloc(1, sizeof(*zs));
-	if (zs && inflateInit2(zs, 16 + MAX_WBITS) != Z_OK) {
+	z_stream *zs = xcalloc(1, sizeof(*zs));
+	if (inflateInit2(zs, 16 + MAX_WBITS) != Z_OK) { /* zlib's own allocation */
 		free(zs);
 		zs = NULL;
 	}

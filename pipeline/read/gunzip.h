@@ -76,7 +76,9 @@ void gunzip_file_close(struct gunzip_file *f);
 /* What one implementation provides (gunzip.c: zlib; gunzip_isal.c: ISA-L).
  * step() inflates once from in[0..*in_n) into out[0..*out_n) and sets both
  * to the bytes it used and wrote; it returns GUNZIP_* and, for GUNZIP_BAD,
- * sets *msg. */
+ * sets *msg. open() allocates with xmalloc() and returns NULL only when the
+ * library's own set-up fails (zlib's inflateInit2()); gunzip_new() then ends
+ * the process (docs/contracts.md §7). */
 struct gunzip_backend {
 	const char *name;
 	void *(*open)(void);

@@ -10,13 +10,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "util/pp.h"
+
 static void *isal_open(void)
 {
-	struct inflate_state *s = malloc(sizeof(*s));
-	if (s) {
-		isal_inflate_init(s);
-		s->crc_flag = ISAL_GZIP;
-	}
+	struct inflate_state *s = xmalloc(sizeof(*s));
+	isal_inflate_init(s);
+	s->crc_flag = ISAL_GZIP;
 	return s;
 }
 

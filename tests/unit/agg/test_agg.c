@@ -38,7 +38,7 @@ static void test_groups_pipelines_stragglers(void **state)
 	struct agg_params p = { 0.10, 1 };
 	topo_init(&t);
 	assert_int_equal(topo_from_sizes(&t, 1, 2, 2, 1, 1), 0);
-	assert_int_equal(topo_index(&t), 0);
+	topo_index(&t);
 	assert_int_equal(agg_compute(&t, ranks, 5, &p, &res), 0);
 
 	assert_int_equal(res.npp, 4);

@@ -49,7 +49,7 @@ static void decide_iters(const char *prog0, const char *prog1, int cfg, bool top
 		it[i] = (struct agg_iter){ .iteration = 3 + (int)i, .ranks = r, .nranks = 2 };
 	topo_init(&t);
 	assert_int_equal(topo_from_sizes(&t, 1, 2, 1, 1, 1), 0);
-	assert_int_equal(topo_index(&t), 0);
+	topo_index(&t);
 	make_rank(&r[0], 0, prog0);
 	make_rank(&r[1], 1, prog1);
 	agg_vpp_decide(it, niters, topo ? &t : NULL, cfg, v);

