@@ -451,8 +451,8 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	 * mode writes the header): a worker writes its trace's kernels in one
 	 * bulk transaction, and every page is a pwrite to the WAL and a pread
 	 * plus pwrite at the checkpoint. 16x fewer system calls than 4 KiB
-	 * pages, for a database ~3 % larger. */
-	/* A new database is created without a single sync: switching it to
+	 * pages, for a database ~3 % larger.
+	 * A new database is created without a single sync: switching it to
 	 * WAL is a rollback-journal transaction (four syncs) and the schema
 	 * the WAL's first (two more), ~4 ms of a small run. Nothing is stored
 	 * yet, and a crash meanwhile leaves a file that is empty, or lacks
@@ -470,6 +470,13 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	/* secure_delete (on in Debian's build) zeroes every deleted cell:
 	 * replacing a re-analysed trace's kernels cost 10x more with it.
 	 * Nothing in the database is secret (docs/security.md). */
+	if (exec_pragma(db->conn, "PRAGMA temp_store = MEMORY; "
+			"PRAGMA cache_size = -8192; PRAGMA foreign_keys = OFF; "
+			"PRAGMA secure_delete = OFF",
+			why, sizeof(why))) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
+		goto out_fail;
+	}
 	/* A worker's trace is one transaction (~3 % of the trace's bytes in
 	 * pages). Spilled mid-transaction, pages that change again (the
 	 * b-tree's right edge) are rewritten in the WAL, and the commit then
@@ -481,13 +488,6 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	 * boolean, modulo 256, and 0 would turn spilling off altogether. */
 	if ((flags & DB_NO_CHECKPOINT) &&
 	    exec_pragma(db->conn, "PRAGMA cache_spill = 1535", why, sizeof(why))) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
-		goto out_fail;
-	}
-	if (exec_pragma(db->conn, "PRAGMA temp_store = MEMORY; "
-			"PRAGMA cache_size = -8192; PRAGMA foreign_keys = OFF; "
-			"PRAGMA secure_delete = OFF",
-			why, sizeof(why))) {
 		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
 		goto out_fail;
 	}
