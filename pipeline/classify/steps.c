@@ -5,7 +5,9 @@
  * then precedes its descendants, so one sweep keeping the current root of
  * the set tells whether a slice is root-most. Roots of one set on one thread
  * are disjoint when slices nest properly, so a lookup is a binary search for
- * the last root starting at or before the launch.
+ * the last root starting at or before the launch; roots_find_near() first
+ * tries the root the previous lookup found, when it is provably the same
+ * answer.
  */
 #include <stdlib.h>
 
