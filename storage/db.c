@@ -78,7 +78,6 @@ enum stmt_id {
 /* Kernels are buffered and inserted KBATCH rows per statement, read by
  * the statement from the buffer itself (pp_krows, krows.h): one
  * sqlite3_step per batch and no sqlite3_bind_* per value. */
-#define KCOLS KROWS_COLS
 #define KBATCH 256
 /* Ops likewise, with their rowid (op_t is only ever written by one trace
  * transaction at a time and rows are few per trace). */
@@ -176,7 +175,7 @@ struct db {
 	struct intern names, pgroups;
 	/* Kernel rows not yet inserted (< KBATCH); column c of row r is
 	 * krow[r][c], NULL where bit c of knull[r] is set. */
-	int64_t krow[KBATCH][KCOLS];
+	int64_t krow[KBATCH][KROWS_COLS];
 	uint16_t knull[KBATCH];
 	int nkrow;
 	int kappend; /* the trace's rows are kernel_t's last: 1 yes, 0 no,
@@ -771,11 +770,13 @@ static int flush_kernels(struct db *db)
 	if (!first && db->kappend < 0 && (db->kappend = rows_are_last(db, db->krow[0][0])) < 0)
 		return PP_EDB;
 	bool append = !first && db->kappend == 1;
-	struct krows rows = { (const int64_t(*)[KCOLS])db->krow, db->knull, n };
+	struct krows rows = { (const int64_t(*)[KROWS_COLS])db->krow, db->knull, n };
 	sqlite3_stmt *s = stmt_rebound(db, append ? S_INS_KERNELS : S_INS_KERNELS_ID);
 	if (!s)
 		return PP_EDB;
-	krows_bind(s, 1, &rows);
+	/* Unbound, pp_krows would yield no row: a silent loss. */
+	if (krows_bind(s, 1, &rows) != SQLITE_OK)
+		return fail_sql(db, "cannot insert kernels");
 	if (run(db, s, "cannot insert kernels"))
 		return PP_EDB;
 	if (append && sqlite3_last_insert_rowid(db->conn) != db->krow[n - 1][0])
