@@ -1,5 +1,5 @@
 /* steps.c — root-most slices per pattern set (docs/semantics.md §5) and the
- * "launch lies inside slice" lookups (contracts §1).
+ * "launch lies inside slice" lookups (docs/contracts.md §1).
  *
  * Slices are sorted by (thread, ts, longer first, file order): an ancestor
  * then precedes its descendants, so one sweep keeping the current root of
