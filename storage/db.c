@@ -78,7 +78,6 @@ enum stmt_id {
 /* Kernels are buffered and inserted KBATCH rows per statement, read by
  * the statement from the buffer itself (pp_krows, krows.h): one
  * sqlite3_step per batch and no sqlite3_bind_* per value. */
-#define KCOLS KROWS_COLS
 #define KBATCH 256
 /* Ops likewise, with their rowid (op_t is only ever written by one trace
  * transaction at a time and rows are few per trace). */
@@ -176,7 +175,7 @@ struct db {
 	struct intern names, pgroups;
 	/* Kernel rows not yet inserted (< KBATCH); column c of row r is
 	 * krow[r][c], NULL where bit c of knull[r] is set. */
-	int64_t krow[KBATCH][KCOLS];
+	int64_t krow[KBATCH][KROWS_COLS];
 	uint16_t knull[KBATCH];
 	int nkrow;
 	int kappend; /* the trace's rows are kernel_t's last: 1 yes, 0 no,
@@ -451,8 +450,8 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	 * mode writes the header): a worker writes its trace's kernels in one
 	 * bulk transaction, and every page is a pwrite to the WAL and a pread
 	 * plus pwrite at the checkpoint. 16x fewer system calls than 4 KiB
-	 * pages, for a database ~3 % larger. */
-	/* A new database is created without a single sync: switching it to
+	 * pages, for a database ~3 % larger.
+	 * A new database is created without a single sync: switching it to
 	 * WAL is a rollback-journal transaction (four syncs) and the schema
 	 * the WAL's first (two more), ~4 ms of a small run. Nothing is stored
 	 * yet, and a crash meanwhile leaves a file that is empty, or lacks
@@ -470,6 +469,13 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	/* secure_delete (on in Debian's build) zeroes every deleted cell:
 	 * replacing a re-analysed trace's kernels cost 10x more with it.
 	 * Nothing in the database is secret (docs/security.md). */
+	if (exec_pragma(db->conn, "PRAGMA temp_store = MEMORY; "
+			"PRAGMA cache_size = -8192; PRAGMA foreign_keys = OFF; "
+			"PRAGMA secure_delete = OFF",
+			why, sizeof(why))) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
+		goto out_fail;
+	}
 	/* A worker's trace is one transaction (~3 % of the trace's bytes in
 	 * pages). Spilled mid-transaction, pages that change again (the
 	 * b-tree's right edge) are rewritten in the WAL, and the commit then
@@ -481,13 +487,6 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	 * boolean, modulo 256, and 0 would turn spilling off altogether. */
 	if ((flags & DB_NO_CHECKPOINT) &&
 	    exec_pragma(db->conn, "PRAGMA cache_spill = 1535", why, sizeof(why))) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
-		goto out_fail;
-	}
-	if (exec_pragma(db->conn, "PRAGMA temp_store = MEMORY; "
-			"PRAGMA cache_size = -8192; PRAGMA foreign_keys = OFF; "
-			"PRAGMA secure_delete = OFF",
-			why, sizeof(why))) {
 		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
 		goto out_fail;
 	}
@@ -771,11 +770,13 @@ static int flush_kernels(struct db *db)
 	if (!first && db->kappend < 0 && (db->kappend = rows_are_last(db, db->krow[0][0])) < 0)
 		return PP_EDB;
 	bool append = !first && db->kappend == 1;
-	struct krows rows = { (const int64_t(*)[KCOLS])db->krow, db->knull, n };
+	struct krows rows = { (const int64_t(*)[KROWS_COLS])db->krow, db->knull, n };
 	sqlite3_stmt *s = stmt_rebound(db, append ? S_INS_KERNELS : S_INS_KERNELS_ID);
 	if (!s)
 		return PP_EDB;
-	krows_bind(s, 1, &rows);
+	/* Unbound, pp_krows would yield no row: a silent loss. */
+	if (krows_bind(s, 1, &rows) != SQLITE_OK)
+		return fail_sql(db, "cannot insert kernels");
 	if (run(db, s, "cannot insert kernels"))
 		return PP_EDB;
 	if (append && sqlite3_last_insert_rowid(db->conn) != db->krow[n - 1][0])

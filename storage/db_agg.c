@@ -66,10 +66,12 @@ static const char *const query_sql[Q_COUNT] = {
 	" WHERE t.iteration = ?1 AND EXISTS (SELECT 1 FROM step_t s WHERE s.trace_id = t.id)"
 	" AND k.seq IS NOT NULL AND (k.code & 15) NOT IN (?2, ?3)",
 
-	/* The groups the iteration's kernels name: their distinct pg_id
-	 * first, so that each kernel costs an index probe and each group one
-	 * lookup (through the kernels view it was four subqueries a kernel).
-	 * The order does not matter: topo_infer_finish() sorts. */
+	/* The groups the iteration's kernels name. "+id" keeps SQLite from
+	 * driving the query by the list: it scans pgroups (a handful of rows)
+	 * and tests each usable one against the kernels' pg_id, a list built
+	 * once, at the first test, so a job without such groups never scans
+	 * its kernels (through the kernels view it was four subqueries a
+	 * kernel). The order does not matter: topo_infer_finish() sorts. */
 	"SELECT descr, ranks FROM pgroups WHERE descr <> '' AND ranks <> ''"
 	" AND +id IN (SELECT k.pg_id FROM traces t CROSS JOIN kernel_t k"
 	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"

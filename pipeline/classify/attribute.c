@@ -1,4 +1,4 @@
-/* attribute.c — one category per GPU event (docs/semantics.md §5, contracts §2).
+/* attribute.c — one category per GPU event (docs/semantics.md §5, docs/contracts.md §2).
  *
  * Megatron mode, first rule that applies (after the type: mem is always
  * `memory`, keeping the step it was launched in, searched fwd, bwd, pp, dp,

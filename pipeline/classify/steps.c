@@ -1,11 +1,13 @@
 /* steps.c — root-most slices per pattern set (docs/semantics.md §5) and the
- * "launch lies inside slice" lookups (contracts §1).
+ * "launch lies inside slice" lookups (docs/contracts.md §1).
  *
  * Slices are sorted by (thread, ts, longer first, file order): an ancestor
  * then precedes its descendants, so one sweep keeping the current root of
  * the set tells whether a slice is root-most. Roots of one set on one thread
  * are disjoint when slices nest properly, so a lookup is a binary search for
- * the last root starting at or before the launch.
+ * the last root starting at or before the launch; roots_find_near() first
+ * tries the root the previous lookup found, when it is provably the same
+ * answer.
  */
 #include <stdlib.h>
 
