@@ -101,7 +101,7 @@ static int add_steps(struct db *db, const struct rank_result *r)
 			.comm_ns = s->comm_ns,
 			.overlap_ns = s->overlap_ns,
 			.chunk = -1,
-			.mbs = -1, /* VPP labels: ppagg's (contracts §3) */
+			.mbs = -1, /* VPP labels: ppagg's (docs/contracts.md §3) */
 		};
 		if (db_trace_add_step(db, &ds))
 			return PP_EDB;

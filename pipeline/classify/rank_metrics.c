@@ -1,5 +1,5 @@
 /* rank_metrics.c — the numbers of docs/semantics.md §6 for one rank, from attributed
- * kernels (contracts §2): per category count/sum/busy (with the two
+ * kernels (docs/contracts.md §2): per category count/sum/busy (with the two
  * recompute subset rows), per step start/end/wall/comp/comm/overlap, per rank
  * window/gpu_busy/idle/bubble/comp_busy/comm_busy/overlap/coverage, and the
  * iteration windows; and the per-rank part alone for the importers'

@@ -34,9 +34,9 @@ struct rm_interval {
 /* Sets the whole-rank metrics of res (has_window, window_start_ns,
  * window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,
  * comm_busy_ns, overlap_ns, coverage; nothing else) from v[0..n), given in
- * any order: v is sorted by start in place unless it already is (no
- * allocation). n = 0: has_window false and every metric 0. Linear after
- * the sort. */
+ * any order: v is sorted by start in place (qsort()) unless it already
+ * is; nothing else is allocated. n = 0: has_window false and every metric
+ * 0. Linear after the sort. */
 void rank_metrics_totals(struct rm_interval *v, size_t n, struct rank_result *res);
 
 #endif

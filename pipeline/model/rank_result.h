@@ -177,7 +177,7 @@ struct rank_result {
 	bool survey;
 	struct rr_thread fwd_thread, bwd_thread;
 
-	/* Per-rank metrics (docs/semantics.md §6, contracts §2). has_window is false when
+	/* Per-rank metrics (docs/semantics.md §6, docs/contracts.md §2). has_window is false when
 	 * the trace has no GPU events: store the metrics as NULL then. */
 	bool has_window;
 	int64_t window_start_ns, window_end_ns;

@@ -902,10 +902,6 @@ static int replay_tree(const char *dir)
 	return count;
 }
 
-/* The key cache past its limits: more key orders than it keeps trie nodes
- * (512) and more next keys than a node keeps (4), keys too long to cache, escaped keys, spacing that changes between events, and a
- * key whose literal is a prefix of another's. Every event must read the
- * same as with the cache off, and the known fields must be right. */
 /* The SIMD levels: each that the CPU runs listed once, the default first,
  * and the default is what a reader takes when none is asked for: AVX2 on
  * an x86-64 CPU that runs it, even beside AVX-512 (docs/reader.md). */
@@ -950,6 +946,10 @@ static void test_simd_default(void **state)
 	}
 }
 
+/* The key cache past its limits: more key orders than it keeps trie nodes
+ * (512) and more next keys than a node keeps (4), keys too long to cache, escaped keys, spacing that changes between events, and a
+ * key whose literal is a prefix of another's. Every event must read the
+ * same as with the cache off, and the known fields must be right. */
 static void test_key_cache_limits(void **state)
 {
 	(void)state;
@@ -986,10 +986,6 @@ static void test_key_cache_limits(void **state)
 	strbuf_release(&sb);
 }
 
-/* Whole literals (a key and its value learned together): values of every
- * kind that one may hold, the same for a while and then different (the
- * literal turns back into its key's), with the fields right each time and
- * every reading (cache off, tiny windows, mapped) the same. */
 /* key_cache_find(): an empty slot matches no text (its first literal is
  * compared without a look at its length), a learned literal matches its
  * own bytes with an allowed byte after them, and a miss stops at the first
@@ -1021,6 +1017,10 @@ static void test_key_cache_find(void **state)
 	key_cache_free(kc);
 }
 
+/* Whole literals (a key and its value learned together): values of every
+ * kind that one may hold, the same for a while and then different (the
+ * literal turns back into its key's), with the fields right each time and
+ * every reading (cache off, tiny windows, mapped) the same. */
 static void test_key_cache_whole(void **state)
 {
 	(void)state;
