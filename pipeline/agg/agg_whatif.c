@@ -102,11 +102,18 @@ static int add_op(void *ctx, const struct db_agg_op *o)
 
 /* ---- the cells' workers ---------------------------------------------- */
 
+/* Whether x is one trace stored whole (status "ok"): not failed, not in
+ * conflict, and not salvaged (a partial trace is cut short, so its steps
+ * and compute stop early). */
+static bool whole(const struct agg_rank *x)
+{
+	return x && x->trace_id && x->status && !strcmp(x->status, "ok");
+}
+
 /* Whether rank r has a trace in iteration it that is analysed ("ok"). */
 static bool rank_ok(const struct agg_iter *it, int r)
 {
-	const struct agg_rank *x = agg_iter_rank(it, r);
-	return x && x->trace_id && x->status && !strcmp(x->status, "ok");
+	return whole(agg_iter_rank(it, r));
 }
 
 /* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
@@ -370,7 +377,7 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 			const struct agg_rank *r = &its[i].ranks[k];
 			int rank = r->in.rank, st;
 			int64_t F, c;
-			if (!r->in.ok || rank < 0 || rank >= t->nrank ||
+			if (!whole(r) || rank < 0 || rank >= t->nrank ||
 			    (st = t->stage_of[rank]) < 0 || st >= P || !warmup_count(r, &F, &c))
 				continue;
 			bool had = false, has = false;
