@@ -191,7 +191,8 @@ static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
 
 /* w->cells from t: per (dp_rank, stage) cell, its ranks and the one whose
  * own compute (forward + backward compute kernels, r->in.compute, summed
- * over the iterations where every rank of the cell was analysed) is more
+ * over the iterations where every rank of the cell has a whole trace:
+ * a salvaged one computes less, cut short) is more
  * than w->margin above the cell's lower median (docs/whatif.md §9.2). A
  * slow tensor rank makes its partners wait inside the tensor-parallel
  * collectives: their communication grows, its compute does.
@@ -200,8 +201,8 @@ static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
  * is compared differs on purpose. The straggler flag judges each iteration
  * on its own and lists every rank that stands out; a cell gets one name for
  * the whole what-if analysis, which spans the aggregated iterations, so it
- * sums them, only those where every rank of the cell was analysed (each sum
- * then covers the same steps), and names the highest sum of those that
+ * sums them, only those where every rank of the cell has a whole trace (each
+ * sum then covers the same steps), and names the highest sum of those that
  * stand out. */
 static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 			    const struct agg_iter *its, size_t n)
@@ -245,10 +246,8 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 		size_t used = 0;
 		for (size_t i = 0; i < n; i++) {
 			bool all = true;
-			for (int j = 0; j < k && all; j++) {
-				const struct agg_rank *x = agg_iter_rank(&its[i], rank[j]);
-				all = x && x->in.ok;
-			}
+			for (int j = 0; j < k && all; j++)
+				all = whole(agg_iter_rank(&its[i], rank[j]));
 			for (int j = 0; j < k && all; j++)
 				sum[j] += agg_iter_rank(&its[i], rank[j])->in.compute;
 			used += all;
