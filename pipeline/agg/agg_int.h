@@ -244,8 +244,9 @@ struct agg_vpp {
 	const char *rule;
 };
 
-/* Decides v from the fwd/bwd steps of every rank of its[0..n) that the
- * topology t (indexed) places on a stage: for each, the forward steps that
+/* Decides v from the fwd/bwd steps of every rank of its[0..n) with a whole
+ * trace (status "ok": a salvaged one stops early) that the topology t
+ * (indexed) places on a stage: for each, the forward steps that
  * start before its first backward must be Megatron's warm-up plus one for
  * its stage (docs/ppagg.md "VPP"). The schedule wins when exactly one size
  * of 1-64 fits every rank; cfg (agg.vpp, >= 1) is kept otherwise.

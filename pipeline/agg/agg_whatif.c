@@ -102,11 +102,18 @@ static int add_op(void *ctx, const struct db_agg_op *o)
 
 /* ---- the cells' workers ---------------------------------------------- */
 
+/* Whether x is one trace stored whole (status "ok"): not failed, not in
+ * conflict, and not salvaged (a partial trace is cut short, so its steps
+ * and compute stop early). */
+static bool whole(const struct agg_rank *x)
+{
+	return x && x->trace_id && x->status && !strcmp(x->status, "ok");
+}
+
 /* Whether rank r has a trace in iteration it that is analysed ("ok"). */
 static bool rank_ok(const struct agg_iter *it, int r)
 {
-	const struct agg_rank *x = agg_iter_rank(it, r);
-	return x && x->trace_id && x->status && !strcmp(x->status, "ok");
+	return whole(agg_iter_rank(it, r));
 }
 
 /* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
@@ -184,7 +191,8 @@ static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
 
 /* w->cells from t: per (dp_rank, stage) cell, its ranks and the one whose
  * own compute (forward + backward compute kernels, r->in.compute, summed
- * over the iterations where every rank of the cell was analysed) is more
+ * over the iterations where every rank of the cell has a whole trace:
+ * a salvaged one computes less, cut short) is more
  * than w->margin above the cell's lower median (docs/whatif.md §9.2). A
  * slow tensor rank makes its partners wait inside the tensor-parallel
  * collectives: their communication grows, its compute does.
@@ -193,8 +201,8 @@ static void format_cell_ranks(char *buf, size_t len, const int *rank, int n)
  * is compared differs on purpose. The straggler flag judges each iteration
  * on its own and lists every rank that stands out; a cell gets one name for
  * the whole what-if analysis, which spans the aggregated iterations, so it
- * sums them, only those where every rank of the cell was analysed (each sum
- * then covers the same steps), and names the highest sum of those that
+ * sums them, only those where every rank of the cell has a whole trace (each
+ * sum then covers the same steps), and names the highest sum of those that
  * stand out. */
 static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 			    const struct agg_iter *its, size_t n)
@@ -238,10 +246,8 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 		size_t used = 0;
 		for (size_t i = 0; i < n; i++) {
 			bool all = true;
-			for (int j = 0; j < k && all; j++) {
-				const struct agg_rank *x = agg_iter_rank(&its[i], rank[j]);
-				all = x && x->in.ok;
-			}
+			for (int j = 0; j < k && all; j++)
+				all = whole(agg_iter_rank(&its[i], rank[j]));
 			for (int j = 0; j < k && all; j++)
 				sum[j] += agg_iter_rank(&its[i], rank[j])->in.compute;
 			used += all;
@@ -370,7 +376,7 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 			const struct agg_rank *r = &its[i].ranks[k];
 			int rank = r->in.rank, st;
 			int64_t F, c;
-			if (!r->in.ok || rank < 0 || rank >= t->nrank ||
+			if (!whole(r) || rank < 0 || rank >= t->nrank ||
 			    (st = t->stage_of[rank]) < 0 || st >= P || !warmup_count(r, &F, &c))
 				continue;
 			bool had = false, has = false;

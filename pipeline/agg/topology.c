@@ -70,7 +70,7 @@ void topo_release(struct topology *t)
 	topo_init(t);
 }
 
-/* Appends a group; takes ownership of ranks (freed on failure). */
+/* Appends a group; takes ownership of ranks. */
 static void groups_add(struct topo_groups *g, int number, int *ranks, int n)
 {
 	if (g->n == g->alloc) {

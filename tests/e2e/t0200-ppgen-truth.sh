@@ -42,6 +42,15 @@ done
 is "legacy: the last stage runs all 8 forwards first" 8 "$(fwd_first wlegacy 6)"
 is "core: the last stage runs 4 warm-up forwards and one of 1F1B first" 5 "$(fwd_first wcore 6)"
 is "core: the first stage runs all 8 forwards first" 8 "$(fwd_first wcore 0)"
+printf '[gen]\nwarmup = core\n' >core.ini
+ok_if "[gen] warmup = core" ppgen --out wcfg --config core.ini --pp 4 --vpp 2 --dp 2 \
+	--microbatches 4 --iterations 3 --quiet
+ok_if "... the same steps as --warmup core" cmp wcore/.truth/steps.csv wcfg/.truth/steps.csv
+printf '[gen]\nwarmup = new\n' >bad.ini
+ppgen --out wbad --config bad.ini 2>bad.err
+is "bad [gen] warmup: exit 2" 2 "$?"
+ok_if "... file, key and value named" \
+	grep -q "bad.ini: config key gen.warmup: expected legacy or core, got 'new'" bad.err
 ok_if "recompute, gzip" ppgen --out rc --pp 4 --dp 2 --recompute --microbatches 6 --iterations 3 --gzip --quiet
 ok_if "truth of recompute matches" $TC rc
 ok_if "recompute rows present" grep -q ',bwd_computation_recompute,' rc/.truth/category_stats.csv

@@ -22,6 +22,8 @@ static void make_rank(struct agg_rank *r, int rank, const char *prog)
 	memset(r, 0, sizeof(*r));
 	r->in.rank = rank;
 	r->in.ok = true;
+	r->trace_id = 1 + rank;
+	r->status = "ok";
 	r->in.megatron = true;
 	r->steps = calloc(n, sizeof(*r->steps));
 	assert_non_null(r->steps);
@@ -135,12 +137,39 @@ static void test_kept_when_the_schedule_does_not_settle_it(void **state)
 	strbuf_release(&v.why);
 }
 
+/* A salvaged trace (status partial) is cut short: its forward steps stop
+ * early and fit no size. It neither confirms nor overturns agg.vpp: the
+ * ranks stored whole decide. */
+static void test_salvaged_rank_ignored(void **state)
+{
+	struct agg_vpp v = { .why = STRBUF_INIT };
+	struct topology t;
+	struct agg_rank r[2];
+	struct agg_iter it = { .iteration = 3, .ranks = r, .nranks = 2 };
+	(void)state;
+	topo_init(&t);
+	assert_int_equal(topo_from_sizes(&t, 1, 2, 1, 1, 1), 0);
+	topo_index(&t);
+	make_rank(&r[0], 0, S0_1F1B);
+	make_rank(&r[1], 1, "ffb"); /* stage 1 cut after its first backward */
+	r[1].status = "partial";
+	agg_vpp_decide(&it, 1, &t, 1, &v);
+	assert_int_equal(v.from, AGG_VPP_CONFIRMED);
+	assert_string_equal(v.why.buf, "the forward steps before the first backward fit it on 1 "
+				       "rank (1 stage)");
+	free(r[0].steps);
+	free(r[1].steps);
+	topo_release(&t);
+	strbuf_release(&v.why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_confirmed_and_overridden),
 		cmocka_unit_test(test_ranks_counted_once_over_iterations),
 		cmocka_unit_test(test_kept_when_the_schedule_does_not_settle_it),
+		cmocka_unit_test(test_salvaged_rank_ignored),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
