@@ -44,4 +44,6 @@ j=$(nproc)
 "$bin/ppagg" --base-folder "$work/small" -j "$j" 2>"$work/small.err" >/dev/null
 per=$(sed -n 's/.*rendering: [0-9]* charts, \([0-9.]*\) ms per chart.*/\1/p' "$work/small.err")
 [ -n "$per" ] || { echo "ppagg bench: no 'rendering: N charts, X ms per chart' line from ppagg" >&2; exit 1; }
+charts=$(sed -n 's/.*rendering: \([0-9]*\) charts, .*/\1/p' "$work/small.err")
+echo "ppagg_render_64_ranks_charts $charts charts" >>"$res"
 echo "ppagg_render_64_ranks_ms_per_chart_j$j $per ms" >>"$res"

@@ -64,7 +64,12 @@ for i in $(seq 1 "$kills"); do
 		fi
 		missed=$((missed + 1)) # the run had already ended
 		wait "$pid"
+		rc=$?
 		dur=$(($(date +%s%3N) - t1))
+		# The next attempt overwrites run.err: judge this run, unkilled, now.
+		[ "$rc" = 0 ] || crashes="$crashes [kill $i: a run that ended before its kill exited $rc]"
+		sanitizer_clean "$T/run.err" ||
+			crashes="$crashes [kill $i: sanitizer report in a run that ended before its kill]"
 		echo "# the run ended first ($dur ms): again"
 	done
 	if [ "$hit" = 0 ]; then
