@@ -27,9 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "sim_int.h"
+#include "util/hugepage.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 
@@ -554,19 +554,13 @@ static void sim_summarise(const struct sim_sched *S, const struct sim_times *T,
 	res->reference_bubble_rate = ideal > 0 ? (makespan - ideal) / ideal : 0.0;
 }
 
-/* malloc for the big per-op tables, asking for transparent huge pages:
- * they are written once front to back, and page faults dominate
- * otherwise. */
+/* The big per-op tables, with transparent huge pages asked for before the
+ * first touch (util/hugepage.h): they are written once front to back, and
+ * page faults dominate otherwise. */
 static void *big_alloc(size_t n, bool zero)
 {
-	void *p = NULL;
-	if (n < (4u << 20))
-		return zero ? xcalloc(1, n) : xmalloc(n);
-	if (posix_memalign(&p, 2u << 20, n))
-		die("out of memory allocating %zu bytes", n);
-	madvise(p, n, MADV_HUGEPAGE);
-	if (zero)
-		memset(p, 0, n);
+	void *p = zero ? xcalloc(1, n) : xmalloc(n);
+	hugepage_advise(p, n);
 	return p;
 }
 

@@ -47,7 +47,8 @@ const char *pp_progname(void);
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: warning: ..." on stderr. */
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "prog: fatal: ..." on stderr, then exit(PP_EXIT_FATAL). Only for cmd/. */
+/* "prog: fatal: ..." on stderr, then exit(PP_EXIT_FATAL). For cmd/, and for
+ * out of memory (the allocators below; docs/contracts.md §7). */
 __attribute__((noreturn)) void die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
