@@ -606,9 +606,10 @@ static bool worker_offset(const struct agg_whatif *w, const struct wi_worker *x,
 	return true;
 }
 
-/* ppagg's topology, then the analysis when there is one. */
+/* ppagg's topology with the VPP it decided for the whole report (also when
+ * no Kineto op was labelled with it), then the analysis when there is one. */
 static int store(struct db *db, const struct topology *t, const struct agg_iter *its, size_t n,
-		 const struct agg_whatif *w)
+		 int vpp, const struct agg_whatif *w)
 {
 	struct db_agg_writer *wr = db_agg_begin(db);
 	if (!wr)
@@ -618,7 +619,7 @@ static int store(struct db *db, const struct topology *t, const struct agg_iter 
 		if (t->stage_of[r] < 0 || t->model_of[r] < 0)
 			continue;
 		struct db_agg_topology row = {
-			r, t->pp_of[r], t->stage_of[r], t->model_of[r], t->pp, w->vpp ? w->vpp : 1
+			r, t->pp_of[r], t->stage_of[r], t->model_of[r], t->pp, vpp > 0 ? vpp : 1
 		};
 		rc = db_agg_add_topology(wr, &row);
 	}
@@ -875,7 +876,7 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 		analyse(w, &tab, L.kineto && !L.nsources);
 	}
 	if (!rc)
-		rc = store(db, L.t, its, n, w);
+		rc = store(db, L.t, its, n, vpp, w);
 	w->seconds = (double)(pp_now_ns() - t0) / 1e9;
 out:
 	free(L.sources);
