@@ -656,6 +656,11 @@ struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t e
 {
 	const struct gen_layout *lay = &cfg->lay;
 	int P = lay->size[GEN_PP];
+	if (cfg->vpp > 1 && P == 1) { /* Megatron runs one stage without model chunks */
+		snprintf(err, errlen, "--vpp %d needs --pp > 1 (one stage runs no model chunks)",
+			 cfg->vpp);
+		return NULL;
+	}
 	if (cfg->vpp > 1 && cfg->microbatches % P) {
 		snprintf(err, errlen, "--vpp needs --microbatches to be a multiple of --pp (%d)", P);
 		return NULL;

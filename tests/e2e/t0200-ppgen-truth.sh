@@ -77,5 +77,7 @@ ok_if "--help shows the synopsis" grep -q 'ppgen --out <dir>' help.txt
 ppgen --tp 2 2>err.txt; is "missing --out is a usage error" 2 $?
 ppgen --out x --nasty nope 2>err.txt; is "unknown nasty option is a usage error" 2 $?
 ppgen --out x --pp 3 --vpp 2 --microbatches 4 2>err.txt; is "vpp needs microbatches % pp == 0" 2 $?
+ppgen --out x --pp 1 --vpp 2 --microbatches 4 2>err.txt; is "vpp needs pp > 1" 2 $?
+ok_if "... and says so" grep -q "error: --vpp 2 needs --pp > 1" err.txt
 ppgen --out x --tp 2 --straggler 9:2 2>err.txt; is "straggler outside the world" 2 $?
 done_testing
