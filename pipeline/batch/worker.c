@@ -279,6 +279,12 @@ int worker_serve(const struct batch_opts *o)
 			break;
 		}
 	}
+	/* The end of the tasks, or a failed read (out of memory in getline()
+	 * among others): that one must not look like a clean exit. */
+	if (!rc && ferror(stdin)) {
+		error("cannot read the next task: %s", strerror(errno));
+		rc = PP_EXIT_FATAL;
+	}
 out:
 	free(line);
 	strbuf_release(&reply);

@@ -17,6 +17,13 @@ fi
 make_dataset "$T/base" 4 --layers 2 --microbatches 4
 ntraces=$(find "$T/base" -name '*.json*' | wc -l)
 
+# A worker whose task input fails (a directory here; out of memory in
+# getline() alike) exits 3 with the reason: it looked like the clean end of
+# its tasks (exit 0) before.
+ppbatch --worker --db "$T/rd.db" </ >/dev/null 2>"$T/rd.err"
+is "a worker whose task input cannot be read exits 3" 3 $?
+ok_if "... and says why" grep -q "cannot read the next task" "$T/rd.err"
+
 # The smallest address-space limit (in 256 KiB steps) under which a worker
 # starts (writes "ready" on an empty task list) and under which the
 # coordinator alone runs: just above both, every worker starts and no
