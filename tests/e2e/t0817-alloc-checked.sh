@@ -37,4 +37,20 @@ storage/x.c:5 realloc
 storage/x.c:7 PP_ENOMEM
 storage/x.c:12 malloc" \
 	"$(sed -E 's/^([^:]+:[0-9]+): (PP_ENOMEM|[a-z]+).*/\1 \2/' "$T/bad.out" | sed 's/()$//')"
+# ... also the allocators that report failure in their own way.
+mkdir -p "$T/bad2/pipeline"
+cat >"$T/bad2/pipeline/y.c" <<'C'
+void g(void **p, char **s)
+{
+	posix_memalign(p, 64, 128);
+	*p = aligned_alloc(64, 128);
+	asprintf(s, "%d", 1);
+}
+C
+python3 "$RELIAB/check_alloc.py" "$T/bad2" >"$T/bad2.out" 2>/dev/null
+is "the checker flags posix_memalign, aligned_alloc and asprintf" \
+	"pipeline/y.c:3 posix_memalign
+pipeline/y.c:4 aligned_alloc
+pipeline/y.c:5 asprintf" \
+	"$(sed -E 's/^([^:]+:[0-9]+): ([a-z_]+).*/\1 \2/' "$T/bad2.out")"
 done_testing

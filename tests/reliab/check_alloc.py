@@ -6,7 +6,8 @@
 Scans cmd/ pipeline/ storage/ *.c and *.h, except pipeline/util/pp.[ch]
 (which implement xmalloc() and the others and define PP_ENOMEM), and prints
 one line per violation:
-  - a call of malloc, calloc, realloc, strdup or strndup: library code
+  - a call of malloc, calloc, realloc, strdup, strndup, posix_memalign,
+    aligned_alloc, asprintf or vasprintf: library code
     allocates with xmalloc/xcalloc/xrealloc/xstrdup/xstrndup, which never
     return NULL;
   - a use of PP_ENOMEM: nothing of ours reports it, so nothing checks it.
@@ -23,7 +24,9 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_sql import sources, strip_comments  # noqa: E402
 
-RAW = re.compile(r"(?<![\w.>])(malloc|calloc|realloc|strdup|strndup)\s*\(")
+RAW = re.compile(
+    r"(?<![\w.>])(malloc|calloc|realloc|strdup|strndup|posix_memalign|aligned_alloc|v?asprintf)\s*\("
+)
 ENOMEM = re.compile(r"\bPP_ENOMEM\b")
 STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"' + r"|'(?:[^'\\\n]|\\.)+'")
 EXEMPT = re.compile(r"pp-alloc-ok:[ \t]*\w")
