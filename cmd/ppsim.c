@@ -14,8 +14,23 @@
 #include "util/strbuf.h"
 
 enum {
-	O_STRATEGY = 1, O_DEVICES, O_STAGES, O_MICRO, O_P2P, O_FWD, O_BWD, O_BWD_D,
-	O_BWD_W, O_OVERLAP, O_GROUP, O_MODEL, O_CONFIG, O_OUTPUT, O_NOVIS, O_JSON
+	O_STRATEGY = 1,
+	O_DEVICES,
+	O_STAGES,
+	O_MICRO,
+	O_P2P,
+	O_FWD,
+	O_BWD,
+	O_BWD_D,
+	O_BWD_W,
+	O_OVERLAP,
+	O_GROUP,
+	O_MODEL,
+	O_WARMUP,
+	O_CONFIG,
+	O_OUTPUT,
+	O_NOVIS,
+	O_JSON
 };
 
 static const struct cli_opt options[] = {
@@ -44,6 +59,10 @@ static const struct cli_opt options[] = {
 	{ "group-size", 'g', "<g>", "interleave: micro-batches per group (default p)", O_GROUP, 0 },
 	{ "model", 0, "<model>",
 	  "megatron (default) or reference (bit-exact PP-Schedule-Visualization)", O_MODEL, 0 },
+	{ "warmup", 0, "<rule>",
+	  "interleave with m = p: core (Megatron core's clamped warm-up, default) or legacy "
+	  "(Megatron-LM up to 2023: every forward first)",
+	  O_WARMUP, 0 },
 	{ "config", 'c', "<file>", "INI file ([sim] section), JSON or YAML (.yaml) config",
 	  O_CONFIG, 0 },
 	{ "output", 'o', "<prefix>", "chart files <prefix>.gp/.png/.svg (default ppsim-<strategy>)",
@@ -58,8 +77,8 @@ static const struct cli_cmd cmd = {
 	"ppsim [--strategy <name>] --devices <p> [--stages <n>] --microbatches <m>\n"
 	"             [--p2p <t>] [--forward <t>] [--backward <t>] [--backward-d <t>]\n"
 	"             [--backward-w <t>] [--overlapped <t>] [--group-size <g>]\n"
-	"             [--model megatron|reference] [--config <file>] [--output <prefix>]\n"
-	"             [--no-visualization] [--json]",
+	"             [--model megatron|reference] [--warmup core|legacy] [--config <file>]\n"
+	"             [--output <prefix>] [--no-visualization] [--json]",
 	"Simulate a pipeline-parallel schedule and report makespan and bubbles per device.",
 	options,
 	"  ppsim --strategy interleave --devices 4 --stages 8 --microbatches 8 -o il\n"
@@ -70,11 +89,11 @@ static const struct cli_cmd cmd = {
 static const char *key_of(int id)
 {
 	static const char *const keys[] = {
-		[O_STRATEGY] = "strategy", [O_DEVICES] = "devices", [O_STAGES] = "stages",
-		[O_MICRO] = "microbatches", [O_P2P] = "p2p", [O_FWD] = "forward",
-		[O_BWD] = "backward", [O_BWD_D] = "backward_d", [O_BWD_W] = "backward_w",
+		[O_STRATEGY] = "strategy",  [O_DEVICES] = "devices",  [O_STAGES] = "stages",
+		[O_MICRO] = "microbatches", [O_P2P] = "p2p",          [O_FWD] = "forward",
+		[O_BWD] = "backward",       [O_BWD_D] = "backward_d", [O_BWD_W] = "backward_w",
 		[O_OVERLAP] = "overlapped", [O_GROUP] = "group_size", [O_MODEL] = "model",
-		[O_OUTPUT] = "output",
+		[O_WARMUP] = "warmup",      [O_OUTPUT] = "output",
 	};
 	return id > 0 && id < (int)(sizeof(keys) / sizeof(keys[0])) ? keys[id] : NULL;
 }

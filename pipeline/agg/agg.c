@@ -603,7 +603,7 @@ static int compute(struct run *R)
 {
 	const struct agg_opts *o = R->o;
 	decide_vpp(R);
-	struct agg_params params = { o->threshold, R->vpp.vpp };
+	struct agg_params params = { o->threshold, R->vpp.vpp, R->vpp.warmup };
 	int rc;
 	for (int i = 0; i < R->niters; i++) {
 		struct agg_iter *it = &R->its[i];

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/schedule.h"
+
 struct config;
 struct topology;
 
@@ -109,6 +111,8 @@ struct agg_result {
 struct agg_params {
 	double threshold; /* straggler threshold, e.g. 0.10 */
 	int vpp;          /* >= 1 */
+	enum sched_rule warmup; /* Megatron's warm-up rule the job follows, for
+				 * the ideal pipeline (agg_vpp_decide()) */
 };
 
 /* Computes every row for one iteration. ranks[] may be in any order and
@@ -138,9 +142,10 @@ int agg_above_lower_median(const int64_t *v, int n, double margin, int64_t *medi
 
 /* The ideal length of one pipeline: simulates 1F1B (interleaved when
  * vpp > 1) on pp devices with per-stage step times fwd[s], bwd[s] (ns) and
- * m micro-batches. Returns the makespan in ns, or -1 when it cannot be
+ * m micro-batches, the warm-up counted by Megatron's rule `warmup`
+ * (model/schedule.h). Returns the makespan in ns, or -1 when it cannot be
  * simulated (message in err). */
-int64_t agg_ideal_ns(int pp, int vpp, int m, const int64_t *fwd, const int64_t *bwd,
-		     char *err, size_t errlen);
+int64_t agg_ideal_ns(int pp, int vpp, int m, enum sched_rule warmup, const int64_t *fwd,
+		     const int64_t *bwd, char *err, size_t errlen);
 
 #endif

@@ -134,8 +134,8 @@ static void pp_group_rows(const struct topology *t, const struct agg_rank_in **b
 		int vpp = p->vpp > 0 ? p->vpp : 1;
 		if (ideal_ok && m > 0) {
 			char err[256];
-			int64_t ideal = agg_ideal_ns(grp->n, vpp, (m + vpp - 1) / vpp, fwd, bwd, err,
-						     sizeof(err));
+			int64_t ideal = agg_ideal_ns(grp->n, vpp, (m + vpp - 1) / vpp, p->warmup,
+						     fwd, bwd, err, sizeof(err));
 			if (ideal >= 0) {
 				pr->has_ideal = true;
 				pr->ideal = ideal;

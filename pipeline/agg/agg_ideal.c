@@ -12,8 +12,8 @@
 #include "sim/sim.h"
 #include "util/pp.h"
 
-int64_t agg_ideal_ns(int pp, int vpp, int m, const int64_t *fwd, const int64_t *bwd,
-		     char *err, size_t errlen)
+int64_t agg_ideal_ns(int pp, int vpp, int m, enum sched_rule warmup, const int64_t *fwd,
+		     const int64_t *bwd, char *err, size_t errlen)
 {
 	if (pp < 1 || vpp < 1 || m < 1) {
 		snprintf(err, errlen, "no pipeline to simulate");
@@ -34,6 +34,7 @@ int64_t agg_ideal_ns(int pp, int vpp, int m, const int64_t *fwd, const int64_t *
 	cfg.devices = pp;
 	cfg.stages = stages;
 	cfg.microbatches = m;
+	cfg.warmup = warmup;
 	cfg.forward = f;
 	cfg.backward = b;
 	if (!sim_run(&cfg, &res, err, errlen))

@@ -240,8 +240,10 @@ struct agg_vpp {
 	enum agg_vpp_from from;
 	struct strbuf why; /* the evidence, one line without a final newline */
 	/* Which of Megatron's warm-up rules vpp fits when only one does (they
-	 * differ only when m = P: docs/whatif.md §9.1), else NULL. */
+	 * differ only when m = P: docs/whatif.md §9.1), else NULL; warmup is
+	 * that rule, SCHED_CORE when both fit (or none was tried). */
 	const char *rule;
+	enum sched_rule warmup;
 };
 
 /* Decides v from the fwd/bwd steps of every rank of its[0..n) with a whole

@@ -368,6 +368,7 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 	v->cfg = v->vpp = cfg;
 	v->from = AGG_VPP_UNTOLD;
 	v->rule = NULL;
+	v->warmup = SCHED_CORE;
 	strbuf_reset(&v->why);
 	for (int k = 1; k <= VPP_MAX; k++)
 		fits[k] = fitr[SCHED_CORE][k] = fitr[SCHED_LEGACY][k] = true;
@@ -440,10 +441,11 @@ void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology 
 	}
 	/* v->vpp may be an agg.vpp above the sizes tried (it takes up to 10^6) */
 	bool tried = any && v->vpp <= VPP_MAX && fits[v->vpp];
-	if (tried && !fitr[SCHED_CORE][v->vpp])
+	if (tried && !fitr[SCHED_CORE][v->vpp]) {
 		v->rule = "the schedule runs every forward first when there are as many "
 			  "micro-batches as stages (Megatron-LM up to 2023)";
-	else if (tried && !fitr[SCHED_LEGACY][v->vpp])
+		v->warmup = SCHED_LEGACY;
+	} else if (tried && !fitr[SCHED_LEGACY][v->vpp])
 		v->rule = "the schedule clamps its warm-up when there are as many micro-batches "
 			  "as stages (current Megatron core)";
 	strbuf_release(&eg);

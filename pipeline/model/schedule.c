@@ -1,6 +1,8 @@
 /* schedule.c — Megatron's warm-up count (see schedule.h). */
 #include "schedule.h"
 
+#include <string.h>
+
 #include "util/pp.h"
 
 static bool shape_ok(const struct sched_shape *sh, int stage)
@@ -30,4 +32,20 @@ int sched_warmup(const struct sched_shape *sh, int stage)
 	if (sh->rule == SCHED_LEGACY && sh->interleaved && sh->m == sh->pp)
 		return total;
 	return w < total ? w : total;
+}
+
+const char *sched_rule_name(enum sched_rule r)
+{
+	return r == SCHED_LEGACY ? "legacy" : "core";
+}
+
+int sched_rule_parse(const char *name, enum sched_rule *out)
+{
+	if (!strcmp(name, "core"))
+		*out = SCHED_CORE;
+	else if (!strcmp(name, "legacy"))
+		*out = SCHED_LEGACY;
+	else
+		return PP_EINVAL;
+	return 0;
 }

@@ -56,4 +56,9 @@ int sched_warmup_wanted(const struct sched_shape *sh, int stage);
  * range. */
 int sched_warmup(const struct sched_shape *sh, int stage);
 
+/* "core" / "legacy". */
+const char *sched_rule_name(enum sched_rule r);
+/* Parses "core" or "legacy". 0 or PP_EINVAL. */
+int sched_rule_parse(const char *name, enum sched_rule *out);
+
 #endif

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/schedule.h"
+
 enum sim_strategy {
 	SIM_1F1B = 0,
 	SIM_INTERLEAVE,
@@ -41,6 +43,8 @@ enum sim_op_type { SIM_F = 0, SIM_B, SIM_D, SIM_W, SIM_NTYPES };
 struct sim_config {
 	enum sim_strategy strategy;
 	enum sim_model model;
+	enum sched_rule warmup; /* Megatron's warm-up rule (model/schedule.h);
+				 * SCHED_CORE after sim_config_init() */
 	int devices;      /* p >= 1 */
 	int stages;       /* N, a multiple of p (see docs/sim-model.md §5) */
 	int microbatches; /* m >= 1 */

@@ -157,6 +157,10 @@ int sim_input_set(struct sim_input *in, const char *key, const char *text,
 		if (sim_model_parse(text, &in->cfg.model))
 			return fail(err, errlen, PP_EINVAL,
 				    "unknown model '%s' (megatron or reference)", text);
+	} else if (!strcmp(key, "warmup")) {
+		if (sched_rule_parse(text, &in->cfg.warmup))
+			return fail(err, errlen, PP_EINVAL,
+				    "unknown warm-up rule '%s' (core or legacy)", text);
 	} else if (int_setting(in, key, &dst, &have, &min)) {
 		if (parse_int(key, text, min, &v, err, errlen))
 			return PP_EINVAL;
@@ -188,11 +192,10 @@ int sim_input_set(struct sim_input *in, const char *key, const char *text,
 	return 0;
 }
 
-static const char *const ini_keys[] = {
-	"strategy", "model", "devices", "stages", "microbatches", "group_size", "p2p",
-	"forward", "backward", "backward_d", "backward_w", "overlapped", "output",
-	"visualization", NULL
-};
+static const char *const ini_keys[] = { "strategy",   "model",        "warmup",        "devices",
+					"stages",     "microbatches", "group_size",    "p2p",
+					"forward",    "backward",     "backward_d",    "backward_w",
+					"overlapped", "output",       "visualization", NULL };
 
 int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
 		       char *err, size_t errlen)

@@ -5,8 +5,9 @@
  * so an order the chosen model cannot build ends in a sticky S->rc instead
  * of bad memory. The orders follow docs/sim-model.md §2 step by step; the
  * megatron model only clamps warmup counts to what exists (docs/sim-model.md
- * §6, items 7 and 8). Every warmup count is Megatron's current rule
- * (model/schedule.h, SCHED_CORE), as docs/sim-model.md §2 says.
+ * §6, items 7 and 8). Every warmup count is Megatron's (model/schedule.h)
+ * under cfg->warmup: its current rule by default, as docs/sim-model.md §2
+ * says.
  */
 #include <stdlib.h>
 
@@ -28,7 +29,7 @@ static struct sched_shape shape(const struct sim_sched *S, int v, int g, bool in
 				     .m = S->m,
 				     .group = g,
 				     .interleaved = interleaved,
-				     .rule = SCHED_CORE };
+				     .rule = S->cfg->warmup };
 }
 
 /* The warmup of a schedule with one chunk per device: forwards 0..w-1, w

@@ -26,10 +26,10 @@ void sim_report_table(FILE *out, const struct sim_config *cfg,
 		      const struct sim_result *res)
 {
 	char a[32], b[32], c[32];
-	fprintf(out, "%s, %d devices, %d stages, %d micro-batches, p2p %s, %s model\n\n",
-		sim_strategy_name(cfg->strategy), cfg->devices, cfg->stages,
-		cfg->microbatches, sim_fmt_double(cfg->p2p, a, sizeof(a)),
-		sim_model_name(cfg->model));
+	fprintf(out, "%s, %d devices, %d stages, %d micro-batches, p2p %s, %s model%s\n\n",
+		sim_strategy_name(cfg->strategy), cfg->devices, cfg->stages, cfg->microbatches,
+		sim_fmt_double(cfg->p2p, a, sizeof(a)), sim_model_name(cfg->model),
+		cfg->warmup == SCHED_LEGACY ? ", legacy warm-up" : "");
 	fprintf(out, "%6s %14s %14s %8s\n", "device", "busy", "idle", "bubble");
 	for (int d = 0; d < res->ndevices; d++) {
 		const struct sim_device *dv = &res->devices[d];
@@ -47,10 +47,11 @@ void sim_report_json(FILE *out, const struct sim_config *cfg,
 		     const struct sim_result *res)
 {
 	char a[32], b[32], c[32];
-	fprintf(out, "{\"strategy\":\"%s\",\"model\":\"%s\",\"num_devices\":%d,"
-		"\"num_stages\":%d,\"num_microbatches\":%d,\"p2p\":%s,",
+	fprintf(out,
+		"{\"strategy\":\"%s\",\"model\":\"%s\",\"warmup\":\"%s\","
+		"\"num_devices\":%d,\"num_stages\":%d,\"num_microbatches\":%d,\"p2p\":%s,",
 		sim_strategy_name(cfg->strategy), sim_model_name(cfg->model),
-		cfg->devices, cfg->stages, cfg->microbatches,
+		sched_rule_name(cfg->warmup), cfg->devices, cfg->stages, cfg->microbatches,
 		sim_fmt_double(cfg->p2p, a, sizeof(a)));
 	fprintf(out, "\"makespan\":%s,\"ideal\":%s,\"reference_bubble_rate\":%s,\n"
 		"\"devices\":[", sim_fmt_double(res->makespan, a, sizeof(a)),

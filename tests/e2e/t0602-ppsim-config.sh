@@ -45,6 +45,17 @@ is "INI [sim] section" "makespan: 57" "$(grep '^makespan' c3.txt)"
 ppsim --config pp.ini --microbatches 16 >c4.txt
 is "command line overrides the config" "makespan: 105" "$(grep '^makespan' c4.txt)"
 ok_if "no chart with visualization = false" test ! -e ppsim-interleave.gp
+# m = p with uneven stages: the legacy warm-up (every forward first) runs
+# longer than the core one; the INI key, the option and the JSON agree.
+printf '[sim]\nstrategy = interleave\ndevices = 3\nstages = 6\nmicrobatches = 3\nforward = 1,1.3,0.9,1,1.3,0.9\nbackward = 2,2.5,2,2,2.5,2\nvisualization = false\n' >w.ini
+ppsim --config w.ini >w1.txt
+printf 'warmup = legacy\n' >>w.ini
+ppsim --config w.ini >w2.txt
+ppsim --config w.ini --warmup core --json >w3.json
+is "warm-up rules: core, legacy (INI), core again (option over INI)" \
+	"makespan: 26.9|makespan: 28.7|26.9 core" \
+	"$(grep '^makespan' w1.txt)|$(grep '^makespan' w2.txt)|$(python3 -c "import json; d = json.load(open('w3.json')); print(round(d['makespan'], 9), d['warmup'])")"
+ok_if "the table names the legacy warm-up" grep -q "megatron model, legacy warm-up$" w2.txt
 
 cat >sample_config.yaml <<'YAML'
 # Pipeline Parallelism Configuration (pipeline.py's YAML sample)

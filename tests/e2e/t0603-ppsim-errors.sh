@@ -11,6 +11,7 @@ fails() { # fails "desc" "message part" args...
 }
 fails "stages not a multiple of devices" "must be a multiple of devices" --strategy interleave --devices 4 --stages 6 --microbatches 8
 fails "unknown strategy" "unknown strategy 'gpipe'" --strategy gpipe --devices 4 --microbatches 8
+fails "unknown warm-up rule" "unknown warm-up rule '2023' (core or legacy)" --strategy interleave --devices 2 --stages 4 --microbatches 2 --warmup 2023
 fails "no micro-batches" "micro-batches" --devices 4
 fails "negative time" "expected numbers >= 0" --devices 4 --microbatches 8 --forward=-1
 fails "Megatron interleave rule" "Megatron needs micro-batches mod group size" --strategy interleave --devices 4 --stages 12 --microbatches 5

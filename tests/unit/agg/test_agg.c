@@ -35,7 +35,7 @@ static void test_groups_pipelines_stragglers(void **state)
 	(void)state;
 	struct topology t;
 	struct agg_result res;
-	struct agg_params p = { 0.10, 1 };
+	struct agg_params p = { 0.10, 1, SCHED_CORE };
 	topo_init(&t);
 	assert_int_equal(topo_from_sizes(&t, 1, 2, 2, 1, 1), 0);
 	topo_index(&t);
@@ -100,8 +100,8 @@ static void test_lower_median_and_ideal(void **state)
 	char err[128];
 	int64_t f[] = { 1000000, 1000000, 1000000, 1000000 };
 	int64_t b[] = { 2000000, 2000000, 2000000, 2000000 };
-	assert_int_equal(agg_ideal_ns(4, 1, 8, f, b, err, sizeof(err)), 11 * 3000000);
-	assert_int_equal(agg_ideal_ns(0, 1, 8, f, b, err, sizeof(err)), -1);
+	assert_int_equal(agg_ideal_ns(4, 1, 8, SCHED_CORE, f, b, err, sizeof(err)), 11 * 3000000);
+	assert_int_equal(agg_ideal_ns(0, 1, 8, SCHED_CORE, f, b, err, sizeof(err)), -1);
 }
 
 /* The comparison the straggler flag and a what-if cell's slow rank share. */

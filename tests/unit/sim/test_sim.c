@@ -186,6 +186,37 @@ static void test_closed_form_interleave(void **state)
 	}
 }
 
+/* The warm-up rule (model/schedule.h): with m = p interleaved, legacy runs
+ * every forward of a device before its first backward; core starts 1F1B
+ * early on the later devices (device p-1: (v-1)·p forwards, plus one). */
+static void test_warmup_rule(void **state)
+{
+	(void)state;
+	for (int rule = SCHED_CORE; rule <= SCHED_LEGACY; rule++) {
+		struct sim_config c = cfg(SIM_INTERLEAVE, 3, 6, 3);
+		struct sim_result r;
+		c.warmup = (enum sched_rule)rule;
+		assert_int_equal(run(&c, &r), 0);
+		int first[3]; /* forwards queued before each device's first backward */
+		for (int d = 0; d < 3; d++)
+			first[d] = -1;
+		int seen[3] = { 0 };
+		for (size_t i = 0; i < r.nops; i++) {
+			const struct sim_op *o = &r.ops[i];
+			if (o->type == SIM_B && first[o->device] < 0)
+				first[o->device] = seen[o->device];
+			seen[o->device] += o->type == SIM_F;
+		}
+		assert_int_equal(first[0], 6);
+		assert_int_equal(first[2], rule == SCHED_LEGACY ? 6 : 4);
+		sim_result_release(&r);
+	}
+	enum sched_rule w;
+	assert_int_equal(sched_rule_parse(sched_rule_name(SCHED_LEGACY), &w), 0);
+	assert_int_equal(w, SCHED_LEGACY);
+	assert_int_equal(sched_rule_parse("2023", &w), PP_EINVAL);
+}
+
 static void test_closed_form_zb1p(void **state)
 {
 	(void)state;
@@ -541,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_golden_reference),
 		cmocka_unit_test(test_closed_form_1f1b),
 		cmocka_unit_test(test_closed_form_interleave),
+		cmocka_unit_test(test_warmup_rule),
 		cmocka_unit_test(test_closed_form_zb1p),
 		cmocka_unit_test(test_p2p_by_hand),
 		cmocka_unit_test(test_megatron_fixes),
