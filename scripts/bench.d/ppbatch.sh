@@ -2,14 +2,14 @@
 # ppbatch benchmarks (issue 4). Appends "name value unit" lines to
 # $BENCH_RESULTS:
 #   ppbatch_1worker_gbps       one worker, one ~1 GB ppgen trace: parse +
-#                              classify + store, wall clock, median of 3 (_cpu_gbps:
+#                              classify + store, wall clock, median of 5 (_cpu_gbps:
 #                              bytes per CPU second, robust on a busy machine)
 #   ppbatch_1file_command_gbps the same trace through `ppbatch --input -j 1`
 #   ppbatch_kernels_per_s      its GPU events stored per second
 #   ppbatch_worker_rss_mib     peak RSS of that worker, and the target
 #                              64 MiB + 10 % of the trace
 #   ppbatch_1worker_gzip_gbps  the same worker on the trace's .gz (gzip -6),
-#                              decompressed bytes per second, median of 3
+#                              decompressed bytes per second, median of 5
 #   ppbatch_real_gbps          the worker on the largest real trace (a real
 #                              kernel density), median of 5
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
@@ -39,17 +39,17 @@ fi
 trace=$(ls "$big"/iteration_1/*.json)
 tb=$(stat -c %s "$trace")
 # The worker alone (the protocol of pipeline/batch/worker.h), for its own RSS;
-# median of 3 by wall time.
+# median of 5 by wall time.
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$trace" "$tb" >"$W/task"
 rm -f "$W/worker.times"
-for round in 1 2 3; do
+for round in 1 2 3 4 5; do
 	rm -f "$W/big.db"*
 	sync
 	/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$W/task" >"$W/reply"
 	grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed: $(cat "$W/reply")" >&2; exit 1; }
 	cat "$W/time" >>"$W/worker.times"
 done
-read -r wall usr sys rss_kb < <(sort -n "$W/worker.times" | sed -n 2p)
+read -r wall usr sys rss_kb < <(sort -n "$W/worker.times" | sed -n 3p)
 put ppbatch_trace_mb "$(awk -v b="$tb" 'BEGIN{printf "%.0f", b/1e6}')" MB
 put ppbatch_1worker_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
@@ -62,14 +62,14 @@ gz="$W/big-$big_mb.json.gz"
 [ -s "$gz" ] || gzip -6 -c "$trace" >"$gz"
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
 rm -f "$W/worker.times"
-for round in 1 2 3; do
+for round in 1 2 3 4 5; do
 	rm -f "$W/big.db"*
 	sync
 	/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$W/gztask" >"$W/reply"
 	grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed on gzip: $(cat "$W/reply")" >&2; exit 1; }
 	cat "$W/time" >>"$W/worker.times"
 done
-read -r wall usr sys rss_kb < <(sort -n "$W/worker.times" | sed -n 2p)
+read -r wall usr sys rss_kb < <(sort -n "$W/worker.times" | sed -n 3p)
 put ppbatch_1worker_gzip_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_gzip_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 put ppbatch_worker_gzip_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB

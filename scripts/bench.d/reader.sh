@@ -1,6 +1,6 @@
 #!/bin/bash
 # The trace reader: `ppbatch --inspect` throughput on a ~1 GB ppgen trace
-# from page cache (median of 3, wall and CPU); also the reader alone
+# from page cache (median of 5, wall and CPU; BENCH_ROUNDS); also the reader alone
 # (--no-classify, at the SIMD level chosen at run time and at each other
 # level this CPU runs) and the whole classifier (--full), peak RSS, gzip input
 # (ISA-L, the default, and zlib) against `igzip -dc` and `zcat`, and in the
@@ -44,15 +44,17 @@ run_timed() {
 	awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$out.t" >"$out"
 	return $rc
 }
-# median3 CMD...: three runs; prints "wall_median cpu_median max_rss_kb".
-median3() {
-	local i
-	for i in 1 2 3; do
+# median_runs CMD...: BENCH_ROUNDS runs (default 5);
+# prints "wall_median cpu_median max_rss_kb".
+median_runs() {
+	local i n=${BENCH_ROUNDS:-5} runs=()
+	for ((i = 1; i <= n; i++)); do
 		run_timed "$work/run.$i" "$@" || { cat "$work/run.$i.err" >&2; return 1; }
+		runs+=("$work/run.$i")
 	done
-	local runs=("$work/run.1" "$work/run.2" "$work/run.3")
-	echo "$(cut -d' ' -f1 "${runs[@]}" | sort -g | sed -n 2p)" \
-		"$(cut -d' ' -f2 "${runs[@]}" | sort -g | sed -n 2p)" \
+	local mid=$(((n + 1) / 2))
+	echo "$(cut -d' ' -f1 "${runs[@]}" | sort -g | sed -n ${mid}p)" \
+		"$(cut -d' ' -f2 "${runs[@]}" | sort -g | sed -n ${mid}p)" \
 		"$(cut -d' ' -f3 "${runs[@]}" | sort -g | tail -n 1)"
 }
 gbps() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.3f", (s > 0 ? b / s / 1e9 : 0) }'; }
@@ -75,10 +77,10 @@ sync
 cat "$trace" "$trace.gz" >/dev/null # page cache
 # --inspect as users run it (reader + the classifier's survey), the reader
 # alone (--no-classify), and the whole classifier (--full).
-read -r w_plain c_plain rss_plain < <(median3 "$PP_BIN/ppbatch" --inspect "$trace") || exit 1
-read -r w_gz c_gz rss_gz < <(median3 "$PP_BIN/ppbatch" --inspect "$trace.gz") || exit 1
-read -r w_ro c_ro rss_ro < <(median3 "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
-read -r w_cl c_cl rss_cl < <(median3 "$PP_BIN/ppbatch" --inspect --full "$trace") || exit 1
+read -r w_plain c_plain rss_plain < <(median_runs "$PP_BIN/ppbatch" --inspect "$trace") || exit 1
+read -r w_gz c_gz rss_gz < <(median_runs "$PP_BIN/ppbatch" --inspect "$trace.gz") || exit 1
+read -r w_ro c_ro rss_ro < <(median_runs "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
+read -r w_cl c_cl rss_cl < <(median_runs "$PP_BIN/ppbatch" --inspect --full "$trace") || exit 1
 # The reader alone at every SIMD level this CPU runs (PP_SIMD forces one).
 simd=$("$PP_BIN/ppbatch" --inspect --no-classify --json "$trace" | sed -n 's/.*"simd":"\([a-z0-9]*\)".*/\1/p')
 levels=()
@@ -86,15 +88,15 @@ for lv in avx512 avx2 sse2 neon scalar; do
 	got=$(PP_SIMD=$lv "$PP_BIN/ppbatch" --inspect --no-classify --json "$trace" |
 		sed -n 's/.*"simd":"\([a-z0-9]*\)".*/\1/p')
 	[ "$got" = "$lv" ] || continue
-	read -r w c _ < <(median3 env PP_SIMD=$lv "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
+	read -r w c _ < <(median_runs env PP_SIMD=$lv "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
 	levels+=("$lv $w $c")
 done
-read -r w_gzro c_gzro rss_gzro < <(median3 "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
-read -r w_gzzl c_gzzl _ < <(median3 env PP_GUNZIP=zlib "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
-read -r w_zcat c_zcat _ < <(median3 zcat "$trace.gz") || exit 1
-read -r w_igz c_igz _ < <(median3 igzip -dc "$trace.gz") || exit 1
-read -r w_cat c_cat _ < <(median3 cat "$trace") || exit 1
-read -r w_yajl c_yajl rss_yajl < <(median3 "$yajl" "$trace") || exit 1
+read -r w_gzro c_gzro rss_gzro < <(median_runs "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
+read -r w_gzzl c_gzzl _ < <(median_runs env PP_GUNZIP=zlib "$PP_BIN/ppbatch" --inspect --no-classify "$trace.gz") || exit 1
+read -r w_zcat c_zcat _ < <(median_runs zcat "$trace.gz") || exit 1
+read -r w_igz c_igz _ < <(median_runs igzip -dc "$trace.gz") || exit 1
+read -r w_cat c_cat _ < <(median_runs cat "$trace") || exit 1
+read -r w_yajl c_yajl rss_yajl < <(median_runs "$yajl" "$trace") || exit 1
 events=$("$PP_BIN/ppbatch" --inspect --json "$trace" | python3 -c 'import json,sys; print(json.load(sys.stdin)["events"])')
 yevents=$("$yajl" "$trace")
 w_py=0 c_py=0 rss_py=0
