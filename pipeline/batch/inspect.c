@@ -76,9 +76,9 @@ struct inspect {
 	uint64_t by_ph[256];
 	struct cat_count cats[MAX_CATS];
 	int ncats;
-	struct {                     /* recent spellings of categories */
-		uint64_t head, tail; /* sv_words() of the spelling */
-		int cat;             /* its index in cats, or -1 */
+	struct {                       /* recent spellings of categories */
+		uint64_t head, tail;   /* sv_words() of the spelling */
+		struct cat_count *cat; /* its entry in cats, or NULL */
 	} ccache[CCACHE];
 	uint64_t cats_other;
 	struct thread *threads; /* in order of first sight */
@@ -100,8 +100,7 @@ struct inspect {
 	uint64_t gpu_events;
 	uint64_t gpu_by_cat[CC_GPU_OTHER + 1]; /* by enum classify_cat */
 	uint64_t by_type[RR_MEM + 1];          /* by enum rr_type */
-	bool have_span;
-	int64_t span_lo, span_hi;
+	int64_t span_lo, span_hi;              /* INT64_MAX, INT64_MIN: no event had a ts */
 };
 
 static inline uint64_t load8(const char *p)
@@ -117,21 +116,19 @@ static inline uint64_t mix64(uint64_t x)
 	return x ^ x >> 29;
 }
 
-/* The first and the last 8 bytes of s (fewer, zero-padded, when shorter),
- * with its length in the top byte of head: equal for equal texts, and
+/* The first and the last 8 bytes of s (the first fewer, zero-padded, when
+ * shorter; the last 0 up to 8 bytes, overlapping the first up to 16), with
+ * its length in the top byte of head: equal for equal texts, and with the
+ * length (which head does not tell: it is mixed into a byte of the text)
  * enough to tell texts of up to 16 bytes apart. A reader's string has 8
  * readable bytes (trace_read.h). */
 static inline void sv_words(struct pp_sv s, uint64_t *head, uint64_t *tail)
 {
-	uint64_t h = load8(s.p), t = 0;
+	uint64_t h = load8(s.p);
 	if (s.n < 8)
 		h &= (1ull << (8 * s.n)) - 1;
-	else
-		t = s.n >= 16 ? load8(s.p + s.n - 8)
-		    : s.n > 8 ? load8(s.p + s.n - 8) >> (8 * (16 - s.n))
-			      : 0;
 	*head = h ^ (uint64_t)s.n << 56;
-	*tail = t;
+	*tail = s.n > 8 ? load8(s.p + s.n - 8) : 0;
 }
 
 /* A cheap hash of a long text: its length and three samples (the head,
@@ -314,27 +311,37 @@ static enum classify_cat count_cat_slow(struct inspect *in, struct pp_sv cat, in
 	return cc->kind;
 }
 
-/* Counts the event's category; returns its kind (classify_category()). A
- * spelling seen recently is found in ccache by its first and last bytes
- * (compared whole when longer than 16). */
-static enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
+/* count_cat() past its cache: the category counted, and kept in the
+ * cache's slot when it has an exact entry of its own. */
+static __attribute__((noinline)) enum classify_cat count_cat_miss(struct inspect *in,
+								  struct pp_sv cat, unsigned slot,
+								  uint64_t head, uint64_t tail)
 {
-	uint64_t head, tail;
-	sv_words(cat, &head, &tail);
-	unsigned slot = (unsigned)(mix64(head ^ tail) >> 58) & (CCACHE - 1);
-	int i = in->ccache[slot].cat;
-	if (i >= 0 && in->ccache[slot].head == head && in->ccache[slot].tail == tail &&
-	    (cat.n <= 16 || !memcmp(cat.p, in->cats[i].raw, cat.n))) {
-		in->cats[i].n++;
-		return in->cats[i].kind;
-	}
+	int i;
 	enum classify_cat kind = count_cat_slow(in, cat, &i);
 	if (i >= 0 && cat.n == in->cats[i].len && !memcmp(cat.p, in->cats[i].raw, cat.n)) {
 		in->ccache[slot].head = head;
 		in->ccache[slot].tail = tail;
-		in->ccache[slot].cat = i;
+		in->ccache[slot].cat = &in->cats[i];
 	}
 	return kind;
+}
+
+/* Counts the event's category; returns its kind (classify_category()). A
+ * spelling seen recently is found in ccache by its length and its first
+ * and last bytes (compared whole when longer than 16). */
+static inline enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
+{
+	uint64_t head, tail;
+	sv_words(cat, &head, &tail);
+	unsigned slot = (unsigned)(((head ^ tail) * 0x9e3779b97f4a7c15ull) >> 58) & (CCACHE - 1);
+	struct cat_count *cc = in->ccache[slot].cat;
+	if (cc && in->ccache[slot].head == head && in->ccache[slot].tail == tail &&
+	    cat.n == cc->len && (cat.n <= 16 || !memcmp(cat.p, cc->raw, cat.n))) {
+		cc->n++;
+		return cc->kind;
+	}
+	return count_cat_miss(in, cat, slot, head, tail);
 }
 
 static uint64_t kname_rehash(void *ctx, uint32_t idx)
@@ -421,15 +428,14 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 		t->events++;
 	if (classify_gpu_event(ev->ph, kind))
 		count_gpu(in, ev, kind);
-	if (ev->has & TE_TS) {
+	if (ev->has & TE_TS) { /* span_lo > span_hi until the first */
 		int64_t lo = ev->ts_ns, hi = ev->ts_ns;
 		if ((ev->has & TE_DUR) && ev->dur_ns > 0 && hi <= INT64_MAX - ev->dur_ns)
 			hi += ev->dur_ns;
-		if (!in->have_span || lo < in->span_lo)
+		if (lo < in->span_lo)
 			in->span_lo = lo;
-		if (!in->have_span || hi > in->span_hi)
+		if (hi > in->span_hi)
 			in->span_hi = hi;
-		in->have_span = true;
 	}
 }
 
@@ -553,7 +559,7 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 		printf("%" PRId64 " ns\n", h->base_time_ns);
 	else
 		printf("none (absolute µs)\n");
-	if (in->have_span) {
+	if (in->span_lo <= in->span_hi) {
 		int64_t base = h->has_base_time ? h->base_time_ns : 0;
 		printf("  time span   %" PRId64 " .. %" PRId64 " ns (%.6f s)\n", in->span_lo + base,
 		       in->span_hi + base, (double)(in->span_hi - in->span_lo) / 1e9);
@@ -669,7 +675,7 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 	strbuf_addf(&sb, ",\"device_count\":%d", h->device_count);
 	json_kv_i64(&sb, "schema_version", h->has_schema, h->schema_version);
 	json_kv_i64(&sb, "base_time_ns", h->has_base_time, h->base_time_ns);
-	if (in->have_span) {
+	if (in->span_lo <= in->span_hi) {
 		int64_t base = h->has_base_time ? h->base_time_ns : 0;
 		strbuf_addf(&sb, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64,
 			    in->span_lo + base, in->span_hi + base);
@@ -754,8 +760,8 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	int rc;
 
 	memset(&in, 0, sizeof(in));
-	for (int i = 0; i < CCACHE; i++)
-		in.ccache[i].cat = -1;
+	in.span_lo = INT64_MAX;
+	in.span_hi = INT64_MIN;
 	in.pats = pats;
 	/* A survey may need a second reading: only of a regular file (not a
 	 * pipe such as <(zcat ...)), which must stay the same (st0). */
