@@ -31,6 +31,7 @@ enum {
 	SHOW_THREADS = 40,   /* threads listed in the text output */
 	MAX_NAMES = 1 << 20, /* distinct kernel names remembered */
 	TCACHE = 64,         /* thread cache slots (a power of two) */
+	KCACHE = 256,        /* kernel name cache slots (a power of two) */
 	CCACHE = 64          /* category spelling cache slots (a power of two) */
 };
 
@@ -91,6 +92,10 @@ struct inspect {
 	struct kname *names;
 	size_t ncount, nalloc;
 	struct itab name_tab;
+	struct { /* recent kernel names by sv_sample_hash() */
+		uint64_t hash;
+		uint32_t idx; /* 1 + its index in names; 0: the slot is free */
+	} kcache[KCACHE];
 	const struct patterns *pats;
 	struct classify *cl;     /* NULL with --no-classify */
 	struct arena cl_arena;   /* the classifier's memory */
@@ -361,17 +366,21 @@ static bool kname_eq(const void *ctx, uint32_t idx)
 	return e->n == k->name.n && !memcmp(e->name, k->name.p, e->n);
 }
 
-/* The type of a kernel name (classify_kernel_type()), matched once per
- * distinct name (up to a cap). */
-static enum rr_type kernel_type(struct inspect *in, struct pp_sv name)
+/* kernel_type() past its cache: the name found or added in name_tab, and
+ * kept in the cache's slot ks. */
+static __attribute__((noinline)) enum rr_type kernel_type_miss(struct inspect *in,
+							       struct pp_sv name, uint64_t h,
+							       unsigned ks)
 {
-	uint64_t h = sv_sample_hash(name);
 	struct kname_probe k = { in->names, name };
 	size_t slot;
 	itab_reserve(&in->name_tab, kname_rehash, in->names);
 	long i = itab_find(&in->name_tab, h, kname_eq, &k, &slot);
-	if (i >= 0)
+	if (i >= 0) {
+		in->kcache[ks].hash = h;
+		in->kcache[ks].idx = (uint32_t)i + 1;
 		return (enum rr_type)in->names[i].type;
+	}
 	enum rr_type type = classify_kernel_type(patterns_match(in->pats, name.p), false);
 	if (in->ncount >= MAX_NAMES || name.n > 4096)
 		return type;
@@ -382,7 +391,25 @@ static enum rr_type kernel_type(struct inspect *in, struct pp_sv name)
 	in->names[in->ncount] =
 		(struct kname){ h, arena_strndup(&in->arena, name.p, name.n), name.n, type };
 	itab_put(&in->name_tab, slot, h, (uint32_t)in->ncount++);
+	in->kcache[ks].hash = h;
+	in->kcache[ks].idx = (uint32_t)in->ncount;
 	return type;
+}
+
+/* The type of a kernel name (classify_kernel_type()), matched once per
+ * distinct name (up to a cap); a name seen recently is found in kcache,
+ * its whole text compared. */
+static inline enum rr_type kernel_type(struct inspect *in, struct pp_sv name)
+{
+	uint64_t h = sv_sample_hash(name);
+	unsigned ks = (unsigned)(h >> 56) & (KCACHE - 1);
+	uint32_t i = in->kcache[ks].idx;
+	if (i && in->kcache[ks].hash == h) {
+		const struct kname *e = &in->names[i - 1];
+		if (e->n == name.n && !memcmp(e->name, name.p, name.n))
+			return (enum rr_type)e->type;
+	}
+	return kernel_type_miss(in, name, h, ks);
 }
 
 /* Counts a GPU event by kind and type. */
