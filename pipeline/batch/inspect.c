@@ -366,19 +366,35 @@ static bool kname_eq(const void *ctx, uint32_t idx)
 	return e->n == k->name.n && !memcmp(e->name, k->name.p, e->n);
 }
 
+/* The two kcache slots of a name of hash h. */
+static inline unsigned kslot(uint64_t h, int way)
+{
+	return (unsigned)(h >> (way ? 48 : 56)) & (KCACHE - 1);
+}
+
+/* Keeps names[i] of hash h in kcache: in its first slot unless another
+ * name holds it and the second is free (names of one hash, which are
+ * many in a real trace, as templates' names differ where the hash does
+ * not look, then take both). */
+static void kcache_put(struct inspect *in, uint64_t h, size_t i)
+{
+	unsigned a = kslot(h, 0), b = kslot(h, 1);
+	unsigned ks = in->kcache[a].idx && !in->kcache[b].idx ? b : a;
+	in->kcache[ks].hash = h;
+	in->kcache[ks].idx = (uint32_t)i + 1;
+}
+
 /* kernel_type() past its cache: the name found or added in name_tab, and
- * kept in the cache's slot ks. */
+ * kept in the cache. */
 static __attribute__((noinline)) enum rr_type kernel_type_miss(struct inspect *in,
-							       struct pp_sv name, uint64_t h,
-							       unsigned ks)
+							       struct pp_sv name, uint64_t h)
 {
 	struct kname_probe k = { in->names, name };
 	size_t slot;
 	itab_reserve(&in->name_tab, kname_rehash, in->names);
 	long i = itab_find(&in->name_tab, h, kname_eq, &k, &slot);
 	if (i >= 0) {
-		in->kcache[ks].hash = h;
-		in->kcache[ks].idx = (uint32_t)i + 1;
+		kcache_put(in, h, (size_t)i);
 		return (enum rr_type)in->names[i].type;
 	}
 	enum rr_type type = classify_kernel_type(patterns_match(in->pats, name.p), false);
@@ -390,26 +406,27 @@ static __attribute__((noinline)) enum rr_type kernel_type_miss(struct inspect *i
 	}
 	in->names[in->ncount] =
 		(struct kname){ h, arena_strndup(&in->arena, name.p, name.n), name.n, type };
-	itab_put(&in->name_tab, slot, h, (uint32_t)in->ncount++);
-	in->kcache[ks].hash = h;
-	in->kcache[ks].idx = (uint32_t)in->ncount;
+	itab_put(&in->name_tab, slot, h, (uint32_t)in->ncount);
+	kcache_put(in, h, in->ncount++);
 	return type;
 }
 
 /* The type of a kernel name (classify_kernel_type()), matched once per
  * distinct name (up to a cap); a name seen recently is found in kcache,
- * its whole text compared. */
+ * in one of two slots, its whole text compared. */
 static inline enum rr_type kernel_type(struct inspect *in, struct pp_sv name)
 {
 	uint64_t h = sv_sample_hash(name);
-	unsigned ks = (unsigned)(h >> 56) & (KCACHE - 1);
-	uint32_t i = in->kcache[ks].idx;
-	if (i && in->kcache[ks].hash == h) {
-		const struct kname *e = &in->names[i - 1];
-		if (e->n == name.n && !memcmp(e->name, name.p, name.n))
-			return (enum rr_type)e->type;
+	for (int way = 0; way < 2; way++) {
+		unsigned ks = kslot(h, way);
+		uint32_t i = in->kcache[ks].idx;
+		if (i && in->kcache[ks].hash == h) {
+			const struct kname *e = &in->names[i - 1];
+			if (e->n == name.n && !memcmp(e->name, name.p, name.n))
+				return (enum rr_type)e->type;
+		}
 	}
-	return kernel_type_miss(in, name, h, ks);
+	return kernel_type_miss(in, name, h);
 }
 
 /* Counts a GPU event by kind and type. */
