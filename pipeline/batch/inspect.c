@@ -31,6 +31,7 @@ enum {
 	SHOW_THREADS = 40,   /* threads listed in the text output */
 	MAX_NAMES = 1 << 20, /* distinct kernel names remembered */
 	TCACHE = 64,         /* thread cache slots (a power of two) */
+	KCACHE = 256,        /* kernel name cache slots (a power of two) */
 	CCACHE = 64          /* category spelling cache slots (a power of two) */
 };
 
@@ -76,9 +77,9 @@ struct inspect {
 	uint64_t by_ph[256];
 	struct cat_count cats[MAX_CATS];
 	int ncats;
-	struct {                     /* recent spellings of categories */
-		uint64_t head, tail; /* sv_words() of the spelling */
-		int cat;             /* its index in cats, or -1 */
+	struct {                       /* recent spellings of categories */
+		uint64_t head, tail;   /* sv_words() of the spelling */
+		struct cat_count *cat; /* its entry in cats, or NULL */
 	} ccache[CCACHE];
 	uint64_t cats_other;
 	struct thread *threads; /* in order of first sight */
@@ -91,6 +92,10 @@ struct inspect {
 	struct kname *names;
 	size_t ncount, nalloc;
 	struct itab name_tab;
+	struct { /* recent kernel names by sv_sample_hash() */
+		uint64_t hash;
+		uint32_t idx; /* 1 + its index in names; 0: the slot is free */
+	} kcache[KCACHE];
 	const struct patterns *pats;
 	struct classify *cl;     /* NULL with --no-classify */
 	struct arena cl_arena;   /* the classifier's memory */
@@ -100,8 +105,7 @@ struct inspect {
 	uint64_t gpu_events;
 	uint64_t gpu_by_cat[CC_GPU_OTHER + 1]; /* by enum classify_cat */
 	uint64_t by_type[RR_MEM + 1];          /* by enum rr_type */
-	bool have_span;
-	int64_t span_lo, span_hi;
+	int64_t span_lo, span_hi;              /* INT64_MAX, INT64_MIN: no event had a ts */
 };
 
 static inline uint64_t load8(const char *p)
@@ -117,21 +121,19 @@ static inline uint64_t mix64(uint64_t x)
 	return x ^ x >> 29;
 }
 
-/* The first and the last 8 bytes of s (fewer, zero-padded, when shorter),
- * with its length in the top byte of head: equal for equal texts, and
+/* The first and the last 8 bytes of s (the first fewer, zero-padded, when
+ * shorter; the last 0 up to 8 bytes, overlapping the first up to 16), with
+ * its length in the top byte of head: equal for equal texts, and with the
+ * length (which head does not tell: it is mixed into a byte of the text)
  * enough to tell texts of up to 16 bytes apart. A reader's string has 8
  * readable bytes (trace_read.h). */
 static inline void sv_words(struct pp_sv s, uint64_t *head, uint64_t *tail)
 {
-	uint64_t h = load8(s.p), t = 0;
+	uint64_t h = load8(s.p);
 	if (s.n < 8)
 		h &= (1ull << (8 * s.n)) - 1;
-	else
-		t = s.n >= 16 ? load8(s.p + s.n - 8)
-		    : s.n > 8 ? load8(s.p + s.n - 8) >> (8 * (16 - s.n))
-			      : 0;
 	*head = h ^ (uint64_t)s.n << 56;
-	*tail = t;
+	*tail = s.n > 8 ? load8(s.p + s.n - 8) : 0;
 }
 
 /* A cheap hash of a long text: its length and three samples (the head,
@@ -314,27 +316,37 @@ static enum classify_cat count_cat_slow(struct inspect *in, struct pp_sv cat, in
 	return cc->kind;
 }
 
-/* Counts the event's category; returns its kind (classify_category()). A
- * spelling seen recently is found in ccache by its first and last bytes
- * (compared whole when longer than 16). */
-static enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
+/* count_cat() past its cache: the category counted, and kept in the
+ * cache's slot when it has an exact entry of its own. */
+static __attribute__((noinline)) enum classify_cat count_cat_miss(struct inspect *in,
+								  struct pp_sv cat, unsigned slot,
+								  uint64_t head, uint64_t tail)
 {
-	uint64_t head, tail;
-	sv_words(cat, &head, &tail);
-	unsigned slot = (unsigned)(mix64(head ^ tail) >> 58) & (CCACHE - 1);
-	int i = in->ccache[slot].cat;
-	if (i >= 0 && in->ccache[slot].head == head && in->ccache[slot].tail == tail &&
-	    (cat.n <= 16 || !memcmp(cat.p, in->cats[i].raw, cat.n))) {
-		in->cats[i].n++;
-		return in->cats[i].kind;
-	}
+	int i;
 	enum classify_cat kind = count_cat_slow(in, cat, &i);
 	if (i >= 0 && cat.n == in->cats[i].len && !memcmp(cat.p, in->cats[i].raw, cat.n)) {
 		in->ccache[slot].head = head;
 		in->ccache[slot].tail = tail;
-		in->ccache[slot].cat = i;
+		in->ccache[slot].cat = &in->cats[i];
 	}
 	return kind;
+}
+
+/* Counts the event's category; returns its kind (classify_category()). A
+ * spelling seen recently is found in ccache by its length and its first
+ * and last bytes (compared whole when longer than 16). */
+static inline enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
+{
+	uint64_t head, tail;
+	sv_words(cat, &head, &tail);
+	unsigned slot = (unsigned)(((head ^ tail) * 0x9e3779b97f4a7c15ull) >> 58) & (CCACHE - 1);
+	struct cat_count *cc = in->ccache[slot].cat;
+	if (cc && in->ccache[slot].head == head && in->ccache[slot].tail == tail &&
+	    cat.n == cc->len && (cat.n <= 16 || !memcmp(cat.p, cc->raw, cat.n))) {
+		cc->n++;
+		return cc->kind;
+	}
+	return count_cat_miss(in, cat, slot, head, tail);
 }
 
 static uint64_t kname_rehash(void *ctx, uint32_t idx)
@@ -354,17 +366,37 @@ static bool kname_eq(const void *ctx, uint32_t idx)
 	return e->n == k->name.n && !memcmp(e->name, k->name.p, e->n);
 }
 
-/* The type of a kernel name (classify_kernel_type()), matched once per
- * distinct name (up to a cap). */
-static enum rr_type kernel_type(struct inspect *in, struct pp_sv name)
+/* The two kcache slots of a name of hash h. */
+static inline unsigned kslot(uint64_t h, int way)
 {
-	uint64_t h = sv_sample_hash(name);
+	return (unsigned)(h >> (way ? 48 : 56)) & (KCACHE - 1);
+}
+
+/* Keeps names[i] of hash h in kcache: in its first slot unless another
+ * name holds it and the second is free (names of one hash, which are
+ * many in a real trace, as templates' names differ where the hash does
+ * not look, then take both). */
+static void kcache_put(struct inspect *in, uint64_t h, size_t i)
+{
+	unsigned a = kslot(h, 0), b = kslot(h, 1);
+	unsigned ks = in->kcache[a].idx && !in->kcache[b].idx ? b : a;
+	in->kcache[ks].hash = h;
+	in->kcache[ks].idx = (uint32_t)i + 1;
+}
+
+/* kernel_type() past its cache: the name found or added in name_tab, and
+ * kept in the cache. */
+static __attribute__((noinline)) enum rr_type kernel_type_miss(struct inspect *in,
+							       struct pp_sv name, uint64_t h)
+{
 	struct kname_probe k = { in->names, name };
 	size_t slot;
 	itab_reserve(&in->name_tab, kname_rehash, in->names);
 	long i = itab_find(&in->name_tab, h, kname_eq, &k, &slot);
-	if (i >= 0)
+	if (i >= 0) {
+		kcache_put(in, h, (size_t)i);
 		return (enum rr_type)in->names[i].type;
+	}
 	enum rr_type type = classify_kernel_type(patterns_match(in->pats, name.p), false);
 	if (in->ncount >= MAX_NAMES || name.n > 4096)
 		return type;
@@ -374,8 +406,27 @@ static enum rr_type kernel_type(struct inspect *in, struct pp_sv name)
 	}
 	in->names[in->ncount] =
 		(struct kname){ h, arena_strndup(&in->arena, name.p, name.n), name.n, type };
-	itab_put(&in->name_tab, slot, h, (uint32_t)in->ncount++);
+	itab_put(&in->name_tab, slot, h, (uint32_t)in->ncount);
+	kcache_put(in, h, in->ncount++);
 	return type;
+}
+
+/* The type of a kernel name (classify_kernel_type()), matched once per
+ * distinct name (up to a cap); a name seen recently is found in kcache,
+ * in one of two slots, its whole text compared. */
+static inline enum rr_type kernel_type(struct inspect *in, struct pp_sv name)
+{
+	uint64_t h = sv_sample_hash(name);
+	for (int way = 0; way < 2; way++) {
+		unsigned ks = kslot(h, way);
+		uint32_t i = in->kcache[ks].idx;
+		if (i && in->kcache[ks].hash == h) {
+			const struct kname *e = &in->names[i - 1];
+			if (e->n == name.n && !memcmp(e->name, name.p, name.n))
+				return (enum rr_type)e->type;
+		}
+	}
+	return kernel_type_miss(in, name, h);
 }
 
 /* Counts a GPU event by kind and type. */
@@ -421,15 +472,14 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 		t->events++;
 	if (classify_gpu_event(ev->ph, kind))
 		count_gpu(in, ev, kind);
-	if (ev->has & TE_TS) {
+	if (ev->has & TE_TS) { /* span_lo > span_hi until the first */
 		int64_t lo = ev->ts_ns, hi = ev->ts_ns;
 		if ((ev->has & TE_DUR) && ev->dur_ns > 0 && hi <= INT64_MAX - ev->dur_ns)
 			hi += ev->dur_ns;
-		if (!in->have_span || lo < in->span_lo)
+		if (lo < in->span_lo)
 			in->span_lo = lo;
-		if (!in->have_span || hi > in->span_hi)
+		if (hi > in->span_hi)
 			in->span_hi = hi;
-		in->have_span = true;
 	}
 }
 
@@ -553,7 +603,7 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 		printf("%" PRId64 " ns\n", h->base_time_ns);
 	else
 		printf("none (absolute µs)\n");
-	if (in->have_span) {
+	if (in->span_lo <= in->span_hi) {
 		int64_t base = h->has_base_time ? h->base_time_ns : 0;
 		printf("  time span   %" PRId64 " .. %" PRId64 " ns (%.6f s)\n", in->span_lo + base,
 		       in->span_hi + base, (double)(in->span_hi - in->span_lo) / 1e9);
@@ -669,7 +719,7 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 	strbuf_addf(&sb, ",\"device_count\":%d", h->device_count);
 	json_kv_i64(&sb, "schema_version", h->has_schema, h->schema_version);
 	json_kv_i64(&sb, "base_time_ns", h->has_base_time, h->base_time_ns);
-	if (in->have_span) {
+	if (in->span_lo <= in->span_hi) {
 		int64_t base = h->has_base_time ? h->base_time_ns : 0;
 		strbuf_addf(&sb, ",\"start_ns\":%" PRId64 ",\"end_ns\":%" PRId64,
 			    in->span_lo + base, in->span_hi + base);
@@ -754,8 +804,8 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	int rc;
 
 	memset(&in, 0, sizeof(in));
-	for (int i = 0; i < CCACHE; i++)
-		in.ccache[i].cat = -1;
+	in.span_lo = INT64_MAX;
+	in.span_hi = INT64_MIN;
 	in.pats = pats;
 	/* A survey may need a second reading: only of a regular file (not a
 	 * pipe such as <(zcat ...)), which must stay the same (st0). */

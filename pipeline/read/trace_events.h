@@ -190,9 +190,10 @@ static ALWAYS_INLINE void whole_arg(struct trace_event *ev, const struct arg_fie
 }
 
 /* Parses the args object at *pp ('{'); at: the key cache's node to start
- * from (one per kind of event). */
-static __attribute__((noinline)) int parse_args(struct cx *c, const char **pp,
-						struct trace_event *ev, unsigned at)
+ * from (one per kind of event). Inlined in the event's parser: a call per
+ * event with args cost a prologue and epilogue and ev, c through memory. */
+static ALWAYS_INLINE int parse_args(struct cx *c, const char **pp, struct trace_event *ev,
+				    unsigned at)
 {
 	const char *p = *pp + 1, *obj = p, *q;
 	const struct kc_next *x = NULL;
@@ -329,8 +330,10 @@ static int event_key(const char *k, size_t kn)
 	return key_lookup(event_keys, k, kn);
 }
 
-/* Parses the event object at *pp ('{') into ev. */
-static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
+/* Parses the event object at *pp ('{') into ev. Inlined in next_event(),
+ * the common case, which then has one call less per event; parse_event()
+ * below is the same for parse_unit(). */
+static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struct trace_event *ev)
 {
 	const char *p = *pp + 1, *obj = p, *q, *s;
 	size_t n;
@@ -467,6 +470,11 @@ static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
 	}
 }
 
+static int parse_event(struct cx *c, const char **pp, struct trace_event *ev)
+{
+	return parse_event_inline(c, pp, ev);
+}
+
 /* The separator between two events: ',' then whitespace up to the next '{'
  * within 16 bytes, or NULL (parse_unit() then reads it, or fails). */
 static ALWAYS_INLINE const char *next_event_start(const char *p)
@@ -495,7 +503,7 @@ static int next_event(struct trace_reader *r, struct trace_event *ev)
 	c.r = r;
 	c.end = end;
 	c.final = r->eof && !r->gz_bad && !r->gz_cut;
-	if (parse_event(&c, &p, ev) != JS_OK)
+	if (parse_event_inline(&c, &p, ev) != JS_OK)
 		return 0;
 	r->pos = (size_t)(p - r->buf);
 	r->events++;

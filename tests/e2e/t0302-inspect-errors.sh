@@ -52,6 +52,22 @@ ppbatch --inspect good.json >out.txt
 is "text: kernel types" "  kernel types comp 0, comm 1, mem 1" "$(grep 'kernel types' out.txt)"
 is "text: thread with its name" "    pid 1          tid 2                     1 events  main" "$(grep 'tid 2 ' out.txt)"
 
+# Two categories whose first 8 bytes with the length mixed in and last 8
+# bytes are the same (inspect's category cache must compare the length).
+printf '{"traceEvents":[{"ph":"i","cat":"xaaaaaabz","ts":1},{"ph":"i","cat":"xaaaaaaabz","ts":2}]}' >cats.json
+ppbatch --inspect --no-classify cats.json >out.txt
+is "categories alike in head and tail stay apart" "  categories  xaaaaaaabz 1, xaaaaaabz 1" \
+	"$(grep categories out.txt)"
+
+# Two kernel names alike in length and in the bytes that inspect hashes
+# (head, middle, tail), one of them NCCL's: each keeps its own type.
+a=kkkkkkkkx_nccl_xmmmmmmmmpppppppptttttttt b=kkkkkkkkxxxxxxxxmmmmmmmmpppppppptttttttt
+k() { printf '{"ph":"X","cat":"kernel","name":"%s","ts":%d,"dur":1}' "$1" "$2"; }
+printf '{"traceEvents":[%s,%s,%s,%s]}' "$(k $a 1)" "$(k $b 2)" "$(k $a 3)" "$(k $b 4)" >names.json
+ppbatch --inspect --no-classify names.json >out.txt
+is "kernel names alike in what is hashed keep their types" "  kernel types comp 2, comm 2, mem 0" \
+	"$(grep 'kernel types' out.txt)"
+
 ppbatch --inspect >out.txt 2>err.txt
 is "no file: usage error 2" 2 "$?"
 done_testing
