@@ -63,19 +63,41 @@ static bool ieq(const char *s, const char *lit, size_t n)
 	return true;
 }
 
-enum classify_cat classify_category(struct pp_sv cat)
+/* The 6 bytes at s as one little-endian word, with ASCII A-Z lowercased
+ * and nothing else changed (bytes with the high bit set are never
+ * letters): one compare per category name of that length. */
+static uint64_t fold6(const char *s)
 {
+	const uint64_t ones = 0x0101010101010101ull;
+	uint32_t lo;
+	uint16_t hi;
+	memcpy(&lo, s, 4);
+	memcpy(&hi, s + 4, 2);
+	uint64_t x = lo | (uint64_t)hi << 32;
+	uint64_t low7 = x & 0x7f * ones;
+	uint64_t ge_a = low7 + (0x80 - 'A') * ones, gt_z = low7 + (0x80 - 'Z' - 1) * ones;
+	return x | ((ge_a & ~gt_z & ~x & 0x80 * ones) >> 2);
+}
+
+/* A 6-character literal as fold8() returns its match. */
+#define WORD6(s)                                                                         \
+	((uint64_t)(unsigned char)(s)[0] | (uint64_t)(unsigned char)(s)[1] << 8 |        \
+	 (uint64_t)(unsigned char)(s)[2] << 16 | (uint64_t)(unsigned char)(s)[3] << 24 | \
+	 (uint64_t)(unsigned char)(s)[4] << 32 | (uint64_t)(unsigned char)(s)[5] << 40)
+
+/* classify_category(), inlined into classify_feed(). */
+__attribute__((always_inline)) static inline enum classify_cat category_of(struct pp_sv cat)
+{
+	if (cat.n == 6) {
+		/* "kernel" is a third of the events. */
+		uint64_t w = fold6(cat.p);
+		return w == WORD6("kernel")   ? CC_KERNEL
+		       : w == WORD6("fwdbwd") ? CC_FWDBWD
+		       : w == WORD6("memcpy") ? CC_MEMCPY
+		       : w == WORD6("memset") ? CC_MEMSET
+					      : CC_CPU;
+	}
 	switch (cat.n) {
-	case 6:
-		switch (cat.p[0] | 0x20) {
-		case 'k': return ieq(cat.p, "kernel", 6) ? CC_KERNEL : CC_CPU;
-		case 'f': return ieq(cat.p, "fwdbwd", 6) ? CC_FWDBWD : CC_CPU;
-		case 'm':
-			return ieq(cat.p, "memcpy", 6)   ? CC_MEMCPY
-			       : ieq(cat.p, "memset", 6) ? CC_MEMSET
-							 : CC_CPU;
-		}
-		break;
 	case 9:
 		if (ieq(cat.p, "cuda_sync", 9))
 			return CC_GPU_OTHER;
@@ -92,6 +114,11 @@ enum classify_cat classify_category(struct pp_sv cat)
 		break;
 	}
 	return CC_CPU;
+}
+
+enum classify_cat classify_category(struct pp_sv cat)
+{
+	return category_of(cat);
 }
 
 struct classify *classify_new(const struct patterns *pats, struct arena *arena)
@@ -494,7 +521,7 @@ void classify_feed(struct classify *c, const struct trace_event *ev)
 	c->cnt.events++;
 	switch (ev->ph) {
 	case 'X':
-		switch (classify_category(ev->cat)) {
+		switch (category_of(ev->cat)) {
 		case CC_KERNEL: feed_gpu(c, ev, false); break;
 		case CC_MEMCPY:
 		case CC_MEMSET: feed_gpu(c, ev, true); break;
@@ -505,7 +532,7 @@ void classify_feed(struct classify *c, const struct trace_event *ev)
 		break;
 	case 's':
 	case 'f':
-		if (classify_category(ev->cat) == CC_FWDBWD)
+		if (category_of(ev->cat) == CC_FWDBWD)
 			feed_flow(c, ev);
 		break;
 	case 'M': feed_meta(c, ev); break;

@@ -469,6 +469,58 @@ static void check(const struct rank_result *r, const char *expect,
 	assert_int_equal(count, r->nkernels);
 }
 
+/* Event categories: ASCII case folded, nothing else (the 6-character
+ * ones are compared as one folded word). */
+static void test_category_names(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *cat;
+		enum classify_cat want;
+	} cases[] = {
+		{ "kernel", CC_KERNEL },
+		{ "Kernel", CC_KERNEL },
+		{ "KERNEL", CC_KERNEL },
+		{ "kErNeL", CC_KERNEL },
+		{ "fwdbwd", CC_FWDBWD },
+		{ "FwdBwd", CC_FWDBWD },
+		{ "memcpy", CC_MEMCPY },
+		{ "MEMSET", CC_MEMSET },
+		{ "gpu_memcpy", CC_MEMCPY },
+		{ "GPU_MEMSET", CC_MEMSET },
+		{ "cuda_sync", CC_GPU_OTHER },
+		{ "gpu_user_annotation", CC_GPU_OTHER },
+		{ "cpu_op", CC_CPU },
+		{ "kernels", CC_CPU },
+		{ "kerne", CC_CPU },
+		{ "", CC_CPU },
+		/* Only A-Z fold: the bytes next to that range, and the same
+		 * bytes with the high bit set, stay as they are. */
+		{ "\xcb"
+		  "ernel",
+		  CC_CPU },                 /* 'K' | 0x80 */
+		{ "k\x45rnel", CC_KERNEL }, /* 'E' */
+		{ "k\x05rnel", CC_CPU },    /* 'E' - 0x40 */
+		{ "kerne\x4c", CC_KERNEL }, /* 'L' */
+		{ "kerne\x6c", CC_KERNEL },
+		{ "kerne\xcc", CC_CPU },
+		{ "\x40"
+		  "emcpy",
+		  CC_CPU },
+		{ "\xff\xff\xff\xff\xff\xff", CC_CPU },
+		{ "memcp\x59", CC_MEMCPY }, /* 'Y' */
+		{ "memcp\x79", CC_MEMCPY },
+		{ "memcp\x5b", CC_CPU }, /* '[': past 'Z' */
+		{ "gpu\x7fmemcpy", CC_CPU },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pp_sv sv = { cases[i].cat, strlen(cases[i].cat) };
+		if (classify_category(sv) != cases[i].want)
+			fail_msg("category \"%s\": %d, want %d", cases[i].cat,
+				 (int)classify_category(sv), (int)cases[i].want);
+	}
+}
+
 /* roots_find_near() gives what roots_find() gives, whatever its hint:
  * random roots sorted by (thread, ts), overlapping ones included (input
  * that does not nest properly), queried in time order per thread (the
@@ -835,7 +887,7 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 10];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 16];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
@@ -852,6 +904,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_describe_for_inspect);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_roots_find_near);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_category_names);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tests[n].name = cases[i].name;
 		tests[n].test_func = run_case;
