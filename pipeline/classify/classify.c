@@ -204,34 +204,55 @@ static const char *nul_to_fffd(struct classify *c, const char *s, size_t n)
  * first sight. */
 static long name_intern_slow(struct classify *c, const char *s, size_t n);
 
-/* The first and last (up to) 8 bytes of s[0..n) with n, mixed. Fixed-size
- * copies for the usual long names: one load each, not a byte loop. */
-static uint64_t name_key(const char *s, size_t n)
+/* The first and last (up to) 8 bytes of s[0..n): fixed-size copies for
+ * the usual long names, one load each, not a byte loop. */
+static void name_ends(const char *s, size_t n, uint64_t *head, uint64_t *tail)
 {
-	uint64_t head = 0, tail;
 	if (n >= 8) {
-		memcpy(&head, s, 8);
-		memcpy(&tail, s + n - 8, 8);
+		memcpy(head, s, 8);
+		memcpy(tail, s + n - 8, 8);
 	} else {
-		memcpy(&head, s, n);
-		tail = head; /* the last n bytes are the first n */
+		*head = 0;
+		memcpy(head, s, n);
+		*tail = *head; /* the last n bytes are the first n */
 	}
+}
+
+static uint64_t name_key(uint64_t head, uint64_t tail, size_t n)
+{
 	return (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xbf58476d1ce4e5b9ull) ^ n;
+}
+
+/* Whether interned name e is s[0..n), whose ends name_ends() gave. From 8
+ * bytes on, the ends are two word compares and a name of up to 16 bytes is
+ * nothing more; only the middle of a longer one needs memcmp. */
+static bool name_same(const struct cname *e, const char *s, size_t n, uint64_t head, uint64_t tail)
+{
+	uint64_t h, t;
+	if (e->len != n)
+		return false;
+	if (n < 8)
+		return !memcmp(e->s, s, n);
+	memcpy(&h, e->s, 8);
+	memcpy(&t, e->s + n - 8, 8);
+	return h == head && t == tail && (n <= 16 || !memcmp(e->s + 8, s + 8, n - 16));
 }
 
 static long name_intern(struct classify *c, const char *s, size_t n)
 {
-	uint64_t key = name_key(s, n);
-	size_t slot = (size_t)((key * 0x94d049bb133111ebull) >> 56);
-	uint32_t id1 = c->ncache[slot].id1;
-	if (id1 && c->ncache[slot].key == key) {
-		const struct cname *e = &VEC_AT(&c->names, struct cname, id1 - 1);
-		if (e->len == n && !memcmp(e->s, s, n))
-			return (long)(id1 - 1);
-	}
+	uint64_t head, tail;
+	name_ends(s, n, &head, &tail);
+	uint64_t key = name_key(head, tail, n);
+	__typeof__(c->ncache[0][0]) *set = c->ncache[(key * 0x94d049bb133111ebull) >> 58];
+	_Static_assert(NCACHE_SETS == 64, "the set is the key's top 6 bits");
+	for (int w = 0; w < NCACHE_WAYS; w++)
+		if (set[w].key == key && set[w].id1 &&
+		    name_same(&VEC_AT(&c->names, struct cname, set[w].id1 - 1), s, n, head, tail))
+			return (long)(set[w].id1 - 1);
 	long id = name_intern_slow(c, s, n);
-	c->ncache[slot].key = key;
-	c->ncache[slot].id1 = (uint32_t)id + 1;
+	memmove(set + 1, set, (NCACHE_WAYS - 1) * sizeof(*set));
+	set[0].key = key;
+	set[0].id1 = (uint32_t)id + 1;
 	return id;
 }
 
