@@ -32,19 +32,27 @@ void vec_release(struct vec *v)
 	vec_init(v, v->elem);
 }
 
+/* Room for one more element. Large vectors grow 4x: fewer reallocs that
+ * copy; untouched capacity is not resident. */
+static void vec_grow(struct vec *v)
+{
+	size_t cap = !v->cap ? 256 : v->cap * v->elem >= (1u << 20) ? v->cap * 4 : v->cap * 2;
+	v->data = hugepage_realloc(v->data, v->cap * v->elem, v->n * v->elem, cap * v->elem);
+	v->cap = cap;
+}
+
+/* The next element, uninitialised: for the per-event rows, which are
+ * written whole (a memset call per row cost more than the row). */
+static inline void *vec_next(struct vec *v)
+{
+	if (v->n == v->cap)
+		vec_grow(v);
+	return (char *)v->data + v->n++ * v->elem;
+}
+
 void *vec_push(struct vec *v)
 {
-	if (v->n == v->cap) {
-		/* Large vectors grow 4x: fewer reallocs that copy; untouched
-		 * capacity is not resident. */
-		size_t cap = !v->cap ? 256
-			     : v->cap * v->elem >= (1u << 20) ? v->cap * 4
-							      : v->cap * 2;
-		v->data =
-			hugepage_realloc(v->data, v->cap * v->elem, v->n * v->elem, cap * v->elem);
-		v->cap = cap;
-	}
-	void *p = (char *)v->data + v->n++ * v->elem;
+	void *p = vec_next(v);
 	memset(p, 0, v->elem);
 	return p;
 }
@@ -432,17 +440,23 @@ static void feed_gpu(struct classify *c, const struct trace_event *ev, bool meme
 	c->cnt.gpu_events++;
 	if (c->survey)
 		return;
-	struct rr_kernel *k = vec_push(&c->gpus);
-	k->start_ns = ev->ts_ns; /* raw: the base is added at the end */
-	k->dur_ns = ev->dur_ns > 0 ? ev->dur_ns : 0;
-	k->has_correlation = ev->has & TE_CORRELATION;
-	k->correlation = k->has_correlation ? ev->correlation : 0;
-	k->stream = ev->has & TE_STREAM ? ev->stream
-		    : (ev->has & TE_TID) && !ev->tid.is_str ? ev->tid.num : -1;
-	k->name_id = (uint32_t)name;
-	k->type = (uint8_t)classify_kernel_type(bits, memevent);
-	k->phase = RR_NOPHASE;
-	k->seq = k->step = k->pg = -1;
+	struct rr_kernel *k = vec_next(&c->gpus);
+	bool has_corr = ev->has & TE_CORRELATION;
+	*k = (struct rr_kernel){
+		.start_ns = ev->ts_ns, /* raw: the base is added at the end */
+		.dur_ns = ev->dur_ns > 0 ? ev->dur_ns : 0,
+		.correlation = has_corr ? ev->correlation : 0,
+		.stream = ev->has & TE_STREAM                     ? ev->stream
+			  : (ev->has & TE_TID) && !ev->tid.is_str ? ev->tid.num
+								  : -1,
+		.name_id = (uint32_t)name,
+		.seq = -1,
+		.step = -1,
+		.pg = -1,
+		.type = (uint8_t)classify_kernel_type(bits, memevent),
+		.phase = RR_NOPHASE,
+		.has_correlation = has_corr,
+	};
 	if (has_pg_args(ev))
 		k->pg = (int32_t)group_intern(c, ev);
 	if (k->type == RR_COMM) /* its Collective name arg, else its name */
@@ -479,9 +493,8 @@ static void feed_cpu(struct classify *c, const struct trace_event *ev)
 		uint32_t *v = cmap_ref(&c->corr, ev->correlation, (uint32_t)c->launches.n);
 		/* The first launch with this id wins the attribution; later
 		 * ones (rare) are kept apart for the launch-count rule only. */
-		struct claunch *l = vec_push(*v == c->launches.n ? &c->launches : &c->dup_launches);
-		l->ts = ev->ts_ns;
-		l->thread = (uint32_t)th;
+		struct claunch *l = vec_next(*v == c->launches.n ? &c->launches : &c->dup_launches);
+		*l = (struct claunch){ .ts = ev->ts_ns, .thread = (uint32_t)th };
 		VEC_AT(&c->threads, struct cthread, th).launches++;
 		c->cnt.launches++;
 	}
