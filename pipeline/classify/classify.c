@@ -334,17 +334,10 @@ static bool thread_eq(const void *ctx, uint32_t idx)
 	       id_eq(k->tid, e->tid_str, e->tid, e->tid_s);
 }
 
-/* The index of the thread (ev->pid, ev->tid). */
-static long thread_intern(struct classify *c, const struct trace_event *ev)
+/* thread_intern() past the last thread. */
+static long thread_intern_slow(struct classify *c, const struct trace_event *ev)
 {
 	const struct trace_id *pid = &ev->pid, *tid = &ev->tid;
-	if (c->have_last_thread && !pid->is_str && !tid->is_str) {
-		const struct cthread *l =
-			&VEC_AT(&c->threads, struct cthread, c->last_thread);
-		if (!l->pid_str && !l->tid_str && l->pid == pid->num &&
-		    l->tid == tid->num)
-			return c->last_thread;
-	}
 	uint64_t h = pp_hash_u64(id_hash(pid) * 31 + id_hash(tid));
 	struct thread_probe k = { &c->threads, pid, tid };
 	size_t slot;
@@ -367,6 +360,20 @@ static long thread_intern(struct classify *c, const struct trace_event *ev)
 	c->last_thread = (uint32_t)id;
 	c->have_last_thread = true;
 	return id;
+}
+
+/* The index of the thread (ev->pid, ev->tid): inline while it is the last
+ * one, as for most events. */
+__attribute__((always_inline)) static inline long thread_intern(struct classify *c,
+								const struct trace_event *ev)
+{
+	const struct trace_id *pid = &ev->pid, *tid = &ev->tid;
+	if (c->have_last_thread && !pid->is_str && !tid->is_str) {
+		const struct cthread *l = &VEC_AT(&c->threads, struct cthread, c->last_thread);
+		if (!l->pid_str && !l->tid_str && l->pid == pid->num && l->tid == tid->num)
+			return c->last_thread;
+	}
+	return thread_intern_slow(c, ev);
 }
 
 static uint64_t group_rehash(void *ctx, uint32_t idx)
