@@ -790,6 +790,41 @@ static void test_cmap_dense_and_sparse(void **state)
 	cmap_release(&m);
 }
 
+/* Ids too far ahead for the dense array's density rule, inside the array's
+ * capacity (grown by doubling for an earlier id) or covered by a later
+ * growth: stored, each must be found again (they stayed in the sparse map,
+ * where cmap_get() never looked for ids below the capacity: kernels whose
+ * launch was there counted as orphans). */
+static void test_cmap_far_id_inside_capacity(void **state)
+{
+	(void)state;
+	struct cmap m;
+	cmap_init(&m);
+	assert_int_equal(*cmap_ref(&m, 0, 1), 1);
+	assert_int_equal(*cmap_ref(&m, 65000, 2), 2);
+	assert_int_equal(*cmap_ref(&m, 65540, 3), 3); /* capacity 131072 */
+	assert_true(m.cap > 100000);
+	assert_int_equal(*cmap_ref(&m, 100000, 4), 4); /* 8 * 3 + 65536 <= 100000 */
+	assert_int_equal(cmap_get(&m, 100000), 4);
+	assert_int_equal(*cmap_ref(&m, 100000, 5), 4); /* kept: first wins */
+	assert_int_equal(cmap_get(&m, 0), 1);
+	assert_int_equal(cmap_get(&m, 65540), 3);
+	assert_int_equal(cmap_get(&m, 99999), IMAP_EMPTY);
+	assert_int_equal(m.n, 4);
+	/* Past the capacity and too far ahead: sparse; then enough ids that
+	 * the array grows over it. */
+	assert_int_equal(*cmap_ref(&m, 200000, 6), 6);
+	for (int64_t k = 1; k <= 20000; k++)
+		assert_int_equal(*cmap_ref(&m, k, 100), 100);
+	assert_int_equal(*cmap_ref(&m, 150000, 7), 7); /* capacity 262144 */
+	assert_true(m.cap > 200000);
+	assert_int_equal(cmap_get(&m, 200000), 6);
+	assert_int_equal(*cmap_ref(&m, 200000, 8), 6);
+	assert_int_equal(cmap_get(&m, 100000), 4);
+	assert_int_equal(m.n, 4 + 1 + 20000 + 1);
+	cmap_release(&m);
+}
+
 /* JSON "\u0000" inside a kernel name: the stored name keeps what follows
  * (NUL becomes U+FFFD), and the same raw name interns to one id. */
 static void test_name_with_nul(void **state)
@@ -905,6 +940,7 @@ int main(void)
 		test_describe_for_inspect);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_roots_find_near);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_category_names);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cmap_far_id_inside_capacity);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tests[n].name = cases[i].name;
 		tests[n].test_func = run_case;
