@@ -212,7 +212,9 @@ static bool cmap_dense_ok(const struct cmap *m, uint64_t off)
 	return off < 8 * (uint64_t)m->n + 65536;
 }
 
-uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
+/* cmap_ref() outside the dense array: the first id, the sparse map, a
+ * growth. */
+uint32_t *cmap_ref_slow(struct cmap *m, int64_t key, uint32_t init)
 {
 	if (!m->has_base) {
 		m->base = key;
