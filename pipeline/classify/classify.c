@@ -71,23 +71,20 @@ static bool ieq(const char *s, const char *lit, size_t n)
 	return true;
 }
 
-/* The 6 bytes at s as one little-endian word, with ASCII A-Z lowercased
- * and nothing else changed (bytes with the high bit set are never
- * letters): one compare per category name of that length. */
+/* The 6 bytes at s as one little-endian word with bit 5 of each byte set.
+ * Against a literal of lowercase letters that is ieq(): a byte matches
+ * letter c with that bit set only if it is c or c - 0x20, its capital;
+ * one compare per category name of that length. */
 static uint64_t fold6(const char *s)
 {
-	const uint64_t ones = 0x0101010101010101ull;
 	uint32_t lo;
 	uint16_t hi;
 	memcpy(&lo, s, 4);
 	memcpy(&hi, s + 4, 2);
-	uint64_t x = lo | (uint64_t)hi << 32;
-	uint64_t low7 = x & 0x7f * ones;
-	uint64_t ge_a = low7 + (0x80 - 'A') * ones, gt_z = low7 + (0x80 - 'Z' - 1) * ones;
-	return x | ((ge_a & ~gt_z & ~x & 0x80 * ones) >> 2);
+	return (lo | (uint64_t)hi << 32) | 0x202020202020ull;
 }
 
-/* A 6-character literal as fold8() returns its match. */
+/* A 6-letter lowercase literal as fold6() returns its match. */
 #define WORD6(s)                                                                         \
 	((uint64_t)(unsigned char)(s)[0] | (uint64_t)(unsigned char)(s)[1] << 8 |        \
 	 (uint64_t)(unsigned char)(s)[2] << 16 | (uint64_t)(unsigned char)(s)[3] << 24 | \
