@@ -784,25 +784,22 @@ static int flush_kernels(struct db *db)
 	return 0;
 }
 
-int db_trace_add_kernel(struct db *db, const struct db_kernel *dk)
+int db_intern_pgroup(struct db *db, const char *desc, const char *ranks, int64_t *id)
 {
-	const struct rr_kernel *k = dk->k;
-	int64_t name_id, pg_id = 0;
-	int rc = in_trace(db);
-	if (rc)
-		return rc;
-	if (db->next_kidx >= (UINT64_C(1) << DB_KROW_SHIFT))
-		return fail(db, PP_EDB, "too many kernels in one trace");
-	name_id = dk->name_id;
-	if (!name_id &&
-	    db_intern_name(db, dk->name ? dk->name : "", dk->name ? dk->name_len : 0, &name_id))
-		return PP_EDB;
-	if ((dk->pg_desc && *dk->pg_desc) || (dk->pg_ranks && *dk->pg_ranks)) {
-		const char *d = dk->pg_desc ? dk->pg_desc : "";
-		if (intern_id(db, &db->pgroups, S_FIND_PG, S_INS_PG, d, strlen(d),
-			      dk->pg_ranks ? dk->pg_ranks : "", &pg_id))
-			return PP_EDB;
-	}
+	*id = 0;
+	if (db->err_code)
+		return db->err_code;
+	if (!(desc && *desc) && !(ranks && *ranks))
+		return 0;
+	const char *d = desc ? desc : "";
+	return intern_id(db, &db->pgroups, S_FIND_PG, S_INS_PG, d, strlen(d), ranks ? ranks : "",
+			 id);
+}
+
+/* Appends kernel k's row to the batch (flushed when full). */
+static inline int put_kernel(struct db *db, const struct rr_kernel *k, int64_t name_id,
+			     int64_t pg_id)
+{
 	int64_t *row = db->krow[db->nkrow];
 	uint16_t nulls = 0;
 	row[0] = (db->cur_trace << DB_KROW_SHIFT) | (int64_t)db->next_kidx;
@@ -822,6 +819,41 @@ int db_trace_add_kernel(struct db *db, const struct db_kernel *dk)
 	if (db->nkrow == KBATCH && flush_kernels(db))
 		return PP_EDB;
 	db->next_kidx++;
+	return 0;
+}
+
+int db_trace_add_kernel(struct db *db, const struct db_kernel *dk)
+{
+	int64_t name_id, pg_id;
+	int rc = in_trace(db);
+	if (rc)
+		return rc;
+	if (db->next_kidx >= (UINT64_C(1) << DB_KROW_SHIFT))
+		return fail(db, PP_EDB, "too many kernels in one trace");
+	name_id = dk->name_id;
+	if (!name_id &&
+	    db_intern_name(db, dk->name ? dk->name : "", dk->name ? dk->name_len : 0, &name_id))
+		return PP_EDB;
+	if (db_intern_pgroup(db, dk->pg_desc, dk->pg_ranks, &pg_id))
+		return PP_EDB;
+	return put_kernel(db, dk->k, name_id, pg_id);
+}
+
+int db_trace_add_kernels(struct db *db, const struct rr_kernel *k, size_t n,
+			 const int64_t *name_ids, size_t nnames, const int64_t *pg_ids,
+			 size_t ngroups)
+{
+	int rc = in_trace(db);
+	if (rc)
+		return rc;
+	if (n > (UINT64_C(1) << DB_KROW_SHIFT) - db->next_kidx)
+		return fail(db, PP_EDB, "too many kernels in one trace");
+	for (size_t i = 0; i < n; i++) {
+		size_t name = k[i].name_id < nnames ? k[i].name_id : nnames;
+		int64_t pg = k[i].pg >= 0 && (size_t)k[i].pg < ngroups ? pg_ids[k[i].pg] : 0;
+		if (put_kernel(db, &k[i], name_ids[name], pg))
+			return PP_EDB;
+	}
 	return 0;
 }
 

@@ -123,6 +123,19 @@ int db_intern_name(struct db *db, const char *name, size_t len, int64_t *id);
  * path, inserts t. Returns 0 or PP_EDB. */
 int db_trace_begin(struct db *db, const struct db_trace *t);
 int db_trace_add_kernel(struct db *db, const struct db_kernel *k);
+/* The pgroups id of the process group (desc, ranks), inserted when new; 0 when both
+ * are empty or NULL (stored as NULL). Inside a trace transaction. 0 or
+ * PP_EDB. */
+int db_intern_pgroup(struct db *db, const char *desc, const char *ranks, int64_t *id);
+/* n GPU events at once, as db_trace_add_kernel() would store them one by
+ * one: kernel i's name id is name_ids[k[i].name_id], or name_ids[nnames]
+ * when name_id >= nnames; its process group id pg_ids[k[i].pg] when 0 <=
+ * pg < ngroups, else NULL. The ids are db_intern_name()'s and
+ * db_intern_pgroup()'s. No per-kernel call: the rows go straight into the
+ * insert batches (docs/ppbatch.md, "Performance"). 0 or PP_EDB. */
+int db_trace_add_kernels(struct db *db, const struct rr_kernel *k, size_t n,
+			 const int64_t *name_ids, size_t nnames, const int64_t *pg_ids,
+			 size_t ngroups);
 int db_trace_add_step(struct db *db, const struct db_step *s);
 int db_trace_add_category(struct db *db, const struct db_category *c);
 

@@ -109,29 +109,36 @@ static int add_steps(struct db *db, const struct rank_result *r)
 	return 0;
 }
 
-/* The kernels, each name interned once (name_ids: r->nnames slots, 0 =
- * not yet). */
-static int add_kernels(struct db *db, const struct rank_result *r, int64_t *name_ids)
+/* The kernels. Each name and process group is interned once, in the
+ * order the kernels first use them (their ids as one kernel at a time
+ * would give them); then the rows go in at once. */
+static int add_kernels(struct db *db, const struct rank_result *r)
 {
-	for (size_t i = 0; i < r->nkernels; i++) {
+	/* name_ids[nnames]: the id of "", for a name_id out of range. */
+	int64_t *name_ids = xcalloc(r->nnames + 1, sizeof(*name_ids));
+	int64_t *pg_ids = xcalloc(r->ngroups + 1, sizeof(*pg_ids));
+	bool *pg_done = xcalloc(r->ngroups + 1, sizeof(*pg_done));
+	int rc = 0;
+	for (size_t i = 0; i < r->nkernels && !rc; i++) {
 		const struct rr_kernel *k = &r->kernels[i];
-		struct db_kernel dk = { .k = k };
-		if (k->name_id < r->nnames) {
-			int64_t *id = &name_ids[k->name_id];
-			const char *nm = r->names[k->name_id];
-			if (!*id && db_intern_name(db, nm, strlen(nm), id))
-				return PP_EDB;
-			dk.name_id = *id;
+		size_t n = k->name_id < r->nnames ? k->name_id : r->nnames;
+		if (!name_ids[n]) {
+			const char *nm = n < r->nnames ? r->names[n] : "";
+			rc = db_intern_name(db, nm, strlen(nm), &name_ids[n]);
 		}
-		if (k->pg >= 0 && (size_t)k->pg < r->ngroups) {
+		if (!rc && k->pg >= 0 && (size_t)k->pg < r->ngroups && !pg_done[k->pg]) {
 			const struct rr_group *g = &r->groups[k->pg];
-			dk.pg_desc = g->desc;
-			dk.pg_ranks = g->ranks;
+			rc = db_intern_pgroup(db, g->desc, g->ranks, &pg_ids[k->pg]);
+			pg_done[k->pg] = true;
 		}
-		if (db_trace_add_kernel(db, &dk))
-			return PP_EDB;
 	}
-	return 0;
+	if (!rc)
+		rc = db_trace_add_kernels(db, r->kernels, r->nkernels, name_ids, r->nnames, pg_ids,
+					  r->ngroups);
+	free(name_ids);
+	free(pg_ids);
+	free(pg_done);
+	return rc ? PP_EDB : 0;
 }
 
 /* The what-if ops; none for a salvaged trace, whose step is cut short (its
@@ -161,16 +168,14 @@ int db_store_rank(struct db *db, const struct db_trace *t, const struct rank_res
 {
 	struct db_trace row;
 	struct row_text x = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
-	int64_t *name_ids = xcalloc(r->nnames ? r->nnames : 1, sizeof(*name_ids));
 
 	rank_row(&row, t, r, &x);
 	/* Any error is sticky: the commit reports it and rolls back. A trace
 	 * without GPU events still has its mode (metrics NULL). */
 	if (!db_trace_begin(db, &row) && !add_categories(db, r) && !add_steps(db, r) &&
-	    !add_kernels(db, r, name_ids))
+	    !add_kernels(db, r))
 		add_ops(db, t, r);
 	int rc = db_trace_commit(db);
-	free(name_ids);
 	strbuf_release(&x.fwd);
 	strbuf_release(&x.bwd);
 	strbuf_release(&x.rule);

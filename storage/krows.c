@@ -19,7 +19,23 @@ struct krows_cursor {
 	sqlite3_vtab_cursor base;
 	const struct krows *k; /* NULL: nothing bound */
 	int i;
+	/* Row i and its NULL bits (the hidden column's always set), kept by
+	 * xFilter and xNext: xColumn, called for every value, only reads. */
+	const int64_t *row;
+	unsigned nulls;
 };
+
+/* Points the cursor at row i; past the end, every column reads NULL. */
+static void krows_at(struct krows_cursor *c)
+{
+	if (c->k && c->i < c->k->n) {
+		c->row = c->k->row[c->i];
+		c->nulls = c->k->nulls[c->i] | 1u << KROWS_ARG;
+	} else {
+		c->row = NULL;
+		c->nulls = ~0u;
+	}
+}
 
 static int krows_connect(sqlite3 *conn, void *aux, int argc, const char *const *argv,
 			 sqlite3_vtab **vt, char **err)
@@ -89,12 +105,15 @@ static int krows_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, i
 	(void)idxstr;
 	c->k = argc == 1 ? sqlite3_value_pointer(argv[0], KROWS_PTR_TYPE) : NULL;
 	c->i = 0;
+	krows_at(c);
 	return SQLITE_OK;
 }
 
 static int krows_next(sqlite3_vtab_cursor *cur)
 {
-	((struct krows_cursor *)cur)->i++;
+	struct krows_cursor *c = (struct krows_cursor *)cur;
+	c->i++;
+	krows_at(c);
 	return SQLITE_OK;
 }
 
@@ -108,8 +127,8 @@ static int krows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	const struct krows_cursor *c = (const struct krows_cursor *)cur;
 	/* A column left unset is NULL, and so is the hidden one. */
-	if (col < KROWS_COLS && !(c->k->nulls[c->i] >> col & 1))
-		sqlite3_result_int64(ctx, c->k->row[c->i][col]);
+	if (!(c->nulls >> col & 1))
+		sqlite3_result_int64(ctx, c->row[col]);
 	return SQLITE_OK;
 }
 

@@ -32,19 +32,27 @@ void vec_release(struct vec *v)
 	vec_init(v, v->elem);
 }
 
+/* Room for one more element. Large vectors grow 4x: fewer reallocs that
+ * copy; untouched capacity is not resident. */
+static void vec_grow(struct vec *v)
+{
+	size_t cap = !v->cap ? 256 : v->cap * v->elem >= (1u << 20) ? v->cap * 4 : v->cap * 2;
+	v->data = hugepage_realloc(v->data, v->cap * v->elem, v->n * v->elem, cap * v->elem);
+	v->cap = cap;
+}
+
+/* The next element, uninitialised: for the per-event rows, which are
+ * written whole (a memset call per row cost more than the row). */
+static inline void *vec_next(struct vec *v)
+{
+	if (v->n == v->cap)
+		vec_grow(v);
+	return (char *)v->data + v->n++ * v->elem;
+}
+
 void *vec_push(struct vec *v)
 {
-	if (v->n == v->cap) {
-		/* Large vectors grow 4x: fewer reallocs that copy; untouched
-		 * capacity is not resident. */
-		size_t cap = !v->cap ? 256
-			     : v->cap * v->elem >= (1u << 20) ? v->cap * 4
-							      : v->cap * 2;
-		v->data =
-			hugepage_realloc(v->data, v->cap * v->elem, v->n * v->elem, cap * v->elem);
-		v->cap = cap;
-	}
-	void *p = (char *)v->data + v->n++ * v->elem;
+	void *p = vec_next(v);
 	memset(p, 0, v->elem);
 	return p;
 }
@@ -63,19 +71,38 @@ static bool ieq(const char *s, const char *lit, size_t n)
 	return true;
 }
 
-enum classify_cat classify_category(struct pp_sv cat)
+/* The 6 bytes at s as one little-endian word with bit 5 of each byte set.
+ * Against a literal of lowercase letters that is ieq(): a byte matches
+ * letter c with that bit set only if it is c or c - 0x20, its capital;
+ * one compare per category name of that length. */
+static uint64_t fold6(const char *s)
 {
+	uint32_t lo;
+	uint16_t hi;
+	memcpy(&lo, s, 4);
+	memcpy(&hi, s + 4, 2);
+	return (lo | (uint64_t)hi << 32) | 0x202020202020ull;
+}
+
+/* A 6-letter lowercase literal as fold6() returns its match. */
+#define WORD6(s)                                                                         \
+	((uint64_t)(unsigned char)(s)[0] | (uint64_t)(unsigned char)(s)[1] << 8 |        \
+	 (uint64_t)(unsigned char)(s)[2] << 16 | (uint64_t)(unsigned char)(s)[3] << 24 | \
+	 (uint64_t)(unsigned char)(s)[4] << 32 | (uint64_t)(unsigned char)(s)[5] << 40)
+
+/* classify_category(), inlined into classify_feed(). */
+__attribute__((always_inline)) static inline enum classify_cat category_of(struct pp_sv cat)
+{
+	if (cat.n == 6) {
+		/* "kernel" is a third of the events. */
+		uint64_t w = fold6(cat.p);
+		return w == WORD6("kernel")   ? CC_KERNEL
+		       : w == WORD6("fwdbwd") ? CC_FWDBWD
+		       : w == WORD6("memcpy") ? CC_MEMCPY
+		       : w == WORD6("memset") ? CC_MEMSET
+					      : CC_CPU;
+	}
 	switch (cat.n) {
-	case 6:
-		switch (cat.p[0] | 0x20) {
-		case 'k': return ieq(cat.p, "kernel", 6) ? CC_KERNEL : CC_CPU;
-		case 'f': return ieq(cat.p, "fwdbwd", 6) ? CC_FWDBWD : CC_CPU;
-		case 'm':
-			return ieq(cat.p, "memcpy", 6)   ? CC_MEMCPY
-			       : ieq(cat.p, "memset", 6) ? CC_MEMSET
-							 : CC_CPU;
-		}
-		break;
 	case 9:
 		if (ieq(cat.p, "cuda_sync", 9))
 			return CC_GPU_OTHER;
@@ -92,6 +119,11 @@ enum classify_cat classify_category(struct pp_sv cat)
 		break;
 	}
 	return CC_CPU;
+}
+
+enum classify_cat classify_category(struct pp_sv cat)
+{
+	return category_of(cat);
 }
 
 struct classify *classify_new(const struct patterns *pats, struct arena *arena)
@@ -177,34 +209,55 @@ static const char *nul_to_fffd(struct classify *c, const char *s, size_t n)
  * first sight. */
 static long name_intern_slow(struct classify *c, const char *s, size_t n);
 
-/* The first and last (up to) 8 bytes of s[0..n) with n, mixed. Fixed-size
- * copies for the usual long names: one load each, not a byte loop. */
-static uint64_t name_key(const char *s, size_t n)
+/* The first and last (up to) 8 bytes of s[0..n): fixed-size copies for
+ * the usual long names, one load each, not a byte loop. */
+static void name_ends(const char *s, size_t n, uint64_t *head, uint64_t *tail)
 {
-	uint64_t head = 0, tail;
 	if (n >= 8) {
-		memcpy(&head, s, 8);
-		memcpy(&tail, s + n - 8, 8);
+		memcpy(head, s, 8);
+		memcpy(tail, s + n - 8, 8);
 	} else {
-		memcpy(&head, s, n);
-		tail = head; /* the last n bytes are the first n */
+		*head = 0;
+		memcpy(head, s, n);
+		*tail = *head; /* the last n bytes are the first n */
 	}
+}
+
+static uint64_t name_key(uint64_t head, uint64_t tail, size_t n)
+{
 	return (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xbf58476d1ce4e5b9ull) ^ n;
+}
+
+/* Whether interned name e is s[0..n), whose ends name_ends() gave. From 8
+ * bytes on, the ends are two word compares and a name of up to 16 bytes is
+ * nothing more; only the middle of a longer one needs memcmp. */
+static bool name_same(const struct cname *e, const char *s, size_t n, uint64_t head, uint64_t tail)
+{
+	uint64_t h, t;
+	if (e->len != n)
+		return false;
+	if (n < 8)
+		return !memcmp(e->s, s, n);
+	memcpy(&h, e->s, 8);
+	memcpy(&t, e->s + n - 8, 8);
+	return h == head && t == tail && (n <= 16 || !memcmp(e->s + 8, s + 8, n - 16));
 }
 
 static long name_intern(struct classify *c, const char *s, size_t n)
 {
-	uint64_t key = name_key(s, n);
-	size_t slot = (size_t)((key * 0x94d049bb133111ebull) >> 56);
-	uint32_t id1 = c->ncache[slot].id1;
-	if (id1 && c->ncache[slot].key == key) {
-		const struct cname *e = &VEC_AT(&c->names, struct cname, id1 - 1);
-		if (e->len == n && !memcmp(e->s, s, n))
-			return (long)(id1 - 1);
-	}
+	uint64_t head, tail;
+	name_ends(s, n, &head, &tail);
+	uint64_t key = name_key(head, tail, n);
+	__typeof__(c->ncache[0][0]) *set = c->ncache[(key * 0x94d049bb133111ebull) >> 58];
+	_Static_assert(NCACHE_SETS == 64, "the set is the key's top 6 bits");
+	for (int w = 0; w < NCACHE_WAYS; w++)
+		if (set[w].key == key && set[w].id1 &&
+		    name_same(&VEC_AT(&c->names, struct cname, set[w].id1 - 1), s, n, head, tail))
+			return (long)(set[w].id1 - 1);
 	long id = name_intern_slow(c, s, n);
-	c->ncache[slot].key = key;
-	c->ncache[slot].id1 = (uint32_t)id + 1;
+	memmove(set + 1, set, (NCACHE_WAYS - 1) * sizeof(*set));
+	set[0].key = key;
+	set[0].id1 = (uint32_t)id + 1;
 	return id;
 }
 
@@ -278,17 +331,10 @@ static bool thread_eq(const void *ctx, uint32_t idx)
 	       id_eq(k->tid, e->tid_str, e->tid, e->tid_s);
 }
 
-/* The index of the thread (ev->pid, ev->tid). */
-static long thread_intern(struct classify *c, const struct trace_event *ev)
+/* thread_intern() past the last thread. */
+static long thread_intern_slow(struct classify *c, const struct trace_event *ev)
 {
 	const struct trace_id *pid = &ev->pid, *tid = &ev->tid;
-	if (c->have_last_thread && !pid->is_str && !tid->is_str) {
-		const struct cthread *l =
-			&VEC_AT(&c->threads, struct cthread, c->last_thread);
-		if (!l->pid_str && !l->tid_str && l->pid == pid->num &&
-		    l->tid == tid->num)
-			return c->last_thread;
-	}
 	uint64_t h = pp_hash_u64(id_hash(pid) * 31 + id_hash(tid));
 	struct thread_probe k = { &c->threads, pid, tid };
 	size_t slot;
@@ -311,6 +357,20 @@ static long thread_intern(struct classify *c, const struct trace_event *ev)
 	c->last_thread = (uint32_t)id;
 	c->have_last_thread = true;
 	return id;
+}
+
+/* The index of the thread (ev->pid, ev->tid): inline while it is the last
+ * one, as for most events. */
+__attribute__((always_inline)) static inline long thread_intern(struct classify *c,
+								const struct trace_event *ev)
+{
+	const struct trace_id *pid = &ev->pid, *tid = &ev->tid;
+	if (c->have_last_thread && !pid->is_str && !tid->is_str) {
+		const struct cthread *l = &VEC_AT(&c->threads, struct cthread, c->last_thread);
+		if (!l->pid_str && !l->tid_str && l->pid == pid->num && l->tid == tid->num)
+			return c->last_thread;
+	}
+	return thread_intern_slow(c, ev);
 }
 
 static uint64_t group_rehash(void *ctx, uint32_t idx)
@@ -384,17 +444,23 @@ static void feed_gpu(struct classify *c, const struct trace_event *ev, bool meme
 	c->cnt.gpu_events++;
 	if (c->survey)
 		return;
-	struct rr_kernel *k = vec_push(&c->gpus);
-	k->start_ns = ev->ts_ns; /* raw: the base is added at the end */
-	k->dur_ns = ev->dur_ns > 0 ? ev->dur_ns : 0;
-	k->has_correlation = ev->has & TE_CORRELATION;
-	k->correlation = k->has_correlation ? ev->correlation : 0;
-	k->stream = ev->has & TE_STREAM ? ev->stream
-		    : (ev->has & TE_TID) && !ev->tid.is_str ? ev->tid.num : -1;
-	k->name_id = (uint32_t)name;
-	k->type = (uint8_t)classify_kernel_type(bits, memevent);
-	k->phase = RR_NOPHASE;
-	k->seq = k->step = k->pg = -1;
+	struct rr_kernel *k = vec_next(&c->gpus);
+	bool has_corr = ev->has & TE_CORRELATION;
+	*k = (struct rr_kernel){
+		.start_ns = ev->ts_ns, /* raw: the base is added at the end */
+		.dur_ns = ev->dur_ns > 0 ? ev->dur_ns : 0,
+		.correlation = has_corr ? ev->correlation : 0,
+		.stream = ev->has & TE_STREAM                     ? ev->stream
+			  : (ev->has & TE_TID) && !ev->tid.is_str ? ev->tid.num
+								  : -1,
+		.name_id = (uint32_t)name,
+		.seq = -1,
+		.step = -1,
+		.pg = -1,
+		.type = (uint8_t)classify_kernel_type(bits, memevent),
+		.phase = RR_NOPHASE,
+		.has_correlation = has_corr,
+	};
 	if (has_pg_args(ev))
 		k->pg = (int32_t)group_intern(c, ev);
 	if (k->type == RR_COMM) /* its Collective name arg, else its name */
@@ -431,9 +497,8 @@ static void feed_cpu(struct classify *c, const struct trace_event *ev)
 		uint32_t *v = cmap_ref(&c->corr, ev->correlation, (uint32_t)c->launches.n);
 		/* The first launch with this id wins the attribution; later
 		 * ones (rare) are kept apart for the launch-count rule only. */
-		struct claunch *l = vec_push(*v == c->launches.n ? &c->launches : &c->dup_launches);
-		l->ts = ev->ts_ns;
-		l->thread = (uint32_t)th;
+		struct claunch *l = vec_next(*v == c->launches.n ? &c->launches : &c->dup_launches);
+		*l = (struct claunch){ .ts = ev->ts_ns, .thread = (uint32_t)th };
 		VEC_AT(&c->threads, struct cthread, th).launches++;
 		c->cnt.launches++;
 	}
@@ -494,7 +559,7 @@ void classify_feed(struct classify *c, const struct trace_event *ev)
 	c->cnt.events++;
 	switch (ev->ph) {
 	case 'X':
-		switch (classify_category(ev->cat)) {
+		switch (category_of(ev->cat)) {
 		case CC_KERNEL: feed_gpu(c, ev, false); break;
 		case CC_MEMCPY:
 		case CC_MEMSET: feed_gpu(c, ev, true); break;
@@ -505,7 +570,7 @@ void classify_feed(struct classify *c, const struct trace_event *ev)
 		break;
 	case 's':
 	case 'f':
-		if (classify_category(ev->cat) == CC_FWDBWD)
+		if (category_of(ev->cat) == CC_FWDBWD)
 			feed_flow(c, ev);
 		break;
 	case 'M': feed_meta(c, ev); break;

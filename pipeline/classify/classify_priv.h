@@ -144,6 +144,9 @@ struct ops_prep {
 	struct croots finish; /* by start, any thread: their index is a chunk */
 };
 
+#define NCACHE_SETS 64
+#define NCACHE_WAYS 4
+
 struct classify {
 	const struct patterns *pats;
 	struct arena *arena;
@@ -155,8 +158,13 @@ struct classify {
 	struct vec gpus;
 	struct itab name_tab, thread_tab, group_tab;
 	/* Recent names by (length, first and last 8 bytes): most events repeat
-	 * a name seen a moment ago, and a hit costs one memcmp, no hash. */
-	struct { uint64_t key; uint32_t id1; /* id + 1; 0 = empty */ } ncache[256];
+	 * a name seen a moment ago, and a hit costs at most one memcmp, no
+	 * hash. Sets of NCACHE_WAYS, newest first: templated kernel names
+	 * often share their ends and length (cuBLAS's sm90_xmma_gemm_*). */
+	struct {
+		uint64_t key;
+		uint32_t id1; /* id + 1; 0 = empty */
+	} ncache[NCACHE_SETS][NCACHE_WAYS];
 	struct cmap corr;    /* correlation → launch index */
 	struct imap flows;   /* fwdbwd id hash → bit 1 s, bit 2 f */
 	bool survey;          /* classify_new_survey(): no GPU rows, no launches */

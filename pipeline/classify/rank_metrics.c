@@ -23,31 +23,37 @@
 #include "util/arena.h"
 #include "util/pp.h"
 
-/* Union of half-open intervals fed in non-decreasing start order. */
+/* Union of half-open intervals fed in non-decreasing start order: total
+ * over the closed runs, [s, e) the open one. Empty, s = e = INT64_MIN (a
+ * run of length 0 that any interval starts after): no flag to test per
+ * interval. */
 struct acc {
 	int64_t s, e, total;
-	bool open;
 };
+
+static void acc_init(struct acc *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct acc){ INT64_MIN, INT64_MIN, 0 };
+}
 
 static void acc_add(struct acc *a, int64_t s, int64_t e)
 {
 	if (e <= s)
 		return;
-	if (a->open && s <= a->e) {
+	if (s <= a->e) {
 		if (e > a->e)
 			a->e = e;
 		return;
 	}
-	if (a->open)
-		a->total += a->e - a->s;
+	a->total += a->e - a->s;
 	a->s = s;
 	a->e = e;
-	a->open = true;
 }
 
 static int64_t acc_total(const struct acc *a)
 {
-	return a->total + (a->open ? a->e - a->s : 0);
+	return a->total + (a->e - a->s);
 }
 
 /* The whole-rank metrics: the window and the unions of every interval, of
@@ -62,6 +68,12 @@ struct totals {
 static void totals_init(struct totals *t)
 {
 	memset(t, 0, sizeof(*t));
+	acc_init(&t->all, 1);
+	acc_init(&t->not_pp, 1);
+	acc_init(&t->comp, 1);
+	acc_init(&t->comm, 1);
+	acc_init(&t->both, 1);
+	acc_init(&t->covered, 1);
 	t->start = INT64_MAX;
 	t->end = INT64_MIN;
 }
@@ -257,8 +269,11 @@ void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struc
 	struct sweep w;
 	memset(&w, 0, sizeof(w));
 	totals_init(&w.rank);
-	w.step = arena_calloc(a, 3 * res->nsteps + 1, sizeof(*w.step));
-	w.iter = arena_calloc(a, res->niterations + 1, sizeof(*w.iter));
+	acc_init(w.cat, RR_NCATEGORIES);
+	w.step = arena_alloc(a, (3 * res->nsteps + 1) * sizeof(*w.step));
+	w.iter = arena_alloc(a, (res->niterations + 1) * sizeof(*w.iter));
+	acc_init(w.step, 3 * res->nsteps);
+	acc_init(w.iter, res->niterations);
 	for (size_t s = 0; s < res->nsteps; s++)
 		res->steps[s].kernels = 0;
 	bool sorted = true;

@@ -212,14 +212,18 @@ static bool cmap_dense_ok(const struct cmap *m, uint64_t off)
 	return off < 8 * (uint64_t)m->n + 65536;
 }
 
-uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
+/* cmap_ref() outside the dense array: the first id, the sparse map, a
+ * growth. */
+uint32_t *cmap_ref_slow(struct cmap *m, int64_t key, uint32_t init)
 {
 	if (!m->has_base) {
 		m->base = key;
 		m->has_base = true;
 	}
 	uint64_t off = (uint64_t)key - (uint64_t)m->base;
-	if (key < m->base || !cmap_dense_ok(m, off)) {
+	/* Inside the array it must go there, whatever the density rule says:
+	 * that is where cmap_get() looks. */
+	if (key < m->base || (off >= m->cap && !cmap_dense_ok(m, off))) {
 		size_t before = m->sparse.n;
 		uint32_t *v = imap_ref(&m->sparse, key, init);
 		m->n += m->sparse.n - before;
@@ -232,6 +236,14 @@ uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
 		uint32_t *d = hugepage_realloc(m->dense, m->cap * sizeof(*d), m->cap * sizeof(*d),
 					       cap * sizeof(*d));
 		memset(d + m->cap, 0xff, (cap - m->cap) * sizeof(*d));
+		/* Ids the array now covers that went to the sparse map before:
+		 * copied in, as cmap_get() looks only in the array for them. */
+		for (size_t i = 0; i < m->sparse.cap; i++) {
+			int64_t k = m->sparse.keys[i];
+			if (m->sparse.vals[i] != IMAP_EMPTY && k >= m->base &&
+			    (uint64_t)k - (uint64_t)m->base < cap)
+				d[(uint64_t)k - (uint64_t)m->base] = m->sparse.vals[i];
+		}
 		m->dense = d;
 		m->cap = cap;
 	}

@@ -48,7 +48,23 @@ struct cmap {
 void cmap_init(struct cmap *m);
 void cmap_release(struct cmap *m);
 uint32_t cmap_get(const struct cmap *m, int64_t key);
-uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init);
+uint32_t *cmap_ref_slow(struct cmap *m, int64_t key, uint32_t init);
+
+/* A pointer to key's value, inserting init when key is absent (as
+ * imap_ref()); inline for an id inside the dense array, one per launch. */
+static inline uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
+{
+	uint64_t off = (uint64_t)key - (uint64_t)m->base;
+	if (m->has_base && key >= m->base && off < m->cap) {
+		uint32_t *v = &m->dense[off];
+		if (*v == IMAP_EMPTY) {
+			*v = init;
+			m->n++;
+		}
+		return v;
+	}
+	return cmap_ref_slow(m, key, init);
+}
 
 /* A table of uint32 indices (+1, 0 = free) keyed by 64-bit hashes, for
  * interning things the caller keeps (in an array) and compares: make room

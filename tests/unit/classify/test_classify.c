@@ -469,6 +469,58 @@ static void check(const struct rank_result *r, const char *expect,
 	assert_int_equal(count, r->nkernels);
 }
 
+/* Event categories: ASCII case folded, nothing else (the 6-character
+ * ones are compared as one folded word). */
+static void test_category_names(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *cat;
+		enum classify_cat want;
+	} cases[] = {
+		{ "kernel", CC_KERNEL },
+		{ "Kernel", CC_KERNEL },
+		{ "KERNEL", CC_KERNEL },
+		{ "kErNeL", CC_KERNEL },
+		{ "fwdbwd", CC_FWDBWD },
+		{ "FwdBwd", CC_FWDBWD },
+		{ "memcpy", CC_MEMCPY },
+		{ "MEMSET", CC_MEMSET },
+		{ "gpu_memcpy", CC_MEMCPY },
+		{ "GPU_MEMSET", CC_MEMSET },
+		{ "cuda_sync", CC_GPU_OTHER },
+		{ "gpu_user_annotation", CC_GPU_OTHER },
+		{ "cpu_op", CC_CPU },
+		{ "kernels", CC_CPU },
+		{ "kerne", CC_CPU },
+		{ "", CC_CPU },
+		/* Only A-Z fold: the bytes next to that range, and the same
+		 * bytes with the high bit set, stay as they are. */
+		{ "\xcb"
+		  "ernel",
+		  CC_CPU },                 /* 'K' | 0x80 */
+		{ "k\x45rnel", CC_KERNEL }, /* 'E' */
+		{ "k\x05rnel", CC_CPU },    /* 'E' - 0x40 */
+		{ "kerne\x4c", CC_KERNEL }, /* 'L' */
+		{ "kerne\x6c", CC_KERNEL },
+		{ "kerne\xcc", CC_CPU },
+		{ "\x40"
+		  "emcpy",
+		  CC_CPU },
+		{ "\xff\xff\xff\xff\xff\xff", CC_CPU },
+		{ "memcp\x59", CC_MEMCPY }, /* 'Y' */
+		{ "memcp\x79", CC_MEMCPY },
+		{ "memcp\x5b", CC_CPU }, /* '[': past 'Z' */
+		{ "gpu\x7fmemcpy", CC_CPU },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pp_sv sv = { cases[i].cat, strlen(cases[i].cat) };
+		if (classify_category(sv) != cases[i].want)
+			fail_msg("category \"%s\": %d, want %d", cases[i].cat,
+				 (int)classify_category(sv), (int)cases[i].want);
+	}
+}
+
 /* roots_find_near() gives what roots_find() gives, whatever its hint:
  * random roots sorted by (thread, ts), overlapping ones included (input
  * that does not nest properly), queried in time order per thread (the
@@ -738,6 +790,41 @@ static void test_cmap_dense_and_sparse(void **state)
 	cmap_release(&m);
 }
 
+/* Ids too far ahead for the dense array's density rule, inside the array's
+ * capacity (grown by doubling for an earlier id) or covered by a later
+ * growth: stored, each must be found again (they stayed in the sparse map,
+ * where cmap_get() never looked for ids below the capacity: kernels whose
+ * launch was there counted as orphans). */
+static void test_cmap_far_id_inside_capacity(void **state)
+{
+	(void)state;
+	struct cmap m;
+	cmap_init(&m);
+	assert_int_equal(*cmap_ref(&m, 0, 1), 1);
+	assert_int_equal(*cmap_ref(&m, 65000, 2), 2);
+	assert_int_equal(*cmap_ref(&m, 65540, 3), 3); /* capacity 131072 */
+	assert_true(m.cap > 100000);
+	assert_int_equal(*cmap_ref(&m, 100000, 4), 4); /* 8 * 3 + 65536 <= 100000 */
+	assert_int_equal(cmap_get(&m, 100000), 4);
+	assert_int_equal(*cmap_ref(&m, 100000, 5), 4); /* kept: first wins */
+	assert_int_equal(cmap_get(&m, 0), 1);
+	assert_int_equal(cmap_get(&m, 65540), 3);
+	assert_int_equal(cmap_get(&m, 99999), IMAP_EMPTY);
+	assert_int_equal(m.n, 4);
+	/* Past the capacity and too far ahead: sparse; then enough ids that
+	 * the array grows over it. */
+	assert_int_equal(*cmap_ref(&m, 200000, 6), 6);
+	for (int64_t k = 1; k <= 20000; k++)
+		assert_int_equal(*cmap_ref(&m, k, 100), 100);
+	assert_int_equal(*cmap_ref(&m, 150000, 7), 7); /* capacity 262144 */
+	assert_true(m.cap > 200000);
+	assert_int_equal(cmap_get(&m, 200000), 6);
+	assert_int_equal(*cmap_ref(&m, 200000, 8), 6);
+	assert_int_equal(cmap_get(&m, 100000), 4);
+	assert_int_equal(m.n, 4 + 1 + 20000 + 1);
+	cmap_release(&m);
+}
+
 /* JSON "\u0000" inside a kernel name: the stored name keeps what follows
  * (NUL becomes U+FFFD), and the same raw name interns to one id. */
 static void test_name_with_nul(void **state)
@@ -835,7 +922,7 @@ static void test_describe_for_inspect(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 10];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 16];
 	size_t n = 0;
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_patterns_defaults_and_config);
@@ -852,6 +939,8 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
 		test_describe_for_inspect);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_roots_find_near);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_category_names);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cmap_far_id_inside_capacity);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tests[n].name = cases[i].name;
 		tests[n].test_func = run_case;

@@ -520,4 +520,37 @@ static const struct tcase cases[] = {
 	  "mode megatron\n"
 	  "nsteps 1\n"
 	  "step fwd 0 0 100 - - 0 0 0 0 0\n" },
+
+	{ "names_sharing_ends_and_length",
+	  /* Six names with the same length and first and last 8 bytes (one
+	   * key of the name cache, more ways than a set holds), interleaved:
+	   * each kernel keeps its own name. */
+	  "K kernel 1000 10 - sm90_xmma_gemm_tn_n_128x128_cublas\n"
+	  "K kernel 1100 10 - sm90_xmma_gemm_nt_n_128x128_cublas\n"
+	  "K kernel 1200 10 - sm90_xmma_gemm_nn_n_256x128_cublas\n"
+	  "K kernel 1300 10 - sm90_xmma_gemm_tn_n_128x256_cublas\n"
+	  "K kernel 1400 10 - sm90_xmma_gemm_nt_n_256x128_cublas\n"
+	  "K kernel 1500 10 - sm90_xmma_gemm_tt_n_128x128_cublas\n"
+	  "K kernel 1600 10 - sm90_xmma_gemm_tn_n_128x128_cublas\n"
+	  "K kernel 1700 10 - sm90_xmma_gemm_tt_n_128x128_cublas\n"
+	  "K kernel 1800 10 - sm90_xmma_gemm_nt_n_128x128_cublas\n"
+	  "K kernel 1900 10 - sm90_xmma_gemm_nt_n_256x128_cublas\n"
+	  "K kernel 2000 10 - sm90_xmma_gemm_nn_n_256x128_cublas\n"
+	  "K kernel 2100 10 - sm90_xmma_gemm_tn_n_128x256_cublas\n"
+	  "K kernel 2200 10 - sm90_xmma_gemm_tn_n_128x128_cublas\n"
+	  "K kernel 2300 10 - sm90_xmma_gemm_tn_n_128x128_cublas\n",
+	  "name 0 sm90_xmma_gemm_tn_n_128x128_cublas\n"
+	  "name 1 sm90_xmma_gemm_nt_n_128x128_cublas\n"
+	  "name 2 sm90_xmma_gemm_nn_n_256x128_cublas\n"
+	  "name 3 sm90_xmma_gemm_tn_n_128x256_cublas\n"
+	  "name 4 sm90_xmma_gemm_nt_n_256x128_cublas\n"
+	  "name 5 sm90_xmma_gemm_tt_n_128x128_cublas\n"
+	  "name 6 sm90_xmma_gemm_tn_n_128x128_cublas\n"
+	  "name 7 sm90_xmma_gemm_tt_n_128x128_cublas\n"
+	  "name 8 sm90_xmma_gemm_nt_n_128x128_cublas\n"
+	  "name 9 sm90_xmma_gemm_nt_n_256x128_cublas\n"
+	  "name 10 sm90_xmma_gemm_nn_n_256x128_cublas\n"
+	  "name 11 sm90_xmma_gemm_tn_n_128x256_cublas\n"
+	  "name 12 sm90_xmma_gemm_tn_n_128x128_cublas\n"
+	  "name 13 sm90_xmma_gemm_tn_n_128x128_cublas\n" },
 };

@@ -629,6 +629,88 @@ static void test_kernel_batches(void **state)
 	rm_db(path);
 }
 
+/* Kernel i of test_kernels_at_once(): every nullable column both ways, three
+ * names (and one name_id out of range), two process groups (one empty). */
+static struct rr_kernel varied_kernel(int i)
+{
+	return (struct rr_kernel){
+		.category = (uint8_t)(i % RR_NCATEGORIES),
+		.type = (uint8_t)(i % 3),
+		.phase = (int8_t)(i % 4 ? i % 4 - 1 : RR_NOPHASE),
+		.recompute = i % 5 == 0,
+		.seq = i % 4 ? i / 4 : -1,
+		.stream = i % 7 ? i % 7 : -1,
+		.start_ns = 1000 + 3 * i,
+		.dur_ns = i % 11,
+		.has_correlation = i % 6 != 0,
+		.correlation = i % 6 ? 100000 + i : 0,
+		.name_id = (uint32_t)(i % 4),
+		.pg = i % 9 - 6, /* -6..2: none, group 0, 1, or out of range */
+	};
+}
+
+/* db_trace_add_kernels() stores what db_trace_add_kernel() does kernel by
+ * kernel: the same rows, names and process groups, across batches. */
+static void test_kernels_at_once(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	(void)state;
+	enum { N = 700 };
+	static const char *const names[] = { "gemm", "nccl_all_reduce", "copy" };
+	static const struct rr_group groups[] = {
+		{ .name = "", .desc = "DATA_PARALLEL", .ranks = "[0, 1]" },
+		{ .name = "", .desc = "", .ranks = "" }
+	};
+	struct rr_kernel *k = calloc(N, sizeof(*k));
+	for (int i = 0; i < N; i++)
+		k[i] = varied_kernel(i);
+
+	struct db_trace t = sample_trace("/one", 0);
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	for (int i = 0; i < N; i++) {
+		struct db_kernel dk = { .k = &k[i] };
+		if (k[i].name_id < 3) {
+			dk.name = names[k[i].name_id];
+			dk.name_len = strlen(dk.name);
+		}
+		if (k[i].pg >= 0 && k[i].pg < 2) {
+			dk.pg_desc = groups[k[i].pg].desc;
+			dk.pg_ranks = groups[k[i].pg].ranks;
+		}
+		assert_int_equal(db_trace_add_kernel(db, &dk), 0);
+	}
+	assert_int_equal(db_trace_commit(db), 0);
+
+	int64_t name_ids[4], pg_ids[2];
+	t = sample_trace("/all", 1);
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(db_intern_name(db, names[i], strlen(names[i]), &name_ids[i]), 0);
+	assert_int_equal(db_intern_name(db, "", 0, &name_ids[3]), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(db_intern_pgroup(db, groups[i].desc, groups[i].ranks, &pg_ids[i]),
+				 0);
+	assert_int_equal(pg_ids[1], 0);
+	assert_int_equal(db_trace_add_kernels(db, k, N, name_ids, 3, pg_ids, 2), 0);
+	assert_int_equal(db_trace_commit(db), 0);
+
+#define KROWS_OF(trace)                                                              \
+	"SELECT count(*), group_concat(r, ';') FROM (SELECT"                         \
+	" printf('%d,%s,%d,%s,%d,%d,%s,%s', code, seq, name_id, stream, start, dur," \
+	" correlation, pg_id) AS r FROM kernel_t WHERE rowid >> 32 = " trace " ORDER BY rowid)"
+	char *one = rows(db, KROWS_OF("1")), *all = rows(db, KROWS_OF("2"));
+#undef KROWS_OF
+	assert_string_equal(one, all);
+	assert_int_equal(strtol(one, NULL, 10), N);
+	free(one);
+	free(all);
+	free(k);
+	db_close(db);
+	rm_db(path);
+}
+
 /* One trace of an op-trace import: n ops (forward computes) on worker
  * (dp, stage) of source (0: none, as a Kineto trace's ops). */
 static void store_ops(struct db *db, const char *path, int64_t iteration, int64_t rank,
@@ -930,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_failed_trace_has_null_metrics),
 		cmocka_unit_test(test_kernels_view_uses_rowid_ranges),
 		cmocka_unit_test(test_kernel_batches),
+		cmocka_unit_test(test_kernels_at_once),
 		cmocka_unit_test(test_ops_and_imports),
 		cmocka_unit_test(test_ops_view_labels_steps),
 		cmocka_unit_test(test_version_4_is_migrated),
