@@ -796,16 +796,18 @@ int db_intern_pgroup(struct db *db, const char *desc, const char *ranks, int64_t
 			 id);
 }
 
-/* Appends kernel k's row to the batch (flushed when full). */
-static inline int put_kernel(struct db *db, const struct rr_kernel *k, int64_t name_id,
-			     int64_t pg_id)
+/* Appends kernel k's row to the batch (flushed when full); its phase and
+ * seq are those of step st, or none when st is NULL. */
+static inline int put_kernel(struct db *db, const struct rr_kernel *k, const struct rr_step *st,
+			     int64_t name_id, int64_t pg_id)
 {
+	const int phase = st ? st->phase : RR_NOPHASE;
 	int64_t *row = db->krow[db->nkrow];
 	uint16_t nulls = 0;
 	row[0] = (db->cur_trace << DB_KROW_SHIFT) | (int64_t)db->next_kidx;
-	row[1] = DB_KCODE(k->category, k->type, k->recompute, k->phase);
-	row[2] = k->seq;
-	nulls |= (k->phase < 0) << 2;
+	row[1] = DB_KCODE(k->category, k->type, k->recompute, phase);
+	row[2] = st ? st->seq : -1;
+	nulls |= (phase < 0) << 2;
 	row[3] = name_id;
 	row[4] = k->stream;
 	nulls |= (k->stream < 0) << 4;
@@ -836,12 +838,12 @@ int db_trace_add_kernel(struct db *db, const struct db_kernel *dk)
 		return PP_EDB;
 	if (db_intern_pgroup(db, dk->pg_desc, dk->pg_ranks, &pg_id))
 		return PP_EDB;
-	return put_kernel(db, dk->k, name_id, pg_id);
+	return put_kernel(db, dk->k, dk->step, name_id, pg_id);
 }
 
 int db_trace_add_kernels(struct db *db, const struct rr_kernel *k, size_t n,
 			 const int64_t *name_ids, size_t nnames, const int64_t *pg_ids,
-			 size_t ngroups)
+			 size_t ngroups, const struct rr_step *steps, size_t nsteps)
 {
 	int rc = in_trace(db);
 	if (rc)
@@ -851,7 +853,9 @@ int db_trace_add_kernels(struct db *db, const struct rr_kernel *k, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		size_t name = k[i].name_id < nnames ? k[i].name_id : nnames;
 		int64_t pg = k[i].pg >= 0 && (size_t)k[i].pg < ngroups ? pg_ids[k[i].pg] : 0;
-		if (put_kernel(db, &k[i], name_ids[name], pg))
+		const struct rr_step *st =
+			k[i].step >= 0 && (size_t)k[i].step < nsteps ? &steps[k[i].step] : NULL;
+		if (put_kernel(db, &k[i], st, name_ids[name], pg))
 			return PP_EDB;
 	}
 	return 0;

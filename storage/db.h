@@ -87,9 +87,10 @@ struct db_trace {
  * stream < 0 is NULL), with what the record only indexes in its
  * rank_result: the name and the process group. */
 struct db_kernel {
-	const struct rr_kernel *k; /* its name_id and pg are not read */
-	int64_t name_id;           /* id from db_intern_name(), or 0: intern name */
-	const char *name;          /* kernel name (interned by the db) */
+	const struct rr_kernel *k;  /* its name_id, step and pg are not read */
+	const struct rr_step *step; /* its phase and seq, or NULL: none */
+	int64_t name_id;            /* id from db_intern_name(), or 0: intern name */
+	const char *name;           /* kernel name (interned by the db) */
 	size_t name_len;
 	const char *pg_desc;  /* process group description, or NULL */
 	const char *pg_ranks; /* e.g. "[0, 8, 16]", or NULL */
@@ -130,12 +131,13 @@ int db_intern_pgroup(struct db *db, const char *desc, const char *ranks, int64_t
 /* n GPU events at once, as db_trace_add_kernel() would store them one by
  * one: kernel i's name id is name_ids[k[i].name_id], or name_ids[nnames]
  * when name_id >= nnames; its process group id pg_ids[k[i].pg] when 0 <=
- * pg < ngroups, else NULL. The ids are db_intern_name()'s and
+ * pg < ngroups, else NULL; its phase and seq those of steps[k[i].step]
+ * when 0 <= step < nsteps, else none. The ids are db_intern_name()'s and
  * db_intern_pgroup()'s. No per-kernel call: the rows go straight into the
  * insert batches (docs/ppbatch.md, "Performance"). 0 or PP_EDB. */
 int db_trace_add_kernels(struct db *db, const struct rr_kernel *k, size_t n,
 			 const int64_t *name_ids, size_t nnames, const int64_t *pg_ids,
-			 size_t ngroups);
+			 size_t ngroups, const struct rr_step *steps, size_t nsteps);
 int db_trace_add_step(struct db *db, const struct db_step *s);
 int db_trace_add_category(struct db *db, const struct db_category *c);
 

@@ -134,7 +134,7 @@ static int add_kernels(struct db *db, const struct rank_result *r)
 	}
 	if (!rc)
 		rc = db_trace_add_kernels(db, r->kernels, r->nkernels, name_ids, r->nnames, pg_ids,
-					  r->ngroups);
+					  r->ngroups, r->steps, r->nsteps);
 	free(name_ids);
 	free(pg_ids);
 	free(pg_done);

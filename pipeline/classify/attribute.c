@@ -30,17 +30,9 @@ static int32_t step_in(const struct classify *c, struct hints *h, int set, uint3
 	return i < 0 ? -1 : r->v[i].step;
 }
 
-static void set_step(struct rr_kernel *k, const struct rank_result *res,
-		     int32_t step)
-{
-	k->step = step;
-	k->phase = (int8_t)res->steps[step].phase;
-	k->seq = res->steps[step].seq;
-}
-
 /* Lookups are done lazily, in rule order, for the kernel's type only. */
-static void attribute_one(const struct classify *c, struct hints *h, struct rank_result *res,
-			  struct rr_kernel *k, const struct claunch *l)
+static void attribute_one(const struct classify *c, struct hints *h, struct rr_kernel *k,
+			  const struct claunch *l)
 {
 	uint32_t fwd = (uint32_t)c->fwd;
 	bool comm = k->type == RR_COMM, on_fwd, on_bwd;
@@ -56,24 +48,24 @@ static void attribute_one(const struct classify *c, struct hints *h, struct rank
 		if ((s = FWD()) >= 0 || (s = BWD()) >= 0 ||
 		    (s = IN(PAT_PP_COMM)) >= 0 || (s = IN(PAT_DP_COMM)) >= 0 ||
 		    (s = IN(PAT_OPTIMIZER)) >= 0)
-			set_step(k, res, s);
+			k->step = s;
 	} else if (comm && (s = IN(PAT_DP_COMM)) >= 0) {
 		k->category = RR_DP_COMM;
-		set_step(k, res, s);
+		k->step = s;
 	} else if ((s = FWD()) >= 0) {
 		k->category = comm ? RR_FWD_COMM : RR_FWD_COMP;
-		set_step(k, res, s);
+		k->step = s;
 	} else if ((s = BWD()) >= 0) {
 		k->category = comm ? RR_BWD_COMM : RR_BWD_COMP;
-		set_step(k, res, s);
+		k->step = s;
 		k->recompute = roots_find_near(&c->roots[PAT_RECOMPUTE], l->thread, l->ts,
 					       &h->set[PAT_RECOMPUTE]) >= 0;
 	} else if (comm && (s = IN(PAT_PP_COMM)) >= 0) {
 		k->category = RR_PP_COMM;
-		set_step(k, res, s);
+		k->step = s;
 	} else if (!comm && (s = IN(PAT_OPTIMIZER)) >= 0) {
 		k->category = RR_OPT_COMP;
-		set_step(k, res, s);
+		k->step = s;
 	}
 #undef FWD
 #undef BWD
@@ -117,6 +109,6 @@ void attribute_kernels(struct classify *c, struct rank_result *res,
 			continue;
 		}
 		k->category = RR_OTHER;
-		attribute_one(c, &h, res, k, l);
+		attribute_one(c, &h, k, l);
 	}
 }

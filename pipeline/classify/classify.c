@@ -432,8 +432,8 @@ enum rr_type classify_kernel_type(uint32_t bits, bool memevent)
 }
 
 /* One row per GPU event is most of a worker's memory (and every fresh page
- * costs a fault): keep it at 56 bytes. */
-_Static_assert(sizeof(struct rr_kernel) <= 56, "rr_kernel grew");
+ * costs a fault): keep it at 48 bytes. */
+_Static_assert(sizeof(struct rr_kernel) <= 48, "rr_kernel grew");
 
 static void feed_gpu(struct classify *c, const struct trace_event *ev, bool memevent)
 {
@@ -454,11 +454,9 @@ static void feed_gpu(struct classify *c, const struct trace_event *ev, bool meme
 			  : (ev->has & TE_TID) && !ev->tid.is_str ? ev->tid.num
 								  : -1,
 		.name_id = (uint32_t)name,
-		.seq = -1,
 		.step = -1,
 		.pg = -1,
 		.type = (uint8_t)classify_kernel_type(bits, memevent),
-		.phase = RR_NOPHASE,
 		.has_correlation = has_corr,
 	};
 	if (has_pg_args(ev))

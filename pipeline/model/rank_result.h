@@ -82,23 +82,24 @@ enum rr_coll {
 	RR_COLL_OTHER
 };
 
-/* One GPU event (kernel, memcpy, memset), in file order. */
+/* One GPU event (kernel, memcpy, memset), in file order. 48 bytes: a
+ * worker holds one per kernel of its trace (docs/ppbatch.md,
+ * "Performance"). Its phase and seq are its step's (rr_kernel_phase(),
+ * rr_kernel_seq()). */
 struct rr_kernel {
 	int64_t start_ns, dur_ns;  /* absolute start; dur may be 0 */
 	int64_t correlation;       /* args.correlation; valid if has_correlation */
 	int64_t stream;            /* args.stream, else the tid number; -1
 				    * when unknown */
 	uint32_t name_id;          /* index into rank_result.names */
-	int32_t seq;               /* step seq within phase; -1 with RR_NOPHASE */
 	int32_t step;              /* index into rank_result.steps or -1 */
 	int32_t pg;                /* index into rank_result.groups or -1 */
 	uint8_t category;          /* enum rr_category (never a subset row) */
-	uint8_t type;              /* enum rr_type */
-	int8_t phase;              /* enum rr_phase */
-	bool recompute;            /* launched inside a recompute slice (bwd) */
-	bool has_correlation;
-	bool orphan;               /* no launch with its correlation in the file */
 	uint8_t coll;              /* enum rr_coll: a comm kernel's collective */
+	uint8_t type;              /* enum rr_type */
+	bool recompute : 1;        /* launched inside a recompute slice (bwd) */
+	bool has_correlation : 1;
+	bool orphan : 1; /* no launch with its correlation in the file */
 };
 
 /* One root-most step slice (docs/contracts.md §2). Kernel metrics are over the
@@ -212,6 +213,18 @@ struct rank_result {
 	const char **warnings;    /* human-readable, e.g. "no forward thread" */
 	size_t nwarnings;
 };
+
+/* Kernel k's phase (enum rr_phase; RR_NOPHASE without a step) and its
+ * step's seq within that phase (-1 without a step). */
+static inline int rr_kernel_phase(const struct rank_result *r, const struct rr_kernel *k)
+{
+	return k->step >= 0 ? r->steps[k->step].phase : RR_NOPHASE;
+}
+
+static inline int32_t rr_kernel_seq(const struct rank_result *r, const struct rr_kernel *k)
+{
+	return k->step >= 0 ? r->steps[k->step].seq : -1;
+}
 
 struct strbuf;
 

@@ -351,8 +351,8 @@ static void check(const struct rank_result *r, const char *expect,
 			const struct rr_kernel *k = &r->kernels[i];
 			assert_string_equal(rr_category_name(k->category),
 					    tok[2]);
-			assert_int_equal(k->phase, phase_by_name(tok[3]));
-			assert_int_equal(k->seq, num(tok[4]));
+			assert_int_equal(rr_kernel_phase(r, k), phase_by_name(tok[3]));
+			assert_int_equal(rr_kernel_seq(r, k), num(tok[4]));
 			assert_int_equal(k->recompute,
 					 n > 5 && !strcmp(tok[5], "R"));
 		} else if (!strcmp(tok[0], "rank")) {

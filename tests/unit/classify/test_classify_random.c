@@ -462,15 +462,14 @@ static void test_random_traces(void **state)
 		assert_int_equal(r->nkernels, w.nk);
 		for (int i = 0; i < w.nk; i++) {
 			const struct rr_kernel *k = &r->kernels[i];
-			if (k->category != e[i].cat || k->phase != e[i].phase ||
-			    k->seq != e[i].seq || k->recompute != e[i].recompute)
+			int phase = rr_kernel_phase(r, k), seq = rr_kernel_seq(r, k);
+			if (k->category != e[i].cat || phase != e[i].phase || seq != e[i].seq ||
+			    k->recompute != e[i].recompute)
 				fail_msg("seed %llu kernel %d: got %s %d %d %d, "
 					 "expected %s %d %d %d",
-					 (unsigned long long)seed, i,
-					 rr_category_name(k->category), k->phase,
-					 k->seq, k->recompute,
-					 rr_category_name(e[i].cat), e[i].phase,
-					 e[i].seq, e[i].recompute);
+					 (unsigned long long)seed, i, rr_category_name(k->category),
+					 phase, seq, k->recompute, rr_category_name(e[i].cat),
+					 e[i].phase, e[i].seq, e[i].recompute);
 			if (e[i].step) {
 				const struct rr_step *st = &r->steps[k->step];
 				assert_int_equal(st->cpu_start_ns, e[i].step->ts);

@@ -95,11 +95,11 @@ static struct db_trace sample_trace(const char *path, int64_t rank)
 static void store_sample(struct db *db, const char *path, int64_t rank)
 {
 	struct db_trace t = sample_trace(path, rank);
+	static const struct rr_step fwd0 = { .phase = RR_FWD, .seq = 0 };
 	const struct rr_kernel r1 = {
 		.category = RR_FWD_COMP,
 		.type = RR_COMP,
-		.phase = RR_FWD,
-		.seq = 0,
+		.step = 0,
 		.stream = 7,
 		.start_ns = 1700000000000000000,
 		.dur_ns = 500,
@@ -110,13 +110,12 @@ static void store_sample(struct db *db, const char *path, int64_t rank)
 		.category = RR_DP_COMM,
 		.type = RR_COMM,
 		.recompute = false,
-		.phase = RR_NOPHASE,
-		.seq = -1,
+		.step = -1,
 		.stream = 9,
 		.start_ns = 1700000000000000400,
 		.dur_ns = 200,
 	};
-	struct db_kernel k1 = { .k = &r1, .name = "sm90_gemm<128>", .name_len = 14 };
+	struct db_kernel k1 = { .k = &r1, .step = &fwd0, .name = "sm90_gemm<128>", .name_len = 14 };
 	struct db_kernel k2 = { .k = &r2,
 				.name = "ncclDevKernel_AllReduce",
 				.name_len = 23,
@@ -576,8 +575,7 @@ static void store_many(struct db *db, const char *path, int64_t rank, int n)
 		const struct rr_kernel rk = {
 			.category = RR_FWD_COMP,
 			.type = RR_COMP,
-			.phase = RR_NOPHASE,
-			.seq = -1,
+			.step = -1,
 			.stream = k & 1 ? -1 : 7,
 			.start_ns = k,
 			.dur_ns = k + 1,
@@ -630,15 +628,17 @@ static void test_kernel_batches(void **state)
 }
 
 /* Kernel i of test_kernels_at_once(): every nullable column both ways, three
- * names (and one name_id out of range), two process groups (one empty). */
-static struct rr_kernel varied_kernel(int i)
+ * names (and one name_id out of range), two process groups (one empty), step
+ * i (phase i % 4 - 1, seq i / 4) when i % 4, else none or out of range. */
+static struct rr_kernel varied_kernel(int i, int nsteps)
 {
 	return (struct rr_kernel){
 		.category = (uint8_t)(i % RR_NCATEGORIES),
 		.type = (uint8_t)(i % 3),
-		.phase = (int8_t)(i % 4 ? i % 4 - 1 : RR_NOPHASE),
+		.step = i % 4   ? i
+			: i % 8 ? -1
+				: nsteps + i,
 		.recompute = i % 5 == 0,
-		.seq = i % 4 ? i / 4 : -1,
 		.stream = i % 7 ? i % 7 : -1,
 		.start_ns = 1000 + 3 * i,
 		.dur_ns = i % 11,
@@ -664,13 +664,18 @@ static void test_kernels_at_once(void **state)
 		{ .name = "", .desc = "", .ranks = "" }
 	};
 	struct rr_kernel *k = calloc(N, sizeof(*k));
-	for (int i = 0; i < N; i++)
-		k[i] = varied_kernel(i);
+	struct rr_step *steps = calloc(N, sizeof(*steps));
+	for (int i = 0; i < N; i++) {
+		k[i] = varied_kernel(i, N);
+		steps[i] = (struct rr_step){ .phase = (int8_t)(i % 4 - 1), .seq = i / 4 };
+	}
 
 	struct db_trace t = sample_trace("/one", 0);
 	assert_int_equal(db_trace_begin(db, &t), 0);
 	for (int i = 0; i < N; i++) {
 		struct db_kernel dk = { .k = &k[i] };
+		if (k[i].step >= 0 && k[i].step < N)
+			dk.step = &steps[k[i].step];
 		if (k[i].name_id < 3) {
 			dk.name = names[k[i].name_id];
 			dk.name_len = strlen(dk.name);
@@ -693,7 +698,7 @@ static void test_kernels_at_once(void **state)
 		assert_int_equal(db_intern_pgroup(db, groups[i].desc, groups[i].ranks, &pg_ids[i]),
 				 0);
 	assert_int_equal(pg_ids[1], 0);
-	assert_int_equal(db_trace_add_kernels(db, k, N, name_ids, 3, pg_ids, 2), 0);
+	assert_int_equal(db_trace_add_kernels(db, k, N, name_ids, 3, pg_ids, 2, steps, N), 0);
 	assert_int_equal(db_trace_commit(db), 0);
 
 #define KROWS_OF(trace)                                                              \
@@ -707,6 +712,7 @@ static void test_kernels_at_once(void **state)
 	free(one);
 	free(all);
 	free(k);
+	free(steps);
 	db_close(db);
 	rm_db(path);
 }
