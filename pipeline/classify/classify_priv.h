@@ -97,10 +97,14 @@ static inline int cmp_nesting(uint32_t thread_a, int64_t ts_a, int64_t dur_a, ui
 	return (order_a > order_b) - (order_a < order_b);
 }
 
-struct claunch {
+/* One launch (a CPU event with a correlation id): 12 bytes, not 16 with
+ * the padding after thread, as there is one per kernel (docs/ppbatch.md,
+ * "Performance"); 4-byte aligned, x86-64 and aarch64 load ts unaligned. */
+struct __attribute__((packed, aligned(4))) claunch {
 	int64_t ts;
 	uint32_t thread;
 };
+_Static_assert(sizeof(struct claunch) == 12, "claunch is 12 bytes");
 
 struct cgroup {
 	const char *name, *desc, *ranks;
