@@ -9,6 +9,9 @@ struct key_cache *key_cache_new(void)
 {
 	struct key_cache *kc = xmalloc(sizeof(*kc));
 	kc->nnodes = 1;
+	kc->byte_at = 0;
+	kc->byte_miss = 0;
+	memset(kc->byte_to, 0, sizeof(kc->byte_to));
 	memset(kc->branch, 0, sizeof(kc->branch));
 	memset(&kc->node[0], 0, sizeof(kc->node[0]));
 	memset(&kc->node[KC_LOST], 0, sizeof(kc->node[KC_LOST]));
@@ -121,4 +124,17 @@ unsigned key_cache_branch_new(struct key_cache *kc, unsigned at, uint64_t value)
 		}
 	}
 	return KC_LOST;
+}
+
+unsigned key_cache_branch_byte_new(struct key_cache *kc, unsigned at, unsigned char v)
+{
+	unsigned to = key_cache_branch(kc, at, v);
+	if (at != kc->byte_at && at != KC_LOST && (!kc->byte_at || ++kc->byte_miss == 16)) {
+		kc->byte_at = at;
+		kc->byte_miss = 0;
+		memset(kc->byte_to, 0, sizeof(kc->byte_to));
+	}
+	if (at == kc->byte_at)
+		kc->byte_to[v] = (uint16_t)to;
+	return to;
 }

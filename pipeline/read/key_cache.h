@@ -89,10 +89,15 @@ struct kc_node {
 struct kc_branch {
 	uint64_t value;
 	uint16_t from, to; /* to 0: the slot is free */
+	uint16_t then;     /* the caller's: a node of another cache that the
+			    * value leads to, found once (0: not yet) */
 };
 
 struct key_cache {
 	unsigned nnodes;
+	unsigned byte_at;      /* the node of key_cache_branch_byte()'s table (0: none yet) */
+	unsigned byte_miss;    /* its calls at other nodes since it was taken */
+	uint16_t byte_to[256]; /* key_cache_branch(kc, byte_at, byte) once found; 0: not yet */
 	struct kc_branch branch[KC_BRANCHES];
 	struct kc_node node[KC_NODES + 1]; /* node[KC_LOST] stays empty */
 };
@@ -129,6 +134,40 @@ static inline unsigned key_cache_branch(struct key_cache *kc, unsigned at, uint6
 		&kc->branch[((value ^ at) * 0x9e3779b97f4a7c15ull) >> 56 & (KC_BRANCHES - 1)];
 	if (b->value == value && b->from == at && b->to)
 		return b->to;
+	return key_cache_branch_new(kc, at, value);
+}
+
+/* key_cache_branch() on a value of one byte (an event's ph). One node (the
+ * one after the "ph" key of most events: the node asked at first, then
+ * another one asked at 16 times since) has a table by the byte, filled as
+ * values are found: an entry of the branch table, once made, stays, and a
+ * value that found no room finds none later, so a branch found once is
+ * the branch ever after, and there it costs a load. */
+unsigned key_cache_branch_byte_new(struct key_cache *kc, unsigned at, unsigned char v);
+
+static inline __attribute__((always_inline)) unsigned key_cache_branch_byte(struct key_cache *kc,
+									    unsigned at,
+									    unsigned char v)
+{
+	if (at == kc->byte_at && kc->byte_to[v])
+		return kc->byte_to[v];
+	return key_cache_branch_byte_new(kc, at, v);
+}
+
+/* key_cache_branch(), with *bp the table's entry that gave the node, or
+ * NULL when it was not there at the first look (its then is for the
+ * caller to keep, e.g. a node that the same value leads to in another
+ * cache: an entry, once made, stays). */
+static inline unsigned key_cache_branch_at(struct key_cache *kc, unsigned at, uint64_t value,
+					   struct kc_branch **bp)
+{
+	struct kc_branch *b =
+		&kc->branch[((value ^ at) * 0x9e3779b97f4a7c15ull) >> 56 & (KC_BRANCHES - 1)];
+	if (b->value == value && b->from == at && b->to) {
+		*bp = b;
+		return b->to;
+	}
+	*bp = NULL;
 	return key_cache_branch_new(kc, at, value);
 }
 

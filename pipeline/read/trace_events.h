@@ -330,6 +330,20 @@ static int event_key(const char *k, size_t kn)
 	return key_lookup(event_keys, k, kn);
 }
 
+/* The args' first key cache node for an event whose cat value, packed, is
+ * kind; catb: the event cache's branch on that value, or NULL. The branch
+ * keeps the node, found once (key_cache_branch() gives the same node for
+ * the same value ever after), so most events look up their cat once. */
+static ALWAYS_INLINE unsigned args_node(struct key_cache *kc_args, struct kc_branch *catb,
+					uint64_t kind)
+{
+	if (!catb)
+		return key_cache_branch(kc_args, 0, kind);
+	if (!catb->then)
+		catb->then = (uint16_t)key_cache_branch(kc_args, 0, kind);
+	return catb->then;
+}
+
 /* Parses the event object at *pp ('{') into ev. Inlined in next_event(),
  * the common case, which then has one call less per event; parse_event()
  * below is the same for parse_unit(). */
@@ -338,9 +352,12 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 	const char *p = *pp + 1, *obj = p, *q, *s;
 	size_t n;
 	bool esc;
-	unsigned at = 0;   /* key cache trie node */
-	unsigned has = 0;  /* TE_* bits of the members read here (args: ev->has) */
-	uint64_t kind = 0; /* the cat value, packed: chooses the args' node */
+	unsigned at = 0;      /* key cache trie node */
+	unsigned has = 0;     /* TE_* bits of the members read here (args: ev->has) */
+	unsigned args_at = 0; /* the args' first node, chosen by the cat value;
+			       * 0: no cat value read */
+	uint64_t kind;
+	struct kc_branch *catb;
 	const struct kc_next *x = NULL;
 	int rc;
 
@@ -363,8 +380,8 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 				*(which == E_PH ? &ev->ph : &ev->bp) = p[1];
 				p += 3;
 				if (which == E_PH) /* the keys that follow depend on it */
-					at = key_cache_branch(c->r->kc_event, at,
-							      (unsigned char)ev->ph);
+					at = key_cache_branch_byte(c->r->kc_event, at,
+								   (unsigned char)ev->ph);
 			} else if (*p == '"') {
 				STEP(read_string(c, &q_, &s, &n, &esc));
 				char v = n ? s[0] : 0;
@@ -413,7 +430,8 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 				/* and on it (the window's bytes, not the copy just
 				 * written), the keys that follow, and those of args */
 				kind = sv_key((struct pp_sv){ s, (size_t)(p - 1 - s) });
-				at = key_cache_branch(c->r->kc_event, at, kind);
+				at = key_cache_branch_at(c->r->kc_event, at, kind, &catb);
+				args_at = args_node(c->r->kc_args, catb, kind);
 			} else {
 				STEP(skip_value(c, &q_));
 			}
@@ -430,7 +448,8 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 			if (*p == '{') {
 				has |= TE_ARGS;
 				STEP(parse_args(c, &q_, ev,
-						key_cache_branch(c->r->kc_args, 0, kind)));
+						args_at ? args_at
+							: key_cache_branch(c->r->kc_args, 0, 0)));
 			} else {
 				STEP(skip_value(c, &q_));
 			}
@@ -453,7 +472,7 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 			if (x->vkind == KC_VSTR) { /* else skipped */
 				ev->cat.p = x->val;
 				ev->cat.n = x->vlen;
-				kind = sv_key(ev->cat);
+				args_at = key_cache_branch(c->r->kc_args, 0, sv_key(ev->cat));
 			}
 			break;
 		case KC_WHOLE | E_NAME:

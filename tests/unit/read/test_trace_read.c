@@ -1017,6 +1017,56 @@ static void test_key_cache_find(void **state)
 	key_cache_free(kc);
 }
 
+/* key_cache_branch_byte() and key_cache_branch_at() give the node that
+ * key_cache_branch() gives, the same for the same (node, value) ever
+ * after, whichever node the byte table belongs to: asked at two nodes in
+ * turn (events whose ph comes at different places), then at one; asked
+ * again once the branch table has no room; and branch_at's entry is the one that
+ * gave the node. */
+static void test_key_cache_branch_memo(void **state)
+{
+	(void)state;
+	struct key_cache *kc = key_cache_new();
+	struct kc_next *fresh;
+	unsigned a = key_cache_learn(kc, 0, "{\"ph\": ", 7, 1, &fresh);
+	unsigned b = key_cache_learn(kc, 0, "{\"name\": ", 9, 2, &fresh);
+	assert_int_not_equal(a, KC_LOST);
+	assert_int_not_equal(b, KC_LOST);
+	unsigned seen[2][256] = { { 0 } };
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 2000; i++) {
+			unsigned at = round == 1 || i % 3 ? a : b;
+			unsigned char v =
+				(unsigned char)"XXfsiMXb"[i % 8] + (unsigned char)(i / 700);
+			unsigned to = key_cache_branch_byte(kc, at, v);
+			assert_int_equal(to, key_cache_branch(kc, at, v));
+			unsigned *was = &seen[at == b][v];
+			if (*was)
+				assert_int_equal(to, *was);
+			*was = to;
+		}
+	struct kc_branch *e;
+	unsigned to = key_cache_branch_at(kc, a, 'X', &e);
+	assert_non_null(e);
+	assert_int_equal(to, seen[0]['X']);
+	assert_int_equal(e->to, to);
+	assert_int_equal(e->then, 0);
+	uint64_t lost = 1000; /* branches made until one finds no room */
+	while (key_cache_branch(kc, a, lost) != KC_LOST)
+		lost++;
+	for (unsigned v = 0; v < 256; v++) {
+		unsigned t = key_cache_branch_byte(kc, b, (unsigned char)v);
+		assert_int_equal(t, key_cache_branch(kc, b, v));
+		if (seen[1][v])
+			assert_int_equal(t, seen[1][v]);
+		assert_int_equal(key_cache_branch_byte(kc, b, (unsigned char)v), t);
+	}
+	to = key_cache_branch_at(kc, a, lost, &e); /* still no room */
+	assert_int_equal(to, KC_LOST);
+	assert_null(e);
+	key_cache_free(kc);
+}
+
 /* Whole literals (a key and its value learned together): values of every
  * kind that one may hold, the same for a while and then different (the
  * literal turns back into its key's), with the fields right each time and
@@ -1153,6 +1203,7 @@ int main(void)
 		cmocka_unit_test(test_key_cache_limits),
 		cmocka_unit_test(test_key_cache_whole),
 		cmocka_unit_test(test_key_cache_find),
+		cmocka_unit_test(test_key_cache_branch_memo),
 		cmocka_unit_test(test_whole_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
