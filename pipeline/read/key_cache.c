@@ -109,7 +109,7 @@ unsigned key_cache_branch_new(struct key_cache *kc, unsigned at, uint64_t value)
 {
 	if (at == KC_LOST)
 		return KC_LOST;
-	unsigned h = (unsigned)(((value ^ at) * 0x9e3779b97f4a7c15ull) >> 56 & (KC_BRANCHES - 1));
+	unsigned h = key_cache_home(at, value);
 	for (unsigned i = 0; i < 4; i++) { /* the pair, or a free slot, near its home */
 		struct kc_branch *b = &kc->branch[(h + i) & (KC_BRANCHES - 1)];
 		if (b->to && b->value == value && b->from == at)

@@ -125,13 +125,19 @@ void key_cache_whole(struct kc_next *x, const char *lit, size_t len, int vkind, 
 
 unsigned key_cache_branch_new(struct key_cache *kc, unsigned at, uint64_t value);
 
+/* The branch table's home slot of the pair (at, value): where the lookups
+ * look first and key_cache_branch_new() places the pair when free. */
+static inline unsigned key_cache_home(unsigned at, uint64_t value)
+{
+	return (unsigned)(((value ^ at) * 0x9e3779b97f4a7c15ull) >> 56 & (KC_BRANCHES - 1));
+}
+
 /* The node after node at for a member whose value is value (up to 8 of its
  * bytes and its length, packed by the caller): a node of its own, made on
  * first sight. KC_LOST stays lost, and so does a value beyond the table. */
 static inline unsigned key_cache_branch(struct key_cache *kc, unsigned at, uint64_t value)
 {
-	const struct kc_branch *b =
-		&kc->branch[((value ^ at) * 0x9e3779b97f4a7c15ull) >> 56 & (KC_BRANCHES - 1)];
+	const struct kc_branch *b = &kc->branch[key_cache_home(at, value)];
 	if (b->value == value && b->from == at && b->to)
 		return b->to;
 	return key_cache_branch_new(kc, at, value);
@@ -161,8 +167,7 @@ static inline __attribute__((always_inline)) unsigned key_cache_branch_byte(stru
 static inline unsigned key_cache_branch_at(struct key_cache *kc, unsigned at, uint64_t value,
 					   struct kc_branch **bp)
 {
-	struct kc_branch *b =
-		&kc->branch[((value ^ at) * 0x9e3779b97f4a7c15ull) >> 56 & (KC_BRANCHES - 1)];
+	struct kc_branch *b = &kc->branch[key_cache_home(at, value)];
 	if (b->value == value && b->from == at && b->to) {
 		*bp = b;
 		return b->to;

@@ -237,12 +237,14 @@ uint32_t *cmap_ref_slow(struct cmap *m, int64_t key, uint32_t init)
 					       cap * sizeof(*d));
 		memset(d + m->cap, 0xff, (cap - m->cap) * sizeof(*d));
 		/* Ids the array now covers that went to the sparse map before:
-		 * copied in, as cmap_get() looks only in the array for them. */
+		 * copied in, as cmap_get() looks only in the array for them.
+		 * Only the new part: the old one has the values since, which a
+		 * caller may have changed through cmap_ref(). */
 		for (size_t i = 0; i < m->sparse.cap; i++) {
-			int64_t k = m->sparse.keys[i];
-			if (m->sparse.vals[i] != IMAP_EMPTY && k >= m->base &&
-			    (uint64_t)k - (uint64_t)m->base < cap)
-				d[(uint64_t)k - (uint64_t)m->base] = m->sparse.vals[i];
+			uint64_t k = (uint64_t)m->sparse.keys[i] - (uint64_t)m->base;
+			if (m->sparse.vals[i] != IMAP_EMPTY && m->sparse.keys[i] >= m->base &&
+			    k >= m->cap && k < cap)
+				d[k] = m->sparse.vals[i];
 		}
 		m->dense = d;
 		m->cap = cap;

@@ -825,6 +825,30 @@ static void test_cmap_far_id_inside_capacity(void **state)
 	cmap_release(&m);
 }
 
+/* An id copied from the sparse map into the array when the array grew
+ * over it, then changed through cmap_ref(): a later growth keeps the new
+ * value (it copied the sparse map's stale one over it). */
+static void test_cmap_growth_keeps_changed_value(void **state)
+{
+	(void)state;
+	struct cmap m;
+	cmap_init(&m);
+	assert_int_equal(*cmap_ref(&m, 0, 1), 1);
+	assert_int_equal(*cmap_ref(&m, 200000, 2), 2); /* too far ahead: sparse */
+	for (int64_t k = 1; k <= 20000; k++)
+		*cmap_ref(&m, k, 100) = 100;
+	assert_int_equal(*cmap_ref(&m, 150000, 3), 3); /* the array grows over 200000 */
+	assert_true(m.cap > 200000 && m.cap < 300000);
+	*cmap_ref(&m, 200000, 4) = 5;
+	for (int64_t k = 20001; k <= 40000; k++)
+		*cmap_ref(&m, k, 100) = 100;
+	assert_int_equal(*cmap_ref(&m, 300000, 6), 6); /* and grows again */
+	assert_true(m.cap > 300000);
+	assert_int_equal(cmap_get(&m, 200000), 5);
+	assert_int_equal(cmap_get(&m, 300000), 6);
+	cmap_release(&m);
+}
+
 /* JSON "\u0000" inside a kernel name: the stored name keeps what follows
  * (NUL becomes U+FFFD), and the same raw name interns to one id. */
 static void test_name_with_nul(void **state)
@@ -941,6 +965,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_roots_find_near);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_category_names);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cmap_far_id_inside_capacity);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cmap_growth_keeps_changed_value);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		tests[n].name = cases[i].name;
 		tests[n].test_func = run_case;
