@@ -853,9 +853,7 @@ int db_trace_add_kernels(struct db *db, const struct rr_kernel *k, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		size_t name = k[i].name_id < nnames ? k[i].name_id : nnames;
 		int64_t pg = k[i].pg >= 0 && (size_t)k[i].pg < ngroups ? pg_ids[k[i].pg] : 0;
-		const struct rr_step *st =
-			k[i].step >= 0 && (size_t)k[i].step < nsteps ? &steps[k[i].step] : NULL;
-		if (put_kernel(db, &k[i], st, name_ids[name], pg))
+		if (put_kernel(db, &k[i], rr_kernel_step(steps, nsteps, &k[i]), name_ids[name], pg))
 			return PP_EDB;
 	}
 	return 0;

@@ -84,8 +84,8 @@ enum rr_coll {
 
 /* One GPU event (kernel, memcpy, memset), in file order. 48 bytes: a
  * worker holds one per kernel of its trace (docs/ppbatch.md,
- * "Performance"). Its phase and seq are its step's (rr_kernel_phase(),
- * rr_kernel_seq()). */
+ * "Performance"). Its phase and seq are its step's (rr_kernel_step(),
+ * rr_kernel_phase(), rr_kernel_seq()). */
 struct rr_kernel {
 	int64_t start_ns, dur_ns;  /* absolute start; dur may be 0 */
 	int64_t correlation;       /* args.correlation; valid if has_correlation */
@@ -214,16 +214,26 @@ struct rank_result {
 	size_t nwarnings;
 };
 
+/* The step of kernel k among steps[0..nsteps), whose phase and seq are
+ * the kernel's; NULL without one (k->step -1 or out of range). */
+static inline const struct rr_step *rr_kernel_step(const struct rr_step *steps, size_t nsteps,
+						   const struct rr_kernel *k)
+{
+	return k->step >= 0 && (size_t)k->step < nsteps ? &steps[k->step] : NULL;
+}
+
 /* Kernel k's phase (enum rr_phase; RR_NOPHASE without a step) and its
  * step's seq within that phase (-1 without a step). */
 static inline int rr_kernel_phase(const struct rank_result *r, const struct rr_kernel *k)
 {
-	return k->step >= 0 ? r->steps[k->step].phase : RR_NOPHASE;
+	const struct rr_step *st = rr_kernel_step(r->steps, r->nsteps, k);
+	return st ? st->phase : RR_NOPHASE;
 }
 
 static inline int32_t rr_kernel_seq(const struct rank_result *r, const struct rr_kernel *k)
 {
-	return k->step >= 0 ? r->steps[k->step].seq : -1;
+	const struct rr_step *st = rr_kernel_step(r->steps, r->nsteps, k);
+	return st ? st->seq : -1;
 }
 
 struct strbuf;
