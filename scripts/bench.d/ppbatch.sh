@@ -2,7 +2,7 @@
 # ppbatch benchmarks (issue 4). Appends "name value unit" lines to
 # $BENCH_RESULTS:
 #   ppbatch_1worker_gbps       one worker, one ~1 GB ppgen trace: parse +
-#                              classify + store, wall clock, median of 5 (_cpu_gbps:
+#                              classify + store, wall clock, median of 5 (BENCH_ROUNDS; _cpu_gbps:
 #                              bytes per CPU second, robust on a busy machine)
 #   ppbatch_1file_command_gbps the same trace through `ppbatch --input -j 1`
 #   ppbatch_kernels_per_s      its GPU events stored per second
@@ -39,17 +39,22 @@ fi
 trace=$(ls "$big"/iteration_1/*.json)
 tb=$(stat -c %s "$trace")
 # The worker alone (the protocol of pipeline/batch/worker.h), for its own RSS;
-# median of 5 by wall time.
+# median of BENCH_ROUNDS (default 5) by wall time.
+# worker_runs TASK WHAT: the rounds of one task; prints the median round's
+# "wall user sys maxrss_kb".
+worker_runs() {
+	rm -f "$W/worker.times"
+	for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
+		rm -f "$W/big.db"*
+		sync
+		/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$1" >"$W/reply"
+		grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed$2: $(cat "$W/reply")" >&2; exit 1; }
+		cat "$W/time" >>"$W/worker.times"
+	done
+	sort -n "$W/worker.times" | sed -n "$(((${BENCH_ROUNDS:-5} + 1) / 2))p"
+}
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$trace" "$tb" >"$W/task"
-rm -f "$W/worker.times"
-for round in 1 2 3 4 5; do
-	rm -f "$W/big.db"*
-	sync
-	/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$W/task" >"$W/reply"
-	grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed: $(cat "$W/reply")" >&2; exit 1; }
-	cat "$W/time" >>"$W/worker.times"
-done
-read -r wall usr sys rss_kb < <(sort -n "$W/worker.times" | sed -n 3p)
+read -r wall usr sys rss_kb < <(worker_runs "$W/task" "") || exit 1
 put ppbatch_trace_mb "$(awk -v b="$tb" 'BEGIN{printf "%.0f", b/1e6}')" MB
 put ppbatch_1worker_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
@@ -61,15 +66,7 @@ put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db"*)" -v b="$tb" '
 gz="$W/big-$big_mb.json.gz"
 [ -s "$gz" ] || gzip -6 -c "$trace" >"$gz"
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
-rm -f "$W/worker.times"
-for round in 1 2 3 4 5; do
-	rm -f "$W/big.db"*
-	sync
-	/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$W/gztask" >"$W/reply"
-	grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed on gzip: $(cat "$W/reply")" >&2; exit 1; }
-	cat "$W/time" >>"$W/worker.times"
-done
-read -r wall usr sys rss_kb < <(sort -n "$W/worker.times" | sed -n 3p)
+read -r wall usr sys rss_kb < <(worker_runs "$W/gztask" " on gzip") || exit 1
 put ppbatch_1worker_gzip_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_gzip_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 put ppbatch_worker_gzip_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
