@@ -120,7 +120,7 @@ struct load {
 };
 
 /* A second trace claims r's rank: r becomes a conflict naming them all. */
-static int add_conflict(struct agg_iter *it, struct agg_rank *r, const char *path)
+static void add_conflict(struct agg_iter *it, struct agg_rank *r, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int rank = r->in.rank;
@@ -145,7 +145,6 @@ static int add_conflict(struct agg_iter *it, struct agg_rank *r, const char *pat
 	memset(&r->in, 0, sizeof(r->in));
 	r->in.rank = rank;
 	r->in.fwd_med = r->in.bwd_med = -1;
-	return 0;
 }
 
 static int add_trace(void *ctx, const struct db_agg_trace *t)
@@ -160,8 +159,10 @@ static int add_trace(void *ctx, const struct db_agg_trace *t)
 		it->unranked = nv;
 		return 0;
 	}
-	if (it->nranks && it->ranks[it->nranks - 1].in.rank == t->rank)
-		return add_conflict(it, &it->ranks[it->nranks - 1], t->path);
+	if (it->nranks && it->ranks[it->nranks - 1].in.rank == t->rank) {
+		add_conflict(it, &it->ranks[it->nranks - 1], t->path);
+		return 0;
+	}
 	if (it->nranks == L->alloc) {
 		size_t na = L->alloc ? 2 * L->alloc : 64;
 		it->ranks = xrealloc(it->ranks, na * sizeof(*it->ranks));
@@ -301,7 +302,7 @@ static void rank_medians(struct agg_rank *r, int64_t *scratch)
 	}
 }
 
-static int medians(struct agg_iter *it)
+static void medians(struct agg_iter *it)
 {
 	int64_t *scratch = NULL;
 	size_t scratch_n = 0;
@@ -315,7 +316,6 @@ static int medians(struct agg_iter *it)
 		rank_medians(q, scratch);
 	}
 	free(scratch);
-	return 0;
 }
 
 int agg_load(struct db *db, int iteration, struct agg_iter *it)
@@ -333,18 +333,17 @@ int agg_load(struct db *db, int iteration, struct agg_iter *it)
 	if (!rc)
 		rc = db_agg_steps(db, iteration, add_step, &F);
 	if (!rc)
-		rc = medians(it);
+		medians(it);
 	return rc;
 }
 
-static int add_block(struct agg_rank *r, const struct agg_block *b)
+static void add_block(struct agg_rank *r, const struct agg_block *b)
 {
 	if (r->nblocks == r->ablocks) {
 		r->ablocks = r->ablocks ? 2 * r->ablocks : 256;
 		r->blocks = xrealloc(r->blocks, r->ablocks * sizeof(*r->blocks));
 	}
 	r->blocks[r->nblocks++] = *b;
-	return 0;
 }
 
 /* Rows come per (trace, category, phase, seq) split by the recompute flag;
@@ -354,7 +353,7 @@ static int add_kernel_block(void *ctx, const struct db_agg_block *k)
 {
 	struct fill *F = ctx;
 	struct agg_rank *r = fill_rank(F, k->rank, k->trace_id);
-	int c = agg_cat_of(k->category, false), rc = 0;
+	int c = agg_cat_of(k->category, false);
 	if (!r || c < 0)
 		return 0;
 	struct agg_block b = { .s = k->start_ns,
@@ -372,31 +371,33 @@ static int add_kernel_block(void *ctx, const struct db_agg_block *k)
 			last->e = b.e;
 		last->kernels += b.kernels;
 	} else {
-		rc = add_block(r, &b);
+		add_block(r, &b);
 	}
 	int rc_cat = agg_cat_of(k->category, true);
-	if (!rc && k->recompute && rc_cat >= 0 && rc_cat != c) {
+	if (k->recompute && rc_cat >= 0 && rc_cat != c) {
 		b.cat = (uint8_t)rc_cat;
-		rc = add_block(r, &b);
+		add_block(r, &b);
 		/* Keep the merge target last: swap the subset block behind. */
-		if (!rc && r->nblocks >= 2) {
+		if (r->nblocks >= 2) {
 			struct agg_block tmp = r->blocks[r->nblocks - 1];
 			r->blocks[r->nblocks - 1] = r->blocks[r->nblocks - 2];
 			r->blocks[r->nblocks - 2] = tmp;
 		}
 	}
-	return rc;
+	return 0;
 }
 
 int agg_load_blocks(struct db *db, struct agg_iter *it)
 {
 	struct fill F = { .it = it };
 	int rc = db_agg_blocks(db, it->iteration, add_kernel_block, &F);
+	if (rc)
+		return rc;
 	/* Steps timed without kernels (PP-timer imports) are drawn as their
 	 * phase's computation block, so their pipelines show up too. */
-	for (size_t i = 0; !rc && i < it->nranks; i++) {
+	for (size_t i = 0; i < it->nranks; i++) {
 		struct agg_rank *rk = &it->ranks[i];
-		for (size_t j = 0; !rc && j < rk->nsteps; j++) {
+		for (size_t j = 0; j < rk->nsteps; j++) {
 			const struct agg_step *p = &rk->steps[j];
 			if (p->kernels || !p->has_kernels ||
 			    (p->phase != RR_FWD && p->phase != RR_BWD))
@@ -407,10 +408,10 @@ int agg_load_blocks(struct db *db, struct agg_iter *it)
 					       .cat = p->phase == RR_FWD ? AGG_CAT_FWD_COMP
 									 : AGG_CAT_BWD_COMP,
 					       .phase = p->phase };
-			rc = add_block(rk, &b);
+			add_block(rk, &b);
 		}
 	}
-	return rc;
+	return 0;
 }
 
 static int add_group(void *ctx, const char *desc, const char *ranks)

@@ -122,7 +122,10 @@ static void order_interleave(struct sim_sched *S, int d, bool overlap)
 	if (overlap && !S->reference) /* Megatron adds the extra warmup before clamping */
 		sh.extra = 1;
 	nw = sched_warmup(&sh, d);
-	if (overlap && !S->reference && p == 1) /* the extra on p = 1's 1 (docs/sim-model.md §2) */
+	/* model/schedule.h adds no extra at p = 1 (1F1B-overlap's 2(p-d-1)+1
+	 * relies on it); here the extra goes on p = 1's 1 before the clamp, as
+	 * for p > 1 (docs/sim-model.md §2, "Interleaved 1F1B with overlap"). */
+	if (overlap && !S->reference && p == 1)
 		nw = imin(2, t.total);
 	if (overlap && S->reference) {
 		nw++;

@@ -22,9 +22,10 @@ static void test_gen_equals_model(void **state)
 	for (int P = 1; P <= 8; P++)
 		for (int vpp = 1; vpp <= 4; vpp++) {
 			/* P = 1 with vpp > 1 is no Megatron configuration
-			 * (Megatron runs forward_backward_no_pipelining):
-			 * ppgen writes the interleaved formula's order, the
-			 * model answers the no-pipelining count. */
+			 * (Megatron runs forward_backward_no_pipelining) and
+			 * ppgen refuses it (gen_sim_build()):
+			 * gen_sched_warmup() still answers the interleaved
+			 * formula, the model the no-pipelining count. */
 			if (P == 1 && vpp > 1)
 				continue;
 			for (int m = 1; m <= 3 * P; m++)
