@@ -122,9 +122,10 @@ static inline uint64_t mix64(uint64_t x)
 }
 
 /* The first and the last 8 bytes of s (the first fewer, zero-padded, when
- * shorter; the last 0 up to 8 bytes, overlapping the first up to 16), with
- * its length in the top byte of head: equal for equal texts, and with the
- * length (which head does not tell: it is mixed into a byte of the text)
+ * shorter; the last 0 when s has no more than 8, else overlapping the
+ * first up to 16), its length XORed into the top byte of head (for 8 bytes
+ * or more, into a byte of the text, so head alone does not tell the
+ * length): equal for equal texts and, with the length compared too,
  * enough to tell texts of up to 16 bytes apart. A reader's string has 8
  * readable bytes (trace_read.h). */
 static inline void sv_words(struct pp_sv s, uint64_t *head, uint64_t *tail)

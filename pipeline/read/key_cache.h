@@ -144,11 +144,11 @@ static inline unsigned key_cache_branch(struct key_cache *kc, unsigned at, uint6
 }
 
 /* key_cache_branch() on a value of one byte (an event's ph). One node (the
- * one after the "ph" key of most events: the node asked at first, then
- * another one asked at 16 times since) has a table by the byte, filled as
- * values are found: an entry of the branch table, once made, stays, and a
- * value that found no room finds none later, so a branch found once is
- * the branch ever after, and there it costs a load. */
+ * one after the "ph" key of most events: the node asked at first, then the
+ * one asked at by the 16th call at other nodes since) has a table by the
+ * byte, filled as values are found: an entry of the branch table, once
+ * made, stays, and a value that found no room finds none later, so a
+ * branch found once is the branch ever after, and there it costs a load. */
 unsigned key_cache_branch_byte_new(struct key_cache *kc, unsigned at, unsigned char v);
 
 static inline __attribute__((always_inline)) unsigned key_cache_branch_byte(struct key_cache *kc,

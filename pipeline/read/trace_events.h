@@ -356,8 +356,6 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 	unsigned has = 0;     /* TE_* bits of the members read here (args: ev->has) */
 	unsigned args_at = 0; /* the args' first node, chosen by the cat value;
 			       * 0: no cat value read */
-	uint64_t kind;
-	struct kc_branch *catb;
 	const struct kc_next *x = NULL;
 	int rc;
 
@@ -429,7 +427,8 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 					return rc;
 				/* and on it (the window's bytes, not the copy just
 				 * written), the keys that follow, and those of args */
-				kind = sv_key((struct pp_sv){ s, (size_t)(p - 1 - s) });
+				uint64_t kind = sv_key((struct pp_sv){ s, (size_t)(p - 1 - s) });
+				struct kc_branch *catb;
 				at = key_cache_branch_at(c->r->kc_event, at, kind, &catb);
 				args_at = args_node(c->r->kc_args, catb, kind);
 			} else {

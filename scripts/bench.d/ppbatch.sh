@@ -43,6 +43,10 @@ tb=$(stat -c %s "$trace")
 # worker_runs TASK WHAT: the rounds of one task; prints the median round's
 # "wall user sys maxrss_kb".
 worker_runs() {
+	[[ ${BENCH_ROUNDS:-5} =~ ^[1-9][0-9]*$ ]] || {
+		echo "ppbatch.sh: error: BENCH_ROUNDS '$BENCH_ROUNDS' is not a number of runs (1 or more)" >&2
+		exit 1
+	}
 	rm -f "$W/worker.times"
 	for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
 		rm -f "$W/big.db"*

@@ -48,6 +48,10 @@ run_timed() {
 # prints "wall_median cpu_median max_rss_kb".
 median_runs() {
 	local i n=${BENCH_ROUNDS:-5} runs=()
+	[[ $n =~ ^[1-9][0-9]*$ ]] || {
+		echo "reader.sh: error: BENCH_ROUNDS '$n' is not a number of runs (1 or more)" >&2
+		return 1
+	}
 	for ((i = 1; i <= n; i++)); do
 		run_timed "$work/run.$i" "$@" || { cat "$work/run.$i.err" >&2; return 1; }
 		runs+=("$work/run.$i")
