@@ -164,6 +164,7 @@ _Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT,
 struct db {
 	sqlite3 *conn;
 	int busy_timeout_ms;
+	bool nowait;               /* busy_wait() gives up at once (db_writer_busy()) */
 	sqlite3_stmt *st[S_COUNT]; /* prepared on first use, then reused */
 	bool readonly;
 	bool in_txn;
@@ -368,7 +369,7 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 static int busy_wait(void *ctx, int count)
 {
 	const struct db *db = ctx;
-	if ((int64_t)count >= db->busy_timeout_ms)
+	if (db->nowait || (int64_t)count >= db->busy_timeout_ms)
 		return 0;
 	sqlite3_sleep(1);
 	return 1;
@@ -1107,6 +1108,28 @@ int db_trace_commit(struct db *db)
 	}
 	db->in_txn = false;
 	return 0;
+}
+
+bool db_writer_busy(struct db *db)
+{
+	if (db->readonly || db->in_txn || db->err_code)
+		return false;
+	sqlite3_stmt *s = stmt(db, S_BEGIN);
+	if (!s)
+		return false;
+	db->nowait = true;
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	db->nowait = false;
+	if (rc == SQLITE_DONE) {
+		/* Free: the lock was taken; give it back. */
+		sqlite3_stmt *r = stmt(db, S_ROLLBACK);
+		if (r) {
+			sqlite3_step(r);
+			sqlite3_reset(r);
+		}
+	}
+	return rc == SQLITE_BUSY;
 }
 
 void db_trace_rollback(struct db *db)

@@ -8,6 +8,9 @@
  *               │                   ▼ ▼                                 ▼
  *   respawn ◄── FINISHED (proc.h: exit seen AND stdout at EOF) ◄───── exit
  *
+ * BUSY holds one task, or two after the worker's WORKER_MORE (the first
+ * one's reply then leaves it BUSY with the second).
+ *
  * When a worker finishes, a task still assigned is retried once (crash) or
  * failed (second crash, timeout) unless the pool was interrupted; the slot
  * is respawned while tasks remain. The runner returns when no worker is
@@ -31,7 +34,11 @@ struct pworker {
 	struct pool *pool;
 	struct proc *proc;
 	int slot;
-	long task;  /* -1 when idle */
+	/* The tasks it holds, oldest first: none when idle; a second one
+	 * after the worker asked for it (WORKER_MORE) while it stores the
+	 * first in the background. Replies come in this order. */
+	size_t task[2];
+	int ntasks;
 	bool ready; /* WORKER_READY read: the worker started */
 };
 
@@ -82,7 +89,9 @@ static void fail_task(struct pool *p, size_t task, int kind, const char *msg)
 	p->o->done(p->o->ctx, task, &out, false);
 }
 
-/* Gives w its next task, or closes its stdin when there is none. */
+/* Gives w a next task, or closes its stdin when there is none. The
+ * deadline runs for the oldest task held (a second one's starts when the
+ * first one replies). */
 static void dispatch(struct pworker *w)
 {
 	struct pool *p = w->pool;
@@ -94,10 +103,10 @@ static void dispatch(struct pworker *w)
 	struct strbuf sb = STRBUF_INIT;
 	p->o->task_line(p->o->ctx, task, &sb);
 	strbuf_addch(&sb, '\n');
-	w->task = (long)task;
+	w->task[w->ntasks++] = task;
 	proc_write(w->proc, sb.buf, sb.len);
 	strbuf_release(&sb);
-	if (p->o->timeout_s > 0)
+	if (p->o->timeout_s > 0 && w->ntasks == 1)
 		proc_deadline(w->proc, p->o->timeout_s);
 }
 
@@ -136,8 +145,14 @@ static void on_worker_exit(struct proc *proc, const struct proc_status *st)
 			 (long long)st->exit_status);
 		p->fatal = true;
 		stop_all(p, SIGTERM);
-	} else if (w->task >= 0 && !stopping(p)) {
-		task_lost(p, (size_t)w->task, st);
+	} else if (w->ntasks > 0 && !stopping(p)) {
+		task_lost(p, w->task[0], st);
+		/* A second task was killed for the first one's timeout: not its
+		 * fault, so its one retry is not used up. */
+		if (w->ntasks > 1 && st->timed_out)
+			p->retry[p->retry_tail++] = w->task[1];
+		else if (w->ntasks > 1)
+			task_lost(p, w->task[1], st);
 	}
 	p->slots[w->slot] = NULL;
 	if (!stopping(p) && tasks_pending(p))
@@ -162,20 +177,30 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 		stop_all(p, SIGTERM);
 		return;
 	}
-	if (w->task < 0)
+	if (w->ntasks == 0)
 		return; /* nothing asked: ignore */
+	if (len == strlen(WORKER_MORE) && !memcmp(line, WORKER_MORE, len)) {
+		/* Nothing more to give: stdin closes after its last reply. */
+		if (w->ntasks == 1 && !stopping(w->pool) && tasks_pending(w->pool))
+			dispatch(w);
+		return;
+	}
 	if (worker_reply_decode(line, &out)) {
 		memset(&out, 0, sizeof(out));
 		out.status = DB_STATUS_FAILED;
 		out.fail_kind = DB_FAIL_CRASH;
 		snprintf(out.msg, sizeof(out.msg), "malformed worker reply");
 	}
-	proc_deadline(proc, 0);
-	size_t task = (size_t)w->task;
-	w->task = -1;
+	size_t task = w->task[0];
+	w->task[0] = w->task[1];
 	/* The next task first: done() may checkpoint the database (tens of
 	 * ms of fdatasync), which the worker need not wait for. */
-	dispatch(w);
+	if (--w->ntasks == 0) {
+		proc_deadline(proc, 0);
+		dispatch(w);
+	} else if (w->pool->o->timeout_s > 0) {
+		proc_deadline(proc, w->pool->o->timeout_s);
+	}
 	w->pool->o->done(w->pool->o->ctx, task, &out, true);
 }
 
@@ -186,7 +211,6 @@ static void spawn_worker(struct pool *p, int slot)
 				  PROC_INHERIT, on_reply, on_worker_exit, w };
 	w->pool = p;
 	w->slot = slot;
-	w->task = -1;
 	if (proc_spawn(p->runner, &spec, &w->proc, p->err, p->errlen)) {
 		free(w);
 		p->fatal = true;
@@ -225,7 +249,9 @@ int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen)
 	if (o->tick && proc_runner_tick(p.runner, 200, o->tick, o->ctx, why, sizeof(why)))
 		warn("%s: no progress display", why);
 	p.slots = xcalloc((size_t)o->nworkers, sizeof(*p.slots));
-	p.retry = xcalloc(ntasks, sizeof(*p.retry));
+	/* A task enters the retry FIFO at most twice: once killed with
+	 * another task's timeout, once for its own retry. */
+	p.retry = xcalloc(2 * ntasks, sizeof(*p.retry));
 	p.attempts = xcalloc(ntasks, 1);
 	int n = o->nworkers < 1 ? 1 : o->nworkers;
 	if ((size_t)n > ntasks)

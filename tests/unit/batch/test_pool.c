@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "batch/pool.h"
@@ -19,6 +21,9 @@
 struct seen {
 	int done, recorded;
 	char msg[1024]; /* the last outcome's */
+	char order[64]; /* the tasks' numbers in the order they ended */
+	bool rec[8];    /* task i's recorded */
+	char msgs[8][128];
 };
 
 static void task_line(void *ctx, size_t i, struct strbuf *sb)
@@ -34,19 +39,34 @@ static void done(void *ctx, size_t i, const struct worker_outcome *o, bool recor
 	s->done++;
 	s->recorded += recorded;
 	snprintf(s->msg, sizeof(s->msg), "%s", o->msg);
+	size_t n = strlen(s->order);
+	snprintf(s->order + n, sizeof(s->order) - n, "%zu", i);
+	if (i < 8) {
+		s->rec[i] = recorded;
+		snprintf(s->msgs[i], sizeof(s->msgs[i]), "%.100s", o->msg);
+	}
 }
 
-/* Runs ntasks tasks on one worker `sh -c script`; returns pool_run()'s
- * code. */
-static int run(const char *script, size_t ntasks, struct seen *s, char *err, size_t errlen)
+/* Runs ntasks tasks on one worker `sh -c script` with a per-task timeout
+ * (0 = none); returns pool_run()'s code. */
+static int run_timed(const char *script, size_t ntasks, double timeout_s, struct seen *s, char *err,
+		     size_t errlen)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
-	struct pool_opts o = {
-		.argv = argv, .nworkers = 1, .ctx = s, .task_line = task_line, .done = done
-	};
+	struct pool_opts o = { .argv = argv,
+			       .nworkers = 1,
+			       .timeout_s = timeout_s,
+			       .ctx = s,
+			       .task_line = task_line,
+			       .done = done };
 	memset(s, 0, sizeof(*s));
 	err[0] = '\0';
 	return pool_run(&o, ntasks, err, errlen);
+}
+
+static int run(const char *script, size_t ntasks, struct seen *s, char *err, size_t errlen)
+{
+	return run_timed(script, ntasks, 0, s, err, errlen);
 }
 
 static void test_exit_before_ready_stops_the_run(void **state)
@@ -83,12 +103,104 @@ static void test_exit_after_ready_fails_the_task(void **state)
 	assert_string_equal(s.msg, "worker exited with status 3 (twice)");
 }
 
+/* A reply line whose message is the task line. */
+#define REPLY(var) "printf '0\\t0\\t1\\t'; echo \"$" var "\"; "
+
+/* After WORKER_MORE the worker holds a second task, before it has replied
+ * to the first (its `read b` would wait for ever otherwise: the 30 s
+ * timeout would fail task 0), and the replies end the tasks in order. */
+static void test_more_gives_a_second_task(void **state)
+{
+	(void)state;
+	struct seen s;
+	char err[256];
+	assert_int_equal(run_timed("echo " WORKER_READY "; read a; echo " WORKER_MORE
+				   "; read b; " REPLY("a")
+					   REPLY("b") "while read c; do " REPLY("c") "done",
+				   4, 30, &s, err, sizeof(err)),
+			 0);
+	assert_int_equal(s.done, 4);
+	assert_int_equal(s.recorded, 4);
+	assert_string_equal(s.order, "0123");
+	assert_string_equal(s.msgs[0], "task 0");
+	assert_string_equal(s.msgs[1], "task 1");
+	/* With nothing left to give, WORKER_MORE is ignored. */
+	assert_int_equal(run_timed("echo " WORKER_READY "; read a; echo " WORKER_MORE
+				   "; " REPLY("a") "while read c; do " REPLY("c") "done",
+				   1, 30, &s, err, sizeof(err)),
+			 0);
+	assert_string_equal(s.order, "0");
+	assert_true(s.rec[0]);
+}
+
+/* Makes tmpl (mkstemp's) the name of a file that does not exist: the
+ * scripts below create it to tell a first worker from its replacement. */
+static void unused_name(char *tmpl)
+{
+	int fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(tmpl);
+}
+
+/* A worker that dies holding two tasks loses both: each is retried once
+ * (here by the replacement worker, which serves them). */
+static void test_crash_with_two_tasks_retries_both(void **state)
+{
+	(void)state;
+	struct seen s;
+	char err[256], script[1024], mark[] = "/tmp/pptrace-pool-XXXXXX";
+	unused_name(mark);
+	snprintf(script, sizeof(script),
+		 "echo " WORKER_READY "; if [ -e %s ]; then while read c; do " REPLY(
+			 "c") "done; else : >%s; read a; echo " WORKER_MORE "; read b; exit 3; fi",
+		 mark, mark);
+	assert_int_equal(run(script, 3, &s, err, sizeof(err)), 0);
+	unlink(mark);
+	assert_int_equal(s.done, 3);
+	assert_int_equal(s.recorded, 3);
+	assert_string_equal(s.msgs[0], "task 0");
+	assert_string_equal(s.msgs[1], "task 1");
+	assert_string_equal(s.msgs[2], "task 2");
+}
+
+/* The first task's timeout kills the worker and fails that task only; the
+ * second one it held is retried, and its own retry is kept: the next
+ * worker's crash on it is retried once more. */
+static void test_timeout_keeps_the_second_tasks_retry(void **state)
+{
+	(void)state;
+	struct seen s;
+	char err[256], script[1024], mark[] = "/tmp/pptrace-pool-XXXXXX";
+	unused_name(mark);
+	/* 1st worker: holds tasks 0 and 1, hangs. 2nd: exits on task 1. 3rd:
+	 * serves. */
+	snprintf(script, sizeof(script),
+		 "echo " WORKER_READY "; if [ ! -e %s ]; then : >%s; read a; echo " WORKER_MORE
+		 "; read b; exec sleep 600; elif [ ! -e %s.2 ]; then : >%s.2; read a; exit 4; "
+		 "else while read c; do " REPLY("c") "done; fi",
+		 mark, mark, mark, mark);
+	assert_int_equal(run_timed(script, 2, 1, &s, err, sizeof(err)), 0);
+	char mark2[sizeof(mark) + 2];
+	snprintf(mark2, sizeof(mark2), "%s.2", mark);
+	unlink(mark);
+	unlink(mark2);
+	assert_int_equal(s.done, 2);
+	assert_false(s.rec[0]);
+	assert_string_equal(s.msgs[0], "timed out after 1 s: worker killed");
+	assert_true(s.rec[1]);
+	assert_string_equal(s.msgs[1], "task 1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_before_ready_stops_the_run),
 		cmocka_unit_test(test_first_line_not_ready_stops_the_run),
 		cmocka_unit_test(test_exit_after_ready_fails_the_task),
+		cmocka_unit_test(test_more_gives_a_second_task),
+		cmocka_unit_test(test_crash_with_two_tasks_retries_both),
+		cmocka_unit_test(test_timeout_keeps_the_second_tasks_retry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
