@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "checkpointer.h"
 #include "model/patterns.h"
 #include "pool.h"
 #include "storage/db.h"
@@ -76,12 +77,13 @@ struct batch {
 	struct strbuf failures; /* "path: reason" lines */
 	struct progress prog;
 	int64_t unchecked;      /* trace bytes stored since the last checkpoint */
+	struct checkpointer *ckpt; /* while the pool runs; NULL: on b->db */
 };
 
 /* The workers never checkpoint (DB_NO_CHECKPOINT): the coordinator copies
  * the WAL into the database once this many trace bytes were stored since
- * the last time (~8 MiB of WAL), and at the end when it closes. Rarely:
- * the event loop waits for the checkpoint's two fdatasyncs. */
+ * the last time (~8 MiB of WAL), on its checkpoint thread, and at the end
+ * when it closes. Rarely: each is two fdatasyncs. */
 #define CHECKPOINT_BYTES ((int64_t)256 << 20)
 
 /* At most this many lines of each list in the summary. */
@@ -261,7 +263,9 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o,
 	b->unchecked += f->bytes;
 	if (b->unchecked >= CHECKPOINT_BYTES) {
 		b->unchecked = 0;
-		if (db_checkpoint(b->db))
+		if (b->ckpt)
+			checkpointer_request(b->ckpt);
+		else if (db_checkpoint(b->db))
 			warn("%s", db_errmsg(b->db));
 	}
 	count_outcome(b, f, o);
@@ -380,7 +384,8 @@ static int run_pool(struct batch *b)
 	argv[ac++] = exe;
 	argv[ac++] = "--worker";
 	argv[ac++] = "--db";
-	argv[ac++] = b->real_db ? b->real_db : b->db_path.buf;
+	const char *db = b->real_db ? b->real_db : b->db_path.buf;
+	argv[ac++] = (char *)db;
 	if (b->o->config_path) {
 		argv[ac++] = "--config";
 		argv[ac++] = (char *)b->o->config_path;
@@ -390,7 +395,11 @@ static int run_pool(struct batch *b)
 	argv[ac] = NULL;
 	struct pool_opts po = { argv, b->set.processes, b->set.timeout_s, b, task_line, task_done,
 				tick };
+	if (b->ntasks && !(b->ckpt = checkpointer_start(db, b->set.busy_ms, err, sizeof(err))))
+		warn("%s: checkpoints on the event loop", err);
 	int rc = pool_run(&po, b->ntasks, err, sizeof(err));
+	checkpointer_stop(b->ckpt);
+	b->ckpt = NULL;
 	progress_finish(&b->prog);
 	if (rc == PP_EIO)
 		error("%s", err);
