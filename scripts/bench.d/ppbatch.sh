@@ -14,7 +14,7 @@
 #                              kernel density), median of 5
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
 #                              >= 32 ranks, >= 4 GB, --processes 1 vs 2,
-#                              alternately, medians of 3
+#                              alternately, medians of 5 (BENCH_ROUNDS)
 #   ppbatch_db_ratio_pct       database bytes / trace bytes (every kernel)
 # Sizes: PPBATCH_BENCH_BIG_MB (default 1000), PPBATCH_BENCH_TREE_GB (4).
 set -eu
@@ -120,10 +120,11 @@ fi
 tbytes=$(bytes_of "$tree"/iteration_1/*.json)
 put ppbatch_tree_ranks "$(ls "$tree"/iteration_1 | wc -l)" ranks
 put ppbatch_tree_gb "$(awk -v b="$tbytes" 'BEGIN{printf "%.2f", b/1e9}')" GB
-# -j 1 and -j 2 alternately, 3 rounds, medians: this machine's speed drifts
-# by tens of percent from minute to minute, so the two are compared within
-# one stretch of time.
-for round in 1 2 3; do
+# -j 1 and -j 2 alternately, BENCH_ROUNDS rounds (default 5), medians:
+# this machine's speed drifts by tens of percent from minute to minute, so
+# the two are compared within one stretch of time.
+rm -f "$W"/tree[12].times
+for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
 	for p in 1 2; do
 		rm -f "$W/tree$p.db"*
 		sync
@@ -134,7 +135,7 @@ for round in 1 2 3; do
 	done
 done
 for p in 1 2; do
-	read -r wall cpu < <(sort -n "$W/tree$p.times" | sed -n 2p)
+	read -r wall cpu < <(sort -n "$W/tree$p.times" | sed -n "$(((${BENCH_ROUNDS:-5} + 1) / 2))p")
 	eval "wall$p=$wall"
 	put "ppbatch_tree_p${p}_gbps" "$(awk -v b="$tbytes" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 	put "ppbatch_tree_p${p}_cpu_s" "$cpu" s
