@@ -117,9 +117,9 @@ struct agg_params {
 
 /* Computes every row for one iteration. ranks[] may be in any order and
  * may hold ranks outside the topology (ignored). t must be indexed
- * (topo_index). Returns 0; res is released with agg_result_release(). */
-int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_t n,
-		const struct agg_params *p, struct agg_result *res);
+ * (topo_index). res is released with agg_result_release(). */
+void agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_t n,
+		 const struct agg_params *p, struct agg_result *res);
 void agg_result_release(struct agg_result *res);
 
 /* Lower median (element (n-1)/2 after sorting) of v; sorts v. -1 if n = 0. */

@@ -185,8 +185,8 @@ static int cmp_strag(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_t n,
-		const struct agg_params *p, struct agg_result *res)
+void agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_t n,
+		 const struct agg_params *p, struct agg_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->slowest_stage = -1;
@@ -242,5 +242,4 @@ int agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_
 	}
 	free(by);
 	free(scratch);
-	return 0;
 }
