@@ -46,6 +46,7 @@ struct pool {
 	const struct pool_opts *o;
 	struct proc_runner *runner;
 	struct pworker **slots;
+	int nslots;          /* workers run at once: nworkers, at most ntasks */
 	size_t ntasks, next; /* next fresh task */
 	size_t *retry;       /* FIFO of tasks to retry (each at most once) */
 	size_t retry_head, retry_tail;
@@ -180,8 +181,13 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 	if (w->ntasks == 0)
 		return; /* nothing asked: ignore */
 	if (len == strlen(WORKER_MORE) && !memcmp(line, WORKER_MORE, len)) {
-		/* Nothing more to give: stdin closes after its last reply. */
-		if (w->ntasks == 1 && !stopping(w->pool) && tasks_pending(w->pool))
+		/* Only while every other worker still finds a task when it
+		 * asks: near the end, a second task here could leave another
+		 * worker idle while this one does both. Nothing more to give:
+		 * stdin closes after its last reply. */
+		struct pool *p = w->pool;
+		size_t pending = p->retry_tail - p->retry_head + (p->ntasks - p->next);
+		if (w->ntasks == 1 && !stopping(p) && pending >= (size_t)p->nslots)
 			dispatch(w);
 		return;
 	}
@@ -256,6 +262,7 @@ int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen)
 	int n = o->nworkers < 1 ? 1 : o->nworkers;
 	if ((size_t)n > ntasks)
 		n = (int)ntasks;
+	p.nslots = n;
 	for (int i = 0; i < n && !p.fatal; i++)
 		spawn_worker(&p, i);
 	if (proc_runner_run(p.runner, why, sizeof(why))) {

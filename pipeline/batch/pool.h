@@ -5,7 +5,8 @@
  * task from its stdout, after the line WORKER_READY that a worker writes
  * once it has started (worker.h has the line formats). A worker that waits
  * for the database's write lock asks for one more task with the line
- * WORKER_MORE; it then holds two, answered in the order given. Supervision:
+ * WORKER_MORE; while at least as many tasks wait as workers run, it gets
+ * one and holds two, answered in the order given. Supervision:
  *   - a worker that exits with a non-zero status before WORKER_READY cannot
  *     start (no database, bad config), as the others could not: pool_run()
  *     stops and fails;

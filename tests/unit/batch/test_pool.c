@@ -47,14 +47,14 @@ static void done(void *ctx, size_t i, const struct worker_outcome *o, bool recor
 	}
 }
 
-/* Runs ntasks tasks on one worker `sh -c script` with a per-task timeout
- * (0 = none); returns pool_run()'s code. */
-static int run_timed(const char *script, size_t ntasks, double timeout_s, struct seen *s, char *err,
-		     size_t errlen)
+/* Runs ntasks tasks on nworkers workers `sh -c script` with a per-task
+ * timeout (0 = none); returns pool_run()'s code. */
+static int run_pool(const char *script, int nworkers, size_t ntasks, double timeout_s,
+		    struct seen *s, char *err, size_t errlen)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
 	struct pool_opts o = { .argv = argv,
-			       .nworkers = 1,
+			       .nworkers = nworkers,
 			       .timeout_s = timeout_s,
 			       .ctx = s,
 			       .task_line = task_line,
@@ -62,6 +62,12 @@ static int run_timed(const char *script, size_t ntasks, double timeout_s, struct
 	memset(s, 0, sizeof(*s));
 	err[0] = '\0';
 	return pool_run(&o, ntasks, err, errlen);
+}
+
+static int run_timed(const char *script, size_t ntasks, double timeout_s, struct seen *s, char *err,
+		     size_t errlen)
+{
+	return run_pool(script, 1, ntasks, timeout_s, s, err, errlen);
 }
 
 static int run(const char *script, size_t ntasks, struct seen *s, char *err, size_t errlen)
@@ -133,6 +139,28 @@ static void test_more_gives_a_second_task(void **state)
 	assert_true(s.rec[0]);
 }
 
+/* Near the end a second task is withheld: with 2 workers and 3 tasks, one
+ * task waits after the first two are given, fewer than the workers, so
+ * WORKER_MORE gets nothing. These workers reply only once they hold a
+ * second task, so each of them hangs until its 1 s timeout: all three
+ * tasks time out. (Given the task, the first worker to ask would have
+ * served two of them.) */
+static void test_more_withheld_near_the_end(void **state)
+{
+	(void)state;
+	struct seen s;
+	char err[256];
+	assert_int_equal(run_pool("echo " WORKER_READY "; read a; echo " WORKER_MORE
+				  "; read b; " REPLY("a")
+					  REPLY("b") "while read c; do " REPLY("c") "done",
+				  2, 3, 1, &s, err, sizeof(err)),
+			 0);
+	assert_int_equal(s.done, 3);
+	assert_int_equal(s.recorded, 0);
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(s.msgs[i], "timed out after 1 s: worker killed");
+}
+
 /* Makes tmpl (mkstemp's) the name of a file that does not exist: the
  * scripts below create it to tell a first worker from its replacement. */
 static void unused_name(char *tmpl)
@@ -199,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_first_line_not_ready_stops_the_run),
 		cmocka_unit_test(test_exit_after_ready_fails_the_task),
 		cmocka_unit_test(test_more_gives_a_second_task),
+		cmocka_unit_test(test_more_withheld_near_the_end),
 		cmocka_unit_test(test_crash_with_two_tasks_retries_both),
 		cmocka_unit_test(test_timeout_keeps_the_second_tasks_retry),
 	};
