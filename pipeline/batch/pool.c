@@ -184,10 +184,15 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 		/* Only while every other worker still finds a task when it
 		 * asks: near the end, a second task here could leave another
 		 * worker idle while this one does both. Nothing more to give:
-		 * stdin closes after its last reply. */
+		 * stdin closes after its last reply. A retried task runs
+		 * alone (neither held with one nor given as one): a crash
+		 * then ends only the task that caused it, not an innocent
+		 * one's last try. */
 		struct pool *p = w->pool;
-		size_t pending = p->retry_tail - p->retry_head + (p->ntasks - p->next);
-		if (w->ntasks == 1 && !stopping(p) && pending >= (size_t)p->nslots)
+		size_t retries = p->retry_tail - p->retry_head;
+		size_t pending = retries + (p->ntasks - p->next);
+		if (w->ntasks == 1 && !stopping(p) && pending >= (size_t)p->nslots &&
+		    retries == 0 && p->attempts[w->task[0]] == 0)
 			dispatch(w);
 		return;
 	}

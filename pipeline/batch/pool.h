@@ -12,7 +12,8 @@
  *     stops and fails;
  *   - a worker killed by a signal or exiting during a task once started
  *     (a crash, out of memory, a sanitizer's report) is replaced and the
- *     tasks it held retried once; the second time a task fails with the
+ *     tasks it held retried once, each alone (a retried task is never
+ *     held with a second one); the second time a task fails with the
  *     signal's name or the exit status (outcome not yet recorded in the
  *     database);
  *   - a task running longer than timeout_s is killed and fails (no retry);

@@ -111,6 +111,8 @@ static void test_exit_after_ready_fails_the_task(void **state)
 
 /* A reply line whose message is the task line. */
 #define REPLY(var) "printf '0\\t0\\t1\\t'; echo \"$" var "\"; "
+/* Reads a task, asks for a second one and reads it: holds two. */
+#define HOLD_TWO "read a; echo " WORKER_MORE "; read b; "
 
 /* After WORKER_MORE the worker holds a second task, before it has replied
  * to the first (its `read b` would wait for ever otherwise: the 30 s
@@ -180,8 +182,9 @@ static void test_crash_with_two_tasks_retries_both(void **state)
 	char err[256], script[1024], mark[] = "/tmp/pptrace-pool-XXXXXX";
 	unused_name(mark);
 	snprintf(script, sizeof(script),
-		 "echo " WORKER_READY "; if [ -e %s ]; then while read c; do " REPLY(
-			 "c") "done; else : >%s; read a; echo " WORKER_MORE "; read b; exit 3; fi",
+		 "echo " WORKER_READY
+		 "; if [ -e %s ]; then while read c; do " REPLY("c") "done; else : >%s; " HOLD_TWO
+								     "exit 3; fi",
 		 mark, mark);
 	assert_int_equal(run(script, 3, &s, err, sizeof(err)), 0);
 	unlink(mark);
@@ -204,8 +207,8 @@ static void test_timeout_keeps_the_second_tasks_retry(void **state)
 	/* 1st worker: holds tasks 0 and 1, hangs. 2nd: exits on task 1. 3rd:
 	 * serves. */
 	snprintf(script, sizeof(script),
-		 "echo " WORKER_READY "; if [ ! -e %s ]; then : >%s; read a; echo " WORKER_MORE
-		 "; read b; exec sleep 600; elif [ ! -e %s.2 ]; then : >%s.2; read a; exit 4; "
+		 "echo " WORKER_READY "; if [ ! -e %s ]; then : >%s; " HOLD_TWO
+		 "exec sleep 600; elif [ ! -e %s.2 ]; then : >%s.2; read a; exit 4; "
 		 "else while read c; do " REPLY("c") "done; fi",
 		 mark, mark, mark, mark);
 	assert_int_equal(run_timed(script, 2, 1, &s, err, sizeof(err)), 0);
@@ -220,6 +223,36 @@ static void test_timeout_keeps_the_second_tasks_retry(void **state)
 	assert_string_equal(s.msgs[1], "task 1");
 }
 
+/* A retried task runs alone: it is neither given as a second task nor
+ * given one. Here task 1 crashes any worker that holds it. The first
+ * worker holds tasks 0 and 1 and dies: both are retried. Had its
+ * replacement been given task 1 as a second to task 0, its crash would
+ * have failed task 0 "(twice)" though task 0 never crashed anything. The
+ * replacement asks for more on each task and replies once its `head`
+ * finds no second line within 2 s (a withheld task can only pass late,
+ * never fail the test). */
+static void test_retried_task_runs_alone(void **state)
+{
+	(void)state;
+	struct seen s;
+	char err[256], script[1024], mark[] = "/tmp/pptrace-pool-XXXXXX";
+	unused_name(mark);
+	snprintf(script, sizeof(script),
+		 "echo " WORKER_READY "; if [ ! -e %s ]; then : >%s; " HOLD_TWO "exit 3; fi; "
+		 "while read a; do [ \"$a\" = 'task 1' ] && exit 3; echo " WORKER_MORE
+		 "; b=$(timeout 2 head -n 1); [ -n \"$b\" ] && exit 3; " REPLY("a") "done",
+		 mark, mark);
+	assert_int_equal(run(script, 3, &s, err, sizeof(err)), 0);
+	unlink(mark);
+	assert_int_equal(s.done, 3);
+	assert_true(s.rec[0]);
+	assert_string_equal(s.msgs[0], "task 0");
+	assert_false(s.rec[1]);
+	assert_string_equal(s.msgs[1], "worker exited with status 3 (twice)");
+	assert_true(s.rec[2]);
+	assert_string_equal(s.msgs[2], "task 2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_more_withheld_near_the_end),
 		cmocka_unit_test(test_crash_with_two_tasks_retries_both),
 		cmocka_unit_test(test_timeout_keeps_the_second_tasks_retry),
+		cmocka_unit_test(test_retried_task_runs_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
