@@ -418,8 +418,11 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		     : (flags & DB_EXISTING) ? SQLITE_OPEN_READWRITE
 					     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	db->readonly = flags & DB_READONLY;
-	/* pptrace never shares a connection between threads (the coordinator
-	 * is one libuv loop, workers are processes): no per-call mutexes. */
+	/* pptrace never uses a connection from two threads at once (the
+	 * coordinator is one libuv loop, its checkpoint thread has its own
+	 * connection; a worker's background store and its main thread take
+	 * turns, joined in between: pipeline/batch/worker.c): no per-call
+	 * mutexes. */
 	oflags |= SQLITE_OPEN_NOMUTEX;
 	/* Memory statistics cost a global mutex per allocation; we never read
 	 * them. Only possible before SQLite initialises: later calls fail

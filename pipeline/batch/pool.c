@@ -260,8 +260,11 @@ int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen)
 	if (o->tick && proc_runner_tick(p.runner, 200, o->tick, o->ctx, why, sizeof(why)))
 		warn("%s: no progress display", why);
 	p.slots = xcalloc((size_t)o->nworkers, sizeof(*p.slots));
-	/* A task enters the retry FIFO at most twice: once killed with
-	 * another task's timeout, once for its own retry. */
+	/* Each entry of the retry FIFO is owed to one task's end: a task's
+	 * own first crash (attempts: once per task), or the timeout that
+	 * failed the task its worker held first (a task fails once). A task
+	 * may come back more than twice, but never more than 2 x ntasks
+	 * entries in all. */
 	p.retry = xcalloc(2 * ntasks, sizeof(*p.retry));
 	p.attempts = xcalloc(ntasks, 1);
 	int n = o->nworkers < 1 ? 1 : o->nworkers;

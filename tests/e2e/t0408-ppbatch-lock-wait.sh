@@ -1,9 +1,9 @@
 #!/bin/bash
 # A worker that finds the database's write lock taken by another process
 # does not wait idle: it asks for its next trace (WORKER_MORE, docs/ppbatch.md
-# "Workers") and reads it while the first one waits to be stored in the
-# background. Once the lock is free, everything is stored exactly as by an
-# uncontended run.
+# "How it runs", "Waiting for the database") and reads it while the first
+# one waits to be stored in the background. Once the lock is free,
+# everything is stored exactly as by an uncontended run.
 #
 # The lock is held by the sqlite3 shell inside BEGIN IMMEDIATE. The test
 # waits for events, each bounded (a hang is a failure, not a timing
