@@ -389,8 +389,10 @@ int worker_serve(const struct batch_opts *o)
 		job_analyse(j);
 		/* One connection: the previous trace is stored first. */
 		if (background_wait(&bg)) {
-			job_free(j);
-			rc = PP_EXIT_FATAL; /* the coordinator is gone */
+			/* The coordinator is gone: the trace in hand is still
+			 * stored (its reply fails), so the next run skips it. */
+			finish_job(j);
+			rc = PP_EXIT_FATAL;
 			break;
 		}
 		if (end_job(&bg, j)) {

@@ -57,3 +57,44 @@ wait_stopped() {
 	echo "no $2 stopped worker(s) of $1" >&2
 	return 1
 }
+
+# lock_taken DB: another connection cannot begin a write transaction now.
+lock_taken() {
+	! sqlite3 "$1" "BEGIN IMMEDIATE; ROLLBACK;" 2>/dev/null
+}
+# open_traces PID: how many trace files PID has open.
+open_traces() {
+	local n=0 f
+	for f in /proc/"$1"/fd/*; do
+		case $(readlink "$f" 2>/dev/null) in *.pt.trace.json) n=$((n + 1)) ;; esac
+	done
+	echo $n
+}
+# worker_holds_two TREE DB: runs `ppbatch -j 1 --force` on TREE into DB in
+# the background (pid in coord), its worker (worker) stopped on its first
+# trace (PPTRACE_TEST_WORKER_STOP, see t0404) until the sqlite3 shell
+# (holder, reading fd 7) holds DB's write lock; then the worker goes on,
+# and this waits until it holds two traces open, which a worker that waits
+# for the lock never does. Each wait is bounded (a hang is a failure, not a
+# timing assumption). Two TAP tests.
+worker_holds_two() {
+	local tree=$1 db=$2 two=no
+	PPTRACE_TEST_WORKER_STOP='*/rank_0000_*' ppbatch --input "$tree" --db "$db" -j 1 --force --quiet &
+	coord=$!
+	worker=$(wait_stopped $coord 1)
+	worker=${worker// /}
+	mkfifo holder.in
+	sqlite3 "$db" <holder.in >/dev/null 2>holder.err &
+	holder=$!
+	exec 7>holder.in
+	echo "BEGIN IMMEDIATE; DELETE FROM runs WHERE 0;" >&7
+	for _ in $(seq 2400); do lock_taken "$db" && break; sleep 0.05; done
+	ok_if "the sqlite3 shell holds the write lock" lock_taken "$db"
+	kill -CONT $worker
+	for _ in $(seq 2400); do
+		[ "$(open_traces "$worker")" -ge 2 ] && { two=yes; break; }
+		kill -0 $worker 2>/dev/null || break
+		sleep 0.05
+	done
+	is "while the lock is held, the worker reads its second trace" yes $two
+}
