@@ -40,6 +40,7 @@ struct pworker {
 	size_t task[2];
 	int ntasks;
 	bool ready; /* WORKER_READY read: the worker started */
+	bool late;  /* a reply read after its deadline killed it */
 };
 
 struct pool {
@@ -146,14 +147,16 @@ static void on_worker_exit(struct proc *proc, const struct proc_status *st)
 			 (long long)st->exit_status);
 		p->fatal = true;
 		stop_all(p, SIGTERM);
-	} else if (w->ntasks > 0 && !stopping(p)) {
-		task_lost(p, w->task[0], st);
-		/* A second task was killed for the first one's timeout: not its
-		 * fault, so its one retry is not used up. */
-		if (w->ntasks > 1 && st->timed_out)
-			p->retry[p->retry_tail++] = w->task[1];
-		else if (w->ntasks > 1)
-			task_lost(p, w->task[1], st);
+	} else if (!stopping(p)) {
+		/* A task killed for the timeout of another one (the first one
+		 * held, or one whose reply came late) is not at fault: its one
+		 * retry is not used up. */
+		for (int k = 0; k < w->ntasks; k++) {
+			if (st->timed_out && (k > 0 || w->late))
+				p->retry[p->retry_tail++] = w->task[k];
+			else
+				task_lost(p, w->task[k], st);
+		}
 	}
 	p->slots[w->slot] = NULL;
 	if (!stopping(p) && tasks_pending(p))
@@ -191,8 +194,8 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 		struct pool *p = w->pool;
 		size_t retries = p->retry_tail - p->retry_head;
 		size_t pending = retries + (p->ntasks - p->next);
-		if (w->ntasks == 1 && !stopping(p) && pending >= (size_t)p->nslots &&
-		    retries == 0 && p->attempts[w->task[0]] == 0)
+		if (w->ntasks == 1 && !stopping(p) && !proc_timed_out(proc) &&
+		    pending >= (size_t)p->nslots && retries == 0 && p->attempts[w->task[0]] == 0)
 			dispatch(w);
 		return;
 	}
@@ -204,9 +207,14 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 	}
 	size_t task = w->task[0];
 	w->task[0] = w->task[1];
+	w->ntasks--;
 	/* The next task first: done() may checkpoint the database (tens of
-	 * ms of fdatasync), which the worker need not wait for. */
-	if (--w->ntasks == 0) {
+	 * ms of fdatasync), which the worker need not wait for. None for a
+	 * worker being killed for its deadline, whose reply was read late
+	 * (the loop was busy): the task would fail as timed out unrun. */
+	if (proc_timed_out(proc)) {
+		w->late = true;
+	} else if (w->ntasks == 0) {
 		proc_deadline(proc, 0);
 		dispatch(w);
 	} else if (w->pool->o->timeout_s > 0) {
@@ -261,10 +269,11 @@ int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen)
 		warn("%s: no progress display", why);
 	p.slots = xcalloc((size_t)o->nworkers, sizeof(*p.slots));
 	/* Each entry of the retry FIFO is owed to one task's end: a task's
-	 * own first crash (attempts: once per task), or the timeout that
-	 * failed the task its worker held first (a task fails once). A task
-	 * may come back more than twice, but never more than 2 x ntasks
-	 * entries in all. */
+	 * own first crash (attempts: once per task), or the deadline of the
+	 * task its worker held first, which ends it (failed, or replied
+	 * late), and a kill requeues at most one other task. A task may come
+	 * back more than twice, but never more than 2 x ntasks entries in
+	 * all. */
 	p.retry = xcalloc(2 * ntasks, sizeof(*p.retry));
 	p.attempts = xcalloc(ntasks, 1);
 	int n = o->nworkers < 1 ? 1 : o->nworkers;

@@ -18,7 +18,9 @@
  *     database);
  *   - a task running longer than timeout_s is killed and fails (no retry);
  *     a second task its worker held is retried, its own retry kept (its
- *     time counts from the first one's reply);
+ *     time counts from the first one's reply); a reply read after the
+ *     deadline fired (the loop was busy) still ends its task, and the
+ *     dying worker gets no other;
  *   - SIGINT/SIGTERM: no new tasks, workers are terminated, pool_run()
  *     returns PP_EINTR after every worker has exited.
  * The processes themselves run on proc.h.

@@ -413,6 +413,11 @@ void proc_deadline(struct proc *p, double seconds)
 		     uv_strerror(rc));
 }
 
+bool proc_timed_out(const struct proc *p)
+{
+	return p->timed_out;
+}
+
 int proc_pid(const struct proc *p)
 {
 	return (int)p->proc.pid;

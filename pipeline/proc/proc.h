@@ -95,6 +95,9 @@ void proc_kill(struct proc *p, int sig);
 /* Kills the child with SIGKILL after `seconds` (from now; > 0), replacing
  * any earlier deadline; 0 cancels it. */
 void proc_deadline(struct proc *p, double seconds);
+/* Whether the deadline fired: the child is being killed, though lines it
+ * wrote before may still be read. */
+bool proc_timed_out(const struct proc *p);
 int proc_pid(const struct proc *p);
 void *proc_data(const struct proc *p);
 

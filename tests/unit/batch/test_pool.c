@@ -24,6 +24,7 @@ struct seen {
 	char order[64]; /* the tasks' numbers in the order they ended */
 	bool rec[8];    /* task i's recorded */
 	char msgs[8][128];
+	size_t block_after; /* i + 1: done() of task i blocks 1.5 s */
 };
 
 static void task_line(void *ctx, size_t i, struct strbuf *sb)
@@ -35,7 +36,8 @@ static void task_line(void *ctx, size_t i, struct strbuf *sb)
 static void done(void *ctx, size_t i, const struct worker_outcome *o, bool recorded)
 {
 	struct seen *s = ctx;
-	(void)i;
+	if (s->block_after == i + 1)
+		usleep(1500 * 1000); /* the event loop is busy: see its test */
 	s->done++;
 	s->recorded += recorded;
 	snprintf(s->msg, sizeof(s->msg), "%s", o->msg);
@@ -253,6 +255,36 @@ static void test_retried_task_runs_alone(void **state)
 	assert_string_equal(s.msgs[2], "task 2");
 }
 
+/* A reply that reaches the loop after its worker's deadline fired (the
+ * loop was busy: here done() of task 0 blocks it 1.5 s while the worker
+ * replies to task 1 at once, and libuv runs expired timers before it
+ * reads): task 1 is recorded, and no task is given to the dying worker,
+ * where task 2 failed "timed out" without ever running. (If the worker
+ * were slower than 1.5 s to reply, the test would pass without the
+ * race, never fail.) */
+static void test_late_reply_gives_no_task_to_a_killed_worker(void **state)
+{
+	(void)state;
+	struct seen s;
+	char err[256];
+	memset(&s, 0, sizeof(s));
+	char *argv[] = { "/bin/sh", "-c",
+			 "echo " WORKER_READY "; while read c; do " REPLY("c") "done", NULL };
+	struct pool_opts o = { .argv = argv,
+			       .nworkers = 1,
+			       .timeout_s = 1,
+			       .ctx = &s,
+			       .task_line = task_line,
+			       .done = done };
+	s.block_after = 1;
+	assert_int_equal(pool_run(&o, 3, err, sizeof(err)), 0);
+	assert_int_equal(s.done, 3);
+	assert_true(s.rec[1]);
+	assert_string_equal(s.msgs[1], "task 1");
+	assert_true(s.rec[2]);
+	assert_string_equal(s.msgs[2], "task 2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_crash_with_two_tasks_retries_both),
 		cmocka_unit_test(test_timeout_keeps_the_second_tasks_retry),
 		cmocka_unit_test(test_retried_task_runs_alone),
+		cmocka_unit_test(test_late_reply_gives_no_task_to_a_killed_worker),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
