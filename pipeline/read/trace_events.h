@@ -402,24 +402,20 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 					      &has)))
 				return rc;
 			break;
-		case E_ID:
+		/* one case per id, so that each passes constants: one case
+		 * choosing among the three ran more instructions per id */
 		case E_PID:
-		case E_TID: {
-			bool pid = which == E_PID, tid = which == E_TID;
-			if ((rc = id_member(c, &p,
-					    pid   ? &ev->pid
-					    : tid ? &ev->tid
-						  : &ev->id,
-					    pid   ? TE_PID
-					    : tid ? TE_TID
-						  : TE_ID,
-					    pid   ? K_PID
-					    : tid ? K_TID
-						  : K_ID,
-					    &has)))
+			if ((rc = id_member(c, &p, &ev->pid, TE_PID, K_PID, &has)))
 				return rc;
 			break;
-		}
+		case E_TID:
+			if ((rc = id_member(c, &p, &ev->tid, TE_TID, K_TID, &has)))
+				return rc;
+			break;
+		case E_ID:
+			if ((rc = id_member(c, &p, &ev->id, TE_ID, K_ID, &has)))
+				return rc;
+			break;
 		case E_CAT:
 			if (*p == '"') {
 				s = p + 1;
