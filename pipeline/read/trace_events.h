@@ -253,6 +253,9 @@ static const struct trace_event empty_event = {
 	.dtype.p = tr_none,
 };
 
+_Static_assert((int)KC_BRANCHES <= (int)TRACE_CAT_KEYS,
+	       "trace_event.cat_key: one per branch entry");
+
 static ALWAYS_INLINE void clear_event(struct trace_event *ev)
 {
 	_Static_assert(sizeof(*ev) % 64 == 0, "struct trace_event: whole 64-byte blocks");
@@ -423,10 +426,15 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 					return rc;
 				/* and on it (the window's bytes, not the copy just
 				 * written), the keys that follow, and those of args */
-				uint64_t kind = sv_key((struct pp_sv){ s, (size_t)(p - 1 - s) });
+				size_t raw = (size_t)(p - 1 - s);
+				uint64_t kind = sv_key((struct pp_sv){ s, raw });
 				struct kc_branch *catb;
 				at = key_cache_branch_at(c->r->kc_event, at, kind, &catb);
 				args_at = args_node(c->r->kc_args, catb, kind);
+				/* The entry stands for its (node, kind) for good,
+				 * and a kind of up to 7 bytes is the whole text */
+				if (catb && raw < 8)
+					ev->cat_key = (uint16_t)(catb - c->r->kc_event->branch + 1);
 			} else {
 				STEP(skip_value(c, &q_));
 			}
