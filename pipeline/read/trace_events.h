@@ -513,7 +513,7 @@ static int next_event(struct trace_reader *r, struct trace_event *ev)
 		p += r->sep_len - 1;
 	} else {
 		if (!(q = next_event_start(p)) || q >= end)
-			return 0;
+			return tr_next_unit(r, ev);
 		if (q - p < 8) { /* learn it */
 			r->sep_len = (unsigned)(q - p + 1);
 			r->sep_mask = r->sep_len == 8 ? ~0ull : (1ull << (8 * r->sep_len)) - 1;
@@ -526,7 +526,7 @@ static int next_event(struct trace_reader *r, struct trace_event *ev)
 	c.end = end;
 	c.final = r->eof && !r->gz_bad && !r->gz_cut;
 	if (parse_event_inline(&c, &p, ev) != JS_OK)
-		return 0;
+		return tr_next_unit(r, ev); /* from the event's start again */
 	r->pos = (size_t)(p - r->buf);
 	r->events++;
 	return 1;
