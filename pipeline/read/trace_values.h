@@ -150,7 +150,9 @@ static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
 	(void)end; /* a number cut by the window's end ends at its NUL padding */
 	if (t) {   /* most: 1 to 7 digits, no sign, in one word */
 		unsigned k = (unsigned)__builtin_ctzll(t) >> 3;
-		if (k && !(*p == '0' && k > 1) && number_ends(p[k])) {
+		if (k && number_ends(p[k])) {
+			if (__builtin_expect(*p == '0', 0) && k > 1)
+				return false; /* a leading zero: not JSON */
 			*v = (int64_t)digits_value(x, k);
 			*pp = p + k;
 			return true;
