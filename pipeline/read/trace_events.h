@@ -432,9 +432,13 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 				at = key_cache_branch_at(c->r->kc_event, at, kind, &catb);
 				args_at = args_node(c->r->kc_args, catb, kind);
 				/* The entry stands for its (node, kind) for good,
-				 * and a kind of up to 7 bytes is the whole text */
-				if (catb && raw < 8)
-					ev->cat_key = (uint16_t)(catb - c->r->kc_event->branch + 1);
+				 * and a kind of up to 7 bytes is the whole text;
+				 * set either way, as a second cat member replaces
+				 * the first one's text */
+				ev->cat_key =
+					catb && raw < 8
+						? (uint16_t)(catb - c->r->kc_event->branch + 1)
+						: 0;
 			} else {
 				STEP(skip_value(c, &q_));
 			}
@@ -475,6 +479,7 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 			if (x->vkind == KC_VSTR) { /* else skipped */
 				ev->cat.p = x->val;
 				ev->cat.n = x->vlen;
+				ev->cat_key = 0;
 				args_at = key_cache_branch(c->r->kc_args, 0, sv_key(ev->cat));
 			}
 			break;
