@@ -189,100 +189,51 @@ static ALWAYS_INLINE void whole_arg(struct trace_event *ev, const struct arg_fie
 	}
 }
 
-/* An integer args member: *v and bit (cleared when the value is not an
- * integer that fits int64, as parse_args() reads it). */
-static ALWAYS_INLINE int int_arg(struct cx *c, const char **pp, struct trace_event *ev, int64_t *v,
-				 unsigned bit)
-{
-	const char *q = *pp;
-	bool ok;
-	int rc;
-	if (fast_int(pp, c->end, v)) {
-		ev->has |= bit;
-		return JS_OK;
-	}
-	if ((rc = read_int_field(c, &q, v, &ok)))
-		return rc;
-	*pp = q;
-	ev->has = ok ? ev->has | bit : ev->has & ~bit;
-	return JS_OK;
-}
-
-/* A text args member kept in slot: a string, or a value's raw text. */
-static ALWAYS_INLINE int text_arg(struct cx *c, const char **pp, int slot)
-{
-	const char *q = *pp;
-	bool kept;
-	int rc;
-	if (**pp == '"')
-		return keep_string(c, pp, slot);
-	if ((rc = read_text_field(c, &q, slot, &kept)))
-		return rc;
-	*pp = q;
-	return JS_OK;
-}
-
 /* Parses the args object at *pp ('{'); at: the key cache's node to start
  * from (one per kind of event). Inlined in the event's parser: a call per
- * event with args cost a prologue and epilogue and ev, c through memory.
- * A case per key code and per whole literal, as in the event's parser, so
- * that each member jumps to its field (arg_fields[] with a constant index
- * folds into constants). */
+ * event with args cost a prologue and epilogue and ev, c through memory. */
 static ALWAYS_INLINE int parse_args(struct cx *c, const char **pp, struct trace_event *ev,
 				    unsigned at)
 {
 	const char *p = *pp + 1, *obj = p, *q;
 	const struct kc_next *x = NULL;
 	int rc;
-#define INT_ARG(code)                                                                       \
-	case code:                                                                          \
-		if ((rc = int_arg(c, &p, ev,                                                \
-				  (int64_t *)(void *)((char *)ev + arg_fields[code].field), \
-				  arg_fields[code].bit)))                                   \
-			return rc;                                                          \
-		break;                                                                      \
-	case KC_WHOLE | code:                                                               \
-		whole_arg(ev, &arg_fields[code], x);                                        \
-		break;
-#define TEXT_ARG(code)                                             \
-	case code:                                                 \
-		if ((rc = text_arg(c, &p, arg_fields[code].slot))) \
-			return rc;                                 \
-		break;                                             \
-	case KC_WHOLE | code: whole_arg(ev, &arg_fields[code], x); break;
 	for (;;) {
 		int which = next_member(c, c->r->kc_args, &at, &p, args_key, obj, ~0u, &x);
-		switch (which & KC_END) {
-		case KC_END: *pp = p; return JS_OK;
-		case M_FAIL: return c->rc;
-		case 0:
-			if ((q = skip_fast(p, c->end)))
-				p = q;
-			else
-				STEP(js_skip_value(&q_, c->end, c->final, &c->r->st, &c->e));
+		if (which == KC_END)
 			break;
-		case KC_WHOLE:
-			break; /* a whole literal of a key not kept */
-			INT_ARG(A_STREAM)
-			INT_ARG(A_DEVICE)
-			INT_ARG(A_GROUP_SIZE)
-			INT_ARG(A_SORT_INDEX)
-			INT_ARG(A_CORRELATION)
-			INT_ARG(A_EXTERNAL_ID)
-			INT_ARG(A_IN_NELEMS)
-			INT_ARG(A_OUT_NELEMS)
-			TEXT_ARG(A_NAME)
-			TEXT_ARG(A_DTYPE)
-			TEXT_ARG(A_COLLECTIVE)
-			TEXT_ARG(A_PG_NAME)
-			TEXT_ARG(A_PG_RANKS)
-			TEXT_ARG(A_PG_DESC)
-		default: /* cannot happen: args_key() knows no other code */
-			return fail_at(c, p, "internal key code", "none");
+		if (which == M_FAIL)
+			return c->rc;
+		if (which & KC_WHOLE) {
+			whole_arg(ev, &arg_fields[which & ~KC_WHOLE], x);
+			continue;
+		}
+		const struct arg_field *f = &arg_fields[which];
+		if (f->bit) {
+			int64_t *v = (int64_t *)(void *)((char *)ev + f->field);
+			bool ok;
+			if (fast_int(&p, c->end, v)) {
+				ev->has |= f->bit;
+				continue;
+			}
+			STEP(read_int_field(c, &q_, v, &ok));
+			ev->has = ok ? ev->has | f->bit : ev->has & ~f->bit;
+		} else if (f->slot >= 0) {
+			bool kept;
+			if (*p == '"') {
+				if ((rc = keep_string(c, &p, f->slot)))
+					return rc;
+				continue;
+			}
+			STEP(read_text_field(c, &q_, f->slot, &kept));
+		} else if ((q = skip_fast(p, c->end))) {
+			p = q;
+		} else {
+			STEP(js_skip_value(&q_, c->end, c->final, &c->r->st, &c->e));
 		}
 	}
-#undef INT_ARG
-#undef TEXT_ARG
+	*pp = p;
+	return JS_OK;
 }
 
 /* What an event holds before its members are read, copied 16 bytes at a
