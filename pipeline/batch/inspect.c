@@ -81,6 +81,7 @@ struct inspect {
 		uint64_t head, tail;   /* sv_words() of the spelling */
 		struct cat_count *cat; /* its entry in cats, or NULL */
 	} ccache[CCACHE];
+	struct cat_count *cat_by_key[TRACE_CAT_KEYS + 1]; /* by trace_event.cat_key; [0] NULL */
 	uint64_t cats_other;
 	struct thread *threads; /* in order of first sight */
 	size_t tcount, talloc;
@@ -317,14 +318,17 @@ static enum classify_cat count_cat_slow(struct inspect *in, struct pp_sv cat, in
 	return cc->kind;
 }
 
-/* count_cat() past its cache: the category counted, and kept in the
- * cache's slot when it has an exact entry of its own. */
+/* count_cat_spelling() past its cache: the category counted, and kept in
+ * the cache's slot when it has an exact entry of its own, and by its key. */
 static __attribute__((noinline)) enum classify_cat count_cat_miss(struct inspect *in,
-								  struct pp_sv cat, unsigned slot,
-								  uint64_t head, uint64_t tail)
+								  struct pp_sv cat, unsigned key,
+								  unsigned slot, uint64_t head,
+								  uint64_t tail)
 {
 	int i;
 	enum classify_cat kind = count_cat_slow(in, cat, &i);
+	if (i >= 0 && key)
+		in->cat_by_key[key] = &in->cats[i];
 	if (i >= 0 && cat.n == in->cats[i].len && !memcmp(cat.p, in->cats[i].raw, cat.n)) {
 		in->ccache[slot].head = head;
 		in->ccache[slot].tail = tail;
@@ -333,10 +337,11 @@ static __attribute__((noinline)) enum classify_cat count_cat_miss(struct inspect
 	return kind;
 }
 
-/* Counts the event's category; returns its kind (classify_category()). A
- * spelling seen recently is found in ccache by its length and its first
- * and last bytes (compared whole when longer than 16). */
-static inline enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
+/* count_cat() without a cat_key, or its first time: a spelling seen
+ * recently is found in ccache by its length and its first and last bytes
+ * (compared whole when longer than 16). */
+static inline enum classify_cat count_cat_spelling(struct inspect *in, struct pp_sv cat,
+						   unsigned key)
 {
 	uint64_t head, tail;
 	sv_words(cat, &head, &tail);
@@ -344,10 +349,25 @@ static inline enum classify_cat count_cat(struct inspect *in, struct pp_sv cat)
 	struct cat_count *cc = in->ccache[slot].cat;
 	if (cc && in->ccache[slot].head == head && in->ccache[slot].tail == tail &&
 	    cat.n == cc->len && (cat.n <= 16 || !memcmp(cat.p, cc->raw, cat.n))) {
+		if (key)
+			in->cat_by_key[key] = cc;
 		cc->n++;
 		return cc->kind;
 	}
-	return count_cat_miss(in, cat, slot, head, tail);
+	return count_cat_miss(in, cat, key, slot, head, tail);
+}
+
+/* Counts the event's category; returns its kind (classify_category()).
+ * The reader's cat_key, when it gives one, stands for the text itself
+ * (trace_read.h): one load finds its entry. */
+static inline enum classify_cat count_cat(struct inspect *in, const struct trace_event *ev)
+{
+	struct cat_count *cc = in->cat_by_key[ev->cat_key];
+	if (cc) {
+		cc->n++;
+		return cc->kind;
+	}
+	return count_cat_spelling(in, ev->cat, ev->cat_key);
 }
 
 static uint64_t kname_rehash(void *ctx, uint32_t idx)
@@ -467,7 +487,7 @@ static void observe(struct inspect *in, const struct trace_event *ev)
 		note_metadata(in, ev);
 		return;
 	}
-	enum classify_cat kind = count_cat(in, ev->cat);
+	enum classify_cat kind = count_cat(in, ev);
 	struct thread *t = thread_get(in, ev);
 	if (t)
 		t->events++;

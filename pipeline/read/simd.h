@@ -48,6 +48,29 @@ static SIMD_INLINE uint64_t simd_load8(const void *p)
 	return x;
 }
 
+#if defined(SIMD_SSE2) || defined(SIMD_AVX2) || defined(SIMD_AVX512)
+/* Vectors of one byte repeated, kept in memory: GCC builds a
+ * _mm*_set1_epi8() of a constant from a general register at each use
+ * (at AVX2 mov, vmovd and vpbroadcastb: three instructions per vector, on
+ * every string scanned), where a load, or a compare's memory operand, costs
+ * one or none. simd_bytes() hides the table's contents from the compiler
+ * behind an empty asm, as it would otherwise build them again. */
+enum { SIMD_K_QUOTE, SIMD_K_BACKSLASH, SIMD_K_ZERO, SIMD_K_NINE, SIMD_K_N };
+static const uint8_t simd_k[SIMD_K_N][64] __attribute__((aligned(64))) = {
+	[SIMD_K_QUOTE] = { [0 ... 63] = '"' },
+	[SIMD_K_BACKSLASH] = { [0 ... 63] = '\\' },
+	[SIMD_K_ZERO] = { [0 ... 63] = '0' },
+	[SIMD_K_NINE] = { [0 ... 63] = 9 },
+};
+
+static SIMD_INLINE const void *simd_bytes(int which)
+{
+	const uint8_t *k = simd_k[which];
+	__asm__("" : "+r"(k));
+	return k;
+}
+#endif
+
 #if defined(SIMD_NEON)
 /* A 64-bit mask with 4 bits per byte of a 0x00/0xff vector. */
 static SIMD_INLINE uint64_t simd_neon_nibbles(uint8x16_t m)
@@ -64,8 +87,8 @@ static SIMD_INLINE uint64_t simd_neon_nibbles(uint8x16_t m)
 static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 {
 	__m512i v = _mm512_loadu_si512((const void *)p);
-	return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"')) |
-	       _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+	return _mm512_cmpeq_epi8_mask(v, _mm512_load_si512(simd_bytes(SIMD_K_QUOTE))) |
+	       _mm512_cmpeq_epi8_mask(v, _mm512_load_si512(simd_bytes(SIMD_K_BACKSLASH)));
 }
 #elif defined(SIMD_AVX2)
 #define SIMD_SCAN 32
@@ -73,9 +96,10 @@ static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 {
 	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
-	return (uint32_t)_mm256_movemask_epi8(
-		_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
-				_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))));
+	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
+		_mm256_cmpeq_epi8(v, _mm256_load_si256((const __m256i *)simd_bytes(SIMD_K_QUOTE))),
+		_mm256_cmpeq_epi8(
+			v, _mm256_load_si256((const __m256i *)simd_bytes(SIMD_K_BACKSLASH)))));
 }
 #elif defined(SIMD_SSE2)
 #define SIMD_SCAN 16
@@ -83,8 +107,9 @@ static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 {
 	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-							_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		_mm_cmpeq_epi8(v, _mm_load_si128((const __m128i *)simd_bytes(SIMD_K_QUOTE))),
+		_mm_cmpeq_epi8(v, _mm_load_si128((const __m128i *)simd_bytes(SIMD_K_BACKSLASH)))));
 }
 #elif defined(SIMD_NEON)
 #define SIMD_SCAN 16
@@ -234,9 +259,9 @@ static SIMD_INLINE void simd_copy_block(void *dst, const void *src, size_t n)
 static SIMD_INLINE bool simd_digits16(const char *p, uint64_t *v)
 {
 #if (defined(SIMD_AVX2) || defined(SIMD_AVX512)) && defined(__SSE4_1__)
-	__m128i d =
-		_mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
-	__m128i nine = _mm_set1_epi8(9);
+	__m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p),
+				 _mm_load_si128((const __m128i *)simd_bytes(SIMD_K_ZERO)));
+	__m128i nine = _mm_load_si128((const __m128i *)simd_bytes(SIMD_K_NINE));
 	if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(d, nine), nine)) != 0xffff)
 		return false;
 	__m128i t = _mm_maddubs_epi16(

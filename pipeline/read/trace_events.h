@@ -253,6 +253,9 @@ static const struct trace_event empty_event = {
 	.dtype.p = tr_none,
 };
 
+_Static_assert((int)KC_BRANCHES <= (int)TRACE_CAT_KEYS,
+	       "trace_event.cat_key: one per branch entry");
+
 static ALWAYS_INLINE void clear_event(struct trace_event *ev)
 {
 	_Static_assert(sizeof(*ev) % 64 == 0, "struct trace_event: whole 64-byte blocks");
@@ -402,24 +405,20 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 					      &has)))
 				return rc;
 			break;
-		case E_ID:
+		/* one case per id, so that each passes constants: one case
+		 * choosing among the three ran more instructions per id */
 		case E_PID:
-		case E_TID: {
-			bool pid = which == E_PID, tid = which == E_TID;
-			if ((rc = id_member(c, &p,
-					    pid   ? &ev->pid
-					    : tid ? &ev->tid
-						  : &ev->id,
-					    pid   ? TE_PID
-					    : tid ? TE_TID
-						  : TE_ID,
-					    pid   ? K_PID
-					    : tid ? K_TID
-						  : K_ID,
-					    &has)))
+			if ((rc = id_member(c, &p, &ev->pid, TE_PID, K_PID, &has)))
 				return rc;
 			break;
-		}
+		case E_TID:
+			if ((rc = id_member(c, &p, &ev->tid, TE_TID, K_TID, &has)))
+				return rc;
+			break;
+		case E_ID:
+			if ((rc = id_member(c, &p, &ev->id, TE_ID, K_ID, &has)))
+				return rc;
+			break;
 		case E_CAT:
 			if (*p == '"') {
 				s = p + 1;
@@ -427,10 +426,19 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 					return rc;
 				/* and on it (the window's bytes, not the copy just
 				 * written), the keys that follow, and those of args */
-				uint64_t kind = sv_key((struct pp_sv){ s, (size_t)(p - 1 - s) });
+				size_t raw = (size_t)(p - 1 - s);
+				uint64_t kind = sv_key((struct pp_sv){ s, raw });
 				struct kc_branch *catb;
 				at = key_cache_branch_at(c->r->kc_event, at, kind, &catb);
 				args_at = args_node(c->r->kc_args, catb, kind);
+				/* The entry stands for its (node, kind) for good,
+				 * and a kind of up to 7 bytes is the whole text;
+				 * set either way, as a second cat member replaces
+				 * the first one's text */
+				ev->cat_key =
+					catb && raw < 8
+						? (uint16_t)(catb - c->r->kc_event->branch + 1)
+						: 0;
 			} else {
 				STEP(skip_value(c, &q_));
 			}
@@ -471,6 +479,7 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 			if (x->vkind == KC_VSTR) { /* else skipped */
 				ev->cat.p = x->val;
 				ev->cat.n = x->vlen;
+				ev->cat_key = 0;
 				args_at = key_cache_branch(c->r->kc_args, 0, sv_key(ev->cat));
 			}
 			break;
@@ -509,7 +518,7 @@ static int next_event(struct trace_reader *r, struct trace_event *ev)
 		p += r->sep_len - 1;
 	} else {
 		if (!(q = next_event_start(p)) || q >= end)
-			return 0;
+			return tr_next_unit(r, ev);
 		if (q - p < 8) { /* learn it */
 			r->sep_len = (unsigned)(q - p + 1);
 			r->sep_mask = r->sep_len == 8 ? ~0ull : (1ull << (8 * r->sep_len)) - 1;
@@ -522,7 +531,7 @@ static int next_event(struct trace_reader *r, struct trace_event *ev)
 	c.end = end;
 	c.final = r->eof && !r->gz_bad && !r->gz_cut;
 	if (parse_event_inline(&c, &p, ev) != JS_OK)
-		return 0;
+		return tr_next_unit(r, ev); /* from the event's start again */
 	r->pos = (size_t)(p - r->buf);
 	r->events++;
 	return 1;

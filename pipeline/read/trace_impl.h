@@ -147,9 +147,9 @@ extern const char tr_none[8];
 /* The event parser of one SIMD level (trace_events.h). */
 struct tr_level {
 	const char *name; /* "avx512", "avx2", "sse2", "neon" or "scalar" */
-	/* The next event in the common case: ",\n  {" and then an event whole
-	 * in the window; returns 1, or 0 (nothing done) for anything else,
-	 * which trace_reader_next()'s general path then reads. */
+	/* trace_reader_next() once in traceEvents past its first event: the
+	 * common case itself (",\n  {" and then an event whole in the
+	 * window), anything else through tr_next_unit() */
 	int (*next)(struct trace_reader *r, struct trace_event *ev);
 	/* Parses the event object at *pp ('{') into ev: JS_OK, JS_MORE or
 	 * JS_ERR (c->e set). */
@@ -158,6 +158,10 @@ struct tr_level {
 
 extern const struct tr_level tr_level_scalar, tr_level_sse2, tr_level_avx2, tr_level_avx512,
 	tr_level_neon;
+
+/* trace_reader_next()'s general path (trace_read.c): the next unit of the
+ * text, whatever it is, refilling the window as needed. */
+int tr_next_unit(struct trace_reader *r, struct trace_event *ev);
 
 /* A member that the key cache did not predict (trace_read.c; the event
  * parsers' next_member() says what it does). */

@@ -915,8 +915,9 @@ static int on_truncation(struct trace_reader *r)
 
 /* trace_reader_next() past an event whole in the window: the units that
  * are no event, the window's end, the end and the errors. Apart, so that
- * the common case saves and restores no more registers than it uses. */
-static __attribute__((noinline)) int next_unit(struct trace_reader *r, struct trace_event *ev)
+ * the common case saves and restores no more registers than it uses; the
+ * event parsers' next() ends here when it cannot read the event itself. */
+__attribute__((noinline)) int tr_next_unit(struct trace_reader *r, struct trace_event *ev)
 {
 	for (;;) {
 		struct cx c = { r, r->buf + r->len, r->eof && !r->gz_bad && !r->gz_cut, { 0 }, NULL,
@@ -960,11 +961,12 @@ int trace_reader_next(struct trace_reader *r, struct trace_event *ev)
 {
 	if (r->rc)
 		return r->rc < 0 ? r->rc : 0;
-	/* The common case first: the next event, whole in the window.
-	 * Anything else (the window's end included) is parse_unit()'s. */
-	if (r->state == S_EVENTS && !r->first && r->lv->next(r, ev))
-		return 1;
-	return next_unit(r, ev);
+	/* The common case first: the next event, whole in the window, read
+	 * by the level's next() (a tail call), which leaves anything else
+	 * (the window's end included) to tr_next_unit(). */
+	if (r->state == S_EVENTS && !r->first)
+		return r->lv->next(r, ev);
+	return tr_next_unit(r, ev);
 }
 
 /* ---- accessors -------------------------------------------------------- */

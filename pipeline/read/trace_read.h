@@ -53,11 +53,17 @@ enum {
 	TE_SORT_INDEX = 1u << 13
 };
 
+enum { TRACE_CAT_KEYS = 256 }; /* the largest trace_event.cat_key */
+
 struct trace_event {
 	uint64_t offset;   /* byte offset of the event's '{' in the (decompressed) text */
 	unsigned has;      /* TE_* bits */
 	char ph;           /* 'X', 'M', 's', 'f', 'i', ...; 0 when absent */
 	char bp;           /* 'e' or 0 */
+	uint16_t cat_key;  /* 0, or a number in 1..TRACE_CAT_KEYS that this
+			    * reader gives only to events whose cat is the
+			    * same text, so a consumer may count categories by
+			    * it (not every such event gets it: 0 says nothing) */
 	struct pp_sv cat;  /* as written; compare case-insensitively */
 	struct pp_sv name;
 	struct trace_id pid, tid, id;

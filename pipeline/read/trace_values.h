@@ -59,6 +59,18 @@ static ALWAYS_INLINE uint64_t digits_value(uint64_t x, unsigned k)
 	return x;
 }
 
+/* The fraction's first f (1..3) bytes of x, all ASCII digits, as
+ * thousandths: the digits padded with zeros to 3 (".5" is 500), i.e.
+ * 100 d0 + 10 d1 + d2 of the word 0 d0 d1 d2 (bytes, the digits past f
+ * masked off), combined in pairs and then once more, without the
+ * multiplication by a scale that digits_value() would need. */
+static ALWAYS_INLINE uint64_t frac3_value(uint64_t x, unsigned f)
+{
+	uint64_t m = ((x - 0x3030303030303030ull) & ((1ull << (8 * f)) - 1)) << 8;
+	m = (m * 10 + (m >> 8)) & 0x00ff00ff; /* byte 0: d0, byte 2: 10 d1 + d2 */
+	return (m & 0xff) * 100 + (m >> 16);
+}
+
 static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
 
 /* The up to 16 digits at *pp as a number; *n how many (0: none). *pp moves
@@ -138,7 +150,9 @@ static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
 	(void)end; /* a number cut by the window's end ends at its NUL padding */
 	if (t) {   /* most: 1 to 7 digits, no sign, in one word */
 		unsigned k = (unsigned)__builtin_ctzll(t) >> 3;
-		if (k && !(*p == '0' && k > 1) && number_ends(p[k])) {
+		if (k && number_ends(p[k])) {
+			if (__builtin_expect(*p == '0', 0) && k > 1)
+				return false; /* a leading zero: not JSON */
 			*v = (int64_t)digits_value(x, k);
 			*pp = p + k;
 			return true;
@@ -154,7 +168,6 @@ static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
 /* Fast path for times: -?digits{1,16}(.digits{1,3})? then a delimiter. */
 static ALWAYS_INLINE bool fast_time(const char **pp, const char *end, int64_t *ns)
 {
-	static const uint64_t scale[4] = { 0, 100, 10, 1 };
 	const char *p = *pp;
 	bool neg;
 	uint64_t acc;
@@ -166,7 +179,7 @@ static ALWAYS_INLINE bool fast_time(const char **pp, const char *end, int64_t *n
 		unsigned f = lead_digits(x);
 		if (f == 0 || f > 3)
 			return false;
-		acc += digits_value(x, f) * scale[f];
+		acc += frac3_value(x, f);
 		p += 1 + f;
 	}
 	(void)end; /* a number cut by the window's end ends at its NUL padding */

@@ -83,6 +83,40 @@ struct reading {
 	char nccl[64];
 };
 
+/* The cat of each trace_event.cat_key seen in one reading (cat_key_check()). */
+struct cat_keys {
+	char *text[TRACE_CAT_KEYS + 1];
+	size_t len[TRACE_CAT_KEYS + 1];
+	uint64_t keyed; /* events that had a key */
+};
+
+/* trace_read.h's promise: a cat_key is given only to events whose cat is
+ * the same text. */
+static void cat_key_check(struct cat_keys *k, const struct trace_event *ev)
+{
+	unsigned key = ev->cat_key;
+	if (!key)
+		return;
+	if (key > TRACE_CAT_KEYS)
+		abort();
+	k->keyed++;
+	if (!k->text[key]) {
+		k->text[key] = malloc(ev->cat.n + 1);
+		if (!k->text[key])
+			abort();
+		memcpy(k->text[key], ev->cat.p, ev->cat.n + 1);
+		k->len[key] = ev->cat.n;
+	} else if (k->len[key] != ev->cat.n || memcmp(k->text[key], ev->cat.p, ev->cat.n)) {
+		abort();
+	}
+}
+
+static void cat_keys_release(struct cat_keys *k)
+{
+	for (size_t i = 0; i <= TRACE_CAT_KEYS; i++)
+		free(k->text[i]);
+}
+
 /* Reads the input from memory, or when path is given, from that file. */
 static void read_all(const uint8_t *data, size_t size, const struct trace_reader_opts *o,
 		     const char *path, struct reading *out)
@@ -90,10 +124,12 @@ static void read_all(const uint8_t *data, size_t size, const struct trace_reader
 	struct trace_reader *r =
 		path ? trace_reader_open(path, o) : trace_reader_open_mem(data, size, o);
 	struct trace_event ev;
+	struct cat_keys keys;
 	int rc;
 	memset(out, 0, sizeof(*out));
 	if (!r)
 		return;
+	memset(&keys, 0, sizeof(keys));
 	out->cap = 4096;
 	out->hashes = malloc(out->cap * sizeof(uint64_t));
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
@@ -106,8 +142,10 @@ static void read_all(const uint8_t *data, size_t size, const struct trace_reader
 		}
 		if (out->n < out->cap && out->hashes)
 			out->hashes[out->n] = event_hash(&ev);
+		cat_key_check(&keys, &ev);
 		out->n++;
 	}
+	cat_keys_release(&keys);
 	if (trace_reader_next(r, &ev) != rc) /* sticky */
 		abort();
 	if (out->n != trace_reader_events(r))

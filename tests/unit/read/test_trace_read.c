@@ -1067,6 +1067,71 @@ static void test_key_cache_branch_memo(void **state)
 	key_cache_free(kc);
 }
 
+/* trace_event.cat_key: the same key only for the same cat text, whatever
+ * the cat's place among the keys, its case or escapes, and when an event
+ * has two cat members (the second one's text counts: the fuzzer found the
+ * first one's key left with it); a cat of up to 7 bytes has a key once its
+ * kind of event is known (inspect counts by it), different for different
+ * texts; a longer one has none. */
+static void test_cat_key(void **state)
+{
+	(void)state;
+	static const char *const cats[] = {
+		"kernel", "Kernel",       "cpu_op",         "ac2g",
+		"",       "ker\\u006eel", "cuda_runtime_a", "cuda_runtime_b"
+	};
+	enum { NCATS = sizeof(cats) / sizeof(cats[0]) };
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\": [\n");
+	for (int i = 0; i < 600; i++) {
+		const char *cat = cats[i % NCATS];
+		if (i % 3 == 0) /* a flow: cat after ts */
+			strbuf_addf(&sb,
+				    "  {\"ph\": \"s\", \"id\": %d, \"ts\": %d, \"cat\": \"%s\"},\n",
+				    i, i, cat);
+		else
+			strbuf_addf(&sb,
+				    "  {\"ph\": \"X\", \"cat\": \"%s\", \"ts\": %d, \"dur\": 1},\n",
+				    cat, i);
+	}
+	for (int i = 0; i < 40; i++) /* two cats, the second at another node */
+		strbuf_addf(&sb,
+			    "  {\"ph\": \"X\", \"cat\": \"%s\", \"ts\": %d, \"cat\": \"%s\"},\n",
+			    cats[i % 3], i, cats[(i / 3) % 4]);
+	strbuf_addstr(&sb, "  {}\n]}\n");
+	unsigned key_of[NCATS][2] = { { 0 } }; /* by cat and ph 's' / 'X' */
+	struct trace_reader *r = trace_reader_open_mem(sb.buf, sb.len, NULL);
+	struct trace_event ev;
+	struct cat_keys keys;
+	memset(&keys, 0, sizeof(keys));
+	for (int i = 0; trace_reader_next(r, &ev) > 0; i++) {
+		cat_key_check(&keys, &ev);
+		if (i >= 600)
+			continue; /* the events with two cats, the closing {} */
+		int c = i % NCATS, x = ev.ph == 'X';
+		if (c >= 5) { /* longer than 7 bytes (as written) */
+			assert_int_equal(ev.cat_key, 0);
+			continue;
+		}
+		if (i >= 3 * NCATS) /* past each kind's first sight */
+			assert_int_not_equal(ev.cat_key, 0);
+		if (ev.cat_key && key_of[c][x])
+			assert_int_equal(ev.cat_key, key_of[c][x]);
+		if (ev.cat_key)
+			key_of[c][x] = ev.cat_key;
+	}
+	assert_true(keys.keyed > 300);
+	for (int a = 0; a < 5; a++)
+		for (int b = 0; b < 5; b++)
+			for (int x = 0; x < 2; x++)
+				if (a != b && key_of[a][x])
+					assert_int_not_equal(key_of[a][x], key_of[b][x]);
+	cat_keys_release(&keys);
+	trace_reader_close(r);
+	LLVMFuzzerTestOneInput((const uint8_t *)sb.buf, sb.len); /* every other reading */
+	strbuf_release(&sb);
+}
+
 /* Whole literals (a key and its value learned together): values of every
  * kind that one may hold, the same for a while and then different (the
  * literal turns back into its key's), with the fields right each time and
@@ -1204,6 +1269,7 @@ int main(void)
 		cmocka_unit_test(test_key_cache_whole),
 		cmocka_unit_test(test_key_cache_find),
 		cmocka_unit_test(test_key_cache_branch_memo),
+		cmocka_unit_test(test_cat_key),
 		cmocka_unit_test(test_whole_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
