@@ -164,7 +164,6 @@ _Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT,
 struct db {
 	sqlite3 *conn;
 	int busy_timeout_ms;
-	bool nowait;               /* busy_wait() gives up at once (db_writer_busy()) */
 	sqlite3_stmt *st[S_COUNT]; /* prepared on first use, then reused */
 	bool readonly;
 	bool in_txn;
@@ -369,7 +368,7 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 static int busy_wait(void *ctx, int count)
 {
 	const struct db *db = ctx;
-	if (db->nowait || (int64_t)count >= db->busy_timeout_ms)
+	if ((int64_t)count >= db->busy_timeout_ms)
 		return 0;
 	sqlite3_sleep(1);
 	return 1;
@@ -418,11 +417,8 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		     : (flags & DB_EXISTING) ? SQLITE_OPEN_READWRITE
 					     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	db->readonly = flags & DB_READONLY;
-	/* pptrace never uses a connection from two threads at once (the
-	 * coordinator is one libuv loop, its checkpoint thread has its own
-	 * connection; a worker's background store and its main thread take
-	 * turns, joined in between: pipeline/batch/worker.c): no per-call
-	 * mutexes. */
+	/* pptrace never shares a connection between threads (the coordinator
+	 * is one libuv loop, workers are processes): no per-call mutexes. */
 	oflags |= SQLITE_OPEN_NOMUTEX;
 	/* Memory statistics cost a global mutex per allocation; we never read
 	 * them. Only possible before SQLite initialises: later calls fail
@@ -1111,28 +1107,6 @@ int db_trace_commit(struct db *db)
 	}
 	db->in_txn = false;
 	return 0;
-}
-
-bool db_writer_busy(struct db *db)
-{
-	if (db->readonly || db->in_txn || db->err_code)
-		return false;
-	sqlite3_stmt *s = stmt(db, S_BEGIN);
-	if (!s)
-		return false;
-	db->nowait = true;
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	db->nowait = false;
-	if (rc == SQLITE_DONE) {
-		/* Free: the lock was taken; give it back. */
-		sqlite3_stmt *r = stmt(db, S_ROLLBACK);
-		if (r) {
-			sqlite3_step(r);
-			sqlite3_reset(r);
-		}
-	}
-	return rc == SQLITE_BUSY;
 }
 
 void db_trace_rollback(struct db *db)

@@ -119,13 +119,6 @@ struct db_category {
  * transaction (the id is valid only if it commits). 0 or PP_EDB. */
 int db_intern_name(struct db *db, const char *name, size_t len, int64_t *id);
 
-/* Whether another connection holds the database's write lock now: takes
- * the lock without waiting and gives it back at once. Only a hint, as the
- * lock may change hands right after (a worker uses it to decide whether to
- * store in the background, pipeline/batch/worker.c). False outside of a
- * writable, idle connection. */
-bool db_writer_busy(struct db *db);
-
 /* Starts the transaction of one trace: BEGIN IMMEDIATE (waits for other
  * writers up to the busy timeout), removes any stored trace with the same
  * path, inserts t. Returns 0 or PP_EDB. */

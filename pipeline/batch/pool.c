@@ -8,9 +8,6 @@
  *               │                   ▼ ▼                                 ▼
  *   respawn ◄── FINISHED (proc.h: exit seen AND stdout at EOF) ◄───── exit
  *
- * BUSY holds one task, or two after the worker's WORKER_MORE (the first
- * one's reply then leaves it BUSY with the second).
- *
  * When a worker finishes, a task still assigned is retried once (crash) or
  * failed (second crash, timeout) unless the pool was interrupted; the slot
  * is respawned while tasks remain. The runner returns when no worker is
@@ -34,20 +31,14 @@ struct pworker {
 	struct pool *pool;
 	struct proc *proc;
 	int slot;
-	/* The tasks it holds, oldest first: none when idle; a second one
-	 * after the worker asked for it (WORKER_MORE) while it stores the
-	 * first in the background. Replies come in this order. */
-	size_t task[2];
-	int ntasks;
+	long task;  /* -1 when idle */
 	bool ready; /* WORKER_READY read: the worker started */
-	bool late;  /* a reply read after its deadline killed it */
 };
 
 struct pool {
 	const struct pool_opts *o;
 	struct proc_runner *runner;
 	struct pworker **slots;
-	int nslots;          /* workers run at once: nworkers, at most ntasks */
 	size_t ntasks, next; /* next fresh task */
 	size_t *retry;       /* FIFO of tasks to retry (each at most once) */
 	size_t retry_head, retry_tail;
@@ -91,9 +82,7 @@ static void fail_task(struct pool *p, size_t task, int kind, const char *msg)
 	p->o->done(p->o->ctx, task, &out, false);
 }
 
-/* Gives w a next task, or closes its stdin when there is none. The
- * deadline runs for the oldest task held (a second one's starts when the
- * first one replies). */
+/* Gives w its next task, or closes its stdin when there is none. */
 static void dispatch(struct pworker *w)
 {
 	struct pool *p = w->pool;
@@ -105,10 +94,10 @@ static void dispatch(struct pworker *w)
 	struct strbuf sb = STRBUF_INIT;
 	p->o->task_line(p->o->ctx, task, &sb);
 	strbuf_addch(&sb, '\n');
-	w->task[w->ntasks++] = task;
+	w->task = (long)task;
 	proc_write(w->proc, sb.buf, sb.len);
 	strbuf_release(&sb);
-	if (p->o->timeout_s > 0 && w->ntasks == 1)
+	if (p->o->timeout_s > 0)
 		proc_deadline(w->proc, p->o->timeout_s);
 }
 
@@ -147,16 +136,8 @@ static void on_worker_exit(struct proc *proc, const struct proc_status *st)
 			 (long long)st->exit_status);
 		p->fatal = true;
 		stop_all(p, SIGTERM);
-	} else if (!stopping(p)) {
-		/* A task killed for the timeout of another one (the first one
-		 * held, or one whose reply came late) is not at fault: its one
-		 * retry is not used up. */
-		for (int k = 0; k < w->ntasks; k++) {
-			if (st->timed_out && (k > 0 || w->late))
-				p->retry[p->retry_tail++] = w->task[k];
-			else
-				task_lost(p, w->task[k], st);
-		}
+	} else if (w->task >= 0 && !stopping(p)) {
+		task_lost(p, (size_t)w->task, st);
 	}
 	p->slots[w->slot] = NULL;
 	if (!stopping(p) && tasks_pending(p))
@@ -181,44 +162,24 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 		stop_all(p, SIGTERM);
 		return;
 	}
-	if (w->ntasks == 0)
+	if (w->task < 0)
 		return; /* nothing asked: ignore */
-	if (len == strlen(WORKER_MORE) && !memcmp(line, WORKER_MORE, len)) {
-		/* Only while every other worker still finds a task when it
-		 * asks: near the end, a second task here could leave another
-		 * worker idle while this one does both. Nothing more to give:
-		 * stdin closes after its last reply. A retried task runs
-		 * alone (neither held with one nor given as one): a crash
-		 * then ends only the task that caused it, not an innocent
-		 * one's last try. */
-		struct pool *p = w->pool;
-		size_t retries = p->retry_tail - p->retry_head;
-		size_t pending = retries + (p->ntasks - p->next);
-		if (w->ntasks == 1 && !stopping(p) && !proc_timed_out(proc) &&
-		    pending >= (size_t)p->nslots && retries == 0 && p->attempts[w->task[0]] == 0)
-			dispatch(w);
-		return;
-	}
 	if (worker_reply_decode(line, &out)) {
 		memset(&out, 0, sizeof(out));
 		out.status = DB_STATUS_FAILED;
 		out.fail_kind = DB_FAIL_CRASH;
 		snprintf(out.msg, sizeof(out.msg), "malformed worker reply");
 	}
-	size_t task = w->task[0];
-	w->task[0] = w->task[1];
-	w->ntasks--;
-	/* The next task first: done() may checkpoint the database (tens of
-	 * ms of fdatasync), which the worker need not wait for. None for a
-	 * worker being killed for its deadline, whose reply was read late
-	 * (the loop was busy): the task would fail as timed out unrun. */
-	if (proc_timed_out(proc)) {
-		w->late = true;
-	} else if (w->ntasks == 0) {
+	size_t task = (size_t)w->task;
+	w->task = -1;
+	/* The next task first: done() may take a while (recording a failure),
+	 * which the worker need not wait for. None for a worker being killed
+	 * for its deadline whose reply was read late (libuv runs expired
+	 * timers before it reads pipes, so a busy loop reads a reply written
+	 * in time after the kill): that task would fail as timed out unrun. */
+	if (!proc_timed_out(proc)) {
 		proc_deadline(proc, 0);
 		dispatch(w);
-	} else if (w->pool->o->timeout_s > 0) {
-		proc_deadline(proc, w->pool->o->timeout_s);
 	}
 	w->pool->o->done(w->pool->o->ctx, task, &out, true);
 }
@@ -230,6 +191,7 @@ static void spawn_worker(struct pool *p, int slot)
 				  PROC_INHERIT, on_reply, on_worker_exit, w };
 	w->pool = p;
 	w->slot = slot;
+	w->task = -1;
 	if (proc_spawn(p->runner, &spec, &w->proc, p->err, p->errlen)) {
 		free(w);
 		p->fatal = true;
@@ -268,18 +230,11 @@ int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen)
 	if (o->tick && proc_runner_tick(p.runner, 200, o->tick, o->ctx, why, sizeof(why)))
 		warn("%s: no progress display", why);
 	p.slots = xcalloc((size_t)o->nworkers, sizeof(*p.slots));
-	/* Each entry of the retry FIFO is owed to one task's end: a task's
-	 * own first crash (attempts: once per task), or the deadline of the
-	 * task its worker held first, which ends it (failed, or replied
-	 * late), and a kill requeues at most one other task. A task may come
-	 * back more than twice, but never more than 2 x ntasks entries in
-	 * all. */
-	p.retry = xcalloc(2 * ntasks, sizeof(*p.retry));
+	p.retry = xcalloc(ntasks, sizeof(*p.retry));
 	p.attempts = xcalloc(ntasks, 1);
 	int n = o->nworkers < 1 ? 1 : o->nworkers;
 	if ((size_t)n > ntasks)
 		n = (int)ntasks;
-	p.nslots = n;
 	for (int i = 0; i < n && !p.fatal; i++)
 		spawn_worker(&p, i);
 	if (proc_runner_run(p.runner, why, sizeof(why))) {

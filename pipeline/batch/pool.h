@@ -3,24 +3,17 @@
  * Spawns up to nworkers copies of argv (e.g. `ppbatch --worker …`), gives
  * each one task line at a time on its stdin and reads one reply line per
  * task from its stdout, after the line WORKER_READY that a worker writes
- * once it has started (worker.h has the line formats). A worker that waits
- * for the database's write lock asks for one more task with the line
- * WORKER_MORE; while at least as many tasks wait as workers run, it gets
- * one and holds two, answered in the order given. Supervision:
+ * once it has started (worker.h has the line formats). Supervision:
  *   - a worker that exits with a non-zero status before WORKER_READY cannot
  *     start (no database, bad config), as the others could not: pool_run()
  *     stops and fails;
  *   - a worker killed by a signal or exiting during a task once started
  *     (a crash, out of memory, a sanitizer's report) is replaced and the
- *     tasks it held retried once, each alone (a retried task is never
- *     held with a second one); the second time a task fails with the
- *     signal's name or the exit status (outcome not yet recorded in the
- *     database);
+ *     task retried once; the second time the task fails with the signal's
+ *     name or the exit status (outcome not yet recorded in the database);
  *   - a task running longer than timeout_s is killed and fails (no retry);
- *     a second task its worker held is retried, its own retry kept (its
- *     time counts from the first one's reply); a reply read after the
- *     deadline fired (the loop was busy) still ends its task, and the
- *     dying worker gets no other;
+ *     a reply read after the deadline fired (the loop was busy) still ends
+ *     its task, and the dying worker gets no other;
  *   - SIGINT/SIGTERM: no new tasks, workers are terminated, pool_run()
  *     returns PP_EINTR after every worker has exited.
  * The processes themselves run on proc.h.

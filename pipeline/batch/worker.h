@@ -17,10 +17,6 @@
 
 /* A worker's first line: it has started (the database is open). */
 #define WORKER_READY "ready"
-/* A worker's line during a task: the trace is read and waits for the
- * database's write lock, to be stored in the background; the worker can
- * read another trace meanwhile, if the coordinator has one (pool.h). */
-#define WORKER_MORE "more"
 
 struct batch_opts;
 struct db;

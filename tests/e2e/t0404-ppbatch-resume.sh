@@ -17,6 +17,26 @@ is "clean run" 0 $?
 dump_db clean.db >clean.txt
 is "clean run stored 16 traces" 16 "$(sql clean.db "SELECT count(*) FROM ranks WHERE status = 'ok'")"
 
+# stopped COORD: the workers of COORD that stopped themselves (state T).
+stopped() {
+	local p
+	for p in $(pgrep -P "$1"); do
+		[ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" = T ] && echo "$p"
+	done
+}
+# wait_stopped COORD N [OLD]: until N workers of COORD are stopped, none of
+# them OLD (a worker killed before); prints them. Fails after 120 s (a hang,
+# not a timing assumption: the stop is certain to come).
+wait_stopped() {
+	local got
+	for _ in $(seq 2400); do
+		got=$(stopped "$1" | grep -vx -- "${3:-none}" | tr '\n' ' ')
+		[ "$(wc -w <<<"$got")" -ge "$2" ] && { echo "$got"; return 0; }
+		sleep 0.05
+	done
+	echo "no $2 stopped worker(s) of $1" >&2
+	return 1
+}
 # pending_term PID: SIGTERM (15) is pending for the stopped process PID.
 pending_term() {
 	local m

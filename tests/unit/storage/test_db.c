@@ -524,35 +524,6 @@ static void test_errors_are_sticky_and_roll_back(void **state)
 	rm_db(path);
 }
 
-/* db_writer_busy() tells another connection's open write transaction,
- * and its probe neither keeps the lock nor disturbs its own connection. */
-static void test_writer_busy(void **state)
-{
-	(void)state;
-	char err[512], *path = tmp_db();
-	/* 200 ms busy timeouts: a probe that kept the lock fails the test
-	 * at a's next write, instead of hanging it for the default 10 min. */
-	struct db *a = db_open(path, 0, 200, err, sizeof(err));
-	struct db *b = db_open(path, DB_EXISTING, 200, err, sizeof(err));
-	struct db_trace t = sample_trace("/held.json", 0);
-	assert_non_null(a);
-	assert_non_null(b);
-	assert_false(db_writer_busy(b));
-	assert_false(db_writer_busy(b)); /* the probe gave the lock back */
-	assert_int_equal(db_trace_begin(a, &t), 0);
-	assert_true(db_writer_busy(b));
-	assert_false(db_writer_busy(a)); /* its own transaction: no answer */
-	assert_int_equal(db_trace_commit(a), 0);
-	assert_false(db_writer_busy(b));
-	/* b stores as before, and a is not locked out by b's probes. */
-	store_sample(b, "/b.json", 1);
-	store_sample(a, "/a.json", 2);
-	assert_rows(a, "SELECT path FROM traces ORDER BY path", "/a.json\n/b.json\n/held.json\n");
-	db_close(b);
-	db_close(a);
-	rm_db(path);
-}
-
 static void test_failed_trace_has_null_metrics(void **state)
 {
 	(void)state;
@@ -1052,7 +1023,6 @@ int main(void)
 		cmocka_unit_test(test_ops_view_labels_steps),
 		cmocka_unit_test(test_version_4_is_migrated),
 		cmocka_unit_test(test_version_5_is_migrated),
-		cmocka_unit_test(test_writer_busy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
