@@ -134,13 +134,28 @@ static inline unsigned key_cache_home(unsigned at, uint64_t value)
 
 /* The node after node at for a member whose value is value (up to 8 of its
  * bytes and its length, packed by the caller): a node of its own, made on
- * first sight. KC_LOST stays lost, and so does a value beyond the table. */
+ * first sight. KC_LOST stays lost, and so does a value beyond the table.
+ * *bp is the table's entry that gave the node, or NULL when it was not
+ * there at the first look (its then is for the caller to keep, e.g. a node
+ * that the same value leads to in another cache: an entry, once made,
+ * stays). */
+static inline unsigned key_cache_branch_at(struct key_cache *kc, unsigned at, uint64_t value,
+					   struct kc_branch **bp)
+{
+	struct kc_branch *b = &kc->branch[key_cache_home(at, value)];
+	if (b->value == value && b->from == at && b->to) {
+		*bp = b;
+		return b->to;
+	}
+	*bp = NULL;
+	return key_cache_branch_new(kc, at, value);
+}
+
+/* key_cache_branch_at() without the entry. */
 static inline unsigned key_cache_branch(struct key_cache *kc, unsigned at, uint64_t value)
 {
-	const struct kc_branch *b = &kc->branch[key_cache_home(at, value)];
-	if (b->value == value && b->from == at && b->to)
-		return b->to;
-	return key_cache_branch_new(kc, at, value);
+	struct kc_branch *b;
+	return key_cache_branch_at(kc, at, value, &b);
 }
 
 /* key_cache_branch() on a value of one byte (an event's ph). One node (the
@@ -158,22 +173,6 @@ static inline __attribute__((always_inline)) unsigned key_cache_branch_byte(stru
 	if (at == kc->byte_at && kc->byte_to[v])
 		return kc->byte_to[v];
 	return key_cache_branch_byte_new(kc, at, v);
-}
-
-/* key_cache_branch(), with *bp the table's entry that gave the node, or
- * NULL when it was not there at the first look (its then is for the
- * caller to keep, e.g. a node that the same value leads to in another
- * cache: an entry, once made, stays). */
-static inline unsigned key_cache_branch_at(struct key_cache *kc, unsigned at, uint64_t value,
-					   struct kc_branch **bp)
-{
-	struct kc_branch *b = &kc->branch[key_cache_home(at, value)];
-	if (b->value == value && b->from == at && b->to) {
-		*bp = b;
-		return b->to;
-	}
-	*bp = NULL;
-	return key_cache_branch_new(kc, at, value);
 }
 
 /* Whether the bytes at p start with x's literal: one 32-byte compare,

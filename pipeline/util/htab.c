@@ -200,8 +200,8 @@ void cmap_release(struct cmap *m)
 
 uint32_t cmap_get(const struct cmap *m, int64_t key)
 {
-	if (m->has_base && key >= m->base && (uint64_t)(key - m->base) < m->cap)
-		return m->dense[key - m->base];
+	if (cmap_in_dense(m, key))
+		return m->dense[(uint64_t)key - (uint64_t)m->base];
 	return imap_get(&m->sparse, key);
 }
 
@@ -221,8 +221,8 @@ uint32_t *cmap_ref_slow(struct cmap *m, int64_t key, uint32_t init)
 		m->has_base = true;
 	}
 	uint64_t off = (uint64_t)key - (uint64_t)m->base;
-	/* Inside the array it must go there, whatever the density rule says:
-	 * that is where cmap_get() looks. */
+	/* Inside the array it must go there (cmap_in_dense()), whatever the
+	 * density rule says. */
 	if (key < m->base || (off >= m->cap && !cmap_dense_ok(m, off))) {
 		size_t before = m->sparse.n;
 		uint32_t *v = imap_ref(&m->sparse, key, init);
@@ -249,10 +249,5 @@ uint32_t *cmap_ref_slow(struct cmap *m, int64_t key, uint32_t init)
 		m->dense = d;
 		m->cap = cap;
 	}
-	uint32_t *v = &m->dense[off];
-	if (*v == IMAP_EMPTY) {
-		*v = init;
-		m->n++;
-	}
-	return v;
+	return cmap_dense_ref(m, off, init);
 }

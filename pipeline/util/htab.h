@@ -50,19 +50,30 @@ void cmap_release(struct cmap *m);
 uint32_t cmap_get(const struct cmap *m, int64_t key);
 uint32_t *cmap_ref_slow(struct cmap *m, int64_t key, uint32_t init);
 
+/* Whether key's place is the dense array: cmap_get() looks only there for
+ * it, so cmap_ref() must put it there. */
+static inline bool cmap_in_dense(const struct cmap *m, int64_t key)
+{
+	return m->has_base && key >= m->base && (uint64_t)key - (uint64_t)m->base < m->cap;
+}
+
+/* cmap_ref() of the id at dense[off]. */
+static inline uint32_t *cmap_dense_ref(struct cmap *m, uint64_t off, uint32_t init)
+{
+	uint32_t *v = &m->dense[off];
+	if (*v == IMAP_EMPTY) {
+		*v = init;
+		m->n++;
+	}
+	return v;
+}
+
 /* A pointer to key's value, inserting init when key is absent (as
  * imap_ref()); inline for an id inside the dense array, one per launch. */
 static inline uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
 {
-	uint64_t off = (uint64_t)key - (uint64_t)m->base;
-	if (m->has_base && key >= m->base && off < m->cap) {
-		uint32_t *v = &m->dense[off];
-		if (*v == IMAP_EMPTY) {
-			*v = init;
-			m->n++;
-		}
-		return v;
-	}
+	if (cmap_in_dense(m, key))
+		return cmap_dense_ref(m, (uint64_t)key - (uint64_t)m->base, init);
 	return cmap_ref_slow(m, key, init);
 }
 
