@@ -116,8 +116,10 @@ static int add_kernels(struct db *db, const struct rank_result *r)
 {
 	/* name_ids[nnames]: the id of "", for a name_id out of range. */
 	int64_t *name_ids = xcalloc(r->nnames + 1, sizeof(*name_ids));
-	int64_t *pg_ids = xcalloc(r->ngroups + 1, sizeof(*pg_ids));
-	bool *pg_done = xcalloc(r->ngroups + 1, sizeof(*pg_done));
+	/* pg_ids[g] < 0: group g not interned yet (its id may be 0, NULL). */
+	int64_t *pg_ids = xmalloc((r->ngroups + 1) * sizeof(*pg_ids));
+	for (size_t g = 0; g < r->ngroups; g++)
+		pg_ids[g] = -1;
 	int rc = 0;
 	for (size_t i = 0; i < r->nkernels && !rc; i++) {
 		const struct rr_kernel *k = &r->kernels[i];
@@ -126,10 +128,9 @@ static int add_kernels(struct db *db, const struct rank_result *r)
 			const char *nm = n < r->nnames ? r->names[n] : "";
 			rc = db_intern_name(db, nm, strlen(nm), &name_ids[n]);
 		}
-		if (!rc && k->pg >= 0 && (size_t)k->pg < r->ngroups && !pg_done[k->pg]) {
+		if (!rc && k->pg >= 0 && (size_t)k->pg < r->ngroups && pg_ids[k->pg] < 0) {
 			const struct rr_group *g = &r->groups[k->pg];
 			rc = db_intern_pgroup(db, g->desc, g->ranks, &pg_ids[k->pg]);
-			pg_done[k->pg] = true;
 		}
 	}
 	if (!rc)
@@ -137,7 +138,6 @@ static int add_kernels(struct db *db, const struct rank_result *r)
 					  r->ngroups, r->steps, r->nsteps);
 	free(name_ids);
 	free(pg_ids);
-	free(pg_done);
 	return rc ? PP_EDB : 0;
 }
 

@@ -248,7 +248,7 @@ static long name_intern(struct classify *c, const char *s, size_t n)
 	uint64_t head, tail;
 	name_ends(s, n, &head, &tail);
 	uint64_t key = name_key(head, tail, n);
-	__typeof__(c->ncache[0][0]) *set = c->ncache[(key * 0x94d049bb133111ebull) >> 58];
+	struct ncache_way *set = c->ncache[(key * 0x94d049bb133111ebull) >> 58];
 	_Static_assert(NCACHE_SETS == 64, "the set is the key's top 6 bits");
 	for (int w = 0; w < NCACHE_WAYS; w++)
 		if (set[w].key == key && set[w].id1 &&

@@ -151,6 +151,12 @@ struct ops_prep {
 #define NCACHE_SETS 64
 #define NCACHE_WAYS 4
 
+/* One way of the name cache (struct classify's ncache). */
+struct ncache_way {
+	uint64_t key;
+	uint32_t id1; /* id + 1; 0 = empty */
+};
+
 struct classify {
 	const struct patterns *pats;
 	struct arena *arena;
@@ -165,10 +171,7 @@ struct classify {
 	 * a name seen a moment ago, and a hit costs at most one memcmp, no
 	 * hash. Sets of NCACHE_WAYS, newest first: templated kernel names
 	 * often share their ends and length (cuBLAS's sm90_xmma_gemm_*). */
-	struct {
-		uint64_t key;
-		uint32_t id1; /* id + 1; 0 = empty */
-	} ncache[NCACHE_SETS][NCACHE_WAYS];
+	struct ncache_way ncache[NCACHE_SETS][NCACHE_WAYS];
 	struct cmap corr;    /* correlation → launch index */
 	struct imap flows;   /* fwdbwd id hash → bit 1 s, bit 2 f */
 	bool survey;          /* classify_new_survey(): no GPU rows, no launches */

@@ -8,7 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -22,7 +25,8 @@ struct seen {
 	char msg[1024]; /* the last outcome's */
 	bool rec[8];    /* task i's recorded */
 	char msgs[8][128];
-	size_t block_after; /* i + 1: done() of task i blocks 1.5 s */
+	size_t block_after; /* i + 1: done() of task i blocks the loop */
+	const char *fifo;   /* ... until a line reaches this FIFO, then 1.5 s */
 };
 
 static void task_line(void *ctx, size_t i, struct strbuf *sb)
@@ -34,8 +38,16 @@ static void task_line(void *ctx, size_t i, struct strbuf *sb)
 static void done(void *ctx, size_t i, const struct worker_outcome *o, bool recorded)
 {
 	struct seen *s = ctx;
-	if (s->block_after == i + 1)
-		usleep(1500 * 1000); /* the event loop is busy: see its test */
+	if (s->block_after == i + 1) {
+		/* The event loop is busy (see its test): until the worker has
+		 * replied, then past the worker's 1 s deadline. */
+		char buf[16];
+		int fd = open(s->fifo, O_RDONLY);
+		assert_true(fd >= 0);
+		assert_true(read(fd, buf, sizeof(buf)) > 0);
+		close(fd);
+		usleep(1500 * 1000);
+	}
 	s->done++;
 	s->recorded += recorded;
 	snprintf(s->msg, sizeof(s->msg), "%s", o->msg);
@@ -96,33 +108,41 @@ static void test_exit_after_ready_fails_the_task(void **state)
 #define REPLY(var) "printf '0\\t0\\t1\\t'; echo \"$" var "\"; "
 
 /* A reply that reaches the loop after its worker's deadline fired (the
- * loop was busy: here done() of task 0 blocks it 1.5 s while the worker
- * replies to task 1 at once, and libuv runs expired timers before it
- * reads): task 1 is recorded, and no task is given to the dying worker,
- * where task 2 failed "timed out" without ever running. (If the worker
- * were slower than 1.5 s to reply, the test would pass without the
- * race, never fail.) */
+ * loop was busy: here done() of task 0 blocks it until the worker has
+ * replied to task 1 and written to a FIFO, then 1.5 s more, past task 1's
+ * 1 s deadline; libuv runs expired timers before it reads): task 1 is
+ * recorded, and no task is given to the dying worker, where task 2 failed
+ * "timed out" without ever running. */
 static void test_late_reply_gives_no_task_to_a_killed_worker(void **state)
 {
 	(void)state;
 	struct seen s;
-	char err[256];
-	memset(&s, 0, sizeof(s));
-	char *argv[] = { "/bin/sh", "-c",
-			 "echo " WORKER_READY "; while read c; do " REPLY("c") "done", NULL };
+	char err[256], dir[] = "/tmp/pptrace-pool-XXXXXX", fifo[64], script[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/replied", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(script, sizeof(script),
+		 "echo " WORKER_READY "; while read c; do " REPLY(
+			 "c") "if [ \"$c\" = 'task 1' ]; then echo replied > '%s'; fi; done",
+		 fifo);
+	char *argv[] = { "/bin/sh", "-c", script, NULL };
 	struct pool_opts o = { .argv = argv,
 			       .nworkers = 1,
 			       .timeout_s = 1,
 			       .ctx = &s,
 			       .task_line = task_line,
 			       .done = done };
+	memset(&s, 0, sizeof(s));
 	s.block_after = 1;
+	s.fifo = fifo;
 	assert_int_equal(pool_run(&o, 3, err, sizeof(err)), 0);
 	assert_int_equal(s.done, 3);
 	assert_true(s.rec[1]);
 	assert_string_equal(s.msgs[1], "task 1");
 	assert_true(s.rec[2]);
 	assert_string_equal(s.msgs[2], "task 2");
+	assert_int_equal(unlink(fifo), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 int main(void)
