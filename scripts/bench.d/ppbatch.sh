@@ -4,6 +4,8 @@
 #   ppbatch_1worker_gbps       one worker, one ~1 GB ppgen trace: parse +
 #                              classify + store, wall clock, median of 5 (BENCH_ROUNDS; _cpu_gbps:
 #                              bytes per CPU second, robust on a busy machine)
+#   ppbatch_1worker_written_gbps the same worker on the trace as a program
+#                              writing 8 KiB at a time leaves it cached
 #   ppbatch_1file_command_gbps the same trace through `ppbatch --input -j 1`
 #   ppbatch_kernels_per_s      its GPU events stored per second
 #   ppbatch_worker_rss_mib     peak RSS of that worker, and the target
@@ -58,6 +60,9 @@ worker_runs() {
 	sort -n "$W/worker.times" | sed -n "$(((${BENCH_ROUNDS:-5} + 1) / 2))p"
 }
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$trace" "$tb" >"$W/task"
+# Every input in the page cache as a first read from disk leaves it
+# (scripts/bench-cache; docs/reader.md, "The page cache's state").
+scripts/bench-cache read "$trace"
 read -r wall usr sys rss_kb < <(worker_runs "$W/task" "") || exit 1
 put ppbatch_trace_mb "$(awk -v b="$tb" 'BEGIN{printf "%.0f", b/1e6}')" MB
 put ppbatch_1worker_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
@@ -69,11 +74,19 @@ put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db"*)" -v b="$tb" '
 # outside the tree that the whole-command run below walks.
 gz="$W/big-$big_mb.json.gz"
 [ -s "$gz" ] || gzip -6 -c "$trace" >"$gz"
+scripts/bench-cache read "$gz"
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
 read -r wall usr sys rss_kb < <(worker_runs "$W/gztask" " on gzip") || exit 1
 put ppbatch_1worker_gzip_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_gzip_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 put ppbatch_worker_gzip_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
+# The same worker on the trace as a program writing 8 KiB at a time leaves
+# it in the page cache (small folios: more system time in the reader).
+scripts/bench-cache written "$trace"
+read -r wall usr sys rss_kb < <(worker_runs "$W/task" " on the written trace") || exit 1
+put ppbatch_1worker_written_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+put ppbatch_1worker_written_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
+scripts/bench-cache read "$trace"
 # The same trace through the whole command (coordinator, one worker, the
 # final WAL checkpoint), as a user runs it.
 rm -f "$W/bigcmd.db"*
@@ -91,6 +104,7 @@ put ppbatch_kernels_per_s "$(sqlite3 "$W/bigcmd.db" 'SELECT count(*) FROM kernel
 real=${PP_SHARED:-$PWD/../shared}/data/real/hta/df_index_resolver__df_index_resolver.json.gz
 if [ -f "$real" ]; then
 	zcat "$real" >"$W/real.json"
+	scripts/bench-cache read "$W/real.json"
 	rb=$(stat -c %s "$W/real.json")
 	printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$W/real.json" "$W/real.json" "$W/real.json" "$rb" >"$W/rtask"
 	# The database exists (as in a run: the coordinator creates it), so
@@ -123,6 +137,7 @@ put ppbatch_tree_gb "$(awk -v b="$tbytes" 'BEGIN{printf "%.2f", b/1e9}')" GB
 # -j 1 and -j 2 alternately, BENCH_ROUNDS rounds (default 5), medians:
 # this machine's speed drifts by tens of percent from minute to minute, so
 # the two are compared within one stretch of time.
+scripts/bench-cache read "$tree"/iteration_1/*.json
 rm -f "$W"/tree[12].times
 for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
 	for p in 1 2; do

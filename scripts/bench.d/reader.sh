@@ -2,7 +2,7 @@
 # The trace reader: `ppbatch --inspect` throughput on a ~1 GB ppgen trace
 # from page cache (median of 5, wall and CPU; BENCH_ROUNDS); also the reader alone
 # (--no-classify, at the SIMD level chosen at run time and at each other
-# level this CPU runs) and the whole classifier (--full), peak RSS, gzip input
+# level this CPU runs; read from disk; on a just-written trace) and the whole classifier (--full), peak RSS, gzip input
 # (ISA-L, the default, and zlib) against `igzip -dc` and `zcat`, and in the
 # same run `cat`, a YAJL event counter and Python's json.load on the same
 # file. Appends "name value unit" lines to $BENCH_RESULTS and prints a
@@ -44,8 +44,8 @@ run_timed() {
 	awk '{ printf "%s %.3f %s\n", $1, $2 + $3, $4 }' "$out.t" >"$out"
 	return $rc
 }
-# median_runs CMD...: BENCH_ROUNDS runs (default 5);
-# prints "wall_median cpu_median max_rss_kb".
+# median_runs CMD...: BENCH_ROUNDS runs (default 5), each after the
+# command $before_run when set (untimed); prints "wall_median cpu_median max_rss_kb".
 median_runs() {
 	local i n=${BENCH_ROUNDS:-5} runs=()
 	[[ $n =~ ^[1-9][0-9]*$ ]] || {
@@ -53,6 +53,7 @@ median_runs() {
 		return 1
 	}
 	for ((i = 1; i <= n; i++)); do
+		[ -z "${before_run:-}" ] || $before_run || return 1
 		run_timed "$work/run.$i" "$@" || { cat "$work/run.$i.err" >&2; return 1; }
 		runs+=("$work/run.$i")
 	done
@@ -75,10 +76,12 @@ mode_line() {
 		"$1" "$2" "$3" "$(gbps "$bytes" "$2")" "$(gbps "$bytes" "$3")" $(($4 / 1024))
 }
 
-# Page cache warm, and no writeback of earlier benchmarks' files (ppgen
-# writes 1 GB just before) competing with the measurements.
+# Page cache warm, as a first read from disk leaves it (scripts/bench-cache:
+# the state changes the reader's system time), and no writeback of earlier
+# benchmarks' files (ppgen writes 1 GB just before) competing with the
+# measurements.
 sync
-cat "$trace" "$trace.gz" >/dev/null # page cache
+scripts/bench-cache read "$trace" "$trace.gz" || exit 1
 # --inspect as users run it (reader + the classifier's survey), the reader
 # alone (--no-classify), and the whole classifier (--full).
 read -r w_plain c_plain rss_plain < <(median_runs "$PP_BIN/ppbatch" --inspect "$trace") || exit 1
@@ -109,12 +112,26 @@ if [ "$PY" = 1 ]; then
 		read -r w_py c_py rss_py <"$work/py"
 fi
 
+# The reader alone on the trace dropped from the page cache before each run
+# (read from this machine's disk), and on the trace as a program writing 8 KiB
+# at a time leaves it in the page cache (small folios: more system time).
+drop_trace() { scripts/bench-cache cold "$trace"; }
+before_run=drop_trace
+read -r w_cold c_cold _ < <(median_runs "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
+before_run=
+scripts/bench-cache written "$trace" || exit 1
+read -r w_wr c_wr _ < <(median_runs "$PP_BIN/ppbatch" --inspect --no-classify "$trace") || exit 1
+
 load=$(cut -d' ' -f1 /proc/loadavg)
 {
 	echo "reader_trace_bytes $bytes bytes"
 	rates reader_inspect "$w_plain" "$c_plain" "$rss_plain"
 	rates reader_only "$w_ro" "$c_ro" "$rss_ro"
 	rates reader_inspect_full "$w_cl" "$c_cl" "$rss_cl"
+	echo "reader_only_cold_gbps $(gbps "$bytes" "$w_cold") GB/s"
+	echo "reader_only_cold_cpu_gbps $(gbps "$bytes" "$c_cold") GB/s"
+	echo "reader_only_written_gbps $(gbps "$bytes" "$w_wr") GB/s"
+	echo "reader_only_written_cpu_gbps $(gbps "$bytes" "$c_wr") GB/s"
 	echo "reader_simd $simd level"
 	for l in "${levels[@]}"; do
 		read -r lv w c <<<"$l"
@@ -150,6 +167,9 @@ echo "reader: $(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b / 1e9 }') ppgen t
 mode_line '--inspect' "$w_plain" "$c_plain" "$rss_plain"
 mode_line '--inspect --no-classify' "$w_ro" "$c_ro" "$rss_ro"
 mode_line '--inspect --full' "$w_cl" "$c_cl" "$rss_cl"
+printf '  --no-classify, %-9s %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)\n' \
+	'from disk' "$w_cold" "$c_cold" "$(gbps "$bytes" "$w_cold")" "$(gbps "$bytes" "$c_cold")" \
+	'written' "$w_wr" "$c_wr" "$(gbps "$bytes" "$w_wr")" "$(gbps "$bytes" "$c_wr")"
 for l in "${levels[@]}"; do
 	read -r lv w c <<<"$l"
 	printf '  --no-classify, %-9s %6.2f s wall  %6.2f s cpu  %s GB/s (cpu %s GB/s)%s\n' "$lv" "$w" "$c" \
