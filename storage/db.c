@@ -438,9 +438,7 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 			 sqlite3_errmsg(db->conn));
 		goto out_fail;
 	}
-	/* The checkpoint threshold counts pages: 256 x 64 KiB keeps the WAL
-	 * near 16 MiB (the default 1000 would let it reach 64 MiB). */
-	sqlite3_wal_autocheckpoint(db->conn, (flags & DB_NO_CHECKPOINT) ? 0 : 256);
+	db_auto_checkpoint(db, !(flags & DB_NO_CHECKPOINT));
 	if (flags & DB_NO_CHECKPOINT)
 		sqlite3_db_config(db->conn, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 600000;
@@ -532,6 +530,13 @@ int db_checkpoint(struct db *db)
 		snprintf(db->errmsg, sizeof(db->errmsg), "cannot checkpoint: %s",
 			 sqlite3_errmsg(db->conn));
 	return PP_EDB;
+}
+
+void db_auto_checkpoint(struct db *db, bool on)
+{
+	/* The threshold counts pages: 256 x 64 KiB keeps the WAL near 16 MiB
+	 * (the default 1000 would let it reach 64 MiB). */
+	sqlite3_wal_autocheckpoint(db->conn, on ? 256 : 0);
 }
 
 const char *db_errmsg(const struct db *db)

@@ -42,6 +42,12 @@ void db_close(struct db *db);
  * anyone (a PASSIVE checkpoint). Returns 0, or PP_EDB (message in
  * db_errmsg, not sticky) on an error other than "busy". */
 int db_checkpoint(struct db *db);
+/* Turns SQLite's automatic checkpoint (at a commit that finds 256 pages,
+ * 16 MiB, in the WAL) off or back on, for a connection whose checkpoints a
+ * thread runs meanwhile (pipeline/batch/checkpointer.h): the coordinator's,
+ * whose event loop would otherwise copy a big trace's WAL when it records
+ * a failure. */
+void db_auto_checkpoint(struct db *db, bool on);
 /* The first error message since the last reset ("" when none). */
 const char *db_errmsg(const struct db *db);
 /* The underlying connection (for read queries in tools and tests). */

@@ -395,10 +395,16 @@ static int run_pool(struct batch *b)
 	argv[ac] = NULL;
 	struct pool_opts po = { argv, b->set.processes, b->set.timeout_s, b, task_line, task_done,
 				tick };
+	/* While the thread checkpoints, the loop's own connection does not:
+	 * a failure recorded after a big trace would copy its WAL here. */
 	if (b->ntasks && !(b->ckpt = checkpointer_start(db, b->set.busy_ms, err, sizeof(err))))
 		warn("%s: checkpoints on the event loop", err);
+	else if (b->ckpt)
+		db_auto_checkpoint(b->db, false);
 	int rc = pool_run(&po, b->ntasks, err, sizeof(err));
 	checkpointer_stop(b->ckpt);
+	if (b->ckpt)
+		db_auto_checkpoint(b->db, true);
 	b->ckpt = NULL;
 	progress_finish(&b->prog);
 	if (rc == PP_EIO)

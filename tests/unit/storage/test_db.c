@@ -151,6 +151,12 @@ static void test_schema_created_and_versioned(void **state)
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "6\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
+	/* Checkpoints at 256 pages; off while a thread runs them. */
+	assert_rows(db, "PRAGMA wal_autocheckpoint", "256\n");
+	db_auto_checkpoint(db, false);
+	assert_rows(db, "PRAGMA wal_autocheckpoint", "0\n");
+	db_auto_checkpoint(db, true);
+	assert_rows(db, "PRAGMA wal_autocheckpoint", "256\n");
 	/* Created without syncs, but what follows is written with NORMAL (1). */
 	assert_rows(db, "PRAGMA synchronous", "1\n");
 	assert_rows(db,
