@@ -13,7 +13,7 @@
 #   ppbatch_1worker_gzip_gbps  the same worker on the trace's .gz (gzip -6),
 #                              decompressed bytes per second, median of 5
 #   ppbatch_real_gbps          the worker on the largest real trace (a real
-#                              kernel density), median of 5
+#                              kernel density), median of 5 (BENCH_ROUNDS)
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
 #                              >= 32 ranks, >= 4 GB, --processes 1 vs 2,
 #                              alternately, medians of 5 (BENCH_ROUNDS)
@@ -42,18 +42,25 @@ trace=$(ls "$big"/iteration_1/*.json)
 tb=$(stat -c %s "$trace")
 # The worker alone (the protocol of pipeline/batch/worker.h), for its own RSS;
 # median of BENCH_ROUNDS (default 5) by wall time.
-# worker_runs TASK WHAT: the rounds of one task; prints the median round's
-# "wall user sys maxrss_kb".
+# worker_runs TASK WHAT [DB]: the rounds of one task; prints the median
+# round's "wall user sys maxrss_kb". Each round stores into a new big.db;
+# or, given DB, into DB made once before the rounds (as in a run, where the
+# coordinator creates it: its creation is not timed), replacing the trace.
 worker_runs() {
 	[[ ${BENCH_ROUNDS:-5} =~ ^[1-9][0-9]*$ ]] || {
 		echo "ppbatch.sh: error: BENCH_ROUNDS '$BENCH_ROUNDS' is not a number of runs (1 or more)" >&2
 		exit 1
 	}
+	local db=${3:-$W/big.db}
 	rm -f "$W/worker.times"
+	if [ -n "${3:-}" ]; then
+		rm -f "$db"*
+		ppbatch --worker --db "$db" <"$1" >"$W/reply"
+	fi
 	for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
-		rm -f "$W/big.db"*
+		[ -n "${3:-}" ] || rm -f "$db"*
 		sync
-		/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$W/big.db" <"$1" >"$W/reply"
+		/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$db" <"$1" >"$W/reply"
 		grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed$2: $(cat "$W/reply")" >&2; exit 1; }
 		cat "$W/time" >>"$W/worker.times"
 	done
@@ -100,24 +107,17 @@ put ppbatch_kernels_per_s "$(sqlite3 "$W/bigcmd.db" 'SELECT count(*) FROM kernel
 # Throughput per GB depends on how many GPU events a GB holds: ppgen writes
 # ~1,200 bytes per kernel, the real traces 1,500-4,200. The largest real
 # trace ($PP_SHARED/data/real, 54 MB, ~19 k kernels) through the worker,
-# median of 5, for a real-world density.
+# median of BENCH_ROUNDS, for a real-world density.
 real=${PP_SHARED:-$PWD/../shared}/data/real/hta/df_index_resolver__df_index_resolver.json.gz
 if [ -f "$real" ]; then
 	zcat "$real" >"$W/real.json"
 	scripts/bench-cache read "$W/real.json"
 	rb=$(stat -c %s "$W/real.json")
 	printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$W/real.json" "$W/real.json" "$W/real.json" "$rb" >"$W/rtask"
-	# The database exists (as in a run: the coordinator creates it), so
-	# its creation is not timed; each run replaces the trace's rows.
-	rm -f "$W/real.db"*
-	ppbatch --worker --db "$W/real.db" <"$W/rtask" >/dev/null
-	for i in 1 2 3 4 5; do
-		/usr/bin/time -f '%e' -o "$W/rtime" ppbatch --worker --db "$W/real.db" <"$W/rtask" >/dev/null
-		cat "$W/rtime"
-	done | sort -n | sed -n 3p >"$W/rmed"
+	read -r wall _ < <(worker_runs "$W/rtask" " on the real trace" "$W/real.db") || exit 1
 	put ppbatch_real_trace_mb "$(awk -v b="$rb" 'BEGIN{printf "%.0f", b/1e6}')" MB
 	put ppbatch_real_bytes_per_kernel "$(sqlite3 "$W/real.db" 'SELECT count(*) FROM kernels' | awk -v b="$rb" '{printf "%.0f", b/$1}')" bytes
-	put ppbatch_real_gbps "$(awk -v b="$rb" -v t="$(cat "$W/rmed")" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+	put ppbatch_real_gbps "$(awk -v b="$rb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 fi
 
 # A tree of >= 32 ranks and >= tree_gb GB: pp 4 x dp 8 ranks, one iteration.
