@@ -263,10 +263,13 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o,
 	b->unchecked += f->bytes;
 	if (b->unchecked >= CHECKPOINT_BYTES) {
 		b->unchecked = 0;
+		char why[512];
 		if (b->ckpt)
 			checkpointer_request(b->ckpt);
 		else if (db_checkpoint(b->db))
 			warn("%s", db_errmsg(b->db));
+		if (b->ckpt && checkpointer_error(b->ckpt, why, sizeof(why)))
+			warn("%s", why); /* of an earlier request */
 	}
 	count_outcome(b, f, o);
 }
@@ -375,6 +378,7 @@ static int run_pool(struct batch *b)
 	char err[1024], exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0) {
+		progress_finish(&b->prog);
 		error("cannot find my own executable: /proc/self/exe unreadable");
 		return PP_EIO;
 	}
@@ -402,7 +406,9 @@ static int run_pool(struct batch *b)
 	else if (b->ckpt)
 		db_auto_checkpoint(b->db, false);
 	int rc = pool_run(&po, b->ntasks, err, sizeof(err));
-	checkpointer_stop(b->ckpt);
+	char why[512];
+	if (checkpointer_stop(b->ckpt, why, sizeof(why)))
+		warn("%s", why);
 	if (b->ckpt)
 		db_auto_checkpoint(b->db, true);
 	b->ckpt = NULL;

@@ -1,8 +1,8 @@
 /* checkpointer.c — WAL checkpoints on a thread of their own (see
  * checkpointer.h). The thread sleeps on cond until pending or quit is set,
  * runs a pending checkpoint even after quit, and ends on quit with none
- * pending; mu guards both flags. Its connection is used by that thread
- * only. */
+ * pending; mu guards both flags and the failure message. Its connection is
+ * used by that thread only. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +18,7 @@ struct checkpointer {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	bool pending, quit;
+	char failed[512]; /* the first failure not yet taken, or "" */
 };
 
 static void *checkpointer_main(void *arg)
@@ -31,9 +32,10 @@ static void *checkpointer_main(void *arg)
 			break; /* quit, nothing asked */
 		c->pending = false;
 		pthread_mutex_unlock(&c->mu);
-		if (db_checkpoint(c->db))
-			warn("%s", db_errmsg(c->db));
+		bool bad = db_checkpoint(c->db) != 0;
 		pthread_mutex_lock(&c->mu);
+		if (bad && !c->failed[0])
+			snprintf(c->failed, sizeof(c->failed), "%s", db_errmsg(c->db));
 	}
 	pthread_mutex_unlock(&c->mu);
 	return NULL;
@@ -70,17 +72,31 @@ void checkpointer_request(struct checkpointer *c)
 	pthread_mutex_unlock(&c->mu);
 }
 
-void checkpointer_stop(struct checkpointer *c)
+bool checkpointer_error(struct checkpointer *c, char *msg, size_t len)
+{
+	pthread_mutex_lock(&c->mu);
+	bool failed = c->failed[0] != '\0';
+	if (failed) {
+		snprintf(msg, len, "%s", c->failed);
+		c->failed[0] = '\0';
+	}
+	pthread_mutex_unlock(&c->mu);
+	return failed;
+}
+
+bool checkpointer_stop(struct checkpointer *c, char *msg, size_t len)
 {
 	if (!c)
-		return;
+		return false;
 	pthread_mutex_lock(&c->mu);
 	c->quit = true;
 	pthread_cond_signal(&c->cond);
 	pthread_mutex_unlock(&c->mu);
 	pthread_join(c->thread, NULL);
+	bool failed = checkpointer_error(c, msg, len);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->mu);
 	db_close(c->db);
 	free(c);
+	return failed;
 }

@@ -11,6 +11,7 @@
 #ifndef CHECKPOINTER_H
 #define CHECKPOINTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct checkpointer;
@@ -24,8 +25,13 @@ struct checkpointer *checkpointer_start(const char *path, int busy_timeout_ms, c
 /* Asks for a checkpoint; returns at once. */
 void checkpointer_request(struct checkpointer *c);
 
+/* The thread prints nothing (its caller's progress line would tear): the
+ * first checkpoint that failed since the last look, if any, has its
+ * message copied into msg (true), else false. */
+bool checkpointer_error(struct checkpointer *c, char *msg, size_t len);
+
 /* Waits for the checkpoints asked for, stops the thread, closes its
- * connection. Accepts NULL. */
-void checkpointer_stop(struct checkpointer *c);
+ * connection; then as checkpointer_error(). Accepts NULL (false). */
+bool checkpointer_stop(struct checkpointer *c, char *msg, size_t len);
 
 #endif

@@ -38,10 +38,21 @@ const char *pp_progname(void)
 	return progname;
 }
 
+static void (*report_hook)(void *);
+static void *report_ctx;
+
+void pp_set_report_hook(void (*fn)(void *ctx), void *ctx)
+{
+	report_hook = fn;
+	report_ctx = ctx;
+}
+
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
 	char buf[4096];
 	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (report_hook)
+		report_hook(report_ctx);
 	fprintf(stderr, "%s: %s: %s\n", progname, kind, buf);
 }
 

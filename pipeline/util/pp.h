@@ -43,6 +43,10 @@ const char *pp_strerror(int code);
 void pp_set_progname(const char *name);
 const char *pp_progname(void);
 
+/* fn(ctx) runs before each message of error(), warn() and die(), e.g. to
+ * clear a progress line (util/progress.h) that the message would otherwise
+ * follow on the same line; NULL for none. One thread sets it and reports. */
+void pp_set_report_hook(void (*fn)(void *ctx), void *ctx);
 /* "prog: error: ..." on stderr; returns -1 so callers can `return error(...)`. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: warning: ..." on stderr. */

@@ -5,6 +5,22 @@
 #include "progress.h"
 #include "pp.h"
 
+static void clear_line(struct progress *p)
+{
+	if (p->drawn) {
+		fputs("\r\033[K", p->out);
+		fflush(p->out);
+		p->drawn = false;
+	}
+}
+
+/* Before a warning or an error: the bar gives way, and the next tick
+ * draws it again below the message. */
+static void clear_for_report(void *ctx)
+{
+	clear_line(ctx);
+}
+
 void progress_init(struct progress *p, FILE *out, bool tty, bool quiet,
 		   int64_t files_total, int64_t bytes_total)
 {
@@ -15,20 +31,14 @@ void progress_init(struct progress *p, FILE *out, bool tty, bool quiet,
 	p->files_total = files_total;
 	p->bytes_total = bytes_total;
 	p->t0_ns = pp_now_ns();
+	if (tty && !quiet)
+		pp_set_report_hook(clear_for_report, p);
 }
 
 double progress_mbps(const struct progress *p)
 {
 	double s = (double)(pp_now_ns() - p->t0_ns) / 1e9;
 	return s > 0 ? (double)p->bytes_done / 1e6 / s : 0;
-}
-
-static void clear_line(struct progress *p)
-{
-	if (p->drawn) {
-		fputs("\r\033[K", p->out);
-		p->drawn = false;
-	}
 }
 
 static void draw(struct progress *p)
@@ -83,6 +93,8 @@ void progress_tick(struct progress *p)
 
 void progress_finish(struct progress *p)
 {
-	if (!p->quiet && p->tty)
+	if (!p->quiet && p->tty) {
 		clear_line(p);
+		pp_set_report_hook(NULL, NULL);
+	}
 }

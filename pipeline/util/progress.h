@@ -21,7 +21,9 @@ struct progress {
 	bool drawn;              /* a status line is on screen */
 };
 
-/* Starts the clock. tty: draw a bar (else log lines); quiet: show nothing. */
+/* Starts the clock. tty: draw a bar (else log lines); quiet: show nothing.
+ * A bar gives way to every error() and warn() (pp_set_report_hook()) until
+ * progress_finish(), which must come before p goes away. */
 void progress_init(struct progress *p, FILE *out, bool tty, bool quiet,
 		   int64_t files_total, int64_t bytes_total);
 /* One file finished (failed or not); line is the log line for non-TTY

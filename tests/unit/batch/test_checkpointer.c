@@ -2,12 +2,15 @@
  * (the WAL's pages reach the database file), also when asked just before
  * the stop, and a checkpointer that cannot open its database says why. */
 #include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -43,7 +46,9 @@ static void test_checkpoint_reaches_the_file(void **state)
 	struct checkpointer *c = checkpointer_start(path, 0, err, sizeof(err));
 	assert_non_null(c);
 	checkpointer_request(c);
-	checkpointer_stop(c);
+	char msg[512] = "";
+	assert_false(checkpointer_stop(c, msg, sizeof(msg)));
+	assert_string_equal(msg, "");
 	assert_true(file_size(path) > before);
 	db_close(w);
 	char cmd[128];
@@ -57,7 +62,50 @@ static void test_no_database_no_checkpointer(void **state)
 	char err[512] = "";
 	assert_null(checkpointer_start("/nonexistent/pptrace.db", 0, err, sizeof(err)));
 	assert_true(strlen(err) > 0);
-	checkpointer_stop(NULL);
+	assert_false(checkpointer_stop(NULL, err, sizeof(err)));
+}
+
+/* A checkpoint that fails (here: the database file may not grow, by
+ * RLIMIT_FSIZE) is handed to the caller, once, and not printed by the
+ * thread, whose line would tear the caller's progress bar. */
+static void test_failure_is_handed_over(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/pptrace-ckpt-XXXXXX", path[64], err[512], out[96];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	snprintf(out, sizeof(out), "%s/stderr", dir);
+	struct db *w = db_open(path, DB_NO_CHECKPOINT, 0, err, sizeof(err));
+	assert_non_null(w);
+	char tp[32];
+	for (int i = 0; i < 300; i++) {
+		struct db_trace t = { .path = tp, .status = DB_STATUS_FAILED, .error = "x" };
+		snprintf(tp, sizeof(tp), "/trace/%d.json", i);
+		assert_int_equal(db_trace_store_empty(w, &t), 0);
+	}
+	struct checkpointer *c = checkpointer_start(path, 0, err, sizeof(err));
+	assert_non_null(c);
+	struct rlimit old, small = { (rlim_t)file_size(path), RLIM_INFINITY };
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small.rlim_max = old.rlim_max;
+	signal(SIGXFSZ, SIG_IGN);
+	int saved = dup(2);
+	assert_non_null(freopen(out, "w", stderr));
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	checkpointer_request(c);
+	char msg[512] = "";
+	bool failed = checkpointer_stop(c, msg, sizeof(msg));
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	assert_true(failed);
+	assert_non_null(strstr(msg, "cannot checkpoint"));
+	assert_int_equal(file_size(out), 0);
+	db_close(w);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -65,6 +113,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checkpoint_reaches_the_file),
 		cmocka_unit_test(test_no_database_no_checkpointer),
+		cmocka_unit_test(test_failure_is_handed_over),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "util/hugepage.h"
 #include "util/interval.h"
 #include "util/pp.h"
+#include "util/progress.h"
 #include "util/strbuf.h"
 
 static void test_arena_alignment_and_growth(void **state)
@@ -190,6 +191,40 @@ static void test_hugepage_realloc(void **state)
 	hugepage_free(NULL, 0);
 }
 
+/* A warning or an error clears the progress bar first, so that it does not
+ * follow the bar on its line; after progress_finish() nothing is cleared. */
+static void test_progress_gives_way_to_messages(void **state)
+{
+	(void)state;
+	FILE *out = tmpfile();
+	assert_non_null(out);
+	int saved = dup(2);
+	FILE *err = freopen("/dev/null", "w", stderr);
+	assert_non_null(err);
+	struct progress p;
+	progress_init(&p, out, true, false, 2, 100);
+	progress_file_done(&p, 50, false, "a.json: ok");
+	assert_true(p.drawn);
+	long drawn_at = ftell(out);
+	warn("something");
+	assert_false(p.drawn);
+	char tail[8] = "";
+	assert_int_equal(fseek(out, drawn_at, SEEK_SET), 0);
+	assert_int_equal(fread(tail, 1, sizeof(tail), out), 4);
+	assert_memory_equal(tail, "\r\033[K", 4);
+	assert_int_equal(fseek(out, 0, SEEK_END), 0);
+	progress_file_done(&p, 50, false, "b.json: ok");
+	assert_true(p.drawn);
+	progress_finish(&p);
+	long finished_at = ftell(out);
+	p.drawn = true; /* as if a bar were shown: no hook is left to clear it */
+	error("something else");
+	assert_int_equal(ftell(out), finished_at);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	fclose(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -199,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_config_load_and_types),
 		cmocka_unit_test(test_interval_union_overlap),
 		cmocka_unit_test(test_hugepage_realloc),
+		cmocka_unit_test(test_progress_gives_way_to_messages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
