@@ -28,6 +28,24 @@ for mode in written read cold; do
 done
 ok_if "bench-cache written leaves no temporary file" test ! -e "$T/f.bench-cache"
 
+# written replaces the file by a copy, which keeps the file's mode (a
+# private trace does not become readable by others); through a symlink,
+# the target is rewritten and the link stays.
+chmod 600 "$T/f"
+ok_if "bench-cache written on a mode 600 file exits 0" "$BC" written "$T/f"
+is "the file keeps its mode" 600 "$(stat -c %a "$T/f")"
+ln -s f "$T/link"
+ok_if "bench-cache written through a symlink exits 0" "$BC" written "$T/link"
+ok_if "the symlink is still a symlink" test -L "$T/link"
+ok_if "its target keeps its bytes" cmp "$T/f" "$T/orig"
+# A copy that fails (here: files may not exceed 1 KiB) leaves the file as
+# it was and no temporary file.
+(ulimit -f 1 && "$BC" written "$T/f") 2>/dev/null
+isnt_zero=$?
+ok_if "a failed copy: exit status not 0" test "$isnt_zero" -ne 0
+ok_if "a failed copy leaves no temporary file" test ! -e "$T/f.bench-cache"
+ok_if "a failed copy keeps the file's bytes" cmp "$T/f" "$T/orig"
+
 "$BC" read "$T/missing" 2>"$T/err"
 is "a missing file: exit status 1" 1 $?
 ok_if "a missing file: the error names it" grep -q "bench-cache: error: '$T/missing' is not a regular file" "$T/err"
