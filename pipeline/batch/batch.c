@@ -264,12 +264,14 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o,
 	if (b->unchecked >= CHECKPOINT_BYTES) {
 		b->unchecked = 0;
 		char why[512];
-		if (b->ckpt)
+		if (!b->ckpt) {
+			if (db_checkpoint(b->db))
+				warn("%s", db_errmsg(b->db));
+		} else {
+			if (checkpointer_error(b->ckpt, why, sizeof(why)))
+				warn("%s", why); /* of an earlier request */
 			checkpointer_request(b->ckpt);
-		else if (db_checkpoint(b->db))
-			warn("%s", db_errmsg(b->db));
-		if (b->ckpt && checkpointer_error(b->ckpt, why, sizeof(why)))
-			warn("%s", why); /* of an earlier request */
+		}
 	}
 	count_outcome(b, f, o);
 }
@@ -406,12 +408,13 @@ static int run_pool(struct batch *b)
 	else if (b->ckpt)
 		db_auto_checkpoint(b->db, false);
 	int rc = pool_run(&po, b->ntasks, err, sizeof(err));
-	char why[512];
-	if (checkpointer_stop(b->ckpt, why, sizeof(why)))
-		warn("%s", why);
-	if (b->ckpt)
+	if (b->ckpt) {
+		char why[512];
+		if (checkpointer_stop(b->ckpt, why, sizeof(why)))
+			warn("%s", why);
+		b->ckpt = NULL;
 		db_auto_checkpoint(b->db, true);
-	b->ckpt = NULL;
+	}
 	progress_finish(&b->prog);
 	if (rc == PP_EIO)
 		error("%s", err);
