@@ -1,8 +1,10 @@
 #!/bin/bash
 # The trace reader: `ppbatch --inspect` throughput on a ~1 GB ppgen trace
-# from page cache (median of 5, wall and CPU; BENCH_ROUNDS); also the reader alone
-# (--no-classify, at the SIMD level chosen at run time and at each other
-# level this CPU runs; on a just-written trace) and the whole classifier (--full), peak RSS, gzip input
+# from page cache, as a first read from disk leaves it (median of 5, wall
+# and CPU; BENCH_ROUNDS); also the reader alone (--no-classify, at the SIMD
+# level chosen at run time and at each other level this CPU runs, and on the
+# trace as a program writing 8 KiB at a time leaves it cached) and the whole
+# classifier (--full), peak RSS, gzip input
 # (ISA-L, the default, and zlib) against `igzip -dc` and `zcat`, and in the
 # same run `cat`, a YAJL event counter and Python's json.load on the same
 # file. Appends "name value unit" lines to $BENCH_RESULTS and prints a
