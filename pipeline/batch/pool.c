@@ -184,11 +184,21 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 	w->pool->o->done(w->pool->o->ctx, task, &out, true);
 }
 
+/* A worker's message (a fatal error, a sanitizer's report) is passed on
+ * whole, line by line, so that it does not land on the progress bar's line
+ * (util/progress.h). */
+static void on_worker_err(struct proc *proc, const char *line, size_t len)
+{
+	(void)proc;
+	(void)len;
+	pp_report_line(line);
+}
+
 static void spawn_worker(struct pool *p, int slot)
 {
 	struct pworker *w = xcalloc(1, sizeof(*w));
-	struct proc_spec spec = { p->o->argv,   NULL,     PROC_PIPE,      PROC_PIPE,
-				  PROC_INHERIT, on_reply, on_worker_exit, w };
+	struct proc_spec spec = { p->o->argv, NULL,           PROC_PIPE, PROC_PIPE,    PROC_PIPE,
+				  on_reply,   on_worker_exit, w,         on_worker_err };
 	w->pool = p;
 	w->slot = slot;
 	w->task = -1;

@@ -358,8 +358,8 @@ static bool spawn(struct render *R, struct run *run, enum proc_stdio in, enum pr
 		  void (*on_line)(struct proc *, char *, size_t))
 {
 	char err[300];
-	struct proc_spec spec = { run->argv, run->dir.buf,    in, out, PROC_PIPE,
-				  on_line,   on_gnuplot_exit, run };
+	struct proc_spec spec = { run->argv, run->dir.buf,    in,  out, PROC_PIPE,
+				  on_line,   on_gnuplot_exit, run, NULL };
 	if (proc_spawn(R->runner, &spec, &run->p, err, sizeof(err))) {
 		if (run->job) {
 			run->job->failed = true;

@@ -42,6 +42,7 @@ struct proc {
 	struct proc_runner *r;
 	void (*on_line)(struct proc *p, char *line, size_t len);
 	void (*on_exit)(struct proc *p, const struct proc_status *st);
+	void (*on_err_line)(struct proc *p, const char *line, size_t len);
 	void *data;
 	uv_process_t proc;
 	uv_pipe_t in, out, err;
@@ -53,6 +54,7 @@ struct proc {
 	int term_signal;
 	struct strbuf outbuf; /* a partial stdout line */
 	struct strbuf errbuf; /* the tail of stderr */
+	size_t err_done;      /* errbuf's bytes before it were given to on_err_line */
 };
 
 struct wreq {
@@ -214,6 +216,8 @@ static void finish(struct proc *p)
 	uv_timer_stop(&p->deadline);
 	if (p->outbuf.len && p->on_line) /* a last line without '\n' */
 		p->on_line(p, p->outbuf.buf, p->outbuf.len);
+	if (p->err_done < p->errbuf.len && p->on_err_line)
+		p->on_err_line(p, p->errbuf.buf + p->err_done, p->errbuf.len - p->err_done);
 	struct proc_status st = { p->exit_status, p->term_signal, p->timed_out, p->errbuf.buf };
 	r->live--;
 	if (p->on_exit)
@@ -277,11 +281,23 @@ static void on_read_err(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 		return;
 	}
 	sb->len += (size_t)nread;
-	if (sb->len > 2 * ERR_KEEP) { /* keep the tail: gnuplot's error is last */
-		memmove(sb->buf, sb->buf + sb->len - ERR_KEEP, ERR_KEEP);
-		sb->len = ERR_KEEP;
-	}
 	sb->buf[sb->len] = '\0';
+	char *nl;
+	while (p->on_err_line &&
+	       (nl = memchr(sb->buf + p->err_done, '\n', sb->len - p->err_done))) {
+		*nl = '\0';
+		p->on_err_line(p, sb->buf + p->err_done, (size_t)(nl - sb->buf) - p->err_done);
+		*nl = '\n';
+		p->err_done = (size_t)(nl - sb->buf) + 1;
+	}
+	if (sb->len > 2 * ERR_KEEP) { /* keep the tail: gnuplot's error is last */
+		size_t cut = sb->len - ERR_KEEP;
+		memmove(sb->buf, sb->buf + cut, ERR_KEEP);
+		sb->len = ERR_KEEP;
+		sb->buf[sb->len] = '\0';
+		/* (a line longer than the tail is delivered from the tail on) */
+		p->err_done = p->err_done > cut ? p->err_done - cut : 0;
+	}
 }
 
 static void on_deadline(uv_timer_t *t)
@@ -315,6 +331,7 @@ int proc_spawn(struct proc_runner *r, const struct proc_spec *s, struct proc **o
 
 	p->r = r;
 	p->on_line = s->on_line;
+	p->on_err_line = s->on_err_line;
 	p->on_exit = s->on_exit;
 	p->data = s->data;
 	strbuf_init(&p->outbuf, 0);

@@ -7,7 +7,7 @@
  * working folder, and for each of stdin, stdout and stderr: /dev/null, ours
  * (inherited) or a pipe. Writes to a stdin pipe are queued; a stdout pipe is
  * delivered line by line; a stderr pipe is kept (its last 8 KiB) for the
- * exit report. A deadline kills the child (SIGKILL) when it passes.
+ * exit report, and delivered line by line too when asked. A deadline kills the child (SIGKILL) when it passes.
  *
  * A child is finished when it has exited AND its stdout and stderr pipes
  * reached end of file, so nothing it wrote before exiting is lost. Then
@@ -58,6 +58,10 @@ struct proc_spec {
 	/* The child finished (see above). */
 	void (*on_exit)(struct proc *p, const struct proc_status *st);
 	void *data; /* proc_data() */
+	/* Optional: each line of a stderr pipe as it arrives, as on_line but
+	 * read-only (the tail is still kept for the exit report), e.g. to
+	 * pass a child's messages on (util/pp.h, pp_report_line()). */
+	void (*on_err_line)(struct proc *p, const char *line, size_t len);
 };
 
 /* A runner with its loop; NULL with the reason in err. Ignores SIGPIPE in

@@ -47,6 +47,13 @@ void pp_set_report_hook(void (*fn)(void *ctx), void *ctx)
 	report_ctx = ctx;
 }
 
+void pp_report_line(const char *line)
+{
+	if (report_hook)
+		report_hook(report_ctx);
+	fprintf(stderr, "%s\n", line);
+}
+
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
 	char buf[4096];

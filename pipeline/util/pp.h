@@ -47,6 +47,9 @@ const char *pp_progname(void);
  * clear a progress line (util/progress.h) that the message would otherwise
  * follow on the same line; NULL for none. One thread sets it and reports. */
 void pp_set_report_hook(void (*fn)(void *ctx), void *ctx);
+/* A line another process wrote for the user (a worker's "ppbatch: error:
+ * ..."), on stderr as it is, after the report hook as for our own. */
+void pp_report_line(const char *line);
 /* "prog: error: ..." on stderr; returns -1 so callers can `return error(...)`. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: warning: ..." on stderr. */

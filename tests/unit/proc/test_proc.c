@@ -59,7 +59,7 @@ static struct proc *spawn(struct proc_runner *r, struct seen *s, char *const *ar
 {
 	char why[256];
 	struct proc *p = NULL;
-	struct proc_spec spec = { argv, NULL, in, PROC_PIPE, err, on_line, on_exit_cb, s };
+	struct proc_spec spec = { argv, NULL, in, PROC_PIPE, err, on_line, on_exit_cb, s, NULL };
 	if (proc_spawn(r, &spec, &p, why, sizeof(why)))
 		fail_msg("spawn %s: %s", argv[0], why);
 	return p;
@@ -87,6 +87,35 @@ static void test_lines_status_stderr(void **state)
 	assert_int_equal(s.st.term_signal, 0);
 	assert_false(s.st.timed_out);
 	assert_string_equal(s.err, "oops\n");
+	strbuf_release(&s.lines);
+}
+
+static void on_err_line(struct proc *p, const char *line, size_t len)
+{
+	struct seen *s = proc_data(p);
+	assert_int_equal(strlen(line), len);
+	strbuf_addf(&s->lines, "%.20s(%zu)|", line, len);
+}
+
+/* A stderr pipe delivered line by line, a line written in two parts whole,
+ * the last one without '\n' too, and still kept for the exit report. */
+static void test_stderr_lines(void **state)
+{
+	struct seen s = { .lines = STRBUF_INIT };
+	char *argv[] = { "/bin/sh", "-c",
+			 "echo one >&2; printf 'two\\nthr' >&2; sleep 0.05; echo ee >&2; "
+			 "printf end >&2",
+			 NULL };
+	(void)state;
+	char why[256];
+	struct proc_runner *r = runner();
+	struct proc_spec spec = { argv,    NULL,       PROC_NULL, PROC_PIPE,  PROC_PIPE,
+				  on_line, on_exit_cb, &s,        on_err_line };
+	assert_int_equal(proc_spawn(r, &spec, NULL, why, sizeof(why)), 0);
+	run(r);
+	assert_int_equal(s.exits, 1);
+	assert_string_equal(s.lines.buf, "one(3)|two(3)|three(5)|end(3)|");
+	assert_string_equal(s.err, "one\ntwo\nthree\nend");
 	strbuf_release(&s.lines);
 }
 
@@ -135,8 +164,8 @@ static void test_cwd_and_spawn_failure(void **state)
 	struct proc *p = NULL;
 	(void)state;
 	struct proc_runner *r = runner();
-	struct proc_spec spec = { pwd,          "/",     PROC_NULL,  PROC_PIPE,
-				  PROC_INHERIT, on_line, on_exit_cb, &s };
+	struct proc_spec spec = { pwd,     "/",        PROC_NULL, PROC_PIPE, PROC_INHERIT,
+				  on_line, on_exit_cb, &s,        NULL };
 	assert_int_equal(proc_spawn(r, &spec, &p, err, sizeof(err)), 0);
 	spec.argv = missing;
 	assert_int_equal(proc_spawn(r, &spec, NULL, err, sizeof(err)), PP_EIO);
@@ -153,8 +182,8 @@ static void chain_exit(struct proc *p, const struct proc_status *st)
 	struct seen *s = proc_data(p);
 	char *argv[] = { "/bin/sh", "-c", "echo $$", NULL };
 	char err[256];
-	struct proc_spec spec = { argv,         NULL,    PROC_NULL,  PROC_PIPE,
-				  PROC_INHERIT, on_line, chain_exit, s };
+	struct proc_spec spec = { argv,    NULL,       PROC_NULL, PROC_PIPE, PROC_INHERIT,
+				  on_line, chain_exit, s,         NULL };
 	on_exit_cb(p, st);
 	if (s->chain_left-- > 0)
 		assert_int_equal(proc_spawn(s->r, &spec, NULL, err, sizeof(err)), 0);
@@ -168,8 +197,8 @@ static void test_chain(void **state)
 	(void)state;
 	s.r = runner();
 	s.chain_left = 4;
-	struct proc_spec spec = { argv,         NULL,    PROC_NULL,  PROC_PIPE,
-				  PROC_INHERIT, on_line, chain_exit, &s };
+	struct proc_spec spec = { argv,    NULL,       PROC_NULL, PROC_PIPE, PROC_INHERIT,
+				  on_line, chain_exit, &s,        NULL };
 	assert_int_equal(proc_spawn(s.r, &spec, NULL, err, sizeof(err)), 0);
 	run(s.r);
 	assert_int_equal(s.exits, 5);
@@ -217,6 +246,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines_status_stderr),
+		cmocka_unit_test(test_stderr_lines),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_signal_and_deadline),
 		cmocka_unit_test(test_cwd_and_spawn_failure),

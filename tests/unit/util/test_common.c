@@ -191,7 +191,7 @@ static void test_hugepage_realloc(void **state)
 	hugepage_free(NULL, 0);
 }
 
-/* A warning or an error clears the progress bar first, so that it does not
+/* A warning, an error or a line passed on clears the progress bar first, so that it does not
  * follow the bar on its line; after progress_finish() nothing is cleared. */
 static void test_progress_gives_way_to_messages(void **state)
 {
@@ -199,7 +199,7 @@ static void test_progress_gives_way_to_messages(void **state)
 	FILE *out = tmpfile();
 	assert_non_null(out);
 	struct progress p;
-	progress_init(&p, out, true, false, 2, 100);
+	progress_init(&p, out, true, false, 3, 100);
 	progress_file_done(&p, 50, false, "a.json: ok");
 	assert_true(p.drawn);
 	long drawn_at = ftell(out);
@@ -210,7 +210,11 @@ static void test_progress_gives_way_to_messages(void **state)
 	assert_int_equal(fread(tail, 1, sizeof(tail), out), 4);
 	assert_memory_equal(tail, "\r\033[K", 4);
 	assert_int_equal(fseek(out, 0, SEEK_END), 0);
-	progress_file_done(&p, 50, false, "b.json: ok");
+	progress_file_done(&p, 40, false, "b.json: ok");
+	assert_true(p.drawn);
+	pp_report_line("ppbatch: fatal: a worker's message, passed on");
+	assert_false(p.drawn);
+	progress_file_done(&p, 10, false, "c.json: ok");
 	assert_true(p.drawn);
 	progress_finish(&p);
 	long finished_at = ftell(out);
