@@ -298,7 +298,7 @@ static ALWAYS_INLINE int id_member(struct cx *c, const char **pp, struct trace_i
 	bool present;
 	int rc;
 	if (fast_int(pp, c->end, &id->num)) {
-		id_num(id);
+		id_num_reset(id);
 		*has |= bit;
 		return JS_OK;
 	}
@@ -318,7 +318,7 @@ static ALWAYS_INLINE unsigned whole_id(struct trace_id *id, const struct kc_next
 {
 	if (x->vkind == KC_VNUM) {
 		id->num = x->num;
-		id_num(id);
+		id_num_reset(id);
 	} else {
 		id->is_str = true;
 		id->num = 0;

@@ -1132,6 +1132,44 @@ static void test_cat_key(void **state)
 	strbuf_release(&sb);
 }
 
+/* An id member given again as an integer after a string (or a null after
+ * a string) is an integer without text, whether read by the fast path or,
+ * once the key cache made its member whole, from the literal: the reader
+ * leaves an integer id's text as the event's reset made it unless a string
+ * came before (trace_values.h, id_num_reset()). */
+static void test_repeated_ids(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\": [\n");
+	for (int i = 0; i < 40; i++)
+		strbuf_addf(&sb,
+			    "%s{\"ph\": \"X\", \"pid\": \"a\", \"pid\": 5, \"tid\": \"b\", "
+			    "\"tid\": null, \"tid\": %d, \"id\": \"c\", \"id\": 9, \"ts\": 1}",
+			    i ? ",\n" : "", 7 + i % 2);
+	strbuf_addstr(&sb, "\n]}");
+	LLVMFuzzerTestOneInput((const uint8_t *)sb.buf, sb.len);
+	struct trace_reader *r = open_str(sb.buf, false);
+	struct trace_event ev;
+	for (int i = 0; i < 40; i++) {
+		assert_int_equal(trace_reader_next(r, &ev), 1);
+		assert_false(ev.pid.is_str);
+		assert_int_equal(ev.pid.num, 5);
+		assert_string_equal(ev.pid.str.p, "");
+		assert_int_equal(ev.pid.str.n, 0);
+		assert_false(ev.tid.is_str);
+		assert_int_equal(ev.tid.num, 7 + i % 2);
+		assert_int_equal(ev.tid.str.n, 0);
+		assert_false(ev.id.is_str);
+		assert_int_equal(ev.id.num, 9);
+		assert_string_equal(ev.id.str.p, "");
+		assert_int_equal(ev.has, TE_PID | TE_TID | TE_ID | TE_TS);
+	}
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	trace_reader_close(r);
+	strbuf_release(&sb);
+}
+
 /* Whole literals (a key and its value learned together): values of every
  * kind that one may hold, the same for a while and then different (the
  * literal turns back into its key's), with the fields right each time and
@@ -1248,6 +1286,7 @@ int main(void)
 		cmocka_unit_test(test_keys_any_order),
 		cmocka_unit_test(test_missing_args_and_null),
 		cmocka_unit_test(test_string_ids),
+		cmocka_unit_test(test_repeated_ids),
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_raw_control_chars),
 		cmocka_unit_test(test_bom_and_whitespace),
