@@ -204,8 +204,9 @@ static ALWAYS_INLINE int parse_args(struct cx *c, const char **pp, struct trace_
 			break;
 		if (which == M_FAIL)
 			return c->rc;
-		if (which & KC_WHOLE) {
-			whole_arg(ev, &arg_fields[which & ~KC_WHOLE], x);
+		if (which & KC_WHOLE) { /* most: a key skipped (code 0), nothing to set */
+			if (which != KC_WHOLE)
+				whole_arg(ev, &arg_fields[which & ~KC_WHOLE], x);
 			continue;
 		}
 		const struct arg_field *f = &arg_fields[which];
