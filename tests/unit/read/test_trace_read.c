@@ -989,7 +989,8 @@ static void test_key_cache_limits(void **state)
 /* key_cache_find(): an empty slot matches no text (its first literal is
  * compared without a look at its length), a learned literal matches its
  * own bytes with an allowed byte after them, and a miss stops at the first
- * empty slot. */
+ * empty slot; key_cache_front() reorders a node without changing what
+ * is found. */
 static void test_key_cache_find(void **state)
 {
 	(void)state;
@@ -1014,6 +1015,27 @@ static void test_key_cache_find(void **state)
 	assert_null(key_cache_find(kc, 0, text));
 	memcpy(text, ", \"tx\": 17", 10);
 	assert_null(key_cache_find(kc, 0, text));
+	/* key_cache_front(): the literal that matches comes first, and each
+	 * literal is found as before, with its node */
+	unsigned next2 = key_cache_learn(kc, 0, ", \"ph\": ", 8, 1, &fresh);
+	assert_ptr_equal(fresh, &kc->node[0].next[1]);
+	memcpy(text, ", \"ph\": \"X\"", 11);
+	key_cache_front(kc, 0, text);
+	x = key_cache_find(kc, 0, text);
+	assert_ptr_equal(x, &kc->node[0].next[0]);
+	assert_int_equal(x->which, 1);
+	assert_int_equal(x->node, next2);
+	memcpy(text, ", \"ts\": 17", 10);
+	x = key_cache_find(kc, 0, text);
+	assert_ptr_equal(x, &kc->node[0].next[1]);
+	assert_int_equal(x->which, 3);
+	assert_int_equal(x->node, next);
+	key_cache_front(kc, 0, text);
+	assert_ptr_equal(key_cache_find(kc, 0, text), &kc->node[0].next[0]);
+	memcpy(text, ", \"tx\": 17", 10); /* none matches: the order stays */
+	key_cache_front(kc, 0, text);
+	assert_int_equal(kc->node[0].next[0].which, 3);
+	assert_int_equal(kc->node[0].next[1].which, 1);
 	key_cache_free(kc);
 }
 
