@@ -280,6 +280,57 @@ static void test_missing_args_and_null(void **state)
 	trace_reader_close(r);
 }
 
+/* Every field of an event is reset before its members are read: an event
+ * without members, read into a struct full of other bytes after one with
+ * every field, is all zeros and empty texts ("" with 8 readable bytes),
+ * whatever the struct held (each block of clear_event()'s). */
+static void test_event_reset(void **state)
+{
+	(void)state;
+	const char *s =
+		"{\"traceEvents\": [{\"ph\": \"s\", \"cat\": \"c\", \"name\": \"n\", "
+		"\"pid\": \"p\", \"tid\": \"t\", \"id\": \"i\", \"ts\": 1, \"dur\": 2, "
+		"\"bp\": \"e\", \"args\": {\"name\": \"a\", \"dtype\": \"d\", \"stream\": 3, "
+		"\"device\": 4, \"Group size\": 5, \"sort_index\": 6, \"correlation\": 7, "
+		"\"External id\": 8, \"In msg nelems\": 9, \"Out msg nelems\": 10, "
+		"\"Collective name\": \"cn\", \"Process Group Name\": \"pn\", "
+		"\"Process Group Ranks\": \"pr\", \"Process Group Description\": \"pd\"}},\n"
+		"{}, {}]}";
+	struct trace_reader *r = open_str(s, false);
+	struct trace_event ev, ev2;
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	assert_int_equal(ev.out_nelems, 10);
+	assert_string_equal(ev.pg_desc.p, "pd");
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	memset(&ev2, 0x5a, sizeof(ev2));
+	assert_int_equal(trace_reader_next(r, &ev2), 1);
+	ev2.offset = ev.offset; /* the one field that differs */
+	assert_memory_equal(&ev, &ev2, sizeof(ev));
+	assert_int_equal(ev.has, 0);
+	assert_int_equal(ev.ph, 0);
+	assert_int_equal(ev.bp, 0);
+	assert_int_equal(ev.cat_key, 0);
+	const struct pp_sv *texts[] = { &ev.cat,      &ev.name,       &ev.pid.str, &ev.tid.str,
+					&ev.id.str,   &ev.arg_name,   &ev.pg_name, &ev.pg_desc,
+					&ev.pg_ranks, &ev.collective, &ev.dtype };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		assert_int_equal(texts[i]->n, 0);
+		assert_memory_equal(texts[i]->p, "\0\0\0\0\0\0\0\0", 8);
+	}
+	const struct trace_id *ids[] = { &ev.pid, &ev.tid, &ev.id };
+	for (size_t i = 0; i < 3; i++) {
+		assert_false(ids[i]->is_str);
+		assert_int_equal(ids[i]->num, 0);
+	}
+	const int64_t *nums[] = { &ev.ts_ns,      &ev.dur_ns,    &ev.correlation, &ev.external_id,
+				  &ev.stream,     &ev.device,    &ev.group_size,  &ev.in_nelems,
+				  &ev.out_nelems, &ev.sort_index };
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		assert_int_equal(*nums[i], 0);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	trace_reader_close(r);
+}
+
 static void test_string_ids(void **state)
 {
 	(void)state;
@@ -1307,6 +1358,7 @@ int main(void)
 		cmocka_unit_test(test_basic_event),
 		cmocka_unit_test(test_keys_any_order),
 		cmocka_unit_test(test_missing_args_and_null),
+		cmocka_unit_test(test_event_reset),
 		cmocka_unit_test(test_string_ids),
 		cmocka_unit_test(test_repeated_ids),
 		cmocka_unit_test(test_escapes),
