@@ -492,10 +492,25 @@ static void test_huge_name(void **state)
 static void test_time_forms(void **state)
 {
 	(void)state;
-	struct { const char *ts; int64_t ns; } c[] = {
-		{ "12", 12000 }, { "12.3", 12300 }, { "12.34", 12340 }, { "12.345", 12345 },
-		{ "1.2345e3", 1234500 }, { "-7", -7000 }, { "-0.001", -1 },
+	struct {
+		const char *ts;
+		int64_t ns;
+	} c[] = {
+		{ "12", 12000 },
+		{ "12.3", 12300 },
+		{ "12.34", 12340 },
+		{ "12.345", 12345 },
+		{ "1.2345e3", 1234500 },
+		{ "-7", -7000 },
+		{ "-0.001", -1 },
 		{ "1.7e15", 1700000000000000000 },
+		/* 16 digits (a ts: µs since 1970), first tried as such */
+		{ "1707261432356123.456", 1707261432356123456 },
+		{ "1707261432356123", 1707261432356123000 },
+		{ "-1707261432356123.5", -1707261432356123500 },
+		{ "1707261432356123e-3", 1707261432356123 },
+		{ "9223372036854775.807", INT64_MAX },
+		{ "1234567890123456.0001", 1234567890123456000 },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		char buf[128];
@@ -517,6 +532,11 @@ static void test_time_forms(void **state)
 			 PP_EPARSE);
 	assert_string_equal(err, "(memory): byte 23: a time out of the int64 ns range, expected "
 				 "a number of µs in dur");
+	assert_int_equal(count("{\"traceEvents\":[{\"ts\":17072614323561234}]}", false, &n, err,
+			       sizeof(err)),
+			 PP_EPARSE);
+	assert_string_equal(err, "(memory): byte 22: a time out of the int64 ns range, expected "
+				 "a number of µs in ts");
 	assert_int_equal(count("{\"traceEvents\":[{\"ts\":\"5\"}]}", false, &n, err, sizeof(err)),
 			 PP_EPARSE);
 	assert_string_equal(err, "(memory): byte 22: found '\"', expected a number of µs in ts");
