@@ -298,14 +298,14 @@ static const struct key_code event_keys[] = {
 };
 
 /* A ts or dur member's value into *t, and its bit into *has (cleared by
- * null); sixteen: its integer part has 16 digits as a rule (a ts). */
+ * null). */
 static ALWAYS_INLINE int time_member(struct cx *c, const char **pp, int64_t *t, unsigned bit,
-				     const char *what, unsigned *has, bool sixteen)
+				     const char *what, unsigned *has)
 {
 	const char *q = *pp;
 	bool present;
 	int rc;
-	if (fast_time(pp, c->end, t, sixteen)) {
+	if (fast_time(pp, c->end, t)) {
 		*has |= bit;
 		return JS_OK;
 	}
@@ -423,12 +423,12 @@ static ALWAYS_INLINE int parse_event_inline(struct cx *c, const char **pp, struc
 			break;
 		case E_TS:
 			if ((rc = time_member(c, &p, &ev->ts_ns, TE_TS, "a number of µs in ts",
-					      &has, true)))
+					      &has)))
 				return rc;
 			break;
 		case E_DUR:
 			if ((rc = time_member(c, &p, &ev->dur_ns, TE_DUR, "a number of µs in dur",
-					      &has, false)))
+					      &has)))
 				return rc;
 			break;
 		/* one case per id, so that each passes constants: one case

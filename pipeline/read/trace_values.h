@@ -74,27 +74,18 @@ static ALWAYS_INLINE uint64_t frac3_value(uint64_t x, unsigned f)
 static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
 
 /* The up to 16 digits at *pp as a number; *n how many (0: none). *pp moves
- * past them. A 17th digit is left for the caller to see. sixteen: 16
- * digits are the usual case (a ts: µs since 1970), tried first where
- * simd_digits16() converts them, without a look at the first 8 bytes. */
-static ALWAYS_INLINE uint64_t digits16(const char **pp, unsigned *n, bool sixteen)
+ * past them. A 17th digit is left for the caller to see. */
+static ALWAYS_INLINE uint64_t digits16(const char **pp, unsigned *n)
 {
 	const char *p = *pp;
-	uint64_t x, v;
-	unsigned k;
-	if (sixteen && simd_digits16(p, &v)) {
-		*n = 16;
-		*pp = p + 16;
-		return v;
-	}
-	x = load8(p);
-	k = lead_digits(x);
+	uint64_t x = load8(p), v;
+	unsigned k = lead_digits(x);
 	if (k < 8) {
 		*n = k;
 		*pp = p + k;
 		return k ? digits_value(x, k) : 0;
 	}
-	if (!sixteen && simd_digits16(p, &v)) {
+	if (simd_digits16(p, &v)) {
 		*n = 16;
 		*pp = p + 16;
 		return v;
@@ -124,14 +115,14 @@ static ALWAYS_INLINE const char *digit_run(const char *p)
 /* The optional '-' and the up to 16 digits at *pp (digits16()): their
  * value and sign; false when there are no digits, or more after a leading
  * zero (not JSON). *pp moves past them. */
-static ALWAYS_INLINE bool int_digits(const char **pp, uint64_t *acc, bool *neg, bool sixteen)
+static ALWAYS_INLINE bool int_digits(const char **pp, uint64_t *acc, bool *neg)
 {
 	const char *p = *pp, *s;
 	unsigned n;
 	*neg = *p == '-';
 	p += *neg;
 	s = p;
-	*acc = digits16(&p, &n, sixteen);
+	*acc = digits16(&p, &n);
 	*pp = p;
 	return n && !(*s == '0' && n > 1);
 }
@@ -167,21 +158,20 @@ static ALWAYS_INLINE bool fast_int(const char **pp, const char *end, int64_t *v)
 			return true;
 		}
 	}
-	if (!int_digits(&p, &acc, &neg, false) || !number_ends(*p))
+	if (!int_digits(&p, &acc, &neg) || !number_ends(*p))
 		return false;
 	*v = neg ? -(int64_t)acc : (int64_t)acc;
 	*pp = p;
 	return true;
 }
 
-/* Fast path for times: -?digits{1,16}(.digits{1,3})? then a delimiter;
- * sixteen: as digits16()'s. */
-static ALWAYS_INLINE bool fast_time(const char **pp, const char *end, int64_t *ns, bool sixteen)
+/* Fast path for times: -?digits{1,16}(.digits{1,3})? then a delimiter. */
+static ALWAYS_INLINE bool fast_time(const char **pp, const char *end, int64_t *ns)
 {
 	const char *p = *pp;
 	bool neg;
 	uint64_t acc;
-	if (!int_digits(&p, &acc, &neg, sixteen) || acc > ((uint64_t)INT64_MAX - 999) / 1000)
+	if (!int_digits(&p, &acc, &neg) || acc > ((uint64_t)INT64_MAX - 999) / 1000)
 		return false;
 	acc *= 1000;
 	if (*p == '.') {
@@ -440,7 +430,7 @@ static ALWAYS_INLINE int read_time(struct cx *c, const char **pp, int64_t *ns, b
 {
 	*present = false;
 	const char *at = *pp;
-	if (fast_time(pp, c->end, ns, false)) {
+	if (fast_time(pp, c->end, ns)) {
 		*present = true;
 		return JS_OK;
 	}
