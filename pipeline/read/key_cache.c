@@ -138,3 +138,14 @@ unsigned key_cache_branch_byte_new(struct key_cache *kc, unsigned at, unsigned c
 		kc->byte_to[v] = (uint16_t)to;
 	return to;
 }
+
+void key_cache_front(struct key_cache *kc, unsigned at, const char *p)
+{
+	struct kc_next *nx = kc->node[at].next, t;
+	const struct kc_next *x = key_cache_find(kc, at, p);
+	if (!x || x == nx)
+		return;
+	t = nx[0];
+	nx[0] = *x;
+	nx[x - nx] = t;
+}

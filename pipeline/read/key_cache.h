@@ -205,4 +205,13 @@ static inline const struct kc_next *key_cache_find(const struct key_cache *kc, u
 	}
 }
 
+/* Brings the literal of node at that the bytes at p start with (the one
+ * key_cache_find() finds) to the node's front, where it is tried first.
+ * The order of a node's literals decides only which is tried first: at
+ * most one of them matches given bytes (a node keeps one literal per
+ * spelling of a key, whole or not, and two literals either differ within
+ * the shorter one's bytes or the byte after the shorter one is not one it
+ * may be followed by), and a match reads as its key would. */
+void key_cache_front(struct key_cache *kc, unsigned at, const char *p);
+
 #endif

@@ -345,6 +345,16 @@ static ALWAYS_INLINE void id_num(struct trace_id *id)
 	id->str.n = 0;
 }
 
+/* id_num() for an id of an event that clear_event() reset: its text is
+ * none already unless an earlier member of the same key gave one, as only
+ * id_num() makes is_str false, and with it the text none; so a load and a
+ * test instead of three stores. */
+static ALWAYS_INLINE void id_num_reset(struct trace_id *id)
+{
+	if (__builtin_expect(id->is_str, 0))
+		id_num(id);
+}
+
 /* A value kept as text: a string (its body) or, for anything else except
  * null, its raw JSON text. Returns whether something was kept. */
 static ALWAYS_INLINE int read_text_field(struct cx *c, const char **pp, int slot, bool *kept)

@@ -280,6 +280,57 @@ static void test_missing_args_and_null(void **state)
 	trace_reader_close(r);
 }
 
+/* Every field of an event is reset before its members are read: an event
+ * without members, read into a struct full of other bytes after one with
+ * every field, is all zeros and empty texts ("" with 8 readable bytes),
+ * whatever the struct held (each block of clear_event()'s). */
+static void test_event_reset(void **state)
+{
+	(void)state;
+	const char *s =
+		"{\"traceEvents\": [{\"ph\": \"s\", \"cat\": \"c\", \"name\": \"n\", "
+		"\"pid\": \"p\", \"tid\": \"t\", \"id\": \"i\", \"ts\": 1, \"dur\": 2, "
+		"\"bp\": \"e\", \"args\": {\"name\": \"a\", \"dtype\": \"d\", \"stream\": 3, "
+		"\"device\": 4, \"Group size\": 5, \"sort_index\": 6, \"correlation\": 7, "
+		"\"External id\": 8, \"In msg nelems\": 9, \"Out msg nelems\": 10, "
+		"\"Collective name\": \"cn\", \"Process Group Name\": \"pn\", "
+		"\"Process Group Ranks\": \"pr\", \"Process Group Description\": \"pd\"}},\n"
+		"{}, {}]}";
+	struct trace_reader *r = open_str(s, false);
+	struct trace_event ev, ev2;
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	assert_int_equal(ev.out_nelems, 10);
+	assert_string_equal(ev.pg_desc.p, "pd");
+	assert_int_equal(trace_reader_next(r, &ev), 1);
+	memset(&ev2, 0x5a, sizeof(ev2));
+	assert_int_equal(trace_reader_next(r, &ev2), 1);
+	ev2.offset = ev.offset; /* the one field that differs */
+	assert_memory_equal(&ev, &ev2, sizeof(ev));
+	assert_int_equal(ev.has, 0);
+	assert_int_equal(ev.ph, 0);
+	assert_int_equal(ev.bp, 0);
+	assert_int_equal(ev.cat_key, 0);
+	const struct pp_sv *texts[] = { &ev.cat,      &ev.name,       &ev.pid.str, &ev.tid.str,
+					&ev.id.str,   &ev.arg_name,   &ev.pg_name, &ev.pg_desc,
+					&ev.pg_ranks, &ev.collective, &ev.dtype };
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		assert_int_equal(texts[i]->n, 0);
+		assert_memory_equal(texts[i]->p, "\0\0\0\0\0\0\0\0", 8);
+	}
+	const struct trace_id *ids[] = { &ev.pid, &ev.tid, &ev.id };
+	for (size_t i = 0; i < 3; i++) {
+		assert_false(ids[i]->is_str);
+		assert_int_equal(ids[i]->num, 0);
+	}
+	const int64_t *nums[] = { &ev.ts_ns,      &ev.dur_ns,    &ev.correlation, &ev.external_id,
+				  &ev.stream,     &ev.device,    &ev.group_size,  &ev.in_nelems,
+				  &ev.out_nelems, &ev.sort_index };
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		assert_int_equal(*nums[i], 0);
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	trace_reader_close(r);
+}
+
 static void test_string_ids(void **state)
 {
 	(void)state;
@@ -441,10 +492,25 @@ static void test_huge_name(void **state)
 static void test_time_forms(void **state)
 {
 	(void)state;
-	struct { const char *ts; int64_t ns; } c[] = {
-		{ "12", 12000 }, { "12.3", 12300 }, { "12.34", 12340 }, { "12.345", 12345 },
-		{ "1.2345e3", 1234500 }, { "-7", -7000 }, { "-0.001", -1 },
+	struct {
+		const char *ts;
+		int64_t ns;
+	} c[] = {
+		{ "12", 12000 },
+		{ "12.3", 12300 },
+		{ "12.34", 12340 },
+		{ "12.345", 12345 },
+		{ "1.2345e3", 1234500 },
+		{ "-7", -7000 },
+		{ "-0.001", -1 },
 		{ "1.7e15", 1700000000000000000 },
+		/* 16 digits (a ts: µs since 1970), first tried as such */
+		{ "1707261432356123.456", 1707261432356123456 },
+		{ "1707261432356123", 1707261432356123000 },
+		{ "-1707261432356123.5", -1707261432356123500 },
+		{ "1707261432356123e-3", 1707261432356123 },
+		{ "9223372036854775.807", INT64_MAX },
+		{ "1234567890123456.0001", 1234567890123456000 },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		char buf[128];
@@ -466,6 +532,11 @@ static void test_time_forms(void **state)
 			 PP_EPARSE);
 	assert_string_equal(err, "(memory): byte 23: a time out of the int64 ns range, expected "
 				 "a number of µs in dur");
+	assert_int_equal(count("{\"traceEvents\":[{\"ts\":17072614323561234}]}", false, &n, err,
+			       sizeof(err)),
+			 PP_EPARSE);
+	assert_string_equal(err, "(memory): byte 22: a time out of the int64 ns range, expected "
+				 "a number of µs in ts");
 	assert_int_equal(count("{\"traceEvents\":[{\"ts\":\"5\"}]}", false, &n, err, sizeof(err)),
 			 PP_EPARSE);
 	assert_string_equal(err, "(memory): byte 22: found '\"', expected a number of µs in ts");
@@ -989,7 +1060,8 @@ static void test_key_cache_limits(void **state)
 /* key_cache_find(): an empty slot matches no text (its first literal is
  * compared without a look at its length), a learned literal matches its
  * own bytes with an allowed byte after them, and a miss stops at the first
- * empty slot. */
+ * empty slot; key_cache_front() reorders a node without changing what
+ * is found. */
 static void test_key_cache_find(void **state)
 {
 	(void)state;
@@ -1014,6 +1086,27 @@ static void test_key_cache_find(void **state)
 	assert_null(key_cache_find(kc, 0, text));
 	memcpy(text, ", \"tx\": 17", 10);
 	assert_null(key_cache_find(kc, 0, text));
+	/* key_cache_front(): the literal that matches comes first, and each
+	 * literal is found as before, with its node */
+	unsigned next2 = key_cache_learn(kc, 0, ", \"ph\": ", 8, 1, &fresh);
+	assert_ptr_equal(fresh, &kc->node[0].next[1]);
+	memcpy(text, ", \"ph\": \"X\"", 11);
+	key_cache_front(kc, 0, text);
+	x = key_cache_find(kc, 0, text);
+	assert_ptr_equal(x, &kc->node[0].next[0]);
+	assert_int_equal(x->which, 1);
+	assert_int_equal(x->node, next2);
+	memcpy(text, ", \"ts\": 17", 10);
+	x = key_cache_find(kc, 0, text);
+	assert_ptr_equal(x, &kc->node[0].next[1]);
+	assert_int_equal(x->which, 3);
+	assert_int_equal(x->node, next);
+	key_cache_front(kc, 0, text);
+	assert_ptr_equal(key_cache_find(kc, 0, text), &kc->node[0].next[0]);
+	memcpy(text, ", \"tx\": 17", 10); /* none matches: the order stays */
+	key_cache_front(kc, 0, text);
+	assert_int_equal(kc->node[0].next[0].which, 3);
+	assert_int_equal(kc->node[0].next[1].which, 1);
 	key_cache_free(kc);
 }
 
@@ -1132,6 +1225,44 @@ static void test_cat_key(void **state)
 	strbuf_release(&sb);
 }
 
+/* An id member given again as an integer after a string (or a null after
+ * a string) is an integer without text, whether read by the fast path or,
+ * once the key cache made its member whole, from the literal: the reader
+ * leaves an integer id's text as the event's reset made it unless a string
+ * came before (trace_values.h, id_num_reset()). */
+static void test_repeated_ids(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\": [\n");
+	for (int i = 0; i < 40; i++)
+		strbuf_addf(&sb,
+			    "%s{\"ph\": \"X\", \"pid\": \"a\", \"pid\": 5, \"tid\": \"b\", "
+			    "\"tid\": null, \"tid\": %d, \"id\": \"c\", \"id\": 9, \"ts\": 1}",
+			    i ? ",\n" : "", 7 + i % 2);
+	strbuf_addstr(&sb, "\n]}");
+	LLVMFuzzerTestOneInput((const uint8_t *)sb.buf, sb.len);
+	struct trace_reader *r = open_str(sb.buf, false);
+	struct trace_event ev;
+	for (int i = 0; i < 40; i++) {
+		assert_int_equal(trace_reader_next(r, &ev), 1);
+		assert_false(ev.pid.is_str);
+		assert_int_equal(ev.pid.num, 5);
+		assert_string_equal(ev.pid.str.p, "");
+		assert_int_equal(ev.pid.str.n, 0);
+		assert_false(ev.tid.is_str);
+		assert_int_equal(ev.tid.num, 7 + i % 2);
+		assert_int_equal(ev.tid.str.n, 0);
+		assert_false(ev.id.is_str);
+		assert_int_equal(ev.id.num, 9);
+		assert_string_equal(ev.id.str.p, "");
+		assert_int_equal(ev.has, TE_PID | TE_TID | TE_ID | TE_TS);
+	}
+	assert_int_equal(trace_reader_next(r, &ev), 0);
+	trace_reader_close(r);
+	strbuf_release(&sb);
+}
+
 /* Whole literals (a key and its value learned together): values of every
  * kind that one may hold, the same for a while and then different (the
  * literal turns back into its key's), with the fields right each time and
@@ -1247,7 +1378,9 @@ int main(void)
 		cmocka_unit_test(test_basic_event),
 		cmocka_unit_test(test_keys_any_order),
 		cmocka_unit_test(test_missing_args_and_null),
+		cmocka_unit_test(test_event_reset),
 		cmocka_unit_test(test_string_ids),
+		cmocka_unit_test(test_repeated_ids),
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_raw_control_chars),
 		cmocka_unit_test(test_bom_and_whitespace),
