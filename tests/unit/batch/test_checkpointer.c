@@ -1,6 +1,7 @@
 /* checkpointer.h: checkpoints asked for run on the thread's own connection
  * (the WAL's pages reach the database file), also when asked just before
- * the stop, and a checkpointer that cannot open its database says why. */
+ * the stop; a checkpointer that cannot open its database says why; a
+ * failed checkpoint is handed to the caller, not printed. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -26,22 +27,40 @@ static off_t file_size(const char *path)
 	return st.st_size;
 }
 
-static void test_checkpoint_reaches_the_file(void **state)
+/* A database in a new folder dir ("/tmp/pptrace-ckpt-XXXXXX", filled in)
+ * at path, with 300 rows committed by a worker's connection (returned), so
+ * that they stay in the WAL until someone checkpoints; *created: the
+ * file's size before the rows. */
+static struct db *worker_with_wal(char *dir, char *path, size_t pathlen, off_t *created)
 {
-	(void)state;
-	char dir[] = "/tmp/pptrace-ckpt-XXXXXX", path[64], err[512];
+	char err[512], tp[32];
 	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/t.db", dir);
-	/* A worker's connection: its commits stay in the WAL. */
+	snprintf(path, pathlen, "%s/t.db", dir);
 	struct db *w = db_open(path, DB_NO_CHECKPOINT, 0, err, sizeof(err));
 	assert_non_null(w);
-	off_t before = file_size(path);
-	char tp[32];
+	*created = file_size(path);
 	for (int i = 0; i < 300; i++) {
 		struct db_trace t = { .path = tp, .status = DB_STATUS_FAILED, .error = "x" };
 		snprintf(tp, sizeof(tp), "/trace/%d.json", i);
 		assert_int_equal(db_trace_store_empty(w, &t), 0);
 	}
+	return w;
+}
+
+static void remove_dir(const char *dir)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_checkpoint_reaches_the_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/pptrace-ckpt-XXXXXX", path[64], err[512];
+	off_t before;
+	struct db *w = worker_with_wal(dir, path, sizeof(path), &before);
+	/* A worker's connection: its commits stay in the WAL. */
 	assert_int_equal(file_size(path), before);
 	struct checkpointer *c = checkpointer_start(path, 0, err, sizeof(err));
 	assert_non_null(c);
@@ -51,9 +70,7 @@ static void test_checkpoint_reaches_the_file(void **state)
 	assert_string_equal(msg, "");
 	assert_true(file_size(path) > before);
 	db_close(w);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	remove_dir(dir);
 }
 
 static void test_no_database_no_checkpointer(void **state)
@@ -72,20 +89,12 @@ static void test_failure_is_handed_over(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/pptrace-ckpt-XXXXXX", path[64], err[512], out[96];
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/t.db", dir);
+	off_t created;
+	struct db *w = worker_with_wal(dir, path, sizeof(path), &created);
 	snprintf(out, sizeof(out), "%s/stderr", dir);
-	struct db *w = db_open(path, DB_NO_CHECKPOINT, 0, err, sizeof(err));
-	assert_non_null(w);
-	char tp[32];
-	for (int i = 0; i < 300; i++) {
-		struct db_trace t = { .path = tp, .status = DB_STATUS_FAILED, .error = "x" };
-		snprintf(tp, sizeof(tp), "/trace/%d.json", i);
-		assert_int_equal(db_trace_store_empty(w, &t), 0);
-	}
 	struct checkpointer *c = checkpointer_start(path, 0, err, sizeof(err));
 	assert_non_null(c);
-	struct rlimit old, small = { (rlim_t)file_size(path), RLIM_INFINITY };
+	struct rlimit old, small = { (rlim_t)created, RLIM_INFINITY };
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	small.rlim_max = old.rlim_max;
 	/* The write fails with EFBIG instead of ending the process. */
@@ -111,9 +120,7 @@ static void test_failure_is_handed_over(void **state)
 	assert_non_null(strstr(msg, "cannot checkpoint"));
 	assert_int_equal(file_size(out), 0);
 	db_close(w);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	remove_dir(dir);
 }
 
 int main(void)
