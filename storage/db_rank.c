@@ -117,7 +117,7 @@ static int add_kernels(struct db *db, const struct rank_result *r)
 	/* name_ids[nnames]: the id of "", for a name_id out of range. */
 	int64_t *name_ids = xcalloc(r->nnames + 1, sizeof(*name_ids));
 	/* pg_ids[g] < 0: group g not interned yet (its id may be 0, NULL). */
-	int64_t *pg_ids = xmalloc((r->ngroups + 1) * sizeof(*pg_ids));
+	int64_t *pg_ids = xmalloc(r->ngroups * sizeof(*pg_ids));
 	for (size_t g = 0; g < r->ngroups; g++)
 		pg_ids[g] = -1;
 	int rc = 0;
