@@ -7,7 +7,8 @@
  * working folder, and for each of stdin, stdout and stderr: /dev/null, ours
  * (inherited) or a pipe. Writes to a stdin pipe are queued; a stdout pipe is
  * delivered line by line; a stderr pipe is kept (its last 8 KiB) for the
- * exit report, and delivered line by line too when asked. A deadline kills the child (SIGKILL) when it passes.
+ * exit report, and delivered line by line too when asked. A deadline kills
+ * the child (SIGKILL) when it passes.
  *
  * A child is finished when it has exited AND its stdout and stderr pipes
  * reached end of file, so nothing it wrote before exiting is lost. Then

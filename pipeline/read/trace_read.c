@@ -871,7 +871,7 @@ static int parse_unit(struct trace_reader *r, struct cx *c, struct trace_event *
 		/* Here (a window's end, mostly: every few MiB) the literal
 		 * that starts this event comes first at the event's first node:
 		 * a trace opens with metadata events, whose first key ("name")
-		 * would else be tried in vain before that of every other */
+		 * would else be tried in vain before every other event's. */
 		key_cache_front(r->kc_event, 0, p + 1);
 		if ((rc = r->lv->parse_event(c, &p, ev)))
 			return rc;
