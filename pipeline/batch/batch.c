@@ -333,8 +333,12 @@ static int open_all(struct batch *b)
 }
 
 /* Records the run and decides, file by file, between skip and task; the
- * entries that are not traces are recorded here as failed. */
-static void plan(struct batch *b)
+ * entries that are not traces are recorded here as failed. Recording the run
+ * is the coordinator's first write: when the database refuses it (a read-only
+ * file, folder or mount), every worker would analyse its trace only to fail
+ * storing it, so the batch stops here. PP_EXIT_OK or PP_EXIT_FATAL
+ * (reported). */
+static int plan(struct batch *b)
 {
 	const struct batch_opts *o = b->o;
 	int64_t bytes_total = 0;
@@ -346,8 +350,10 @@ static void plan(struct batch *b)
 				  .db = b->real_db ? b->real_db : b->db_path.buf,
 				  .shard = b->shard.len ? b->shard.buf : NULL,
 				  .processes = b->set.processes };
-	if (db_run_begin(b->db, &b->run, &b->run_id))
-		warn("%s", db_errmsg(b->db));
+	if (db_run_begin(b->db, &b->run, &b->run_id)) {
+		error("cannot write database '%s': %s", b->db_path.buf, db_errmsg(b->db));
+		return PP_EXIT_FATAL;
+	}
 	b->tasks = xcalloc(b->files.n + 1, sizeof(*b->tasks));
 	for (size_t i = 0; i < b->files.n; i++) {
 		struct walk_file *f = &b->files.v[i];
@@ -372,6 +378,7 @@ static void plan(struct batch *b)
 			b->tasks[b->ntasks++] = i;
 		}
 	}
+	return PP_EXIT_OK;
 }
 
 /* Runs the tasks on the pool: 0, PP_EINTR, or PP_EIO (reported). */
@@ -627,7 +634,8 @@ int batch_run(const struct batch_opts *o)
 		goto out;
 	if (!o->quiet)
 		note_duplicates(&b);
-	plan(&b);
+	if ((rc = plan(&b)))
+		goto out;
 	int64_t t0 = pp_now_ns();
 	int prc = run_pool(&b);
 	double secs = (double)(pp_now_ns() - t0) / 1e9;

@@ -1,0 +1,31 @@
+#!/bin/bash
+# A database ppbatch may open but not write (a read-only file; the same
+# happens in a read-only folder or mount): ppbatch stops before any worker
+# analyses a trace, with exit 3 and one error naming the database, and what
+# was stored stays. Before, every trace was analysed only to fail storing
+# ("cannot store: cannot delete kernels: attempt to write a readonly
+# database"), the run ended with "cannot resolve ranks".
+source "$PP_ROOT/tests/lib.sh"
+source "$PP_ROOT/tests/reliab/lib-reliab.sh"
+chmod 755 "$T"
+"$PP_FAST_BIN/ppgen" --out tr --pp 2 --microbatches 4 --layers 2 --iterations 1,2 --quiet
+chmod -R a+rwX tr
+as_user ppbatch --input tr --folders iteration_1 -j 2 --quiet 2>err1.txt
+is "the first run (iteration 1) exits 0" 0 $?
+before=$(sql tr/pptrace.db "SELECT path || '|' || status FROM ranks ORDER BY path")
+chmod 444 tr/pptrace.db
+as_user ppbatch --input tr -j 2 >out.txt 2>err.txt
+is "read-only database: exit 3" 3 $?
+ok_if "the error names the database and says it cannot be written" \
+	grep -qF "ppbatch: error: cannot write database 'tr/pptrace.db': " err.txt
+is "no trace was sent to a worker" "" "$(grep -F '] ' err.txt)"
+is "nothing is reported as failed" "" "$(grep -F 'failed' out.txt err.txt)"
+ok_if "no sanitizer report" sanitizer_clean err.txt
+chmod 644 tr/pptrace.db
+is "what was stored stays" "$before" \
+	"$(sql tr/pptrace.db "SELECT path || '|' || status FROM ranks ORDER BY path")"
+as_user ppbatch --input tr -j 2 --quiet 2>err3.txt
+is "writable again: the run exits 0" 0 $?
+is "writable again: both iterations are stored" "4|4" \
+	"$(sql tr/pptrace.db "SELECT count(*), sum(status = 'ok') FROM ranks")"
+done_testing
