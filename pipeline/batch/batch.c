@@ -301,6 +301,25 @@ static int settings(const struct batch_opts *o, struct settings *s)
 	return 0;
 }
 
+/* The walk found no trace file at all: a wrong --input, --folders or
+ * --pattern would otherwise look like a finished run of nothing. */
+static void warn_nothing_found(const struct batch *b)
+{
+	const struct batch_opts *o = b->o;
+	struct strbuf sb;
+	strbuf_init(&sb, 0);
+	if (o->nfolders) {
+		strbuf_addf(&sb, "the folders of '%s' matching", o->input);
+		for (int i = 0; i < o->nfolders; i++)
+			strbuf_addf(&sb, "%s '%s'", i ? "," : "", o->folders[i]);
+	} else {
+		strbuf_addf(&sb, "'%s' or its folders", o->input);
+	}
+	warn("found no trace file in %s (file names %s): nothing to analyse", sb.buf,
+	     b->set.pattern ? b->set.pattern : "*.json, *.json.gz, *.pt.trace.json*");
+	strbuf_release(&sb);
+}
+
 /* Walks the tree, opens the database and reads what it holds. A PP_EXIT_*
  * code, errors reported. */
 static int open_all(struct batch *b)
@@ -320,6 +339,8 @@ static int open_all(struct batch *b)
 		error("%s", err);
 		return PP_EXIT_USAGE;
 	}
+	if (!b->files.n && !o->quiet)
+		warn_nothing_found(b);
 	walk_shard(&b->files, o->shard_index, o->shard_count);
 	b->sent = xcalloc(b->files.n + 1, sizeof(*b->sent));
 	if (!(b->db = db_open(b->db_path.buf, 0, b->set.busy_ms, err, sizeof(err)))) {
@@ -577,8 +598,8 @@ static void print_summary(struct batch *b, double secs, bool interrupted)
 	if (b->skipped_failed)
 		printf(" (%lld of them failed before; --force retries)",
 		       (long long)b->skipped_failed);
-	printf(" in %.1f s (%.1f MB, %.1f MB/s)%s\n", secs, mb,
-	       secs > 0 ? mb / secs : 0, interrupted ? " — interrupted" : "");
+	printf(" in %.1f s (%.1f MB, %.1f MB/s)%s\n", secs, mb, secs > 0 ? mb / secs : 0,
+	       interrupted ? " — interrupted" : "");
 	if (b->conflicts)
 		printf("rank conflicts: %lld traces claim a rank another trace of their "
 		       "iteration claims (SELECT * FROM rank_conflicts)\n",
