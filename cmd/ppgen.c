@@ -424,7 +424,10 @@ int main(int argc, char **argv)
 		rc = PP_EXIT_USAGE;
 	} else {
 		rc = gen_run(&a.o);
-		rc = rc == 0 ? PP_EXIT_OK : rc == PP_EINVAL ? PP_EXIT_USAGE : PP_EXIT_FATAL;
+		rc = rc == 0           ? PP_EXIT_OK
+		     : rc == PP_EINVAL ? PP_EXIT_USAGE
+		     : rc == PP_EINTR  ? PP_EXIT_INTR
+				       : PP_EXIT_FATAL;
 	}
 	free(a.iters);
 	free(a.ranks);
