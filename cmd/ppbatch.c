@@ -216,6 +216,10 @@ int main(int argc, char **argv)
 		error("--inspect needs at least one trace file");
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;
+	} else if (o.inspect && o.merge) {
+		error("--inspect and --merge exclude each other");
+		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
 	} else if (o.inspect && o.full && o.no_classify) {
 		error("--full and --no-classify exclude each other");
 		rc = PP_EXIT_USAGE;
@@ -225,6 +229,14 @@ int main(int argc, char **argv)
 		rc = merge_run(&o);
 	} else if (!o.worker && !o.input) {
 		error("--input is required");
+		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
+	} else if (o.nfiles) {
+		/* Only --inspect and --merge take files: a second folder after
+		 * --input would otherwise be dropped without a word. */
+		error("unexpected argument '%s' (--input takes one folder; trace files go "
+		      "with --inspect, shard databases with --merge)",
+		      o.files[0]);
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;
 	} else if ((o.meta || o.schema) && strcmp(o.format, "optrace")) {
