@@ -429,8 +429,13 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		configured = true;
 	}
 	if (sqlite3_open_v2(path, &db->conn, oflags, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path,
-			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+		/* SQLite says "unable to open database file" for a missing
+		 * folder, a file without permission and more: add the system's
+		 * reason. */
+		int e = db->conn ? sqlite3_system_errno(db->conn) : 0;
+		snprintf(err, errlen, "cannot open database '%s': %s%s%s", path,
+			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory", e ? ": " : "",
+			 e ? strerror(e) : "");
 		goto out_fail;
 	}
 	if (krows_register(db->conn) != SQLITE_OK) {

@@ -57,6 +57,11 @@ ppbatch --input tr --shard 3/3 2>/dev/null; is "bad shard: exit 2" 2 $?
 echo "not a database" >bad.db
 ppbatch --input tr --db bad.db 2>err.txt; is "unusable database: exit 3" 3 $?
 ok_if "unusable database: says why" grep -q "bad.db" err.txt
+ppbatch --input tr --db nodir/x.db 2>err.txt; is "database in a missing folder: exit 3" 3 $?
+# Before, SQLite's words alone: "unable to open database file".
+is "database in a missing folder: the system's reason" \
+	"ppbatch: error: cannot open database 'nodir/x.db': unable to open database file: No such file or directory" \
+	"$(cat err.txt)"
 
 # --timeout kills and records; a re-run retries timed-out traces.
 "$GEN" --out slow --pp 2 --microbatches 16 --iterations 1 --layers 8 --quiet
