@@ -70,6 +70,15 @@ struct batch {
 	int64_t skipped_failed; /* skipped, but stored as failed earlier */
 	int64_t conflicts;      /* traces in a rank conflict, in the walked
 				 * iterations */
+	struct conflict_group { /* the rank whose conflicting traces
+				  * show_conflict() is collecting */
+		bool open, has_iteration;
+		int64_t iteration, rank, ntraces;
+		char *folder;
+		int npaths;          /* paths in paths (at most CONFLICT_PATHS) */
+		struct strbuf paths; /* "'a', 'b'" */
+	} cg;
+	int64_t conflict_ranks; /* conflict warnings, shown or not */
 	int64_t *iters;         /* the walked iteration numbers, sorted */
 	size_t niters;
 	const char **folders; /* the walked folders without one, sorted */
@@ -88,6 +97,8 @@ struct batch {
 
 /* At most this many lines of each list in the summary. */
 #define SHOW_MAX 10
+/* At most this many traces named in a rank conflict's warning. */
+#define CONFLICT_PATHS 3
 
 /* ---- what is stored ---- */
 
@@ -526,18 +537,55 @@ static void show_shared(void *ctx, const struct db_shared_rank *s)
 	strbuf_release(&sb);
 }
 
+/* Warns about the rank collected in b->cg, one line for all its traces
+ * (the first SHOW_MAX ranks), and empties it. */
+static void flush_conflict(struct batch *b)
+{
+	struct conflict_group *g = &b->cg;
+	if (!g->open)
+		return;
+	if (b->conflict_ranks++ < SHOW_MAX) {
+		struct strbuf sb = STRBUF_INIT;
+		iteration_name(&sb, g->has_iteration, g->iteration, g->folder);
+		if (g->ntraces > g->npaths)
+			strbuf_addf(&g->paths, " and %lld more",
+				    (long long)(g->ntraces - g->npaths));
+		warn("rank conflict: %s, rank %lld is claimed by %lld traces (%s): none of them "
+		     "is aggregated",
+		     sb.buf, (long long)g->rank, (long long)g->ntraces, g->paths.buf);
+		strbuf_release(&sb);
+	}
+	free(g->folder);
+	g->folder = NULL;
+	strbuf_reset(&g->paths);
+	g->open = false;
+}
+
+/* Rows come ordered by iteration (folder without one), rank, path: the
+ * traces of one rank are consecutive. */
 static void show_conflict(void *ctx, const struct db_conflict *c)
 {
 	struct batch *b = ctx;
+	struct conflict_group *g = &b->cg;
 	if (!walked(b, c->has_iteration, c->iteration, c->folder))
 		return;
-	if (b->conflicts++ < SHOW_MAX) {
-		struct strbuf sb = STRBUF_INIT;
-		iteration_name(&sb, c->has_iteration, c->iteration, c->folder);
-		warn("rank conflict: %s, rank %lld is claimed by %lld traces, among them '%s': "
-		     "none of them is aggregated",
-		     sb.buf, (long long)c->rank, (long long)c->ntraces, c->path);
-		strbuf_release(&sb);
+	b->conflicts++;
+	bool same = g->open && g->rank == c->rank && g->has_iteration == c->has_iteration &&
+		    (c->has_iteration ? g->iteration == c->iteration
+				      : !strcmp(g->folder, c->folder ? c->folder : ""));
+	if (!same) {
+		flush_conflict(b);
+		*g = (struct conflict_group){ .open = true,
+					      .has_iteration = c->has_iteration,
+					      .iteration = c->iteration,
+					      .rank = c->rank,
+					      .ntraces = c->ntraces,
+					      .folder = xstrdup(c->folder ? c->folder : ""),
+					      .paths = g->paths };
+	}
+	if (g->npaths < CONFLICT_PATHS) {
+		strbuf_addf(&g->paths, "%s'%s'", g->npaths ? ", " : "", c->path);
+		g->npaths++;
 	}
 }
 
@@ -549,9 +597,10 @@ static int resolve_ranks(struct batch *b)
 	if (db_resolve_ranks(b->db) || db_shared_header_ranks(b->db, show_shared, b) ||
 	    db_rank_conflicts(b->db, show_conflict, b))
 		return error("%s", db_errmsg(b->db)), PP_EDB;
-	if (b->conflicts > SHOW_MAX)
-		warn("rank conflict: %lld more traces (SELECT * FROM rank_conflicts)",
-		     (long long)(b->conflicts - SHOW_MAX));
+	flush_conflict(b);
+	if (b->conflict_ranks > SHOW_MAX)
+		warn("rank conflict: %lld more ranks (SELECT * FROM rank_conflicts)",
+		     (long long)(b->conflict_ranks - SHOW_MAX));
 	return 0;
 }
 
@@ -647,6 +696,7 @@ int batch_run(const struct batch_opts *o)
 	strbuf_init(&b.failures, 0);
 	strbuf_init(&b.db_path, 0);
 	strbuf_init(&b.shard, 0);
+	strbuf_init(&b.cg.paths, 0);
 	if (settings(o, &b.set)) {
 		rc = PP_EXIT_USAGE;
 		goto out;
@@ -675,5 +725,7 @@ out:
 	strbuf_release(&b.failures);
 	strbuf_release(&b.db_path);
 	strbuf_release(&b.shard);
+	strbuf_release(&b.cg.paths);
+	free(b.cg.folder);
 	return rc;
 }
