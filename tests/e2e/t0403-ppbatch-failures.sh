@@ -53,6 +53,9 @@ ok_if "dot folders are ignored" test "$(sql odd/pptrace.db "SELECT count(*) FROM
 ppbatch 2>/dev/null; is "no --input: exit 2" 2 $?
 ppbatch --input nowhere 2>err.txt; is "missing input: exit 2" 2 $?
 ok_if "missing input: says why" grep -q "cannot read input folder 'nowhere'" err.txt
+ppbatch --input tr/iteration_3/rank_0000_iter_3.pt.trace.json 2>err.txt; is "a file as --input: exit 2" 2 $?
+ok_if "a file as --input: points to --inspect" \
+	grep -qF "Not a directory (--input takes the folder of the iteration_N folders; to describe one trace: ppbatch --inspect FILE)" err.txt
 ppbatch --input tr --shard 3/3 2>/dev/null; is "bad shard: exit 2" 2 $?
 echo "not a database" >bad.db
 ppbatch --input tr --db bad.db 2>err.txt; is "unusable database: exit 3" 3 $?
