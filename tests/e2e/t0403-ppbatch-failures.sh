@@ -63,7 +63,7 @@ ok_if "unusable database: says why" grep -q "bad.db" err.txt
 ppbatch --input tr --db nodir/x.db 2>err.txt; is "database in a missing folder: exit 3" 3 $?
 # Before, SQLite's words alone: "unable to open database file".
 is "database in a missing folder: the system's reason" \
-	"ppbatch: error: cannot open database 'nodir/x.db': unable to open database file: No such file or directory" \
+	"ppbatch: error: cannot open database 'nodir/x.db': unable to open database file: folder 'nodir': No such file or directory" \
 	"$(cat err.txt)"
 
 # --timeout kills and records; a re-run retries timed-out traces.
