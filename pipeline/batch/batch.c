@@ -355,7 +355,11 @@ static int open_all(struct batch *b)
 	walk_shard(&b->files, o->shard_index, o->shard_count);
 	b->sent = xcalloc(b->files.n + 1, sizeof(*b->sent));
 	if (!(b->db = db_open(b->db_path.buf, 0, b->set.busy_ms, err, sizeof(err)))) {
-		error("%s", err);
+		/* Trace folders are often another user's or read-only. */
+		error("%s%s", err,
+		      o->db ? ""
+			    : " (the default database is in the input folder; --db puts it "
+			      "elsewhere)");
 		return PP_EXIT_FATAL;
 	}
 	b->real_db = realpath(b->db_path.buf, NULL);

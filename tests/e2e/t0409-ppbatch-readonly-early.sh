@@ -28,4 +28,17 @@ as_user ppbatch --input tr -j 2 --quiet 2>err3.txt
 is "writable again: the run exits 0" 0 $?
 is "writable again: both iterations are stored" "4|4" \
 	"$(sql tr/pptrace.db "SELECT count(*), sum(status = 'ok') FROM ranks")"
+
+# The default database in an input folder the user cannot write: the error
+# says where the database was to go and how to put it elsewhere.
+mkdir -p theirs
+cp -r tr/iteration_1 theirs/
+chmod 755 theirs
+as_user ppbatch --input theirs -j 2 2>err4.txt
+is "an input folder the user cannot write: exit 3" 3 $?
+is "... the error names the database, the reason and --db" \
+	"ppbatch: error: cannot open database 'theirs/pptrace.db': unable to open database file: cannot create a file in folder 'theirs': Permission denied (the default database is in the input folder; --db puts it elsewhere)" \
+	"$(cat err4.txt)"
+as_user ppbatch --input theirs --db tr/mine.db -j 2 --quiet
+is "... with --db elsewhere: exit 0" 0 $?
 done_testing
