@@ -28,7 +28,8 @@
 
 /* SIGINT/SIGTERM: the trace being written ends at its next buffer flush and
  * is removed with its temporary file, no further trace is started, and
- * .truth keeps its earlier content (it would not describe the tree). */
+ * .truth keeps its earlier content (it would not describe the tree). The
+ * same signal again ends ppgen at once. */
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int signum)
@@ -519,7 +520,9 @@ int gen_run(const struct gen_opts *o)
 	rc = choose_ranks(&R);
 	struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
+	/* A second signal kills at once (a long simulation does not look at
+	 * the flag). */
+	sa.sa_flags = SA_RESTART | SA_RESETHAND;
 	stop_signal = 0;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
