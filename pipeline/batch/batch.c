@@ -670,6 +670,23 @@ static void print_summary(struct batch *b, double secs, bool interrupted)
 	fflush(stdout);
 }
 
+/* --quiet prints errors only, and a trace that failed is one: without the
+ * summary, each gets an error line, so that exit status 1 is explained. */
+static void quiet_failures(const struct batch *b)
+{
+	const char *s = b->failures.buf;
+	while (s && *s) {
+		const char *nl = strchr(s, '\n');
+		error("%.*s", (int)(nl - s), s);
+		s = nl + 1;
+	}
+	if (b->skipped_failed)
+		error("%lld trace%s that failed in an earlier run %s skipped (--force analyses "
+		      "them again; SELECT path, error FROM ranks WHERE status = 'failed')",
+		      (long long)b->skipped_failed, b->skipped_failed == 1 ? "" : "s",
+		      b->skipped_failed == 1 ? "was" : "were");
+}
+
 /* Completes the runs row, prints the summary; the exit status. */
 static int finish(struct batch *b, int prc, double secs)
 {
@@ -682,6 +699,8 @@ static int finish(struct batch *b, int prc, double secs)
 		warn("%s", db_errmsg(b->db));
 	if (!b->o->quiet || prc)
 		print_summary(b, secs, prc == PP_EINTR);
+	else
+		quiet_failures(b);
 	return prc == PP_EINTR                                      ? PP_EXIT_INTR
 	       : prc                                                ? PP_EXIT_FATAL
 	       : b->run.failed || b->skipped_failed || b->conflicts ? PP_EXIT_PARTIAL
