@@ -652,7 +652,7 @@ static void print_summary(struct batch *b, double secs, bool interrupted)
 		printf(" (%lld of them failed before; --force retries)",
 		       (long long)b->skipped_failed);
 	printf(" in %.1f s (%.1f MB, %.1f MB/s)%s\n", secs, mb, secs > 0 ? mb / secs : 0,
-	       interrupted ? " — interrupted" : "");
+	       interrupted ? " — interrupted: the same command again resumes" : "");
 	if (b->conflicts)
 		printf("rank conflicts: %lld traces claim a rank another trace of their "
 		       "iteration claims (SELECT * FROM rank_conflicts)\n",
