@@ -417,7 +417,8 @@ static int64_t page_count(sqlite3 *c)
  * folder the user may not write, a folder at the path and more, and its
  * system errno is that of its last attempt (a read-only retry: "No such
  * file or directory" when the folder is only not writable). */
-static void open_failure(const char *path, bool write, int sys_errno, char *why, size_t len)
+static void open_failure(const char *path, bool write, bool create, int sys_errno, char *why,
+			 size_t len)
 {
 	struct stat st;
 	if (stat(path, &st) == 0) {
@@ -430,7 +431,7 @@ static void open_failure(const char *path, bool write, int sys_errno, char *why,
 				 sys_errno ? strerror(sys_errno) : "");
 		return;
 	}
-	if (errno != ENOENT || !write) {
+	if (errno != ENOENT) {
 		snprintf(why, len, ": %s", strerror(errno));
 		return;
 	}
@@ -446,6 +447,8 @@ static void open_failure(const char *path, bool write, int sys_errno, char *why,
 		snprintf(why, len, ": folder '%s': %s", dir, strerror(errno));
 	else if (!S_ISDIR(st.st_mode))
 		snprintf(why, len, ": '%s' is not a folder", dir);
+	else if (!create)
+		snprintf(why, len, ": %s", strerror(ENOENT));
 	else if (access(dir, W_OK | X_OK))
 		snprintf(why, len, ": cannot create a file in folder '%s': %s", dir,
 			 strerror(errno));
@@ -475,7 +478,7 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	}
 	if (sqlite3_open_v2(path, &db->conn, oflags, NULL) != SQLITE_OK) {
 		char why[PATH_MAX + 128];
-		open_failure(path, !(oflags & SQLITE_OPEN_READONLY),
+		open_failure(path, !(oflags & SQLITE_OPEN_READONLY), oflags & SQLITE_OPEN_CREATE,
 			     db->conn ? sqlite3_system_errno(db->conn) : 0, why, sizeof(why));
 		snprintf(err, errlen, "cannot open database '%s': %s%s", path,
 			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory", why);

@@ -41,4 +41,9 @@ is "... the error names the database, the reason and --db" \
 	"$(cat err4.txt)"
 as_user ppbatch --input theirs --db tr/mine.db -j 2 --quiet
 is "... with --db elsewhere: exit 0" 0 $?
+# A database that is only to be opened, not created, is missing, whatever
+# the folder's permissions (not "cannot create a file in folder").
+as_user ppagg --db theirs/none.db --no-render >/dev/null 2>err5.txt
+ok_if "a missing database ppagg would read: 'No such file or directory'" \
+	grep -qF "cannot open database 'theirs/none.db': unable to open database file: No such file or directory" err5.txt
 done_testing
