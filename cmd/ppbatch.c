@@ -226,6 +226,10 @@ int main(int argc, char **argv)
 		rc = PP_EXIT_USAGE;
 	} else if (o.inspect) {
 		rc = inspect_run(&o);
+	} else if (o.merge && o.input) {
+		error("--merge takes the shard databases as arguments, not --input");
+		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
 	} else if (o.merge) {
 		rc = merge_run(&o);
 	} else if (!o.worker && !o.input) {
@@ -242,6 +246,9 @@ int main(int argc, char **argv)
 		rc = PP_EXIT_USAGE;
 	} else if ((o.meta || o.schema) && strcmp(o.format, "optrace")) {
 		error("--meta and --schema go with --format optrace");
+		rc = PP_EXIT_USAGE;
+	} else if ((o.pp_size || o.vpp_size != 1) && strcmp(o.format, "pp-timer")) {
+		error("--pp-size and --vpp-size go with --format pp-timer");
 		rc = PP_EXIT_USAGE;
 	} else if (!strcmp(o.format, "pp-timer")) {
 		rc = pptimer_run(&o);
