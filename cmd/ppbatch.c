@@ -52,7 +52,8 @@ static const struct cli_opt options[] = {
 	{ "salvage", 0, NULL, "keep the complete events of a truncated trace", O_SALVAGE, 0 },
 	{ "shard", 0, "<i>/<n>", "process only slice i (0-based) of n", O_SHARD, 0 },
 	{ "timeout", 0, "<seconds>", "kill a worker that takes longer", O_TIMEOUT, 0 },
-	{ "quiet", 'q', NULL, "no progress output", O_QUIET, 0 },
+	{ "quiet", 'q', NULL,
+	  "only errors: no progress, no summary; a failed trace is an error line", O_QUIET, 0 },
 	{ "inspect", 0, NULL, "describe the trace files given as arguments", O_INSPECT, 0 },
 	{ "json", 0, NULL, "with --inspect: one JSON object per file", O_JSON, 0 },
 	{ "full", 0, NULL,
@@ -216,19 +217,38 @@ int main(int argc, char **argv)
 		error("--inspect needs at least one trace file");
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;
+	} else if (o.inspect && o.merge) {
+		error("--inspect and --merge exclude each other");
+		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
 	} else if (o.inspect && o.full && o.no_classify) {
 		error("--full and --no-classify exclude each other");
 		rc = PP_EXIT_USAGE;
 	} else if (o.inspect) {
 		rc = inspect_run(&o);
+	} else if (o.merge && o.input) {
+		error("--merge takes the shard databases as arguments, not --input");
+		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
 	} else if (o.merge) {
 		rc = merge_run(&o);
 	} else if (!o.worker && !o.input) {
 		error("--input is required");
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;
+	} else if (o.nfiles) {
+		/* Only --inspect and --merge take files: a second folder after
+		 * --input would otherwise be dropped without a word. */
+		error("unexpected argument '%s' (--input takes one folder; trace files go "
+		      "with --inspect, shard databases with --merge)",
+		      o.files[0]);
+		cli_usage(&cmd);
+		rc = PP_EXIT_USAGE;
 	} else if ((o.meta || o.schema) && strcmp(o.format, "optrace")) {
 		error("--meta and --schema go with --format optrace");
+		rc = PP_EXIT_USAGE;
+	} else if ((o.pp_size || o.vpp_size != 1) && strcmp(o.format, "pp-timer")) {
+		error("--pp-size and --vpp-size go with --format pp-timer");
 		rc = PP_EXIT_USAGE;
 	} else if (!strcmp(o.format, "pp-timer")) {
 		rc = pptimer_run(&o);

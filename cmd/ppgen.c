@@ -79,7 +79,7 @@ static const struct cli_opt options[] = {
 	{ "time-format", 0, "<fmt>", "absolute (default) or relative (baseTimeNanoseconds)",
 	  O_TIME_FORMAT, 0 },
 	{ "nasty", 0, "<list>",
-	  "real-world quirks: truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,bom,whitespace,nan,long-names,all",
+	  "real-world quirks: truncate,string-ids,unsorted,unicode,control-chars,orphans,zero-dur,big-ids,bom,whitespace,nan,long-names, or all (every one but truncate)",
 	  O_NASTY, 0 },
 	{ "config", 'c', "<file>", "INI configuration file (section [gen])", O_CONFIG, 0 },
 	{ "quiet", 'q', NULL, "no summary line", O_QUIET, 0 },
@@ -126,7 +126,10 @@ static int parse_iterations(struct args *a, const struct cli_state *st)
 	}
 	free(a->iters);
 	if (gen_parse_int_list(buf, &a->iters, &a->o.niterations))
-		return cli_bad_value(&cmd, st, "expected numbers such as 15,16");
+		return cli_bad_value(
+			&cmd, st,
+			"expected numbers >= 0 such as 15,16 or a rising range such as "
+			"10-12");
 	a->o.iterations = a->iters;
 	return 0;
 }
@@ -424,7 +427,10 @@ int main(int argc, char **argv)
 		rc = PP_EXIT_USAGE;
 	} else {
 		rc = gen_run(&a.o);
-		rc = rc == 0 ? PP_EXIT_OK : rc == PP_EINVAL ? PP_EXIT_USAGE : PP_EXIT_FATAL;
+		rc = rc == 0           ? PP_EXIT_OK
+		     : rc == PP_EINVAL ? PP_EXIT_USAGE
+		     : rc == PP_EINTR  ? PP_EXIT_INTR
+				       : PP_EXIT_FATAL;
 	}
 	free(a.iters);
 	free(a.ranks);

@@ -14,12 +14,15 @@
  *   index within the trace is next_oidx.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "db_int.h"
@@ -409,6 +412,51 @@ static int64_t page_count(sqlite3 *c)
 	return n;
 }
 
+/* Why a database could not be opened, as ": reason" in why (or ""):
+ * SQLite says "unable to open database file" for a missing folder, a
+ * folder the user may not write, a folder at the path and more, and its
+ * system errno is that of its last attempt (a read-only retry: "No such
+ * file or directory" when the folder is only not writable). */
+static void open_failure(const char *path, bool write, bool create, int sys_errno, char *why,
+			 size_t len)
+{
+	struct stat st;
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			snprintf(why, len, ": it is a folder");
+		else if (access(path, write ? R_OK | W_OK : R_OK))
+			snprintf(why, len, ": %s", strerror(errno));
+		else
+			snprintf(why, len, "%s%s", sys_errno ? ": " : "",
+				 sys_errno ? strerror(sys_errno) : "");
+		return;
+	}
+	if (errno != ENOENT) {
+		snprintf(why, len, ": %s", strerror(errno));
+		return;
+	}
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st))
+		snprintf(why, len, ": folder '%s': %s", dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(why, len, ": '%s' is not a folder", dir);
+	else if (!create)
+		snprintf(why, len, ": %s", strerror(ENOENT));
+	else if (access(dir, W_OK | X_OK))
+		snprintf(why, len, ": cannot create a file in folder '%s': %s", dir,
+			 strerror(errno));
+	else
+		snprintf(why, len, "%s%s", sys_errno ? ": " : "",
+			 sys_errno ? strerror(sys_errno) : "");
+}
+
 struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		   char *err, size_t errlen)
 {
@@ -429,8 +477,11 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		configured = true;
 	}
 	if (sqlite3_open_v2(path, &db->conn, oflags, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path,
-			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+		char why[PATH_MAX + 128];
+		open_failure(path, !(oflags & SQLITE_OPEN_READONLY), oflags & SQLITE_OPEN_CREATE,
+			     db->conn ? sqlite3_system_errno(db->conn) : 0, why, sizeof(why));
+		snprintf(err, errlen, "cannot open database '%s': %s%s", path,
+			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory", why);
 		goto out_fail;
 	}
 	if (krows_register(db->conn) != SQLITE_OK) {

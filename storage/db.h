@@ -263,8 +263,9 @@ struct db_shared_rank {
 	int64_t ntraces;
 	const char *first, *last; /* two of the traces (smallest, largest path) */
 };
-/* Call fn for each conflict row (ordered by iteration, folder, rank,
- * path) / each shared header rank (by iteration, rank). 0 or PP_EDB. */
+/* Call fn for each conflict row (ordered by iteration, then the folder
+ * when there is no iteration, rank, path: the rows of one conflict are
+ * consecutive) / each shared header rank (by iteration, rank). 0 or PP_EDB. */
 int db_rank_conflicts(struct db *db, void (*fn)(void *ctx, const struct db_conflict *c), void *ctx);
 int db_shared_header_ranks(struct db *db, void (*fn)(void *ctx, const struct db_shared_rank *s),
 			   void *ctx);

@@ -47,7 +47,7 @@ static const char *const rank_sql[R_COUNT] = {
 	"COMMIT",
 	"ROLLBACK",
 	"SELECT iteration, folder, rank, path, traces FROM rank_conflicts"
-	" ORDER BY iteration, folder, rank, path",
+	" ORDER BY iteration, CASE WHEN iteration IS NULL THEN folder END, rank, path",
 	"SELECT iteration, min(folder), header_rank, count(*), min(path), max(path)"
 	" FROM traces WHERE header_rank IS NOT NULL"
 	" GROUP BY iteration, CASE WHEN iteration IS NULL THEN folder END, header_rank"

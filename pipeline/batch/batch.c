@@ -70,6 +70,15 @@ struct batch {
 	int64_t skipped_failed; /* skipped, but stored as failed earlier */
 	int64_t conflicts;      /* traces in a rank conflict, in the walked
 				 * iterations */
+	struct conflict_group { /* the rank whose conflicting traces
+				  * show_conflict() is collecting */
+		bool open, has_iteration;
+		int64_t iteration, rank, ntraces;
+		char *folder;
+		int npaths;          /* paths in paths (at most CONFLICT_PATHS) */
+		struct strbuf paths; /* "'a', 'b'" */
+	} cg;
+	int64_t conflict_ranks; /* conflict warnings, shown or not */
 	int64_t *iters;         /* the walked iteration numbers, sorted */
 	size_t niters;
 	const char **folders; /* the walked folders without one, sorted */
@@ -88,6 +97,8 @@ struct batch {
 
 /* At most this many lines of each list in the summary. */
 #define SHOW_MAX 10
+/* At most this many traces named in a rank conflict's warning. */
+#define CONFLICT_PATHS 3
 
 /* ---- what is stored ---- */
 
@@ -301,6 +312,25 @@ static int settings(const struct batch_opts *o, struct settings *s)
 	return 0;
 }
 
+/* The walk found no trace file at all: a wrong --input, --folders or
+ * --pattern would otherwise look like a finished run of nothing. */
+static void warn_nothing_found(const struct batch *b)
+{
+	const struct batch_opts *o = b->o;
+	struct strbuf sb;
+	strbuf_init(&sb, 0);
+	if (o->nfolders) {
+		strbuf_addf(&sb, "the folders of '%s' matching", o->input);
+		for (int i = 0; i < o->nfolders; i++)
+			strbuf_addf(&sb, "%s '%s'", i ? "," : "", o->folders[i]);
+	} else {
+		strbuf_addf(&sb, "'%s' or its folders", o->input);
+	}
+	warn("found no trace file in %s (file names %s): nothing to analyse", sb.buf,
+	     b->set.pattern ? b->set.pattern : "*.json, *.json.gz, *.pt.trace.json*");
+	strbuf_release(&sb);
+}
+
 /* Walks the tree, opens the database and reads what it holds. A PP_EXIT_*
  * code, errors reported. */
 static int open_all(struct batch *b)
@@ -320,10 +350,16 @@ static int open_all(struct batch *b)
 		error("%s", err);
 		return PP_EXIT_USAGE;
 	}
+	if (!b->files.n && !o->quiet)
+		warn_nothing_found(b);
 	walk_shard(&b->files, o->shard_index, o->shard_count);
 	b->sent = xcalloc(b->files.n + 1, sizeof(*b->sent));
 	if (!(b->db = db_open(b->db_path.buf, 0, b->set.busy_ms, err, sizeof(err)))) {
-		error("%s", err);
+		/* Trace folders are often another user's or read-only. */
+		error("%s%s", err,
+		      o->db ? ""
+			    : " (the default database is in the input folder; --db puts it "
+			      "elsewhere)");
 		return PP_EXIT_FATAL;
 	}
 	b->real_db = realpath(b->db_path.buf, NULL);
@@ -333,8 +369,12 @@ static int open_all(struct batch *b)
 }
 
 /* Records the run and decides, file by file, between skip and task; the
- * entries that are not traces are recorded here as failed. */
-static void plan(struct batch *b)
+ * entries that are not traces are recorded here as failed. Recording the run
+ * is the coordinator's first write: when the database refuses it (a read-only
+ * file, folder or mount), every worker would analyse its trace only to fail
+ * storing it, so the batch stops here. PP_EXIT_OK or PP_EXIT_FATAL
+ * (reported). */
+static int plan(struct batch *b)
 {
 	const struct batch_opts *o = b->o;
 	int64_t bytes_total = 0;
@@ -346,8 +386,10 @@ static void plan(struct batch *b)
 				  .db = b->real_db ? b->real_db : b->db_path.buf,
 				  .shard = b->shard.len ? b->shard.buf : NULL,
 				  .processes = b->set.processes };
-	if (db_run_begin(b->db, &b->run, &b->run_id))
-		warn("%s", db_errmsg(b->db));
+	if (db_run_begin(b->db, &b->run, &b->run_id)) {
+		error("cannot write database '%s': %s", b->db_path.buf, db_errmsg(b->db));
+		return PP_EXIT_FATAL;
+	}
 	b->tasks = xcalloc(b->files.n + 1, sizeof(*b->tasks));
 	for (size_t i = 0; i < b->files.n; i++) {
 		struct walk_file *f = &b->files.v[i];
@@ -372,6 +414,7 @@ static void plan(struct batch *b)
 			b->tasks[b->ntasks++] = i;
 		}
 	}
+	return PP_EXIT_OK;
 }
 
 /* Runs the tasks on the pool: 0, PP_EINTR, or PP_EIO (reported). */
@@ -498,18 +541,55 @@ static void show_shared(void *ctx, const struct db_shared_rank *s)
 	strbuf_release(&sb);
 }
 
+/* Warns about the rank collected in b->cg, one line for all its traces
+ * (the first SHOW_MAX ranks), and empties it. */
+static void flush_conflict(struct batch *b)
+{
+	struct conflict_group *g = &b->cg;
+	if (!g->open)
+		return;
+	if (b->conflict_ranks++ < SHOW_MAX) {
+		struct strbuf sb = STRBUF_INIT;
+		iteration_name(&sb, g->has_iteration, g->iteration, g->folder);
+		if (g->ntraces > g->npaths)
+			strbuf_addf(&g->paths, " and %lld more",
+				    (long long)(g->ntraces - g->npaths));
+		warn("rank conflict: %s, rank %lld is claimed by %lld traces (%s): none of them "
+		     "is aggregated",
+		     sb.buf, (long long)g->rank, (long long)g->ntraces, g->paths.buf);
+		strbuf_release(&sb);
+	}
+	free(g->folder);
+	g->folder = NULL;
+	strbuf_reset(&g->paths);
+	g->open = false;
+}
+
+/* Rows come ordered by iteration (folder without one), rank, path: the
+ * traces of one rank are consecutive. */
 static void show_conflict(void *ctx, const struct db_conflict *c)
 {
 	struct batch *b = ctx;
+	struct conflict_group *g = &b->cg;
 	if (!walked(b, c->has_iteration, c->iteration, c->folder))
 		return;
-	if (b->conflicts++ < SHOW_MAX) {
-		struct strbuf sb = STRBUF_INIT;
-		iteration_name(&sb, c->has_iteration, c->iteration, c->folder);
-		warn("rank conflict: %s, rank %lld is claimed by %lld traces, among them '%s': "
-		     "none of them is aggregated",
-		     sb.buf, (long long)c->rank, (long long)c->ntraces, c->path);
-		strbuf_release(&sb);
+	b->conflicts++;
+	bool same = g->open && g->rank == c->rank && g->has_iteration == c->has_iteration &&
+		    (c->has_iteration ? g->iteration == c->iteration
+				      : !strcmp(g->folder, c->folder ? c->folder : ""));
+	if (!same) {
+		flush_conflict(b);
+		*g = (struct conflict_group){ .open = true,
+					      .has_iteration = c->has_iteration,
+					      .iteration = c->iteration,
+					      .rank = c->rank,
+					      .ntraces = c->ntraces,
+					      .folder = xstrdup(c->folder ? c->folder : ""),
+					      .paths = g->paths };
+	}
+	if (g->npaths < CONFLICT_PATHS) {
+		strbuf_addf(&g->paths, "%s'%s'", g->npaths ? ", " : "", c->path);
+		g->npaths++;
 	}
 }
 
@@ -521,9 +601,10 @@ static int resolve_ranks(struct batch *b)
 	if (db_resolve_ranks(b->db) || db_shared_header_ranks(b->db, show_shared, b) ||
 	    db_rank_conflicts(b->db, show_conflict, b))
 		return error("%s", db_errmsg(b->db)), PP_EDB;
-	if (b->conflicts > SHOW_MAX)
-		warn("rank conflict: %lld more traces (SELECT * FROM rank_conflicts)",
-		     (long long)(b->conflicts - SHOW_MAX));
+	flush_conflict(b);
+	if (b->conflict_ranks > SHOW_MAX)
+		warn("rank conflict: %lld more ranks (SELECT * FROM rank_conflicts)",
+		     (long long)(b->conflict_ranks - SHOW_MAX));
 	return 0;
 }
 
@@ -570,8 +651,8 @@ static void print_summary(struct batch *b, double secs, bool interrupted)
 	if (b->skipped_failed)
 		printf(" (%lld of them failed before; --force retries)",
 		       (long long)b->skipped_failed);
-	printf(" in %.1f s (%.1f MB, %.1f MB/s)%s\n", secs, mb,
-	       secs > 0 ? mb / secs : 0, interrupted ? " — interrupted" : "");
+	printf(" in %.1f s (%.1f MB, %.1f MB/s)%s\n", secs, mb, secs > 0 ? mb / secs : 0,
+	       interrupted ? " — interrupted: the same command again resumes" : "");
 	if (b->conflicts)
 		printf("rank conflicts: %lld traces claim a rank another trace of their "
 		       "iteration claims (SELECT * FROM rank_conflicts)\n",
@@ -589,6 +670,23 @@ static void print_summary(struct batch *b, double secs, bool interrupted)
 	fflush(stdout);
 }
 
+/* --quiet prints errors only, and a trace that failed is one: without the
+ * summary, each gets an error line, so that exit status 1 is explained. */
+static void quiet_failures(const struct batch *b)
+{
+	const char *s = b->failures.buf;
+	while (s && *s) {
+		const char *nl = strchr(s, '\n');
+		error("%.*s", (int)(nl - s), s);
+		s = nl + 1;
+	}
+	if (b->skipped_failed)
+		error("%lld trace%s that failed in an earlier run %s skipped (--force analyses "
+		      "them again; SELECT path, error FROM ranks WHERE status = 'failed')",
+		      (long long)b->skipped_failed, b->skipped_failed == 1 ? "" : "s",
+		      b->skipped_failed == 1 ? "was" : "were");
+}
+
 /* Completes the runs row, prints the summary; the exit status. */
 static int finish(struct batch *b, int prc, double secs)
 {
@@ -601,6 +699,8 @@ static int finish(struct batch *b, int prc, double secs)
 		warn("%s", db_errmsg(b->db));
 	if (!b->o->quiet || prc)
 		print_summary(b, secs, prc == PP_EINTR);
+	else
+		quiet_failures(b);
 	return prc == PP_EINTR                                      ? PP_EXIT_INTR
 	       : prc                                                ? PP_EXIT_FATAL
 	       : b->run.failed || b->skipped_failed || b->conflicts ? PP_EXIT_PARTIAL
@@ -619,6 +719,7 @@ int batch_run(const struct batch_opts *o)
 	strbuf_init(&b.failures, 0);
 	strbuf_init(&b.db_path, 0);
 	strbuf_init(&b.shard, 0);
+	strbuf_init(&b.cg.paths, 0);
 	if (settings(o, &b.set)) {
 		rc = PP_EXIT_USAGE;
 		goto out;
@@ -627,7 +728,8 @@ int batch_run(const struct batch_opts *o)
 		goto out;
 	if (!o->quiet)
 		note_duplicates(&b);
-	plan(&b);
+	if ((rc = plan(&b)))
+		goto out;
 	int64_t t0 = pp_now_ns();
 	int prc = run_pool(&b);
 	double secs = (double)(pp_now_ns() - t0) / 1e9;
@@ -646,5 +748,7 @@ out:
 	strbuf_release(&b.failures);
 	strbuf_release(&b.db_path);
 	strbuf_release(&b.shard);
+	strbuf_release(&b.cg.paths);
+	free(b.cg.folder);
 	return rc;
 }

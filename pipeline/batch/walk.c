@@ -228,8 +228,12 @@ int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
 	struct dirent *e;
 	bool top_files = false;
 	if (!d) {
-		snprintf(err, errlen, "cannot read input folder '%s': %s", o->input,
-			 strerror(errno));
+		int why = errno;
+		snprintf(err, errlen, "cannot read input folder '%s': %s%s", o->input,
+			 strerror(why),
+			 why == ENOTDIR ? " (--input takes the folder of the iteration_N folders; "
+					  "to describe one trace: ppbatch --inspect FILE)"
+					: "");
 		return PP_EIO;
 	}
 	/* The identities hang off the canonical BASE, so that any spelling of

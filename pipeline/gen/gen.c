@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,17 @@
 #include "util/safefile.h"
 
 #define DEFAULT_START_NS 1707261432000000000LL /* 2024-02-06 23:17:12 UTC */
+
+/* SIGINT/SIGTERM: the trace being written ends at its next buffer flush and
+ * is removed with its temporary file, no further trace is started, and
+ * .truth keeps its earlier content (it would not describe the tree). The
+ * same signal again ends ppgen at once. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int signum)
+{
+	stop_signal = signum;
+}
 
 static const struct {
 	const char *name;
@@ -400,6 +412,7 @@ static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cf
 		.iteration = it,
 		.base_ns = (R->t0 / 1000000000 - 1) * 1000000000,
 		.dirfd = itfd,
+		.stop = &stop_signal,
 	};
 	memset(R->sums, 0, (size_t)R->lay.world * sizeof(*R->sums));
 	for (int r = 0; r < R->lay.world; r++) {
@@ -413,10 +426,15 @@ static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cf
 			gen_truth_optrace_add(R->truth, gr, dp, R->offset[r], R->ops, nops);
 		if (!R->write[r])
 			continue;
+		if (stop_signal)
+			return PP_EINTR;
 		snprintf(path, sizeof(path), "%s/rank_%04d_iter_%d.pt.trace.json%s", dir, r, it,
 			 o->gzip ? ".gz" : "");
 		w.path = path;
-		if (gen_write_trace(gr, &w, err, sizeof(err)))
+		int wrc = gen_write_trace(gr, &w, err, sizeof(err));
+		if (wrc == PP_EINTR)
+			return PP_EINTR;
+		if (wrc)
 			return error("%s", err), PP_EIO;
 		struct stat st;
 		if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
@@ -500,14 +518,32 @@ int gen_run(const struct gen_opts *o)
 	R.sums = xcalloc((size_t)R.lay.world, sizeof(*R.sums));
 	R.t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
 	rc = choose_ranks(&R);
+	struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	/* A second signal kills at once (a long simulation does not look at
+	 * the flag). */
+	sa.sa_flags = SA_RESTART | SA_RESETHAND;
+	stop_signal = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	if (!rc)
 		rc = open_output(&R);
 	for (int i = 0; i < o->niterations && !rc; i++)
-		rc = write_iteration(&R, o->iterations[i]);
-	if (gen_truth_close(R.truth, err, sizeof(err)) && !rc) {
+		rc = stop_signal ? PP_EINTR : write_iteration(&R, o->iterations[i]);
+	if (!rc && stop_signal)
+		rc = PP_EINTR;
+	if (rc == PP_EINTR) {
+		gen_truth_abort(R.truth);
+		error("interrupted (%s): %d complete trace%s in %s, .truth not updated; run the "
+		      "command again",
+		      stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", R.files,
+		      R.files == 1 ? "" : "s", o->out);
+	} else if (gen_truth_close(R.truth, err, sizeof(err)) && !rc) {
 		error("%s", err);
 		rc = PP_EIO;
 	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	if (!rc && !o->quiet) {
 		double secs = (double)(pp_now_ns() - t_begin) / 1e9;
 		printf("ppgen: wrote %d trace%s (%.1f MB) for %d rank%s x %d iteration%s to %s in "

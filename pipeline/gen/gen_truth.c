@@ -51,8 +51,10 @@ struct gen_truth {
 	size_t nrep, caprep;
 };
 
-static void truth_abort(struct gen_truth *t)
+void gen_truth_abort(struct gen_truth *t)
 {
+	if (!t)
+		return;
 	for (int i = 0; i < TF_N; i++)
 		if (t->f[i])
 			safefile_abort(&t->sf[i]);
@@ -103,14 +105,14 @@ struct gen_truth *gen_truth_open(int dirfd, const char *dir, const struct gen_la
 	for (int i = 0; i < TF_N; i++) {
 		if (safefile_open(&t->sf[i], dirfd, files[i], why, sizeof(why))) {
 			snprintf(err, errlen, "%s: %s", dir, why);
-			truth_abort(t);
+			gen_truth_abort(t);
 			return NULL;
 		}
 		t->f[i] = t->sf[i].fp;
 		fprintf(t->f[i], "%s\n", headers[i]);
 	}
 	if (write_meta(t, lay, vpp, err, errlen)) {
-		truth_abort(t);
+		gen_truth_abort(t);
 		return NULL;
 	}
 	return t;

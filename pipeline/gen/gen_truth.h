@@ -53,5 +53,7 @@ int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int w
 			    size_t errlen);
 /* Closes the files; returns 0 or PP_EIO (message in err). */
 int gen_truth_close(struct gen_truth *t, char *err, size_t errlen);
+/* Discards the files being written (the earlier ones stay); t may be NULL. */
+void gen_truth_abort(struct gen_truth *t);
 
 #endif

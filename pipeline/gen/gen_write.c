@@ -26,6 +26,7 @@
 struct out {
 	FILE *f;
 	gzFile gz;
+	const volatile sig_atomic_t *stop; /* gen_write_opts.stop */
 	char *buf;
 	size_t len;
 	int err;
@@ -39,6 +40,8 @@ struct out {
 
 static void out_flush(struct out *o)
 {
+	if (o->stop && *o->stop && !o->err)
+		o->err = PP_EINTR;
 	if (!o->len || o->err)
 		goto out;
 	if (o->gz) {
@@ -531,7 +534,9 @@ static void write_spans(struct out *o, const struct ctx *c)
 int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, char *err,
 		    size_t errlen)
 {
-	struct out o = { .nasty = w->nasty, .relative = w->relative, .base = w->base_ns };
+	struct out o = {
+		.stop = w->stop, .nasty = w->nasty, .relative = w->relative, .base = w->base_ns
+	};
 	struct ctx c = { .r = r, .w = w };
 	c.pid = 4000 + (int64_t)r->rank * 16;
 	c.tid_main = c.pid;
@@ -583,9 +588,12 @@ int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, ch
 	write_trailer(&o, &c);
 close:
 	out_flush(&o);
-	if (o.gz && gzclose(o.gz) != Z_OK)
+	if (o.gz && gzclose(o.gz) != Z_OK && !o.err)
 		o.err = PP_EIO;
-	if (o.err) {
+	if (o.err == PP_EINTR) {
+		safefile_abort(&sf);
+		rc = PP_EINTR;
+	} else if (o.err) {
 		snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
 		safefile_abort(&sf);
 		rc = PP_EIO;

@@ -10,6 +10,7 @@
 #ifndef GEN_WRITE_H
 #define GEN_WRITE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,9 +28,13 @@ struct gen_write_opts {
 	int gpus_per_host; /* device = rank % gpus_per_host */
 	int iteration;
 	int64_t base_ns;              /* baseTimeNanoseconds (relative only) */
+	const volatile sig_atomic_t *stop; /* NULL, or set by a signal handler:
+	                               * the write ends at its next buffer
+	                               * flush (8 MB), nothing left behind */
 };
 
-/* Writes r's trace to o->path. Returns 0, or PP_EIO with a message in err. */
+/* Writes r's trace to o->path. Returns 0, PP_EINTR when *o->stop was set
+ * (no file, no temporary file), or PP_EIO with a message in err. */
 int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *o, char *err,
 		    size_t errlen);
 

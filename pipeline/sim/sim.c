@@ -21,6 +21,7 @@
  */
 #include "sim.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -618,6 +619,14 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
 	res->nops = S.n;
 	S.ops = NULL;
 	sim_summarise(&S, &T, res);
+	/* Every time is finite, but their sums may not be (--forward 1e308). */
+	if (!isfinite(res->makespan) || !isfinite(res->ideal)) {
+		snprintf(err, errlen,
+			 "the op times are too large: the makespan or the ideal exceeds the "
+			 "largest number (%g)",
+			 DBL_MAX);
+		rc = PP_EINVAL;
+	}
 out:
 	if (rc)
 		sim_result_release(res);

@@ -22,6 +22,7 @@ struct config_entry {
 struct config {
 	struct config_entry *v;
 	size_t n, alloc;
+	char *path; /* the file loaded, for messages; NULL for config_new() */
 };
 
 struct config *config_new(void)
@@ -38,6 +39,7 @@ void config_free(struct config *cfg)
 		free(cfg->v[i].value);
 	}
 	free(cfg->v);
+	free(cfg->path);
 	free(cfg);
 }
 
@@ -70,6 +72,7 @@ struct config *config_load(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	struct config *cfg = config_new();
+	cfg->path = xstrdup(path);
 	int rc = ini_parse_file(f, on_entry, cfg);
 	fclose(f);
 	if (rc != 0) {
@@ -195,7 +198,8 @@ size_t config_check_known(const struct config *cfg, const char *section,
 		for (const char *const *p = known; *p && !ok; p++)
 			ok = !strcmp(k + plen + 1, *p);
 		if (!ok) {
-			warn("config: unknown key '%s' (see config.example.ini)", k);
+			warn("%s: unknown key '%s' (see config.example.ini)",
+			     cfg->path ? cfg->path : "config", k);
 			unknown++;
 		}
 	}

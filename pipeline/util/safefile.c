@@ -58,8 +58,9 @@ static int walk(int atfd, const char *path, unsigned flags, bool create,
 		int *links, int *out, char *err, size_t errlen);
 
 /* comp in cur did not open as a folder (ELOOP/ENOTDIR): follow it if it is
- * a symlink we may follow. On success *out is the target folder. */
-static int follow_link(int cur, const char *comp, unsigned flags, bool create,
+ * a symlink we may follow. On success *out is the target folder. Messages
+ * name shown, the path as given up to comp. */
+static int follow_link(int cur, const char *comp, const char *shown, unsigned flags, bool create,
 		       int *links, int *out, char *err, size_t errlen)
 {
 	struct stat st;
@@ -68,32 +69,28 @@ static int follow_link(int cur, const char *comp, unsigned flags, bool create,
 	int rc;
 	int lfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (lfd < 0)
-		return fail(errno, err, errlen, "cannot open '%s': %s", comp,
-			    strerror(errno));
+		return fail(errno, err, errlen, "cannot open '%s': %s", shown, strerror(errno));
 	if (fstat(lfd, &st) < 0) {
-		rc = fail(errno, err, errlen, "cannot stat '%s': %s", comp,
-			  strerror(errno));
+		rc = fail(errno, err, errlen, "cannot stat '%s': %s", shown, strerror(errno));
 		goto out_close;
 	}
 	if (!S_ISLNK(st.st_mode)) {
-		rc = fail(ENOTDIR, err, errlen, "'%s' is not a folder", comp);
+		rc = fail(ENOTDIR, err, errlen, "'%s' is not a folder", shown);
 		goto out_close;
 	}
 	if ((flags & SAFE_NOFOLLOW) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0)) {
-		rc = fail(ELOOP, err, errlen,
-			  "refusing to follow symlink '%s' (owned by uid %u)",
-			  comp, (unsigned)st.st_uid);
+		rc = fail(ELOOP, err, errlen, "refusing to follow symlink '%s' (owned by uid %u)",
+			  shown, (unsigned)st.st_uid);
 		goto out_close;
 	}
 	if (++*links > MAX_LINKS) {
-		rc = fail(ELOOP, err, errlen, "too many levels of symlinks at '%s'",
-			  comp);
+		rc = fail(ELOOP, err, errlen, "too many levels of symlinks at '%s'", shown);
 		goto out_close;
 	}
 	n = readlinkat(lfd, "", target, sizeof(target) - 1);
 	if (n < 0) {
-		rc = fail(errno, err, errlen, "cannot read symlink '%s': %s", comp,
+		rc = fail(errno, err, errlen, "cannot read symlink '%s': %s", shown,
 			  strerror(errno));
 		goto out_close;
 	}
@@ -127,26 +124,29 @@ static int walk(int atfd, const char *path, unsigned flags, bool create,
 			p = next;
 			continue;
 		}
+		/* The path as given up to this component, for messages. */
+		int shown_len = (int)(p - copy + strlen(p));
+		char *shown = xstrdup(path);
+		shown[shown_len] = '\0';
 		int fd = open_dir_at(cur, p);
 		if (fd < 0 && errno == ENOENT && create) {
 			if (mkdirat(cur, p, 0777) < 0 && errno != EEXIST) {
-				rc = fail(errno, err, errlen,
-					  "cannot create folder '%s': %s", p,
-					  strerror(errno));
+				rc = fail(errno, err, errlen, "cannot create folder '%s': %s",
+					  shown, strerror(errno));
+				free(shown);
 				goto out_close;
 			}
 			fd = open_dir_at(cur, p);
 		}
 		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
-			rc = follow_link(cur, p, flags, create, links, &fd, err,
-					 errlen);
-			if (rc)
-				goto out_close;
+			rc = follow_link(cur, p, shown, flags, create, links, &fd, err, errlen);
 		} else if (fd < 0) {
-			rc = fail(errno, err, errlen, "cannot open folder '%s': %s",
-				  p, strerror(errno));
-			goto out_close;
+			rc = fail(errno, err, errlen, "cannot open folder '%s': %s", shown,
+				  strerror(errno));
 		}
+		free(shown);
+		if (rc)
+			goto out_close;
 		close(cur);
 		cur = fd;
 		p = next;

@@ -51,6 +51,12 @@ ppgen --out wbad --config bad.ini 2>bad.err
 is "bad [gen] warmup: exit 2" 2 "$?"
 ok_if "... file, key and value named" \
 	grep -q "bad.ini: config key gen.warmup: expected legacy or core, got 'new'" bad.err
+# A descending range is refused with a message that shows what ranges look
+# like (before: "expected numbers such as 15,16", though 10-12 works).
+ppgen --out wbad --iterations 12-10 2>bad.err
+is "--iterations 12-10: exit 2" 2 "$?"
+ok_if "... the message shows a rising range" \
+	grep -qF "invalid value '12-10' for --iterations: expected numbers >= 0 such as 15,16 or a rising range such as 10-12" bad.err
 ok_if "recompute, gzip" ppgen --out rc --pp 4 --dp 2 --recompute --microbatches 6 --iterations 3 --gzip --quiet
 ok_if "truth of recompute matches" $TC rc
 ok_if "recompute rows present" grep -q ',bwd_computation_recompute,' rc/.truth/category_stats.csv

@@ -53,10 +53,18 @@ ok_if "dot folders are ignored" test "$(sql odd/pptrace.db "SELECT count(*) FROM
 ppbatch 2>/dev/null; is "no --input: exit 2" 2 $?
 ppbatch --input nowhere 2>err.txt; is "missing input: exit 2" 2 $?
 ok_if "missing input: says why" grep -q "cannot read input folder 'nowhere'" err.txt
+ppbatch --input tr/iteration_3/rank_0000_iter_3.pt.trace.json 2>err.txt; is "a file as --input: exit 2" 2 $?
+ok_if "a file as --input: points to --inspect" \
+	grep -qF "Not a directory (--input takes the folder of the iteration_N folders; to describe one trace: ppbatch --inspect FILE)" err.txt
 ppbatch --input tr --shard 3/3 2>/dev/null; is "bad shard: exit 2" 2 $?
 echo "not a database" >bad.db
 ppbatch --input tr --db bad.db 2>err.txt; is "unusable database: exit 3" 3 $?
 ok_if "unusable database: says why" grep -q "bad.db" err.txt
+ppbatch --input tr --db nodir/x.db 2>err.txt; is "database in a missing folder: exit 3" 3 $?
+# Before, SQLite's words alone: "unable to open database file".
+is "database in a missing folder: the system's reason" \
+	"ppbatch: error: cannot open database 'nodir/x.db': unable to open database file: folder 'nodir': No such file or directory" \
+	"$(cat err.txt)"
 
 # --timeout kills and records; a re-run retries timed-out traces.
 "$GEN" --out slow --pp 2 --microbatches 16 --iterations 1 --layers 8 --quiet

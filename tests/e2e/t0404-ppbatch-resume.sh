@@ -85,7 +85,7 @@ ok_if "worker killed: content equals a clean run" cmp -s clean.txt <(dump_db w9.
 # 3. SIGINT while both workers hold a trace: the coordinator terminates
 # them (SIGTERM, pending while they are stopped, delivered when continued);
 # exit 130, consistent, resumable.
-PPTRACE_TEST_WORKER_STOP='*/iteration_2/*' ppbatch --input tree --db int.db -j 2 --quiet &
+PPTRACE_TEST_WORKER_STOP='*/iteration_2/*' ppbatch --input tree --db int.db -j 2 --quiet >int.out &
 coord=$!
 workers=$(wait_stopped $coord 2)
 kill -INT $coord
@@ -95,6 +95,8 @@ done
 kill -CONT $workers
 wait $coord
 is "SIGINT: exit 130" 130 $?
+ok_if "SIGINT: the summary says how to resume" \
+	grep -qF " — interrupted: the same command again resumes" int.out
 wait_gone $workers
 is "SIGINT: integrity ok" ok "$(sql int.db 'PRAGMA integrity_check')"
 is "SIGINT: the run is marked interrupted" interrupted "$(sql int.db "SELECT state FROM runs")"

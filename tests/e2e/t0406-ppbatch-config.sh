@@ -26,7 +26,7 @@ is "... says file, key and range" \
 printf '[batch]\nprocesses = 1\nprocesess = 2\n' >typo.ini
 ppbatch --config typo.ini --pattern '*.json' --input tree --db e.db --quiet 2>typo.err
 is "an unknown key: warned once, not again by every worker" \
-	"ppbatch: warning: config: unknown key 'batch.procesess' (see config.example.ini)" "$(cat typo.err)"
+	"ppbatch: warning: typo.ini: unknown key 'batch.procesess' (see config.example.ini)" "$(cat typo.err)"
 
 # ppsim and ppgen: the same order.
 printf '[sim]\ndevices = 2\nmicrobatches = 4\nstrategy = zb1p\n' >s.ini

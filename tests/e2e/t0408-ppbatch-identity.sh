@@ -77,7 +77,7 @@ ppbatch --input hdr -j 2 >out 2>err
 is "a trace without a file-name rank: exit 1" 1 $?
 ok_if "the conflict is in the summary" grep -q "rank conflicts: 2 traces" out
 ok_if "the conflict names its iteration, rank and a trace" \
-	grep -q "rank conflict: iteration 5, rank 0 is claimed by 2 traces, among them '.*/hdr/iteration_5/extra.pt.trace.json'" err
+	grep -q "rank conflict: iteration 5, rank 0 is claimed by 2 traces ('.*/hdr/iteration_5/extra.pt.trace.json', '.*/hdr/iteration_5/rank_0000_iter_1.pt.trace.json'): none of them is aggregated" err
 is "the conflict is recorded" "5|0|extra.pt.trace.json|2
 5|0|rank_0000_iter_1.pt.trace.json|2" \
 	"$(sql hdr/pptrace.db "SELECT iteration, rank, replace(path, rtrim(path, replace(path, '/', '')), ''), traces FROM rank_conflicts ORDER BY path")"

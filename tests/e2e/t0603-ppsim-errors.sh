@@ -20,6 +20,9 @@ fails "reference deadlock is a cycle naming device and op" "dependency cycle (de
 fails "dualpipe odd m" "even number of micro-batches" --strategy dualpipe --devices 4 --microbatches 9
 fails "reference 1F1B with m < p-1" "needs micro-batches >= devices - 1" --devices 8 --microbatches 4 --model reference
 fails "unknown option" "usage:" --devices 4 --microbatches 8 --frobnicate
+# Each time is finite, their sum is not: before, a table of -nan and exit 0.
+fails "times whose sum overflows" "the op times are too large" --devices 4 --microbatches 8 --forward 1e308
+is "... and prints no table" "" "$(cat out.txt)"
 ppsim --devices 8 --microbatches 4 --no-visualization >ok.txt
 is "megatron clamps the warmup instead" "makespan: 33" "$(grep '^makespan' ok.txt)"
 ppsim --help >help.txt

@@ -230,6 +230,16 @@ static void test_not_a_folder_and_bad_names(void **state)
 	assert_int_equal(safefile_write(f->rootfd, "adir", "x", 1, err, sizeof(err)), PP_EIO);
 	assert_non_null(strstr(err, "cannot rename to 'adir'"));
 	assert_int_equal(count_entries(f->rootfd, "."), 2);
+	/* Messages name the path as given up to the component that failed, not
+	 * the component alone ("cannot create folder 'nope'" for /proc/nope). */
+	assert_int_equal(mkdirat(f->rootfd, "d", 0755), 0);
+	assert_int_equal(safe_mkdirs(f->rootfd, "d/x", 0, &d, NULL, 0), 0);
+	assert_int_equal(safefile_write(d, "f", "x", 1, NULL, 0), 0);
+	close(d);
+	assert_int_equal(safe_mkdirs(f->rootfd, "./d//x/f/sub", 0, &d, err, sizeof(err)), PP_EIO);
+	assert_string_equal(err, "'./d//x/f' is not a folder");
+	assert_int_equal(safe_opendir(f->rootfd, "d/missing/x", 0, &d, err, sizeof(err)), PP_EIO);
+	assert_string_equal(err, "cannot open folder 'd/missing': No such file or directory");
 }
 
 static void test_abort_keeps_old_content(void **state)

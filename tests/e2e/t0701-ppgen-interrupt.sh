@@ -1,0 +1,60 @@
+#!/bin/bash
+# ppgen stopped by SIGINT or SIGTERM while it writes a tree: exit 130, one
+# line saying how many complete traces are there and that .truth was not
+# updated, every trace left is complete, no temporary file is left behind,
+# and running the command again writes the whole tree. Before, the signal
+# killed ppgen silently and left the trace being written as a hidden
+# .pp-*.tmp file (up to the size of a trace) in the iteration folder.
+#
+# No race: ppgen is stopped (SIGSTOP) as soon as its first trace is
+# complete, the signal is sent while it is stopped, then it is continued.
+# Should ppgen have finished before the stop, the case is skipped.
+source "$PP_ROOT/tests/lib.sh"
+
+# case NAME SIGNAL PPGEN-ARGS...
+case_() {
+	local name=$1 sig=$2
+	shift 2
+	(
+		trap - INT
+		exec ppgen --out "$name" "$@"
+	) >"$name.out" 2>"$name.err" &
+	local pid=$! first
+	first=$(printf '%s/iteration_1/rank_0000_iter_1.pt.trace.json%s' "$name" \
+		"$(case " $* " in *" --gzip "*) echo .gz ;; esac)")
+	while [ ! -e "$first" ] && kill -0 $pid 2>/dev/null; do sleep 0.02; done
+	kill -STOP $pid 2>/dev/null
+	if [ ! -e "$name/.truth/ranks.csv" ] && kill -0 $pid 2>/dev/null; then
+		kill -"$sig" $pid
+		kill -CONT $pid
+		wait $pid
+		local rc=$?
+		is "$name: SIG$sig: exit 130" 130 "$rc"
+		ok_if "$name: one line says so" grep -qE \
+			"^ppgen: error: interrupted \(SIG$sig\): [0-9]+ complete traces? in $name, .truth not updated; run the command again$" \
+			"$name.err"
+		is "$name: no temporary file is left" "" "$(find "$name" -name '.pp-*')"
+		is "$name: no truth CSV was written" "" "$(find "$name/.truth" -name '*.csv')"
+		local bad=0 n=0 f
+		for f in "$name"/iteration_*/rank_*; do
+			[ -e "$f" ] || continue
+			n=$((n + 1))
+			"$PP_FAST_BIN/ppbatch" --inspect "$f" >/dev/null 2>&1 || bad=$((bad + 1))
+		done
+		ok_if "$name: the traces left ($n) are complete ($bad are not)" \
+			test "$n" -ge 1 -a "$bad" = 0
+		ok_if "$name: fewer traces than the whole tree" test "$n" -lt 8
+	else
+		kill -CONT $pid 2>/dev/null
+		wait $pid
+		skip "$name: interrupt" "ppgen finished before it could be stopped"
+	fi
+	ppgen --out "$name" "$@" >/dev/null 2>&1
+	is "$name: run again: exit 0" 0 $?
+	is "$name: run again: the whole tree and its truth" "8|9" \
+		"$(ls "$name"/iteration_*/rank_* | wc -l)|$(wc -l <"$name/.truth/ranks.csv")"
+}
+
+case_ plain INT --pp 4 --layers 60 --iterations 1,2
+case_ gz TERM --pp 4 --layers 60 --iterations 1,2 --gzip
+done_testing
