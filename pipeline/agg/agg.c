@@ -453,7 +453,11 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 	if (worst_g >= 0)
 		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)", 100 * worst_ratio,
 			worst_g, (double)worst / 1e6);
-	fprintf(stderr, ", %zu straggler%s", it->res.nstrag, it->res.nstrag == 1 ? "" : "s");
+	if (!it->res.ncompared && it->nok)
+		fprintf(stderr, ", stragglers not computed (%s)", AGG_STRAG_NA);
+	else
+		fprintf(stderr, ", %zu straggler%s", it->res.nstrag,
+			it->res.nstrag == 1 ? "" : "s");
 	for (size_t s = 0; s < it->res.nstrag; s++)
 		fprintf(stderr, "%s rank %d (+%.1f %%)", s ? "," : ":", it->res.strag[s].rank,
 			100 * it->res.strag[s].excess);

@@ -180,7 +180,9 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 			strbuf_addf(h, "%s<a href=\"iteration_%d.html#r%d\">rank %d</a> (+%.1f %%)",
 				    s ? ", " : "", it->iteration, it->res.strag[s].rank,
 				    it->res.strag[s].rank, 100 * it->res.strag[s].excess);
-		if (!it->res.nstrag)
+		if (!it->res.ncompared && it->nok)
+			strbuf_addstr(h, "not computed");
+		else if (!it->res.nstrag)
 			strbuf_addstr(h, "none");
 		strbuf_addstr(h, "</td></tr>\n");
 	}
@@ -298,6 +300,10 @@ static void pipelines_table(struct strbuf *h, const struct topology *t, const st
 static void stragglers_table(struct strbuf *h, const struct agg_iter *it)
 {
 	strbuf_addstr(h, "<h3>Stragglers</h3>\n");
+	if (!it->res.ncompared && it->nok) {
+		strbuf_addstr(h, "<p>Not computed: " AGG_STRAG_NA ".</p>\n");
+		return;
+	}
 	if (!it->res.nstrag) {
 		strbuf_addstr(h, "<p>None above the threshold.</p>\n");
 		return;
