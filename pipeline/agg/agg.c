@@ -74,6 +74,28 @@ static int db_error(struct run *R, int rc)
 	return rc;
 }
 
+/* The topology file comes before the sizes (docs/ppagg.md "Topology"): sizes
+ * given on the command line or in [agg] that disagree with it are ignored,
+ * and said so rather than silently. */
+static void sizes_overridden(const struct agg_opts *o, const struct topology *t)
+{
+	const char *name[] = { "tp", "pp", "dp", "cp", "ep" };
+	int given[] = { o->tp, o->pp, o->dp, o->cp, o->ep };
+	int file[] = { t->tp, t->pp, t->dp, t->cp, t->ep };
+	struct strbuf g = STRBUF_INIT, f = STRBUF_INIT;
+	for (int i = 0; i < 5; i++)
+		if (given[i] > 0 && file[i] > 0 && given[i] != file[i]) {
+			strbuf_addf(&g, "%s%s %d", g.len ? ", " : "", name[i], given[i]);
+			strbuf_addf(&f, "%s%s %d", f.len ? ", " : "", name[i], file[i]);
+		}
+	if (g.len)
+		warn("sizes %s (command line or [agg]) ignored: the topology file '%s' says %s "
+		     "and comes first; remove the file from the folder to use the sizes",
+		     g.buf, t->origin.buf, f.buf);
+	strbuf_release(&g);
+	strbuf_release(&f);
+}
+
 /* docs/semantics.md §7: the file, else sizes, else inference, else the
  * workers an op-trace import records, else none. */
 static int find_topology(struct run *R)
@@ -101,6 +123,8 @@ static int find_topology(struct run *R)
 		}
 		free(file);
 	}
+	if (t->source == TOPO_SRC_FILE)
+		sizes_overridden(o, t);
 	if (t->source == TOPO_SRC_NONE && o->pp > 0) {
 		int tp = o->tp ? o->tp : 1, cp = o->cp ? o->cp : 1, ep = o->ep ? o->ep : 1;
 		int dp = o->dp;
