@@ -554,6 +554,16 @@ static char *input_name(const struct agg_opts *o)
 	return name;
 }
 
+/* --input given the base folder ppbatch took as its --input: it holds the
+ * database that --input's parent lacks. */
+static bool input_is_base(const char *input)
+{
+	char *db = path_join(input, "pptrace.db");
+	bool yes = access(db, F_OK) == 0;
+	free(db);
+	return yes;
+}
+
 /* Opens the database and loads the selected iterations. */
 static int load(struct run *R)
 {
@@ -562,7 +572,13 @@ static int load(struct run *R)
 	int rc, nmissing = 0;
 	R->db = db_open(R->db_path, DB_EXISTING, 30000, err, sizeof(err));
 	if (!R->db) {
-		error("%s (run ppbatch first?)", err);
+		if (o->input && !o->db && input_is_base(o->input))
+			error("--input '%s' is a base folder (it holds pptrace.db), not an iteration "
+			      "folder: use --base-folder '%s', or --input '%s/iteration_<n>' "
+			      "(ppbatch's --input is the base folder; ppagg's is one iteration)",
+			      o->input, o->input, o->input);
+		else
+			error("%s (run ppbatch first?)", err);
 		return PP_EDB;
 	}
 	/* Ranks as docs/contracts.md §8 decides them, also when the ppbatch
