@@ -14,10 +14,13 @@
  */
 #include "agg_int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agg_whatif.h"
 #include "chart/gantt.h"
@@ -314,12 +317,37 @@ static int perfetto(const char *dir, const struct agg_whatif *w)
 	return rc;
 }
 
+/* A run without what-if files removes those an earlier run wrote, so that
+ * out/whatif/ never shows another run's analysis (docs/ppagg.md). Only
+ * these names, relative to the folder opened without following a symlink
+ * inside the output area (safefile.h); the folder goes when left empty. */
+static void remove_stale(const char *out)
+{
+	static const char *const names[] = { "sw.gp",    "sw.png",   "sw.svg",       "step.gp",
+					     "step.png", "step.svg", "timeline.json" };
+	int outfd, wfd;
+	if (safe_opendir(AT_FDCWD, out, 0, &outfd, NULL, 0))
+		return;
+	wfd = openat(outfd, "whatif", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (wfd >= 0) {
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (unlinkat(wfd, names[i], 0) && errno != ENOENT)
+				warn("cannot remove the earlier run's '%s/whatif/%s': %s", out,
+				     names[i], strerror(errno));
+		close(wfd);
+		(void)unlinkat(outfd, "whatif", AT_REMOVEDIR); /* fails when not empty */
+	}
+	close(outfd);
+}
+
 int agg_whatif_charts(const char *out, const struct agg_whatif *w, const struct agg_chart_opts *co,
 		      struct agg_jobs *jobs)
 {
 	if (w->state != AGG_WI_DONE || w->r.verdict == WI_VERDICT_NONE || !w->r.nworkers ||
-	    !w->step.op)
+	    !w->step.op) {
+		remove_stale(out);
 		return 0;
+	}
 	struct strbuf dir = STRBUF_INIT;
 	strbuf_addf(&dir, "%s/whatif", out);
 	int rc = agg_mkdir_p(dir.buf);
