@@ -1,5 +1,6 @@
 #!/bin/bash
-# Every example query of docs/database.md ("Example queries") runs, as
+# Every example query of docs/database.md ("Example queries"), and those
+# of README.md's views section, runs, as
 # written, on a database ppbatch and ppagg made (ppgen, iteration 15, a
 # straggler so that the what-if views hold rows): no SQL error, and each
 # query answers. The op-trace export there printed Kineto ops' epoch start
@@ -20,6 +21,13 @@ ok_if "the docs hold example queries ($n)" test "$n" -ge 10
 is "every query runs: exit 0" 0 $?
 is "... no message on stderr" "" "$(cat err.txt)"
 ok_if "... the what-if query names the straggler's worker" grep -q '^1 *1 *0 ' out.txt
+awk '/^# Which stage waits most\?/{p=1} p&&/^```$/{exit} p' "$PP_ROOT/README.md" >readme.sh
+n=$(grep -c '^sqlite3 ' readme.sh)
+ok_if "README's views section holds example queries ($n)" test "$n" -ge 4
+(cd j && bash -e ../readme.sh) >rout.txt 2>rerr.txt
+is "README's queries run: exit 0" 0 $?
+is "... no message on stderr" "" "$(cat rerr.txt)"
+ok_if "... the workers query gives slow_rank" grep -q 'rank *dp_rank *stage *s_w *slow_rank' rout.txt
 first=$(sed -n 2p j/trace.csv)
 want=$(sql j/pptrace.db "SELECT dp_rank, stage, rank, iteration, optype, start_ns, end_ns - start_ns
 	FROM ops LIMIT 1")
