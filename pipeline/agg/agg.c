@@ -564,6 +564,26 @@ static bool input_is_base(const char *input)
 	return yes;
 }
 
+/* Nothing matched: say what the database holds, so that a mistyped
+ * --iterations or --input is put right in one step. */
+static void no_iteration(const struct run *R)
+{
+	int *all = NULL, nall = 0, missing = 0;
+	struct strbuf sb = STRBUF_INIT;
+	if ((R->o->niterations || R->o->input) &&
+	    !agg_load_iterations(R->db, NULL, 0, &all, &nall, &missing) && nall) {
+		strbuf_addstr(&sb, ": it holds iteration");
+		strbuf_addstr(&sb, nall > 1 ? "s " : " ");
+		for (int i = 0; i < nall && i < 10; i++)
+			strbuf_addf(&sb, "%s%d", i ? ", " : "", all[i]);
+		if (nall > 10)
+			strbuf_addf(&sb, ", ... (%d in all)", nall);
+	}
+	error("no iteration to aggregate in '%s'%s", R->db_path, sb.buf);
+	free(all);
+	strbuf_release(&sb);
+}
+
 /* Opens the database and loads the selected iterations. */
 static int load(struct run *R)
 {
@@ -593,7 +613,7 @@ static int load(struct run *R)
 	if (rc)
 		return db_error(R, rc);
 	if (!R->niters) {
-		error("no iteration to aggregate in '%s'", R->db_path);
+		no_iteration(R);
 		return PP_ENOTFOUND;
 	}
 	R->partial = nmissing > 0;

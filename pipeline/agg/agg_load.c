@@ -52,7 +52,7 @@ int agg_load_iterations(struct db *db, char **names, int nnames, int **out, int 
 		int found = 0;
 		rc = db_agg_iterations(db, nnames ? names[i] : NULL, add_iteration, &l, &found);
 		if (!rc && !found && nnames) {
-			error("no iteration '%s' in the database", names[i]);
+			warn("no iteration '%s' in the database", names[i]);
 			(*nmissing)++;
 		}
 	}
