@@ -597,8 +597,10 @@ static int load(struct run *R)
 			      "folder: use --base-folder '%s', or --input '%s/iteration_<n>' "
 			      "(ppbatch's --input is the base folder; ppagg's is one iteration)",
 			      o->input, o->input, o->input);
-		else
+		else if (access(R->db_path, F_OK) != 0)
 			error("%s (run ppbatch first?)", err);
+		else /* there, but not one ppagg can use: ppbatch is no answer */
+			error("%s", err);
 		return PP_EDB;
 	}
 	/* Ranks as docs/contracts.md §8 decides them, also when the ppbatch
