@@ -4,7 +4,13 @@
  * failing script in the middle is reported alone with gnuplot's message
  * and the scripts after it still render; a folder whose name cannot be
  * quoted for a batch runs alone; a heatmap script renders with a hover
- * text per cell. Skipped (with the reason) when gnuplot is not installed. */
+ * text per cell. Skipped (with the reason) when gnuplot is not installed.
+ * And the Gantt emitter's legend (gantt.h): its rows below the plot get
+ * room. Up to 2026-11-27 the bottom margin was 6 lines whatever the legend
+ * held, and the what-if's measured-vs-ideal step chart, whose 15 op types
+ * make a legend of three rows, had its x axis's label drawn under the
+ * legend's box. Those scripts are written, not rendered: the margin and
+ * the height are what the script says. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "chart/gantt.h"
 #include "chart/gnuplot.h"
 #include "chart/heatmap.h"
 #include "util/pp.h"
@@ -147,11 +154,88 @@ static void test_heatmap(void **state)
 	strbuf_release(&svg);
 }
 
+/* Writes a chart of 8 rows with n classes, one box each for the first
+ * boxed, and appends its script to gp. */
+static void script(const char *const *names, int n, int boxed, const char *base, struct strbuf *gp)
+{
+	struct gantt *g = gantt_new();
+	char err[512];
+	for (int r = 0; r < 8; r++) {
+		char row[16];
+		snprintf(row, sizeof(row), "row %d", r);
+		gantt_add_row(g, row);
+	}
+	for (int c = 0; c < n; c++) {
+		int k = gantt_add_class(g, names[c], NULL);
+		struct gantt_box b = { c % 8, k, c, c + 1, 0, 1, NULL, NULL };
+		if (c < boxed)
+			assert_int_equal(gantt_add_box(g, &b), 0);
+	}
+	struct strbuf prefix = STRBUF_INIT;
+	strbuf_addf(&prefix, "%s/%s", tmp, base);
+	assert_int_equal(gantt_write(g, prefix.buf, false, err, sizeof(err)), 0);
+	gantt_free(g);
+	strbuf_addstr(&prefix, ".gp");
+	FILE *f = fopen(prefix.buf, "r");
+	assert_non_null(f);
+	char buf[65536];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(gp, buf, got);
+	fclose(f);
+	strbuf_release(&prefix);
+}
+
+static void test_legend_rows(void **state)
+{
+	(void)state;
+	/* The what-if's op types: three rows of five at 1600 pixels. */
+	static const char *const ops[] = {
+		"forward-compute",
+		"backward-compute",
+		"forward-send",
+		"forward-recv",
+		"backward-send",
+		"backward-recv",
+		"params-all-gather",
+		"grads-reduce-scatter",
+		"separate-grads-all-reduce",
+		"layernorm-grads-all-reduce",
+		"embedding-grads-all-reduce",
+		"optimizer-clip-main-grad",
+		"optimizer",
+		"gc",
+		"pp-other",
+	};
+	struct strbuf gp = STRBUF_INIT;
+	script(ops, 15, 15, "ops", &gp);
+	assert_non_null(strstr(gp.buf, "\nset bmargin 7\n"));
+	assert_non_null(strstr(gp.buf, "set terminal svg noenhanced size 1600,456 "));
+
+	/* ppagg's seven categories: two rows, as before. */
+	static const char *const cats[] = {
+		"bwd_computation",       "fwd_computation",  "fwd_communication",
+		"bwd_communication",     "dp_communication", "pp_communication",
+		"optimizer_computation",
+	};
+	strbuf_reset(&gp);
+	script(cats, 7, 7, "cats", &gp);
+	assert_non_null(strstr(gp.buf, "\nset bmargin 6\n"));
+	assert_non_null(strstr(gp.buf, "set terminal svg noenhanced size 1600,442 "));
+
+	/* Classes without a box are not in the legend. */
+	strbuf_reset(&gp);
+	script(ops, 15, 4, "few", &gp);
+	assert_non_null(strstr(gp.buf, "\nset bmargin 6\n"));
+	strbuf_release(&gp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_heatmap),
+		cmocka_unit_test(test_legend_rows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
