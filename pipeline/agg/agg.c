@@ -448,12 +448,13 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 		for (int i = 0; i < pg->n; i++) {
 			const struct agg_rank *r = agg_iter_rank(it, pg->ranks[i]);
 			if (!r || !r->in.ok)
-				strbuf_addf(&miss, "%s%d%s", n++ ? ", " : "", pg->ranks[i],
-					    r ? " (failed)" : "");
+				strbuf_addf(&miss, "%s%d (%s)", n++ ? ", " : "", pg->ranks[i],
+					    agg_rank_absence(r));
 		}
 		if (n) {
-			warn("iteration %d: PP group %zu incomplete, missing rank%s %s: not drawn, "
-			     "no pipeline row", it->iteration, g, n > 1 ? "s" : "", miss.buf);
+			warn("iteration %d: PP group %zu incomplete, not drawn and no pipeline row; "
+			     "rank%s not analysed: %s",
+			     it->iteration, g, n > 1 ? "s" : "", miss.buf);
 			R->partial = 1;
 		}
 		strbuf_release(&miss);

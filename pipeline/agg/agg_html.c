@@ -256,14 +256,15 @@ static void incomplete_groups(struct strbuf *h, const struct topology *t, const 
 			if (!any_incomplete)
 				strbuf_addstr(h, "<h3>Incomplete groups (not drawn)</h3>\n<ul>\n");
 			any_incomplete = true;
-			strbuf_addf(h, "<li>%s %zu: missing or failed rank%s ",
-				    kind == TOPO_PP ? "PP group" : "model group", g,
+			strbuf_addf(h, "<li>%s %zu: rank%s not analysed: ",
+				    kind == TOPO_PP ? "PP group" : "model replica", g,
 				    missing > 1 ? "s" : "");
 			int k = 0;
 			for (int i = 0; i < gs->v[g].n; i++) {
 				const struct agg_rank *r = agg_iter_rank(it, gs->v[g].ranks[i]);
 				if (!r || !r->in.ok)
-					strbuf_addf(h, "%s%d", k++ ? ", " : "", gs->v[g].ranks[i]);
+					strbuf_addf(h, "%s%d (%s)", k++ ? ", " : "",
+						    gs->v[g].ranks[i], agg_rank_absence(r));
 			}
 			strbuf_addstr(h, "</li>\n");
 		}

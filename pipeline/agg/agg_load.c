@@ -71,6 +71,13 @@ int agg_load_iterations(struct db *db, char **names, int nnames, int **out, int 
 	return 0;
 }
 
+const char *agg_rank_absence(const struct agg_rank *r)
+{
+	if (!r)
+		return "missing";
+	return r->status && !strcmp(r->status, "conflict") ? "in conflict" : "failed";
+}
+
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank)
 {
 	size_t lo = 0, hi = it->nranks;
