@@ -422,6 +422,23 @@ static void workers_table(struct strbuf *h, const struct agg_whatif *w)
 
 /* Which rank speaks for a cell, the clocks, and the notes: what the numbers
  * rest on (docs/whatif.md §4.1, §9.1). */
+/* What the verdict says, in the words of docs/whatif.md §6. */
+static const char *verdict_meaning(enum wi_verdict v)
+{
+	switch (v) {
+	case WI_VERDICT_WORKER:
+		return "making the top 3 % of workers ideal removes at least half of the slowdown: "
+		       "M_W ≥ ½";
+	case WI_VERDICT_STAGE:
+		return "making the last pipeline stage ideal removes at least half of the "
+		       "slowdown: M_S ≥ ½";
+	case WI_VERDICT_SPREAD:
+		return "neither the top 3 % of workers nor the last stage remove half of the "
+		       "slowdown: it is spread over the job";
+	default: return "S below the threshold: nothing to explain";
+	}
+}
+
 static void basis(struct strbuf *h, const struct agg_whatif *w)
 {
 	strbuf_addstr(h, "<p class=\"basis\">");
@@ -513,15 +530,16 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
 	}
 	sentence(h, w);
 	strbuf_addf(h,
-		    "<p>Verdict: <b>%s</b>. M_W = %.3f: the share of the slowdown that making "
+		    "<p>Verdict: <b>%s</b> (%s). M_W = %.3f: the share of the slowdown that making "
 		    "the top %zu worker%s ideal removes; M_S = %.3f: the same for the last stage. "
 		    "S = mean step time without launch delays / mean step time of the ideal "
 		    "(every op at its type's typical duration), over %zu step%s and %zu ops, "
 		    "analysed in %.2f s (docs/whatif.md). Measured and ideal step in "
 		    "Perfetto: <a href=\"whatif/timeline.json\">whatif/timeline.json</a> "
 		    "(open it at ui.perfetto.dev).</p>\n",
-		    wi_verdict_name(r->verdict), r->m_w, r->n_mw, r->n_mw == 1 ? "" : "s", r->m_s,
-		    r->nsteps, r->nsteps == 1 ? "" : "s", w->nops, w->seconds);
+		    wi_verdict_name(r->verdict), verdict_meaning(r->verdict), r->m_w, r->n_mw,
+		    r->n_mw == 1 ? "" : "s", r->m_s, r->nsteps, r->nsteps == 1 ? "" : "s", w->nops,
+		    w->seconds);
 	strbuf_addstr(h, "<div class=\"grid\">\n");
 	basis(h, w);
 	st_table(h, &r->by_group);
