@@ -706,10 +706,8 @@ static int whatif(struct run *R)
 		warn("what-if: not computed: %s", w->why.buf);
 		R->partial |= !w->kineto;
 	} else if (w->state == AGG_WI_NO_OPS && !R->o->quiet) {
-		fprintf(stderr,
-			"%s: what-if: no ops in these iterations (op traces: ppbatch --format "
-			"optrace)\n",
-			pp_progname());
+		fprintf(stderr, "%s: what-if: no ops in these iterations: %s\n", pp_progname(),
+			AGG_WI_OPS_FROM);
 	}
 	for (const char *p = w->notes.buf; *p && !R->o->quiet;) {
 		int n = (int)strcspn(p, "\n");

@@ -510,8 +510,10 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
 	strbuf_addstr(h, "<section id=\"whatif\">\n<h2>What if</h2>\n");
 	switch (w->state) {
 	case AGG_WI_NO_OPS:
-		strbuf_addstr(h, "<p>No what-if analysis: the aggregated traces hold no ops "
-				 "(docs/whatif.md).</p>\n</section>\n");
+		strbuf_addstr(
+			h,
+			"<p>No what-if analysis: the aggregated traces hold no ops; " AGG_WI_OPS_FROM
+			" (docs/whatif.md).</p>\n</section>\n");
 		return;
 	case AGG_WI_INCOMPLETE:
 	case AGG_WI_REJECTED:
