@@ -219,8 +219,30 @@ static int cmp_jop(const void *a, const void *b)
 /* The events of one worker in one scenario; returns the tracks used.
  * A track keeps its events disjoint: an op that starts before the
  * track's last end goes to the next track. */
+/* The file's time origin: the earliest op it holds, measured or ideal, when
+ * that is before the step's own origin -- the simulated ideal may start a
+ * little before the measured step, and trace-event times are >= 0. */
+static long long json_origin(const struct agg_whatif *w)
+{
+	const struct agg_wi_step *st = &w->step;
+	long long origin = 0;
+	for (int d = 0; d < st->dp; d++) {
+		if (!json_replica(w, d))
+			continue;
+		for (size_t i = 0; i < st->nodes; i++) {
+			const struct agg_wi_op *o = &st->op[(size_t)d * st->nodes + i];
+			if (o->placeholder)
+				continue;
+			long long m = llround(o->ms), id = llround(o->is);
+			origin = m < origin ? m : origin;
+			origin = id < origin ? id : origin;
+		}
+	}
+	return origin;
+}
+
 static int json_worker(FILE *f, const struct agg_whatif *w, int d, int s, bool ideal, int pid,
-		       bool *first)
+		       long long origin, bool *first)
 {
 	const struct agg_wi_step *st = &w->step;
 	struct jop *v = xmalloc((st->nodes + 1) * sizeof(*v));
@@ -230,8 +252,8 @@ static int json_worker(FILE *f, const struct agg_whatif *w, int d, int s, bool i
 	for (size_t i = 0; i < st->nodes; i++) {
 		const struct agg_wi_op *o = &st->op[(size_t)d * st->nodes + i];
 		if (o->stage == s && !o->placeholder) {
-			long long b = llround(ideal ? o->is : o->ms),
-				  e = llround(ideal ? o->ie : o->me);
+			long long b = llround(ideal ? o->is : o->ms) - origin,
+				  e = llround(ideal ? o->ie : o->me) - origin;
 			v[n++] = (struct jop){ b, e > b ? e : b, o };
 		}
 	}
@@ -286,6 +308,7 @@ static int perfetto(const char *dir, const struct agg_whatif *w)
 	      "\"step\":",
 	      f);
 	fprintf(f, "%lld},\n\"traceEvents\":[\n", (long long)r->step[w->step.index]);
+	long long origin = json_origin(w);
 	for (int s = 0; s < w->shape.pp; s++)
 		for (int ideal = 0; ideal < 2; ideal++) {
 			int pid = 2 * s + ideal + 1;
@@ -297,7 +320,7 @@ static int perfetto(const char *dir, const struct agg_whatif *w)
 			for (int d = 0; d < w->shape.dp; d++) {
 				if (!json_replica(w, d))
 					continue;
-				int tracks = json_worker(f, w, d, s, ideal, pid, &first);
+				int tracks = json_worker(f, w, d, s, ideal, pid, origin, &first);
 				const struct wi_worker *wk = worker_at(r, d, s);
 				for (int t = 0; t < (tracks ? tracks : 1); t++) {
 					snprintf(name, sizeof(name), "\"dp %d (rank %d)%s\"", d,
