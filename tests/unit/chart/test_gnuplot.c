@@ -4,7 +4,8 @@
  * failing script in the middle is reported alone with gnuplot's message
  * and the scripts after it still render; a folder whose name cannot be
  * quoted for a batch runs alone; a heatmap script renders with a hover
- * text per cell. Skipped (with the reason) when gnuplot is not installed.
+ * text per cell, with the decimals its colour range needs. Skipped (with
+ * the reason) when gnuplot is not installed.
  * And the Gantt emitter's legend (gantt.h): its rows below the plot get
  * room. Up to 2026-11-27 the bottom margin was 6 lines whatever the legend
  * held, and the what-if's measured-vs-ideal step chart, whose 15 op types
@@ -154,6 +155,51 @@ static void test_heatmap(void **state)
 	strbuf_release(&svg);
 }
 
+/* Appends the file at path to sb. */
+static void slurp(const char *path, struct strbuf *sb)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[65536];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(sb, buf, got);
+	fclose(f);
+}
+
+/* The script of a 2 x 1 heatmap of a and b in ms, one decimal asked for. */
+static void heat_script(const char *name, double a, double b, struct strbuf *gp)
+{
+	char err[256], prefix[128];
+	struct heatmap *h = heatmap_new(2, 1);
+	heatmap_set_number(h, 1, " ms");
+	heatmap_set(h, 0, 0, a, NULL);
+	heatmap_set(h, 1, 0, b, NULL);
+	snprintf(prefix, sizeof(prefix), "%s/%s", tmp, name);
+	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
+	heatmap_free(h);
+	strbuf_reset(gp);
+	slurp(strcat(prefix, ".gp"), gp);
+}
+
+/* A heatmap's numbers get the decimals its colour range needs. Up to
+ * 2026-11-27 the overview's idle map (one decimal, values 0.47-0.73 ms)
+ * labelled its colour bar 0.5, 0.5, 0.6, 0.6, 0.7 ms and its cells alike. */
+static void test_heatmap_decimals(void **state)
+{
+	(void)state;
+	struct strbuf gp = STRBUF_INIT;
+	heat_script("narrow", 0.473232, 0.729587, &gp);
+	assert_non_null(strstr(gp.buf, "\nset format cb '%.2f ms'\n"));
+	assert_non_null(strstr(gp.buf, "\"0.47 ms\""));
+	assert_non_null(strstr(gp.buf, "\"0.73 ms\""));
+	/* A wide range keeps the decimals asked for. */
+	heat_script("wide", 67.33, 87.8, &gp);
+	assert_non_null(strstr(gp.buf, "\nset format cb '%.1f ms'\n"));
+	assert_non_null(strstr(gp.buf, "\"87.8 ms\""));
+	strbuf_release(&gp);
+}
+
 /* Writes a chart of 8 rows with n classes, one box each for the first
  * boxed, and appends its script to gp. */
 static void script(const char *const *names, int n, int boxed, const char *base, struct strbuf *gp)
@@ -176,13 +222,7 @@ static void script(const char *const *names, int n, int boxed, const char *base,
 	assert_int_equal(gantt_write(g, prefix.buf, false, err, sizeof(err)), 0);
 	gantt_free(g);
 	strbuf_addstr(&prefix, ".gp");
-	FILE *f = fopen(prefix.buf, "r");
-	assert_non_null(f);
-	char buf[65536];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(gp, buf, got);
-	fclose(f);
+	slurp(prefix.buf, gp);
 	strbuf_release(&prefix);
 }
 
@@ -235,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_heatmap),
+		cmocka_unit_test(test_heatmap_decimals),
 		cmocka_unit_test(test_legend_rows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
