@@ -12,22 +12,24 @@ source "$PP_ROOT/tests/lib.sh"
 	--kernels-per-layer 2 -q && "$PP_FAST_BIN/ppbatch" --input j -q &&
 	ppagg --base-folder j --no-render -q
 is "generated, stored and aggregated" 0 $?
+# run_block NAME MIN WHAT: runs NAME.sh (a docs block) in the database's
+# folder; at least MIN sqlite3 commands, exit 0, nothing on stderr.
+run_block() {
+	local n
+	n=$(grep -c '^sqlite3 ' "$1.sh")
+	ok_if "$3 holds example queries ($n)" test "$n" -ge "$2"
+	(cd j && bash -e "../$1.sh") >"$1.out" 2>"$1.err"
+	is "$3: every query runs: exit 0" 0 $?
+	is "... no message on stderr" "" "$(cat "$1.err")"
+}
 # The block after "## Example queries", without its fences.
 sed -n '/^## Example queries/,$p' "$PP_ROOT/docs/database.md" |
 	sed -n '/^```sh$/,/^```$/p' | sed '1d;$d' >queries.sh
-n=$(grep -c '^sqlite3 ' queries.sh)
-ok_if "the docs hold example queries ($n)" test "$n" -ge 10
-(cd j && bash -e ../queries.sh) >out.txt 2>err.txt
-is "every query runs: exit 0" 0 $?
-is "... no message on stderr" "" "$(cat err.txt)"
-ok_if "... the what-if query names the straggler's worker" grep -q '^1 *1 *0 ' out.txt
+run_block queries 10 "docs/database.md"
+ok_if "... the what-if query names the straggler's worker" grep -q '^1 *1 *0 ' queries.out
 awk '/^# Which stage waits most\?/{p=1} p&&/^```$/{exit} p' "$PP_ROOT/README.md" >readme.sh
-n=$(grep -c '^sqlite3 ' readme.sh)
-ok_if "README's views section holds example queries ($n)" test "$n" -ge 4
-(cd j && bash -e ../readme.sh) >rout.txt 2>rerr.txt
-is "README's queries run: exit 0" 0 $?
-is "... no message on stderr" "" "$(cat rerr.txt)"
-ok_if "... the workers query gives slow_rank" grep -q 'rank *dp_rank *stage *s_w *slow_rank' rout.txt
+run_block readme 4 "README's views section"
+ok_if "... the workers query gives slow_rank" grep -q 'rank *dp_rank *stage *s_w *slow_rank' readme.out
 first=$(sed -n 2p j/trace.csv)
 want=$(sql j/pptrace.db "SELECT dp_rank, stage, rank, iteration, optype, start_ns, end_ns - start_ns
 	FROM ops LIMIT 1")
