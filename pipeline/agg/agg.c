@@ -74,6 +74,28 @@ static int db_error(struct run *R, int rc)
 	return rc;
 }
 
+/* The topology file comes before the sizes (docs/ppagg.md "Topology"): sizes
+ * given on the command line or in [agg] that disagree with it are ignored,
+ * and said so rather than silently. */
+static void sizes_overridden(const struct agg_opts *o, const struct topology *t)
+{
+	const char *name[] = { "tp", "pp", "dp", "cp", "ep" };
+	int given[] = { o->tp, o->pp, o->dp, o->cp, o->ep };
+	int file[] = { t->tp, t->pp, t->dp, t->cp, t->ep };
+	struct strbuf g = STRBUF_INIT, f = STRBUF_INIT;
+	for (int i = 0; i < 5; i++)
+		if (given[i] > 0 && file[i] > 0 && given[i] != file[i]) {
+			strbuf_addf(&g, "%s%s %d", g.len ? ", " : "", name[i], given[i]);
+			strbuf_addf(&f, "%s%s %d", f.len ? ", " : "", name[i], file[i]);
+		}
+	if (g.len)
+		warn("sizes %s (command line or [agg]) ignored: the topology file '%s' says %s "
+		     "and comes first; remove the file from the folder to use the sizes",
+		     g.buf, t->origin.buf, f.buf);
+	strbuf_release(&g);
+	strbuf_release(&f);
+}
+
 /* docs/semantics.md §7: the file, else sizes, else inference, else the
  * workers an op-trace import records, else none. */
 static int find_topology(struct run *R)
@@ -101,6 +123,8 @@ static int find_topology(struct run *R)
 		}
 		free(file);
 	}
+	if (t->source == TOPO_SRC_FILE)
+		sizes_overridden(o, t);
 	if (t->source == TOPO_SRC_NONE && o->pp > 0) {
 		int tp = o->tp ? o->tp : 1, cp = o->cp ? o->cp : 1, ep = o->ep ? o->ep : 1;
 		int dp = o->dp;
@@ -424,12 +448,13 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 		for (int i = 0; i < pg->n; i++) {
 			const struct agg_rank *r = agg_iter_rank(it, pg->ranks[i]);
 			if (!r || !r->in.ok)
-				strbuf_addf(&miss, "%s%d%s", n++ ? ", " : "", pg->ranks[i],
-					    r ? " (failed)" : "");
+				strbuf_addf(&miss, "%s%d (%s)", n++ ? ", " : "", pg->ranks[i],
+					    agg_rank_absence(r));
 		}
 		if (n) {
-			warn("iteration %d: PP group %zu incomplete, missing rank%s %s: not drawn, "
-			     "no pipeline row", it->iteration, g, n > 1 ? "s" : "", miss.buf);
+			warn("iteration %d: PP group %zu incomplete, not drawn and no pipeline row; "
+			     "rank%s not analysed: %s",
+			     it->iteration, g, n > 1 ? "s" : "", miss.buf);
 			R->partial = 1;
 		}
 		strbuf_release(&miss);
@@ -453,7 +478,11 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 	if (worst_g >= 0)
 		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)", 100 * worst_ratio,
 			worst_g, (double)worst / 1e6);
-	fprintf(stderr, ", %zu straggler%s", it->res.nstrag, it->res.nstrag == 1 ? "" : "s");
+	if (!it->res.ncompared && it->nok)
+		fprintf(stderr, ", stragglers not computed (%s)", AGG_STRAG_NA);
+	else
+		fprintf(stderr, ", %zu straggler%s", it->res.nstrag,
+			it->res.nstrag == 1 ? "" : "s");
 	for (size_t s = 0; s < it->res.nstrag; s++)
 		fprintf(stderr, "%s rank %d (+%.1f %%)", s ? "," : ":", it->res.strag[s].rank,
 			100 * it->res.strag[s].excess);
@@ -526,6 +555,36 @@ static char *input_name(const struct agg_opts *o)
 	return name;
 }
 
+/* --input given the base folder ppbatch took as its --input: it holds the
+ * database that --input's parent lacks. */
+static bool input_is_base(const char *input)
+{
+	char *db = path_join(input, "pptrace.db");
+	bool yes = access(db, F_OK) == 0;
+	free(db);
+	return yes;
+}
+
+/* Nothing matched: say what the database holds, so that a mistyped
+ * --iterations or --input is put right in one step. */
+static void no_iteration(const struct run *R)
+{
+	int *all = NULL, nall = 0, missing = 0;
+	struct strbuf sb = STRBUF_INIT;
+	if ((R->o->niterations || R->o->input) &&
+	    !agg_load_iterations(R->db, NULL, 0, &all, &nall, &missing) && nall) {
+		strbuf_addstr(&sb, ": it holds iteration");
+		strbuf_addstr(&sb, nall > 1 ? "s " : " ");
+		for (int i = 0; i < nall && i < 10; i++)
+			strbuf_addf(&sb, "%s%d", i ? ", " : "", all[i]);
+		if (nall > 10)
+			strbuf_addf(&sb, ", ... (%d in all)", nall);
+	}
+	error("no iteration to aggregate in '%s'%s", R->db_path, sb.buf);
+	free(all);
+	strbuf_release(&sb);
+}
+
 /* Opens the database and loads the selected iterations. */
 static int load(struct run *R)
 {
@@ -534,7 +593,15 @@ static int load(struct run *R)
 	int rc, nmissing = 0;
 	R->db = db_open(R->db_path, DB_EXISTING, 30000, err, sizeof(err));
 	if (!R->db) {
-		error("%s (run ppbatch first?)", err);
+		if (o->input && !o->db && input_is_base(o->input))
+			error("--input '%s' is a base folder (it holds pptrace.db), not an iteration "
+			      "folder: use --base-folder '%s', or --input '%s/iteration_<n>' "
+			      "(ppbatch's --input is the base folder; ppagg's is one iteration)",
+			      o->input, o->input, o->input);
+		else if (access(R->db_path, F_OK) != 0)
+			error("%s (run ppbatch first?)", err);
+		else /* there, but not one ppagg can use: ppbatch is no answer */
+			error("%s", err);
 		return PP_EDB;
 	}
 	/* Ranks as docs/contracts.md §8 decides them, also when the ppbatch
@@ -549,7 +616,7 @@ static int load(struct run *R)
 	if (rc)
 		return db_error(R, rc);
 	if (!R->niters) {
-		error("no iteration to aggregate in '%s'", R->db_path);
+		no_iteration(R);
 		return PP_ENOTFOUND;
 	}
 	R->partial = nmissing > 0;
@@ -639,10 +706,8 @@ static int whatif(struct run *R)
 		warn("what-if: not computed: %s", w->why.buf);
 		R->partial |= !w->kineto;
 	} else if (w->state == AGG_WI_NO_OPS && !R->o->quiet) {
-		fprintf(stderr,
-			"%s: what-if: no ops in these iterations (op traces: ppbatch --format "
-			"optrace)\n",
-			pp_progname());
+		fprintf(stderr, "%s: what-if: no ops in these iterations: %s\n", pp_progname(),
+			AGG_WI_OPS_FROM);
 	}
 	for (const char *p = w->notes.buf; *p && !R->o->quiet;) {
 		int n = (int)strcspn(p, "\n");

@@ -104,9 +104,18 @@ struct agg_result {
 	size_t npipes;
 	struct agg_straggler_row *strag;
 	size_t nstrag;
+	/* Ranks the straggler flag compared: those with compute kernels in a
+	 * group of two or more such ranks. 0: it could look at none (imports
+	 * store no kernels; DP 1), so no straggler row means "not computed". */
+	size_t ncompared;
 	int slowest_stage;       /* highest median compute; -1 unknown */
 	int64_t slowest_compute;
 };
+
+/* Why no straggler was looked for when agg_result.ncompared is 0. */
+#define AGG_STRAG_NA                                                                   \
+	"no DP group has two ranks with forward/backward compute kernels to compare: " \
+	"DP 1, or op-trace and PP-timer imports, which store no kernels"
 
 struct agg_params {
 	double threshold; /* straggler threshold, e.g. 0.10 */

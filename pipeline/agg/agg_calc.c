@@ -167,6 +167,8 @@ static void straggler_group(const struct agg_rank_in **by, const int *members, i
 	}
 	int64_t med;
 	int slow = agg_above_lower_median(v, k, thr, &med, which);
+	if (k >= 2)
+		res->ncompared += (size_t)k;
 	for (int j = 0; j < slow; j++) {
 		const struct agg_rank_in *r = by[who[which[j]]];
 		double excess = agg_excess(r->compute, med);

@@ -180,7 +180,9 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 			strbuf_addf(h, "%s<a href=\"iteration_%d.html#r%d\">rank %d</a> (+%.1f %%)",
 				    s ? ", " : "", it->iteration, it->res.strag[s].rank,
 				    it->res.strag[s].rank, 100 * it->res.strag[s].excess);
-		if (!it->res.nstrag)
+		if (!it->res.ncompared && it->nok)
+			strbuf_addstr(h, "not computed");
+		else if (!it->res.nstrag)
 			strbuf_addstr(h, "none");
 		strbuf_addstr(h, "</td></tr>\n");
 	}
@@ -254,14 +256,15 @@ static void incomplete_groups(struct strbuf *h, const struct topology *t, const 
 			if (!any_incomplete)
 				strbuf_addstr(h, "<h3>Incomplete groups (not drawn)</h3>\n<ul>\n");
 			any_incomplete = true;
-			strbuf_addf(h, "<li>%s %zu: missing or failed rank%s ",
-				    kind == TOPO_PP ? "PP group" : "model group", g,
+			strbuf_addf(h, "<li>%s %zu: rank%s not analysed: ",
+				    kind == TOPO_PP ? "PP group" : "model replica", g,
 				    missing > 1 ? "s" : "");
 			int k = 0;
 			for (int i = 0; i < gs->v[g].n; i++) {
 				const struct agg_rank *r = agg_iter_rank(it, gs->v[g].ranks[i]);
 				if (!r || !r->in.ok)
-					strbuf_addf(h, "%s%d", k++ ? ", " : "", gs->v[g].ranks[i]);
+					strbuf_addf(h, "%s%d (%s)", k++ ? ", " : "",
+						    gs->v[g].ranks[i], agg_rank_absence(r));
 			}
 			strbuf_addstr(h, "</li>\n");
 		}
@@ -295,21 +298,49 @@ static void pipelines_table(struct strbuf *h, const struct topology *t, const st
 	strbuf_addstr(h, "</table>\n");
 }
 
-static void stragglers_table(struct strbuf *h, const struct agg_iter *it)
+/* A straggler's comparison group: "DP group 3 (ranks 5, 7)" -- spelled out,
+ * since "dp 3" names a model replica everywhere else in the report. */
+static void straggler_group(struct strbuf *h, const struct topology *t,
+			    const struct agg_straggler_row *sr)
+{
+	const struct topo_groups *dp = &t->groups[TOPO_DP];
+	if (strcmp(sr->group_kind, "dp") != 0) {
+		strbuf_addf(h, "stage %d (no DP groups)", sr->group);
+		return;
+	}
+	strbuf_addf(h, "DP group %d", sr->group);
+	if (sr->group < 0 || (size_t)sr->group >= dp->n)
+		return;
+	const struct topo_group *g = &dp->v[sr->group];
+	if (g->n > 8) {
+		strbuf_addf(h, " (%d ranks)", g->n);
+		return;
+	}
+	strbuf_addstr(h, " (ranks ");
+	for (int i = 0; i < g->n; i++)
+		strbuf_addf(h, "%s%d", i ? ", " : "", g->ranks[i]);
+	strbuf_addch(h, ')');
+}
+
+static void stragglers_table(struct strbuf *h, const struct topology *t, const struct agg_iter *it)
 {
 	strbuf_addstr(h, "<h3>Stragglers</h3>\n");
+	if (!it->res.ncompared && it->nok) {
+		strbuf_addstr(h, "<p>Not computed: " AGG_STRAG_NA ".</p>\n");
+		return;
+	}
 	if (!it->res.nstrag) {
 		strbuf_addstr(h, "<p>None above the threshold.</p>\n");
 		return;
 	}
-	strbuf_addstr(h, "<table><tr><th>rank</th><th>group</th><th>fwd+bwd compute (ms)"
+	strbuf_addstr(h, "<table><tr><th>rank</th><th>compared with</th><th>fwd+bwd compute (ms)"
 			 "</th><th>group median (ms)</th><th>excess</th></tr>\n");
 	for (size_t s = 0; s < it->res.nstrag; s++) {
 		const struct agg_straggler_row *sr = &it->res.strag[s];
-		strbuf_addf(h,
-			    "<tr><td><a href=\"iteration_%d.html#r%d\">%d</a></td><td>%s %d</td>"
-			    "<td>%.3f</td><td>%.3f</td><td>+%.1f %%</td></tr>\n",
-			    it->iteration, sr->rank, sr->rank, sr->group_kind, sr->group,
+		strbuf_addf(h, "<tr><td><a href=\"iteration_%d.html#r%d\">%d</a></td><td>",
+			    it->iteration, sr->rank, sr->rank);
+		straggler_group(h, t, sr);
+		strbuf_addf(h, "</td><td>%.3f</td><td>%.3f</td><td>+%.1f %%</td></tr>\n",
 			    msd(sr->value), msd(sr->median), 100 * sr->excess);
 	}
 	strbuf_addstr(h, "</table>\n");
@@ -554,7 +585,7 @@ static void iteration_summary(struct strbuf *h, const char *out, const struct to
 	conflicts_section(h, it);
 	incomplete_groups(h, t, it);
 	overview(h, out, t, it);
-	stragglers_table(h, it);
+	stragglers_table(h, t, it);
 	strbuf_addstr(h, "</section>\n");
 }
 

@@ -52,7 +52,7 @@ int agg_load_iterations(struct db *db, char **names, int nnames, int **out, int 
 		int found = 0;
 		rc = db_agg_iterations(db, nnames ? names[i] : NULL, add_iteration, &l, &found);
 		if (!rc && !found && nnames) {
-			error("no iteration '%s' in the database", names[i]);
+			warn("no iteration '%s' in the database", names[i]);
 			(*nmissing)++;
 		}
 	}
@@ -69,6 +69,13 @@ int agg_load_iterations(struct db *db, char **names, int nnames, int **out, int 
 	*out = l.v;
 	*nout = k;
 	return 0;
+}
+
+const char *agg_rank_absence(const struct agg_rank *r)
+{
+	if (!r)
+		return "missing";
+	return r->status && !strcmp(r->status, "conflict") ? "in conflict" : "failed";
 }
 
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank)

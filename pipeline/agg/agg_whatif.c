@@ -843,10 +843,11 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 	if (L.kineto) {
 		w->cell_ops = "lowest rank of each (dp_rank, stage) cell";
 		if (w->ranks_per_cell > 1) {
-			strbuf_addf(&w->notes,
-				    "cells: each (dp_rank, stage) cell has %d ranks; its lowest "
-				    "(tensor and context rank 0) is its worker\n",
-				    w->ranks_per_cell);
+			strbuf_addf(
+				&w->notes,
+				"cells: each (dp_rank, stage) cell has %d ranks (TP %d x CP %d x "
+				"EP %d); its lowest is its worker\n",
+				w->ranks_per_cell, L.t->tp, L.t->cp, L.t->ep);
 			w->margin = margin;
 			name_slow_ranks(w, L.t, its, n);
 		}

@@ -140,4 +140,10 @@ void agg_whatif_worker_name(const struct agg_whatif *w, const struct wi_worker *
  * AGG_WI_NO_OPS. */
 void agg_whatif_headline(const struct agg_whatif *w, struct strbuf *sb);
 
+/* Where ops come from, for the line that says there are none. */
+#define AGG_WI_OPS_FROM                                                               \
+	"ppbatch derives them from the Megatron-mode Kineto traces it read whole "    \
+	"(status ok: not from failed, salvaged or generic-mode ones) and imports op " \
+	"traces (ppbatch --format optrace)"
+
 #endif

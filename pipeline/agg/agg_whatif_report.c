@@ -14,10 +14,13 @@
  */
 #include "agg_int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agg_whatif.h"
 #include "chart/gantt.h"
@@ -216,8 +219,30 @@ static int cmp_jop(const void *a, const void *b)
 /* The events of one worker in one scenario; returns the tracks used.
  * A track keeps its events disjoint: an op that starts before the
  * track's last end goes to the next track. */
+/* The file's time origin: the earliest op it holds, measured or ideal, when
+ * that is before the step's own origin -- the simulated ideal may start a
+ * little before the measured step, and trace-event times are >= 0. */
+static long long json_origin(const struct agg_whatif *w)
+{
+	const struct agg_wi_step *st = &w->step;
+	long long origin = 0;
+	for (int d = 0; d < st->dp; d++) {
+		if (!json_replica(w, d))
+			continue;
+		for (size_t i = 0; i < st->nodes; i++) {
+			const struct agg_wi_op *o = &st->op[(size_t)d * st->nodes + i];
+			if (o->placeholder)
+				continue;
+			long long m = llround(o->ms), id = llround(o->is);
+			origin = m < origin ? m : origin;
+			origin = id < origin ? id : origin;
+		}
+	}
+	return origin;
+}
+
 static int json_worker(FILE *f, const struct agg_whatif *w, int d, int s, bool ideal, int pid,
-		       bool *first)
+		       long long origin, bool *first)
 {
 	const struct agg_wi_step *st = &w->step;
 	struct jop *v = xmalloc((st->nodes + 1) * sizeof(*v));
@@ -227,8 +252,8 @@ static int json_worker(FILE *f, const struct agg_whatif *w, int d, int s, bool i
 	for (size_t i = 0; i < st->nodes; i++) {
 		const struct agg_wi_op *o = &st->op[(size_t)d * st->nodes + i];
 		if (o->stage == s && !o->placeholder) {
-			long long b = llround(ideal ? o->is : o->ms),
-				  e = llround(ideal ? o->ie : o->me);
+			long long b = llround(ideal ? o->is : o->ms) - origin,
+				  e = llround(ideal ? o->ie : o->me) - origin;
 			v[n++] = (struct jop){ b, e > b ? e : b, o };
 		}
 	}
@@ -283,6 +308,7 @@ static int perfetto(const char *dir, const struct agg_whatif *w)
 	      "\"step\":",
 	      f);
 	fprintf(f, "%lld},\n\"traceEvents\":[\n", (long long)r->step[w->step.index]);
+	long long origin = json_origin(w);
 	for (int s = 0; s < w->shape.pp; s++)
 		for (int ideal = 0; ideal < 2; ideal++) {
 			int pid = 2 * s + ideal + 1;
@@ -294,7 +320,7 @@ static int perfetto(const char *dir, const struct agg_whatif *w)
 			for (int d = 0; d < w->shape.dp; d++) {
 				if (!json_replica(w, d))
 					continue;
-				int tracks = json_worker(f, w, d, s, ideal, pid, &first);
+				int tracks = json_worker(f, w, d, s, ideal, pid, origin, &first);
 				const struct wi_worker *wk = worker_at(r, d, s);
 				for (int t = 0; t < (tracks ? tracks : 1); t++) {
 					snprintf(name, sizeof(name), "\"dp %d (rank %d)%s\"", d,
@@ -314,12 +340,37 @@ static int perfetto(const char *dir, const struct agg_whatif *w)
 	return rc;
 }
 
+/* A run without what-if files removes those an earlier run wrote, so that
+ * out/whatif/ never shows another run's analysis (docs/ppagg.md). Only
+ * these names, relative to the folder opened without following a symlink
+ * inside the output area (safefile.h); the folder goes when left empty. */
+static void remove_stale(const char *out)
+{
+	static const char *const names[] = { "sw.gp",    "sw.png",   "sw.svg",       "step.gp",
+					     "step.png", "step.svg", "timeline.json" };
+	int outfd, wfd;
+	if (safe_opendir(AT_FDCWD, out, 0, &outfd, NULL, 0))
+		return;
+	wfd = openat(outfd, "whatif", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (wfd >= 0) {
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (unlinkat(wfd, names[i], 0) && errno != ENOENT)
+				warn("cannot remove the earlier run's '%s/whatif/%s': %s", out,
+				     names[i], strerror(errno));
+		close(wfd);
+		(void)unlinkat(outfd, "whatif", AT_REMOVEDIR); /* fails when not empty */
+	}
+	close(outfd);
+}
+
 int agg_whatif_charts(const char *out, const struct agg_whatif *w, const struct agg_chart_opts *co,
 		      struct agg_jobs *jobs)
 {
 	if (w->state != AGG_WI_DONE || w->r.verdict == WI_VERDICT_NONE || !w->r.nworkers ||
-	    !w->step.op)
+	    !w->step.op) {
+		remove_stale(out);
 		return 0;
+	}
 	struct strbuf dir = STRBUF_INIT;
 	strbuf_addf(&dir, "%s/whatif", out);
 	int rc = agg_mkdir_p(dir.buf);
@@ -394,6 +445,23 @@ static void workers_table(struct strbuf *h, const struct agg_whatif *w)
 
 /* Which rank speaks for a cell, the clocks, and the notes: what the numbers
  * rest on (docs/whatif.md §4.1, §9.1). */
+/* What the verdict says, in the words of docs/whatif.md §6. */
+static const char *verdict_meaning(enum wi_verdict v)
+{
+	switch (v) {
+	case WI_VERDICT_WORKER:
+		return "making the top 3 % of workers ideal removes at least half of the slowdown: "
+		       "M_W ≥ ½";
+	case WI_VERDICT_STAGE:
+		return "making the last pipeline stage ideal removes at least half of the "
+		       "slowdown: M_S ≥ ½";
+	case WI_VERDICT_SPREAD:
+		return "neither the top 3 % of workers nor the last stage remove half of the "
+		       "slowdown: it is spread over the job";
+	default: return "S below the threshold: nothing to explain";
+	}
+}
+
 static void basis(struct strbuf *h, const struct agg_whatif *w)
 {
 	strbuf_addstr(h, "<p class=\"basis\">");
@@ -465,8 +533,10 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
 	strbuf_addstr(h, "<section id=\"whatif\">\n<h2>What if</h2>\n");
 	switch (w->state) {
 	case AGG_WI_NO_OPS:
-		strbuf_addstr(h, "<p>No what-if analysis: the aggregated traces hold no ops "
-				 "(docs/whatif.md).</p>\n</section>\n");
+		strbuf_addstr(
+			h,
+			"<p>No what-if analysis: the aggregated traces hold no ops; " AGG_WI_OPS_FROM
+			" (docs/whatif.md).</p>\n</section>\n");
 		return;
 	case AGG_WI_INCOMPLETE:
 	case AGG_WI_REJECTED:
@@ -485,15 +555,16 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
 	}
 	sentence(h, w);
 	strbuf_addf(h,
-		    "<p>Verdict: <b>%s</b>. M_W = %.3f: the share of the slowdown that making "
+		    "<p>Verdict: <b>%s</b> (%s). M_W = %.3f: the share of the slowdown that making "
 		    "the top %zu worker%s ideal removes; M_S = %.3f: the same for the last stage. "
 		    "S = mean step time without launch delays / mean step time of the ideal "
 		    "(every op at its type's typical duration), over %zu step%s and %zu ops, "
 		    "analysed in %.2f s (docs/whatif.md). Measured and ideal step in "
 		    "Perfetto: <a href=\"whatif/timeline.json\">whatif/timeline.json</a> "
 		    "(open it at ui.perfetto.dev).</p>\n",
-		    wi_verdict_name(r->verdict), r->m_w, r->n_mw, r->n_mw == 1 ? "" : "s", r->m_s,
-		    r->nsteps, r->nsteps == 1 ? "" : "s", w->nops, w->seconds);
+		    wi_verdict_name(r->verdict), verdict_meaning(r->verdict), r->m_w, r->n_mw,
+		    r->n_mw == 1 ? "" : "s", r->m_s, r->nsteps, r->nsteps == 1 ? "" : "s", w->nops,
+		    w->seconds);
 	strbuf_addstr(h, "<div class=\"grid\">\n");
 	basis(h, w);
 	st_table(h, &r->by_group);

@@ -160,6 +160,7 @@ struct layout {
 	double xmin, xmax;
 	double px_per_x;  /* horizontal pixels per x unit in the plot area */
 	double px_per_row;/* vertical pixels per row */
+	int key_rows;     /* rows of the legend below the plot */
 };
 
 static void compute_layout(const struct gantt *g, struct layout *L)
@@ -184,6 +185,30 @@ static void compute_layout(const struct gantt *g, struct layout *L)
 		L->xmax = L->xmin + 1;
 	L->px_per_x = (L->w - 200) / (L->xmax - L->xmin);
 	L->px_per_row = g->nrows ? (L->h - 170.0) / g->nrows : 0;
+}
+
+/* The legend's rows. gnuplot fits as many columns of the horizontal key as
+ * the width holds (a column about 8 px per character of the longest name
+ * plus 10 for the sample and gaps: an underestimate of what fits, so the
+ * rows are never more than counted here), then balances the entries over
+ * the rows that needs. The bottom margin and the height grow with them, so
+ * a legend of three rows (the what-if's 15 op types) does not cover the x
+ * axis's label. */
+static void key_layout(const struct gantt *g, const size_t *count, struct layout *L)
+{
+	int n = 0;
+	size_t longest = 0;
+	for (int c = 0; c < g->ncls; c++)
+		if (count[c]) {
+			size_t len = g->cls_name[c] ? strlen(g->cls_name[c]) : 0;
+			n++;
+			longest = len > longest ? len : longest;
+		}
+	int cols = (int)((L->w - 100) / (8 * (longest + 10)));
+	cols = cols < 1 ? 1 : cols;
+	L->key_rows = n ? (n + cols - 1) / cols : 0;
+	if (L->key_rows > 2 && L->h < 30000)
+		L->h += 14 * (L->key_rows - 2);
 }
 
 static int cmp_box(const void *x, const void *y)
@@ -377,10 +402,12 @@ static void write_settings(FILE *f, const struct gantt *g, const struct layout *
 	fputs(")\n", f);
 	fputs("set xtics out nomirror\n"
 	      "set grid xtics lt 1 lw 0.5 lc rgb '#dddddd'\n"
-	      "set key at screen 0.5, screen 0.01 center bottom horizontal box opaque reverse Left\n"
-	      "set bmargin 6\n"
-	      "set style fill solid 0.95 border lc rgb '#ffffff'\n"
-	      "set offsets 0, 0, 0, 0\n\n", f);
+	      "set key at screen 0.5, screen 0.01 center bottom horizontal box opaque reverse Left\n",
+	      f);
+	fprintf(f, "set bmargin %d\n", L->key_rows > 2 ? 4 + L->key_rows : 6);
+	fputs("set style fill solid 0.95 border lc rgb '#ffffff'\n"
+	      "set offsets 0, 0, 0, 0\n\n",
+	      f);
 	for (int i = 0; i < g->nrules; i++)
 		if (g->rules[i] > 0 && g->rules[i] < g->nrows)
 			fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g "
@@ -399,6 +426,7 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 	compute_layout(g, &L);
 	for (size_t i = 0; i < g->nboxes; i++)
 		count[g->boxes[i].cls]++;
+	key_layout(g, count, &L);
 	for (int c = 1; c <= g->ncls; c++)
 		pos[c] = pos[c - 1] + count[c - 1];
 	for (size_t i = 0; i < g->nboxes; i++)

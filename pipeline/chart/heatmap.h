@@ -34,7 +34,9 @@ void heatmap_set_scale(struct heatmap *h, enum heatmap_scale s);
 void heatmap_set_range(struct heatmap *h, double lo, double hi);
 /* How values are printed in their cells and on the colour box: with
  * `decimals` decimals and a unit after them (e.g. 1 and " %"; copied,
- * at most 7 bytes). Default: 2 decimals, no unit. */
+ * at most 7 bytes). Default: 2 decimals, no unit. More decimals (up to 6)
+ * when the colour range needs them to tell its tics apart: a fifth of the
+ * range must show in the last decimal. */
 void heatmap_set_number(struct heatmap *h, int decimals, const char *unit);
 /* Which outputs the script makes (default both; neither means both). */
 void heatmap_set_formats(struct heatmap *h, bool png, bool svg);

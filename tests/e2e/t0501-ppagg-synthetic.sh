@@ -18,7 +18,7 @@ ppagg --base-folder run --no-render >out1 2>err1
 is "exit 1: a rank failed" 1 $?
 ok_if "failed rank named with its error" grep -q "rank 3 failed: truncated <trace>" err1
 ok_if "incomplete PP group named with the missing rank" \
-	grep -q "PP group 3 incomplete, missing rank 3 (failed)" err1
+	grep -q "PP group 3 incomplete, not drawn and no pipeline row; rank not analysed: 3 (failed)$" err1
 ok_if "topology source said" grep -q "topology from file: run/unique_parallel_groups_20250101.txt" err1
 # The truth lists complete groups only.
 is "pp_groups equal the truth" "$(cat run/.truth/pp_groups.csv)" "$(q run/pptrace.db "$PPQ")"
@@ -63,7 +63,7 @@ $MK --db one/pptrace.db --truth one/.truth --tp 1 --pp 2 --dp 3 --mb 4 --iterati
 	--straggler 4:1.15 --drop 2 --topology one/unique_parallel_groups_1.txt >/dev/null
 ppagg --input one/iteration_7 --no-render >out3 2>err3
 is "missing rank: exit 1" 1 $?
-ok_if "missing rank named" grep -q "PP group 2 incomplete, missing rank 2:" err3
+ok_if "missing rank named" grep -q "PP group 2 incomplete, not drawn and no pipeline row; rank not analysed: 2 (missing)$" err3
 is "truth of the complete groups" "$(cat one/.truth/pp_groups.csv)" "$(q one/pptrace.db "$PPQ")"
 is "15 % straggler flagged at 10 %" "7,4" "$(sql -csv one/pptrace.db "SELECT iteration, rank FROM stragglers")"
 printf '[agg]\nstraggler_threshold = 0.2\n' >agg.ini

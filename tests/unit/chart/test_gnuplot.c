@@ -4,7 +4,14 @@
  * failing script in the middle is reported alone with gnuplot's message
  * and the scripts after it still render; a folder whose name cannot be
  * quoted for a batch runs alone; a heatmap script renders with a hover
- * text per cell. Skipped (with the reason) when gnuplot is not installed. */
+ * text per cell, with the decimals its colour range needs. Skipped (with
+ * the reason) when gnuplot is not installed.
+ * And the Gantt emitter's legend (gantt.h): its rows below the plot get
+ * room. Up to 2026-11-27 the bottom margin was 6 lines whatever the legend
+ * held, and the what-if's measured-vs-ideal step chart, whose 15 op types
+ * make a legend of three rows, had its x axis's label drawn under the
+ * legend's box. Those scripts are written, not rendered: the margin and
+ * the height are what the script says. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "chart/gantt.h"
 #include "chart/gnuplot.h"
 #include "chart/heatmap.h"
 #include "util/pp.h"
@@ -147,11 +155,128 @@ static void test_heatmap(void **state)
 	strbuf_release(&svg);
 }
 
+/* Appends the file at path to sb. */
+static void slurp(const char *path, struct strbuf *sb)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[65536];
+	size_t got;
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(sb, buf, got);
+	fclose(f);
+}
+
+/* The script of a 2 x 1 heatmap of a and b in ms, one decimal asked for. */
+static void heat_script(const char *name, double a, double b, struct strbuf *gp)
+{
+	char err[256], prefix[128];
+	struct heatmap *h = heatmap_new(2, 1);
+	heatmap_set_number(h, 1, " ms");
+	heatmap_set(h, 0, 0, a, NULL);
+	heatmap_set(h, 1, 0, b, NULL);
+	snprintf(prefix, sizeof(prefix), "%s/%s", tmp, name);
+	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
+	heatmap_free(h);
+	strbuf_reset(gp);
+	slurp(strcat(prefix, ".gp"), gp);
+}
+
+/* A heatmap's numbers get the decimals its colour range needs. Up to
+ * 2026-11-27 the overview's idle map (one decimal, values 0.47-0.73 ms)
+ * labelled its colour bar 0.5, 0.5, 0.6, 0.6, 0.7 ms and its cells alike. */
+static void test_heatmap_decimals(void **state)
+{
+	(void)state;
+	struct strbuf gp = STRBUF_INIT;
+	heat_script("narrow", 0.473232, 0.729587, &gp);
+	assert_non_null(strstr(gp.buf, "\nset format cb '%.2f ms'\n"));
+	assert_non_null(strstr(gp.buf, "\"0.47 ms\""));
+	assert_non_null(strstr(gp.buf, "\"0.73 ms\""));
+	/* A wide range keeps the decimals asked for. */
+	heat_script("wide", 67.33, 87.8, &gp);
+	assert_non_null(strstr(gp.buf, "\nset format cb '%.1f ms'\n"));
+	assert_non_null(strstr(gp.buf, "\"87.8 ms\""));
+	strbuf_release(&gp);
+}
+
+/* Writes a chart of 8 rows with n classes, one box each for the first
+ * boxed, and appends its script to gp. */
+static void script(const char *const *names, int n, int boxed, const char *base, struct strbuf *gp)
+{
+	struct gantt *g = gantt_new();
+	char err[512];
+	for (int r = 0; r < 8; r++) {
+		char row[16];
+		snprintf(row, sizeof(row), "row %d", r);
+		gantt_add_row(g, row);
+	}
+	for (int c = 0; c < n; c++) {
+		int k = gantt_add_class(g, names[c], NULL);
+		struct gantt_box b = { c % 8, k, c, c + 1, 0, 1, NULL, NULL };
+		if (c < boxed)
+			assert_int_equal(gantt_add_box(g, &b), 0);
+	}
+	struct strbuf prefix = STRBUF_INIT;
+	strbuf_addf(&prefix, "%s/%s", tmp, base);
+	assert_int_equal(gantt_write(g, prefix.buf, false, err, sizeof(err)), 0);
+	gantt_free(g);
+	strbuf_addstr(&prefix, ".gp");
+	slurp(prefix.buf, gp);
+	strbuf_release(&prefix);
+}
+
+static void test_legend_rows(void **state)
+{
+	(void)state;
+	/* The what-if's op types: three rows of five at 1600 pixels. */
+	static const char *const ops[] = {
+		"forward-compute",
+		"backward-compute",
+		"forward-send",
+		"forward-recv",
+		"backward-send",
+		"backward-recv",
+		"params-all-gather",
+		"grads-reduce-scatter",
+		"separate-grads-all-reduce",
+		"layernorm-grads-all-reduce",
+		"embedding-grads-all-reduce",
+		"optimizer-clip-main-grad",
+		"optimizer",
+		"gc",
+		"pp-other",
+	};
+	struct strbuf gp = STRBUF_INIT;
+	script(ops, 15, 15, "ops", &gp);
+	assert_non_null(strstr(gp.buf, "\nset bmargin 7\n"));
+	assert_non_null(strstr(gp.buf, "set terminal svg noenhanced size 1600,456 "));
+
+	/* ppagg's seven categories: two rows, as before. */
+	static const char *const cats[] = {
+		"bwd_computation",       "fwd_computation",  "fwd_communication",
+		"bwd_communication",     "dp_communication", "pp_communication",
+		"optimizer_computation",
+	};
+	strbuf_reset(&gp);
+	script(cats, 7, 7, "cats", &gp);
+	assert_non_null(strstr(gp.buf, "\nset bmargin 6\n"));
+	assert_non_null(strstr(gp.buf, "set terminal svg noenhanced size 1600,442 "));
+
+	/* Classes without a box are not in the legend. */
+	strbuf_reset(&gp);
+	script(ops, 15, 4, "few", &gp);
+	assert_non_null(strstr(gp.buf, "\nset bmargin 6\n"));
+	strbuf_release(&gp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_heatmap),
+		cmocka_unit_test(test_heatmap_decimals),
+		cmocka_unit_test(test_legend_rows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,22 @@
+#!/bin/bash
+# ppbatch's --input is the base folder, ppagg's --input one iteration folder
+# (docs/ppagg.md). `ppagg --input BASE` -- the same words as the ppbatch run
+# before it -- failed up to 2026-11-27 with "cannot open database
+# './pptrace.db'" (BASE's parent). It now says BASE is a base folder and
+# what to give instead; exit 3 as before (nothing was done).
+source "$PP_ROOT/tests/lib.sh"
+"$PP_FAST_BIN/ppgen" --out run --pp 2 --layers 1 --kernels-per-layer 2 -q &&
+	"$PP_FAST_BIN/ppbatch" --input run -q
+is "generated and stored" 0 $?
+ppagg --input run --no-render -q 2>base.err
+is "--input BASE: exit 3" 3 $?
+is "... the message says what is wrong and what to give" \
+	"ppagg: error: --input 'run' is a base folder (it holds pptrace.db), not an iteration folder: use --base-folder 'run', or --input 'run/iteration_<n>' (ppbatch's --input is the base folder; ppagg's is one iteration)" \
+	"$(cat base.err)"
+ppagg --input run/iteration_15 --no-render -q 2>iter.err
+is "--input BASE/iteration_15: exit 0" 0 $?
+mkdir empty
+ppagg --input empty/iteration_1 --no-render -q 2>nodb.err
+is "no database at all: exit 3" 3 $?
+ok_if "... the database error as before" grep -q "^ppagg: error: cannot open database 'empty/pptrace.db': .* (run ppbatch first?)$" nodb.err
+done_testing
