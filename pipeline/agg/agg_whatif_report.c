@@ -216,9 +216,6 @@ static int cmp_jop(const void *a, const void *b)
 	return x->s < y->s ? -1 : x->s > y->s ? 1 : x->e > y->e ? -1 : x->e < y->e;
 }
 
-/* The events of one worker in one scenario; returns the tracks used.
- * A track keeps its events disjoint: an op that starts before the
- * track's last end goes to the next track. */
 /* The file's time origin: the earliest op it holds, measured or ideal, when
  * that is before the step's own origin -- the simulated ideal may start a
  * little before the measured step, and trace-event times are >= 0. */
@@ -241,6 +238,9 @@ static long long json_origin(const struct agg_whatif *w)
 	return origin;
 }
 
+/* The events of one worker in one scenario, at times less origin; returns
+ * the tracks used. A track keeps its events disjoint: an op that starts
+ * before the track's last end goes to the next track. */
 static int json_worker(FILE *f, const struct agg_whatif *w, int d, int s, bool ideal, int pid,
 		       long long origin, bool *first)
 {
