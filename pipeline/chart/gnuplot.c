@@ -178,8 +178,7 @@ struct run {
 	char *argv[5];
 };
 
-/* Removes what stands at the PNG and SVG names of script (…/x.gp). */
-static void clear_outputs(const char *script)
+void gnuplot_clear_outputs(const char *script)
 {
 	static const char *const ext[] = { ".png", ".svg" };
 	size_t n = strlen(script);
@@ -292,7 +291,7 @@ static void feed(struct run *run)
 	}
 	struct gnuplot_job *j = run->job = &R->jobs[R->next++];
 	struct strbuf *c = &run->cmd;
-	clear_outputs(j->script);
+	gnuplot_clear_outputs(j->script);
 	script_dir(j->script, &run->dir);
 	strbuf_reset(c);
 	strbuf_addstr(c, "reset session\nreset errors\nset print '-'\ncd ");
@@ -384,7 +383,7 @@ static void start_single(struct render *R, struct gnuplot_job *j)
 	run->argv[1] = "-e";
 	run->argv[2] = run->cmd.buf;
 	run->argv[3] = (char *)script_base(j->script);
-	clear_outputs(j->script);
+	gnuplot_clear_outputs(j->script);
 	if (!spawn(R, run, PROC_NULL, PROC_NULL, NULL))
 		release_run(run);
 }

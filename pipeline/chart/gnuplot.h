@@ -44,6 +44,11 @@ struct gnuplot_job {
  * be started (err says why; no job ran). */
 int gnuplot_render(struct gnuplot_job *jobs, size_t n, int parallel, char *err, size_t errlen);
 
+/* Removes what stands at the PNG and SVG names of script (…/x.gp): no
+ * image of an earlier run may outlive a script written anew (a job's
+ * outputs are cleared so before it renders, and a failed job leaves none). */
+void gnuplot_clear_outputs(const char *script);
+
 /* Writes the lines that give pp_png and pp_svg their default (1) unless
  * the caller set them; once per script, before its first output. */
 void gnuplot_write_formats(FILE *f);
