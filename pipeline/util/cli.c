@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,15 @@ static const struct cli_opt *find_short(const struct cli_cmd *cmd, int c)
 	return NULL;
 }
 
+/* Whether a is one of cmd's long options (--name or --name=value). */
+static bool is_long_opt(const struct cli_cmd *cmd, const char *a)
+{
+	if (a[0] != '-' || a[1] != '-' || !a[2])
+		return false;
+	const char *eq = strchr(a + 2, '=');
+	return find_long(cmd, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2)) != NULL;
+}
+
 static int take_args(const struct cli_cmd *cmd, struct cli_state *st,
 		     const struct cli_opt *o, const char *inline_arg)
 {
@@ -62,9 +72,13 @@ static int take_args(const struct cli_cmd *cmd, struct cli_state *st,
 		st->nargs = 1;
 		return o->id;
 	}
-	if (st->i >= st->argc) {
-		fprintf(stderr, "%s: error: option --%s needs a value %s\n",
-			cmd->name, o->name, o->arg);
+	if (st->i >= st->argc || is_long_opt(cmd, st->argv[st->i])) {
+		fprintf(stderr, "%s: error: option --%s needs a value %s", cmd->name, o->name,
+			o->arg);
+		if (st->i < st->argc) /* `--iterations --no-render`: a value forgotten */
+			fprintf(stderr, ", not the option '%s' (--%s=%s if that is the value)",
+				st->argv[st->i], o->name, st->argv[st->i]);
+		fputc('\n', stderr);
 		cli_usage(cmd);
 		return CLI_ERR;
 	}

@@ -5,7 +5,10 @@
  * argv and returns one option at a time. Accepted forms: --name value,
  * --name=value, -x value, -xvalue, bundled flags -ab, and "--" to end
  * options. Options marked CLI_MULTI take every following argument up to the
- * next one that starts with '-' (for `--iterations 15 16`).
+ * next one that starts with '-' (for `--iterations 15 16`). A separate
+ * value that is one of the command's own long options is refused as a
+ * value forgotten (`--iterations --no-render`); `--name=value` still takes
+ * anything.
  */
 #ifndef CLI_H
 #define CLI_H

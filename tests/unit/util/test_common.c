@@ -92,6 +92,23 @@ static void test_cli_forms(void **state)
 	cli_init(&st, 2, bad);
 	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
 	cli_release(&st);
+	/* A value forgotten: the next word is one of the command's options
+	 * (in any form); the value may still be given inline. */
+	char *forgot[] = { "t", "--iterations", "--quiet", NULL };
+	cli_init(&st, 3, forgot);
+	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
+	cli_release(&st);
+	char *forgot2[] = { "t", "--db", "--config=a.ini", NULL };
+	cli_init(&st, 3, forgot2);
+	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
+	cli_release(&st);
+	char *inline_val[] = { "t", "--db=--quiet", "--db", "--nope", NULL };
+	cli_init(&st, 4, inline_val);
+	assert_int_equal(cli_next(&cmd, &st), O_DB);
+	assert_string_equal(st.arg, "--quiet");
+	assert_int_equal(cli_next(&cmd, &st), O_DB); /* not an option of t: a value */
+	assert_string_equal(st.arg, "--nope");
+	cli_release(&st);
 	/* The config file is found before the other options are applied: the
 	 * last --config in any form; not a "-c" that is another option's value
 	 * or after "--". */
