@@ -217,7 +217,8 @@ static int parse_args(struct agg_opts *o, struct cli_state *st, const char **for
 
 /* Config values fill what the command line left unset, checked as the
  * flags are. Returns 0 or -1 after reporting the key and its value. */
-static int apply_config(struct agg_opts *o, const char **format, const char **align)
+static int apply_config(struct agg_opts *o, const char *path, const char **format,
+			const char **align)
 {
 	char err[256];
 	config_check_known(o->config, "agg", known_keys);
@@ -229,22 +230,22 @@ static int apply_config(struct agg_opts *o, const char **format, const char **al
 		if (!s)
 			continue;
 		if (cli_parse_long(s, is->min, is->max, &v))
-			return error("config: %s = '%s': %s", is->key, s, is->why);
+			return error("%s: %s = '%s': %s", path, is->key, s, is->why);
 		if (!is->id || !*to) /* no flag, or the flag was not given */
 			*to = (int)v;
 	}
 	int rc = config_get_double(o->config, "agg.straggler_threshold", &o->threshold, err,
 				   sizeof(err));
 	if (rc < 0)
-		return error("config: %s", err);
+		return error("%s: %s", path, err);
 	if (o->threshold < 0)
-		return error("config: agg.straggler_threshold = %g: expected a number >= 0",
+		return error("%s: agg.straggler_threshold = %g: expected a number >= 0", path,
 			     o->threshold);
 	const char *rc_key = config_get(o->config, "agg.rank_charts");
 	if (rc_key && !o->rank_charts_given && parse_rank_charts(rc_key, o))
-		return error("config: agg.rank_charts = '%s': expected auto, all, flagged, none "
+		return error("%s: agg.rank_charts = '%s': expected auto, all, flagged, none "
 			     "or a rank list such as 0-7,77",
-			     rc_key);
+			     path, rc_key);
 	if (!*format)
 		*format = config_get(o->config, "agg.format");
 	if (!*align)
@@ -274,7 +275,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rc = PP_EXIT_USAGE;
-	if (apply_config(&o, &format, &align))
+	if (config && apply_config(&o, config, &format, &align))
 		goto out;
 	if (format && parse_format(format, &o)) {
 		error("invalid format '%s': expected png, svg or png,svg", format);

@@ -102,7 +102,7 @@ static const char *key_of(int id)
  * YAML config) into in. */
 static int load_config(struct sim_input *in, const char *path)
 {
-	char err[512];
+	char err[1024], why[512];
 	struct config *cfg = NULL;
 	size_t n = strlen(path);
 	bool yaml = (n > 5 && !strcmp(path + n - 5, ".yaml")) ||
@@ -114,8 +114,8 @@ static int load_config(struct sim_input *in, const char *path)
 		rc = sim_input_load_yaml(in, path, err, sizeof(err));
 	else if (!(cfg = config_load(path, err, sizeof(err))))
 		rc = PP_EINVAL;
-	else
-		rc = sim_input_load_ini(in, cfg, err, sizeof(err));
+	else if ((rc = sim_input_load_ini(in, cfg, why, sizeof(why))))
+		snprintf(err, sizeof(err), "%s: %s", path, why); /* it names no file */
 	config_free(cfg);
 	return rc ? error("%s", err) : 0;
 }

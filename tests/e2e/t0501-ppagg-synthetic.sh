@@ -109,7 +109,7 @@ for kv in "tp = x:agg.tp = 'x': expected a positive number" \
 	printf '[agg]\n%s\n' "${kv%%:*}" >bad.ini
 	ppagg --base-folder run --config bad.ini --no-render 2>err.txt
 	is "config ${kv%%:*}: usage error" 2 $?
-	is "config ${kv%%:*}: says which key and why" "ppagg: error: config: ${kv#*:}" "$(cat err.txt)"
+	is "config ${kv%%:*}: says which file, key and why" "ppagg: error: bad.ini: ${kv#*:}" "$(cat err.txt)"
 done
 ppagg --base-folder run --tp x 2>err.txt
 is "the flag --tp x: the same reason" 2 $?

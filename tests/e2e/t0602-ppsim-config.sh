@@ -81,4 +81,8 @@ printf '{"num_stages": 4,, }\n' >broken.json
 ppsim -c broken.json --no-visualization >/dev/null 2>broken.err
 is "malformed JSON exits 2" 2 "$?"
 ok_if "with file and line" grep -q "broken.json:1:" broken.err
+printf '[sim]\nforward = abc\n' >bad.ini
+ppsim -c bad.ini --no-visualization >/dev/null 2>badini.err
+is "a bad [sim] value exits 2" 2 "$?"
+ok_if "and names the file, the key and why" grep -q "^ppsim: error: bad.ini: config \[sim\] forward: invalid forward time 'abc'" badini.err
 done_testing
