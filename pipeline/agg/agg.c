@@ -470,11 +470,11 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 			worst_ratio = it->res.pipes[p].bubble_ratio;
 			worst_g = it->res.pipes[p].pp_group;
 		}
-	fprintf(stderr, "%s: iteration %d: %d ranks ok, %d failed", pp_progname(), it->iteration,
-		it->nok, it->nfailed);
+	fprintf(stderr, "%s: iteration %d: %d rank%s ok, %d failed", pp_progname(), it->iteration,
+		it->nok, it->nok == 1 ? "" : "s", it->nfailed);
 	if (it->nconflicts)
 		fprintf(stderr, ", %d in conflict", it->nconflicts);
-	fprintf(stderr, ", %zu pipelines", it->res.npipes);
+	fprintf(stderr, ", %zu pipeline%s", it->res.npipes, it->res.npipes == 1 ? "" : "s");
 	if (worst_g >= 0)
 		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)", 100 * worst_ratio,
 			worst_g, (double)worst / 1e6);

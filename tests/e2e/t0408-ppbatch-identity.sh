@@ -31,6 +31,9 @@ ok_if "two names: the shared header rank said" grep -q "iteration 3: 2 traces ha
 ppagg --base-folder one --pp 2 --no-render --quiet 2>err
 is "two names: ppagg exits 0" 0 $?
 is "two names: ppagg counts 2 ranks" "3,2,0" "$(cut -d, -f1-3 one/pptrace/iterations.csv | tail -1)"
+ppagg --base-folder one --pp 2 --no-render 2>err
+ok_if "two names: its summary line counts them, one pipeline" \
+	grep -q "iteration 3: 2 ranks ok, 0 failed, 1 pipeline," err
 
 # 2. One file in two iteration folders: both iterations are stored, and a
 # re-run skips both instead of calling one of them stored forever.
@@ -86,7 +89,7 @@ is "the conflict stays until resolved: a re-run exits 1 too" 1 $?
 ppagg --base-folder hdr --pp 2 --no-render >aggout 2>aggerr
 is "ppagg: exit 1 on a conflict" 1 $?
 ok_if "ppagg: the conflict is named" grep -q "rank conflict, not aggregated: rank 0 is claimed by more than one trace" aggerr
-ok_if "ppagg: the summary counts it" grep -q "iteration 5: 1 ranks ok, 0 failed, 1 in conflict" aggerr
+ok_if "ppagg: the summary counts it" grep -q "iteration 5: 1 rank ok, 0 failed, 1 in conflict, 0 pipelines," aggerr
 ok_if "ppagg: the report lists it" grep -q "Rank conflicts (not aggregated)" hdr/pptrace/index.html
 is "ppagg: nothing of the two traces lands on rank 0" "category,kernels,sum_ns,busy_ns" \
 	"$(cat hdr/pptrace/iteration_5/rank_0/categories.csv)"
