@@ -443,8 +443,6 @@ static void workers_table(struct strbuf *h, const struct agg_whatif *w)
 	strbuf_addstr(h, "</table>\n");
 }
 
-/* Which rank speaks for a cell, the clocks, and the notes: what the numbers
- * rest on (docs/whatif.md §4.1, §9.1). */
 /* What the verdict says, in the words of docs/whatif.md §6. */
 static const char *verdict_meaning(enum wi_verdict v)
 {
@@ -462,6 +460,8 @@ static const char *verdict_meaning(enum wi_verdict v)
 	}
 }
 
+/* Which rank speaks for a cell, the clocks, and the notes: what the numbers
+ * rest on (docs/whatif.md §4.1, §9.1). */
 static void basis(struct strbuf *h, const struct agg_whatif *w)
 {
 	strbuf_addstr(h, "<p class=\"basis\">");
