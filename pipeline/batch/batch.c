@@ -326,8 +326,9 @@ static void warn_nothing_found(const struct batch *b)
 	} else {
 		strbuf_addf(&sb, "'%s' or its folders", o->input);
 	}
-	warn("found no trace file in %s (file names %s): nothing to analyse", sb.buf,
-	     b->set.pattern ? b->set.pattern : "*.json, *.json.gz, *.pt.trace.json*");
+	strbuf_addstr(&sb, " (file names ");
+	walk_describe_patterns(b->set.pattern, &sb);
+	warn("found no trace file in %s): nothing to analyse", sb.buf);
 	strbuf_release(&sb);
 }
 

@@ -27,6 +27,16 @@ bool walk_name_matches(const char *pattern, const char *name)
 	return false;
 }
 
+void walk_describe_patterns(const char *pattern, struct strbuf *sb)
+{
+	if (pattern) {
+		strbuf_addstr(sb, pattern);
+		return;
+	}
+	for (const char *const *p = default_patterns; *p; p++)
+		strbuf_addf(sb, "%s%s", p == default_patterns ? "" : ", ", *p);
+}
+
 static bool parse_digits(const char *s, size_t n, int64_t *out)
 {
 	int64_t v = 0;

@@ -74,5 +74,9 @@ bool walk_rank_from_name(const char *name, int64_t *rank);
 bool walk_iteration_from_folder(const char *folder, int64_t *iteration);
 /* Whether a file name matches pattern (NULL = the default patterns). */
 bool walk_name_matches(const char *pattern, const char *name);
+struct strbuf;
+/* Appends the file names a walk looks for to sb, for messages: pattern, or
+ * the defaults walk_name_matches() tries, separated by ", ". */
+void walk_describe_patterns(const char *pattern, struct strbuf *sb);
 
 #endif
