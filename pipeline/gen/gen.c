@@ -37,6 +37,16 @@ static void on_stop_signal(int signum)
 	stop_signal = signum;
 }
 
+/* Catches sig unless it was ignored when gen_run() began: a script's
+ * background job ignores SIGINT, the Ctrl-C typed at the script is not for
+ * it (docs/ppgen.md). */
+static void catch_stop(int sig, const struct sigaction *sa, struct sigaction *old)
+{
+	sigaction(sig, NULL, old);
+	if (old->sa_handler != SIG_IGN)
+		sigaction(sig, sa, NULL);
+}
+
 static const struct {
 	const char *name;
 	unsigned flag;
@@ -524,8 +534,8 @@ int gen_run(const struct gen_opts *o)
 	 * the flag). */
 	sa.sa_flags = SA_RESTART | SA_RESETHAND;
 	stop_signal = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	catch_stop(SIGINT, &sa, &old_int);
+	catch_stop(SIGTERM, &sa, &old_term);
 	if (!rc)
 		rc = open_output(&R);
 	for (int i = 0; i < o->niterations && !rc; i++)
