@@ -292,6 +292,10 @@ struct run {
 	int64_t t0; /* start of the next iteration */
 	uint64_t bytes;
 	int files;
+	/* For tests only: a glob over trace paths (PPTRACE_TEST_GEN_STOP).
+	 * ppgen stops itself (SIGSTOP) once such a trace is complete, so that
+	 * a test signals it at a known point instead of racing it (t0701). */
+	const char *stop_after;
 };
 
 /* --slow-stage into R->straggle. */
@@ -450,6 +454,8 @@ static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cf
 		if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
 			R->bytes += (uint64_t)st.st_size;
 		R->files++;
+		if (R->stop_after && *R->stop_after && !fnmatch(R->stop_after, path, 0))
+			raise(SIGSTOP);
 		gen_truth_rank(R->truth, it, gr, &R->sums[r]);
 		gen_truth_ops(R->truth, it, gr, dp, R->ops, nops);
 	}
@@ -527,6 +533,7 @@ int gen_run(const struct gen_opts *o)
 	R.offset = xcalloc((size_t)R.lay.world, sizeof(*R.offset));
 	R.sums = xcalloc((size_t)R.lay.world, sizeof(*R.sums));
 	R.t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
+	R.stop_after = getenv("PPTRACE_TEST_GEN_STOP");
 	rc = choose_ranks(&R);
 	struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
