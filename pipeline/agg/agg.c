@@ -18,6 +18,7 @@
 #include "agg_int.h"
 #include "agg_whatif.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -565,6 +566,21 @@ static bool input_is_base(const char *input)
 	return yes;
 }
 
+/* Whether dir holds trace files itself: ppbatch then took it as one
+ * iteration folder, so its pptrace.db is that iteration's database
+ * (docs/ppbatch.md: `--input run42/iteration_15` works). */
+static bool holds_traces(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool yes = false;
+	while (d && !yes && (e = readdir(d)))
+		yes = e->d_name[0] != '.' && strstr(e->d_name, ".json");
+	if (d)
+		closedir(d);
+	return yes;
+}
+
 /* Nothing matched: say what the database holds, so that a mistyped
  * --iterations or --input is put right in one step. */
 static void no_iteration(const struct run *R)
@@ -593,7 +609,12 @@ static int load(struct run *R)
 	int rc, nmissing = 0;
 	R->db = db_open(R->db_path, DB_EXISTING, 30000, err, sizeof(err));
 	if (!R->db) {
-		if (o->input && !o->db && input_is_base(o->input))
+		if (o->input && !o->db && input_is_base(o->input) && holds_traces(o->input))
+			error("--input '%s' holds its own pptrace.db (ppbatch was given this "
+			      "iteration folder): use --base-folder '%s' (ppagg's --input reads the "
+			      "database of the folder above, '%s')",
+			      o->input, o->input, R->db_path);
+		else if (o->input && !o->db && input_is_base(o->input))
 			error("--input '%s' is a base folder (it holds pptrace.db), not an iteration "
 			      "folder: use --base-folder '%s', or --input '%s/iteration_<n>' "
 			      "(ppbatch's --input is the base folder; ppagg's is one iteration)",
