@@ -28,13 +28,18 @@
 
 /* SIGINT/SIGTERM: the trace being written ends at its next buffer flush and
  * is removed with its temporary file, no further trace is started, and
- * .truth keeps its earlier content (it would not describe the tree). The
- * same signal again ends ppgen at once. */
+ * .truth keeps its earlier content (it would not describe the tree). A
+ * second signal, either of the two, ends ppgen at once. */
 static volatile sig_atomic_t stop_signal;
+static struct sigaction stop_old[2]; /* SIGINT's and SIGTERM's before */
 
 static void on_stop_signal(int signum)
 {
 	stop_signal = signum;
+	/* Both go back to what they were (sigaction() is async-signal-safe);
+	 * the handler blocks both, so a second one pending meets these. */
+	sigaction(SIGINT, &stop_old[0], NULL);
+	sigaction(SIGTERM, &stop_old[1], NULL);
 }
 
 /* Catches sig unless it was ignored when gen_run() began: a script's
@@ -535,14 +540,15 @@ int gen_run(const struct gen_opts *o)
 	R.t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
 	R.stop_after = getenv("PPTRACE_TEST_GEN_STOP");
 	rc = choose_ranks(&R);
-	struct sigaction sa = { .sa_handler = on_stop_signal }, old_int, old_term;
+	struct sigaction sa = { .sa_handler = on_stop_signal, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	/* A second signal kills at once (a long simulation does not look at
-	 * the flag). */
-	sa.sa_flags = SA_RESTART | SA_RESETHAND;
+	 * the flag): on_stop_signal() gives both back. */
 	stop_signal = 0;
-	catch_stop(SIGINT, &sa, &old_int);
-	catch_stop(SIGTERM, &sa, &old_term);
+	catch_stop(SIGINT, &sa, &stop_old[0]);
+	catch_stop(SIGTERM, &sa, &stop_old[1]);
 	if (!rc)
 		rc = open_output(&R);
 	for (int i = 0; i < o->niterations && !rc; i++)
@@ -559,8 +565,8 @@ int gen_run(const struct gen_opts *o)
 		error("%s", err);
 		rc = PP_EIO;
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGINT, &stop_old[0], NULL);
+	sigaction(SIGTERM, &stop_old[1], NULL);
 	if (!rc && !o->quiet) {
 		double secs = (double)(pp_now_ns() - t_begin) / 1e9;
 		printf("ppgen: wrote %d trace%s (%.1f MB) for %d rank%s x %d iteration%s to %s in "

@@ -2,8 +2,9 @@
 # ppgen stopped by SIGINT or SIGTERM while it writes a tree: exit 130, one
 # line saying how many complete traces are there and that .truth was not
 # updated, every trace left is complete, no temporary file is left behind,
-# and running the command again writes the whole tree; a SIGINT ignored
-# when ppgen starts stays ignored. Before, the signal
+# and running the command again writes the whole tree; a second signal of
+# either kind kills it at once; a SIGINT ignored when ppgen starts stays
+# ignored. Before, the signal
 # killed ppgen silently and left the trace being written as a hidden
 # .pp-*.tmp file (up to the size of a trace) in the iteration folder.
 #
@@ -82,4 +83,18 @@ wait $pid
 is "SIGINT ignored at start: exit 0" 0 $?
 is "... the whole tree and its truth" "8|9" \
 	"$(ls ign/iteration_*/rank_* | wc -l)|$(wc -l <ign/.truth/ranks.csv)"
+
+# Two signals, one of each kind (Ctrl-C, then the scheduler's SIGTERM):
+# the first stops ppgen as above, the second kills it at once, whichever
+# comes second. Up to 2026-11-27 only the same signal again did; SIGINT
+# then SIGTERM ended as slowly as one signal.
+start two - --pp 4 --layers 60 --iterations 1,2
+is "two signals: ppgen stopped itself after its first trace" 0 $?
+kill -TERM $pid
+kill -INT $pid
+kill -CONT $pid
+wait $pid
+rc=$?
+ok_if "two signals: killed by the second (exit $rc)" test "$rc" = 130 -o "$rc" = 143
+is "... without finishing as for one signal" "" "$(grep interrupted two.err)"
 done_testing
