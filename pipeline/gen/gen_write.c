@@ -569,12 +569,14 @@ int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, ch
 	bool unsorted = w->nasty & GN_UNSORTED;
 	if (!unsorted)
 		write_metadata(&o, &c);
-	for (int i = 0; i < r->ns; i++)
+	/* A stop (o.err, set at a buffer flush: SIGINT, a failed write) ends
+	 * the formatting too, not only the writing. */
+	for (int i = 0; i < r->ns && !o.err; i++)
 		write_slice(&o, &c, &r->s[i], i);
 	if (w->nasty & GN_STRING_IDS)
 		write_spans(&o, &c);
 	int cut = (w->nasty & GN_TRUNCATE) ? r->nk * 3 / 5 : -1;
-	for (int n = 0; n < r->nk; n++) {
+	for (int n = 0; n < r->nk && !o.err; n++) {
 		int i = unsorted ? r->nk - 1 - n : n;
 		write_kernel(&o, &c, &r->k[i], i);
 		if (n == cut) {
