@@ -97,20 +97,29 @@ static void on_err_line(struct proc *p, const char *line, size_t len)
 	strbuf_addf(&s->lines, "%.20s(%zu)|", line, len);
 }
 
+/* The child waits on its stdin after "two\nthr": stderr is read up to
+ * "thr", and the rest of that line comes only once "two" was delivered. */
+static void on_err_line_go_on(struct proc *p, const char *line, size_t len)
+{
+	on_err_line(p, line, len);
+	if (!strcmp(line, "two"))
+		proc_close_stdin(p);
+}
+
 /* A stderr pipe delivered line by line, a line written in two parts whole,
  * the last one without '\n' too, and still kept for the exit report. */
 static void test_stderr_lines(void **state)
 {
 	struct seen s = { .lines = STRBUF_INIT };
 	char *argv[] = { "/bin/sh", "-c",
-			 "echo one >&2; printf 'two\\nthr' >&2; sleep 0.05; echo ee >&2; "
+			 "echo one >&2; printf 'two\\nthr' >&2; read go; echo ee >&2; "
 			 "printf end >&2",
 			 NULL };
 	(void)state;
 	char why[256];
 	struct proc_runner *r = runner();
-	struct proc_spec spec = { argv,    NULL,       PROC_NULL, PROC_PIPE,  PROC_PIPE,
-				  on_line, on_exit_cb, &s,        on_err_line };
+	struct proc_spec spec = { argv,    NULL,       PROC_PIPE, PROC_PIPE,        PROC_PIPE,
+				  on_line, on_exit_cb, &s,        on_err_line_go_on };
 	assert_int_equal(proc_spawn(r, &spec, NULL, why, sizeof(why)), 0);
 	run(r);
 	assert_int_equal(s.exits, 1);
