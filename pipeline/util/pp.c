@@ -57,10 +57,10 @@ void pp_report_line(const char *line)
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
 	char buf[4096];
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (report_hook)
-		report_hook(report_ctx);
-	fprintf(stderr, "%s: %s: %s\n", progname, kind, buf);
+	int n = snprintf(buf, sizeof(buf), "%s: %s: ", progname, kind);
+	if (n > 0 && (size_t)n < sizeof(buf))
+		vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+	pp_report_line(buf);
 }
 
 int error(const char *fmt, ...)
