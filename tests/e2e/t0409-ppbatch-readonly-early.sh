@@ -30,10 +30,11 @@ is "writable again: both iterations are stored" "4|4" \
 	"$(sql tr/pptrace.db "SELECT count(*), sum(status = 'ok') FROM ranks")"
 
 # The default database in an input folder the user cannot write: the error
-# says where the database was to go and how to put it elsewhere.
+# says where the database was to go and how to put it elsewhere. Mode 555,
+# not 755: without root, as_user is the folder's owner.
 mkdir -p theirs
 cp -r tr/iteration_1 theirs/
-chmod 755 theirs
+chmod 555 theirs
 as_user ppbatch --input theirs -j 2 2>err4.txt
 is "an input folder the user cannot write: exit 3" 3 $?
 is "... the error names the database, the reason and --db" \
@@ -46,4 +47,5 @@ is "... with --db elsewhere: exit 0" 0 $?
 as_user ppagg --db theirs/none.db --no-render >/dev/null 2>err5.txt
 ok_if "a missing database ppagg would read: 'No such file or directory'" \
 	grep -qF "cannot open database 'theirs/none.db': unable to open database file: No such file or directory" err5.txt
+chmod 755 theirs # for the cleanup
 done_testing
