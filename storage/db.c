@@ -484,6 +484,18 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory", why);
 		goto out_fail;
 	}
+	/* A writer given a file it may only read (its mode, a read-only
+	 * mount): SQLite opens it read-only, and the first read would leave
+	 * -wal and -shm files with that read-only mode, which a chmod of the
+	 * database does not give back, so the next run could not write
+	 * either. Refused before that read. */
+	if ((oflags & SQLITE_OPEN_CREATE) && sqlite3_db_readonly(db->conn, "main") == 1) {
+		char why[PATH_MAX + 128];
+		open_failure(path, true, true, 0, why, sizeof(why));
+		snprintf(err, errlen, "cannot write database '%s'%s", path,
+			 why[0] ? why : ": it opens read-only");
+		goto out_fail;
+	}
 	if (krows_register(db->conn) != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open database '%s': %s", path,
 			 sqlite3_errmsg(db->conn));

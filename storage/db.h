@@ -32,8 +32,9 @@ enum {
 
 /* Opens (creating if needed) the database at path. Returns NULL with a
  * message in err on failure (cannot open, not a pptrace database, newer
- * schema). busy_timeout_ms: how long to wait for another writer (0 = 10
- * minutes). */
+ * schema; without DB_READONLY or DB_EXISTING, a file it may not write:
+ * "cannot write database"). busy_timeout_ms: how long to wait for another
+ * writer (0 = 10 minutes). */
 struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 		   char *err, size_t errlen);
 /* Rolls back an open transaction and closes. Accepts NULL. */

@@ -21,6 +21,9 @@ ok_if "the error names the database and says it cannot be written" \
 is "no trace was sent to a worker" "" "$(grep -F '] ' err.txt)"
 is "nothing is reported as failed" "" "$(grep -F 'failed' out.txt err.txt)"
 ok_if "no sanitizer report" sanitizer_clean err.txt
+# Before, SQLite opened the file read-only and left pptrace.db-wal and -shm
+# with its mode 444: after the chmod back, the next run could not write.
+is "no -wal or -shm file left behind" "" "$(ls tr/pptrace.db-wal tr/pptrace.db-shm 2>/dev/null)"
 chmod 644 tr/pptrace.db
 is "what was stored stays" "$before" \
 	"$(sql tr/pptrace.db "SELECT path || '|' || status FROM ranks ORDER BY path")"
