@@ -435,26 +435,21 @@ static void open_failure(const char *path, bool write, bool create, int sys_errn
 		snprintf(why, len, ": %s", strerror(errno));
 		return;
 	}
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (stat(dir, &st))
-		snprintf(why, len, ": folder '%s': %s", dir, strerror(errno));
+	struct strbuf dir = STRBUF_INIT;
+	strbuf_add_folder(&dir, path);
+	if (stat(dir.buf, &st))
+		snprintf(why, len, ": folder '%s': %s", dir.buf, strerror(errno));
 	else if (!S_ISDIR(st.st_mode))
-		snprintf(why, len, ": '%s' is not a folder", dir);
+		snprintf(why, len, ": '%s' is not a folder", dir.buf);
 	else if (!create)
 		snprintf(why, len, ": %s", strerror(ENOENT));
-	else if (access(dir, W_OK | X_OK))
-		snprintf(why, len, ": cannot create a file in folder '%s': %s", dir,
+	else if (access(dir.buf, W_OK | X_OK))
+		snprintf(why, len, ": cannot create a file in folder '%s': %s", dir.buf,
 			 strerror(errno));
 	else
 		snprintf(why, len, "%s%s", sys_errno ? ": " : "",
 			 sys_errno ? strerror(sys_errno) : "");
+	strbuf_release(&dir);
 }
 
 struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,

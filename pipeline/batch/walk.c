@@ -163,14 +163,15 @@ static void fill_file(struct walk_file *f, char *path, const char *key_dir, cons
 void walk_file_at(const char *path, struct walk_file *f)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, (size_t)(slash - path) + (slash == path)) : xstrdup(".");
 	const char *name = slash ? slash + 1 : path;
-	char *key_dir = realpath(dir, NULL);
-	const char *fb = strrchr(key_dir ? key_dir : dir, '/');
+	struct strbuf dir = STRBUF_INIT;
+	strbuf_add_folder(&dir, path);
+	char *key_dir = realpath(dir.buf, NULL);
+	const char *fb = strrchr(key_dir ? key_dir : dir.buf, '/');
 	memset(f, 0, sizeof(*f));
-	fill_file(f, xstrdup(path), key_dir ? key_dir : dir, fb ? fb + 1 : dir, name);
+	fill_file(f, xstrdup(path), key_dir ? key_dir : dir.buf, fb ? fb + 1 : dir.buf, name);
 	free(key_dir);
-	free(dir);
+	strbuf_release(&dir);
 }
 
 /* Adds one candidate entry dir/name of folder (fill_file()). */

@@ -62,6 +62,15 @@ void strbuf_addstr(struct strbuf *sb, const char *s)
 	strbuf_add(sb, s, strlen(s));
 }
 
+void strbuf_add_folder(struct strbuf *sb, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		strbuf_add(sb, path, slash == path ? 1 : (size_t)(slash - path));
+	else
+		strbuf_addch(sb, '.');
+}
+
 void strbuf_addch(struct strbuf *sb, int c)
 {
 	strbuf_grow(sb, 1);

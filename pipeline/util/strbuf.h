@@ -28,6 +28,9 @@ void strbuf_reset(struct strbuf *sb);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
+/* Appends the folder of path: what comes before its last '/', "/" when
+ * that '/' is its first byte, "." when it has none ("a/b" -> "a"). */
+void strbuf_add_folder(struct strbuf *sb, const char *path);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)

@@ -55,6 +55,16 @@ static void test_strbuf_basics(void **state)
 	strbuf_reset(&sb);
 	strbuf_add_json_str(&sb, "a\"b\\\n\x01", 6);
 	assert_string_equal(sb.buf, "\"a\\\"b\\\\\\n\\u0001\"");
+	const char *folders[][2] = { { "a/b/c.db", "a/b" },
+				     { "c.db", "." },
+				     { "/c.db", "/" },
+				     { "/a/c.db", "/a" },
+				     { "a/", "a" } };
+	for (size_t i = 0; i < sizeof(folders) / sizeof(folders[0]); i++) {
+		strbuf_reset(&sb);
+		strbuf_add_folder(&sb, folders[i][0]);
+		assert_string_equal(sb.buf, folders[i][1]);
+	}
 	strbuf_release(&sb);
 }
 
