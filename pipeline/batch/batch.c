@@ -371,8 +371,9 @@ static int open_all(struct batch *b)
 
 /* Records the run and decides, file by file, between skip and task; the
  * entries that are not traces are recorded here as failed. Recording the run
- * is the coordinator's first write: when the database refuses it (a read-only
- * file, folder or mount), every worker would analyse its trace only to fail
+ * is the coordinator's first write: when the database refuses it (db_open()
+ * refuses a read-only file, folder or mount; left are, e.g., a -wal or -shm
+ * file it may not write), every worker would analyse its trace only to fail
  * storing it, so the batch stops here. PP_EXIT_OK or PP_EXIT_FATAL
  * (reported). */
 static int plan(struct batch *b)
