@@ -445,13 +445,7 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 	for (size_t g = 0; g < t->groups[TOPO_PP].n; g++) {
 		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
 		struct strbuf miss = STRBUF_INIT;
-		int n = 0;
-		for (int i = 0; i < pg->n; i++) {
-			const struct agg_rank *r = agg_iter_rank(it, pg->ranks[i]);
-			if (!r || !r->in.ok)
-				strbuf_addf(&miss, "%s%d (%s)", n++ ? ", " : "", pg->ranks[i],
-					    agg_rank_absence(r));
-		}
+		int n = agg_group_absent(it, pg->ranks, pg->n, &miss);
 		if (n) {
 			warn("iteration %d: PP group %zu incomplete, not drawn and no pipeline row; "
 			     "rank%s not analysed: %s",

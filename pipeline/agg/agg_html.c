@@ -239,36 +239,27 @@ static void failed_ranks(struct strbuf *h, const struct agg_iter *it)
 		strbuf_addstr(h, "</details>\n");
 }
 
-/* Incomplete groups and their missing ranks. */
+/* Incomplete groups and why each of their ranks is not analysed. */
 static void incomplete_groups(struct strbuf *h, const struct topology *t, const struct agg_iter *it)
 {
 	bool any_incomplete = false;
+	struct strbuf miss = STRBUF_INIT;
 	for (int kind = TOPO_PP; kind <= TOPO_MODEL; kind += TOPO_MODEL - TOPO_PP) {
 		const struct topo_groups *gs = &t->groups[kind];
 		for (size_t g = 0; g < gs->n; g++) {
-			int missing = 0;
-			for (int i = 0; i < gs->v[g].n; i++) {
-				const struct agg_rank *r = agg_iter_rank(it, gs->v[g].ranks[i]);
-				missing += !r || !r->in.ok;
-			}
+			strbuf_reset(&miss);
+			int missing = agg_group_absent(it, gs->v[g].ranks, gs->v[g].n, &miss);
 			if (!missing)
 				continue;
 			if (!any_incomplete)
 				strbuf_addstr(h, "<h3>Incomplete groups (not drawn)</h3>\n<ul>\n");
 			any_incomplete = true;
-			strbuf_addf(h, "<li>%s %zu: rank%s not analysed: ",
+			strbuf_addf(h, "<li>%s %zu: rank%s not analysed: %s</li>\n",
 				    kind == TOPO_PP ? "PP group" : "model replica", g,
-				    missing > 1 ? "s" : "");
-			int k = 0;
-			for (int i = 0; i < gs->v[g].n; i++) {
-				const struct agg_rank *r = agg_iter_rank(it, gs->v[g].ranks[i]);
-				if (!r || !r->in.ok)
-					strbuf_addf(h, "%s%d (%s)", k++ ? ", " : "",
-						    gs->v[g].ranks[i], agg_rank_absence(r));
-			}
-			strbuf_addstr(h, "</li>\n");
+				    missing > 1 ? "s" : "", miss.buf);
 		}
 	}
+	strbuf_release(&miss);
 	if (any_incomplete)
 		strbuf_addstr(h, "</ul>\n");
 }

@@ -147,10 +147,10 @@ struct agg_iter {
 
 /* Finds the rank or NULL (binary search). */
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank);
-/* Why a rank of a group is not analysed: r is agg_iter_rank()'s answer for
- * a rank that is NULL or not ok: "missing" (no trace), "in conflict"
- * (several traces claim it) or "failed". */
-const char *agg_rank_absence(const struct agg_rank *r);
+/* The ranks of a group (n rank ids) that are not analysed, each with why,
+ * appended to sb: "2 (missing), 5 (in conflict), 7 (failed)" -- no trace,
+ * several traces claim it, its trace failed. Returns how many. */
+int agg_group_absent(const struct agg_iter *it, const int *ranks, int n, struct strbuf *sb);
 void agg_iter_release(struct agg_iter *it);
 
 /* ---- the database (agg_load.c, through storage/db_agg.h) ---- */
