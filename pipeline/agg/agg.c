@@ -473,7 +473,7 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 	if (worst_g >= 0)
 		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)", 100 * worst_ratio,
 			worst_g, (double)worst / 1e6);
-	if (!it->res.ncompared && it->nok)
+	if (agg_strag_not_computed(it))
 		fprintf(stderr, ", stragglers not computed (%s)", AGG_STRAG_NA);
 	else
 		fprintf(stderr, ", %zu straggler%s", it->res.nstrag,

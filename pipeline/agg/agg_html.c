@@ -180,7 +180,7 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 			strbuf_addf(h, "%s<a href=\"iteration_%d.html#r%d\">rank %d</a> (+%.1f %%)",
 				    s ? ", " : "", it->iteration, it->res.strag[s].rank,
 				    it->res.strag[s].rank, 100 * it->res.strag[s].excess);
-		if (!it->res.ncompared && it->nok)
+		if (agg_strag_not_computed(it))
 			strbuf_addstr(h, "not computed");
 		else if (!it->res.nstrag)
 			strbuf_addstr(h, "none");
@@ -316,7 +316,7 @@ static void straggler_group(struct strbuf *h, const struct topology *t,
 static void stragglers_table(struct strbuf *h, const struct topology *t, const struct agg_iter *it)
 {
 	strbuf_addstr(h, "<h3>Stragglers</h3>\n");
-	if (!it->res.ncompared && it->nok) {
+	if (agg_strag_not_computed(it)) {
 		strbuf_addstr(h, "<p>Not computed: " AGG_STRAG_NA ".</p>\n");
 		return;
 	}

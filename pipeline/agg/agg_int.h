@@ -145,6 +145,13 @@ struct agg_iter {
 	struct arena arena;
 };
 
+/* Whether the straggler flag had no rank to compare although ranks were
+ * analysed: then it says "not computed" (AGG_STRAG_NA), not "none". */
+static inline bool agg_strag_not_computed(const struct agg_iter *it)
+{
+	return !it->res.ncompared && it->nok;
+}
+
 /* Finds the rank or NULL (binary search). */
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank);
 /* The ranks of a group (n rank ids) that are not analysed, each with why,
