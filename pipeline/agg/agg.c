@@ -445,13 +445,7 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 	for (size_t g = 0; g < t->groups[TOPO_PP].n; g++) {
 		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
 		struct strbuf miss = STRBUF_INIT;
-		int n = 0;
-		for (int i = 0; i < pg->n; i++) {
-			const struct agg_rank *r = agg_iter_rank(it, pg->ranks[i]);
-			if (!r || !r->in.ok)
-				strbuf_addf(&miss, "%s%d (%s)", n++ ? ", " : "", pg->ranks[i],
-					    agg_rank_absence(r));
-		}
+		int n = agg_group_absent(it, pg->ranks, pg->n, &miss);
 		if (n) {
 			warn("iteration %d: PP group %zu incomplete, not drawn and no pipeline row; "
 			     "rank%s not analysed: %s",
@@ -479,7 +473,7 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 	if (worst_g >= 0)
 		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)", 100 * worst_ratio,
 			worst_g, (double)worst / 1e6);
-	if (!it->res.ncompared && it->nok)
+	if (agg_strag_not_computed(it))
 		fprintf(stderr, ", stragglers not computed (%s)", AGG_STRAG_NA);
 	else
 		fprintf(stderr, ", %zu straggler%s", it->res.nstrag,
@@ -556,11 +550,11 @@ static char *input_name(const struct agg_opts *o)
 	return name;
 }
 
-/* --input given the base folder ppbatch took as its --input: it holds the
- * database that --input's parent lacks. */
-static bool input_is_base(const char *input)
+/* Whether dir holds a pptrace.db: then --input was given the folder
+ * ppbatch took as its own --input, whose database --input's parent lacks. */
+static bool holds_db(const char *dir)
 {
-	char *db = path_join(input, "pptrace.db");
+	char *db = path_join(dir, "pptrace.db");
 	bool yes = access(db, F_OK) == 0;
 	free(db);
 	return yes;
@@ -609,12 +603,13 @@ static int load(struct run *R)
 	int rc, nmissing = 0;
 	R->db = db_open(R->db_path, DB_EXISTING, 30000, err, sizeof(err));
 	if (!R->db) {
-		if (o->input && !o->db && input_is_base(o->input) && holds_traces(o->input))
+		bool own_db = o->input && !o->db && holds_db(o->input);
+		if (own_db && holds_traces(o->input))
 			error("--input '%s' holds its own pptrace.db (ppbatch was given this "
 			      "iteration folder): use --base-folder '%s' (ppagg's --input reads the "
 			      "database of the folder above, '%s')",
 			      o->input, o->input, R->db_path);
-		else if (o->input && !o->db && input_is_base(o->input))
+		else if (own_db)
 			error("--input '%s' is a base folder (it holds pptrace.db), not an iteration "
 			      "folder: use --base-folder '%s', or --input '%s/iteration_<n>' "
 			      "(ppbatch's --input is the base folder; ppagg's is one iteration)",

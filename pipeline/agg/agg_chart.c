@@ -272,6 +272,8 @@ static int write_overlap(const struct outdir *od, const struct agg_iter *it,
 		fputs("unset multiplot\nunset output\n}\n", f);
 	}
 	int rc = close_file(&sf, path.buf);
+	if (!rc) /* not written by gnuplot_write_script(), which would */
+		gnuplot_clear_outputs(path.buf);
 	if (!rc)
 		agg_jobs_add(jobs, path.buf, co->render_png,
 			     co->render_svg && (!co->overlap_png_only || !co->render_png));

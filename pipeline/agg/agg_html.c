@@ -180,7 +180,7 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 			strbuf_addf(h, "%s<a href=\"iteration_%d.html#r%d\">rank %d</a> (+%.1f %%)",
 				    s ? ", " : "", it->iteration, it->res.strag[s].rank,
 				    it->res.strag[s].rank, 100 * it->res.strag[s].excess);
-		if (!it->res.ncompared && it->nok)
+		if (agg_strag_not_computed(it))
 			strbuf_addstr(h, "not computed");
 		else if (!it->res.nstrag)
 			strbuf_addstr(h, "none");
@@ -239,36 +239,27 @@ static void failed_ranks(struct strbuf *h, const struct agg_iter *it)
 		strbuf_addstr(h, "</details>\n");
 }
 
-/* Incomplete groups and their missing ranks. */
+/* Incomplete groups and why each of their ranks is not analysed. */
 static void incomplete_groups(struct strbuf *h, const struct topology *t, const struct agg_iter *it)
 {
 	bool any_incomplete = false;
+	struct strbuf miss = STRBUF_INIT;
 	for (int kind = TOPO_PP; kind <= TOPO_MODEL; kind += TOPO_MODEL - TOPO_PP) {
 		const struct topo_groups *gs = &t->groups[kind];
 		for (size_t g = 0; g < gs->n; g++) {
-			int missing = 0;
-			for (int i = 0; i < gs->v[g].n; i++) {
-				const struct agg_rank *r = agg_iter_rank(it, gs->v[g].ranks[i]);
-				missing += !r || !r->in.ok;
-			}
+			strbuf_reset(&miss);
+			int missing = agg_group_absent(it, gs->v[g].ranks, gs->v[g].n, &miss);
 			if (!missing)
 				continue;
 			if (!any_incomplete)
 				strbuf_addstr(h, "<h3>Incomplete groups (not drawn)</h3>\n<ul>\n");
 			any_incomplete = true;
-			strbuf_addf(h, "<li>%s %zu: rank%s not analysed: ",
+			strbuf_addf(h, "<li>%s %zu: rank%s not analysed: %s</li>\n",
 				    kind == TOPO_PP ? "PP group" : "model replica", g,
-				    missing > 1 ? "s" : "");
-			int k = 0;
-			for (int i = 0; i < gs->v[g].n; i++) {
-				const struct agg_rank *r = agg_iter_rank(it, gs->v[g].ranks[i]);
-				if (!r || !r->in.ok)
-					strbuf_addf(h, "%s%d (%s)", k++ ? ", " : "",
-						    gs->v[g].ranks[i], agg_rank_absence(r));
-			}
-			strbuf_addstr(h, "</li>\n");
+				    missing > 1 ? "s" : "", miss.buf);
 		}
 	}
+	strbuf_release(&miss);
 	if (any_incomplete)
 		strbuf_addstr(h, "</ul>\n");
 }
@@ -325,7 +316,7 @@ static void straggler_group(struct strbuf *h, const struct topology *t,
 static void stragglers_table(struct strbuf *h, const struct topology *t, const struct agg_iter *it)
 {
 	strbuf_addstr(h, "<h3>Stragglers</h3>\n");
-	if (!it->res.ncompared && it->nok) {
+	if (agg_strag_not_computed(it)) {
 		strbuf_addstr(h, "<p>Not computed: " AGG_STRAG_NA ".</p>\n");
 		return;
 	}

@@ -145,12 +145,19 @@ struct agg_iter {
 	struct arena arena;
 };
 
+/* Whether the straggler flag had no rank to compare although ranks were
+ * analysed: then it says "not computed" (AGG_STRAG_NA), not "none". */
+static inline bool agg_strag_not_computed(const struct agg_iter *it)
+{
+	return !it->res.ncompared && it->nok;
+}
+
 /* Finds the rank or NULL (binary search). */
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank);
-/* Why a rank of a group is not analysed: r is agg_iter_rank()'s answer for
- * a rank that is NULL or not ok: "missing" (no trace), "in conflict"
- * (several traces claim it) or "failed". */
-const char *agg_rank_absence(const struct agg_rank *r);
+/* The ranks of a group (n rank ids) that are not analysed, each with why,
+ * appended to sb: "2 (missing), 5 (in conflict), 7 (failed)" -- no trace,
+ * several traces claim it, its trace failed. Returns how many. */
+int agg_group_absent(const struct agg_iter *it, const int *ranks, int n, struct strbuf *sb);
 void agg_iter_release(struct agg_iter *it);
 
 /* ---- the database (agg_load.c, through storage/db_agg.h) ---- */

@@ -71,11 +71,23 @@ int agg_load_iterations(struct db *db, char **names, int nnames, int **out, int 
 	return 0;
 }
 
-const char *agg_rank_absence(const struct agg_rank *r)
+/* Why a rank that agg_iter_rank() found (r) or not is not analysed. */
+static const char *absence(const struct agg_rank *r)
 {
 	if (!r)
 		return "missing";
 	return r->status && !strcmp(r->status, "conflict") ? "in conflict" : "failed";
+}
+
+int agg_group_absent(const struct agg_iter *it, const int *ranks, int n, struct strbuf *sb)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		const struct agg_rank *r = agg_iter_rank(it, ranks[i]);
+		if (!r || !r->in.ok)
+			strbuf_addf(sb, "%s%d (%s)", k++ ? ", " : "", ranks[i], absence(r));
+	}
+	return k;
 }
 
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank)

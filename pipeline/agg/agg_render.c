@@ -14,10 +14,6 @@
 
 void agg_jobs_add(struct agg_jobs *j, const char *script, bool png, bool svg)
 {
-	/* The script is new: an earlier run's image of it is not its image,
-	 * whether or not this run renders it (--no-render, the render plan,
-	 * gnuplot missing; docs/ppagg.md). */
-	gnuplot_clear_outputs(script);
 	j->written++;
 	if (!png && !svg)
 		return;

@@ -14,6 +14,7 @@
 #include "gnuplot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,10 +89,36 @@ void gnuplot_put_titles(FILE *f, const char *const what[], const char *const tex
 	}
 }
 
-/* Writes the script into sf (opened: path names it) and commits it. */
-static int write_opened(struct safefile *sf, const char *path, const char *base,
-			int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
-			char *err, size_t errlen)
+/* Removes what stands at stem.png and stem.svg in dirfd (AT_FDCWD: stem
+ * is a path): the images of a script written anew are an earlier run's. */
+static void clear_outputs_at(int dirfd, const char *stem)
+{
+	static const char *const ext[] = { ".png", ".svg" };
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; i < 2; i++) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s%s", stem, ext[i]);
+		unlinkat(dirfd, sb.buf, 0);
+	}
+	strbuf_release(&sb);
+}
+
+void gnuplot_clear_outputs(const char *script)
+{
+	size_t n = strlen(script);
+	if (n <= 3 || strcmp(script + n - 3, ".gp"))
+		return;
+	char *stem = xstrdup(script);
+	stem[n - 3] = '\0';
+	clear_outputs_at(AT_FDCWD, stem);
+	free(stem);
+}
+
+/* Writes the script into sf (opened: path names it, stem is its name less
+ * ".gp" in dirfd), commits it and clears its earlier images. */
+static int write_opened(struct safefile *sf, const char *path, int dirfd, const char *stem,
+			const char *base, int (*write)(FILE *f, const char *base, const void *ctx),
+			const void *ctx, char *err, size_t errlen)
 {
 	char why[256];
 	if (write(sf->fp, base, ctx) || ferror(sf->fp)) {
@@ -103,6 +130,7 @@ static int write_opened(struct safefile *sf, const char *path, const char *base,
 		snprintf(err, errlen, "cannot write '%s': %s", path, why);
 		return PP_EIO;
 	}
+	clear_outputs_at(dirfd, stem);
 	return 0;
 }
 
@@ -127,7 +155,7 @@ int gnuplot_write_script(const char *prefix,
 		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
 		rc = PP_EIO;
 	} else {
-		rc = write_opened(&sf, path.buf, base, write, ctx, err, errlen);
+		rc = write_opened(&sf, path.buf, AT_FDCWD, prefix, base, write, ctx, err, errlen);
 	}
 	strbuf_release(&path);
 	return rc;
@@ -149,7 +177,7 @@ int gnuplot_write_script_at(int dirfd, const char *dir, const char *base,
 		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
 		rc = PP_EIO;
 	} else {
-		rc = write_opened(&sf, path.buf, base, write, ctx, err, errlen);
+		rc = write_opened(&sf, path.buf, dirfd, base, base, write, ctx, err, errlen);
 	}
 	strbuf_release(&path);
 	strbuf_release(&name);
@@ -177,22 +205,6 @@ struct run {
 	struct strbuf dir, cmd;
 	char *argv[5];
 };
-
-void gnuplot_clear_outputs(const char *script)
-{
-	static const char *const ext[] = { ".png", ".svg" };
-	size_t n = strlen(script);
-	struct strbuf sb = STRBUF_INIT;
-	if (n <= 3 || strcmp(script + n - 3, ".gp"))
-		return;
-	for (int i = 0; i < 2; i++) {
-		strbuf_reset(&sb);
-		strbuf_add(&sb, script, n - 3);
-		strbuf_addstr(&sb, ext[i]);
-		unlink(sb.buf);
-	}
-	strbuf_release(&sb);
-}
 
 /* gnuplot's message: from its last '"x.gp" line N: ...' line to the end
  * (a "system error: ..." may follow), lines joined with "; "; else its last

@@ -45,8 +45,9 @@ struct gnuplot_job {
 int gnuplot_render(struct gnuplot_job *jobs, size_t n, int parallel, char *err, size_t errlen);
 
 /* Removes what stands at the PNG and SVG names of script (…/x.gp): no
- * image of an earlier run may outlive a script written anew (a job's
- * outputs are cleared so before it renders, and a failed job leaves none). */
+ * image of an earlier run may outlive a script written anew. The writers
+ * below do so for the scripts they write, a job before it renders (a failed
+ * job leaves none); a script written otherwise calls this. */
 void gnuplot_clear_outputs(const char *script);
 
 /* Writes the lines that give pp_png and pp_svg their default (1) unless
@@ -69,8 +70,9 @@ void gnuplot_put_titles(FILE *f, const char *const what[], const char *const tex
 
 /* Writes the script PREFIX.gp through write(f, base, ctx), base being
  * PREFIX's last component: to a temporary name renamed into place, never
- * through a planted symlink (safefile.h). 0, or PP_EINVAL (prefix names a
- * folder) / PP_EIO with the reason in err. */
+ * through a planted symlink (safefile.h); then removes PREFIX.png and
+ * PREFIX.svg, an earlier run's images (gnuplot_clear_outputs()). 0, or
+ * PP_EINVAL (prefix names a folder) / PP_EIO with the reason in err. */
 int gnuplot_write_script(const char *prefix,
 			 int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
 			 char *err, size_t errlen);

@@ -12,6 +12,7 @@
  * make a legend of three rows, had its x axis's label drawn under the
  * legend's box. Those scripts are written, not rendered: the margin and
  * the height are what the script says. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -270,6 +271,51 @@ static void test_legend_rows(void **state)
 	strbuf_release(&gp);
 }
 
+/* Creates tmp/name with a byte in it. */
+static void touch(const char *name)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", tmp, name);
+	int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	assert_true(fd >= 0 && write(fd, "x", 1) == 1);
+	close(fd);
+}
+
+/* A script written anew takes the images an earlier run rendered of it
+ * away, whoever writes it and whether or not it is rendered: up to
+ * 2026-11-27 only ppagg's job list cleared them, so a chart another writer
+ * left unrendered (ppsim without gnuplot) kept the earlier run's image. */
+static void test_rewrite_clears_images(void **state)
+{
+	(void)state;
+	char err[512];
+	struct heatmap *h = heatmap_new(1, 1);
+	heatmap_set(h, 0, 0, 1.0, NULL);
+	touch("stale.png");
+	touch("stale.svg");
+	struct strbuf prefix = STRBUF_INIT;
+	strbuf_addf(&prefix, "%s/stale", tmp);
+	assert_int_equal(heatmap_write(h, prefix.buf, err, sizeof(err)), 0);
+	heatmap_free(h);
+	assert_true(is_file(tmp, "stale.gp"));
+	assert_false(is_file(tmp, "stale.png"));
+	assert_false(is_file(tmp, "stale.svg"));
+	/* The same through an open folder (gantt_write_at()). */
+	struct gantt *g = gantt_new();
+	gantt_add_row(g, "row");
+	touch("at.png");
+	touch("at.svg");
+	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
+	assert_true(dirfd >= 0);
+	assert_int_equal(gantt_write_at(g, dirfd, tmp, "at", err, sizeof(err)), 0);
+	close(dirfd);
+	gantt_free(g);
+	assert_true(is_file(tmp, "at.gp"));
+	assert_false(is_file(tmp, "at.png"));
+	assert_false(is_file(tmp, "at.svg"));
+	strbuf_release(&prefix);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_heatmap),
 		cmocka_unit_test(test_heatmap_decimals),
 		cmocka_unit_test(test_legend_rows),
+		cmocka_unit_test(test_rewrite_clears_images),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
