@@ -299,7 +299,7 @@ struct run {
 	int files;
 	/* For tests only: a glob over trace paths (PPTRACE_TEST_GEN_STOP).
 	 * ppgen stops itself (SIGSTOP) once such a trace is complete, so that
-	 * a test signals it at a known point instead of racing it (t0701). */
+	 * a test signals it at a known point instead of racing it (t0203). */
 	const char *stop_after;
 };
 
