@@ -555,13 +555,16 @@ int gen_run(const struct gen_opts *o)
 		rc = stop_signal ? PP_EINTR : write_iteration(&R, o->iterations[i]);
 	if (!rc && stop_signal)
 		rc = PP_EINTR;
-	if (rc == PP_EINTR) {
+	if (rc) {
+		/* A tree not wholly written, interrupted or not: .truth would not
+		 * describe it and keeps its earlier content (docs/ppgen.md). */
 		gen_truth_abort(R.truth);
-		error("interrupted (%s): %d complete trace%s in %s, .truth not updated; run the "
-		      "command again",
-		      stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", R.files,
-		      R.files == 1 ? "" : "s", o->out);
-	} else if (gen_truth_close(R.truth, err, sizeof(err)) && !rc) {
+		if (rc == PP_EINTR)
+			error("interrupted (%s): %d complete trace%s in %s, .truth not updated; "
+			      "run the command again",
+			      stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", R.files,
+			      R.files == 1 ? "" : "s", o->out);
+	} else if (gen_truth_close(R.truth, err, sizeof(err))) {
 		error("%s", err);
 		rc = PP_EIO;
 	}
