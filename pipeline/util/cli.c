@@ -179,12 +179,13 @@ void cli_help(const struct cli_cmd *cmd, FILE *out)
 		fprintf(out, "  %-30s %s\n", left, o->help);
 	}
 	fprintf(out, "  %-30s %s\n", "-h, --help", "show this help and exit");
-	fprintf(out, "\nexit status:\n"
-		     "  0  everything worked\n"
-		     "  1  some inputs failed (the others were processed)\n"
-		     "  2  usage error or invalid parameters\n"
-		     "  3  fatal error, nothing was done\n"
-		     "  130 interrupted (SIGINT/SIGTERM); running again resumes\n");
+	fprintf(out, "\nexit status:\n%s",
+		cmd->exit_status ? cmd->exit_status
+				 : "  0  everything worked\n"
+				   "  1  some inputs failed (the others were processed)\n"
+				   "  2  usage error or invalid parameters\n"
+				   "  3  fatal error, nothing was done\n"
+				   "  130 interrupted (SIGINT/SIGTERM); running again resumes\n");
 	if (cmd->example)
 		fprintf(out, "\nexample:\n%s\n", cmd->example);
 }

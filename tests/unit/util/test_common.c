@@ -64,8 +64,7 @@ static const struct cli_opt opts[] = { { "db", 'd', "<path>", "database file", O
 				       { "quiet", 'q', NULL, "no progress", O_QUIET, 0 },
 				       { "config", 'c', "<file>", "config file", O_CONFIG, 0 },
 				       { NULL, 0, NULL, NULL, 0, 0 } };
-static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test",
-				    opts, NULL };
+static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test", opts, NULL, NULL };
 
 static void test_cli_forms(void **state)
 {
