@@ -43,10 +43,12 @@ static const struct cli_opt *find_short(const struct cli_cmd *cmd, int c)
 	return NULL;
 }
 
-/* Whether a is one of cmd's long options (--name or --name=value). */
+/* Whether a is one of cmd's long options (--name or --name=value), --help
+ * included (every command's help lists it). */
 static bool is_long_opt(const struct cli_cmd *cmd, const char *a)
 {
-	return a[0] == '-' && a[1] == '-' && a[2] && find_long(cmd, a + 2);
+	return a[0] == '-' && a[1] == '-' && a[2] &&
+	       (find_long(cmd, a + 2) || !strcmp(a, "--help"));
 }
 
 static int take_args(const struct cli_cmd *cmd, struct cli_state *st,
