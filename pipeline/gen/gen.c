@@ -551,8 +551,8 @@ int gen_run(const struct gen_opts *o)
 	catch_stop(SIGTERM, &sa, &stop_old[1]);
 	if (!rc)
 		rc = open_output(&R);
-	for (int i = 0; i < o->niterations && !rc; i++)
-		rc = stop_signal ? PP_EINTR : write_iteration(&R, o->iterations[i]);
+	for (int i = 0; i < o->niterations && !rc && !stop_signal; i++)
+		rc = write_iteration(&R, o->iterations[i]);
 	if (!rc && stop_signal)
 		rc = PP_EINTR;
 	if (rc) {
