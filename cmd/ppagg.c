@@ -71,7 +71,8 @@ static const struct cli_cmd cmd = {
 	options,
 	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
 	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render\n"
-	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis"
+	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis",
+	NULL /* the shared exit statuses */
 };
 
 static const char *const known_keys[] = { "straggler_threshold",

@@ -88,7 +88,8 @@ static const struct cli_cmd cmd = {
 	options,
 	"  ppbatch --input /data/run42 --folders 'iteration_1*' -j 8\n"
 	"  ppbatch --inspect --json rank_0000_iter_15.pt.trace.json.gz\n"
-	"  ppbatch --format optrace --input trace-AR.csv.gz --meta meta-AR.yaml --db ar.db"
+	"  ppbatch --format optrace --input trace-AR.csv.gz --meta meta-AR.yaml --db ar.db",
+	NULL /* the shared exit statuses */
 };
 
 static int parse_shard(const char *s, int *i, int *n)

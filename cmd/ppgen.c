@@ -101,7 +101,11 @@ static const struct cli_cmd cmd = {
 	options,
 	"  ppgen --out /tmp/c16 --tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16\n"
 	"  ppgen --out /tmp/skew --pp 4 --dp 4 --gpus-per-host 4 --clock-skew-max 500 --slow-stage last:1.6\n"
-	"  ppgen --out /tmp/big --layers 2000 --kernels-per-layer 64 --microbatches 4"
+	"  ppgen --out /tmp/big --layers 2000 --kernels-per-layer 64 --microbatches 4",
+	"  0  everything worked\n"
+	"  2  usage error or invalid parameters\n"
+	"  3  could not write (the traces written stay, <dir>/.truth is left as it was)\n"
+	"  130 interrupted (SIGINT/SIGTERM): as 3; running again writes the whole tree\n"
 };
 
 struct args {

@@ -82,7 +82,10 @@ static const struct cli_cmd cmd = {
 	"Simulate a pipeline-parallel schedule and report makespan and bubbles per device.",
 	options,
 	"  ppsim --strategy interleave --devices 4 --stages 8 --microbatches 8 -o il\n"
-	"  ppsim --num-stages 4 --num-batches 8 --forward-times 1 1 1 1.5 --no-visualization"
+	"  ppsim --num-stages 4 --num-batches 8 --forward-times 1 1 1 1.5 --no-visualization",
+	"  0  everything worked (without gnuplot the chart is its script alone)\n"
+	"  2  usage error, invalid parameters, or a schedule that deadlocks\n"
+	"  3  the chart could not be written or rendered\n"
 };
 
 /* Canonical sim_input key of a setting option, or NULL. */

@@ -299,7 +299,7 @@ struct run {
 	int files;
 	/* For tests only: a glob over trace paths (PPTRACE_TEST_GEN_STOP).
 	 * ppgen stops itself (SIGSTOP) once such a trace is complete, so that
-	 * a test signals it at a known point instead of racing it (t0701). */
+	 * a test signals it at a known point instead of racing it (t0203). */
 	const char *stop_after;
 };
 
@@ -551,17 +551,20 @@ int gen_run(const struct gen_opts *o)
 	catch_stop(SIGTERM, &sa, &stop_old[1]);
 	if (!rc)
 		rc = open_output(&R);
-	for (int i = 0; i < o->niterations && !rc; i++)
-		rc = stop_signal ? PP_EINTR : write_iteration(&R, o->iterations[i]);
+	for (int i = 0; i < o->niterations && !rc && !stop_signal; i++)
+		rc = write_iteration(&R, o->iterations[i]);
 	if (!rc && stop_signal)
 		rc = PP_EINTR;
-	if (rc == PP_EINTR) {
+	if (rc) {
+		/* A tree not wholly written, interrupted or not: .truth would not
+		 * describe it and keeps its earlier content (docs/ppgen.md). */
 		gen_truth_abort(R.truth);
-		error("interrupted (%s): %d complete trace%s in %s, .truth not updated; run the "
-		      "command again",
-		      stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", R.files,
-		      R.files == 1 ? "" : "s", o->out);
-	} else if (gen_truth_close(R.truth, err, sizeof(err)) && !rc) {
+		if (rc == PP_EINTR)
+			error("interrupted (%s): %d complete trace%s in %s, .truth not updated; "
+			      "run the command again",
+			      stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", R.files,
+			      R.files == 1 ? "" : "s", o->out);
+	} else if (gen_truth_close(R.truth, err, sizeof(err))) {
 		error("%s", err);
 		rc = PP_EIO;
 	}

@@ -78,9 +78,9 @@ struct gen_opts {
 };
 
 /* Generates the tree. Returns 0, PP_EINVAL (bad parameters, reported),
- * PP_EIO, PP_ECYCLE, or PP_EINTR when SIGINT/SIGTERM stopped it (the traces
- * written so far stay, the one being written and .truth's new content do
- * not; reported); errors are printed with error(). */
+ * PP_EIO, PP_ECYCLE, or PP_EINTR when SIGINT/SIGTERM stopped it; after an
+ * error the traces written so far stay, the one being written and .truth's
+ * new content do not. Errors are printed with error(). */
 int gen_run(const struct gen_opts *o);
 
 /* Parses a comma-separated list of nasty option names into GN_* flags;

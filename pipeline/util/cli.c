@@ -24,11 +24,13 @@ void cli_release(struct cli_state *st)
 	st->pos = NULL;
 }
 
-static const struct cli_opt *find_long(const struct cli_cmd *cmd,
-				       const char *name, size_t len)
+/* The option that arg, the text after "--" ("name" or "name=value"),
+ * names; NULL when cmd has none. */
+static const struct cli_opt *find_long(const struct cli_cmd *cmd, const char *arg)
 {
+	size_t len = strcspn(arg, "=");
 	for (const struct cli_opt *o = cmd->opts; o && o->name; o++)
-		if (strlen(o->name) == len && !strncmp(o->name, name, len))
+		if (strlen(o->name) == len && !strncmp(o->name, arg, len))
 			return o;
 	return NULL;
 }
@@ -41,13 +43,12 @@ static const struct cli_opt *find_short(const struct cli_cmd *cmd, int c)
 	return NULL;
 }
 
-/* Whether a is one of cmd's long options (--name or --name=value). */
+/* Whether a is one of cmd's long options (--name or --name=value), --help
+ * included (every command's help lists it). */
 static bool is_long_opt(const struct cli_cmd *cmd, const char *a)
 {
-	if (a[0] != '-' || a[1] != '-' || !a[2])
-		return false;
-	const char *eq = strchr(a + 2, '=');
-	return find_long(cmd, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2)) != NULL;
+	return a[0] == '-' && a[1] == '-' && a[2] &&
+	       (find_long(cmd, a + 2) || !strcmp(a, "--help"));
 }
 
 static int take_args(const struct cli_cmd *cmd, struct cli_state *st,
@@ -125,9 +126,8 @@ int cli_next(const struct cli_cmd *cmd, struct cli_state *st)
 			return CLI_HELP;
 		}
 		if (a[0] == '-' && a[1] == '-') {
-			const char *name = a + 2, *eq = strchr(name, '=');
-			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			const struct cli_opt *o = find_long(cmd, name, len);
+			const char *eq = strchr(a + 2, '=');
+			const struct cli_opt *o = find_long(cmd, a + 2);
 			if (!o) {
 				fprintf(stderr, "%s: error: unknown option '%s'\n",
 					cmd->name, a);
@@ -147,7 +147,7 @@ int cli_next(const struct cli_cmd *cmd, struct cli_state *st)
 
 int cli_find_config(const struct cli_cmd *cmd, int argc, char **argv, const char **path)
 {
-	const struct cli_opt *config = find_long(cmd, "config", 6);
+	const struct cli_opt *config = find_long(cmd, "config");
 	struct cli_state st;
 	int id;
 	*path = NULL;
@@ -179,12 +179,13 @@ void cli_help(const struct cli_cmd *cmd, FILE *out)
 		fprintf(out, "  %-30s %s\n", left, o->help);
 	}
 	fprintf(out, "  %-30s %s\n", "-h, --help", "show this help and exit");
-	fprintf(out, "\nexit status:\n"
-		     "  0  everything worked\n"
-		     "  1  some inputs failed (the others were processed)\n"
-		     "  2  usage error or invalid parameters\n"
-		     "  3  fatal error, nothing was done\n"
-		     "  130 interrupted (SIGINT/SIGTERM); running again resumes\n");
+	fprintf(out, "\nexit status:\n%s",
+		cmd->exit_status ? cmd->exit_status
+				 : "  0  everything worked\n"
+				   "  1  some inputs failed (the others were processed)\n"
+				   "  2  usage error or invalid parameters\n"
+				   "  3  fatal error, nothing was done\n"
+				   "  130 interrupted (SIGINT/SIGTERM); running again resumes\n");
 	if (cmd->example)
 		fprintf(out, "\nexample:\n%s\n", cmd->example);
 }

@@ -32,6 +32,9 @@ struct cli_cmd {
 	const char *summary;  /* one sentence */
 	const struct cli_opt *opts; /* terminated by an entry with name NULL */
 	const char *example;  /* one or more example lines */
+	/* The lines under "exit status:" in --help, each "  N  what"; NULL for
+	 * the statuses ppbatch and ppagg share (cli.c). */
+	const char *exit_status;
 };
 
 struct cli_state {

@@ -59,9 +59,9 @@ static int walk(int atfd, const char *path, unsigned flags, bool create,
 
 /* comp in cur did not open as a folder (ELOOP/ENOTDIR): follow it if it is
  * a symlink we may follow. On success *out is the target folder. Messages
- * name shown, the path as given up to comp. */
-static int follow_link(int cur, const char *comp, const char *shown, unsigned flags, bool create,
-		       int *links, int *out, char *err, size_t errlen)
+ * name the path as given up to comp, its first shown characters. */
+static int follow_link(int cur, const char *comp, const char *path, int shown, unsigned flags,
+		       bool create, int *links, int *out, char *err, size_t errlen)
 {
 	struct stat st;
 	char target[PATH_MAX];
@@ -69,28 +69,30 @@ static int follow_link(int cur, const char *comp, const char *shown, unsigned fl
 	int rc;
 	int lfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (lfd < 0)
-		return fail(errno, err, errlen, "cannot open '%s': %s", shown, strerror(errno));
+		return fail(errno, err, errlen, "cannot open '%.*s': %s", shown, path,
+			    strerror(errno));
 	if (fstat(lfd, &st) < 0) {
-		rc = fail(errno, err, errlen, "cannot stat '%s': %s", shown, strerror(errno));
+		rc = fail(errno, err, errlen, "cannot stat '%.*s': %s", shown, path,
+			  strerror(errno));
 		goto out_close;
 	}
 	if (!S_ISLNK(st.st_mode)) {
-		rc = fail(ENOTDIR, err, errlen, "'%s' is not a folder", shown);
+		rc = fail(ENOTDIR, err, errlen, "'%.*s' is not a folder", shown, path);
 		goto out_close;
 	}
 	if ((flags & SAFE_NOFOLLOW) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0)) {
-		rc = fail(ELOOP, err, errlen, "refusing to follow symlink '%s' (owned by uid %u)",
-			  shown, (unsigned)st.st_uid);
+		rc = fail(ELOOP, err, errlen, "refusing to follow symlink '%.*s' (owned by uid %u)",
+			  shown, path, (unsigned)st.st_uid);
 		goto out_close;
 	}
 	if (++*links > MAX_LINKS) {
-		rc = fail(ELOOP, err, errlen, "too many levels of symlinks at '%s'", shown);
+		rc = fail(ELOOP, err, errlen, "too many levels of symlinks at '%.*s'", shown, path);
 		goto out_close;
 	}
 	n = readlinkat(lfd, "", target, sizeof(target) - 1);
 	if (n < 0) {
-		rc = fail(errno, err, errlen, "cannot read symlink '%s': %s", shown,
+		rc = fail(errno, err, errlen, "cannot read symlink '%.*s': %s", shown, path,
 			  strerror(errno));
 		goto out_close;
 	}
@@ -124,27 +126,24 @@ static int walk(int atfd, const char *path, unsigned flags, bool create,
 			p = next;
 			continue;
 		}
-		/* The path as given up to this component, for messages. */
-		int shown_len = (int)(p - copy + strlen(p));
-		char *shown = xstrdup(path);
-		shown[shown_len] = '\0';
+		/* Messages name the path as given up to this component. */
+		int shown = (int)(p - copy + strlen(p));
 		int fd = open_dir_at(cur, p);
 		if (fd < 0 && errno == ENOENT && create) {
 			if (mkdirat(cur, p, 0777) < 0 && errno != EEXIST) {
-				rc = fail(errno, err, errlen, "cannot create folder '%s': %s",
-					  shown, strerror(errno));
-				free(shown);
+				rc = fail(errno, err, errlen, "cannot create folder '%.*s': %s",
+					  shown, path, strerror(errno));
 				goto out_close;
 			}
 			fd = open_dir_at(cur, p);
 		}
 		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
-			rc = follow_link(cur, p, shown, flags, create, links, &fd, err, errlen);
+			rc = follow_link(cur, p, path, shown, flags, create, links, &fd, err,
+					 errlen);
 		} else if (fd < 0) {
-			rc = fail(errno, err, errlen, "cannot open folder '%s': %s", shown,
+			rc = fail(errno, err, errlen, "cannot open folder '%.*s': %s", shown, path,
 				  strerror(errno));
 		}
-		free(shown);
 		if (rc)
 			goto out_close;
 		close(cur);

@@ -74,8 +74,7 @@ static const struct cli_opt opts[] = { { "db", 'd', "<path>", "database file", O
 				       { "quiet", 'q', NULL, "no progress", O_QUIET, 0 },
 				       { "config", 'c', "<file>", "config file", O_CONFIG, 0 },
 				       { NULL, 0, NULL, NULL, 0, 0 } };
-static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test",
-				    opts, NULL };
+static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test", opts, NULL, NULL };
 
 static void test_cli_forms(void **state)
 {
@@ -110,6 +109,11 @@ static void test_cli_forms(void **state)
 	cli_release(&st);
 	char *forgot2[] = { "t", "--db", "--config=a.ini", NULL };
 	cli_init(&st, 3, forgot2);
+	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
+	cli_release(&st);
+	/* --help too: up to 2026-11-27 `--db --help` took "--help" as the path. */
+	char *forgot3[] = { "t", "--db", "--help", NULL };
+	cli_init(&st, 3, forgot3);
 	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
 	cli_release(&st);
 	char *inline_val[] = { "t", "--db=--quiet", "--db", "--nope", NULL };

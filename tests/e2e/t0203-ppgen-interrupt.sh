@@ -97,4 +97,12 @@ wait $pid
 rc=$?
 ok_if "two signals: killed by the second (exit $rc)" test "$rc" = 130 -o "$rc" = 143
 is "... without finishing as for one signal" "" "$(grep interrupted two.err)"
+
+# --help says what 130 leaves and what running again does; up to
+# 2026-11-27 it gave every command's "running again resumes", which ppgen
+# does not (it writes the whole tree again).
+ppgen --help >help.txt
+ok_if "--help: 130 and running again" grep -qx \
+	"  130 interrupted (SIGINT/SIGTERM): as 3; running again writes the whole tree" help.txt
+is "--help: no 'resumes'" "" "$(grep resumes help.txt)"
 done_testing
