@@ -218,10 +218,10 @@ static int parse_args(struct agg_opts *o, struct cli_state *st, const char **for
 
 /* Config values fill what the command line left unset, checked as the
  * flags are. Returns 0 or -1 after reporting the key and its value. */
-static int apply_config(struct agg_opts *o, const char *path, const char **format,
-			const char **align)
+static int apply_config(struct agg_opts *o, const char **format, const char **align)
 {
-	char err[256];
+	const char *path = config_path(o->config);
+	char err[1024];
 	config_check_known(o->config, "agg", known_keys);
 	for (size_t i = 0; i < sizeof(int_settings) / sizeof(int_settings[0]); i++) {
 		const struct int_setting *is = &int_settings[i];
@@ -238,7 +238,7 @@ static int apply_config(struct agg_opts *o, const char *path, const char **forma
 	int rc = config_get_double(o->config, "agg.straggler_threshold", &o->threshold, err,
 				   sizeof(err));
 	if (rc < 0)
-		return error("%s: %s", path, err);
+		return error("%s", err);
 	if (o->threshold < 0)
 		return error("%s: agg.straggler_threshold = %g: expected a number >= 0", path,
 			     o->threshold);
@@ -276,7 +276,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rc = PP_EXIT_USAGE;
-	if (config && apply_config(&o, config, &format, &align))
+	if (apply_config(&o, &format, &align))
 		goto out;
 	if (format && parse_format(format, &o)) {
 		error("invalid format '%s': expected png, svg or png,svg", format);

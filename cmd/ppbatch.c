@@ -116,17 +116,17 @@ static const char *const batch_keys[] = { "processes", "pattern",         "timeo
 					  "salvage",   "busy_timeout_ms", NULL };
 
 /* [batch] keys override the defaults; the command line overrides them. */
-static int apply_config(struct batch_opts *o, const struct config *cfg, const char *path)
+static int apply_config(struct batch_opts *o, const struct config *cfg)
 {
 	long procs = o->processes, busy = o->busy_timeout_ms;
-	char err[256];
+	char err[1024]; /* names the file: config_path() */
 	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, err, sizeof(err)) < 0 ||
 	    config_get_long_in(cfg, "batch.busy_timeout_ms", 1, INT_MAX, &busy, err, sizeof(err)) <
 		    0 ||
 	    config_get_double_in(cfg, "batch.timeout", 0, 1e9, &o->timeout_s, err, sizeof(err)) <
 		    0 ||
 	    config_get_bool(cfg, "batch.salvage", &o->salvage, err, sizeof(err)) < 0)
-		return error("%s: %s", path, err);
+		return error("%s", err);
 	o->processes = (int)procs;
 	o->busy_timeout_ms = (int)busy;
 	if (config_get(cfg, "batch.pattern"))
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 		error("%s", err);
 		return PP_EXIT_USAGE;
 	}
-	if (o.config_path && apply_config(&o, o.config, o.config_path)) {
+	if (o.config_path && apply_config(&o, o.config)) {
 		config_free(o.config);
 		return PP_EXIT_USAGE;
 	}

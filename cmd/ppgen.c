@@ -358,7 +358,7 @@ static int apply_config(struct args *a, const char *path)
 	struct gen_opts *o = &a->o;
 	long mb = o->microbatches, layers = o->layers, kpl = o->kpl, vpp = o->vpp;
 	long seed = (long)o->seed, gph = o->gpus_per_host, skew_max = 0;
-	char err[512];
+	char err[1024];
 	struct config *cfg = config_load(path, err, sizeof(err));
 	int rc = 0;
 	if (!cfg)
@@ -375,7 +375,7 @@ static int apply_config(struct args *a, const char *path)
 	    config_get_long_in(cfg, "gen.clock_skew_max", 0, 1000000, &skew_max, err, sizeof(err)) <
 		    0 ||
 	    config_get_bool(cfg, "gen.gzip", &o->gzip, err, sizeof(err)) < 0)
-		rc = error("%s: %s", path, err);
+		rc = error("%s", err);
 	else if (tf && strcmp(tf, "absolute") && strcmp(tf, "relative"))
 		rc = error(
 			"%s: config key gen.time_format: expected absolute or relative, got '%s'",

@@ -105,7 +105,7 @@ static const char *key_of(int id)
  * YAML config) into in. */
 static int load_config(struct sim_input *in, const char *path)
 {
-	char err[1024], why[512];
+	char err[1024];
 	struct config *cfg = NULL;
 	size_t n = strlen(path);
 	bool yaml = (n > 5 && !strcmp(path + n - 5, ".yaml")) ||
@@ -117,8 +117,8 @@ static int load_config(struct sim_input *in, const char *path)
 		rc = sim_input_load_yaml(in, path, err, sizeof(err));
 	else if (!(cfg = config_load(path, err, sizeof(err))))
 		rc = PP_EINVAL;
-	else if ((rc = sim_input_load_ini(in, cfg, why, sizeof(why))))
-		snprintf(err, sizeof(err), "%s: %s", path, why); /* it names no file */
+	else
+		rc = sim_input_load_ini(in, cfg, err, sizeof(err));
 	config_free(cfg);
 	return rc ? error("%s", err) : 0;
 }

@@ -58,8 +58,8 @@ static bool is_space(char ch)
 /* Adds the globs of one value of a set's key to the NUL-separated block
  * (words separated by blanks; "a quoted glob" keeps its blanks). Returns 0,
  * or PP_EINVAL with a message in err when a quote is not closed. */
-static int split_globs(struct strbuf *block, size_t *n, const char *text, const char *key,
-		       char *err, size_t errlen)
+static int split_globs(struct strbuf *block, size_t *n, const char *text, const char *file,
+		       const char *key, char *err, size_t errlen)
 {
 	for (const char *p = text; *p;) {
 		while (*p && is_space(*p))
@@ -71,7 +71,8 @@ static int split_globs(struct strbuf *block, size_t *n, const char *text, const 
 			start = ++p;
 			if (!(end = strchr(p, '"'))) {
 				snprintf(err, errlen,
-					 "config key %s: a quote is not closed in '%s'", key, text);
+					 "%s: config key %s: a quote is not closed in '%s'", file,
+					 key, text);
 				return PP_EINVAL;
 			}
 			p = end + 1;
@@ -88,7 +89,7 @@ static int split_globs(struct strbuf *block, size_t *n, const char *text, const 
 }
 
 struct values {
-	const char *key;
+	const char *file, *key; /* file: config_path() */
 	struct strbuf block;
 	size_t n;
 	int rc;
@@ -100,7 +101,7 @@ static void add_value(void *ctx, const char *value)
 {
 	struct values *v = ctx;
 	if (!v->rc)
-		v->rc = split_globs(&v->block, &v->n, value, v->key, v->err, v->errlen);
+		v->rc = split_globs(&v->block, &v->n, value, v->file, v->key, v->err, v->errlen);
 }
 
 /* The globs of set s: every value of its key (continuation lines and
@@ -109,9 +110,9 @@ static int set_parse(struct pat_list *l, const struct config *cfg, int s, char *
 {
 	char key[64];
 	snprintf(key, sizeof(key), "patterns.%s", set_names[s]);
-	struct values v = { key, STRBUF_INIT, 0, 0, err, errlen };
+	struct values v = { config_path(cfg), key, STRBUF_INIT, 0, 0, err, errlen };
 	if (!cfg || !config_get_list(cfg, key, add_value, &v))
-		v.rc = split_globs(&v.block, &v.n, set_defaults[s], key, err, errlen);
+		v.rc = split_globs(&v.block, &v.n, set_defaults[s], "defaults", key, err, errlen);
 	if (v.rc) {
 		strbuf_release(&v.block);
 		return v.rc;

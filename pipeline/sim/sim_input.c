@@ -208,8 +208,8 @@ int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
 		if (!v)
 			continue;
 		if (sim_input_set(in, ini_keys[i], v, why, sizeof(why)))
-			return fail(err, errlen, PP_EINVAL, "config [sim] %s: %s",
-				    ini_keys[i], why);
+			return fail(err, errlen, PP_EINVAL, "%s: config [sim] %s: %s",
+				    config_path(cfg), ini_keys[i], why);
 	}
 	return 0;
 }

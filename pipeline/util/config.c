@@ -84,6 +84,11 @@ struct config *config_load(const char *path, char *err, size_t errlen)
 	return cfg;
 }
 
+const char *config_path(const struct config *cfg)
+{
+	return cfg && cfg->path ? cfg->path : "config";
+}
+
 const char *config_get(const struct config *cfg, const char *key)
 {
 	if (!cfg)
@@ -107,12 +112,14 @@ static int get_number(const struct config *cfg, const char *key, bool integer, d
 	errno = 0;
 	double v = integer ? (double)(*lv = strtol(s, &end, 10)) : (*dv = strtod(s, &end));
 	if (!*s || *end || errno || !isfinite(v)) {
-		snprintf(err, errlen, "config key %s: expected %s, got '%s'", key, what, s);
+		snprintf(err, errlen, "%s: config key %s: expected %s, got '%s'", config_path(cfg),
+			 key, what, s);
 		return PP_EINVAL;
 	}
 	if (v < min || v > max) {
-		snprintf(err, errlen, "config key %s: expected %s from %.15g to %.15g, got '%s'",
-			 key, what, min, max, s);
+		snprintf(err, errlen,
+			 "%s: config key %s: expected %s from %.15g to %.15g, got '%s'",
+			 config_path(cfg), key, what, min, max, s);
 		return PP_EINVAL;
 	}
 	return 0;
@@ -145,8 +152,8 @@ int config_get_bool(const struct config *cfg, const char *key, bool *out,
 		*out = false;
 		return 0;
 	}
-	snprintf(err, errlen, "config key %s: expected true or false, got '%s'",
-		 key, s);
+	snprintf(err, errlen, "%s: config key %s: expected true or false, got '%s'",
+		 config_path(cfg), key, s);
 	return PP_EINVAL;
 }
 
@@ -198,8 +205,7 @@ size_t config_check_known(const struct config *cfg, const char *section,
 		for (const char *const *p = known; *p && !ok; p++)
 			ok = !strcmp(k + plen + 1, *p);
 		if (!ok) {
-			warn("%s: unknown key '%s' (see config.example.ini)",
-			     cfg->path ? cfg->path : "config", k);
+			warn("%s: unknown key '%s' (see config.example.ini)", config_path(cfg), k);
 			unknown++;
 		}
 	}

@@ -16,6 +16,10 @@ struct config;
 struct config *config_load(const char *path, char *err, size_t errlen);
 /* An empty configuration (no file). */
 struct config *config_new(void);
+/* The file cfg was loaded from, or "config" (config_new()): every message
+ * about a key or value starts with it, so that a user with a site-wide and
+ * an own config knows which to fix. The getters below do so themselves. */
+const char *config_path(const struct config *cfg);
 void config_free(struct config *cfg);
 
 /* The value of "section.key" or NULL. For a key given several times the

@@ -75,12 +75,12 @@ is "timeout: recorded" "failed|timed out after 0.001 s: worker killed" \
 ppbatch --input slow -j 2 --quiet
 is "timeout: a re-run retries them" "ok" "$(sql slow/pptrace.db "SELECT DISTINCT status FROM ranks")"
 
-# A [patterns] glob whose quote is not closed: one usage error naming the
+# A [patterns] glob whose quote is not closed: one usage error naming the file and the
 # key, before any worker starts.
 printf '[patterns]\nforward_step = "nn.Module: X\n' >quote.ini
 ppbatch --input slow --config quote.ini --quiet 2>err.txt
 is "unclosed quote in a pattern: exit 2" 2 $?
 is "unclosed quote in a pattern: says where" \
-	"ppbatch: error: config key patterns.forward_step: a quote is not closed in '\"nn.Module: X'" \
+	"ppbatch: error: quote.ini: config key patterns.forward_step: a quote is not closed in '\"nn.Module: X'" \
 	"$(cat err.txt)"
 done_testing

@@ -667,8 +667,8 @@ static void test_patterns_with_blanks(void **state)
 	fclose(f);
 	assert_non_null(cfg = config_load("test_blanks.ini", err, sizeof(err)));
 	assert_null(patterns_new(cfg, err, sizeof(err)));
-	assert_string_equal(err, "config key patterns.forward_step: a quote is not closed "
-				 "in '\"nn.Module: X'");
+	assert_string_equal(err, "test_blanks.ini: config key patterns.forward_step: a quote is "
+				 "not closed in '\"nn.Module: X'");
 	config_free(cfg);
 	remove("test_blanks.ini");
 }

@@ -169,8 +169,12 @@ static void test_config_load_and_types(void **state)
 	assert_int_equal(config_get_long(cfg, "agg.bad", &n, err, 256), PP_EINVAL);
 	assert_int_equal(config_get_long(cfg, "agg.none", &n, err, 256), 1);
 	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 3, &n, err, 256), PP_EINVAL);
-	assert_string_equal(err,
-			    "config key batch.processes: expected an integer from 1 to 3, got '4'");
+	char want[300]; /* the message names the file (config_path()) */
+	snprintf(want, sizeof(want),
+		 "%s: config key batch.processes: expected an integer from 1 to 3, got '4'", path);
+	assert_string_equal(err, want);
+	assert_string_equal(config_path(cfg), path);
+	assert_string_equal(config_path(NULL), "config");
 	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 4, &n, err, 256), 0);
 	assert_int_equal(config_get_double_in(cfg, "agg.threshold", 0.2, 1, &d, err, 256),
 			 PP_EINVAL);
