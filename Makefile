@@ -8,8 +8,7 @@
 #   make demo            generate a sample cluster and run the pipeline on it
 #   make bench           benchmarks; results in bench/results.txt
 #   make install         PREFIX=/usr/local, honours DESTDIR
-#   make format          clang-format the C lines changed since .clang-format
-#                        was added (t0004 checks them)
+#   make format          clang-format every C file (t0004 checks them)
 #
 # Sources are discovered: every cmd/<name>.c is a command; pipeline/util/
 # forms libpputil.a, pipeline/gen/ libppgen.a, the other pipeline/<layer>/

@@ -184,7 +184,10 @@ static int parse_args(struct agg_opts *o, struct cli_state *st, const char **for
 	while ((id = cli_next(&cmd, st)) > 0) {
 		switch (id) {
 		case O_BASE: o->base = st->arg; break;
-		case O_ITER: o->iterations = st->args; o->niterations = st->nargs; break;
+		case O_ITER:
+			o->iterations = st->args;
+			o->niterations = st->nargs;
+			break;
 		case O_INPUT: o->input = st->arg; break;
 		case O_DB: o->db = st->arg; break;
 		case O_OUT: o->out = st->arg; break;
@@ -256,7 +259,9 @@ static int apply_config(struct agg_opts *o, const char **format, const char **al
 
 int main(int argc, char **argv)
 {
-	struct agg_opts o = { .threshold = 0.10, .vpp = 1, .render = true, .png = true, .svg = true };
+	struct agg_opts o = {
+		.threshold = 0.10, .vpp = 1, .render = true, .png = true, .svg = true
+	};
 	const char *format = NULL, *align = NULL, *config = NULL;
 	struct cli_state st;
 	char err[512];
@@ -288,7 +293,9 @@ int main(int argc, char **argv)
 	}
 	o.individual = align && !strcmp(align, "individual");
 	if (!o.processes)
-		o.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0 ? (int)sysconf(_SC_NPROCESSORS_ONLN) : 1;
+		o.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0
+				      ? (int)sysconf(_SC_NPROCESSORS_ONLN)
+				      : 1;
 	if ((o.base && o.input) || (!o.base && !o.input && !o.db) || st.npos) {
 		error(st.npos ? "unexpected argument '%s'"
 			      : "give --base-folder, --input or --db (not both of the first two)%s",

@@ -141,7 +141,10 @@ static int parse_args(struct batch_opts *o, struct cli_state *st)
 	while (!rc && (id = cli_next(&cmd, st)) > 0) {
 		switch (id) {
 		case O_INPUT: o->input = st->arg; break;
-		case O_FOLDERS: o->folders = st->args; o->nfolders = st->nargs; break;
+		case O_FOLDERS:
+			o->folders = st->args;
+			o->nfolders = st->nargs;
+			break;
 		case O_PATTERN: o->pattern = st->arg; break;
 		case O_DB: o->db = st->arg; break;
 		case O_CONFIG: break; /* applied first: cli_find_config() */

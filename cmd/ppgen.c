@@ -149,8 +149,8 @@ static int parse_straggler(struct args *a, const struct cli_state *st)
 		return cli_bad_value(&cmd, st, "expected <rank>:<factor>, e.g. 5:1.3");
 	memcpy(head, st->arg, n);
 	head[n] = '\0';
-	if (cli_parse_long(head, 0, 1000000, &rank) || cli_parse_double(colon + 1, &f) ||
-	    f <= 0 || f > 1000)
+	if (cli_parse_long(head, 0, 1000000, &rank) || cli_parse_double(colon + 1, &f) || f <= 0 ||
+	    f > 1000)
 		return cli_bad_value(&cmd, st, "expected <rank>:<factor> with factor in (0, 1000]");
 	a->strag = xrealloc(a->strag, (size_t)(a->o.nstragglers + 1) * sizeof(*a->strag));
 	a->strag[a->o.nstragglers++] = (struct gen_straggler){ (int)rank, f };

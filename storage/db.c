@@ -35,12 +35,12 @@
 /* Open-addressing map from text to id. */
 struct intern {
 	struct intern_slot {
-		char *key;     /* NULL = empty */
+		char *key; /* NULL = empty */
 		size_t len;
 		uint64_t hash;
 		int64_t id;
-	} *slots;
-	size_t cap, used;  /* cap is a power of two */
+	} * slots;
+	size_t cap, used; /* cap is a power of two */
 };
 
 enum stmt_id {
@@ -161,8 +161,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
 };
 
-_Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT,
-	       "one SQL text per statement id");
+_Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT, "one SQL text per statement id");
 
 struct db {
 	sqlite3 *conn;
@@ -171,7 +170,7 @@ struct db {
 	bool readonly;
 	bool in_txn;
 	int64_t cur_trace;
-	int64_t window_start_ns;   /* of the open trace: kernel start base */
+	int64_t window_start_ns; /* of the open trace: kernel start base */
 	uint64_t next_kidx;
 	int err_code;
 	char errmsg[512];
@@ -181,7 +180,7 @@ struct db {
 	int64_t krow[KBATCH][KROWS_COLS];
 	uint16_t knull[KBATCH];
 	int nkrow;
-	int kappend; /* the trace's rows are kernel_t's last: 1 yes, 0 no,
+	int kappend;                 /* the trace's rows are kernel_t's last: 1 yes, 0 no,
 		      * -1 not known yet */
 	int64_t orow[OBATCH][OCOLS]; /* op rows not yet inserted */
 	int nop;
@@ -201,8 +200,7 @@ static void intern_clear(struct intern *m)
 	m->cap = m->used = 0;
 }
 
-static struct intern_slot *intern_find(struct intern *m, const char *s,
-				       size_t n, uint64_t h)
+static struct intern_slot *intern_find(struct intern *m, const char *s, size_t n, uint64_t h)
 {
 	if (!m->cap)
 		return NULL;
@@ -243,8 +241,7 @@ static void intern_put(struct intern *m, const char *s, size_t n, uint64_t h, in
 
 /* ---- errors and statements ---- */
 
-__attribute__((format(printf, 3, 4)))
-static int fail(struct db *db, int code, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct db *db, int code, const char *fmt, ...)
 {
 	if (!db->err_code) {
 		va_list ap;
@@ -279,8 +276,8 @@ static sqlite3_stmt *stmt_rebound(struct db *db, enum stmt_id id)
 {
 	sqlite3_stmt *s = db->st[id];
 	if (!s) {
-		if (sqlite3_prepare_v3(db->conn, stmt_sql[id], -1,
-				       SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v3(db->conn, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s,
+				       NULL) != SQLITE_OK) {
 			fail_sql(db, "cannot prepare statement");
 			return NULL;
 		}
@@ -347,8 +344,7 @@ static sqlite3_stmt *trace_stmt(struct db *db, enum stmt_id id, int *rc)
 	return s;
 }
 
-static int run_simple(struct db *db, enum stmt_id id, int64_t arg,
-		      const char *what)
+static int run_simple(struct db *db, enum stmt_id id, int64_t arg, const char *what)
 {
 	sqlite3_stmt *s = stmt(db, id);
 	if (!s)
@@ -385,8 +381,7 @@ static int exec_pragma(sqlite3 *c, const char *sql, char *err, size_t errlen)
 	 * can fail with "database is locked" without SQLite's busy handler
 	 * being asked (two ppbatch runs started at once on a new file, t0813):
 	 * retry for up to a minute. */
-	while ((rc = sqlite3_exec(c, sql, NULL, NULL, &msg)) == SQLITE_BUSY &&
-	       tries++ < 60000) {
+	while ((rc = sqlite3_exec(c, sql, NULL, NULL, &msg)) == SQLITE_BUSY && tries++ < 60000) {
 		sqlite3_free(msg);
 		msg = NULL;
 		sqlite3_sleep(1);
@@ -452,8 +447,7 @@ static void open_failure(const char *path, bool write, bool create, int sys_errn
 	strbuf_release(&dir);
 }
 
-struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
-		   char *err, size_t errlen)
+struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *err, size_t errlen)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	int oflags = (flags & DB_READONLY)   ? SQLITE_OPEN_READONLY
@@ -525,7 +519,8 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
 	/* secure_delete (on in Debian's build) zeroes every deleted cell:
 	 * replacing a re-analysed trace's kernels cost 10x more with it.
 	 * Nothing in the database is secret (docs/security.md). */
-	if (exec_pragma(db->conn, "PRAGMA temp_store = MEMORY; "
+	if (exec_pragma(db->conn,
+			"PRAGMA temp_store = MEMORY; "
 			"PRAGMA cache_size = -8192; PRAGMA foreign_keys = OFF; "
 			"PRAGMA secure_delete = OFF",
 			why, sizeof(why))) {
@@ -578,8 +573,7 @@ void db_close(struct db *db)
 
 int db_checkpoint(struct db *db)
 {
-	int rc = sqlite3_wal_checkpoint_v2(db->conn, NULL, SQLITE_CHECKPOINT_PASSIVE,
-					   NULL, NULL);
+	int rc = sqlite3_wal_checkpoint_v2(db->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	if (rc == SQLITE_OK || rc == SQLITE_BUSY)
 		return 0;
 	/* Not sticky: nothing stored is at risk, a later checkpoint (or the
@@ -677,10 +671,9 @@ static int insert_trace(struct db *db, const struct db_trace *t)
 	for (int i = 0; i < 8; i++)
 		bind_text(s, text_col[i], text[i]);
 	if (t->has_metrics) {
-		const int64_t m[] = { t->window_start_ns, t->window_end_ns,
-				      t->gpu_busy_ns, t->idle_ns, t->bubble_ns,
-				      t->comp_busy_ns, t->comm_busy_ns,
-				      t->overlap_ns };
+		const int64_t m[] = { t->window_start_ns, t->window_end_ns, t->gpu_busy_ns,
+				      t->idle_ns,         t->bubble_ns,     t->comp_busy_ns,
+				      t->comm_busy_ns,    t->overlap_ns };
 		db_bind_i64s(s, 12, m, NULL, 8);
 		sqlite3_bind_double(s, 20, t->coverage);
 	}
@@ -713,15 +706,13 @@ int db_trace_begin(struct db *db, const struct db_trace *t)
 	if (remove_trace(db, t->path) || insert_trace(db, t))
 		return PP_EDB;
 	if (db->cur_trace <= 0 || db->cur_trace >= (INT64_C(1) << 30))
-		return fail(db, PP_EDB, "trace id %lld out of range",
-			    (long long)db->cur_trace);
+		return fail(db, PP_EDB, "trace id %lld out of range", (long long)db->cur_trace);
 	return 0;
 }
 
 /* The id of text in table names/pgroups, inserting it when new. */
-static int intern_id(struct db *db, struct intern *m, enum stmt_id find,
-		     enum stmt_id ins, const char *a, size_t alen,
-		     const char *b, int64_t *id)
+static int intern_id(struct db *db, struct intern *m, enum stmt_id find, enum stmt_id ins,
+		     const char *a, size_t alen, const char *b, int64_t *id)
 {
 	/* Key: a, then (for pgroups) a unit separator and b. */
 	char stackkey[512];
@@ -794,8 +785,7 @@ int db_intern_name(struct db *db, const char *name, size_t len, int64_t *id)
 {
 	if (db->err_code)
 		return db->err_code;
-	return intern_id(db, &db->names, S_FIND_NAME, S_INS_NAME, name, len,
-			 NULL, id);
+	return intern_id(db, &db->names, S_FIND_NAME, S_INS_NAME, name, len, NULL, id);
 }
 
 /* Whether the open trace's rows so far are the last of kernel_t, so that
@@ -1280,8 +1270,7 @@ int db_run_finish(struct db *db, int64_t id, const struct db_run *r)
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int64(s, 2, (int64_t)time(NULL));
 	bind_text(s, 3, r->state);
-	const int64_t v[] = { r->files, r->ok, r->partial, r->failed, r->skipped,
-			      r->bytes };
+	const int64_t v[] = { r->files, r->ok, r->partial, r->failed, r->skipped, r->bytes };
 	db_bind_i64s(s, 4, v, NULL, 6);
 	sqlite3_bind_double(s, 10, r->seconds);
 	bind_text(s, 11, r->failures);

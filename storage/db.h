@@ -35,8 +35,7 @@ enum {
  * schema; without DB_READONLY or DB_EXISTING, a file it may not write:
  * "cannot write database"). busy_timeout_ms: how long to wait for another
  * writer (0 = 10 minutes). */
-struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms,
-		   char *err, size_t errlen);
+struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *err, size_t errlen);
 /* Rolls back an open transaction and closes. Accepts NULL. */
 void db_close(struct db *db);
 /* Copies what it can of the WAL into the database without waiting for
@@ -57,10 +56,10 @@ struct sqlite3 *db_sqlite(struct db *db);
 /* One trace file: identity, outcome and whole-rank metrics. Strings may be
  * NULL; they are copied by SQLite before the call returns. */
 struct db_trace {
-	const char *path;      /* the identity: realpath(BASE)/folder/name as
+	const char *path;   /* the identity: realpath(BASE)/folder/name as
 				* laid out (walk.h), symlinks not followed */
-	const char *file;      /* the file read (canonical path), or NULL */
-	const char *folder;    /* iteration folder's base name */
+	const char *file;   /* the file read (canonical path), or NULL */
+	const char *folder; /* iteration folder's base name */
 	bool has_iteration;
 	int64_t iteration;
 	/* The rank claims; the stored rank is the header's, else the file
@@ -70,23 +69,23 @@ struct db_trace {
 	int64_t header_rank;
 	bool has_name_rank; /* rank_NNNN in the file name */
 	int64_t name_rank;
-	int64_t bytes;         /* file size; < 0: none (NULL) */
-	int64_t mtime_ns;      /* file modification time */
-	int status;            /* DB_STATUS_* */
-	int fail_kind;         /* DB_FAIL_* (0 unless failed) */
-	const char *error;     /* why it failed / what was salvaged */
-	const char *warnings;  /* newline-separated warnings, or NULL */
-	int mode;              /* DB_MODE_* (stored unless failed) */
-	bool has_metrics;      /* the fields below are set */
+	int64_t bytes;        /* file size; < 0: none (NULL) */
+	int64_t mtime_ns;     /* file modification time */
+	int status;           /* DB_STATUS_* */
+	int fail_kind;        /* DB_FAIL_* (0 unless failed) */
+	const char *error;    /* why it failed / what was salvaged */
+	const char *warnings; /* newline-separated warnings, or NULL */
+	int mode;             /* DB_MODE_* (stored unless failed) */
+	bool has_metrics;     /* the fields below are set */
 	int64_t window_start_ns, window_end_ns;
 	int64_t gpu_busy_ns, idle_ns, bubble_ns;
 	int64_t comp_busy_ns, comm_busy_ns, overlap_ns;
 	double coverage;
-	int64_t events;        /* trace events read (0 = unknown) */
-	int64_t kernels;       /* GPU events stored */
+	int64_t events;                                  /* trace events read (0 = unknown) */
+	int64_t kernels;                                 /* GPU events stored */
 	const char *fwd_thread, *bwd_thread, *role_rule; /* thread roles */
-	int64_t elapsed_ns;    /* worker time spent on the trace */
-	int64_t run_id;        /* runs.id of the ppbatch run, 0 = none */
+	int64_t elapsed_ns;                              /* worker time spent on the trace */
+	int64_t run_id;                                  /* runs.id of the ppbatch run, 0 = none */
 };
 
 /* One GPU event: the classifier's record as it is (its start_ns is
@@ -107,13 +106,13 @@ struct db_kernel {
 struct db_step {
 	enum rr_phase phase; /* RR_FWD..RR_OPT */
 	int64_t seq;
-	bool has_cpu;          /* cpu_start/cpu_end known */
+	bool has_cpu; /* cpu_start/cpu_end known */
 	int64_t cpu_start_ns, cpu_end_ns;
-	int64_t kernels;       /* 0: start/end stored as NULL (unless has_times) */
-	bool has_times;        /* start/end known without kernels (PP-timer) */
+	int64_t kernels; /* 0: start/end stored as NULL (unless has_times) */
+	bool has_times;  /* start/end known without kernels (PP-timer) */
 	int64_t start_ns, end_ns;
 	int64_t comp_ns, comm_ns, overlap_ns;
-	int64_t chunk, mbs;    /* VPP labels; -1 = unknown */
+	int64_t chunk, mbs; /* VPP labels; -1 = unknown */
 };
 
 /* One category_stats row. */
@@ -212,8 +211,7 @@ void db_trace_set_metrics(struct db_trace *t, const struct rank_result *r);
  * outcome (status ok or partial); the metrics, thread roles, warnings,
  * kernels, steps and category rows come from r (t's metric fields are
  * ignored). Returns 0, or PP_EDB with db_errmsg() (nothing is stored). */
-int db_store_rank(struct db *db, const struct db_trace *t,
-		  const struct rank_result *r);
+int db_store_rank(struct db *db, const struct db_trace *t, const struct rank_result *r);
 
 /* What is stored about one trace (for the skip check). */
 struct db_stored {
@@ -275,10 +273,10 @@ int db_shared_header_ranks(struct db *db, void (*fn)(void *ctx, const struct db_
 struct db_run {
 	const char *host, *input, *db, *shard;
 	int processes;
-	const char *state;      /* "running", "done", "interrupted" */
+	const char *state; /* "running", "done", "interrupted" */
 	int64_t files, ok, partial, failed, skipped, bytes;
 	double seconds;
-	const char *failures;   /* one "path: reason" per line, or NULL */
+	const char *failures; /* one "path: reason" per line, or NULL */
 };
 /* Inserts a run (state "running"); sets *id. */
 int db_run_begin(struct db *db, const struct db_run *r, int64_t *id);

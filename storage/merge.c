@@ -114,8 +114,8 @@ static const char *const prepare_sql[] = {
 };
 
 /* Whether the shard's row (s_*) should replace OUT's (o_*). */
-static bool better(int s_status, int64_t s_mtime, int64_t s_at, int o_status,
-		   int64_t o_mtime, int64_t o_at)
+static bool better(int s_status, int64_t s_mtime, int64_t s_at, int o_status, int64_t o_mtime,
+		   int64_t o_at)
 {
 	bool s_failed = s_status == DB_STATUS_FAILED, o_failed = o_status == DB_STATUS_FAILED;
 	if (s_failed != o_failed)
@@ -136,8 +136,8 @@ static int step_done(sqlite3 *c, sqlite3_stmt *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int copy_trace(sqlite3 *c, sqlite3_stmt **st, int64_t old_id,
-		      int64_t replace_id, int64_t run_id, char *err, size_t errlen)
+static int copy_trace(sqlite3 *c, sqlite3_stmt **st, int64_t old_id, int64_t replace_id,
+		      int64_t run_id, char *err, size_t errlen)
 {
 	if (replace_id) {
 		for (int i = M_DEL_K; i <= M_DEL_T; i++) {
@@ -164,8 +164,8 @@ static int copy_trace(sqlite3 *c, sqlite3_stmt **st, int64_t old_id,
 }
 
 /* Merges one attached shard inside the open transaction. */
-static int merge_traces(sqlite3 *c, int64_t run_id, struct db_merge_stats *ms,
-			char *err, size_t errlen)
+static int merge_traces(sqlite3 *c, int64_t run_id, struct db_merge_stats *ms, char *err,
+			size_t errlen)
 {
 	sqlite3_stmt *st[M_COUNT] = { 0 };
 	int rc = 0;
@@ -217,8 +217,8 @@ out:
 	return rc;
 }
 
-int db_merge_shard(struct db *out, const char *path, int64_t run_id,
-		       struct db_merge_stats *ms, char *err, size_t errlen)
+int db_merge_shard(struct db *out, const char *path, int64_t run_id, struct db_merge_stats *ms,
+		   char *err, size_t errlen)
 {
 	sqlite3 *c = db_sqlite(out);
 	sqlite3_stmt *s = NULL;
@@ -253,8 +253,7 @@ int db_merge_shard(struct db *out, const char *path, int64_t run_id,
 	sqlite3_finalize(s);
 	strbuf_release(&uri);
 	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "shard '%s' is unreadable: %s", path,
-			 sqlite3_errmsg(c));
+		snprintf(err, errlen, "shard '%s' is unreadable: %s", path, sqlite3_errmsg(c));
 		return PP_EDB;
 	}
 	if (sqlite3_prepare_v2(c, "PRAGMA shard.user_version", -1, &s, NULL) == SQLITE_OK &&
@@ -263,8 +262,9 @@ int db_merge_shard(struct db *out, const char *path, int64_t run_id,
 	sqlite3_finalize(s);
 	if (v != SCHEMA_VERSION) {
 		snprintf(err, errlen, "shard '%s' is unreadable: %s", path,
-			 v < 0 ? sqlite3_errmsg(c) : v == 0 ? "not a pptrace database"
-							   : "another schema version");
+			 v < 0    ? sqlite3_errmsg(c)
+			 : v == 0 ? "not a pptrace database"
+				  : "another schema version");
 		rc = PP_EDB;
 		goto out_detach;
 	}

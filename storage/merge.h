@@ -25,7 +25,7 @@ struct db_merge_stats {
  * when path does not exist; PP_EDB when it is unreadable, not a pptrace
  * database of this schema version, or the copy failed (rolled back). The
  * message is in err, naming the shard. */
-int db_merge_shard(struct db *out, const char *path, int64_t run_id,
-		   struct db_merge_stats *ms, char *err, size_t errlen);
+int db_merge_shard(struct db *out, const char *path, int64_t run_id, struct db_merge_stats *ms,
+		   char *err, size_t errlen);
 
 #endif

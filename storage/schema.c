@@ -530,8 +530,7 @@ int schema_check(sqlite3 *db, char *err, size_t errlen)
 	if (user_version(db, &v, err, errlen))
 		return PP_EDB;
 	if (v != SCHEMA_VERSION) {
-		snprintf(err, errlen, "schema version %d, expected %d", v,
-			 SCHEMA_VERSION);
+		snprintf(err, errlen, "schema version %d, expected %d", v, SCHEMA_VERSION);
 		return PP_EDB;
 	}
 	return 0;
@@ -563,8 +562,10 @@ int schema_apply(sqlite3 *db, char *err, size_t errlen)
 		if ((rc = foreign_tables(db, &ntables, err, errlen)))
 			goto out_rollback;
 		if (ntables) {
-			snprintf(err, errlen, "not a pptrace database "
-				 "(user_version 0 but %d tables)", ntables);
+			snprintf(err, errlen,
+				 "not a pptrace database "
+				 "(user_version 0 but %d tables)",
+				 ntables);
 			rc = PP_EDB;
 			goto out_rollback;
 		}

@@ -22,10 +22,10 @@ enum { DB_STATUS_OK = 0, DB_STATUS_PARTIAL = 1, DB_STATUS_FAILED = 2 };
 enum { DB_MODE_MEGATRON = 0, DB_MODE_GENERIC = 1, DB_MODE_OPTRACE = 2 };
 /* Why a trace failed (traces.fail_kind): decides whether a re-run retries. */
 enum {
-	DB_FAIL_NONE = 0,    /* not failed */
-	DB_FAIL_INPUT = 1,   /* the trace itself is bad (parse, truncation, I/O) */
-	DB_FAIL_CRASH = 2,   /* the worker died by a signal (retried on re-run) */
-	DB_FAIL_TIMEOUT = 3  /* --timeout killed the worker (retried on re-run) */
+	DB_FAIL_NONE = 0,   /* not failed */
+	DB_FAIL_INPUT = 1,  /* the trace itself is bad (parse, truncation, I/O) */
+	DB_FAIL_CRASH = 2,  /* the worker died by a signal (retried on re-run) */
+	DB_FAIL_TIMEOUT = 3 /* --timeout killed the worker (retried on re-run) */
 };
 
 /* The codes of categories, kernel types and phases are the values of

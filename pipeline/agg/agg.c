@@ -140,11 +140,12 @@ static int find_topology(struct run *R)
 		}
 		int rc = topo_from_sizes(t, tp, o->pp, dp, cp, ep);
 		if (rc) {
-			error("invalid parallel sizes tp %d pp %d dp %d cp %d ep %d", tp, o->pp, dp, cp, ep);
+			error("invalid parallel sizes tp %d pp %d dp %d cp %d ep %d", tp, o->pp, dp,
+			      cp, ep);
 			return rc;
 		}
-		strbuf_addf(&t->origin, "sizes given%s, layout tp-cp-ep-dp-pp", o->dp ? "" :
-			    " (dp from the highest rank)");
+		strbuf_addf(&t->origin, "sizes given%s, layout tp-cp-ep-dp-pp",
+			    o->dp ? "" : " (dp from the highest rank)");
 	}
 	if (t->source == TOPO_SRC_NONE && R->niters) {
 		int rc = agg_load_process_groups(R->db, R->iters[0], t);
@@ -164,7 +165,8 @@ static int find_topology(struct run *R)
 	if (t->source == TOPO_SRC_NONE) {
 		warn("no topology: no unique_parallel_groups_*.txt in '%s' or its iteration folders, "
 		     "no --pp/--tp/--dp, and the traces carry no process-group ranks; PP groups, "
-		     "pipelines and stragglers are skipped (rank charts are still written)", R->base);
+		     "pipelines and stragglers are skipped (rank charts are still written)",
+		     R->base);
 		return 0;
 	}
 	if (!o->quiet) {
@@ -378,7 +380,8 @@ static int iteration_outputs(struct run *R, struct agg_iter *it)
 		plan(R, &co, it->ov.all || group_has_straggler(it, pg), true);
 		char title[160];
 		snprintf(dir, sizeof(dir), "%s/pp_group_%d", idir, g);
-		snprintf(title, sizeof(title), "PP group %d, iteration %d: ranks", g, it->iteration);
+		snprintf(title, sizeof(title), "PP group %d, iteration %d: ranks", g,
+			 it->iteration);
 		struct strbuf tt = STRBUF_INIT;
 		strbuf_addstr(&tt, title);
 		for (int s = 0; s < pg->n && s < 16; s++)
@@ -471,8 +474,8 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 		fprintf(stderr, ", %d in conflict", it->nconflicts);
 	fprintf(stderr, ", %zu pipeline%s", it->res.npipes, it->res.npipes == 1 ? "" : "s");
 	if (worst_g >= 0)
-		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)", 100 * worst_ratio,
-			worst_g, (double)worst / 1e6);
+		fprintf(stderr, ", largest bubble %.1f %% in PP group %d (%.3f ms)",
+			100 * worst_ratio, worst_g, (double)worst / 1e6);
 	if (agg_strag_not_computed(it))
 		fprintf(stderr, ", stragglers not computed (%s)", AGG_STRAG_NA);
 	else
@@ -496,7 +499,8 @@ static int write_comparison(struct run *R)
 		return PP_EIO;
 	}
 	fputs("iteration,ranks_ok,ranks_failed,iteration_ns,mean_bubble_ratio,slowest_stage,"
-	      "slowest_stage_compute_ns,stragglers\n", f);
+	      "slowest_stage_compute_ns,stragglers\n",
+	      f);
 	for (int i = 0; i < R->niters; i++) {
 		const struct agg_iter *it = &R->its[i];
 		int64_t tmax = 0;
@@ -509,7 +513,8 @@ static int write_comparison(struct run *R)
 		fprintf(f, "%d,%d,%d,%lld,%.6f,", it->iteration, it->nok, it->nfailed,
 			(long long)tmax, it->res.npipes ? b / (double)it->res.npipes : 0.0);
 		if (it->res.slowest_stage >= 0)
-			fprintf(f, "%d,%lld,", it->res.slowest_stage, (long long)it->res.slowest_compute);
+			fprintf(f, "%d,%lld,", it->res.slowest_stage,
+				(long long)it->res.slowest_compute);
 		else
 			fputs(",,", f);
 		fputc('"', f);

@@ -34,20 +34,20 @@ enum agg_rank_charts {
 enum { AGG_AUTO_ALL_RANKS = 64 };
 
 struct agg_opts {
-	const char *base;       /* --base-folder DIR (or the parent of --input) */
-	char **iterations;      /* --iterations: numbers or folder names */
+	const char *base;  /* --base-folder DIR (or the parent of --input) */
+	char **iterations; /* --iterations: numbers or folder names */
 	int niterations;
-	const char *input;      /* --input DIR/iteration_N */
-	const char *db;         /* --db; NULL = <base>/pptrace.db */
-	const char *out;        /* --out; NULL = <base>/pptrace */
-	bool individual;        /* --time-alignment individual */
-	int processes;          /* --processes; 0 = number of cores */
-	bool png, svg;          /* --format */
-	bool render;            /* false with --no-render */
-	int tp, pp, dp, cp, ep; /* sizes from flags (0 = not given) */
-	int vpp;                /* virtual pipeline size (config agg.vpp) */
-	double threshold;       /* agg.straggler_threshold, default 0.10 */
-	bool quiet;             /* --quiet */
+	const char *input;                /* --input DIR/iteration_N */
+	const char *db;                   /* --db; NULL = <base>/pptrace.db */
+	const char *out;                  /* --out; NULL = <base>/pptrace */
+	bool individual;                  /* --time-alignment individual */
+	int processes;                    /* --processes; 0 = number of cores */
+	bool png, svg;                    /* --format */
+	bool render;                      /* false with --no-render */
+	int tp, pp, dp, cp, ep;           /* sizes from flags (0 = not given) */
+	int vpp;                          /* virtual pipeline size (config agg.vpp) */
+	double threshold;                 /* agg.straggler_threshold, default 0.10 */
+	bool quiet;                       /* --quiet */
 	enum agg_rank_charts rank_charts; /* --rank-charts */
 	int *rank_list;                   /* --rank-charts <list>: also rendered (flagged) */
 	int nrank_list;
@@ -63,13 +63,13 @@ int agg_run(const struct agg_opts *o);
 /* What the calculation needs of one rank of one iteration. */
 struct agg_rank_in {
 	int rank;
-	bool ok;          /* analysed (status ok or partial) with metrics */
-	bool has_window;  /* it has GPU events */
-	bool megatron;    /* mode megatron (has fwd/bwd steps) */
+	bool ok;         /* analysed (status ok or partial) with metrics */
+	bool has_window; /* it has GPU events */
+	bool megatron;   /* mode megatron (has fwd/bwd steps) */
 	int64_t win_s, win_e, gpu_busy, bubble;
-	int64_t compute;  /* busy of fwd_computation + bwd_computation */
+	int64_t compute;          /* busy of fwd_computation + bwd_computation */
 	int64_t fwd_med, bwd_med; /* lower-median step wall; -1 when none */
-	int nfwd, nbwd;   /* number of fwd / bwd steps with kernels */
+	int nfwd, nbwd;           /* number of fwd / bwd steps with kernels */
 };
 
 struct agg_pp_row {
@@ -94,7 +94,7 @@ struct agg_straggler_row {
 	int group;              /* 0-based, in topology order */
 	const char *metric;     /* "fwd_bwd_compute" */
 	int64_t value, median;
-	double excess;          /* value / median - 1 */
+	double excess; /* value / median - 1 */
 };
 
 struct agg_result {
@@ -108,7 +108,7 @@ struct agg_result {
 	 * group of two or more such ranks. 0: it could look at none (imports
 	 * store no kernels; DP 1), so no straggler row means "not computed". */
 	size_t ncompared;
-	int slowest_stage;       /* highest median compute; -1 unknown */
+	int slowest_stage; /* highest median compute; -1 unknown */
 	int64_t slowest_compute;
 };
 
@@ -118,8 +118,8 @@ struct agg_result {
 	"DP 1, or op-trace and PP-timer imports, which store no kernels"
 
 struct agg_params {
-	double threshold; /* straggler threshold, e.g. 0.10 */
-	int vpp;          /* >= 1 */
+	double threshold;       /* straggler threshold, e.g. 0.10 */
+	int vpp;                /* >= 1 */
 	enum sched_rule warmup; /* Megatron's warm-up rule the job follows, for
 				 * the ideal pipeline (agg_vpp_decide()) */
 };

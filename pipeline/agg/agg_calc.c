@@ -106,9 +106,13 @@ static void pp_group_rows(const struct topology *t, const struct agg_rank_in **b
 	for (int s = 0; s < grp->n; s++) {
 		const struct agg_rank_in *r = by[grp->ranks[s]];
 		struct agg_pp_row *row = &res->pp[res->npp++];
-		*row = (struct agg_pp_row){ .pp_group = (int)g, .stage = s, .rank = grp->ranks[s],
-					    .complete = complete, .has_window = has,
-					    .gw_s = gs, .gw_e = ge };
+		*row = (struct agg_pp_row){ .pp_group = (int)g,
+					    .stage = s,
+					    .rank = grp->ranks[s],
+					    .complete = complete,
+					    .has_window = has,
+					    .gw_s = gs,
+					    .gw_e = ge };
 		if (usable(r) && has) {
 			int64_t len = ge - gs;
 			int64_t nonpp = r->has_window ? r->win_e - r->win_s - r->bubble : 0;
@@ -129,7 +133,8 @@ static void pp_group_rows(const struct topology *t, const struct agg_rank_in **b
 	}
 	if (complete && has) {
 		struct agg_pipeline_row *pr = &res->pipes[res->npipes++];
-		*pr = (struct agg_pipeline_row){ .pp_group = (int)g, .measured = ge - gs,
+		*pr = (struct agg_pipeline_row){ .pp_group = (int)g,
+						 .measured = ge - gs,
 						 .bubble_ratio = ratio_sum / grp->n };
 		int vpp = p->vpp > 0 ? p->vpp : 1;
 		if (ideal_ok && m > 0) {

@@ -114,12 +114,16 @@ static double ms(int64_t ns)
 static void emit_terminal(FILE *f, bool svg, int w, int h, const char *stem)
 {
 	if (svg)
-		fprintf(f, "set terminal svg size %d,%d dynamic mouse standalone "
-			   "font 'Sans,11' noenhanced background '#ffffff'\n"
-			   "set output '%s.svg'\n", w, h, stem);
+		fprintf(f,
+			"set terminal svg size %d,%d dynamic mouse standalone "
+			"font 'Sans,11' noenhanced background '#ffffff'\n"
+			"set output '%s.svg'\n",
+			w, h, stem);
 	else
-		fprintf(f, "set terminal pngcairo size %d,%d font 'Sans,11' noenhanced "
-			   "background '#ffffff'\nset output '%s.png'\n", w, h, stem);
+		fprintf(f,
+			"set terminal pngcairo size %d,%d font 'Sans,11' noenhanced "
+			"background '#ffffff'\nset output '%s.png'\n",
+			w, h, stem);
 }
 
 struct row {
@@ -169,8 +173,14 @@ static int write_timeline(const struct outdir *od, const char *stem, const char 
 			/* The words of the hover format set below. */
 			snprintf(hover, sizeof(hover), "%d %s %d %d", r->in.rank,
 				 agg_phase_name(k->phase), k->seq, k->kernels);
-			struct gantt_box box = { row, cls[k->cat], ms(k->s - rows[i].t0),
-						 ms(k->e - rows[i].t0), y_off, h, NULL, hover };
+			struct gantt_box box = { row,
+						 cls[k->cat],
+						 ms(k->s - rows[i].t0),
+						 ms(k->e - rows[i].t0),
+						 y_off,
+						 h,
+						 NULL,
+						 hover };
 			gantt_add_box(g, &box);
 		}
 	}
@@ -202,8 +212,10 @@ static int write_overlap(const struct outdir *od, const struct agg_iter *it,
 		strbuf_release(&path);
 		return PP_EIO;
 	}
-	fprintf(f, "# pptrace ppagg chart: iteration %d, rank %d, compute/communication "
-		   "overlap per micro-batch\n", it->iteration, r->in.rank);
+	fprintf(f,
+		"# pptrace ppagg chart: iteration %d, rank %d, compute/communication "
+		"overlap per micro-batch\n",
+		it->iteration, r->in.rank);
 	bool chunks = false; /* VPP > 1: steps are (chunk, micro-batch) pairs */
 	for (size_t i = 0; i < r->nsteps; i++)
 		chunks |= r->steps[i].chunk > 0;
@@ -259,8 +271,10 @@ static int write_overlap(const struct outdir *od, const struct agg_iter *it,
 			continue;
 		gnuplot_begin_output(f, k == 1);
 		emit_terminal(f, k == 1, 1400, 1000, "overlap");
-		fprintf(f, "set multiplot layout 2,1 title \"Computation and communication overlap, "
-			   "rank %d, iteration %d\" font 'Sans,14'\n", r->in.rank, it->iteration);
+		fprintf(f,
+			"set multiplot layout 2,1 title \"Computation and communication overlap, "
+			"rank %d, iteration %d\" font 'Sans,14'\n",
+			r->in.rank, it->iteration);
 		for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
 			const char *d = ph == RR_FWD ? "$fwd" : "$bwd";
 			fprintf(f, "set title '%s'\n", ph == RR_FWD ? "Forward" : "Backward");
@@ -292,7 +306,8 @@ static int write_rank_csvs(const struct outdir *od, const struct agg_rank *r)
 		goto out;
 	}
 	fputs("phase,seq,cpu_start_ns,cpu_end_ns,start_ns,end_ns,wall_ns,comp_ns,comm_ns,"
-	      "overlap_ns,comp_only_ns,comm_only_ns,kernels,chunk,microbatch\n", f);
+	      "overlap_ns,comp_only_ns,comm_only_ns,kernels,chunk,microbatch\n",
+	      f);
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct agg_step *s = &r->steps[i];
 		fprintf(f, "%s,%d,%lld,%lld,", agg_phase_name(s->phase), s->seq,
@@ -373,7 +388,8 @@ int agg_chart_rows(const char *dir, const char *title, const struct agg_iter *it
 		if (!r)
 			continue;
 		if (split && split[i] >= 0)
-			snprintf(labels[k], sizeof(labels[k]), "pp %d · rank %d", split[i], r->in.rank);
+			snprintf(labels[k], sizeof(labels[k]), "pp %d · rank %d", split[i],
+				 r->in.rank);
 		else
 			snprintf(labels[k], sizeof(labels[k]), "rank %d", r->in.rank);
 		rows[k] = (struct row){ r, labels[k], co->individual ? r->in.win_s : t0 };

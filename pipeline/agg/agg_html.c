@@ -158,12 +158,14 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 		int64_t gap = 0;
 		bool has_gap = false;
 		for (size_t p = 0; p < it->res.npipes; p++)
-			if (it->res.pipes[p].has_ideal && (!has_gap || it->res.pipes[p].gap > gap)) {
+			if (it->res.pipes[p].has_ideal &&
+			    (!has_gap || it->res.pipes[p].gap > gap)) {
 				gap = it->res.pipes[p].gap;
 				has_gap = true;
 			}
-		strbuf_addf(h, "<tr><td><a href=\"#iter-%d\">%d</a></td><td>%d</td><td>%d</td>"
-			       "<td>%.3f</td><td>%.2f %%</td>",
+		strbuf_addf(h,
+			    "<tr><td><a href=\"#iter-%d\">%d</a></td><td>%d</td><td>%d</td>"
+			    "<td>%.3f</td><td>%.2f %%</td>",
 			    it->iteration, it->iteration, it->nok, it->nfailed, msd(iter_time(it)),
 			    100 * mean_bubble(it));
 		if (has_gap)
@@ -621,10 +623,9 @@ static const char css[] =
 	".grid figure{flex:1 1 30em;max-width:48%}.note{color:#555}"
 	"nav a{margin-right:1em}section{border-top:2px solid #ddd;margin-top:2em}";
 
-static const char js[] =
-	"window.addEventListener('load',function(){var im=document.images,ok=0;"
-	"for(var i=0;i<im.length;i++)if(im[i].complete&&im[i].naturalWidth>0)ok++;"
-	"document.body.setAttribute('data-images',ok+'/'+im.length);});";
+static const char js[] = "window.addEventListener('load',function(){var im=document.images,ok=0;"
+			 "for(var i=0;i<im.length;i++)if(im[i].complete&&im[i].naturalWidth>0)ok++;"
+			 "document.body.setAttribute('data-images',ok+'/'+im.length);});";
 
 static void page_begin(struct strbuf *h, const char *title)
 {

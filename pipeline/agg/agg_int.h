@@ -21,15 +21,21 @@ struct topology;
 
 /* Drawn categories, in drawing order (largest boxes first). */
 enum agg_cat {
-	AGG_CAT_BWD_COMP, AGG_CAT_FWD_COMP, AGG_CAT_RECOMPUTE, AGG_CAT_FWD_COMM,
-	AGG_CAT_BWD_COMM, AGG_CAT_DP_COMM, AGG_CAT_PP_COMM, AGG_CAT_OPT_COMP,
+	AGG_CAT_BWD_COMP,
+	AGG_CAT_FWD_COMP,
+	AGG_CAT_RECOMPUTE,
+	AGG_CAT_FWD_COMM,
+	AGG_CAT_BWD_COMM,
+	AGG_CAT_DP_COMM,
+	AGG_CAT_PP_COMM,
+	AGG_CAT_OPT_COMP,
 	AGG_NCATS
 };
 
 struct agg_cat_style {
 	enum rr_category category; /* what the boxes show (its name labels them) */
-	const char *color; /* "#rrggbb" */
-	double lo, hi;     /* box extent relative to the row centre */
+	const char *color;         /* "#rrggbb" */
+	double lo, hi;             /* box extent relative to the row centre */
 };
 extern const struct agg_cat_style agg_cat_styles[AGG_NCATS];
 /* mkdir -p of an output folder without following planted symlinks
@@ -46,9 +52,9 @@ const char *agg_phase_name(enum rr_phase p);
  * category's kernels in one step. */
 struct agg_block {
 	int64_t s, e;
-	int32_t seq;    /* step number within its phase */
-	uint8_t cat;    /* enum agg_cat */
-	int8_t phase;   /* enum rr_phase */
+	int32_t seq;  /* step number within its phase */
+	uint8_t cat;  /* enum agg_cat */
+	int8_t phase; /* enum rr_phase */
 	int32_t kernels;
 };
 
@@ -216,8 +222,8 @@ int agg_render(const struct agg_jobs *jobs, int processes, double *ms, bool quie
 
 /* ---- charts and CSVs (agg_chart.c, agg_overview.c) ---- */
 struct agg_chart_opts {
-	bool individual; /* each row's time starts at its own first event */
-	bool png, svg;   /* outputs the .gp script writes (--format) */
+	bool individual;             /* each row's time starts at its own first event */
+	bool png, svg;               /* outputs the .gp script writes (--format) */
 	bool render_png, render_svg; /* of those, what is rendered now */
 	bool overlap_png_only;       /* a rank's overlap chart: no SVG now */
 };

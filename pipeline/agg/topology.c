@@ -179,8 +179,7 @@ static bool is_dashes(const char *s)
 	return n >= 3;
 }
 
-static void note(struct topology *t, const char *name, int line, const char *what,
-		 const char *text)
+static void note(struct topology *t, const char *name, int line, const char *what, const char *text)
 {
 	strbuf_addf(&t->notes, "%s:%d: %s: '%.80s'\n", name, line, what, text);
 }
@@ -360,7 +359,8 @@ int topo_parse_text(struct topology *t, const char *text, size_t len, const char
 				continue;
 			}
 			if (section == TOPO_MODEL && dashes < 2)
-				note(t, name, lineno, "model group before the second dashed line", s);
+				note(t, name, lineno, "model group before the second dashed line",
+				     s);
 			groups_add(&t->groups[section], number, ranks, n);
 			any = true;
 			continue;
@@ -395,7 +395,8 @@ int topo_parse_text(struct topology *t, const char *text, size_t len, const char
 		int kind = title_kind(up);
 		if (kind >= 0) {
 			if (t->groups[kind].n)
-				note(t, name, lineno, "second section of the same kind (groups appended)", s);
+				note(t, name, lineno,
+				     "second section of the same kind (groups appended)", s);
 			section = kind;
 			dashes = 0;
 			continue;
@@ -455,10 +456,10 @@ char *topo_find_file(const char *const *dirs, size_t ndirs)
 				continue;
 			int c = !bestname ? 1
 				: st.st_mtim.tv_sec != best_m.tv_sec
-				? (st.st_mtim.tv_sec > best_m.tv_sec ? 1 : -1)
+					? (st.st_mtim.tv_sec > best_m.tv_sec ? 1 : -1)
 				: st.st_mtim.tv_nsec != best_m.tv_nsec
-				? (st.st_mtim.tv_nsec > best_m.tv_nsec ? 1 : -1)
-				: strcmp(e->d_name, bestname);
+					? (st.st_mtim.tv_nsec > best_m.tv_nsec ? 1 : -1)
+					: strcmp(e->d_name, bestname);
 			if (c > 0) {
 				best_m = st.st_mtim;
 				strbuf_reset(&best);
@@ -484,7 +485,10 @@ static void build_from_sizes(struct topology *t, int kinds_mask);
  * against each other (mismatches are noted). */
 static int derive(struct topology *t, const char *name)
 {
-	struct { int *size; int kind; } map[] = {
+	struct {
+		int *size;
+		int kind;
+	} map[] = {
 		{ &t->tp, TOPO_TP }, { &t->pp, TOPO_PP }, { &t->dp, TOPO_DP },
 		{ &t->ep, TOPO_EP }, { &t->cp, TOPO_CP },
 	};
@@ -501,8 +505,9 @@ static int derive(struct topology *t, const char *name)
 		int n0 = gs->v[0].n;
 		for (size_t g = 1; g < gs->n; g++)
 			if (gs->v[g].n != n0) {
-				strbuf_addf(&t->notes, "%s: %s groups of different sizes (%d and %d)\n",
-					    name, kind_names[map[m].kind], n0, gs->v[g].n);
+				strbuf_addf(&t->notes,
+					    "%s: %s groups of different sizes (%d and %d)\n", name,
+					    kind_names[map[m].kind], n0, gs->v[g].n);
 				break;
 			}
 		if (!*map[m].size)
@@ -659,11 +664,12 @@ int topo_from_grid(struct topology *t, int dp, int pp, const int *rank_at)
 	return 0;
 }
 
-static const struct { const char *desc; int kind; } pg_kinds[] = {
-	{ "TENSOR_MODEL_PARALLEL_GROUP", TOPO_TP },
-	{ "PIPELINE_MODEL_PARALLEL_GROUP", TOPO_PP },
-	{ "DATA_PARALLEL_GROUP", TOPO_DP },
-	{ "CONTEXT_PARALLEL_GROUP", TOPO_CP },
+static const struct {
+	const char *desc;
+	int kind;
+} pg_kinds[] = {
+	{ "TENSOR_MODEL_PARALLEL_GROUP", TOPO_TP }, { "PIPELINE_MODEL_PARALLEL_GROUP", TOPO_PP },
+	{ "DATA_PARALLEL_GROUP", TOPO_DP },         { "CONTEXT_PARALLEL_GROUP", TOPO_CP },
 	{ "EXPERT_MODEL_PARALLEL_GROUP", TOPO_EP },
 };
 
@@ -751,8 +757,13 @@ void topo_index(struct topology *t)
 	t->nrank = n;
 	for (int r = 0; r < n; r++)
 		t->pp_of[r] = t->stage_of[r] = t->dp_of[r] = t->model_of[r] = -1;
-	struct { int kind; int *of; } map[] = {
-		{ TOPO_PP, t->pp_of }, { TOPO_DP, t->dp_of }, { TOPO_MODEL, t->model_of },
+	struct {
+		int kind;
+		int *of;
+	} map[] = {
+		{ TOPO_PP, t->pp_of },
+		{ TOPO_DP, t->dp_of },
+		{ TOPO_MODEL, t->model_of },
 	};
 	for (size_t m = 0; m < 3; m++) {
 		const struct topo_groups *gs = &t->groups[map[m].kind];

@@ -51,8 +51,10 @@ struct topology {
 	int *pp_of, *stage_of, *dp_of, *model_of;
 };
 
-#define TOPOLOGY_INIT                                                          \
-	{ .origin = STRBUF_INIT, .notes = STRBUF_INIT }
+#define TOPOLOGY_INIT                                       \
+	{                                                   \
+		.origin = STRBUF_INIT, .notes = STRBUF_INIT \
+	}
 
 void topo_init(struct topology *t);
 /* Frees every group, index and note; t is left as after topo_init(). */
@@ -70,8 +72,7 @@ void topo_release(struct topology *t);
  * Missing sizes are derived from the groups; missing PP/DP/model groups
  * from the sizes. Returns 0, or PP_EPARSE when no group and no size could
  * be read. */
-int topo_parse_text(struct topology *t, const char *text, size_t len,
-		    const char *name);
+int topo_parse_text(struct topology *t, const char *text, size_t len, const char *name);
 /* Reads and parses path; PP_EIO when it cannot be read. */
 int topo_load_file(struct topology *t, const char *path);
 /* The newest (mtime, then name) unique_parallel_groups_*.txt among the
@@ -82,8 +83,7 @@ char *topo_find_file(const char *const *dirs, size_t ndirs);
  * rank = tp + TP*(cp + CP*(ep + EP*(dp + DP*pp))); a model replica is the
  * ranks with one dp coordinate. Returns 0, or PP_EINVAL (a size below 1, or
  * more than 10,000,000 ranks). */
-int topo_from_sizes(struct topology *t, int tp, int pp, int dp, int cp,
-		    int ep);
+int topo_from_sizes(struct topology *t, int tp, int pp, int dp, int cp, int ep);
 
 /* Inference: feed each distinct (process-group description, ranks text)
  * pair seen in the traces, e.g. ("PIPELINE_MODEL_PARALLEL_GROUP",

@@ -58,7 +58,7 @@ struct batch {
 	struct strbuf db_path; /* as given */
 	char *real_db;         /* canonical, for the workers and the runs row */
 	struct walk_list files;
-	size_t *tasks;          /* indices into files */
+	size_t *tasks; /* indices into files */
 	size_t ntasks;
 	bool *sent; /* files[i] was analysed or recorded by this run */
 	struct stored_list stored;
@@ -85,7 +85,7 @@ struct batch {
 	size_t nfolders;
 	struct strbuf failures; /* "path: reason" lines */
 	struct progress prog;
-	int64_t unchecked;      /* trace bytes stored since the last checkpoint */
+	int64_t unchecked;         /* trace bytes stored since the last checkpoint */
 	struct checkpointer *ckpt; /* while the pool runs; NULL: on b->db */
 };
 
@@ -117,8 +117,7 @@ static void collect_stored(void *ctx, const struct db_stored *s)
 
 static int cmp_stored(const void *a, const void *b)
 {
-	return strcmp(((const struct stored *)a)->path,
-		      ((const struct stored *)b)->path);
+	return strcmp(((const struct stored *)a)->path, ((const struct stored *)b)->path);
 }
 
 static void stored_release(struct stored_list *l)
@@ -228,8 +227,7 @@ static void count_outcome(struct batch *b, const struct walk_file *f,
 {
 	struct strbuf line = STRBUF_INIT;
 	bool failed = out->status == DB_STATUS_FAILED;
-	const char *what = failed ? "failed" :
-			   out->status == DB_STATUS_PARTIAL ? "partial" : "ok";
+	const char *what = failed ? "failed" : out->status == DB_STATUS_PARTIAL ? "partial" : "ok";
 	if (failed) {
 		b->run.failed++;
 		add_failure(b, f->path, out->msg);
@@ -240,10 +238,9 @@ static void count_outcome(struct batch *b, const struct walk_file *f,
 	}
 	b->run.bytes += f->bytes;
 	b->sent[f - b->files.v] = true;
-	strbuf_addf(&line, "%s: [%lld/%lld] %s %s (%.1f MB, %.2f s)",
-		    pp_progname(), (long long)(b->prog.files_done + 1),
-		    (long long)b->prog.files_total, what, f->path,
-		    (double)f->bytes / 1e6, (double)out->elapsed_ns / 1e9);
+	strbuf_addf(&line, "%s: [%lld/%lld] %s %s (%.1f MB, %.2f s)", pp_progname(),
+		    (long long)(b->prog.files_done + 1), (long long)b->prog.files_total, what,
+		    f->path, (double)f->bytes / 1e6, (double)out->elapsed_ns / 1e9);
 	if (*out->msg)
 		strbuf_addf(&line, ": %s", strip_path(f->path, out->msg));
 	progress_file_done(&b->prog, f->bytes, failed, line.buf);
@@ -256,8 +253,7 @@ static void task_line(void *ctx, size_t i, struct strbuf *sb)
 	worker_task_encode(sb, &b->files.v[b->tasks[i]], b->run_id);
 }
 
-static void task_done(void *ctx, size_t i, const struct worker_outcome *o,
-		      bool recorded)
+static void task_done(void *ctx, size_t i, const struct worker_outcome *o, bool recorded)
 {
 	struct batch *b = ctx;
 	const struct walk_file *f = &b->files.v[b->tasks[i]];
@@ -268,8 +264,7 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o,
 		t.fail_kind = o->fail_kind;
 		t.error = o->msg;
 		if (db_trace_store_empty(b->db, &t))
-			error("cannot record failure of '%s': %s", f->path,
-			      db_errmsg(b->db));
+			error("cannot record failure of '%s': %s", f->path, db_errmsg(b->db));
 	}
 	b->unchecked += f->bytes;
 	if (b->unchecked >= CHECKPOINT_BYTES) {

@@ -63,7 +63,7 @@ struct thread {
 	uint64_t hash;
 	struct idkey pid, tid;
 	char *pid_text, *tid_text;
-	char *name;     /* thread_name metadata, or NULL */
+	char *name; /* thread_name metadata, or NULL */
 	uint64_t events;
 };
 
@@ -98,8 +98,8 @@ struct inspect {
 		uint32_t idx; /* 1 + its index in names; 0: the slot is free */
 	} kcache[KCACHE];
 	const struct patterns *pats;
-	struct classify *cl;     /* NULL with --no-classify */
-	struct arena cl_arena;   /* the classifier's memory */
+	struct classify *cl;   /* NULL with --no-classify */
+	struct arena cl_arena; /* the classifier's memory */
 	uint64_t threads_dropped;
 	struct proc_name *procs;
 	size_t nprocs, procs_cap;
@@ -466,8 +466,7 @@ static void note_metadata(struct inspect *in, const struct trace_event *ev)
 		if (t && ev->arg_name.n)
 			t->name = arena_strndup(&in->arena, ev->arg_name.p,
 						ev->arg_name.n > 200 ? 200 : ev->arg_name.n);
-	} else if (!strcmp(ev->name.p, "process_name") && ev->arg_name.n &&
-		   in->nprocs < 4096) {
+	} else if (!strcmp(ev->name.p, "process_name") && ev->arg_name.n && in->nprocs < 4096) {
 		struct idkey k = idkey_of(&ev->pid, ev->has & TE_PID);
 		char *pid = idkey_text(&in->arena, &k);
 		if (in->nprocs == in->procs_cap) {
@@ -635,8 +634,8 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 	for (size_t i = 0; i < in->tcount && i < SHOW_THREADS; i++) {
 		const char *pn = proc_name(in, v[i]->pid_text);
 		printf("    pid %-10s tid %-12s %10" PRIu64 " events  %s%s%s\n", v[i]->pid_text,
-		       v[i]->tid_text, v[i]->events, v[i]->name ? v[i]->name : "",
-		       pn ? "  / " : "", pn ? pn : "");
+		       v[i]->tid_text, v[i]->events, v[i]->name ? v[i]->name : "", pn ? "  / " : "",
+		       pn ? pn : "");
 	}
 	if (in->tcount > SHOW_THREADS)
 		printf("    ... %zu more\n", in->tcount - SHOW_THREADS);
@@ -772,18 +771,16 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
-	       a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
 /* A survey's second reading of the file, for the launch counts of the
  * backward-thread fallback (classify.h): the same `events` events as the
  * first reading, from the same, unchanged file (st, taken before the first
  * reading). Returns 0 with *res, or a PP_E* code with the reason in err. */
-static int launch_pass(struct classify *cl, const char *path,
-		       const struct trace_reader_opts *ro, const struct stat *st,
-		       uint64_t events, const struct trace_header *h,
+static int launch_pass(struct classify *cl, const char *path, const struct trace_reader_opts *ro,
+		       const struct stat *st, uint64_t events, const struct trace_header *h,
 		       struct rank_result **res, char *err, size_t errlen)
 {
 	struct trace_event ev;
@@ -791,8 +788,10 @@ static int launch_pass(struct classify *cl, const char *path,
 	uint64_t n = 0;
 	int rc = 0;
 	if (stat(path, &now) || !same_file(st, &now)) {
-		snprintf(err, errlen, "%s: changed while being inspected (read twice for the "
-			 "backward thread's launch count)", path);
+		snprintf(err, errlen,
+			 "%s: changed while being inspected (read twice for the "
+			 "backward thread's launch count)",
+			 path);
 		return PP_EIO;
 	}
 	struct trace_reader *r = trace_reader_open(path, ro);
@@ -803,8 +802,10 @@ static int launch_pass(struct classify *cl, const char *path,
 	if (rc < 0)
 		snprintf(err, errlen, "%s", trace_reader_error(r));
 	else if (n < events || stat(path, &now) || !same_file(st, &now)) {
-		snprintf(err, errlen, "%s: changed while being inspected (read twice for "
-			 "the backward thread's launch count)", path);
+		snprintf(err, errlen,
+			 "%s: changed while being inspected (read twice for "
+			 "the backward thread's launch count)",
+			 path);
 		rc = PP_EIO;
 	}
 	trace_reader_close(r);
@@ -815,8 +816,7 @@ static int launch_pass(struct classify *cl, const char *path,
 }
 
 /* Reads one file and prints its description; returns 0 or a PP_E* code. */
-static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
-			const char *path)
+static int inspect_file(const struct batch_opts *o, const struct patterns *pats, const char *path)
 {
 	struct trace_reader_opts ro = { .salvage = o->salvage };
 	struct inspect in;
@@ -832,7 +832,7 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	 * pipe such as <(zcat ...)), which must stay the same (st0). */
 	struct stat st0;
 	bool regular = stat(path, &st0) == 0 && S_ISREG(st0.st_mode);
-	in.cl = o->no_classify	      ? NULL
+	in.cl = o->no_classify        ? NULL
 		: o->full || !regular ? classify_new(pats, &in.cl_arena)
 				      : classify_new_survey(pats, &in.cl_arena);
 	char err2[600] = "";

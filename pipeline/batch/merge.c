@@ -64,8 +64,8 @@ int merge_run(const struct batch_opts *o)
 	if (!o->quiet)
 		printf("%s: merged %d of %d shards into %s: %ld traces added, "
 		       "%ld replaced, %ld unchanged\n",
-		       pp_progname(), o->nfiles - nbad, o->nfiles, o->db, ms.added,
-		       ms.replaced, ms.unchanged);
+		       pp_progname(), o->nfiles - nbad, o->nfiles, o->db, ms.added, ms.replaced,
+		       ms.unchanged);
 	if (nbad) {
 		printf("missing or unreadable shards: %d\n%s", nbad, bad.buf);
 		rc = PP_EXIT_PARTIAL;

@@ -28,16 +28,15 @@ struct strbuf;
 struct worker_outcome;
 
 struct pool_opts {
-	char **argv;       /* worker command, NULL-terminated; argv[0] = path */
-	int nworkers;      /* >= 1 */
-	double timeout_s;  /* per task; 0 = none */
-	void *ctx;         /* passed to the callbacks */
+	char **argv;      /* worker command, NULL-terminated; argv[0] = path */
+	int nworkers;     /* >= 1 */
+	double timeout_s; /* per task; 0 = none */
+	void *ctx;        /* passed to the callbacks */
 	/* Appends the line of task i (no '\n') to sb. */
 	void (*task_line)(void *ctx, size_t i, struct strbuf *sb);
 	/* Task i ended. recorded: the worker stored the outcome itself;
 	 * false for crashes and timeouts, which the caller must record. */
-	void (*done)(void *ctx, size_t i, const struct worker_outcome *o,
-		     bool recorded);
+	void (*done)(void *ctx, size_t i, const struct worker_outcome *o, bool recorded);
 	/* About every 200 ms while tasks run (progress display); may be NULL. */
 	void (*tick)(void *ctx);
 };
@@ -46,7 +45,6 @@ struct pool_opts {
  * one reported through done), PP_EINTR when interrupted by a signal, or
  * PP_EIO with a message in err when workers cannot be run (spawn failure,
  * a worker exiting before WORKER_READY). */
-int pool_run(const struct pool_opts *o, size_t ntasks, char *err,
-	     size_t errlen);
+int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen);
 
 #endif

@@ -55,8 +55,7 @@ static bool take_lit(const char **s, const char *lit)
 	return true;
 }
 
-int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why,
-		       size_t whylen)
+int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why, size_t whylen)
 {
 	const char *s = base;
 	int64_t pp = 0, vpp = 1, r = 0, st = 0, g = 0;
@@ -81,8 +80,10 @@ int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why,
 	if (!bad && (pp < 1 || pp > 1000000 || vpp < 1 || vpp > 1000000 || st >= pp))
 		bad = "sizes out of range (pp_rank must be below the PP size)";
 	if (bad) {
-		snprintf(why, whylen, "name is not event_times_PP{p}_VPP{v}_TPxCPxDP_rank_{r}"
-			 "_pp_rank_{s}_rank_{g}.json: %s", bad);
+		snprintf(why, whylen,
+			 "name is not event_times_PP{p}_VPP{v}_TPxCPxDP_rank_{r}"
+			 "_pp_rank_{s}_rank_{g}.json: %s",
+			 bad);
 		return PP_EPARSE;
 	}
 	out->pp = (int)pp;
@@ -281,10 +282,11 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 		if (s->has_start && s->has_end && s->end_ns >= s->start_ns)
 			continue;
 		if (nwarn++ < 50)
-			strbuf_addf(&warnings, "%s%s of chunk %d micro-batch %d: %s\n",
-				    "", phase_word[s->phase], s->chunk, s->mb,
-				    !s->has_start ? "no start event" : !s->has_end ?
-				    "no end event" : "ends before it starts");
+			strbuf_addf(&warnings, "%s%s of chunk %d micro-batch %d: %s\n", "",
+				    phase_word[s->phase], s->chunk, s->mb,
+				    !s->has_start ? "no start event"
+				    : !s->has_end ? "no end event"
+						  : "ends before it starts");
 	}
 	/* The steps are sorted by (phase, chunk, mb) (pptimer_read): one merge
 	 * pass; gaps are counted, only the first 50 are listed (a dump naming
@@ -294,7 +296,7 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 		for (int c = 0; c < nch; c++) {
 			int next = 0, count = mb_count[ph][c];
 			while (at < f->n && (f->steps[at].phase < ph ||
-					    (f->steps[at].phase == ph && f->steps[at].chunk < c)))
+					     (f->steps[at].phase == ph && f->steps[at].chunk < c)))
 				at++;
 			for (;; at++) {
 				bool here = at < f->n && f->steps[at].phase == ph &&
@@ -306,8 +308,10 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 						break;
 					}
 					nwarn++;
-					strbuf_addf(&warnings, "%s of chunk %d micro-batch %d: "
-						    "never recorded\n", phase_word[ph], c, mb);
+					strbuf_addf(&warnings,
+						    "%s of chunk %d micro-batch %d: "
+						    "never recorded\n",
+						    phase_word[ph], c, mb);
 				}
 				if (!here)
 					break;
@@ -393,9 +397,9 @@ out:
 }
 
 /* Imports the files [lo, hi) of one folder. */
-static int import_folder(struct db *db, const struct batch_opts *o,
-			 const struct walk_list *l, size_t lo, size_t hi,
-			 int *nranks, int *nskipped, int *npartial, int *nfailed)
+static int import_folder(struct db *db, const struct batch_opts *o, const struct walk_list *l,
+			 size_t lo, size_t hi, int *nranks, int *nskipped, int *npartial,
+			 int *nfailed)
 {
 	int P = o->pp_size, V = o->vpp_size > 0 ? o->vpp_size : 1;
 	struct stage_file *sf = xcalloc((size_t)P, sizeof(*sf));
@@ -417,12 +421,14 @@ static int import_folder(struct db *db, const struct batch_opts *o,
 		else if (pptimer_parse_name(base, &nm, why, sizeof(why)))
 			;
 		else if (nm.pp != P)
-			snprintf(why, sizeof(why), "PP size %d in the name, --pp-size is %d", nm.pp, P);
+			snprintf(why, sizeof(why), "PP size %d in the name, --pp-size is %d", nm.pp,
+				 P);
 		else if (nm.vpp != V)
-			snprintf(why, sizeof(why), "VPP %d%s in the name, --vpp-size is %d",
-				 nm.vpp, nm.vpp_none ? " (None)" : "", V);
+			snprintf(why, sizeof(why), "VPP %d%s in the name, --vpp-size is %d", nm.vpp,
+				 nm.vpp_none ? " (None)" : "", V);
 		else if (nm.dp_rank != 0)
-			snprintf(why, sizeof(why), "TPxCPxDP rank %lld: a replica of pipeline stage %d "
+			snprintf(why, sizeof(why),
+				 "TPxCPxDP rank %lld: a replica of pipeline stage %d "
 				 "(only rank 0 files describe distinct pipelines)",
 				 (long long)nm.dp_rank, nm.pp_rank);
 		else if (sf[nm.pp_rank].wf)
@@ -538,8 +544,9 @@ int pptimer_run(const struct batch_opts *o)
 	}
 	if (!o->quiet)
 		printf("pp-timer: %d rank%s imported (%d with missing events, %d failed), "
-		       "%d file%s skipped, into %s\n", nranks, nranks == 1 ? "" : "s",
-		       npartial, nfailed, nskipped, nskipped == 1 ? "" : "s", dbpath.buf);
+		       "%d file%s skipped, into %s\n",
+		       nranks, nranks == 1 ? "" : "s", npartial, nfailed, nskipped,
+		       nskipped == 1 ? "" : "s", dbpath.buf);
 	if (!nranks) {
 		error("no PP-timer dump of PP size %d found under '%s'", o->pp_size, o->input);
 		rc = PP_EXIT_FATAL;

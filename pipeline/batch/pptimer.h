@@ -25,14 +25,13 @@ struct pptimer_name {
 
 /* Parses a file's base name. Returns 0, or PP_EPARSE with the reason
  * (which part does not match) in why. */
-int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why,
-		       size_t whylen);
+int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why, size_t whylen);
 
 /* One forward or backward step of one rank. */
 struct pptimer_step {
-	int phase;        /* 1 forward, 2 backward */
-	int chunk;        /* model chunk, 0 without virtual stages */
-	int mb;           /* micro-batch */
+	int phase; /* 1 forward, 2 backward */
+	int chunk; /* model chunk, 0 without virtual stages */
+	int mb;    /* micro-batch */
 	bool has_start, has_end;
 	int64_t start_ns, end_ns; /* ns since the rank's start event */
 };
@@ -41,15 +40,14 @@ struct pptimer_file {
 	struct pptimer_step *steps; /* sorted by (phase, chunk, mb) */
 	size_t n;
 	bool has_total;
-	int64_t total_ns;           /* total-execution-time */
-	size_t unknown_keys;        /* keys that are not step events */
+	int64_t total_ns;    /* total-execution-time */
+	size_t unknown_keys; /* keys that are not step events */
 	char first_unknown[64];
 };
 
 /* Reads a dump. vpp: whether keys carry a chunk (forward-{chunk}-{mb}-...).
  * Returns 0, PP_EIO or PP_EPARSE (message in err). */
-int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err,
-		 size_t errlen);
+int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err, size_t errlen);
 void pptimer_file_release(struct pptimer_file *f);
 
 #endif

@@ -14,8 +14,7 @@
 #include "util/pp.h"
 #include "util/strbuf.h"
 
-static const char *const default_patterns[] = { "*.json", "*.json.gz",
-						"*.pt.trace.json*", NULL };
+static const char *const default_patterns[] = { "*.json", "*.json.gz", "*.pt.trace.json*", NULL };
 
 bool walk_name_matches(const char *pattern, const char *name)
 {
@@ -62,8 +61,7 @@ bool walk_rank_from_name(const char *name, int64_t *rank)
 		const char *e = d;
 		while (isdigit((unsigned char)*e))
 			e++;
-		if (e > d && (*e == '.' || *e == '_') &&
-		    parse_digits(d, (size_t)(e - d), rank))
+		if (e > d && (*e == '.' || *e == '_') && parse_digits(d, (size_t)(e - d), rank))
 			return true;
 	}
 	return false;
@@ -123,8 +121,7 @@ static char *join(const char *a, const char *b)
 	return strbuf_detach(&sb, NULL);
 }
 
-__attribute__((format(printf, 1, 2)))
-static char *errorf(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static char *errorf(const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -232,8 +229,7 @@ static const char *base_name(const char *path)
 	return s;
 }
 
-int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
-	     size_t errlen)
+int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err, size_t errlen)
 {
 	DIR *d = opendir(o->input);
 	struct dirent *e;

@@ -23,19 +23,19 @@
 #include <stdint.h>
 
 struct walk_file {
-	char *path;          /* BASE/folder/name as found */
-	char *key;           /* realpath(BASE)/folder/name: the identity of
+	char *path;         /* BASE/folder/name as found */
+	char *key;          /* realpath(BASE)/folder/name: the identity of
 			      * the trace in the database */
-	char *real;          /* canonical absolute path of the file read;
+	char *real;         /* canonical absolute path of the file read;
 			      * equals path when it cannot be resolved */
-	char *folder;        /* the folder's base name */
-	bool has_iteration;  /* iteration = number after the last '_' */
+	char *folder;       /* the folder's base name */
+	bool has_iteration; /* iteration = number after the last '_' */
 	int64_t iteration;
-	bool has_rank;       /* rank from the file name */
+	bool has_rank; /* rank from the file name */
 	int64_t rank;
-	int64_t bytes;       /* st_size */
-	int64_t mtime_ns;    /* st_mtim */
-	char *error;         /* NULL, or why the entry cannot be a trace */
+	int64_t bytes;    /* st_size */
+	int64_t mtime_ns; /* st_mtim */
+	char *error;      /* NULL, or why the entry cannot be a trace */
 };
 
 struct walk_list {
@@ -44,17 +44,16 @@ struct walk_list {
 };
 
 struct walk_opts {
-	const char *input;     /* BASE */
-	char **folders;        /* globs over folder names; NULL/0 = "*" */
+	const char *input; /* BASE */
+	char **folders;    /* globs over folder names; NULL/0 = "*" */
 	int nfolders;
-	const char *pattern;   /* glob over file names; NULL = the defaults
+	const char *pattern; /* glob over file names; NULL = the defaults
 				* *.json, *.json.gz, *.pt.trace.json* */
 };
 
 /* Fills out (which must be zeroed or released) with the sorted file list.
  * Returns 0, or PP_EIO with a message in err when BASE cannot be read. */
-int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err,
-	     size_t errlen);
+int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err, size_t errlen);
 /* One file named on the command line (an op trace): path as given, key =
  * realpath(its folder)/its name (symlinks in the name not followed), folder
  * = its folder's base name; a problem becomes f->error. Release with

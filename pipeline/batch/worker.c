@@ -21,8 +21,7 @@
 #include "util/strbuf.h"
 #include "walk.h"
 
-static void outcome_set(struct worker_outcome *out, int status, int kind,
-			const char *msg)
+static void outcome_set(struct worker_outcome *out, int status, int kind, const char *msg)
 {
 	out->status = status;
 	out->fail_kind = kind;
@@ -61,8 +60,7 @@ static int record_failure(struct worker_ctx *ctx, const struct walk_file *f,
 	return 0;
 }
 
-int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
-		   struct worker_outcome *out)
+int worker_process(struct worker_ctx *ctx, const struct walk_file *f, struct worker_outcome *out)
 {
 	int64_t t0 = pp_now_ns();
 	struct trace_reader_opts ro = { .salvage = ctx->salvage };
@@ -81,8 +79,7 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
 	}
 	r = trace_reader_open(f->path, &ro);
 	if (*trace_reader_error(r)) {
-		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT,
-			    trace_reader_error(r));
+		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT, trace_reader_error(r));
 		goto out_failed;
 	}
 	c = classify_new(ctx->pats, &a);
@@ -90,8 +87,7 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
 		classify_feed(c, &ev);
 	if (rc < 0) {
 		const char *why = trace_reader_error(r);
-		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT,
-			    *why ? why : pp_strerror(rc));
+		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT, *why ? why : pp_strerror(rc));
 		goto out_failed;
 	}
 	const struct trace_header *h = trace_reader_header(r);
@@ -116,8 +112,7 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
 		const char *why = trace_reader_error(r);
 		snprintf(out->msg, sizeof(out->msg),
 			 "truncated trace salvaged: %llu events kept%s%s",
-			 (unsigned long long)trace_reader_events(r), *why ? ": " : "",
-			 why);
+			 (unsigned long long)trace_reader_events(r), *why ? ": " : "", why);
 		t.status = DB_STATUS_PARTIAL;
 		t.error = out->msg;
 	}
@@ -126,8 +121,7 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
 	out->elapsed_ns = t.elapsed_ns;
 	if (db_store_rank(ctx->db, &t, res)) {
 		outcome_set(out, DB_STATUS_FAILED, DB_FAIL_INPUT, NULL);
-		snprintf(out->msg, sizeof(out->msg), "cannot store: %s",
-			 db_errmsg(ctx->db));
+		snprintf(out->msg, sizeof(out->msg), "cannot store: %s", db_errmsg(ctx->db));
 		rc = PP_EDB;
 		goto out_release;
 	}
@@ -182,8 +176,7 @@ static int split_fields(char *line, char **field, int max)
 	return n;
 }
 
-void worker_task_encode(struct strbuf *sb, const struct walk_file *f,
-			int64_t run_id)
+void worker_task_encode(struct strbuf *sb, const struct walk_file *f, int64_t run_id)
 {
 	const char *text[] = { f->path, f->key, f->real, f->folder };
 	for (int i = 0; i < 4; i++) {
@@ -191,9 +184,8 @@ void worker_task_encode(struct strbuf *sb, const struct walk_file *f,
 			strbuf_addch(sb, '\t');
 		add_escaped(sb, text[i]);
 	}
-	strbuf_addf(sb, "\t%d\t%lld\t%d\t%lld\t%lld\t%lld\t%lld",
-		    f->has_iteration, (long long)f->iteration, f->has_rank,
-		    (long long)f->rank, (long long)f->bytes,
+	strbuf_addf(sb, "\t%d\t%lld\t%d\t%lld\t%lld\t%lld\t%lld", f->has_iteration,
+		    (long long)f->iteration, f->has_rank, (long long)f->rank, (long long)f->bytes,
 		    (long long)f->mtime_ns, (long long)run_id);
 }
 
@@ -273,8 +265,7 @@ int worker_serve(const struct batch_opts *o)
 			    (long long)out.elapsed_ns);
 		add_escaped(&reply, out.msg);
 		strbuf_addch(&reply, '\n');
-		if (fwrite(reply.buf, 1, reply.len, stdout) != reply.len ||
-		    fflush(stdout)) {
+		if (fwrite(reply.buf, 1, reply.len, stdout) != reply.len || fflush(stdout)) {
 			rc = PP_EXIT_FATAL; /* the coordinator is gone */
 			break;
 		}

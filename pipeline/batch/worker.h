@@ -26,26 +26,25 @@ struct strbuf;
 struct walk_file;
 
 struct worker_ctx {
-	struct db *db;                /* borrowed */
-	const struct patterns *pats;  /* borrowed */
-	bool salvage;                 /* keep the events before a truncation */
-	int64_t run_id;               /* runs.id, 0 = none */
+	struct db *db;               /* borrowed */
+	const struct patterns *pats; /* borrowed */
+	bool salvage;                /* keep the events before a truncation */
+	int64_t run_id;              /* runs.id, 0 = none */
 };
 
 /* The outcome of one trace, as recorded in the database. */
 struct worker_outcome {
-	int status;          /* DB_STATUS_* */
-	int fail_kind;       /* DB_FAIL_* */
+	int status;    /* DB_STATUS_* */
+	int fail_kind; /* DB_FAIL_* */
 	int64_t elapsed_ns;
-	char msg[1024];      /* the error (failed), what was salvaged
+	char msg[1024]; /* the error (failed), what was salvaged
 			      * (partial), or "" */
 };
 
 /* Analyses f into ctx->db. Returns 0 when the outcome (ok, partial or
  * failed) was recorded; PP_EDB when even that could not be written (out
  * says why). */
-int worker_process(struct worker_ctx *ctx, const struct walk_file *f,
-		   struct worker_outcome *out);
+int worker_process(struct worker_ctx *ctx, const struct walk_file *f, struct worker_outcome *out);
 
 /* The database row of f without an outcome: its identity (walk.h), folder,
  * iteration, file-name rank, size and mtime; run_id 0 = none. */
@@ -56,8 +55,7 @@ void worker_trace_row(struct db_trace *t, const struct walk_file *f, int64_t run
 int worker_serve(const struct batch_opts *o);
 
 /* The task line for f (pool.h protocol), appended to sb without '\n'. */
-void worker_task_encode(struct strbuf *sb, const struct walk_file *f,
-			int64_t run_id);
+void worker_task_encode(struct strbuf *sb, const struct walk_file *f, int64_t run_id);
 
 /* Parses a reply line of worker_serve() (modified in place) into out.
  * Returns 0 or PP_EPARSE. */

@@ -43,10 +43,8 @@ struct gantt {
 	int nrules, arules;
 };
 
-static const char *const palette[] = {
-	"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-	"#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"
-};
+static const char *const palette[] = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
+				       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
 
 struct gantt *gantt_new(void)
 {
@@ -125,7 +123,8 @@ int gantt_add_class(struct gantt *g, const char *name, const char *color)
 		g->cls_color = xrealloc(g->cls_color, (size_t)g->acls * sizeof(*g->cls_color));
 	}
 	const char *c = color;
-	bool ok = c && c[0] == '#' && strlen(c) == 7 && strspn(c + 1, "0123456789abcdefABCDEF") == 6;
+	bool ok =
+		c && c[0] == '#' && strlen(c) == 7 && strspn(c + 1, "0123456789abcdefABCDEF") == 6;
 	if (!ok)
 		c = palette[(size_t)g->ncls % (sizeof(palette) / sizeof(palette[0]))];
 	g->cls_name[g->ncls] = gstrdup(g, name ? name : "");
@@ -136,8 +135,8 @@ int gantt_add_class(struct gantt *g, const char *name, const char *color)
 int gantt_add_box(struct gantt *g, const struct gantt_box *b)
 {
 	if (b->row < 0 || b->row >= g->nrows || b->cls < 0 || b->cls >= g->ncls ||
-	    !isfinite(b->x0) || !isfinite(b->x1) || b->x1 < b->x0 ||
-	    !(b->y_off >= 0) || !(b->height > 0) || b->y_off + b->height > 1.0 + 1e-9)
+	    !isfinite(b->x0) || !isfinite(b->x1) || b->x1 < b->x0 || !(b->y_off >= 0) ||
+	    !(b->height > 0) || b->y_off + b->height > 1.0 + 1e-9)
 		return PP_EINVAL;
 	if (g->nboxes == g->aboxes) {
 		g->aboxes = g->aboxes ? 2 * g->aboxes : 1024;
@@ -158,9 +157,9 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b)
 struct layout {
 	int w, h;
 	double xmin, xmax;
-	double px_per_x;  /* horizontal pixels per x unit in the plot area */
-	double px_per_row;/* vertical pixels per row */
-	int key_rows;     /* rows of the legend below the plot */
+	double px_per_x;   /* horizontal pixels per x unit in the plot area */
+	double px_per_row; /* vertical pixels per row */
+	int key_rows;      /* rows of the legend below the plot */
 };
 
 static void compute_layout(const struct gantt *g, struct layout *L)
@@ -334,9 +333,8 @@ static void write_boxes(FILE *f, const struct gantt *g, const struct layout *L, 
 		for (size_t j = 0; j < count[c];) {
 			const struct gbox *b = sorted[j++];
 			double x0 = b->x0, x1 = b->x1;
-			while (j < count[c] && sorted[j]->row == b->row &&
-			       sorted[j]->y0 == b->y0 && sorted[j]->y1 == b->y1 &&
-			       sorted[j]->x0 <= x1 + eps &&
+			while (j < count[c] && sorted[j]->row == b->row && sorted[j]->y0 == b->y0 &&
+			       sorted[j]->y1 == b->y1 && sorted[j]->x0 <= x1 + eps &&
 			       (sorted[j]->x1 - sorted[j]->x0 < narrow || x1 - x0 < narrow)) {
 				if (sorted[j]->x1 > x1)
 					x1 = sorted[j]->x1;
@@ -410,7 +408,8 @@ static void write_settings(FILE *f, const struct gantt *g, const struct layout *
 	      f);
 	for (int i = 0; i < g->nrules; i++)
 		if (g->rules[i] > 0 && g->rules[i] < g->nrows)
-			fprintf(f, "set arrow from graph 0, first %g to graph 1, first %g "
+			fprintf(f,
+				"set arrow from graph 0, first %g to graph 1, first %g "
 				"nohead dt 2 lc rgb '#555555' front\n",
 				g->rules[i] - 0.5, g->rules[i] - 0.5);
 }
@@ -473,8 +472,7 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 	return ferror(f) ? PP_EIO : 0;
 }
 
-int gantt_write(const struct gantt *g, const char *prefix, bool render,
-		char *err, size_t errlen)
+int gantt_write(const struct gantt *g, const char *prefix, bool render, char *err, size_t errlen)
 {
 	struct strbuf path = STRBUF_INIT;
 	int rc = gnuplot_write_script(prefix, write_script, g, err, errlen);

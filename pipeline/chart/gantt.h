@@ -18,13 +18,13 @@
 struct gantt;
 
 struct gantt_box {
-	int row;          /* from gantt_add_row() */
-	int cls;          /* from gantt_add_class() */
-	double x0, x1;    /* x0 <= x1, in the x axis unit (ms for our tools) */
-	double y_off;     /* top of the box within the row band, 0..1 */
-	double height;    /* fraction of the band, 0 < height <= 1 - y_off */
-	const char *label;/* short text drawn inside when it fits, or NULL */
-	const char *hover;/* SVG tooltip, or NULL */
+	int row;           /* from gantt_add_row() */
+	int cls;           /* from gantt_add_class() */
+	double x0, x1;     /* x0 <= x1, in the x axis unit (ms for our tools) */
+	double y_off;      /* top of the box within the row band, 0..1 */
+	double height;     /* fraction of the band, 0 < height <= 1 - y_off */
+	const char *label; /* short text drawn inside when it fits, or NULL */
+	const char *hover; /* SVG tooltip, or NULL */
 };
 
 /* An empty chart; never NULL (docs/contracts.md: out of memory). */
@@ -69,8 +69,7 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b);
  * Returns 0; PP_ENOTFOUND when render was asked but gnuplot is not on PATH
  * (the script is written); PP_EIO when writing or gnuplot failed (message
  * in err, including gnuplot's error line). */
-int gantt_write(const struct gantt *g, const char *prefix, bool render,
-		char *err, size_t errlen);
+int gantt_write(const struct gantt *g, const char *prefix, bool render, char *err, size_t errlen);
 /* Writes <dir>/<base>.gp into the open folder dirfd (gnuplot.h's
  * gnuplot_write_script_at: no path walk); no rendering. 0 or PP_EIO. */
 int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base, char *err,

@@ -45,9 +45,8 @@ static void attribute_one(const struct classify *c, struct hints *h, struct rr_k
 #define IN(set) step_in(c, h, set, l->thread, l->ts)
 	if (k->type == RR_MEM) {
 		k->category = RR_MEMORY;
-		if ((s = FWD()) >= 0 || (s = BWD()) >= 0 ||
-		    (s = IN(PAT_PP_COMM)) >= 0 || (s = IN(PAT_DP_COMM)) >= 0 ||
-		    (s = IN(PAT_OPTIMIZER)) >= 0)
+		if ((s = FWD()) >= 0 || (s = BWD()) >= 0 || (s = IN(PAT_PP_COMM)) >= 0 ||
+		    (s = IN(PAT_DP_COMM)) >= 0 || (s = IN(PAT_OPTIMIZER)) >= 0)
 			k->step = s;
 	} else if (comm && (s = IN(PAT_DP_COMM)) >= 0) {
 		k->category = RR_DP_COMM;
@@ -72,21 +71,16 @@ static void attribute_one(const struct classify *c, struct hints *h, struct rr_k
 #undef IN
 }
 
-void attribute_kernels(struct classify *c, struct rank_result *res,
-		       int64_t base, const struct croots *pg,
-		       const struct croots *its, int32_t *iter_of)
+void attribute_kernels(struct classify *c, struct rank_result *res, int64_t base,
+		       const struct croots *pg, const struct croots *its, int32_t *iter_of)
 {
-	static const uint8_t generic[3] = { RR_COMPUTATION, RR_COMMUNICATION,
-					    RR_MEMORY };
+	static const uint8_t generic[3] = { RR_COMPUTATION, RR_COMMUNICATION, RR_MEMORY };
 	const struct claunch *launches = c->launches.data;
 	struct hints h = { 0 };
 	for (size_t i = 0; i < res->nkernels; i++) {
 		struct rr_kernel *k = &res->kernels[i];
-		uint32_t li = k->has_correlation
-				      ? cmap_get(&c->corr, k->correlation)
-				      : IMAP_EMPTY;
-		const struct claunch *l = li == IMAP_EMPTY ? NULL
-							   : &launches[li];
+		uint32_t li = k->has_correlation ? cmap_get(&c->corr, k->correlation) : IMAP_EMPTY;
+		const struct claunch *l = li == IMAP_EMPTY ? NULL : &launches[li];
 		k->start_ns += base;
 		k->orphan = !l;
 		iter_of[i] = -1;

@@ -148,8 +148,7 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena)
 	return c;
 }
 
-struct classify *classify_new_survey(const struct patterns *pats,
-				     struct arena *arena)
+struct classify *classify_new_survey(const struct patterns *pats, struct arena *arena)
 {
 	struct classify *c = classify_new(pats, arena);
 	c->survey = true;
@@ -301,12 +300,10 @@ static long name_intern_slow(struct classify *c, const char *s, size_t n)
 
 static uint64_t id_hash(const struct trace_id *id)
 {
-	return id->is_str ? pp_hash_bytes(id->str.p, id->str.n, 1)
-			  : pp_hash_u64((uint64_t)id->num);
+	return id->is_str ? pp_hash_bytes(id->str.p, id->str.n, 1) : pp_hash_u64((uint64_t)id->num);
 }
 
-static bool id_eq(const struct trace_id *id, bool is_str, int64_t num,
-		  const char *s)
+static bool id_eq(const struct trace_id *id, bool is_str, int64_t num, const char *s)
 {
 	if (id->is_str != is_str)
 		return false;
@@ -471,8 +468,7 @@ static void feed_cpu(struct classify *c, const struct trace_event *ev)
 {
 	c->cnt.cpu_slices++;
 	long name = name_intern(c, ev->name.p, ev->name.n);
-	uint32_t bits = VEC_AT(&c->names, struct cname, name).bits &
-			NB_SLICE_SETS;
+	uint32_t bits = VEC_AT(&c->names, struct cname, name).bits & NB_SLICE_SETS;
 	bool launch = ev->has & TE_CORRELATION, pg = has_pg_args(ev);
 	if (!bits && !launch && !pg)
 		return;
@@ -543,8 +539,7 @@ static void feed_launch_pass(struct classify *c, const struct trace_event *ev)
 	if (k != CC_CPU && k != CC_FWDBWD)
 		return;
 	long th = thread_intern(c, ev);
-	if (roots_find(&c->roots[PAT_BACKWARD_STEP], (uint32_t)c->fwd,
-		       ev->ts_ns) >= 0)
+	if (roots_find(&c->roots[PAT_BACKWARD_STEP], (uint32_t)c->fwd, ev->ts_ns) >= 0)
 		VEC_AT(&c->threads, struct cthread, th).bwd_launches++;
 }
 
@@ -582,10 +577,11 @@ static int cmp_root_time(const void *pa, const void *pb)
 	return croot_cmp(*(const struct croot *const *)pa, *(const struct croot *const *)pb);
 }
 
-static const int phase_set[RR_NPHASES] = {
-	[RR_FWD] = PAT_FORWARD_STEP, [RR_BWD] = PAT_BACKWARD_STEP,
-	[RR_PP] = PAT_PP_COMM, [RR_DP] = PAT_DP_COMM, [RR_OPT] = PAT_OPTIMIZER
-};
+static const int phase_set[RR_NPHASES] = { [RR_FWD] = PAT_FORWARD_STEP,
+					   [RR_BWD] = PAT_BACKWARD_STEP,
+					   [RR_PP] = PAT_PP_COMM,
+					   [RR_DP] = PAT_DP_COMM,
+					   [RR_OPT] = PAT_OPTIMIZER };
 
 /* Steps of every phase (Megatron mode only): fwd and bwd = roots on the
  * forward thread, the others on any thread; seq in cpu start order. */
@@ -655,12 +651,10 @@ static void iterations(struct classify *c, struct rank_result *res, int64_t base
 	qsort(tmp, r->n, sizeof(*tmp), cmp_root_time);
 	for (size_t i = 0; i < r->n; i++) {
 		struct rr_iteration *it = &res->iterations[i];
-		const char *name = VEC_AT(&c->names, struct cname,
-					  tmp[i]->name).text;
+		const char *name = VEC_AT(&c->names, struct cname, tmp[i]->name).text;
 		char *end;
 		long long num = strtoll(name + sizeof(profstep) - 1, &end, 10);
-		it->number = end != name + sizeof(profstep) - 1 && !*end
-				     ? num : -1;
+		it->number = end != name + sizeof(profstep) - 1 && !*end ? num : -1;
 		it->cpu_start_ns = tmp[i]->ts + base;
 		it->cpu_end_ns = tmp[i]->end + base;
 		its->v[i] = *tmp[i];
@@ -674,9 +668,8 @@ static enum rr_pg_kind pg_kind(const char *desc)
 		const char *word;
 		enum rr_pg_kind kind;
 	} words[] = {
-		{ "EXPERT", RR_PG_EP }, { "CONTEXT", RR_PG_CP },
-		{ "TENSOR", RR_PG_TP }, { "PIPELINE", RR_PG_PP },
-		{ "DATA", RR_PG_DP },
+		{ "EXPERT", RR_PG_EP },   { "CONTEXT", RR_PG_CP }, { "TENSOR", RR_PG_TP },
+		{ "PIPELINE", RR_PG_PP }, { "DATA", RR_PG_DP },
 	};
 	/* Combined groups (TENSOR_AND_DATA_PARALLEL_GROUP, ...) are no one
 	 * kind; EXPERT_DATA_PARALLEL_GROUP counts as ep (tested first). */
@@ -710,13 +703,13 @@ static void names_out(struct classify *c, struct rank_result *res)
 	struct cname *names = c->names.data;
 	size_t n = 0;
 	res->names = arena_alloc(c->arena, (c->names.n + 1) * sizeof(*res->names));
-#define USE(id)                                                        \
-	do {                                                           \
-		if (names[id].out_id == UINT32_MAX) {                  \
-			names[id].out_id = (uint32_t)n;                \
-			res->names[n++] = names[id].text;              \
-		}                                                      \
-		(id) = names[id].out_id;                               \
+#define USE(id)                                           \
+	do {                                              \
+		if (names[id].out_id == UINT32_MAX) {     \
+			names[id].out_id = (uint32_t)n;   \
+			res->names[n++] = names[id].text; \
+		}                                         \
+		(id) = names[id].out_id;                  \
 	} while (0)
 	for (size_t i = 0; i < res->nkernels; i++)
 		USE(res->kernels[i].name_id);
@@ -729,8 +722,7 @@ static void names_out(struct classify *c, struct rank_result *res)
 static void set_counts(struct classify *c, struct rank_result *res)
 {
 	for (int set = 0; set < PAT_NSETS; set++)
-		res->steps_per_set[set] = (int64_t)c->roots[set].n +
-					  c->gpu_in_set[set];
+		res->steps_per_set[set] = (int64_t)c->roots[set].n + c->gpu_in_set[set];
 	for (size_t i = 0; i < c->flows.cap; i++)
 		if (c->flows.vals[i] != IMAP_EMPTY && c->flows.vals[i] != 3)
 			c->cnt.unmatched_flows++;
@@ -755,8 +747,7 @@ __attribute__((format(printf, 3, 4))) static void add_warning(struct classify *c
 
 static void warnings(struct classify *c, struct rank_result *res)
 {
-	if (res->mode == RR_GENERIC && c->roots[PAT_FORWARD_STEP].n +
-					       c->roots[PAT_BACKWARD_STEP].n)
+	if (res->mode == RR_GENERIC && c->roots[PAT_FORWARD_STEP].n + c->roots[PAT_BACKWARD_STEP].n)
 		add_warning(c, res,
 			    "%zu forward/backward step slices, "
 			    "none on the forward thread (rule %s): "
@@ -767,8 +758,7 @@ static void warnings(struct classify *c, struct rank_result *res)
 		add_warning(c, res,
 			    "no forward or backward steps "
 			    "found: generic mode (types only)");
-	if (res->mode == RR_MEGATRON &&
-	    res->bwd_thread.rule == RR_ROLE_SAME_THREAD)
+	if (res->mode == RR_MEGATRON && res->bwd_thread.rule == RR_ROLE_SAME_THREAD)
 		add_warning(c, res,
 			    "no backward thread found: using the "
 			    "forward thread");
@@ -807,8 +797,7 @@ static void finish_survey(struct classify *c, struct rank_result *res, int64_t b
 	finish_result(c, res, out);
 }
 
-int classify_finish(struct classify *c, const struct trace_header *h,
-		    struct rank_result **out)
+int classify_finish(struct classify *c, const struct trace_header *h, struct rank_result **out)
 {
 	struct rank_result *res;
 	struct croots pg, its;
@@ -824,16 +813,14 @@ int classify_finish(struct classify *c, const struct trace_header *h,
 		c->launch_pass = true;
 		return CLASSIFY_AGAIN;
 	}
-	res->mode = c->fwd >= 0 && c->roots[PAT_FORWARD_STEP].n +
-						   c->roots[PAT_BACKWARD_STEP].n
+	res->mode = c->fwd >= 0 && c->roots[PAT_FORWARD_STEP].n + c->roots[PAT_BACKWARD_STEP].n
 			    ? RR_MEGATRON
 			    : RR_GENERIC;
 	if (res->mode == RR_MEGATRON) {
 		bool any = false;
 		for (int ph = RR_FWD; ph <= RR_BWD; ph++)
 			for (size_t i = 0; i < c->roots[phase_set[ph]].n; i++)
-				any |= c->roots[phase_set[ph]].v[i].thread ==
-				       (uint32_t)c->fwd;
+				any |= c->roots[phase_set[ph]].v[i].thread == (uint32_t)c->fwd;
 		if (!any)
 			res->mode = RR_GENERIC;
 	}

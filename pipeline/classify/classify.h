@@ -41,8 +41,7 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena);
  * by "most launches inside backward-step windows" (docs/semantics.md §4, the last
  * fallback), classify_finish() returns CLASSIFY_AGAIN; feed the same events
  * once more (only launches are looked at) and call classify_finish() again. */
-struct classify *classify_new_survey(const struct patterns *pats,
-				     struct arena *arena);
+struct classify *classify_new_survey(const struct patterns *pats, struct arena *arena);
 #define CLASSIFY_AGAIN 1
 
 /* The GPU-event rule, in one place: what an event's category makes of it
@@ -78,8 +77,7 @@ void classify_feed(struct classify *c, const struct trace_event *ev);
  * arena. Returns 0 (or, for a survey, CLASSIFY_AGAIN once).
  * Otherwise call once; the classifier is spent after (but must still be
  * freed). */
-int classify_finish(struct classify *c, const struct trace_header *h,
-		    struct rank_result **out);
+int classify_finish(struct classify *c, const struct trace_header *h, struct rank_result **out);
 
 /* Releases the classifier's own heap tables (the result, in the arena, stays
  * valid). Accepts NULL. Call it whether or not classify_finish() ran. */

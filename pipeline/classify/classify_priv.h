@@ -50,11 +50,11 @@ void *vec_push(struct vec *v);
 #define VEC_AT(v, type, i) (((type *)(v)->data)[i])
 
 struct cname {
-	const char *s;  /* arena copy of the raw bytes (for interning) */
+	const char *s;    /* arena copy of the raw bytes (for interning) */
 	const char *text; /* s, or a copy with each NUL byte as U+FFFD: what
 			   * is matched and output (C strings end at NUL) */
 	uint32_t len;
-	uint32_t bits;  /* 1u << pat_set, NB_* */
+	uint32_t bits; /* 1u << pat_set, NB_* */
 	uint64_t hash;
 	uint32_t out_id; /* id in rank_result.names, UINT32_MAX = unused */
 };
@@ -67,11 +67,11 @@ struct cthread {
 	const char *name;         /* thread_name metadata, or NULL */
 	int64_t flows_s, flows_f; /* fwdbwd endpoints */
 	int64_t launches;
-	int64_t bwd_launches;     /* launches inside backward-step windows */
-	int64_t fwd_steps;        /* root-most forward_step slices */
+	int64_t bwd_launches; /* launches inside backward-step windows */
+	int64_t fwd_steps;    /* root-most forward_step slices */
 };
 
-struct cslice {   /* a CPU slice matching a pattern set */
+struct cslice { /* a CPU slice matching a pattern set */
 	int64_t ts, dur;
 	uint32_t thread, name, bits, order;
 };
@@ -172,8 +172,8 @@ struct classify {
 	 * hash. Sets of NCACHE_WAYS, newest first: templated kernel names
 	 * often share their ends and length (cuBLAS's sm90_xmma_gemm_*). */
 	struct ncache_way ncache[NCACHE_SETS][NCACHE_WAYS];
-	struct cmap corr;    /* correlation → launch index */
-	struct imap flows;   /* fwdbwd id hash → bit 1 s, bit 2 f */
+	struct cmap corr;     /* correlation → launch index */
+	struct imap flows;    /* fwdbwd id hash → bit 1 s, bit 2 f */
 	bool survey;          /* classify_new_survey(): no GPU rows, no launches */
 	bool launch_pass;     /* survey, second pass: count launches only */
 	bool roots_done;      /* steps_find_roots() ran (survey, first finish) */
@@ -184,8 +184,8 @@ struct classify {
 	/* Computed by classify_finish(). */
 	struct croots roots[PAT_NSETS]; /* per pattern set, root-most slices */
 	struct croots profsteps;
-	int fwd, bwd;                   /* thread indices, -1 = none */
-	int64_t gpu_in_set[PAT_NSETS];  /* GPU events matching comm/mem_kernel */
+	int fwd, bwd;                  /* thread indices, -1 = none */
+	int64_t gpu_in_set[PAT_NSETS]; /* GPU events matching comm/mem_kernel */
 	struct ops_prep ops;
 };
 
@@ -213,9 +213,8 @@ int roles_decide(struct classify *c, struct rank_result *res);
  * sets category, step (croot.step of the roots), recompute, orphan, group
  * (pg = process-group slices as roots, step = group index); iter_of[i] =
  * index of the iteration window (its = ProfilerStep roots by ts) or -1. */
-void attribute_kernels(struct classify *c, struct rank_result *res,
-		       int64_t base, const struct croots *pg,
-		       const struct croots *its, int32_t *iter_of);
+void attribute_kernels(struct classify *c, struct rank_result *res, int64_t base,
+		       const struct croots *pg, const struct croots *its, int32_t *iter_of);
 
 /* rank_metrics.c: category stats, step metrics, rank metrics, iteration
  * windows (from iter_of) of an attributed result. */

@@ -142,8 +142,7 @@ void rank_metrics_totals(struct rm_interval *v, size_t n, struct rank_result *re
 /* Sorts idx[0..n) by key (LSD radix, 11-bit digits, as many passes as the
  * largest key needs), ping-ponging with the scratch arrays. Returns the
  * array that holds the sorted indices (idx or tidx). */
-static uint32_t *radix_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey,
-			    uint32_t *tidx, size_t n)
+static uint32_t *radix_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey, uint32_t *tidx, size_t n)
 {
 	uint64_t max = 0;
 	for (size_t i = 0; i < n; i++)
@@ -173,19 +172,17 @@ static uint32_t *radix_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey,
 /* Kernels that count in their step's metrics: not memory, not other. */
 static bool counts_in_step(const struct rr_kernel *k)
 {
-	return k->step >= 0 && k->category != RR_MEMORY &&
-	       k->category != RR_OTHER;
+	return k->step >= 0 && k->category != RR_MEMORY && k->category != RR_OTHER;
 }
 
 struct sweep {
 	struct totals rank;
 	struct acc cat[RR_NCATEGORIES];
-	struct acc *step;  /* 3 per step: comp, comm, both */
-	struct acc *iter;  /* 1 per iteration */
+	struct acc *step; /* 3 per step: comp, comm, both */
+	struct acc *iter; /* 1 per iteration */
 };
 
-static void feed(struct sweep *w, struct rank_result *res,
-		 const struct rr_kernel *k, int32_t iter)
+static void feed(struct sweep *w, struct rank_result *res, const struct rr_kernel *k, int32_t iter)
 {
 	int64_t s = k->start_ns, e = k->start_ns + k->dur_ns;
 	bool generic = res->mode == RR_GENERIC;
@@ -230,11 +227,9 @@ static void categories(struct rank_result *res, const struct sweep *w)
 		struct rr_category_stat *st = &res->categories[k->category];
 		st->kernels++;
 		st->sum_ns += k->dur_ns;
-		if (k->recompute && (k->category == RR_BWD_COMP ||
-				     k->category == RR_BWD_COMM)) {
-			st = &res->categories[k->category == RR_BWD_COMP
-						      ? RR_BWD_COMP_RECOMPUTE
-						      : RR_BWD_COMM_RECOMPUTE];
+		if (k->recompute && (k->category == RR_BWD_COMP || k->category == RR_BWD_COMM)) {
+			st = &res->categories[k->category == RR_BWD_COMP ? RR_BWD_COMP_RECOMPUTE
+									 : RR_BWD_COMM_RECOMPUTE];
 			st->kernels++;
 			st->sum_ns += k->dur_ns;
 		}

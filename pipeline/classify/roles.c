@@ -36,12 +36,10 @@ static void by_flows(struct classify *c, int *first, int *second)
 		int64_t n = thr(c, i)->flows_s + thr(c, i)->flows_f;
 		if (!n)
 			continue;
-		if (*first < 0 ||
-		    n > thr(c, *first)->flows_s + thr(c, *first)->flows_f) {
+		if (*first < 0 || n > thr(c, *first)->flows_s + thr(c, *first)->flows_f) {
 			*second = *first;
 			*first = i;
-		} else if (*second < 0 || n > thr(c, *second)->flows_s +
-						      thr(c, *second)->flows_f) {
+		} else if (*second < 0 || n > thr(c, *second)->flows_s + thr(c, *second)->flows_f) {
 			*second = i;
 		}
 	}
@@ -62,8 +60,7 @@ static void count_bwd_launches(struct classify *c)
 	}
 }
 
-static void describe(struct classify *c, int i, enum rr_role_rule rule,
-		     struct rr_thread *out)
+static void describe(struct classify *c, int i, enum rr_role_rule rule, struct rr_thread *out)
 {
 	char buf[32];
 	out->found = i >= 0;
@@ -135,8 +132,7 @@ int roles_decide(struct classify *c, struct rank_result *res)
 		count_bwd_launches(c);
 	for (int i = 0; i < (int)c->threads.n; i++)
 		if (i != c->fwd && thr(c, i)->bwd_launches &&
-		    (c->bwd < 0 ||
-		     thr(c, i)->bwd_launches > thr(c, c->bwd)->bwd_launches))
+		    (c->bwd < 0 || thr(c, i)->bwd_launches > thr(c, c->bwd)->bwd_launches))
 			c->bwd = i;
 	if (c->bwd >= 0) {
 		brule = RR_ROLE_BWD_LAUNCHES;

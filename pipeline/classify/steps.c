@@ -34,8 +34,7 @@ void steps_roots_of(struct classify *c, uint32_t bit, struct croots *r)
 			if (!(s[i].bits & bit))
 				continue;
 			int64_t end = s[i].ts + s[i].dur;
-			if (have && th == s[i].thread && s[i].ts >= rts &&
-			    end <= rend)
+			if (have && th == s[i].thread && s[i].ts >= rts && end <= rend)
 				continue;
 			have = true;
 			th = s[i].thread;
@@ -61,8 +60,7 @@ void steps_roots_of(struct classify *c, uint32_t bit, struct croots *r)
 void steps_find_roots(struct classify *c)
 {
 	if (c->slices.n)
-		qsort(c->slices.data, c->slices.n, sizeof(struct cslice),
-		      cmp_slice);
+		qsort(c->slices.data, c->slices.n, sizeof(struct cslice), cmp_slice);
 	for (int set = 0; set < PAT_NSETS; set++) {
 		uint32_t bit = 1u << set;
 		if (!(bit & NB_SLICE_SETS)) {

@@ -56,11 +56,18 @@ static const struct {
 	const char *name;
 	unsigned flag;
 } nasty_tab[] = {
-	{ "truncate", GN_TRUNCATE }, { "string-ids", GN_STRING_IDS },
-	{ "unsorted", GN_UNSORTED }, { "unicode", GN_UNICODE },
-	{ "control-chars", GN_CONTROL }, { "orphans", GN_ORPHANS },
-	{ "zero-dur", GN_ZERO_DUR }, { "big-ids", GN_BIG_IDS }, { "bom", GN_BOM },
-	{ "whitespace", GN_WHITESPACE }, { "nan", GN_NAN }, { "long-names", GN_LONG_NAMES },
+	{ "truncate", GN_TRUNCATE },
+	{ "string-ids", GN_STRING_IDS },
+	{ "unsorted", GN_UNSORTED },
+	{ "unicode", GN_UNICODE },
+	{ "control-chars", GN_CONTROL },
+	{ "orphans", GN_ORPHANS },
+	{ "zero-dur", GN_ZERO_DUR },
+	{ "big-ids", GN_BIG_IDS },
+	{ "bom", GN_BOM },
+	{ "whitespace", GN_WHITESPACE },
+	{ "nan", GN_NAN },
+	{ "long-names", GN_LONG_NAMES },
 };
 
 int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
@@ -244,16 +251,16 @@ static void warn_stale(const struct gen_opts *o)
 		for (int i = 0; i < o->niterations; i++)
 			ours |= o->iterations[i] == n;
 		if (!ours)
-			warn("'%s/%s' is from an earlier run; .truth does not describe it",
-			     o->out, e->d_name);
+			warn("'%s/%s' is from an earlier run; .truth does not describe it", o->out,
+			     e->d_name);
 	}
 	closedir(d);
 }
 
 /* The topology file in the output folder (outfd) and its copy in .truth
  * (truthfd). */
-static int write_topology(const struct gen_opts *o, const struct gen_layout *lay,
-			  int64_t start_ns, int outfd, int truthfd)
+static int write_topology(const struct gen_opts *o, const struct gen_layout *lay, int64_t start_ns,
+			  int outfd, int truthfd)
 {
 	char stamp[32], name[64];
 	time_t secs = (time_t)(start_ns / 1000000000);

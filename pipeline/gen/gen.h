@@ -18,7 +18,7 @@
 
 struct gen_straggler {
 	int rank;
-	double factor;   /* compute kernel durations are multiplied by it */
+	double factor; /* compute kernel durations are multiplied by it */
 };
 
 /* Every rank of a pipeline stage computes `factor` times slower. */
@@ -48,15 +48,15 @@ enum {
 };
 
 struct gen_opts {
-	const char *out;          /* output folder (created) */
-	int tp, pp, dp, cp, ep;   /* parallel sizes, >= 1 */
-	int vpp;                  /* virtual pipeline chunks per stage, >= 1 */
+	const char *out;        /* output folder (created) */
+	int tp, pp, dp, cp, ep; /* parallel sizes, >= 1 */
+	int vpp;                /* virtual pipeline chunks per stage, >= 1 */
 	int microbatches;
-	const int *iterations;    /* iteration numbers, ascending */
+	const int *iterations; /* iteration numbers, ascending */
 	int niterations;
-	int layers;               /* transformer layers per model chunk */
-	int kpl;                  /* compute kernels per layer */
-	bool recompute;           /* full activation recompute in backward */
+	int layers;     /* transformer layers per model chunk */
+	int kpl;        /* compute kernels per layer */
+	bool recompute; /* full activation recompute in backward */
 	const struct gen_straggler *stragglers;
 	int nstragglers;
 	const struct gen_slow_stage *slow_stages;
@@ -68,13 +68,13 @@ struct gen_opts {
 	int64_t skew_max_ns; /* other hosts but host 0: a random offset in
 				   * [-max, max] from the seed; 0 = none */
 	uint64_t seed;
-	bool gzip;                /* write .json.gz */
-	bool relative;            /* ts relative to baseTimeNanoseconds */
-	bool quiet;               /* no summary line */
-	const int *ranks;         /* ranks to write; NULL: all */
+	bool gzip;        /* write .json.gz */
+	bool relative;    /* ts relative to baseTimeNanoseconds */
+	bool quiet;       /* no summary line */
+	const int *ranks; /* ranks to write; NULL: all */
 	int nranks;
-	unsigned nasty;           /* GN_* flags of gen_model.h */
-	int64_t start_ns;         /* clock of the first iteration; 0: default */
+	unsigned nasty;   /* GN_* flags of gen_model.h */
+	int64_t start_ns; /* clock of the first iteration; 0: default */
 };
 
 /* Generates the tree. Returns 0, PP_EINVAL (bad parameters, reported),

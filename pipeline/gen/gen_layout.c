@@ -102,8 +102,7 @@ static void write_ranks(FILE *f, const int *r, int n)
 
 static const char dashes[] = "--------------------------------------------------";
 
-static void write_section(FILE *f, const struct gen_layout *l, enum gen_dim dim,
-			  const char *title)
+static void write_section(FILE *f, const struct gen_layout *l, enum gen_dim dim, const char *title)
 {
 	int *r = xcalloc((size_t)l->size[dim], sizeof(*r));
 	fprintf(f, "%s\n%s\n", title, dashes);
@@ -118,10 +117,11 @@ static void write_section(FILE *f, const struct gen_layout *l, enum gen_dim dim,
 
 int gen_layout_write_topology(const struct gen_layout *l, FILE *f)
 {
-	fprintf(f, "TP Size: %d\nPP Size: %d\nCP Size: %d\nEP Size: %d\nDP Size: %d\n"
-		   "World Size: %d\n\n",
-		l->size[GEN_TP], l->size[GEN_PP], l->size[GEN_CP], l->size[GEN_EP],
-		l->size[GEN_DP], l->world);
+	fprintf(f,
+		"TP Size: %d\nPP Size: %d\nCP Size: %d\nEP Size: %d\nDP Size: %d\n"
+		"World Size: %d\n\n",
+		l->size[GEN_TP], l->size[GEN_PP], l->size[GEN_CP], l->size[GEN_EP], l->size[GEN_DP],
+		l->world);
 	write_section(f, l, GEN_TP, "TENSOR PARALLEL (TP) GROUPS");
 	write_section(f, l, GEN_PP, "PIPELINE PARALLEL (PP) GROUPS");
 	write_section(f, l, GEN_DP, "DATA PARALLEL (DP) GROUPS");
@@ -132,8 +132,9 @@ int gen_layout_write_topology(const struct gen_layout *l, FILE *f)
 	/* A model replica: every rank with the same dp coordinate. */
 	int per = l->world / l->size[GEN_DP];
 	int *r = xcalloc((size_t)per, sizeof(*r));
-	fprintf(f, "FULL MODEL RANK GROUPS (by DP Rank)\n%s\n"
-		   "Each group holds every rank of one model replica (order tp-cp-ep-dp-pp)\n%s\n",
+	fprintf(f,
+		"FULL MODEL RANK GROUPS (by DP Rank)\n%s\n"
+		"Each group holds every rank of one model replica (order tp-cp-ep-dp-pp)\n%s\n",
 		dashes, dashes);
 	for (int d = 0; d < l->size[GEN_DP]; d++) {
 		int n = 0;

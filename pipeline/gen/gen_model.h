@@ -25,18 +25,34 @@ enum gen_kkind { GK_KERNEL, GK_MEMCPY, GK_MEMSET };
 enum gen_launch { GL_KERNEL, GL_GRAPH, GL_GRAPH_FOLLOW, GL_MEMCPY, GL_MEMSET, GL_NONE };
 enum gen_type { GY_COMP, GY_COMM, GY_MEM };
 enum gen_cat {
-	GC_FWD_COMP, GC_FWD_COMM, GC_BWD_COMP, GC_BWD_COMM, GC_PP, GC_DP, GC_OPT,
-	GC_MEM, GC_OTHER, GC_N
+	GC_FWD_COMP,
+	GC_FWD_COMM,
+	GC_BWD_COMP,
+	GC_BWD_COMM,
+	GC_PP,
+	GC_DP,
+	GC_OPT,
+	GC_MEM,
+	GC_OTHER,
+	GC_N
 };
 enum gen_phase { GP_FWD, GP_BWD, GP_PP, GP_DP, GP_OPT, GP_N };
 enum gen_slice_cat { GSC_PYTHON, GSC_ANNOTATION, GSC_CPU_OP };
 
 /* Nasty real-world quirks (--nasty). */
 enum {
-	GN_TRUNCATE = 1 << 0, GN_STRING_IDS = 1 << 1, GN_UNSORTED = 1 << 2,
-	GN_UNICODE = 1 << 3, GN_CONTROL = 1 << 4, GN_ORPHANS = 1 << 5,
-	GN_ZERO_DUR = 1 << 6, GN_BIG_IDS = 1 << 7, GN_BOM = 1 << 8,
-	GN_WHITESPACE = 1 << 9, GN_NAN = 1 << 10, GN_LONG_NAMES = 1 << 11
+	GN_TRUNCATE = 1 << 0,
+	GN_STRING_IDS = 1 << 1,
+	GN_UNSORTED = 1 << 2,
+	GN_UNICODE = 1 << 3,
+	GN_CONTROL = 1 << 4,
+	GN_ORPHANS = 1 << 5,
+	GN_ZERO_DUR = 1 << 6,
+	GN_BIG_IDS = 1 << 7,
+	GN_BOM = 1 << 8,
+	GN_WHITESPACE = 1 << 9,
+	GN_NAN = 1 << 10,
+	GN_LONG_NAMES = 1 << 11
 };
 
 enum {
@@ -68,46 +84,46 @@ extern const char *const gen_phase_names[GP_N];
 extern const int gen_stream_ids[GS_N];
 
 struct gen_kernel {
-	int64_t ts, dur;       /* GPU start and duration, absolute ns */
-	int64_t lts;           /* launch start (ns) */
+	int64_t ts, dur; /* GPU start and duration, absolute ns */
+	int64_t lts;     /* launch start (ns) */
 	const char *name;
-	const char *op;        /* enclosing cpu_op name; NULL: none */
-	const char *coll_name; /* "Collective name" for comm kernels */
-	int32_t ldur;          /* launch duration (ns) */
-	uint32_t corr;         /* correlation id */
-	int32_t seq;           /* step seq within phase, -1 when none */
-	int32_t pg_idx;        /* group index along pg_dim */
-	int32_t nelems;        /* "In msg nelems" */
-	uint32_t flow;         /* fwdbwd flow id when GF_FWDBWD_* */
-	int32_t coll;          /* sim: collective seq within its group, -1 none */
+	const char *op;                   /* enclosing cpu_op name; NULL: none */
+	const char *coll_name;            /* "Collective name" for comm kernels */
+	int32_t ldur;                     /* launch duration (ns) */
+	uint32_t corr;                    /* correlation id */
+	int32_t seq;                      /* step seq within phase, -1 when none */
+	int32_t pg_idx;                   /* group index along pg_dim */
+	int32_t nelems;                   /* "In msg nelems" */
+	uint32_t flow;                    /* fwdbwd flow id when GF_FWDBWD_* */
+	int32_t coll;                     /* sim: collective seq within its group, -1 none */
 	int32_t send_tag[2], recv_tag[2]; /* sim: p2p tags [forward, backward],
 					   * -1 none */
 	uint8_t stream, kind, launch, cat, type, thread, flags, depmask;
-	int8_t phase, pg_dim;  /* -1 when none */
-	uint8_t wop;           /* enum gen_wop */
-	int8_t wchunk;         /* model chunk of a GW_RS / GW_AG, else -1 */
+	int8_t phase, pg_dim; /* -1 when none */
+	uint8_t wop;          /* enum gen_wop */
+	int8_t wchunk;        /* model chunk of a GW_RS / GW_AG, else -1 */
 };
 
 struct gen_slice {
-	int64_t ts, te;        /* ns */
+	int64_t ts, te; /* ns */
 	const char *name;
 	uint8_t thread, cat;
-	uint8_t step_mask;     /* bit p: a root-most step of phase p */
-	int8_t call;           /* a p2p_communication call: its GF_* (gen_sched.h),
+	uint8_t step_mask; /* bit p: a root-most step of phase p */
+	int8_t call;       /* a p2p_communication call: its GF_* (gen_sched.h),
 				* else -1 */
-	int16_t chunk;         /* forward / backward step: model chunk, else -1 */
-	int32_t mb;            /* forward / backward step: micro-batch, else -1 */
-	int32_t seq[GP_N];     /* its seq in each phase of step_mask */
+	int16_t chunk;     /* forward / backward step: model chunk, else -1 */
+	int32_t mb;        /* forward / backward step: micro-batch, else -1 */
+	int32_t seq[GP_N]; /* its seq in each phase of step_mask */
 };
 
 struct gen_rank {
 	int rank, stage;
-	double straggle;       /* compute duration factor (1 = none) */
+	double straggle; /* compute duration factor (1 = none) */
 	struct gen_kernel *k;
 	int nk, capk;
 	struct gen_slice *s;
 	int ns, caps;
-	uint32_t *items;       /* program: (op << 28) | index */
+	uint32_t *items; /* program: (op << 28) | index */
 	int nitems, capitems;
 	/* Simulator state. */
 	int pc;
@@ -126,7 +142,7 @@ struct gen_cfg {
 	unsigned variant; /* GEN_GRAD_REDUCE_FINISH | GEN_PARAM_GATHER_FORWARD */
 	uint64_t seed;
 	int iteration;
-	int64_t t0;            /* iteration start, ns */
+	int64_t t0;             /* iteration start, ns */
 	const double *straggle; /* per rank factor, world entries */
 };
 

@@ -12,19 +12,27 @@
 #include "gen_sched.h"
 #include "util/pp.h"
 
-const char *const gen_cat_names[GC_N] = {
-	"fwd_computation", "fwd_communication", "bwd_computation", "bwd_communication",
-	"pp_communication", "dp_communication", "optimizer_computation", "memory", "other"
-};
+const char *const gen_cat_names[GC_N] = { "fwd_computation",
+					  "fwd_communication",
+					  "bwd_computation",
+					  "bwd_communication",
+					  "pp_communication",
+					  "dp_communication",
+					  "optimizer_computation",
+					  "memory",
+					  "other" };
 const char *const gen_phase_names[GP_N] = { "fwd", "bwd", "pp", "dp", "opt" };
 const int gen_stream_ids[GS_N] = { 7, 20, 24, 28 };
 
 /* Names as Megatron-LM writes them (python_function frames). */
 #define MG "megatron/core/"
 static const char N_TRAIN_STEP[] = "megatron/training/training.py(1183): train_step";
-static const char N_SCHED_1F1B[] = MG "pipeline_parallel/schedules.py(1623): forward_backward_pipelining_without_interleaving";
-static const char N_SCHED_VPP[] = MG "pipeline_parallel/schedules.py(873): forward_backward_pipelining_with_interleaving";
-static const char N_SCHED_NOPP[] = MG "pipeline_parallel/schedules.py(452): forward_backward_no_pipelining";
+static const char N_SCHED_1F1B[] =
+	MG "pipeline_parallel/schedules.py(1623): forward_backward_pipelining_without_interleaving";
+static const char N_SCHED_VPP[] =
+	MG "pipeline_parallel/schedules.py(873): forward_backward_pipelining_with_interleaving";
+static const char N_SCHED_NOPP[] =
+	MG "pipeline_parallel/schedules.py(452): forward_backward_no_pipelining";
 static const char N_FWD_STEP[] = MG "pipeline_parallel/schedules.py(290): forward_step";
 static const char N_BWD_STEP[] = MG "pipeline_parallel/schedules.py(395): backward_step";
 static const char N_FWD_HELPER[] = MG "pipeline_parallel/schedules.py(1108): forward_step_helper";
@@ -34,8 +42,10 @@ static const char N_LOSS[] = "pretrain_gpt.py(168): loss_func";
 static const char N_LAYER_FWD[] = MG "transformer/transformer_layer.py(642): forward";
 static const char N_RECOMPUTE[] = MG "transformer/transformer_block.py(505): custom_forward";
 static const char N_GRAD_SYNC[] = MG "distributed/param_and_grad_buffer.py(401): start_grad_sync";
-static const char N_FINALIZE[] = MG "distributed/finalize_model_grads.py(256): finalize_model_grads";
-static const char N_FINISH_SYNC[] = MG "distributed/distributed_data_parallel.py(452): finish_grad_sync";
+static const char N_FINALIZE[] =
+	MG "distributed/finalize_model_grads.py(256): finalize_model_grads";
+static const char N_FINISH_SYNC[] =
+	MG "distributed/distributed_data_parallel.py(452): finish_grad_sync";
 static const char N_OPT_STEP[] = MG "optimizer/optimizer.py(470): step";
 static const char N_OPT_READY[] = MG "optimizer/distrib_optimizer.py(2011): step_with_ready_grads";
 static const char N_LN_GRADS[] =
@@ -71,39 +81,53 @@ static const char *const K_COMP[] = {
 	"void (anonymous namespace)::softmax_warp_forward<c10::BFloat16, c10::BFloat16, float, 10, false, false>(c10::BFloat16*, c10::BFloat16 const*, int, int, int, bool const*, int, bool)",
 };
 static const int K_COMP_US[] = { 12, 180, 150, 90, 30, 210, 9, 20 };
-static const char *const K_COMP_OP[] = {
-	"aten::native_layer_norm", "aten::mm", "FlashAttnFunc", "aten::mm", "aten::gelu",
-	"aten::mm", "aten::add", "aten::_softmax"
-};
-static const char K_BWD0[] = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
-static const char K_ALLREDUCE[] = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
-static const char K_ALLREDUCE_F32[] = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
-static const char K_ALLGATHER[] = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
-static const char K_REDSCAT[] = "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+static const char *const K_COMP_OP[] = { "aten::native_layer_norm",
+					 "aten::mm",
+					 "FlashAttnFunc",
+					 "aten::mm",
+					 "aten::gelu",
+					 "aten::mm",
+					 "aten::add",
+					 "aten::_softmax" };
+static const char K_BWD0[] =
+	"sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
+static const char K_ALLREDUCE[] =
+	"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+static const char K_ALLREDUCE_F32[] =
+	"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+static const char K_ALLGATHER[] =
+	"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+static const char K_REDSCAT[] =
+	"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
 static const char K_SENDRECV[] = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
 static const char K_MEMCPY[] = "Memcpy HtoD (Pinned -> Device)";
 static const char K_MEMSET[] = "Memset (Device)";
-static const char K_FILL[] = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)";
-static const char K_ORPHAN[] = "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1>)";
-static const char K_CE[] = "void at::native::(anonymous namespace)::cross_entropy_loss_kernel<c10::BFloat16, float>(float*, c10::BFloat16 const*, long const*, int, int)";
-static const char K_L2NORM[] = "void multi_tensor_apply_kernel<TensorListMetadata<1>, L2NormFunctor<float, 512, 512>, float*, float*, bool, int>(long, int volatile*, TensorListMetadata<1>, L2NormFunctor<float, 512, 512>, float*, float*, bool, int)";
+static const char K_FILL[] =
+	"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)";
+static const char K_ORPHAN[] =
+	"void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#8}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1>)";
+static const char K_CE[] =
+	"void at::native::(anonymous namespace)::cross_entropy_loss_kernel<c10::BFloat16, float>(float*, c10::BFloat16 const*, long const*, int, int)";
+static const char K_L2NORM[] =
+	"void multi_tensor_apply_kernel<TensorListMetadata<1>, L2NormFunctor<float, 512, 512>, float*, float*, bool, int>(long, int volatile*, TensorListMetadata<1>, L2NormFunctor<float, 512, 512>, float*, float*, bool, int)";
 static const char K_SCALE[] =
 	"void multi_tensor_apply_kernel<TensorListMetadata<2>, ScaleFunctor<float, float>, float>(long, int volatile*, TensorListMetadata<2>, ScaleFunctor<float, float>, float)";
-static const char K_ADAM[] = "void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float, float, float, int>, float, float, float, float, float, float, adamMode_t, float>(long, int volatile*, TensorListMetadata<4>, AdamFunctor<float, float, float, int>, float, float, float, float, float, float, adamMode_t, float)";
+static const char K_ADAM[] =
+	"void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float, float, float, int>, float, float, float, float, float, float, adamMode_t, float>(long, int volatile*, TensorListMetadata<4>, AdamFunctor<float, float, float, int>, float, float, float, float, float, float, adamMode_t, float)";
 
 struct bld {
 	struct gen_cluster *cl;
 	const struct gen_cfg *cfg;
 	struct gen_rank *r;
-	int step[GP_N];  /* open root-most step slice per phase, -1 none */
+	int step[GP_N]; /* open root-most step slice per phase, -1 none */
 	bool recompute;
 	unsigned pp_dep; /* streams whose next kernel waits for the p2p stream */
 	bool ag_dep;     /* the next compute-stream kernel waits for the DP stream */
 	uint32_t corr;
 	int seqn[GP_N];
 	int coll_seq[GEN_NGROUPS];
-	int fwd_done;    /* bit c: chunk c ran a forward (param all-gathers) */
-	int count;       /* kernels built, for "every n-th" choices */
+	int fwd_done; /* bit c: chunk c ran a forward (param all-gathers) */
+	int count;    /* kernels built, for "every n-th" choices */
 	int layer_of_chunk;
 };
 
@@ -263,7 +287,10 @@ static struct gen_kernel *kernel(struct bld *b, int thread, const char *name, co
 	return k;
 }
 
-static int64_t us(int v) { return (int64_t)v * 1000; }
+static int64_t us(int v)
+{
+	return (int64_t)v * 1000;
+}
 
 /* A collective on rank's group along dim: all members agree on its seq and
  * duration. */
@@ -290,7 +317,8 @@ static struct gen_kernel *collective(struct bld *b, int thread, const char *name
 
 int64_t gen_xfer_ns(const struct gen_cfg *c, int tag)
 {
-	return us(35) + (int64_t)(gen_hash(c->seed, (uint64_t)c->iteration, (uint64_t)tag, 7) % 10000);
+	return us(35) +
+	       (int64_t)(gen_hash(c->seed, (uint64_t)c->iteration, (uint64_t)tag, 7) % 10000);
 }
 
 static int p2p_tag(const struct gen_cfg *c, int group, int vs, int mb, int dir)
@@ -363,8 +391,8 @@ static void layer_fwd(struct bld *b, int thread, int chunk, int mb, int layer, b
 	unsigned wait_tp = 0;
 	for (int j = 0; j < K; j++) {
 		if (j == 0 && lay->size[GEN_CP] > 1)
-			collective(b, thread, K_ALLGATHER, "allgather_into_tensor_coalesced", GEN_CP,
-				   GS_TP, 1u << GS_COMP, 25, 1 << 20);
+			collective(b, thread, K_ALLGATHER, "allgather_into_tensor_coalesced",
+				   GEN_CP, GS_TP, 1u << GS_COMP, 25, 1 << 20);
 		if (j == half && lay->size[GEN_EP] > 1)
 			collective(b, thread, K_SENDRECV, "all_to_all", GEN_EP, GS_TP,
 				   1u << GS_COMP, 45, 1 << 21);
@@ -381,7 +409,8 @@ static void layer_fwd(struct bld *b, int thread, int chunk, int mb, int layer, b
 			k->depmask |= (uint8_t)wait_tp;
 		if (j == 0 && thread == GT_MAIN && c->vpp * c->microbatches * c->layers < 1 << 30) {
 			k->flags |= GF_FWDBWD_S;
-			k->flow = (uint32_t)(1 + ((chunk * c->microbatches + mb) * c->layers + layer));
+			k->flow = (uint32_t)(1 +
+					     ((chunk * c->microbatches + mb) * c->layers + layer));
 		}
 		if ((j == half - 1 || j == K - 1) && lay->size[GEN_TP] > 1) {
 			collective(b, thread, K_ALLREDUCE, "allreduce", GEN_TP, GS_TP,
@@ -390,7 +419,8 @@ static void layer_fwd(struct bld *b, int thread, int chunk, int mb, int layer, b
 		}
 		if (j == K / 3 && (c->nasty & GN_ZERO_DUR))
 			kernel(b, thread, K_COMP[6], "aten::add", GK_KERNEL, GL_KERNEL, GS_COMP,
-			       GY_COMP, 0)->dur = 0;
+			       GY_COMP, 0)
+				->dur = 0;
 	}
 	close_slice(b, lslice);
 }
@@ -411,7 +441,8 @@ static void layer_bwd(struct bld *b, int chunk, int mb, int layer, bool grad_syn
 			k->depmask |= (uint8_t)wait_tp;
 		if (j == 0 && c->vpp * c->microbatches * c->layers < 1 << 30) {
 			k->flags |= GF_FWDBWD_F;
-			k->flow = (uint32_t)(1 + ((chunk * c->microbatches + mb) * c->layers + layer));
+			k->flow = (uint32_t)(1 +
+					     ((chunk * c->microbatches + mb) * c->layers + layer));
 		}
 		if ((j == half - 1 || j == K - 1) && lay->size[GEN_TP] > 1) {
 			collective(b, GT_BWD, K_ALLREDUCE, "allreduce", GEN_TP, GS_TP,
@@ -620,7 +651,9 @@ static int build_rank(struct bld *b)
 	kernel(b, GT_MAIN, K_MEMSET, "aten::zero_", GK_MEMSET, GL_MEMSET, GS_COMP, GY_MEM, us(4));
 	kernel(b, GT_MAIN, K_FILL, "aten::fill_", GK_KERNEL, GL_KERNEL, GS_COMP, GY_COMP, us(3));
 	int sched = open_slice(b, GT_MAIN,
-			       P == 1 ? N_SCHED_NOPP : c->vpp > 1 ? N_SCHED_VPP : N_SCHED_1F1B,
+			       P == 1       ? N_SCHED_NOPP
+			       : c->vpp > 1 ? N_SCHED_VPP
+					    : N_SCHED_1F1B,
 			       GSC_PYTHON, 0);
 	/* The last backward of each chunk launches the overlapped grad sync. */
 	int *bwd_left = xcalloc((size_t)c->vpp, sizeof(int));
@@ -662,11 +695,13 @@ struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t e
 		return NULL;
 	}
 	if (cfg->vpp > 1 && cfg->microbatches % P) {
-		snprintf(err, errlen, "--vpp needs --microbatches to be a multiple of --pp (%d)", P);
+		snprintf(err, errlen, "--vpp needs --microbatches to be a multiple of --pp (%d)",
+			 P);
 		return NULL;
 	}
 	if (cfg->layers < 1 || cfg->kpl < 1 || cfg->microbatches < 1 || cfg->vpp < 1) {
-		snprintf(err, errlen, "layers, kernels per layer, micro-batches and vpp must be >= 1");
+		snprintf(err, errlen,
+			 "layers, kernels per layer, micro-batches and vpp must be >= 1");
 		return NULL;
 	}
 	struct gen_cluster *c = xcalloc(1, sizeof(*c));
@@ -708,4 +743,3 @@ struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t e
 			c->coll[d][g] = xcalloc((size_t)c->ncoll[d][g] + 1, sizeof(struct coll));
 	return c;
 }
-

@@ -83,6 +83,9 @@ int gen_sched_warmup(int pp, int vpp, int microbatches, int s, bool legacy);
 unsigned gen_sched_fn_dirs(int fn);
 
 /* Virtual stage of (stage s, chunk c): c * pp + s. */
-static inline int gen_sched_vstage(int pp, int s, int c) { return c * pp + s; }
+static inline int gen_sched_vstage(int pp, int s, int c)
+{
+	return c * pp + s;
+}
 
 #endif

@@ -52,7 +52,10 @@ uint64_t gen_hash(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 	return gen_rand(&s);
 }
 
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
 
 /* Returns true when kernel k has its final time. */
 static bool sim_kernel(struct gen_cluster *c, struct gen_rank *r, struct gen_kernel *k)
@@ -132,9 +135,7 @@ static bool sim_rank(struct gen_cluster *c, struct gen_rank *r)
 			r->clock += 300 + (int64_t)(gen_rand(&r->rng) % 200);
 			r->s[idx].te = r->clock;
 			break;
-		case IT_GAP:
-			r->clock += idx;
-			break;
+		case IT_GAP: r->clock += idx; break;
 		case IT_KERNEL:
 			if (!sim_kernel(c, r, &r->k[idx]))
 				return r->pc > start;
@@ -154,7 +155,8 @@ int gen_sim_run(struct gen_cluster *c)
 		c->pub[t] = c->rstart[t] = -1;
 	for (int rank = 0; rank < world; rank++) {
 		struct gen_rank *r = &c->ranks[rank];
-		r->clock = c->cfg.t0 + (int64_t)(gen_hash(c->cfg.seed, (uint64_t)rank, 3, 0) % 40000);
+		r->clock =
+			c->cfg.t0 + (int64_t)(gen_hash(c->cfg.seed, (uint64_t)rank, 3, 0) % 40000);
 		for (int s = 0; s < GS_N; s++)
 			r->stream_free[s] = c->cfg.t0 - 1000000;
 	}

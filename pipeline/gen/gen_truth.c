@@ -43,7 +43,7 @@ struct rep_op {
 };
 
 struct gen_truth {
-	FILE *f[TF_N];            /* sf[i].fp while open */
+	FILE *f[TF_N]; /* sf[i].fp while open */
 	struct safefile sf[TF_N];
 	char *dir;
 	int dirfd;
@@ -129,10 +129,26 @@ static int64_t union_of(const struct gen_rank *r, struct ivl *v,
 	return ivl_union(v, n);
 }
 
-static bool k_all(const struct gen_kernel *k, int a) { (void)k; (void)a; return true; }
-static bool k_nonpp(const struct gen_kernel *k, int a) { (void)a; return k->cat != GC_PP; }
-static bool k_named(const struct gen_kernel *k, int a) { (void)a; return k->cat != GC_OTHER; }
-static bool k_cat(const struct gen_kernel *k, int c) { return k->cat == c; }
+static bool k_all(const struct gen_kernel *k, int a)
+{
+	(void)k;
+	(void)a;
+	return true;
+}
+static bool k_nonpp(const struct gen_kernel *k, int a)
+{
+	(void)a;
+	return k->cat != GC_PP;
+}
+static bool k_named(const struct gen_kernel *k, int a)
+{
+	(void)a;
+	return k->cat != GC_OTHER;
+}
+static bool k_cat(const struct gen_kernel *k, int c)
+{
+	return k->cat == c;
+}
 static bool k_cat_rc(const struct gen_kernel *k, int c)
 {
 	return k->cat == c && (k->flags & GF_RECOMPUTE);
@@ -253,9 +269,9 @@ static void step_rows(struct gen_truth *t, int it, const struct gen_rank *r)
 					en = sk[i]->ts + sk[i]->dur;
 			}
 			ov = comp_comm(sk, n, a, b, &comp, &comm);
-			fprintf(t->f[TF_STEPS], "%lld,%lld,%lld,%lld,%lld,%lld,%zu\n", (long long)st,
-				(long long)en, (long long)(en - st), (long long)comp, (long long)comm,
-				(long long)ov, n);
+			fprintf(t->f[TF_STEPS], "%lld,%lld,%lld,%lld,%lld,%lld,%zu\n",
+				(long long)st, (long long)en, (long long)(en - st), (long long)comp,
+				(long long)comm, (long long)ov, n);
 		}
 		free(start);
 		free(fill);
@@ -265,8 +281,7 @@ static void step_rows(struct gen_truth *t, int it, const struct gen_rank *r)
 	free(b);
 }
 
-void gen_truth_rank(struct gen_truth *t, int it, const struct gen_rank *r,
-		    struct gen_rank_sum *sum)
+void gen_truth_rank(struct gen_truth *t, int it, const struct gen_rank *r, struct gen_rank_sum *sum)
 {
 	struct ivl *v = xcalloc((size_t)r->nk + 1, sizeof(*v));
 	struct ivl *w = xcalloc((size_t)r->nk + 1, sizeof(*w));
@@ -294,8 +309,9 @@ void gen_truth_rank(struct gen_truth *t, int it, const struct gen_rank *r,
 	int64_t ov = ivl_overlap(v, na, w, nb);
 	*sum = (struct gen_rank_sum){ true, ws, we, busy, nonpp };
 	if (r->nk)
-		fprintf(t->f[TF_RANKS], "%d,%d,megatron,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f\n",
-			it, r->rank, (long long)ws, (long long)we, (long long)busy,
+		fprintf(t->f[TF_RANKS],
+			"%d,%d,megatron,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f\n", it,
+			r->rank, (long long)ws, (long long)we, (long long)busy,
 			(long long)(we - ws - busy), (long long)(we - ws - nonpp), (long long)comp,
 			(long long)comm, (long long)ov, busy ? (double)named / (double)busy : 0.0);
 	else

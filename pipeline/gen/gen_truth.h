@@ -17,9 +17,9 @@ struct gen_truth;
 /* What pp_groups needs from each rank. */
 struct gen_rank_sum {
 	bool present;
-	int64_t win_s, win_e;   /* window; win_s > win_e when no GPU events */
-	int64_t busy;           /* union of all GPU events */
-	int64_t busy_nonpp;     /* union of all but pp_communication */
+	int64_t win_s, win_e; /* window; win_s > win_e when no GPU events */
+	int64_t busy;         /* union of all GPU events */
+	int64_t busy_nonpp;   /* union of all but pp_communication */
 };
 
 /* Starts the CSV files with their headers in the .truth folder dirfd (dir:

@@ -30,12 +30,12 @@ struct out {
 	char *buf;
 	size_t len;
 	int err;
-	uint64_t events;   /* events written, for separators and nasty choices */
+	uint64_t events;       /* events written, for separators and nasty choices */
 	uint64_t kernel_names; /* compute kernel names written (long-names) */
 	unsigned nasty;
 	bool relative;
 	int64_t base;
-	size_t mark;       /* start of the current event in buf */
+	size_t mark; /* start of the current event in buf */
 };
 
 static void out_flush(struct out *o)
@@ -256,8 +256,9 @@ static void write_metadata(struct out *o, const struct ctx *c)
 		LIT(o, "\"name\": \"process_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": \"Spans\", "
 		       "\"tid\": 0, \"args\": {\"name\": \"Spans\"}}");
 		begin_event(o);
-		LIT(o, "\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": \"Spans\", "
-		       "\"tid\": \"PyTorch Profiler\", \"args\": {\"name\": \"PyTorch Profiler\"}}");
+		LIT(o,
+		    "\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": \"Spans\", "
+		    "\"tid\": \"PyTorch Profiler\", \"args\": {\"name\": \"PyTorch Profiler\"}}");
 	}
 }
 
@@ -273,8 +274,9 @@ static void write_slice(struct out *o, const struct ctx *c, const struct gen_sli
 	LIT(o, ", \"args\": {");
 	if (s->cat == GSC_PYTHON) {
 		LIT(o, "\"Python parent id\": ");
-		out_u64(o, (c->w->nasty & GN_BIG_IDS) ? 18446744073709551000ULL + (uint64_t)(i % 500)
-						      : (uint64_t)i + 100);
+		out_u64(o, (c->w->nasty & GN_BIG_IDS)
+				   ? 18446744073709551000ULL + (uint64_t)(i % 500)
+				   : (uint64_t)i + 100);
 		LIT(o, ", \"Python id\": ");
 		out_u64(o, (uint64_t)i + 101);
 		LIT(o, ", \"Python thread\": 0, ");
@@ -394,8 +396,8 @@ static void write_kernel(struct out *o, const struct ctx *c, const struct gen_ke
 			LIT(o, ", \"Concrete Inputs\": [\"\", \"line\nbreak\x02\"]");
 		LIT(o, "}}");
 		if (k->flags & (GF_FWDBWD_S | GF_FWDBWD_F))
-			write_flow(o, k->flags & GF_FWDBWD_S ? "s" : "f", "fwdbwd", k->flow,
-				   c->pid, tid, ts);
+			write_flow(o, k->flags & GF_FWDBWD_S ? "s" : "f", "fwdbwd", k->flow, c->pid,
+				   tid, ts);
 	}
 	if (launched) {
 		int cbid;
@@ -496,7 +498,8 @@ static void write_header(struct out *o, const struct ctx *c)
 		write_ranks(o, lay, d, g);
 		LIT(o, "]}");
 	}
-	LIT(o, "], \"nccl_version\": \"2.21.5\"},\n  \"record_shapes\": 1,\n  \"with_stack\": 1,\n");
+	LIT(o,
+	    "], \"nccl_version\": \"2.21.5\"},\n  \"record_shapes\": 1,\n  \"with_stack\": 1,\n");
 	if (c->w->relative) {
 		LIT(o, "  \"baseTimeNanoseconds\": ");
 		out_i64(o, c->w->base_ns);
@@ -525,8 +528,9 @@ static void write_spans(struct out *o, const struct ctx *c)
 	out_us(o, r->s[0].te - r->s[0].ts);
 	LIT(o, ", \"args\": {\"Op count\": 0}}");
 	begin_event(o);
-	LIT(o, "\"ph\": \"i\", \"cat\": \"Trace\", \"name\": \"Iteration Start: PyTorch Profiler\", "
-	       "\"pid\": \"\", \"tid\": \"\", \"ts\": ");
+	LIT(o,
+	    "\"ph\": \"i\", \"cat\": \"Trace\", \"name\": \"Iteration Start: PyTorch Profiler\", "
+	    "\"pid\": \"\", \"tid\": \"\", \"ts\": ");
 	out_ts(o, r->s[0].ts);
 	LIT(o, ", \"s\": \"g\"}");
 }

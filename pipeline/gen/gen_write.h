@@ -18,16 +18,16 @@
 #include "gen_model.h"
 
 struct gen_write_opts {
-	const char *path;             /* file to create (its traceName) */
-	int dirfd;                    /* folder to create it in, under the last
+	const char *path; /* file to create (its traceName) */
+	int dirfd;        /* folder to create it in, under the last
 	                               * component of path (safefile.h) */
-	bool gzip;                    /* gzip-compress the output */
-	bool relative;                /* ts relative to baseTimeNanoseconds */
-	unsigned nasty;               /* GN_* flags */
+	bool gzip;        /* gzip-compress the output */
+	bool relative;    /* ts relative to baseTimeNanoseconds */
+	unsigned nasty;   /* GN_* flags */
 	const struct gen_layout *lay;
 	int gpus_per_host; /* device = rank % gpus_per_host */
 	int iteration;
-	int64_t base_ns;              /* baseTimeNanoseconds (relative only) */
+	int64_t base_ns;                   /* baseTimeNanoseconds (relative only) */
 	const volatile sig_atomic_t *stop; /* NULL, or set by a signal handler:
 	                               * the write ends at its next buffer
 	                               * flush (8 MB), nothing left behind */

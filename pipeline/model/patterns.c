@@ -15,8 +15,8 @@
 #include "util/strbuf.h"
 
 struct pat_list {
-	char *block;         /* the globs, NUL-separated (globs may be "") */
-	const char **globs;  /* pointers into block */
+	char *block;        /* the globs, NUL-separated (globs may be "") */
+	const char **globs; /* pointers into block */
 	size_t n;
 };
 
@@ -25,8 +25,8 @@ struct patterns {
 };
 
 static const char *const set_names[PAT_NSETS + 1] = {
-	"comm_kernel", "mem_kernel", "forward_step", "backward_step",
-	"pp_comm", "dp_comm", "optimizer", "recompute", "loss_func", NULL
+	"comm_kernel", "mem_kernel", "forward_step", "backward_step", "pp_comm",
+	"dp_comm",     "optimizer",  "recompute",    "loss_func",     NULL
 };
 
 /* docs/semantics.md §5 defaults; "recomupte" is a misspelling that exists in the wild. */
@@ -126,8 +126,7 @@ static int set_parse(struct pat_list *l, const struct config *cfg, int s, char *
 	return 0;
 }
 
-struct patterns *patterns_new(const struct config *cfg, char *err,
-			      size_t errlen)
+struct patterns *patterns_new(const struct config *cfg, char *err, size_t errlen)
 {
 	struct patterns *p = xcalloc(1, sizeof(*p));
 	for (int s = 0; s < PAT_NSETS; s++) {
@@ -167,8 +166,7 @@ uint32_t patterns_match(const struct patterns *p, const char *name)
 	return bits;
 }
 
-size_t patterns_globs(const struct patterns *p, enum pat_set set,
-		      const char *const **globs)
+size_t patterns_globs(const struct patterns *p, enum pat_set set, const char *const **globs)
 {
 	*globs = p->set[set].globs;
 	return p->set[set].n;

@@ -36,8 +36,7 @@ struct patterns;
  * Returns NULL with a message in err on an invalid configuration (a quote
  * not closed on its line); an empty list is allowed: the set then matches
  * nothing. Free with patterns_free. */
-struct patterns *patterns_new(const struct config *cfg, char *err,
-			      size_t errlen);
+struct patterns *patterns_new(const struct config *cfg, char *err, size_t errlen);
 void patterns_free(struct patterns *p);
 
 /* Bit (1u << set) for every set that has a glob matching name. */
@@ -46,7 +45,6 @@ uint32_t patterns_match(const struct patterns *p, const char *name);
 /* The config key of a set ("comm_kernel", ...). */
 const char *patterns_set_name(enum pat_set set);
 /* The globs of a set, for documentation and --inspect. */
-size_t patterns_globs(const struct patterns *p, enum pat_set set,
-		      const char *const **globs);
+size_t patterns_globs(const struct patterns *p, enum pat_set set, const char *const **globs);
 
 #endif

@@ -10,13 +10,19 @@
 
 _Static_assert(RR_NPATSETS == PAT_NSETS, "rank_result.h mirrors patterns.h");
 
-static const char *const category_names[RR_NCATEGORIES] = {
-	"fwd_computation", "fwd_communication", "bwd_computation",
-	"bwd_communication", "pp_communication", "dp_communication",
-	"optimizer_computation", "memory", "other", "computation",
-	"communication", "bwd_computation_recompute",
-	"bwd_communication_recompute"
-};
+static const char *const category_names[RR_NCATEGORIES] = { "fwd_computation",
+							    "fwd_communication",
+							    "bwd_computation",
+							    "bwd_communication",
+							    "pp_communication",
+							    "dp_communication",
+							    "optimizer_computation",
+							    "memory",
+							    "other",
+							    "computation",
+							    "communication",
+							    "bwd_computation_recompute",
+							    "bwd_communication_recompute" };
 
 const char *rr_category_name(enum rr_category c)
 {
@@ -25,8 +31,7 @@ const char *rr_category_name(enum rr_category c)
 
 const char *rr_phase_name(enum rr_phase p)
 {
-	static const char *const n[RR_NPHASES] = { "fwd", "bwd", "pp", "dp",
-						   "opt" };
+	static const char *const n[RR_NPHASES] = { "fwd", "bwd", "pp", "dp", "opt" };
 	return p >= 0 && p < RR_NPHASES ? n[p] : NULL;
 }
 
@@ -37,32 +42,29 @@ const char *rr_mode_name(enum rr_mode m)
 
 const char *rr_pg_kind_name(enum rr_pg_kind k)
 {
-	static const char *const n[] = { "unknown", "tp", "pp", "dp", "ep",
-					 "cp" };
+	static const char *const n[] = { "unknown", "tp", "pp", "dp", "ep", "cp" };
 	return (unsigned)k < 6 ? n[k] : "unknown";
 }
 
 const char *rr_role_rule_name(enum rr_role_rule r)
 {
-	static const char *const n[] = { "none", "flows", "forward_step",
-					 "pt_autograd_name", "bwd_launches",
-					 "same_thread" };
+	static const char *const n[] = { "none",         "flows",
+					 "forward_step", "pt_autograd_name",
+					 "bwd_launches", "same_thread" };
 	return (unsigned)r < 6 ? n[r] : "none";
 }
 
-static void describe_thread_text(struct strbuf *sb, const char *role,
-				 const struct rr_thread *t)
+static void describe_thread_text(struct strbuf *sb, const char *role, const struct rr_thread *t)
 {
 	if (!t->found) {
 		strbuf_addf(sb, "  %s thread: none\n", role);
 		return;
 	}
-	strbuf_addf(sb, "  %s thread: pid %s tid %s \"%s\" (rule: %s)\n", role,
-		    t->pid, t->tid, t->name, rr_role_rule_name(t->rule));
+	strbuf_addf(sb, "  %s thread: pid %s tid %s \"%s\" (rule: %s)\n", role, t->pid, t->tid,
+		    t->name, rr_role_rule_name(t->rule));
 }
 
-static void describe_thread_json(struct strbuf *sb, const char *role,
-				 const struct rr_thread *t)
+static void describe_thread_json(struct strbuf *sb, const char *role, const struct rr_thread *t)
 {
 	strbuf_addf(sb, "\"%s_thread\":", role);
 	if (!t->found) {
@@ -86,21 +88,22 @@ static void describe_text(const struct rank_result *r, struct strbuf *sb)
 	describe_thread_text(sb, "backward", &r->bwd_thread);
 	strbuf_addstr(sb, "  steps per pattern set:");
 	for (int s = 0; s < PAT_NSETS; s++)
-		strbuf_addf(sb, " %s=%lld", patterns_set_name(s),
-			    (long long)r->steps_per_set[s]);
+		strbuf_addf(sb, " %s=%lld", patterns_set_name(s), (long long)r->steps_per_set[s]);
 	strbuf_addf(sb, "\n  ProfilerStep windows: %zu\n", r->niterations);
-	strbuf_addf(sb, "  events %lld, cpu slices %lld (kept %lld), launches "
-		    "%lld, gpu events %lld", (long long)k->events,
-		    (long long)k->cpu_slices, (long long)k->kept_slices,
+	strbuf_addf(sb,
+		    "  events %lld, cpu slices %lld (kept %lld), launches "
+		    "%lld, gpu events %lld",
+		    (long long)k->events, (long long)k->cpu_slices, (long long)k->kept_slices,
 		    (long long)k->launches, (long long)k->gpu_events);
 	if (!r->survey)
 		strbuf_addf(sb, " (orphans %lld)", (long long)k->orphans);
 	strbuf_addf(sb, ", fwdbwd flow ends %lld\n", (long long)k->flows);
 	if (r->survey)
 		strbuf_addstr(sb, "  (a survey: kernel categories, orphans and "
-			      "rank metrics with --full)\n");
+				  "rank metrics with --full)\n");
 	if (r->has_window)
-		strbuf_addf(sb, "  window %lld ns, gpu busy %lld, idle %lld, "
+		strbuf_addf(sb,
+			    "  window %lld ns, gpu busy %lld, idle %lld, "
 			    "bubble %lld, coverage %.2f%%\n",
 			    (long long)(r->window_end_ns - r->window_start_ns),
 			    (long long)r->gpu_busy_ns, (long long)r->idle_ns,
@@ -117,27 +120,26 @@ static void describe_json(const struct rank_result *r, struct strbuf *sb)
 	describe_thread_json(sb, "backward", &r->bwd_thread);
 	strbuf_addstr(sb, "\"steps_per_set\":{");
 	for (int s = 0; s < PAT_NSETS; s++)
-		strbuf_addf(sb, "%s\"%s\":%lld", s ? "," : "",
-			    patterns_set_name(s),
+		strbuf_addf(sb, "%s\"%s\":%lld", s ? "," : "", patterns_set_name(s),
 			    (long long)r->steps_per_set[s]);
-	strbuf_addf(sb, "},\"survey\":%s,\"profiler_steps\":%zu,"
+	strbuf_addf(sb,
+		    "},\"survey\":%s,\"profiler_steps\":%zu,"
 		    "\"events\":%lld,\"cpu_slices\":%lld,\"launches\":%lld,"
-		    "\"gpu_events\":%lld,", r->survey ? "true" : "false",
-		    r->niterations, (long long)k->events,
-		    (long long)k->cpu_slices, (long long)k->launches,
-		    (long long)k->gpu_events);
+		    "\"gpu_events\":%lld,",
+		    r->survey ? "true" : "false", r->niterations, (long long)k->events,
+		    (long long)k->cpu_slices, (long long)k->launches, (long long)k->gpu_events);
 	if (r->survey)
 		strbuf_addstr(sb, "\"orphans\":null,\"kernels\":null,");
 	else
-		strbuf_addf(sb, "\"orphans\":%lld,\"kernels\":%zu,",
-			    (long long)k->orphans, r->nkernels);
+		strbuf_addf(sb, "\"orphans\":%lld,\"kernels\":%zu,", (long long)k->orphans,
+			    r->nkernels);
 	strbuf_addf(sb, "\"steps\":%zu,", r->nsteps);
 	if (r->has_window)
-		strbuf_addf(sb, "\"window_ns\":%lld,\"gpu_busy_ns\":%lld,"
+		strbuf_addf(sb,
+			    "\"window_ns\":%lld,\"gpu_busy_ns\":%lld,"
 			    "\"bubble_ns\":%lld,\"coverage\":%.6f,",
 			    (long long)(r->window_end_ns - r->window_start_ns),
-			    (long long)r->gpu_busy_ns, (long long)r->bubble_ns,
-			    r->coverage);
+			    (long long)r->gpu_busy_ns, (long long)r->bubble_ns, r->coverage);
 	strbuf_addstr(sb, "\"warnings\":[");
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		if (i)
@@ -147,8 +149,7 @@ static void describe_json(const struct rank_result *r, struct strbuf *sb)
 	strbuf_addstr(sb, "]}");
 }
 
-void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
-			  bool json)
+void rank_result_describe(const struct rank_result *r, struct strbuf *sb, bool json)
 {
 	if (json)
 		describe_json(r, sb);
@@ -158,8 +159,8 @@ void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
 
 /* Megatron's get_model_chunk_id / get_microbatch_id_in_model_chunk with
  * microbatch_group_size_per_vp_stage = pp_size. */
-int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
-		 int32_t *chunk, int32_t *microbatch)
+int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp, int32_t *chunk,
+		 int32_t *microbatch)
 {
 	if (pp_size < 1 || vpp < 1)
 		return PP_EINVAL;

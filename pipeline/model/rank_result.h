@@ -20,17 +20,17 @@
  * codes and writes its category_codes table from the names (schema.c), and
  * every other module derives its names from them. */
 enum rr_category {
-	RR_FWD_COMP,      /* fwd_computation */
-	RR_FWD_COMM,      /* fwd_communication */
-	RR_BWD_COMP,      /* bwd_computation */
-	RR_BWD_COMM,      /* bwd_communication */
-	RR_PP_COMM,       /* pp_communication */
-	RR_DP_COMM,       /* dp_communication */
-	RR_OPT_COMP,      /* optimizer_computation */
-	RR_MEMORY,        /* memory (both modes) */
-	RR_OTHER,         /* other */
-	RR_COMPUTATION,   /* computation (generic) */
-	RR_COMMUNICATION, /* communication (generic) */
+	RR_FWD_COMP,           /* fwd_computation */
+	RR_FWD_COMM,           /* fwd_communication */
+	RR_BWD_COMP,           /* bwd_computation */
+	RR_BWD_COMM,           /* bwd_communication */
+	RR_PP_COMM,            /* pp_communication */
+	RR_DP_COMM,            /* dp_communication */
+	RR_OPT_COMP,           /* optimizer_computation */
+	RR_MEMORY,             /* memory (both modes) */
+	RR_OTHER,              /* other */
+	RR_COMPUTATION,        /* computation (generic) */
+	RR_COMMUNICATION,      /* communication (generic) */
 	RR_BWD_COMP_RECOMPUTE, /* bwd_computation_recompute (subset row) */
 	RR_BWD_COMM_RECOMPUTE, /* bwd_communication_recompute (subset row) */
 	RR_NCATEGORIES
@@ -43,15 +43,13 @@ enum rr_type { RR_COMP, RR_COMM, RR_MEM };
  * RR_NOPHASE (-1) = not attributed to any step. Like the categories, the
  * one definition: the database's phase code is the value + 1 (0 = none)
  * and its phase_codes table is written from rr_phase_name(). */
-enum rr_phase { RR_NOPHASE = -1, RR_FWD, RR_BWD, RR_PP, RR_DP, RR_OPT,
-		RR_NPHASES };
+enum rr_phase { RR_NOPHASE = -1, RR_FWD, RR_BWD, RR_PP, RR_DP, RR_OPT, RR_NPHASES };
 
 enum rr_mode { RR_MEGATRON, RR_GENERIC }; /* "megatron", "generic" */
 
 /* Process-group kind from the description text (rr_pg_kind_name():
  * "unknown", "tp", "pp", "dp", "ep", "cp"); topology mapping is ppagg's. */
-enum rr_pg_kind { RR_PG_UNKNOWN, RR_PG_TP, RR_PG_PP, RR_PG_DP, RR_PG_EP,
-		  RR_PG_CP };
+enum rr_pg_kind { RR_PG_UNKNOWN, RR_PG_TP, RR_PG_PP, RR_PG_DP, RR_PG_EP, RR_PG_CP };
 
 /* Which rule of docs/semantics.md §4 decided a thread role. */
 enum rr_role_rule {
@@ -87,17 +85,17 @@ enum rr_coll {
  * "Performance"). Its phase and seq are its step's (rr_kernel_step(),
  * rr_kernel_phase(), rr_kernel_seq()). */
 struct rr_kernel {
-	int64_t start_ns, dur_ns;  /* absolute start; dur may be 0 */
-	int64_t correlation;       /* args.correlation; valid if has_correlation */
-	int64_t stream;            /* args.stream, else the tid number; -1
+	int64_t start_ns, dur_ns; /* absolute start; dur may be 0 */
+	int64_t correlation;      /* args.correlation; valid if has_correlation */
+	int64_t stream;           /* args.stream, else the tid number; -1
 				    * when unknown */
-	uint32_t name_id;          /* index into rank_result.names */
-	int32_t step;              /* index into rank_result.steps or -1 */
-	int32_t pg;                /* index into rank_result.groups or -1 */
-	uint8_t category;          /* enum rr_category (never a subset row) */
-	uint8_t coll;              /* enum rr_coll: a comm kernel's collective */
-	uint8_t type;              /* enum rr_type */
-	bool recompute : 1;        /* launched inside a recompute slice (bwd) */
+	uint32_t name_id;         /* index into rank_result.names */
+	int32_t step;             /* index into rank_result.steps or -1 */
+	int32_t pg;               /* index into rank_result.groups or -1 */
+	uint8_t category;         /* enum rr_category (never a subset row) */
+	uint8_t coll;             /* enum rr_coll: a comm kernel's collective */
+	uint8_t type;             /* enum rr_type */
+	bool recompute : 1;       /* launched inside a recompute slice (bwd) */
 	bool has_correlation : 1;
 	bool orphan : 1; /* no launch with its correlation in the file */
 };
@@ -106,9 +104,9 @@ struct rr_kernel {
  * kernels attributed to it (memory kernels excluded); when kernels == 0,
  * has_kernels is false and start/end must be stored as NULL. */
 struct rr_step {
-	int8_t phase;             /* enum rr_phase */
-	int32_t seq;              /* 0.. in cpu_start order per phase */
-	uint32_t name_id;         /* the slice's name, index into names */
+	int8_t phase;     /* enum rr_phase */
+	int32_t seq;      /* 0.. in cpu_start order per phase */
+	uint32_t name_id; /* the slice's name, index into names */
 	int64_t cpu_start_ns, cpu_end_ns;
 	bool has_kernels;
 	int64_t start_ns, end_ns, wall_ns;
@@ -122,17 +120,17 @@ struct rr_category_stat {
 
 /* A process group seen in NCCL kernel args or record_param_comms parents. */
 struct rr_group {
-	const char *name;   /* "Process Group Name" or "" */
-	const char *desc;   /* "Process Group Description" or "" */
-	const char *ranks;  /* "Process Group Ranks" as written, e.g. "[0, 8]" */
+	const char *name;  /* "Process Group Name" or "" */
+	const char *desc;  /* "Process Group Description" or "" */
+	const char *ranks; /* "Process Group Ranks" as written, e.g. "[0, 8]" */
 	enum rr_pg_kind kind;
-	int64_t kernels;    /* comm kernels carrying it */
+	int64_t kernels; /* comm kernels carrying it */
 };
 
 /* Generic mode: one iteration window per root-most ProfilerStep#N
  * annotation (docs/semantics.md §5); kernels whose launch lies inside it (any thread). */
 struct rr_iteration {
-	int64_t number;           /* N of ProfilerStep#N; -1 if not a number */
+	int64_t number; /* N of ProfilerStep#N; -1 if not a number */
 	int64_t cpu_start_ns, cpu_end_ns;
 	bool has_kernels;
 	int64_t start_ns, end_ns; /* first kernel start, last kernel end */
@@ -141,13 +139,13 @@ struct rr_iteration {
 };
 
 struct rr_counters {
-	int64_t events;      /* events fed */
-	int64_t cpu_slices;  /* X events that are not GPU events */
-	int64_t launches;    /* CPU events with args.correlation */
-	int64_t gpu_events;  /* kernel + gpu_memcpy + gpu_memset */
-	int64_t orphans;     /* GPU events with no launch */
-	int64_t kept_slices; /* CPU slices matching a pattern set */
-	int64_t flows;       /* fwdbwd flow endpoints */
+	int64_t events;          /* events fed */
+	int64_t cpu_slices;      /* X events that are not GPU events */
+	int64_t launches;        /* CPU events with args.correlation */
+	int64_t gpu_events;      /* kernel + gpu_memcpy + gpu_memset */
+	int64_t orphans;         /* GPU events with no launch */
+	int64_t kept_slices;     /* CPU slices matching a pattern set */
+	int64_t flows;           /* fwdbwd flow endpoints */
 	int64_t unmatched_flows; /* fwdbwd ids with only an s or only an f */
 };
 
@@ -184,13 +182,13 @@ struct rank_result {
 	int64_t window_start_ns, window_end_ns;
 	int64_t gpu_busy_ns, idle_ns, bubble_ns;
 	int64_t comp_busy_ns, comm_busy_ns, overlap_ns;
-	double coverage;          /* 0..1 */
+	double coverage; /* 0..1 */
 
-	const char **names;       /* interned kernel and step names */
+	const char **names; /* interned kernel and step names */
 	size_t nnames;
 	struct rr_kernel *kernels;
 	size_t nkernels;
-	struct rr_step *steps;    /* sorted by (phase, seq) */
+	struct rr_step *steps; /* sorted by (phase, seq) */
 	size_t nsteps;
 	/* Indexed by enum rr_category; store only rows with kernels > 0. */
 	struct rr_category_stat categories[RR_NCATEGORIES];
@@ -210,7 +208,7 @@ struct rank_result {
 	struct rr_op *ops;
 	size_t nops;
 
-	const char **warnings;    /* human-readable, e.g. "no forward thread" */
+	const char **warnings; /* human-readable, e.g. "no forward thread" */
 	size_t nwarnings;
 };
 
@@ -242,16 +240,15 @@ struct strbuf;
  * thread roles with their rules, steps per pattern set, counters, rank
  * metrics and warnings. As indented text lines, or (json) as one JSON
  * object. */
-void rank_result_describe(const struct rank_result *r, struct strbuf *sb,
-			  bool json);
+void rank_result_describe(const struct rank_result *r, struct strbuf *sb, bool json);
 
 /* The VPP model chunk and micro-batch of a rank's seq-th forward (backward
  * when backward) step, following Megatron's interleaved schedule (forward:
  * groups of pp_size micro-batches per chunk in turn; backward: the chunks in
  * reverse); vpp 1: chunk 0, micro-batch seq. Returns 0, or PP_EINVAL for
  * sizes < 1. ppagg labels its steps with it (ppbatch does not know VPP). */
-int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
-		 int32_t *chunk, int32_t *microbatch);
+int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp, int32_t *chunk,
+		 int32_t *microbatch);
 
 /* The collective of a comm kernel from the text of its `Collective name`
  * arg or of its name (ASCII case and underscores ignored: "reduce_scatter",
@@ -260,7 +257,7 @@ int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp,
 enum rr_coll rr_coll_of(const char *text, size_t n);
 
 const char *rr_category_name(enum rr_category c); /* "?" when invalid */
-const char *rr_phase_name(enum rr_phase p);  /* NULL for RR_NOPHASE */
+const char *rr_phase_name(enum rr_phase p);       /* NULL for RR_NOPHASE */
 const char *rr_mode_name(enum rr_mode m);
 const char *rr_pg_kind_name(enum rr_pg_kind k);
 const char *rr_role_rule_name(enum rr_role_rule r); /* "flows", ... */

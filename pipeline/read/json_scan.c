@@ -21,8 +21,9 @@ const char *js_ws_run(const char *p, const char *end)
 	const __m128i cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
 	while (p < end) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i w = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
-					 _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tb)));
+		__m128i w =
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+				     _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tb)));
 		unsigned m = (unsigned)_mm_movemask_epi8(w) ^ 0xffffu;
 		if (m) {
 			p += __builtin_ctz(m);
@@ -110,12 +111,32 @@ size_t js_unescape(const char *s, size_t n, char *out)
 		}
 		char c = s[1];
 		switch (c) {
-		case '"': case '\\': case '/': *o++ = c; s += 2; continue;
-		case 'b': *o++ = '\b'; s += 2; continue;
-		case 'f': *o++ = '\f'; s += 2; continue;
-		case 'n': *o++ = '\n'; s += 2; continue;
-		case 'r': *o++ = '\r'; s += 2; continue;
-		case 't': *o++ = '\t'; s += 2; continue;
+		case '"':
+		case '\\':
+		case '/':
+			*o++ = c;
+			s += 2;
+			continue;
+		case 'b':
+			*o++ = '\b';
+			s += 2;
+			continue;
+		case 'f':
+			*o++ = '\f';
+			s += 2;
+			continue;
+		case 'n':
+			*o++ = '\n';
+			s += 2;
+			continue;
+		case 'r':
+			*o++ = '\r';
+			s += 2;
+			continue;
+		case 't':
+			*o++ = '\t';
+			s += 2;
+			continue;
 		case 'u': break;
 		default: /* unknown escape: keep both bytes */
 			*o++ = *s++;
@@ -185,8 +206,8 @@ static int match_lit(const char *p, const char *end, const char *lit, size_t n, 
 	return JS_MORE;
 }
 
-int js_scan_number(const char *p, const char *end, bool final, const char **q,
-		   int *kind, struct js_err *err)
+int js_scan_number(const char *p, const char *end, bool final, const char **q, int *kind,
+		   struct js_err *err)
 {
 	const char *s = p;
 	int k = JS_NUM_INT;
@@ -270,10 +291,10 @@ void js_stack_release(struct js_stack *st)
 	st->cap = 0;
 }
 
-#define NEED(cond)                                                          \
-	do {                                                                \
-		if (!(cond))                                                \
-			return JS_MORE;                                     \
+#define NEED(cond)                      \
+	do {                            \
+		if (!(cond))            \
+			return JS_MORE; \
 	} while (0)
 
 int js_skip_value(const char **pp, const char *end, bool final, struct js_stack *st,
@@ -412,8 +433,8 @@ bool js_us_to_ns(const char *s, const char *e, int64_t *ns)
 {
 	enum { MAXD = 40 };
 	char d[MAXD];
-	int nd = 0;     /* significant digits kept */
-	long dp = 0;    /* position of the decimal point after d[0..] */
+	int nd = 0;  /* significant digits kept */
+	long dp = 0; /* position of the decimal point after d[0..] */
 	bool neg = false, any = false, nonzero_dropped = false;
 
 	if (s < e && *s == '-') {

@@ -24,8 +24,8 @@ enum {
 
 /* Where and why scanning failed: what was expected at `at`. */
 struct js_err {
-	const char *at;       /* position of the offending byte */
-	const char *what;     /* NULL: describe the byte at `at` */
+	const char *at;   /* position of the offending byte */
+	const char *what; /* NULL: describe the byte at `at` */
 	const char *expected;
 };
 
@@ -101,8 +101,8 @@ size_t js_unescape(const char *s, size_t n, char *out);
 
 /* Number token kinds for js_scan_number(). */
 enum {
-	JS_NUM_INT = 1,     /* -?digits */
-	JS_NUM_DEC = 2,     /* with fraction and/or exponent */
+	JS_NUM_INT = 1,      /* -?digits */
+	JS_NUM_DEC = 2,      /* with fraction and/or exponent */
 	JS_NUM_NONFINITE = 3 /* NaN, Infinity, -Infinity */
 };
 
@@ -110,8 +110,8 @@ enum {
  * non-finite tokens). On JS_OK *q is one past its end and *kind one of
  * JS_NUM_*. JS_MORE when the token may continue past end (the caller
  * decides whether end is final: pass final=true at end of input). */
-int js_scan_number(const char *p, const char *end, bool final, const char **q,
-		   int *kind, struct js_err *err);
+int js_scan_number(const char *p, const char *end, bool final, const char **q, int *kind,
+		   struct js_err *err);
 
 /* Skips one complete value (any type, any depth) starting at *pp (which
  * points at its first byte, after whitespace). On JS_OK *pp is one past the

@@ -71,8 +71,7 @@ static int set_js_err(struct trace_reader *r, const struct js_err *e)
 		return set_err(r, PP_EPARSE, off_of(r, e->at), "%s, expected %s", e->what,
 			       e->expected);
 	js_describe_at(e->at, r->buf + r->len, found, sizeof(found));
-	return set_err(r, PP_EPARSE, off_of(r, e->at), "found %s, expected %s", found,
-		       e->expected);
+	return set_err(r, PP_EPARSE, off_of(r, e->at), "found %s, expected %s", found, e->expected);
 }
 
 /* ---- input ----------------------------------------------------------- */
@@ -380,8 +379,7 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	alloc_window(r);
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
-		set_err(r, PP_EIO, 0, "cannot open: %s, expected a readable file",
-			strerror(errno));
+		set_err(r, PP_EIO, 0, "cannot open: %s, expected a readable file", strerror(errno));
 		return r;
 	}
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -390,8 +388,7 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	unsigned char magic[2];
 	ssize_t k = pp_read_full(r->fd, magic, 2);
 	if (k < 0) {
-		set_err(r, PP_EIO, 0, "read failed: %s, expected a readable file",
-			strerror(errno));
+		set_err(r, PP_EIO, 0, "read failed: %s, expected a readable file", strerror(errno));
 		return r;
 	}
 	struct stat st;
@@ -461,8 +458,8 @@ void trace_reader_close(struct trace_reader *r)
 /* Reads a key at *pp ('"' expected), then ':' and the whitespace after it.
  * On JS_OK (*k, *kn) is the key (unescaped into keytmp when it had escapes) and
  * *pp the first byte of the value. */
-static __attribute__((noinline)) int read_key_slow(struct cx *c, const char **pp,
-						   const char **k, size_t *kn, const char *exp)
+static __attribute__((noinline)) int read_key_slow(struct cx *c, const char **pp, const char **k,
+						   size_t *kn, const char *exp)
 {
 	const char *p = *pp, *q;
 	bool esc;
@@ -477,7 +474,7 @@ static __attribute__((noinline)) int read_key_slow(struct cx *c, const char **pp
 			*kn = js_unescape(*k, *kn, c->r->keytmp);
 			*k = c->r->keytmp;
 		} else {
-			*k = "";  /* long escaped keys match nothing we read */
+			*k = ""; /* long escaped keys match nothing we read */
 			*kn = 0;
 		}
 	}
@@ -509,7 +506,8 @@ static inline int read_key(struct cx *c, const char **pp, const char **k, size_t
 		unsigned m = (unsigned)_mm_movemask_epi8(
 			_mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, bs)));
 		m |= (unsigned)_mm_movemask_epi8(
-			     _mm_or_si128(_mm_cmpeq_epi8(w, dq), _mm_cmpeq_epi8(w, bs))) << 16;
+			     _mm_or_si128(_mm_cmpeq_epi8(w, dq), _mm_cmpeq_epi8(w, bs)))
+		     << 16;
 		if (m) { /* keys up to 31 bytes */
 			const char *q = p + 1 + __builtin_ctz(m);
 			if (*q == '"' && q + 3 < c->end && q[1] == ':') {

@@ -49,41 +49,41 @@ enum {
 	TE_GROUP_SIZE = 1u << 9,
 	TE_IN_NELEMS = 1u << 10,
 	TE_OUT_NELEMS = 1u << 11,
-	TE_ARGS = 1u << 12,      /* an "args" object was present */
+	TE_ARGS = 1u << 12, /* an "args" object was present */
 	TE_SORT_INDEX = 1u << 13
 };
 
 enum { TRACE_CAT_KEYS = 256 }; /* the largest trace_event.cat_key */
 
 struct trace_event {
-	uint64_t offset;   /* byte offset of the event's '{' in the (decompressed) text */
-	unsigned has;      /* TE_* bits */
-	char ph;           /* 'X', 'M', 's', 'f', 'i', ...; 0 when absent */
-	char bp;           /* 'e' or 0 */
-	uint16_t cat_key;  /* 0, or a number in 1..TRACE_CAT_KEYS that this
+	uint64_t offset;  /* byte offset of the event's '{' in the (decompressed) text */
+	unsigned has;     /* TE_* bits */
+	char ph;          /* 'X', 'M', 's', 'f', 'i', ...; 0 when absent */
+	char bp;          /* 'e' or 0 */
+	uint16_t cat_key; /* 0, or a number in 1..TRACE_CAT_KEYS that this
 			    * reader gives only to events whose cat is the
 			    * same text, so a consumer may count categories by
 			    * it (not every such event gets it: 0 says nothing) */
-	struct pp_sv cat;  /* as written; compare case-insensitively */
+	struct pp_sv cat; /* as written; compare case-insensitively */
 	struct pp_sv name;
 	struct trace_id pid, tid, id;
 	int64_t ts_ns, dur_ns;
 	/* args */
 	int64_t correlation, external_id, stream, device;
 	int64_t group_size, in_nelems, out_nelems, sort_index;
-	struct pp_sv arg_name;    /* args.name (metadata events) */
-	struct pp_sv pg_name;     /* "Process Group Name" */
-	struct pp_sv pg_desc;     /* "Process Group Description" */
-	struct pp_sv pg_ranks;    /* "Process Group Ranks", e.g. "[0, 8, 16]" */
-	struct pp_sv collective;  /* "Collective name" */
-	struct pp_sv dtype;       /* "dtype" */
+	struct pp_sv arg_name;   /* args.name (metadata events) */
+	struct pp_sv pg_name;    /* "Process Group Name" */
+	struct pp_sv pg_desc;    /* "Process Group Description" */
+	struct pp_sv pg_ranks;   /* "Process Group Ranks", e.g. "[0, 8, 16]" */
+	struct pp_sv collective; /* "Collective name" */
+	struct pp_sv dtype;      /* "dtype" */
 };
 
 /* Header facts; complete only after trace_reader_next() returned 0. */
 struct trace_header {
 	bool has_rank, has_world_size, has_base_time, has_schema;
 	int64_t rank, world_size;
-	int64_t base_time_ns;     /* baseTimeNanoseconds */
+	int64_t base_time_ns; /* baseTimeNanoseconds */
 	int64_t schema_version;
 	const char *backend;      /* distributedInfo.backend or "" */
 	const char *nccl_version; /* distributedInfo.nccl_version or "" */
@@ -94,7 +94,7 @@ struct trace_header {
 };
 
 struct trace_reader_opts {
-	bool salvage;          /* on truncation, end cleanly after the last
+	bool salvage;           /* on truncation, end cleanly after the last
 				* complete event instead of failing */
 	size_t max_event_bytes; /* cap on one event's text; 0 = 256 MiB */
 	int gunzip;             /* enum gunzip_impl (gunzip.h); 0: ISA-L when
@@ -116,8 +116,7 @@ struct trace_reader_opts {
 
 /* Opens path; never NULL: check trace_reader_error() (e.g. the file cannot
  * be opened). */
-struct trace_reader *trace_reader_open(const char *path,
-				       const struct trace_reader_opts *opts);
+struct trace_reader *trace_reader_open(const char *path, const struct trace_reader_opts *opts);
 /* Same, over an in-memory buffer (not copied; must outlive the reader). */
 struct trace_reader *trace_reader_open_mem(const void *buf, size_t len,
 					   const struct trace_reader_opts *opts);
@@ -134,11 +133,11 @@ const struct trace_header *trace_reader_header(const struct trace_reader *r);
 /* "" when no error. Format: "<path>: byte <offset>: <what>, expected <what>". */
 const char *trace_reader_error(const struct trace_reader *r);
 /* Statistics. */
-uint64_t trace_reader_events(const struct trace_reader *r); /* yielded so far */
-uint64_t trace_reader_bytes_in(const struct trace_reader *r);  /* file bytes consumed */
+uint64_t trace_reader_events(const struct trace_reader *r);     /* yielded so far */
+uint64_t trace_reader_bytes_in(const struct trace_reader *r);   /* file bytes consumed */
 uint64_t trace_reader_bytes_text(const struct trace_reader *r); /* JSON text bytes */
-bool trace_reader_truncated(const struct trace_reader *r); /* salvage ended early */
-bool trace_reader_is_gzip(const struct trace_reader *r);   /* input was gzip */
+bool trace_reader_truncated(const struct trace_reader *r);      /* salvage ended early */
+bool trace_reader_is_gzip(const struct trace_reader *r);        /* input was gzip */
 /* "isa-l" or "zlib": what inflates a gzip input; "" for plain input. */
 const char *trace_reader_gunzip(const struct trace_reader *r);
 /* The SIMD level of the reader's event parser (trace_reader_opts.simd). */

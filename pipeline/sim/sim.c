@@ -38,7 +38,7 @@
 #define SIM_MAX_CELLS (1L << 22)
 
 static const char *const strategy_names[SIM_NSTRATEGIES] = {
-	"1f1b", "interleave", "zb1p", "1f1b_overlap", "1f1b_interleave_overlap",
+	"1f1b",     "interleave", "zb1p", "1f1b_overlap", "1f1b_interleave_overlap",
 	"dualpipe", "dualpipe_v"
 };
 
@@ -123,13 +123,10 @@ static bool stage_on_device(const struct sim_sched *S, int s, int d)
 {
 	switch (S->cfg->strategy) {
 	case SIM_INTERLEAVE:
-	case SIM_1F1B_INTERLEAVE_OVERLAP:
-		return s % S->p == d;
+	case SIM_1F1B_INTERLEAVE_OVERLAP: return s % S->p == d;
 	case SIM_DUALPIPE:
-	case SIM_DUALPIPE_V:
-		return s == d || s == S->N - 1 - d;
-	default:
-		return s / (S->N / S->p) == d;
+	case SIM_DUALPIPE_V: return s == d || s == S->N - 1 - d;
+	default: return s / (S->N / S->p) == d;
 	}
 }
 
@@ -141,18 +138,20 @@ static bool sim_claim(struct sim_sched *S, int b, int s, int t)
 		return sim_fail(S, PP_EINVAL,
 				"%s with %d micro-batches: device %d would need "
 				"micro-batch %d (too few micro-batches for this "
-				"schedule)", sim_strategy_name(S->cfg->strategy),
-				S->m, d, b), false;
+				"schedule)",
+				sim_strategy_name(S->cfg->strategy), S->m, d, b),
+		       false;
 	if (s < 0 || s >= S->N || !stage_on_device(S, s, d))
-		return sim_fail(S, PP_EINVAL, "device %d: stage %d is not placed on it",
-				d, s), false;
+		return sim_fail(S, PP_EINVAL, "device %d: stage %d is not placed on it", d, s),
+		       false;
 	int32_t *slot = &S->idx[((size_t)b * (size_t)S->N + (size_t)s) * SIM_NTYPES + (size_t)t];
 	if (*slot)
 		return sim_fail(S, PP_EINVAL,
 				"%s with %d micro-batches: operation %s(mb %d, stage %d) "
 				"is scheduled twice (devices %d and %d)",
-				sim_strategy_name(S->cfg->strategy), S->m,
-				sim_op_type_name(t), b, s, S->ops[*slot - 1].device, d), false;
+				sim_strategy_name(S->cfg->strategy), S->m, sim_op_type_name(t), b,
+				s, S->ops[*slot - 1].device, d),
+		       false;
 	if (S->n == S->cap)
 		return sim_fail(S, PP_EINVAL, "device %d: too many operations", d), false;
 	*slot = (int32_t)S->n + 1;
@@ -184,17 +183,18 @@ static int sim_validate(struct sim_sched *S)
 	const struct sim_config *c = S->cfg;
 	int p = c->devices, N = c->stages, m = c->microbatches;
 	const char *name = sim_strategy_name(c->strategy);
-	const double *arrs[] = { c->forward, c->backward, c->backward_d,
-				 c->backward_w, c->overlapped };
-	static const char *const arrnames[] = { "forward", "backward", "backward_d",
-						"backward_w", "overlapped" };
+	const double *arrs[] = { c->forward, c->backward, c->backward_d, c->backward_w,
+				 c->overlapped };
+	static const char *const arrnames[] = { "forward", "backward", "backward_d", "backward_w",
+						"overlapped" };
 
 	if ((unsigned)c->strategy >= SIM_NSTRATEGIES)
 		return sim_fail(S, PP_EINVAL, "unknown strategy %d", (int)c->strategy);
 	if (p < 1 || N < 1 || m < 1)
 		return sim_fail(S, PP_EINVAL,
 				"devices, stages and micro-batches must be >= 1 "
-				"(got %d, %d, %d)", p, N, m);
+				"(got %d, %d, %d)",
+				p, N, m);
 	if ((long)N * m > SIM_MAX_CELLS)
 		return sim_fail(S, PP_EINVAL,
 				"stages x micro-batches = %ld is more than the %ld supported",
@@ -207,10 +207,11 @@ static int sim_validate(struct sim_sched *S)
 			    !(k == 4 && isnan(arrs[k][s]))) /* NaN: no FB time */
 				return sim_fail(S, PP_EINVAL,
 						"%s time of stage %d must be a finite "
-						"number >= 0", arrnames[k], s);
+						"number >= 0",
+						arrnames[k], s);
 	if (N % p)
-		return sim_fail(S, PP_EINVAL,
-				"stages (%d) must be a multiple of devices (%d)", N, p);
+		return sim_fail(S, PP_EINVAL, "stages (%d) must be a multiple of devices (%d)", N,
+				p);
 	S->v = N / p;
 	S->g = c->group_size > 0 ? c->group_size : p;
 
@@ -226,12 +227,14 @@ static int sim_validate(struct sim_sched *S)
 			return sim_fail(S, PP_EINVAL,
 					"%s in the reference model needs micro-batches >= "
 					"devices - 1 = %d (got %d); the megatron model "
-					"clamps the warmup", name, p - 1, m);
+					"clamps the warmup",
+					name, p - 1, m);
 		if (S->reference && c->strategy == SIM_1F1B_OVERLAP && m < 2 * p - 1)
 			return sim_fail(S, PP_EINVAL,
 					"%s in the reference model needs micro-batches >= "
 					"2 x devices - 1 = %d (got %d); the megatron model "
-					"clamps the warmup", name, 2 * p - 1, m);
+					"clamps the warmup",
+					name, 2 * p - 1, m);
 		break;
 	case SIM_INTERLEAVE:
 	case SIM_1F1B_INTERLEAVE_OVERLAP: {
@@ -239,11 +242,14 @@ static int sim_validate(struct sim_sched *S)
 		if (S->reference)
 			break;
 		if (g < p || g > m)
-			return sim_fail(S, PP_EINVAL,
-					"%s: Megatron needs devices <= group size <= "
-					"micro-batches (got p=%d, g=%d, m=%d)%s", name, p, g, m,
-					c->strategy == SIM_INTERLEAVE ? "" :
-					"; the group size is fixed to p for this strategy");
+			return sim_fail(
+				S, PP_EINVAL,
+				"%s: Megatron needs devices <= group size <= "
+				"micro-batches (got p=%d, g=%d, m=%d)%s",
+				name, p, g, m,
+				c->strategy == SIM_INTERLEAVE
+					? ""
+					: "; the group size is fixed to p for this strategy");
 		if (m % g != 0 && m % g < p)
 			return sim_fail(S, PP_EINVAL,
 					"%s: Megatron needs micro-batches mod group size to "
@@ -255,7 +261,8 @@ static int sim_validate(struct sim_sched *S)
 		if (N != p || p % 2)
 			return sim_fail(S, PP_EINVAL,
 					"dualpipe needs an even number of devices and stages = "
-					"devices (got %d devices, %d stages)", p, N);
+					"devices (got %d devices, %d stages)",
+					p, N);
 		if (S->reference && (m % 2 || m < 2 * p - 2))
 			return sim_fail(S, PP_EINVAL,
 					"dualpipe in the reference model needs an even number "
@@ -264,24 +271,27 @@ static int sim_validate(struct sim_sched *S)
 		if (!S->reference && (m % 2 || m < 2 * p))
 			return sim_fail(S, PP_EINVAL,
 					"dualpipe needs an even number of micro-batches >= "
-					"2 x devices = %d (got %d)", 2 * p, m);
+					"2 x devices = %d (got %d)",
+					2 * p, m);
 		break;
 	case SIM_DUALPIPE_V:
 		if (N != 2 * p || p % 2)
 			return sim_fail(S, PP_EINVAL,
 					"dualpipe_v needs an even number of devices and stages = "
-					"2 x devices (got %d devices, %d stages)", p, N);
+					"2 x devices (got %d devices, %d stages)",
+					p, N);
 		if (S->reference && m < 2 * p - 1)
 			return sim_fail(S, PP_EINVAL,
 					"dualpipe_v in the reference model needs micro-batches "
-					">= 2 x devices - 1 = %d (got %d)", 2 * p - 1, m);
+					">= 2 x devices - 1 = %d (got %d)",
+					2 * p - 1, m);
 		if (!S->reference && m < 2 * p)
 			return sim_fail(S, PP_EINVAL,
 					"dualpipe_v needs micro-batches >= 2 x devices = %d "
-					"(got %d)", 2 * p, m);
+					"(got %d)",
+					2 * p, m);
 		break;
-	default:
-		break;
+	default: break;
 	}
 	return 0;
 }
@@ -291,8 +301,7 @@ static int sim_validate(struct sim_sched *S)
 static void describe_entry(struct strbuf *sb, const struct sim_sched *S, size_t k)
 {
 	const struct sim_op *o = &S->ops[k];
-	strbuf_addf(sb, "%s(mb %d, stage %d)", sim_op_type_name(o->type), o->batch,
-		    o->stage);
+	strbuf_addf(sb, "%s(mb %d, stage %d)", sim_op_type_name(o->type), o->batch, o->stage);
 	if (o->paired)
 		strbuf_addf(sb, "+B(mb %d, stage %d)", o[1].batch, o[1].stage);
 }
@@ -306,14 +315,18 @@ static int sim_check_complete(struct sim_sched *S)
 			bool bb = sim_lookup(S, b, s, SIM_B) >= 0;
 			bool dd = sim_lookup(S, b, s, SIM_D) >= 0;
 			bool ww = sim_lookup(S, b, s, SIM_W) >= 0;
-			const char *miss = !f ? "F" : !bb && !dd ? "B" :
-					   bb && dd ? "B and D" : dd != ww ? "W" : NULL;
+			const char *miss = !f           ? "F"
+					   : !bb && !dd ? "B"
+					   : bb && dd   ? "B and D"
+					   : dd != ww   ? "W"
+							: NULL;
 			if (miss)
-				return sim_fail(S, PP_EINVAL,
-						"%s with %d micro-batches: %s of micro-batch %d "
-						"on stage %d %s", sim_strategy_name(S->cfg->strategy),
-						S->m, miss, b, s,
-						bb && dd ? "are both scheduled" : "is never scheduled");
+				return sim_fail(
+					S, PP_EINVAL,
+					"%s with %d micro-batches: %s of micro-batch %d "
+					"on stage %d %s",
+					sim_strategy_name(S->cfg->strategy), S->m, miss, b, s,
+					bb && dd ? "are both scheduled" : "is never scheduled");
 		}
 	return 0;
 }
@@ -327,8 +340,7 @@ struct sim_times {
 static void times_init(struct sim_times *T, const struct sim_config *c, int N)
 {
 	static const double defaults[SIM_NTYPES] = { 1.0, 2.0, 1.0, 1.0 };
-	const double *given[SIM_NTYPES] = { c->forward, c->backward, c->backward_d,
-					    c->backward_w };
+	const double *given[SIM_NTYPES] = { c->forward, c->backward, c->backward_d, c->backward_w };
 	memset(T, 0, sizeof(*T));
 	for (int k = 0; k < SIM_NTYPES; k++) {
 		T->t[k] = xmalloc((size_t)N * sizeof(double));
@@ -353,8 +365,7 @@ static int32_t bwd_input(const struct sim_sched *S, int b, int s)
 
 /* The data dependency of single op (b, s, t) on device dev: its op index,
  * or -1 for none; *gap is the latency on the edge. */
-static int32_t data_dep(const struct sim_sched *S, int b, int s, int t, int dev,
-			double *gap)
+static int32_t data_dep(const struct sim_sched *S, int b, int s, int t, int dev, double *gap)
 {
 	double L = S->cfg->p2p;
 	int32_t x = -1;
@@ -491,8 +502,10 @@ static int sim_time(struct sim_sched *S, const struct sim_times *T, struct sim_p
 			if (!o->paired)
 				dur = T->t[o->type][o->stage];
 			else if (T->fb && isnan(T->fb[o->stage]))
-				return sim_fail(S, PP_EINVAL, "no overlapped time for stage %d "
-						"(device %d runs a pair there)", o->stage, d);
+				return sim_fail(S, PP_EINVAL,
+						"no overlapped time for stage %d "
+						"(device %d runs a pair there)",
+						o->stage, d);
 			else if (T->fb)
 				dur = T->fb[o->stage];
 			else
@@ -565,8 +578,7 @@ static void *big_alloc(size_t n, bool zero)
 	return p;
 }
 
-int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
-	    size_t errlen)
+int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err, size_t errlen)
 {
 	struct sim_sched S = { .cfg = cfg, .err = err, .errlen = errlen };
 	struct sim_times T;

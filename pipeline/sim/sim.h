@@ -43,14 +43,14 @@ enum sim_op_type { SIM_F = 0, SIM_B, SIM_D, SIM_W, SIM_NTYPES };
 struct sim_config {
 	enum sim_strategy strategy;
 	enum sim_model model;
-	enum sched_rule warmup; /* Megatron's warm-up rule (model/schedule.h);
+	enum sched_rule warmup;   /* Megatron's warm-up rule (model/schedule.h);
 				 * SCHED_CORE after sim_config_init() */
-	int devices;      /* p >= 1 */
-	int stages;       /* N, a multiple of p (see docs/sim-model.md §5) */
-	int microbatches; /* m >= 1 */
-	int group_size;   /* interleave: micro-batch group per virtual stage;
+	int devices;              /* p >= 1 */
+	int stages;               /* N, a multiple of p (see docs/sim-model.md §5) */
+	int microbatches;         /* m >= 1 */
+	int group_size;           /* interleave: micro-batch group per virtual stage;
 			   * 0 = p (ignored by 1f1b_interleave_overlap) */
-	double p2p;       /* P2P latency L >= 0 */
+	double p2p;               /* P2P latency L >= 0 */
 	const double *forward;    /* F, default 1 */
 	const double *backward;   /* whole B, default 2 (also in split mode) */
 	const double *backward_d; /* D, default 1 */
@@ -84,9 +84,9 @@ struct sim_result {
 	double ideal;                 /* the reference's ideal: m * sum_s(F+B) / p */
 	double reference_bubble_rate; /* (makespan - ideal) / ideal */
 	int ndevices;
-	struct sim_device *devices;   /* ndevices entries */
+	struct sim_device *devices; /* ndevices entries */
 	size_t nops;
-	struct sim_op *ops;           /* device 0's queue first, in queue order */
+	struct sim_op *ops; /* device 0's queue first, in queue order */
 };
 
 /* Sets defaults: 1F1B, megatron model, everything else 0/NULL. */
@@ -98,8 +98,7 @@ void sim_config_init(struct sim_config *cfg);
  * chosen model cannot build), PP_ECYCLE when the schedule deadlocks (the
  * message names the device and the op). On error a one-line
  * message (no trailing newline) is written to err. */
-int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err,
-	    size_t errlen);
+int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err, size_t errlen);
 
 /* Frees what sim_run allocated; res is zeroed. Accepts a zeroed result. */
 void sim_result_release(struct sim_result *res);

@@ -17,9 +17,8 @@
 #include "util/pp.h"
 #include "util/strbuf.h"
 
-static const char *const time_keys[SIM_T_N] = {
-	"forward", "backward", "backward_d", "backward_w", "overlapped"
-};
+static const char *const time_keys[SIM_T_N] = { "forward", "backward", "backward_d", "backward_w",
+						"overlapped" };
 
 void sim_input_init(struct sim_input *in)
 {
@@ -56,8 +55,8 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 }
 
 /* "1.5", "1,2,3" or "1 2 3" into t (kind 1 or 2). */
-static int parse_times(struct sim_times_in *t, const char *key, const char *text,
-		       char *err, size_t errlen)
+static int parse_times(struct sim_times_in *t, const char *key, const char *text, char *err,
+		       size_t errlen)
 {
 	struct sim_times_in n = { 0 };
 	const char *s = text;
@@ -75,7 +74,8 @@ static int parse_times(struct sim_times_in *t, const char *key, const char *text
 			free(n.v);
 			return fail(err, errlen, PP_EINVAL,
 				    "invalid %s time '%s': expected numbers >= 0, one "
-				    "for all stages or one per stage", key, text);
+				    "for all stages or one per stage",
+				    key, text);
 		}
 		if (n.n == alloc) {
 			alloc = alloc ? 2 * alloc : 8;
@@ -98,8 +98,8 @@ static int parse_times(struct sim_times_in *t, const char *key, const char *text
 	return 0;
 }
 
-static int parse_int(const char *key, const char *text, long min, long *out,
-		     char *err, size_t errlen)
+static int parse_int(const char *key, const char *text, long min, long *out, char *err,
+		     size_t errlen)
 {
 	char *end;
 	errno = 0;
@@ -108,8 +108,10 @@ static int parse_int(const char *key, const char *text, long min, long *out,
 	if (*end == '.' && strspn(end + 1, "0") == strlen(end + 1) && end[1])
 		end += strlen(end);
 	if (end == text || *end || errno || v < min || v > 100000000)
-		return fail(err, errlen, PP_EINVAL, "invalid %s '%s': expected an "
-			    "integer >= %ld", key, text, min);
+		return fail(err, errlen, PP_EINVAL,
+			    "invalid %s '%s': expected an "
+			    "integer >= %ld",
+			    key, text, min);
 	*out = v;
 	return 0;
 }
@@ -139,8 +141,7 @@ static bool int_setting(struct sim_input *in, const char *key, int **dst, bool *
 	return false;
 }
 
-int sim_input_set(struct sim_input *in, const char *key, const char *text,
-		  char *err, size_t errlen)
+int sim_input_set(struct sim_input *in, const char *key, const char *text, char *err, size_t errlen)
 {
 	long v = 0, min = 0;
 	int *dst;
@@ -150,9 +151,11 @@ int sim_input_set(struct sim_input *in, const char *key, const char *text,
 			return parse_times(&in->t[k], key, text, err, errlen);
 	if (!strcmp(key, "strategy")) {
 		if (sim_strategy_parse(text, &in->cfg.strategy))
-			return fail(err, errlen, PP_EINVAL, "unknown strategy '%s' (1f1b, "
+			return fail(err, errlen, PP_EINVAL,
+				    "unknown strategy '%s' (1f1b, "
 				    "interleave, zb1p, 1f1b_overlap, 1f1b_interleave_overlap, "
-				    "dualpipe, dualpipe_v)", text);
+				    "dualpipe, dualpipe_v)",
+				    text);
 	} else if (!strcmp(key, "model")) {
 		if (sim_model_parse(text, &in->cfg.model))
 			return fail(err, errlen, PP_EINVAL,
@@ -197,8 +200,7 @@ static const char *const ini_keys[] = { "strategy",   "model",        "warmup", 
 					"forward",    "backward",     "backward_d",    "backward_w",
 					"overlapped", "output",       "visualization", NULL };
 
-int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
-		       char *err, size_t errlen)
+int sim_input_load_ini(struct sim_input *in, const struct config *cfg, char *err, size_t errlen)
 {
 	char full[64], why[400];
 	config_check_known(cfg, "sim", ini_keys);
@@ -449,8 +451,8 @@ static char *ytrim(char *s)
 }
 
 /* Applies key = text (a flow list "[a, b]" is a comma list). */
-static int yset(struct sim_input *in, const char *path, int line, const char *key,
-		char *text, char *err, size_t errlen)
+static int yset(struct sim_input *in, const char *path, int line, const char *key, char *text,
+		char *err, size_t errlen)
 {
 	char why[400];
 	const char *canon = canon_key(key);
@@ -468,8 +470,7 @@ static int yset(struct sim_input *in, const char *path, int line, const char *ke
 	return 0;
 }
 
-int sim_input_load_yaml(struct sim_input *in, const char *path, char *err,
-			size_t errlen)
+int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_t errlen)
 {
 	struct strbuf list = STRBUF_INIT, text = STRBUF_INIT;
 	char key[128] = "", parent[128] = "";
@@ -551,16 +552,20 @@ static int resolve(struct sim_input *in, int k, int N, char *err, size_t errlen)
 	bool *set = xcalloc((size_t)N, sizeof(bool));
 	int rc = 0;
 	if (t->kind == 2 && t->n != N)
-		rc = fail(err, errlen, PP_EINVAL, "%s times: %d values for %d stages "
-			  "(give one value, or one per stage)", time_keys[k], t->n, N);
+		rc = fail(err, errlen, PP_EINVAL,
+			  "%s times: %d values for %d stages "
+			  "(give one value, or one per stage)",
+			  time_keys[k], t->n, N);
 	for (int s = 0; !rc && s < N; s++) {
 		a[s] = t->kind == 1 ? t->all : t->kind == 2 ? t->v[s] : defaults[k];
 		set[s] = t->kind != 3;
 	}
 	for (int i = 0; !rc && t->kind == 3 && i < t->n; i++) {
 		if (t->stage[i] >= N)
-			rc = fail(err, errlen, PP_EINVAL, "%s times: stage %d does not "
-				  "exist (%d stages)", time_keys[k], t->stage[i], N);
+			rc = fail(err, errlen, PP_EINVAL,
+				  "%s times: stage %d does not "
+				  "exist (%d stages)",
+				  time_keys[k], t->stage[i], N);
 		else {
 			a[t->stage[i]] = t->v[i];
 			set[t->stage[i]] = true;
@@ -584,25 +589,31 @@ int sim_input_finish(struct sim_input *in, char *err, size_t errlen)
 {
 	struct sim_config *c = &in->cfg;
 	bool v_shape = c->strategy == SIM_DUALPIPE_V;
-	bool interleave = c->strategy == SIM_INTERLEAVE ||
-			  c->strategy == SIM_1F1B_INTERLEAVE_OVERLAP;
+	bool interleave =
+		c->strategy == SIM_INTERLEAVE || c->strategy == SIM_1F1B_INTERLEAVE_OVERLAP;
 	if (!in->have_devices && !in->have_stages)
-		return fail(err, errlen, PP_EINVAL, "give the number of devices or stages "
+		return fail(err, errlen, PP_EINVAL,
+			    "give the number of devices or stages "
 			    "(--devices / --stages)");
 	if (!in->have_devices) {
 		if (interleave)
-			return fail(err, errlen, PP_EINVAL, "%s needs --devices as well as "
-				    "--stages", sim_strategy_name(c->strategy));
+			return fail(err, errlen, PP_EINVAL,
+				    "%s needs --devices as well as "
+				    "--stages",
+				    sim_strategy_name(c->strategy));
 		c->devices = v_shape ? (c->stages + 1) / 2 : c->stages;
 	}
 	if (!in->have_stages) {
 		if (interleave)
-			return fail(err, errlen, PP_EINVAL, "%s needs --stages as well as "
-				    "--devices", sim_strategy_name(c->strategy));
+			return fail(err, errlen, PP_EINVAL,
+				    "%s needs --stages as well as "
+				    "--devices",
+				    sim_strategy_name(c->strategy));
 		c->stages = v_shape ? 2 * c->devices : c->devices;
 	}
 	if (!in->have_microbatches)
-		return fail(err, errlen, PP_EINVAL, "give the number of micro-batches "
+		return fail(err, errlen, PP_EINVAL,
+			    "give the number of micro-batches "
 			    "(--microbatches)");
 	for (int k = 0; k < SIM_T_N; k++)
 		if (resolve(in, k, c->stages, err, errlen))

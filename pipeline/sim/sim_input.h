@@ -23,19 +23,19 @@ enum { SIM_T_F, SIM_T_B, SIM_T_D, SIM_T_W, SIM_T_FB, SIM_T_N };
 
 /* Times of one op type as given: all stages, a list, or a stage map. */
 struct sim_times_in {
-	int kind;       /* 0 absent, 1 one value for all, 2 list, 3 map */
+	int kind; /* 0 absent, 1 one value for all, 2 list, 3 map */
 	double all;
-	double *v;      /* list values or map values */
-	int *stage;     /* map keys (kind 3) */
+	double *v;  /* list values or map values */
+	int *stage; /* map keys (kind 3) */
 	int n;
 };
 
 struct sim_input {
-	struct sim_config cfg;      /* the result, valid after finish */
+	struct sim_config cfg; /* the result, valid after finish */
 	bool have_devices, have_stages, have_microbatches;
 	struct sim_times_in t[SIM_T_N];
-	double *arr[SIM_T_N];       /* resolved per-stage arrays (owned) */
-	char *output;               /* output prefix or NULL (owned) */
+	double *arr[SIM_T_N]; /* resolved per-stage arrays (owned) */
+	char *output;         /* output prefix or NULL (owned) */
 	bool no_visualization;
 	bool json;
 };
@@ -47,12 +47,11 @@ void sim_input_release(struct sim_input *in);
  * microbatches, group_size, p2p, forward, backward, backward_d, backward_w,
  * overlapped, output, visualization (bool). Returns 0, PP_ENOTFOUND for an
  * unknown key, PP_EINVAL for a bad value (message in err). */
-int sim_input_set(struct sim_input *in, const char *key, const char *text,
-		  char *err, size_t errlen);
+int sim_input_set(struct sim_input *in, const char *key, const char *text, char *err,
+		  size_t errlen);
 
 /* Applies the [sim] section of cfg (keys as above, "sim.<key>"). */
-int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
-		       char *err, size_t errlen);
+int sim_input_load_ini(struct sim_input *in, const struct config *cfg, char *err, size_t errlen);
 
 /* Applies a JSON config file: pipeline.py's keys (num_stages, num_batches,
  * forward_times, backward_times, output_file, p2p_time), PP-Schedule-Visualization's
@@ -60,14 +59,12 @@ int sim_input_load_ini(struct sim_input *in, const struct config *cfg,
  * op_times {forward, backward, backward_D, backward_W,
  * overlapped_forward_backward} as number, list or {"stage": time}) and our
  * own canonical keys. Unknown keys are warned about. */
-int sim_input_load_json(struct sim_input *in, const char *path, char *err,
-			size_t errlen);
+int sim_input_load_json(struct sim_input *in, const char *path, char *err, size_t errlen);
 
 /* Applies a YAML config of the subset pipeline.py documents: top-level
  * "key: value" lines, lists as "- item" lines or "[a, b]", and op_times
  * with one nested level; same keys as the JSON config. */
-int sim_input_load_yaml(struct sim_input *in, const char *path, char *err,
-			size_t errlen);
+int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_t errlen);
 
 /* True when the file's first non-blank byte is '{' (a JSON config). */
 bool sim_input_is_json(const char *path);

@@ -16,15 +16,15 @@
 struct sim_sched {
 	const struct sim_config *cfg;
 	int p, N, m, v, g;
-	bool split;            /* zb1p, dualpipe, dualpipe_v: D/W ops */
-	bool reference;        /* cfg->model == SIM_MODEL_REFERENCE */
-	struct sim_op *ops;    /* every device's queue, device 0 first */
+	bool split;         /* zb1p, dualpipe, dualpipe_v: D/W ops */
+	bool reference;     /* cfg->model == SIM_MODEL_REFERENCE */
+	struct sim_op *ops; /* every device's queue, device 0 first */
 	size_t n, cap;
-	size_t *dev_start;     /* p + 1 offsets into ops */
-	int32_t *idx;          /* (batch * N + stage) * SIM_NTYPES + type ->
+	size_t *dev_start; /* p + 1 offsets into ops */
+	int32_t *idx;      /* (batch * N + stage) * SIM_NTYPES + type ->
 				* op index + 1, 0 when not scheduled */
-	int cur_dev;           /* the device being generated */
-	int rc;                /* first error (sticky) */
+	int cur_dev;       /* the device being generated */
+	int rc;            /* first error (sticky) */
 	char *err;
 	size_t errlen;
 };

@@ -164,10 +164,10 @@ out:
  * its own forward and backward counters, and a FIFO of deferred W ops. */
 struct dp_state {
 	struct sim_sched *S;
-	int stage[2];   /* chunk/phase -> stage */
-	int fwd[2];     /* next forward batch per chunk */
-	int bwd[2];     /* next backward batch per chunk */
-	int32_t *wq_b;  /* FIFO of deferred W: batch, stage */
+	int stage[2];  /* chunk/phase -> stage */
+	int fwd[2];    /* next forward batch per chunk */
+	int bwd[2];    /* next backward batch per chunk */
+	int32_t *wq_b; /* FIFO of deferred W: batch, stage */
 	int32_t *wq_s;
 	size_t wq_head, wq_tail, wq_cap;
 };
@@ -186,8 +186,7 @@ static void dp_b(struct dp_state *st, int c, bool zb)
 	}
 	sim_emit(st->S, b, st->stage[c], SIM_D);
 	if (st->wq_tail == st->wq_cap) {
-		sim_fail(st->S, PP_EINVAL, "device %d: W queue overflow",
-			 st->S->cur_dev);
+		sim_fail(st->S, PP_EINVAL, "device %d: W queue overflow", st->S->cur_dev);
 		return;
 	}
 	st->wq_b[st->wq_tail] = b;
@@ -197,8 +196,8 @@ static void dp_b(struct dp_state *st, int c, bool zb)
 static void dp_w(struct dp_state *st)
 {
 	if (st->wq_head == st->wq_tail) {
-		sim_fail(st->S, PP_EINVAL,
-			 "device %d: no deferred W op left to run", st->S->cur_dev);
+		sim_fail(st->S, PP_EINVAL, "device %d: no deferred W op left to run",
+			 st->S->cur_dev);
 		return;
 	}
 	sim_emit(st->S, st->wq_b[st->wq_head], st->wq_s[st->wq_head], SIM_W);
@@ -270,8 +269,7 @@ static void order_dualpipe(struct sim_sched *S, int d, bool v_shape)
 		st.stage[1] = N - 1 - d;
 		dp_steps(&st, p, d, m - 2 * p + d + 1, d == p - 1);
 		if (st.wq_head != st.wq_tail && !S->rc)
-			sim_fail(S, PP_EINVAL,
-				 "dualpipe_v: device %d ends with %zu deferred W ops",
+			sim_fail(S, PP_EINVAL, "dualpipe_v: device %d ends with %zu deferred W ops",
 				 d, st.wq_tail - st.wq_head);
 	} else {
 		int h = p / 2, r = imin(d, p - 1 - d);

@@ -22,8 +22,7 @@ const char *sim_fmt_double(double d, char *buf, size_t len)
 	return buf;
 }
 
-void sim_report_table(FILE *out, const struct sim_config *cfg,
-		      const struct sim_result *res)
+void sim_report_table(FILE *out, const struct sim_config *cfg, const struct sim_result *res)
 {
 	char a[32], b[32], c[32];
 	fprintf(out, "%s, %d devices, %d stages, %d micro-batches, p2p %s, %s model%s\n\n",
@@ -33,18 +32,18 @@ void sim_report_table(FILE *out, const struct sim_config *cfg,
 	fprintf(out, "%6s %14s %14s %8s\n", "device", "busy", "idle", "bubble");
 	for (int d = 0; d < res->ndevices; d++) {
 		const struct sim_device *dv = &res->devices[d];
-		fprintf(out, "%6d %14s %14s %7.2f%%\n", d,
-			sim_fmt_double(dv->busy, a, sizeof(a)),
+		fprintf(out, "%6d %14s %14s %7.2f%%\n", d, sim_fmt_double(dv->busy, a, sizeof(a)),
 			sim_fmt_double(dv->idle, b, sizeof(b)), 100.0 * dv->bubble);
 	}
 	fprintf(out, "\nmakespan: %s\n", sim_fmt_double(res->makespan, a, sizeof(a)));
-	fprintf(out, "reference-style bubble rate, (makespan - ideal) / ideal: %s "
-		"(ideal %s)\n", sim_fmt_double(res->reference_bubble_rate, b, sizeof(b)),
+	fprintf(out,
+		"reference-style bubble rate, (makespan - ideal) / ideal: %s "
+		"(ideal %s)\n",
+		sim_fmt_double(res->reference_bubble_rate, b, sizeof(b)),
 		sim_fmt_double(res->ideal, c, sizeof(c)));
 }
 
-void sim_report_json(FILE *out, const struct sim_config *cfg,
-		     const struct sim_result *res)
+void sim_report_json(FILE *out, const struct sim_config *cfg, const struct sim_result *res)
 {
 	char a[32], b[32], c[32];
 	fprintf(out,
@@ -53,8 +52,10 @@ void sim_report_json(FILE *out, const struct sim_config *cfg,
 		sim_strategy_name(cfg->strategy), sim_model_name(cfg->model),
 		sched_rule_name(cfg->warmup), cfg->devices, cfg->stages, cfg->microbatches,
 		sim_fmt_double(cfg->p2p, a, sizeof(a)));
-	fprintf(out, "\"makespan\":%s,\"ideal\":%s,\"reference_bubble_rate\":%s,\n"
-		"\"devices\":[", sim_fmt_double(res->makespan, a, sizeof(a)),
+	fprintf(out,
+		"\"makespan\":%s,\"ideal\":%s,\"reference_bubble_rate\":%s,\n"
+		"\"devices\":[",
+		sim_fmt_double(res->makespan, a, sizeof(a)),
 		sim_fmt_double(res->ideal, b, sizeof(b)),
 		sim_fmt_double(res->reference_bubble_rate, c, sizeof(c)));
 	for (int d = 0; d < res->ndevices; d++) {
@@ -67,9 +68,10 @@ void sim_report_json(FILE *out, const struct sim_config *cfg,
 	fputs("],\n\"ops\":[", out);
 	for (size_t i = 0; i < res->nops; i++) {
 		const struct sim_op *o = &res->ops[i];
-		fprintf(out, "%s\n {\"device\":%d,\"stage\":%d,\"batch\":%d,\"type\":\"%s\","
-			"\"start\":%s,\"end\":%s}", i ? "," : "", o->device, o->stage,
-			o->batch, sim_op_type_name(o->type),
+		fprintf(out,
+			"%s\n {\"device\":%d,\"stage\":%d,\"batch\":%d,\"type\":\"%s\","
+			"\"start\":%s,\"end\":%s}",
+			i ? "," : "", o->device, o->stage, o->batch, sim_op_type_name(o->type),
 			sim_fmt_double(o->start, a, sizeof(a)),
 			sim_fmt_double(o->end, b, sizeof(b)));
 	}
@@ -83,39 +85,38 @@ static const char *const colors[SIM_NTYPES][4] = {
 	{ "#f2c46d", "#dc9a2e", "#a86f12", "#6e4708" }, /* D: amber */
 	{ "#8fd19e", "#4fae66", "#2e7d43", "#1a4d28" }, /* W: green */
 };
-static const char *const type_names[SIM_NTYPES] = {
-	"forward", "backward", "backward_D (input)", "backward_W (weight)"
-};
+static const char *const type_names[SIM_NTYPES] = { "forward", "backward", "backward_D (input)",
+						    "backward_W (weight)" };
 
 /* Which of a device's stages (0-based chunk) a stage is. */
 static int chunk_of(const struct sim_config *cfg, int stage, int device)
 {
 	switch (cfg->strategy) {
 	case SIM_DUALPIPE:
-	case SIM_DUALPIPE_V:
-		return stage == device ? 0 : 1;
-	default:
-		return stage / cfg->devices;
+	case SIM_DUALPIPE_V: return stage == device ? 0 : 1;
+	default: return stage / cfg->devices;
 	}
 }
 
-int sim_report_chart(const struct sim_config *cfg, const struct sim_result *res,
-		     const char *prefix, bool render, char *err, size_t errlen)
+int sim_report_chart(const struct sim_config *cfg, const struct sim_result *res, const char *prefix,
+		     bool render, char *err, size_t errlen)
 {
 	struct gantt *g = gantt_new();
 	char title[256], label[32], hover[160], a[32], b[32];
 	int nchunks = cfg->strategy == SIM_DUALPIPE || cfg->strategy == SIM_DUALPIPE_V
-		      ? 2 : cfg->stages / cfg->devices;
+			      ? 2
+			      : cfg->stages / cfg->devices;
 	int cls[SIM_NTYPES][4];
 	bool used[SIM_NTYPES] = { false };
 	int rc;
 
 	if (nchunks > 4)
 		nchunks = 4;
-	snprintf(title, sizeof(title), "%s: %d devices, %d stages, %d micro-batches, "
-		 "makespan %.6g, %s model", sim_strategy_name(cfg->strategy), cfg->devices,
-		 cfg->stages, cfg->microbatches, res->makespan,
-		 sim_model_name(cfg->model));
+	snprintf(title, sizeof(title),
+		 "%s: %d devices, %d stages, %d micro-batches, "
+		 "makespan %.6g, %s model",
+		 sim_strategy_name(cfg->strategy), cfg->devices, cfg->stages, cfg->microbatches,
+		 res->makespan, sim_model_name(cfg->model));
 	gantt_set_title(g, title);
 	gantt_set_xlabel(g, "Time (ms)");
 	gantt_set_ylabel(g, "Device");
@@ -131,21 +132,29 @@ int sim_report_chart(const struct sim_config *cfg, const struct sim_result *res,
 			if (!used[t])
 				continue;
 			if (nchunks > 1)
-				snprintf(label, sizeof(label), "%s %s", sim_op_type_name((enum sim_op_type)t),
-					 cfg->strategy == SIM_DUALPIPE || cfg->strategy == SIM_DUALPIPE_V
-					 ? (c ? "(second stage)" : "(first stage)") :
-					 c == 0 ? "chunk 0" : c == 1 ? "chunk 1" : c == 2 ? "chunk 2" : "chunk 3+");
+				snprintf(label, sizeof(label), "%s %s",
+					 sim_op_type_name((enum sim_op_type)t),
+					 cfg->strategy == SIM_DUALPIPE ||
+							 cfg->strategy == SIM_DUALPIPE_V
+						 ? (c ? "(second stage)" : "(first stage)")
+					 : c == 0 ? "chunk 0"
+					 : c == 1 ? "chunk 1"
+					 : c == 2 ? "chunk 2"
+						  : "chunk 3+");
 			cls[t][c] = gantt_add_class(g, nchunks > 1 ? label : type_names[t],
 						    colors[t][c]);
 		}
 	for (size_t i = 0; i < res->nops; i++) {
 		const struct sim_op *o = &res->ops[i];
 		int c = chunk_of(cfg, o->stage, o->device);
-		struct gantt_box box = {
-			.row = o->device, .cls = cls[o->type][c < 4 ? c : 3],
-			.x0 = o->start, .x1 = o->end, .y_off = 0, .height = 1,
-			.label = label, .hover = hover
-		};
+		struct gantt_box box = { .row = o->device,
+					 .cls = cls[o->type][c < 4 ? c : 3],
+					 .x0 = o->start,
+					 .x1 = o->end,
+					 .y_off = 0,
+					 .height = 1,
+					 .label = label,
+					 .hover = hover };
 		if (o->paired) { /* F on top, B below, in the pair's slot */
 			box.y_off = o->type == SIM_F ? 0 : 0.5;
 			box.height = 0.5;

@@ -11,13 +11,16 @@
 #include <stddef.h>
 
 struct arena {
-	struct arena_block *head; /* newest block first */
-	size_t used;              /* bytes handed out, for statistics */
-	size_t reserved;          /* bytes taken from malloc */
+	struct arena_block *head;  /* newest block first */
+	size_t used;               /* bytes handed out, for statistics */
+	size_t reserved;           /* bytes taken from malloc */
 	struct arena_owned *owned; /* adopted malloc blocks (arena_adopt) */
 };
 
-#define ARENA_INIT { NULL, 0, 0, NULL }
+#define ARENA_INIT               \
+	{                        \
+		NULL, 0, 0, NULL \
+	}
 
 void arena_init(struct arena *a);
 /* Frees every block; the arena is empty and reusable afterwards. */

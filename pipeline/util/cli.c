@@ -51,8 +51,8 @@ static bool is_long_opt(const struct cli_cmd *cmd, const char *a)
 	       (find_long(cmd, a + 2) || !strcmp(a, "--help"));
 }
 
-static int take_args(const struct cli_cmd *cmd, struct cli_state *st,
-		     const struct cli_opt *o, const char *inline_arg)
+static int take_args(const struct cli_cmd *cmd, struct cli_state *st, const struct cli_opt *o,
+		     const char *inline_arg)
 {
 	st->opt = o;
 	st->arg = NULL;
@@ -60,8 +60,8 @@ static int take_args(const struct cli_cmd *cmd, struct cli_state *st,
 	st->nargs = 0;
 	if (!o->arg) {
 		if (inline_arg) {
-			fprintf(stderr, "%s: error: option --%s takes no value\n",
-				cmd->name, o->name);
+			fprintf(stderr, "%s: error: option --%s takes no value\n", cmd->name,
+				o->name);
 			cli_usage(cmd);
 			return CLI_ERR;
 		}
@@ -100,8 +100,7 @@ int cli_next(const struct cli_cmd *cmd, struct cli_state *st)
 	if (st->bundle && *st->bundle) {
 		const struct cli_opt *o = find_short(cmd, *st->bundle);
 		if (!o) {
-			fprintf(stderr, "%s: error: unknown option -%c\n", cmd->name,
-				*st->bundle);
+			fprintf(stderr, "%s: error: unknown option -%c\n", cmd->name, *st->bundle);
 			cli_usage(cmd);
 			return CLI_ERR;
 		}
@@ -129,8 +128,7 @@ int cli_next(const struct cli_cmd *cmd, struct cli_state *st)
 			const char *eq = strchr(a + 2, '=');
 			const struct cli_opt *o = find_long(cmd, a + 2);
 			if (!o) {
-				fprintf(stderr, "%s: error: unknown option '%s'\n",
-					cmd->name, a);
+				fprintf(stderr, "%s: error: unknown option '%s'\n", cmd->name, a);
 				cli_usage(cmd);
 				return CLI_ERR;
 			}
@@ -167,15 +165,13 @@ void cli_usage(const struct cli_cmd *cmd)
 
 void cli_help(const struct cli_cmd *cmd, FILE *out)
 {
-	fprintf(out, "usage: %s\n\n%s\n\noptions:\n", cmd->synopsis,
-		cmd->summary);
+	fprintf(out, "usage: %s\n\n%s\n\noptions:\n", cmd->synopsis, cmd->summary);
 	for (const struct cli_opt *o = cmd->opts; o && o->name; o++) {
 		char left[64], sh[8] = "    ";
 		if (o->short_name)
 			snprintf(sh, sizeof(sh), "-%c, ", o->short_name);
-		snprintf(left, sizeof(left), "%s--%s%s%s%s", sh, o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "",
-			 (o->flags & CLI_MULTI) ? "..." : "");
+		snprintf(left, sizeof(left), "%s--%s%s%s%s", sh, o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "", (o->flags & CLI_MULTI) ? "..." : "");
 		fprintf(out, "  %-30s %s\n", left, o->help);
 	}
 	fprintf(out, "  %-30s %s\n", "-h, --help", "show this help and exit");
@@ -190,12 +186,10 @@ void cli_help(const struct cli_cmd *cmd, FILE *out)
 		fprintf(out, "\nexample:\n%s\n", cmd->example);
 }
 
-int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st,
-		  const char *why)
+int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st, const char *why)
 {
-	fprintf(stderr, "%s: error: invalid value '%s' for --%s: %s\n",
-		cmd->name, st->arg ? st->arg : "", st->opt ? st->opt->name : "?",
-		why);
+	fprintf(stderr, "%s: error: invalid value '%s' for --%s: %s\n", cmd->name,
+		st->arg ? st->arg : "", st->opt ? st->opt->name : "?", why);
 	cli_usage(cmd);
 	return CLI_ERR;
 }

@@ -18,20 +18,20 @@
 enum { CLI_MULTI = 1 };
 
 struct cli_opt {
-	const char *name;  /* long name without "--" */
-	int short_name;    /* single letter or 0 */
-	const char *arg;   /* placeholder such as "<n>", NULL for a flag */
-	const char *help;  /* one line */
-	int id;            /* returned by cli_next; must be > 0 */
-	unsigned flags;    /* CLI_MULTI */
+	const char *name; /* long name without "--" */
+	int short_name;   /* single letter or 0 */
+	const char *arg;  /* placeholder such as "<n>", NULL for a flag */
+	const char *help; /* one line */
+	int id;           /* returned by cli_next; must be > 0 */
+	unsigned flags;   /* CLI_MULTI */
 };
 
 struct cli_cmd {
-	const char *name;     /* "ppbatch" */
-	const char *synopsis; /* git notation, one or more lines */
-	const char *summary;  /* one sentence */
+	const char *name;           /* "ppbatch" */
+	const char *synopsis;       /* git notation, one or more lines */
+	const char *summary;        /* one sentence */
 	const struct cli_opt *opts; /* terminated by an entry with name NULL */
-	const char *example;  /* one or more example lines */
+	const char *example;        /* one or more example lines */
 	/* The lines under "exit status:" in --help, each "  N  what"; NULL for
 	 * the statuses ppbatch and ppagg share (cli.c). */
 	const char *exit_status;
@@ -40,21 +40,21 @@ struct cli_cmd {
 struct cli_state {
 	int argc;
 	char **argv;
-	int i;            /* next argv index */
+	int i;              /* next argv index */
 	const char *bundle; /* rest of a bundled short-option group */
-	int npos;         /* positional arguments collected so far */
-	char **pos;       /* positional arguments, in order (points into argv) */
+	int npos;           /* positional arguments collected so far */
+	char **pos;         /* positional arguments, in order (points into argv) */
 	/* Set by cli_next: */
-	const char *arg;  /* the option's argument (first one for CLI_MULTI) */
-	char **args;      /* CLI_MULTI: all arguments, nargs of them */
+	const char *arg; /* the option's argument (first one for CLI_MULTI) */
+	char **args;     /* CLI_MULTI: all arguments, nargs of them */
 	int nargs;
 	const struct cli_opt *opt;
 };
 
 enum {
-	CLI_END = 0,    /* no more options; positionals are in st->pos */
-	CLI_ERR = -1,   /* usage error, already reported on stderr */
-	CLI_HELP = -2   /* --help / -h was printed on stdout */
+	CLI_END = 0,  /* no more options; positionals are in st->pos */
+	CLI_ERR = -1, /* usage error, already reported on stderr */
+	CLI_HELP = -2 /* --help / -h was printed on stdout */
 };
 
 /* Prepares st to walk argv[1..argc). pos is allocated with room for argc. */
@@ -74,8 +74,7 @@ void cli_help(const struct cli_cmd *cmd, FILE *out);
 /* "usage: <synopsis>" plus a hint, on stderr. */
 void cli_usage(const struct cli_cmd *cmd);
 /* Reports "invalid value for --name: ..." and returns CLI_ERR. */
-int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st,
-		  const char *why);
+int cli_bad_value(const struct cli_cmd *cmd, const struct cli_state *st, const char *why);
 
 /* The option's argument as an integer in [min, max] into *out: 0, or
  * CLI_ERR after reporting "invalid value for --name: expected an integer

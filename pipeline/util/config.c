@@ -43,8 +43,7 @@ void config_free(struct config *cfg)
 	free(cfg);
 }
 
-static int on_entry(void *user, const char *section, const char *name,
-		    const char *value)
+static int on_entry(void *user, const char *section, const char *name, const char *value)
 {
 	struct config *cfg = user;
 	if (!name) /* a section header alone */
@@ -67,8 +66,7 @@ struct config *config_load(const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		snprintf(err, errlen, "cannot open config file '%s': %s", path,
-			 strerror(errno));
+		snprintf(err, errlen, "cannot open config file '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	struct config *cfg = config_new();
@@ -76,8 +74,10 @@ struct config *config_load(const char *path, char *err, size_t errlen)
 	int rc = ini_parse_file(f, on_entry, cfg);
 	fclose(f);
 	if (rc != 0) {
-		snprintf(err, errlen, "%s:%d: malformed line (expected "
-			 "'[section]' or 'key = value')", path, rc);
+		snprintf(err, errlen,
+			 "%s:%d: malformed line (expected "
+			 "'[section]' or 'key = value')",
+			 path, rc);
 		config_free(cfg);
 		return NULL;
 	}
@@ -130,14 +130,13 @@ int config_get_long(const struct config *cfg, const char *key, long *out, char *
 	return config_get_long_in(cfg, key, LONG_MIN, LONG_MAX, out, err, errlen);
 }
 
-int config_get_double(const struct config *cfg, const char *key, double *out,
-		      char *err, size_t errlen)
+int config_get_double(const struct config *cfg, const char *key, double *out, char *err,
+		      size_t errlen)
 {
 	return config_get_double_in(cfg, key, -HUGE_VAL, HUGE_VAL, out, err, errlen);
 }
 
-int config_get_bool(const struct config *cfg, const char *key, bool *out,
-		    char *err, size_t errlen)
+int config_get_bool(const struct config *cfg, const char *key, bool *out, char *err, size_t errlen)
 {
 	const char *s = config_get(cfg, key);
 	if (!s)
@@ -191,8 +190,7 @@ size_t config_get_list(const struct config *cfg, const char *key,
 	return count;
 }
 
-size_t config_check_known(const struct config *cfg, const char *section,
-			  const char *const *known)
+size_t config_check_known(const struct config *cfg, const char *section, const char *const *known)
 {
 	size_t unknown = 0, plen = strlen(section);
 	if (!cfg)

@@ -27,12 +27,10 @@ void config_free(struct config *cfg);
 const char *config_get(const struct config *cfg, const char *key);
 /* Typed getters: return 0 and set *out, 1 if the key is absent (*out kept),
  * PP_EINVAL with a message in err if the value is malformed. */
-int config_get_long(const struct config *cfg, const char *key, long *out,
-		    char *err, size_t errlen);
-int config_get_double(const struct config *cfg, const char *key, double *out,
-		      char *err, size_t errlen);
-int config_get_bool(const struct config *cfg, const char *key, bool *out,
-		    char *err, size_t errlen);
+int config_get_long(const struct config *cfg, const char *key, long *out, char *err, size_t errlen);
+int config_get_double(const struct config *cfg, const char *key, double *out, char *err,
+		      size_t errlen);
+int config_get_bool(const struct config *cfg, const char *key, bool *out, char *err, size_t errlen);
 /* The same with a range: PP_EINVAL ("config key K: expected an integer
  * from MIN to MAX, got 'V'") for a value outside [min, max]. */
 int config_get_long_in(const struct config *cfg, const char *key, long min, long max, long *out,
@@ -46,7 +44,6 @@ size_t config_get_list(const struct config *cfg, const char *key,
 		       void (*fn)(void *ctx, const char *item), void *ctx);
 /* Warns about each key in a section starting with `section_prefix` that is
  * not in the NULL-terminated `known` list. Returns the count of unknown keys. */
-size_t config_check_known(const struct config *cfg, const char *section,
-			  const char *const *known);
+size_t config_check_known(const struct config *cfg, const char *section, const char *const *known);
 
 #endif

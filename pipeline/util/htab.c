@@ -60,8 +60,7 @@ static uint64_t hash_run(const unsigned char *s, size_t n, uint64_t h)
 		if (n >= 4)
 			w = (uint64_t)load4(s) << 32 | load4(s + n - 4);
 		else
-			w = (uint64_t)s[0] << 16 | (uint64_t)s[n >> 1] << 8 |
-			    s[n - 1];
+			w = (uint64_t)s[0] << 16 | (uint64_t)s[n >> 1] << 8 | s[n - 1];
 		h = mum(w ^ M3, h ^ M1 ^ n);
 	}
 	return h;

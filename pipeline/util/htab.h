@@ -18,8 +18,8 @@ uint64_t pp_hash_u64(uint64_t x);
 
 struct imap {
 	int64_t *keys;
-	uint32_t *vals;  /* IMAP_EMPTY marks a free slot */
-	size_t cap, n;   /* cap is 0 or a power of two */
+	uint32_t *vals; /* IMAP_EMPTY marks a free slot */
+	size_t cap, n;  /* cap is 0 or a power of two */
 };
 
 #define IMAP_EMPTY UINT32_MAX
@@ -37,10 +37,10 @@ uint32_t *imap_ref(struct imap *m, int64_t key, uint32_t init);
  * seen go to a direct array (sequential, cache-friendly); others (far away,
  * below it, or sparse) fall back to an imap. Same contract as imap. */
 struct cmap {
-	int64_t base;      /* the first id seen */
-	uint32_t *dense;   /* dense[id - base], IMAP_EMPTY = absent */
-	size_t cap;        /* slots in dense */
-	size_t n;          /* ids stored (dense + sparse) */
+	int64_t base;    /* the first id seen */
+	uint32_t *dense; /* dense[id - base], IMAP_EMPTY = absent */
+	size_t cap;      /* slots in dense */
+	size_t n;        /* ids stored (dense + sparse) */
 	bool has_base;
 	struct imap sparse;
 };

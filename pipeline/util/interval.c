@@ -43,8 +43,7 @@ int64_t ivl_union(struct ivl *v, size_t n)
 	return ivl_total(v, ivl_merge(v, n));
 }
 
-int64_t ivl_overlap(const struct ivl *a, size_t na, const struct ivl *b,
-		    size_t nb)
+int64_t ivl_overlap(const struct ivl *a, size_t na, const struct ivl *b, size_t nb)
 {
 	size_t i = 0, j = 0;
 	int64_t t = 0;

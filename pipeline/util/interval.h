@@ -22,7 +22,6 @@ int64_t ivl_total(const struct ivl *merged, size_t k);
 /* Convenience: ivl_total(v, ivl_merge(v, n)); reorders v. */
 int64_t ivl_union(struct ivl *v, size_t n);
 /* Length of the intersection of two merged lists (linear sweep). */
-int64_t ivl_overlap(const struct ivl *a, size_t na, const struct ivl *b,
-		    size_t nb);
+int64_t ivl_overlap(const struct ivl *a, size_t na, const struct ivl *b, size_t nb);
 
 #endif

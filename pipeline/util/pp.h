@@ -56,8 +56,7 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "prog: fatal: ..." on stderr, then exit(PP_EXIT_FATAL). For cmd/, and for
  * out of memory (the allocators below; docs/contracts.md §7). */
-__attribute__((noreturn)) void die(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+__attribute__((noreturn)) void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Allocation, everywhere (cmd/, the library, tests): a failed one ends the
  * process with "prog: fatal: out of memory allocating N bytes", exit 3.

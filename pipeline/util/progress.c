@@ -21,8 +21,8 @@ static void clear_for_report(void *ctx)
 	clear_line(ctx);
 }
 
-void progress_init(struct progress *p, FILE *out, bool tty, bool quiet,
-		   int64_t files_total, int64_t bytes_total)
+void progress_init(struct progress *p, FILE *out, bool tty, bool quiet, int64_t files_total,
+		   int64_t bytes_total)
 {
 	memset(p, 0, sizeof(*p));
 	p->out = out;
@@ -45,7 +45,8 @@ static void draw(struct progress *p)
 {
 	enum { WIDTH = 30 };
 	double frac = p->bytes_total > 0 ? (double)p->bytes_done / (double)p->bytes_total
-		      : p->files_total ? (double)p->files_done / (double)p->files_total : 1;
+		      : p->files_total   ? (double)p->files_done / (double)p->files_total
+					 : 1;
 	double mbps = progress_mbps(p);
 	char bar[WIDTH + 1], eta[32] = "--:--";
 	int fill = (int)(frac * WIDTH + 0.5);
@@ -56,8 +57,8 @@ static void draw(struct progress *p)
 		long s = (long)((double)(p->bytes_total - p->bytes_done) / 1e6 / mbps);
 		snprintf(eta, sizeof(eta), "%ld:%02ld", s / 60, s % 60);
 	}
-	fprintf(p->out, "\r\033[K[%s] %lld/%lld files, %.1f MB/s, ETA %s",
-		bar, (long long)p->files_done, (long long)p->files_total, mbps, eta);
+	fprintf(p->out, "\r\033[K[%s] %lld/%lld files, %.1f MB/s, ETA %s", bar,
+		(long long)p->files_done, (long long)p->files_total, mbps, eta);
 	if (p->failed)
 		fprintf(p->out, ", %lld failed", (long long)p->failed);
 	fflush(p->out);
@@ -65,8 +66,7 @@ static void draw(struct progress *p)
 	p->last_draw_ns = pp_now_ns();
 }
 
-void progress_file_done(struct progress *p, int64_t bytes, bool failed,
-			const char *line)
+void progress_file_done(struct progress *p, int64_t bytes, bool failed, const char *line)
 {
 	p->files_done++;
 	p->bytes_done += bytes;

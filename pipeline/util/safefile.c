@@ -54,8 +54,8 @@ static int open_start(int atfd, const char *path)
 	return openat(atfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
-static int walk(int atfd, const char *path, unsigned flags, bool create,
-		int *links, int *out, char *err, size_t errlen);
+static int walk(int atfd, const char *path, unsigned flags, bool create, int *links, int *out,
+		char *err, size_t errlen);
 
 /* comp in cur did not open as a folder (ELOOP/ENOTDIR): follow it if it is
  * a symlink we may follow. On success *out is the target folder. Messages
@@ -80,8 +80,7 @@ static int follow_link(int cur, const char *comp, const char *path, int shown, u
 		rc = fail(ENOTDIR, err, errlen, "'%.*s' is not a folder", shown, path);
 		goto out_close;
 	}
-	if ((flags & SAFE_NOFOLLOW) ||
-	    (st.st_uid != geteuid() && st.st_uid != 0)) {
+	if ((flags & SAFE_NOFOLLOW) || (st.st_uid != geteuid() && st.st_uid != 0)) {
 		rc = fail(ELOOP, err, errlen, "refusing to follow symlink '%.*s' (owned by uid %u)",
 			  shown, path, (unsigned)st.st_uid);
 		goto out_close;
@@ -103,8 +102,8 @@ out_close:
 	return rc;
 }
 
-static int walk(int atfd, const char *path, unsigned flags, bool create,
-		int *links, int *out, char *err, size_t errlen)
+static int walk(int atfd, const char *path, unsigned flags, bool create, int *links, int *out,
+		char *err, size_t errlen)
 {
 	int rc = 0;
 	if (!path[0])
@@ -112,8 +111,7 @@ static int walk(int atfd, const char *path, unsigned flags, bool create,
 	char *copy = xstrdup(path);
 	int cur = open_start(atfd, path);
 	if (cur < 0) {
-		rc = fail(errno, err, errlen, "cannot open '%s': %s", path,
-			  strerror(errno));
+		rc = fail(errno, err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		goto out_free;
 	}
 	char *p = copy;
@@ -160,15 +158,13 @@ out_free:
 	return rc;
 }
 
-int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd,
-		 char *err, size_t errlen)
+int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd, char *err, size_t errlen)
 {
 	int links = 0;
 	return walk(atfd, path, flags, false, &links, dirfd, err, errlen);
 }
 
-int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd,
-		char *err, size_t errlen)
+int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd, char *err, size_t errlen)
 {
 	int links = 0;
 	return walk(atfd, path, flags, true, &links, dirfd, err, errlen);
@@ -176,8 +172,7 @@ int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd,
 
 static bool valid_name(const char *name)
 {
-	return name[0] && !strchr(name, '/') && strcmp(name, ".") &&
-	       strcmp(name, "..");
+	return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
 static void release(struct safefile *sf)
@@ -191,8 +186,7 @@ static void release(struct safefile *sf)
 	sf->tmpname[0] = '\0';
 }
 
-int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err,
-		  size_t errlen)
+int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err, size_t errlen)
 {
 	int fd = -1;
 	memset(sf, 0, sizeof(*sf));
@@ -201,18 +195,15 @@ int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err,
 		return fail(EINVAL, err, errlen, "invalid file name '%s'", name);
 	sf->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	if (sf->dirfd < 0)
-		return fail(errno, err, errlen, "bad folder for '%s': %s", name,
-			    strerror(errno));
+		return fail(errno, err, errlen, "bad folder for '%s': %s", name, strerror(errno));
 	sf->name = xstrdup(name);
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
 		unsigned long long r = 0;
 		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
-			r = (unsigned long long)pp_now_ns() ^
-			    ((unsigned long long)getpid() << 32);
+			r = (unsigned long long)pp_now_ns() ^ ((unsigned long long)getpid() << 32);
 		snprintf(sf->tmpname, sizeof(sf->tmpname), ".pp-%016llx.tmp", r);
 		fd = openat(sf->dirfd, sf->tmpname,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0666);
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -220,22 +211,19 @@ int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err,
 		int e = errno;
 		sf->tmpname[0] = '\0';
 		release(sf);
-		return fail(e, err, errlen, "cannot create a file for '%s': %s",
-			    name, strerror(e));
+		return fail(e, err, errlen, "cannot create a file for '%s': %s", name, strerror(e));
 	}
 	sf->fp = fdopen(fd, "w");
 	if (!sf->fp) {
 		int e = errno;
 		close(fd);
 		safefile_abort(sf);
-		return fail(e, err, errlen, "cannot open '%s': %s", name,
-			    strerror(e));
+		return fail(e, err, errlen, "cannot open '%s': %s", name, strerror(e));
 	}
 	return 0;
 }
 
-int safefile_open_path(struct safefile *sf, const char *path, char *err,
-		       size_t errlen)
+int safefile_open_path(struct safefile *sf, const char *path, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
@@ -271,14 +259,12 @@ int safefile_commit(struct safefile *sf, char *err, size_t errlen)
 		e = errno;
 	sf->fp = NULL;
 	if (e) {
-		rc = fail(e, err, errlen, "cannot write '%s': %s", sf->name,
-			  strerror(e));
+		rc = fail(e, err, errlen, "cannot write '%s': %s", sf->name, strerror(e));
 		goto out_unlink;
 	}
 	if (renameat(sf->dirfd, sf->tmpname, sf->dirfd, sf->name) < 0) {
 		e = errno;
-		rc = fail(e, err, errlen, "cannot rename to '%s': %s", sf->name,
-			  strerror(e));
+		rc = fail(e, err, errlen, "cannot rename to '%s': %s", sf->name, strerror(e));
 		goto out_unlink;
 	}
 	release(sf);
@@ -301,8 +287,8 @@ void safefile_abort(struct safefile *sf)
 		release(sf);
 }
 
-int safefile_write(int dirfd, const char *name, const void *data, size_t len,
-		   char *err, size_t errlen)
+int safefile_write(int dirfd, const char *name, const void *data, size_t len, char *err,
+		   size_t errlen)
 {
 	struct safefile sf;
 	int rc = safefile_open(&sf, dirfd, name, err, errlen);
@@ -311,8 +297,7 @@ int safefile_write(int dirfd, const char *name, const void *data, size_t len,
 	if (len && fwrite(data, 1, len, sf.fp) != len) {
 		int e = errno ? errno : EIO;
 		safefile_abort(&sf);
-		return fail(e, err, errlen, "cannot write '%s': %s", name,
-			    strerror(e));
+		return fail(e, err, errlen, "cannot write '%s': %s", name, strerror(e));
 	}
 	return safefile_commit(&sf, err, errlen);
 }

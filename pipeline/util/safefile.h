@@ -31,33 +31,29 @@ enum {
 /* Opens the folder `path` (relative to atfd, or absolute; atfd may be
  * AT_FDCWD) as a directory fd (O_DIRECTORY|O_CLOEXEC), resolving it one
  * component at a time under the symlink rule above. The caller closes *dirfd. */
-int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd,
-		 char *err, size_t errlen);
+int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd, char *err, size_t errlen);
 
 /* mkdir -p: like safe_opendir() but creates missing components with mode
  * 0777 & ~umask. Components it creates are reopened with O_NOFOLLOW, so a
  * folder swapped for a symlink in between is refused. */
-int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd,
-		char *err, size_t errlen);
+int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd, char *err, size_t errlen);
 
 /* An output file being written. Embedded by the caller; fields are private
  * except fp. */
 struct safefile {
-	FILE *fp;          /* write the content here (stdio, fully buffered) */
-	int dirfd;         /* the folder, owned by the safefile */
-	char *name;        /* final name (one component) */
-	char tmpname[64];  /* temporary name in the same folder */
+	FILE *fp;         /* write the content here (stdio, fully buffered) */
+	int dirfd;        /* the folder, owned by the safefile */
+	char *name;       /* final name (one component) */
+	char tmpname[64]; /* temporary name in the same folder */
 };
 
 /* Starts writing `name` (a single path component: no '/', not "." or "..")
  * in the folder dirfd (borrowed: it is dup'ed). On success sf->fp is open. */
-int safefile_open(struct safefile *sf, int dirfd, const char *name,
-		  char *err, size_t errlen);
+int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err, size_t errlen);
 
 /* Starts writing the file at `path`: its folder is opened with
  * safe_opendir(AT_FDCWD, dirname) (it must exist), then safefile_open(). */
-int safefile_open_path(struct safefile *sf, const char *path, char *err,
-		       size_t errlen);
+int safefile_open_path(struct safefile *sf, const char *path, char *err, size_t errlen);
 
 /* Flushes, closes and renames the temporary file to its final name. On any
  * failure (a full disk shows up here) the temporary file is removed and the
@@ -73,7 +69,7 @@ void safefile_abort(struct safefile *sf);
 int safe_mkdir_p(const char *path, char *err, size_t errlen);
 
 /* Writes `len` bytes of data as dirfd/name in one go (open, write, commit). */
-int safefile_write(int dirfd, const char *name, const void *data, size_t len,
-		   char *err, size_t errlen);
+int safefile_write(int dirfd, const char *name, const void *data, size_t len, char *err,
+		   size_t errlen);
 
 #endif

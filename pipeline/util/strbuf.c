@@ -82,8 +82,7 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
 	va_list cp;
 	va_copy(cp, ap);
-	int n = vsnprintf(sb->buf + sb->len, sb->alloc ? sb->alloc - sb->len : 0,
-			  fmt, cp);
+	int n = vsnprintf(sb->buf + sb->len, sb->alloc ? sb->alloc - sb->len : 0, fmt, cp);
 	va_end(cp);
 	if (n < 0)
 		return;

@@ -18,7 +18,10 @@ struct strbuf {
 };
 
 extern char strbuf_slopbuf[];
-#define STRBUF_INIT { 0, 0, strbuf_slopbuf }
+#define STRBUF_INIT                  \
+	{                            \
+		0, 0, strbuf_slopbuf \
+	}
 
 void strbuf_init(struct strbuf *sb, size_t hint);
 void strbuf_release(struct strbuf *sb);
@@ -31,8 +34,7 @@ void strbuf_addch(struct strbuf *sb, int c);
 /* Appends the folder of path: what comes before its last '/', "/" when
  * that '/' is its first byte, "." when it has none ("a/b" -> "a"). */
 void strbuf_add_folder(struct strbuf *sb, const char *path);
-void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 /* Appends s as a JSON string literal, quotes included. */

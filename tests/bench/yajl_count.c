@@ -59,15 +59,33 @@ static int on_scalar(void *ctx)
 	return 1;
 }
 
-static int on_null(void *ctx) { return on_scalar(ctx); }
-static int on_bool(void *ctx, int b) { (void)b; return on_scalar(ctx); }
-static int on_number(void *ctx, const char *n, size_t l) { (void)n; (void)l; return on_scalar(ctx); }
-static int on_string(void *ctx, const unsigned char *v, size_t l) { (void)v; (void)l; return on_scalar(ctx); }
+static int on_null(void *ctx)
+{
+	return on_scalar(ctx);
+}
+static int on_bool(void *ctx, int b)
+{
+	(void)b;
+	return on_scalar(ctx);
+}
+static int on_number(void *ctx, const char *n, size_t l)
+{
+	(void)n;
+	(void)l;
+	return on_scalar(ctx);
+}
+static int on_string(void *ctx, const unsigned char *v, size_t l)
+{
+	(void)v;
+	(void)l;
+	return on_scalar(ctx);
+}
 
 int main(int argc, char **argv)
 {
-	static const yajl_callbacks cb = { on_null, on_bool, NULL, NULL, on_number, on_string,
-					   on_start_map, on_key, on_end, on_start_array, on_end };
+	static const yajl_callbacks cb = { on_null,   on_bool,        NULL,         NULL,
+					   on_number, on_string,      on_start_map, on_key,
+					   on_end,    on_start_array, on_end };
 	struct state s = { 0, 0, 0, 0 };
 	if (argc != 2) {
 		fprintf(stderr, "usage: yajl_count <trace.json>\n");

@@ -18,8 +18,13 @@ static void on_item(void *ctx, const char *item)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const keys[] = { "batch.processes", "sim.strategy", "agg.out",
-					    "patterns.forward_step", "a.b", ".", NULL };
+	static const char *const keys[] = { "batch.processes",
+					    "sim.strategy",
+					    "agg.out",
+					    "patterns.forward_step",
+					    "a.b",
+					    ".",
+					    NULL };
 	static const char *const known[] = { "processes", NULL };
 	char path[64], err[256];
 	int fd = memfd_create("fuzz-config", 0);

@@ -18,13 +18,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c)                                                                 \
-	do {                                                                     \
-		if (!(c)) {                                                      \
-			fprintf(stderr, "fuzz_pptimer: invariant failed: %s (line %d)\n", \
-				#c, __LINE__);                                   \
-			abort();                                                 \
-		}                                                                \
+#define CHECK(c)                                                                              \
+	do {                                                                                  \
+		if (!(c)) {                                                                   \
+			fprintf(stderr, "fuzz_pptimer: invariant failed: %s (line %d)\n", #c, \
+				__LINE__);                                                    \
+			abort();                                                              \
+		}                                                                             \
 	} while (0)
 
 static bool terminated(const char *s, size_t cap)
@@ -61,8 +61,9 @@ static void check_read(const char *path, bool vpp)
 		CHECK(s->end_ns >= -9000000000000000 && s->end_ns <= 9000000000000000);
 		if (i) {
 			const struct pptimer_step *r = &f.steps[i - 1];
-			bool before = r->phase != s->phase ? r->phase < s->phase :
-				      r->chunk != s->chunk ? r->chunk < s->chunk : r->mb < s->mb;
+			bool before = r->phase != s->phase   ? r->phase < s->phase
+				      : r->chunk != s->chunk ? r->chunk < s->chunk
+							     : r->mb < s->mb;
 			CHECK(before);
 		}
 	}
@@ -88,8 +89,8 @@ static void check_name(const char *base)
 	else
 		snprintf(vname, sizeof(vname), "%d", n.vpp);
 	snprintf(again, sizeof(again),
-		 "event_times_PP%d_VPP%s_TPxCPxDP_rank_%lld_pp_rank_%d_rank_%lld.json", n.pp,
-		 vname, (long long)n.dp_rank, n.pp_rank, (long long)n.rank);
+		 "event_times_PP%d_VPP%s_TPxCPxDP_rank_%lld_pp_rank_%d_rank_%lld.json", n.pp, vname,
+		 (long long)n.dp_rank, n.pp_rank, (long long)n.rank);
 	CHECK(pptimer_parse_name(again, &m, why, sizeof(why)) == 0);
 	CHECK(m.pp == n.pp && m.vpp == n.vpp && m.vpp_none == n.vpp_none &&
 	      m.dp_rank == n.dp_rank && m.pp_rank == n.pp_rank && m.rank == n.rank);

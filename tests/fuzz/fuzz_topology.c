@@ -14,8 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct topology t = TOPOLOGY_INIT;
 	topo_init(&t);
-	if (topo_parse_text(&t, (const char *)data, size, "fuzz") == 0 &&
-	    t.world <= (1 << 16))
+	if (topo_parse_text(&t, (const char *)data, size, "fuzz") == 0 && t.world <= (1 << 16))
 		topo_index(&t);
 	topo_release(&t);
 

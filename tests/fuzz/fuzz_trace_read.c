@@ -59,13 +59,13 @@ static uint64_t event_hash(const struct trace_event *ev)
 	h = mix_id(h, &ev->pid);
 	h = mix_id(h, &ev->tid);
 	h = mix_id(h, &ev->id);
-	const int64_t v[] = { ev->ts_ns, ev->dur_ns, ev->correlation, ev->external_id,
-			      ev->stream, ev->device, ev->group_size, ev->in_nelems,
+	const int64_t v[] = { ev->ts_ns,      ev->dur_ns,    ev->correlation, ev->external_id,
+			      ev->stream,     ev->device,    ev->group_size,  ev->in_nelems,
 			      ev->out_nelems, ev->sort_index };
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		h = mix(h, (uint64_t)v[i]);
-	const struct pp_sv s[] = { ev->arg_name, ev->pg_name, ev->pg_desc, ev->pg_ranks,
-				   ev->collective, ev->dtype };
+	const struct pp_sv s[] = { ev->arg_name, ev->pg_name,    ev->pg_desc,
+				   ev->pg_ranks, ev->collective, ev->dtype };
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		h = mix_sv(h, s[i]);
 	return h;

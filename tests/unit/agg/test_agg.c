@@ -17,15 +17,45 @@
 
 /* tp1 pp2 dp2: PP groups [0,2] [1,3]; DP groups [0,1] [2,3]. Rank 3 failed. */
 static const struct agg_rank_in ranks[] = {
-	{ .rank = 0, .ok = true, .has_window = true, .megatron = true, .win_s = 100,
-	  .win_e = 1100, .gpu_busy = 800, .bubble = 300, .compute = 600, .fwd_med = 10,
-	  .bwd_med = 20, .nfwd = 4, .nbwd = 4 },
-	{ .rank = 2, .ok = true, .has_window = true, .megatron = true, .win_s = 150,
-	  .win_e = 1200, .gpu_busy = 900, .bubble = 200, .compute = 660, .fwd_med = 10,
-	  .bwd_med = 20, .nfwd = 4, .nbwd = 4 },
-	{ .rank = 1, .ok = true, .has_window = true, .megatron = true, .win_s = 100,
-	  .win_e = 1000, .gpu_busy = 700, .bubble = 100, .compute = 800, .fwd_med = 10,
-	  .bwd_med = 20, .nfwd = 4, .nbwd = 4 },
+	{ .rank = 0,
+	  .ok = true,
+	  .has_window = true,
+	  .megatron = true,
+	  .win_s = 100,
+	  .win_e = 1100,
+	  .gpu_busy = 800,
+	  .bubble = 300,
+	  .compute = 600,
+	  .fwd_med = 10,
+	  .bwd_med = 20,
+	  .nfwd = 4,
+	  .nbwd = 4 },
+	{ .rank = 2,
+	  .ok = true,
+	  .has_window = true,
+	  .megatron = true,
+	  .win_s = 150,
+	  .win_e = 1200,
+	  .gpu_busy = 900,
+	  .bubble = 200,
+	  .compute = 660,
+	  .fwd_med = 10,
+	  .bwd_med = 20,
+	  .nfwd = 4,
+	  .nbwd = 4 },
+	{ .rank = 1,
+	  .ok = true,
+	  .has_window = true,
+	  .megatron = true,
+	  .win_s = 100,
+	  .win_e = 1000,
+	  .gpu_busy = 700,
+	  .bubble = 100,
+	  .compute = 800,
+	  .fwd_med = 10,
+	  .bwd_med = 20,
+	  .nfwd = 4,
+	  .nbwd = 4 },
 	{ .rank = 3, .ok = false, .fwd_med = -1, .bwd_med = -1 },
 	{ .rank = 99, .ok = true }, /* outside the topology: ignored */
 };
@@ -67,8 +97,7 @@ static void test_groups_pipelines_stragglers(void **state)
 	/* 1F1B, 2 stages, 4 micro-batches, F 10 B 20: (m + p - 1)(F + B). */
 	assert_int_equal(res.pipes[0].ideal, 150);
 	assert_int_equal(res.pipes[0].gap, 950);
-	assert_true(res.pipes[0].bubble_ratio > 0.295454 &&
-		    res.pipes[0].bubble_ratio < 0.295455);
+	assert_true(res.pipes[0].bubble_ratio > 0.295454 && res.pipes[0].bubble_ratio < 0.295455);
 
 	assert_int_equal(res.nstrag, 1);
 	assert_int_equal(res.strag[0].rank, 1);

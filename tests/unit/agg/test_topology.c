@@ -219,8 +219,8 @@ static void test_parse_old_format(void **state)
 	expect_groups(&t, TOPO_PP, PP_WANT);
 	expect_groups(&t, TOPO_DP, DP_WANT); /* laid out from the sizes */
 	expect_groups(&t, TOPO_MODEL, MODEL_WANT);
-	assert_non_null(strstr(t.notes.buf,
-			       "old.txt:17: line not understood: 'this line means nothing'"));
+	assert_non_null(
+		strstr(t.notes.buf, "old.txt:17: line not understood: 'this line means nothing'"));
 	assert_non_null(strstr(t.notes.buf, "old.txt:18: malformed group: 'Group 5: [3, x]'"));
 	topo_release(&t);
 

@@ -17,8 +17,10 @@ static void test_names(void **state)
 	(void)state;
 	struct pptimer_name n;
 	char why[512];
-	assert_int_equal(pptimer_parse_name("event_times_PP4_VPP2_TPxCPxDP_rank_3_pp_rank_1_rank_13.json",
-					    &n, why, sizeof(why)), 0);
+	assert_int_equal(
+		pptimer_parse_name("event_times_PP4_VPP2_TPxCPxDP_rank_3_pp_rank_1_rank_13.json",
+				   &n, why, sizeof(why)),
+		0);
 	assert_int_equal(n.pp, 4);
 	assert_int_equal(n.vpp, 2);
 	assert_false(n.vpp_none);
@@ -26,19 +28,26 @@ static void test_names(void **state)
 	assert_int_equal(n.pp_rank, 1);
 	assert_int_equal(n.rank, 13);
 	/* the patch writes VPPNone without virtual stages: v = 1 */
-	assert_int_equal(pptimer_parse_name("event_times_PP8_VPPNone_TPxCPxDP_rank_0_pp_rank_7_rank_7.json",
-					    &n, why, sizeof(why)), 0);
+	assert_int_equal(
+		pptimer_parse_name("event_times_PP8_VPPNone_TPxCPxDP_rank_0_pp_rank_7_rank_7.json",
+				   &n, why, sizeof(why)),
+		0);
 	assert_int_equal(n.vpp, 1);
 	assert_true(n.vpp_none);
-	static const struct { const char *name, *why; } bad[] = {
+	static const struct {
+		const char *name, *why;
+	} bad[] = {
 		{ "other.json", "does not start with event_times_PP" },
 		{ "event_times_PP4_rank_0.json", "no _VPP" },
-		{ "event_times_PP4_VPPx_TPxCPxDP_rank_0_pp_rank_1_rank_1.json", "neither a number nor None" },
+		{ "event_times_PP4_VPPx_TPxCPxDP_rank_0_pp_rank_1_rank_1.json",
+		  "neither a number nor None" },
 		{ "event_times_PP4_VPP1_pp_rank_1_rank_1.json", "no _TPxCPxDP_rank_" },
 		{ "event_times_PP4_VPP1_TPxCPxDP_rank_0_rank_1.json", "no _pp_rank_" },
 		{ "event_times_PP4_VPP1_TPxCPxDP_rank_0_pp_rank_1.json", "no _rank_" },
-		{ "event_times_PP4_VPP1_TPxCPxDP_rank_0_pp_rank_1_rank_1.json.bak", "does not end" },
-		{ "event_times_PP4_VPP1_TPxCPxDP_rank_0_pp_rank_4_rank_4.json", "below the PP size" },
+		{ "event_times_PP4_VPP1_TPxCPxDP_rank_0_pp_rank_1_rank_1.json.bak",
+		  "does not end" },
+		{ "event_times_PP4_VPP1_TPxCPxDP_rank_0_pp_rank_4_rank_4.json",
+		  "below the PP size" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(pptimer_parse_name(bad[i].name, &n, why, sizeof(why)), PP_EPARSE);

@@ -62,14 +62,20 @@ static void test_utf8_sanitize(void **state)
 		{ "plain ascii", 11, true, "plain ascii" },
 		{ "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80", 14, true,
 		  "caf\xc3\xa9 \xe4\xb8\xad \xf0\x9f\x98\x80" },
-		{ "a\xff" "b", 3, false, "a\xef\xbf\xbd" "b" },
-		{ "\xc0\xaf", 2, false, "\xef\xbf\xbd\xef\xbf\xbd" },          /* overlong '/' */
+		{ "a\xff"
+		  "b",
+		  3, false,
+		  "a\xef\xbf\xbd"
+		  "b" },
+		{ "\xc0\xaf", 2, false, "\xef\xbf\xbd\xef\xbf\xbd" }, /* overlong '/' */
 		{ "\xed\xa0\x80", 3, false,
-		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },                   /* surrogate */
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate */
 		{ "\xf4\x90\x80\x80", 4, false,
-		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },     /* > U+10FFFF */
-		{ "x\xe4\xb8", 3, false, "x\xef\xbf\xbd\xef\xbf\xbd" },        /* cut short */
-		{ "nul\0after", 9, false, "nul\xef\xbf\xbd" "after" },
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* > U+10FFFF */
+		{ "x\xe4\xb8", 3, false, "x\xef\xbf\xbd\xef\xbf\xbd" }, /* cut short */
+		{ "nul\0after", 9, false,
+		  "nul\xef\xbf\xbd"
+		  "after" },
 		{ "", 0, true, "" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

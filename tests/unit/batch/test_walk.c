@@ -18,15 +18,18 @@
 static void test_rank_from_name(void **state)
 {
 	(void)state;
-	static const struct { const char *name; long long rank; } cases[] = {
+	static const struct {
+		const char *name;
+		long long rank;
+	} cases[] = {
 		{ "rank_0004_iter_15.pt.trace.json", 4 },
 		{ "rank4.1767.pt.trace.json", 4 },
 		{ "worker-rank-12.json.gz", 12 },
 		{ "Rank_7_x.json", 7 },
-		{ "ranking_3.json", -1 },       /* "ranking": no digits after rank */
-		{ "rank12abc.json", -1 },       /* digits not followed by . or _ */
+		{ "ranking_3.json", -1 }, /* "ranking": no digits after rank */
+		{ "rank12abc.json", -1 }, /* digits not followed by . or _ */
 		{ "host_rank.json", -1 },
-		{ "ranked_rank_9.json", 9 },    /* first *matching* occurrence */
+		{ "ranked_rank_9.json", 9 }, /* first *matching* occurrence */
 		{ "trace.json", -1 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -108,8 +111,11 @@ static void test_walk_tree(void **state)
 	char err[256];
 	assert_int_equal(walk_dir(&o, &l, err, sizeof(err)), 0);
 	const char *expect[] = {
-		"rank_2_iter_15.pt.trace.json.gz", "rank_10_iter_15.pt.trace.json",
-		"rank_0_iter_16.json", "rank_1_iter_16.json", "rank_5_iter_16.json",
+		"rank_2_iter_15.pt.trace.json.gz",
+		"rank_10_iter_15.pt.trace.json",
+		"rank_0_iter_16.json",
+		"rank_1_iter_16.json",
+		"rank_5_iter_16.json",
 		"noname.json",
 	};
 	assert_int_equal(l.n, 6);

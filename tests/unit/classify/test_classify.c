@@ -112,11 +112,10 @@ static int64_t num(const char *s)
 /* Runs the events of a case through a classifier. */
 /* Runs the events through a full classifier, or (survey) through a survey,
  * feeding them twice when it asks for its launch pass. */
-static struct rank_result *run_events_as(const char *events, struct arena *a,
-					 struct patterns *pats, bool survey)
+static struct rank_result *run_events_as(const char *events, struct arena *a, struct patterns *pats,
+					 bool survey)
 {
-	struct classify *c = survey ? classify_new_survey(pats, a)
-				    : classify_new(pats, a);
+	struct classify *c = survey ? classify_new_survey(pats, a) : classify_new(pats, a);
 	struct trace_header h;
 	char *text = arena_strndup(a, events, strlen(events));
 	const char *pg_desc = "", *pg_ranks = "", *coll = "";
@@ -202,8 +201,7 @@ static struct rank_result *run_events_as(const char *events, struct arena *a,
 			ev.tid = tid_of(tok[3]);
 			ev.id = tid_of(tok[4]);
 			break;
-		default:
-			fail_msg("bad event line '%s'", tok[0]);
+		default: fail_msg("bad event line '%s'", tok[0]);
 		}
 		ev.pg_desc = sv(pg_desc);
 		ev.pg_ranks = sv(pg_ranks);
@@ -232,8 +230,7 @@ static struct rank_result *run_events_as(const char *events, struct arena *a,
 	return res;
 }
 
-static struct rank_result *run_events(const char *events, struct arena *a,
-				      struct patterns *pats)
+static struct rank_result *run_events(const char *events, struct arena *a, struct patterns *pats)
 {
 	return run_events_as(events, a, pats, false);
 }
@@ -248,8 +245,8 @@ static void same_thread(const struct rr_thread *x, const struct rr_thread *y)
 }
 
 /* A survey reports what the full classifier reports, minus the kernels. */
-static void check_survey(const struct rank_result *full, const char *events,
-			 struct arena *a, struct patterns *pats)
+static void check_survey(const struct rank_result *full, const char *events, struct arena *a,
+			 struct patterns *pats)
 {
 	struct rank_result *s = run_events_as(events, a, pats, true);
 	assert_int_equal(s->mode, full->mode);
@@ -297,8 +294,7 @@ static int phase_by_name(const char *name)
 	return -2;
 }
 
-static const struct rr_step *find_step(const struct rank_result *r, int ph,
-				       int seq)
+static const struct rr_step *find_step(const struct rank_result *r, int ph, int seq)
 {
 	for (size_t i = 0; i < r->nsteps; i++)
 		if (r->steps[i].phase == ph && r->steps[i].seq == seq)
@@ -319,8 +315,7 @@ static void expect_thread(const struct rr_thread *t, char **tok)
 	assert_string_equal(rr_role_rule_name(t->rule), tok[3]);
 }
 
-static void check(const struct rank_result *r, const char *expect,
-		  struct arena *a)
+static void check(const struct rank_result *r, const char *expect, struct arena *a)
 {
 	char *text = arena_strndup(a, expect, strlen(expect));
 	bool cat_seen[RR_NCATEGORIES] = { false };
@@ -331,14 +326,13 @@ static void check(const struct rank_result *r, const char *expect,
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		int n = split(line, tok, strncmp(line, "name ", 5) ?
-					 strncmp(line, "warning ", 8) ? MAXTOK : 2
-					 : 3);
+		int n = split(line, tok,
+			      strncmp(line, "name ", 5) ? strncmp(line, "warning ", 8) ? MAXTOK : 2
+							: 3);
 		if (!n)
 			continue;
-		print_message("  expect: %s %s %s %s\n", tok[0],
-			      n > 1 ? tok[1] : "", n > 2 ? tok[2] : "",
-			      n > 3 ? tok[3] : "");
+		print_message("  expect: %s %s %s %s\n", tok[0], n > 1 ? tok[1] : "",
+			      n > 2 ? tok[2] : "", n > 3 ? tok[3] : "");
 		if (!strcmp(tok[0], "mode")) {
 			assert_string_equal(rr_mode_name(r->mode), tok[1]);
 		} else if (!strcmp(tok[0], "fwd")) {
@@ -349,12 +343,10 @@ static void check(const struct rank_result *r, const char *expect,
 			size_t i = (size_t)num(tok[1]);
 			assert_true(i < r->nkernels);
 			const struct rr_kernel *k = &r->kernels[i];
-			assert_string_equal(rr_category_name(k->category),
-					    tok[2]);
+			assert_string_equal(rr_category_name(k->category), tok[2]);
 			assert_int_equal(rr_kernel_phase(r, k), phase_by_name(tok[3]));
 			assert_int_equal(rr_kernel_seq(r, k), num(tok[4]));
-			assert_int_equal(k->recompute,
-					 n > 5 && !strcmp(tok[5], "R"));
+			assert_int_equal(k->recompute, n > 5 && !strcmp(tok[5], "R"));
 		} else if (!strcmp(tok[0], "rank")) {
 			char cov[32];
 			assert_true(r->has_window);
@@ -370,8 +362,7 @@ static void check(const struct rank_result *r, const char *expect,
 			assert_string_equal(cov, tok[9]);
 		} else if (!strcmp(tok[0], "step")) {
 			const struct rr_step *s =
-				find_step(r, phase_by_name(tok[1]),
-					  (int)num(tok[2]));
+				find_step(r, phase_by_name(tok[1]), (int)num(tok[2]));
 			assert_int_equal(s->cpu_start_ns, num(tok[3]));
 			assert_int_equal(s->cpu_end_ns, num(tok[4]));
 			if (!strcmp(tok[5], "-")) {
@@ -403,19 +394,16 @@ static void check(const struct rank_result *r, const char *expect,
 			assert_string_equal(g->ranks, tok[3]);
 		} else if (!strcmp(tok[0], "count")) {
 			const struct rr_counters *k = &r->counters;
-			int64_t v = !strcmp(tok[1], "orphans") ? k->orphans
-				    : !strcmp(tok[1], "launches") ? k->launches
-				    : !strcmp(tok[1], "gpu_events") ? k->gpu_events
-				    : !strcmp(tok[1], "unmatched_flows")
-					    ? k->unmatched_flows
-				    : !strcmp(tok[1], "kept_slices")
-					    ? k->kept_slices
-					    : -999;
+			int64_t v = !strcmp(tok[1], "orphans")           ? k->orphans
+				    : !strcmp(tok[1], "launches")        ? k->launches
+				    : !strcmp(tok[1], "gpu_events")      ? k->gpu_events
+				    : !strcmp(tok[1], "unmatched_flows") ? k->unmatched_flows
+				    : !strcmp(tok[1], "kept_slices")     ? k->kept_slices
+									 : -999;
 			assert_int_equal(v, num(tok[2]));
 		} else if (!strcmp(tok[0], "sets")) {
 			for (int s = 0; s < PAT_NSETS; s++)
-				assert_int_equal(r->steps_per_set[s],
-						 num(tok[1 + s]));
+				assert_int_equal(r->steps_per_set[s], num(tok[1 + s]));
 		} else if (!strcmp(tok[0], "iter")) {
 			size_t i = (size_t)num(tok[1]);
 			assert_true(i < r->niterations);
@@ -424,8 +412,7 @@ static void check(const struct rank_result *r, const char *expect,
 			assert_int_equal(r->iterations[i].busy_ns, num(tok[4]));
 		} else if (!strcmp(tok[0], "stepname")) {
 			const struct rr_step *s =
-				find_step(r, phase_by_name(tok[1]),
-					  (int)num(tok[2]));
+				find_step(r, phase_by_name(tok[1]), (int)num(tok[2]));
 			assert_string_equal(r->names[s->name_id], tok[3]);
 		} else if (!strcmp(tok[0], "warning")) {
 			bool found = false;
@@ -435,8 +422,7 @@ static void check(const struct rank_result *r, const char *expect,
 				fail_msg("no warning '%s'", tok[1]);
 		} else if (!strcmp(tok[0], "name")) {
 			size_t i = (size_t)num(tok[1]);
-			assert_string_equal(r->names[r->kernels[i].name_id],
-					    tok[2]);
+			assert_string_equal(r->names[r->kernels[i].name_id], tok[2]);
 		} else if (!strcmp(tok[0], "op")) {
 			assert_true(nop < r->nops);
 			const struct rr_op *o = &r->ops[nop++];
@@ -586,12 +572,9 @@ static void test_patterns_defaults_and_config(void **state)
 	char err[256];
 	struct patterns *p = patterns_new(NULL, err, sizeof(err));
 	assert_non_null(p);
-	assert_int_equal(patterns_match(p, "ncclDevKernel_AllReduce"),
-			 1u << PAT_COMM_KERNEL);
-	assert_int_equal(patterns_match(p, "Memcpy DtoD (Device -> Device)"),
-			 1u << PAT_MEM_KERNEL);
-	assert_int_equal(patterns_match(p, "a/recomupte_x_forward"),
-			 1u << PAT_RECOMPUTE);
+	assert_int_equal(patterns_match(p, "ncclDevKernel_AllReduce"), 1u << PAT_COMM_KERNEL);
+	assert_int_equal(patterns_match(p, "Memcpy DtoD (Device -> Device)"), 1u << PAT_MEM_KERNEL);
+	assert_int_equal(patterns_match(p, "a/recomupte_x_forward"), 1u << PAT_RECOMPUTE);
 	assert_int_equal(patterns_match(p, "megatron/training.py(1): "
 					   "pretrain_gpt_loss_func"),
 			 (1u << PAT_DP_COMM) | (1u << PAT_LOSS_FUNC));
@@ -605,7 +588,8 @@ static void test_patterns_defaults_and_config(void **state)
 	FILE *f = fopen("test_classify.ini", "w");
 	assert_non_null(f);
 	fputs("[patterns]\nforward_step = *fwd_[0-9]* *my_forward\n"
-	      "comm_kernel =\n", f);
+	      "comm_kernel =\n",
+	      f);
 	fclose(f);
 	struct config *cfg = config_load("test_classify.ini", err, sizeof(err));
 	assert_non_null(cfg);
@@ -613,8 +597,7 @@ static void test_patterns_defaults_and_config(void **state)
 	assert_non_null(p);
 	assert_int_equal(patterns_match(p, "x_fwd_3"), 1u << PAT_FORWARD_STEP);
 	assert_int_equal(patterns_match(p, "x_fwd_a"), 0);
-	assert_int_equal(patterns_match(p, "the_my_forward"),
-			 1u << PAT_FORWARD_STEP);
+	assert_int_equal(patterns_match(p, "the_my_forward"), 1u << PAT_FORWARD_STEP);
 	assert_int_equal(patterns_match(p, "forward_step"), 0);
 	assert_int_equal(patterns_match(p, "ncclKernel"), 0);
 	const char *const *globs;
@@ -733,8 +716,7 @@ static void test_reader_fixture(void **state)
 	(void)state;
 	struct arena a = ARENA_INIT;
 	struct trace_reader_opts o = { .salvage = false };
-	struct trace_reader *rd = trace_reader_open_mem(
-		json_fixture, sizeof(json_fixture) - 1, &o);
+	struct trace_reader *rd = trace_reader_open_mem(json_fixture, sizeof(json_fixture) - 1, &o);
 	char err[256];
 	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
 	struct classify *c = classify_new(pats, &a);
@@ -774,13 +756,12 @@ static void test_cmap_dense_and_sparse(void **state)
 	cmap_init(&m);
 	for (int64_t k = 1000; k < 201000; k += 3)
 		assert_int_equal(*cmap_ref(&m, k, (uint32_t)k), (uint32_t)k);
-	assert_int_equal(*cmap_ref(&m, 5, 7), 7);           /* below base */
-	assert_int_equal(*cmap_ref(&m, INT64_MAX, 9), 9);   /* far away */
+	assert_int_equal(*cmap_ref(&m, 5, 7), 7);         /* below base */
+	assert_int_equal(*cmap_ref(&m, INT64_MAX, 9), 9); /* far away */
 	assert_int_equal(*cmap_ref(&m, INT64_MIN, 11), 11);
-	assert_int_equal(*cmap_ref(&m, 1003, 1), 1003);     /* kept: first wins */
+	assert_int_equal(*cmap_ref(&m, 1003, 1), 1003); /* kept: first wins */
 	for (int64_t k = 1000; k < 201000; k++)
-		assert_int_equal(cmap_get(&m, k),
-				 (k - 1000) % 3 ? IMAP_EMPTY : (uint32_t)k);
+		assert_int_equal(cmap_get(&m, k), (k - 1000) % 3 ? IMAP_EMPTY : (uint32_t)k);
 	assert_int_equal(cmap_get(&m, 5), 7);
 	assert_int_equal(cmap_get(&m, 6), IMAP_EMPTY);
 	assert_int_equal(cmap_get(&m, INT64_MAX), 9);
@@ -876,8 +857,7 @@ static void test_name_with_nul(void **state)
 	assert_int_equal(classify_finish(c, NULL, &r), 0);
 	classify_free(c);
 	assert_int_equal(r->nnames, 1);
-	assert_string_equal(r->names[0],
-			    "bad\xef\xbf\xbdname'; DROP TABLE kernels; --");
+	assert_string_equal(r->names[0], "bad\xef\xbf\xbdname'; DROP TABLE kernels; --");
 	patterns_free(p);
 	arena_release(&a);
 }
@@ -929,15 +909,15 @@ static void test_describe_for_inspect(void **state)
 	struct rank_result *r = run_events(cases[0].events, &a, pats);
 	rank_result_describe(r, &sb, false);
 	assert_non_null(strstr(sb.buf, "  forward thread: pid 1 tid 1 "
-				"\"MainThread\" (rule: flows)\n"));
+				       "\"MainThread\" (rule: flows)\n"));
 	assert_non_null(strstr(sb.buf, "forward_step=1 backward_step=1 "
-				"pp_comm=1 dp_comm=3"));
+				       "pp_comm=1 dp_comm=3"));
 	assert_non_null(strstr(sb.buf, "warning: 1 GPU events have no launch"));
 	strbuf_reset(&sb);
 	rank_result_describe(r, &sb, true);
 	assert_non_null(strstr(sb.buf, "{\"mode\":\"megatron\",\"forward_thread"
-				"\":{\"pid\":\"1\",\"tid\":\"1\",\"name\":"
-				"\"MainThread\",\"rule\":\"flows\"},"));
+				       "\":{\"pid\":\"1\",\"tid\":\"1\",\"name\":"
+				       "\"MainThread\",\"rule\":\"flows\"},"));
 	assert_non_null(strstr(sb.buf, "\"coverage\":0.900990,"));
 	strbuf_release(&sb);
 	patterns_free(pats);
@@ -948,20 +928,15 @@ int main(void)
 {
 	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 16];
 	size_t n = 0;
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
-		test_patterns_defaults_and_config);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
-		test_label_vpp_interleaved);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_patterns_defaults_and_config);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_label_vpp_interleaved);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reader_fixture);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_arena_adopt);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_name_with_nul);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
-		test_cmap_dense_and_sparse);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cmap_dense_and_sparse);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_patterns_with_blanks);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
-		test_example_config_matches_defaults);
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(
-		test_describe_for_inspect);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_example_config_matches_defaults);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_describe_for_inspect);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_roots_find_near);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_category_names);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cmap_far_id_inside_capacity);

@@ -114,37 +114,34 @@ static void emit(struct lines out[F_N], long it, long rank, const struct rank_re
 {
 	char buf[512];
 	if (r->has_window)
-		snprintf(buf, sizeof(buf), "%ld,%ld,%s,%lld,%lld,%lld,%lld,%lld,"
-			 "%lld,%lld,%lld,%.6f", it, rank, rr_mode_name(r->mode),
-			 (long long)r->window_start_ns,
+		snprintf(buf, sizeof(buf),
+			 "%ld,%ld,%s,%lld,%lld,%lld,%lld,%lld,"
+			 "%lld,%lld,%lld,%.6f",
+			 it, rank, rr_mode_name(r->mode), (long long)r->window_start_ns,
 			 (long long)r->window_end_ns, (long long)r->gpu_busy_ns,
-			 (long long)r->idle_ns, (long long)r->bubble_ns,
-			 (long long)r->comp_busy_ns, (long long)r->comm_busy_ns,
-			 (long long)r->overlap_ns, r->coverage);
+			 (long long)r->idle_ns, (long long)r->bubble_ns, (long long)r->comp_busy_ns,
+			 (long long)r->comm_busy_ns, (long long)r->overlap_ns, r->coverage);
 	else
-		snprintf(buf, sizeof(buf), "%ld,%ld,%s,,,,,,,,,", it, rank,
-			 rr_mode_name(r->mode));
+		snprintf(buf, sizeof(buf), "%ld,%ld,%s,,,,,,,,,", it, rank, rr_mode_name(r->mode));
 	lines_add(&out[F_RANKS], buf);
 	for (int c = 0; c < RR_NCATEGORIES; c++) {
 		const struct rr_category_stat *s = &r->categories[c];
 		if (!s->kernels)
 			continue;
 		snprintf(buf, sizeof(buf), "%ld,%ld,%s,%lld,%lld,%lld", it, rank,
-			 rr_category_name(c), (long long)s->kernels,
-			 (long long)s->sum_ns, (long long)s->busy_ns);
+			 rr_category_name(c), (long long)s->kernels, (long long)s->sum_ns,
+			 (long long)s->busy_ns);
 		lines_add(&out[F_CATS], buf);
 	}
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct rr_step *s = &r->steps[i];
-		int n = snprintf(buf, sizeof(buf), "%ld,%ld,%s,%d,%lld,%lld,", it,
-				 rank, rr_phase_name(s->phase), s->seq,
-				 (long long)s->cpu_start_ns,
+		int n = snprintf(buf, sizeof(buf), "%ld,%ld,%s,%d,%lld,%lld,", it, rank,
+				 rr_phase_name(s->phase), s->seq, (long long)s->cpu_start_ns,
 				 (long long)s->cpu_end_ns);
 		if (s->has_kernels)
 			snprintf(buf + n, sizeof(buf) - (size_t)n,
-				 "%lld,%lld,%lld,%lld,%lld,%lld,%lld",
-				 (long long)s->start_ns, (long long)s->end_ns,
-				 (long long)s->wall_ns, (long long)s->comp_ns,
+				 "%lld,%lld,%lld,%lld,%lld,%lld,%lld", (long long)s->start_ns,
+				 (long long)s->end_ns, (long long)s->wall_ns, (long long)s->comp_ns,
 				 (long long)s->comm_ns, (long long)s->overlap_ns,
 				 (long long)s->kernels);
 		else
@@ -231,8 +228,7 @@ static int compare(const char *what, struct lines *got, struct lines *exp)
 	qsort(exp->v, exp->n, sizeof(char *), cmp_line);
 	size_t i = 0, j = 0;
 	while ((i < got->n || j < exp->n) && bad < 12) {
-		int c = i == got->n ? 1 : j == exp->n ? -1
-			: strcmp(got->v[i], exp->v[j]);
+		int c = i == got->n ? 1 : j == exp->n ? -1 : strcmp(got->v[i], exp->v[j]);
 		if (!c) {
 			i++;
 			j++;
@@ -267,8 +263,7 @@ static void run_layout(void **state)
 		skip();
 	}
 	assert_non_null(mkdtemp(tmpl));
-	snprintf(cmd, sizeof(cmd), "%s --quiet --out %s/tree %s", gen, tmpl,
-		 args);
+	snprintf(cmd, sizeof(cmd), "%s --quiet --out %s/tree %s", gen, tmpl, args);
 	print_message("%s\n", cmd);
 	assert_int_equal(system(cmd), 0);
 
@@ -304,8 +299,10 @@ static void run_layout(void **state)
 	assert_int_equal(bad, 0);
 }
 
-#define LAYOUT(name, args) \
-	{ name, run_layout, NULL, NULL, (void *)(args) }
+#define LAYOUT(name, args)                                   \
+	{                                                    \
+		name, run_layout, NULL, NULL, (void *)(args) \
+	}
 
 int main(void)
 {

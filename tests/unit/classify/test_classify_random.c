@@ -23,23 +23,21 @@
 enum { MAXS = 600, MAXK = 600, NTHREADS = 4 };
 
 static const char *const slice_names[] = {
-	"forward_step", "forward_step_helper", "backward_step",
-	"send_forward", "recv_backward", "start_grad_sync", "optimizer.step",
-	"pretrain_loss_func", "recompute_forward", "custom_forward",
-	"aten::mm", "module.py(1): _call_impl", "record_param_comms"
+	"forward_step",      "forward_step_helper", "backward_step",  "send_forward",
+	"recv_backward",     "start_grad_sync",     "optimizer.step", "pretrain_loss_func",
+	"recompute_forward", "custom_forward",      "aten::mm",       "module.py(1): _call_impl",
+	"record_param_comms"
 };
-static const char *const kernel_names[] = {
-	"gemm", "ncclDevKernel_AllReduce", "Memcpy DtoD", "elementwise",
-	"ncclKernel_SendRecv"
-};
+static const char *const kernel_names[] = { "gemm", "ncclDevKernel_AllReduce", "Memcpy DtoD",
+					    "elementwise", "ncclKernel_SendRecv" };
 #define NSN (sizeof(slice_names) / sizeof(slice_names[0]))
 #define NKN (sizeof(kernel_names) / sizeof(kernel_names[0]))
 
 struct sl {
 	int thread, name;
 	int64_t ts, dur;
-	int order;      /* file order among slices */
-	bool launch;    /* a launch (cudaLaunchKernel) rather than a slice */
+	int order;   /* file order among slices */
+	bool launch; /* a launch (cudaLaunchKernel) rather than a slice */
 	int64_t corr;
 };
 
@@ -71,8 +69,8 @@ static int64_t rnd_in(int64_t lo, int64_t hi) /* [lo, hi] */
 }
 
 /* A properly nested forest of slices in [lo, hi) on one thread. */
-static void gen_slices(struct world *w, int thread, int64_t lo, int64_t hi,
-		       int depth, int64_t *corr)
+static void gen_slices(struct world *w, int thread, int64_t lo, int64_t hi, int depth,
+		       int64_t *corr)
 {
 	int64_t t = lo;
 	while (t < hi && w->ns < MAXS - 1) {
@@ -154,8 +152,7 @@ static struct pp_sv sv(const char *s)
 	return v;
 }
 
-static struct rank_result *run(const struct world *w, struct arena *a,
-			       const struct patterns *p)
+static struct rank_result *run(const struct world *w, struct arena *a, const struct patterns *p)
 {
 	struct classify *c = classify_new(p, a);
 	struct trace_event ev;
@@ -221,9 +218,8 @@ static bool has_set(const struct world *w, const struct sl *s, int set)
 
 static bool is_ancestor(const struct sl *a, const struct sl *s)
 {
-	return a != s && a->thread == s->thread && !a->launch &&
-	       a->ts <= s->ts && s->ts + s->dur <= a->ts + a->dur &&
-	       (a->dur > s->dur || a->order < s->order);
+	return a != s && a->thread == s->thread && !a->launch && a->ts <= s->ts &&
+	       s->ts + s->dur <= a->ts + a->dur && (a->dur > s->dur || a->order < s->order);
 }
 
 static bool is_root(const struct world *w, const struct sl *s, int set)
@@ -237,27 +233,24 @@ static bool is_root(const struct world *w, const struct sl *s, int set)
 }
 
 /* The root of set containing time ts on thread (-1: any), or NULL. */
-static const struct sl *root_at(const struct world *w, int set, int thread,
-				int64_t ts)
+static const struct sl *root_at(const struct world *w, int set, int thread, int64_t ts)
 {
 	for (int i = 0; i < w->ns; i++) {
 		const struct sl *s = &w->s[i];
-		if ((thread < 0 || s->thread == thread) && is_root(w, s, set) &&
-		    s->ts <= ts && ts <= s->ts + s->dur)
+		if ((thread < 0 || s->thread == thread) && is_root(w, s, set) && s->ts <= ts &&
+		    ts <= s->ts + s->dur)
 			return s;
 	}
 	return NULL;
 }
 
 /* seq of root s among the phase's steps (only_thread: -1 = any). */
-static int seq_of(const struct world *w, const struct sl *s, int set,
-		  int only_thread)
+static int seq_of(const struct world *w, const struct sl *s, int set, int only_thread)
 {
 	int seq = 0;
 	for (int i = 0; i < w->ns; i++) {
 		const struct sl *o = &w->s[i];
-		if ((only_thread >= 0 && o->thread != only_thread) ||
-		    !is_root(w, o, set))
+		if ((only_thread >= 0 && o->thread != only_thread) || !is_root(w, o, set))
 			continue;
 		if (o->ts < s->ts || (o->ts == s->ts && o->order < s->order))
 			seq++;
@@ -271,8 +264,7 @@ struct expect {
 	const struct sl *step;
 };
 
-static void reference(const struct world *w, const struct rank_result *r,
-		      struct expect *e)
+static void reference(const struct world *w, const struct rank_result *r, struct expect *e)
 {
 	int fwd = r->fwd_thread.found ? atoi(r->fwd_thread.tid) : -1;
 	int bwd = r->bwd_thread.found ? atoi(r->bwd_thread.tid) : -1;
@@ -280,9 +272,10 @@ static void reference(const struct world *w, const struct rank_result *r,
 	for (int i = 0; i < w->nk; i++) {
 		const struct kn *k = &w->k[i];
 		uint32_t kb = w->bits[NSN + k->name];
-		int type = k->memevent ? RR_MEM
+		int type = k->memevent                    ? RR_MEM
 			   : kb & (1u << PAT_COMM_KERNEL) ? RR_COMM
-			   : kb & (1u << PAT_MEM_KERNEL) ? RR_MEM : RR_COMP;
+			   : kb & (1u << PAT_MEM_KERNEL)  ? RR_MEM
+							  : RR_COMP;
 		const struct sl *l = NULL;
 		for (int j = 0; j < w->ns && k->has_corr && !l; j++)
 			if (w->s[j].launch && w->s[j].corr == k->corr)
@@ -292,18 +285,19 @@ static void reference(const struct world *w, const struct rank_result *r,
 		x->phase = RR_NOPHASE;
 		x->seq = -1;
 		if (generic) {
-			x->cat = type == RR_COMP ? RR_COMPUTATION
-				 : type == RR_COMM ? RR_COMMUNICATION : RR_MEMORY;
+			x->cat = type == RR_COMP   ? RR_COMPUTATION
+				 : type == RR_COMM ? RR_COMMUNICATION
+						   : RR_MEMORY;
 			continue;
 		}
 		if (!l) {
 			x->cat = type == RR_MEM ? RR_MEMORY : RR_OTHER;
 			continue;
 		}
-		const struct sl *fs = l->thread == fwd
-			? root_at(w, PAT_FORWARD_STEP, fwd, l->ts) : NULL;
-		const struct sl *bs = l->thread == bwd
-			? root_at(w, PAT_BACKWARD_STEP, fwd, l->ts) : NULL;
+		const struct sl *fs =
+			l->thread == fwd ? root_at(w, PAT_FORWARD_STEP, fwd, l->ts) : NULL;
+		const struct sl *bs =
+			l->thread == bwd ? root_at(w, PAT_BACKWARD_STEP, fwd, l->ts) : NULL;
 		const struct sl *ps = root_at(w, PAT_PP_COMM, l->thread, l->ts);
 		const struct sl *ds = root_at(w, PAT_DP_COMM, l->thread, l->ts);
 		const struct sl *os = root_at(w, PAT_OPTIMIZER, l->thread, l->ts);
@@ -311,42 +305,58 @@ static void reference(const struct world *w, const struct rank_result *r,
 		int ph = RR_NOPHASE;
 		if (type == RR_MEM) {
 			x->cat = RR_MEMORY;
-			if (fs) { st = fs; ph = RR_FWD; }
-			else if (bs) { st = bs; ph = RR_BWD; }
-			else if (ps) { st = ps; ph = RR_PP; }
-			else if (ds) { st = ds; ph = RR_DP; }
-			else if (os) { st = os; ph = RR_OPT; }
+			if (fs) {
+				st = fs;
+				ph = RR_FWD;
+			} else if (bs) {
+				st = bs;
+				ph = RR_BWD;
+			} else if (ps) {
+				st = ps;
+				ph = RR_PP;
+			} else if (ds) {
+				st = ds;
+				ph = RR_DP;
+			} else if (os) {
+				st = os;
+				ph = RR_OPT;
+			}
 		} else if (type == RR_COMM && ds) {
-			x->cat = RR_DP_COMM; st = ds; ph = RR_DP;
+			x->cat = RR_DP_COMM;
+			st = ds;
+			ph = RR_DP;
 		} else if (fs) {
 			x->cat = type == RR_COMM ? RR_FWD_COMM : RR_FWD_COMP;
-			st = fs; ph = RR_FWD;
+			st = fs;
+			ph = RR_FWD;
 		} else if (bs) {
 			x->cat = type == RR_COMM ? RR_BWD_COMM : RR_BWD_COMP;
-			st = bs; ph = RR_BWD;
-			x->recompute = root_at(w, PAT_RECOMPUTE, l->thread,
-					       l->ts) != NULL;
+			st = bs;
+			ph = RR_BWD;
+			x->recompute = root_at(w, PAT_RECOMPUTE, l->thread, l->ts) != NULL;
 		} else if (type == RR_COMM && ps) {
-			x->cat = RR_PP_COMM; st = ps; ph = RR_PP;
+			x->cat = RR_PP_COMM;
+			st = ps;
+			ph = RR_PP;
 		} else if (type != RR_COMM && os) {
-			x->cat = RR_OPT_COMP; st = os; ph = RR_OPT;
+			x->cat = RR_OPT_COMP;
+			st = os;
+			ph = RR_OPT;
 		} else {
 			x->cat = RR_OTHER;
 		}
 		if (st) {
-			static const int set_of[] = { PAT_FORWARD_STEP,
-				PAT_BACKWARD_STEP, PAT_PP_COMM, PAT_DP_COMM,
-				PAT_OPTIMIZER };
+			static const int set_of[] = { PAT_FORWARD_STEP, PAT_BACKWARD_STEP,
+						      PAT_PP_COMM, PAT_DP_COMM, PAT_OPTIMIZER };
 			x->phase = ph;
 			x->step = st;
-			x->seq = seq_of(w, st, set_of[ph],
-					ph <= RR_BWD ? fwd : -1);
+			x->seq = seq_of(w, st, set_of[ph], ph <= RR_BWD ? fwd : -1);
 		}
 	}
 }
 
-static int64_t union_where(const struct rank_result *r, struct ivl *v,
-			   int cat, int type, bool not_pp, bool covered)
+static int64_t union_where(const struct rank_result *r, struct ivl *v, int cat, int type,
+			   bool not_pp, bool covered)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->nkernels; i++) {
@@ -357,8 +367,7 @@ static int64_t union_where(const struct rank_result *r, struct ivl *v,
 			continue;
 		if (not_pp && k->category == RR_PP_COMM)
 			continue;
-		if (covered && (r->mode == RR_GENERIC ? k->orphan
-						      : k->category == RR_OTHER))
+		if (covered && (r->mode == RR_GENERIC ? k->orphan : k->category == RR_OTHER))
 			continue;
 		v[n].s = k->start_ns;
 		v[n++].e = k->start_ns + k->dur_ns;
@@ -384,12 +393,9 @@ static void check_metrics(const struct rank_result *r)
 	assert_int_equal(r->window_end_ns, we);
 	assert_int_equal(r->gpu_busy_ns, busy);
 	assert_int_equal(r->idle_ns, we - ws - busy);
-	assert_int_equal(r->bubble_ns,
-			 we - ws - union_where(r, v, -1, -1, true, false));
-	assert_int_equal(r->comp_busy_ns, union_where(r, v, -1, RR_COMP, false,
-						      false));
-	assert_int_equal(r->comm_busy_ns, union_where(r, v, -1, RR_COMM, false,
-						      false));
+	assert_int_equal(r->bubble_ns, we - ws - union_where(r, v, -1, -1, true, false));
+	assert_int_equal(r->comp_busy_ns, union_where(r, v, -1, RR_COMP, false, false));
+	assert_int_equal(r->comm_busy_ns, union_where(r, v, -1, RR_COMM, false, false));
 	size_t na = 0, nb = 0;
 	for (size_t i = 0; i < r->nkernels; i++) {
 		const struct rr_kernel *k = &r->kernels[i];
@@ -402,12 +408,10 @@ static void check_metrics(const struct rank_result *r)
 	na = ivl_merge(a, na);
 	nb = ivl_merge(b, nb);
 	assert_int_equal(r->overlap_ns, ivl_overlap(a, na, b, nb));
-	double cov = busy ? (double)union_where(r, v, -1, -1, false, true) /
-				    (double)busy : 0.0;
+	double cov = busy ? (double)union_where(r, v, -1, -1, false, true) / (double)busy : 0.0;
 	assert_true(r->coverage == cov);
 	for (int c = 0; c < RR_BWD_COMP_RECOMPUTE; c++)
-		assert_int_equal(r->categories[c].busy_ns,
-				 union_where(r, v, c, -1, false, false));
+		assert_int_equal(r->categories[c].busy_ns, union_where(r, v, c, -1, false, false));
 	/* steps */
 	for (size_t s = 0; s < r->nsteps; s++) {
 		const struct rr_step *st = &r->steps[s];
@@ -473,8 +477,7 @@ static void test_random_traces(void **state)
 			if (e[i].step) {
 				const struct rr_step *st = &r->steps[k->step];
 				assert_int_equal(st->cpu_start_ns, e[i].step->ts);
-				assert_int_equal(st->cpu_end_ns,
-						 e[i].step->ts + e[i].step->dur);
+				assert_int_equal(st->cpu_end_ns, e[i].step->ts + e[i].step->dur);
 			}
 		}
 		check_metrics(r);

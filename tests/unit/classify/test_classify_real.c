@@ -29,13 +29,11 @@ static void check_invariants(const struct rank_result *r)
 	assert_true(r->gpu_busy_ns >= 0 && r->gpu_busy_ns <= window);
 	assert_true(r->idle_ns >= 0 && r->bubble_ns >= r->idle_ns);
 	assert_true(r->bubble_ns <= window);
-	assert_true(r->overlap_ns <= r->comp_busy_ns &&
-		    r->overlap_ns <= r->comm_busy_ns);
+	assert_true(r->overlap_ns <= r->comp_busy_ns && r->overlap_ns <= r->comm_busy_ns);
 	assert_true(r->coverage >= 0.0 && r->coverage <= 1.0);
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct rr_step *s = &r->steps[i];
-		assert_true(s->overlap_ns <= s->comp_ns &&
-			    s->overlap_ns <= s->comm_ns);
+		assert_true(s->overlap_ns <= s->comp_ns && s->overlap_ns <= s->comm_ns);
 		assert_true(s->comp_ns + s->comm_ns - s->overlap_ns <= s->wall_ns);
 	}
 	for (int c = 0; c < RR_NCATEGORIES; c++)
@@ -75,10 +73,9 @@ static void classify_file(const char *path, const struct patterns *pats)
 	}
 	print_message("%-9s %6lld gpu events, coverage %.4f, steps %zu, "
 		      "fwd %s/%s (%s) bwd %s/%s (%s): %s\n",
-		      rr_mode_name(r->mode), (long long)gpu_n, r->coverage,
-		      r->nsteps, r->fwd_thread.pid, r->fwd_thread.tid,
-		      rr_role_rule_name(r->fwd_thread.rule), r->bwd_thread.pid,
-		      r->bwd_thread.tid, rr_role_rule_name(r->bwd_thread.rule),
+		      rr_mode_name(r->mode), (long long)gpu_n, r->coverage, r->nsteps,
+		      r->fwd_thread.pid, r->fwd_thread.tid, rr_role_rule_name(r->fwd_thread.rule),
+		      r->bwd_thread.pid, r->bwd_thread.tid, rr_role_rule_name(r->bwd_thread.rule),
 		      strrchr(path, '/') + 1);
 	assert_int_equal(n, gpu_n);
 	assert_int_equal(sum, gpu_sum);

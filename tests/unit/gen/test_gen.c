@@ -106,7 +106,7 @@ static void test_sched_1f1b_orders(void **state)
 	}
 	assert_int_equal(f, 8);
 	assert_int_equal(b, 8);
-	assert_int_equal(first_b, 4);   /* 3 warm-up + 1 before the first backward */
+	assert_int_equal(first_b, 4); /* 3 warm-up + 1 before the first backward */
 	/* The first stage calls recv_forward (3 warm-up + 1) and
 	 * send_backward_recv_forward, but they return at once. */
 	assert_int_equal(count_calls(a, n, GF_RECV_F, -1), 4);
@@ -306,8 +306,13 @@ static void test_parse_options(void **state)
 static void test_sim_collectives_end_together(void **state)
 {
 	(void)state;
-	struct gen_cfg cfg = { .vpp = 1, .microbatches = 4, .layers = 2, .kpl = 6, .seed = 3,
-			       .iteration = 1, .t0 = 1000000000000LL };
+	struct gen_cfg cfg = { .vpp = 1,
+			       .microbatches = 4,
+			       .layers = 2,
+			       .kpl = 6,
+			       .seed = 3,
+			       .iteration = 1,
+			       .t0 = 1000000000000LL };
 	char err[128];
 	assert_int_equal(gen_layout_init(&cfg.lay, 2, 1, 1, 1, 2), 0);
 	struct gen_cluster *c = gen_sim_build(&cfg, err, sizeof(err));
@@ -351,10 +356,11 @@ static void vpp_labels_follow_the_schedule(bool legacy)
 						int32_t chunk, mb;
 						rr_vpp_label(seq[bwd]++, bwd, pp, vpp, &chunk, &mb);
 						if (chunk != a[i].chunk || mb != a[i].mb)
-							fail_msg("pp %d vpp %d m %d stage %d %s #%lld: label (%d, %d), schedule (%d, %d)",
-								 pp, vpp, m, s, bwd ? "bwd" : "fwd",
-								 (long long)seq[bwd] - 1, chunk, mb,
-								 a[i].chunk, a[i].mb);
+							fail_msg(
+								"pp %d vpp %d m %d stage %d %s #%lld: label (%d, %d), schedule (%d, %d)",
+								pp, vpp, m, s, bwd ? "bwd" : "fwd",
+								(long long)seq[bwd] - 1, chunk, mb,
+								a[i].chunk, a[i].mb);
 					}
 					assert_int_equal(seq[0], (int64_t)m * vpp);
 					assert_int_equal(seq[1], (int64_t)m * vpp);

@@ -111,25 +111,40 @@ static int read_numbered(struct trace_reader *r, const char *prefix, int64_t fra
 	return rc;
 }
 
-static const char *EV1 =
-	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,"
-	"\"ts\":1707261432356123.456,\"dur\":3.2,\"args\":{\"correlation\":42,"
-	"\"stream\":7,\"device\":0,\"External id\":9}}";
+static const char *EV1 = "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k0\",\"pid\":0,\"tid\":7,"
+			 "\"ts\":1707261432356123.456,\"dur\":3.2,\"args\":{\"correlation\":42,"
+			 "\"stream\":7,\"device\":0,\"External id\":9}}";
 
 /* ---- json_scan ---- */
 
 static void test_us_to_ns(void **state)
 {
 	(void)state;
-	struct { const char *s; int64_t ns; } ok[] = {
-		{ "0", 0 }, { "1", 1000 }, { "1.5", 1500 }, { "1.25", 1250 }, { "1.125", 1125 },
+	struct {
+		const char *s;
+		int64_t ns;
+	} ok[] = {
+		{ "0", 0 },
+		{ "1", 1000 },
+		{ "1.5", 1500 },
+		{ "1.25", 1250 },
+		{ "1.125", 1125 },
 		{ "1707261432356123.456", 1707261432356123456 },
 		{ "1707261432356123", 1707261432356123000 },
-		{ "-2.5", -2500 }, { "0.0004", 0 }, { "0.0005", 1 }, { "0.0015", 2 },
-		{ "-0.0005", -1 }, { "1e3", 1000000 }, { "1.5E+2", 150000 }, { "25e-1", 2500 },
-		{ "1.707261432356123456e15", 1707261432356123456 }, { "0.000", 0 },
-		{ "0e999999", 0 }, { "9223372036854775.807", INT64_MAX },
-		{ "000.5", 500 }, { "1.0000000000000000000000000000000000000000000009", 1000 },
+		{ "-2.5", -2500 },
+		{ "0.0004", 0 },
+		{ "0.0005", 1 },
+		{ "0.0015", 2 },
+		{ "-0.0005", -1 },
+		{ "1e3", 1000000 },
+		{ "1.5E+2", 150000 },
+		{ "25e-1", 2500 },
+		{ "1.707261432356123456e15", 1707261432356123456 },
+		{ "0.000", 0 },
+		{ "0e999999", 0 },
+		{ "9223372036854775.807", INT64_MAX },
+		{ "000.5", 500 },
+		{ "1.0000000000000000000000000000000000000000000009", 1000 },
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		int64_t v = -77;
@@ -138,7 +153,7 @@ static void test_us_to_ns(void **state)
 		if (v != ok[i].ns)
 			fail_msg("%s: %lld != %lld", ok[i].s, (long long)v, (long long)ok[i].ns);
 	}
-	const char *bad[] = { "", "-", "1.", ".5", "1e", "1e+", "9223372036854775.808",
+	const char *bad[] = { "",     "-",   "1.",   ".5", "1e", "1e+", "9223372036854775.808",
 			      "1e20", "abc", "1.5x", "NaN" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int64_t v;
@@ -579,14 +594,15 @@ static void test_comm_args(void **state)
 {
 	(void)state;
 	struct trace_event ev;
-	const char *s = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
-			"\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, ncclWork *)\","
-			"\"args\":{\"Collective name\":\"allreduce\",\"In msg nelems\":1048576,"
-			"\"Out msg nelems\":1048576,\"Group size\":4,\"dtype\":\"Float\","
-			"\"Process Group Name\":\"1\",\"Process Group Description\":"
-			"\"DATA_PARALLEL_GROUP\",\"Process Group Ranks\":\"[0, 8, 16, 24]\"}},"
-			"{\"ph\":\"M\",\"name\":\"thread_name\",\"args\":{\"name\":\"stream 7 \","
-			"\"sort_index\":7,\"Process Group Ranks\":[1,2]}}]}";
+	const char *s =
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
+		"\"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm *, unsigned long, ncclWork *)\","
+		"\"args\":{\"Collective name\":\"allreduce\",\"In msg nelems\":1048576,"
+		"\"Out msg nelems\":1048576,\"Group size\":4,\"dtype\":\"Float\","
+		"\"Process Group Name\":\"1\",\"Process Group Description\":"
+		"\"DATA_PARALLEL_GROUP\",\"Process Group Ranks\":\"[0, 8, 16, 24]\"}},"
+		"{\"ph\":\"M\",\"name\":\"thread_name\",\"args\":{\"name\":\"stream 7 \","
+		"\"sort_index\":7,\"Process Group Ranks\":[1,2]}}]}";
 	struct trace_reader *r = one_event(s, &ev);
 	assert_string_equal(ev.collective.p, "allreduce");
 	assert_int_equal(ev.in_nelems, 1048576);
@@ -643,8 +659,8 @@ static void test_truncated(void **state)
 	assert_int_equal(count(buf, true, &n, NULL, 0), 0);
 	assert_int_equal(n, 1);
 	/* every cut point of a small trace: error or salvage, never a crash */
-	snprintf(buf, sizeof(buf), "{\"schemaVersion\":1,\"traceEvents\":[%s,%s],\"x\":[1]}",
-		 EV1, EV1);
+	snprintf(buf, sizeof(buf), "{\"schemaVersion\":1,\"traceEvents\":[%s,%s],\"x\":[1]}", EV1,
+		 EV1);
 	full = strlen(buf);
 	for (size_t cut = 0; cut < full; cut++) {
 		char *c = strndup(buf, cut);
@@ -808,21 +824,36 @@ static void test_gzip_isal(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	struct { const char *in; int rc; const char *err; } c[] = {
+	struct {
+		const char *in;
+		int rc;
+		const char *err;
+	} c[] = {
 		{ "", PP_EPARSE, "(memory): byte 0: empty input, expected a JSON object" },
 		{ "  \n", PP_EPARSE, "(memory): byte 3: only whitespace, expected a JSON object" },
-		{ "hello", PP_EPARSE, "(memory): byte 0: found 'h', expected '{' opening a trace object" },
-		{ "\x89PNG", PP_EPARSE, "(memory): byte 0: found byte 0x89, expected '{' opening a trace object" },
-		{ "{\"a\":1}", PP_EPARSE, "(memory): byte 7: no traceEvents key in the trace object, expected a Kineto trace" },
+		{ "hello", PP_EPARSE,
+		  "(memory): byte 0: found 'h', expected '{' opening a trace object" },
+		{ "\x89PNG", PP_EPARSE,
+		  "(memory): byte 0: found byte 0x89, expected '{' opening a trace object" },
+		{ "{\"a\":1}", PP_EPARSE,
+		  "(memory): byte 7: no traceEvents key in the trace object, expected a Kineto trace" },
 		{ "[1,2]", PP_EPARSE, "(memory): byte 1: found '1', expected an event object '{'" },
-		{ "{\"traceEvents\":{}}", PP_EPARSE, "(memory): byte 15: found '{', expected '[' opening traceEvents" },
-		{ "{\"traceEvents\":[{\"ph\" \"X\"}]}", PP_EPARSE, "(memory): byte 22: found '\"', expected ':' after the key" },
-		{ "{\"traceEvents\":[{\"ph\":\"X\"}{}]}", PP_EPARSE, "(memory): byte 26: found '{', expected ',' or ']' after an event" },
-		{ "{\"traceEvents\":[{\"args\":{\"a\":[1,}]}}]}", PP_EPARSE, "(memory): byte 32: found '}', expected a value" },
-		{ "{\"traceEvents\":[{\"x\":tru}]}", PP_EPARSE, "(memory): byte 21: found 't', expected a value" },
-		{ "{\"traceEvents\":[]} x", PP_EPARSE, "(memory): byte 19: data after the end of the trace, expected end of input" },
-		{ "{\"traceEvents\":[{\"x\":01}]}", PP_EPARSE, "(memory): byte 22: found '1', expected ',' or '}'" },
-		{ "{\"traceEvents\":[{\"x\":-}]}", PP_EPARSE, "(memory): byte 22: found '}', expected a digit" },
+		{ "{\"traceEvents\":{}}", PP_EPARSE,
+		  "(memory): byte 15: found '{', expected '[' opening traceEvents" },
+		{ "{\"traceEvents\":[{\"ph\" \"X\"}]}", PP_EPARSE,
+		  "(memory): byte 22: found '\"', expected ':' after the key" },
+		{ "{\"traceEvents\":[{\"ph\":\"X\"}{}]}", PP_EPARSE,
+		  "(memory): byte 26: found '{', expected ',' or ']' after an event" },
+		{ "{\"traceEvents\":[{\"args\":{\"a\":[1,}]}}]}", PP_EPARSE,
+		  "(memory): byte 32: found '}', expected a value" },
+		{ "{\"traceEvents\":[{\"x\":tru}]}", PP_EPARSE,
+		  "(memory): byte 21: found 't', expected a value" },
+		{ "{\"traceEvents\":[]} x", PP_EPARSE,
+		  "(memory): byte 19: data after the end of the trace, expected end of input" },
+		{ "{\"traceEvents\":[{\"x\":01}]}", PP_EPARSE,
+		  "(memory): byte 22: found '1', expected ',' or '}'" },
+		{ "{\"traceEvents\":[{\"x\":-}]}", PP_EPARSE,
+		  "(memory): byte 22: found '}', expected a digit" },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		uint64_t n;
@@ -853,7 +884,8 @@ static void test_tolerated(void **state)
 	assert_int_equal(count("{\"traceEvents\":[]}", false, &n, NULL, 0), 0);
 	assert_int_equal(n, 0);
 	/* two traceEvents arrays: both are read */
-	assert_int_equal(count("{\"traceEvents\":[{}],\"traceEvents\":[{},{}]}", false, &n, NULL, 0), 0);
+	assert_int_equal(
+		count("{\"traceEvents\":[{}],\"traceEvents\":[{},{}]}", false, &n, NULL, 0), 0);
 	assert_int_equal(n, 3);
 }
 
@@ -865,8 +897,10 @@ static void test_small_window_refills(void **state)
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "{\"traceEvents\":[");
 	for (int i = 0; i < 3000; i++)
-		strbuf_addf(&sb, "%s{\"ph\":\"X\",\"name\":\"n\\u00e9%d\",\"ts\":%d.125,\"args\":"
-			    "{\"correlation\":%d}}", i ? ",\n" : "", i, i, i);
+		strbuf_addf(&sb,
+			    "%s{\"ph\":\"X\",\"name\":\"n\\u00e9%d\",\"ts\":%d.125,\"args\":"
+			    "{\"correlation\":%d}}",
+			    i ? ",\n" : "", i, i, i);
 	strbuf_addstr(&sb, "]}");
 	char *path = write_file(sb.buf, sb.len, false);
 	for (int pass = 0; pass < 2; pass++) {

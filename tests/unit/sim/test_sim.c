@@ -79,8 +79,11 @@ static void test_golden_reference(void **state)
 		char st[64], model[32], tf[4096], tb[4096], td[4096], tw[4096], tfb[4096];
 		int p, N, m, g, off = 0;
 		double L;
-		assert_int_equal(sscanf(line, "%63s %31s %d %d %d %d %lf %4095s %4095s %4095s %4095s %4095s | %n",
-					st, model, &p, &N, &m, &g, &L, tf, tb, td, tw, tfb, &off), 12);
+		assert_int_equal(
+			sscanf(line,
+			       "%63s %31s %d %d %d %d %lf %4095s %4095s %4095s %4095s %4095s | %n",
+			       st, model, &p, &N, &m, &g, &L, tf, tb, td, tw, tfb, &off),
+			12);
 		assert_true(off > 0);
 		const char *exp = line + off;
 		double *a = malloc(5 * (size_t)N * sizeof(double));
@@ -124,7 +127,8 @@ static void test_golden_reference(void **state)
 				if (sim_run(&c, &r2, err, sizeof(err)) == 0) {
 					assert_true(same_bits(r2.makespan, r.makespan));
 					for (int d = 0; d < p; d++)
-						assert_true(same_bits(r2.devices[d].busy, r.devices[d].busy));
+						assert_true(same_bits(r2.devices[d].busy,
+								      r.devices[d].busy));
 					meg_equal++;
 				}
 				sim_result_release(&r2);
@@ -163,7 +167,8 @@ static void test_closed_form_1f1b(void **state)
 					assert_true(fabs(r.devices[d].bubble -
 							 (double)(p - 1) / (m + p - 1)) < 1e-12);
 				}
-				assert_true(fabs(r.reference_bubble_rate - (double)(p - 1) / m) < 1e-12);
+				assert_true(fabs(r.reference_bubble_rate - (double)(p - 1) / m) <
+					    1e-12);
 				assert_int_equal(r.nops, (size_t)(2 * m * p));
 				sim_result_release(&r);
 			}
@@ -172,7 +177,7 @@ static void test_closed_form_1f1b(void **state)
 static void test_closed_form_interleave(void **state)
 {
 	(void)state;
-	static const int grid[][3] = { { 2, 2, 4 }, { 4, 2, 8 }, { 4, 3, 8 }, { 4, 2, 12 },
+	static const int grid[][3] = { { 2, 2, 4 },  { 4, 2, 8 },  { 4, 3, 8 }, { 4, 2, 12 },
 				       { 4, 4, 16 }, { 8, 2, 16 }, { 3, 2, 6 } };
 	for (size_t k = 0; k < sizeof(grid) / sizeof(grid[0]); k++) {
 		int p = grid[k][0], v = grid[k][1], m = grid[k][2];
@@ -181,7 +186,8 @@ static void test_closed_form_interleave(void **state)
 		assert_int_equal(run(&c, &r), 0);
 		assert_true(r.makespan == (v * m + p - 1) * 3.0);
 		for (int d = 0; d < p; d++)
-			assert_true(fabs(r.devices[d].bubble - (double)(p - 1) / (v * m + p - 1)) < 1e-12);
+			assert_true(fabs(r.devices[d].bubble - (double)(p - 1) / (v * m + p - 1)) <
+				    1e-12);
 		sim_result_release(&r);
 	}
 }
@@ -332,7 +338,8 @@ static void test_cycles_reported(void **state)
 	(void)state;
 	static const int cyc[][3] = { { 4, 3, 5 }, { 8, 2, 12 }, { 6, 2, 8 } };
 	for (size_t k = 0; k < 3; k++) {
-		struct sim_config c = cfg(SIM_INTERLEAVE, cyc[k][0], cyc[k][0] * cyc[k][1], cyc[k][2]);
+		struct sim_config c =
+			cfg(SIM_INTERLEAVE, cyc[k][0], cyc[k][0] * cyc[k][1], cyc[k][2]);
 		struct sim_result r;
 		char err[512];
 		c.model = SIM_MODEL_REFERENCE;
@@ -351,7 +358,10 @@ static void test_cycles_reported(void **state)
 static void test_invalid_inputs(void **state)
 {
 	(void)state;
-	struct { struct sim_config c; const char *msg; } bad[] = {
+	struct {
+		struct sim_config c;
+		const char *msg;
+	} bad[] = {
 		{ cfg(SIM_1F1B, 4, 3, 8), "multiple" },
 		{ cfg(SIM_1F1B, 4, 8, 8), "stages = devices" },
 		{ cfg(SIM_1F1B, 0, 0, 8), ">= 1" },
@@ -398,12 +408,15 @@ static void test_random_invariants(void **state)
 		enum sim_strategy st = (enum sim_strategy)(r % SIM_NSTRATEGIES);
 		int p = 1 + (int)((r >> 3) % 6), v = 1 + (int)((r >> 6) % 3);
 		int m = 1 + (int)((r >> 9) % 20);
-		int N = st == SIM_INTERLEAVE || st == SIM_1F1B_INTERLEAVE_OVERLAP ? p * v :
-			st == SIM_DUALPIPE_V ? 2 * p : p;
+		int N = st == SIM_INTERLEAVE || st == SIM_1F1B_INTERLEAVE_OVERLAP ? p * v
+			: st == SIM_DUALPIPE_V                                    ? 2 * p
+										  : p;
 		double t[5][18];
 		for (int k = 0; k < 5; k++)
 			for (int s = 0; s < N; s++)
-				t[k][s] = 0.25 * (1 + (int)(((r >> 12) + 7u * (unsigned)k + 3u * (unsigned)s) % 7));
+				t[k][s] = 0.25 * (1 + (int)(((r >> 12) + 7u * (unsigned)k +
+							     3u * (unsigned)s) %
+							    7));
 		struct sim_config c = cfg(st, p, N, m);
 		c.model = (enum sim_model)((r >> 20) & 1);
 		c.p2p = ((r >> 21) & 3) * 0.125;
@@ -458,7 +471,8 @@ static void test_names(void **state)
 	assert_int_equal(s, SIM_INTERLEAVE);
 	assert_int_equal(sim_strategy_parse("gpipe", &s), PP_EINVAL);
 	for (int i = 0; i < SIM_NSTRATEGIES; i++) {
-		assert_int_equal(sim_strategy_parse(sim_strategy_name((enum sim_strategy)i), &s), 0);
+		assert_int_equal(sim_strategy_parse(sim_strategy_name((enum sim_strategy)i), &s),
+				 0);
 		assert_int_equal(s, i);
 	}
 	assert_string_equal(sim_op_type_name(SIM_W), "W");

@@ -451,8 +451,9 @@ static void test_newer_or_foreign_file_refused(void **state)
 	assert_null(db_open(path, 0, 0, err, sizeof(err)));
 	assert_non_null(strstr(err, "not a pptrace database"));
 	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(c, "DROP TABLE x; PRAGMA user_version = 99",
-				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(c, "DROP TABLE x; PRAGMA user_version = 99", NULL, NULL, NULL),
+		SQLITE_OK);
 	sqlite3_close(c);
 	assert_null(db_open(path, 0, 0, err, sizeof(err)));
 	assert_non_null(strstr(err, "schema version 99 is newer"));
@@ -479,8 +480,7 @@ static void test_views_give_contract_values(void **state)
 		    "15|3|bwd|0|NULL|NULL|NULL|NULL|0|0|0|0|0\n"
 		    "15|3|fwd|0|10|20|1700000000000000000|1700000000000000500|"
 		    "500|500|0|0|1\n");
-	assert_rows(db, "SELECT * FROM category_stats",
-		    "15|3|fwd_computation|1|500|500\n");
+	assert_rows(db, "SELECT * FROM category_stats", "15|3|fwd_computation|1|500|500\n");
 	db_close(db);
 	rm_db(path);
 }
@@ -494,8 +494,7 @@ static void test_restoring_a_path_replaces_it(void **state)
 	store_sample(db, "/a.json", 0);
 	store_sample(db, "/b.json", 1);
 	store_sample(db, "/a.json", 0);
-	assert_rows(db, "SELECT rank, count(*) FROM kernels GROUP BY rank",
-		    "0|2\n1|2\n");
+	assert_rows(db, "SELECT rank, count(*) FROM kernels GROUP BY rank", "0|2\n1|2\n");
 	assert_rows(db, "SELECT count(*) FROM traces", "2\n");
 	assert_rows(db, "SELECT count(*) FROM names", "2\n");
 	assert_rows(db, "SELECT count(*) FROM steps", "4\n");
@@ -518,7 +517,7 @@ static void test_errors_are_sticky_and_roll_back(void **state)
 	db_trace_rollback(db);
 	assert_int_equal(db_trace_begin(db, &t), 0);
 	assert_int_equal(db_trace_add_step(db, &s), 0);
-	assert_int_equal(db_trace_add_step(db, &s), PP_EDB); /* same key */
+	assert_int_equal(db_trace_add_step(db, &s), PP_EDB);     /* same key */
 	assert_int_equal(db_trace_add_category(db, &c), PP_EDB); /* sticky */
 	assert_int_equal(db_trace_commit(db), PP_EDB);
 	assert_non_null(strstr(db_errmsg(db), "cannot insert step"));
@@ -615,8 +614,10 @@ static void test_kernel_batches(void **state)
 	/* Rows left past the last trace (a hand-made DELETE FROM traces):
 	 * the next trace cannot append, and must not mix with them. */
 	assert_int_equal(sqlite3_exec(db_sqlite(db),
-		"INSERT INTO kernel_t(rowid, code, name_id, start, dur)"
-		" VALUES ((9 << 32) + 5, 0, 1, 0, 0)", NULL, NULL, NULL), SQLITE_OK);
+				      "INSERT INTO kernel_t(rowid, code, name_id, start, dur)"
+				      " VALUES ((9 << 32) + 5, 0, 1, 0, 0)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	store_many(db, "/d", 3, 700);
 	assert_rows(db, q,
 		    "0|600|179700|180300|179700|300\n1|31|465|496|465|16\n"

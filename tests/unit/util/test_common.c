@@ -79,8 +79,8 @@ static const struct cli_cmd cmd = { "t", "t [-q] [--db <path>]", "test", opts, N
 static void test_cli_forms(void **state)
 {
 	(void)state;
-	char *argv[] = { "t", "-q", "--db=x.db", "pos1", "--iterations", "15",
-			 "16", "-dy.db", "--", "-notopt", NULL };
+	char *argv[] = { "t",      "-q", "--db=x.db", "pos1", "--iterations", "15", "16",
+			 "-dy.db", "--", "-notopt",   NULL };
 	struct cli_state st;
 	cli_init(&st, 10, argv);
 	assert_int_equal(cli_next(&cmd, &st), O_QUIET);

@@ -107,8 +107,7 @@ static void test_planted_symlink_is_replaced_not_followed(void **state)
 	assert_int_equal(symlinkat("../victim", f->rootfd, "out/index.html"), 0);
 	assert_int_equal(symlinkat("../created-elsewhere", f->rootfd, "out/x.svg"), 0);
 	int out;
-	assert_int_equal(safe_opendir(f->rootfd, "out", SAFE_NOFOLLOW, &out, err,
-				      sizeof(err)), 0);
+	assert_int_equal(safe_opendir(f->rootfd, "out", SAFE_NOFOLLOW, &out, err, sizeof(err)), 0);
 	assert_int_equal(safefile_write(out, "index.html", "new", 3, err, sizeof(err)), 0);
 	assert_int_equal(safefile_write(out, "x.svg", "<svg/>", 6, err, sizeof(err)), 0);
 	close(out);
@@ -130,8 +129,8 @@ static void test_symlinked_subfolder_refused_inside_output(void **state)
 	assert_int_equal(symlinkat("../elsewhere", f->rootfd, "out/rank_0"), 0);
 	int out;
 	assert_int_equal(safe_opendir(f->rootfd, "out", SAFE_NOFOLLOW, &out, NULL, 0), 0);
-	assert_int_equal(safe_mkdirs(out, "rank_0/sub", SAFE_NOFOLLOW, &d, err,
-				     sizeof(err)), PP_EIO);
+	assert_int_equal(safe_mkdirs(out, "rank_0/sub", SAFE_NOFOLLOW, &d, err, sizeof(err)),
+			 PP_EIO);
 	assert_int_equal(errno, ELOOP);
 	assert_non_null(strstr(err, "refusing to follow symlink 'rank_0'"));
 	assert_int_equal(d, -1);
@@ -147,8 +146,7 @@ static void test_trusted_symlink_followed_in_user_path(void **state)
 	assert_int_equal(mkdirat(f->rootfd, "real", 0755), 0);
 	assert_int_equal(symlinkat("real", f->rootfd, "mine"), 0);
 	/* Owned by the caller: followed, and mkdir -p continues through it. */
-	assert_int_equal(safe_mkdirs(f->rootfd, "mine/charts/it_15", 0, &d, err,
-				     sizeof(err)), 0);
+	assert_int_equal(safe_mkdirs(f->rootfd, "mine/charts/it_15", 0, &d, err, sizeof(err)), 0);
 	assert_int_equal(safefile_write(d, "f.csv", "1\n", 2, NULL, 0), 0);
 	close(d);
 	assert_string_equal(slurp(f->rootfd, "real/charts/it_15/f.csv"), "1\n");
@@ -156,12 +154,11 @@ static void test_trusted_symlink_followed_in_user_path(void **state)
 	char target[128];
 	snprintf(target, sizeof(target), "%s/real/charts", f->root);
 	assert_int_equal(symlinkat(target, f->rootfd, "abs"), 0);
-	assert_int_equal(safe_opendir(f->rootfd, "abs/../charts/./it_15/", 0, &d,
-				      err, sizeof(err)), 0);
+	assert_int_equal(safe_opendir(f->rootfd, "abs/../charts/./it_15/", 0, &d, err, sizeof(err)),
+			 0);
 	close(d);
 	/* SAFE_NOFOLLOW refuses even the caller's own links. */
-	assert_int_equal(safe_opendir(f->rootfd, "mine", SAFE_NOFOLLOW, &d, NULL, 0),
-			 PP_EIO);
+	assert_int_equal(safe_opendir(f->rootfd, "mine", SAFE_NOFOLLOW, &d, NULL, 0), PP_EIO);
 	assert_int_equal(errno, ELOOP);
 }
 
@@ -176,10 +173,8 @@ static void test_foreign_symlink_refused_in_user_path(void **state)
 	}
 	assert_int_equal(mkdirat(f->rootfd, "real", 0755), 0);
 	assert_int_equal(symlinkat("real", f->rootfd, "theirs"), 0);
-	assert_int_equal(fchownat(f->rootfd, "theirs", 65534, 65534,
-				  AT_SYMLINK_NOFOLLOW), 0);
-	assert_int_equal(safe_mkdirs(f->rootfd, "theirs/charts", 0, &d, err,
-				     sizeof(err)), PP_EIO);
+	assert_int_equal(fchownat(f->rootfd, "theirs", 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(safe_mkdirs(f->rootfd, "theirs/charts", 0, &d, err, sizeof(err)), PP_EIO);
 	assert_int_equal(errno, ELOOP);
 	assert_non_null(strstr(err, "owned by uid 65534"));
 	assert_int_equal(count_entries(f->rootfd, "real"), 0);
@@ -275,10 +270,10 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinked_subfolder_refused_inside_output,
 						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trusted_symlink_followed_in_user_path,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_foreign_symlink_refused_in_user_path,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trusted_symlink_followed_in_user_path, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_symlink_refused_in_user_path, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_loop_ends, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_a_folder_and_bad_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_keeps_old_content, setup, teardown),
