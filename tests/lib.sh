@@ -12,6 +12,8 @@
 #   checker_clean "desc" MIN TOOL ROOT   runs a source checker (tests/tools,
 #                              tests/reliab): no report, exit 0, and its
 #                              "# N ... checked" count on stderr >= MIN
+#   stage_for_others NAME PATH...  copies what another user runs or reads to
+#                              where that user can reach it (see below)
 #   done_testing               prints the plan; call at the end
 set -u
 : "${PP_BIN:?run through make check}"
@@ -28,21 +30,28 @@ cd "$T" || exit 1
 # done_testing turns any of them (an error or a leak) into a failed test;
 # leaks of a process killed by a signal (a worker the coordinator stops
 # with SIGTERM) are not leaks: tests/reliab/vgfilter.awk.
-if [ "${PP_VALGRIND:-0}" = 1 ]; then
-	mkdir -p "$T/.vg/bin"
-	chmod 1777 "$T/.vg" # commands run as nobody log here too
-	for _c in "$PP_BIN"/*; do
-		[ -f "$_c" ] && [ -x "$_c" ] || continue
-		cat >"$T/.vg/bin/${_c##*/}" <<EOF
+# vg_wrappers BIN DEST: DEST/<cmd> runs BIN/<cmd> under memcheck, for each
+# command of BIN.
+vg_wrappers() {
+	local c
+	mkdir -p "$2" || return 1
+	for c in "$1"/*; do
+		[ -f "$c" ] && [ -x "$c" ] || continue
+		cat >"$2/${c##*/}" <<EOF
 #!/bin/sh
 exec valgrind --error-exitcode=99 --leak-check=full \\
   --show-leak-kinds=definite,indirect,possible \\
   --errors-for-leak-kinds=definite,indirect,possible \\
   --trace-children=yes --trace-children-skip='/bin/*,/usr/*,*/gnuplot*' \\
-  --child-silent-after-fork=yes --log-file="$T/.vg/%p.log" "$_c" "\$@"
+  --child-silent-after-fork=yes --log-file="$T/.vg/%p.log" "$c" "\$@"
 EOF
-		chmod +x "$T/.vg/bin/${_c##*/}"
+		chmod 755 "$2/${c##*/}" || return 1
 	done
+}
+if [ "${PP_VALGRIND:-0}" = 1 ]; then
+	mkdir -p "$T/.vg"
+	chmod 1777 "$T/.vg" # commands run as nobody log here too
+	vg_wrappers "$PP_BIN" "$T/.vg/bin"
 	PATH="$T/.vg/bin:$PATH"
 fi
 _tap_n=0
@@ -105,6 +114,29 @@ checker_clean() {
 	# A checker that finds nothing to check (a moved folder) proves nothing.
 	n=$(sed -n 's/^# \([0-9]*\) .*checked.*/\1/p' "$T/count")
 	ok_if "${tool##*/} checked ${n:-nothing} (at least $min)" test "${n:-0}" -ge "$min"
+}
+
+# stage_for_others NAME PATH...: another user (nobody, slurm) cannot enter a
+# clone in a private folder (a home folder such as /root, or mktemp -d: mode
+# 700), so what a test runs or reads as that user is copied, files or
+# folders, into $T/others/NAME/ (removed with $T), readable by every user and
+# runnable where it was. Returns 1 with the reason in $OTHERS_WHY when user
+# nobody still cannot read it there (TMPDIR in a private folder), so that the
+# test can skip those cases and say why.
+OTHERS_WHY=""
+stage_for_others() {
+	local dir=$T/others/$1
+	shift
+	if ! { chmod 755 "$T" && mkdir -p "$dir" && chmod 755 "$T/others" "$dir" &&
+		cp -R -- "$@" "$dir/" && chmod -R a+rX "$dir"; }; then
+		OTHERS_WHY="cannot copy $* into $dir"
+		return 1
+	fi
+	if [ "$(id -u)" = 0 ] &&
+		! setpriv --reuid=65534 --regid=65534 --clear-groups -- test -r "$dir" -a -x "$dir"; then
+		OTHERS_WHY="user nobody cannot enter $dir (TMPDIR=${TMPDIR:-/tmp} is not open to other users)"
+		return 1
+	fi
 }
 
 done_testing() {

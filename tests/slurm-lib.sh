@@ -8,6 +8,11 @@
 #   slurm_stop         stop the daemons by PID (also run from the EXIT trap).
 #   slurm_skip_all N   print N skipped TAP lines "# skip $SLURM_WHY".
 #   slurm_logs         print the tail of the daemon logs (for failed tests).
+#   slurm_stage        copy scripts/slurm/* and $PP_BIN's ppbatch and ppagg
+#                      into $PP_SLURM (stage_for_others, tests/lib.sh), where
+#                      SlurmUser and the jobs' users can run them whatever
+#                      folder the clone is in; returns 1 with SLURM_WHY set
+#                      when they cannot.
 #   slurm_epilog_wrapper EPILOG
 #                      write $T/epilog-wrapper, a site wrapper for
 #                      EpilogSlurmctld that execs EPILOG with the test's
@@ -224,6 +229,15 @@ slurm_pipeline_ready() {
 		fi
 	done
 	return 0
+}
+
+PP_SLURM=""
+slurm_stage() {
+	if ! stage_for_others slurm "$PP_ROOT"/scripts/slurm/* "$PP_BIN/ppbatch" "$PP_BIN/ppagg"; then
+		SLURM_WHY=$OTHERS_WHY
+		return 1
+	fi
+	PP_SLURM=$T/others/slurm
 }
 
 slurm_epilog_wrapper() {

@@ -7,9 +7,8 @@
 source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/slurm-lib.sh"
 NCASES=16
-epilog="$PP_ROOT/scripts/slurm/pptrace-epilog"
 
-if ! slurm_pipeline_ready; then
+if ! slurm_pipeline_ready || ! slurm_stage; then
 	slurm_skip_all "$NCASES"
 	done_testing
 	exit
@@ -28,10 +27,11 @@ if [ "$rc" != 0 ]; then
 	exit
 fi
 slurm_views single.db >single.views
+epilog="$PP_SLURM/pptrace-epilog"
 
 slurm_epilog_wrapper "$epilog"
-printf '[slurm]\nppbatch = %s\nppagg = %s\nagg_args = --no-render\n' "$PP_BIN/ppbatch" \
-	"$PP_BIN/ppagg" >"$T/pptrace.ini"
+printf '[slurm]\nppbatch = %s\nppagg = %s\nagg_args = --no-render\n' "$PP_SLURM/ppbatch" \
+	"$PP_SLURM/ppagg" >"$T/pptrace.ini"
 SLURM_EXTRA_CONF="EpilogSlurmctld=$T/epilog-wrapper"
 if ! slurm_start; then
 	slurm_logs >&2
@@ -81,7 +81,7 @@ is "array analysis has every rank" "$nranks" "$(sql run/prof2/pptrace.db 'SELECT
 
 # 4. A job of another user: the analysis runs as that user.
 if id nobody >/dev/null 2>&1 && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-	test -x "$PP_BIN/ppbatch"; then
+	test -x "$PP_SLURM/ppbatch"; then
 	cp -a run/prof run/prof3
 	rm -rf run/prof3/.pptrace.db.slurm run/prof3/pptrace.db*
 	chown -R nobody "run/prof3"
@@ -92,8 +92,8 @@ if id nobody >/dev/null 2>&1 && setpriv --reuid=nobody --regid="$(id -g nobody)"
 	is "another user's job: database written as that user" nobody "$(stat -c %U run/prof3/pptrace.db 2>&1)"
 	is "another user's job: every rank" "$nranks" "$(sql run/prof3/pptrace.db 'SELECT count(*) FROM ranks' 2>&1)"
 else
-	skip "another user's job: database written as that user" "user nobody cannot run $PP_BIN/ppbatch"
-	skip "another user's job: every rank" "user nobody cannot run $PP_BIN/ppbatch"
+	skip "another user's job: database written as that user" "user nobody cannot run $PP_SLURM/ppbatch"
+	skip "another user's job: every rank" "user nobody cannot run $PP_SLURM/ppbatch"
 fi
 
 # 5. Driven directly with slurmctld's environment (no PATH): jobs without the

@@ -10,8 +10,6 @@
 source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/slurm-lib.sh"
 NCASES=24
-epilog="$PP_ROOT/scripts/slurm/pptrace-epilog"
-submit="$(readlink -f -- "$PP_ROOT/scripts/slurm")/pptrace-submit"
 PATH="$PATH:/usr/sbin:/sbin"
 
 skip_all() { # skip_all REASON
@@ -21,6 +19,9 @@ skip_all() { # skip_all REASON
 	exit
 }
 slurm_pipeline_ready || skip_all "$SLURM_WHY"
+slurm_stage || skip_all "$SLURM_WHY"
+epilog="$PP_SLURM/pptrace-epilog"
+submit="$(readlink -f -- "$PP_SLURM")/pptrace-submit"
 for c in sudo visudo; do
 	command -v "$c" >/dev/null 2>&1 || skip_all "$c not installed (scripts/install-deps --test installs sudo)"
 done
@@ -29,8 +30,8 @@ id slurm >/dev/null 2>&1 || skip_all "no 'slurm' user (package slurm-wlm not set
 id nobody >/dev/null 2>&1 || skip_all "no 'nobody' user"
 as_nobody=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
 chmod 755 "$T"
-"${as_nobody[@]}" test -x "$PP_BIN/ppbatch" -a -r "$submit" ||
-	skip_all "user nobody cannot run $PP_BIN/ppbatch or read $submit"
+"${as_nobody[@]}" test -x "$PP_SLURM/ppbatch" -a -r "$submit" ||
+	skip_all "user nobody cannot run $PP_SLURM/ppbatch or read $submit"
 
 mkdir -p run
 "$PP_FAST_BIN/ppgen" --out run/prof --tp 1 --pp 2 --dp 2 --microbatches 4 --iterations 1 >gen.log 2>&1 ||
@@ -53,7 +54,7 @@ slurm_epilog_wrapper "$epilog"
 chown slurm "$T/epilog.log"
 config() { # config SUDO: the [slurm] section, with sudo = SUDO
 	printf '[slurm]\nsudo = %s\nppbatch = %s\nppagg = %s\nagg_args = --no-render\n' "$1" \
-		"$PP_BIN/ppbatch" "$PP_BIN/ppagg" >"$T/pptrace.ini"
+		"$PP_SLURM/ppbatch" "$PP_SLURM/ppagg" >"$T/pptrace.ini"
 }
 config yes
 
@@ -170,7 +171,7 @@ is "sudo: the merge job belongs to nobody" "UserId=nobody($(id -u nobody))" \
 is "sudo: database, shards and marker owned by nobody" "nobody nobody nobody nobody" \
 	"$(stat -c %U run/prof/pptrace.db "$work"/shard_*-of-00002.db "$work/once.job-$job" 2>&1 | tr '\n' ' ' | sed 's/ $//')"
 ok_if "sudo: the merge job runs the configured ppbatch and ppagg" grep -q \
-	"pptrace-merge.sbatch [^ ]* $PP_BIN/ppbatch $PP_BIN/ppagg $PWD/run/prof " \
+	"pptrace-merge.sbatch [^ ]* $PP_SLURM/ppbatch $PP_SLURM/ppagg $PWD/run/prof " \
 	<(scontrol show job -o "$merge" 2>&1 | sed 's/.* Command=//')
 slurm_views run/prof/pptrace.db >sudo.views
 ok_if "sudo: the database equals a single ppbatch run" diff single.views sudo.views

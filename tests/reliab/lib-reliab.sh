@@ -1,8 +1,13 @@
 # tests/reliab/lib-reliab.sh — helpers of the reliability tests (t08xx),
 # sourced after tests/lib.sh.
 #
+#   as_user_ready         when we are root, copies the commands of $PP_BIN
+#                         to where nobody can run them (stage_for_others,
+#                         tests/lib.sh); returns 1 with $OTHERS_WHY set when
+#                         nobody cannot, for a skip that says why
 #   as_user CMD...        runs CMD as nobody when we are root (so that file
-#                         permissions apply), else as ourselves
+#                         permissions apply), else as ourselves; the commands
+#                         of $PP_BIN are those as_user_ready copied
 #   sanitizer_clean FILE  true when FILE holds no ASan/UBSan/LSan report
 #   db_integrity DB       prints SQLite's PRAGMA integrity_check ("ok")
 #   dump_views DB [VIEW...]  prints every stable view, sorted, one CSV stream:
@@ -21,12 +26,27 @@ FAST=${PP_FAST_BIN:-$PP_BIN}
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}:exitcode=86"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}:exitcode=86"
 
-as_user() {
-	if [ "$(id -u)" = 0 ]; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
-	else
-		"$@"
+as_user_ready() {
+	[ "$(id -u)" = 0 ] || return 0
+	[ -d "$T/others/bin" ] && return 0
+	stage_for_others bin "$PP_BIN"/* || return 1
+	if [ "${PP_VALGRIND:-0}" = 1 ]; then
+		vg_wrappers "$T/others/bin" "$T/others/vg" && chmod 755 "$T/others/vg"
 	fi
+}
+
+as_user() {
+	local bin=$T/others/bin
+	if [ "$(id -u)" != 0 ]; then
+		"$@"
+		return
+	fi
+	if ! as_user_ready; then
+		echo "as_user: $OTHERS_WHY" >&2
+		return 126
+	fi
+	[ "${PP_VALGRIND:-0}" = 1 ] && bin=$T/others/vg
+	PATH="$bin:$PATH" setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
 }
 
 sanitizer_clean() {
