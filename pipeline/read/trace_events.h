@@ -123,7 +123,7 @@ static int args_key(const char *k, size_t kn)
  * at the first member's key, or else just after the previous member's
  * value. A member whose bytes from there (the separator, the key, the ':')
  * are an expected literal of the key cache costs one compare, and so does
- * the object's end; anything else takes member_slow(). *at is the cache's
+ * the object's end; anything else takes tr_member_slow(). *at is the cache's
  * trie node, obj the object's first byte after '{', wholes the key codes
  * whose values may become part of a literal. Returns KC_END after the
  * closing '}' (with *pp after it), a code | KC_WHOLE after a whole literal

@@ -3,7 +3,10 @@
  *
  * Library functions return int: 0 on success, a negative PP_E* code on
  * failure; details go into a message buffer on the handle. Predicates return
- * bool; pointer-returning functions return NULL on failure. Only cmd/ exits.
+ * bool; pointer-returning functions return NULL on failure. cmd/ decides
+ * the exit status; library code exits only through die() when memory runs
+ * out (the allocators below and what is built on them, as git's xmalloc
+ * does: docs/contracts.md §7), never for bad input.
  */
 #ifndef PP_H
 #define PP_H
@@ -27,7 +30,7 @@ enum {
 	PP_ENOTFOUND = -9 /* a named thing does not exist */
 };
 
-/* Exit codes of every command (documented in the README). */
+/* Exit codes of every command (docs/usage.md). */
 enum {
 	PP_EXIT_OK = 0,      /* everything worked */
 	PP_EXIT_PARTIAL = 1, /* some inputs failed */

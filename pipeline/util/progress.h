@@ -2,8 +2,8 @@
  *
  * On a terminal: one status line redrawn in place (files done/total, MB/s,
  * ETA); otherwise one plain log line per finished file, fit for log files.
- * With quiet nothing is shown except what progress_log() is asked to print
- * as an error. Output goes to stderr.
+ * With quiet it shows nothing: the caller reports failed files itself
+ * (error(), util/pp.h). Output goes to stderr.
  */
 #ifndef PROGRESS_H
 #define PROGRESS_H
