@@ -9,6 +9,7 @@
 #   make bench           benchmarks; results in bench/results.txt
 #   make install         PREFIX=/usr/local, honours DESTDIR
 #   make format          clang-format every C file (t0004 checks them)
+#   make clean           remove every build folder
 #
 # Sources are discovered: every cmd/<name>.c is a command; pipeline/util/
 # forms libpputil.a, pipeline/gen/ libppgen.a, the other pipeline/<layer>/
@@ -192,7 +193,9 @@ install: all
 	install -m 755 $(CMDS) $(SLURM_BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(SLURM_LIBX) $(DESTDIR)$(PREFIX)/libexec/pptrace/
 
+# Every build folder the targets above make (check's build-zlib too); the
+# benchmarks' inputs in bench/work stay (they take minutes to write).
 clean:
-	rm -rf build build-san build-fuzz $(O)
+	rm -rf build build-san build-zlib build-fuzz $(CHECK_O) $(O)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
