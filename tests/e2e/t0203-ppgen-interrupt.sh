@@ -74,7 +74,7 @@ case_ gz TERM --pp 4 --layers 60 --iterations 1,2 --gzip
 
 # SIGINT ignored when ppgen starts (a background job of a script, where the
 # Ctrl-C typed at the script is not for ppgen): ppgen ignores it too and
-# writes the whole tree. Up to 2026-11-27 it caught the signal anyway.
+# writes the whole tree; it does not catch the signal.
 start ign '' --pp 4 --layers 60 --iterations 1,2
 is "SIGINT ignored at start: ppgen stopped itself after its first trace" 0 $?
 kill -INT $pid
@@ -86,8 +86,8 @@ is "... the whole tree and its truth" "8|9" \
 
 # Two signals, one of each kind (Ctrl-C, then the scheduler's SIGTERM):
 # the first stops ppgen as above, the second kills it at once, whichever
-# comes second. Up to 2026-11-27 only the same signal again did; SIGINT
-# then SIGTERM ended as slowly as one signal.
+# comes second (not only the same signal again: SIGINT then SIGTERM must
+# not end as slowly as one signal).
 start two - --pp 4 --layers 60 --iterations 1,2
 is "two signals: ppgen stopped itself after its first trace" 0 $?
 kill -TERM $pid
@@ -98,9 +98,9 @@ rc=$?
 ok_if "two signals: killed by the second (exit $rc)" test "$rc" = 130 -o "$rc" = 143
 is "... without finishing as for one signal" "" "$(grep interrupted two.err)"
 
-# --help says what 130 leaves and what running again does; up to
-# 2026-11-27 it gave every command's "running again resumes", which ppgen
-# does not (it writes the whole tree again).
+# --help says what 130 leaves and what running again does: not every
+# command's "running again resumes", which ppgen does not (it writes the
+# whole tree again).
 ppgen --help >help.txt
 ok_if "--help: 130 and running again" grep -qx \
 	"  130 interrupted (SIGINT/SIGTERM): as 3; running again writes the whole tree" help.txt

@@ -1,8 +1,8 @@
 #!/bin/bash
 # ppgen failing to write part of a tree (exit 3) leaves .truth as it was,
 # as an interrupted run does (t0203): the truth of the iterations written
-# before the failure would not describe the tree. Up to 2026-11-27 the
-# failure committed .truth with the rows of those iterations alone.
+# before the failure would not describe the tree, so .truth is not
+# committed with the rows of those iterations alone.
 source "$PP_ROOT/tests/lib.sh"
 
 args=(--out out --pp 4 --layers 60 --iterations 1,2)

@@ -1,10 +1,9 @@
 #!/bin/bash
 # Nothing silently lost or merged (docs/contracts.md §8): a trace is where
-# it was laid out, not the file behind it. Issue 14's three defects, each
-# failing before the change: two names for one file lost a rank, one file
-# in two iteration folders lost an iteration (and it was "skipped" forever
-# after), traces with one header rank were merged into one rank. "N ok"
-# means N rows.
+# it was laid out, not the file behind it. Two names for one file are two
+# ranks, one file in two iteration folders is stored in both (and neither
+# is "skipped" forever after), traces with one header rank are not merged
+# into one rank. "N ok" means N rows.
 source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/e2e/lib-ppbatch.sh"
 

@@ -98,8 +98,8 @@ is "bad alignment: usage" 2 $?
 ppagg --base-folder nowhere 2>err8
 is "no database: fatal" 3 $?
 ok_if "no database: said so" grep -q "cannot open database 'nowhere/pptrace.db'" err8
-# Config keys are checked as their flags are (issue 14: a malformed value
-# was ignored, agg.tp = 0 accepted).
+# Config keys are checked as their flags are: a malformed value is an
+# error, not ignored, and agg.tp = 0 is refused.
 for kv in "tp = x:agg.tp = 'x': expected a positive number" \
 	"tp = 0:agg.tp = '0': expected a positive number" \
 	"pp = 2.5:agg.pp = '2.5': expected a positive number" \
@@ -117,8 +117,8 @@ ok_if "the flag --tp x: says it" grep -q "invalid value 'x' for --tp: expected a
 
 # 6. The topology file as real runs write it (banner, time stamp, global
 # batch size, "Total groups" after each section, model replicas, a
-# STATISTICS block): understood without a warning (issue 14: 11 warnings on
-# a 4-rank job), the counts and the global batch size checked.
+# STATISTICS block): understood without a warning (none of those lines is
+# "unrecognised"), the counts and the global batch size checked.
 # real_topology GBS ERRORS: run/'s file in that form.
 real_topology() {
 	python3 - "$1" "$2" run/unique_parallel_groups_20250101.txt <<'PY'

@@ -1,10 +1,10 @@
 #!/bin/bash
 # A what-if cell's slow rank is named by the straggler flag's own comparison
 # (docs/whatif.md §9.2): more than agg.straggler_threshold above the cell's
-# lower median, so a rank exactly at the threshold is not named. Until
-# 2026-11-26 the cell tested sum > median × (1 + threshold) in doubles, which
-# named it: on this job (TP 2, rank 5 of cell 4-5 slowed, seed 1, iteration
-# 15) median × (1 + threshold) rounds below the sum.
+# lower median, so a rank exactly at the threshold is not named. A test of
+# sum > median × (1 + threshold) in doubles would name it: on this job (TP
+# 2, rank 5 of cell 4-5 slowed, seed 1, iteration 15) median × (1 +
+# threshold) rounds below the sum.
 # ppgen -> ppbatch -> ppagg with the threshold at the cell's own excess, then
 # just below it.
 source "$PP_ROOT/tests/lib.sh"

@@ -2,8 +2,8 @@
 # The ideal pipeline follows the warm-up rule the job ran (docs/ppagg.md
 # "VPP"): with as many micro-batches as stages and VPP > 1, Megatron-LM up
 # to 2023 runs every forward first and current Megatron core clamps the
-# warm-up. Up to 2026-11-26 ppagg simulated the core rule for both, so a
-# legacy job with uneven stages got an ideal too short and a gap too large.
+# warm-up. Simulating the core rule for both would give a legacy job with
+# uneven stages an ideal too short and a gap too large.
 # ppgen (pp 3 x vpp 2, 3 micro-batches, stage 1 slowed) under each rule ->
 # ppbatch -> ppagg; each ideal must be ppsim's makespan under the job's rule
 # with the stage medians the database holds.

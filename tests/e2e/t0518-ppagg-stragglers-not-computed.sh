@@ -2,9 +2,9 @@
 # The straggler flag compares a rank's forward+backward compute kernels with
 # its DP group's (docs/ppagg.md "Numbers"). Where no DP group has two ranks
 # with such kernels to compare -- an op-trace import (no kernels), DP 1 --
-# ppagg said "0 stragglers" and the report "none" up to 2026-11-27, next to a
-# what-if that named the slow worker. It now says the flag was not computed,
-# and why; a job where the flag ran and found nothing still says "none".
+# ppagg says the flag was not computed, and why, not "0 stragglers" and
+# "none" next to a what-if that names the slow worker; a job where the flag
+# ran and found nothing says "none".
 source "$PP_ROOT/tests/lib.sh"
 FIX=$PP_ROOT/tests/fixtures/whatif
 cp "$FIX/pp2dp2.csv" "$FIX/pp2dp2.yaml" .

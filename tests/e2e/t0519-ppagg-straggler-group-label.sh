@@ -1,10 +1,10 @@
 #!/bin/bash
 # The report's stragglers table names the group a straggler was compared
-# with. Up to 2026-11-27 it wrote "dp 3" -- the 0-based DP *group* index --
-# on a page where "dp N" everywhere else (the what-if sentence, its workers,
-# the Perfetto tracks) is the model replica: on tp 2 x pp 2 x dp 2 with rank
-# 5 slow, "dp 3" next to "dp 0 / stage 1 (rank 5 ...)", with only replicas
-# 0 and 1. It now says "DP group 3 (ranks 5, 7)".
+# with as "DP group 3 (ranks 5, 7)", not "dp 3": on the page "dp N"
+# everywhere else (the what-if sentence, its workers, the Perfetto tracks)
+# is the model replica, and on tp 2 x pp 2 x dp 2 with rank 5 slow "dp 3"
+# would stand next to "dp 0 / stage 1 (rank 5 ...)", with only replicas 0
+# and 1.
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out j --tp 2 --pp 2 --dp 2 --straggler 5:1.5 --layers 1 \
 	--kernels-per-layer 2 -q && "$PP_FAST_BIN/ppbatch" --input j -q &&

@@ -1,9 +1,9 @@
 #!/bin/bash
 # A topology file comes before --tp/--pp/--dp/--cp/--ep and [agg]'s sizes
-# (docs/ppagg.md "Topology"). Up to 2026-11-27 sizes that disagreed with the
-# file were dropped without a word (the summary named the file, but nothing
-# said the user's --tp 3 went unused); now a warning says which sizes were
-# ignored and what the file says. Sizes that agree, or none, say nothing.
+# (docs/ppagg.md "Topology"). Sizes that disagree with the file are not
+# dropped without a word: a warning says which sizes were ignored (the
+# user's --tp 3) and what the file says. Sizes that agree, or none, say
+# nothing.
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out j --tp 2 --pp 2 --dp 2 --layers 1 --kernels-per-layer 2 -q &&
 	"$PP_FAST_BIN/ppbatch" --input j -q

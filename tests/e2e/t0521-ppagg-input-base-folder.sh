@@ -1,12 +1,11 @@
 #!/bin/bash
 # ppbatch's --input is the base folder, ppagg's --input one iteration folder
 # (docs/ppagg.md). `ppagg --input BASE` -- the same words as the ppbatch run
-# before it -- failed up to 2026-11-27 with "cannot open database
-# './pptrace.db'" (BASE's parent). It now says BASE is a base folder and
-# what to give instead; exit 3 as before (nothing was done). An iteration
-# folder ppbatch was given on its own holds pptrace.db too, with its traces:
-# the message then says to give it as --base-folder (before, it called the
-# folder a base folder and suggested 'DIR/iteration_<n>', which is not there).
+# before it -- says BASE is a base folder and what to give instead, not
+# "cannot open database './pptrace.db'" (BASE's parent); exit 3 (nothing
+# was done). An iteration folder ppbatch was given on its own holds
+# pptrace.db too, with its traces: the message then says to give it as
+# --base-folder (not a base folder with 'DIR/iteration_<n>', not there).
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out run --pp 2 --layers 1 --kernels-per-layer 2 -q &&
 	"$PP_FAST_BIN/ppbatch" --input run -q

@@ -1,10 +1,10 @@
 #!/bin/bash
 # out/whatif/ holds the what-if charts and Perfetto file of ppagg's last run
-# (docs/ppagg.md "What if, in the report"). Up to 2026-11-27 a run without
-# them (S below 1.03, an incomplete grid, no ops) left an earlier run's
-# files there: index.html said "no straggler worth explaining" while
-# whatif/timeline.json still showed the earlier run's straggler. Such a run
-# now removes them -- only those names, and never through a symlink planted
+# (docs/ppagg.md "What if, in the report"). A run without them (S below
+# 1.03, an incomplete grid, no ops) leaves no earlier run's files there,
+# where whatif/timeline.json would show the earlier run's straggler beside
+# an index.html that says "no straggler worth explaining". Such a run
+# removes them -- only those names, and never through a symlink planted
 # in the output folder.
 source "$PP_ROOT/tests/lib.sh"
 gen() { "$PP_FAST_BIN/ppgen" --pp 2 --dp 2 --layers 1 --kernels-per-layer 2 -q "$@"; }

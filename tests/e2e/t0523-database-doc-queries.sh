@@ -3,10 +3,9 @@
 # of README.md's views section, runs, as
 # written, on a database ppbatch and ppagg made (ppgen, iteration 15, a
 # straggler so that the what-if views hold rows): no SQL error, and each
-# query answers. The op-trace export there printed Kineto ops' epoch start
-# times as `start_ns / 1e9` up to 2026-11-27: SQLite prints 15 significant
-# digits, 1707261432.00008 for ...432000081260 ns, so the "op trace again"
-# was 10 us off; the query now prints the seconds exactly.
+# query answers. The op-trace export there prints Kineto ops' epoch start
+# times exactly, not as `start_ns / 1e9`: SQLite prints 15 significant
+# digits, 1707261432.00008 for ...432000081260 ns, 10 us off.
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out j --pp 2 --dp 2 --straggler 1:1.5 --layers 1 \
 	--kernels-per-layer 2 -q && "$PP_FAST_BIN/ppbatch" --input j -q &&

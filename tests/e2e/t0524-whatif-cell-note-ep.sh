@@ -1,8 +1,8 @@
 #!/bin/bash
-# The what-if's note on cells of several ranks (docs/whatif.md §9.1) said
-# "its lowest (tensor and context rank 0) is its worker" up to 2026-11-27,
-# also where the cell's ranks are expert-parallel ones (EP 2, TP 1): it now
-# gives the cell's shape and says the lowest rank is the worker.
+# The what-if's note on cells of several ranks (docs/whatif.md §9.1) gives
+# the cell's shape and says the lowest rank is the worker, also where the
+# cell's ranks are expert-parallel ones (EP 2, TP 1): not "its lowest
+# (tensor and context rank 0) is its worker".
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out j --pp 2 --dp 2 --ep 2 --straggler 3:1.5 --layers 1 \
 	--kernels-per-layer 2 -q && "$PP_FAST_BIN/ppbatch" --input j -q &&

@@ -1,10 +1,8 @@
 #!/bin/bash
 # --iterations naming an iteration the database lacks (docs/ppagg.md: exit
-# 1, the others aggregated). Up to 2026-11-27 the unknown one was reported
-# as "error:" although the run went on, and when none matched, the final
-# "no iteration to aggregate" did not say what the database holds. Now:
-# a warning for each unknown name, and the final error lists the
-# iterations there are (exit 3, nothing done).
+# 1, the others aggregated): a warning for each unknown name (not an
+# "error:", since the run goes on), and when none matches, the final error
+# lists the iterations there are (exit 3, nothing done).
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out j --pp 2 --iterations 15,16 --layers 1 --kernels-per-layer 2 -q &&
 	"$PP_FAST_BIN/ppbatch" --input j -q

@@ -1,8 +1,8 @@
 #!/bin/bash
 # ppagg on a database it cannot use. "(run ppbatch first?)" fits a database
-# that is not there; up to 2026-11-27 it also ended the messages for a file
-# that is not a database, a database of a newer pptrace and an SQLite file
-# of something else, where running ppbatch is no answer. Exit 3 each.
+# that is not there, and only there: not a file that is not a database, a
+# database of a newer pptrace or an SQLite file of something else, where
+# running ppbatch is no answer. Exit 3 each.
 source "$PP_ROOT/tests/lib.sh"
 ppagg --db missing.db -q 2>missing.err
 is "no database: exit 3" 3 $?

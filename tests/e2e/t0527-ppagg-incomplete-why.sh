@@ -1,9 +1,8 @@
 #!/bin/bash
-# An incomplete group says why each of its ranks is not analysed. Up to
-# 2026-11-27 ppagg's warning called a rank in conflict (two traces claim
-# it: docs/contracts.md §8) "failed", and the report listed "missing or
-# failed rank 1" under "model group 1" where the rest of the report says
-# "model replica". Now: "1 (in conflict)", "(failed)", "(missing)".
+# An incomplete group says why each of its ranks is not analysed: "1 (in
+# conflict)" (two traces claim it: docs/contracts.md §8), "(failed)",
+# "(missing)", never "missing or failed rank 1", under "model replica" as
+# in the rest of the report.
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out j --pp 2 --dp 2 --layers 1 --kernels-per-layer 2 -q
 it=j/iteration_15

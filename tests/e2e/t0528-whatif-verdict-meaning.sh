@@ -1,7 +1,7 @@
 #!/bin/bash
 # The what-if section of the report says what its verdict means (docs/
-# whatif.md §6). Up to 2026-11-27 it printed "Verdict: spread." and left
-# the reader to look the word up. Three ppgen jobs, one per verdict: a slow
+# whatif.md §6), not only "Verdict: spread.", which leaves the reader to
+# look the word up. Three ppgen jobs, one per verdict: a slow
 # GPU (worker), a slow last stage (stage), a slow middle stage (spread).
 source "$PP_ROOT/tests/lib.sh"
 verdict() { # verdict NAME PPGEN-ARGS...: the verdict's line of the report

@@ -1,9 +1,9 @@
 #!/bin/bash
-# When the aggregated traces hold no ops, ppagg says where ops come from.
-# Up to 2026-11-27 it said "no ops in these iterations (op traces: ppbatch
-# --format optrace)" also for a Kineto tree whose traces had all failed,
-# as if op traces were the only way in; ppbatch derives the ops of every
-# Megatron-mode Kineto trace it reads whole (docs/contracts.md §4.1).
+# When the aggregated traces hold no ops, ppagg says where ops come from,
+# also for a Kineto tree whose traces all failed: not "(op traces: ppbatch
+# --format optrace)" alone, as if op traces were the only way in; ppbatch
+# derives the ops of every Megatron-mode Kineto trace it reads whole
+# (docs/contracts.md §4.1).
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out j --pp 2 --layers 1 --kernels-per-layer 2 -q
 for f in j/iteration_15/*.json; do head -c 5000 "$f" >t && mv t "$f"; done

@@ -1,11 +1,11 @@
 #!/bin/bash
 # whatif/timeline.json of a Kineto job is valid trace-event JSON (docs/
 # ppagg.md "What if, in the report"; tests/tools/check_trace_events.py: the
-# JSON parses, ts and dur are numbers >= 0, ...). Up to 2026-11-27 a
-# simulated ideal op that starts before the measured step's first op was
-# written with a negative time as "ts":-11.-854 -- not JSON: Perfetto and
-# chrome://tracing refused the whole file. Every time is now counted from
-# the earliest op written, measured or ideal.
+# JSON parses, ts and dur are numbers >= 0, ...), also when a simulated
+# ideal op starts before the measured step's first op: every time is
+# counted from the earliest op written, measured or ideal, never written as
+# a negative time such as "ts":-11.-854 (not JSON: Perfetto and
+# chrome://tracing refuse the whole file).
 source "$PP_ROOT/tests/lib.sh"
 "$PP_FAST_BIN/ppgen" --out j --tp 2 --cp 2 --pp 4 --dp 4 --straggler 37:1.3 --layers 1 \
 	--kernels-per-layer 2 -q && "$PP_FAST_BIN/ppbatch" --input j -q &&

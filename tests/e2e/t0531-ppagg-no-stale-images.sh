@@ -1,9 +1,9 @@
 #!/bin/bash
 # A chart's PNG and SVG are of the run that wrote its script (docs/ppagg.md,
-# --no-render). Up to 2026-11-27 a run that did not render a chart -- with
-# --no-render, a rank chart the render plan left out, or gnuplot missing --
-# left the image an earlier run had rendered beside the new script, so the
-# report showed a chart of other data.
+# --no-render). A run that does not render a chart -- with --no-render, a
+# rank chart the render plan leaves out, or gnuplot missing -- leaves no
+# image an earlier run rendered beside the new script, so the report never
+# shows a chart of other data.
 source "$PP_ROOT/tests/lib.sh"
 if ! command -v gnuplot >/dev/null; then
 	skip "stale images removed" "gnuplot is not installed (the images come from it)"

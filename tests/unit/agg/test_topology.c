@@ -121,8 +121,8 @@ static void test_parse_new_format(void **state)
 
 /* The file as real Megatron runs write it: a banner, a time stamp, the
  * global batch size, "Total groups: N" after each section, the number of
- * model replicas and a STATISTICS block (issue 14: one warning per such
- * line before). %d: the replicas and error ranks it states. */
+ * model replicas and a STATISTICS block, none of them a warning. %d: the
+ * replicas and error ranks it states. */
 static const char real_format[] =
 	"================================================================\n"
 	"MEGATRON PARALLEL CONFIGURATION\n"

@@ -7,10 +7,10 @@
  * text per cell, with the decimals its colour range needs. Skipped (with
  * the reason) when gnuplot is not installed.
  * And the Gantt emitter's legend (gantt.h): its rows below the plot get
- * room. Up to 2026-11-27 the bottom margin was 6 lines whatever the legend
- * held, and the what-if's measured-vs-ideal step chart, whose 15 op types
- * make a legend of three rows, had its x axis's label drawn under the
- * legend's box. Those scripts are written, not rendered: the margin and
+ * room, not a bottom margin of 6 lines whatever the legend holds: the
+ * what-if's measured-vs-ideal step chart, whose 15 op types make a legend
+ * of three rows, would have its x axis's label drawn under the legend's
+ * box. Those scripts are written, not rendered: the margin and
  * the height are what the script says. */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -183,9 +183,9 @@ static void heat_script(const char *name, double a, double b, struct strbuf *gp)
 	slurp(strcat(prefix, ".gp"), gp);
 }
 
-/* A heatmap's numbers get the decimals its colour range needs. Up to
- * 2026-11-27 the overview's idle map (one decimal, values 0.47-0.73 ms)
- * labelled its colour bar 0.5, 0.5, 0.6, 0.6, 0.7 ms and its cells alike. */
+/* A heatmap's numbers get the decimals its colour range needs: with one
+ * decimal, the overview's idle map (values 0.47-0.73 ms) would label its
+ * colour bar 0.5, 0.5, 0.6, 0.6, 0.7 ms and its cells alike. */
 static void test_heatmap_decimals(void **state)
 {
 	(void)state;
@@ -282,9 +282,9 @@ static void touch(const char *name)
 }
 
 /* A script written anew takes the images an earlier run rendered of it
- * away, whoever writes it and whether or not it is rendered: up to
- * 2026-11-27 only ppagg's job list cleared them, so a chart another writer
- * left unrendered (ppsim without gnuplot) kept the earlier run's image. */
+ * away, whoever writes it and whether or not it is rendered, not only
+ * ppagg's job list: a chart another writer leaves unrendered (ppsim
+ * without gnuplot) must not keep the earlier run's image. */
 static void test_rewrite_clears_images(void **state)
 {
 	(void)state;

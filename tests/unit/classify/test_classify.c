@@ -608,7 +608,7 @@ static void test_patterns_defaults_and_config(void **state)
 	remove("test_classify.ini");
 }
 
-/* Globs with blanks (issue 14: "nn.Module: X" needed '?' for the blank):
+/* Globs with blanks ("nn.Module: X" without '?' for the blank):
  * quoted globs, one glob per indented line, a repeated key adds to the
  * list; the old whitespace lists still work; an unclosed quote is an
  * error naming the key. */

@@ -233,7 +233,7 @@ static const struct tcase cases[] = {
 	  "rank 3000 3600 400 200 200 300 100 50 0.750000\n"
 	  "iter 0 5 2 150\n"
 	  "iter 1 6 1 50\n"
-	  /* issue 14: it said "category other", which generic mode does not have */
+	  /* not "category other", which generic mode does not have */
 	  "warning 1 GPU events have no launch (orphans): counted by their kernel "
 	  "type, outside coverage\n" },
 
