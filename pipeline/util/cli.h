@@ -1,5 +1,5 @@
 /* cli.h — one option table per command drives parsing, --help and the
- * README's usage text.
+ * usage text of docs/usage.md.
  *
  * A command declares a `struct cli_cmd` with its options; cli_next() walks
  * argv and returns one option at a time. Accepted forms: --name value,
