@@ -1,5 +1,5 @@
 #!/bin/bash
-# ppbatch benchmarks (issue 4). Appends "name value unit" lines to
+# ppbatch benchmarks (docs/performance.md). Appends "name value unit" lines to
 # $BENCH_RESULTS:
 #   ppbatch_1worker_gbps       one worker, one ~1 GB ppgen trace: parse +
 #                              classify + store, wall clock, median of 5 (BENCH_ROUNDS; _cpu_gbps:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ppsim: time to simulate the two reference workloads of issue 6 (table
+# ppsim: time to simulate the two reference workloads (docs/ppsim.md; table
 # output, no chart): 1F1B p=64 m=4096 and DualPipe-V p=64 m=1024. Target
 # <= 0.2 s each. Reports the best of 5 runs, wall clock and CPU (user+sys):
 # on a shared, loaded machine the CPU time is the stable number.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The report at scale (issue 17): ppgen trees of 1,024 ranks (tp 8 x pp 16 x
+# The report at scale (docs/performance.md): ppgen trees of 1,024 ranks (tp 8 x pp 16 x
 # dp 8, one iteration, ~1 GB) and 8,192 ranks (tp 8 x pp 16 x dp 64, small
 # layers), each through ppbatch -j 2 and ppagg with its default rendering.
 # Per size: wall and CPU seconds (CPU includes the gnuplot children), the
