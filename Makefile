@@ -6,6 +6,7 @@
 #   make soak            the fault tests (t08xx) repeated 50 times
 #   make fuzz            every libFuzzer target for FUZZ_SECONDS (default 300)
 #   make demo            generate a sample cluster and run the pipeline on it
+#   make report-picture  docs/report.png, the README's picture of the demo's report
 #   make bench           benchmarks; results in bench/results.txt
 #   make install         PREFIX=/usr/local, honours DESTDIR
 #   make format          clang-format every C file (t0004 checks them)
@@ -76,7 +77,7 @@ TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o)
 LIBS_ppgen := $(O)/libppgen.a $(O)/libpputil.a
 LIBS_DEFAULT := $(O)/libpp.a $(O)/libpputil.a
 
-.PHONY: all check check-valgrind demo bench fuzz soak install clean deps test-deps units format
+.PHONY: all check check-valgrind demo report-picture bench fuzz soak install clean deps test-deps units format
 all: $(CMDS)
 
 V ?= 0
@@ -178,6 +179,10 @@ soak: test-deps
 demo: deps
 	@$(MAKE) --no-print-directory O=build all
 	@scripts/demo
+
+report-picture: deps
+	@$(MAKE) --no-print-directory O=build all
+	@scripts/report-picture
 
 bench: test-deps
 	@$(MAKE) --no-print-directory O=build all
