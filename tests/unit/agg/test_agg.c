@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "agg/agg.h"
+#include "agg/agg_calc.h"
 #include "agg/topology.h"
 #include "util/pp.h"
 
