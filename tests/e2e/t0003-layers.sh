@@ -43,8 +43,8 @@ ok_if "a folder listed for its cycle that has none is flagged" grep -q \
 # The build enforces the generator's independence too: ppgen links only
 # libppgen.a and libpputil.a, so it holds no code of the analysis.
 if command -v nm >/dev/null; then
-	is "ppgen holds no reader, classifier, storage or aggregation code" "" \
-		"$(nm "$PP_BIN/ppgen" | grep -E ' [Tt] (trace_read|classify|db_|agg_|batch_|topo_)' | head -5)"
+	is "ppgen holds no reader, classifier, storage, aggregation or report code" "" \
+		"$(nm "$PP_BIN/ppgen" | grep -E ' [Tt] (trace_read|classify|db_|agg_|report_|batch_|topo_)' | head -5)"
 	ok_if "ppgen holds the generator and the utilities (nm works)" \
 		sh -c "nm '$PP_BIN/ppgen' | grep -q ' T gen_run' && nm '$PP_BIN/ppgen' | grep -q ' T cli_init'"
 else
