@@ -1,12 +1,14 @@
 /* ppagg — pipeline-group and model-replica timelines, bubbles, stragglers,
  * charts and an HTML report from a ppbatch database. Thin: parses options
- * (and the [agg] section of the config file) into struct agg_opts and calls
- * agg_run(). */
+ * (and the [agg] section of the config file) into what to analyse (struct
+ * agg_opts) and how to write it (struct report_opts), then agg_analyse()
+ * and report_write(). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "agg/agg.h"
+#include "report/report.h"
 #include "util/cli.h"
 #include "util/config.h"
 #include "util/pp.h"
@@ -88,7 +90,13 @@ static const char *const known_keys[] = { "straggler_threshold",
 					  "ep",
 					  NULL };
 
-static int parse_format(const char *s, struct agg_opts *o)
+/* Both halves of ppagg's options. */
+struct opts {
+	struct agg_opts agg;
+	struct report_opts out;
+};
+
+static int parse_format(const char *s, struct report_opts *o)
 {
 	o->png = strstr(s, "png") != NULL;
 	o->svg = strstr(s, "svg") != NULL;
@@ -112,16 +120,16 @@ static const struct int_setting {
 	{ 0, "agg.vpp", 1, 1000000, "expected a positive number" },
 };
 
-static int *int_target(struct agg_opts *o, const struct int_setting *s)
+static int *int_target(struct opts *o, const struct int_setting *s)
 {
 	switch (s->id) {
-	case O_PROCESSES: return &o->processes;
-	case O_TP: return &o->tp;
-	case O_PP: return &o->pp;
-	case O_DP: return &o->dp;
-	case O_CP: return &o->cp;
-	case O_EP: return &o->ep;
-	default: return &o->vpp;
+	case O_PROCESSES: return &o->out.processes;
+	case O_TP: return &o->agg.tp;
+	case O_PP: return &o->agg.pp;
+	case O_DP: return &o->agg.dp;
+	case O_CP: return &o->agg.cp;
+	case O_EP: return &o->agg.ep;
+	default: return &o->agg.vpp;
 	}
 }
 
@@ -175,34 +183,35 @@ static int parse_rank_charts(const char *s, struct agg_opts *o)
 	}
 }
 
-static int parse_args(struct agg_opts *o, struct cli_state *st, const char **format,
-		      const char **align, const char **config)
+static int parse_args(struct opts *o, struct cli_state *st, const char **format, const char **align,
+		      const char **config)
 {
+	struct agg_opts *a = &o->agg;
 	const struct int_setting *is;
 	long v;
 	int id;
 	while ((id = cli_next(&cmd, st)) > 0) {
 		switch (id) {
-		case O_BASE: o->base = st->arg; break;
+		case O_BASE: a->base = st->arg; break;
 		case O_ITER:
-			o->iterations = st->args;
-			o->niterations = st->nargs;
+			a->iterations = st->args;
+			a->niterations = st->nargs;
 			break;
-		case O_INPUT: o->input = st->arg; break;
-		case O_DB: o->db = st->arg; break;
-		case O_OUT: o->out = st->arg; break;
+		case O_INPUT: a->input = st->arg; break;
+		case O_DB: a->db = st->arg; break;
+		case O_OUT: o->out.out = st->arg; break;
 		case O_ALIGN: *align = st->arg; break;
 		case O_FORMAT: *format = st->arg; break;
-		case O_NO_RENDER: o->render = false; break;
+		case O_NO_RENDER: o->out.render = false; break;
 		case O_RANK_CHARTS:
-			o->rank_charts_given = true;
-			if (parse_rank_charts(st->arg, o))
+			a->rank_charts_given = true;
+			if (parse_rank_charts(st->arg, a))
 				return cli_bad_value(&cmd, st,
 						     "expected auto, all, flagged, none or "
 						     "a rank list such as 0-7,77");
 			break;
 		case O_CONFIG: *config = st->arg; break;
-		case O_QUIET: o->quiet = true; break;
+		case O_QUIET: a->quiet = o->out.quiet = true; break;
 		case O_PROCESSES:
 		case O_TP:
 		case O_PP:
@@ -221,14 +230,15 @@ static int parse_args(struct agg_opts *o, struct cli_state *st, const char **for
 
 /* Config values fill what the command line left unset, checked as the
  * flags are. Returns 0 or -1 after reporting the key and its value. */
-static int apply_config(struct agg_opts *o, const char **format, const char **align)
+static int apply_config(struct opts *o, const char **format, const char **align)
 {
-	const char *path = config_path(o->config);
+	struct agg_opts *a = &o->agg;
+	const char *path = config_path(a->config);
 	char err[1024];
-	config_check_known(o->config, "agg", known_keys);
+	config_check_known(a->config, "agg", known_keys);
 	for (size_t i = 0; i < sizeof(int_settings) / sizeof(int_settings[0]); i++) {
 		const struct int_setting *is = &int_settings[i];
-		const char *s = config_get(o->config, is->key);
+		const char *s = config_get(a->config, is->key);
 		long v;
 		int *to = int_target(o, is);
 		if (!s)
@@ -238,30 +248,42 @@ static int apply_config(struct agg_opts *o, const char **format, const char **al
 		if (!is->id || !*to) /* no flag, or the flag was not given */
 			*to = (int)v;
 	}
-	int rc = config_get_double(o->config, "agg.straggler_threshold", &o->threshold, err,
+	int rc = config_get_double(a->config, "agg.straggler_threshold", &a->threshold, err,
 				   sizeof(err));
 	if (rc < 0)
 		return error("%s", err);
-	if (o->threshold < 0)
+	if (a->threshold < 0)
 		return error("%s: agg.straggler_threshold = %g: expected a number >= 0", path,
-			     o->threshold);
-	const char *rc_key = config_get(o->config, "agg.rank_charts");
-	if (rc_key && !o->rank_charts_given && parse_rank_charts(rc_key, o))
+			     a->threshold);
+	const char *rc_key = config_get(a->config, "agg.rank_charts");
+	if (rc_key && !a->rank_charts_given && parse_rank_charts(rc_key, a))
 		return error("%s: agg.rank_charts = '%s': expected auto, all, flagged, none "
 			     "or a rank list such as 0-7,77",
 			     path, rc_key);
 	if (!*format)
-		*format = config_get(o->config, "agg.format");
+		*format = config_get(a->config, "agg.format");
 	if (!*align)
-		*align = config_get(o->config, "agg.time_alignment");
+		*align = config_get(a->config, "agg.time_alignment");
 	return 0;
+}
+
+/* The library's part: analyse, then write; the exit status from both. */
+static int run(const struct opts *o)
+{
+	struct agg_job job;
+	int nfailed = 0;
+	int rc = agg_analyse(&o->agg, &job);
+	if (!rc)
+		rc = report_write(&job, &o->out, &nfailed);
+	bool partial = job.partial;
+	agg_job_release(&job);
+	return rc ? PP_EXIT_FATAL : partial || nfailed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	struct agg_opts o = {
-		.threshold = 0.10, .vpp = 1, .render = true, .png = true, .svg = true
-	};
+	struct opts o = { .agg = { .threshold = 0.10, .vpp = 1 },
+			  .out = { .render = true, .png = true, .svg = true } };
 	const char *format = NULL, *align = NULL, *config = NULL;
 	struct cli_state st;
 	char err[512];
@@ -274,8 +296,8 @@ int main(int argc, char **argv)
 		cli_release(&st);
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
 	}
-	o.config = config ? config_load(config, err, sizeof(err)) : config_new();
-	if (!o.config) {
+	o.agg.config = config ? config_load(config, err, sizeof(err)) : config_new();
+	if (!o.agg.config) {
 		error("%s", err);
 		rc = PP_EXIT_USAGE;
 		goto out;
@@ -283,7 +305,7 @@ int main(int argc, char **argv)
 	rc = PP_EXIT_USAGE;
 	if (apply_config(&o, &format, &align))
 		goto out;
-	if (format && parse_format(format, &o)) {
+	if (format && parse_format(format, &o.out)) {
 		error("invalid format '%s': expected png, svg or png,svg", format);
 		goto out;
 	}
@@ -291,22 +313,22 @@ int main(int argc, char **argv)
 		error("invalid time alignment '%s': expected global or individual", align);
 		goto out;
 	}
-	o.individual = align && !strcmp(align, "individual");
-	if (!o.processes)
-		o.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0
-				      ? (int)sysconf(_SC_NPROCESSORS_ONLN)
-				      : 1;
-	if ((o.base && o.input) || (!o.base && !o.input && !o.db) || st.npos) {
+	o.out.individual = align && !strcmp(align, "individual");
+	if (!o.out.processes)
+		o.out.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0
+					  ? (int)sysconf(_SC_NPROCESSORS_ONLN)
+					  : 1;
+	if ((o.agg.base && o.agg.input) || (!o.agg.base && !o.agg.input && !o.agg.db) || st.npos) {
 		error(st.npos ? "unexpected argument '%s'"
 			      : "give --base-folder, --input or --db (not both of the first two)%s",
 		      st.npos ? st.pos[0] : "");
 		cli_usage(&cmd);
 		goto out;
 	}
-	rc = agg_run(&o);
+	rc = run(&o);
 out:
-	config_free(o.config);
-	free(o.rank_list);
+	config_free(o.agg.config);
+	free(o.agg.rank_list);
 	cli_release(&st);
 	return rc;
 }

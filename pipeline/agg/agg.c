@@ -1,52 +1,36 @@
-/* agg.c — the ppagg driver: resolve iterations and topology, compute and
- * store the metrics, write charts, CSVs and the report, render.
+/* agg.c — agg_analyse(), the sequence of ppagg's data layer (agg.h):
  *
  *   open db → iterations → load them → topology (file → sizes → inferred
- *   → none) → the VPP, once (agg.vpp, or the schedule's when it fits only
- *   another: agg_vpp_decide()) → per iteration: labels, agg_compute, report
- *   → one transaction rewriting pp_groups/pipelines/stragglers rows
- *   → the what-if analysis of the iterations' ops (agg_whatif.c)
- *   → per iteration: load blocks, overview (grid, worst and flagged ranks),
- *     CSVs, chart scripts (each queued with the outputs the render plan
- *     gives it, or none), drop blocks
- *   → render the queued scripts → index.html, iteration pages → summary
- * Missing ranks, failed ranks, rank conflicts and a missing topology degrade
- * the output (and the exit code to 1 for missing, failed or conflicting
- * inputs); they never stop it. Every other failure stops it with a message
- * and exit code 3.
+ *   → the op trace's workers → none) → the VPP, once (agg.vpp, or the
+ *   schedule's when it fits only another: agg_vpp_decide()) → per
+ *   iteration: labels, agg_compute, its line on stderr, the overview's
+ *   numbers and the render plan → one transaction rewriting
+ *   pp_groups/pipelines/stragglers rows → the analyses, in the order of
+ *   analyses[] (the what-if: agg_whatif.c), each storing its own rows.
+ *
+ * Missing ranks, failed ranks, rank conflicts and a missing topology
+ * degrade the job (job->partial for missing, failed or conflicting
+ * inputs); they never stop it. Every other failure stops it with a message.
  */
 #include "agg_int.h"
-#include "agg_whatif.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/rank_result.h"
 #include "storage/db.h"
-#include "topology.h"
 #include "util/config.h"
 #include "util/pp.h"
-#include "util/safefile.h"
 
+/* One run of agg_analyse(). */
 struct run {
 	const struct agg_opts *o;
-	char *base, *db_path, *out;
-	struct db *db;
-	struct topology topo;
-	int *iters;
+	struct agg_job *job;
+	int *iters; /* the iterations' numbers, ascending */
 	int niters;
-	struct agg_iter *its;
-	struct agg_jobs jobs;
-	int partial;        /* inputs missing, failed or conflicting */
-	struct agg_vpp vpp; /* the VPP every part uses (agg_vpp_decide()) */
-	struct agg_whatif whatif;
 };
 
 static char *path_join(const char *a, const char *b)
@@ -69,9 +53,9 @@ static void print_notes(const struct topology *t)
 
 /* Reports a failed library call: the database's message for PP_EDB, else
  * pp_strerror(rc). */
-static int db_error(struct run *R, int rc)
+static int db_error(const struct run *R, int rc)
 {
-	error("%s", rc == PP_EDB ? db_errmsg(R->db) : pp_strerror(rc));
+	error("%s", rc == PP_EDB ? db_errmsg(R->job->db) : pp_strerror(rc));
 	return rc;
 }
 
@@ -102,13 +86,13 @@ static void sizes_overridden(const struct agg_opts *o, const struct topology *t)
 static int find_topology(struct run *R)
 {
 	const struct agg_opts *o = R->o;
-	struct topology *t = &R->topo;
+	struct topology *t = &R->job->topo;
 	const char **dirs = xcalloc((size_t)R->niters + 1, sizeof(*dirs));
 	char **owned = xcalloc((size_t)R->niters + 1, sizeof(*owned));
-	dirs[0] = R->base;
+	dirs[0] = R->job->base;
 	for (int i = 0; i < R->niters; i++)
-		if (R->its[i].folder)
-			dirs[i + 1] = owned[i] = path_join(R->base, R->its[i].folder);
+		if (R->job->its[i].folder)
+			dirs[i + 1] = owned[i] = path_join(R->job->base, R->job->its[i].folder);
 	char *file = topo_find_file(dirs, (size_t)R->niters + 1);
 	for (int i = 0; i < R->niters; i++)
 		free(owned[i]);
@@ -132,9 +116,9 @@ static int find_topology(struct run *R)
 		if (!dp) {
 			int maxrank = 0;
 			for (int i = 0; i < R->niters; i++)
-				for (size_t k = 0; k < R->its[i].nranks; k++)
-					if (R->its[i].ranks[k].in.rank > maxrank)
-						maxrank = R->its[i].ranks[k].in.rank;
+				for (size_t k = 0; k < R->job->its[i].nranks; k++)
+					if (R->job->its[i].ranks[k].in.rank > maxrank)
+						maxrank = R->job->its[i].ranks[k].in.rank;
 			long per = (long)tp * o->pp * cp * ep;
 			dp = (int)((maxrank + per) / per);
 		}
@@ -148,7 +132,7 @@ static int find_topology(struct run *R)
 			    o->dp ? "" : " (dp from the highest rank)");
 	}
 	if (t->source == TOPO_SRC_NONE && R->niters) {
-		int rc = agg_load_process_groups(R->db, R->iters[0], t);
+		int rc = agg_load_process_groups(R->job->db, R->iters[0], t);
 		if (rc)
 			return db_error(R, rc);
 		rc = topo_infer_finish(t);
@@ -158,7 +142,7 @@ static int find_topology(struct run *R)
 		}
 	}
 	if (t->source == TOPO_SRC_NONE && R->niters) {
-		int rc = agg_whatif_topology(R->db, R->iters, R->niters, t);
+		int rc = agg_whatif_topology(R->job->db, R->iters, R->niters, t);
 		if (rc)
 			return db_error(R, rc);
 	}
@@ -166,7 +150,7 @@ static int find_topology(struct run *R)
 		warn("no topology: no unique_parallel_groups_*.txt in '%s' or its iteration folders, "
 		     "no --pp/--tp/--dp, and the traces carry no process-group ranks; PP groups, "
 		     "pipelines and stragglers are skipped (rank charts are still written)",
-		     R->base);
+		     R->job->base);
 		return 0;
 	}
 	if (!o->quiet) {
@@ -184,252 +168,9 @@ static int find_topology(struct run *R)
 	return 0;
 }
 
-/* Output files are written to a temporary name and renamed into place,
- * never through a symlink planted in the output folder (safefile.h). */
-static FILE *out_open(struct safefile *sf, const char *path)
-{
-	char err[256];
-	if (safefile_open_path(sf, path, err, sizeof(err))) {
-		warn("%s", err);
-		return NULL;
-	}
-	return sf->fp;
-}
-
-static int out_close(struct safefile *sf)
-{
-	char err[256];
-	if (safefile_commit(sf, err, sizeof(err))) {
-		warn("%s", err);
-		return PP_EIO;
-	}
-	return 0;
-}
-
-/* Opens dir/name as p (out_open) and writes its header line. */
-static FILE *csv_open(struct safefile *sf, struct strbuf *p, const char *dir, const char *name,
-		      const char *header)
-{
-	strbuf_reset(p);
-	strbuf_addf(p, "%s/%s", dir, name);
-	FILE *f = out_open(sf, p->buf);
-	if (f)
-		fputs(header, f);
-	return f;
-}
-
-/* Two CSV fields a,b (or two empty ones) and then end. */
-static void put_pair(FILE *f, bool have, int64_t a, int64_t b, const char *end)
-{
-	if (have)
-		fprintf(f, "%lld,%lld%s", (long long)a, (long long)b, end);
-	else
-		fprintf(f, ",%s", end);
-}
-
-static int write_iter_csvs(struct run *R, const struct agg_iter *it, const char *dir)
-{
-	struct strbuf p = STRBUF_INIT;
-	const struct agg_result *res = &it->res;
-	int rc = 0;
-	FILE *f;
-	struct safefile sf;
-	if (!(f = csv_open(&sf, &p, dir, "pp_groups.csv",
-			   "iteration,pp_group,stage,rank,complete,group_window_start_ns,"
-			   "group_window_end_ns,group_idle_ns,group_bubble_ns\n")))
-		goto fail;
-	for (size_t i = 0; i < res->npp; i++) {
-		const struct agg_pp_row *r = &res->pp[i];
-		fprintf(f, "%d,%d,%d,%d,%d,", it->iteration, r->pp_group, r->stage, r->rank,
-			r->complete);
-		put_pair(f, r->has_window, r->gw_s, r->gw_e, ",");
-		put_pair(f, r->has_rank, r->idle, r->bubble, "\n");
-	}
-	if (out_close(&sf) ||
-	    !(f = csv_open(&sf, &p, dir, "pipelines.csv",
-			   "iteration,pp_group,measured_ns,ideal_ns,gap_ns,bubble_ratio\n")))
-		goto fail;
-	for (size_t i = 0; i < res->npipes; i++) {
-		const struct agg_pipeline_row *r = &res->pipes[i];
-		fprintf(f, "%d,%d,%lld,", it->iteration, r->pp_group, (long long)r->measured);
-		put_pair(f, r->has_ideal, r->ideal, r->gap, ",");
-		fprintf(f, "%.6f\n", r->bubble_ratio);
-	}
-	if (out_close(&sf) ||
-	    !(f = csv_open(&sf, &p, dir, "stragglers.csv",
-			   "iteration,rank,group_kind,group,metric,value_ns,median_ns,excess\n")))
-		goto fail;
-	for (size_t i = 0; i < res->nstrag; i++) {
-		const struct agg_straggler_row *r = &res->strag[i];
-		fprintf(f, "%d,%d,%s,%d,%s,%lld,%lld,%.6f\n", it->iteration, r->rank, r->group_kind,
-			r->group, r->metric, (long long)r->value, (long long)r->median, r->excess);
-	}
-	if (out_close(&sf))
-		goto fail;
-	goto out;
-fail:
-	rc = error("cannot write '%s': %s", p.buf, strerror(errno));
-	rc = PP_EIO;
-out:
-	strbuf_release(&p);
-	(void)R;
-	return rc;
-}
-
-static bool group_complete(const struct agg_iter *it, const struct topo_group *g)
-{
-	for (int i = 0; i < g->n; i++) {
-		const struct agg_rank *r = agg_iter_rank(it, g->ranks[i]);
-		if (!r || !r->in.ok)
-			return false;
-	}
-	return true;
-}
-
-static int model_chart(struct run *R, struct agg_iter *it, const char *idir, size_t m,
-		       const struct agg_chart_opts *co)
-{
-	const struct topology *t = &R->topo;
-	const struct topo_group *mg = &t->groups[TOPO_MODEL].v[m];
-	if (!group_complete(it, mg) || !mg->n)
-		return 0;
-	int *rows = xmalloc((size_t)mg->n * sizeof(int));
-	int *split = xmalloc((size_t)mg->n * sizeof(int));
-	int n = 0;
-	/* PP groups whose first rank is in this replica, in topology order. */
-	for (size_t g = 0; g < t->groups[TOPO_PP].n; g++) {
-		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
-		int r0 = pg->ranks[0];
-		if (r0 >= t->nrank || t->model_of[r0] != (int)m)
-			continue;
-		for (int s = 0; s < pg->n && n < mg->n; s++) {
-			rows[n] = pg->ranks[s];
-			split[n++] = (int)g;
-		}
-	}
-	char dir[4096 + 64], title[160];
-	snprintf(dir, sizeof(dir), "%s/model_group_%zu", idir, m);
-	snprintf(title, sizeof(title), "Model replica %zu, iteration %d: %d ranks", m,
-		 it->iteration, n);
-	int rc = agg_chart_rows(dir, title, it, rows, split, n, co, &R->jobs);
-	free(rows);
-	free(split);
-	return rc;
-}
-
-/* The render plan (docs/ppagg.md, "What is rendered"): what of co's
- * formats is rendered now for one chart. full: the chart is rendered in
- * every format; png_only: as a PNG (its SVG can be made later from the
- * script); neither: the script only. */
-static void plan(const struct run *R, struct agg_chart_opts *co, bool full, bool png_only)
-{
-	bool on = R->o->render && (full || png_only);
-	co->render_png = on && co->png;
-	co->render_svg = on && co->svg && full;
-	if (on && png_only && !full && !co->png) /* --format svg: the SVG it is */
-		co->render_svg = true;
-}
-
-/* Whether PP group g holds a straggler (its SVG is rendered too). */
-static bool group_has_straggler(const struct agg_iter *it, const struct topo_group *pg)
-{
-	for (int s = 0; s < pg->n; s++)
-		for (size_t k = 0; k < it->res.nstrag; k++)
-			if (it->res.strag[k].rank == pg->ranks[s])
-				return true;
-	return false;
-}
-
-static int iteration_outputs(struct run *R, struct agg_iter *it)
-{
-	const struct topology *t = &R->topo;
-	const struct agg_opts *o = R->o;
-	struct agg_chart_opts co = { .individual = o->individual, .png = o->png, .svg = o->svg };
-	char idir[4096], dir[4096 + 64];
-	snprintf(idir, sizeof(idir), "%s/iteration_%d", R->out, it->iteration);
-	int rc = agg_load_blocks(R->db, it);
-	if (rc)
-		return db_error(R, rc);
-	if (agg_mkdir_p(idir))
-		return PP_EIO;
-	agg_overview_compute(it, t, o->rank_list, o->nrank_list);
-	/* auto: every rank chart while the run draws at most that many
-	 * (ranks × iterations): an imported op trace of 16 ranks and 44 steps
-	 * would otherwise render 1,400 charts. */
-	it->ov.all = o->rank_charts == AGG_RC_ALL ||
-		     (o->rank_charts == AGG_RC_AUTO &&
-		      (int64_t)it->nranks * R->niters <= AGG_AUTO_ALL_RANKS);
-	rc = write_iter_csvs(R, it, idir);
-	snprintf(dir, sizeof(dir), "%s/overview", idir);
-	plan(R, &co, true, false);
-	if (!rc)
-		rc = agg_chart_overview(dir, it, &co, &R->jobs);
-	for (size_t i = 0; i < it->nranks && !rc; i++) {
-		bool mine = it->ov.all || (o->rank_charts != AGG_RC_NONE && it->ov.flag[i] != 0);
-		/* At scale a flagged rank's overlap chart is a PNG (its SVG, with
-		 * the numbers of steps.csv as hover text, is one gnuplot away). */
-		plan(R, &co, mine, false);
-		co.overlap_png_only = !it->ov.all;
-		snprintf(dir, sizeof(dir), "%s/rank_%d", idir, it->ranks[i].in.rank);
-		rc = agg_chart_rank(dir, it, &it->ranks[i], &co, &R->jobs);
-	}
-	co.overlap_png_only = false;
-	for (size_t p = 0; p < it->res.npipes && !rc; p++) {
-		int g = it->res.pipes[p].pp_group;
-		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
-		plan(R, &co, it->ov.all || group_has_straggler(it, pg), true);
-		char title[160];
-		snprintf(dir, sizeof(dir), "%s/pp_group_%d", idir, g);
-		snprintf(title, sizeof(title), "PP group %d, iteration %d: ranks", g,
-			 it->iteration);
-		struct strbuf tt = STRBUF_INIT;
-		strbuf_addstr(&tt, title);
-		for (int s = 0; s < pg->n && s < 16; s++)
-			strbuf_addf(&tt, "%s%d", s ? ", " : " ", pg->ranks[s]);
-		if (pg->n > 16)
-			strbuf_addstr(&tt, ", …");
-		rc = agg_chart_rows(dir, tt.buf, it, pg->ranks, NULL, pg->n, &co, &R->jobs);
-		strbuf_release(&tt);
-	}
-	plan(R, &co, it->ov.all, true);
-	for (size_t m = 0; m < t->groups[TOPO_MODEL].n && !rc; m++)
-		rc = model_chart(R, it, idir, m, &co);
-	/* Blocks are only needed for the scripts: free them now. */
-	for (size_t i = 0; i < it->nranks; i++) {
-		free(it->ranks[i].blocks);
-		it->ranks[i].blocks = NULL;
-		it->ranks[i].nblocks = it->ranks[i].ablocks = 0;
-	}
-	return rc;
-}
-
-/* docs/semantics.md §6: where VPP is known, each fwd/bwd step gets its model chunk and
- * micro-batch (Megatron's interleaved order; with vpp 1, chunk 0 and the
- * micro-batch is the step's seq). Needs the pipeline size, so only with a
- * topology. Labels recorded in the database (PP-timer imports name every
- * step) win: only the unknown ones are computed. */
-static void label_steps(struct agg_iter *it, int pp, int vpp)
-{
-	if (pp < 1 || vpp < 1)
-		return;
-	for (size_t i = 0; i < it->nranks; i++)
-		for (size_t j = 0; j < it->ranks[i].nsteps; j++) {
-			struct agg_step *s = &it->ranks[i].steps[j];
-			int32_t chunk, mb;
-			if ((s->phase != RR_FWD && s->phase != RR_BWD) ||
-			    (s->chunk >= 0 && s->microbatch >= 0))
-				continue;
-			rr_vpp_label(s->seq, s->phase == RR_BWD, pp, vpp, &chunk, &mb);
-			if (s->chunk < 0)
-				s->chunk = chunk;
-			if (s->microbatch < 0)
-				s->microbatch = mb;
-		}
-}
-
 static void report_iteration(struct run *R, const struct agg_iter *it)
 {
-	const struct topology *t = &R->topo;
+	const struct topology *t = &R->job->topo;
 	for (size_t i = 0; i < it->nranks; i++) {
 		const struct agg_rank *r = &it->ranks[i];
 		if (r->ntraces > 1)
@@ -444,7 +185,7 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 		     "name gives one), not aggregated: %s",
 		     it->iteration, it->unranked[i]);
 	if (it->nconflicts || it->nunranked)
-		R->partial = 1;
+		R->job->partial = 1;
 	for (size_t g = 0; g < t->groups[TOPO_PP].n; g++) {
 		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
 		struct strbuf miss = STRBUF_INIT;
@@ -453,7 +194,7 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 			warn("iteration %d: PP group %zu incomplete, not drawn and no pipeline row; "
 			     "rank%s not analysed: %s",
 			     it->iteration, g, n > 1 ? "s" : "", miss.buf);
-			R->partial = 1;
+			R->job->partial = 1;
 		}
 		strbuf_release(&miss);
 	}
@@ -487,47 +228,6 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 	fputc('\n', stderr);
 }
 
-static int write_comparison(struct run *R)
-{
-	char *path = path_join(R->out, "iterations.csv");
-	struct safefile sf;
-	FILE *f = out_open(&sf, path);
-	int rc = 0;
-	if (!f) {
-		rc = error("cannot write '%s': %s", path, strerror(errno));
-		free(path);
-		return PP_EIO;
-	}
-	fputs("iteration,ranks_ok,ranks_failed,iteration_ns,mean_bubble_ratio,slowest_stage,"
-	      "slowest_stage_compute_ns,stragglers\n",
-	      f);
-	for (int i = 0; i < R->niters; i++) {
-		const struct agg_iter *it = &R->its[i];
-		int64_t tmax = 0;
-		double b = 0;
-		for (size_t p = 0; p < it->res.npipes; p++) {
-			if (it->res.pipes[p].measured > tmax)
-				tmax = it->res.pipes[p].measured;
-			b += it->res.pipes[p].bubble_ratio;
-		}
-		fprintf(f, "%d,%d,%d,%lld,%.6f,", it->iteration, it->nok, it->nfailed,
-			(long long)tmax, it->res.npipes ? b / (double)it->res.npipes : 0.0);
-		if (it->res.slowest_stage >= 0)
-			fprintf(f, "%d,%lld,", it->res.slowest_stage,
-				(long long)it->res.slowest_compute);
-		else
-			fputs(",,", f);
-		fputc('"', f);
-		for (size_t s = 0; s < it->res.nstrag; s++)
-			fprintf(f, "%s%d", s ? " " : "", it->res.strag[s].rank);
-		fputs("\"\n", f);
-	}
-	if (out_close(&sf))
-		rc = PP_EIO;
-	free(path);
-	return rc;
-}
-
 /* BASE: --base-folder, else the parent of --input, else the database's
  * folder (where ppbatch puts it by default). */
 static void resolve_paths(struct run *R)
@@ -535,13 +235,12 @@ static void resolve_paths(struct run *R)
 	const struct agg_opts *o = R->o;
 	if (o->input || !o->base) {
 		char *a = xstrdup(o->input ? o->input : o->db);
-		R->base = xstrdup(dirname(a));
+		R->job->base = xstrdup(dirname(a));
 		free(a);
 	} else {
-		R->base = xstrdup(o->base);
+		R->job->base = xstrdup(o->base);
 	}
-	R->db_path = o->db ? xstrdup(o->db) : path_join(R->base, "pptrace.db");
-	R->out = o->out ? xstrdup(o->out) : path_join(R->base, "pptrace");
+	R->job->db_path = o->db ? xstrdup(o->db) : path_join(R->job->base, "pptrace.db");
 }
 
 static char *input_name(const struct agg_opts *o)
@@ -587,7 +286,7 @@ static void no_iteration(const struct run *R)
 	int *all = NULL, nall = 0, missing = 0;
 	struct strbuf sb = STRBUF_INIT;
 	if ((R->o->niterations || R->o->input) &&
-	    !agg_load_iterations(R->db, NULL, 0, &all, &nall, &missing) && nall) {
+	    !agg_load_iterations(R->job->db, NULL, 0, &all, &nall, &missing) && nall) {
 		strbuf_addstr(&sb, ": it holds iteration");
 		strbuf_addstr(&sb, nall > 1 ? "s " : " ");
 		for (int i = 0; i < nall && i < 10; i++)
@@ -595,7 +294,7 @@ static void no_iteration(const struct run *R)
 		if (nall > 10)
 			strbuf_addf(&sb, ", ... (%d in all)", nall);
 	}
-	error("no iteration to aggregate in '%s'%s", R->db_path, sb.buf);
+	error("no iteration to aggregate in '%s'%s", R->job->db_path, sb.buf);
 	free(all);
 	strbuf_release(&sb);
 }
@@ -606,20 +305,20 @@ static int load(struct run *R)
 	const struct agg_opts *o = R->o;
 	char err[1024], *inname = NULL;
 	int rc, nmissing = 0;
-	R->db = db_open(R->db_path, DB_EXISTING, 30000, err, sizeof(err));
-	if (!R->db) {
+	R->job->db = db_open(R->job->db_path, DB_EXISTING, 30000, err, sizeof(err));
+	if (!R->job->db) {
 		bool own_db = o->input && !o->db && holds_db(o->input);
 		if (own_db && holds_traces(o->input))
 			error("--input '%s' holds its own pptrace.db (ppbatch was given this "
 			      "iteration folder): use --base-folder '%s' (ppagg's --input reads the "
 			      "database of the folder above, '%s')",
-			      o->input, o->input, R->db_path);
+			      o->input, o->input, R->job->db_path);
 		else if (own_db)
 			error("--input '%s' is a base folder (it holds pptrace.db), not an iteration "
 			      "folder: use --base-folder '%s', or --input '%s/iteration_<n>' "
 			      "(ppbatch's --input is the base folder; ppagg's is one iteration)",
 			      o->input, o->input, o->input);
-		else if (access(R->db_path, F_OK) != 0)
+		else if (access(R->job->db_path, F_OK) != 0)
 			error("%s (run ppbatch first?)", err);
 		else /* there, but not one ppagg can use: ppbatch is no answer */
 			error("%s", err);
@@ -627,11 +326,11 @@ static int load(struct run *R)
 	}
 	/* Ranks as docs/contracts.md §8 decides them, also when the ppbatch
 	 * run that stored the traces was stopped before it could. */
-	if ((rc = db_resolve_ranks(R->db)))
+	if ((rc = db_resolve_ranks(R->job->db)))
 		return db_error(R, rc);
 	if (o->input)
 		inname = input_name(o);
-	rc = agg_load_iterations(R->db, inname ? &inname : o->iterations,
+	rc = agg_load_iterations(R->job->db, inname ? &inname : o->iterations,
 				 inname ? 1 : o->niterations, &R->iters, &R->niters, &nmissing);
 	free(inname);
 	if (rc)
@@ -640,10 +339,11 @@ static int load(struct run *R)
 		no_iteration(R);
 		return PP_ENOTFOUND;
 	}
-	R->partial = nmissing > 0;
-	R->its = xcalloc((size_t)R->niters, sizeof(*R->its));
+	R->job->partial = nmissing > 0;
+	R->job->its = xcalloc((size_t)R->niters, sizeof(*R->job->its));
+	R->job->niters = (size_t)R->niters;
 	for (int i = 0; i < R->niters; i++)
-		if ((rc = agg_load(R->db, R->iters[i], &R->its[i])))
+		if ((rc = agg_load(R->job->db, R->iters[i], &R->job->its[i])))
 			return db_error(R, rc);
 	return 0;
 }
@@ -654,7 +354,7 @@ static int load(struct run *R)
  * or the topology is not the job's. */
 static void check_global_batch(const struct run *R, const struct agg_iter *it, int vpp)
 {
-	const struct topology *t = &R->topo;
+	const struct topology *t = &R->job->topo;
 	int steps = 0;
 	if (!t->global_batch || !t->dp)
 		return;
@@ -672,8 +372,9 @@ static void check_global_batch(const struct run *R, const struct agg_iter *it, i
  * (docs/ppagg.md "VPP"); a warning when the two disagree. */
 static void decide_vpp(struct run *R)
 {
-	struct agg_vpp *v = &R->vpp;
-	agg_vpp_decide(R->its, (size_t)R->niters, R->topo.source != TOPO_SRC_NONE ? &R->topo : NULL,
+	struct agg_vpp *v = &R->job->vpp;
+	agg_vpp_decide(R->job->its, R->job->niters,
+		       R->job->topo.source != TOPO_SRC_NONE ? &R->job->topo : NULL,
 		       R->o->vpp > 0 ? R->o->vpp : 1, v);
 	const char *dflt = config_get(R->o->config, "agg.vpp") ? "" : " (not set: the default)";
 	if (v->from == AGG_VPP_SCHEDULE)
@@ -686,29 +387,33 @@ static void decide_vpp(struct run *R)
 		     v->why.buf, v->cfg, dflt);
 }
 
-/* Labels, computes and reports every iteration, then stores ppagg's rows. */
+/* Labels, computes and reports every iteration, its overview and render
+ * plan, then stores ppagg's rows. */
 static int compute(struct run *R)
 {
 	const struct agg_opts *o = R->o;
+	const struct topology *t = &R->job->topo;
 	decide_vpp(R);
-	struct agg_params params = { o->threshold, R->vpp.vpp, R->vpp.warmup };
+	struct agg_params params = { o->threshold, R->job->vpp.vpp, R->job->vpp.warmup };
 	int rc;
 	for (int i = 0; i < R->niters; i++) {
-		struct agg_iter *it = &R->its[i];
-		if (R->topo.source != TOPO_SRC_NONE) {
-			label_steps(it, R->topo.pp, params.vpp);
+		struct agg_iter *it = &R->job->its[i];
+		if (t->source != TOPO_SRC_NONE) {
+			agg_label_steps(it, t->pp, params.vpp);
 			struct agg_rank_in *in = xmalloc((it->nranks + 1) * sizeof(*in));
 			for (size_t k = 0; k < it->nranks; k++)
 				in[k] = it->ranks[k].in;
-			agg_compute(&R->topo, in, it->nranks, &params, &it->res);
+			agg_compute(t, in, it->nranks, &params, &it->res);
 			free(in);
 			check_global_batch(R, it, params.vpp);
 		}
 		if (it->nfailed)
-			R->partial = 1;
+			R->job->partial = 1;
 		report_iteration(R, it);
+		agg_overview_compute(it, t, o->rank_list, o->nrank_list);
+		agg_plan_compute(it, t, o->rank_charts, (size_t)R->niters);
 	}
-	if ((rc = agg_store(R->db, R->its, (size_t)R->niters)))
+	if ((rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
 		return db_error(R, rc);
 	return 0;
 }
@@ -716,16 +421,17 @@ static int compute(struct run *R)
 /* The what-if analysis (agg_whatif.h): one line when it cannot be made. */
 static int whatif(struct run *R)
 {
-	struct agg_whatif *w = &R->whatif;
-	int rc = agg_whatif_run(R->db, R->its, (size_t)R->niters, &R->topo, R->vpp.vpp, R->vpp.rule,
-				R->o->threshold, w);
+	struct agg_job *job = R->job;
+	struct agg_whatif *w = &job->whatif;
+	int rc = agg_whatif_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
+				job->vpp.rule, R->o->threshold, w);
 	if (rc)
 		return db_error(R, rc);
 	if (w->state == AGG_WI_INCOMPLETE || w->state == AGG_WI_REJECTED) {
 		/* An op trace was imported for this; the ops of Kineto traces
 		 * come with every run, whose other outputs stand. */
 		warn("what-if: not computed: %s", w->why.buf);
-		R->partial |= !w->kineto;
+		R->job->partial |= !w->kineto;
 	} else if (w->state == AGG_WI_NO_OPS && !R->o->quiet) {
 		fprintf(stderr, "%s: what-if: no ops in these iterations: %s\n", pp_progname(),
 			AGG_WI_OPS_FROM);
@@ -738,80 +444,47 @@ static int whatif(struct run *R)
 	return 0;
 }
 
-/* CSVs, chart scripts and iterations.csv (each writer reports its own
- * errors). */
-static int write_outputs(struct run *R)
-{
-	if (agg_mkdir_p(R->out))
-		return PP_EIO;
-	for (int i = 0; i < R->niters; i++)
-		if (iteration_outputs(R, &R->its[i]))
-			return PP_EIO;
-	/* The what-if charts: few and at the top of the report, always rendered. */
-	struct agg_chart_opts co = { .png = R->o->png, .svg = R->o->svg };
-	plan(R, &co, true, false);
-	if (agg_whatif_charts(R->out, &R->whatif, &co, &R->jobs))
-		return PP_EIO;
-	return write_comparison(R);
-}
+/* The analyses that run after the numbers, in this order: each reads its
+ * rows through storage, runs its engine, stores its rows, fills its member
+ * of struct agg_job and says on stderr what it found (docs/architecture.md,
+ * "Adding an analysis to ppagg"). Each returns 0, or a negative PP_E* code
+ * after printing why, which stops ppagg. */
+static int (*const analyses[])(struct run *R) = {
+	whatif,
+};
 
-static void summary(struct run *R, int64_t t0, int64_t t_agg, int64_t t_files, double render_ms)
+int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 {
-	const struct agg_opts *o = R->o;
-	size_t nscripts = R->jobs.written, nrendered = R->jobs.n;
-	if (o->quiet)
-		return;
-	struct strbuf head = STRBUF_INIT;
-	agg_whatif_headline(&R->whatif, &head);
-	fprintf(stderr,
-		"%s: %d iteration%s aggregated in %.2f s, %zu chart scripts written "
-		"in %.2f s%s; %s%sreport: %s/index.html\n",
-		pp_progname(), R->niters, R->niters == 1 ? "" : "s", (double)(t_agg - t0) / 1e9,
-		nscripts, (double)(t_files - t_agg) / 1e9,
-		o->render ? "" : " (not rendered: --no-render)", head.buf, head.len ? "; " : "",
-		R->out);
-	strbuf_release(&head);
-	if (o->render && nrendered)
-		fprintf(stderr, "%s: rendering: %zu charts, %.1f ms per chart (%d processes)\n",
-			pp_progname(), nrendered, render_ms / (double)nrendered, o->processes);
-}
-
-int agg_run(const struct agg_opts *o)
-{
-	struct run R = { .o = o, .vpp = { .why = STRBUF_INIT } };
-	int exit_code = PP_EXIT_FATAL, nfail_render = 0;
-	double render_ms = 0;
-	int64_t t0 = pp_now_ns();
-	topo_init(&R.topo);
-	agg_whatif_init(&R.whatif);
+	struct run R = { .o = o, .job = job };
+	memset(job, 0, sizeof(*job));
+	job->started_ns = pp_now_ns();
+	job->threshold = o->threshold;
+	topo_init(&job->topo);
+	strbuf_init(&job->vpp.why, 0);
+	agg_whatif_init(&job->whatif);
 	resolve_paths(&R);
-	if (load(&R) || find_topology(&R) || compute(&R) || whatif(&R))
-		goto out;
-	int64_t t_agg = pp_now_ns();
-	if (write_outputs(&R))
-		goto out;
-	int64_t t_files = pp_now_ns();
-	if (o->render)
-		nfail_render = agg_render(&R.jobs, o->processes, &render_ms, o->quiet);
-	struct agg_opts shown = *o;
-	shown.db = R.db_path;
-	if (agg_html_write(R.out, &shown, &R.topo, &R.vpp, R.its, (size_t)R.niters, &R.whatif))
-		goto out;
-	summary(&R, t0, t_agg, t_files, render_ms);
-	exit_code = R.partial || nfail_render ? PP_EXIT_PARTIAL : PP_EXIT_OK;
-out:
-	if (R.its)
-		for (int i = 0; i < R.niters; i++)
-			agg_iter_release(&R.its[i]);
-	free(R.its);
+	int rc = load(&R);
+	if (!rc)
+		rc = find_topology(&R);
+	if (!rc)
+		rc = compute(&R);
+	for (size_t i = 0; !rc && i < sizeof(analyses) / sizeof(analyses[0]); i++)
+		rc = analyses[i](&R);
 	free(R.iters);
-	topo_release(&R.topo);
-	agg_whatif_release(&R.whatif);
-	strbuf_release(&R.vpp.why);
-	db_close(R.db);
-	agg_jobs_release(&R.jobs);
-	free(R.base);
-	free(R.db_path);
-	free(R.out);
-	return exit_code;
+	job->analysed_ns = pp_now_ns();
+	return rc;
+}
+
+void agg_job_release(struct agg_job *job)
+{
+	for (size_t i = 0; job->its && i < job->niters; i++)
+		agg_iter_release(&job->its[i]);
+	free(job->its);
+	topo_release(&job->topo);
+	strbuf_release(&job->vpp.why);
+	agg_whatif_release(&job->whatif);
+	db_close(job->db);
+	free(job->base);
+	free(job->db_path);
+	memset(job, 0, sizeof(*job));
 }

@@ -1,14 +1,20 @@
-/* agg.h — ppagg: per-PP-group windows, idle and bubble, measured vs ideal
- * pipelines, stragglers, charts and the HTML report (docs/semantics.md §6–8).
+/* agg.h — ppagg's data layer: what the traces of a job say, per iteration
+ * and as a whole (docs/ppagg.md, docs/semantics.md §6–8).
  *
- * cmd/ppagg.c fills struct agg_opts and calls agg_run(). The work is split
- * by job: agg_calc.c (the metrics, pure functions over struct agg_rank_in),
- * agg_load.c (reads ppbatch's rows, writes pp_groups/pipelines/stragglers,
- * all through storage/db_agg.h),
- * agg_chart.c (gnuplot scripts and CSVs), agg_overview.c (the overview: the
- * stage × replica grid, step distributions, worst and flagged ranks, its
- * charts), agg_html.c (index.html and the iteration pages), agg_render.c
- * (runs gnuplot), agg.c (the driver and the render plan).
+ * agg_analyse() reads ppbatch's database, finds the topology, decides the
+ * VPP, computes the numbers, runs the analyses (the what-if, agg_whatif.h),
+ * stores the rows ppagg owns and fills one struct agg_job. It reports what
+ * it finds on stderr and writes no chart, CSV or page: the output layer
+ * (report/report.h) makes those from the job. cmd/ppagg.c calls the two.
+ *
+ * The files: agg.c (agg_analyse(): the sequence), agg_load.c (ppbatch's
+ * rows in, ppagg's rows out, through storage/db_agg.h), agg_iter.c (the
+ * model of an iteration, agg_iter.h), agg_calc.c and agg_ideal.c (the
+ * numbers, agg_calc.h), agg_vpp.c (agg_vpp.h), agg_overview.c (the
+ * overview's numbers and the render plan), agg_timeline.c (the timelines'
+ * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), topology.c
+ * (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
+ * where a new analysis goes.
  */
 #ifndef AGG_H
 #define AGG_H
@@ -17,10 +23,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/schedule.h"
+#include "agg_iter.h"
+#include "agg_vpp.h"
+#include "agg_whatif.h"
+#include "topology.h"
 
 struct config;
-struct topology;
+struct db;
 
 /* Which ranks get their own charts rendered (--rank-charts); the scripts
  * of every rank are written whatever the choice. */
@@ -33,128 +42,57 @@ enum agg_rank_charts {
 };
 enum { AGG_AUTO_ALL_RANKS = 64 };
 
+/* What to analyse and how (the output's options: report/report.h). */
 struct agg_opts {
 	const char *base;  /* --base-folder DIR (or the parent of --input) */
 	char **iterations; /* --iterations: numbers or folder names */
 	int niterations;
 	const char *input;                /* --input DIR/iteration_N */
 	const char *db;                   /* --db; NULL = <base>/pptrace.db */
-	const char *out;                  /* --out; NULL = <base>/pptrace */
-	bool individual;                  /* --time-alignment individual */
-	int processes;                    /* --processes; 0 = number of cores */
-	bool png, svg;                    /* --format */
-	bool render;                      /* false with --no-render */
 	int tp, pp, dp, cp, ep;           /* sizes from flags (0 = not given) */
 	int vpp;                          /* virtual pipeline size (config agg.vpp) */
 	double threshold;                 /* agg.straggler_threshold, default 0.10 */
 	bool quiet;                       /* --quiet */
-	enum agg_rank_charts rank_charts; /* --rank-charts */
+	enum agg_rank_charts rank_charts; /* --rank-charts: the render plan */
 	int *rank_list;                   /* --rank-charts <list>: also rendered (flagged) */
 	int nrank_list;
 	bool rank_charts_given; /* the flag was given (the config key yields) */
 	struct config *config;  /* never NULL */
 };
 
-/* Runs ppagg; returns a PP_EXIT_* code. */
-int agg_run(const struct agg_opts *o);
-
-/* ---- the metrics (agg_calc.c) ---- */
-
-/* What the calculation needs of one rank of one iteration. */
-struct agg_rank_in {
-	int rank;
-	bool ok;         /* analysed (status ok or partial) with metrics */
-	bool has_window; /* it has GPU events */
-	bool megatron;   /* mode megatron (has fwd/bwd steps) */
-	int64_t win_s, win_e, gpu_busy, bubble;
-	int64_t compute;          /* busy of fwd_computation + bwd_computation */
-	int64_t fwd_med, bwd_med; /* lower-median step wall; -1 when none */
-	int nfwd, nbwd;           /* number of fwd / bwd steps with kernels */
+/* The analysed job: everything the report shows. Each analysis that runs
+ * after the per-iteration numbers has its member at the end. */
+struct agg_job {
+	/* BASE (--base-folder, else the folder of --input or of the database:
+	 * where the topology file is looked for, and the output goes by
+	 * default) and the database. */
+	char *base, *db_path;
+	/* Open until agg_job_release(): agg_timeline_load() reads the
+	 * timelines' blocks through it, one iteration at a time. */
+	struct db *db;
+	struct topology topo;     /* indexed; source TOPO_SRC_NONE when none was found */
+	struct agg_vpp vpp;       /* the VPP every part uses */
+	double threshold;         /* the straggler threshold (agg.straggler_threshold) */
+	struct agg_iter *its;     /* the iterations, ascending */
+	size_t niters;            /* >= 1 after agg_analyse() succeeded */
+	bool partial;             /* inputs missing, failed or conflicting: exit 1 */
+	int64_t started_ns;       /* when agg_analyse() started (pp_now_ns()) */
+	int64_t analysed_ns;      /* when it finished */
+	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
 };
 
-struct agg_pp_row {
-	int pp_group, stage, rank;
-	bool complete;   /* every rank of the group is ok */
-	bool has_window; /* group window known */
-	bool has_rank;   /* this rank's idle/bubble known */
-	int64_t gw_s, gw_e, idle, bubble;
-};
+/* Analyses what o selects into job: opens the database, loads the
+ * iterations, finds the topology (file, sizes, inferred, the op trace's
+ * workers, else none), decides the VPP, labels the steps, computes and
+ * stores the PP-group, pipeline and straggler rows, the overview and the
+ * render plan of each iteration, then runs the analyses, each storing its
+ * own rows. Missing, failed or conflicting inputs and a missing topology
+ * degrade the job (job->partial for the first three) and are reported as
+ * warnings; anything else stops it. Returns 0, or a negative PP_E* code
+ * after printing why. Release job with agg_job_release() either way. */
+int agg_analyse(const struct agg_opts *o, struct agg_job *job);
 
-struct agg_pipeline_row {
-	int pp_group;
-	int64_t measured;
-	bool has_ideal;
-	int64_t ideal, gap;
-	double bubble_ratio;
-};
-
-struct agg_straggler_row {
-	int rank;
-	const char *group_kind; /* "dp" or "stage" (static string) */
-	int group;              /* 0-based, in topology order */
-	const char *metric;     /* "fwd_bwd_compute" */
-	int64_t value, median;
-	double excess; /* value / median - 1 */
-};
-
-struct agg_result {
-	struct agg_pp_row *pp;
-	size_t npp;
-	struct agg_pipeline_row *pipes;
-	size_t npipes;
-	struct agg_straggler_row *strag;
-	size_t nstrag;
-	/* Ranks the straggler flag compared: those with compute kernels in a
-	 * group of two or more such ranks. 0: it could look at none (imports
-	 * store no kernels; DP 1), so no straggler row means "not computed". */
-	size_t ncompared;
-	int slowest_stage; /* highest median compute; -1 unknown */
-	int64_t slowest_compute;
-};
-
-/* Why no straggler was looked for when agg_result.ncompared is 0. */
-#define AGG_STRAG_NA                                                                   \
-	"no DP group has two ranks with forward/backward compute kernels to compare: " \
-	"DP 1, or op-trace and PP-timer imports, which store no kernels"
-
-struct agg_params {
-	double threshold;       /* straggler threshold, e.g. 0.10 */
-	int vpp;                /* >= 1 */
-	enum sched_rule warmup; /* Megatron's warm-up rule the job follows, for
-				 * the ideal pipeline (agg_vpp_decide()) */
-};
-
-/* Computes every row for one iteration. ranks[] may be in any order and
- * may hold ranks outside the topology (ignored). t must be indexed
- * (topo_index). res is released with agg_result_release(). */
-void agg_compute(const struct topology *t, const struct agg_rank_in *ranks, size_t n,
-		 const struct agg_params *p, struct agg_result *res);
-void agg_result_release(struct agg_result *res);
-
-/* Lower median (element (n-1)/2 after sorting) of v; sorts v. -1 if n = 0. */
-int64_t agg_lower_median(int64_t *v, size_t n);
-
-/* How far v lies above median, as a fraction of it: (v − median) / median,
- * the difference taken exactly in integers; median > 0. */
-double agg_excess(int64_t v, int64_t median);
-
-/* The one rule of "slower than its peers", shared by the straggler flag
- * (docs/ppagg.md) and a what-if cell's slow rank (docs/whatif.md §9.2):
- * v[i] stands out when agg_excess(v[i], m) > margin, m the lower median of
- * v[0..n) and margin a fraction (agg.straggler_threshold: 0.1 = 10 %).
- * Which values are compared is the caller's. Writes the indices of those
- * that stand out, ascending, to which[] (room for n) and returns how many;
- * *median gets m, or -1 when n < 2. Nothing stands out without a
- * reference: fewer than two values (with two, the faster one is the
- * reference) or m <= 0. v is not changed. */
-int agg_above_lower_median(const int64_t *v, int n, double margin, int64_t *median, int *which);
-
-/* The ideal length of one pipeline: simulates 1F1B (interleaved when
- * vpp > 1) on pp devices with per-stage step times fwd[s], bwd[s] (ns) and
- * m micro-batches, the warm-up counted by Megatron's rule `warmup`
- * (model/schedule.h). Returns the makespan in ns, or -1 when it cannot be
- * simulated (message in err). */
-int64_t agg_ideal_ns(int pp, int vpp, int m, enum sched_rule warmup, const int64_t *fwd,
-		     const int64_t *bwd, char *err, size_t errlen);
+/* Closes the database and frees everything job holds; job is left zeroed. */
+void agg_job_release(struct agg_job *job);
 
 #endif

@@ -1,13 +1,14 @@
-/* agg_load.c — ppagg's model of an iteration, filled from the database
- * (storage/db_agg.h: one query per kind of row, in rank order), and its
- * rows written back.
+/* agg_load.c — ppagg's model of an iteration (agg_iter.h), filled from the
+ * database (storage/db_agg.h: one query per kind of row, in rank order),
+ * and its rows written back. The timelines' blocks are read later, one
+ * iteration at a time (agg_timeline.c).
  *
  * A rank is one trace. When several traces of an iteration claim the same
  * rank (ppbatch records them as a conflict, docs/contracts.md §8), the rank
  * becomes one entry with status "conflict", which names the traces and
- * takes none of their data: ppagg never adds two traces together. Steps,
- * category rows and blocks are attached by trace id, so nothing of a
- * conflicting or rankless trace lands on a rank.
+ * takes none of their data: ppagg never adds two traces together. Steps
+ * and category rows are attached by trace id, so nothing of a conflicting
+ * or rankless trace lands on a rank.
  */
 #include "agg_int.h"
 
@@ -69,50 +70,6 @@ int agg_load_iterations(struct db *db, char **names, int nnames, int **out, int 
 	*out = l.v;
 	*nout = k;
 	return 0;
-}
-
-/* Why a rank that agg_iter_rank() found (r) or not is not analysed. */
-static const char *absence(const struct agg_rank *r)
-{
-	if (!r)
-		return "missing";
-	return r->status && !strcmp(r->status, "conflict") ? "in conflict" : "failed";
-}
-
-int agg_group_absent(const struct agg_iter *it, const int *ranks, int n, struct strbuf *sb)
-{
-	int k = 0;
-	for (int i = 0; i < n; i++) {
-		const struct agg_rank *r = agg_iter_rank(it, ranks[i]);
-		if (!r || !r->in.ok)
-			strbuf_addf(sb, "%s%d (%s)", k++ ? ", " : "", ranks[i], absence(r));
-	}
-	return k;
-}
-
-struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank)
-{
-	size_t lo = 0, hi = it->nranks;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (it->ranks[mid].in.rank < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < it->nranks && it->ranks[lo].in.rank == rank ? &it->ranks[lo] : NULL;
-}
-
-void agg_iter_release(struct agg_iter *it)
-{
-	if (it->ranks)
-		for (size_t i = 0; i < it->nranks; i++)
-			free(it->ranks[i].blocks);
-	free(it->ranks);
-	agg_result_release(&it->res);
-	agg_overview_release(&it->ov);
-	arena_release(&it->arena);
-	memset(it, 0, sizeof(*it));
 }
 
 /* The rank of a row of trace id, or NULL when that trace is not the rank's
@@ -354,83 +311,6 @@ int agg_load(struct db *db, int iteration, struct agg_iter *it)
 	if (!rc)
 		medians(it);
 	return rc;
-}
-
-static void add_block(struct agg_rank *r, const struct agg_block *b)
-{
-	if (r->nblocks == r->ablocks) {
-		r->ablocks = r->ablocks ? 2 * r->ablocks : 256;
-		r->blocks = xrealloc(r->blocks, r->ablocks * sizeof(*r->blocks));
-	}
-	r->blocks[r->nblocks++] = *b;
-}
-
-/* Rows come per (trace, category, phase, seq) split by the recompute flag;
- * the two halves are merged into one block, and recompute rows also make a
- * block of the recompute subset. */
-static int add_kernel_block(void *ctx, const struct db_agg_block *k)
-{
-	struct fill *F = ctx;
-	struct agg_rank *r = fill_rank(F, k->rank, k->trace_id);
-	int c = agg_cat_of(k->category, false);
-	if (!r || c < 0)
-		return 0;
-	struct agg_block b = { .s = k->start_ns,
-			       .e = k->end_ns,
-			       .seq = (int32_t)k->seq,
-			       .cat = (uint8_t)c,
-			       .phase = (int8_t)k->phase,
-			       .kernels = (int32_t)k->kernels };
-	struct agg_block *last = r->nblocks ? &r->blocks[r->nblocks - 1] : NULL;
-	if (k->recompute && last && last->cat == b.cat && last->phase == b.phase &&
-	    last->seq == b.seq) {
-		if (b.s < last->s)
-			last->s = b.s;
-		if (b.e > last->e)
-			last->e = b.e;
-		last->kernels += b.kernels;
-	} else {
-		add_block(r, &b);
-	}
-	int rc_cat = agg_cat_of(k->category, true);
-	if (k->recompute && rc_cat >= 0 && rc_cat != c) {
-		b.cat = (uint8_t)rc_cat;
-		add_block(r, &b);
-		/* Keep the merge target last: swap the subset block behind. */
-		if (r->nblocks >= 2) {
-			struct agg_block tmp = r->blocks[r->nblocks - 1];
-			r->blocks[r->nblocks - 1] = r->blocks[r->nblocks - 2];
-			r->blocks[r->nblocks - 2] = tmp;
-		}
-	}
-	return 0;
-}
-
-int agg_load_blocks(struct db *db, struct agg_iter *it)
-{
-	struct fill F = { .it = it };
-	int rc = db_agg_blocks(db, it->iteration, add_kernel_block, &F);
-	if (rc)
-		return rc;
-	/* Steps timed without kernels (PP-timer imports) are drawn as their
-	 * phase's computation block, so their pipelines show up too. */
-	for (size_t i = 0; i < it->nranks; i++) {
-		struct agg_rank *rk = &it->ranks[i];
-		for (size_t j = 0; j < rk->nsteps; j++) {
-			const struct agg_step *p = &rk->steps[j];
-			if (p->kernels || !p->has_kernels ||
-			    (p->phase != RR_FWD && p->phase != RR_BWD))
-				continue;
-			struct agg_block b = { .s = p->s,
-					       .e = p->e,
-					       .seq = p->seq,
-					       .cat = p->phase == RR_FWD ? AGG_CAT_FWD_COMP
-									 : AGG_CAT_BWD_COMP,
-					       .phase = p->phase };
-			add_block(rk, &b);
-		}
-	}
-	return 0;
 }
 
 static int add_group(void *ctx, const char *desc, const char *ranks)

@@ -2,7 +2,8 @@
  * "Overview"): per rank four numbers (bubble share, forward+backward
  * compute, idle, coverage), folded onto the (pipeline stage × data-parallel
  * replica) grid, the distribution of step times per stage, the worst ranks
- * per number, and the flagged ranks whose own charts are rendered.
+ * per number, the flagged ranks, and the render plan: which charts are
+ * rendered now (docs/ppagg.md "What is rendered").
  *
  * Folding: a cell holds every rank of one stage of one model replica (its
  * TP, CP and EP ranks); it shows the worst of them (the highest bubble
@@ -12,12 +13,8 @@
 #include "agg_int.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "chart/gnuplot.h"
-#include "chart/heatmap.h"
 #include "topology.h"
 #include "util/pp.h"
 
@@ -33,8 +30,11 @@ const struct agg_metric_info agg_metrics[AGG_NMETRICS] = {
 			     "share of GPU busy time that landed in a named category" },
 };
 
-bool agg_rank_metric(const struct agg_iter *it, const int *pp_row, size_t i, enum agg_metric m,
-		     double *v)
+/* The value of metric m for rank r (index i of it->ranks); false when it
+ * has none (failed, no window, not in a PP group for the group metrics).
+ * pp_row[i]: the index of rank i's row in it->res.pp, -1 for none. */
+static bool rank_metric(const struct agg_iter *it, const int *pp_row, size_t i, enum agg_metric m,
+			double *v)
 {
 	const struct agg_rank *r = &it->ranks[i];
 	const struct agg_pp_row *p = pp_row && pp_row[i] >= 0 ? &it->res.pp[pp_row[i]] : NULL;
@@ -182,7 +182,7 @@ static void fill_grid(struct agg_iter *it, const struct topology *t, const int *
 		cell->nranks++;
 		for (int m = 0; m < AGG_NMETRICS; m++) {
 			double v;
-			if (agg_rank_metric(it, row, i, m, &v) &&
+			if (rank_metric(it, row, i, m, &v) &&
 			    (cell->rank[m] < 0 || worse(m, v, cell->v[m]))) {
 				cell->rank[m] = rk;
 				cell->v[m] = v;
@@ -210,7 +210,7 @@ void agg_overview_compute(struct agg_iter *it, const struct topology *t, const i
 	for (int m = 0; m < AGG_NMETRICS; m++)
 		for (size_t i = 0; i < it->nranks; i++) {
 			double v;
-			if (agg_rank_metric(it, row, i, m, &v))
+			if (rank_metric(it, row, i, m, &v))
 				top_add(ov, m, it->ranks[i].in.rank, v);
 		}
 	if (t->source != TOPO_SRC_NONE && t->groups[TOPO_PP].n && t->groups[TOPO_MODEL].n &&
@@ -253,194 +253,45 @@ void agg_overview_compute(struct agg_iter *it, const struct topology *t, const i
 	free(row);
 }
 
-void agg_overview_release(struct agg_overview *ov)
+/* Whether PP group pg holds a straggler (its SVG is rendered too). */
+static bool group_has_straggler(const struct agg_iter *it, const struct topo_group *pg)
 {
-	free(ov->cells);
-	free(ov->fwd);
-	free(ov->bwd);
-	free(ov->flag);
-	memset(ov, 0, sizeof(*ov));
+	for (int s = 0; s < pg->n; s++)
+		for (size_t k = 0; k < it->res.nstrag; k++)
+			if (it->res.strag[k].rank == pg->ranks[s])
+				return true;
+	return false;
 }
 
-/* ---- charts ---- */
-
-static int heatmap_chart(const char *dir, const struct agg_iter *it, enum agg_metric m,
-			 const struct agg_chart_opts *co, struct agg_jobs *jobs)
+void agg_plan_compute(struct agg_iter *it, const struct topology *t, enum agg_rank_charts mode,
+		      size_t niters)
 {
-	const struct agg_overview *ov = &it->ov;
-	const struct agg_metric_info *mi = &agg_metrics[m];
-	struct heatmap *h = heatmap_new(ov->nrep, ov->nstage);
-	char title[160], hover[256], err[512];
-	snprintf(title, sizeof(title), "%s, iteration %d (worst rank of each cell)", mi->title,
-		 it->iteration);
-	heatmap_set_labels(h, title, "data-parallel replica", "pipeline stage", mi->title);
-	heatmap_set_scale(h, mi->low_bad ? HEATMAP_LOW_BAD : HEATMAP_HIGH_BAD);
-	heatmap_set_number(h, 1, mi->unit);
-	heatmap_set_formats(h, co->png, co->svg);
-	double lowest = 100;
-	for (int s = 0; s < ov->nstage; s++)
-		for (int d = 0; d < ov->nrep; d++) {
-			const struct agg_cell *c =
-				&ov->cells[(size_t)s * (size_t)ov->nrep + (size_t)d];
-			if (c->rank[m] < 0) {
-				snprintf(hover, sizeof(hover),
-					 "stage %d, replica %d\\nno data (%d rank%s)", s, d,
-					 c->nranks, c->nranks == 1 ? "" : "s");
-				heatmap_set(h, d, s, NAN, hover);
-				continue;
-			}
-			snprintf(hover, sizeof(hover),
-				 "stage %d, replica %d\\nrank %d: %s %.2f%s\\n(worst of %d rank%s)",
-				 s, d, c->rank[m], mi->title, c->v[m], mi->unit, c->nranks,
-				 c->nranks == 1 ? "" : "s");
-			heatmap_set(h, d, s, c->v[m], hover);
-			lowest = c->v[m] < lowest ? c->v[m] : lowest;
-		}
-	/* Coverage on a fixed scale (a good trace is above 95 %): 99.9 %
-	 * next to 100 % is no finding. */
-	if (m == AGG_M_COVERAGE)
-		heatmap_set_range(h, lowest < 80 ? floor(lowest) : 80, 100);
-	struct strbuf prefix = STRBUF_INIT;
-	strbuf_addf(&prefix, "%s/%s", dir, mi->key);
-	int rc = agg_jobs_script(jobs, heatmap_write(h, prefix.buf, err, sizeof(err)), err,
-				 prefix.buf, co);
-	strbuf_release(&prefix);
-	heatmap_free(h);
-	return rc;
-}
-
-/* steps.gp: per stage a box (quartiles) with whiskers (min, max) of every
- * step's time, and one dot per (stage, replica) cell (its slowest rank's
- * median step), shifted by replica and coloured by it: a slow stage lifts
- * its box, a slow replica puts its colour on top in every stage. */
-struct steps_ctx {
-	const struct agg_iter *it;
-	const struct agg_chart_opts *co;
-};
-
-static void steps_data(FILE *f, const struct agg_overview *ov, bool bwd)
-{
-	const struct agg_dist *d = bwd ? ov->bwd : ov->fwd;
-	const char *ph = bwd ? "bwd" : "fwd";
-	fprintf(f, "$%s_box << EOD\n# stage min q1 median q3 max hover\n", ph);
-	for (int s = 0; s < ov->nstage; s++) {
-		if (!d[s].n)
-			continue;
-		fprintf(f,
-			"%d %.6f %.6f %.6f %.6f %.6f \"stage %d, %s steps: %zu\\nmin %.3f ms\\n"
-			"quartiles %.3f / %.3f / %.3f ms\\nmax %.3f ms\"\n",
-			s, d[s].min, d[s].q1, d[s].med, d[s].q3, d[s].max, s, ph, d[s].n, d[s].min,
-			d[s].q1, d[s].med, d[s].q3, d[s].max);
+	struct agg_plan *p = &it->plan;
+	/* auto: every rank chart while the run draws at most that many
+	 * (ranks × iterations): an imported op trace of 16 ranks and 44 steps
+	 * would otherwise render 1,400 charts. */
+	p->all =
+		mode == AGG_RC_ALL || (mode == AGG_RC_AUTO &&
+				       (int64_t)it->nranks * (int64_t)niters <= AGG_AUTO_ALL_RANKS);
+	p->overview = AGG_SHOW_ALL;
+	p->rank_timeline = xcalloc(it->nranks + 1, 1);
+	p->rank_overlap = xcalloc(it->nranks + 1, 1);
+	for (size_t i = 0; i < it->nranks; i++) {
+		bool mine = p->all || (mode != AGG_RC_NONE && it->ov.flag[i] != 0);
+		/* At scale a flagged rank's overlap chart is one image (its SVG,
+		 * with the numbers of steps.csv as hover text, is one gnuplot
+		 * away). */
+		p->rank_timeline[i] = mine ? AGG_SHOW_ALL : AGG_SHOW_SCRIPT;
+		p->rank_overlap[i] = !mine    ? AGG_SHOW_SCRIPT
+				     : p->all ? AGG_SHOW_ALL
+					      : AGG_SHOW_IMAGE;
 	}
-	fprintf(f, "EOD\n$%s_dot << EOD\n# x median_ms replica hover\n", ph);
-	double w = 0.7;
-	for (int s = 0; s < ov->nstage; s++)
-		for (int r = 0; r < ov->nrep; r++) {
-			const struct agg_cell *c =
-				&ov->cells[(size_t)s * (size_t)ov->nrep + (size_t)r];
-			double v = bwd ? c->bwd_ms : c->fwd_ms;
-			int rk = bwd ? c->bwd_rank : c->fwd_rank;
-			if (rk < 0)
-				continue;
-			double x =
-				s - w / 2 + w * (ov->nrep > 1 ? (double)r / (ov->nrep - 1) : 0.5);
-			fprintf(f,
-				"%.4f %.6f %d \"stage %d, replica %d: rank %d\\nmedian %s step "
-				"%.3f ms\"\n",
-				x, v, r, s, r, rk, ph, v);
-		}
-	fputs("EOD\n", f);
-}
-
-static void steps_plot(FILE *f, const char *ph, bool hover)
-{
-	fprintf(f,
-		"plot $%s_box using 1:3:2:6:5 with candlesticks whiskerbars 0.5 lw 1.2 "
-		"lc rgb '#555555' fs solid 0.25 title 'all steps: quartiles, min-max', \\\n"
-		"     $%s_box using 1:4:4:4:4 with candlesticks lw 2 lc rgb '#222222' notitle, \\\n"
-		"     $%s_dot using 1:2:3 with points pt 7 ps 0.7 lc palette "
-		"title 'per replica: slowest rank''s median'",
-		ph, ph, ph);
-	if (hover)
-		fprintf(f,
-			", \\\n     $%s_box using 1:4:7 with labels hypertext point pt 5 ps 2 "
-			"lc rgb '#ff000000' notitle, \\\n     $%s_dot using 1:2:4 with labels "
-			"hypertext point pt 7 ps 1 lc rgb '#ff000000' notitle",
-			ph, ph);
-	fputc('\n', f);
-}
-
-static int write_steps(FILE *f, const char *base, const void *vctx)
-{
-	const struct steps_ctx *ctx = vctx;
-	const struct agg_overview *ov = &ctx->it->ov;
-	int w = 300 + 60 * ov->nstage;
-	w = w < 1000 ? 1000 : w > 1800 ? 1800 : w;
-	fprintf(f,
-		"# pptrace ppagg chart: iteration %d, step times per pipeline stage. Run in "
-		"this folder: gnuplot %s.gp\n",
-		ctx->it->iteration, base);
-	steps_data(f, ov, false);
-	steps_data(f, ov, true);
-	gnuplot_write_formats(f);
-	bool fmt[2] = { ctx->co->png, ctx->co->svg };
-	if (!fmt[0] && !fmt[1])
-		fmt[0] = fmt[1] = true;
-	for (int k = 0; k < 2; k++) {
-		if (!fmt[k])
-			continue;
-		gnuplot_begin_output(f, k == 1);
-		if (k)
-			fprintf(f,
-				"set terminal svg size %d,900 dynamic mouse standalone font 'Sans,11' "
-				"noenhanced background '#ffffff'\nset output '%s.svg'\n",
-				w, base);
-		else
-			fprintf(f,
-				"set terminal pngcairo size %d,900 font 'Sans,11' noenhanced "
-				"background '#ffffff'\nset output '%s.png'\n",
-				w, base);
-		fprintf(f,
-			"set multiplot layout 2,1 title 'Step times per pipeline stage, "
-			"iteration %d' font 'Sans,14'\n",
-			ctx->it->iteration);
-		fprintf(f,
-			"set xrange [-0.6:%.1f]\nset xtics 1 out nomirror\nset ytics nomirror\n"
-			"set xlabel 'pipeline stage'\nset ylabel 'step time (ms)'\n"
-			"set grid ytics lc rgb '#dddddd' lt 1\nset border 3\nset boxwidth 0.8\n"
-			"set key below samplen 2\n"
-			"set palette defined (0 '#1b9e77', 0.25 '#7570b3', 0.5 '#e7298a', "
-			"0.75 '#66a61e', 1 '#d95f02')\n"
-			"set cbrange [0:%d]\nset cblabel 'data-parallel replica'\n",
-			ov->nstage - 0.4, ov->nrep > 1 ? ov->nrep - 1 : 1);
-		if (ov->nrep <= 16)
-			fputs("set cbtics 1\n", f);
-		fputs("set title 'Forward steps'\n", f);
-		steps_plot(f, "fwd", k == 1);
-		fputs("set title 'Backward steps'\n", f);
-		steps_plot(f, "bwd", k == 1);
-		fputs("unset multiplot\nunset output\n}\n", f);
-	}
-	return 0;
-}
-
-int agg_chart_overview(const char *dir, const struct agg_iter *it, const struct agg_chart_opts *co,
-		       struct agg_jobs *jobs)
-{
-	char err[512];
-	if (!it->ov.nstage)
-		return 0;
-	if (agg_mkdir_p(dir))
-		return PP_EIO;
-	for (int m = 0; m < AGG_NMETRICS; m++)
-		if (heatmap_chart(dir, it, m, co, jobs))
-			return PP_EIO;
-	struct steps_ctx ctx = { it, co };
-	struct strbuf prefix = STRBUF_INIT;
-	strbuf_addf(&prefix, "%s/steps", dir);
-	int rc = agg_jobs_script(
-		jobs, gnuplot_write_script(prefix.buf, write_steps, &ctx, err, sizeof(err)), err,
-		prefix.buf, co);
-	strbuf_release(&prefix);
-	return rc;
+	/* Groups and replicas: at least one image each. */
+	size_t ng = t->source != TOPO_SRC_NONE ? t->groups[TOPO_PP].n : 0;
+	p->pp_group = xcalloc(ng + 1, 1);
+	for (size_t g = 0; g < ng; g++)
+		p->pp_group[g] = p->all || group_has_straggler(it, &t->groups[TOPO_PP].v[g])
+					 ? AGG_SHOW_ALL
+					 : AGG_SHOW_IMAGE;
+	p->model_group = p->all ? AGG_SHOW_ALL : AGG_SHOW_IMAGE;
 }

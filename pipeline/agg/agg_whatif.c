@@ -4,23 +4,25 @@
  *   rank (docs/whatif.md §9.1) → ops of the aggregated traces
  *   (storage/db_agg.h) → a wi_table, each trace on its worker → the chunk
  *   and micro-batch labels of the ops derived from Kineto traces, with the
- *   VPP ppagg decided (agg_vpp_decide(), below, from the ranks' steps) →
+ *   VPP ppagg decided (agg_vpp.h, from the ranks' steps) →
  *   the grid check → the op-trace imports' meta and op
  *   type order → whatif_new → the clock offsets from the ops that end
  *   together, the times corrected, whatif_new again (Kineto ops only) →
- *   whatif_run → one transaction: ppagg's topology and the what-if rows,
- *   deleted and written again.
+ *   whatif_run → one step of it, measured and ideal, kept for the report →
+ *   one transaction: ppagg's topology and the what-if rows, deleted and
+ *   written again.
  */
 #include "agg_whatif.h"
 
-#include <limits.h>
-#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg_int.h"
-#include "model/schedule.h"
+#include "agg_calc.h"
+#include "agg_iter.h"
+#include "model/optype.h"
+#include "model/rank_result.h"
 #include "storage/db_agg.h"
 #include "topology.h"
 #include "util/pp.h"
@@ -102,18 +104,10 @@ static int add_op(void *ctx, const struct db_agg_op *o)
 
 /* ---- the cells' workers ---------------------------------------------- */
 
-/* Whether x is one trace stored whole (status "ok"): not failed, not in
- * conflict, and not salvaged (a partial trace is cut short, so its steps
- * and compute stop early). */
-static bool whole(const struct agg_rank *x)
-{
-	return x && x->trace_id && x->status && !strcmp(x->status, "ok");
-}
-
 /* Whether rank r has a trace in iteration it that is analysed ("ok"). */
 static bool rank_ok(const struct agg_iter *it, int r)
 {
-	return whole(agg_iter_rank(it, r));
+	return agg_rank_whole(agg_iter_rank(it, r));
 }
 
 /* The (dp_rank, stage) cell of rank r, dp_rank * t->pp + stage; -1 for none. */
@@ -247,7 +241,7 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 		for (size_t i = 0; i < n; i++) {
 			bool all = true;
 			for (int j = 0; j < k && all; j++)
-				all = whole(agg_iter_rank(&its[i], rank[j]));
+				all = agg_rank_whole(agg_iter_rank(&its[i], rank[j]));
 			for (int j = 0; j < k && all; j++)
 				sum[j] += agg_iter_rank(&its[i], rank[j])->in.compute;
 			used += all;
@@ -280,178 +274,7 @@ const struct agg_wi_cell *agg_whatif_cell(const struct agg_whatif *w, int dp_ran
 	return c->nranks > 1 ? c : NULL;
 }
 
-void agg_whatif_worker_name(const struct agg_whatif *w, const struct wi_worker *wk,
-			    struct strbuf *sb)
-{
-	const struct agg_wi_cell *c = agg_whatif_cell(w, wk->dp_rank, wk->stage);
-	if (!c)
-		strbuf_addf(sb, "rank %d (dp %d, stage %d)", (int)wk->rank, wk->dp_rank, wk->stage);
-	else if (c->slow >= 0)
-		strbuf_addf(sb, "dp %d / stage %d (rank %d of ranks %s is the slow one)",
-			    wk->dp_rank, wk->stage, c->slow, c->ranks);
-	else
-		strbuf_addf(sb, "dp %d / stage %d (ranks %s)", wk->dp_rank, wk->stage, c->ranks);
-}
-
-/* ---- VPP and the labels of Kineto ops -------------------------------- */
-
-/* Forward computes before the first backward one on stage s of a pipeline
- * of P stages with vpp chunks and F forward computes, in Megatron's
- * schedule under rule: its warm-up (model/schedule.h), then one
- * steady-state forward; -1 when Megatron cannot run that (m = F / vpp
- * micro-batches, a multiple of P when interleaved). */
-static int64_t forwards_first(int P, int s, int64_t F, int vpp, enum sched_rule rule)
-{
-	if (F % vpp || F / vpp > INT_MAX / vpp)
-		return -1;
-	int64_t m = F / vpp;
-	if (vpp > 1 && (P < 2 || m % P))
-		return -1;
-	struct sched_shape sh = {
-		.pp = P, .vpp = vpp, .m = (int)m, .interleaved = vpp > 1, .rule = rule
-	};
-	int warm = sched_warmup(&sh, s);
-	if (warm < 0)
-		return -1;
-	return warm + (F > warm);
-}
-
-#define VPP_MAX 64
-
-/* A rank's forward steps (with times) and how many of them start before
- * its first backward step; false when it has no step of either. */
-static bool warmup_count(const struct agg_rank *r, int64_t *F, int64_t *c)
-{
-	int64_t first_bwd = INT64_MAX;
-	*F = *c = 0;
-	for (size_t j = 0; j < r->nsteps; j++) {
-		const struct agg_step *s = &r->steps[j];
-		if (s->has_kernels && s->phase == RR_BWD && s->s < first_bwd)
-			first_bwd = s->s;
-		*F += s->has_kernels && s->phase == RR_FWD;
-	}
-	if (!*F || first_bwd == INT64_MAX)
-		return false;
-	for (size_t j = 0; j < r->nsteps; j++)
-		*c += r->steps[j].has_kernels && r->steps[j].phase == RR_FWD &&
-		      r->steps[j].s < first_bwd;
-	return true;
-}
-
-/* "2", "2, 4" or "1, 2, 4, ..." for the sizes that fit. */
-static void add_sizes(struct strbuf *sb, const bool *fits)
-{
-	int k = 0;
-	for (int v = 1; v <= VPP_MAX; v++) {
-		if (!fits[v])
-			continue;
-		if (k++ == 3) {
-			strbuf_addstr(sb, ", ...");
-			break;
-		}
-		strbuf_addf(sb, "%s%d", k > 1 ? ", " : "", v);
-	}
-}
-
-void agg_vpp_decide(const struct agg_iter *its, size_t n, const struct topology *t, int cfg,
-		    struct agg_vpp *v)
-{
-	/* fits[rule][size]: the size fits every rank so far under that one of
-	 * Megatron's warm-up rules, taken for the whole job (they differ only
-	 * when m = P: docs/whatif.md §9.1); a size fits under either. */
-	bool fitr[2][VPP_MAX + 1], fits[VPP_MAX + 1], any = false;
-	int ranks = 0, stages = 0, P = t ? t->pp : 0;
-	struct strbuf eg = STRBUF_INIT, cut = STRBUF_INIT, sizes = STRBUF_INIT;
-	/* seen[st]: stage st counted; seen[P + rank]: rank counted (once over
-	 * the iterations, so that the evidence counts ranks) */
-	uint8_t *seen = xcalloc((size_t)(P > 0 ? P + t->nrank : 1), 1);
-	v->cfg = v->vpp = cfg;
-	v->from = AGG_VPP_UNTOLD;
-	v->rule = NULL;
-	v->warmup = SCHED_CORE;
-	strbuf_reset(&v->why);
-	for (int k = 1; k <= VPP_MAX; k++)
-		fits[k] = fitr[SCHED_CORE][k] = fitr[SCHED_LEGACY][k] = true;
-	for (size_t i = 0; i < n && P >= 1; i++)
-		for (size_t k = 0; k < its[i].nranks; k++) {
-			const struct agg_rank *r = &its[i].ranks[k];
-			int rank = r->in.rank, st;
-			int64_t F, c;
-			if (!whole(r) || rank < 0 || rank >= t->nrank ||
-			    (st = t->stage_of[rank]) < 0 || st >= P || !warmup_count(r, &F, &c))
-				continue;
-			bool had = false, has = false;
-			for (int x = 1; x <= VPP_MAX; x++) {
-				had |= fits[x];
-				for (int u = SCHED_CORE; u <= SCHED_LEGACY; u++)
-					fitr[u][x] &= forwards_first(P, st, F, x, u) == c;
-				fits[x] = fitr[SCHED_CORE][x] || fitr[SCHED_LEGACY][x];
-				has |= fits[x];
-			}
-			if (!any)
-				strbuf_addf(&eg, "rank %d, stage %d: %lld of %lld forward steps",
-					    rank, st, (long long)c, (long long)F);
-			if (had && !has)
-				strbuf_addf(&cut, "rank %d, stage %d, iteration %d: %lld of %lld",
-					    rank, st, its[i].iteration, (long long)c, (long long)F);
-			any = true;
-			ranks += !seen[P + rank];
-			stages += !seen[st];
-			seen[P + rank] = seen[st] = 1;
-		}
-	free(seen);
-	int got = 0, nfit = 0;
-	for (int x = 1; x <= VPP_MAX; x++)
-		if (fits[x]) {
-			got = got ? got : x;
-			nfit++;
-		}
-	add_sizes(&sizes, fits);
-	if (!any) {
-		strbuf_addstr(&v->why, P >= 1 ? "no rank ran both forward and backward steps"
-					      : "no topology");
-	} else if (cfg >= 1 && cfg <= VPP_MAX && fits[cfg]) {
-		v->from = AGG_VPP_CONFIRMED;
-		strbuf_addf(&v->why,
-			    "the forward steps before the first backward fit it on %d rank%s "
-			    "(%d stage%s)",
-			    ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s");
-	} else if (nfit == 1) {
-		v->from = AGG_VPP_SCHEDULE;
-		v->vpp = got;
-		strbuf_addf(&v->why,
-			    "the forward steps before the first backward fit vpp %d only, on "
-			    "all %d rank%s (%d stage%s; e.g. %s)",
-			    got, ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s",
-			    eg.buf);
-	} else if (nfit) {
-		v->from = AGG_VPP_AMBIGUOUS;
-		strbuf_addf(&v->why,
-			    "the forward steps before the first backward on %d rank%s (%d "
-			    "stage%s) fit vpp %s, not agg.vpp = %d",
-			    ranks, ranks == 1 ? "" : "s", stages, stages == 1 ? "" : "s", sizes.buf,
-			    cfg);
-	} else {
-		v->from = AGG_VPP_NO_FIT;
-		strbuf_addf(&v->why,
-			    "no size from 1 to %d fits the forward steps before the first "
-			    "backward of every rank (%s fits none of the sizes the ranks before "
-			    "it fit)",
-			    VPP_MAX, cut.buf);
-	}
-	/* v->vpp may be an agg.vpp above the sizes tried (it takes up to 10^6) */
-	bool tried = any && v->vpp <= VPP_MAX && fits[v->vpp];
-	if (tried && !fitr[SCHED_CORE][v->vpp]) {
-		v->rule = "the schedule runs every forward first when there are as many "
-			  "micro-batches as stages (Megatron-LM up to 2023)";
-		v->warmup = SCHED_LEGACY;
-	} else if (tried && !fitr[SCHED_LEGACY][v->vpp])
-		v->rule = "the schedule clamps its warm-up when there are as many micro-batches "
-			  "as stages (current Megatron core)";
-	strbuf_release(&eg);
-	strbuf_release(&cut);
-	strbuf_release(&sizes);
-}
+/* ---- the labels of Kineto ops ------------------------------------- */
 
 /* The chunk, micro-batch and global chunk of the ops that name a step. */
 static void label(struct wi_table *tab, const int32_t *step, int P, int vpp)
@@ -792,6 +615,43 @@ static int correct_clocks(struct agg_whatif *w, struct wi_table *tab, struct wha
 	return whatif_new(tab, NULL, e, err, errlen);
 }
 
+/* One step of the analysis for the report (w->step): the one with the
+ * largest per-step slowdown, every op of every replica recorded and
+ * simulated ideal, taken from the engine e before it is freed. */
+static void capture(struct whatif *e, struct agg_whatif *w)
+{
+	const struct whatif_result *r = &w->r;
+	struct agg_wi_step *st = &w->step;
+	size_t k = 0, nodes = w->shape.nodes, dp = (size_t)w->shape.dp;
+	for (size_t i = 1; i < r->nsteps; i++)
+		if (r->slowdown[i] > r->slowdown[k])
+			k = i;
+	if (!r->nsteps || !nodes || !dp)
+		return;
+	size_t per_step = dp * nodes, all = r->nsteps * per_step;
+	double *rs = xmalloc(all * sizeof(double)), *re = xmalloc(all * sizeof(double));
+	double *is = xmalloc(all * sizeof(double)), *ie = xmalloc(all * sizeof(double));
+	whatif_recorded(e, rs, re);
+	whatif_timeline(e, WI_SCEN_IDEAL, is, ie);
+	st->index = k;
+	st->dp = (int)dp;
+	st->nodes = nodes;
+	st->op = xcalloc(per_step, sizeof(*st->op));
+	for (size_t d = 0; d < dp; d++)
+		for (size_t v = 0; v < nodes; v++) {
+			struct whatif_node n;
+			size_t i = (k * dp + d) * nodes + v;
+			struct agg_wi_op *o = &st->op[d * nodes + v];
+			whatif_node(e, v, &n);
+			*o = (struct agg_wi_op){ n.stage, n.optype, n.seq_id, n.mc, n.placeholder,
+						 rs[i],   re[i],    is[i],    ie[i] };
+		}
+	free(rs);
+	free(re);
+	free(is);
+	free(ie);
+}
+
 /* The engine on tab: validation, the clocks (Kineto ops), every scenario. */
 static void analyse(struct agg_whatif *w, struct wi_table *tab, bool kineto)
 {
@@ -807,7 +667,7 @@ static void analyse(struct agg_whatif *w, struct wi_table *tab, bool kineto)
 	whatif_shape(e, &w->shape);
 	strbuf_addstr(&w->notes, whatif_notes(e));
 	whatif_run(e, &w->r);
-	agg_whatif_capture(e, w);
+	capture(e, w);
 	whatif_free(e);
 	w->state = AGG_WI_DONE;
 	format_ranks(w);
@@ -887,29 +747,4 @@ out:
 	free(rep);
 	wi_table_release(&tab);
 	return rc;
-}
-
-void agg_whatif_headline(const struct agg_whatif *w, struct strbuf *sb)
-{
-	const struct whatif_result *r = &w->r;
-	switch (w->state) {
-	case AGG_WI_NO_OPS: return;
-	case AGG_WI_INCOMPLETE:
-	case AGG_WI_REJECTED: strbuf_addstr(sb, "what-if: not computed"); return;
-	case AGG_WI_DONE: break;
-	}
-	strbuf_addf(sb, "what-if: S %.3f", r->s);
-	if (r->verdict == WI_VERDICT_NONE) {
-		strbuf_addf(sb, " (below %.2f: no straggler worth explaining; %zu ops in %.2f s)",
-			    WHATIF_THRESHOLD, w->nops, w->seconds);
-		return;
-	}
-	strbuf_addf(sb, ", verdict %s, M_W %.3f (%zu worker%s), M_S %.3f; top workers:",
-		    wi_verdict_name(r->verdict), r->m_w, r->n_mw, r->n_mw == 1 ? "" : "s", r->m_s);
-	for (size_t i = 0; i < r->nworkers && i < 3; i++) {
-		strbuf_addstr(sb, i ? ", " : " ");
-		agg_whatif_worker_name(w, &r->workers[i], sb);
-		strbuf_addf(sb, " %.3f", r->workers[i].s_w);
-	}
-	strbuf_addf(sb, " (%zu ops in %.2f s)", w->nops, w->seconds);
 }

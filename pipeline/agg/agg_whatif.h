@@ -11,10 +11,11 @@
  * the `ops` view) in one transaction. The views then hold this run's
  * analysis, or nothing when it could not be made.
  *
- * For the report: state says what there is; when AGG_WI_DONE, r is the
- * engine's whole result (per step, S_t per group in r.by_group, workers by
- * S_w descending with r.n_mw the ones M_W removes, M_W, M_S, the verdict)
- * and shape its sizes; why says what is missing otherwise.
+ * For the report (report/report_whatif.c): state says what there is; when
+ * AGG_WI_DONE, r is the engine's whole result (per step, S_t per group in
+ * r.by_group, workers by S_w descending with r.n_mw the ones M_W removes,
+ * M_W, M_S, the verdict), shape its sizes and step one step of it; why says
+ * what is missing otherwise.
  */
 #ifndef AGG_WHATIF_H
 #define AGG_WHATIF_H
@@ -37,7 +38,7 @@ enum agg_wi_state {
 	AGG_WI_DONE        /* r holds the analysis */
 };
 
-/* One step of the analysis for the report (agg_whatif_report.c): every
+/* One step of the analysis for the report (report/report_whatif.c): every
  * op of every replica, recorded ("measured", from whatif_recorded()) and
  * simulated ideal (whatif_timeline(WI_SCEN_IDEAL)), ns from the step's
  * start. The step is the one with the largest per-step slowdown. */
@@ -100,10 +101,6 @@ struct agg_whatif {
 	struct whatif_clock clock;
 };
 
-/* Fills w->step from the engine e (after whatif_run() into w->r);
- * agg_whatif_report.c. */
-void agg_whatif_capture(struct whatif *e, struct agg_whatif *w);
-
 void agg_whatif_init(struct agg_whatif *w);
 void agg_whatif_release(struct agg_whatif *w);
 
@@ -125,20 +122,6 @@ int agg_whatif_run(struct db *db, const struct agg_iter *its, size_t n, const st
 
 /* The cell of worker (dp_rank, stage) when it has several ranks, else NULL. */
 const struct agg_wi_cell *agg_whatif_cell(const struct agg_whatif *w, int dp_rank, int stage);
-
-/* Appends how the report names a worker: "rank 0 (dp 0, stage 0)" with one
- * rank per cell; "dp 1 / stage 2 (rank 5 of ranks 4-5 is the slow one)";
- * "dp 1 / stage 2 (ranks 4-5)" when no rank of the cell stands out. */
-void agg_whatif_worker_name(const struct agg_whatif *w, const struct wi_worker *wk,
-			    struct strbuf *sb);
-
-/* Appends the headline for ppagg's summary line: "what-if: S 1.973,
- * verdict worker, M_W 1.002 (1 worker), M_S -0.001; top workers: rank 0
- * (dp 0, stage 0) 1.973, ... (117216 ops in 0.21 s)" (three workers, named
- * by agg_whatif_worker_name()), or
- * that S is below the threshold, or that it was not computed; nothing for
- * AGG_WI_NO_OPS. */
-void agg_whatif_headline(const struct agg_whatif *w, struct strbuf *sb);
 
 /* Where ops come from, for the line that says there are none. */
 #define AGG_WI_OPS_FROM                                                               \

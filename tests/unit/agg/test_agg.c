@@ -7,12 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
-#include "agg/agg.h"
+#include "agg/agg_calc.h"
 #include "agg/topology.h"
-#include "chart/gantt.h"
 #include "util/pp.h"
 
 /* tp1 pp2 dp2: PP groups [0,2] [1,3]; DP groups [0,1] [2,3]. Rank 3 failed. */
@@ -171,47 +169,12 @@ static void test_above_lower_median(void **state)
 	assert_int_equal(med, 0);
 }
 
-/* ppagg's extensions of the Gantt emitter: rules between rows and the
- * choice of output formats. */
-static void test_gantt_rules_and_formats(void **state)
-{
-	(void)state;
-	char dir[] = "/tmp/gantt-test.XXXXXX", err[256], path[300], buf[8192];
-	assert_non_null(mkdtemp(dir));
-	struct gantt *g = gantt_new();
-	int c = gantt_add_class(g, "fwd_computation", "#7EA6E6");
-	for (int r = 0; r < 4; r++) {
-		int row = gantt_add_row(g, "rank");
-		struct gantt_box b = { row, c, 1, 2, 0.1, 0.8, NULL, "hover" };
-		assert_int_equal(gantt_add_box(g, &b), 0);
-	}
-	gantt_add_rule(g, 2);
-	gantt_add_rule(g, 9); /* outside: ignored */
-	gantt_set_formats(g, false, true);
-	snprintf(path, sizeof(path), "%s/t", dir);
-	assert_int_equal(gantt_write(g, path, false, err, sizeof(err)), 0);
-	gantt_free(g);
-	snprintf(path, sizeof(path), "%s/t.gp", dir);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	assert_non_null(strstr(buf, "set arrow from graph 0, first 1.5 to graph 1, first 1.5"));
-	assert_null(strstr(buf, "first 8.5"));
-	assert_null(strstr(buf, "pngcairo"));
-	assert_non_null(strstr(buf, "set output 't.svg'"));
-	unlink(path);
-	rmdir(dir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups_pipelines_stragglers),
 		cmocka_unit_test(test_lower_median_and_ideal),
 		cmocka_unit_test(test_above_lower_median),
-		cmocka_unit_test(test_gantt_rules_and_formats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

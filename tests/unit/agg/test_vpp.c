@@ -1,4 +1,4 @@
-/* Unit tests for agg_vpp_decide() (pipeline/agg/agg_whatif.c, docs/ppagg.md
+/* Unit tests for agg_vpp_decide() (pipeline/agg/agg_vpp.c, docs/ppagg.md
  * "VPP") on hand-made schedules of pp 2: agg.vpp confirmed, overridden by
  * the one size the schedule fits, kept when the ranks fit no common size or
  * tell nothing. */
@@ -11,7 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "agg/agg_int.h"
+#include "agg/agg_iter.h"
+#include "agg/agg_vpp.h"
 #include "agg/topology.h"
 
 /* A rank whose fwd/bwd steps run in the order of prog ('f', 'b'), 10 ns

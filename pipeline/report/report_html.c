@@ -1,4 +1,4 @@
-/* agg_html.c — ppagg's report. index.html stays small whatever the job's
+/* report_html.c — ppagg's report. index.html stays small whatever the job's
  * size: the comparison of iterations, then per iteration its summary,
  * failed ranks and incomplete groups, the overview (heatmaps over the
  * stage × replica grid, step times per stage), the worst ranks and the
@@ -9,23 +9,19 @@
  * SVG) and links to its SVG, where the hover text lives; a chart that was
  * not rendered says how to render it. An inline script counts loaded
  * images into body[data-images] so that a headless browser can check a
- * page (tests/e2e).
+ * page (tests/e2e). The analyses add their sections to index.html through
+ * the report's sections (struct report_section); every path comes from
+ * report_paths.c.
  */
-#include "agg_int.h"
+#include "report_int.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "topology.h"
 #include "util/pp.h"
-#include "util/safefile.h"
 
-void agg_html_escape(struct strbuf *sb, const char *s)
+void report_html_escape(struct strbuf *sb, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -39,18 +35,19 @@ void agg_html_escape(struct strbuf *sb, const char *s)
 	}
 }
 
-static bool exists(const char *out, const char *rel)
+/* Whether <out>/<rel> is a file. */
+static bool exists(const struct report *R, const char *rel)
 {
 	struct strbuf p = STRBUF_INIT;
 	struct stat st;
-	strbuf_addf(&p, "%s/%s", out, rel);
+	strbuf_addf(&p, "%s/%s", R->out, rel);
 	bool ok = stat(p.buf, &st) == 0 && S_ISREG(st.st_mode);
 	strbuf_release(&p);
 	return ok;
 }
 
-void agg_html_chart(struct strbuf *h, const char *out, const char *rel, const char *caption,
-		    bool lazy)
+void report_html_chart(struct strbuf *h, const struct report *R, const char *rel,
+		       const char *caption, bool lazy)
 {
 	struct strbuf p = STRBUF_INIT;
 	const char *ext[] = { "png", "svg" };
@@ -58,37 +55,37 @@ void agg_html_chart(struct strbuf *h, const char *out, const char *rel, const ch
 	for (int k = 0; k < 2; k++) {
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s.%s", rel, ext[k]);
-		has[k] = exists(out, p.buf);
+		has[k] = exists(R, p.buf);
 	}
 	strbuf_addstr(h, "<figure>");
 	int k = has[0] ? 0 : has[1] ? 1 : -1;
 	if (k >= 0) {
 		strbuf_addstr(h, "<a href=\"");
-		agg_html_escape(h, rel);
+		report_html_escape(h, rel);
 		strbuf_addf(h, ".%s\"><img src=\"", has[1] ? "svg" : "png");
-		agg_html_escape(h, rel);
+		report_html_escape(h, rel);
 		strbuf_addf(h, ".%s\" alt=\"", ext[k]);
-		agg_html_escape(h, caption);
+		report_html_escape(h, caption);
 		strbuf_addf(h, "\"%s></a>", lazy ? " loading=\"lazy\"" : "");
 	}
 	strbuf_addstr(h, "<figcaption>");
-	agg_html_escape(h, caption);
+	report_html_escape(h, caption);
 	strbuf_addstr(h, " — <a href=\"");
-	agg_html_escape(h, rel);
+	report_html_escape(h, rel);
 	strbuf_addstr(h, ".gp\">gnuplot script</a>");
 	if (has[1]) {
 		strbuf_addstr(h, ", <a href=\"");
-		agg_html_escape(h, rel);
+		report_html_escape(h, rel);
 		strbuf_addstr(h, ".svg\">SVG with hover text</a>");
 	} else {
 		const char *slash = strrchr(rel, '/');
 		strbuf_addstr(h, k >= 0 ? " (no SVG rendered: <code>" : " (not rendered: <code>");
 		strbuf_addstr(h, "gnuplot ");
-		agg_html_escape(h, slash ? slash + 1 : rel);
+		report_html_escape(h, slash ? slash + 1 : rel);
 		strbuf_addstr(h, ".gp</code> in <code>");
 		strbuf_reset(&p);
 		strbuf_add(&p, rel, slash ? (size_t)(slash - rel) : 0);
-		agg_html_escape(h, slash ? p.buf : ".");
+		report_html_escape(h, slash ? p.buf : ".");
 		strbuf_addstr(h, "</code> makes it)");
 	}
 	strbuf_addstr(h, "</figcaption></figure>\n");
@@ -97,7 +94,7 @@ void agg_html_chart(struct strbuf *h, const char *out, const char *rel, const ch
 
 /* rel is "<stem>.gp" of an existing script: points it at the SVG, else the
  * PNG, else leaves the script. */
-static void best_href(const char *out, struct strbuf *rel)
+static void best_href(const struct report *R, struct strbuf *rel)
 {
 	const char *ext[] = { ".svg", ".png" };
 	size_t stem = rel->len - 3;
@@ -105,7 +102,7 @@ static void best_href(const char *out, struct strbuf *rel)
 		rel->len = stem;
 		rel->buf[stem] = '\0';
 		strbuf_addstr(rel, ext[k]);
-		if (exists(out, rel->buf))
+		if (exists(R, rel->buf))
 			return;
 	}
 	rel->len = stem;
@@ -117,6 +114,13 @@ static void ranks_list(struct strbuf *h, const int *ranks, int n)
 {
 	for (int i = 0; i < n; i++)
 		strbuf_addf(h, "%s<a href=\"#r%d\">%d</a>", i ? ", " : "", ranks[i], ranks[i]);
+}
+
+/* Appends the link to rank on the page of iteration it: "iteration_<it>.html#r<rank>". */
+static void rank_href(struct strbuf *h, int it, int rank)
+{
+	report_rel(h, RF_PAGE, it, 0);
+	strbuf_addf(h, "#r%d", rank);
 }
 
 static double msd(int64_t ns)
@@ -178,10 +182,12 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 		else
 			strbuf_addstr(h, "<td>–</td>");
 		strbuf_addstr(h, "<td>");
-		for (size_t s = 0; s < it->res.nstrag; s++)
-			strbuf_addf(h, "%s<a href=\"iteration_%d.html#r%d\">rank %d</a> (+%.1f %%)",
-				    s ? ", " : "", it->iteration, it->res.strag[s].rank,
-				    it->res.strag[s].rank, 100 * it->res.strag[s].excess);
+		for (size_t s = 0; s < it->res.nstrag; s++) {
+			strbuf_addf(h, "%s<a href=\"", s ? ", " : "");
+			rank_href(h, it->iteration, it->res.strag[s].rank);
+			strbuf_addf(h, "\">rank %d</a> (+%.1f %%)", it->res.strag[s].rank,
+				    100 * it->res.strag[s].excess);
+		}
 		if (agg_strag_not_computed(it))
 			strbuf_addstr(h, "not computed");
 		else if (!it->res.nstrag)
@@ -201,7 +207,7 @@ static void conflicts_section(struct strbuf *h, const struct agg_iter *it)
 			if (it->ranks[i].ntraces < 2)
 				continue;
 			strbuf_addstr(h, "<li>");
-			agg_html_escape(h, it->ranks[i].error);
+			report_html_escape(h, it->ranks[i].error);
 			strbuf_addstr(h, "</li>\n");
 		}
 		strbuf_addstr(h, "</ul>\n");
@@ -210,7 +216,7 @@ static void conflicts_section(struct strbuf *h, const struct agg_iter *it)
 		strbuf_addstr(h, "<h3>Traces without a rank (not aggregated)</h3>\n<ul>\n");
 		for (size_t i = 0; i < it->nunranked; i++) {
 			strbuf_addstr(h, "<li>");
-			agg_html_escape(h, it->unranked[i]);
+			report_html_escape(h, it->unranked[i]);
 			strbuf_addstr(h, "</li>\n");
 		}
 		strbuf_addstr(h, "</ul>\n");
@@ -231,9 +237,9 @@ static void failed_ranks(struct strbuf *h, const struct agg_iter *it)
 		if (r->in.ok || r->ntraces > 1)
 			continue;
 		strbuf_addf(h, "<tr><td>%d</td><td>", r->in.rank);
-		agg_html_escape(h, r->path);
+		report_html_escape(h, r->path);
 		strbuf_addstr(h, "</td><td>");
-		agg_html_escape(h, r->error);
+		report_html_escape(h, r->error);
 		strbuf_addstr(h, "</td></tr>\n");
 	}
 	strbuf_addstr(h, "</table>\n");
@@ -330,8 +336,9 @@ static void stragglers_table(struct strbuf *h, const struct topology *t, const s
 			 "</th><th>group median (ms)</th><th>excess</th></tr>\n");
 	for (size_t s = 0; s < it->res.nstrag; s++) {
 		const struct agg_straggler_row *sr = &it->res.strag[s];
-		strbuf_addf(h, "<tr><td><a href=\"iteration_%d.html#r%d\">%d</a></td><td>",
-			    it->iteration, sr->rank, sr->rank);
+		strbuf_addstr(h, "<tr><td><a href=\"");
+		rank_href(h, it->iteration, sr->rank);
+		strbuf_addf(h, "\">%d</a></td><td>", sr->rank);
 		straggler_group(h, t, sr);
 		strbuf_addf(h, "</td><td>%.3f</td><td>%.3f</td><td>+%.1f %%</td></tr>\n",
 			    msd(sr->value), msd(sr->median), 100 * sr->excess);
@@ -340,57 +347,60 @@ static void stragglers_table(struct strbuf *h, const struct topology *t, const s
 }
 
 /* The chart at rel (no extension) with its caption, when its script exists. */
-static void chart_if_written(struct strbuf *h, const char *out, const char *rel,
+static void chart_if_written(struct strbuf *h, const struct report *R, const char *rel,
 			     const char *caption, bool lazy)
 {
 	struct strbuf gp = STRBUF_INIT;
 	strbuf_addf(&gp, "%s.gp", rel);
-	if (exists(out, gp.buf))
-		agg_html_chart(h, out, rel, caption, lazy);
+	if (exists(R, gp.buf))
+		report_html_chart(h, R, rel, caption, lazy);
 	strbuf_release(&gp);
 }
 
 /* The timelines of the PP groups and of the model replicas. */
-static void group_charts(struct strbuf *h, const char *out, const struct topology *t,
-			 const struct agg_iter *it, bool lazy)
+static void group_charts(struct strbuf *h, const struct report *R, const struct agg_iter *it,
+			 bool lazy)
 {
+	const struct topology *t = &R->job->topo;
 	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
 	int I = it->iteration;
 	strbuf_addstr(h, "<h3 id=\"pp-groups\">PP groups</h3>\n");
 	for (size_t p = 0; p < it->res.npipes; p++) {
 		int g = it->res.pipes[p].pp_group;
 		strbuf_reset(&rel);
-		strbuf_addf(&rel, "iteration_%d/pp_group_%d/timeline", I, g);
+		report_rel(&rel, RF_PP_GROUP_TIMELINE, I, g);
 		strbuf_reset(&cap);
 		strbuf_addf(&cap, "PP group %d, iteration %d", g, I);
 		strbuf_addf(h, "<div id=\"pp%d\">", g);
-		agg_html_chart(h, out, rel.buf, cap.buf, lazy);
+		report_html_chart(h, R, rel.buf, cap.buf, lazy);
 		strbuf_addstr(h, "</div>\n");
 	}
 	strbuf_addstr(h, "<h3 id=\"replicas\">Model replicas</h3>\n");
 	for (size_t m = 0; m < t->groups[TOPO_MODEL].n; m++) {
 		strbuf_reset(&rel);
-		strbuf_addf(&rel, "iteration_%d/model_group_%zu/timeline", I, m);
+		report_rel(&rel, RF_MODEL_GROUP_TIMELINE, I, (long)m);
 		strbuf_reset(&cap);
 		strbuf_addf(&cap, "Model replica %zu, iteration %d", m, I);
-		chart_if_written(h, out, rel.buf, cap.buf, lazy);
+		chart_if_written(h, R, rel.buf, cap.buf, lazy);
 	}
 	strbuf_release(&rel);
 	strbuf_release(&cap);
 }
 
 /* One row of the ranks table. */
-static void rank_row(struct strbuf *h, const char *out, const struct topology *t,
-		     const struct agg_iter *it, const struct agg_rank *r,
-		     const struct agg_iter *its, size_t n)
+static void rank_row(struct strbuf *h, const struct report *R, const struct agg_iter *it,
+		     const struct agg_rank *r)
 {
-	static const char *const names[] = { "timeline", "overlap", "steps.csv", "categories.csv" };
+	static const enum report_file files[] = { RF_RANK_TIMELINE, RF_RANK_OVERLAP, RF_RANK_STEPS,
+						  RF_RANK_CATEGORIES };
+	const struct topology *t = &R->job->topo;
 	struct strbuf rel = STRBUF_INIT;
+	char name[64];
 	int I = it->iteration, rk = r->in.rank;
 	strbuf_addf(h, "<tr id=\"r%d\"><td>%d</td><td>", rk, rk);
-	agg_html_escape(h, r->status);
+	report_html_escape(h, r->status);
 	strbuf_addstr(h, "</td><td>");
-	agg_html_escape(h, r->mode);
+	report_html_escape(h, r->mode);
 	strbuf_addstr(h, "</td><td>");
 	if (rk < t->nrank && t->pp_of[rk] >= 0)
 		strbuf_addf(h, "<a href=\"#pp%d\">%d</a> · %d", t->pp_of[rk], t->pp_of[rk],
@@ -404,47 +414,58 @@ static void rank_row(struct strbuf *h, const char *out, const struct topology *t
 		strbuf_addstr(h, "<td>–</td><td>–</td><td>–</td><td>–</td>");
 	strbuf_addstr(h, "<td>");
 	for (int k = 0; k < 4; k++) {
+		bool chart = k < 2; /* a chart's stem: its script, SVG or PNG */
 		strbuf_reset(&rel);
-		strbuf_addf(&rel, "iteration_%d/rank_%d/%s%s", I, rk, names[k], k < 2 ? ".gp" : "");
-		if (!exists(out, rel.buf))
+		report_rel(&rel, files[k], I, rk);
+		snprintf(name, sizeof(name), "%s", report_leaf(rel.buf));
+		if (chart)
+			strbuf_addstr(&rel, ".gp");
+		if (!exists(R, rel.buf))
 			continue;
-		if (k < 2)
-			best_href(out, &rel);
+		if (chart)
+			best_href(R, &rel);
 		strbuf_addstr(h, "<a href=\"");
-		agg_html_escape(h, rel.buf);
-		strbuf_addf(h, "\">%s</a> ", names[k]);
+		report_html_escape(h, rel.buf);
+		strbuf_addf(h, "\">%s</a> ", name);
 	}
 	strbuf_addstr(h, "</td><td>");
-	for (size_t j = 0; j < n; j++)
-		if (&its[j] != it && agg_iter_rank(&its[j], rk))
-			strbuf_addf(h, "<a href=\"iteration_%d.html#r%d\">%d</a> ",
-				    its[j].iteration, rk, its[j].iteration);
+	for (size_t j = 0; j < R->job->niters; j++) {
+		const struct agg_iter *other = &R->job->its[j];
+		if (other == it || !agg_iter_rank(other, rk))
+			continue;
+		strbuf_addstr(h, "<a href=\"");
+		rank_href(h, other->iteration, rk);
+		strbuf_addf(h, "\">%d</a> ", other->iteration);
+	}
 	strbuf_addstr(h, "</td></tr>\n");
 	strbuf_release(&rel);
 }
 
 /* The rendered rank charts; the others are named with how to render them. */
-static void rank_charts(struct strbuf *h, const char *out, const struct agg_iter *it, bool lazy)
+static void rank_charts(struct strbuf *h, const struct report *R, const struct agg_iter *it,
+			bool lazy)
 {
 	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
 	size_t shown = 0, scripts = 0;
+	char kind[64];
 	strbuf_addstr(h, "<h3 id=\"rank-charts\">Rank charts</h3>\n");
 	for (size_t i = 0; i < it->nranks; i++) {
 		const struct agg_rank *r = &it->ranks[i];
 		for (int k = 0; k < 2; k++) {
-			const char *kind = k ? "overlap" : "timeline";
 			strbuf_reset(&rel);
-			strbuf_addf(&rel, "iteration_%d/rank_%d/%s.png", it->iteration, r->in.rank,
-				    kind);
-			bool png = exists(out, rel.buf);
+			report_rel(&rel, k ? RF_RANK_OVERLAP : RF_RANK_TIMELINE, it->iteration,
+				   r->in.rank);
+			snprintf(kind, sizeof(kind), "%s", report_leaf(rel.buf));
+			strbuf_addstr(&rel, ".png");
+			bool png = exists(R, rel.buf);
 			rel.len -= 4;
 			rel.buf[rel.len] = '\0';
 			strbuf_addstr(&rel, ".svg");
-			bool svg = exists(out, rel.buf);
+			bool svg = exists(R, rel.buf);
 			rel.len -= 4;
 			rel.buf[rel.len] = '\0';
 			strbuf_addstr(&rel, ".gp");
-			bool gp = exists(out, rel.buf);
+			bool gp = exists(R, rel.buf);
 			rel.len -= 3;
 			rel.buf[rel.len] = '\0';
 			scripts += gp;
@@ -453,7 +474,7 @@ static void rank_charts(struct strbuf *h, const char *out, const struct agg_iter
 			strbuf_reset(&cap);
 			strbuf_addf(&cap, "Rank %d %s, iteration %d", r->in.rank, kind,
 				    it->iteration);
-			agg_html_chart(h, out, rel.buf, cap.buf, lazy);
+			report_html_chart(h, R, rel.buf, cap.buf, lazy);
 			shown++;
 		}
 	}
@@ -485,23 +506,24 @@ static void fold_note(struct strbuf *h, const struct topology *t)
 }
 
 /* The best link for a rank's charts: its timeline's SVG, PNG or script. */
-static void rank_chart_link(struct strbuf *h, const char *out, int I, int rk)
+static void rank_chart_link(struct strbuf *h, const struct report *R, int I, int rk)
 {
 	struct strbuf rel = STRBUF_INIT;
-	strbuf_addf(&rel, "iteration_%d/rank_%d/timeline.gp", I, rk);
-	if (exists(out, rel.buf)) {
-		best_href(out, &rel);
+	report_rel(&rel, RF_RANK_TIMELINE, I, rk);
+	strbuf_addstr(&rel, ".gp");
+	if (exists(R, rel.buf)) {
+		best_href(R, &rel);
 		strbuf_addstr(h, " <a href=\"");
-		agg_html_escape(h, rel.buf);
+		report_html_escape(h, rel.buf);
 		strbuf_addstr(h, "\">timeline</a>");
 	}
 	strbuf_release(&rel);
 }
 
 /* The heatmaps, the step times per stage, the worst ranks. */
-static void overview(struct strbuf *h, const char *out, const struct topology *t,
-		     const struct agg_iter *it)
+static void overview(struct strbuf *h, const struct report *R, const struct agg_iter *it)
 {
+	const struct topology *t = &R->job->topo;
 	const struct agg_overview *ov = &it->ov;
 	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
 	int I = it->iteration;
@@ -514,16 +536,16 @@ static void overview(struct strbuf *h, const char *out, const struct topology *t
 		strbuf_addstr(h, "<div class=\"grid\">\n");
 		for (int m = 0; m < AGG_NMETRICS; m++) {
 			strbuf_reset(&rel);
-			strbuf_addf(&rel, "iteration_%d/overview/%s", I, agg_metrics[m].key);
+			report_rel(&rel, RF_OVERVIEW_MAP, I, m);
 			strbuf_reset(&cap);
 			strbuf_addf(&cap, "%s (%s)", agg_metrics[m].title, agg_metrics[m].means);
-			agg_html_chart(h, out, rel.buf, cap.buf, false);
+			report_html_chart(h, R, rel.buf, cap.buf, false);
 		}
 		strbuf_addstr(h, "</div>\n");
 		strbuf_reset(&rel);
-		strbuf_addf(&rel, "iteration_%d/overview/steps", I);
-		agg_html_chart(
-			h, out, rel.buf,
+		report_rel(&rel, RF_OVERVIEW_STEPS, I, 0);
+		report_html_chart(
+			h, R, rel.buf,
 			"Step times per stage: boxes of every forward and backward step (quartiles, "
 			"whiskers at min and max), and one dot per replica (its slowest rank's median "
 			"step, coloured by replica): a slow stage lifts its box, a slow replica its "
@@ -539,14 +561,13 @@ static void overview(struct strbuf *h, const char *out, const struct topology *t
 			    agg_metrics[m].unit + 1);
 		for (int k = 0; k < ov->ntop[m]; k++) {
 			int rk = ov->top[m][k];
-			strbuf_addf(h,
-				    "<tr><td><a href=\"iteration_%d.html#r%d\">%d</a></td>"
-				    "<td>%.2f</td><td>",
-				    I, rk, rk, ov->topv[m][k]);
+			strbuf_addstr(h, "<tr><td><a href=\"");
+			rank_href(h, I, rk);
+			strbuf_addf(h, "\">%d</a></td><td>%.2f</td><td>", rk, ov->topv[m][k]);
 			if (rk < t->nrank && t->stage_of[rk] >= 0)
 				strbuf_addf(h, "%d · %d", t->stage_of[rk], t->model_of[rk]);
 			strbuf_addstr(h, "</td><td>");
-			rank_chart_link(h, out, I, rk);
+			rank_chart_link(h, R, I, rk);
 			strbuf_addstr(h, "</td></tr>\n");
 		}
 		if (!ov->ntop[m])
@@ -560,40 +581,47 @@ static void overview(struct strbuf *h, const char *out, const struct topology *t
 }
 
 /* The summary of one iteration on index.html. */
-static void iteration_summary(struct strbuf *h, const char *out, const struct topology *t,
-			      const struct agg_iter *it)
+static void iteration_summary(struct strbuf *h, const struct report *R, const struct agg_iter *it)
 {
+	static const struct {
+		enum report_file f;
+		const char *text;
+	} csvs[] = { { RF_PP_GROUPS, "pp_groups" },
+		     { RF_PIPELINES, "pipelines" },
+		     { RF_STRAGGLERS, "stragglers" } };
+	const struct topology *t = &R->job->topo;
 	int I = it->iteration;
 	strbuf_addf(h, "<section id=\"iter-%d\">\n<h2>Iteration %d</h2>\n<p>", I, I);
-	agg_html_escape(h, it->folder);
-	strbuf_addf(h,
-		    ": %d ranks analysed, %d failed. <a href=\"iteration_%d.html\"><b>Details</b>: "
-		    "pipelines, PP-group and model-replica charts, every rank</a>. "
-		    "CSV: <a href=\"iteration_%d/pp_groups.csv\">pp_groups</a>, "
-		    "<a href=\"iteration_%d/pipelines.csv\">pipelines</a>, "
-		    "<a href=\"iteration_%d/stragglers.csv\">stragglers</a>. "
-		    "<a href=\"#compare\">back to the comparison</a></p>\n",
-		    it->nok, it->nfailed, I, I, I, I);
+	report_html_escape(h, it->folder);
+	strbuf_addf(h, ": %d ranks analysed, %d failed. <a href=\"", it->nok, it->nfailed);
+	report_rel(h, RF_PAGE, I, 0);
+	strbuf_addstr(h, "\"><b>Details</b>: pipelines, PP-group and model-replica charts, every "
+			 "rank</a>. CSV: ");
+	for (size_t k = 0; k < sizeof(csvs) / sizeof(csvs[0]); k++) {
+		strbuf_addf(h, "%s<a href=\"", k ? ", " : "");
+		report_rel(h, csvs[k].f, I, 0);
+		strbuf_addf(h, "\">%s</a>", csvs[k].text);
+	}
+	strbuf_addstr(h, ". <a href=\"#compare\">back to the comparison</a></p>\n");
 	failed_ranks(h, it);
 	conflicts_section(h, it);
 	incomplete_groups(h, t, it);
-	overview(h, out, t, it);
+	overview(h, R, it);
 	stragglers_table(h, t, it);
 	strbuf_addstr(h, "</section>\n");
 }
 
 /* iteration_<N>.html: what grows with the job. */
-static void iteration_page(struct strbuf *h, const char *out, const struct topology *t,
-			   const struct agg_iter *it, const struct agg_iter *its, size_t n)
+static void iteration_page(struct strbuf *h, const struct report *R, const struct agg_iter *it)
 {
+	const struct topology *t = &R->job->topo;
 	int I = it->iteration;
 	size_t nimg = 2 * it->nranks + it->res.npipes + t->groups[TOPO_MODEL].n;
 	bool lazy = nimg > 30;
-	strbuf_addf(h,
-		    "<h1>pptrace: iteration %d</h1>\n<p><a href=\"index.html#iter-%d\">back to "
-		    "the summary and overview</a>. ",
-		    I, I);
-	agg_html_escape(h, it->folder);
+	strbuf_addf(h, "<h1>pptrace: iteration %d</h1>\n<p><a href=\"", I);
+	report_rel(h, RF_INDEX, 0, 0);
+	strbuf_addf(h, "#iter-%d\">back to the summary and overview</a>. ", I);
+	report_html_escape(h, it->folder);
 	strbuf_addf(h,
 		    ": %d ranks analysed, %d failed.</p>\n<nav><a href=\"#pipelines\">pipelines"
 		    "</a><a href=\"#pp-groups\">PP groups</a><a href=\"#replicas\">model "
@@ -601,15 +629,15 @@ static void iteration_page(struct strbuf *h, const char *out, const struct topol
 		    "charts</a></nav>\n",
 		    it->nok, it->nfailed);
 	pipelines_table(h, t, it);
-	group_charts(h, out, t, it, lazy);
+	group_charts(h, R, it, lazy);
 	strbuf_addstr(h, "<h3 id=\"ranks\">Ranks</h3>\n<table><tr><th>rank</th><th>status</th>"
 			 "<th>mode</th><th>PP group · stage</th><th>window (ms)</th><th>GPU busy "
 			 "(ms)</th><th>bubble (ms)</th><th>coverage</th><th>charts</th><th>other "
 			 "iterations</th></tr>\n");
 	for (size_t i = 0; i < it->nranks; i++)
-		rank_row(h, out, t, it, &it->ranks[i], its, n);
+		rank_row(h, R, it, &it->ranks[i]);
 	strbuf_addstr(h, "</table>\n");
-	rank_charts(h, out, it, lazy);
+	rank_charts(h, R, it, lazy);
 }
 
 static const char css[] =
@@ -640,22 +668,6 @@ static void page_end(struct strbuf *h)
 	strbuf_addf(h, "<script>%s</script>\n</body></html>\n", js);
 }
 
-/* Writes out/name from h (temporary file renamed into place, no symlink
- * followed: safefile.h). */
-static int write_page(const char *out, const char *name, const struct strbuf *h)
-{
-	char err[512];
-	int dfd = -1, rc = 0;
-	if (safe_opendir(AT_FDCWD, out, 0, &dfd, err, sizeof(err)) ||
-	    safefile_write(dfd, name, h->buf, h->len, err, sizeof(err))) {
-		error("cannot write '%s/%s': %s", out, name, err);
-		rc = PP_EIO;
-	}
-	if (dfd >= 0)
-		close(dfd);
-	return rc;
-}
-
 /* The VPP ppagg used and what it rests on (docs/ppagg.md "VPP"). */
 static void vpp_line(struct strbuf *h, const struct agg_vpp *v)
 {
@@ -678,72 +690,77 @@ static void vpp_line(struct strbuf *h, const struct agg_vpp *v)
 			    v->vpp);
 		break;
 	}
-	agg_html_escape(h, v->why.buf);
+	report_html_escape(h, v->why.buf);
 	strbuf_addstr(h, ")");
 }
 
-static void index_header(struct strbuf *h, const struct agg_opts *o, const struct topology *t,
-			 const struct agg_vpp *vpp, const struct agg_iter *its, size_t n)
+static void index_header(struct strbuf *h, const struct report *R)
 {
+	const struct agg_job *job = R->job;
+	const struct topology *t = &job->topo;
 	strbuf_addstr(h, "<h1>pptrace: pipeline report</h1>\n<nav>");
-	for (size_t i = 0; i < n; i++)
-		strbuf_addf(h,
-			    "<a href=\"#iter-%d\">iteration %d</a><a href=\"iteration_%d.html\">"
-			    "(details)</a>",
-			    its[i].iteration, its[i].iteration, its[i].iteration);
+	for (size_t i = 0; i < job->niters; i++) {
+		int I = job->its[i].iteration;
+		strbuf_addf(h, "<a href=\"#iter-%d\">iteration %d</a><a href=\"", I, I);
+		report_rel(h, RF_PAGE, I, 0);
+		strbuf_addstr(h, "\">(details)</a>");
+	}
 	strbuf_addstr(h, "</nav>\n<p>Database: ");
-	agg_html_escape(h, o->db);
+	report_html_escape(h, job->db_path);
 	strbuf_addstr(h, ". Topology: ");
 	if (t->source == TOPO_SRC_NONE) {
 		strbuf_addstr(h, "none found (no PP groups, pipelines or stragglers)");
 	} else {
-		agg_html_escape(h, topo_source_name(t->source));
+		report_html_escape(h, topo_source_name(t->source));
 		strbuf_addstr(h, " (");
-		agg_html_escape(h, t->origin.buf);
+		report_html_escape(h, t->origin.buf);
 		strbuf_addf(h, "), TP %d, PP %d, DP %d, CP %d, EP %d, world %d", t->tp, t->pp,
 			    t->dp, t->cp, t->ep, t->world);
 		if (t->global_batch)
 			strbuf_addf(h, ", global batch size %d", t->global_batch);
-		vpp_line(h, vpp);
+		vpp_line(h, &job->vpp);
 	}
 	strbuf_addf(h,
 		    ". Times in ms; bubble = group window minus the rank's GPU time outside "
 		    "pipeline communication. Straggler threshold %.0f %% over the DP-group "
-		    "median. Comparison: <a href=\"iterations.csv\">iterations.csv</a>.</p>\n",
-		    100 * o->threshold);
+		    "median. Comparison: <a href=\"",
+		    100 * job->threshold);
+	report_rel(h, RF_ITERATIONS, 0, 0);
+	strbuf_addstr(h, "\">");
+	report_rel(h, RF_ITERATIONS, 0, 0);
+	strbuf_addstr(h, "</a>.</p>\n");
 	if (t->notes.len) {
 		strbuf_addstr(h, "<details><summary>Topology notes</summary><pre>");
-		agg_html_escape(h, t->notes.buf);
+		report_html_escape(h, t->notes.buf);
 		strbuf_addstr(h, "</pre></details>\n");
 	}
 }
 
-int agg_html_write(const char *out, const struct agg_opts *o, const struct topology *t,
-		   const struct agg_vpp *vpp, const struct agg_iter *its, size_t n,
-		   const struct agg_whatif *w)
+int report_html_write(const struct report *R)
 {
+	const struct agg_job *job = R->job;
 	struct strbuf h = STRBUF_INIT;
-	char name[64], title[64];
+	char title[64];
 	int rc = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
+	for (size_t i = 0; i < job->niters && !rc; i++) {
 		strbuf_reset(&h);
-		snprintf(title, sizeof(title), "pptrace: iteration %d", its[i].iteration);
+		snprintf(title, sizeof(title), "pptrace: iteration %d", job->its[i].iteration);
 		page_begin(&h, title);
-		iteration_page(&h, out, t, &its[i], its, n);
+		iteration_page(&h, R, &job->its[i]);
 		page_end(&h);
-		snprintf(name, sizeof(name), "iteration_%d.html", its[i].iteration);
-		rc = write_page(out, name, &h);
+		rc = report_write_file(R, RF_PAGE, job->its[i].iteration, 0, &h);
 	}
 	if (!rc) {
 		strbuf_reset(&h);
 		page_begin(&h, "pptrace report");
-		index_header(&h, o, t, vpp, its, n);
-		agg_whatif_html(&h, out, w);
-		comparison(&h, its, n);
-		for (size_t i = 0; i < n; i++)
-			iteration_summary(&h, out, t, &its[i]);
+		index_header(&h, R);
+		for (size_t k = 0; k < R->nsections; k++)
+			R->sections[k].html(R, &h);
+		comparison(&h, job->its, job->niters);
+		for (size_t i = 0; i < job->niters; i++)
+			iteration_summary(&h, R, &job->its[i]);
 		page_end(&h);
-		rc = write_page(out, "index.html", &h);
+		rc = report_write_file(R, RF_INDEX, 0, 0, &h);
 	}
 	strbuf_release(&h);
 	return rc;

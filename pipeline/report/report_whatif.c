@@ -1,5 +1,6 @@
-/* agg_whatif_report.c — the what-if analysis in the report (docs/ppagg.md,
- * "What if"): the section at the top of index.html (S in one sentence, S_t
+/* report_whatif.c — the what-if analysis in the report (docs/ppagg.md,
+ * "What if"), a struct report_section: the section at the top of
+ * index.html (S in one sentence, S_t
  * per op group, the top workers, M_W / M_S and the verdict), the S_w
  * heatmap over the stage × replica grid (chart/heatmap.h, colour range
  * 1–1.5), the measured-against-ideal timeline of one step of the slowest
@@ -10,9 +11,10 @@
  * only), op names and micro-batch ids as args.
  *
  * The step shown is the one with the largest per-step slowdown; its ops
- * come from the engine before ppagg frees it (agg_whatif_capture()).
+ * come from the engine before ppagg frees it (agg/agg_whatif.c), and so do
+ * the headline of the summary line and the names of the workers.
  */
-#include "agg_int.h"
+#include "report_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,45 +24,28 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agg_whatif.h"
 #include "chart/gantt.h"
 #include "chart/heatmap.h"
 #include "model/optype.h"
 #include "util/pp.h"
-#include "util/safefile.h"
 
-void agg_whatif_capture(struct whatif *e, struct agg_whatif *w)
+/* What the report's charts of the what-if show: all of them, always (few,
+ * and at the top of the report). */
+#define SHOW AGG_SHOW_ALL
+
+/* Appends how the report names a worker: "rank 0 (dp 0, stage 0)" with one
+ * rank per cell; "dp 1 / stage 2 (rank 5 of ranks 4-5 is the slow one)";
+ * "dp 1 / stage 2 (ranks 4-5)" when no rank of the cell stands out. */
+static void worker_name(const struct agg_whatif *w, const struct wi_worker *wk, struct strbuf *sb)
 {
-	const struct whatif_result *r = &w->r;
-	struct agg_wi_step *st = &w->step;
-	size_t k = 0, nodes = w->shape.nodes, dp = (size_t)w->shape.dp;
-	for (size_t i = 1; i < r->nsteps; i++)
-		if (r->slowdown[i] > r->slowdown[k])
-			k = i;
-	if (!r->nsteps || !nodes || !dp)
-		return;
-	size_t per_step = dp * nodes, all = r->nsteps * per_step;
-	double *rs = xmalloc(all * sizeof(double)), *re = xmalloc(all * sizeof(double));
-	double *is = xmalloc(all * sizeof(double)), *ie = xmalloc(all * sizeof(double));
-	whatif_recorded(e, rs, re);
-	whatif_timeline(e, WI_SCEN_IDEAL, is, ie);
-	st->index = k;
-	st->dp = (int)dp;
-	st->nodes = nodes;
-	st->op = xcalloc(per_step, sizeof(*st->op));
-	for (size_t d = 0; d < dp; d++)
-		for (size_t v = 0; v < nodes; v++) {
-			struct whatif_node n;
-			size_t i = (k * dp + d) * nodes + v;
-			struct agg_wi_op *o = &st->op[d * nodes + v];
-			whatif_node(e, v, &n);
-			*o = (struct agg_wi_op){ n.stage, n.optype, n.seq_id, n.mc, n.placeholder,
-						 rs[i],   re[i],    is[i],    ie[i] };
-		}
-	free(rs);
-	free(re);
-	free(is);
-	free(ie);
+	const struct agg_wi_cell *c = agg_whatif_cell(w, wk->dp_rank, wk->stage);
+	if (!c)
+		strbuf_addf(sb, "rank %d (dp %d, stage %d)", (int)wk->rank, wk->dp_rank, wk->stage);
+	else if (c->slow >= 0)
+		strbuf_addf(sb, "dp %d / stage %d (rank %d of ranks %s is the slow one)",
+			    wk->dp_rank, wk->stage, c->slow, c->ranks);
+	else
+		strbuf_addf(sb, "dp %d / stage %d (ranks %s)", wk->dp_rank, wk->stage, c->ranks);
 }
 
 /* The worker at (dp, stage), or NULL. */
@@ -74,8 +59,7 @@ static const struct wi_worker *worker_at(const struct whatif_result *r, int dp, 
 
 /* ---- the S_w heatmap ---- */
 
-static int sw_heatmap(const char *dir, const struct agg_whatif *w, const struct agg_chart_opts *co,
-		      struct agg_jobs *jobs)
+static int sw_heatmap(struct report *R, const struct agg_whatif *w)
 {
 	const struct whatif_result *r = &w->r;
 	struct heatmap *h = heatmap_new(w->shape.dp, w->shape.pp);
@@ -85,20 +69,20 @@ static int sw_heatmap(const char *dir, const struct agg_whatif *w, const struct 
 			   "data-parallel replica (dp_rank)", "pipeline stage", "S_w");
 	heatmap_set_range(h, 1.0, 1.5);
 	heatmap_set_number(h, 3, "");
-	heatmap_set_formats(h, co->png, co->svg);
+	heatmap_set_formats(h, R->o->png, R->o->svg);
 	for (size_t i = 0; i < r->nworkers; i++) {
 		const struct wi_worker *wk = &r->workers[i];
 		strbuf_reset(&hover);
-		agg_whatif_worker_name(w, wk, &hover);
+		worker_name(w, wk, &hover);
 		strbuf_addf(&hover, "\\nS_w %.3f\\nS_dp %.3f, S_pp %.3f", wk->s_w, wk->s_dp,
 			    wk->s_pp);
 		heatmap_set(h, wk->dp_rank, wk->stage, wk->s_w, hover.buf);
 	}
 	strbuf_release(&hover);
 	struct strbuf prefix = STRBUF_INIT;
-	strbuf_addf(&prefix, "%s/sw", dir);
-	int rc = agg_jobs_script(jobs, heatmap_write(h, prefix.buf, err, sizeof(err)), err,
-				 prefix.buf, co);
+	report_path(&prefix, R, RF_WHATIF_SW, 0, 0);
+	int rc = report_queue_script(R, heatmap_write(h, prefix.buf, err, sizeof(err)), err,
+				     prefix.buf, SHOW);
 	strbuf_release(&prefix);
 	heatmap_free(h);
 	return rc;
@@ -124,8 +108,7 @@ static void op_style(int optype, const char **color, double *lo, double *hi)
 	}
 }
 
-static int step_chart(const char *dir, const struct agg_whatif *w, int d,
-		      const struct agg_chart_opts *co, struct agg_jobs *jobs)
+static int step_chart(struct report *R, const struct agg_whatif *w, int d)
 {
 	const struct agg_wi_step *st = &w->step;
 	int pp = w->shape.pp, cls[OP_NTYPES];
@@ -136,7 +119,7 @@ static int step_chart(const char *dir, const struct agg_whatif *w, int d,
 	gantt_set_title(g, label);
 	gantt_set_xlabel(g, "time since the step's start (ms)");
 	gantt_set_ylabel(g, "stage");
-	gantt_set_formats(g, co->png, co->svg);
+	gantt_set_formats(g, R->o->png, R->o->svg);
 	for (int t = 0; t < OP_NTYPES; t++) {
 		const char *color;
 		double lo, hi;
@@ -180,9 +163,9 @@ static int step_chart(const char *dir, const struct agg_whatif *w, int d,
 			}
 		}
 	struct strbuf prefix = STRBUF_INIT;
-	strbuf_addf(&prefix, "%s/step", dir);
-	int rc = agg_jobs_script(jobs, gantt_write(g, prefix.buf, false, err, sizeof(err)), err,
-				 prefix.buf, co);
+	report_path(&prefix, R, RF_WHATIF_STEP, 0, 0);
+	int rc = report_queue_script(R, gantt_write(g, prefix.buf, false, err, sizeof(err)), err,
+				     prefix.buf, SHOW);
 	strbuf_release(&prefix);
 	gantt_free(g);
 	return rc;
@@ -290,20 +273,21 @@ static void json_meta(FILE *f, int pid, int tid, const char *what, const char *k
 	*first = false;
 }
 
-static int perfetto(const char *dir, const struct agg_whatif *w)
+/* The step as Chrome trace-event JSON into the open folder dir. */
+static int perfetto(const struct report_dir *dir, const struct agg_whatif *w)
 {
 	const struct whatif_result *r = &w->r;
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, rel = STRBUF_INIT;
 	struct safefile sf;
-	char err[512], name[160];
+	char name[160];
 	bool first = true;
-	strbuf_addf(&path, "%s/timeline.json", dir);
-	if (safefile_open_path(&sf, path.buf, err, sizeof(err))) {
-		error("cannot write '%s': %s", path.buf, err);
+	report_rel(&rel, RF_WHATIF_JSON, 0, 0);
+	FILE *f = report_open(dir, report_leaf(rel.buf), &path, &sf);
+	strbuf_release(&rel);
+	if (!f) {
 		strbuf_release(&path);
 		return PP_EIO;
 	}
-	FILE *f = sf.fp;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"pptrace ppagg what-if\","
 	      "\"step\":",
 	      f);
@@ -331,55 +315,76 @@ static int perfetto(const char *dir, const struct agg_whatif *w)
 			}
 		}
 	fputs("\n]}\n", f);
-	int rc = 0;
-	if (safefile_commit(&sf, err, sizeof(err))) {
-		error("cannot write '%s': %s", path.buf, err);
-		rc = PP_EIO;
-	}
+	int rc = report_commit(&sf, path.buf);
 	strbuf_release(&path);
 	return rc;
 }
 
-/* A run without what-if files removes those an earlier run wrote, so that
- * out/whatif/ never shows another run's analysis (docs/ppagg.md). Only
- * these names, relative to the folder opened without following a symlink
- * inside the output area (safefile.h); the folder goes when left empty. */
-static void remove_stale(const char *out)
+/* Appends the name in its folder of output f, plus ext. */
+static void leaf(struct strbuf *sb, enum report_file f, const char *ext)
 {
-	static const char *const names[] = { "sw.gp",    "sw.png",   "sw.svg",       "step.gp",
-					     "step.png", "step.svg", "timeline.json" };
-	int outfd, wfd;
-	if (safe_opendir(AT_FDCWD, out, 0, &outfd, NULL, 0))
-		return;
-	wfd = openat(outfd, "whatif", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (wfd >= 0) {
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (unlinkat(wfd, names[i], 0) && errno != ENOENT)
-				warn("cannot remove the earlier run's '%s/whatif/%s': %s", out,
-				     names[i], strerror(errno));
-		close(wfd);
-		(void)unlinkat(outfd, "whatif", AT_REMOVEDIR); /* fails when not empty */
-	}
-	close(outfd);
+	struct strbuf rel = STRBUF_INIT;
+	report_rel(&rel, f, 0, 0);
+	strbuf_addstr(sb, report_leaf(rel.buf));
+	strbuf_addstr(sb, ext);
+	strbuf_release(&rel);
 }
 
-int agg_whatif_charts(const char *out, const struct agg_whatif *w, const struct agg_chart_opts *co,
-		      struct agg_jobs *jobs)
+/* A run without what-if files removes those an earlier run wrote, so that
+ * the what-if folder never shows another run's analysis (docs/ppagg.md).
+ * Only these names, relative to the folder opened without following a
+ * symlink inside the output area (safefile.h); the folder goes when left
+ * empty. */
+static void remove_stale(const struct report *R)
 {
+	static const struct {
+		enum report_file f;
+		const char *ext;
+	} names[] = { { RF_WHATIF_SW, ".gp" },    { RF_WHATIF_SW, ".png" },
+		      { RF_WHATIF_SW, ".svg" },   { RF_WHATIF_STEP, ".gp" },
+		      { RF_WHATIF_STEP, ".png" }, { RF_WHATIF_STEP, ".svg" },
+		      { RF_WHATIF_JSON, "" } };
+	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
+	int outfd, wfd;
+	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL, 0))
+		return;
+	report_rel(&dir, RF_WHATIF, 0, 0);
+	wfd = openat(outfd, dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (wfd >= 0) {
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			strbuf_reset(&name);
+			leaf(&name, names[i].f, names[i].ext);
+			if (unlinkat(wfd, name.buf, 0) && errno != ENOENT)
+				warn("cannot remove the earlier run's '%s/%s/%s': %s", R->out,
+				     dir.buf, name.buf, strerror(errno));
+		}
+		close(wfd);
+		(void)unlinkat(outfd, dir.buf, AT_REMOVEDIR); /* fails when not empty */
+	}
+	close(outfd);
+	strbuf_release(&dir);
+	strbuf_release(&name);
+}
+
+int report_whatif_files(struct report *R)
+{
+	const struct agg_whatif *w = &R->job->whatif;
 	if (w->state != AGG_WI_DONE || w->r.verdict == WI_VERDICT_NONE || !w->r.nworkers ||
 	    !w->step.op) {
-		remove_stale(out);
+		remove_stale(R);
 		return 0;
 	}
 	struct strbuf dir = STRBUF_INIT;
-	strbuf_addf(&dir, "%s/whatif", out);
-	int rc = agg_mkdir_p(dir.buf);
+	struct report_dir d;
+	report_path(&dir, R, RF_WHATIF, 0, 0);
+	int rc = report_dir_open(&d, dir.buf);
 	if (!rc)
-		rc = sw_heatmap(dir.buf, w, co, jobs);
+		rc = sw_heatmap(R, w);
 	if (!rc)
-		rc = step_chart(dir.buf, w, w->r.workers[0].dp_rank, co, jobs);
+		rc = step_chart(R, w, w->r.workers[0].dp_rank);
 	if (!rc)
-		rc = perfetto(dir.buf, w);
+		rc = perfetto(&d, w);
+	report_dir_close(&d);
 	strbuf_release(&dir);
 	return rc;
 }
@@ -405,7 +410,7 @@ static void st_table(struct strbuf *h, const struct wi_decomp *g)
 			 "recorded times</caption><tr><th>op group</th><th>S_t</th></tr>\n");
 	for (size_t i = 0; i < g->n; i++) {
 		strbuf_addstr(h, "<tr><td>");
-		agg_html_escape(h, wi_group_name(g->key[idx[i]]));
+		report_html_escape(h, wi_group_name(g->key[idx[i]]));
 		strbuf_addf(h, "</td><td>%.3f</td></tr>\n", g->ratio[idx[i]]);
 	}
 	strbuf_addstr(h, "</table>\n");
@@ -491,7 +496,7 @@ static void basis(struct strbuf *h, const struct agg_whatif *w)
 	strbuf_addstr(h, "</p>\n");
 	if (w->notes.len) {
 		strbuf_addstr(h, "<details><summary>Notes of the analysis</summary><pre>");
-		agg_html_escape(h, w->notes.buf);
+		report_html_escape(h, w->notes.buf);
 		strbuf_addstr(h, "</pre></details>\n");
 	}
 }
@@ -513,9 +518,9 @@ static void sentence(struct strbuf *h, const struct agg_whatif *w)
 		struct strbuf name = STRBUF_INIT;
 		for (size_t i = 0; i < r->n_mw && i < r->nworkers; i++) {
 			strbuf_reset(&name);
-			agg_whatif_worker_name(w, &r->workers[i], &name);
+			worker_name(w, &r->workers[i], &name);
 			strbuf_addstr(h, !i ? "" : i + 1 == r->n_mw ? " and " : ", ");
-			agg_html_escape(h, name.buf);
+			report_html_escape(h, name.buf);
 		}
 		strbuf_release(&name);
 		/* A share can leave [0, 1] (docs/whatif.md §5): the sentence says
@@ -527,9 +532,11 @@ static void sentence(struct strbuf *h, const struct agg_whatif *w)
 	strbuf_addstr(h, ".</p>\n");
 }
 
-void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif *w)
+void report_whatif_html(const struct report *R, struct strbuf *h)
 {
+	const struct agg_whatif *w = &R->job->whatif;
 	const struct whatif_result *r = &w->r;
+	struct strbuf rel = STRBUF_INIT;
 	strbuf_addstr(h, "<section id=\"whatif\">\n<h2>What if</h2>\n");
 	switch (w->state) {
 	case AGG_WI_NO_OPS:
@@ -541,7 +548,7 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
 	case AGG_WI_INCOMPLETE:
 	case AGG_WI_REJECTED:
 		strbuf_addstr(h, "<p>No what-if analysis: ");
-		agg_html_escape(h, w->why.buf);
+		report_html_escape(h, w->why.buf);
 		strbuf_addstr(h, ".</p>\n</section>\n");
 		return;
 	case AGG_WI_DONE: break;
@@ -554,29 +561,63 @@ void agg_whatif_html(struct strbuf *h, const char *out, const struct agg_whatif 
 		return;
 	}
 	sentence(h, w);
+	report_rel(&rel, RF_WHATIF_JSON, 0, 0);
 	strbuf_addf(h,
 		    "<p>Verdict: <b>%s</b> (%s). M_W = %.3f: the share of the slowdown that making "
 		    "the top %zu worker%s ideal removes; M_S = %.3f: the same for the last stage. "
 		    "S = mean step time without launch delays / mean step time of the ideal "
 		    "(every op at its type's typical duration), over %zu step%s and %zu ops, "
 		    "analysed in %.2f s (docs/whatif.md). Measured and ideal step in "
-		    "Perfetto: <a href=\"whatif/timeline.json\">whatif/timeline.json</a> "
-		    "(open it at ui.perfetto.dev).</p>\n",
+		    "Perfetto: <a href=\"%s\">%s</a> (open it at ui.perfetto.dev).</p>\n",
 		    wi_verdict_name(r->verdict), verdict_meaning(r->verdict), r->m_w, r->n_mw,
 		    r->n_mw == 1 ? "" : "s", r->m_s, r->nsteps, r->nsteps == 1 ? "" : "s", w->nops,
-		    w->seconds);
+		    w->seconds, rel.buf, rel.buf);
 	strbuf_addstr(h, "<div class=\"grid\">\n");
 	basis(h, w);
 	st_table(h, &r->by_group);
 	workers_table(h, w);
 	strbuf_addstr(h, "</div>\n<div class=\"grid\">\n");
-	agg_html_chart(h, out, "whatif/sw",
-		       "S_w per worker over the stage × replica grid (colours from 1 to 1.5)",
-		       false);
-	agg_html_chart(
-		h, out, "whatif/step",
-		"One step of the slowest worker's replica: measured, and the simulated ideal "
-		"below each stage",
-		false);
+	strbuf_reset(&rel);
+	report_rel(&rel, RF_WHATIF_SW, 0, 0);
+	report_html_chart(h, R, rel.buf,
+			  "S_w per worker over the stage × replica grid (colours from 1 to 1.5)",
+			  false);
+	strbuf_reset(&rel);
+	report_rel(&rel, RF_WHATIF_STEP, 0, 0);
+	report_html_chart(h, R, rel.buf,
+			  "One step of the slowest worker's replica: measured, and the simulated "
+			  "ideal below each stage",
+			  false);
 	strbuf_addstr(h, "</div>\n</section>\n");
+	strbuf_release(&rel);
+}
+
+/* "what-if: S 1.973, verdict worker, M_W 1.002 (1 worker), M_S -0.001;
+ * top workers: rank 0 (dp 0, stage 0) 1.973, ... (117216 ops in 0.21 s)"
+ * (three workers), or that S is below the threshold, or that it was not
+ * computed; nothing without ops. */
+void report_whatif_headline(const struct report *R, struct strbuf *sb)
+{
+	const struct agg_whatif *w = &R->job->whatif;
+	const struct whatif_result *r = &w->r;
+	switch (w->state) {
+	case AGG_WI_NO_OPS: return;
+	case AGG_WI_INCOMPLETE:
+	case AGG_WI_REJECTED: strbuf_addstr(sb, "what-if: not computed"); return;
+	case AGG_WI_DONE: break;
+	}
+	strbuf_addf(sb, "what-if: S %.3f", r->s);
+	if (r->verdict == WI_VERDICT_NONE) {
+		strbuf_addf(sb, " (below %.2f: no straggler worth explaining; %zu ops in %.2f s)",
+			    WHATIF_THRESHOLD, w->nops, w->seconds);
+		return;
+	}
+	strbuf_addf(sb, ", verdict %s, M_W %.3f (%zu worker%s), M_S %.3f; top workers:",
+		    wi_verdict_name(r->verdict), r->m_w, r->n_mw, r->n_mw == 1 ? "" : "s", r->m_s);
+	for (size_t i = 0; i < r->nworkers && i < 3; i++) {
+		strbuf_addstr(sb, i ? ", " : " ");
+		worker_name(w, &r->workers[i], sb);
+		strbuf_addf(sb, " %.3f", r->workers[i].s_w);
+	}
+	strbuf_addf(sb, " (%zu ops in %.2f s)", w->nops, w->seconds);
 }

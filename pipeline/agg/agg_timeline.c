@@ -1,0 +1,147 @@
+/* agg_timeline.c — the blocks of an iteration's timelines, see
+ * agg_timeline.h.
+ *
+ * The kernels arrive per (trace, category, phase, seq) and split by the
+ * recompute flag (storage/db_agg.h); the two halves are merged into one
+ * block, and the recompute rows also make a block of the recompute subset.
+ * A row lands on a rank only when its trace is the rank's: nothing of a
+ * conflicting or rankless trace is drawn.
+ */
+#include "agg_timeline.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "storage/db.h"
+#include "storage/db_agg.h"
+#include "util/pp.h"
+
+const enum rr_category agg_cat_category[AGG_NCATS] = {
+	[AGG_CAT_BWD_COMP] = RR_BWD_COMP,
+	[AGG_CAT_FWD_COMP] = RR_FWD_COMP,
+	[AGG_CAT_RECOMPUTE] = RR_BWD_COMP_RECOMPUTE,
+	[AGG_CAT_FWD_COMM] = RR_FWD_COMM,
+	[AGG_CAT_BWD_COMM] = RR_BWD_COMM,
+	[AGG_CAT_DP_COMM] = RR_DP_COMM,
+	[AGG_CAT_PP_COMM] = RR_PP_COMM,
+	[AGG_CAT_OPT_COMP] = RR_OPT_COMP,
+};
+
+int agg_cat_of(enum rr_category c, bool recompute)
+{
+	if (recompute)
+		return c == RR_BWD_COMP ? AGG_CAT_RECOMPUTE : -1;
+	for (int k = 0; k < AGG_NCATS; k++)
+		if (k != AGG_CAT_RECOMPUTE && agg_cat_category[k] == c)
+			return k;
+	return -1;
+}
+
+static void add_block(struct agg_blocks *bl, const struct agg_block *b)
+{
+	if (bl->n == bl->alloc) {
+		bl->alloc = bl->alloc ? 2 * bl->alloc : 256;
+		bl->v = xrealloc(bl->v, bl->alloc * sizeof(*bl->v));
+	}
+	bl->v[bl->n++] = *b;
+}
+
+/* Rows arrive grouped by trace: the blocks of the trace being read, or
+ * NULL when it is not a rank's. */
+struct fill {
+	const struct agg_iter *it;
+	struct agg_timeline *tl;
+	struct agg_blocks *bl;
+	int64_t trace_id;
+};
+
+static struct agg_blocks *blocks_of(struct fill *F, int64_t rank, int64_t trace_id)
+{
+	if (!F->bl || F->trace_id != trace_id) {
+		const struct agg_rank *r = agg_iter_rank(F->it, (int)rank);
+		F->bl = r && r->trace_id == trace_id ? &F->tl->rank[r - F->it->ranks] : NULL;
+		F->trace_id = trace_id;
+	}
+	return F->bl;
+}
+
+static int add_kernel_block(void *ctx, const struct db_agg_block *k)
+{
+	struct fill *F = ctx;
+	struct agg_blocks *bl = blocks_of(F, k->rank, k->trace_id);
+	int c = agg_cat_of(k->category, false);
+	if (!bl || c < 0)
+		return 0;
+	struct agg_block b = { .s = k->start_ns,
+			       .e = k->end_ns,
+			       .seq = (int32_t)k->seq,
+			       .cat = (uint8_t)c,
+			       .phase = (int8_t)k->phase,
+			       .kernels = (int32_t)k->kernels };
+	struct agg_block *last = bl->n ? &bl->v[bl->n - 1] : NULL;
+	if (k->recompute && last && last->cat == b.cat && last->phase == b.phase &&
+	    last->seq == b.seq) {
+		if (b.s < last->s)
+			last->s = b.s;
+		if (b.e > last->e)
+			last->e = b.e;
+		last->kernels += b.kernels;
+	} else {
+		add_block(bl, &b);
+	}
+	int rc_cat = agg_cat_of(k->category, true);
+	if (k->recompute && rc_cat >= 0 && rc_cat != c) {
+		b.cat = (uint8_t)rc_cat;
+		add_block(bl, &b);
+		/* Keep the merge target last: swap the subset block behind. */
+		if (bl->n >= 2) {
+			struct agg_block tmp = bl->v[bl->n - 1];
+			bl->v[bl->n - 1] = bl->v[bl->n - 2];
+			bl->v[bl->n - 2] = tmp;
+		}
+	}
+	return 0;
+}
+
+/* Steps timed without kernels (PP-timer imports) are drawn as their
+ * phase's computation block, so their pipelines show up too. */
+static void timed_steps(const struct agg_rank *rk, struct agg_blocks *bl)
+{
+	for (size_t j = 0; j < rk->nsteps; j++) {
+		const struct agg_step *p = &rk->steps[j];
+		if (p->kernels || !p->has_kernels || (p->phase != RR_FWD && p->phase != RR_BWD))
+			continue;
+		struct agg_block b = { .s = p->s,
+				       .e = p->e,
+				       .seq = p->seq,
+				       .cat = p->phase == RR_FWD ? AGG_CAT_FWD_COMP
+								 : AGG_CAT_BWD_COMP,
+				       .phase = p->phase };
+		add_block(bl, &b);
+	}
+}
+
+int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl)
+{
+	tl->nranks = it->nranks;
+	tl->rank = xcalloc(it->nranks + 1, sizeof(*tl->rank));
+	struct fill F = { .it = it, .tl = tl };
+	int rc = db_agg_blocks(job->db, it->iteration, add_kernel_block, &F);
+	if (rc) {
+		error("%s", rc == PP_EDB ? db_errmsg(job->db) : pp_strerror(rc));
+		return rc;
+	}
+	for (size_t i = 0; i < it->nranks; i++)
+		timed_steps(&it->ranks[i], &tl->rank[i]);
+	return 0;
+}
+
+void agg_timeline_release(struct agg_timeline *tl)
+{
+	for (size_t i = 0; tl->rank && i < tl->nranks; i++)
+		free(tl->rank[i].v);
+	free(tl->rank);
+	memset(tl, 0, sizeof(*tl));
+}

@@ -1,0 +1,127 @@
+/* report.c — report_write(), the sequence of ppagg's output layer
+ * (report.h):
+ *
+ *   the output folder → per iteration: its timelines' blocks (read now,
+ *   dropped after), its CSVs, the overview's charts, per rank its CSVs and
+ *   charts, the PP-group and model-replica charts (each script queued with
+ *   what the render plan asks of it, or not) → the analyses' files, in the
+ *   order of sections[] → iterations.csv → gnuplot renders the queue →
+ *   the iteration pages and index.html (the analyses' sections first) →
+ *   the summary line (with each analysis's headline).
+ *
+ * A file that cannot be written stops it with a message; a chart gnuplot
+ * fails on does not.
+ */
+#include "report_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/pp.h"
+
+/* The analyses' parts of the report, in the order of their sections on
+ * index.html (docs/architecture.md, "Adding an analysis to ppagg"). */
+static const struct report_section sections[] = {
+	{ report_whatif_files, report_whatif_html, report_whatif_headline },
+};
+
+/* Rank i of it: its folder, CSVs and charts. */
+static int rank_files(struct report *R, const struct agg_iter *it, size_t i,
+		      const struct agg_blocks *bl)
+{
+	const struct agg_rank *r = &it->ranks[i];
+	struct strbuf dir = STRBUF_INIT;
+	struct report_dir d;
+	report_path(&dir, R, RF_RANK, it->iteration, r->in.rank);
+	int rc = report_dir_open(&d, dir.buf);
+	if (!rc)
+		rc = report_rank_csvs(&d, it->iteration, r);
+	if (!rc)
+		rc = report_rank_charts(R, &d, it, i, bl);
+	report_dir_close(&d);
+	strbuf_release(&dir);
+	return rc;
+}
+
+/* The files of one iteration. Its timelines' blocks are only needed for
+ * the scripts: read here and dropped at the end. */
+static int iteration_files(struct report *R, const struct agg_iter *it)
+{
+	const struct topology *t = &R->job->topo;
+	struct agg_timeline tl;
+	int rc = agg_timeline_load(R->job, it, &tl);
+	if (!rc)
+		rc = report_iteration_csvs(R, it);
+	if (!rc)
+		rc = report_overview_charts(R, it);
+	for (size_t i = 0; i < it->nranks && !rc; i++)
+		rc = rank_files(R, it, i, &tl.rank[i]);
+	for (size_t p = 0; p < it->res.npipes && !rc; p++)
+		rc = report_pp_group_chart(R, it, &tl, (size_t)it->res.pipes[p].pp_group);
+	for (size_t m = 0; m < t->groups[TOPO_MODEL].n && !rc; m++)
+		rc = report_model_group_chart(R, it, &tl, m);
+	agg_timeline_release(&tl);
+	return rc;
+}
+
+/* Every file but the pages (each writer reports its own errors). */
+static int write_files(struct report *R)
+{
+	int rc = report_mkdir(R->out);
+	for (size_t i = 0; i < R->job->niters && !rc; i++)
+		rc = iteration_files(R, &R->job->its[i]);
+	for (size_t k = 0; k < R->nsections && !rc; k++)
+		rc = R->sections[k].files(R);
+	return rc ? rc : report_iterations_csv(R);
+}
+
+static void summary(const struct report *R, int64_t t_files, double render_ms)
+{
+	const struct agg_job *job = R->job;
+	const struct report_opts *o = R->o;
+	size_t nscripts = R->queue.written, nrendered = R->queue.n;
+	if (o->quiet)
+		return;
+	/* The analyses' headlines, each followed by "; ". */
+	struct strbuf head = STRBUF_INIT, one = STRBUF_INIT;
+	for (size_t k = 0; k < R->nsections; k++) {
+		strbuf_reset(&one);
+		R->sections[k].headline(R, &one);
+		if (one.len)
+			strbuf_addf(&head, "%s; ", one.buf);
+	}
+	fprintf(stderr,
+		"%s: %zu iteration%s aggregated in %.2f s, %zu chart scripts written "
+		"in %.2f s%s; %sreport: %s/index.html\n",
+		pp_progname(), job->niters, job->niters == 1 ? "" : "s",
+		(double)(job->analysed_ns - job->started_ns) / 1e9, nscripts,
+		(double)(t_files - job->analysed_ns) / 1e9,
+		o->render ? "" : " (not rendered: --no-render)", head.buf, R->out);
+	strbuf_release(&head);
+	strbuf_release(&one);
+	if (o->render && nrendered)
+		fprintf(stderr, "%s: rendering: %zu charts, %.1f ms per chart (%d processes)\n",
+			pp_progname(), nrendered, render_ms / (double)nrendered, o->processes);
+}
+
+int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed)
+{
+	struct report R = { .job = job,
+			    .o = o,
+			    .sections = sections,
+			    .nsections = sizeof(sections) / sizeof(sections[0]) };
+	double render_ms = 0;
+	*nfailed = 0;
+	R.out = report_out(job, o);
+	int rc = write_files(&R);
+	int64_t t_files = pp_now_ns();
+	if (!rc && o->render)
+		*nfailed = report_render(&R.queue, o->processes, &render_ms, o->quiet);
+	if (!rc)
+		rc = report_html_write(&R);
+	if (!rc)
+		summary(&R, t_files, render_ms);
+	report_queue_release(&R.queue);
+	free(R.out);
+	return rc;
+}

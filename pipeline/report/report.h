@@ -1,0 +1,43 @@
+/* report.h — ppagg's output layer: the charts (gnuplot scripts, rendered
+ * by gnuplot), the CSVs, the Perfetto JSON and the HTML report of an
+ * analysed job (struct agg_job, agg/agg.h), and the summary line
+ * (docs/ppagg.md "Output folder", "Pages").
+ *
+ * report_write() only reads the job, except for the timelines' blocks,
+ * which it reads from the database one iteration at a time
+ * (agg/agg_timeline.h). The files: report.c (report_write(): the
+ * sequence, the analyses' sections), report_paths.c (every output's path,
+ * and its files written safely), report_csv.c, report_chart.c (the rank,
+ * PP-group and model-replica timelines and overlap charts),
+ * report_overview.c (the heatmaps and step chart), report_render.c (the
+ * render queue, gnuplot), report_html.c (index.html and the iteration
+ * pages), report_whatif.c (the what-if's section, charts and JSON).
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdbool.h>
+
+struct agg_job;
+
+/* How the outputs are written. */
+struct report_opts {
+	const char *out; /* --out; NULL = <base>/pptrace */
+	bool individual; /* --time-alignment individual: each row's time starts
+			  * at its own first event */
+	bool png, svg;   /* --format: the outputs each script makes */
+	bool render;     /* false with --no-render: scripts only */
+	int processes;   /* gnuplot processes (--processes) */
+	bool quiet;      /* --quiet: no summary line */
+};
+
+/* Writes the outputs of job (agg_analyse() succeeded on it) under the
+ * output folder: per iteration its CSVs and chart scripts, the analyses'
+ * files, iterations.csv; renders the scripts the render plan asks for
+ * (each failure reported, the others go on); writes index.html and the
+ * iteration pages; prints the summary line. Returns 0 with *nfailed the
+ * number of charts gnuplot failed to render, or a negative PP_E* code after
+ * printing why (a file that cannot be written, the database). */
+int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed);
+
+#endif

@@ -1,0 +1,201 @@
+/* report_int.h — what the files of ppagg's output layer share: the run
+ * (struct report), every output's path and the files written safely
+ * (report_paths.c), the render queue (report_render.c), the writers of the
+ * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
+ * the pages (report_html.c), and the sections the analyses add to the
+ * report (the what-if's: report_whatif.c). Internal to pipeline/report/.
+ */
+#ifndef REPORT_INT_H
+#define REPORT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "agg/agg.h"
+#include "agg/agg_timeline.h"
+#include "report.h"
+#include "util/safefile.h"
+#include "util/strbuf.h"
+
+/* ---- the render queue (report_render.c) ---- */
+
+/* A script to render, with the outputs to make now. */
+struct report_script {
+	char *path;
+	bool png, svg;
+};
+struct report_queue {
+	struct report_script *v; /* those to render */
+	size_t n, alloc;
+	size_t written; /* every script written, rendered or not */
+};
+
+/* ---- one run (report.c) ---- */
+
+struct report_section;
+
+struct report {
+	const struct agg_job *job;
+	const struct report_opts *o;
+	char *out;                 /* the output folder (report_out()) */
+	struct report_queue queue; /* the scripts */
+	/* The analyses' parts of the report, in the order of their sections
+	 * on index.html. */
+	const struct report_section *sections;
+	size_t nsections;
+};
+
+/* An analysis's part of the report (docs/architecture.md, "Adding an
+ * analysis to ppagg"). Each reads the analysis's member of R->job. */
+struct report_section {
+	/* Writes its files: charts (queued with report_queue_script()), CSVs,
+	 * JSON; removes what an earlier run wrote that this one does not.
+	 * Called after the iterations' files, before rendering. 0 or PP_EIO
+	 * after printing why. */
+	int (*files)(struct report *R);
+	/* Appends its section of index.html (between the header and the
+	 * iterations); a line saying why when there is nothing to show. */
+	void (*html)(const struct report *R, struct strbuf *h);
+	/* Appends its part of the summary line ("what-if: S 1.087, ..."), or
+	 * nothing. */
+	void (*headline)(const struct report *R, struct strbuf *sb);
+};
+
+/* ---- every output's path (report_paths.c) ---- */
+
+/* The outputs, each named by its kind, its iteration (it) and the rank,
+ * group or metric it is about (id): the one place that spells the report's
+ * folders and file names (docs/ppagg.md "Output folder"). A chart is named by its
+ * stem: add ".gp", ".png" or ".svg". */
+enum report_file {
+	RF_INDEX,                /* index.html */
+	RF_ITERATIONS,           /* iterations.csv */
+	RF_PAGE,                 /* iteration_<it>.html */
+	RF_ITERATION,            /* iteration_<it> */
+	RF_PP_GROUPS,            /* iteration_<it>/pp_groups.csv */
+	RF_PIPELINES,            /* iteration_<it>/pipelines.csv */
+	RF_STRAGGLERS,           /* iteration_<it>/stragglers.csv */
+	RF_OVERVIEW,             /* iteration_<it>/overview */
+	RF_OVERVIEW_MAP,         /* iteration_<it>/overview/<key of metric id> */
+	RF_OVERVIEW_STEPS,       /* iteration_<it>/overview/steps */
+	RF_RANK,                 /* iteration_<it>/rank_<id> */
+	RF_RANK_TIMELINE,        /* iteration_<it>/rank_<id>/timeline */
+	RF_RANK_OVERLAP,         /* iteration_<it>/rank_<id>/overlap */
+	RF_RANK_STEPS,           /* iteration_<it>/rank_<id>/steps.csv */
+	RF_RANK_CATEGORIES,      /* iteration_<it>/rank_<id>/categories.csv */
+	RF_PP_GROUP,             /* iteration_<it>/pp_group_<id> */
+	RF_PP_GROUP_TIMELINE,    /* iteration_<it>/pp_group_<id>/timeline */
+	RF_MODEL_GROUP,          /* iteration_<it>/model_group_<id> */
+	RF_MODEL_GROUP_TIMELINE, /* iteration_<it>/model_group_<id>/timeline */
+	RF_WHATIF,               /* whatif */
+	RF_WHATIF_SW,            /* whatif/sw: the S_w heatmap */
+	RF_WHATIF_STEP,          /* whatif/step: one step, measured and ideal */
+	RF_WHATIF_JSON           /* whatif/timeline.json: the same for Perfetto */
+};
+
+/* The output folder: --out, else <base>/pptrace. malloc'd. */
+char *report_out(const struct agg_job *job, const struct report_opts *o);
+/* Appends the path of output f relative to the output folder. */
+void report_rel(struct strbuf *sb, enum report_file f, int it, long id);
+/* Appends "<out>/" and the path of output f. */
+void report_path(struct strbuf *sb, const struct report *R, enum report_file f, int it, long id);
+/* The last component of a path: the name of a file in its folder. */
+const char *report_leaf(const char *path);
+
+/* ---- files (report_paths.c) ---- */
+
+/* Output files are written to a temporary name and renamed into place,
+ * never through a symlink planted in the output area (util/safefile.h).
+ * Each function prints what failed and returns PP_EIO, or 0. */
+
+/* An output folder, created (mkdir -p) and open: its files are created
+ * relative to fd (no path walk per file). */
+struct report_dir {
+	const char *path; /* borrowed; names it in messages */
+	int fd;
+};
+int report_dir_open(struct report_dir *d, const char *path);
+void report_dir_close(struct report_dir *d);
+/* mkdir -p without keeping the folder open. */
+int report_mkdir(const char *path);
+/* Starts writing the file name in d; path receives "<d>/<name>". Returns
+ * sf->fp, or NULL after printing why. */
+FILE *report_open(const struct report_dir *d, const char *name, struct strbuf *path,
+		  struct safefile *sf);
+/* Finishes the file report_open() started (path names it). */
+int report_commit(struct safefile *sf, const char *path);
+/* Writes the file f (its folder exists) with the content sb. */
+int report_write_file(const struct report *R, enum report_file f, int it, long id,
+		      const struct strbuf *sb);
+
+/* ---- the render queue (report_render.c) ---- */
+
+/* Counts a written script; queues it (copied) with the outputs show asks
+ * of the --format ones, none with --no-render. */
+void report_queue_add(struct report *R, const char *script, enum agg_show show);
+/* After a chart writer returned rc for <prefix>.gp: prints err and returns
+ * PP_EIO when it failed, else report_queue_add()s the script. */
+int report_queue_script(struct report *R, int rc, const char *err, const char *prefix,
+			enum agg_show show);
+void report_queue_release(struct report_queue *q);
+/* Runs gnuplot on every queued script, at most processes at a time
+ * (chart/gnuplot.h). Returns the number of scripts that failed (each
+ * reported); *ms gets the wall time. 0 and a warning when gnuplot is not
+ * installed. */
+int report_render(const struct report_queue *q, int processes, double *ms, bool quiet);
+
+/* ---- CSVs (report_csv.c) ---- */
+
+/* <iteration>/pp_groups.csv, pipelines.csv and stragglers.csv. */
+int report_iteration_csvs(const struct report *R, const struct agg_iter *it);
+/* steps.csv and categories.csv of rank r of iteration it, in its open
+ * folder d. */
+int report_rank_csvs(const struct report_dir *d, int it, const struct agg_rank *r);
+/* iterations.csv: one line per iteration. */
+int report_iterations_csv(const struct report *R);
+
+/* ---- charts (report_chart.c, report_overview.c) ---- */
+
+/* The phase's name for charts and CSVs; "-" for RR_NOPHASE. */
+const char *report_phase_name(enum rr_phase p);
+/* The terminal lines of one output (SVG with hover text, or PNG) of a
+ * w × h chart, written to <stem>.svg or <stem>.png. */
+void report_terminal(FILE *f, bool svg, int w, int h, const char *stem);
+/* The timeline (when it has blocks) and the overlap chart of rank i of it,
+ * in its open folder d, rendered as it->plan says. */
+int report_rank_charts(struct report *R, const struct report_dir *d, const struct agg_iter *it,
+		       size_t i, const struct agg_blocks *bl);
+/* The timeline of PP group g (topology order) of it. */
+int report_pp_group_chart(struct report *R, const struct agg_iter *it,
+			  const struct agg_timeline *tl, size_t g);
+/* The timeline of model replica m of it, its PP groups in topology order;
+ * nothing unless every rank of the replica is analysed. */
+int report_model_group_chart(struct report *R, const struct agg_iter *it,
+			     const struct agg_timeline *tl, size_t m);
+/* The overview charts of it (report_overview.c): one heatmap per metric
+ * over the stage × replica grid, and the step times per stage. Nothing
+ * without a grid. */
+int report_overview_charts(struct report *R, const struct agg_iter *it);
+
+/* ---- pages (report_html.c) ---- */
+
+/* Appends s to sb with &<>"' escaped. */
+void report_html_escape(struct strbuf *sb, const char *s);
+/* Appends a <figure> for the chart whose files are out/<rel>.{png,svg,gp}:
+ * the image that exists (lazily loaded when lazy), the caption, links to the
+ * script and the SVG, or how to render it when gnuplot made none. */
+void report_html_chart(struct strbuf *h, const struct report *R, const char *rel,
+		       const char *caption, bool lazy);
+/* index.html (the analyses' sections, then the summary, overview and worst
+ * ranks of every iteration) and iteration_<N>.html (its pipelines, group
+ * charts, ranks and rank charts). */
+int report_html_write(const struct report *R);
+
+/* ---- the what-if (report_whatif.c): a struct report_section ---- */
+
+int report_whatif_files(struct report *R);
+void report_whatif_html(const struct report *R, struct strbuf *h);
+void report_whatif_headline(const struct report *R, struct strbuf *sb);
+
+#endif

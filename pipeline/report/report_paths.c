@@ -1,0 +1,150 @@
+/* report_paths.c — where every output of ppagg goes, and how its files are
+ * written (report_int.h). The folders and names below are the report's
+ * layout (docs/ppagg.md "Output folder"): the writers and the pages' links both
+ * take them from here.
+ */
+#include "report_int.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/pp.h"
+
+char *report_out(const struct agg_job *job, const struct report_opts *o)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (o->out)
+		strbuf_addstr(&sb, o->out);
+	else
+		strbuf_addf(&sb, "%s/pptrace", job->base);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* name in the folder f. */
+static void in(struct strbuf *sb, enum report_file f, int it, long id, const char *name)
+{
+	report_rel(sb, f, it, id);
+	strbuf_addch(sb, '/');
+	strbuf_addstr(sb, name);
+}
+
+void report_rel(struct strbuf *sb, enum report_file f, int it, long id)
+{
+	switch (f) {
+	case RF_INDEX: strbuf_addstr(sb, "index.html"); return;
+	case RF_ITERATIONS: strbuf_addstr(sb, "iterations.csv"); return;
+	case RF_PAGE: strbuf_addf(sb, "iteration_%d.html", it); return;
+	case RF_ITERATION: strbuf_addf(sb, "iteration_%d", it); return;
+	case RF_PP_GROUPS: in(sb, RF_ITERATION, it, 0, "pp_groups.csv"); return;
+	case RF_PIPELINES: in(sb, RF_ITERATION, it, 0, "pipelines.csv"); return;
+	case RF_STRAGGLERS: in(sb, RF_ITERATION, it, 0, "stragglers.csv"); return;
+	case RF_OVERVIEW: in(sb, RF_ITERATION, it, 0, "overview"); return;
+	case RF_OVERVIEW_MAP: in(sb, RF_OVERVIEW, it, 0, agg_metrics[id].key); return;
+	case RF_OVERVIEW_STEPS: in(sb, RF_OVERVIEW, it, 0, "steps"); return;
+	case RF_RANK:
+		report_rel(sb, RF_ITERATION, it, 0);
+		strbuf_addf(sb, "/rank_%ld", id);
+		return;
+	case RF_RANK_TIMELINE: in(sb, RF_RANK, it, id, "timeline"); return;
+	case RF_RANK_OVERLAP: in(sb, RF_RANK, it, id, "overlap"); return;
+	case RF_RANK_STEPS: in(sb, RF_RANK, it, id, "steps.csv"); return;
+	case RF_RANK_CATEGORIES: in(sb, RF_RANK, it, id, "categories.csv"); return;
+	case RF_PP_GROUP:
+		report_rel(sb, RF_ITERATION, it, 0);
+		strbuf_addf(sb, "/pp_group_%ld", id);
+		return;
+	case RF_PP_GROUP_TIMELINE: in(sb, RF_PP_GROUP, it, id, "timeline"); return;
+	case RF_MODEL_GROUP:
+		report_rel(sb, RF_ITERATION, it, 0);
+		strbuf_addf(sb, "/model_group_%ld", id);
+		return;
+	case RF_MODEL_GROUP_TIMELINE: in(sb, RF_MODEL_GROUP, it, id, "timeline"); return;
+	case RF_WHATIF: strbuf_addstr(sb, "whatif"); return;
+	case RF_WHATIF_SW: in(sb, RF_WHATIF, it, id, "sw"); return;
+	case RF_WHATIF_STEP: in(sb, RF_WHATIF, it, id, "step"); return;
+	case RF_WHATIF_JSON: in(sb, RF_WHATIF, it, id, "timeline.json"); return;
+	}
+}
+
+void report_path(struct strbuf *sb, const struct report *R, enum report_file f, int it, long id)
+{
+	strbuf_addf(sb, "%s/", R->out);
+	report_rel(sb, f, it, id);
+}
+
+const char *report_leaf(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+int report_dir_open(struct report_dir *d, const char *path)
+{
+	char err[512];
+	d->path = path;
+	d->fd = -1;
+	if (safe_mkdirs(AT_FDCWD, path, 0, &d->fd, err, sizeof(err)))
+		return error("cannot create '%s': %s", path, err), PP_EIO;
+	return 0;
+}
+
+void report_dir_close(struct report_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+int report_mkdir(const char *path)
+{
+	char err[512];
+	if (safe_mkdir_p(path, err, sizeof(err)))
+		return error("cannot create '%s': %s", path, err), PP_EIO;
+	return 0;
+}
+
+FILE *report_open(const struct report_dir *d, const char *name, struct strbuf *path,
+		  struct safefile *sf)
+{
+	char err[512];
+	strbuf_reset(path);
+	strbuf_addf(path, "%s/%s", d->path, name);
+	if (safefile_open(sf, d->fd, name, err, sizeof(err))) {
+		error("cannot write '%s': %s", path->buf, err);
+		return NULL;
+	}
+	return sf->fp;
+}
+
+int report_commit(struct safefile *sf, const char *path)
+{
+	char err[512];
+	if (safefile_commit(sf, err, sizeof(err)))
+		return error("cannot write '%s': %s", path, err), PP_EIO;
+	return 0;
+}
+
+int report_write_file(const struct report *R, enum report_file f, int it, long id,
+		      const struct strbuf *sb)
+{
+	struct strbuf path = STRBUF_INIT, p = STRBUF_INIT;
+	struct report_dir d;
+	struct safefile sf;
+	int rc = PP_EIO;
+	report_path(&path, R, f, it, id);
+	const char *name = report_leaf(path.buf);
+	path.buf[name - path.buf - 1] = '\0'; /* the folder */
+	if (report_dir_open(&d, path.buf))
+		goto out;
+	FILE *fp = report_open(&d, name, &p, &sf);
+	if (fp) {
+		fwrite(sb->buf, 1, sb->len, fp);
+		rc = report_commit(&sf, p.buf);
+	}
+	report_dir_close(&d);
+out:
+	strbuf_release(&path);
+	strbuf_release(&p);
+	return rc;
+}

@@ -1,0 +1,118 @@
+/* Unit tests for pipeline/report/: every output's path (report_paths.c,
+ * the report's layout of docs/ppagg.md "Output folder") and what the render queue
+ * asks gnuplot for, per render plan and --format (report_render.c, docs/ppagg.md
+ * "What is rendered"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "report/report_int.h"
+
+static void expect_rel(enum report_file f, int it, long id, const char *want)
+{
+	struct strbuf sb = STRBUF_INIT;
+	report_rel(&sb, f, it, id);
+	assert_string_equal(sb.buf, want);
+	strbuf_release(&sb);
+}
+
+static void test_paths(void **state)
+{
+	(void)state;
+	expect_rel(RF_INDEX, 0, 0, "index.html");
+	expect_rel(RF_ITERATIONS, 0, 0, "iterations.csv");
+	expect_rel(RF_PAGE, 15, 0, "iteration_15.html");
+	expect_rel(RF_ITERATION, 15, 0, "iteration_15");
+	expect_rel(RF_PP_GROUPS, 15, 0, "iteration_15/pp_groups.csv");
+	expect_rel(RF_PIPELINES, 15, 0, "iteration_15/pipelines.csv");
+	expect_rel(RF_STRAGGLERS, 15, 0, "iteration_15/stragglers.csv");
+	expect_rel(RF_OVERVIEW, 15, 0, "iteration_15/overview");
+	expect_rel(RF_OVERVIEW_MAP, 15, AGG_M_BUBBLE, "iteration_15/overview/bubble");
+	expect_rel(RF_OVERVIEW_MAP, 15, AGG_M_COVERAGE, "iteration_15/overview/coverage");
+	expect_rel(RF_OVERVIEW_STEPS, 15, 0, "iteration_15/overview/steps");
+	expect_rel(RF_RANK, 16, 1023, "iteration_16/rank_1023");
+	expect_rel(RF_RANK_TIMELINE, 16, 5, "iteration_16/rank_5/timeline");
+	expect_rel(RF_RANK_OVERLAP, 16, 5, "iteration_16/rank_5/overlap");
+	expect_rel(RF_RANK_STEPS, 16, 5, "iteration_16/rank_5/steps.csv");
+	expect_rel(RF_RANK_CATEGORIES, 16, 5, "iteration_16/rank_5/categories.csv");
+	expect_rel(RF_PP_GROUP, 3, 2, "iteration_3/pp_group_2");
+	expect_rel(RF_PP_GROUP_TIMELINE, 3, 2, "iteration_3/pp_group_2/timeline");
+	expect_rel(RF_MODEL_GROUP, 3, 0, "iteration_3/model_group_0");
+	expect_rel(RF_MODEL_GROUP_TIMELINE, 3, 0, "iteration_3/model_group_0/timeline");
+	expect_rel(RF_WHATIF, 0, 0, "whatif");
+	expect_rel(RF_WHATIF_SW, 0, 0, "whatif/sw");
+	expect_rel(RF_WHATIF_STEP, 0, 0, "whatif/step");
+	expect_rel(RF_WHATIF_JSON, 0, 0, "whatif/timeline.json");
+	assert_string_equal(report_leaf("iteration_3/pp_group_2/timeline"), "timeline");
+	assert_string_equal(report_leaf("index.html"), "index.html");
+}
+
+/* The output folder: --out as given, else <base>/pptrace; a path under it. */
+static void test_out(void **state)
+{
+	(void)state;
+	char base[] = "run42";
+	struct agg_job job = { .base = base };
+	struct report_opts o = { 0 };
+	struct report R = { .job = &job, .o = &o };
+	struct strbuf sb = STRBUF_INIT;
+	R.out = report_out(&job, &o);
+	assert_string_equal(R.out, "run42/pptrace");
+	report_path(&sb, &R, RF_RANK_STEPS, 15, 3);
+	assert_string_equal(sb.buf, "run42/pptrace/iteration_15/rank_3/steps.csv");
+	free(R.out);
+	o.out = "/tmp/x";
+	R.out = report_out(&job, &o);
+	assert_string_equal(R.out, "/tmp/x");
+	free(R.out);
+	strbuf_release(&sb);
+}
+
+/* What the queue holds for one script of plan show under the options. */
+static void expect_queued(bool render, bool png, bool svg, enum agg_show show, bool want_png,
+			  bool want_svg)
+{
+	struct report_opts o = { .render = render, .png = png, .svg = svg };
+	struct report R = { .o = &o };
+	report_queue_add(&R, "a/b.gp", show);
+	assert_int_equal(R.queue.written, 1);
+	assert_int_equal(R.queue.n, want_png || want_svg);
+	if (R.queue.n) {
+		assert_string_equal(R.queue.v[0].path, "a/b.gp");
+		assert_int_equal(R.queue.v[0].png, want_png);
+		assert_int_equal(R.queue.v[0].svg, want_svg);
+	}
+	report_queue_release(&R.queue);
+}
+
+static void test_render_queue(void **state)
+{
+	(void)state;
+	/* every format asked for */
+	expect_queued(true, true, true, AGG_SHOW_ALL, true, true);
+	expect_queued(true, true, false, AGG_SHOW_ALL, true, false);
+	expect_queued(true, false, true, AGG_SHOW_ALL, false, true);
+	/* one image: the PNG, or the SVG when only SVG is asked for */
+	expect_queued(true, true, true, AGG_SHOW_IMAGE, true, false);
+	expect_queued(true, true, false, AGG_SHOW_IMAGE, true, false);
+	expect_queued(true, false, true, AGG_SHOW_IMAGE, false, true);
+	/* the script only; nothing at all with --no-render */
+	expect_queued(true, true, true, AGG_SHOW_SCRIPT, false, false);
+	expect_queued(false, true, true, AGG_SHOW_ALL, false, false);
+	expect_queued(false, true, true, AGG_SHOW_IMAGE, false, false);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_out),
+		cmocka_unit_test(test_render_queue),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
