@@ -38,22 +38,32 @@ static void add_name(uint32_t *names, int *n, uint32_t name)
 		names[(*n)++] = name;
 }
 
-/* calls: per name, the ranges of each nest holding one of its events; the
- * larger of the two counts (a CPU range and its projection on the GPU are
- * one call). */
+/* calls: per name, the CPU ranges holding one of its events, or the GPU
+ * ranges when they are more. A CPU range is projected on each stream its
+ * kernels ran on, so GPU ranges count per stream and the busiest stream
+ * gives the name's count (the nest is sorted by stream). */
 static void count_calls(const struct nest *cpu, const struct nest *gpu, const int32_t *row_of_name,
 			struct rr_annotation *rows, size_t nrows, struct arena *a)
 {
-	int64_t *g = arena_calloc(a, nrows + 1, sizeof(*g));
+	int64_t *on_stream = arena_calloc(a, nrows + 1, sizeof(*on_stream));
 	for (size_t i = 0; i < cpu->n; i++)
 		if (cpu->v[i].hits)
 			rows[row_of_name[cpu->v[i].val]].calls++;
-	for (size_t i = 0; i < gpu->n; i++)
-		if (gpu->v[i].hits)
-			g[row_of_name[gpu->v[i].val]]++;
-	for (size_t r = 0; r < nrows; r++)
-		if (g[r] > rows[r].calls)
-			rows[r].calls = g[r];
+	for (size_t i = 0, first = 0; i <= gpu->n; i++) {
+		if (i == gpu->n || gpu->v[i].thread != gpu->v[first].thread) {
+			for (size_t j = first; j < i; j++) { /* the stream's counts */
+				int32_t r = row_of_name[gpu->v[j].val];
+				if (r < 0) /* a name without events: no row */
+					continue;
+				if (on_stream[r] > rows[r].calls)
+					rows[r].calls = on_stream[r];
+				on_stream[r] = 0;
+			}
+			first = i;
+		}
+		if (i < gpu->n && gpu->v[i].hits)
+			on_stream[row_of_name[gpu->v[i].val]]++;
+	}
 }
 
 void annotate_kernels(struct classify *c, struct rank_result *res, int64_t base, struct nest *cpu,

@@ -99,8 +99,8 @@ static void describe_text(const struct rank_result *r, struct strbuf *sb)
 		strbuf_addf(sb, " (orphans %lld)", (long long)k->orphans);
 	strbuf_addf(sb, ", fwdbwd flow ends %lld\n", (long long)k->flows);
 	if (r->survey)
-		strbuf_addstr(sb, "  (a survey: kernel categories, orphans and "
-				  "rank metrics with --full)\n");
+		strbuf_addstr(sb, "  (a survey: kernel categories, orphans, rank metrics, user "
+				  "annotations and unknown kernels with --full)\n");
 	if (r->has_window)
 		strbuf_addf(sb,
 			    "  window %lld ns, gpu busy %lld, idle %lld, "

@@ -171,9 +171,10 @@ struct rr_iteration {
  * `user_annotation` range of its thread, or that lies in a
  * `gpu_user_annotation` range on its stream, of that name (once per name). */
 struct rr_annotation {
-	uint32_t name_id;                     /* index into rank_result.names */
-	int64_t calls;                        /* ranges of the name holding one of its GPU events
-			   * (CPU ranges, or GPU ranges when they are more) */
+	uint32_t name_id; /* index into rank_result.names */
+	/* Ranges of the name holding one of its GPU events: its CPU ranges,
+	 * or the GPU ranges on its busiest stream when they are more. */
+	int64_t calls;
 	int64_t kernels;                      /* its GPU events */
 	int64_t gpu_ns;                       /* union of its GPU events (memory included) */
 	int64_t comp_ns, comm_ns, overlap_ns; /* unions by type, and their overlap */
