@@ -507,6 +507,25 @@ static void feed_gpu_annotation(struct classify *c, const struct trace_event *ev
 		keep_nslice(&c->gpuannslices, ev, (uint32_t)ev->tid.num, (uint32_t)name);
 }
 
+/* The rare kinds of CPU slice, kept for the nests (not in a survey): a
+ * user annotation (not ProfilerStep#N nor nccl:<op>), and a range that
+ * names a collective (record_param_comms' Collective name, nccl:<op>) other
+ * than "other". */
+static __attribute__((noinline)) void keep_marks(struct classify *c, const struct trace_event *ev,
+						 long th, long name, uint32_t nbits,
+						 bool annotation)
+{
+	if (annotation && !(nbits & (NB_PROFSTEP | NB_NCCL_OP)))
+		keep_nslice(&c->annslices, ev, (uint32_t)th, (uint32_t)name);
+	if (ev->collective.n || (nbits & NB_NCCL_OP)) {
+		uint8_t k = ops_coll(c, ev->collective.n
+						? name_intern(c, ev->collective.p, ev->collective.n)
+						: name);
+		if (k != RR_COLL_OTHER)
+			keep_nslice(&c->collslices, ev, (uint32_t)th, k);
+	}
+}
+
 /* A CPU slice; annotation: of category user_annotation. */
 static void feed_cpu(struct classify *c, const struct trace_event *ev, bool annotation)
 {
@@ -515,8 +534,10 @@ static void feed_cpu(struct classify *c, const struct trace_event *ev, bool anno
 	uint32_t nbits = VEC_AT(&c->names, struct cname, name).bits;
 	uint32_t bits = nbits & NB_SLICE_SETS;
 	bool launch = ev->has & TE_CORRELATION, pg = has_pg_args(ev);
-	bool coll = ev->collective.n || (nbits & NB_NCCL_OP);
-	if (!bits && !launch && !pg && !annotation && !coll)
+	/* Launches (most CPU slices) are never annotations or collectives:
+	 * one test for them. */
+	bool marks = !launch && (annotation || ev->collective.n || (nbits & NB_NCCL_OP));
+	if (!bits && !launch && !pg && !marks)
 		return;
 	long th = thread_intern(c, ev);
 	int64_t dur = ev->dur_ns > 0 ? ev->dur_ns : 0;
@@ -542,15 +563,8 @@ static void feed_cpu(struct classify *c, const struct trace_event *ev, bool anno
 		VEC_AT(&c->threads, struct cthread, th).launches++;
 		c->cnt.launches++;
 	}
-	if (annotation && !c->survey && !(nbits & (NB_PROFSTEP | NB_NCCL_OP)))
-		keep_nslice(&c->annslices, ev, (uint32_t)th, (uint32_t)name);
-	if (coll && !c->survey) { /* record_param_comms, nccl:<op> */
-		uint8_t k = ops_coll(c, ev->collective.n
-						? name_intern(c, ev->collective.p, ev->collective.n)
-						: name);
-		if (k != RR_COLL_OTHER)
-			keep_nslice(&c->collslices, ev, (uint32_t)th, k);
-	}
+	if (marks && !c->survey)
+		keep_marks(c, ev, th, name, nbits, annotation);
 	if (pg && !c->survey) {
 		long g = group_intern(c, ev);
 		struct cpgslice *s = vec_push(&c->pgslices);
@@ -606,18 +620,20 @@ void classify_feed(struct classify *c, const struct trace_event *ev)
 	}
 	c->cnt.events++;
 	switch (ev->ph) {
-	case 'X':
-		switch (category_of(ev->cat)) {
+	case 'X': {
+		enum classify_cat k = category_of(ev->cat);
+		switch (k) {
 		case CC_KERNEL: feed_gpu(c, ev, false); break;
 		case CC_MEMCPY:
 		case CC_MEMSET: feed_gpu(c, ev, true); break;
 		case CC_CPU:
-		case CC_FWDBWD: feed_cpu(c, ev, false); break;
-		case CC_ANNOTATION: feed_cpu(c, ev, true); break;
+		case CC_FWDBWD:
+		case CC_ANNOTATION: feed_cpu(c, ev, k == CC_ANNOTATION); break;
 		case CC_GPU_ANNOTATION: feed_gpu_annotation(c, ev); break;
 		case CC_GPU_OTHER: break;
 		}
 		break;
+	}
 	case 's':
 	case 'f':
 		if (category_of(ev->cat) == CC_FWDBWD)
