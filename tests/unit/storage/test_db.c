@@ -986,28 +986,31 @@ static void test_version_4_is_migrated(void **state)
 	rm_db(path);
 }
 
+/* Turns the database at path into an older version's by sql (which sets
+ * its user_version). */
+static void make_older(const char *path, const char *sql)
+{
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(c);
+}
+
 /* A version-5 file (a what-if worker row without slow_rank) is brought to 6
  * in place: the row stays, its slow_rank is NULL, the view shows it. */
 static void test_version_5_is_migrated(void **state)
 {
 	char err[512], *path = make_old(3);
-	sqlite3 *c;
 	(void)state;
 	struct db *db = db_open(path, 0, 0, err, sizeof(err)); /* today's schema */
 	assert_non_null(db);
 	db_close(db);
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	assert_int_equal(
-		sqlite3_exec(c,
-			     "DROP VIEW whatif_workers; DROP TABLE agg_whatif_worker;"
-			     "CREATE TABLE agg_whatif_worker(rank INTEGER PRIMARY KEY,"
-			     " dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL, s_dp REAL,"
-			     " s_pp REAL, slowdown REAL, clock_offset_ns INTEGER);"
-			     "INSERT INTO agg_whatif_worker VALUES (4, 1, 2, 1.5, 1.25, 1.25, 0);"
-			     "PRAGMA user_version = 5",
-			     NULL, NULL, NULL),
-		SQLITE_OK);
-	sqlite3_close(c);
+	make_older(path, "DROP VIEW whatif_workers; DROP TABLE agg_whatif_worker;"
+			 "CREATE TABLE agg_whatif_worker(rank INTEGER PRIMARY KEY,"
+			 " dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL, s_dp REAL,"
+			 " s_pp REAL, slowdown REAL, clock_offset_ns INTEGER);"
+			 "INSERT INTO agg_whatif_worker VALUES (4, 1, 2, 1.5, 1.25, 1.25, 0);"
+			 "PRAGMA user_version = 5");
 	db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "7\n");
@@ -1051,21 +1054,15 @@ static void test_annotations_read_for_the_report(void **state)
 static void test_version_6_is_migrated(void **state)
 {
 	char err[512], *path = tmp_db();
-	sqlite3 *c;
 	(void)state;
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
 	store_sample(db, "/x/iteration_15/rank_3.json", 3);
 	db_close(db);
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(c,
-				      "DROP VIEW annotations; DROP TABLE annotation_t;"
-				      "DROP TABLE collective_codes; DROP VIEW kernels;"
-				      "UPDATE kernel_t SET code = code & 1023;"
-				      "PRAGMA user_version = 6",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(c);
+	make_older(path, "DROP VIEW annotations; DROP TABLE annotation_t;"
+			 "DROP TABLE collective_codes; DROP VIEW kernels;"
+			 "UPDATE kernel_t SET code = code & 1023;"
+			 "PRAGMA user_version = 6");
 	db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "7\n");
