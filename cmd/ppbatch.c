@@ -59,7 +59,8 @@ static const struct cli_opt options[] = {
 	{ "json", 0, NULL, "with --inspect: one JSON object per file", O_JSON, 0 },
 	{ "full", 0, NULL,
 	  "with --inspect: also classify every kernel (categories, orphans, "
-	  "rank metrics) as the workers do; memory grows with the kernels",
+	  "rank metrics, user annotations, kernels no pattern took) as the workers do; "
+	  "memory grows with the kernels",
 	  O_FULL, 0 },
 	{ "no-classify", 0, NULL, "with --inspect: only read (no thread roles or steps)",
 	  O_NO_CLASSIFY, 0 },

@@ -51,10 +51,12 @@ enum stmt_id {
 	S_DEL_KERNELS,
 	S_DEL_STEPS,
 	S_DEL_CATS,
+	S_DEL_ANNS,
 	S_DEL_TRACE,
 	S_INS_TRACE,
 	S_INS_STEP,
 	S_INS_CAT,
+	S_INS_ANN,
 	S_FIND_NAME,
 	S_INS_NAME,
 	S_FIND_PG,
@@ -100,6 +102,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	"AND rowid < ((?1 + 1) << 32)",
 	"DELETE FROM step_t WHERE trace_id = ?1",
 	"DELETE FROM category_t WHERE trace_id = ?1",
+	"DELETE FROM annotation_t WHERE trace_id = ?1",
 	"DELETE FROM traces WHERE id = ?1",
 	/* rank: the header's claim, else the file name's, until
 	 * db_resolve_ranks() decides with the iteration's other traces. */
@@ -118,6 +121,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
 	"INSERT INTO category_t(trace_id, category, kernels,"
 	" sum_ns, busy_ns) VALUES(?1,?2,?3,?4,?5)",
+	"INSERT INTO annotation_t(trace_id, name_id, calls, kernels, gpu_ns,"
+	" comp_ns, comm_ns, overlap_ns) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
 	"SELECT id FROM names WHERE name = ?1",
 	"INSERT INTO names(name) VALUES(?1)",
 	"SELECT id FROM pgroups WHERE descr = ?1 AND ranks = ?2",
@@ -609,6 +614,7 @@ static int delete_trace(struct db *db, int64_t id)
 	if (run_simple(db, S_DEL_KERNELS, id, "cannot delete kernels") ||
 	    run_simple(db, S_DEL_STEPS, id, "cannot delete steps") ||
 	    run_simple(db, S_DEL_CATS, id, "cannot delete categories") ||
+	    run_simple(db, S_DEL_ANNS, id, "cannot delete annotations") ||
 	    run_simple(db, S_DEL_OPS, id, "cannot delete ops") ||
 	    run_simple(db, S_DEL_OP_WORKER, id, "cannot delete ops") ||
 	    run_simple(db, S_DEL_TRACE, id, "cannot delete trace"))
@@ -858,7 +864,7 @@ static inline int put_kernel(struct db *db, const struct rr_kernel *k, const str
 	int64_t *row = db->krow[db->nkrow];
 	uint16_t nulls = 0;
 	row[0] = (db->cur_trace << DB_KROW_SHIFT) | (int64_t)db->next_kidx;
-	row[1] = DB_KCODE(k->category, k->type, k->recompute, phase);
+	row[1] = DB_KCODE(k->category, k->type, k->recompute, phase, k->coll);
 	row[2] = st ? st->seq : -1;
 	nulls |= (phase < 0) << 2;
 	row[3] = name_id;
@@ -946,6 +952,18 @@ int db_trace_add_category(struct db *db, const struct db_category *c)
 	const int64_t v[] = { c->category, c->kernels, c->sum_ns, c->busy_ns };
 	db_bind_i64s(s, 2, v, NULL, 4);
 	return run(db, s, "cannot insert category");
+}
+
+int db_trace_add_annotation(struct db *db, const struct db_annotation *a)
+{
+	int rc;
+	sqlite3_stmt *s = trace_stmt(db, S_INS_ANN, &rc);
+	if (!s)
+		return rc;
+	const int64_t v[] = { a->name_id, a->calls,   a->kernels,   a->gpu_ns,
+			      a->comp_ns, a->comm_ns, a->overlap_ns };
+	db_bind_i64s(s, 2, v, NULL, 7);
+	return run(db, s, "cannot insert annotation");
 }
 
 /* Inserts the buffered op rows: a full batch in one statement, the rest

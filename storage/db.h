@@ -147,6 +147,14 @@ int db_trace_add_kernels(struct db *db, const struct rr_kernel *k, size_t n,
 int db_trace_add_step(struct db *db, const struct db_step *s);
 int db_trace_add_category(struct db *db, const struct db_category *c);
 
+/* The GPU time of one user annotation name in the open trace (the
+ * annotations view; rank_result.h's struct rr_annotation). */
+struct db_annotation {
+	int64_t name_id; /* db_intern_name()'s id of the name */
+	int64_t calls, kernels, gpu_ns, comp_ns, comm_ns, overlap_ns;
+};
+int db_trace_add_annotation(struct db *db, const struct db_annotation *a);
+
 /* One op of the what-if analysis (the ops view, docs/whatif.md §1). */
 struct db_op {
 	int optype;               /* enum op_type (model/optype.h) */

@@ -29,6 +29,7 @@ enum {
 	Q_OPS,
 	Q_OP_SOURCE,
 	Q_OP_WORKERS,
+	Q_ANNOTATIONS,
 	Q_COUNT
 };
 
@@ -93,6 +94,11 @@ static const char *const query_sql[Q_COUNT] = {
 
 	"SELECT t.id, t.rank, w.dp_rank, w.stage FROM traces t"
 	" JOIN op_worker w ON w.trace_id = t.id WHERE t.iteration = ?1 ORDER BY t.id",
+
+	"SELECT t.id, t.rank, n.name, a.calls, a.kernels, a.gpu_ns, a.comp_ns, a.comm_ns,"
+	" a.overlap_ns FROM traces t JOIN annotation_t a ON a.trace_id = t.id"
+	" JOIN names n ON n.id = a.name_id WHERE t.iteration = ?1"
+	" ORDER BY t.rank, a.gpu_ns DESC, n.name",
 };
 
 static const char *const what[Q_COUNT] = {
@@ -105,6 +111,7 @@ static const char *const what[Q_COUNT] = {
 	"cannot read ops",
 	"cannot read an op-trace import",
 	"cannot read the ops' workers",
+	"cannot read annotations",
 };
 
 /* The caller's callback of one kind of row, and its context. */
@@ -119,6 +126,7 @@ struct visit {
 		int (*op)(void *ctx, const struct db_agg_op *o);
 		int (*source)(void *ctx, const struct db_agg_op_source *s);
 		int (*worker)(void *ctx, const struct db_agg_op_worker *w);
+		int (*annotation)(void *ctx, const struct db_agg_annotation *a);
 	} fn;
 };
 
@@ -317,7 +325,7 @@ static int row_block(sqlite3_stmt *st, struct bgroup *g)
 	}
 	struct bkernel *k = &g->k[g->n++];
 	k->cat = (int)(code & 15);
-	k->ph = (int)(code >> 7);
+	k->ph = (int)(code >> 7 & 7);
 	k->rc = (code >> 6) & 1;
 	k->seq = seq;
 	k->s = s;
@@ -379,6 +387,29 @@ static int row_worker(sqlite3_stmt *st, const struct visit *v)
 {
 	struct db_agg_op_worker w = { col(st, 0), col(st, 1), (int)col(st, 2), (int)col(st, 3) };
 	return v->fn.worker(v->ctx, &w);
+}
+
+static int row_annotation(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_annotation a = {
+		.trace_id = col(st, 0),
+		.rank = col(st, 1),
+		.name = col_text(st, 2),
+		.calls = col(st, 3),
+		.kernels = col(st, 4),
+		.gpu_ns = col(st, 5),
+		.comp_ns = col(st, 6),
+		.comm_ns = col(st, 7),
+		.overlap_ns = col(st, 8),
+	};
+	return v->fn.annotation(v->ctx, &a);
+}
+
+int db_agg_annotations(struct db *db, int64_t iteration,
+		       int (*fn)(void *ctx, const struct db_agg_annotation *a), void *ctx)
+{
+	struct visit v = { ctx, { .annotation = fn } };
+	return each(db, Q_ANNOTATIONS, iteration, NULL, row_annotation, &v, NULL);
 }
 
 int db_agg_iterations(struct db *db, const char *name, int (*fn)(void *ctx, int64_t iteration),

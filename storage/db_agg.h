@@ -45,6 +45,19 @@ struct db_agg_trace {
 int db_agg_traces(struct db *db, int64_t iteration,
 		  int (*fn)(void *ctx, const struct db_agg_trace *t), void *ctx);
 
+/* One row of the annotations view: the GPU time of a user annotation name
+ * in one trace (docs/database.md). */
+struct db_agg_annotation {
+	int64_t trace_id, rank;
+	const char *name;
+	int64_t calls, kernels, gpu_ns, comp_ns, comm_ns, overlap_ns;
+};
+/* The annotation rows of iteration, ordered by rank, then most GPU time
+ * first, then name: what the report's table of the top annotations per
+ * rank (or summed per stage) reads. */
+int db_agg_annotations(struct db *db, int64_t iteration,
+		       int (*fn)(void *ctx, const struct db_agg_annotation *a), void *ctx);
+
 /* One category_stats row. */
 struct db_agg_category {
 	int64_t trace_id, rank;

@@ -141,6 +141,21 @@ static int add_kernels(struct db *db, const struct rank_result *r)
 	return rc ? PP_EDB : 0;
 }
 
+/* The user annotations, their names interned like the kernels'. */
+static int add_annotations(struct db *db, const struct rank_result *r)
+{
+	for (size_t i = 0; i < r->nannotations; i++) {
+		const struct rr_annotation *a = &r->annotations[i];
+		const char *nm = a->name_id < r->nnames ? r->names[a->name_id] : "";
+		struct db_annotation da = { 0,          a->calls,   a->kernels,   a->gpu_ns,
+					    a->comp_ns, a->comm_ns, a->overlap_ns };
+		if (db_intern_name(db, nm, strlen(nm), &da.name_id) ||
+		    db_trace_add_annotation(db, &da))
+			return PP_EDB;
+	}
+	return 0;
+}
+
 /* The what-if ops; none for a salvaged trace, whose step is cut short (its
  * cell is then missing from the analysis, which says so). */
 static int add_ops(struct db *db, const struct db_trace *t, const struct rank_result *r)
@@ -173,7 +188,7 @@ int db_store_rank(struct db *db, const struct db_trace *t, const struct rank_res
 	/* Any error is sticky: the commit reports it and rolls back. A trace
 	 * without GPU events still has its mode (metrics NULL). */
 	if (!db_trace_begin(db, &row) && !add_categories(db, r) && !add_steps(db, r) &&
-	    !add_kernels(db, r))
+	    !add_kernels(db, r) && !add_annotations(db, r))
 		add_ops(db, t, r);
 	int rc = db_trace_commit(db);
 	strbuf_release(&x.fwd);

@@ -5,7 +5,7 @@
  * (not failed over failed; then the newer file; then the later analysis),
  * and an equal row is left alone — so merging twice, or merging shards that
  * overlap, gives the same database without duplicates. Failed traces are
- * copied as failed. A trace's ops and their worker come with it; op-trace
+ * copied as failed. A trace's annotations, ops and their worker come with it; op-trace
  * imports (op_source) are matched by their path like traces.
  */
 #include <sqlite3.h>
@@ -26,6 +26,7 @@ enum {
 	M_DEL_K,
 	M_DEL_S,
 	M_DEL_C,
+	M_DEL_A,
 	M_DEL_O,
 	M_DEL_W,
 	M_DEL_T,
@@ -33,6 +34,7 @@ enum {
 	M_INS_K,
 	M_INS_S,
 	M_INS_C,
+	M_INS_A,
 	M_INS_O,
 	M_INS_W,
 	M_COUNT
@@ -48,6 +50,7 @@ static const char *const merge_sql[M_COUNT] = {
 	" AND rowid < ((?1 + 1) << 32)",
 	"DELETE FROM main.step_t WHERE trace_id = ?1",
 	"DELETE FROM main.category_t WHERE trace_id = ?1",
+	"DELETE FROM main.annotation_t WHERE trace_id = ?1",
 	"DELETE FROM main.op_t WHERE rowid >= (?1 << 32) AND rowid < ((?1 + 1) << 32)",
 	"DELETE FROM main.op_worker WHERE trace_id = ?1",
 	"DELETE FROM main.traces WHERE id = ?1",
@@ -78,6 +81,9 @@ static const char *const merge_sql[M_COUNT] = {
 	" kernels, chunk, mbs FROM shard.step_t WHERE trace_id = ?1",
 	"INSERT INTO main.category_t SELECT ?2, category, kernels,"
 	" sum_ns, busy_ns FROM shard.category_t WHERE trace_id = ?1",
+	"INSERT INTO main.annotation_t SELECT ?2, nm.new, a.calls, a.kernels,"
+	" a.gpu_ns, a.comp_ns, a.comm_ns, a.overlap_ns FROM shard.annotation_t a"
+	" JOIN temp.name_map nm ON nm.old = a.name_id WHERE a.trace_id = ?1",
 	"INSERT INTO main.op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
 	" SELECT (?2 << 32) | (o.rowid & 4294967295), o.optype, o.seq_id, o.mc,"
 	" o.gmc, o.mb_id, o.start, o.dur, o.step_seq FROM shard.op_t o"

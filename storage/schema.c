@@ -7,12 +7,12 @@
  * - kernel_t is a rowid table whose rowid is (trace id << 32 | index): one
  *   trace's kernels are a rowid range, so deleting or reading one trace needs
  *   no index, and rows are appended in key order (cheap inserts).
- * - Category, type, recompute flag and phase are packed into kernel_t.code
- *   (see DB_KCODE); names and process groups are interned. Text appears only
+ * - Category, type, recompute flag, phase and collective are packed into
+ *   kernel_t.code (see DB_KCODE); names and process groups are interned. Text appears only
  *   in the views, which are the stable interface (docs/contracts.md §3).
  * - The code tables are written from model/rank_result.h's and
- *   model/optype.h's names, the one definition of the categories, phases and
- *   op types.
+ *   model/optype.h's names, the one definition of the categories, phases,
+ *   collectives and op types.
  * - Ops (the what-if analysis, docs/whatif.md) follow kernels: op_t's rowid
  *   is (trace id << 32 | index), start relative to the trace's
  *   window_start_ns. A trace is one (iteration, rank); its worker
@@ -130,11 +130,22 @@ static const struct schema_stmt schema[] = {
 	      " stream INTEGER, start INTEGER NOT NULL, dur INTEGER NOT NULL,"
 	      " correlation INTEGER, pg_id INTEGER)"),
 
+	/* GPU time per user annotation name of a trace (struct rr_annotation,
+	 * docs/classification.md "User annotations"). */
+	TABLE("CREATE TABLE IF NOT EXISTS annotation_t("
+	      " trace_id INTEGER NOT NULL, name_id INTEGER NOT NULL,"
+	      " calls INTEGER NOT NULL, kernels INTEGER NOT NULL,"
+	      " gpu_ns INTEGER NOT NULL, comp_ns INTEGER NOT NULL,"
+	      " comm_ns INTEGER NOT NULL, overlap_ns INTEGER NOT NULL,"
+	      " PRIMARY KEY(trace_id, name_id)) WITHOUT ROWID"),
+
 	/* ---- code tables: their rows are written from model/rank_result.h
 	 * (write_codes()) ---- */
 	TABLE("CREATE TABLE IF NOT EXISTS category_codes("
 	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
 	TABLE("CREATE TABLE IF NOT EXISTS phase_codes("
+	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
+	TABLE("CREATE TABLE IF NOT EXISTS collective_codes("
 	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
 	TABLE("CREATE TABLE IF NOT EXISTS optype_codes("
 	      " code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"),
@@ -223,17 +234,27 @@ static const struct schema_stmt schema[] = {
 			" CASE (k.code >> 4) & 3 WHEN 0 THEN 'comp' WHEN 1 THEN 'comm'"
 			"  ELSE 'mem' END AS type,"
 			" (k.code >> 6) & 1 AS recompute,"
-			" (SELECT name FROM phase_codes WHERE code = (k.code >> 7)) AS phase,"
+			" (SELECT name FROM phase_codes WHERE code = (k.code >> 7) & 7) AS phase,"
 			" k.seq AS seq,"
 			" (SELECT name FROM names WHERE id = k.name_id) AS name,"
 			" k.stream AS stream,"
 			" t.window_start_ns + k.start AS start_ns, k.dur AS dur_ns,"
 			" k.correlation AS correlation,"
 			" (SELECT NULLIF(descr, '') FROM pgroups WHERE id = k.pg_id) AS pg_desc,"
-			" (SELECT NULLIF(ranks, '') FROM pgroups WHERE id = k.pg_id) AS pg_ranks"
+			" (SELECT NULLIF(ranks, '') FROM pgroups WHERE id = k.pg_id) AS pg_ranks,"
+			" (SELECT name FROM collective_codes WHERE code = (k.code >> 10) & 15)"
+			"  AS collective"
 			" FROM traces t"
 			" CROSS JOIN kernel_t k"
 			" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"),
+
+	VIEW("annotations",
+	     "SELECT"
+	     " t.iteration AS iteration, t.rank AS rank, n.name AS name,"
+	     " a.calls AS calls, a.gpu_ns AS gpu_ns, a.comp_ns AS comp_ns,"
+	     " a.comm_ns AS comm_ns, a.overlap_ns AS overlap_ns, a.kernels AS kernels"
+	     " FROM traces t JOIN annotation_t a ON a.trace_id = t.id"
+	     " JOIN names n ON n.id = a.name_id"),
 
 	/* ==== ppagg section: pp_groups, pipelines, stragglers, what-if ====
 	 * Owned by the ppagg module. Add its tables and views here; tables
@@ -363,7 +384,13 @@ static const struct schema_stmt schema[] = {
  *           tables yet (schema[] creates them whole): a step with a table
  *           runs only when the table exists.
  *   5 -> 6: the slow rank of a what-if worker's cell (TP/CP > 1:
- *           agg_whatif_worker.slow_rank). */
+ *           agg_whatif_worker.slow_rank).
+ *   6 -> 7: user annotations (annotation_t, view annotations) and the
+ *           collective of a kernel (kernel_t.code bits 10-13, named by
+ *           collective_codes; the kernels view's collective column): new
+ *           tables and views only, no step here. Kernels stored before have
+ *           no collective (NULL) and traces no annotations until they are
+ *           analysed again (ppbatch --force). */
 static const struct migration {
 	int from;
 	const char *table; /* run only when it exists; NULL = always */
@@ -388,14 +415,16 @@ static const struct migration {
 /* The code tables, rewritten from model/rank_result.h on every version
  * change. */
 static const char *const code_sql[] = {
-	"DELETE FROM category_codes", "INSERT INTO category_codes(code, name) VALUES(?1, ?2)",
-	"DELETE FROM phase_codes",    "INSERT INTO phase_codes(code, name) VALUES(?1, ?2)",
-	"DELETE FROM optype_codes",   "INSERT INTO optype_codes(code, name) VALUES(?1, ?2)",
+	"DELETE FROM category_codes",   "INSERT INTO category_codes(code, name) VALUES(?1, ?2)",
+	"DELETE FROM phase_codes",      "INSERT INTO phase_codes(code, name) VALUES(?1, ?2)",
+	"DELETE FROM optype_codes",     "INSERT INTO optype_codes(code, name) VALUES(?1, ?2)",
+	"DELETE FROM collective_codes", "INSERT INTO collective_codes(code, name) VALUES(?1, ?2)",
 };
 
 /* A literal (SQL is never formatted); keep it equal to SCHEMA_VERSION. */
-#define SET_VERSION_SQL "PRAGMA user_version = 6"
-_Static_assert(SCHEMA_VERSION == 6, "update SET_VERSION_SQL with SCHEMA_VERSION");
+#define SET_VERSION_SQL "PRAGMA user_version = 7"
+_Static_assert(SCHEMA_VERSION == 7, "update SET_VERSION_SQL with SCHEMA_VERSION");
+_Static_assert(RR_NCOLLS <= 16, "kernel_t.code has 4 bits of collective");
 
 int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 {
@@ -465,18 +494,19 @@ static int insert_code(sqlite3 *db, sqlite3_stmt *st, int code, const char *name
 	return 0;
 }
 
-/* Rewrites category_codes, phase_codes and optype_codes from
- * model/rank_result.h and model/optype.h. */
+/* Rewrites category_codes, phase_codes, optype_codes and collective_codes
+ * from model/rank_result.h and model/optype.h. */
 static int write_codes(sqlite3 *db, char *err, size_t errlen)
 {
-	sqlite3_stmt *cat = NULL, *phase = NULL, *op = NULL;
+	sqlite3_stmt *cat = NULL, *phase = NULL, *op = NULL, *coll = NULL;
 	int rc = PP_EDB;
 	if (db_exec(db, code_sql[0], err, errlen) || db_exec(db, code_sql[2], err, errlen) ||
-	    db_exec(db, code_sql[4], err, errlen))
+	    db_exec(db, code_sql[4], err, errlen) || db_exec(db, code_sql[6], err, errlen))
 		return PP_EDB;
 	if (sqlite3_prepare_v2(db, code_sql[1], -1, &cat, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, code_sql[3], -1, &phase, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, code_sql[5], -1, &op, NULL) != SQLITE_OK) {
+	    sqlite3_prepare_v2(db, code_sql[5], -1, &op, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, code_sql[7], -1, &coll, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 		goto out;
 	}
@@ -489,11 +519,15 @@ static int write_codes(sqlite3 *db, char *err, size_t errlen)
 	for (int t = 0; t < OP_NTYPES; t++)
 		if (insert_code(db, op, t, op_type_name(t), err, errlen))
 			goto out;
+	for (int c = RR_COLL_NONE + 1; c < RR_NCOLLS; c++)
+		if (insert_code(db, coll, c, rr_coll_name(c), err, errlen))
+			goto out;
 	rc = 0;
 out:
 	sqlite3_finalize(cat);
 	sqlite3_finalize(phase);
 	sqlite3_finalize(op);
+	sqlite3_finalize(coll);
 	return rc;
 }
 

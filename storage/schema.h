@@ -14,7 +14,7 @@
 
 struct sqlite3;
 
-#define SCHEMA_VERSION 6
+#define SCHEMA_VERSION 7
 
 /* traces.status */
 enum { DB_STATUS_OK = 0, DB_STATUS_PARTIAL = 1, DB_STATUS_FAILED = 2 };
@@ -35,10 +35,13 @@ enum {
  * phase_codes tables from rr_category_name() and rr_phase_name(). */
 #define DB_PHASE_CODE(phase) ((phase) < 0 ? 0 : (int)(phase) + 1)
 
-/* kernel_t.code packs category (bits 0-3), type (4-5), recompute (6) and
- * phase code (7-9) into one small integer. */
-#define DB_KCODE(cat, type, recompute, phase) \
-	((int)(cat) | ((int)(type) << 4) | ((recompute) ? 1 << 6 : 0) | (DB_PHASE_CODE(phase) << 7))
+/* kernel_t.code packs category (bits 0-3), type (4-5), recompute (6),
+ * phase code (7-9) and collective (10-13: enum rr_coll, 0 = not
+ * communication; the collective_codes table names it) into one small
+ * integer. */
+#define DB_KCODE(cat, type, recompute, phase, coll)                     \
+	((int)(cat) | ((int)(type) << 4) | ((recompute) ? 1 << 6 : 0) | \
+	 (DB_PHASE_CODE(phase) << 7) | ((int)(coll) << 10))
 
 /* kernel_t and op_t rowid = trace id << DB_KROW_SHIFT | index within the
  * trace, so a trace's kernels (ops) are one rowid range and need no index. */

@@ -4,9 +4,12 @@
  * Per file: size, events by ph and by category, GPU events and kernel types,
  * threads with their metadata names and event counts, header facts, time
  * span and read throughput; text for people, or one JSON object per line
- * (keys file, bytes, events, kernels, ok, error, ...). Exit status 0 when
- * every file read, 1 when some failed. Memory grows with the number of
- * distinct threads and categories (both capped), never with the file size.
+ * (keys file, bytes, events, kernels, ok, error, ...). With --full also the
+ * user annotations by GPU time and the kernels no pattern took (the
+ * classifier's result, summed here). Exit status 0 when every file read, 1
+ * when some failed. Memory grows with the number of distinct threads and
+ * categories (both capped), never with the file size (but for --full's
+ * classifier).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -551,6 +554,124 @@ static struct thread **sorted_threads(const struct inspect *in)
 	return v;
 }
 
+enum { SHOW_TOP = 20 }; /* annotations and unknown kernels listed */
+
+/* The GPU time of one kernel name that no pattern took (type comp). */
+struct unknown {
+	uint32_t name_id;
+	int64_t kernels, ns;
+};
+
+static int cmp_unknown(const void *pa, const void *pb)
+{
+	const struct unknown *a = pa, *b = pb;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
+}
+
+/* The computation kernel names of res by their summed duration, most first;
+ * *n of them (the caller frees the array). Every kernel is comp that no
+ * comm_kernel, [collectives] or mem_kernel glob took. */
+static struct unknown *unknown_kernels(const struct rank_result *res, size_t *n)
+{
+	struct unknown *u = xcalloc(res->nnames + 1, sizeof(*u));
+	for (size_t i = 0; i < res->nnames; i++)
+		u[i].name_id = (uint32_t)i;
+	for (size_t i = 0; i < res->nkernels; i++) {
+		const struct rr_kernel *k = &res->kernels[i];
+		if (k->type == RR_COMP && k->name_id < res->nnames) {
+			u[k->name_id].kernels++;
+			u[k->name_id].ns += k->dur_ns;
+		}
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < res->nnames; i++)
+		if (u[i].kernels)
+			u[m++] = u[i];
+	qsort(u, m, sizeof(*u), cmp_unknown);
+	*n = m;
+	return u;
+}
+
+/* Up to the first 100 bytes of a name, for a table line. */
+static int short_len(const char *s)
+{
+	size_t n = strlen(s);
+	return n > 100 ? 100 : (int)n;
+}
+
+/* --full: the user annotations and the unknown kernels, as text. */
+static void print_full_text(const struct rank_result *res)
+{
+	printf("  user annotations (docs/classification.md): %zu names", res->nannotations);
+	if (res->nannotations)
+		printf(", by GPU time (ns)\n    %11s %8s %14s %14s %14s %14s  %s\n", "calls",
+		       "kernels", "gpu", "comp", "comm", "overlap", "name");
+	else
+		printf("\n");
+	for (size_t i = 0; i < res->nannotations && i < SHOW_TOP; i++) {
+		const struct rr_annotation *a = &res->annotations[i];
+		const char *nm = res->names[a->name_id];
+		printf("    %11lld %8lld %14lld %14lld %14lld %14lld  %.*s\n", (long long)a->calls,
+		       (long long)a->kernels, (long long)a->gpu_ns, (long long)a->comp_ns,
+		       (long long)a->comm_ns, (long long)a->overlap_ns, short_len(nm), nm);
+	}
+	if (res->nannotations > SHOW_TOP)
+		printf("    ... %zu more\n", res->nannotations - SHOW_TOP);
+	size_t n;
+	struct unknown *u = unknown_kernels(res, &n);
+	printf("  kernels no pattern took (computation; add communication ones to [patterns] "
+	       "comm_kernel or [collectives]): %zu names",
+	       n);
+	if (n)
+		printf(", by time (ns)\n    %14s %8s  %s\n", "sum", "kernels", "name");
+	else
+		printf("\n");
+	for (size_t i = 0; i < n && i < SHOW_TOP; i++) {
+		const char *nm = res->names[u[i].name_id];
+		printf("    %14lld %8lld  %.*s\n", (long long)u[i].ns, (long long)u[i].kernels,
+		       short_len(nm), nm);
+	}
+	if (n > SHOW_TOP)
+		printf("    ... %zu more\n", n - SHOW_TOP);
+	free(u);
+}
+
+/* --full: "annotations" and "unknown_kernels" (the first SHOW_TOP of each,
+ * and how many there are), or nulls for a survey. */
+static void add_full_json(struct strbuf *sb, const struct rank_result *res)
+{
+	if (!res || res->survey) {
+		strbuf_addstr(sb, ",\"annotations\":null,\"unknown_kernels\":null");
+		return;
+	}
+	strbuf_addf(sb, ",\"annotation_names\":%zu,\"annotations\":[", res->nannotations);
+	for (size_t i = 0; i < res->nannotations && i < SHOW_TOP; i++) {
+		const struct rr_annotation *a = &res->annotations[i];
+		const char *nm = res->names[a->name_id];
+		strbuf_addstr(sb, i ? ",{\"name\":" : "{\"name\":");
+		strbuf_add_json_str(sb, nm, strlen(nm));
+		strbuf_addf(sb,
+			    ",\"calls\":%lld,\"kernels\":%lld,\"gpu_ns\":%lld,\"comp_ns\":%lld,"
+			    "\"comm_ns\":%lld,\"overlap_ns\":%lld}",
+			    (long long)a->calls, (long long)a->kernels, (long long)a->gpu_ns,
+			    (long long)a->comp_ns, (long long)a->comm_ns, (long long)a->overlap_ns);
+	}
+	size_t n;
+	struct unknown *u = unknown_kernels(res, &n);
+	strbuf_addf(sb, "],\"unknown_kernel_names\":%zu,\"unknown_kernels\":[", n);
+	for (size_t i = 0; i < n && i < SHOW_TOP; i++) {
+		const char *nm = res->names[u[i].name_id];
+		strbuf_addstr(sb, i ? ",{\"name\":" : "{\"name\":");
+		strbuf_add_json_str(sb, nm, strlen(nm));
+		strbuf_addf(sb, ",\"kernels\":%lld,\"ns\":%lld}", (long long)u[i].kernels,
+			    (long long)u[i].ns);
+	}
+	strbuf_addch(sb, ']');
+	free(u);
+}
+
 struct file_result {
 	const char *path;
 	uint64_t file_bytes, text_bytes, events;
@@ -645,6 +766,8 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 		rank_result_describe(res, &sb, false);
 		printf("  classification (docs/classification.md)\n%s", sb.buf);
 		strbuf_release(&sb);
+		if (!res->survey)
+			print_full_text(res);
 	}
 	printf("  read        %.3f s, %.1f MB/s of file, %.1f MB/s of JSON (simd %s%s%s)\n",
 	       f->seconds, f->seconds > 0 ? (double)f->file_bytes / f->seconds / 1e6 : 0.0,
@@ -764,6 +887,7 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 		rank_result_describe(res, &sb, true);
 	else
 		strbuf_addstr(&sb, "null");
+	add_full_json(&sb, res);
 	strbuf_addf(&sb, ",\"seconds\":%.6f}", f->seconds);
 	puts(sb.buf);
 	strbuf_release(&sb);

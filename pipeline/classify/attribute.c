@@ -7,6 +7,7 @@
  *   1 launched on the forward thread inside a fwd step    → fwd_*
  *   2 launched on the backward thread within a bwd window → bwd_* (+recompute)
  *   3 comm launched inside a root-most pp_comm slice      → pp_communication
+ *     (a send, receive or unknown collective: never an all-to-all, ...)
  *   4 comp launched inside a root-most optimizer slice    → optimizer_computation
  *   5 otherwise (and orphans)                             → other
  * "Inside a slice" is on the slice's own thread, closed interval. Generic
@@ -59,7 +60,7 @@ static void attribute_one(const struct classify *c, struct hints *h, struct rr_k
 		k->step = s;
 		k->recompute = roots_find_near(&c->roots[PAT_RECOMPUTE], l->thread, l->ts,
 					       &h->set[PAT_RECOMPUTE]) >= 0;
-	} else if (comm && (s = IN(PAT_PP_COMM)) >= 0) {
+	} else if (comm && rr_coll_p2p(k->coll) && (s = IN(PAT_PP_COMM)) >= 0) {
 		k->category = RR_PP_COMM;
 		k->step = s;
 	} else if (!comm && (s = IN(PAT_OPTIMIZER)) >= 0) {
@@ -72,7 +73,8 @@ static void attribute_one(const struct classify *c, struct hints *h, struct rr_k
 }
 
 void attribute_kernels(struct classify *c, struct rank_result *res, int64_t base,
-		       const struct croots *pg, const struct croots *its, int32_t *iter_of)
+		       const struct croots *pg, const struct croots *its, const struct nest *colls,
+		       int32_t *iter_of)
 {
 	static const uint8_t generic[3] = { RR_COMPUTATION, RR_COMMUNICATION, RR_MEMORY };
 	const struct claunch *launches = c->launches.data;
@@ -95,6 +97,13 @@ void attribute_kernels(struct classify *c, struct rank_result *res, int64_t base
 			long p = roots_find_near(pg, l->thread, l->ts, &h.pg);
 			if (p >= 0)
 				k->pg = pg->v[p].step;
+		}
+		if (k->coll_by_name && colls->n) { /* the CPU side says it */
+			long p = nest_find(colls, l->thread, l->ts, false);
+			if (p >= 0) {
+				k->coll = (uint8_t)colls->v[p].val;
+				k->coll_by_name = false;
+			}
 		}
 		long it = roots_find_near(its, UINT32_MAX, l->ts, &h.its);
 		iter_of[i] = (int32_t)it;

@@ -113,9 +113,13 @@ __attribute__((always_inline)) static inline enum classify_cat category_of(struc
 		if (ieq(cat.p, "gpu_memset", 10))
 			return CC_MEMSET;
 		break;
+	case 15:
+		if (ieq(cat.p, "user_annotation", 15))
+			return CC_ANNOTATION;
+		break;
 	case 19:
 		if (ieq(cat.p, "gpu_user_annotation", 19))
-			return CC_GPU_OTHER;
+			return CC_GPU_ANNOTATION;
 		break;
 	}
 	return CC_CPU;
@@ -139,6 +143,9 @@ struct classify *classify_new(const struct patterns *pats, struct arena *arena)
 	vec_init(&c->dup_launches, sizeof(struct claunch));
 	vec_init(&c->gpus, sizeof(struct rr_kernel));
 	vec_init(&c->groups, sizeof(struct cgroup));
+	vec_init(&c->annslices, sizeof(struct nslice));
+	vec_init(&c->collslices, sizeof(struct nslice));
+	vec_init(&c->gpuannslices, sizeof(struct nslice));
 	itab_init(&c->name_tab);
 	itab_init(&c->thread_tab);
 	itab_init(&c->group_tab);
@@ -167,6 +174,9 @@ void classify_free(struct classify *c)
 	vec_release(&c->dup_launches);
 	vec_release(&c->gpus);
 	vec_release(&c->groups);
+	vec_release(&c->annslices);
+	vec_release(&c->collslices);
+	vec_release(&c->gpuannslices);
 	itab_release(&c->name_tab);
 	itab_release(&c->thread_tab);
 	itab_release(&c->group_tab);
@@ -182,6 +192,7 @@ static uint64_t name_rehash(void *ctx, uint32_t idx)
 }
 
 static const char profstep[] = "ProfilerStep#";
+static const char nccl_op[] = "nccl:";
 
 /* A copy of s[0..n) with every NUL byte (JSON "\u0000" in a name) replaced
  * by U+FFFD, so that the name survives as a C string. */
@@ -293,6 +304,8 @@ static long name_intern_slow(struct classify *c, const char *s, size_t n)
 	e->bits = patterns_match(c->pats, e->text);
 	if (!strncmp(e->text, profstep, sizeof(profstep) - 1))
 		e->bits |= NB_PROFSTEP;
+	if (!strncmp(e->text, nccl_op, sizeof(nccl_op) - 1))
+		e->bits |= NB_NCCL_OP;
 	e->bits |= ops_frame_bits(e->text) | (uint32_t)NB_COLL_UNKNOWN << NB_COLL_SHIFT;
 	itab_put(&c->name_tab, slot, h, (uint32_t)(c->names.n - 1));
 	return (long)(c->names.n - 1);
@@ -431,6 +444,7 @@ enum rr_type classify_kernel_type(uint32_t bits, bool memevent)
 /* One row per GPU event is most of a worker's memory (and every fresh page
  * costs a fault): keep it at 48 bytes. */
 _Static_assert(sizeof(struct rr_kernel) <= 48, "rr_kernel grew");
+_Static_assert((int)RR_NCOLLS <= (int)NB_COLL_UNKNOWN, "a collective fits the name bits");
 
 static void feed_gpu(struct classify *c, const struct trace_event *ev, bool memevent)
 {
@@ -458,19 +472,72 @@ static void feed_gpu(struct classify *c, const struct trace_event *ev, bool meme
 	};
 	if (has_pg_args(ev))
 		k->pg = (int32_t)group_intern(c, ev);
-	if (k->type == RR_COMM) /* its Collective name arg, else its name */
-		k->coll = ops_coll(c, ev->collective.n
-					      ? name_intern(c, ev->collective.p, ev->collective.n)
-					      : name);
+	if (k->type == RR_COMM) { /* its Collective name arg, else (for now) its name */
+		uint8_t coll =
+			ev->collective.n
+				? ops_coll(c, name_intern(c, ev->collective.p, ev->collective.n))
+				: RR_COLL_OTHER;
+		if (coll == RR_COLL_OTHER) {
+			coll = ops_coll(c, name);
+			k->coll_by_name = true;
+		}
+		k->coll = coll;
+	}
 }
 
-static void feed_cpu(struct classify *c, const struct trace_event *ev)
+/* Keeps a slice of a nest (struct nslice). */
+static void keep_nslice(struct vec *v, const struct trace_event *ev, uint32_t thread, uint32_t val)
+{
+	struct nslice *s = vec_push(v);
+	s->ts = ev->ts_ns;
+	s->end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+	s->thread = thread;
+	s->order = (uint32_t)(v->n - 1);
+	s->val = val;
+}
+
+/* A gpu_user_annotation range: the annotation on the stream it names (its
+ * tid), for the kernels of that stream it holds. */
+static void feed_gpu_annotation(struct classify *c, const struct trace_event *ev)
+{
+	if (c->survey || ev->tid.is_str)
+		return;
+	long name = name_intern(c, ev->name.p, ev->name.n);
+	if (!(VEC_AT(&c->names, struct cname, name).bits & (NB_PROFSTEP | NB_NCCL_OP)))
+		keep_nslice(&c->gpuannslices, ev, (uint32_t)ev->tid.num, (uint32_t)name);
+}
+
+/* The rare kinds of CPU slice, kept for the nests (not in a survey): a
+ * user annotation (not ProfilerStep#N nor nccl:<op>), and a range that
+ * names a collective (record_param_comms' Collective name, nccl:<op>) other
+ * than "other". */
+static __attribute__((noinline)) void keep_marks(struct classify *c, const struct trace_event *ev,
+						 long th, long name, uint32_t nbits,
+						 bool annotation)
+{
+	if (annotation && !(nbits & (NB_PROFSTEP | NB_NCCL_OP)))
+		keep_nslice(&c->annslices, ev, (uint32_t)th, (uint32_t)name);
+	if (ev->collective.n || (nbits & NB_NCCL_OP)) {
+		uint8_t k = ops_coll(c, ev->collective.n
+						? name_intern(c, ev->collective.p, ev->collective.n)
+						: name);
+		if (k != RR_COLL_OTHER)
+			keep_nslice(&c->collslices, ev, (uint32_t)th, k);
+	}
+}
+
+/* A CPU slice; annotation: of category user_annotation. */
+static void feed_cpu(struct classify *c, const struct trace_event *ev, bool annotation)
 {
 	c->cnt.cpu_slices++;
 	long name = name_intern(c, ev->name.p, ev->name.n);
-	uint32_t bits = VEC_AT(&c->names, struct cname, name).bits & NB_SLICE_SETS;
+	uint32_t nbits = VEC_AT(&c->names, struct cname, name).bits;
+	uint32_t bits = nbits & NB_SLICE_SETS;
 	bool launch = ev->has & TE_CORRELATION, pg = has_pg_args(ev);
-	if (!bits && !launch && !pg)
+	/* Launches (most CPU slices) are never annotations or collectives:
+	 * one test for them. */
+	bool marks = !launch && (annotation || ev->collective.n || (nbits & NB_NCCL_OP));
+	if (!bits && !launch && !pg && !marks)
 		return;
 	long th = thread_intern(c, ev);
 	int64_t dur = ev->dur_ns > 0 ? ev->dur_ns : 0;
@@ -496,6 +563,8 @@ static void feed_cpu(struct classify *c, const struct trace_event *ev)
 		VEC_AT(&c->threads, struct cthread, th).launches++;
 		c->cnt.launches++;
 	}
+	if (marks && !c->survey)
+		keep_marks(c, ev, th, name, nbits, annotation);
 	if (pg && !c->survey) {
 		long g = group_intern(c, ev);
 		struct cpgslice *s = vec_push(&c->pgslices);
@@ -536,7 +605,7 @@ static void feed_launch_pass(struct classify *c, const struct trace_event *ev)
 	if (ev->ph != 'X' || !(ev->has & TE_CORRELATION))
 		return;
 	enum classify_cat k = classify_category(ev->cat);
-	if (k != CC_CPU && k != CC_FWDBWD)
+	if (k != CC_CPU && k != CC_FWDBWD && k != CC_ANNOTATION)
 		return;
 	long th = thread_intern(c, ev);
 	if (roots_find(&c->roots[PAT_BACKWARD_STEP], (uint32_t)c->fwd, ev->ts_ns) >= 0)
@@ -551,16 +620,20 @@ void classify_feed(struct classify *c, const struct trace_event *ev)
 	}
 	c->cnt.events++;
 	switch (ev->ph) {
-	case 'X':
-		switch (category_of(ev->cat)) {
+	case 'X': {
+		enum classify_cat k = category_of(ev->cat);
+		switch (k) {
 		case CC_KERNEL: feed_gpu(c, ev, false); break;
 		case CC_MEMCPY:
 		case CC_MEMSET: feed_gpu(c, ev, true); break;
 		case CC_CPU:
-		case CC_FWDBWD: feed_cpu(c, ev); break;
+		case CC_FWDBWD:
+		case CC_ANNOTATION: feed_cpu(c, ev, k == CC_ANNOTATION); break;
+		case CC_GPU_ANNOTATION: feed_gpu_annotation(c, ev); break;
 		case CC_GPU_OTHER: break;
 		}
 		break;
+	}
 	case 's':
 	case 'f':
 		if (category_of(ev->cat) == CC_FWDBWD)
@@ -715,6 +788,8 @@ static void names_out(struct classify *c, struct rank_result *res)
 		USE(res->kernels[i].name_id);
 	for (size_t i = 0; i < res->nsteps; i++)
 		USE(res->steps[i].name_id);
+	for (size_t i = 0; i < res->nannotations; i++)
+		USE(res->annotations[i].name_id);
 #undef USE
 	res->nnames = n;
 }
@@ -797,10 +872,21 @@ static void finish_survey(struct classify *c, struct rank_result *res, int64_t b
 	finish_result(c, res, out);
 }
 
+/* Most GPU time first, then the name (its interned id: first sight). */
+static int cmp_annotation(const void *pa, const void *pb)
+{
+	const struct rr_annotation *a = pa, *b = pb;
+	if (a->gpu_ns != b->gpu_ns)
+		return a->gpu_ns > b->gpu_ns ? -1 : 1;
+	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
+}
+
 int classify_finish(struct classify *c, const struct trace_header *h, struct rank_result **out)
 {
 	struct rank_result *res;
 	struct croots pg, its;
+	struct nest colls, anns, gpuanns;
+	struct ann_members members;
 	int64_t base = h && h->has_base_time ? h->base_time_ns : 0;
 	int32_t *iter_of;
 
@@ -836,7 +922,11 @@ int classify_finish(struct classify *c, const struct trace_header *h, struct ran
 	res->nkernels = c->gpus.n;
 	res->kernels = c->gpus.data;
 	iter_of = arena_alloc(c->arena, (res->nkernels + 1) * sizeof(*iter_of));
-	attribute_kernels(c, res, base, &pg, &its, iter_of);
+	nest_build(&c->collslices, &colls);
+	nest_build(&c->annslices, &anns);
+	nest_build(&c->gpuannslices, &gpuanns);
+	attribute_kernels(c, res, base, &pg, &its, &colls, iter_of);
+	annotate_kernels(c, res, base, &anns, &gpuanns, &members);
 	set_counts(c, res);
 	groups_out(c, res);
 	ops_prepare(c, res);
@@ -851,7 +941,10 @@ int classify_finish(struct classify *c, const struct trace_header *h, struct ran
 	} else {
 		res->kernels = arena_calloc(c->arena, 1, sizeof(*res->kernels));
 	}
-	rank_metrics_compute(res, iter_of, c->arena);
+	rank_metrics_compute(res, iter_of, &members, c->arena);
+	if (res->nannotations)
+		qsort(res->annotations, res->nannotations, sizeof(*res->annotations),
+		      cmp_annotation);
 	ops_derive(c, res);
 	finish_result(c, res, out);
 	return 0;

@@ -50,12 +50,14 @@ struct classify *classify_new_survey(const struct patterns *pats, struct arena *
  * classify_gpu_event(). Everything that counts GPU events (the classifier,
  * ppbatch --inspect, the tests) asks these functions. */
 enum classify_cat {
-	CC_CPU,      /* any other category: a CPU slice (cpu_op, python_function, ...) */
-	CC_KERNEL,   /* kernel */
-	CC_MEMCPY,   /* gpu_memcpy, Memcpy */
-	CC_MEMSET,   /* gpu_memset, Memset */
-	CC_FWDBWD,   /* fwdbwd: flows from forward to backward threads */
-	CC_GPU_OTHER /* gpu_user_annotation, cuda_sync: on the device, not work */
+	CC_CPU,            /* any other category: a CPU slice (cpu_op, python_function, ...) */
+	CC_KERNEL,         /* kernel */
+	CC_MEMCPY,         /* gpu_memcpy, Memcpy */
+	CC_MEMSET,         /* gpu_memset, Memset */
+	CC_FWDBWD,         /* fwdbwd: flows from forward to backward threads */
+	CC_ANNOTATION,     /* user_annotation: a CPU slice, and a user annotation */
+	CC_GPU_ANNOTATION, /* gpu_user_annotation: on a stream, not work */
+	CC_GPU_OTHER       /* cuda_sync: on the device, not work */
 };
 enum classify_cat classify_category(struct pp_sv cat);
 

@@ -27,10 +27,12 @@ enum {
 	NB_FINALIZE = 1u << 18,    /* *finalize_model_grads */
 	NB_FINISH_GRAD = 1u << 19, /* *finish_grad_sync */
 	NB_GRAD_SYNC = 1u << 20,   /* *start_grad_sync, *finish_grad_sync */
-	/* Bits 24-26: the enum rr_coll a comm kernel's name (or Collective
+	NB_NCCL_OP = 1u << 21,     /* nccl:<op>: a collective's CPU range */
+	/* Bits 24-27: the enum rr_coll a comm kernel's name (or Collective
 	 * name arg) says, NB_COLL_UNKNOWN until a comm kernel asks. */
 	NB_COLL_SHIFT = 24,
-	NB_COLL_UNKNOWN = 7,
+	NB_COLL_MASK = 15,
+	NB_COLL_UNKNOWN = 15,
 	NB_SLICE_SETS = (1u << PAT_FORWARD_STEP) | (1u << PAT_BACKWARD_STEP) | (1u << PAT_PP_COMM) |
 			(1u << PAT_DP_COMM) | (1u << PAT_OPTIMIZER) | (1u << PAT_RECOMPUTE) |
 			(1u << PAT_LOSS_FUNC) | NB_PROFSTEP | NB_CLIP | NB_FINALIZE |
@@ -74,6 +76,24 @@ struct cthread {
 struct cslice { /* a CPU slice matching a pattern set */
 	int64_t ts, dur;
 	uint32_t thread, name, bits, order;
+};
+
+/* A slice of a nest (struct nest): a CPU user annotation (thread, val =
+ * name id), a CPU range that names a collective (val = enum rr_coll), or a
+ * gpu_user_annotation range (thread = its stream, val = name id). */
+struct nslice {
+	int64_t ts, end;
+	uint32_t thread, order, val;
+	int32_t parent; /* the slice that encloses it, or -1 (nest_build()) */
+	int64_t hits;   /* GPU events it gave its val to */
+};
+
+/* Slices sorted by (thread, ts, longer first, order), each with its
+ * parent: the innermost slice holding a time is found by a binary search
+ * and a walk up the parents (nest_find()). */
+struct nest {
+	struct nslice *v;
+	size_t n;
 };
 
 struct cpgslice { /* a CPU op carrying process-group args */
@@ -162,6 +182,9 @@ struct classify {
 	struct arena *arena;
 
 	struct vec names, threads, slices, pgslices, launches, groups;
+	/* struct nslice: user annotations (CPU), CPU ranges naming a
+	 * collective, gpu_user_annotation ranges; none in a survey. */
+	struct vec annslices, collslices, gpuannslices;
 	struct vec dup_launches; /* launches whose correlation came before */
 	/* GPU events as result rows from the start (raw ts, type set; the
 	 * category and step are filled in by attribute_kernels()). */
@@ -204,6 +227,33 @@ long roots_find(const struct croots *r, uint32_t thread, int64_t ts);
  * *hint at 0. */
 long roots_find_near(const struct croots *r, uint32_t thread, int64_t ts, size_t *hint);
 
+/* nest.c */
+/* Sorts v (a vec of struct nslice, given over) into n and sets the
+ * parents. */
+void nest_build(struct vec *v, struct nest *n);
+/* The innermost slice of n on thread holding ts (closed: s.ts <= ts <=
+ * s.end; half_open: s.ts <= ts < s.end, or ts == s.ts), or -1. */
+long nest_find(const struct nest *n, uint32_t thread, int64_t ts, bool half_open);
+/* Whether slice i holds ts (the same rule). */
+static inline bool nest_holds(const struct nslice *s, int64_t ts, bool half_open)
+{
+	return s->ts <= ts && (half_open ? ts < s->end || ts == s->ts : ts <= s->end);
+}
+
+/* annotate.c: the user annotations of the kernels and their metrics. */
+struct ann_members {
+	uint32_t *first; /* kernel i's annotations are idx[first[i]..first[i+1]) */
+	uint32_t *idx;   /* indices into rank_result.annotations */
+	size_t nann;
+};
+/* Builds the annotation rows of res (calls set, metrics 0) and each
+ * kernel's annotation indices into m, from the nests (CPU annotations by
+ * launch, GPU ranges by stream and start: raw times, so the kernels'
+ * absolute starts less base); m->nann 0 when none. Call it after
+ * attribute_kernels() (orphans known), while the launches exist. */
+void annotate_kernels(struct classify *c, struct rank_result *res, int64_t base, struct nest *cpu,
+		      struct nest *gpu, struct ann_members *m);
+
 /* roles.c */
 /* Returns CLASSIFY_AGAIN when a survey must count launches first (the
  * launch fallback), else 0. */
@@ -211,26 +261,36 @@ int roles_decide(struct classify *c, struct rank_result *res);
 
 /* attribute.c: completes res->kernels[i] (GPU event i, raw ts): adds base,
  * sets category, step (croot.step of the roots), recompute, orphan, group
- * (pg = process-group slices as roots, step = group index); iter_of[i] =
- * index of the iteration window (its = ProfilerStep roots by ts) or -1. */
+ * (pg = process-group slices as roots, step = group index), the CPU side's
+ * collective (colls: CPU ranges naming one); iter_of[i] = index of the
+ * iteration window (its = ProfilerStep roots by ts) or -1. */
 void attribute_kernels(struct classify *c, struct rank_result *res, int64_t base,
-		       const struct croots *pg, const struct croots *its, int32_t *iter_of);
+		       const struct croots *pg, const struct croots *its, const struct nest *colls,
+		       int32_t *iter_of);
 
 /* rank_metrics.c: category stats, step metrics, rank metrics, iteration
- * windows (from iter_of) of an attributed result. */
-void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struct arena *a);
+ * windows (from iter_of) and annotation metrics (from ann; NULL: none) of an
+ * attributed result. */
+void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
+			  const struct ann_members *ann, struct arena *a);
 
 /* ops.c: the what-if ops (docs/contracts.md §4.1). */
 /* NB_* bits of the frames a name is (once per distinct name). */
 uint32_t ops_frame_bits(const char *name);
-/* The enum rr_coll of interned name id (computed on its first call). */
+/* The enum rr_coll that interned name id says (patterns_collective(),
+ * computed on its first call; for an nccl:<op> range, rr_coll_of() of the
+ * op). */
 static inline uint8_t ops_coll(struct classify *c, long id)
 {
 	struct cname *e = &VEC_AT(&c->names, struct cname, id);
-	if ((e->bits >> NB_COLL_SHIFT & 7) == NB_COLL_UNKNOWN)
-		e->bits = (e->bits & ~(7u << NB_COLL_SHIFT)) | (uint32_t)rr_coll_of(e->text, e->len)
-								       << NB_COLL_SHIFT;
-	return (uint8_t)(e->bits >> NB_COLL_SHIFT & 7);
+	if ((e->bits >> NB_COLL_SHIFT & NB_COLL_MASK) == NB_COLL_UNKNOWN) {
+		uint32_t coll = e->bits & NB_NCCL_OP
+					? (uint32_t)rr_coll_of(e->text + 5, e->len - 5)
+					: (uint32_t)patterns_collective(c->pats, e->text);
+		e->bits = (e->bits & ~((uint32_t)NB_COLL_MASK << NB_COLL_SHIFT)) |
+			  coll << NB_COLL_SHIFT;
+	}
+	return (uint8_t)(e->bits >> NB_COLL_SHIFT & NB_COLL_MASK);
 }
 /* Before the launches and slices are dropped: keeps what ops_derive()
  * needs (Megatron mode only). */

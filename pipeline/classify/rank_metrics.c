@@ -180,10 +180,29 @@ struct sweep {
 	struct acc cat[RR_NCATEGORIES];
 	struct acc *step; /* 3 per step: comp, comm, both */
 	struct acc *iter; /* 1 per iteration */
+	const struct ann_members *ann;
+	struct acc *anns; /* 4 per annotation: all, comp, comm, both */
 };
 
-static void feed(struct sweep *w, struct rank_result *res, const struct rr_kernel *k, int32_t iter)
+/* Kernel i's share of its annotations' metrics. */
+static void feed_annotations(struct sweep *w, struct rank_result *res, size_t i, int64_t s,
+			     int64_t e)
 {
+	const struct rr_kernel *k = &res->kernels[i];
+	for (uint32_t j = w->ann->first[i]; j < w->ann->first[i + 1]; j++) {
+		struct acc *aa = &w->anns[4 * w->ann->idx[j]];
+		res->annotations[w->ann->idx[j]].kernels++;
+		acc_add(&aa[0], s, e);
+		if (k->type == RR_MEM)
+			continue;
+		acc_add(&aa[k->type == RR_COMM ? 2 : 1], s, e);
+		acc_add(&aa[3], s, e);
+	}
+}
+
+static void feed(struct sweep *w, struct rank_result *res, size_t i, int32_t iter)
+{
+	const struct rr_kernel *k = &res->kernels[i];
 	int64_t s = k->start_ns, e = k->start_ns + k->dur_ns;
 	bool generic = res->mode == RR_GENERIC;
 
@@ -217,6 +236,8 @@ static void feed(struct sweep *w, struct rank_result *res, const struct rr_kerne
 			it->end_ns = e;
 		it->kernels++;
 	}
+	if (w->ann)
+		feed_annotations(w, res, i, s, e);
 }
 
 static void categories(struct rank_result *res, const struct sweep *w)
@@ -256,9 +277,18 @@ static void totals(struct rank_result *res, const struct sweep *w)
 		res->iterations[i].has_kernels = res->iterations[i].kernels > 0;
 		res->iterations[i].busy_ns = acc_total(&w->iter[i]);
 	}
+	for (size_t i = 0; w->ann && i < w->ann->nann; i++) {
+		struct rr_annotation *an = &res->annotations[i];
+		const struct acc *aa = &w->anns[4 * i];
+		an->gpu_ns = acc_total(&aa[0]);
+		an->comp_ns = acc_total(&aa[1]);
+		an->comm_ns = acc_total(&aa[2]);
+		an->overlap_ns = an->comp_ns + an->comm_ns - acc_total(&aa[3]);
+	}
 }
 
-void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struct arena *a)
+void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of,
+			  const struct ann_members *ann, struct arena *a)
 {
 	size_t n = res->nkernels;
 	struct sweep w;
@@ -269,6 +299,11 @@ void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struc
 	w.iter = arena_alloc(a, (res->niterations + 1) * sizeof(*w.iter));
 	acc_init(w.step, 3 * res->nsteps);
 	acc_init(w.iter, res->niterations);
+	if (ann && ann->nann) {
+		w.ann = ann;
+		w.anns = arena_alloc(a, 4 * ann->nann * sizeof(*w.anns));
+		acc_init(w.anns, 4 * ann->nann);
+	}
 	for (size_t s = 0; s < res->nsteps; s++)
 		res->steps[s].kernels = 0;
 	bool sorted = true;
@@ -276,7 +311,7 @@ void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struc
 		sorted = res->kernels[i - 1].start_ns <= res->kernels[i].start_ns;
 	if (sorted) {
 		for (size_t i = 0; i < n; i++)
-			feed(&w, res, &res->kernels[i], iter_of[i]);
+			feed(&w, res, i, iter_of[i]);
 	} else {
 		uint64_t *key = arena_alloc(a, 2 * n * sizeof(*key));
 		uint32_t *idx = arena_alloc(a, 2 * n * sizeof(*idx));
@@ -290,7 +325,7 @@ void rank_metrics_compute(struct rank_result *res, const int32_t *iter_of, struc
 		}
 		idx = radix_sort(key, idx, key + n, idx + n, n);
 		for (size_t i = 0; i < n; i++)
-			feed(&w, res, &res->kernels[idx[i]], iter_of[idx[i]]);
+			feed(&w, res, idx[i], iter_of[idx[i]]);
 	}
 	categories(res, &w);
 	totals(res, &w);

@@ -1,11 +1,16 @@
-/* patterns.h — the glob pattern sets of docs/semantics.md §5 and matching names to them.
+/* patterns.h — the glob pattern sets of docs/semantics.md §5, the kernel
+ * table (which kernels are communication, and which collective a kernel's
+ * name says: docs/classification.md "Kernel types") and matching names to
+ * them.
  *
  * Each set is a list of globs with SQLite GLOB semantics (sqlite3_strglob:
  * `*`, `?`, `[...]`, case-sensitive) matched against a full name. Defaults
  * are those of docs/semantics.md; the [patterns] section of the config file replaces a set (key
  * = the set's name, e.g. patterns.pp_comm) with a list of globs separated by
  * blanks; a glob in double quotes may hold blanks ("nn.Module: Linear*"),
- * and the list may go on over indented lines or repeat the key.
+ * and the list may go on over indented lines or repeat the key. The
+ * [collectives] section likewise has one list per collective (key =
+ * rr_coll_name(): all_to_all, all_reduce, ...).
  * Matching is for cold paths: the classifier interns names and calls
  * patterns_match() once per distinct name.
  */
@@ -39,12 +44,21 @@ struct patterns;
 struct patterns *patterns_new(const struct config *cfg, char *err, size_t errlen);
 void patterns_free(struct patterns *p);
 
-/* Bit (1u << set) for every set that has a glob matching name. */
+/* Bit (1u << set) for every set that has a glob matching name; the
+ * comm_kernel bit also when a [collectives] glob matches it. */
 uint32_t patterns_match(const struct patterns *p, const char *name);
+
+/* The collective (enum rr_coll) that a communication kernel's name says:
+ * the first collective, in enum rr_coll order, with a [collectives] glob
+ * matching it, else the words of the name (rr_coll_of()). */
+int patterns_collective(const struct patterns *p, const char *name);
 
 /* The config key of a set ("comm_kernel", ...). */
 const char *patterns_set_name(enum pat_set set);
 /* The globs of a set, for documentation and --inspect. */
 size_t patterns_globs(const struct patterns *p, enum pat_set set, const char *const **globs);
+/* The [collectives] globs of collective coll (enum rr_coll; none for
+ * RR_COLL_NONE or an invalid value). */
+size_t patterns_coll_globs(const struct patterns *p, int coll, const char *const **globs);
 
 #endif

@@ -99,8 +99,8 @@ static void describe_text(const struct rank_result *r, struct strbuf *sb)
 		strbuf_addf(sb, " (orphans %lld)", (long long)k->orphans);
 	strbuf_addf(sb, ", fwdbwd flow ends %lld\n", (long long)k->flows);
 	if (r->survey)
-		strbuf_addstr(sb, "  (a survey: kernel categories, orphans and "
-				  "rank metrics with --full)\n");
+		strbuf_addstr(sb, "  (a survey: kernel categories, orphans, rank metrics, user "
+				  "annotations and unknown kernels with --full)\n");
 	if (r->has_window)
 		strbuf_addf(sb,
 			    "  window %lld ns, gpu busy %lld, idle %lld, "
@@ -176,8 +176,27 @@ int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp, int32_t *chun
 	return 0;
 }
 
+static const char *const coll_names[RR_NCOLLS] = {
+	NULL,     "all_reduce", "reduce_scatter", "all_gather", "other", "all_to_all", "broadcast",
+	"reduce", "gather",     "scatter",        "send",       "recv",  "send_recv",  "barrier",
+};
+
+const char *rr_coll_name(enum rr_coll c)
+{
+	return (unsigned)c < RR_NCOLLS ? coll_names[c] : NULL;
+}
+
+enum rr_coll rr_coll_by_name(const char *s)
+{
+	for (int c = RR_COLL_NONE + 1; c < RR_NCOLLS; c++)
+		if (!strcmp(s, coll_names[c]))
+			return (enum rr_coll)c;
+	return RR_COLL_NONE;
+}
+
 enum rr_coll rr_coll_of(const char *text, size_t n)
 {
+	/* The first three come first, as the what-if ops always read them. */
 	static const struct {
 		const char *word;
 		enum rr_coll coll;
@@ -185,6 +204,18 @@ enum rr_coll rr_coll_of(const char *text, size_t n)
 		{ "reducescatter", RR_COLL_REDUCE_SCATTER },
 		{ "allgather", RR_COLL_ALLGATHER },
 		{ "allreduce", RR_COLL_ALLREDUCE },
+		{ "alltoall", RR_COLL_ALLTOALL },
+		{ "all2all", RR_COLL_ALLTOALL },
+		{ "broadcast", RR_COLL_BROADCAST },
+		{ "sendrecv", RR_COLL_SENDRECV },
+	};
+	static const struct {
+		const char *word;
+		enum rr_coll coll;
+	} later[] = {
+		{ "send", RR_COLL_SEND },       { "recv", RR_COLL_RECV },
+		{ "barrier", RR_COLL_BARRIER }, { "reduce", RR_COLL_REDUCE },
+		{ "gather", RR_COLL_GATHER },   { "scatter", RR_COLL_SCATTER },
 	};
 	char low[160]; /* the collective is named early in a kernel's name */
 	size_t k = 0;
@@ -197,5 +228,10 @@ enum rr_coll rr_coll_of(const char *text, size_t n)
 	for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
 		if (strstr(low, words[w].word))
 			return words[w].coll;
+	if (strstr(low, "send") && strstr(low, "recv")) /* batch_isend_irecv */
+		return RR_COLL_SENDRECV;
+	for (size_t w = 0; w < sizeof(later) / sizeof(later[0]); w++)
+		if (strstr(low, later[w].word))
+			return later[w].coll;
 	return RR_COLL_OTHER;
 }

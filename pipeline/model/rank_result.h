@@ -70,15 +70,40 @@ struct rr_thread {
 	enum rr_role_rule rule;
 };
 
-/* The collective a comm kernel runs (rr_coll_of()): from its `Collective
- * name` arg, else from its name (ncclDevKernel_ReduceScatter_...). */
+/* The collective a comm kernel runs (docs/classification.md "Collectives"):
+ * from the CPU side when the trace records it (its own `Collective name`
+ * arg, the innermost enclosing `record_param_comms` with one or `nccl:<op>`
+ * annotation), else from its name (patterns_collective(): a [collectives]
+ * glob, then rr_coll_of()). RR_COLL_NONE for every kernel that is not
+ * communication. Names via rr_coll_name(); the database stores these values
+ * (its collective_codes table is written from the names). The first five
+ * keep their values: the what-if ops read only them. */
 enum rr_coll {
-	RR_COLL_NONE,
-	RR_COLL_ALLREDUCE,
-	RR_COLL_REDUCE_SCATTER,
-	RR_COLL_ALLGATHER,
-	RR_COLL_OTHER
+	RR_COLL_NONE,           /* not communication: NULL */
+	RR_COLL_ALLREDUCE,      /* all_reduce */
+	RR_COLL_REDUCE_SCATTER, /* reduce_scatter */
+	RR_COLL_ALLGATHER,      /* all_gather */
+	RR_COLL_OTHER,          /* other: a comm kernel whose collective is not known */
+	RR_COLL_ALLTOALL,       /* all_to_all (also MoE dispatch/combine) */
+	RR_COLL_BROADCAST,      /* broadcast */
+	RR_COLL_REDUCE,         /* reduce */
+	RR_COLL_GATHER,         /* gather */
+	RR_COLL_SCATTER,        /* scatter */
+	RR_COLL_SEND,           /* send (point to point) */
+	RR_COLL_RECV,           /* recv */
+	RR_COLL_SENDRECV,       /* send_recv: a batch of sends and receives */
+	RR_COLL_BARRIER,        /* barrier */
+	RR_NCOLLS
 };
+
+/* Whether a comm kernel of collective c may be a pipeline send or receive
+ * (rule 3 of docs/semantics.md §5): send, recv, send_recv or other (not
+ * known), never a collective such as an all-to-all. */
+static inline bool rr_coll_p2p(unsigned c)
+{
+	return c == RR_COLL_SEND || c == RR_COLL_RECV || c == RR_COLL_SENDRECV ||
+	       c == RR_COLL_OTHER;
+}
 
 /* One GPU event (kernel, memcpy, memset), in file order. 48 bytes: a
  * worker holds one per kernel of its trace (docs/ppbatch.md,
@@ -98,6 +123,9 @@ struct rr_kernel {
 	bool recompute : 1;       /* launched inside a recompute slice (bwd) */
 	bool has_correlation : 1;
 	bool orphan : 1; /* no launch with its correlation in the file */
+	/* coll comes from the kernel's name, not from its own args: the
+	 * classifier then looks for the CPU side's collective (internal). */
+	bool coll_by_name : 1;
 };
 
 /* One root-most step slice (docs/contracts.md §2). Kernel metrics are over the
@@ -136,6 +164,20 @@ struct rr_iteration {
 	int64_t start_ns, end_ns; /* first kernel start, last kernel end */
 	int64_t busy_ns;          /* union of its GPU events */
 	int64_t kernels;
+};
+
+/* The GPU time of one user annotation name (docs/classification.md "User
+ * annotations"): every GPU event whose launch lies in the innermost
+ * `user_annotation` range of its thread, or that lies in a
+ * `gpu_user_annotation` range on its stream, of that name (once per name). */
+struct rr_annotation {
+	uint32_t name_id; /* index into rank_result.names */
+	/* Ranges of the name holding one of its GPU events: its CPU ranges,
+	 * or the GPU ranges on its busiest stream when they are more. */
+	int64_t calls;
+	int64_t kernels;                      /* its GPU events */
+	int64_t gpu_ns;                       /* union of its GPU events (memory included) */
+	int64_t comp_ns, comm_ns, overlap_ns; /* unions by type, and their overlap */
 };
 
 struct rr_counters {
@@ -196,6 +238,10 @@ struct rank_result {
 	size_t ngroups;
 	struct rr_iteration *iterations; /* ProfilerStep windows, time order */
 	size_t niterations;
+	/* Per user annotation name, most GPU time first (then name id); none
+	 * in a survey. */
+	struct rr_annotation *annotations;
+	size_t nannotations;
 	struct rr_counters counters;
 
 	/* For --inspect: root-most steps found per pattern set (enum pat_set;
@@ -250,11 +296,18 @@ void rank_result_describe(const struct rank_result *r, struct strbuf *sb, bool j
 int rr_vpp_label(int64_t seq, bool backward, int pp_size, int vpp, int32_t *chunk,
 		 int32_t *microbatch);
 
-/* The collective of a comm kernel from the text of its `Collective name`
- * arg or of its name (ASCII case and underscores ignored: "reduce_scatter",
- * "ReduceScatter", "_reduce_scatter_base"); RR_COLL_OTHER when it names
- * none of them (send, recv, broadcast, ncclDevKernel_Generic). */
+/* The collective that the words of a text say: a `Collective name` arg, an
+ * `nccl:<op>` annotation or a kernel's name (ASCII case and underscores
+ * ignored: "reduce_scatter", "ReduceScatter", "_reduce_scatter_base",
+ * "ncclDevKernel_SendRecv", "batch_isend_irecv"); RR_COLL_OTHER when it
+ * names none (ncclDevKernel_Generic, "coalesced"). Tried in the order
+ * reduce-scatter, all-gather, all-reduce, all-to-all, broadcast, send_recv
+ * (both words), send, recv, barrier, reduce, gather, scatter. */
 enum rr_coll rr_coll_of(const char *text, size_t n);
+/* "all_reduce", ...; NULL for RR_COLL_NONE or an invalid value. */
+const char *rr_coll_name(enum rr_coll c);
+/* The collective spelled s as rr_coll_name() spells it, or RR_COLL_NONE. */
+enum rr_coll rr_coll_by_name(const char *s);
 
 const char *rr_category_name(enum rr_category c); /* "?" when invalid */
 const char *rr_phase_name(enum rr_phase p);       /* NULL for RR_NOPHASE */

@@ -7,6 +7,7 @@
  *   X cat pid tid ts dur name...      CPU slice
  *   L pid tid ts corr [cat]           launch (cudaLaunchKernel, cuda_runtime)
  *   K cat ts dur corr|- name...       GPU event on device 0, stream 7
+ *   G ts dur name...                  gpu_user_annotation range on stream 7
  *   F s|f pid tid id                  fwdbwd flow endpoint
  *   P desc|- ranks                    process-group args for the next event ("-": none)
  *   C collective                      "Collective name" arg of the next event
@@ -30,6 +31,9 @@
  *                                  §4.1) in the result's order (type, seq_id);
  *                                  step = the seq that labels it, or -1
  *   nops n                         how many ops
+ *   coll i name|-                  kernel i's collective ("-": none)
+ *   ann name calls kernels gpu comp comm overlap   the annotation row of name
+ *   nann n                         how many annotation rows
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,8 +139,8 @@ static struct rank_result *run_events_as(const char *events, struct arena *a, st
 		ev.pg_name = ev.pg_desc = ev.pg_ranks = sv("");
 		ev.collective = ev.dtype = sv("");
 		ev.pid.str = ev.tid.str = ev.id.str = sv("");
-		static const char types[] = "BPTXLKFC";
-		static const int maxtok[] = { 2, 3, 4, 7, 6, 6, 5, 2 };
+		static const char types[] = "BPTXLKFCG";
+		static const int maxtok[] = { 2, 3, 4, 7, 6, 6, 5, 2, 4 };
 		const char *ty = line[0] ? strchr(types, line[0]) : NULL;
 		if (!ty)
 			continue;
@@ -193,6 +197,16 @@ static struct rank_result *run_events_as(const char *events, struct arena *a, st
 				ev.has |= TE_CORRELATION;
 			}
 			ev.name = sv(tok[5]);
+			break;
+		case 'G':
+			ev.ph = 'X';
+			ev.cat = sv("gpu_user_annotation");
+			ev.pid.num = 0;
+			ev.tid.num = 7;
+			ev.has |= TE_PID | TE_TID;
+			ev.ts_ns = num(tok[1]);
+			ev.dur_ns = num(tok[2]);
+			ev.name = sv(tok[3]);
 			break;
 		case 'F':
 			ev.ph = tok[1][0];
@@ -327,8 +341,10 @@ static void check(const struct rank_result *r, const char *expect, struct arena 
 		if (next)
 			*next++ = '\0';
 		int n = split(line, tok,
-			      strncmp(line, "name ", 5) ? strncmp(line, "warning ", 8) ? MAXTOK : 2
-							: 3);
+			      !strncmp(line, "name ", 5)      ? 3
+			      : !strncmp(line, "warning ", 8) ? 2
+			      : !strncmp(line, "coll ", 5)    ? 3
+							      : MAXTOK);
 		if (!n)
 			continue;
 		print_message("  expect: %s %s %s %s\n", tok[0], n > 1 ? tok[1] : "",
@@ -435,6 +451,26 @@ static void check(const struct rank_result *r, const char *expect, struct arena 
 			assert_int_equal(o->step_seq, num(tok[7]));
 		} else if (!strcmp(tok[0], "nops")) {
 			assert_int_equal(r->nops, num(tok[1]));
+		} else if (!strcmp(tok[0], "coll")) {
+			size_t i = (size_t)num(tok[1]);
+			assert_true(i < r->nkernels);
+			const char *c = rr_coll_name(r->kernels[i].coll);
+			assert_string_equal(c ? c : "-", tok[2]);
+		} else if (!strcmp(tok[0], "ann")) {
+			const struct rr_annotation *an = NULL;
+			for (size_t i = 0; i < r->nannotations && !an; i++)
+				if (!strcmp(r->names[r->annotations[i].name_id], tok[1]))
+					an = &r->annotations[i];
+			if (!an)
+				fail_msg("no annotation '%s'", tok[1]);
+			assert_int_equal(an->calls, num(tok[2]));
+			assert_int_equal(an->kernels, num(tok[3]));
+			assert_int_equal(an->gpu_ns, num(tok[4]));
+			assert_int_equal(an->comp_ns, num(tok[5]));
+			assert_int_equal(an->comm_ns, num(tok[6]));
+			assert_int_equal(an->overlap_ns, num(tok[7]));
+		} else if (!strcmp(tok[0], "nann")) {
+			assert_int_equal(r->nannotations, num(tok[1]));
 		} else {
 			fail_msg("bad expectation '%s'", tok[0]);
 		}
@@ -475,7 +511,9 @@ static void test_category_names(void **state)
 		{ "gpu_memcpy", CC_MEMCPY },
 		{ "GPU_MEMSET", CC_MEMSET },
 		{ "cuda_sync", CC_GPU_OTHER },
-		{ "gpu_user_annotation", CC_GPU_OTHER },
+		{ "gpu_user_annotation", CC_GPU_ANNOTATION },
+		{ "user_annotation", CC_ANNOTATION },
+		{ "User_Annotation", CC_ANNOTATION },
 		{ "cpu_op", CC_CPU },
 		{ "kernels", CC_CPU },
 		{ "kerne", CC_CPU },
@@ -674,6 +712,14 @@ static void test_example_config_matches_defaults(void **state)
 		assert_non_null(config_get(cfg, key));
 		size_t n1 = patterns_globs(def, s, &g1);
 		size_t n2 = patterns_globs(ex, s, &g2);
+		assert_int_equal(n1, n2);
+		for (size_t i = 0; i < n1; i++)
+			assert_string_equal(g1[i], g2[i]);
+	}
+	for (int c = RR_COLL_NONE + 1; c < RR_NCOLLS; c++) {
+		const char *const *g1, *const *g2;
+		size_t n1 = patterns_coll_globs(def, c, &g1);
+		size_t n2 = patterns_coll_globs(ex, c, &g2);
 		assert_int_equal(n1, n2);
 		for (size_t i = 0; i < n1; i++)
 			assert_string_equal(g1[i], g2[i]);

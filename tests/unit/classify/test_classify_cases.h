@@ -553,4 +553,124 @@ static const struct tcase cases[] = {
 	  "name 11 sm90_xmma_gemm_tn_n_128x256_cublas\n"
 	  "name 12 sm90_xmma_gemm_tn_n_128x128_cublas\n"
 	  "name 13 sm90_xmma_gemm_tn_n_128x128_cublas\n" },
+	{ "collective_cpu_side_then_name",
+	  /* A comm kernel's collective: its own arg, else the innermost CPU
+	   * range that names one (nccl:<op>, record_param_comms' Collective
+	   * name), else a [collectives] glob, else the words of its name; a
+	   * SendRecv under an all-to-all is an all-to-all. */
+	  "X user_annotation 1 1 1000 1000 nccl:all_to_all\n"
+	  "L 1 1 1100 1\n"
+	  "C allreduce\n"
+	  "X cpu_op 1 1 2000 500 record_param_comms\n"
+	  "L 1 1 2100 2\n"
+	  "X user_annotation 1 1 2900 500 nccl:coalesced\n"
+	  "L 1 1 3000 3\n"
+	  "L 1 1 4000 4\n"
+	  "K kernel 5000 100 1 ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*)\n"
+	  "K kernel 5200 100 2 ncclDevKernel_Generic\n"
+	  "K kernel 5400 100 3 ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)\n"
+	  "K kernel 5600 100 4 void dpsk::ep::internode::dispatch<false, 8, true, 8>(int4*, float*)\n"
+	  "C batch_isend_irecv\n"
+	  "K kernel 5800 100 - ncclDevKernel_AllReduce_Sum_bf16\n"
+	  "K kernel 6000 100 - void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*)\n"
+	  "K kernel 6200 100 - void dpsk::ep::internode::cached_notify<false>(int, int)\n"
+	  "K kernel 6400 100 - void (anonymous namespace)::two_shot_all_reduce_kernel_inplace<c10::BFloat16, 16, 2>(c10::BFloat16**)\n"
+	  "K kernel 6600 100 - multimem_all_gather_kernel\n"
+	  "K kernel 6800 100 - ncclDevKernel_Broadcast_RING_LL\n"
+	  "K kernel 7000 100 - sm90_gemm\n"
+	  "K kernel 7200 100 - void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*)\n",
+	  "mode generic\n"
+	  "coll 0 all_to_all\n"
+	  "coll 1 all_reduce\n"
+	  "coll 2 send_recv\n"
+	  "coll 3 all_to_all\n"
+	  "coll 4 send_recv\n"
+	  "coll 5 all_reduce\n"
+	  "coll 6 all_to_all\n"
+	  "coll 7 all_reduce\n"
+	  "coll 8 all_gather\n"
+	  "coll 9 broadcast\n"
+	  "coll 10 -\n"
+	  "coll 11 -\n"
+	  "cat communication 10 1000 1000\n"
+	  "cat computation 2 200 200\n"
+	  "nann 0\n" },
+	{ "collective_not_p2p_inside_pp_comm",
+	  /* Rule 3 takes a pipeline call's sends and receives, never an
+	   * all-to-all the CPU side names, whatever its kernel's name. */
+	  "X python_function 1 1 1000 1000 schedules.py(1): forward_step\n"
+	  "L 1 1 1100 1\n"
+	  "X python_function 1 1 4500 100 p2p_communication.py(1): send_forward\n"
+	  "C all_to_all\n"
+	  "X cpu_op 1 1 4510 50 record_param_comms\n"
+	  "L 1 1 4520 2\n"
+	  "L 1 1 4570 3\n"
+	  "K kernel 5000 100 1 sm90_gemm\n"
+	  "K kernel 7000 100 2 ncclKernel_SendRecv_RING_SIMPLE\n"
+	  "K kernel 7200 100 3 ncclKernel_SendRecv_RING_SIMPLE\n",
+	  "mode megatron\n"
+	  "k 0 fwd_computation fwd 0\n"
+	  "k 1 other - -1\n"
+	  "k 2 pp_communication pp 0\n"
+	  "coll 1 all_to_all\n"
+	  "coll 2 send_recv\n" },
+	{ "annotations_innermost_cpu_range",
+	  /* GPU time per user annotation: the innermost user_annotation range
+	   * holding the launch (ProfilerStep#N and nccl:<op> are not
+	   * annotations); calls = ranges that hold one of its kernels; unions
+	   * by type. */
+	  "X user_annotation 1 1 0 10000 ProfilerStep#3\n"
+	  "X user_annotation 1 1 100 5000 1F1B\n"
+	  "X user_annotation 1 1 200 1000 attn(F)\n"
+	  "L 1 1 300 1\n"
+	  "L 1 1 400 2\n"
+	  "X user_annotation 1 1 1300 1000 attn(F)\n"
+	  "L 1 1 1400 3\n"
+	  "X user_annotation 1 1 2400 1000 dispatch(F)\n"
+	  "X user_annotation 1 1 2450 100 nccl:all_to_all\n"
+	  "L 1 1 2500 4\n"
+	  "X user_annotation 1 1 3500 500 mlp(F)\n"
+	  "L 1 1 4200 5\n"
+	  "L 2 2 4300 6\n"
+	  "K kernel 6000 100 1 gemm_a\n"
+	  "K kernel 6050 100 2 gemm_b\n"
+	  "K kernel 6200 100 3 gemm_c\n"
+	  "K kernel 6250 200 4 void dpsk::ep::internode::dispatch<false, 4, false, 4>(int4*)\n"
+	  "K kernel 6500 100 5 elementwise\n"
+	  "K kernel 6700 100 6 elementwise\n"
+	  "K gpu_memcpy 6900 100 - Memcpy HtoD (Pageable -> Device)\n",
+	  "mode generic\n"
+	  "nann 3\n"
+	  "ann attn(F) 2 3 250 250 0 0\n"
+	  "ann dispatch(F) 1 1 200 0 200 0\n"
+	  "ann 1F1B 1 1 100 100 0 0\n"
+	  "iter 0 3 6 600\n" },
+	{ "annotations_gpu_ranges",
+	  /* gpu_user_annotation ranges add the kernels of their stream that
+	   * start inside them, once per name; a call is a CPU or a GPU range,
+	   * whichever are more. */
+	  "X user_annotation 1 1 100 5000 1F1B\n"
+	  "X user_annotation 1 1 200 1000 attn(F)\n"
+	  "L 1 1 300 1\n"
+	  "L 1 1 400 2\n"
+	  "X user_annotation 1 1 1300 1000 attn(F)\n"
+	  "L 1 1 1400 3\n"
+	  "X user_annotation 1 1 2400 1000 dispatch(F)\n"
+	  "L 1 1 2500 4\n"
+	  "L 1 1 4200 5\n"
+	  "G 5990 510 1F1B\n"
+	  "G 6000 150 attn(F)\n"
+	  "G 6500 100 mlp(B)\n"
+	  "K kernel 6000 100 1 gemm_a\n"
+	  "K kernel 6050 100 2 gemm_b\n"
+	  "K kernel 6200 100 3 gemm_c\n"
+	  "K kernel 6250 200 4 void dpsk::ep::internode::dispatch<false, 4, false, 4>(int4*)\n"
+	  "K kernel 6500 100 5 elementwise\n"
+	  "K kernel 6600 100 - orphan_in_no_range\n",
+	  "mode generic\n"
+	  "nann 4\n"
+	  "ann 1F1B 1 5 500 350 200 50\n"
+	  "ann attn(F) 2 3 250 250 0 0\n"
+	  "ann dispatch(F) 1 1 200 0 200 0\n"
+	  "ann mlp(B) 1 1 100 100 0 0\n" },
 };

@@ -334,7 +334,8 @@ static void reference(const struct world *w, const struct rank_result *r, struct
 			st = bs;
 			ph = RR_BWD;
 			x->recompute = root_at(w, PAT_RECOMPUTE, l->thread, l->ts) != NULL;
-		} else if (type == RR_COMM && ps) {
+		} else if (type == RR_COMM && ps && strstr(kernel_names[k->name], "SendRecv")) {
+			/* rule 3 takes sends and receives, not an all-reduce */
 			x->cat = RR_PP_COMM;
 			st = ps;
 			ph = RR_PP;

@@ -17,6 +17,7 @@
 #include "model/optype.h"
 #include "model/rank_result.h"
 #include "storage/db.h"
+#include "storage/db_agg.h"
 #include "storage/schema.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -114,6 +115,7 @@ static void store_sample(struct db *db, const char *path, int64_t rank)
 		.stream = 9,
 		.start_ns = 1700000000000000400,
 		.dur_ns = 200,
+		.coll = RR_COLL_ALLREDUCE,
 	};
 	struct db_kernel k1 = { .k = &r1, .step = &fwd0, .name = "sm90_gemm<128>", .name_len = 14 };
 	struct db_kernel k2 = { .k = &r2,
@@ -134,12 +136,15 @@ static void store_sample(struct db *db, const char *path, int64_t rank)
 			     .mbs = 0 };
 	struct db_step empty = { .phase = RR_BWD, .seq = 0, .chunk = -1, .mbs = -1 };
 	struct db_category c = { RR_FWD_COMP, 1, 500, 500 };
+	struct db_annotation an = { 0, 4, 2, 700, 500, 200, 100 };
 	assert_int_equal(db_trace_begin(db, &t), 0);
 	assert_int_equal(db_trace_add_kernel(db, &k1), 0);
 	assert_int_equal(db_trace_add_kernel(db, &k2), 0);
 	assert_int_equal(db_trace_add_step(db, &s), 0);
 	assert_int_equal(db_trace_add_step(db, &empty), 0);
 	assert_int_equal(db_trace_add_category(db, &c), 0);
+	assert_int_equal(db_intern_name(db, "attn(F)", 7, &an.name_id), 0);
+	assert_int_equal(db_trace_add_annotation(db, &an), 0);
 	assert_int_equal(db_trace_commit(db), 0);
 }
 
@@ -149,7 +154,7 @@ static void test_schema_created_and_versioned(void **state)
 	char err[512], *path = tmp_db();
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "6\n");
+	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
 	/* Checkpoints at 256 pages; off while a thread runs them. */
 	assert_rows(db, "PRAGMA wal_autocheckpoint", "256\n");
@@ -162,7 +167,7 @@ static void test_schema_created_and_versioned(void **state)
 	assert_rows(db,
 		    "SELECT name FROM sqlite_master WHERE type = 'view' "
 		    "ORDER BY name",
-		    "category_stats\nkernels\nops\npipelines\npp_groups\n"
+		    "annotations\ncategory_stats\nkernels\nops\npipelines\npp_groups\n"
 		    "rank_conflicts\nranks\nsteps\nstragglers\nwhatif\nwhatif_optypes\n"
 		    "whatif_steps\nwhatif_workers\n");
 	assert_rows(db, "SELECT count(*), min(name), max(name) FROM optype_codes",
@@ -248,7 +253,7 @@ static void test_old_versions_are_migrated(void **state)
 		char *path = make_old(version);
 		struct db *db = db_open(path, 0, 0, err, sizeof(err));
 		assert_non_null(db);
-		assert_rows(db, "PRAGMA user_version", "6\n");
+		assert_rows(db, "PRAGMA user_version", "7\n");
 		bool legacy = version < 3;
 		assert_rows(db,
 			    "SELECT path, file IS NULL, header_rank, name_rank, rank, rank_note"
@@ -473,9 +478,10 @@ static void test_views_give_contract_values(void **state)
 		    "500|200|100|0.75\n");
 	assert_rows(db, "SELECT * FROM kernels ORDER BY start_ns",
 		    "15|3|fwd_computation|comp|0|fwd|0|sm90_gemm<128>|7|"
-		    "1700000000000000000|500|42|NULL|NULL\n"
+		    "1700000000000000000|500|42|NULL|NULL|NULL\n"
 		    "15|3|dp_communication|comm|0|NULL|NULL|ncclDevKernel_AllReduce|9|"
-		    "1700000000000000400|200|NULL|DATA_PARALLEL_GROUP|[0, 8]\n");
+		    "1700000000000000400|200|NULL|DATA_PARALLEL_GROUP|[0, 8]|all_reduce\n");
+	assert_rows(db, "SELECT * FROM annotations", "15|3|attn(F)|4|700|500|200|100|2\n");
 	assert_rows(db, "SELECT * FROM steps ORDER BY phase",
 		    "15|3|bwd|0|NULL|NULL|NULL|NULL|0|0|0|0|0\n"
 		    "15|3|fwd|0|10|20|1700000000000000000|1700000000000000500|"
@@ -496,7 +502,8 @@ static void test_restoring_a_path_replaces_it(void **state)
 	store_sample(db, "/a.json", 0);
 	assert_rows(db, "SELECT rank, count(*) FROM kernels GROUP BY rank", "0|2\n1|2\n");
 	assert_rows(db, "SELECT count(*) FROM traces", "2\n");
-	assert_rows(db, "SELECT count(*) FROM names", "2\n");
+	assert_rows(db, "SELECT count(*) FROM names", "3\n");
+	assert_rows(db, "SELECT rank, count(*) FROM annotations GROUP BY rank", "0|1\n1|1\n");
 	assert_rows(db, "SELECT count(*) FROM steps", "4\n");
 	assert_rows(db, "SELECT path, bytes, mtime_ns FROM traces ORDER BY path",
 		    "/a.json|1000|5\n/b.json|1000|5\n");
@@ -964,7 +971,7 @@ static void test_version_4_is_migrated(void **state)
 	sqlite3_close(c);
 	struct db *db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "6\n");
+	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db,
 		    "SELECT iteration, rank, dp_rank, stage, optype, mc, gmc, mb_id, start_ns,"
 		    " end_ns FROM ops",
@@ -979,33 +986,94 @@ static void test_version_4_is_migrated(void **state)
 	rm_db(path);
 }
 
+/* Turns the database at path into an older version's by sql (which sets
+ * its user_version). */
+static void make_older(const char *path, const char *sql)
+{
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(c);
+}
+
 /* A version-5 file (a what-if worker row without slow_rank) is brought to 6
  * in place: the row stays, its slow_rank is NULL, the view shows it. */
 static void test_version_5_is_migrated(void **state)
 {
 	char err[512], *path = make_old(3);
-	sqlite3 *c;
 	(void)state;
 	struct db *db = db_open(path, 0, 0, err, sizeof(err)); /* today's schema */
 	assert_non_null(db);
 	db_close(db);
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	assert_int_equal(
-		sqlite3_exec(c,
-			     "DROP VIEW whatif_workers; DROP TABLE agg_whatif_worker;"
-			     "CREATE TABLE agg_whatif_worker(rank INTEGER PRIMARY KEY,"
-			     " dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL, s_dp REAL,"
-			     " s_pp REAL, slowdown REAL, clock_offset_ns INTEGER);"
-			     "INSERT INTO agg_whatif_worker VALUES (4, 1, 2, 1.5, 1.25, 1.25, 0);"
-			     "PRAGMA user_version = 5",
-			     NULL, NULL, NULL),
-		SQLITE_OK);
-	sqlite3_close(c);
+	make_older(path, "DROP VIEW whatif_workers; DROP TABLE agg_whatif_worker;"
+			 "CREATE TABLE agg_whatif_worker(rank INTEGER PRIMARY KEY,"
+			 " dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL, s_dp REAL,"
+			 " s_pp REAL, slowdown REAL, clock_offset_ns INTEGER);"
+			 "INSERT INTO agg_whatif_worker VALUES (4, 1, 2, 1.5, 1.25, 1.25, 0);"
+			 "PRAGMA user_version = 5");
 	db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "6\n");
+	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db, "SELECT rank, dp_rank, stage, slowdown, slow_rank FROM whatif_workers",
 		    "4|1|2|1.25|NULL\n");
+	db_close(db);
+	rm_db(path);
+}
+
+static int collect_annotation(void *ctx, const struct db_agg_annotation *a)
+{
+	strbuf_addf(ctx, "%lld|%s|%lld|%lld|%lld|%lld|%lld|%lld\n", (long long)a->rank, a->name,
+		    (long long)a->calls, (long long)a->kernels, (long long)a->gpu_ns,
+		    (long long)a->comp_ns, (long long)a->comm_ns, (long long)a->overlap_ns);
+	return 0;
+}
+
+/* The report's read of the annotations: one iteration's rows by rank. */
+static void test_annotations_read_for_the_report(void **state)
+{
+	char err[512], *path = tmp_db();
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	store_sample(db, "/x/iteration_15/rank_3.json", 3);
+	store_sample(db, "/x/iteration_15/rank_1.json", 1);
+	assert_int_equal(db_agg_annotations(db, 16, collect_annotation, &sb), 0);
+	assert_string_equal(sb.buf, "");
+	assert_int_equal(db_agg_annotations(db, 15, collect_annotation, &sb), 0);
+	assert_string_equal(sb.buf, "1|attn(F)|4|2|700|500|200|100\n"
+				    "3|attn(F)|4|2|700|500|200|100\n");
+	strbuf_release(&sb);
+	db_close(db);
+	rm_db(path);
+}
+
+/* A version-6 file (no annotations, no collectives) is brought to 7 in
+ * place: its kernels stay, with no collective; the annotations view is
+ * there and empty; a trace stored after has both. */
+static void test_version_6_is_migrated(void **state)
+{
+	char err[512], *path = tmp_db();
+	(void)state;
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	store_sample(db, "/x/iteration_15/rank_3.json", 3);
+	db_close(db);
+	make_older(path, "DROP VIEW annotations; DROP TABLE annotation_t;"
+			 "DROP TABLE collective_codes; DROP VIEW kernels;"
+			 "UPDATE kernel_t SET code = code & 1023;"
+			 "PRAGMA user_version = 6");
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "7\n");
+	assert_rows(db, "SELECT name, type, collective FROM kernels ORDER BY start_ns",
+		    "sm90_gemm<128>|comp|NULL\nncclDevKernel_AllReduce|comm|NULL\n");
+	assert_rows(db, "SELECT count(*) FROM annotations", "0\n");
+	assert_rows(db, "SELECT count(*), min(name), max(name) FROM collective_codes",
+		    "13|all_gather|send_recv\n");
+	store_sample(db, "/x/iteration_15/rank_3.json", 3);
+	assert_rows(db, "SELECT collective FROM kernels WHERE type = 'comm'", "all_reduce\n");
+	assert_rows(db, "SELECT name, calls FROM annotations", "attn(F)|4\n");
 	db_close(db);
 	rm_db(path);
 }
@@ -1014,6 +1082,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schema_created_and_versioned),
+		cmocka_unit_test(test_version_6_is_migrated),
+		cmocka_unit_test(test_annotations_read_for_the_report),
 		cmocka_unit_test(test_old_versions_are_migrated),
 		cmocka_unit_test(test_legacy_row_adopted),
 		cmocka_unit_test(test_views_recreated_on_version_change),
