@@ -19,44 +19,6 @@
 #include "util/hugepage.h"
 #include "util/pp.h"
 
-void vec_init(struct vec *v, size_t elem)
-{
-	v->data = NULL;
-	v->n = v->cap = 0;
-	v->elem = elem;
-}
-
-void vec_release(struct vec *v)
-{
-	hugepage_free(v->data, v->cap * v->elem);
-	vec_init(v, v->elem);
-}
-
-/* Room for one more element. Large vectors grow 4x: fewer reallocs that
- * copy; untouched capacity is not resident. */
-static void vec_grow(struct vec *v)
-{
-	size_t cap = !v->cap ? 256 : v->cap * v->elem >= (1u << 20) ? v->cap * 4 : v->cap * 2;
-	v->data = hugepage_realloc(v->data, v->cap * v->elem, v->n * v->elem, cap * v->elem);
-	v->cap = cap;
-}
-
-/* The next element, uninitialised: for the per-event rows, which are
- * written whole (a memset call per row cost more than the row). */
-static inline void *vec_next(struct vec *v)
-{
-	if (v->n == v->cap)
-		vec_grow(v);
-	return (char *)v->data + v->n++ * v->elem;
-}
-
-void *vec_push(struct vec *v)
-{
-	void *p = vec_next(v);
-	memset(p, 0, v->elem);
-	return p;
-}
-
 /* ASCII case-insensitive equality of s[0..n) with a lowercase literal of
  * the same length. */
 static bool ieq(const char *s, const char *lit, size_t n)

@@ -16,6 +16,7 @@
 #include "model/patterns.h"
 #include "model/rank_result.h"
 #include "util/htab.h"
+#include "util/vec.h"
 
 struct arena;
 
@@ -38,18 +39,6 @@ enum {
 			(1u << PAT_LOSS_FUNC) | NB_PROFSTEP | NB_CLIP | NB_FINALIZE |
 			NB_FINISH_GRAD | NB_GRAD_SYNC
 };
-
-/* A growable heap array (doubling): never one malloc per event. */
-struct vec {
-	void *data;
-	size_t n, cap, elem;
-};
-
-void vec_init(struct vec *v, size_t elem);
-void vec_release(struct vec *v);
-/* A pointer to a new zeroed element at the end (never NULL). */
-void *vec_push(struct vec *v);
-#define VEC_AT(v, type, i) (((type *)(v)->data)[i])
 
 struct cname {
 	const char *s;    /* arena copy of the raw bytes (for interning) */
