@@ -1,0 +1,298 @@
+/* why.c — the engine's rows and its run (see why.h): the rank, trace and
+ * iteration indices every part uses, then matching, clocks and measures in
+ * that order (why_int.h).
+ */
+#include "why.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/optype.h"
+#include "util/pp.h"
+#include "why_int.h"
+
+static const char *const status_names[WHY_NSTATUS] = {
+	[WHY_OK] = "ok",
+	[WHY_PEER_MISSING] = "peer missing",
+	[WHY_NO_PEER_ROW] = "no peer transfer",
+	[WHY_AMBIGUOUS] = "ambiguous",
+	[WHY_UNLABELLED] = "unlabelled",
+	[WHY_NO_PLACE] = "no place",
+	[WHY_RANK_MISSING] = "rank missing",
+	[WHY_COUNT_DIFFERS] = "counts differ",
+};
+
+const char *why_status_name(enum why_status s)
+{
+	return (unsigned)s < WHY_NSTATUS ? status_names[s] : "?";
+}
+
+const char *why_dir_name(enum why_dir d)
+{
+	return d == WHY_BACKWARD ? "backward" : "forward";
+}
+
+const char *why_role_name(enum why_role r)
+{
+	return r == WHY_RECV ? "recv" : "send";
+}
+
+const char *why_side_name(enum why_side s)
+{
+	return s == WHY_SIDE_PREVIOUS ? "previous" : s == WHY_SIDE_NEXT ? "next" : NULL;
+}
+
+void why_grow(void **v, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return;
+	*cap = *cap ? 2 * *cap : 256;
+	if (*cap <= n)
+		*cap = n + 1;
+	*v = xrealloc(*v, *cap * sz);
+}
+
+#define PUSH(arr, n, cap, x)                                            \
+	do {                                                            \
+		why_grow((void **)&(arr), &(cap), (n), sizeof(*(arr))); \
+		(arr)[(n)++] = (x);                                     \
+	} while (0)
+
+struct why *why_new(const struct why_opts *o)
+{
+	struct why *w = xcalloc(1, sizeof(*w));
+	w->o = *o;
+	if (w->o.vpp < 1)
+		w->o.vpp = 1;
+	return w;
+}
+
+void why_free(struct why *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->ngrp; i++) {
+		free(w->grp[i].desc);
+		free(w->grp[i].text);
+		free(w->grp[i].ranks);
+	}
+	free(w->grp);
+	free(w->rank);
+	free(w->trace);
+	free(w->op);
+	free(w->kern);
+	free(w);
+}
+
+void why_add_rank(struct why *w, const struct why_rank *r)
+{
+	PUSH(w->rank, w->nrank, w->caprank, *r);
+}
+
+void why_add_trace(struct why *w, const struct why_trace *t)
+{
+	PUSH(w->trace, w->ntrace, w->captrace, *t);
+}
+
+void why_add_op(struct why *w, const struct why_op *op)
+{
+	if (op->optype > OP_BWD_RECV)
+		return; /* computes and p2p only */
+	PUSH(w->op, w->nop, w->capop, *op);
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	return (x > y) - (x < y);
+}
+
+int32_t why_add_group(struct why *w, const struct why_group *g)
+{
+	struct why_grp x = {
+		.desc = xstrdup(g->desc ? g->desc : ""),
+		.text = xstrdup(g->ranks_text ? g->ranks_text : ""),
+		.ranks = xmalloc(((size_t)(g->nranks > 0 ? g->nranks : 0) + 1) * sizeof(int32_t)),
+		.kind = g->kind,
+	};
+	for (int32_t i = 0; i < g->nranks; i++)
+		x.ranks[i] = g->ranks[i];
+	qsort(x.ranks, (size_t)(g->nranks > 0 ? g->nranks : 0), sizeof(int32_t), cmp_i32);
+	for (int32_t i = 0; i < g->nranks; i++) /* distinct */
+		if (!x.n || x.ranks[x.n - 1] != x.ranks[i])
+			x.ranks[x.n++] = x.ranks[i];
+	PUSH(w->grp, w->ngrp, w->capgrp, x);
+	return (int32_t)(w->ngrp - 1);
+}
+
+void why_add_kernel(struct why *w, const struct why_kernel *k)
+{
+	if (k->group < 0 || (size_t)k->group >= w->ngrp)
+		return;
+	PUSH(w->kern, w->nkern, w->capkern, *k);
+}
+
+/* ---- indices -------------------------------------------------------- */
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct why_rank *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+int32_t why_iter_index(const struct wrun *R, int64_t it)
+{
+	size_t lo = 0, hi = R->niters;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (R->iters[mid] <= it)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (int32_t)lo;
+}
+
+int32_t why_rank_index(const struct wrun *R, int32_t rank)
+{
+	uint32_t v = imap_get(&R->rank_idx, rank);
+	return v == IMAP_EMPTY ? -1 : (int32_t)v;
+}
+
+bool why_has_trace(const struct wrun *R, int32_t ii, int32_t rank)
+{
+	return imap_get(&R->trace_of, why_key(ii, rank)) != IMAP_EMPTY;
+}
+
+/* The ranks (sorted, each once: the first place given wins) and every
+ * iteration any row names. */
+static void index_rows(struct wrun *R)
+{
+	struct why *w = R->w;
+	R->rk = xmalloc((w->nrank + 1) * sizeof(*R->rk));
+	/* Stable: keep the first place of a rank given twice. */
+	for (size_t i = 0; i < w->nrank; i++)
+		R->rk[i] = w->rank[i];
+	size_t n = 0;
+	imap_init(&R->rank_idx);
+	for (size_t i = 0; i < w->nrank; i++) {
+		uint32_t *v = imap_ref(&R->rank_idx, R->rk[i].rank, (uint32_t)n);
+		if (*v == n)
+			R->rk[n++] = w->rank[i];
+	}
+	R->nrk = n;
+	qsort(R->rk, n, sizeof(*R->rk), cmp_rank);
+	imap_release(&R->rank_idx);
+	imap_init(&R->rank_idx);
+	imap_init(&R->place);
+	for (size_t i = 0; i < n; i++) {
+		*imap_ref(&R->rank_idx, R->rk[i].rank, (uint32_t)i) = (uint32_t)i;
+		if (R->rk[i].stage >= 0 && R->rk[i].stage < R->P && R->rk[i].pp_group >= 0)
+			imap_ref(&R->place, (int64_t)R->rk[i].pp_group * R->P + R->rk[i].stage,
+				 (uint32_t)R->rk[i].rank);
+	}
+	size_t cap = w->ntrace + w->nop + w->nkern + 1, k = 0;
+	int64_t *it = xmalloc(cap * sizeof(*it));
+	for (size_t i = 0; i < w->ntrace; i++)
+		it[k++] = w->trace[i].iteration;
+	for (size_t i = 0; i < w->nop; i++)
+		if (!k || it[k - 1] != w->op[i].iteration)
+			it[k++] = w->op[i].iteration;
+	for (size_t i = 0; i < w->nkern; i++)
+		if (!k || it[k - 1] != w->kern[i].iteration)
+			it[k++] = w->kern[i].iteration;
+	qsort(it, k, sizeof(*it), cmp_i64);
+	size_t m = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!m || it[m - 1] != it[i])
+			it[m++] = it[i];
+	R->iters = it;
+	R->niters = m;
+	imap_init(&R->trace_of);
+	imap_init(&R->has_ops);
+	for (size_t i = 0; i < w->ntrace; i++)
+		imap_ref(&R->trace_of,
+			 why_key(why_iter_index(R, w->trace[i].iteration), w->trace[i].rank),
+			 (uint32_t)i);
+	for (size_t i = 0; i < w->nop; i++)
+		imap_ref(&R->has_ops, why_key(why_iter_index(R, w->op[i].iteration), w->op[i].rank),
+			 1);
+}
+
+/* ---- the run -------------------------------------------------------- */
+
+int why_run(struct why *w, struct why_result *r, struct strbuf *err)
+{
+	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->notes, 0);
+	r->clock_error_ns = -1;
+	if (w->o.pp < 1) {
+		strbuf_addf(err, "the pipeline has %d stages: at least 1 is needed", w->o.pp);
+		return PP_EINVAL;
+	}
+	struct wrun R = { .w = w, .r = r, .P = w->o.pp, .V = w->o.vpp };
+	index_rows(&R);
+	R.off = xcalloc(R.nrk + 1, sizeof(*R.off));
+	why_p2p_match(&R);
+	why_coll_match(&R);
+	why_clock_run(&R);
+	why_p2p_measure(&R);
+	why_coll_measure(&R);
+	if (R.noop_calls)
+		strbuf_addf(&r->notes,
+			    "p2p: %zu kernel%s of pipeline calls whose rows the op table's rules "
+			    "take as moving nothing: left out\n",
+			    R.noop_calls, R.noop_calls == 1 ? "" : "s");
+	if (R.stray_kernels)
+		strbuf_addf(&r->notes,
+			    "collectives: %zu kernel%s of ranks their group does not list: left "
+			    "out\n",
+			    R.stray_kernels, R.stray_kernels == 1 ? "" : "s");
+	imap_release(&R.rank_idx);
+	imap_release(&R.place);
+	imap_release(&R.trace_of);
+	imap_release(&R.has_ops);
+	free(R.rk);
+	free(R.iters);
+	free(R.off);
+	free(R.call);
+	free(R.ep);
+	free(R.inst);
+	free(R.kidx);
+	return 0;
+}
+
+void why_result_release(struct why_result *r)
+{
+	free(r->p2p);
+	free(r->kernels);
+	free(r->colls);
+	for (size_t i = 0; i < r->ncoll_ranks; i++)
+		free(r->coll_ranks[i].desc);
+	free(r->coll_ranks);
+	free(r->bubbles);
+	free(r->hops);
+	free(r->clock_rank);
+	free(r->clock_offset_ns);
+	strbuf_release(&r->notes);
+	memset(r, 0, sizeof(*r));
+}
+
+int64_t why_clock_offset(const struct why_result *r, int32_t rank)
+{
+	size_t lo = 0, hi = r->nclock;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (r->clock_rank[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nclock && r->clock_rank[lo] == rank ? r->clock_offset_ns[lo] : 0;
+}

@@ -1,0 +1,119 @@
+/* why_clock.c — the ranks' clock offsets (docs/why.md "Clocks"): the
+ * what-if engine's estimate (docs/whatif.md §4.1, whatif_clock_solve())
+ * over every rank instead of one worker per cell, from the kernels that
+ * run at one instant: each pair of p2p kernels (a transfer's two calls)
+ * and each complete collective instance (every member against its lowest
+ * rank). Applied, as the what-if analysis does, only when some offset is
+ * larger than the estimate's own error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/pp.h"
+#include "whatif/whatif.h"
+#include "why_int.h"
+
+struct pairs {
+	struct whatif_clock_pair *v;
+	size_t n, cap;
+};
+
+static void push(struct pairs *P, int32_t a, int32_t b, int64_t sa, int64_t ea, int64_t sb,
+		 int64_t eb)
+{
+	if (a < 0 || b < 0 || a == b)
+		return;
+	why_grow((void **)&P->v, &P->cap, P->n, sizeof(*P->v));
+	P->v[P->n++] =
+		(struct whatif_clock_pair){ a, b, (double)sa, (double)ea, (double)sb, (double)eb };
+}
+
+/* The time origin of the samples: times are made relative to it so that
+ * the doubles hold them exactly (absolute epoch ns need 61 bits). */
+static int64_t origin(const struct wrun *R)
+{
+	int64_t o = INT64_MAX;
+	for (size_t i = 0; i < R->ncall; i++)
+		o = R->call[i].start < o ? R->call[i].start : o;
+	for (size_t i = 0; i < R->w->nkern; i++)
+		o = R->w->kern[i].start_ns < o ? R->w->kern[i].start_ns : o;
+	return o == INT64_MAX ? 0 : o;
+}
+
+static void collect(const struct wrun *R, struct pairs *P)
+{
+	int64_t t0 = origin(R);
+	for (size_t i = 0; i < R->nep; i++) {
+		const struct wep *e = &R->ep[i];
+		if (e->status != WHY_OK || e->peer_call < 0 || e->role != WHY_SEND)
+			continue;
+		const struct wcall *a = &R->call[e->call], *b = &R->call[e->peer_call];
+		push(P, a->ri, b->ri, a->start - t0, a->end - t0, b->start - t0, b->end - t0);
+	}
+	const struct why_kernel *k = R->w->kern;
+	for (size_t q = 0; q < R->ninst; q++) {
+		const struct winst *in = &R->inst[q];
+		if (in->status != WHY_OK)
+			continue;
+		const struct why_kernel *a = &k[R->kidx[in->first]];
+		int32_t ra = why_rank_index(R, a->rank);
+		for (int32_t m = 1; m < in->size; m++) {
+			const struct why_kernel *b = &k[R->kidx[in->first + m]];
+			push(P, ra, why_rank_index(R, b->rank), a->start_ns - t0,
+			     a->start_ns + a->dur_ns - t0, b->start_ns - t0,
+			     b->start_ns + b->dur_ns - t0);
+		}
+	}
+}
+
+void why_clock_run(struct wrun *R)
+{
+	struct why_result *r = R->r;
+	r->nclock = R->nrk;
+	r->clock_rank = xmalloc((R->nrk + 1) * sizeof(*r->clock_rank));
+	r->clock_offset_ns = xcalloc(R->nrk + 1, sizeof(*r->clock_offset_ns));
+	for (size_t i = 0; i < R->nrk; i++)
+		r->clock_rank[i] = R->rk[i].rank;
+	if (R->w->o.keep_clocks || !R->nrk)
+		return;
+	struct pairs P = { 0 };
+	collect(R, &P);
+	if (!P.n) {
+		free(P.v);
+		strbuf_addstr(&r->notes, "clocks: no kernels that run together: every trace's "
+					 "clock is taken as right\n");
+		return;
+	}
+	/* The reference: the lowest rank that has a sample. */
+	int ref = INT32_MAX;
+	for (size_t i = 0; i < P.n; i++) {
+		ref = P.v[i].a < ref ? P.v[i].a : ref;
+		ref = P.v[i].b < ref ? P.v[i].b : ref;
+	}
+	struct whatif_clock c;
+	whatif_clock_solve(P.v, P.n, R->nrk, ref, &c);
+	free(P.v);
+	int64_t most = 0;
+	for (size_t i = 0; i < R->nrk; i++)
+		most = llabs(c.offset_ns[i]) > most ? llabs(c.offset_ns[i]) : most;
+	r->clock_error_ns = c.error_ns;
+	if (!c.connected)
+		strbuf_addstr(&r->notes, "clocks: some ranks share no kernel that runs with "
+					 "another's: their clocks are taken as right\n");
+	if (most > c.error_ns) {
+		memcpy(R->off, c.offset_ns, R->nrk * sizeof(*R->off));
+		memcpy(r->clock_offset_ns, c.offset_ns, R->nrk * sizeof(*R->off));
+		r->clock_corrected = true;
+		strbuf_addf(&r->notes,
+			    "clocks: corrected, offsets up to %.1f us relative to rank %d "
+			    "(estimated error %.1f us, from %zu samples over %zu rank pairs)\n",
+			    (double)most / 1e3, (int)R->rk[ref].rank, (double)c.error_ns / 1e3,
+			    c.nsamples, c.nedges);
+	} else if (most) {
+		strbuf_addf(&r->notes,
+			    "clocks: offsets up to %.1f us, within their error (%.1f us): not "
+			    "corrected\n",
+			    (double)most / 1e3, (double)c.error_ns / 1e3);
+	}
+	whatif_clock_release(&c);
+}
