@@ -172,10 +172,12 @@ struct why_coll {
 };
 
 /* Per rank and kind of process group (over the complete instances of every
- * iteration): how often it arrived last, and how long it waited on average
- * (last arrival − its arrival). chance is the share of last arrivals that
- * chance gives (the mean of 1 / group size); late marks a rank that
- * arrives last far more often than chance (docs/why.md). */
+ * iteration): how often it arrived last, how long it waited on average
+ * (last arrival − its arrival), and by how much it was last on average
+ * when it was (its arrival − the one before it: what the others waited for
+ * it alone). chance is the share of last arrivals that chance gives (the
+ * mean of 1 / group size); late marks a rank that arrives last far more
+ * often than chance (docs/why.md). */
 struct why_coll_rank {
 	int32_t rank;
 	int kind;   /* enum rr_pg_kind */
@@ -184,6 +186,7 @@ struct why_coll_rank {
 	int64_t instances, times_last;
 	double share_last, chance;
 	int64_t mean_wait_ns;
+	int64_t last_by_ns; /* 0 when it was never last */
 	bool late;
 };
 

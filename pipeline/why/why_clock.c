@@ -13,14 +13,17 @@
 #include "whatif/whatif.h"
 #include "why_int.h"
 
+/* Pairs of workers: the ranks with a trace, numbered by worker[rank index]. */
 struct pairs {
 	struct whatif_clock_pair *v;
 	size_t n, cap;
+	const int32_t *worker;
 };
 
-static void push(struct pairs *P, int32_t a, int32_t b, int64_t sa, int64_t ea, int64_t sb,
+static void push(struct pairs *P, int32_t ra, int32_t rb, int64_t sa, int64_t ea, int64_t sb,
 		 int64_t eb)
 {
+	int32_t a = ra >= 0 ? P->worker[ra] : -1, b = rb >= 0 ? P->worker[rb] : -1;
 	if (a < 0 || b < 0 || a == b)
 		return;
 	why_grow((void **)&P->v, &P->cap, P->n, sizeof(*P->v));
@@ -76,39 +79,48 @@ void why_clock_run(struct wrun *R)
 		r->clock_rank[i] = R->rk[i].rank;
 	if (R->w->o.keep_clocks || !R->nrk)
 		return;
-	struct pairs P = { 0 };
+	/* The workers: the ranks with a trace (the others have no clock to
+	 * estimate), in rank order, so worker 0 is the lowest rank. */
+	int32_t *worker = xmalloc(R->nrk * sizeof(*worker)),
+		*rank_of = xmalloc(R->nrk * sizeof(*rank_of));
+	size_t W = 0;
+	for (size_t i = 0; i < R->nrk; i++)
+		worker[i] = -1;
+	for (size_t i = 0; i < R->w->ntrace; i++) {
+		int32_t ri = why_rank_index(R, R->w->trace[i].rank);
+		if (ri >= 0)
+			worker[ri] = 0;
+	}
+	for (size_t i = 0; i < R->nrk; i++)
+		if (worker[i] >= 0) {
+			rank_of[W] = (int32_t)i;
+			worker[i] = (int32_t)W++;
+		}
+	struct pairs P = { .worker = worker };
 	collect(R, &P);
 	if (!P.n) {
-		free(P.v);
 		strbuf_addstr(&r->notes, "clocks: no kernels that run together: every trace's "
 					 "clock is taken as right\n");
-		return;
-	}
-	/* The reference: the lowest rank that has a sample. */
-	int ref = INT32_MAX;
-	for (size_t i = 0; i < P.n; i++) {
-		ref = P.v[i].a < ref ? P.v[i].a : ref;
-		ref = P.v[i].b < ref ? P.v[i].b : ref;
+		goto out;
 	}
 	struct whatif_clock c;
-	whatif_clock_solve(P.v, P.n, R->nrk, ref, &c);
-	free(P.v);
+	whatif_clock_solve(P.v, P.n, W, 0, &c);
 	int64_t most = 0;
-	for (size_t i = 0; i < R->nrk; i++)
+	for (size_t i = 0; i < W; i++)
 		most = llabs(c.offset_ns[i]) > most ? llabs(c.offset_ns[i]) : most;
 	r->clock_error_ns = c.error_ns;
 	if (!c.connected)
 		strbuf_addstr(&r->notes, "clocks: some ranks share no kernel that runs with "
 					 "another's: their clocks are taken as right\n");
 	if (most > c.error_ns) {
-		memcpy(R->off, c.offset_ns, R->nrk * sizeof(*R->off));
-		memcpy(r->clock_offset_ns, c.offset_ns, R->nrk * sizeof(*R->off));
+		for (size_t i = 0; i < W; i++)
+			R->off[rank_of[i]] = r->clock_offset_ns[rank_of[i]] = c.offset_ns[i];
 		r->clock_corrected = true;
 		strbuf_addf(&r->notes,
 			    "clocks: corrected, offsets up to %.1f us relative to rank %d "
 			    "(estimated error %.1f us, from %zu samples over %zu rank pairs)\n",
-			    (double)most / 1e3, (int)R->rk[ref].rank, (double)c.error_ns / 1e3,
-			    c.nsamples, c.nedges);
+			    (double)most / 1e3, (int)R->rk[rank_of[0]].rank,
+			    (double)c.error_ns / 1e3, c.nsamples, c.nedges);
 	} else if (most) {
 		strbuf_addf(&r->notes,
 			    "clocks: offsets up to %.1f us, within their error (%.1f us): not "
@@ -116,4 +128,8 @@ void why_clock_run(struct wrun *R)
 			    (double)most / 1e3, (double)c.error_ns / 1e3);
 	}
 	whatif_clock_release(&c);
+out:
+	free(P.v);
+	free(worker);
+	free(rank_of);
 }

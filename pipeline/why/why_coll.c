@@ -121,7 +121,7 @@ void why_coll_match(struct wrun *R)
  * group of unknown kind its description's place among the groups. */
 struct acc {
 	int32_t rank, grp; /* a group of the class (its kind, its desc) */
-	int64_t instances, times_last, wait;
+	int64_t instances, times_last, wait, last_by;
 	double chance, var;
 };
 
@@ -168,6 +168,9 @@ static void rank_rows(struct wrun *R, const struct acc *a, size_t n)
 			.chance = a[i].chance / (double)a[i].instances,
 			.mean_wait_ns =
 				(int64_t)llround((double)a[i].wait / (double)a[i].instances),
+			.last_by_ns = a[i].times_last ? (int64_t)llround((double)a[i].last_by /
+									 (double)a[i].times_last)
+						      : 0,
 			/* far more often than chance: by more than 3 standard
 			 * deviations of chance's count, and 3 times at least */
 			.late = a[i].times_last >= 3 && (double)a[i].times_last > expect + 3 * sd,
@@ -207,6 +210,7 @@ void why_coll_measure(struct wrun *R)
 		const int32_t *kx = R->kidx + in->first;
 		int64_t *arr = xmalloc((size_t)in->size * sizeof(*arr));
 		int32_t lastm = 0, firstm = 0;
+		int64_t second = INT64_MIN; /* the latest arrival but the last's */
 		for (int32_t m = 0; m < in->size; m++) {
 			const struct why_kernel *k = &w->kern[kx[m]];
 			int32_t ri = why_rank_index(R, k->rank);
@@ -216,6 +220,9 @@ void why_coll_measure(struct wrun *R)
 			if (arr[m] < arr[firstm])
 				firstm = m;
 		}
+		for (int32_t m = 0; m < in->size; m++)
+			if (m != lastm && arr[m] > second)
+				second = arr[m];
 		c->first_ns = arr[firstm];
 		c->last_ns = arr[lastm];
 		c->skew_ns = c->last_ns - c->first_ns;
@@ -235,6 +242,7 @@ void why_coll_measure(struct wrun *R)
 			struct acc *a = &acc[*v];
 			a->instances++;
 			a->times_last += m == lastm;
+			a->last_by += m == lastm ? c->last_ns - second : 0;
 			a->wait += c->last_ns - arr[m];
 			a->chance += p;
 			a->var += p * (1 - p);
