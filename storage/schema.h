@@ -14,7 +14,7 @@
 
 struct sqlite3;
 
-#define SCHEMA_VERSION 6
+#define SCHEMA_VERSION 7
 
 /* traces.status */
 enum { DB_STATUS_OK = 0, DB_STATUS_PARTIAL = 1, DB_STATUS_FAILED = 2 };

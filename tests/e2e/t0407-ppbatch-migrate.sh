@@ -23,7 +23,7 @@ cp pptrace.db v2.db
 
 ppbatch --input tree --db pptrace.db -j 2 >out 2>err
 is "the upgraded database: exit 0" 0 $?
-is "now version 6 (today's)" 6 "$(sql pptrace.db "PRAGMA user_version")"
+is "now version 7 (today's)" 7 "$(sql pptrace.db "PRAGMA user_version")"
 ok_if "the two stored traces were adopted, not analysed again" \
 	grep -q "5 files: 3 ok, 0 partial, 0 failed, 2 skipped" out
 ok_if "the adoption is said" grep -q "2 traces stored by an older pptrace took the path" err
@@ -50,7 +50,7 @@ ok_if "a second run skips everything" grep -q "5 files: 0 ok, 0 partial, 0 faile
 cp v2.db agg.db
 ppagg --base-folder tree --db agg.db --pp 2 --no-render --quiet
 is "ppagg on a version-2 file: exit 0" 0 $?
-is "ppagg upgraded it" 6 "$(sql agg.db "PRAGMA user_version")"
+is "ppagg upgraded it" 7 "$(sql agg.db "PRAGMA user_version")"
 ppbatch --merge --db merged.db v2.db >out 2>&1
 is "merge of a version-2 shard: exit 1" 1 $?
 ok_if "merge says why" grep -q "v2.db' is unreadable: another schema version" out

@@ -1,7 +1,7 @@
 #!/bin/bash
 # A real version-3 database (tests/fixtures/db-v3: Kineto traces and ppagg's
 # rows, made before the ops and the what-if analysis) is migrated in place
-# to version 6 by the first command that opens it to write: its rows and
+# to version 7 by the first command that opens it to write: its rows and
 # views keep their content, the views are today's definitions, and an op
 # trace imports into it. ppagg then analyses the imported steps, says in one
 # line that the Kineto iteration has no ops when it is aggregated with
@@ -23,7 +23,7 @@ ok_if "it holds Kineto traces and ppagg's rows" grep -q "^1|0|0|0|1|" v3-views
 cp "$PP_ROOT/tests/fixtures/whatif/pp2dp2.csv" "$PP_ROOT/tests/fixtures/whatif/pp2dp2.yaml" .
 ppbatch --format optrace --input pp2dp2.csv --meta pp2dp2.yaml --db pptrace.db -q
 is "an op-trace import into it: exit 0" 0 $?
-is "now version 6" 6 "$(sql pptrace.db "PRAGMA user_version")"
+is "now version 7" 7 "$(sql pptrace.db "PRAGMA user_version")"
 ok_if "its earlier rows are all there, unchanged" cmp -s v3-views <(dump pptrace.db)
 ppbatch --format optrace --input pp2dp2.csv --db clean.db -q
 is "its views are today's definitions" \
