@@ -5,7 +5,8 @@
  * tested against the (category, type) code and the process group in the
  * row, without an index. The writer deletes every row of the why tables
  * and inserts the new ones in one IMMEDIATE transaction, so readers see
- * the last run whole or the one before.
+ * the last run whole or the one before; the tables with a row per
+ * transfer, kernel or instance take 32 rows per statement.
  */
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "db_int.h"
 #include "db_why.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 /* ---- reads ---------------------------------------------------------- */
 
@@ -75,7 +77,33 @@ int db_why_groups(struct db *db, int (*fn)(void *ctx, const struct db_why_group 
 	return rc;
 }
 
-/* ---- the writer ----------------------------------------------------- */
+/* ---- the writer ---------------------------------------------------- */
+
+/* The three big tables take their rows BATCH at a time: each row is kept
+ * as cells (its texts copied) until BATCH of them fill one multi-row
+ * INSERT; db_why_commit() inserts the rest one by one. One statement step
+ * per BATCH rows instead of per row. */
+#define BATCH 32
+#define P2P_COLS 15
+#define KERNEL_COLS 12
+#define COLL_COLS 15
+#define R15 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+#define R12 "(?,?,?,?,?,?,?,?,?,?,?,?)"
+#define R15x4 R15 "," R15 "," R15 "," R15
+#define R15x16 R15x4 "," R15x4 "," R15x4 "," R15x4
+#define R12x4 R12 "," R12 "," R12 "," R12
+#define R12x16 R12x4 "," R12x4 "," R12x4 "," R12x4
+#define P2P_INTO                                                                     \
+	"INSERT INTO why_p2p(iteration, rank, kernel, direction, role, peer_rank,"   \
+	" microbatch, chunk, start_ns, dur_ns, wait_ns, transfer_ns, peer_start_ns," \
+	" bytes, status) VALUES "
+#define KERNEL_INTO                                                                    \
+	"INSERT INTO why_p2p_kernel(iteration, rank, stage, kernel, start_ns, dur_ns," \
+	" wait_ns, transfer_ns, waited_for, side, transfers, status) VALUES "
+#define COLL_INTO                                                                        \
+	"INSERT INTO why_collective(iteration, pg, pg_ranks, kind, seq, size, present,"  \
+	" first_ns, last_ns, skew_ns, first_rank, last_rank, transfer_ns, missing_rank," \
+	" status) VALUES "
 
 enum {
 	W_BEGIN,
@@ -89,10 +117,13 @@ enum {
 	W_DEL_CLOCK,
 	W_DEL_SUMMARY,
 	W_P2P,
+	W_P2P_MANY,
 	W_KERNEL,
+	W_KERNEL_MANY,
+	W_COLL,
+	W_COLL_MANY,
 	W_BUBBLE,
 	W_HOP,
-	W_COLL,
 	W_COLL_RANK,
 	W_CPATH,
 	W_CLOCK,
@@ -114,19 +145,16 @@ static const char *const write_sql[W_COUNT] = {
 	"DELETE FROM why_cpath",
 	"DELETE FROM why_clock",
 	"DELETE FROM why_summary",
-	"INSERT INTO why_p2p(iteration, rank, kernel, direction, role, peer_rank, microbatch,"
-	" chunk, start_ns, dur_ns, wait_ns, transfer_ns, peer_start_ns, bytes, status)"
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-	"INSERT INTO why_p2p_kernel(iteration, rank, stage, kernel, start_ns, dur_ns, wait_ns,"
-	" transfer_ns, waited_for, side, transfers, status)"
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	P2P_INTO R15,
+	P2P_INTO R15x16 "," R15x16,
+	KERNEL_INTO R12,
+	KERNEL_INTO R12x16 "," R12x16,
+	COLL_INTO R15,
+	COLL_INTO R15x16 "," R15x16,
 	"INSERT INTO why_bubble(iteration, rank, stage, bubble_ns, wait_previous_ns, wait_next_ns,"
 	" transfer_ns, no_work_ns, incomplete) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	"INSERT INTO why_hop(iteration, stage, peer_stage, kernels, wait_ns, transfer_ns)"
 	" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-	"INSERT INTO why_collective(iteration, pg, pg_ranks, kind, seq, size, present, first_ns,"
-	" last_ns, skew_ns, first_rank, last_rank, transfer_ns, missing_rank, status)"
-	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	"INSERT INTO why_collective_rank(rank, pg_kind, instances, times_last, share_last, chance,"
 	" mean_wait_ns, last_by_ns, late) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	"INSERT INTO why_cpath(iteration, seq, rank, dp_rank, stage, optype, op_seq, kind,"
@@ -141,15 +169,36 @@ static const char *const write_sql[W_COUNT] = {
 	"ROLLBACK",
 };
 
+/* One value of a buffered row: NULL, an integer, or a text at `text` in
+ * the batch's buffer. */
+struct cell {
+	int64_t v;
+	uint8_t kind;
+};
+enum { C_NULL, C_INT, C_TEXT };
+
+struct batch {
+	int one, many, ncol; /* statements, columns */
+	const char *what;    /* for messages */
+	struct cell cell[BATCH * P2P_COLS];
+	int n; /* rows kept */
+	struct strbuf text;
+};
+
+enum { B_P2P, B_KERNEL, B_COLL, B_COUNT };
+
 struct db_why_writer {
 	struct db *db;
 	sqlite3_stmt *st[W_COUNT];
+	struct batch b[B_COUNT];
 };
 
 static void writer_free(struct db_why_writer *w)
 {
 	for (int i = 0; i < W_COUNT; i++)
 		sqlite3_finalize(w->st[i]);
+	for (int i = 0; i < B_COUNT; i++)
+		strbuf_release(&w->b[i].text);
 	free(w);
 }
 
@@ -165,7 +214,22 @@ static int run(struct db_why_writer *w, int i, const char *why)
 struct db_why_writer *db_why_begin(struct db *db)
 {
 	struct db_why_writer *w = xcalloc(1, sizeof(*w));
+	static const struct {
+		int one, many, ncol;
+		const char *what;
+	} batches[B_COUNT] = {
+		[B_P2P] = { W_P2P, W_P2P_MANY, P2P_COLS, "cannot write p2p" },
+		[B_KERNEL] = { W_KERNEL, W_KERNEL_MANY, KERNEL_COLS, "cannot write p2p_kernels" },
+		[B_COLL] = { W_COLL, W_COLL_MANY, COLL_COLS, "cannot write collectives" },
+	};
 	w->db = db;
+	for (int i = 0; i < B_COUNT; i++) {
+		w->b[i].one = batches[i].one;
+		w->b[i].many = batches[i].many;
+		w->b[i].ncol = batches[i].ncol;
+		w->b[i].what = batches[i].what;
+		strbuf_init(&w->b[i].text, 0);
+	}
 	for (int i = 0; i < W_COUNT; i++)
 		if (sqlite3_prepare_v2(db_sqlite(db), write_sql[i], -1, &w->st[i], NULL) !=
 		    SQLITE_OK) {
@@ -186,6 +250,128 @@ fail:
 	return NULL;
 }
 
+/* Binds cells c[0..n) of batch b to statement s from column col on. */
+static void bind_cells(const struct batch *b, sqlite3_stmt *s, const struct cell *c, int n, int col)
+{
+	for (int i = 0; i < n; i++)
+		if (c[i].kind == C_INT)
+			sqlite3_bind_int64(s, col + i, c[i].v);
+		else if (c[i].kind == C_TEXT)
+			sqlite3_bind_text(s, col + i, b->text.buf + c[i].v, -1, SQLITE_STATIC);
+}
+
+/* Inserts batch b's kept rows: all at once when it is full, else one by
+ * one. */
+static int flush(struct db_why_writer *w, struct batch *b)
+{
+	int rc = 0;
+	if (b->n == BATCH) {
+		bind_cells(b, w->st[b->many], b->cell, BATCH * b->ncol, 1);
+		rc = run(w, b->many, b->what);
+	} else {
+		for (int r = 0; r < b->n && !rc; r++) {
+			bind_cells(b, w->st[b->one], b->cell + r * b->ncol, b->ncol, 1);
+			rc = run(w, b->one, b->what);
+		}
+	}
+	b->n = 0;
+	strbuf_reset(&b->text);
+	return rc;
+}
+
+/* The cells of the next row of b. */
+static struct cell *next_row(struct batch *b)
+{
+	return b->cell + b->n * b->ncol;
+}
+
+static int row_done(struct db_why_writer *w, struct batch *b)
+{
+	return ++b->n == BATCH ? flush(w, b) : 0;
+}
+
+static void put_int(struct cell *c, int64_t v)
+{
+	*c = (struct cell){ v, C_INT };
+}
+
+/* v, or NULL when v is -1 (or when have is false). */
+static void put_opt(struct cell *c, int64_t v, bool have)
+{
+	*c = (struct cell){ v, have && v != -1 ? C_INT : C_NULL };
+}
+
+static void put_text(struct batch *b, struct cell *c, const char *s)
+{
+	if (!s) {
+		*c = (struct cell){ 0, C_NULL };
+		return;
+	}
+	*c = (struct cell){ (int64_t)b->text.len, C_TEXT };
+	strbuf_add(&b->text, s, strlen(s) + 1);
+}
+
+int db_why_add_p2p(struct db_why_writer *w, const struct db_why_p2p *r)
+{
+	struct batch *b = &w->b[B_P2P];
+	struct cell *c = next_row(b);
+	put_int(&c[0], r->iteration);
+	put_int(&c[1], r->rank);
+	put_int(&c[2], r->kernel);
+	put_text(b, &c[3], r->direction);
+	put_text(b, &c[4], r->role);
+	put_opt(&c[5], r->peer_rank, true);
+	put_opt(&c[6], r->microbatch, true);
+	put_opt(&c[7], r->chunk, true);
+	put_int(&c[8], r->start_ns);
+	put_int(&c[9], r->dur_ns);
+	c[10] = (struct cell){ r->wait_ns, r->measured ? C_INT : C_NULL };
+	c[11] = (struct cell){ r->transfer_ns, r->measured ? C_INT : C_NULL };
+	c[12] = (struct cell){ r->peer_start_ns, r->measured ? C_INT : C_NULL };
+	put_opt(&c[13], r->bytes, true);
+	put_text(b, &c[14], r->status);
+	return row_done(w, b);
+}
+
+int db_why_add_p2p_kernel(struct db_why_writer *w, const struct db_why_p2p_kernel *r)
+{
+	struct batch *b = &w->b[B_KERNEL];
+	struct cell *c = next_row(b);
+	put_int(&c[0], r->iteration);
+	put_int(&c[1], r->rank);
+	put_opt(&c[2], r->stage, true);
+	put_int(&c[3], r->kernel);
+	put_int(&c[4], r->start_ns);
+	put_int(&c[5], r->dur_ns);
+	c[6] = (struct cell){ r->wait_ns, r->measured ? C_INT : C_NULL };
+	c[7] = (struct cell){ r->transfer_ns, r->measured ? C_INT : C_NULL };
+	put_opt(&c[8], r->waited_for, true);
+	put_text(b, &c[9], r->side);
+	put_int(&c[10], r->transfers);
+	put_text(b, &c[11], r->status);
+	return row_done(w, b);
+}
+
+int db_why_add_collective(struct db_why_writer *w, const struct db_why_collective *r)
+{
+	struct batch *b = &w->b[B_COLL];
+	struct cell *c = next_row(b);
+	put_int(&c[0], r->iteration);
+	put_text(b, &c[1], r->pg_desc);
+	put_text(b, &c[2], r->pg_ranks);
+	put_text(b, &c[3], r->pg_kind);
+	put_int(&c[4], r->seq);
+	put_int(&c[5], r->size);
+	put_int(&c[6], r->present);
+	const int64_t t[] = { r->first_ns,   r->last_ns,   r->skew_ns,
+			      r->first_rank, r->last_rank, r->transfer_ns };
+	for (int i = 0; i < 6; i++)
+		c[7 + i] = (struct cell){ t[i], r->measured ? C_INT : C_NULL };
+	put_opt(&c[13], r->missing_rank, true);
+	put_text(b, &c[14], r->status);
+	return row_done(w, b);
+}
+
 /* Binds v, or NULL when v is -1. */
 static void bind_opt(sqlite3_stmt *st, int col, int64_t v)
 {
@@ -197,41 +383,6 @@ static void bind_text(sqlite3_stmt *st, int col, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
-}
-
-int db_why_add_p2p(struct db_why_writer *w, const struct db_why_p2p *r)
-{
-	sqlite3_stmt *s = w->st[W_P2P];
-	const int64_t v[] = { r->iteration, r->rank, r->kernel };
-	db_bind_i64s(s, 1, v, NULL, 3);
-	bind_text(s, 4, r->direction);
-	bind_text(s, 5, r->role);
-	bind_opt(s, 6, r->peer_rank);
-	bind_opt(s, 7, r->microbatch);
-	bind_opt(s, 8, r->chunk);
-	const int64_t t[] = { r->start_ns, r->dur_ns, r->wait_ns, r->transfer_ns,
-			      r->peer_start_ns };
-	const bool have[] = { true, true, r->measured, r->measured, r->measured };
-	db_bind_i64s(s, 9, t, have, 5);
-	bind_opt(s, 14, r->bytes);
-	bind_text(s, 15, r->status);
-	return run(w, W_P2P, "cannot write p2p");
-}
-
-int db_why_add_p2p_kernel(struct db_why_writer *w, const struct db_why_p2p_kernel *r)
-{
-	sqlite3_stmt *s = w->st[W_KERNEL];
-	sqlite3_bind_int64(s, 1, r->iteration);
-	sqlite3_bind_int64(s, 2, r->rank);
-	bind_opt(s, 3, r->stage);
-	const int64_t v[] = { r->kernel, r->start_ns, r->dur_ns, r->wait_ns, r->transfer_ns };
-	const bool have[] = { true, true, true, r->measured, r->measured };
-	db_bind_i64s(s, 4, v, have, 5);
-	bind_opt(s, 9, r->waited_for);
-	bind_text(s, 10, r->side);
-	sqlite3_bind_int64(s, 11, r->transfers);
-	bind_text(s, 12, r->status);
-	return run(w, W_KERNEL, "cannot write p2p_kernels");
 }
 
 int db_why_add_bubble(struct db_why_writer *w, const struct db_why_bubble *r)
@@ -253,23 +404,6 @@ int db_why_add_hop(struct db_why_writer *w, const struct db_why_hop *r)
 			      r->kernels,   r->wait_ns, r->transfer_ns };
 	db_bind_i64s(w->st[W_HOP], 1, v, NULL, 6);
 	return run(w, W_HOP, "cannot write p2p_hops");
-}
-
-int db_why_add_collective(struct db_why_writer *w, const struct db_why_collective *r)
-{
-	sqlite3_stmt *s = w->st[W_COLL];
-	sqlite3_bind_int64(s, 1, r->iteration);
-	bind_text(s, 2, r->pg_desc);
-	bind_text(s, 3, r->pg_ranks);
-	bind_text(s, 4, r->pg_kind);
-	const int64_t v[] = { r->seq,     r->size,       r->present,   r->first_ns,   r->last_ns,
-			      r->skew_ns, r->first_rank, r->last_rank, r->transfer_ns };
-	const bool have[] = { true,        true,        true,        r->measured, r->measured,
-			      r->measured, r->measured, r->measured, r->measured };
-	db_bind_i64s(s, 5, v, have, 9);
-	bind_opt(s, 14, r->missing_rank);
-	bind_text(s, 15, r->status);
-	return run(w, W_COLL, "cannot write collectives");
 }
 
 int db_why_add_collective_rank(struct db_why_writer *w, const struct db_why_collective_rank *r)
@@ -342,7 +476,11 @@ int db_why_set_summary(struct db_why_writer *w, const struct db_why_summary *r)
 
 int db_why_commit(struct db_why_writer *w)
 {
-	int rc = run(w, W_COMMIT, "cannot commit the why analysis");
+	int rc = 0;
+	for (int i = 0; i < B_COUNT && !rc; i++)
+		rc = flush(w, &w->b[i]);
+	if (!rc)
+		rc = run(w, W_COMMIT, "cannot commit the why analysis");
 	if (rc)
 		sqlite3_step(w->st[W_ROLLBACK]);
 	writer_free(w);

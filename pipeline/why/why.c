@@ -161,6 +161,8 @@ int32_t why_iter_index(const struct wrun *R, int64_t it)
 
 int32_t why_rank_index(const struct wrun *R, int32_t rank)
 {
+	if (rank >= 0 && rank < R->nlut)
+		return R->rank_lut[rank];
 	uint32_t v = imap_get(&R->rank_idx, rank);
 	return v == IMAP_EMPTY ? -1 : (int32_t)v;
 }
@@ -191,29 +193,45 @@ static void index_rows(struct wrun *R)
 	imap_release(&R->rank_idx);
 	imap_init(&R->rank_idx);
 	imap_init(&R->place);
+	/* Ranks are usually 0 .. world - 1: a table for those. */
+	R->nlut = n && R->rk[n - 1].rank >= 0 && (size_t)R->rk[n - 1].rank < 4 * n + 1024
+			  ? R->rk[n - 1].rank + 1
+			  : 0;
+	R->rank_lut = xmalloc(((size_t)R->nlut + 1) * sizeof(*R->rank_lut));
+	for (int32_t k = 0; k < R->nlut; k++)
+		R->rank_lut[k] = -1;
 	for (size_t i = 0; i < n; i++) {
+		if (R->rk[i].rank >= 0 && R->rk[i].rank < R->nlut)
+			R->rank_lut[R->rk[i].rank] = (int32_t)i;
 		*imap_ref(&R->rank_idx, R->rk[i].rank, (uint32_t)i) = (uint32_t)i;
 		if (R->rk[i].stage >= 0 && R->rk[i].stage < R->P && R->rk[i].pp_group >= 0)
 			imap_ref(&R->place, (int64_t)R->rk[i].pp_group * R->P + R->rk[i].stage,
 				 (uint32_t)R->rk[i].rank);
 	}
-	size_t cap = w->ntrace + w->nop + w->nkern + 1, k = 0;
+	/* The iterations: few, each over long runs of rows. */
+	size_t cap = 16, k = 0;
 	int64_t *it = xmalloc(cap * sizeof(*it));
-	for (size_t i = 0; i < w->ntrace; i++)
-		it[k++] = w->trace[i].iteration;
-	for (size_t i = 0; i < w->nop; i++)
-		if (!k || it[k - 1] != w->op[i].iteration)
-			it[k++] = w->op[i].iteration;
-	for (size_t i = 0; i < w->nkern; i++)
-		if (!k || it[k - 1] != w->kern[i].iteration)
-			it[k++] = w->kern[i].iteration;
+	for (int part = 0; part < 3; part++) {
+		size_t rows = part == 0 ? w->ntrace : part == 1 ? w->nop : w->nkern;
+		for (size_t i = 0; i < rows; i++) {
+			int64_t x = part == 0   ? w->trace[i].iteration
+				    : part == 1 ? w->op[i].iteration
+						: w->kern[i].iteration;
+			if (k && it[k - 1] == x)
+				continue;
+			bool seen = false;
+			for (size_t j = 0; j < k && !seen; j++)
+				seen = it[j] == x;
+			if (seen)
+				continue;
+			if (k == cap)
+				it = xrealloc(it, (cap *= 2) * sizeof(*it));
+			it[k++] = x;
+		}
+	}
 	qsort(it, k, sizeof(*it), cmp_i64);
-	size_t m = 0;
-	for (size_t i = 0; i < k; i++)
-		if (!m || it[m - 1] != it[i])
-			it[m++] = it[i];
 	R->iters = it;
-	R->niters = m;
+	R->niters = k;
 	imap_init(&R->trace_of);
 	imap_init(&R->has_ops);
 	for (size_t i = 0; i < w->ntrace; i++)
@@ -221,8 +239,10 @@ static void index_rows(struct wrun *R)
 			 why_key(why_iter_index(R, w->trace[i].iteration), w->trace[i].rank),
 			 (uint32_t)i);
 	for (size_t i = 0; i < w->nop; i++)
-		imap_ref(&R->has_ops, why_key(why_iter_index(R, w->op[i].iteration), w->op[i].rank),
-			 1);
+		if (!i || w->op[i].iteration != w->op[i - 1].iteration ||
+		    w->op[i].rank != w->op[i - 1].rank)
+			imap_ref(&R->has_ops,
+				 why_key(why_iter_index(R, w->op[i].iteration), w->op[i].rank), 1);
 }
 
 /* ---- the run -------------------------------------------------------- */
@@ -259,12 +279,13 @@ int why_run(struct why *w, struct why_result *r, struct strbuf *err)
 	imap_release(&R.trace_of);
 	imap_release(&R.has_ops);
 	free(R.rk);
+	free(R.rank_lut);
 	free(R.iters);
 	free(R.off);
 	free(R.call);
 	free(R.ep);
 	free(R.inst);
-	free(R.kidx);
+	free(R.mem);
 	return 0;
 }
 

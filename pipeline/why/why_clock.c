@@ -3,7 +3,7 @@
  * over every rank instead of one worker per cell, from the kernels that
  * run at one instant: each pair of p2p kernels (a transfer's two calls)
  * and each complete collective instance (every member against its lowest
- * rank). Applied, as the what-if analysis does, only when some offset is
+ * rank; of a group's many instances in an iteration, 32 spread over them). Applied, as the what-if analysis does, only when some offset is
  * larger than the estimate's own error.
  */
 #include <stdlib.h>
@@ -31,6 +31,8 @@ static void push(struct pairs *P, int32_t ra, int32_t rb, int64_t sa, int64_t ea
 		(struct whatif_clock_pair){ a, b, (double)sa, (double)ea, (double)sb, (double)eb };
 }
 
+#define SAMPLED_INSTANCES 32
+
 /* The time origin of the samples: times are made relative to it so that
  * the doubles hold them exactly (absolute epoch ns need 61 bits). */
 static int64_t origin(const struct wrun *R)
@@ -53,19 +55,24 @@ static void collect(const struct wrun *R, struct pairs *P)
 		const struct wcall *a = &R->call[e->call], *b = &R->call[e->peer_call];
 		push(P, a->ri, b->ri, a->start - t0, a->end - t0, b->start - t0, b->end - t0);
 	}
-	const struct why_kernel *k = R->w->kern;
+	/* Of a group's instances in an iteration, SAMPLED_INSTANCES spread
+	 * over them: a tensor-parallel group has hundreds, whose ends say the
+	 * same thing; a pair of ranks keeps plenty to find its densest. */
+	size_t stride = 1;
 	for (size_t q = 0; q < R->ninst; q++) {
 		const struct winst *in = &R->inst[q];
-		if (in->status != WHY_OK)
-			continue;
-		const struct why_kernel *a = &k[R->kidx[in->first]];
-		int32_t ra = why_rank_index(R, a->rank);
-		for (int32_t m = 1; m < in->size; m++) {
-			const struct why_kernel *b = &k[R->kidx[in->first + m]];
-			push(P, ra, why_rank_index(R, b->rank), a->start_ns - t0,
-			     a->start_ns + a->dur_ns - t0, b->start_ns - t0,
-			     b->start_ns + b->dur_ns - t0);
+		if (in->seq == 0) {
+			size_t n = 1;
+			while (q + n < R->ninst && R->inst[q + n].seq > 0)
+				n++;
+			stride = (n + SAMPLED_INSTANCES - 1) / SAMPLED_INSTANCES;
 		}
+		if (in->status != WHY_OK || (size_t)in->seq % stride)
+			continue;
+		const struct wmem *m = R->mem + in->first;
+		for (int32_t j = 1; j < in->size; j++)
+			push(P, m[0].ri, m[j].ri, m[0].start - t0, m[0].start + m[0].dur - t0,
+			     m[j].start - t0, m[j].start + m[j].dur - t0);
 	}
 }
 

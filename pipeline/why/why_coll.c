@@ -18,12 +18,14 @@
 #include "util/pp.h"
 #include "why_int.h"
 
-static int cmp_kern(const void *a, const void *b)
+/* Kernel indices by rank, launch order, start (qsort_r: arg the kernels). */
+static int cmp_kern(const void *a, const void *b, void *arg)
 {
-	const struct why_kernel *x = a, *y = b;
-	const int64_t kx[] = { x->iteration, x->group, x->rank, x->order, x->start_ns };
-	const int64_t ky[] = { y->iteration, y->group, y->rank, y->order, y->start_ns };
-	return cmp_i64s(kx, ky, 5);
+	const struct why_kernel *k = arg;
+	const struct why_kernel *x = &k[*(const int32_t *)a], *y = &k[*(const int32_t *)b];
+	const int64_t kx[] = { x->rank, x->order, x->start_ns };
+	const int64_t ky[] = { y->rank, y->order, y->start_ns };
+	return cmp_i64s(kx, ky, 3);
 }
 
 /* The member index of rank in g, or -1. */
@@ -40,23 +42,24 @@ static int32_t member(const struct why_grp *g, int32_t rank)
 	return lo < g->n && g->ranks[lo] == rank ? lo : -1;
 }
 
-/* The instances of one (iteration, group): kernels k[0..n) (sorted). */
-static void instances(struct wrun *R, size_t first, size_t n, int32_t *seg, int32_t *cnt)
+/* The instances of one (iteration, group): the kernels kx[0..n) (indices
+ * into w->kern, by rank, launch order and start). */
+static void instances(struct wrun *R, const int32_t *kx, size_t n, int32_t *seg, int32_t *cnt)
 {
-	const struct why_kernel *k = R->w->kern + first;
-	const struct why_grp *g = &R->w->grp[k[0].group];
-	int32_t ii = why_iter_index(R, k[0].iteration);
+	const struct why_kernel *k = R->w->kern;
+	const struct why_grp *g = &R->w->grp[k[kx[0]].group];
+	int32_t ii = why_iter_index(R, k[kx[0]].iteration);
 	for (int32_t m = 0; m < g->n; m++)
 		cnt[m] = 0;
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && k[j].rank == k[i].rank; j++)
+		for (j = i + 1; j < n && k[kx[j]].rank == k[kx[i]].rank; j++)
 			;
-		int32_t m = member(g, k[i].rank);
+		int32_t m = member(g, k[kx[i]].rank);
 		if (m < 0) {
 			R->stray_kernels += j - i;
 			continue;
 		}
-		seg[m] = (int32_t)(first + i);
+		seg[m] = (int32_t)i;
 		cnt[m] = (int32_t)(j - i);
 	}
 	uint8_t status = WHY_OK;
@@ -77,68 +80,102 @@ static void instances(struct wrun *R, size_t first, size_t n, int32_t *seg, int3
 		why_grow((void **)&R->inst, &R->capinst, R->ninst, sizeof(*R->inst));
 		struct winst *in = &R->inst[R->ninst++];
 		*in = (struct winst){ .ii = ii,
-				      .grp = k[0].group,
+				      .grp = k[kx[0]].group,
 				      .seq = q,
-				      .first = (int32_t)R->nkidx,
+				      .first = (int32_t)R->nmem,
 				      .size = g->n,
 				      .missing_rank = missing,
 				      .status = status };
 		for (int32_t m = 0; m < g->n; m++) {
-			why_grow((void **)&R->kidx, &R->capkidx, R->nkidx, sizeof(*R->kidx));
 			bool has = q < cnt[m];
-			R->kidx[R->nkidx++] = has ? seg[m] + q : -1;
 			in->present += has;
 			if (!has && in->missing_rank < 0)
 				in->missing_rank = g->ranks[m];
+			if (status != WHY_OK)
+				continue;
+			const struct why_kernel *x = &k[kx[seg[m] + q]];
+			why_grow((void **)&R->mem, &R->capmem, R->nmem, sizeof(*R->mem));
+			R->mem[R->nmem++] = (struct wmem){ x->start_ns, x->dur_ns, x->rank,
+							   why_rank_index(R, x->rank) };
 		}
 	}
 }
 
+/* The kernels into buckets of one (iteration, group), each by rank, launch
+ * order and start: a counting sort of indices, then small sorts (the
+ * kernels themselves never move). */
 void why_coll_match(struct wrun *R)
 {
 	struct why *w = R->w;
-	why_sort(w->kern, w->nkern, sizeof(*w->kern), cmp_kern);
+	size_t nb = R->niters * w->ngrp;
+	size_t *first = xcalloc(nb + 2, sizeof(*first));
+	int32_t *bucket = xmalloc((w->nkern + 1) * sizeof(*bucket));
+	int32_t *kx = xmalloc((w->nkern + 1) * sizeof(*kx));
+	for (size_t i = 0; i < w->nkern; i++) {
+		const struct why_kernel *k = &w->kern[i];
+		bucket[i] = (int32_t)((size_t)why_iter_index(R, k->iteration) * w->ngrp +
+				      (size_t)k->group);
+		first[bucket[i] + 2]++;
+	}
+	for (size_t b = 2; b < nb + 2; b++)
+		first[b] += first[b - 1];
+	for (size_t i = 0; i < w->nkern; i++) /* stable */
+		kx[first[bucket[i] + 1]++] = (int32_t)i;
 	int32_t most = 1;
 	for (size_t i = 0; i < w->ngrp; i++)
 		most = w->grp[i].n > most ? w->grp[i].n : most;
 	int32_t *seg = xmalloc((size_t)most * sizeof(*seg));
 	int32_t *cnt = xmalloc((size_t)most * sizeof(*cnt));
-	for (size_t i = 0, j; i < w->nkern; i = j) {
-		for (j = i + 1; j < w->nkern && w->kern[j].iteration == w->kern[i].iteration &&
-				w->kern[j].group == w->kern[i].group;
-		     j++)
-			;
-		if (w->grp[w->kern[i].group].n >= 2)
-			instances(R, i, j - i, seg, cnt);
+	for (size_t b = 0; b < nb; b++) {
+		size_t lo = first[b], n = first[b + 1] - lo;
+		if (!n || w->grp[b % w->ngrp].n < 2)
+			continue;
+		bool sorted = true; /* usually: each rank's kernels come in order */
+		for (size_t i = lo + 1; i < lo + n && sorted; i++)
+			sorted = cmp_kern(&kx[i - 1], &kx[i], w->kern) <= 0;
+		if (!sorted)
+			qsort_r(kx + lo, n, sizeof(*kx), cmp_kern, w->kern);
+		instances(R, kx + lo, n, seg, cnt);
 	}
+	free(first);
+	free(bucket);
+	free(kx);
 	free(seg);
 	free(cnt);
 }
 
 /* ---- measures ------------------------------------------------------- */
 
-/* Per (rank, class of group) while summing: class = the kind, or for a
- * group of unknown kind its description's place among the groups. */
+/* Per (rank, class of group) while summing. A class is a kind, or for
+ * groups of unknown kind a description: classes() numbers them densely. */
 struct acc {
-	int32_t rank, grp; /* a group of the class (its kind, its desc) */
 	int64_t instances, times_last, wait, last_by;
 	double chance, var;
 };
 
-static int32_t class_of(const struct why *w, int32_t g, int32_t *first_of_desc)
+/* cls[g] for every group; the number of classes. rep[c] is a group of
+ * class c (its kind and description). */
+static int32_t classes(const struct why *w, int32_t *cls, int32_t *rep)
 {
-	const struct why_grp *x = &w->grp[g];
-	if (x->kind != RR_PG_UNKNOWN)
-		return x->kind;
-	if (first_of_desc[g] < 0) {
-		first_of_desc[g] = g;
-		for (int32_t h = 0; h < g; h++)
-			if (w->grp[h].kind == RR_PG_UNKNOWN && !strcmp(w->grp[h].desc, x->desc)) {
-				first_of_desc[g] = h;
-				break;
-			}
+	int32_t n = 0, kind_cls[RR_PG_CP + 1];
+	for (int k = 0; k <= RR_PG_CP; k++)
+		kind_cls[k] = -1;
+	for (size_t g = 0; g < w->ngrp; g++) {
+		const struct why_grp *x = &w->grp[g];
+		bool known = x->kind > RR_PG_UNKNOWN && x->kind <= RR_PG_CP;
+		int32_t c = known ? kind_cls[x->kind] : -1;
+		for (int32_t k = 0; k < n && c < 0 && !known; k++)
+			if (w->grp[rep[k]].kind == x->kind && !strcmp(w->grp[rep[k]].desc, x->desc))
+				c = k;
+		if (c < 0) { /* a new class: g stands for it */
+			c = n++;
+			rep[c] = (int32_t)g;
+			if (known)
+				kind_cls[x->kind] = c;
+		}
+		cls[g] = c;
 	}
-	return 16 + first_of_desc[g];
+	return n;
 }
 
 static int cmp_coll_rank(const void *a, const void *b)
@@ -151,29 +188,35 @@ static int cmp_coll_rank(const void *a, const void *b)
 	return strcmp(x->desc ? x->desc : "", y->desc ? y->desc : "");
 }
 
-static void rank_rows(struct wrun *R, const struct acc *a, size_t n)
+/* The rows of collective_ranks from the sums a[rank index · ncls + class]. */
+static void rank_rows(struct wrun *R, const struct acc *a, int32_t ncls, const int32_t *rep)
 {
 	struct why_result *r = R->r;
+	size_t n = 0;
+	for (size_t i = 0; i < R->nrk * (size_t)ncls; i++)
+		n += a[i].instances > 0;
 	r->coll_ranks = xcalloc(n + 1, sizeof(*r->coll_ranks));
-	for (size_t i = 0; i < n; i++) {
-		const struct why_grp *g = &R->w->grp[a[i].grp];
-		double expect = a[i].chance, sd = sqrt(a[i].var);
+	for (size_t i = 0; i < R->nrk * (size_t)ncls; i++) {
+		const struct acc *x = &a[i];
+		if (!x->instances)
+			continue;
+		const struct why_grp *g = &R->w->grp[rep[i % (size_t)ncls]];
+		double expect = x->chance, sd = sqrt(x->var);
 		r->coll_ranks[r->ncoll_ranks++] = (struct why_coll_rank){
-			.rank = a[i].rank,
+			.rank = R->rk[i / (size_t)ncls].rank,
 			.kind = g->kind,
 			.desc = g->kind == RR_PG_UNKNOWN ? xstrdup(g->desc) : NULL,
-			.instances = a[i].instances,
-			.times_last = a[i].times_last,
-			.share_last = (double)a[i].times_last / (double)a[i].instances,
-			.chance = a[i].chance / (double)a[i].instances,
-			.mean_wait_ns =
-				(int64_t)llround((double)a[i].wait / (double)a[i].instances),
-			.last_by_ns = a[i].times_last ? (int64_t)llround((double)a[i].last_by /
-									 (double)a[i].times_last)
-						      : 0,
+			.instances = x->instances,
+			.times_last = x->times_last,
+			.share_last = (double)x->times_last / (double)x->instances,
+			.chance = x->chance / (double)x->instances,
+			.mean_wait_ns = (int64_t)llround((double)x->wait / (double)x->instances),
+			.last_by_ns = x->times_last ? (int64_t)llround((double)x->last_by /
+								       (double)x->times_last)
+						    : 0,
 			/* far more often than chance: by more than 3 standard
 			 * deviations of chance's count, and 3 times at least */
-			.late = a[i].times_last >= 3 && (double)a[i].times_last > expect + 3 * sd,
+			.late = x->times_last >= 3 && (double)x->times_last > expect + 3 * sd,
 		};
 	}
 	why_sort(r->coll_ranks, r->ncoll_ranks, sizeof(*r->coll_ranks), cmp_coll_rank);
@@ -183,13 +226,16 @@ void why_coll_measure(struct wrun *R)
 {
 	struct why *w = R->w;
 	struct why_result *r = R->r;
-	struct imap at;
-	struct acc *acc = NULL;
-	size_t nacc = 0, capacc = 0;
-	int32_t *first_of_desc = xmalloc((w->ngrp + 1) * sizeof(*first_of_desc));
+	int32_t *cls = xmalloc((w->ngrp + 1) * sizeof(*cls));
+	int32_t *rep = xmalloc((w->ngrp + 1) * sizeof(*rep));
+	for (size_t g = 0; g <= w->ngrp; g++)
+		rep[g] = -1;
+	int32_t ncls = classes(w, cls, rep);
+	struct acc *acc = xcalloc(R->nrk * (size_t)(ncls ? ncls : 1) + 1, sizeof(*acc));
+	int32_t most = 1;
 	for (size_t g = 0; g < w->ngrp; g++)
-		first_of_desc[g] = -1;
-	imap_init(&at);
+		most = w->grp[g].n > most ? w->grp[g].n : most;
+	int64_t *arr = xmalloc((size_t)most * sizeof(*arr));
 	r->colls = xcalloc(R->ninst + 1, sizeof(*r->colls));
 	for (size_t q = 0; q < R->ninst; q++) {
 		const struct winst *in = &R->inst[q];
@@ -207,14 +253,11 @@ void why_coll_measure(struct wrun *R)
 			r->colls_incomplete++;
 			continue;
 		}
-		const int32_t *kx = R->kidx + in->first;
-		int64_t *arr = xmalloc((size_t)in->size * sizeof(*arr));
+		const struct wmem *mem = R->mem + in->first;
 		int32_t lastm = 0, firstm = 0;
 		int64_t second = INT64_MIN; /* the latest arrival but the last's */
 		for (int32_t m = 0; m < in->size; m++) {
-			const struct why_kernel *k = &w->kern[kx[m]];
-			int32_t ri = why_rank_index(R, k->rank);
-			arr[m] = k->start_ns - (ri >= 0 ? R->off[ri] : 0);
+			arr[m] = mem[m].start - (mem[m].ri >= 0 ? R->off[mem[m].ri] : 0);
 			if (arr[m] > arr[lastm])
 				lastm = m; /* ties: the lowest rank (members ascend) */
 			if (arr[m] < arr[firstm])
@@ -226,20 +269,15 @@ void why_coll_measure(struct wrun *R)
 		c->first_ns = arr[firstm];
 		c->last_ns = arr[lastm];
 		c->skew_ns = c->last_ns - c->first_ns;
-		c->first_rank = w->kern[kx[firstm]].rank;
-		c->last_rank = w->kern[kx[lastm]].rank;
-		c->transfer_ns = w->kern[kx[lastm]].dur_ns;
-		int32_t cls = class_of(w, in->grp, first_of_desc);
+		c->first_rank = mem[firstm].rank;
+		c->last_rank = mem[lastm].rank;
+		c->transfer_ns = mem[lastm].dur;
 		double p = 1.0 / in->size;
 		for (int32_t m = 0; m < in->size; m++) {
-			int32_t rank = w->kern[kx[m]].rank;
-			int64_t key = (int64_t)((uint64_t)(uint32_t)rank << 24 | (uint32_t)cls);
-			uint32_t *v = imap_ref(&at, key, (uint32_t)nacc);
-			if (*v == nacc) {
-				why_grow((void **)&acc, &capacc, nacc, sizeof(*acc));
-				acc[nacc++] = (struct acc){ .rank = rank, .grp = in->grp };
-			}
-			struct acc *a = &acc[*v];
+			if (mem[m].ri < 0)
+				continue;
+			struct acc *a =
+				&acc[(size_t)mem[m].ri * (size_t)ncls + (size_t)cls[in->grp]];
 			a->instances++;
 			a->times_last += m == lastm;
 			a->last_by += m == lastm ? c->last_ns - second : 0;
@@ -247,10 +285,10 @@ void why_coll_measure(struct wrun *R)
 			a->chance += p;
 			a->var += p * (1 - p);
 		}
-		free(arr);
 	}
-	rank_rows(R, acc, nacc);
-	imap_release(&at);
+	rank_rows(R, acc, ncls, rep);
 	free(acc);
-	free(first_of_desc);
+	free(arr);
+	free(cls);
+	free(rep);
 }

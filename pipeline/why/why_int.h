@@ -54,8 +54,15 @@ struct wep {
 	uint8_t dir, role, status;
 };
 
-/* One collective instance while matching: its members' kernels are
- * kidx[first .. first + size) (member order; -1 where a member has none). */
+/* A member's kernel of a complete collective instance: a copy of what the
+ * measures need, instance by instance (read in order, not by index). */
+struct wmem {
+	int64_t start, dur; /* own clock */
+	int32_t rank, ri;   /* rank and rank index (-1: not in the topology) */
+};
+
+/* One collective instance while matching: when complete (WHY_OK), its
+ * members' kernels are mem[first .. first + size), in member order. */
 struct winst {
 	int32_t ii, grp, seq;
 	int32_t first, size, present;
@@ -71,6 +78,8 @@ struct wrun {
 	struct why_rank *rk;
 	size_t nrk;
 	struct imap rank_idx;
+	int32_t *rank_lut; /* rank -> index for ranks below nlut (-1: none) */
+	int32_t nlut;
 	struct imap place; /* pp_group * P + stage -> rank */
 	/* iterations, ascending and distinct */
 	int64_t *iters;
@@ -87,8 +96,8 @@ struct wrun {
 	/* collectives */
 	struct winst *inst;
 	size_t ninst, capinst;
-	int32_t *kidx;
-	size_t nkidx, capkidx;
+	struct wmem *mem;
+	size_t nmem, capmem;
 	size_t stray_kernels; /* kernels of a rank outside their group */
 };
 

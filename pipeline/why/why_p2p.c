@@ -99,9 +99,28 @@ static void add_ep(struct wrun *R, const struct wep *e)
 	R->call[e->call].nep++;
 }
 
-/* The calls and transfers of one (iteration, rank): o[0..n), sorted. */
+static int cmp_ep_row(const void *a, const void *b)
+{
+	const struct wep *x = a, *y = b;
+	const int64_t kx[] = { x->call, x->dir, x->role }, ky[] = { y->call, y->dir, y->role };
+	return cmp_i64s(kx, ky, 3);
+}
+
+static void block_eps(struct wrun *R, const struct why_op *o, size_t n, struct whatif_span *sp,
+		      struct whatif_span *cs, int32_t *match);
+
+/* The calls and transfers of one (iteration, rank): o[0..n), sorted; its
+ * transfers by call, direction and role. */
 static void block(struct wrun *R, const struct why_op *o, size_t n, struct whatif_span *sp,
 		  struct whatif_span *cs, int32_t *match)
+{
+	size_t e0 = R->nep;
+	block_eps(R, o, n, sp, cs, match);
+	why_sort(R->ep + e0, R->nep - e0, sizeof(*R->ep), cmp_ep_row);
+}
+
+static void block_eps(struct wrun *R, const struct why_op *o, size_t n, struct whatif_span *sp,
+		      struct whatif_span *cs, int32_t *match)
 {
 	int32_t ii = why_iter_index(R, o[0].iteration), rank = o[0].rank;
 	int32_t ri = why_rank_index(R, rank);
@@ -187,21 +206,32 @@ static void block(struct wrun *R, const struct why_op *o, size_t n, struct whati
 	}
 }
 
-/* A transfer's place in the pairing: its key, role and index. */
+/* A transfer's place in the pairing: its key packed (iteration index and
+ * pipeline; producing virtual stage, micro-batch, direction and role)
+ * and its index. */
 struct keyed {
-	int64_t key[5];
-	int32_t role, idx;
+	uint64_t k1, k2;
+	int32_t idx;
 };
 
-/* By key, then role (sends first), then index. */
 static int cmp_keyed(const void *a, const void *b)
 {
 	const struct keyed *x = a, *y = b;
-	int c = cmp_i64s(x->key, y->key, 5);
-	if (c)
-		return c;
-	const int64_t kx[] = { x->role, x->idx }, ky[] = { y->role, y->idx };
-	return cmp_i64s(kx, ky, 2);
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? -1 : 1;
+	if (x->k2 != y->k2)
+		return x->k2 < y->k2 ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static struct keyed keyed_of(const struct wep *e, int32_t idx)
+{
+	/* key[]: iteration index, pipeline, direction, producer, micro-batch;
+	 * each fits in 31 bits */
+	return (struct keyed){ (uint64_t)e->key[0] << 32 | (uint32_t)e->key[1],
+			       (uint64_t)e->key[3] << 33 | (uint64_t)(uint32_t)e->key[4] << 2 |
+				       (uint64_t)e->key[2] << 1 | e->role,
+			       idx };
 }
 
 /* Why transfer e has no partner. */
@@ -218,19 +248,15 @@ static void pair(struct wrun *R)
 {
 	struct keyed *v = xmalloc((R->nep + 1) * sizeof(*v));
 	size_t n = 0;
-	for (size_t i = 0; i < R->nep; i++) {
-		if (R->ep[i].status != WHY_OK)
-			continue;
-		memcpy(v[n].key, R->ep[i].key, sizeof(v[n].key));
-		v[n].role = R->ep[i].role;
-		v[n++].idx = (int32_t)i;
-	}
-	qsort(v, n, sizeof(*v), cmp_keyed);
+	for (size_t i = 0; i < R->nep; i++)
+		if (R->ep[i].status == WHY_OK)
+			v[n++] = keyed_of(&R->ep[i], (int32_t)i);
+	why_sort(v, n, sizeof(*v), cmp_keyed);
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && !cmp_i64s(v[j].key, v[i].key, 5); j++)
+		for (j = i + 1; j < n && v[j].k1 == v[i].k1 && v[j].k2 >> 1 == v[i].k2 >> 1; j++)
 			;
 		struct wep *a = &R->ep[v[i].idx];
-		if (j - i == 2 && v[i].role == WHY_SEND && v[i + 1].role == WHY_RECV) {
+		if (j - i == 2 && (v[i].k2 & 1) == WHY_SEND && (v[i + 1].k2 & 1) == WHY_RECV) {
 			struct wep *b = &R->ep[v[i + 1].idx];
 			a->peer_call = b->call;
 			b->peer_call = a->call;
@@ -244,26 +270,92 @@ static void pair(struct wrun *R)
 	free(v);
 }
 
+/* The end of the (iteration, rank) block of w->op that starts at i, and
+ * whether its rows are in order. */
+static size_t block_end(const struct why *w, size_t i, bool *sorted)
+{
+	size_t j = i + 1;
+	*sorted = true;
+	for (; j < w->nop && w->op[j].iteration == w->op[i].iteration &&
+	       w->op[j].rank == w->op[i].rank;
+	     j++)
+		*sorted &= cmp_op(&w->op[j - 1], &w->op[j]) <= 0;
+	return j;
+}
+
+/* Each (iteration, rank) block of w->op sorted in place. */
+static void sort_blocks(struct why *w)
+{
+	bool sorted;
+	for (size_t i = 0, j; i < w->nop; i = j)
+		if (j = block_end(w, i, &sorted), !sorted)
+			qsort(w->op + i, j - i, sizeof(*w->op), cmp_op);
+}
+
+/* A block of w->op: its key and rows. */
+struct oprun {
+	int64_t iteration;
+	int32_t rank;
+	size_t first, n;
+};
+
+static int cmp_oprun(const void *a, const void *b)
+{
+	const struct oprun *x = a, *y = b;
+	const int64_t kx[] = { x->iteration, x->rank, (int64_t)x->first };
+	const int64_t ky[] = { y->iteration, y->rank, (int64_t)y->first };
+	return cmp_i64s(kx, ky, 3);
+}
+
+/* Sorts w->op by (iteration, rank, optype, start, seq_id), cheaply for
+ * the usual input, each trace's rows together and in order (a trace's
+ * ops come by type and seq_id): the blocks are sorted only when they need
+ * it, then ordered by their key, the rows moved once. */
+static void sort_ops(struct why *w)
+{
+	struct oprun *run = NULL;
+	size_t nrun = 0, cap = 0;
+	bool in_order = true, sorted;
+	sort_blocks(w);
+	for (size_t i = 0, j; i < w->nop; i = j) {
+		j = block_end(w, i, &sorted);
+		why_grow((void **)&run, &cap, nrun, sizeof(*run));
+		run[nrun] = (struct oprun){ w->op[i].iteration, w->op[i].rank, i, j - i };
+		if (nrun) { /* strictly after the block before: no key twice */
+			const int64_t a[] = { run[nrun - 1].iteration, run[nrun - 1].rank };
+			const int64_t b[] = { run[nrun].iteration, run[nrun].rank };
+			in_order &= cmp_i64s(a, b, 2) < 0;
+		}
+		nrun++;
+	}
+	if (!in_order) {
+		qsort(run, nrun, sizeof(*run), cmp_oprun);
+		struct why_op *o = xmalloc((w->nop + 1) * sizeof(*o));
+		for (size_t r = 0, k = 0; r < nrun; k += run[r].n, r++)
+			memcpy(o + k, w->op + run[r].first, run[r].n * sizeof(*o));
+		free(w->op);
+		w->op = o;
+		w->capop = w->nop + 1;
+		sort_blocks(w); /* blocks of one key are adjacent now */
+	}
+	free(run);
+}
+
 void why_p2p_match(struct wrun *R)
 {
 	struct why *w = R->w;
-	why_sort(w->op, w->nop, sizeof(*w->op), cmp_op);
+	sort_ops(w);
 	size_t most = 0;
+	bool sorted;
 	for (size_t i = 0, j; i < w->nop; i = j) {
-		for (j = i + 1; j < w->nop && w->op[j].iteration == w->op[i].iteration &&
-				w->op[j].rank == w->op[i].rank;
-		     j++)
-			;
+		j = block_end(w, i, &sorted);
 		most = j - i > most ? j - i : most;
 	}
 	struct whatif_span *sp = xmalloc((most + 1) * sizeof(*sp));
 	struct whatif_span *cs = xmalloc((most + 1) * sizeof(*cs));
 	int32_t *match = xmalloc((most + 1) * sizeof(*match));
 	for (size_t i = 0, j; i < w->nop; i = j) {
-		for (j = i + 1; j < w->nop && w->op[j].iteration == w->op[i].iteration &&
-				w->op[j].rank == w->op[i].rank;
-		     j++)
-			;
+		j = block_end(w, i, &sorted);
 		block(R, w->op + i, j - i, sp, cs, match);
 	}
 	free(sp);
@@ -282,13 +374,6 @@ static int64_t corrected(const struct wrun *R, const struct wcall *c)
 static int64_t clamp(int64_t x, int64_t lo, int64_t hi)
 {
 	return x < lo ? lo : x > hi ? hi : x;
-}
-
-static int cmp_ep_row(const void *a, const void *b)
-{
-	const struct wep *x = a, *y = b;
-	const int64_t kx[] = { x->call, x->dir, x->role }, ky[] = { y->call, y->dir, y->role };
-	return cmp_i64s(kx, ky, 3);
 }
 
 /* The side of the neighbour a transfer goes to or comes from. */
@@ -469,9 +554,8 @@ static void hop_rows(struct wrun *R, const int32_t *last_peer)
 
 void why_p2p_measure(struct wrun *R)
 {
-	why_sort(R->ep, R->nep, sizeof(*R->ep), cmp_ep_row);
-	/* The calls are in (iteration, rank, seq) order; now the transfers
-	 * follow their calls (peer_call names calls, which do not move). */
+	/* The calls are in (iteration, rank, seq) order, and so are the
+	 * transfers (block()). */
 	int32_t *last_peer = xmalloc((R->ncall + 1) * sizeof(*last_peer));
 	kernel_rows(R, last_peer);
 	bubble_rows(R);

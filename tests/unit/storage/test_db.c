@@ -1174,6 +1174,17 @@ static void test_why_rows(void **state)
 		    "15|0|3|NULL|0|5|start\n15|1|3|backward-compute|5|7|op\n");
 	assert_rows(db, "SELECT * FROM rank_clocks", "3|0\n");
 	assert_rows(db, "SELECT * FROM why", "1|15|15|2|1|1|0|1|0|1|0|0|NULL\n");
+	/* 70 rows: two statements of 32, six one by one. */
+	struct db_why_writer *w = db_why_begin(db);
+	assert_non_null(w);
+	for (int i = 0; i < 70; i++) {
+		struct db_why_p2p p = { 15, i,       0,  "forward", "send", "ok", 4,   1,
+					0,  100 + i, 50, true,      30,     20,   130, -1 };
+		assert_int_equal(db_why_add_p2p(w, &p), 0);
+	}
+	assert_int_equal(db_why_commit(w), 0);
+	assert_rows(db, "SELECT count(*), sum(rank), sum(start_ns), min(status) FROM p2p",
+		    "70|2415|9415|ok\n");
 	db_close(db);
 	rm_db(path);
 }
