@@ -86,13 +86,16 @@ int db_why_groups(struct db *db, int (*fn)(void *ctx, const struct db_why_group 
 #define BATCH 32
 #define P2P_COLS 15
 #define KERNEL_COLS 12
-#define COLL_COLS 15
+#define COLL_COLS 13
 #define R15 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 #define R12 "(?,?,?,?,?,?,?,?,?,?,?,?)"
+#define R13 "(?,?,?,?,?,?,?,?,?,?,?,?,?)"
 #define R15x4 R15 "," R15 "," R15 "," R15
 #define R15x16 R15x4 "," R15x4 "," R15x4 "," R15x4
 #define R12x4 R12 "," R12 "," R12 "," R12
 #define R12x16 R12x4 "," R12x4 "," R12x4 "," R12x4
+#define R13x4 R13 "," R13 "," R13 "," R13
+#define R13x16 R13x4 "," R13x4 "," R13x4 "," R13x4
 #define P2P_INTO                                                                     \
 	"INSERT INTO why_p2p(iteration, rank, kernel, direction, role, peer_rank,"   \
 	" microbatch, chunk, start_ns, dur_ns, wait_ns, transfer_ns, peer_start_ns," \
@@ -100,10 +103,10 @@ int db_why_groups(struct db *db, int (*fn)(void *ctx, const struct db_why_group 
 #define KERNEL_INTO                                                                    \
 	"INSERT INTO why_p2p_kernel(iteration, rank, stage, kernel, start_ns, dur_ns," \
 	" wait_ns, transfer_ns, waited_for, side, transfers, status) VALUES "
-#define COLL_INTO                                                                        \
-	"INSERT INTO why_collective(iteration, pg, pg_ranks, kind, seq, size, present,"  \
-	" first_ns, last_ns, skew_ns, first_rank, last_rank, transfer_ns, missing_rank," \
-	" status) VALUES "
+#define COLL_INTO                                                                      \
+	"INSERT INTO why_collective(iteration, grp, seq, size, present, first_ns,"     \
+	" last_ns, skew_ns, first_rank, last_rank, transfer_ns, missing_rank, status)" \
+	" VALUES "
 
 enum {
 	W_BEGIN,
@@ -116,12 +119,14 @@ enum {
 	W_DEL_CPATH,
 	W_DEL_CLOCK,
 	W_DEL_SUMMARY,
+	W_DEL_GROUP,
 	W_P2P,
 	W_P2P_MANY,
 	W_KERNEL,
 	W_KERNEL_MANY,
 	W_COLL,
 	W_COLL_MANY,
+	W_GROUP,
 	W_BUBBLE,
 	W_HOP,
 	W_COLL_RANK,
@@ -145,12 +150,14 @@ static const char *const write_sql[W_COUNT] = {
 	"DELETE FROM why_cpath",
 	"DELETE FROM why_clock",
 	"DELETE FROM why_summary",
+	"DELETE FROM why_group",
 	P2P_INTO R15,
 	P2P_INTO R15x16 "," R15x16,
 	KERNEL_INTO R12,
 	KERNEL_INTO R12x16 "," R12x16,
-	COLL_INTO R15,
-	COLL_INTO R15x16 "," R15x16,
+	COLL_INTO R13,
+	COLL_INTO R13x16 "," R13x16,
+	"INSERT INTO why_group(id, pg, pg_ranks, kind) VALUES(?1, ?2, ?3, ?4)",
 	"INSERT INTO why_bubble(iteration, rank, stage, bubble_ns, wait_previous_ns, wait_next_ns,"
 	" transfer_ns, no_work_ns, incomplete) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	"INSERT INTO why_hop(iteration, stage, peer_stage, kernels, wait_ns, transfer_ns)"
@@ -239,7 +246,7 @@ struct db_why_writer *db_why_begin(struct db *db)
 		}
 	if (run(w, W_BEGIN, "cannot start the why analysis' transaction"))
 		goto fail;
-	for (int i = W_DEL_P2P; i <= W_DEL_SUMMARY; i++)
+	for (int i = W_DEL_P2P; i <= W_DEL_GROUP; i++)
 		if (run(w, i, "cannot delete the why analysis' rows")) {
 			sqlite3_step(w->st[W_ROLLBACK]);
 			goto fail;
@@ -357,18 +364,16 @@ int db_why_add_collective(struct db_why_writer *w, const struct db_why_collectiv
 	struct batch *b = &w->b[B_COLL];
 	struct cell *c = next_row(b);
 	put_int(&c[0], r->iteration);
-	put_text(b, &c[1], r->pg_desc);
-	put_text(b, &c[2], r->pg_ranks);
-	put_text(b, &c[3], r->pg_kind);
-	put_int(&c[4], r->seq);
-	put_int(&c[5], r->size);
-	put_int(&c[6], r->present);
+	put_int(&c[1], r->group);
+	put_int(&c[2], r->seq);
+	put_int(&c[3], r->size);
+	put_int(&c[4], r->present);
 	const int64_t t[] = { r->first_ns,   r->last_ns,   r->skew_ns,
 			      r->first_rank, r->last_rank, r->transfer_ns };
 	for (int i = 0; i < 6; i++)
-		c[7 + i] = (struct cell){ t[i], r->measured ? C_INT : C_NULL };
-	put_opt(&c[13], r->missing_rank, true);
-	put_text(b, &c[14], r->status);
+		c[5 + i] = (struct cell){ t[i], r->measured ? C_INT : C_NULL };
+	put_opt(&c[11], r->missing_rank, true);
+	put_text(b, &c[12], r->status);
 	return row_done(w, b);
 }
 
@@ -383,6 +388,16 @@ static void bind_text(sqlite3_stmt *st, int col, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
+}
+
+int db_why_add_group(struct db_why_writer *w, const struct db_why_group_row *r)
+{
+	sqlite3_stmt *s = w->st[W_GROUP];
+	sqlite3_bind_int64(s, 1, r->id);
+	bind_text(s, 2, r->pg_desc);
+	bind_text(s, 3, r->pg_ranks);
+	bind_text(s, 4, r->pg_kind);
+	return run(w, W_GROUP, "cannot write the collectives' groups");
 }
 
 int db_why_add_bubble(struct db_why_writer *w, const struct db_why_bubble *r)

@@ -80,9 +80,15 @@ struct db_why_hop {
 	int64_t iteration, stage, peer_stage, kernels, wait_ns, transfer_ns;
 };
 
+/* A process group the collectives name by id (db_why_add_group()). */
+struct db_why_group_row {
+	int64_t id;
+	const char *pg_desc, *pg_ranks, *pg_kind;
+};
+
 struct db_why_collective {
 	int64_t iteration;
-	const char *pg_desc, *pg_ranks, *pg_kind;
+	int64_t group; /* a db_why_add_group() id */
 	int64_t seq, size, present;
 	bool measured;
 	int64_t first_ns, last_ns, skew_ns, first_rank, last_rank, transfer_ns;
@@ -128,6 +134,7 @@ int db_why_add_p2p(struct db_why_writer *w, const struct db_why_p2p *r);
 int db_why_add_p2p_kernel(struct db_why_writer *w, const struct db_why_p2p_kernel *r);
 int db_why_add_bubble(struct db_why_writer *w, const struct db_why_bubble *r);
 int db_why_add_hop(struct db_why_writer *w, const struct db_why_hop *r);
+int db_why_add_group(struct db_why_writer *w, const struct db_why_group_row *r);
 int db_why_add_collective(struct db_why_writer *w, const struct db_why_collective *r);
 int db_why_add_collective_rank(struct db_why_writer *w, const struct db_why_collective_rank *r);
 int db_why_add_segment(struct db_why_writer *w, const struct db_why_segment *r);

@@ -366,9 +366,12 @@ static const struct schema_stmt schema[] = {
 	      " iteration INTEGER NOT NULL, stage INTEGER NOT NULL,"
 	      " peer_stage INTEGER NOT NULL, kernels INTEGER NOT NULL,"
 	      " wait_ns INTEGER NOT NULL, transfer_ns INTEGER NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_group("
+	      " id INTEGER PRIMARY KEY, pg TEXT NOT NULL, pg_ranks TEXT NOT NULL,"
+	      " kind TEXT NOT NULL)"),
 	TABLE("CREATE TABLE IF NOT EXISTS why_collective("
-	      " iteration INTEGER NOT NULL, pg TEXT NOT NULL, pg_ranks TEXT NOT NULL,"
-	      " kind TEXT NOT NULL, seq INTEGER NOT NULL, size INTEGER NOT NULL,"
+	      " iteration INTEGER NOT NULL, grp INTEGER NOT NULL,"
+	      " seq INTEGER NOT NULL, size INTEGER NOT NULL,"
 	      " present INTEGER NOT NULL, first_ns INTEGER, last_ns INTEGER, skew_ns INTEGER,"
 	      " first_rank INTEGER, last_rank INTEGER, transfer_ns INTEGER,"
 	      " missing_rank INTEGER, status TEXT NOT NULL)"),
@@ -409,9 +412,12 @@ static const struct schema_stmt schema[] = {
 	     " iteration, stage, peer_stage, kernels, wait_ns, transfer_ns FROM why_hop"),
 	VIEW("collectives",
 	     "SELECT"
-	     " iteration, pg, kind, seq, pg_ranks AS ranks, first_ns, last_ns, skew_ns,"
-	     " last_rank, transfer_ns, size, present, first_rank, missing_rank, status"
-	     " FROM why_collective"),
+	     " c.iteration AS iteration, g.pg AS pg, g.kind AS kind, c.seq AS seq,"
+	     " g.pg_ranks AS ranks, c.first_ns AS first_ns, c.last_ns AS last_ns,"
+	     " c.skew_ns AS skew_ns, c.last_rank AS last_rank, c.transfer_ns AS transfer_ns,"
+	     " c.size AS size, c.present AS present, c.first_rank AS first_rank,"
+	     " c.missing_rank AS missing_rank, c.status AS status"
+	     " FROM why_collective c JOIN why_group g ON g.id = c.grp"),
 	VIEW("collective_ranks", "SELECT"
 				 " rank, pg_kind, instances, times_last, share_last, mean_wait_ns,"
 				 " chance, last_by_ns, late FROM why_collective_rank"),

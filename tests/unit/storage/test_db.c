@@ -1038,7 +1038,8 @@ static void test_version_6_is_migrated(void **state)
 				      " DROP TABLE why_bubble; DROP TABLE why_hop;"
 				      " DROP TABLE why_collective; DROP TABLE why_collective_rank;"
 				      " DROP TABLE why_cpath; DROP TABLE why_clock;"
-				      " DROP TABLE why_summary; PRAGMA user_version = 6",
+				      " DROP TABLE why_summary; DROP TABLE why_group;"
+				      " PRAGMA user_version = 6",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(c);
@@ -1136,14 +1137,20 @@ static void test_why_rows(void **state)
 		assert_int_equal(db_why_add_bubble(w, &b), 0);
 		struct db_why_hop h = { 15, 1, 2, 1, 30, 20 };
 		assert_int_equal(db_why_add_hop(w, &h), 0);
-		struct db_why_collective c = { 15,       "DATA_PARALLEL_GROUP",
-					       "[0, 8]", "dp",
-					       0,        2,
-					       2,        true,
-					       1000,     1300,
-					       300,      8,
-					       0,        90,
-					       -1,       "ok" };
+		struct db_why_group_row g = { 7, "DATA_PARALLEL_GROUP", "[0, 8]", "dp" };
+		assert_int_equal(db_why_add_group(w, &g), 0);
+		struct db_why_collective c = { .iteration = 15,
+					       .group = 7,
+					       .size = 2,
+					       .present = 2,
+					       .measured = true,
+					       .first_ns = 1000,
+					       .last_ns = 1300,
+					       .skew_ns = 300,
+					       .first_rank = 8,
+					       .transfer_ns = 90,
+					       .missing_rank = -1,
+					       .status = "ok" };
 		assert_int_equal(db_why_add_collective(w, &c), 0);
 		struct db_why_collective_rank cr = { 0, "dp", 10, 9, 0.9, 0.5, 12, 300, true };
 		assert_int_equal(db_why_add_collective_rank(w, &cr), 0);

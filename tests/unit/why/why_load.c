@@ -297,26 +297,23 @@ int why_load_store(struct db *db, const struct why_load *L, const struct why_res
 					h->kernels,   h->wait_ns, h->transfer_ns };
 		rc = db_why_add_hop(w, &x);
 	}
+	for (size_t g = 0; g < L->ngroups && !rc; g++) {
+		int kind = L->gkind[g];
+		struct db_why_group_row x = { (int64_t)g, L->gdesc[g], L->gtext[g],
+					      kind == RR_PG_UNKNOWN ? L->gdesc[g]
+								    : rr_pg_kind_name(kind) };
+		rc = db_why_add_group(w, &x);
+	}
 	for (size_t i = 0; i < r->ncolls && !rc; i++) {
 		const struct why_coll *k = &r->colls[i];
-		int kind = L->gkind[k->group];
 		struct db_why_collective x = {
-			k->iteration,
-			L->gdesc[k->group],
-			L->gtext[k->group],
-			kind == RR_PG_UNKNOWN ? L->gdesc[k->group] : rr_pg_kind_name(kind),
-			k->seq,
-			k->size,
-			k->present,
-			k->status == WHY_OK,
-			k->first_ns,
-			k->last_ns,
-			k->skew_ns,
-			k->first_rank,
-			k->last_rank,
-			k->transfer_ns,
-			k->missing_rank,
-			why_status_name(k->status),
+			k->iteration,    k->group,
+			k->seq,          k->size,
+			k->present,      k->status == WHY_OK,
+			k->first_ns,     k->last_ns,
+			k->skew_ns,      k->first_rank,
+			k->last_rank,    k->transfer_ns,
+			k->missing_rank, why_status_name(k->status),
 		};
 		rc = db_why_add_collective(w, &x);
 	}
