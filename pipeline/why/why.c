@@ -307,13 +307,6 @@ void why_result_release(struct why_result *r)
 
 int64_t why_clock_offset(const struct why_result *r, int32_t rank)
 {
-	size_t lo = 0, hi = r->nclock;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (r->clock_rank[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->nclock && r->clock_rank[lo] == rank ? r->clock_offset_ns[lo] : 0;
+	int32_t i = why_find(r->clock_rank, r->nclock, rank);
+	return i >= 0 ? r->clock_offset_ns[i] : 0;
 }

@@ -31,15 +31,7 @@ static int cmp_kern(const void *a, const void *b, void *arg)
 /* The member index of rank in g, or -1. */
 static int32_t member(const struct why_grp *g, int32_t rank)
 {
-	int32_t lo = 0, hi = g->n;
-	while (lo < hi) {
-		int32_t mid = (lo + hi) / 2;
-		if (g->ranks[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < g->n && g->ranks[lo] == rank ? lo : -1;
+	return why_find(g->ranks, (size_t)g->n, rank);
 }
 
 /* The instances of one (iteration, group): the kernels kx[0..n) (indices

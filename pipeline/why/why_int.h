@@ -135,6 +135,20 @@ static inline void why_sort(void *v, size_t n, size_t sz, int (*cmp)(const void 
 		qsort(v, n, sz, cmp);
 }
 
+/* The index of x in v[0..n) (ascending), or -1. */
+static inline int32_t why_find(const int32_t *v, size_t n, int32_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x ? (int32_t)lo : -1;
+}
+
 /* Grows *v (element size sz) to hold at least n + 1 elements. */
 void why_grow(void **v, size_t *cap, size_t n, size_t sz);
 

@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 			return fprintf(stderr, "why_bench: %s\n", e.buf), 1;
 		w0[2] = now_s(CLOCK_MONOTONIC);
 		c0[2] = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		bool path = !why_load_cpath(&L, &r, &c);
+		bool path = !why_load_cpath(&L, &r, &c, NULL);
 		w0[3] = now_s(CLOCK_MONOTONIC);
 		c0[3] = now_s(CLOCK_PROCESS_CPUTIME_ID);
 		if (why_load_store(db, &L, &r, path ? &c : NULL, I.v, I.n))

@@ -162,7 +162,7 @@ static void test_through_the_database(void **state)
 	struct strbuf e = STRBUF_INIT;
 	assert_int_equal(why_load_db(db, its + 1, 2, &t, 2, &L), 0);
 	assert_int_equal(why_run(L.w, &r, &e), 0);
-	assert_int_equal(why_load_cpath(&L, &r, &c), 0);
+	assert_int_equal(why_load_cpath(&L, &r, &c, NULL), 0);
 	assert_int_equal(why_load_store(db, &L, &r, &c, its + 1, 2), 0);
 	print_message("# %s", r.notes.buf);
 

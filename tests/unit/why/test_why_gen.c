@@ -1,19 +1,17 @@
 /* The why engine against ppgen's exact answers (docs/why.md "How it is
- * checked"): ppgen trees of several shapes are read and classified in
- * process (reader → classifier: the ops and communication kernels ppbatch
- * stores), fed to the engine with the tree's topology, and compared with
- * .truth/p2p.csv, p2p_kernels.csv and collectives.csv, which ppgen takes
- * from its own simulation. The checks are the issue's: wait + transfer =
+ * checked"): ppgen trees of several shapes are stored by the real ppbatch,
+ * read back and fed to the engine as ppagg's glue does (why_load.c, with
+ * the tree's topology), and the results compared with .truth/p2p.csv,
+ * p2p_kernels.csv and collectives.csv, which ppgen takes from its own
+ * simulation. The checks are the issue's: wait + transfer =
  * each p2p kernel's duration exactly; the transfer within 2 µs of the
  * truth for >= 95 % of the p2p kernels and transfers; the last arriver
  * right for >= 99 % of the collective instances and the transfer after it
  * within 2 µs; a slow rank last in >= 90 % of its data-parallel
  * collectives and on the critical path; the path's segments adding up to
  * the step time. Pairs and instances of ranks that were not written are
- * reported incomplete, never measured. ppgen is taken from $PP_FAST_BIN (or
- * build/bin); without it the tests are skipped. */
-#include <ctype.h>
-#include <dirent.h>
+ * reported incomplete, never measured. ppgen and ppbatch are taken from
+ * $PP_FAST_BIN (or build/bin); without them the tests are skipped. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,17 +24,15 @@
 #include <cmocka.h>
 
 #include "agg/topology.h"
-#include "classify/classify.h"
 #include "model/optype.h"
-#include "model/patterns.h"
 #include "model/rank_result.h"
-#include "read/trace_read.h"
-#include "tests/unit/unit.h"
-#include "util/arena.h"
+#include "storage/db.h"
+#include "storage/db_agg.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 #include "whatif/whatif.h"
 #include "why/why.h"
+#include "why_load.h"
 
 #define TOL_NS 2000
 
@@ -49,167 +45,14 @@ struct layout {
 	bool incomplete; /* --ranks leaves some out */
 };
 
-/* The job as read: the groups interned across ranks, every rank's ops
- * (for the critical path's table) and which ranks were written. */
+/* The job as read: the glue's rows, the tree's topology, which ranks were
+ * written (have a trace), the groups' ranks as the truth spells them. */
 struct job {
-	struct why *w;
+	struct why_load L;
 	struct topology t;
-	int vpp;
-	/* per group: its description, its ranks as the trace and as the truth
-	 * spell them ("[0, 8]", "0 8") */
-	char **gdesc, **gtext, **granks;
-	size_t ngroups;
-	struct why_op *ops; /* every op row, for the what-if table */
-	size_t nops, capops;
 	bool *written;
-	int nwritten;
+	char **granks; /* per engine group: "0 8" */
 };
-
-static long rank_from_name(const char *name)
-{
-	for (const char *p = strstr(name, "rank"); p; p = strstr(p + 1, "rank")) {
-		const char *d = p + 4;
-		if (*d == '_' || *d == '-')
-			d++;
-		if (!isdigit((unsigned char)*d))
-			continue;
-		char *end;
-		long r = strtol(d, &end, 10);
-		if (*end == '.' || *end == '_')
-			return r;
-	}
-	return -1;
-}
-
-/* The engine's index of a process group, added at its first sight. */
-static int32_t group_index(struct job *J, const struct rr_group *g)
-{
-	for (size_t i = 0; i < J->ngroups; i++)
-		if (!strcmp(J->gdesc[i], g->desc) && !strcmp(J->gtext[i], g->ranks))
-			return (int32_t)i;
-	int *rk = NULL;
-	int n = topo_parse_ranks(g->ranks, &rk);
-	assert_true(n > 0);
-	int32_t *r32 = xmalloc((size_t)n * sizeof(*r32));
-	for (int i = 0; i < n; i++)
-		r32[i] = rk[i];
-	struct why_group wg = { g->desc, g->ranks, r32, n, g->kind };
-	int32_t idx = why_add_group(J->w, &wg);
-	assert_int_equal(idx, (int32_t)J->ngroups);
-	J->gdesc = xrealloc(J->gdesc, (J->ngroups + 1) * sizeof(char *));
-	J->granks = xrealloc(J->granks, (J->ngroups + 1) * sizeof(char *));
-	J->gtext = xrealloc(J->gtext, (J->ngroups + 1) * sizeof(char *));
-	J->gdesc[J->ngroups] = xstrdup(g->desc);
-	J->gtext[J->ngroups] = xstrdup(g->ranks);
-	/* as the truth spells it: "0 8" */
-	struct strbuf sb = STRBUF_INIT;
-	for (int i = 0; i < n; i++)
-		strbuf_addf(&sb, "%s%d", i ? " " : "", rk[i]);
-	J->granks[J->ngroups] = strbuf_detach(&sb, NULL);
-	J->ngroups++;
-	free(rk);
-	free(r32);
-	return idx;
-}
-
-/* What ppagg's glue does with one stored rank (docs/why.md "For the
- * glue"): its trace, its ops, its communication kernels of a group that
- * are not pipeline sends and receives. */
-static void feed(struct job *J, long it, long rank, const struct rank_result *r)
-{
-	struct why_trace tr = { it, (int32_t)rank, r->has_window ? r->bubble_ns : -1 };
-	why_add_trace(J->w, &tr);
-	J->written[rank] = true;
-	J->nwritten++;
-	for (size_t i = 0; i < r->nops; i++) {
-		const struct rr_op *o = &r->ops[i];
-		struct why_op x = { .iteration = it,
-				    .start_ns = o->start_ns,
-				    .end_ns = o->end_ns,
-				    .rank = (int32_t)rank,
-				    .seq_id = o->seq_id,
-				    .step_seq = o->step_seq,
-				    .mc = o->mc,
-				    .mb_id = o->mb_id,
-				    .optype = o->optype };
-		why_add_op(J->w, &x);
-		if (J->nops == J->capops) {
-			J->capops = J->capops ? 2 * J->capops : 4096;
-			J->ops = xrealloc(J->ops, J->capops * sizeof(*J->ops));
-		}
-		J->ops[J->nops++] = x;
-	}
-	int32_t *gi = xmalloc((r->ngroups + 1) * sizeof(*gi));
-	for (size_t g = 0; g < r->ngroups; g++)
-		gi[g] = -2; /* not looked up yet */
-	for (size_t i = 0; i < r->nkernels; i++) {
-		const struct rr_kernel *k = &r->kernels[i];
-		if (k->type != RR_COMM || k->pg < 0 || k->category == RR_PP_COMM)
-			continue;
-		const struct rr_group *g = &r->groups[k->pg];
-		if (!*g->desc || !*g->ranks)
-			continue;
-		if (gi[k->pg] == -2)
-			gi[k->pg] = group_index(J, g);
-		struct why_kernel x = { it,
-					k->start_ns,
-					k->dur_ns,
-					k->has_correlation ? k->correlation : (int64_t)i,
-					(int32_t)rank,
-					gi[k->pg] };
-		why_add_kernel(J->w, &x);
-	}
-	free(gi);
-}
-
-static void classify_one(struct job *J, const char *path, long it, const char *fname,
-			 const struct patterns *pats)
-{
-	struct arena a = ARENA_INIT;
-	struct trace_reader_opts o = { .salvage = false };
-	struct trace_reader *rd = trace_reader_open(path, &o);
-	struct classify *c = classify_new(pats, &a);
-	struct trace_event ev;
-	struct rank_result *r;
-	int rc;
-	while ((rc = trace_reader_next(rd, &ev)) == 1)
-		classify_feed(c, &ev);
-	assert_int_equal(rc, 0);
-	const struct trace_header *h = trace_reader_header(rd);
-	assert_int_equal(classify_finish(c, h, &r), 0);
-	classify_free(c);
-	feed(J, it, h->has_rank ? (long)h->rank : rank_from_name(fname), r);
-	trace_reader_close(rd);
-	arena_release(&a);
-}
-
-static void read_tree(struct job *J, const char *dir, const struct patterns *pats)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		char sub[8192];
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		DIR *sd = opendir(sub);
-		if (!sd)
-			continue;
-		const char *us = strrchr(e->d_name, '_');
-		long it = us ? strtol(us + 1, NULL, 10) : -1;
-		struct dirent *f;
-		while ((f = readdir(sd))) {
-			char path[8192 + 512];
-			if (f->d_name[0] == '.' || !strstr(f->d_name, ".json"))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", sub, f->d_name);
-			classify_one(J, path, it, f->d_name, pats);
-		}
-		closedir(sd);
-	}
-	closedir(d);
-}
 
 /* ---- the truth ------------------------------------------------------ */
 
@@ -369,7 +212,7 @@ static void check_colls(const char *dir, const struct job *J, const struct why_r
 		for (size_t i = 0; i < r->ncolls && !c; i++) {
 			const struct why_coll *y = &r->colls[i];
 			if (y->iteration == it && y->seq == seq &&
-			    !strcmp(J->gdesc[y->group], x.f[1]) &&
+			    !strcmp(J->L.gdesc[y->group], x.f[1]) &&
 			    !strcmp(J->granks[y->group], x.f[2]))
 				c = y;
 		}
@@ -403,69 +246,6 @@ static void check_colls(const char *dir, const struct job *J, const struct why_r
 }
 
 /* ---- the critical path ---------------------------------------------- */
-
-/* The what-if table of the cells' workers (each cell's lowest rank), their
- * times corrected by the engine's offsets, labelled as ppagg labels them;
- * then the path. Returns false when the grid is not whole. */
-static bool cpath(struct job *J, const struct why_result *r, struct whatif **e, struct why_cpath *c)
-{
-	struct topology *t = &J->t;
-	int *rep = xmalloc((size_t)t->nrank * sizeof(*rep));
-	for (int k = 0; k < t->nrank; k++)
-		rep[k] = 0;
-	for (int k = 0; k < t->nrank; k++) {
-		bool lowest = true;
-		for (int q = 0; q < k && lowest; q++)
-			lowest = !(t->model_of[q] == t->model_of[k] &&
-				   t->stage_of[q] == t->stage_of[k]);
-		rep[k] = lowest;
-		if (lowest && !J->written[k]) {
-			free(rep);
-			return false;
-		}
-	}
-	struct wi_table tab;
-	wi_table_init(&tab);
-	for (size_t i = 0; i < J->nops; i++) {
-		const struct why_op *o = &J->ops[i];
-		if (!rep[o->rank])
-			continue;
-		int stage = t->stage_of[o->rank];
-		int64_t off = why_clock_offset(r, o->rank);
-		struct wi_op w = { .step = o->iteration,
-				   .start_ns = o->start_ns - off,
-				   .end_ns = o->end_ns - off,
-				   .rank = o->rank,
-				   .seq_id = o->seq_id,
-				   .dp_rank = (int16_t)t->model_of[o->rank],
-				   .stage = (int16_t)stage,
-				   .mc = o->mc,
-				   .gmc = -1,
-				   .mb_id = o->mb_id,
-				   .optype = o->optype };
-		if (o->step_seq >= 0) {
-			int32_t chunk, mb;
-			bool bwd = o->optype == OP_BWD_COMPUTE || o->optype == OP_GRADS_RS;
-			assert_int_equal(rr_vpp_label(o->step_seq, bwd, t->pp, J->vpp, &chunk, &mb),
-					 0);
-			w.mc = (int16_t)chunk;
-			if (o->optype == OP_FWD_COMPUTE || o->optype == OP_BWD_COMPUTE) {
-				w.mb_id = (int16_t)mb;
-				w.gmc = (int16_t)(chunk * t->pp + stage);
-			}
-		}
-		wi_table_add(&tab, &w, 0);
-	}
-	free(rep);
-	char err[1024];
-	int rc = whatif_new(&tab, NULL, e, err, sizeof(err));
-	if (rc)
-		print_message("%s\n", err);
-	assert_int_equal(rc, 0);
-	wi_table_release(&tab);
-	why_cpath_run(*e, c);
-	return true;
-}
 
 static void check_cpath(const struct why_cpath *c, const struct whatif *e, int slow_rank,
 			int slow_stage)
@@ -505,53 +285,69 @@ static void check_cpath(const struct why_cpath *c, const struct whatif *e, int s
 
 /* ---- one layout ----------------------------------------------------- */
 
-static const char *ppgen_path(char *buf, size_t n)
+static const char *bin(const char *name, char *buf, size_t n)
 {
-	const char *bin = getenv("PP_FAST_BIN");
-	snprintf(buf, n, "%s/ppgen", bin ? bin : "build/bin");
+	const char *dir = getenv("PP_FAST_BIN");
+	snprintf(buf, n, "%s/%s", dir ? dir : "build/bin", name);
 	return access(buf, X_OK) ? NULL : buf;
+}
+
+static int take_it(void *ctx, int64_t it)
+{
+	int64_t *v = ctx;
+	if (v[0] < 15)
+		v[++v[0]] = it;
+	return 0;
 }
 
 static void run_layout(void **state)
 {
 	const struct layout *L = *state;
-	char gen[4096], tmpl[] = "/tmp/pptrace-whygen.XXXXXX", cmd[8192], err[256];
-	if (!ppgen_path(gen, sizeof(gen))) {
-		print_message("# skip: ppgen is not built (PP_FAST_BIN or build/bin)\n");
+	char gen[4096], batch[4096], tmpl[] = "/tmp/pptrace-whygen.XXXXXX", cmd[16384], err[512];
+	if (!bin("ppgen", gen, sizeof(gen)) || !bin("ppbatch", batch, sizeof(batch))) {
+		print_message("# skip: ppgen or ppbatch is not built (PP_FAST_BIN or build/bin)\n");
 		skip();
 	}
 	assert_non_null(mkdtemp(tmpl));
-	snprintf(cmd, sizeof(cmd), "%s --quiet --out %s/tree %s", gen, tmpl, L->args);
+	snprintf(cmd, sizeof(cmd), "%s --quiet --out %s/tree %s && %s --input %s/tree --quiet", gen,
+		 tmpl, L->args, batch, tmpl);
 	print_message("%s\n", cmd);
 	assert_int_equal(system(cmd), 0);
-	char dir[4096];
+	char dir[4096], dbpath[4200];
 	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
+	snprintf(dbpath, sizeof(dbpath), "%s/pptrace.db", dir);
 
-	struct job J = { .t = TOPOLOGY_INIT, .vpp = L->vpp };
+	struct job J = { .t = TOPOLOGY_INIT };
 	const char *dirs[] = { dir };
 	char *topo = topo_find_file(dirs, 1);
 	assert_non_null(topo);
 	assert_int_equal(topo_load_file(&J.t, topo), 0);
 	topo_index(&J.t);
 	free(topo);
-	struct why_opts o = { .pp = J.t.pp, .vpp = L->vpp };
-	J.w = why_new(&o);
-	J.written = xcalloc((size_t)J.t.nrank + 1, 1);
-	for (int k = 0; k < J.t.nrank; k++) {
-		struct why_rank x = { k, J.t.pp_of[k], J.t.stage_of[k], J.t.model_of[k] };
-		why_add_rank(J.w, &x);
+	struct db *db = db_open(dbpath, DB_EXISTING, 0, err, sizeof(err));
+	assert_non_null(db);
+	int64_t its[16] = { 0 };
+	assert_int_equal(db_agg_iterations(db, NULL, take_it, its, NULL), 0);
+	assert_int_equal(why_load_db(db, its + 1, (size_t)its[0], &J.t, L->vpp, &J.L), 0);
+	J.granks = xcalloc(J.L.ngroups + 1, sizeof(*J.granks));
+	for (size_t g = 0; g < J.L.ngroups; g++) { /* "[0, 8]" as "0 8" */
+		struct strbuf sb = STRBUF_INIT;
+		for (const char *p = J.L.gtext[g]; *p; p++)
+			if (*p != '[' && *p != ']' && *p != ',')
+				strbuf_addch(&sb, *p);
+		J.granks[g] = strbuf_detach(&sb, NULL);
 	}
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
-	read_tree(&J, dir, pats);
-	patterns_free(pats);
 
 	struct why_result r;
 	struct strbuf e = STRBUF_INIT;
-	assert_int_equal(why_run(J.w, &r, &e), 0);
+	assert_int_equal(why_run(J.L.w, &r, &e), 0);
 	strbuf_release(&e);
 	print_message("# notes: %s", r.notes.buf);
 	print_message("# clock error %lld ns, corrected %d\n", (long long)r.clock_error_ns,
 		      r.clock_corrected);
+	J.written = xcalloc((size_t)J.t.nrank + 1, 1);
+	for (size_t i = 0; i < r.nbubbles; i++) /* one per trace */
+		J.written[r.bubbles[i].rank] = true;
 
 	check_p2p(dir, &J, &r);
 	check_colls(dir, &J, &r);
@@ -581,8 +377,9 @@ static void run_layout(void **state)
 	}
 	struct whatif *we = NULL;
 	struct why_cpath c;
-	bool whole = cpath(&J, &r, &we, &c);
-	assert_true(whole || L->incomplete);
+	/* The path needs every cell's worker: a tree that lacks some has none. */
+	bool whole = !why_load_cpath(&J.L, &r, &c, &we);
+	assert_true(whole != L->incomplete);
 	if (whole) {
 		check_cpath(&c, we, L->slow_rank, L->slow_stage);
 		why_cpath_release(&c);
@@ -590,18 +387,13 @@ static void run_layout(void **state)
 	}
 
 	why_result_release(&r);
-	why_free(J.w);
-	for (size_t i = 0; i < J.ngroups; i++) {
-		free(J.gdesc[i]);
-		free(J.gtext[i]);
-		free(J.granks[i]);
-	}
-	free(J.gdesc);
-	free(J.gtext);
+	for (size_t g = 0; g < J.L.ngroups; g++)
+		free(J.granks[g]);
 	free(J.granks);
-	free(J.ops);
+	why_load_release(&J.L);
 	free(J.written);
 	topo_release(&J.t);
+	db_close(db);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
 	assert_int_equal(system(cmd), 0);
 }

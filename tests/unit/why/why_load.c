@@ -21,6 +21,7 @@ struct ctx {
 	int64_t iteration;
 	struct imap *group_of; /* pgroups.id -> engine group + 1 */
 	const bool *worker;    /* per rank: its (dp_rank, stage) cell's lowest */
+	bool *seen;            /* per rank: a worker with ops */
 	int64_t last_pg;       /* the group of the kernel before, and its index */
 	int32_t last_group;
 	struct db_why_group *pg; /* every stored group, by id */
@@ -55,6 +56,7 @@ static int take_op(void *p, const struct db_agg_op *o)
 	const struct topology *t = C->t;
 	if (o->rank < 0 || o->rank >= t->nrank || !C->worker[o->rank])
 		return 0;
+	C->seen[o->rank] = true;
 	int stage = t->stage_of[o->rank], P = t->pp;
 	struct wi_op w = { .step = C->iteration,
 			   .start_ns = o->start_ns,
@@ -194,11 +196,16 @@ int why_load_db(struct db *db, const int64_t *its, size_t n, const struct topolo
 		if (t->model_of[r] >= 0 && t->stage_of[r] >= 0)
 			worker[r] = lowest[t->model_of[r] * t->pp + t->stage_of[r]] == r;
 	free(lowest);
+	bool *seen = xcalloc((size_t)t->nrank + 1, sizeof(*seen));
 	struct imap group_of;
 	imap_init(&group_of);
-	struct ctx C = {
-		.L = L, .t = t, .vpp = vpp, .group_of = &group_of, .worker = worker, .last_pg = -1
-	};
+	struct ctx C = { .L = L,
+			 .t = t,
+			 .vpp = vpp,
+			 .group_of = &group_of,
+			 .worker = worker,
+			 .seen = seen,
+			 .last_pg = -1 };
 	int rc = db_why_groups(db, take_group, &C);
 	for (size_t i = 0; i < n && !rc; i++) {
 		C.iteration = its[i];
@@ -215,13 +222,24 @@ int why_load_db(struct db *db, const int64_t *its, size_t n, const struct topolo
 		free((char *)C.pg[i].ranks);
 	}
 	free(C.pg);
+	for (int r = 0; r < t->nrank; r++) {
+		L->cells += worker[r];
+		L->cells_seen += seen[r];
+	}
 	free(worker);
+	free(seen);
 	imap_release(&group_of);
 	return rc;
 }
 
-int why_load_cpath(struct why_load *L, const struct why_result *r, struct why_cpath *c)
+int why_load_cpath(struct why_load *L, const struct why_result *r, struct why_cpath *c,
+		   struct whatif **keep)
 {
+	if (L->cells_seen < L->cells) {
+		fprintf(stderr, "%zu of the topology's %zu cells have no worker with ops\n",
+			L->cells - L->cells_seen, L->cells);
+		return PP_EINVAL;
+	}
 	for (size_t i = 0; i < L->reps.n; i++) {
 		struct wi_op *o = &L->reps.ops[i];
 		int64_t off = why_clock_offset(r, o->rank);
@@ -236,7 +254,10 @@ int why_load_cpath(struct why_load *L, const struct why_result *r, struct why_cp
 		return rc;
 	}
 	why_cpath_run(e, c);
-	whatif_free(e);
+	if (keep)
+		*keep = e;
+	else
+		whatif_free(e);
 	return 0;
 }
 

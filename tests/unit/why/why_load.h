@@ -24,6 +24,8 @@ struct why_load {
 	int *gkind;
 	size_t ngroups;
 	size_t nops, nkernels, ntraces; /* rows read */
+	size_t cells, cells_seen;       /* the topology's (dp_rank, stage) cells,
+					 * and those whose worker has ops */
 	double seconds_kernels;         /* of which reading the groups and kernels */
 };
 
@@ -33,9 +35,12 @@ int why_load_db(struct db *db, const int64_t *its, size_t n, const struct topolo
 		struct why_load *L);
 
 /* The critical path of L's workers' ops with r's clock offsets taken off:
- * 0, or PP_EPARSE when the what-if engine refuses them (the message
- * printed on stderr). */
-int why_load_cpath(struct why_load *L, const struct why_result *r, struct why_cpath *c);
+ * 0; PP_EINVAL when a cell of the topology has no worker with ops (the
+ * what-if model would take the grid it sees for the whole job), or the
+ * what-if engine's error when it refuses them (messages on stderr). The engine goes to *keep when keep is not NULL (the
+ * caller frees it), else it is freed. */
+int why_load_cpath(struct why_load *L, const struct why_result *r, struct why_cpath *c,
+		   struct whatif **keep);
 
 /* Writes r and c (NULL: no critical path) into db's why views. */
 int why_load_store(struct db *db, const struct why_load *L, const struct why_result *r,
