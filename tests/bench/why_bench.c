@@ -19,7 +19,6 @@
 
 #include "agg/topology.h"
 #include "storage/db.h"
-#include "storage/db_agg.h"
 #include "util/pp.h"
 #include "why/why.h"
 #include "why_load.h"
@@ -41,19 +40,6 @@ static double median(double *x, int n)
 {
 	qsort(x, (size_t)n, sizeof(*x), cmp_d);
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
-struct iters {
-	int64_t v[64];
-	size_t n;
-};
-
-static int take_it(void *ctx, int64_t it)
-{
-	struct iters *I = ctx;
-	if (I->n < 64)
-		I->v[I->n++] = it;
-	return 0;
 }
 
 enum { P_LOAD, P_RUN, P_CPATH, P_STORE, P_ALL, P_N };
@@ -89,9 +75,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	topo_index(&t);
-	struct iters I = { .n = 0 };
-	if (db_agg_iterations(db, NULL, take_it, &I, NULL))
-		return 1;
+	int64_t its[64];
+	size_t nits = why_load_iterations(db, its, 64);
 	double wall[P_N][99], cpu[P_N][99], kern[99];
 	for (int k = 0; k < runs; k++) {
 		struct why_load L;
@@ -101,7 +86,7 @@ int main(int argc, char **argv)
 		double w0[P_N + 1], c0[P_N + 1];
 		w0[0] = now_s(CLOCK_MONOTONIC);
 		c0[0] = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		if (why_load_db(db, I.v, I.n, &t, vpp, &L))
+		if (why_load_db(db, its, nits, &t, vpp, &L))
 			return fprintf(stderr, "why_bench: %s\n", db_errmsg(db)), 1;
 		w0[1] = now_s(CLOCK_MONOTONIC);
 		c0[1] = now_s(CLOCK_PROCESS_CPUTIME_ID);
@@ -112,7 +97,7 @@ int main(int argc, char **argv)
 		bool path = !why_load_cpath(&L, &r, &c, NULL);
 		w0[3] = now_s(CLOCK_MONOTONIC);
 		c0[3] = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		if (why_load_store(db, &L, &r, path ? &c : NULL, I.v, I.n))
+		if (why_load_store(db, &L, &r, path ? &c : NULL, its, nits))
 			return fprintf(stderr, "why_bench: %s\n", db_errmsg(db)), 1;
 		w0[4] = now_s(CLOCK_MONOTONIC);
 		c0[4] = now_s(CLOCK_PROCESS_CPUTIME_ID);
@@ -127,7 +112,7 @@ int main(int argc, char **argv)
 			printf("# %zu iterations, %zu traces, %zu ops, %zu kernels read; %zu p2p "
 			       "transfers, %zu kernels, %zu collective instances, %zu critical path "
 			       "segments; clock error %lld ns\n",
-			       I.n, L.ntraces, L.nops, L.nkernels, r.np2p, r.nkernels, r.ncolls,
+			       nits, L.ntraces, L.nops, L.nkernels, r.np2p, r.nkernels, r.ncolls,
 			       path ? c.nseg : 0, (long long)r.clock_error_ns);
 		if (path)
 			why_cpath_release(&c);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/optype.h"
 #include "model/rank_result.h"
@@ -11,6 +12,7 @@
 #include "storage/db_why.h"
 #include "util/htab.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "whatif/whatif.h"
 
 /* What the callbacks share while one iteration streams in. */
@@ -398,4 +400,45 @@ void why_load_release(struct why_load *L)
 	free(L->gtext);
 	free(L->gkind);
 	memset(L, 0, sizeof(*L));
+}
+
+/* A command of $PP_FAST_BIN (or build/bin) into buf; NULL when not built. */
+static const char *bin(const char *name, char *buf, size_t n)
+{
+	const char *dir = getenv("PP_FAST_BIN");
+	snprintf(buf, n, "%s/%s", dir ? dir : "build/bin", name);
+	return access(buf, X_OK) ? NULL : buf;
+}
+
+int why_load_tree(const char *dir, const char *gen_args)
+{
+	char gen[4096], batch[4096];
+	if (!bin("ppgen", gen, sizeof(gen)) || !bin("ppbatch", batch, sizeof(batch)))
+		return 1;
+	struct strbuf cmd = STRBUF_INIT;
+	strbuf_addf(&cmd, "%s --quiet --out %s/tree %s && %s --input %s/tree --quiet", gen, dir,
+		    gen_args, batch, dir);
+	fprintf(stderr, "%s\n", cmd.buf);
+	int rc = system(cmd.buf) ? -1 : 0;
+	strbuf_release(&cmd);
+	return rc;
+}
+
+struct its {
+	int64_t *v;
+	size_t n, max;
+};
+
+static int take_it(void *ctx, int64_t it)
+{
+	struct its *I = ctx;
+	if (I->n < I->max)
+		I->v[I->n++] = it;
+	return 0;
+}
+
+size_t why_load_iterations(struct db *db, int64_t *its, size_t max)
+{
+	struct its I = { its, 0, max };
+	return db_agg_iterations(db, NULL, take_it, &I, NULL) ? 0 : I.n;
 }

@@ -48,4 +48,12 @@ int why_load_store(struct db *db, const struct why_load *L, const struct why_res
 
 void why_load_release(struct why_load *L);
 
+/* Writes a ppgen tree (ppgen's options gen_args) into DIR/tree and stores
+ * it with ppbatch (both from $PP_FAST_BIN, else build/bin): 0; 1 when they
+ * are not built (a test skips); -1 when a command failed. */
+int why_load_tree(const char *dir, const char *gen_args);
+
+/* The database's iterations, at most max of them, into its; how many. */
+size_t why_load_iterations(struct db *db, int64_t *its, size_t max);
+
 #endif
