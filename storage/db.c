@@ -269,6 +269,14 @@ int db_note_sql_error(struct db *db, const char *what)
 	return PP_EDB;
 }
 
+int db_step_reset(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : db_note_sql_error(db, what);
+}
+
 int db_note_error(struct db *db, int code, const char *msg)
 {
 	snprintf(db->errmsg, sizeof(db->errmsg), "%s", msg);

@@ -569,10 +569,7 @@ static void writer_free(struct db_agg_writer *w)
 /* Steps statement i (its bindings set by the caller) and resets it. */
 static int run(struct db_agg_writer *w, int i, const char *why)
 {
-	int rc = sqlite3_step(w->st[i]);
-	sqlite3_reset(w->st[i]);
-	sqlite3_clear_bindings(w->st[i]);
-	return rc == SQLITE_DONE ? 0 : db_note_sql_error(w->db, why);
+	return db_step_reset(w->db, w->st[i], why);
 }
 
 struct db_agg_writer *db_agg_begin(struct db *db)

@@ -19,6 +19,11 @@ int db_note_sql_error(struct db *db, const char *what);
 /* The same with a message of its own. Returns code. */
 int db_note_error(struct db *db, int code, const char *msg);
 
+/* Steps st (its bindings set by the caller), then resets it and clears
+ * its bindings: 0 when it ran to its end, else db_note_sql_error(db, what).
+ * For writers with their own transaction (db_agg.c, db_why.c). */
+int db_step_reset(struct db *db, struct sqlite3_stmt *st, const char *what);
+
 /* Runs sql (statements without parameters) on c; on failure writes
  * SQLite's message to err and returns PP_EDB. */
 int db_exec(struct sqlite3 *c, const char *sql, char *err, size_t errlen);

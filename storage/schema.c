@@ -364,6 +364,96 @@ static const struct schema_stmt schema[] = {
 	     " LEFT JOIN op_worker w ON w.trace_id = t.id"
 	     " LEFT JOIN agg_topology g ON g.rank = t.rank)"),
 
+	/* The why analysis of ppagg's last run (docs/why.md): deleted and
+	 * written whole by db_why_begin() ... db_why_commit(). Statuses, names
+	 * of directions, roles, sides and kinds are stored as their text. */
+	TABLE("CREATE TABLE IF NOT EXISTS why_p2p("
+	      " iteration INTEGER NOT NULL, rank INTEGER NOT NULL, kernel INTEGER NOT NULL,"
+	      " direction TEXT NOT NULL, role TEXT NOT NULL, peer_rank INTEGER,"
+	      " microbatch INTEGER, chunk INTEGER, start_ns INTEGER NOT NULL,"
+	      " dur_ns INTEGER NOT NULL, wait_ns INTEGER, transfer_ns INTEGER,"
+	      " peer_start_ns INTEGER, bytes INTEGER, status TEXT NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_p2p_kernel("
+	      " iteration INTEGER NOT NULL, rank INTEGER NOT NULL, stage INTEGER,"
+	      " kernel INTEGER NOT NULL, start_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL,"
+	      " wait_ns INTEGER, transfer_ns INTEGER, waited_for INTEGER, side TEXT,"
+	      " transfers INTEGER NOT NULL, status TEXT NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_bubble("
+	      " iteration INTEGER NOT NULL, rank INTEGER NOT NULL, stage INTEGER,"
+	      " bubble_ns INTEGER, wait_previous_ns INTEGER NOT NULL,"
+	      " wait_next_ns INTEGER NOT NULL, transfer_ns INTEGER NOT NULL,"
+	      " no_work_ns INTEGER, incomplete INTEGER NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_hop("
+	      " iteration INTEGER NOT NULL, stage INTEGER NOT NULL,"
+	      " peer_stage INTEGER NOT NULL, kernels INTEGER NOT NULL,"
+	      " wait_ns INTEGER NOT NULL, transfer_ns INTEGER NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_group("
+	      " id INTEGER PRIMARY KEY, pg TEXT NOT NULL, pg_ranks TEXT NOT NULL,"
+	      " kind TEXT NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_collective("
+	      " iteration INTEGER NOT NULL, grp INTEGER NOT NULL,"
+	      " seq INTEGER NOT NULL, size INTEGER NOT NULL,"
+	      " present INTEGER NOT NULL, first_ns INTEGER, last_ns INTEGER, skew_ns INTEGER,"
+	      " first_rank INTEGER, last_rank INTEGER, transfer_ns INTEGER,"
+	      " missing_rank INTEGER, status TEXT NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_collective_rank("
+	      " rank INTEGER NOT NULL, pg_kind TEXT NOT NULL, instances INTEGER NOT NULL,"
+	      " times_last INTEGER NOT NULL, share_last REAL NOT NULL, chance REAL NOT NULL,"
+	      " mean_wait_ns INTEGER NOT NULL, last_by_ns INTEGER NOT NULL,"
+	      " late INTEGER NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_cpath("
+	      " iteration INTEGER NOT NULL, seq INTEGER NOT NULL, rank INTEGER,"
+	      " dp_rank INTEGER, stage INTEGER, optype INTEGER, op_seq INTEGER,"
+	      " kind TEXT NOT NULL, placeholder INTEGER NOT NULL, start_ns INTEGER NOT NULL,"
+	      " dur_ns INTEGER NOT NULL, op_start_ns INTEGER, op_end_ns INTEGER)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_clock("
+	      " rank INTEGER PRIMARY KEY, offset_ns INTEGER NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS why_summary("
+	      " id INTEGER PRIMARY KEY CHECK (id = 1), iterations INTEGER NOT NULL,"
+	      " first_iteration INTEGER, last_iteration INTEGER,"
+	      " p2p_transfers INTEGER NOT NULL, p2p_unpaired INTEGER NOT NULL,"
+	      " p2p_kernels INTEGER NOT NULL, p2p_kernels_incomplete INTEGER NOT NULL,"
+	      " collectives INTEGER NOT NULL, collectives_incomplete INTEGER NOT NULL,"
+	      " critical_path_steps INTEGER NOT NULL, clock_error_ns INTEGER,"
+	      " clocks_corrected INTEGER NOT NULL, notes TEXT)"),
+
+	VIEW("p2p", "SELECT"
+		    " iteration, rank, peer_rank, direction, role, microbatch, chunk, start_ns,"
+		    " wait_ns, transfer_ns, bytes, dur_ns, kernel, peer_start_ns, status"
+		    " FROM why_p2p"),
+	VIEW("p2p_kernels",
+	     "SELECT"
+	     " iteration, rank, stage, kernel, start_ns, dur_ns, wait_ns, transfer_ns,"
+	     " waited_for, side, transfers, status FROM why_p2p_kernel"),
+	VIEW("p2p_bubbles", "SELECT"
+			    " iteration, rank, stage, bubble_ns, wait_previous_ns, wait_next_ns,"
+			    " transfer_ns, no_work_ns, incomplete FROM why_bubble"),
+	VIEW("p2p_hops",
+	     "SELECT"
+	     " iteration, stage, peer_stage, kernels, wait_ns, transfer_ns FROM why_hop"),
+	VIEW("collectives",
+	     "SELECT"
+	     " c.iteration AS iteration, g.pg AS pg, g.kind AS kind, c.seq AS seq,"
+	     " g.pg_ranks AS ranks, c.first_ns AS first_ns, c.last_ns AS last_ns,"
+	     " c.skew_ns AS skew_ns, c.last_rank AS last_rank, c.transfer_ns AS transfer_ns,"
+	     " c.size AS size, c.present AS present, c.first_rank AS first_rank,"
+	     " c.missing_rank AS missing_rank, c.status AS status"
+	     " FROM why_collective c JOIN why_group g ON g.id = c.grp"),
+	VIEW("collective_ranks", "SELECT"
+				 " rank, pg_kind, instances, times_last, share_last, mean_wait_ns,"
+				 " chance, last_by_ns, late FROM why_collective_rank"),
+	VIEW("critical_path",
+	     "SELECT iteration, seq, rank,"
+	     " (SELECT name FROM optype_codes WHERE code = c.optype) AS optype, start_ns, dur_ns,"
+	     " kind, dp_rank, stage, op_seq, placeholder, op_start_ns, op_end_ns"
+	     " FROM why_cpath c"),
+	VIEW("rank_clocks", "SELECT rank, offset_ns FROM why_clock"),
+	VIEW("why", "SELECT"
+		    " iterations, first_iteration, last_iteration, p2p_transfers, p2p_unpaired,"
+		    " p2p_kernels, p2p_kernels_incomplete, collectives, collectives_incomplete,"
+		    " critical_path_steps, clock_error_ns, clocks_corrected, notes"
+		    " FROM why_summary"),
+
 	/* ==== end of ppagg section ==== */
 };
 
@@ -385,12 +475,12 @@ static const struct schema_stmt schema[] = {
  *           runs only when the table exists.
  *   5 -> 6: the slow rank of a what-if worker's cell (TP/CP > 1:
  *           agg_whatif_worker.slow_rank).
- *   6 -> 7: user annotations (annotation_t, view annotations) and the
+ *   6 -> 7: user annotations (annotation_t, view annotations), the
  *           collective of a kernel (kernel_t.code bits 10-13, named by
- *           collective_codes; the kernels view's collective column): new
- *           tables and views only, no step here. Kernels stored before have
- *           no collective (NULL) and traces no annotations until they are
- *           analysed again (ppbatch --force). */
+ *           collective_codes; the kernels view's collective column) and the
+ *           why analysis (docs/why.md): new tables and views only, no step
+ *           here. Kernels stored before have no collective (NULL) and traces
+ *           no annotations until they are analysed again (ppbatch --force). */
 static const struct migration {
 	int from;
 	const char *table; /* run only when it exists; NULL = always */

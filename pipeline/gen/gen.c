@@ -299,6 +299,7 @@ struct run {
 	struct gen_rank_sum *sums;
 	struct gen_op *ops;
 	size_t capops;
+	struct gen_p2p_rows p2p; /* one rank's, for the why truth */
 	struct gen_truth *truth;
 	int outfd, truthfd;
 	int64_t t0; /* start of the next iteration */
@@ -421,6 +422,19 @@ static bool representative(const struct gen_layout *lay, int rank)
 	       !gen_layout_coord(lay, rank, GEN_EP);
 }
 
+/* Where gen_why_collectives() hands its instances. */
+struct coll_out {
+	struct gen_truth *truth;
+	int iteration;
+	const struct gen_layout *lay;
+};
+
+static void coll_row(void *ctx, const struct gen_coll *x, const int *tied, int ntied)
+{
+	const struct coll_out *o = ctx;
+	gen_truth_collective(o->truth, o->iteration, o->lay, x, tied, ntied);
+}
+
 /* The traces of the chosen ranks of one simulated iteration, and their
  * truth; the op trace of the representative ranks. */
 static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cfg *cfg,
@@ -470,7 +484,11 @@ static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cf
 			raise(SIGSTOP);
 		gen_truth_rank(R->truth, it, gr, &R->sums[r]);
 		gen_truth_ops(R->truth, it, gr, dp, R->ops, nops);
+		gen_why_p2p(c, cfg, gr, R->offset[r], &R->p2p);
+		gen_truth_p2p(R->truth, it, r, &R->p2p);
 	}
+	struct coll_out co = { R->truth, it, &R->lay };
+	gen_why_collectives(c, cfg, R->write, R->offset, coll_row, &co);
 	gen_truth_pp_groups(R->truth, it, &R->lay, R->sums);
 	for (int r = 0; r < R->lay.world; r++)
 		if (R->write[r] && R->injected[r])
@@ -594,6 +612,7 @@ int gen_run(const struct gen_opts *o)
 	free(R.straggle);
 	free(R.offset);
 	free(R.ops);
+	gen_why_p2p_release(&R.p2p);
 	free(R.sums);
 	return rc;
 }

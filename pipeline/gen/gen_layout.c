@@ -30,6 +30,18 @@ static int stride(const struct gen_layout *l, enum gen_dim dim)
 	return s;
 }
 
+const char *gen_layout_pg_desc(enum gen_dim dim)
+{
+	static const char *const desc[GEN_NGROUPS] = { [GEN_TP] = "TENSOR_MODEL_PARALLEL_GROUP",
+						       [GEN_CP] = "CONTEXT_PARALLEL_GROUP",
+						       [GEN_EP] = "EXPERT_MODEL_PARALLEL_GROUP",
+						       [GEN_DP] = "DATA_PARALLEL_GROUP",
+						       [GEN_PP] = "PIPELINE_MODEL_PARALLEL_GROUP",
+						       [GEN_EMB] = "EMBEDDING_GROUP",
+						       [GEN_WORLD] = "default_pg" };
+	return dim >= 0 && dim < GEN_NGROUPS ? desc[dim] : "";
+}
+
 int gen_layout_coord(const struct gen_layout *l, int rank, enum gen_dim dim)
 {
 	return rank / stride(l, dim) % l->size[dim];

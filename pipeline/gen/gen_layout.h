@@ -49,6 +49,9 @@ int gen_layout_group_of(const struct gen_layout *l, int rank, enum gen_dim dim);
 /* Ranks of group g along dim, ascending (gen_layout_group_size() of them)
  * into out. */
 void gen_layout_group_ranks(const struct gen_layout *l, enum gen_dim dim, int g, int *out);
+/* The process group's description as the traces give it
+ * ("TENSOR_MODEL_PARALLEL_GROUP", ..., "EMBEDDING_GROUP", "default_pg"). */
+const char *gen_layout_pg_desc(enum gen_dim dim);
 /* Writes the topology text (header, TP/PP/DP/[CP]/EP sections numbered
  * from 1, FULL MODEL RANK GROUPS numbered from 0). Returns 0 or PP_EIO. */
 int gen_layout_write_topology(const struct gen_layout *l, FILE *f);

@@ -158,6 +158,12 @@ int gen_sim_run(struct gen_cluster *c);
  * call after gen_sim_end(). */
 void gen_sim_shift(struct gen_cluster *c, const int64_t *offset_ns);
 struct gen_rank *gen_sim_rank(struct gen_cluster *c, int rank);
+/* When the sending (recv false) or the receiving kernel of the p2p
+ * transfer tag started, in true time; -1 when none did. */
+int64_t gen_sim_p2p_start(const struct gen_cluster *c, int tag, bool recv);
+/* What a p2p tag names (gen_prog.c): the PP group, the producing virtual
+ * stage, the micro-batch and the direction (0 forward, 1 backward). */
+void gen_p2p_tag_decode(const struct gen_cfg *c, int tag, int *group, int *vs, int *mb, int *dir);
 /* Latest GPU end over all ranks (to start the next iteration after it). */
 int64_t gen_sim_end(const struct gen_cluster *c);
 void gen_sim_free(struct gen_cluster *c);

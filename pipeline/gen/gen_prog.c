@@ -327,6 +327,17 @@ static int p2p_tag(const struct gen_cfg *c, int group, int vs, int mb, int dir)
 	return ((group * PV + vs) * c->microbatches + mb) * 2 + dir;
 }
 
+void gen_p2p_tag_decode(const struct gen_cfg *c, int tag, int *group, int *vs, int *mb, int *dir)
+{
+	int PV = c->lay.size[GEN_PP] * c->vpp;
+	*dir = tag % 2;
+	tag /= 2;
+	*mb = tag % c->microbatches;
+	tag /= c->microbatches;
+	*vs = tag % PV;
+	*group = tag / PV;
+}
+
 /* One p2p_communication call: its frame, _communicate unless the call
  * returns early, and one batched send/receive kernel when it transfers
  * anything (tags: gen_xfer_ns()). */

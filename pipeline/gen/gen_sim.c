@@ -199,6 +199,13 @@ struct gen_rank *gen_sim_rank(struct gen_cluster *c, int rank)
 	return &c->ranks[rank];
 }
 
+int64_t gen_sim_p2p_start(const struct gen_cluster *c, int tag, bool recv)
+{
+	if (tag < 0 || tag >= c->ntags)
+		return -1;
+	return recv ? c->rstart[tag] : c->pub[tag];
+}
+
 int64_t gen_sim_end(const struct gen_cluster *c)
 {
 	int64_t end = c->cfg.t0;

@@ -12,16 +12,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cmp.h"
 #include "util/interval.h"
 #include "util/pp.h"
 #include "util/safefile.h"
 #include "util/strbuf.h"
 
-enum { TF_RANKS, TF_CATS, TF_STEPS, TF_PP, TF_STRAG, TF_OPS, TF_OPTRACE, TF_N };
+enum {
+	TF_RANKS,
+	TF_CATS,
+	TF_STEPS,
+	TF_PP,
+	TF_STRAG,
+	TF_OPS,
+	TF_OPTRACE,
+	TF_P2P,
+	TF_P2PK,
+	TF_COLL,
+	TF_N
+};
 
-static const char *const files[TF_N] = { "ranks.csv",     "category_stats.csv", "steps.csv",
-					 "pp_groups.csv", "stragglers.csv",     "ops.csv",
-					 "optrace.csv" };
+static const char *const files[TF_N] = {
+	"ranks.csv", "category_stats.csv", "steps.csv", "pp_groups.csv",   "stragglers.csv",
+	"ops.csv",   "optrace.csv",        "p2p.csv",   "p2p_kernels.csv", "collectives.csv"
+};
 static const char *const headers[TF_N] = {
 	"iteration,rank,mode,window_start_ns,window_end_ns,gpu_busy_ns,idle_ns,bubble_ns,"
 	"comp_busy_ns,comm_busy_ns,overlap_ns,coverage",
@@ -32,7 +46,12 @@ static const char *const headers[TF_N] = {
 	"group_bubble_ns",
 	"iteration,rank",
 	"iteration,rank,dp_rank,stage,optype,seq_id,mc,gmc,mb_id,start_ns,end_ns",
-	"dp_rank,stage,rank,step,optype,start_ts,duration,seq_id,mc,mb_id,gmc"
+	"dp_rank,stage,rank,step,optype,start_ts,duration,seq_id,mc,mb_id,gmc",
+	"iteration,rank,kernel,peer_rank,direction,role,microbatch,chunk,start_ns,dur_ns,wait_ns,"
+	"transfer_ns",
+	"iteration,rank,kernel,start_ns,dur_ns,wait_ns,transfer_ns,waited_for",
+	"iteration,pg_desc,pg_ranks,seq,size,first_ns,last_ns,skew_ns,first_rank,last_rank,"
+	"last_ranks,transfer_ns"
 };
 
 /* An op of a representative rank, kept for optrace.csv. */
@@ -413,6 +432,54 @@ void gen_truth_optrace_step(struct gen_truth *t, int it)
 			(int)x->op.gmc);
 	}
 	t->nrep = 0;
+}
+
+static int cmp_p2p(const void *a, const void *b)
+{
+	const struct gen_p2p *x = a, *y = b;
+	const int64_t kx[] = { x->kernel, x->dir, x->role }, ky[] = { y->kernel, y->dir, y->role };
+	return cmp_i64s(kx, ky, 3);
+}
+
+void gen_truth_p2p(struct gen_truth *t, int it, int rank, struct gen_p2p_rows *rows)
+{
+	static const char *const dir[2] = { "forward", "backward" }, *const role[2] = { "send",
+											"recv" };
+	if (rows->nrow)
+		qsort(rows->row, rows->nrow, sizeof(*rows->row), cmp_p2p);
+	for (size_t i = 0; i < rows->nrow; i++) {
+		const struct gen_p2p *p = &rows->row[i];
+		fprintf(t->f[TF_P2P], "%d,%d,%d,%d,%s,%s,%d,%d,%lld,%lld,%lld,%lld\n", it, rank,
+			p->kernel, p->peer_rank, dir[p->dir], role[p->role], p->mb, p->chunk,
+			(long long)p->start, (long long)p->dur, (long long)p->wait,
+			(long long)p->transfer);
+	}
+	for (size_t i = 0; i < rows->nk; i++) {
+		const struct gen_p2p_kernel *k = &rows->k[i];
+		fprintf(t->f[TF_P2PK], "%d,%d,%d,%lld,%lld,%lld,%lld,", it, rank, k->kernel,
+			(long long)k->start, (long long)k->dur, (long long)k->wait,
+			(long long)k->transfer);
+		if (k->waited_for >= 0)
+			fprintf(t->f[TF_P2PK], "%d", k->waited_for);
+		fputc('\n', t->f[TF_P2PK]);
+	}
+}
+
+void gen_truth_collective(struct gen_truth *t, int it, const struct gen_layout *lay,
+			  const struct gen_coll *x, const int *tied, int ntied)
+{
+	FILE *f = t->f[TF_COLL];
+	int *rk = xmalloc((size_t)x->size * sizeof(*rk));
+	gen_layout_group_ranks(lay, x->dim, x->group, rk);
+	fprintf(f, "%d,%s,", it, gen_layout_pg_desc(x->dim));
+	for (int i = 0; i < x->size; i++)
+		fprintf(f, "%s%d", i ? " " : "", rk[i]);
+	fprintf(f, ",%d,%d,%lld,%lld,%lld,%d,%d,", x->seq, x->size, (long long)x->first,
+		(long long)x->last, (long long)(x->last - x->first), x->first_rank, x->last_rank);
+	for (int i = 0; i < ntied; i++)
+		fprintf(f, "%s%d", i ? " " : "", tied[i]);
+	fprintf(f, ",%lld\n", (long long)x->transfer);
+	free(rk);
 }
 
 int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int world, char *err,

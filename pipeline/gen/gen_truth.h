@@ -1,6 +1,7 @@
 /* gen_truth.h — ppgen's expected results (docs/contracts.md §4), computed
  * from the model by docs/semantics.md §5–6: DIR/.truth/{ranks,category_stats,steps,
- * pp_groups,stragglers}.csv. Rows are appended in (iteration, rank) order,
+ * pp_groups,stragglers}.csv; the what-if op tables; the why analysis' p2p,
+ * p2p_kernels and collectives (gen_why.h). Rows are appended in (iteration, rank) order,
  * so callers feed iterations ascending and ranks ascending.
  */
 #ifndef GEN_TRUTH_H
@@ -11,6 +12,7 @@
 
 #include "gen_model.h"
 #include "gen_ops.h"
+#include "gen_why.h"
 
 struct gen_truth;
 
@@ -47,6 +49,13 @@ void gen_truth_optrace_add(struct gen_truth *t, const struct gen_rank *r, int dp
 /* Writes the kept rows as one step of optrace.csv: true times in seconds
  * from the step's first start, rows by rank, type and seq. */
 void gen_truth_optrace_step(struct gen_truth *t, int iteration);
+/* Appends rank's p2p transfers and kernels (gen_why_p2p(), true time) to
+ * p2p.csv and p2p_kernels.csv; sorts rows. */
+void gen_truth_p2p(struct gen_truth *t, int iteration, int rank, struct gen_p2p_rows *rows);
+/* Appends one collective instance (gen_why_collectives()) to
+ * collectives.csv. */
+void gen_truth_collective(struct gen_truth *t, int iteration, const struct gen_layout *lay,
+			  const struct gen_coll *x, const int *tied, int ntied);
 /* Writes clock_offsets.csv (`rank,offset_ns`, world rows). 0 or PP_EIO
  * with a message in err. */
 int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int world, char *err,

@@ -286,14 +286,6 @@ static void write_slice(struct out *o, const struct ctx *c, const struct gen_sli
 	LIT(o, "}}");
 }
 
-static const char *const pg_desc[GEN_NGROUPS] = { [GEN_TP] = "TENSOR_MODEL_PARALLEL_GROUP",
-						  [GEN_CP] = "CONTEXT_PARALLEL_GROUP",
-						  [GEN_EP] = "EXPERT_MODEL_PARALLEL_GROUP",
-						  [GEN_DP] = "DATA_PARALLEL_GROUP",
-						  [GEN_PP] = "PIPELINE_MODEL_PARALLEL_GROUP",
-						  [GEN_EMB] = "EMBEDDING_GROUP",
-						  [GEN_WORLD] = "default_pg" };
-
 /* The process group's name: "0" for the default (world) group. */
 static int64_t pg_name(const struct gen_layout *lay, int dim, int g)
 {
@@ -329,7 +321,7 @@ static void write_pg(struct out *o, const struct ctx *c, const struct gen_kernel
 	       "\"Process Group Name\": \"");
 	out_i64(o, pg_name(lay, k->pg_dim, k->pg_idx));
 	LIT(o, "\", \"Process Group Description\": \"");
-	out_str(o, pg_desc[k->pg_dim]);
+	out_str(o, gen_layout_pg_desc(k->pg_dim));
 	LIT(o, "\", \"Process Group Ranks\": \"[");
 	write_ranks(o, lay, k->pg_dim, k->pg_idx);
 	LIT(o, "]\"");
@@ -491,7 +483,7 @@ static void write_header(struct out *o, const struct ctx *c)
 		LIT(o, ", {\"pg_name\": \"");
 		out_i64(o, pg_name(lay, d, g));
 		LIT(o, "\", \"pg_desc\": \"");
-		out_str(o, pg_desc[d]);
+		out_str(o, gen_layout_pg_desc(d));
 		LIT(o, "\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
 		out_i64(o, gen_layout_group_size(lay, d));
 		LIT(o, ", \"ranks\": [");

@@ -84,9 +84,9 @@ void whatif_free(struct whatif *e)
 {
 	if (!e)
 		return;
-	void *own[] = { e->steps, e->node,  e->pred_off,  e->pred,      e->group,
-			e->gmem,  e->sched, e->cell_rank, e->rs,        e->re,
-			e->val,   e->delay, e->ideal,     e->span_base, e->scratch };
+	void *own[] = { e->steps, e->origin, e->node,      e->pred_off, e->pred, e->group,
+			e->gmem,  e->sched,  e->cell_rank, e->rs,       e->re,   e->val,
+			e->delay, e->ideal,  e->span_base, e->scratch };
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		free(own[i]);
 	strbuf_release(&e->notes);
@@ -128,6 +128,17 @@ void whatif_node_name(const struct whatif *e, size_t v, char *buf, size_t len)
 {
 	const struct wi_node *nd = &e->node[v];
 	snprintf(buf, len, "%s_%d_%d", op_type_name(nd->optype), (int)nd->seq, (int)nd->stage);
+}
+
+int64_t whatif_step(const struct whatif *e, size_t si, int64_t *origin)
+{
+	*origin = e->origin[si];
+	return e->steps[si];
+}
+
+int32_t whatif_cell_rank(const struct whatif *e, int dp_rank, int stage)
+{
+	return e->cell_rank[stage * e->dp + dp_rank];
 }
 
 long whatif_find(const struct whatif *e, int stage, int optype, int32_t seq_id)

@@ -163,6 +163,32 @@ size_t whatif_node_preds(const struct whatif *e, size_t v, const int32_t **preds
  * 0 for a local op. */
 size_t whatif_node_group(const struct whatif *e, size_t v, const int32_t **members);
 
+/* Step index si (0..nsteps-1, ascending steps): its step (iteration)
+ * number, and in *origin its recorded start (the earliest start over its
+ * rows, as the table gives them): what whatif_recorded() and
+ * whatif_timeline() measure from. */
+int64_t whatif_step(const struct whatif *e, size_t si, int64_t *origin);
+/* The rank of the worker (dp_rank, stage): the one the table holds. */
+int32_t whatif_cell_rank(const struct whatif *e, int dp_rank, int stage);
+
+/* An interval, ns. */
+struct whatif_span {
+	int64_t start, end;
+};
+
+/* docs/whatif.md §3.3 on one stage: matches its m ops of one p2p type
+ * (op[], in time order) to the n computes of their direction (comp[], by
+ * seq_id). A receive is matchable when it starts at most 50 µs after the
+ * last compute starts, a send when it ends at most 50 µs before the first
+ * compute ends; the others are type-1 no-ops (match[i] = -1). The k-th
+ * matchable op matches compute k, or k + 1 for receives when n − 1 of
+ * them are matchable (the first compute has none): match[i] is that
+ * compute's index. Returns the number matchable; only n, and on the first
+ * or last stage 0 or n − 1, fit the model (the caller checks), since other
+ * counts leave matches past the last compute. */
+size_t whatif_p2p_match(const struct whatif_span *comp, size_t n, const struct whatif_span *op,
+			size_t m, bool recv, int32_t *match);
+
 enum wi_scenario {
 	WI_SCEN_BASE = 0, /* recorded durations and launch delays */
 	WI_SCEN_NODELAY,  /* recorded durations, no launch delays */
@@ -200,5 +226,21 @@ struct whatif_clock {
 };
 void whatif_clock_estimate(const struct whatif *e, struct whatif_clock *c);
 void whatif_clock_release(struct whatif_clock *c);
+
+/* Two ops that sync (they run at one instant, and usually end together):
+ * worker a's interval [sa, ea] and worker b's [sb, eb], each in its
+ * worker's clock. */
+struct whatif_clock_pair {
+	int32_t a, b;
+	double sa, ea, sb, eb;
+};
+
+/* The estimate of whatif_clock_estimate() from any such pairs (np of
+ * them; pairs of a worker with itself are ignored) over W workers
+ * numbered 0..W-1, relative to worker ref: fills c's offset_ns (W
+ * entries, release with whatif_clock_release()), ref, error_ns,
+ * connected, nsamples and nedges; dp and pp are left 0. */
+void whatif_clock_solve(const struct whatif_clock_pair *p, size_t np, size_t W, int ref,
+			struct whatif_clock *c);
 
 #endif

@@ -44,6 +44,7 @@ struct whatif {
 
 	size_t nsteps;
 	int64_t *steps;
+	int64_t *origin; /* per step: its earliest recorded start */
 
 	size_t n; /* nodes */
 	struct wi_node *node;

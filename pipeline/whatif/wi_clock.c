@@ -16,6 +16,10 @@
  * with its other neighbour: under VPP fewer than half of a pair's samples
  * coincide, and their plain median is off by hundreds of ns); the weights
  * let the tight edges decide where edges disagree.
+ *
+ * whatif_clock_solve() is the estimate from any pairs of ops that sync;
+ * whatif_clock_estimate() collects the engine's and calls it. The why
+ * analysis (docs/why.md) calls it with every rank's kernels.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -42,23 +46,19 @@ struct edge {
 	double mad;
 };
 
-struct samples {
-	struct sample *v;
+struct pairs {
+	struct whatif_clock_pair *v;
 	size_t n, cap;
 };
 
-/* The sample of the ops (sa, ea) of worker a and (sb, eb) of worker b. */
-static void push(struct samples *S, int32_t a, int32_t b, double sa, double ea, double sb,
-		 double eb)
+/* The pair of the ops (sa, ea) of worker a and (sb, eb) of worker b. */
+static void push(struct pairs *P, int32_t a, int32_t b, double sa, double ea, double sb, double eb)
 {
-	if (a == b)
-		return;
-	if (S->n == S->cap) {
-		S->cap = S->cap ? 2 * S->cap : 1024;
-		S->v = xrealloc(S->v, S->cap * sizeof(*S->v));
+	if (P->n == P->cap) {
+		P->cap = P->cap ? 2 * P->cap : 1024;
+		P->v = xrealloc(P->v, P->cap * sizeof(*P->v));
 	}
-	S->v[S->n++] = a < b ? (struct sample){ a, b, eb - ea, sb - ea, eb - sa }
-			     : (struct sample){ b, a, ea - eb, sa - eb, ea - sb };
+	P->v[P->n++] = (struct whatif_clock_pair){ a, b, sa, ea, sb, eb };
 }
 
 /* Node v's interval in lane (si, d) into (*s, *e). */
@@ -85,7 +85,7 @@ static bool usable(const struct whatif *e, size_t si, size_t v, size_t d)
 	return !(e->node[v].flags & WI_NODE_PLACEHOLDER) && e->re[i] > e->rs[i];
 }
 
-static void collect(const struct whatif *e, struct samples *S)
+static void collect(const struct whatif *e, struct pairs *P)
 {
 	size_t DP = (size_t)e->dp;
 	for (size_t g = 0; g < e->ngroups; g++) {
@@ -101,7 +101,7 @@ static void collect(const struct whatif *e, struct samples *S)
 						continue;
 					at(e, si, v, 0, &sa, &ea);
 					at(e, si, v, d, &sb, &eb);
-					push(S, base, base + (int32_t)d, sa, ea, sb, eb);
+					push(P, base, base + (int32_t)d, sa, ea, sb, eb);
 				}
 		} else if (!G->dpsync && G->n == 2) { /* a p2p or the embedding pair */
 			size_t v = (size_t)m[0], u = (size_t)m[1];
@@ -112,7 +112,7 @@ static void collect(const struct whatif *e, struct samples *S)
 						continue;
 					at(e, si, v, d, &sa, &ea);
 					at(e, si, u, d, &sb, &eb);
-					push(S, a + (int32_t)d, b + (int32_t)d, sa, ea, sb, eb);
+					push(P, a + (int32_t)d, b + (int32_t)d, sa, ea, sb, eb);
 				}
 		}
 	}
@@ -130,34 +130,34 @@ static void collect(const struct whatif *e, struct samples *S)
  * (the most within CLOCK_WINDOW_NS; of such windows the narrowest, then
  * the first), the median of the ones there, their spread (median absolute
  * deviation) and the weight n / (spread² + 1 µs²) of the n there. */
-static size_t edges_of(struct samples *S, struct edge **out)
+static size_t edges_of(struct sample *v, size_t *nv, struct edge **out)
 {
-	qsort(S->v, S->n, sizeof(*S->v), cmp_sample);
-	struct edge *E = xmalloc((S->n + 1) * sizeof(*E));
-	double *x = xmalloc((S->n + 1) * sizeof(*x));
+	qsort(v, *nv, sizeof(*v), cmp_sample);
+	struct edge *E = xmalloc((*nv + 1) * sizeof(*E));
+	double *x = xmalloc((*nv + 1) * sizeof(*x));
 	size_t ne = 0, keep = 0;
-	for (size_t i = 0; i < S->n; i++) /* distinct samples */
-		if (!keep || cmp_sample(&S->v[keep - 1], &S->v[i]))
-			S->v[keep++] = S->v[i];
-	S->n = keep;
-	for (size_t i = 0, j; i < S->n; i = j) {
+	for (size_t i = 0; i < *nv; i++) /* distinct samples */
+		if (!keep || cmp_sample(&v[keep - 1], &v[i]))
+			v[keep++] = v[i];
+	*nv = keep;
+	for (size_t i = 0, j; i < keep; i = j) {
 		double lo = -INFINITY, hi = INFINITY;
-		for (j = i; j < S->n && S->v[j].a == S->v[i].a && S->v[j].b == S->v[i].b; j++) {
-			lo = S->v[j].lo > lo ? S->v[j].lo : lo;
-			hi = S->v[j].hi < hi ? S->v[j].hi : hi;
+		for (j = i; j < keep && v[j].a == v[i].a && v[j].b == v[i].b; j++) {
+			lo = v[j].lo > lo ? v[j].lo : lo;
+			hi = v[j].hi < hi ? v[j].hi : hi;
 		}
 		if (lo > hi + CLOCK_WINDOW_NS) { /* inconsistent: no bounds */
 			lo = -INFINITY;
 			hi = INFINITY;
 		}
-		const struct sample *v = S->v + i; /* sorted by d */
+		const struct sample *g = v + i; /* sorted by d */
 		size_t n = 0, first = 0, best = 0, most = 0;
 		for (size_t k = 0; k < j - i; k++)
-			if (v[k].d >= lo - CLOCK_WINDOW_NS && v[k].d <= hi + CLOCK_WINDOW_NS)
-				x[n++] = v[k].d;
+			if (g[k].d >= lo - CLOCK_WINDOW_NS && g[k].d <= hi + CLOCK_WINDOW_NS)
+				x[n++] = g[k].d;
 		if (!n) /* none fits: take them all */
 			for (size_t k = 0; k < j - i; k++)
-				x[n++] = v[k].d;
+				x[n++] = g[k].d;
 		for (size_t k = 0; k < n; k++) {
 			while (x[k] - x[first] > CLOCK_WINDOW_NS)
 				first++;
@@ -172,7 +172,7 @@ static size_t edges_of(struct samples *S, struct edge **out)
 		for (size_t k = 0; k < most; k++)
 			x[k] = fabs(x[best + k] - med);
 		double mad = wi_median(x, most);
-		E[ne++] = (struct edge){ v->a, v->b, med, (double)most / (mad * mad + 1e6),
+		E[ne++] = (struct edge){ g->a, g->b, med, (double)most / (mad * mad + 1e6),
 					 most, mad };
 	}
 	free(x);
@@ -261,29 +261,33 @@ static void solve(const struct edge *E, size_t ne, int ref, const uint8_t *seen,
 	free(diag);
 }
 
-void whatif_clock_estimate(const struct whatif *e, struct whatif_clock *c)
+void whatif_clock_solve(const struct whatif_clock_pair *p, size_t np, size_t W, int ref,
+			struct whatif_clock *c)
 {
-	size_t W = (size_t)e->dp * (size_t)e->pp;
 	memset(c, 0, sizeof(*c));
-	c->dp = e->dp;
-	c->pp = e->pp;
-	c->offset_ns = xcalloc(W, sizeof(*c->offset_ns));
-	/* The reference: the worker of the lowest rank. */
-	for (size_t i = 1; i < W; i++)
-		if (e->cell_rank[i] < e->cell_rank[c->ref])
-			c->ref = (int)i;
-	struct samples S = { 0 };
-	collect(e, &S);
+	c->ref = ref;
+	c->offset_ns = xcalloc(W ? W : 1, sizeof(*c->offset_ns));
+	struct sample *S = xmalloc((np + 1) * sizeof(*S));
+	size_t ns = 0;
+	for (size_t i = 0; i < np; i++) {
+		const struct whatif_clock_pair *x = &p[i];
+		if (x->a == x->b)
+			continue;
+		S[ns++] = x->a < x->b ? (struct sample){ x->a, x->b, x->eb - x->ea, x->sb - x->ea,
+							 x->eb - x->sa }
+				      : (struct sample){ x->b, x->a, x->ea - x->eb, x->sa - x->eb,
+							 x->ea - x->sb };
+	}
 	struct edge *E = NULL;
-	size_t ne = edges_of(&S, &E);
-	uint8_t *seen = xmalloc(W);
-	double *o = xmalloc(W * sizeof(*o));
-	reach(E, ne, c->ref, seen, W);
-	solve(E, ne, c->ref, seen, o, W);
+	size_t ne = edges_of(S, &ns, &E);
+	uint8_t *seen = xmalloc(W ? W : 1);
+	double *o = xmalloc((W ? W : 1) * sizeof(*o));
+	reach(E, ne, ref, seen, W);
+	solve(E, ne, ref, seen, o, W);
 	c->connected = true;
 	for (size_t i = 0; i < W; i++) {
 		c->connected &= seen[i] != 0;
-		c->offset_ns[i] = (int64_t)llround(o[i] - o[c->ref]);
+		c->offset_ns[i] = (int64_t)llround(o[i] - o[ref]);
 	}
 	/* The error: the largest disagreement of the solution with a worker
 	 * pair's estimate, plus that estimate's spread. */
@@ -293,12 +297,28 @@ void whatif_clock_estimate(const struct whatif *e, struct whatif_clock *c)
 		err = res > err ? res : err;
 	}
 	c->error_ns = (int64_t)llround(err);
-	c->nsamples = S.n;
+	c->nsamples = ns;
 	c->nedges = ne;
-	free(S.v);
+	free(S);
 	free(E);
 	free(seen);
 	free(o);
+}
+
+void whatif_clock_estimate(const struct whatif *e, struct whatif_clock *c)
+{
+	size_t W = (size_t)e->dp * (size_t)e->pp;
+	int ref = 0;
+	/* The reference: the worker of the lowest rank. */
+	for (size_t i = 1; i < W; i++)
+		if (e->cell_rank[i] < e->cell_rank[ref])
+			ref = (int)i;
+	struct pairs P = { 0 };
+	collect(e, &P);
+	whatif_clock_solve(P.v, P.n, W, ref, c);
+	c->dp = e->dp;
+	c->pp = e->pp;
+	free(P.v);
 }
 
 void whatif_clock_release(struct whatif_clock *c)

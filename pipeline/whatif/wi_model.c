@@ -406,6 +406,32 @@ static void make_nodes(struct build *b, const int64_t *fr, const uint8_t *need)
 
 /* ---- the dependency model (§3) ----------------------------------------- */
 
+size_t whatif_p2p_match(const struct whatif_span *comp, size_t n, const struct whatif_span *op,
+			size_t m, bool recv, int32_t *match)
+{
+	int64_t last_start = INT64_MIN, first_end = INT64_MAX;
+	for (size_t k = 0; k < n; k++) {
+		if (comp[k].start > last_start)
+			last_start = comp[k].start;
+		if (comp[k].end < first_end)
+			first_end = comp[k].end;
+	}
+	/* Matchable: a recv posted before the last compute starts, a send
+	 * ending after the first compute ends (50 µs slack). */
+	size_t cnt = 0;
+	for (size_t i = 0; i < m; i++) {
+		bool ok = recv ? (double)op[i].start <= (double)last_start + WI_NS_EPS_MATCH
+			       : (double)op[i].end >= (double)first_end - WI_NS_EPS_MATCH;
+		match[i] = ok ? 0 : -1;
+		cnt += ok;
+	}
+	int32_t cid = recv && cnt + 1 == n ? 1 : 0; /* the first compute has no recv */
+	for (size_t i = 0; i < m; i++)
+		if (match[i] == 0)
+			match[i] = cid++;
+	return cnt;
+}
+
 /* §3.3: matches the p2p ops of direction dir (0 forward, 1 backward) of
  * stage s to computes; marks no-ops in noop[] and adds the edges. */
 static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tmp)
@@ -413,66 +439,65 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 	struct whatif *e = b->e;
 	const int comp_type = dir ? OP_BWD_COMPUTE : OP_FWD_COMPUTE;
 	int32_t ncomp = b->cnt[s * NT + comp_type];
-	int64_t last_start = INT64_MIN, first_end = INT64_MAX;
+	struct whatif_span *comp = xmalloc(((size_t)ncomp + 1) * sizeof(*comp));
+	struct whatif_span *ops = xmalloc((e->n + 1) * sizeof(*ops));
+	int32_t *match = xmalloc((e->n + 1) * sizeof(*match));
+	int rc = 0;
 	for (int32_t k = 0; k < ncomp; k++) {
 		const struct wi_node *c = &e->node[b->base[s * NT + comp_type] + k];
-		if (c->t0 > last_start)
-			last_start = c->t0;
-		if (c->t1 < first_end)
-			first_end = c->t1;
+		comp[k] = (struct whatif_span){ c->t0, c->t1 };
 	}
-	for (int recv = 0; recv < 2; recv++) {
+	for (int recv = 0; recv < 2 && !rc; recv++) {
 		int type = dir ? (recv ? OP_BWD_RECV : OP_BWD_SEND)
 			       : (recv ? OP_FWD_RECV : OP_FWD_SEND);
 		size_t n = stage_ops(b, s, &type, 1, tmp);
-		/* Matchable: a recv posted before the last compute starts, a send
-		 * ending after the first compute ends (50 µs slack). */
-		int32_t cnt = 0;
-		for (size_t i = 0; i < n; i++) {
-			const struct wi_node *o = &e->node[tmp[i]];
-			bool ok = recv ? (double)o->t0 <= (double)last_start + WI_NS_EPS_MATCH
-				       : (double)o->t1 >= (double)first_end - WI_NS_EPS_MATCH;
-			noop[tmp[i]] = !ok;
-			cnt += ok;
-		}
-		int32_t cid = 0;
+		for (size_t i = 0; i < n; i++)
+			ops[i] = (struct whatif_span){ e->node[tmp[i]].t0, e->node[tmp[i]].t1 };
+		int32_t cnt = (int32_t)whatif_p2p_match(comp, (size_t)ncomp, ops, n, recv, match);
+		for (size_t i = 0; i < n; i++)
+			noop[tmp[i]] = match[i] < 0;
 		if (cnt != ncomp) {
-			if (s != 0 && s != e->pp - 1)
-				return fail(
+			if (s != 0 && s != e->pp - 1) {
+				rc = fail(
 					b->err, b->errlen,
 					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: only the first and the last stage may have fewer",
 					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
 					op_type_name(type), (int)ncomp, op_type_name(comp_type),
 					(long long)e->steps[0]);
-			if (cnt != 0 && cnt + 1 != ncomp)
-				return fail(
+				break;
+			}
+			if (cnt != 0 && cnt + 1 != ncomp) {
+				rc = fail(
 					b->err, b->errlen,
 					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: expected %d, %d or 0",
 					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
 					op_type_name(type), (int)ncomp, op_type_name(comp_type),
 					(long long)e->steps[0], (int)ncomp, (int)ncomp - 1);
-			if (recv && cnt + 1 == ncomp)
-				cid = 1; /* the first compute has no recv */
+				break;
+			}
 		}
 		for (size_t i = 0; i < n; i++) {
 			int32_t op = tmp[i];
-			if (noop[op])
+			if (match[i] < 0)
 				continue; /* type-1 no-op: never launched */
-			int32_t comp = b->base[s * NT + comp_type] + cid;
+			int32_t cid = match[i];
+			int32_t comp_node = b->base[s * NT + comp_type] + cid;
 			/* Type-2 no-op: the peer chunk is outside the model. */
 			int delta = (type == OP_FWD_SEND || type == OP_BWD_RECV) ? 1 : -1;
-			int peer = e->node[comp].gmc + delta;
+			int peer = e->node[comp_node].gmc + delta;
 			noop[op] = peer < 0 || peer >= e->vpp * e->pp;
 			if (recv)
-				add_edge(b, comp, op);
+				add_edge(b, comp_node, op);
 			else
-				add_edge(b, op, comp);
+				add_edge(b, op, comp_node);
 			if (recv && cid >= 1)
-				add_edge(b, op, comp - 1);
-			cid++;
+				add_edge(b, op, comp_node - 1);
 		}
 	}
-	return 0;
+	free(comp);
+	free(ops);
+	free(match);
+	return rc;
 }
 
 /* §3.4: pairs the launched p2p ops across stages; no-ops are alone. */
@@ -847,7 +872,7 @@ static int place_rows(struct build *b)
 	char where[320], name[96];
 	int rc = 0;
 	size_t total = e->lanes * e->n;
-	int64_t *t0 = xmalloc(e->nsteps * sizeof(*t0));
+	int64_t *t0 = e->origin = xmalloc(e->nsteps * sizeof(*t0));
 	size_t *sidx = xmalloc(t->n * sizeof(*sidx));
 	uint8_t *filled = xcalloc(total ? total : 1, 1);
 	e->rs = xcalloc(total ? total : 1, sizeof(*e->rs));
@@ -932,7 +957,6 @@ static int place_rows(struct build *b)
 			}
 out:
 	imap_release(&rank_cell);
-	free(t0);
 	free(sidx);
 	free(filled);
 	return rc;

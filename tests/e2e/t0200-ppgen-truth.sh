@@ -11,7 +11,7 @@ is "file names" "rank_0007_iter_16.pt.trace.json" "$(ls c16/iteration_16 | sed -
 is "topology file" "TP Size: 2" "$(head -1 c16/unique_parallel_groups_*.txt)"
 is "pp groups in the topology" "Group 1: [0, 4, 8, 12]" "$(grep -A2 'PIPELINE PARALLEL' c16/unique_parallel_groups_*.txt | tail -1)"
 is "model replicas numbered from 0" "Group 1: [2, 3, 6, 7, 10, 11, 14, 15]" "$(tail -1 c16/unique_parallel_groups_*.txt)"
-is "truth files" "category_stats.csv ops.csv optrace-meta.yaml optrace.csv pp_groups.csv ranks.csv steps.csv stragglers.csv topology.txt" \
+is "truth files" "category_stats.csv collectives.csv ops.csv optrace-meta.yaml optrace.csv p2p.csv p2p_kernels.csv pp_groups.csv ranks.csv steps.csv stragglers.csv topology.txt" \
 	"$(ls c16/.truth | tr '\n' ' ' | sed 's/ $//')"
 is "ranks.csv header" "iteration,rank,mode,window_start_ns,window_end_ns,gpu_busy_ns,idle_ns,bubble_ns,comp_busy_ns,comm_busy_ns,overlap_ns,coverage" \
 	"$(head -1 c16/.truth/ranks.csv)"

@@ -9,7 +9,11 @@ attribution rules 0-5, unions and overlaps), parses the topology file for
 the PP groups, and checks the straggler list with the 10 % rule. It derives
 the what-if op table (ops.csv) from the trace text by the mapping rules of
 docs/contracts.md §4 and checks optrace.csv against it and the clock offsets.
-Python 3 standard library only. Exit status 0 when everything matches.
+The why truth (p2p.csv, p2p_kernels.csv, collectives.csv: waits that only
+the generator knows) is checked for consistency with the traces: every p2p
+kernel of a written rank is there with its start and duration, every wait +
+transfer is the kernel's duration, every instance's last arriver has the
+kernel it names. Python 3 standard library only. Exit status 0 when everything matches.
 """
 import bisect
 import csv
@@ -491,6 +495,43 @@ def optrace_rows(it, ops, offsets, reps):
             for i, rank, dp, st, typ, seq, mc, gmc, mb, a, e in mine]
 
 
+def why_check(tdir, pp_kernels, coll_kernels):
+    """The why truth against the traces: pp_kernels[(it, rank)] the rank's
+    pp_communication kernels in time order, coll_kernels[(it, rank)] its
+    (pg description, start, dur) of collective kernels; times in true time."""
+    bad = []
+    _, rows = read_csv(os.path.join(tdir, "p2p_kernels.csv"))
+    seen = {}
+    for it, rank, k, start, dur, wait, transfer, who in rows:
+        it, rank, k = int(it), int(rank), int(k)
+        ks = pp_kernels.get((it, rank), [])
+        seen[(it, rank)] = seen.get((it, rank), 0) + 1
+        if k >= len(ks) or (ks[k]["ts"] - OFFSETS.get(rank, 0), ks[k]["dur"]) != (int(start), int(dur)):
+            bad.append("p2p_kernels.csv: kernel %d of rank %d (iteration %d) is not the trace's" % (k, rank, it))
+        if int(wait) + int(transfer) != int(dur) or not 0 <= int(wait) <= int(dur):
+            bad.append("p2p_kernels.csv: kernel %d of rank %d: wait + transfer != dur" % (k, rank))
+    for key, ks in pp_kernels.items():
+        if len(ks) != seen.get(key, 0):
+            bad.append("p2p_kernels.csv: rank %d (iteration %d) has %d p2p kernels, the truth %d"
+                       % (key[1], key[0], len(ks), seen.get(key, 0)))
+    _, rows = read_csv(os.path.join(tdir, "p2p.csv"))
+    for r in rows:
+        it, rank, k = int(r[0]), int(r[1]), int(r[2])
+        ks = pp_kernels.get((it, rank), [])
+        if k >= len(ks) or ks[k]["dur"] != int(r[9]) or int(r[10]) + int(r[11]) != int(r[9]):
+            bad.append("p2p.csv: transfer of kernel %d of rank %d is not consistent" % (k, rank))
+    _, rows = read_csv(os.path.join(tdir, "collectives.csv"))
+    for it, desc, ranks, seq, size, first, last, skew, fr, lr, tied, xfer in rows:
+        it, lr = int(it), int(lr)
+        mine = [x for x in coll_kernels.get((it, lr), []) if x[0] == desc]
+        if (str(lr) not in tied.split() or int(skew) != int(last) - int(first)
+                or len(ranks.split()) != int(size)
+                or (desc, int(last), int(xfer)) not in mine):
+            bad.append("collectives.csv: %s %s #%s: last rank %d has no such kernel"
+                       % (desc, ranks, seq, lr))
+    return bad[:20]
+
+
 def read_csv(path):
     with open(path, newline="") as f:
         r = list(csv.reader(f))
@@ -528,6 +569,7 @@ def main():
     if os.path.exists(offs_path):
         OFFSETS.update((int(a), int(b)) for a, b in read_csv(offs_path)[1])
     got["optrace"] = []
+    pp_kernels, coll_kernels = {}, {}
     for itdir in sorted(glob.glob(os.path.join(base, "iteration_*")),
                         key=lambda p: int(p.rsplit("_", 1)[1])):
         it = int(itdir.rsplit("_", 1)[1])
@@ -543,6 +585,11 @@ def main():
                                    phases, ctx)
             per.append((rank, rows))
             sums[(it, rank)] = summary
+            off = OFFSETS.get(rank, 0)
+            pp_kernels[(it, rank)] = sorted((k for k in kernels if k["cat"] == "pp_communication"),
+                                            key=lambda k: k["ts"])
+            coll_kernels[(it, rank)] = [(k["pg"], k["ts"] - off, k["dur"]) for k in kernels
+                                        if k["type"] == "comm" and k["pg"]]
             ntraces += 1
         it_ops = []
         for rank, rows in sorted(per, key=lambda x: x[0]):
@@ -576,6 +623,9 @@ def main():
     bad = 0
     for msg in PHYSICS_ERRORS:
         print("PHYSICS", msg)
+        bad = 1
+    for msg in why_check(tdir, pp_kernels, coll_kernels):
+        print("MISMATCH", msg)
         bad = 1
     for name, rows in got.items():
         header, want = read_csv(os.path.join(tdir, name + ".csv"))

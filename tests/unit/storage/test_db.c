@@ -1,7 +1,8 @@
 /* Unit tests for storage/: schema versioning and migration (from a real
  * version-2 schema), storing traces, the views, replacement, sticky errors,
  * failed traces, adoption of legacy rows, rank resolution, ops and op-trace
- * imports (bulk transactions, replacement, the ops view's coordinates). */
+ * imports (bulk transactions, replacement, the ops view's coordinates), the
+ * why analysis' reads and rows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "model/rank_result.h"
 #include "storage/db.h"
 #include "storage/db_agg.h"
+#include "storage/db_why.h"
 #include "storage/schema.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -164,12 +166,14 @@ static void test_schema_created_and_versioned(void **state)
 	assert_rows(db, "PRAGMA wal_autocheckpoint", "256\n");
 	/* Created without syncs, but what follows is written with NORMAL (1). */
 	assert_rows(db, "PRAGMA synchronous", "1\n");
-	assert_rows(db,
-		    "SELECT name FROM sqlite_master WHERE type = 'view' "
-		    "ORDER BY name",
-		    "annotations\ncategory_stats\nkernels\nops\npipelines\npp_groups\n"
-		    "rank_conflicts\nranks\nsteps\nstragglers\nwhatif\nwhatif_optypes\n"
-		    "whatif_steps\nwhatif_workers\n");
+	assert_rows(
+		db,
+		"SELECT name FROM sqlite_master WHERE type = 'view' "
+		"ORDER BY name",
+		"annotations\ncategory_stats\ncollective_ranks\ncollectives\ncritical_path\nkernels\n"
+		"ops\np2p\np2p_bubbles\np2p_hops\np2p_kernels\npipelines\npp_groups\n"
+		"rank_clocks\nrank_conflicts\nranks\nsteps\nstragglers\nwhatif\n"
+		"whatif_optypes\nwhatif_steps\nwhatif_workers\nwhy\n");
 	assert_rows(db, "SELECT count(*), min(name), max(name) FROM optype_codes",
 		    "14|backward-compute|separate-grads-all-reduce\n");
 	db_close(db);
@@ -1078,6 +1082,189 @@ static void test_version_6_is_migrated(void **state)
 	rm_db(path);
 }
 
+/* A version-6 file (before the why analysis) is brought to 7: its rows
+ * stay, the why tables and views are there and empty. */
+static void test_version_6_gets_the_why_views(void **state)
+{
+	char err[512], *path = tmp_db();
+	sqlite3 *c;
+	(void)state;
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	store_sample(db, "/x/iteration_15/rank_0003.json", 3);
+	db_close(db);
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	static const char *const why[] = { "p2p",           "p2p_kernels", "p2p_bubbles",
+					   "p2p_hops",      "collectives", "collective_ranks",
+					   "critical_path", "rank_clocks", "why" };
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		char sql[128];
+		snprintf(sql, sizeof(sql), "DROP VIEW %s", why[i]);
+		assert_int_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	assert_int_equal(sqlite3_exec(c,
+				      "DROP TABLE why_p2p; DROP TABLE why_p2p_kernel;"
+				      " DROP TABLE why_bubble; DROP TABLE why_hop;"
+				      " DROP TABLE why_collective; DROP TABLE why_collective_rank;"
+				      " DROP TABLE why_cpath; DROP TABLE why_clock;"
+				      " DROP TABLE why_summary; DROP TABLE why_group;"
+				      " PRAGMA user_version = 6",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(c);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "7\n");
+	assert_rows(db, "SELECT rank, bubble_ns FROM ranks", "3|450\n");
+	assert_rows(db,
+		    "SELECT (SELECT count(*) FROM p2p) + (SELECT count(*) FROM collectives) +"
+		    " (SELECT count(*) FROM critical_path) + (SELECT count(*) FROM why)",
+		    "0\n");
+	db_close(db);
+	rm_db(path);
+}
+
+static int take_kernel(void *ctx, const struct db_why_kernel *k)
+{
+	strbuf_addf(ctx, "%lld %lld %lld %d %lld %lld %lld\n", (long long)k->trace_id,
+		    (long long)k->rank, (long long)k->pg_id, k->category, (long long)k->start_ns,
+		    (long long)k->dur_ns, (long long)k->order);
+	return 0;
+}
+
+static int take_group(void *ctx, const struct db_why_group *g)
+{
+	strbuf_addf(ctx, "%lld %s %s\n", (long long)g->id, g->desc, g->ranks);
+	return 0;
+}
+
+/* The kernels the why analysis reads: communication kernels of a group,
+ * pipeline sends and receives left out; the groups; then its rows written
+ * whole, twice, through the views. */
+static void test_why_rows(void **state)
+{
+	char err[512], *path = tmp_db();
+	(void)state;
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	store_sample(db, "/x/iteration_15/rank_0003.json", 3);
+	struct db_trace t = sample_trace("/x/iteration_15/rank_0004.json", 4);
+	const struct rr_kernel pp = { .category = RR_PP_COMM,
+				      .type = RR_COMM,
+				      .step = -1,
+				      .start_ns = 1700000000000000100,
+				      .dur_ns = 50 };
+	const struct rr_kernel tp = { .category = RR_FWD_COMM,
+				      .type = RR_COMM,
+				      .step = -1,
+				      .start_ns = 1700000000000000300,
+				      .dur_ns = 70,
+				      .has_correlation = true,
+				      .correlation = 77 };
+	struct db_kernel k1 = { .k = &pp,
+				.name = "ncclDevKernel_SendRecv",
+				.name_len = 22,
+				.pg_desc = "PIPELINE_MODEL_PARALLEL_GROUP",
+				.pg_ranks = "[0, 4]" };
+	struct db_kernel k2 = { .k = &tp,
+				.name = "ncclDevKernel_AllReduce",
+				.name_len = 23,
+				.pg_desc = "TENSOR_MODEL_PARALLEL_GROUP",
+				.pg_ranks = "[4, 5]" };
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	assert_int_equal(db_trace_add_kernel(db, &k1), 0);
+	assert_int_equal(db_trace_add_kernel(db, &k2), 0);
+	assert_int_equal(db_trace_commit(db), 0);
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(db_why_kernels(db, 15, take_kernel, &sb), 0);
+	/* rank 3's DP all-reduce (no correlation: its index, 1), rank 4's
+	 * TP all-reduce; not the pipeline's SendRecv */
+	assert_string_equal(sb.buf, "1 3 1 5 1700000000000000400 200 1\n"
+				    "2 4 3 1 1700000000000000300 70 77\n");
+	strbuf_reset(&sb);
+	assert_int_equal(db_why_groups(db, take_group, &sb), 0);
+	assert_string_equal(sb.buf, "1 DATA_PARALLEL_GROUP [0, 8]\n"
+				    "2 PIPELINE_MODEL_PARALLEL_GROUP [0, 4]\n"
+				    "3 TENSOR_MODEL_PARALLEL_GROUP [4, 5]\n");
+	strbuf_release(&sb);
+
+	for (int round = 0; round < 2; round++) {
+		struct db_why_writer *w = db_why_begin(db);
+		assert_non_null(w);
+		struct db_why_p2p p = { 15, 3,   0,  "forward", "send", "ok", 4,   1,
+					0,  100, 50, true,      30,     20,   130, -1 };
+		assert_int_equal(db_why_add_p2p(w, &p), 0);
+		struct db_why_p2p q = { 15, 4,  0,  "backward", "recv", "peer missing",
+					5,  -1, -1, 200,        10,     false,
+					0,  0,  0,  -1 };
+		if (!round)
+			assert_int_equal(db_why_add_p2p(w, &q), 0);
+		struct db_why_p2p_kernel k = { 15, 3,  1, 0,      100, 50,  true,
+					       30, 20, 4, "next", 1,   "ok" };
+		assert_int_equal(db_why_add_p2p_kernel(w, &k), 0);
+		struct db_why_bubble b = { 15, 3, 1, 450, 0, 30, 20, 400, 0 };
+		assert_int_equal(db_why_add_bubble(w, &b), 0);
+		struct db_why_hop h = { 15, 1, 2, 1, 30, 20 };
+		assert_int_equal(db_why_add_hop(w, &h), 0);
+		struct db_why_group_row g = { 7, "DATA_PARALLEL_GROUP", "[0, 8]", "dp" };
+		assert_int_equal(db_why_add_group(w, &g), 0);
+		struct db_why_collective c = { .iteration = 15,
+					       .group = 7,
+					       .size = 2,
+					       .present = 2,
+					       .measured = true,
+					       .first_ns = 1000,
+					       .last_ns = 1300,
+					       .skew_ns = 300,
+					       .first_rank = 8,
+					       .transfer_ns = 90,
+					       .missing_rank = -1,
+					       .status = "ok" };
+		assert_int_equal(db_why_add_collective(w, &c), 0);
+		struct db_why_collective_rank cr = { 0, "dp", 10, 9, 0.9, 0.5, 12, 300, true };
+		assert_int_equal(db_why_add_collective_rank(w, &cr), 0);
+		struct db_why_segment s1 = { 15, 0, 3, 0, 1, -1, 0, "start", false, 0, 5, 0, 0 };
+		struct db_why_segment s2 = { 15,    1, 3, 0, 1, OP_BWD_COMPUTE, 2, "op",
+					     false, 5, 7, 5, 12 };
+		assert_int_equal(db_why_add_segment(w, &s1), 0);
+		assert_int_equal(db_why_add_segment(w, &s2), 0);
+		assert_int_equal(db_why_add_clock(w, 3, round ? 0 : -250), 0);
+		struct db_why_summary sum = {
+			1, 15, 15, 2,    1, 1,          0,
+			1, 0,  1,  true, 0, round == 0, round ? NULL : "clocks: corrected"
+		};
+		assert_int_equal(db_why_set_summary(w, &sum), 0);
+		assert_int_equal(db_why_commit(w), 0);
+	}
+	assert_rows(db, "SELECT * FROM p2p",
+		    "15|3|4|forward|send|1|0|100|30|20|NULL|50|0|130|ok\n");
+	assert_rows(db, "SELECT * FROM p2p_kernels", "15|3|1|0|100|50|30|20|4|next|1|ok\n");
+	assert_rows(db, "SELECT * FROM p2p_bubbles", "15|3|1|450|0|30|20|400|0\n");
+	assert_rows(db, "SELECT * FROM p2p_hops", "15|1|2|1|30|20\n");
+	assert_rows(db, "SELECT * FROM collectives",
+		    "15|DATA_PARALLEL_GROUP|dp|0|[0, 8]|1000|1300|300|0|90|2|2|8|NULL|ok\n");
+	assert_rows(db, "SELECT * FROM collective_ranks", "0|dp|10|9|0.9|12|0.5|300|1\n");
+	assert_rows(db,
+		    "SELECT iteration, seq, rank, optype, start_ns, dur_ns, kind FROM "
+		    "critical_path ORDER BY seq",
+		    "15|0|3|NULL|0|5|start\n15|1|3|backward-compute|5|7|op\n");
+	assert_rows(db, "SELECT * FROM rank_clocks", "3|0\n");
+	assert_rows(db, "SELECT * FROM why", "1|15|15|2|1|1|0|1|0|1|0|0|NULL\n");
+	/* 70 rows: two statements of 32, six one by one. */
+	struct db_why_writer *w = db_why_begin(db);
+	assert_non_null(w);
+	for (int i = 0; i < 70; i++) {
+		struct db_why_p2p p = { 15, i,       0,  "forward", "send", "ok", 4,   1,
+					0,  100 + i, 50, true,      30,     20,   130, -1 };
+		assert_int_equal(db_why_add_p2p(w, &p), 0);
+	}
+	assert_int_equal(db_why_commit(w), 0);
+	assert_rows(db, "SELECT count(*), sum(rank), sum(start_ns), min(status) FROM p2p",
+		    "70|2415|9415|ok\n");
+	db_close(db);
+	rm_db(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1100,6 +1287,9 @@ int main(void)
 		cmocka_unit_test(test_ops_view_labels_steps),
 		cmocka_unit_test(test_version_4_is_migrated),
 		cmocka_unit_test(test_version_5_is_migrated),
+		cmocka_unit_test(test_version_6_is_migrated),
+		cmocka_unit_test(test_version_6_gets_the_why_views),
+		cmocka_unit_test(test_why_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,508 @@
+/* db_why.c — the why analysis' reads and writes (see db_why.h).
+ *
+ * The kernels are read as db_agg_blocks() reads them: a CROSS JOIN keeps
+ * the traces the outer loop, so each trace's kernels are one rowid range,
+ * tested against the (category, type) code and the process group in the
+ * row, without an index. The writer deletes every row of the why tables
+ * and inserts the new ones in one IMMEDIATE transaction, so readers see
+ * the last run whole or the one before; the tables with a row per
+ * transfer, kernel or instance take 32 rows per statement.
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_int.h"
+#include "db_why.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+/* ---- reads ---------------------------------------------------------- */
+
+/* ?1 iteration, ?2 the comm type, ?3 pp_communication's code. */
+static const char kernels_sql[] =
+	"SELECT t.id, t.rank, k.pg_id, k.code & 15, t.window_start_ns + k.start, k.dur,"
+	" coalesce(k.correlation, k.rowid & 4294967295)"
+	" FROM traces t CROSS JOIN kernel_t k"
+	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
+	" WHERE t.iteration = ?1 AND k.pg_id IS NOT NULL AND (k.code >> 4) & 3 = ?2"
+	" AND (k.code & 15) <> ?3";
+
+static const char groups_sql[] =
+	"SELECT id, descr, ranks FROM pgroups WHERE descr <> '' AND ranks <> '' ORDER BY id";
+
+int db_why_kernels(struct db *db, int64_t iteration,
+		   int (*fn)(void *ctx, const struct db_why_kernel *k), void *ctx)
+{
+	sqlite3_stmt *st;
+	int s = SQLITE_DONE, rc = 0;
+	if (sqlite3_prepare_v2(db_sqlite(db), kernels_sql, -1, &st, NULL) != SQLITE_OK)
+		return db_note_sql_error(db, "cannot read the communication kernels");
+	sqlite3_bind_int64(st, 1, iteration);
+	sqlite3_bind_int(st, 2, RR_COMM);
+	sqlite3_bind_int(st, 3, RR_PP_COMM);
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_why_kernel k = {
+			.trace_id = sqlite3_column_int64(st, 0),
+			.rank = sqlite3_column_int64(st, 1),
+			.pg_id = sqlite3_column_int64(st, 2),
+			.category = sqlite3_column_int(st, 3),
+			.start_ns = sqlite3_column_int64(st, 4),
+			.dur_ns = sqlite3_column_int64(st, 5),
+			.order = sqlite3_column_int64(st, 6),
+		};
+		rc = fn(ctx, &k);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = db_note_sql_error(db, "cannot read the communication kernels");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_why_groups(struct db *db, int (*fn)(void *ctx, const struct db_why_group *g), void *ctx)
+{
+	sqlite3_stmt *st;
+	int s = SQLITE_DONE, rc = 0;
+	if (sqlite3_prepare_v2(db_sqlite(db), groups_sql, -1, &st, NULL) != SQLITE_OK)
+		return db_note_sql_error(db, "cannot read process groups");
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_why_group g = { sqlite3_column_int64(st, 0),
+					  (const char *)sqlite3_column_text(st, 1),
+					  (const char *)sqlite3_column_text(st, 2) };
+		rc = fn(ctx, &g);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = db_note_sql_error(db, "cannot read process groups");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ---- the writer ---------------------------------------------------- */
+
+/* The three big tables take their rows BATCH at a time: each row is kept
+ * as cells (its texts copied) until BATCH of them fill one multi-row
+ * INSERT; db_why_commit() inserts the rest one by one. One statement step
+ * per BATCH rows instead of per row. */
+#define BATCH 32
+#define P2P_COLS 15
+#define KERNEL_COLS 12
+#define COLL_COLS 13
+#define R15 "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+#define R12 "(?,?,?,?,?,?,?,?,?,?,?,?)"
+#define R13 "(?,?,?,?,?,?,?,?,?,?,?,?,?)"
+#define R15x4 R15 "," R15 "," R15 "," R15
+#define R15x16 R15x4 "," R15x4 "," R15x4 "," R15x4
+#define R12x4 R12 "," R12 "," R12 "," R12
+#define R12x16 R12x4 "," R12x4 "," R12x4 "," R12x4
+#define R13x4 R13 "," R13 "," R13 "," R13
+#define R13x16 R13x4 "," R13x4 "," R13x4 "," R13x4
+#define P2P_INTO                                                                     \
+	"INSERT INTO why_p2p(iteration, rank, kernel, direction, role, peer_rank,"   \
+	" microbatch, chunk, start_ns, dur_ns, wait_ns, transfer_ns, peer_start_ns," \
+	" bytes, status) VALUES "
+#define KERNEL_INTO                                                                    \
+	"INSERT INTO why_p2p_kernel(iteration, rank, stage, kernel, start_ns, dur_ns," \
+	" wait_ns, transfer_ns, waited_for, side, transfers, status) VALUES "
+#define COLL_INTO                                                                      \
+	"INSERT INTO why_collective(iteration, grp, seq, size, present, first_ns,"     \
+	" last_ns, skew_ns, first_rank, last_rank, transfer_ns, missing_rank, status)" \
+	" VALUES "
+
+enum {
+	W_BEGIN,
+	W_DEL_P2P,
+	W_DEL_KERNEL,
+	W_DEL_BUBBLE,
+	W_DEL_HOP,
+	W_DEL_COLL,
+	W_DEL_COLL_RANK,
+	W_DEL_CPATH,
+	W_DEL_CLOCK,
+	W_DEL_SUMMARY,
+	W_DEL_GROUP,
+	W_P2P,
+	W_P2P_MANY,
+	W_KERNEL,
+	W_KERNEL_MANY,
+	W_COLL,
+	W_COLL_MANY,
+	W_GROUP,
+	W_BUBBLE,
+	W_HOP,
+	W_COLL_RANK,
+	W_CPATH,
+	W_CLOCK,
+	W_SUMMARY,
+	W_COMMIT,
+	W_ROLLBACK,
+	W_COUNT
+};
+
+/* In enum order. */
+static const char *const write_sql[W_COUNT] = {
+	"BEGIN IMMEDIATE",
+	"DELETE FROM why_p2p",
+	"DELETE FROM why_p2p_kernel",
+	"DELETE FROM why_bubble",
+	"DELETE FROM why_hop",
+	"DELETE FROM why_collective",
+	"DELETE FROM why_collective_rank",
+	"DELETE FROM why_cpath",
+	"DELETE FROM why_clock",
+	"DELETE FROM why_summary",
+	"DELETE FROM why_group",
+	P2P_INTO R15,
+	P2P_INTO R15x16 "," R15x16,
+	KERNEL_INTO R12,
+	KERNEL_INTO R12x16 "," R12x16,
+	COLL_INTO R13,
+	COLL_INTO R13x16 "," R13x16,
+	"INSERT INTO why_group(id, pg, pg_ranks, kind) VALUES(?1, ?2, ?3, ?4)",
+	"INSERT INTO why_bubble(iteration, rank, stage, bubble_ns, wait_previous_ns, wait_next_ns,"
+	" transfer_ns, no_work_ns, incomplete) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	"INSERT INTO why_hop(iteration, stage, peer_stage, kernels, wait_ns, transfer_ns)"
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	"INSERT INTO why_collective_rank(rank, pg_kind, instances, times_last, share_last, chance,"
+	" mean_wait_ns, last_by_ns, late) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	"INSERT INTO why_cpath(iteration, seq, rank, dp_rank, stage, optype, op_seq, kind,"
+	" placeholder, start_ns, dur_ns, op_start_ns, op_end_ns)"
+	" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	"INSERT INTO why_clock(rank, offset_ns) VALUES(?1, ?2)",
+	"INSERT INTO why_summary(id, iterations, first_iteration, last_iteration, p2p_transfers,"
+	" p2p_unpaired, p2p_kernels, p2p_kernels_incomplete, collectives,"
+	" collectives_incomplete, critical_path_steps, clock_error_ns, clocks_corrected, notes)"
+	" VALUES(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	"COMMIT",
+	"ROLLBACK",
+};
+
+/* One value of a buffered row: NULL, an integer, or a text at `text` in
+ * the batch's buffer. */
+struct cell {
+	int64_t v;
+	uint8_t kind;
+};
+enum { C_NULL, C_INT, C_TEXT };
+
+struct batch {
+	int one, many, ncol; /* statements, columns */
+	const char *what;    /* for messages */
+	struct cell cell[BATCH * P2P_COLS];
+	int n; /* rows kept */
+	struct strbuf text;
+};
+
+enum { B_P2P, B_KERNEL, B_COLL, B_COUNT };
+
+struct db_why_writer {
+	struct db *db;
+	sqlite3_stmt *st[W_COUNT];
+	struct batch b[B_COUNT];
+};
+
+static void writer_free(struct db_why_writer *w)
+{
+	for (int i = 0; i < W_COUNT; i++)
+		sqlite3_finalize(w->st[i]);
+	for (int i = 0; i < B_COUNT; i++)
+		strbuf_release(&w->b[i].text);
+	free(w);
+}
+
+/* Steps statement i (its bindings set by the caller) and resets it. */
+static int run(struct db_why_writer *w, int i, const char *why)
+{
+	return db_step_reset(w->db, w->st[i], why);
+}
+
+struct db_why_writer *db_why_begin(struct db *db)
+{
+	struct db_why_writer *w = xcalloc(1, sizeof(*w));
+	static const struct {
+		int one, many, ncol;
+		const char *what;
+	} batches[B_COUNT] = {
+		[B_P2P] = { W_P2P, W_P2P_MANY, P2P_COLS, "cannot write p2p" },
+		[B_KERNEL] = { W_KERNEL, W_KERNEL_MANY, KERNEL_COLS, "cannot write p2p_kernels" },
+		[B_COLL] = { W_COLL, W_COLL_MANY, COLL_COLS, "cannot write collectives" },
+	};
+	w->db = db;
+	for (int i = 0; i < B_COUNT; i++) {
+		w->b[i].one = batches[i].one;
+		w->b[i].many = batches[i].many;
+		w->b[i].ncol = batches[i].ncol;
+		w->b[i].what = batches[i].what;
+		strbuf_init(&w->b[i].text, 0);
+	}
+	for (int i = 0; i < W_COUNT; i++)
+		if (sqlite3_prepare_v2(db_sqlite(db), write_sql[i], -1, &w->st[i], NULL) !=
+		    SQLITE_OK) {
+			db_note_sql_error(db, "cannot prepare the why analysis' writes");
+			writer_free(w);
+			return NULL;
+		}
+	if (run(w, W_BEGIN, "cannot start the why analysis' transaction"))
+		goto fail;
+	for (int i = W_DEL_P2P; i <= W_DEL_GROUP; i++)
+		if (run(w, i, "cannot delete the why analysis' rows")) {
+			sqlite3_step(w->st[W_ROLLBACK]);
+			goto fail;
+		}
+	return w;
+fail:
+	writer_free(w);
+	return NULL;
+}
+
+/* Binds cells c[0..n) of batch b to statement s from column col on. */
+static void bind_cells(const struct batch *b, sqlite3_stmt *s, const struct cell *c, int n, int col)
+{
+	for (int i = 0; i < n; i++)
+		if (c[i].kind == C_INT)
+			sqlite3_bind_int64(s, col + i, c[i].v);
+		else if (c[i].kind == C_TEXT)
+			sqlite3_bind_text(s, col + i, b->text.buf + c[i].v, -1, SQLITE_STATIC);
+}
+
+/* Inserts batch b's kept rows: all at once when it is full, else one by
+ * one. */
+static int flush(struct db_why_writer *w, struct batch *b)
+{
+	int rc = 0;
+	if (b->n == BATCH) {
+		bind_cells(b, w->st[b->many], b->cell, BATCH * b->ncol, 1);
+		rc = run(w, b->many, b->what);
+	} else {
+		for (int r = 0; r < b->n && !rc; r++) {
+			bind_cells(b, w->st[b->one], b->cell + r * b->ncol, b->ncol, 1);
+			rc = run(w, b->one, b->what);
+		}
+	}
+	b->n = 0;
+	strbuf_reset(&b->text);
+	return rc;
+}
+
+/* The cells of the next row of b. */
+static struct cell *next_row(struct batch *b)
+{
+	return b->cell + b->n * b->ncol;
+}
+
+static int row_done(struct db_why_writer *w, struct batch *b)
+{
+	return ++b->n == BATCH ? flush(w, b) : 0;
+}
+
+static void put_int(struct cell *c, int64_t v)
+{
+	*c = (struct cell){ v, C_INT };
+}
+
+/* v, or NULL when v is -1 (or when have is false). */
+static void put_opt(struct cell *c, int64_t v, bool have)
+{
+	*c = (struct cell){ v, have && v != -1 ? C_INT : C_NULL };
+}
+
+static void put_text(struct batch *b, struct cell *c, const char *s)
+{
+	if (!s) {
+		*c = (struct cell){ 0, C_NULL };
+		return;
+	}
+	*c = (struct cell){ (int64_t)b->text.len, C_TEXT };
+	strbuf_add(&b->text, s, strlen(s) + 1);
+}
+
+int db_why_add_p2p(struct db_why_writer *w, const struct db_why_p2p *r)
+{
+	struct batch *b = &w->b[B_P2P];
+	struct cell *c = next_row(b);
+	put_int(&c[0], r->iteration);
+	put_int(&c[1], r->rank);
+	put_int(&c[2], r->kernel);
+	put_text(b, &c[3], r->direction);
+	put_text(b, &c[4], r->role);
+	put_opt(&c[5], r->peer_rank, true);
+	put_opt(&c[6], r->microbatch, true);
+	put_opt(&c[7], r->chunk, true);
+	put_int(&c[8], r->start_ns);
+	put_int(&c[9], r->dur_ns);
+	c[10] = (struct cell){ r->wait_ns, r->measured ? C_INT : C_NULL };
+	c[11] = (struct cell){ r->transfer_ns, r->measured ? C_INT : C_NULL };
+	c[12] = (struct cell){ r->peer_start_ns, r->measured ? C_INT : C_NULL };
+	put_opt(&c[13], r->bytes, true);
+	put_text(b, &c[14], r->status);
+	return row_done(w, b);
+}
+
+int db_why_add_p2p_kernel(struct db_why_writer *w, const struct db_why_p2p_kernel *r)
+{
+	struct batch *b = &w->b[B_KERNEL];
+	struct cell *c = next_row(b);
+	put_int(&c[0], r->iteration);
+	put_int(&c[1], r->rank);
+	put_opt(&c[2], r->stage, true);
+	put_int(&c[3], r->kernel);
+	put_int(&c[4], r->start_ns);
+	put_int(&c[5], r->dur_ns);
+	c[6] = (struct cell){ r->wait_ns, r->measured ? C_INT : C_NULL };
+	c[7] = (struct cell){ r->transfer_ns, r->measured ? C_INT : C_NULL };
+	put_opt(&c[8], r->waited_for, true);
+	put_text(b, &c[9], r->side);
+	put_int(&c[10], r->transfers);
+	put_text(b, &c[11], r->status);
+	return row_done(w, b);
+}
+
+int db_why_add_collective(struct db_why_writer *w, const struct db_why_collective *r)
+{
+	struct batch *b = &w->b[B_COLL];
+	struct cell *c = next_row(b);
+	put_int(&c[0], r->iteration);
+	put_int(&c[1], r->group);
+	put_int(&c[2], r->seq);
+	put_int(&c[3], r->size);
+	put_int(&c[4], r->present);
+	const int64_t t[] = { r->first_ns,   r->last_ns,   r->skew_ns,
+			      r->first_rank, r->last_rank, r->transfer_ns };
+	for (int i = 0; i < 6; i++)
+		c[5 + i] = (struct cell){ t[i], r->measured ? C_INT : C_NULL };
+	put_opt(&c[11], r->missing_rank, true);
+	put_text(b, &c[12], r->status);
+	return row_done(w, b);
+}
+
+/* Binds v, or NULL when v is -1. */
+static void bind_opt(sqlite3_stmt *st, int col, int64_t v)
+{
+	if (v != -1)
+		sqlite3_bind_int64(st, col, v);
+}
+
+static void bind_text(sqlite3_stmt *st, int col, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
+}
+
+int db_why_add_group(struct db_why_writer *w, const struct db_why_group_row *r)
+{
+	sqlite3_stmt *s = w->st[W_GROUP];
+	sqlite3_bind_int64(s, 1, r->id);
+	bind_text(s, 2, r->pg_desc);
+	bind_text(s, 3, r->pg_ranks);
+	bind_text(s, 4, r->pg_kind);
+	return run(w, W_GROUP, "cannot write the collectives' groups");
+}
+
+int db_why_add_bubble(struct db_why_writer *w, const struct db_why_bubble *r)
+{
+	sqlite3_stmt *s = w->st[W_BUBBLE];
+	const int64_t v[] = { r->iteration,   r->rank,         r->stage,
+			      r->bubble_ns,   r->wait_prev_ns, r->wait_next_ns,
+			      r->transfer_ns, r->no_work_ns,   r->incomplete };
+	const bool have[] = { true, true, r->stage != -1, r->bubble_ns != -1,
+			      true, true, true,           r->no_work_ns != -1,
+			      true };
+	db_bind_i64s(s, 1, v, have, 9);
+	return run(w, W_BUBBLE, "cannot write p2p_bubbles");
+}
+
+int db_why_add_hop(struct db_why_writer *w, const struct db_why_hop *r)
+{
+	const int64_t v[] = { r->iteration, r->stage,   r->peer_stage,
+			      r->kernels,   r->wait_ns, r->transfer_ns };
+	db_bind_i64s(w->st[W_HOP], 1, v, NULL, 6);
+	return run(w, W_HOP, "cannot write p2p_hops");
+}
+
+int db_why_add_collective_rank(struct db_why_writer *w, const struct db_why_collective_rank *r)
+{
+	sqlite3_stmt *s = w->st[W_COLL_RANK];
+	sqlite3_bind_int64(s, 1, r->rank);
+	bind_text(s, 2, r->pg_kind);
+	sqlite3_bind_int64(s, 3, r->instances);
+	sqlite3_bind_int64(s, 4, r->times_last);
+	sqlite3_bind_double(s, 5, r->share_last);
+	sqlite3_bind_double(s, 6, r->chance);
+	sqlite3_bind_int64(s, 7, r->mean_wait_ns);
+	sqlite3_bind_int64(s, 8, r->last_by_ns);
+	sqlite3_bind_int(s, 9, r->late);
+	return run(w, W_COLL_RANK, "cannot write collective_ranks");
+}
+
+int db_why_add_segment(struct db_why_writer *w, const struct db_why_segment *r)
+{
+	sqlite3_stmt *s = w->st[W_CPATH];
+	const int64_t v[] = { r->iteration, r->seq, r->rank, r->dp_rank, r->stage };
+	db_bind_i64s(s, 1, v, NULL, 5);
+	bind_opt(s, 6, r->optype);
+	sqlite3_bind_int64(s, 7, r->op_seq);
+	bind_text(s, 8, r->kind);
+	sqlite3_bind_int(s, 9, r->placeholder);
+	const int64_t t[] = { r->start_ns, r->dur_ns, r->op_start_ns, r->op_end_ns };
+	db_bind_i64s(s, 10, t, NULL, 4);
+	return run(w, W_CPATH, "cannot write critical_path");
+}
+
+int db_why_add_clock(struct db_why_writer *w, int64_t rank, int64_t offset_ns)
+{
+	sqlite3_bind_int64(w->st[W_CLOCK], 1, rank);
+	sqlite3_bind_int64(w->st[W_CLOCK], 2, offset_ns);
+	return run(w, W_CLOCK, "cannot write rank_clocks");
+}
+
+int db_why_set_summary(struct db_why_writer *w, const struct db_why_summary *r)
+{
+	sqlite3_stmt *s = w->st[W_SUMMARY];
+	const int64_t v[] = { r->iterations,
+			      r->first_iteration,
+			      r->last_iteration,
+			      r->p2p_transfers,
+			      r->p2p_unpaired,
+			      r->p2p_kernels,
+			      r->p2p_kernels_incomplete,
+			      r->collectives,
+			      r->collectives_incomplete,
+			      r->critical_path_steps,
+			      r->clock_error_ns,
+			      r->clocks_corrected };
+	const bool have[] = { true,
+			      r->iterations > 0,
+			      r->iterations > 0,
+			      true,
+			      true,
+			      true,
+			      true,
+			      true,
+			      true,
+			      true,
+			      r->has_clock_error,
+			      true };
+	db_bind_i64s(s, 1, v, have, 12);
+	bind_text(s, 13, r->notes);
+	return run(w, W_SUMMARY, "cannot write why");
+}
+
+int db_why_commit(struct db_why_writer *w)
+{
+	int rc = 0;
+	for (int i = 0; i < B_COUNT && !rc; i++)
+		rc = flush(w, &w->b[i]);
+	if (!rc)
+		rc = run(w, W_COMMIT, "cannot commit the why analysis");
+	if (rc)
+		sqlite3_step(w->st[W_ROLLBACK]);
+	writer_free(w);
+	return rc;
+}
+
+void db_why_rollback(struct db_why_writer *w)
+{
+	if (!w)
+		return;
+	sqlite3_step(w->st[W_ROLLBACK]);
+	writer_free(w);
+}

@@ -1,0 +1,252 @@
+/* The why analysis through the database, as ppagg's glue will run it
+ * (why_load.c, docs/why.md §7): a ppgen tree (TP 2, PP 4, VPP 2, DP 2, two
+ * iterations, shifted host clocks, a straggler) stored by the real ppbatch,
+ * its rows read back with db_agg.h and db_why.h, analysed, the results
+ * written with db_why.h; then the views equal ppgen's truth: p2p and
+ * p2p_kernels row for row (ppgen's syncing kernels end together, so its
+ * clocks are recovered to the nanosecond and every number is exact),
+ * collectives with the last arriver among the truth's, rank_clocks the
+ * generator's offsets, the critical path covering each step, the why view's
+ * counts. ppgen and ppbatch are taken from $PP_FAST_BIN (or build/bin);
+ * without them the test is skipped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "agg/topology.h"
+#include "storage/db.h"
+#include "storage/db_agg.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+#include "why/why.h"
+#include "why_load.h"
+
+struct lines {
+	char **v;
+	size_t n;
+};
+
+static void add_line(struct lines *l, const char *s)
+{
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = xstrdup(s);
+}
+
+static void free_lines(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The query's rows as CSV lines (NULL as an empty field). */
+static void query(struct db *db, const char *sql, struct lines *out)
+{
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct strbuf sb = STRBUF_INIT;
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			const unsigned char *t = sqlite3_column_text(st, i);
+			strbuf_addf(&sb, "%s%s", i ? "," : "", t ? (const char *)t : "");
+		}
+		add_line(out, sb.buf);
+		strbuf_release(&sb);
+	}
+	assert_int_equal(rc, SQLITE_DONE);
+	sqlite3_finalize(st);
+}
+
+static void truth(const char *dir, const char *name, struct lines *out)
+{
+	char path[8192], buf[4096];
+	snprintf(path, sizeof(path), "%s/.truth/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f)); /* the header */
+	while (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		add_line(out, buf);
+	}
+	fclose(f);
+}
+
+/* Equal as sets of lines; prints the first differences. */
+static void same(const char *what, struct lines *got, struct lines *want)
+{
+	qsort(got->v, got->n, sizeof(char *), cmp_line);
+	qsort(want->v, want->n, sizeof(char *), cmp_line);
+	size_t i = 0, j = 0, bad = 0;
+	while ((i < got->n || j < want->n) && bad < 8) {
+		int c = i == got->n ? 1 : j == want->n ? -1 : strcmp(got->v[i], want->v[j]);
+		if (!c) {
+			i++;
+			j++;
+			continue;
+		}
+		if (c < 0)
+			print_message("%s: got      %s\n", what, got->v[i++]);
+		else
+			print_message("%s: expected %s\n", what, want->v[j++]);
+		bad++;
+	}
+	print_message("# %s: %zu rows, truth %zu\n", what, got->n, want->n);
+	assert_int_equal(bad, 0);
+	free_lines(got);
+	free_lines(want);
+}
+
+static void test_through_the_database(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/pptrace-whydb.XXXXXX", cmd[4200], err[512];
+	assert_non_null(mkdtemp(tmpl));
+	int made = why_load_tree(tmpl, "--tp 2 --pp 4 --vpp 2 --dp 2 -m 8 --layers 1 "
+				       "--iterations 3,4 --gpus-per-host 2 --clock-skew-max 500 "
+				       "--straggler 2:1.5");
+	if (made == 1) {
+		print_message("# skip: ppgen or ppbatch is not built (PP_FAST_BIN or build/bin)\n");
+		rmdir(tmpl);
+		skip();
+	}
+	assert_int_equal(made, 0);
+	char dir[4096], dbpath[4200];
+	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
+	snprintf(dbpath, sizeof(dbpath), "%s/pptrace.db", dir);
+	struct topology t = TOPOLOGY_INIT;
+	const char *dirs[] = { dir };
+	char *topo = topo_find_file(dirs, 1);
+	assert_non_null(topo);
+	assert_int_equal(topo_load_file(&t, topo), 0);
+	free(topo);
+	topo_index(&t);
+	struct db *db = db_open(dbpath, DB_EXISTING, 0, err, sizeof(err));
+	assert_non_null(db);
+	int64_t its[8];
+	assert_int_equal(why_load_iterations(db, its, 8), 2);
+
+	struct why_load L;
+	struct why_result r;
+	struct why_cpath c;
+	struct strbuf e = STRBUF_INIT;
+	assert_int_equal(why_load_db(db, its, 2, &t, 2, &L), 0);
+	assert_int_equal(why_run(L.w, &r, &e), 0);
+	assert_int_equal(why_load_cpath(&L, &r, &c, NULL), 0);
+	assert_int_equal(why_load_store(db, &L, &r, &c, its, 2), 0);
+	print_message("# %s", r.notes.buf);
+
+	struct lines got = { 0 }, want = { 0 };
+	query(db,
+	      "SELECT iteration, rank, kernel, peer_rank, direction, role, microbatch, chunk,"
+	      " start_ns, dur_ns, wait_ns, transfer_ns FROM p2p",
+	      &got);
+	truth(dir, "p2p.csv", &want);
+	same("p2p", &got, &want);
+	query(db,
+	      "SELECT iteration, rank, kernel, start_ns, dur_ns, wait_ns, transfer_ns, waited_for"
+	      " FROM p2p_kernels",
+	      &got);
+	truth(dir, "p2p_kernels.csv", &want);
+	same("p2p_kernels", &got, &want);
+	/* The instances, their last arriver aside (any of the truth's tied ones
+	 * is right): the group's ranks as the truth spells them. */
+	query(db,
+	      "SELECT iteration, pg, replace(replace(replace(ranks, '[', ''), ']', ''), ',', ''),"
+	      " seq, size, first_ns, last_ns, skew_ns, first_rank, transfer_ns FROM collectives"
+	      " WHERE status = 'ok'",
+	      &got);
+	truth(dir, "collectives.csv", &want);
+	struct lines tied = { 0 };
+	for (size_t i = 0; i < want.n; i++) { /* drop last_rank, keep last_ranks aside */
+		char *f[12], *p = want.v[i];
+		for (int k = 0; k < 12; k++) {
+			f[k] = p;
+			p = strchr(p, ',');
+			if (p)
+				*p++ = '\0';
+		}
+		char line[4096];
+		snprintf(line, sizeof(line), "%s,%s,%s,%s, %s ", f[0], f[1], f[2], f[3], f[10]);
+		add_line(&tied, line);
+		snprintf(line, sizeof(line), "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", f[0], f[1], f[2],
+			 f[3], f[4], f[5], f[6], f[7], f[8], f[11]);
+		free(want.v[i]);
+		want.v[i] = xstrdup(line);
+	}
+	same("collectives", &got, &want);
+	query(db,
+	      "SELECT iteration, pg, replace(replace(replace(ranks, '[', ''), ']', ''), ',', ''),"
+	      " seq, ' ' || last_rank || ' ' FROM collectives WHERE status = 'ok'",
+	      &got);
+	assert_int_equal(got.n, tied.n);
+	qsort(got.v, got.n, sizeof(char *), cmp_line);
+	qsort(tied.v, tied.n, sizeof(char *), cmp_line);
+	for (size_t i = 0; i < got.n; i++) {
+		char *g = strrchr(got.v[i], ','), *w = strrchr(tied.v[i], ',');
+		assert_int_equal(g - got.v[i], w - tied.v[i]);
+		assert_memory_equal(got.v[i], tied.v[i], (size_t)(g - got.v[i]));
+		assert_non_null(strstr(w + 1, g + 1));
+	}
+	free_lines(&got);
+	free_lines(&tied);
+	query(db, "SELECT rank, offset_ns FROM rank_clocks", &got);
+	truth(dir, "clock_offsets.csv", &want);
+	same("rank_clocks", &got, &want);
+	/* The critical path: each step's segments follow one another and
+	 * cover it. */
+	query(db,
+	      "SELECT iteration, count(*), sum(dur_ns) = max(start_ns + dur_ns) - min(start_ns),"
+	      " sum(start_ns <> prev) FROM (SELECT iteration, start_ns, dur_ns,"
+	      " lag(start_ns + dur_ns, 1, start_ns) OVER (PARTITION BY iteration ORDER BY seq)"
+	      " AS prev FROM critical_path) GROUP BY iteration",
+	      &got);
+	assert_int_equal(got.n, 2);
+	for (size_t i = 0; i < got.n; i++)
+		assert_non_null(strstr(got.v[i], ",1,0"));
+	free_lines(&got);
+	query(db,
+	      "SELECT count(*) FROM critical_path WHERE rank = 2 AND optype = 'backward-compute'",
+	      &got);
+	assert_true(atoi(got.v[0]) > 0); /* the straggler is on the path */
+	free_lines(&got);
+	query(db,
+	      "SELECT iterations, p2p_transfers, p2p_unpaired, p2p_kernels_incomplete,"
+	      " collectives_incomplete, critical_path_steps, clock_error_ns, clocks_corrected"
+	      " FROM why",
+	      &got);
+	char expect[256];
+	snprintf(expect, sizeof(expect), "2,%zu,0,0,0,2,0,1", r.np2p);
+	assert_string_equal(got.v[0], expect);
+	free_lines(&got);
+
+	strbuf_release(&e);
+	why_cpath_release(&c);
+	why_result_release(&r);
+	why_load_release(&L);
+	db_close(db);
+	topo_release(&t);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_through_the_database),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
