@@ -258,18 +258,72 @@ static int cmp_interval(const void *a, const void *b)
 	return (x->s > y->s) - (x->s < y->s);
 }
 
-/* Fills j from the dump in dir, iterations first.. (ms become ns):
- * - per (stage, chunk): the forward and backward medians and spread;
- * - per-op overhead: over stages, the median of each stage's lower
- *   quartile of the gaps between consecutive ops (the gaps where the next
- *   op's input is already there: the p2p call alone);
- * - p2p: the first forward's hop from stage s to s + 1 (the ranks' clocks
- *   start together), minus the overhead;
- * - tail: how much longer stage 0's last backward runs than its median;
- * - step: the median over iterations of the longest rank's total (the
- *   schedule call: nothing outside the pipeline);
- * - memory: each stage's highest reading (peak reserved so far).
- * Returns false with the reason when the dump cannot be read. */
+/* What both readers below collect (docs/advisor.md, "The inputs"), in ns. */
+struct measure {
+	struct dvec fwd[64], bwd[64]; /* per (stage, chunk) */
+	struct dvec gaps[64];         /* per stage: between consecutive ops */
+	struct dvec hops;             /* the first forward, stage s to s + 1 */
+	struct dvec last;             /* stage 0's last op of each iteration */
+	struct dvec steps;            /* each iteration's step */
+};
+
+/* The k ops of one stage in one iteration: the gaps between consecutive
+ * ones and, on stage 0, the last one's duration. Sorts ops. */
+static void measure_ops(struct measure *M, int stage, struct interval *ops, size_t k)
+{
+	qsort(ops, k, sizeof(*ops), cmp_interval);
+	for (size_t i = 1; i < k; i++)
+		if (ops[i].s >= ops[i - 1].e)
+			dpush(&M->gaps[stage], ops[i].s - ops[i - 1].e);
+	if (stage == 0 && k)
+		dpush(&M->last, ops[k - 1].e - ops[k - 1].s);
+}
+
+static void measure_release(struct measure *M)
+{
+	for (int i = 0; i < 64; i++) {
+		free(M->fwd[i].v);
+		free(M->bwd[i].v);
+		free(M->gaps[i].v);
+	}
+	free(M->hops.v);
+	free(M->last.v);
+	free(M->steps.v);
+	memset(M, 0, sizeof(*M));
+}
+
+/* Fills j's op times, per-op overhead (over stages, the median of each
+ * stage's lower quartile of gaps: the gaps where the next op's input was
+ * there, the call alone), hop latency (beyond the overhead), tail and step
+ * from M; frees M's vectors. */
+static void measure_finish(struct measure *M, struct job *j)
+{
+	int pp = j->in.pp, nops = j->in.pp * j->in.vpp;
+	struct dvec overs = { 0 };
+	for (int i = 0; i < nops; i++) {
+		j->fwd[i] = stat_of(&M->fwd[i]);
+		j->bwd[i] = stat_of(&M->bwd[i]);
+	}
+	for (int s = 0; s < pp; s++)
+		dpush(&overs, quantile(M->gaps[s].v, M->gaps[s].n, 0.25));
+	double over = quantile(overs.v, overs.n, 0.5);
+	for (int s = 0; s < pp; s++)
+		j->over[s] = over;
+	j->in.overhead_ns = j->over;
+	j->in.p2p_ns = pp > 1 ? fmax(0.0, quantile(M->hops.v, M->hops.n, 0.5) - over) : 0;
+	j->in.p2p_measured = true;
+	j->in.tail_ns = fmax(0.0, quantile(M->last.v, M->last.n, 0.5) - j->bwd[0].median);
+	j->in.step_ns = quantile(M->steps.v, M->steps.n, 0.5);
+	free(overs.v);
+	measure_release(M);
+}
+
+/* Fills j from the dump in dir, iterations first.. on (ms become ns): the
+ * op times, overhead, hop and tail of measure_finish() (the hop: the ranks'
+ * clocks start together); the step is the median over iterations of the
+ * longest rank's total (the schedule call: nothing outside the pipeline);
+ * memory each stage's highest reading (peak reserved so far). Returns
+ * false with the reason when the dump cannot be read. */
 static bool primus_load(const char *dir, int first, struct job *j, struct strbuf *why)
 {
 	char path[4400];
@@ -308,8 +362,7 @@ static bool primus_load(const char *dir, int first, struct job *j, struct strbuf
 	j->in.strategy = vpp > 1 ? SIM_INTERLEAVE : SIM_1F1B;
 
 	struct primus_iter *data = xcalloc((size_t)pp * (size_t)(iters + 1), sizeof(*data));
-	struct dvec fwd[64] = { 0 }, bwd[64] = { 0 }, stage_gap[64] = { 0 };
-	struct dvec overs = { 0 }, hops = { 0 }, steps = { 0 }, last = { 0 };
+	struct measure M = { 0 };
 	for (int s = 0; s < pp; s++) {
 		snprintf(path, sizeof(path), "%s/pp_rank_%d.json", dir, s);
 		if (primus_rank(path, data + (size_t)s * (iters + 1), iters + 1, why))
@@ -332,34 +385,20 @@ static bool primus_load(const char *dir, int first, struct job *j, struct strbuf
 			struct interval *ops = xcalloc(nf + nb, sizeof(*ops));
 			for (size_t i = 0; i < nf; i++) {
 				int c = vpp > 1 ? (int)x->fc.v[i] : 0;
-				dpush(&fwd[s * vpp + c], (x->fe.v[i] - x->fs.v[i]) * 1e6);
-				ops[k++] = (struct interval){ x->fs.v[i], x->fe.v[i] };
+				dpush(&M.fwd[s * vpp + c], (x->fe.v[i] - x->fs.v[i]) * 1e6);
+				ops[k++] = (struct interval){ x->fs.v[i] * 1e6, x->fe.v[i] * 1e6 };
 			}
 			for (size_t i = 0; i < nb; i++) {
 				int c = vpp > 1 ? (int)x->bc.v[i] : 0;
-				dpush(&bwd[s * vpp + c], (x->be.v[i] - x->bs.v[i]) * 1e6);
-				ops[k++] = (struct interval){ x->bs.v[i], x->be.v[i] };
+				dpush(&M.bwd[s * vpp + c], (x->be.v[i] - x->bs.v[i]) * 1e6);
+				ops[k++] = (struct interval){ x->bs.v[i] * 1e6, x->be.v[i] * 1e6 };
 			}
-			qsort(ops, k, sizeof(*ops), cmp_interval);
-			for (size_t i = 1; i < k; i++)
-				if (ops[i].s >= ops[i - 1].e)
-					dpush(&stage_gap[s], (ops[i].s - ops[i - 1].e) * 1e6);
-			if (s == 0 && k)
-				dpush(&last, (ops[k - 1].e - ops[k - 1].s) * 1e6);
+			measure_ops(&M, s, ops, k);
 			free(ops);
 			if (!(x->memory <= j->mem[s]))
 				j->mem[s] = x->memory;
 		}
 	}
-	for (int i = 0; i < pp * vpp; i++) {
-		j->fwd[i] = stat_of(&fwd[i]);
-		j->bwd[i] = stat_of(&bwd[i]);
-	}
-	for (int s = 0; s < pp; s++)
-		dpush(&overs, quantile(stage_gap[s].v, stage_gap[s].n, 0.25));
-	double over = quantile(overs.v, overs.n, 0.5);
-	for (int s = 0; s < pp; s++)
-		j->over[s] = over;
 	for (int n = first; n <= iters; n++) {
 		double top = 0;
 		for (int s = 0; s < pp; s++) {
@@ -368,30 +407,18 @@ static bool primus_load(const char *dir, int first, struct job *j, struct strbuf
 			if (s + 1 < pp) {
 				const struct primus_iter *y =
 					&data[(size_t)(s + 1) * (iters + 1) + n];
-				dpush(&hops, (y->fs.v[0] - x->fe.v[0]) * 1e6);
+				dpush(&M.hops, (y->fs.v[0] - x->fe.v[0]) * 1e6);
 			}
 		}
-		dpush(&steps, top * 1e6);
+		dpush(&M.steps, top * 1e6);
 	}
-	j->in.overhead_ns = j->over;
-	j->in.p2p_ns = pp > 1 ? fmax(0.0, quantile(hops.v, hops.n, 0.5) - over) : 0;
-	j->in.p2p_measured = true;
-	j->in.tail_ns = fmax(0.0, quantile(last.v, last.n, 0.5) - j->bwd[0].median);
+	measure_finish(&M, j);
 	j->in.outside_ns = 0;
 	j->in.outside_measured = true;
-	j->in.step_ns = quantile(steps.v, steps.n, 0.5);
 	j->in.memory_gib = j->mem;
 	ok = true;
 out_data:
-	for (int i = 0; i < 64; i++) {
-		free(fwd[i].v);
-		free(bwd[i].v);
-		free(stage_gap[i].v);
-	}
-	free(overs.v);
-	free(hops.v);
-	free(steps.v);
-	free(last.v);
+	measure_release(&M);
 	for (size_t i = 0; i < (size_t)pp * (size_t)(iters + 1); i++)
 		primus_iter_release(&data[i]);
 	free(data);
@@ -401,16 +428,12 @@ out:
 	return ok;
 }
 
-/* $PP_SHARED, else $PP_ROOT/../shared (tests/run-tests.sh sets PP_ROOT). */
-static const char *shared_dir(char *buf, size_t n)
+/* Runs the advisor on a job whose measured step is the simulation of its
+ * own times (no p2p, overhead, tail or outside time). */
+static void run_exact(struct job *j, const struct advise_settings *set, struct advise_result *r)
 {
-	const char *shared = getenv("PP_SHARED"), *root = getenv("PP_ROOT");
-	if (shared && *shared)
-		return shared;
-	if (!root || !*root)
-		return NULL;
-	snprintf(buf, n, "%s/../shared", root);
-	return buf;
+	j->in.step_ns = sim_makespan(j, 0);
+	run_ok(j, set, r);
 }
 
 /* ---- exact inputs ------------------------------------------------------- */
@@ -476,8 +499,7 @@ static void test_constraints(void **state)
 	 * runs (even pp, m >= 2p, even layers). */
 	job_init(&j, 4, 8, 10, 20);
 	j.in.layers = j.layers;
-	j.in.step_ns = sim_makespan(&j, 0);
-	run_ok(&j, &set, &r);
+	run_exact(&j, &set, &r);
 	print_result(&r);
 	for (int v = 2; v <= 8; v++) {
 		row = find_row(&r, ADVISE_SCHEDULE, SIM_INTERLEAVE, v, -1);
@@ -517,8 +539,7 @@ static void test_constraints(void **state)
 		j.layers[s] = 7;
 	j.in.layers = j.layers;
 	j.in.micro_batch_size = 1;
-	j.in.step_ns = sim_makespan(&j, 0);
-	run_ok(&j, &set, &r);
+	run_exact(&j, &set, &r);
 	print_result(&r);
 	row = find_row(&r, ADVISE_SCHEDULE, SIM_INTERLEAVE, 7, -1);
 	assert_non_null(row);     /* 7 divides 7: one layer per chunk */
@@ -540,8 +561,7 @@ static void test_constraints(void **state)
 	for (int s = 0; s < 4; s++)
 		j.layers[s] = 5;
 	j.in.layers = j.layers;
-	j.in.step_ns = sim_makespan(&j, 0);
-	run_ok(&j, &set, &r);
+	run_exact(&j, &set, &r);
 	row = find_row(&r, ADVISE_SCHEDULE, SIM_INTERLEAVE, 5, -1);
 	assert_non_null(row);
 	assert_true(row->valid);
@@ -554,8 +574,7 @@ static void test_constraints(void **state)
 	/* DualPipe-V with too few micro-batches; layers unknown: VPP 2 and 4,
 	 * flagged, and no layers to move. */
 	job_init(&j, 4, 6, 10, 20);
-	j.in.step_ns = sim_makespan(&j, 0);
-	run_ok(&j, &set, &r);
+	run_exact(&j, &set, &r);
 	row = find_row(&r, ADVISE_SCHEDULE, SIM_DUALPIPE_V, -1, -1);
 	assert_false(row->valid);
 	assert_non_null(strstr(row->notes, "at least 2 x pp = 8"));
@@ -575,8 +594,7 @@ static void test_constraints(void **state)
 	 * to move; the micro-batch rows run. */
 	job_init(&j, 1, 4, 10, 20);
 	j.in.layers = j.layers;
-	j.in.step_ns = sim_makespan(&j, 0);
-	run_ok(&j, &set, &r);
+	run_exact(&j, &set, &r);
 	assert_true(fabs(r.calibration_error) < 1e-12);
 	row = find_row(&r, ADVISE_SCHEDULE, SIM_INTERLEAVE, 2, -1);
 	assert_false(row->valid);
@@ -626,8 +644,7 @@ static void test_memory_fit_exact(void **state)
 	j.mem[0] += 1.5; /* the embedding: outside the fit, kept in the base */
 	j.mem[7] += 2.0; /* the loss */
 	j.in.memory_gib = j.mem;
-	j.in.step_ns = sim_makespan(&j, 0);
-	run_ok(&j, &set, &r);
+	run_exact(&j, &set, &r);
 	print_result(&r);
 	assert_true(r.memory.ok);
 	assert_true(fabs(r.memory.gib_per_unit - a) < 1e-9);
@@ -676,8 +693,7 @@ static void test_modelled_labels(void **state)
 	advise_settings_init(&set);
 	job_init(&j, 4, 8, 10, 20);
 	j.in.layers = j.layers;
-	j.in.step_ns = sim_makespan(&j, 0);
-	run_ok(&j, &set, &r);
+	run_exact(&j, &set, &r);
 	/* Nothing but the op times measured: p2p, overhead, outside. */
 	advise_modelled_format(r.rows[0].modelled, &sb);
 	assert_string_equal(sb.buf, "p2p,overhead,outside");
@@ -785,7 +801,7 @@ static void test_settings_from_config(void **state)
 static void test_primus_sample(void **state)
 {
 	char buf[3000], dir[4000];
-	const char *shared = shared_dir(buf, sizeof(buf));
+	const char *shared = unit_shared_dir(buf, sizeof(buf));
 	struct strbuf why = STRBUF_INIT;
 	struct advise_settings set;
 	struct advise_result r;
@@ -936,31 +952,23 @@ static void gen_job(const char *name, int pp, int vpp, int m, int layers, double
 		j->layers[s] = layers;
 	j->in.layers = j->layers;
 
-	struct dvec fwd[64] = { 0 }, bwd[64] = { 0 }, gaps[64] = { 0 }, overs = { 0 };
-	struct dvec hops = { 0 }, last = { 0 }, spans = { 0 }, steps = { 0 };
-	for (size_t i = 0; i < n; i++) {
+	struct measure M = { 0 };
+	struct dvec spans = { 0 };
+	struct interval *run = xcalloc(n ? n : 1, sizeof(*run));
+	for (size_t i = 0, k = 0; i < n; i++) {
 		const struct gop *x = &ops[i];
-		dpush(x->type ? &bwd[x->rank * vpp + x->mc] : &fwd[x->rank * vpp + x->mc],
+		dpush(x->type ? &M.bwd[x->rank * vpp + x->mc] : &M.fwd[x->rank * vpp + x->mc],
 		      x->e - x->s);
-		if (i + 1 < n && ops[i + 1].it == x->it && ops[i + 1].rank == x->rank &&
-		    ops[i + 1].s >= x->e)
-			dpush(&gaps[x->rank], ops[i + 1].s - x->e);
-		if (x->rank == 0 && (i + 1 == n || ops[i + 1].it != x->it || ops[i + 1].rank != 0))
-			dpush(&last, x->e - x->s);
+		run[k++] = (struct interval){ x->s, x->e };
+		if (i + 1 == n || ops[i + 1].it != x->it || ops[i + 1].rank != x->rank) {
+			measure_ops(&M, x->rank, run, k);
+			k = 0;
+		}
 	}
-	for (int i = 0; i < pp * vpp; i++) {
-		j->fwd[i] = stat_of(&fwd[i]);
-		j->bwd[i] = stat_of(&bwd[i]);
-	}
-	for (int s = 0; s < pp; s++)
-		dpush(&overs, quantile(gaps[s].v, gaps[s].n, 0.25));
-	double over = quantile(overs.v, overs.n, 0.5);
-	for (int s = 0; s < pp; s++)
-		j->over[s] = over;
+	free(run);
 	/* The first forward's hops, and each iteration's compute span. */
 	for (int it = iters[0]; it <= iters[2]; it++) {
-		double first[64], lo = INFINITY, hi = -INFINITY;
-		double fend[64];
+		double first[64], fend[64], lo = INFINITY, hi = -INFINITY;
 		for (int s = 0; s < pp; s++)
 			first[s] = fend[s] = NAN;
 		for (size_t i = 0; i < n; i++) {
@@ -975,13 +983,13 @@ static void gen_job(const char *name, int pp, int vpp, int m, int layers, double
 			}
 		}
 		for (int s = 0; s + 1 < pp; s++)
-			dpush(&hops, first[s + 1] - fend[s]);
+			dpush(&M.hops, first[s + 1] - fend[s]);
 		dpush(&spans, hi - lo);
 	}
 	snprintf(path, sizeof(path), "%s/.truth/ranks.csv", out);
 	f = fopen(path, "r");
 	assert_non_null(f);
-	double wlo[8], whi[8];
+	double wlo[3], whi[3];
 	for (int k = 0; k < 3; k++) {
 		wlo[k] = INFINITY;
 		whi[k] = -INFINITY;
@@ -990,35 +998,23 @@ static void gen_job(const char *name, int pp, int vpp, int m, int layers, double
 		int it, rank;
 		long long ws, we;
 		char mode[32];
-		if (sscanf(line, "%d,%d,%31[^,],%lld,%lld", &it, &rank, mode, &ws, &we) != 5)
+		if (sscanf(line, "%d,%d,%31[^,],%lld,%lld", &it, &rank, mode, &ws, &we) != 5 ||
+		    it < iters[0] || it > iters[2])
 			continue;
 		wlo[it - iters[0]] = fmin(wlo[it - iters[0]], (double)ws);
 		whi[it - iters[0]] = fmax(whi[it - iters[0]], (double)we);
 	}
 	fclose(f);
 	for (int k = 0; k < 3; k++)
-		dpush(&steps, whi[k] - wlo[k]);
-	j->in.overhead_ns = j->over;
-	j->in.p2p_ns = fmax(0.0, quantile(hops.v, hops.n, 0.5) - over);
-	j->in.p2p_measured = true;
-	j->in.tail_ns = fmax(0.0, quantile(last.v, last.n, 0.5) - j->bwd[0].median);
-	j->in.step_ns = quantile(steps.v, steps.n, 0.5);
+		dpush(&M.steps, whi[k] - wlo[k]);
+	measure_finish(&M, j);
 	j->in.outside_ns = j->in.step_ns - quantile(spans.v, spans.n, 0.5);
 	j->in.outside_measured = true;
-	for (int i = 0; i < 64; i++) {
-		free(fwd[i].v);
-		free(bwd[i].v);
-		free(gaps[i].v);
-	}
-	free(overs.v);
-	free(hops.v);
-	free(last.v);
 	free(spans.v);
-	free(steps.v);
 	free(ops);
 	print_message("%s: step %.3f ms (outside %.3f), overhead %.1f us, p2p %.1f us, tail "
 		      "%.1f us, F0 %.3f ms, B0 %.3f ms\n",
-		      name, j->in.step_ns / 1e6, j->in.outside_ns / 1e6, over / 1e3,
+		      name, j->in.step_ns / 1e6, j->in.outside_ns / 1e6, j->over[0] / 1e3,
 		      j->in.p2p_ns / 1e3, j->in.tail_ns / 1e3, j->fwd[0].median / 1e6,
 		      j->bwd[0].median / 1e6);
 }
