@@ -13,30 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "advise/advise.h"
+#include "tests/bench/bench.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
-
-static double now_s(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(*x), cmp_d);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
 
 int main(int argc, char **argv)
 {
@@ -90,13 +71,13 @@ int main(int argc, char **argv)
 	for (int r = 0; r < runs; r++) {
 		struct advise_result res;
 		struct strbuf err = STRBUF_INIT;
-		double w0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+		double w0 = (double)pp_now_ns() / 1e9, c0 = bench_cpu_s();
 		if (advise_run(&in, &set, &res, &err)) {
 			fprintf(stderr, "advise_bench: %s\n", err.buf);
 			return 3;
 		}
-		wall[r] = now_s(CLOCK_MONOTONIC) - w0;
-		cpu[r] = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		wall[r] = (double)pp_now_ns() / 1e9 - w0;
+		cpu[r] = bench_cpu_s() - c0;
 		rows = res.nrows;
 		sims = res.simulations;
 		advise_result_release(&res);
@@ -104,8 +85,8 @@ int main(int argc, char **argv)
 	}
 	printf("advise_pp%d_mb%d_l%d_rows %zu rows\n", pp, mb, layers, rows);
 	printf("advise_pp%d_mb%d_l%d_simulations %d sims\n", pp, mb, layers, sims);
-	printf("advise_pp%d_mb%d_l%d_s %.4f s\n", pp, mb, layers, median(wall, runs));
-	printf("advise_pp%d_mb%d_l%d_cpu_s %.4f s\n", pp, mb, layers, median(cpu, runs));
+	printf("advise_pp%d_mb%d_l%d_s %.4f s\n", pp, mb, layers, bench_median(wall, runs));
+	printf("advise_pp%d_mb%d_l%d_cpu_s %.4f s\n", pp, mb, layers, bench_median(cpu, runs));
 	free(f);
 	free(b);
 	free(lay);
