@@ -103,6 +103,18 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err, siz
 /* Frees what sim_run allocated; res is zeroed. Accepts a zeroed result. */
 void sim_result_release(struct sim_result *res);
 
+/* The peak activation each device holds in a schedule sim_run() timed
+ * (docs/advisor.md, "Activation memory"). Each device's queue is walked in
+ * order: a forward of (batch, stage) adds units[stage]; the end of that
+ * micro-batch's backward-input op (B, or D in split schedules) frees
+ * (1 - w_share) of it and its W the rest (w_share does not matter for
+ * schedules without W ops: B frees everything). The peak is taken after each
+ * forward, so an overlapped pair counts its forward before its backward
+ * frees. units holds one value per stage of the run (cfg.stages), in any
+ * unit; peak receives res->ndevices values. Pure; no error. */
+void sim_peak_inflight(const struct sim_result *res, const double *units, double w_share,
+		       double *peak);
+
 /* "1f1b", "interleave", "zb1p", "1f1b_overlap", "1f1b_interleave_overlap",
  * "dualpipe", "dualpipe_v". */
 const char *sim_strategy_name(enum sim_strategy s);

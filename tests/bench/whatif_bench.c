@@ -15,31 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "tests/bench/bench.h"
 #include "util/pp.h"
 #include "whatif/optrace.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(*x), cmp_d);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
 
 static int read_ar(const char *dir, struct wi_table *t)
 {
@@ -127,13 +108,13 @@ int main(int argc, char **argv)
 	if (ar) {
 		for (int k = 0; k < runs; k++) {
 			struct wi_table t;
-			double w0 = (double)pp_now_ns() / 1e9, c0 = cpu_s();
+			double w0 = (double)pp_now_ns() / 1e9, c0 = bench_cpu_s();
 			if (read_ar(ar, &t))
 				return 1;
-			double w1 = (double)pp_now_ns() / 1e9, c1 = cpu_s();
+			double w1 = (double)pp_now_ns() / 1e9, c1 = bench_cpu_s();
 			if (analyse(&t, &s))
 				return 1;
-			double w2 = (double)pp_now_ns() / 1e9, c2 = cpu_s();
+			double w2 = (double)pp_now_ns() / 1e9, c2 = bench_cpu_s();
 			w[0][k] = w1 - w0, u[0][k] = c1 - c0;
 			w[1][k] = w2 - w1, u[1][k] = c2 - c1;
 			w[2][k] = w2 - w0, u[2][k] = c2 - c0;
@@ -141,8 +122,10 @@ int main(int argc, char **argv)
 		}
 		static const char *const names[3] = { "read", "analysis", "total" };
 		for (int i = 0; i < 3; i++) {
-			printf("whatif_ar_%s_ms %.1f ms\n", names[i], 1e3 * median(w[i], runs));
-			printf("whatif_ar_%s_cpu_ms %.1f ms\n", names[i], 1e3 * median(u[i], runs));
+			printf("whatif_ar_%s_ms %.1f ms\n", names[i],
+			       1e3 * bench_median(w[i], runs));
+			printf("whatif_ar_%s_cpu_ms %.1f ms\n", names[i],
+			       1e3 * bench_median(u[i], runs));
 		}
 		printf("whatif_ar_slowdown %.4f x\n", s);
 	}
@@ -150,16 +133,16 @@ int main(int argc, char **argv)
 	wi_table_init(&t);
 	wi_synth_job(&t, &c);
 	for (int k = 0; k < runs; k++) {
-		double w0 = (double)pp_now_ns() / 1e9, c0 = cpu_s();
+		double w0 = (double)pp_now_ns() / 1e9, c0 = bench_cpu_s();
 		if (analyse(&t, &s))
 			return 1;
 		w[0][k] = (double)pp_now_ns() / 1e9 - w0;
-		u[0][k] = cpu_s() - c0;
+		u[0][k] = bench_cpu_s() - c0;
 	}
 	printf("whatif_synth_workers %d workers\n", c.pp * c.dp);
 	printf("whatif_synth_ops %zu ops\n", t.n);
-	printf("whatif_synth_analysis_s %.3f s\n", median(w[0], runs));
-	printf("whatif_synth_analysis_cpu_s %.3f s\n", median(u[0], runs));
+	printf("whatif_synth_analysis_s %.3f s\n", bench_median(w[0], runs));
+	printf("whatif_synth_analysis_cpu_s %.3f s\n", bench_median(u[0], runs));
 	printf("whatif_synth_slowdown %.4f x\n", s);
 	if (csv && write_csv(&t, csv))
 		return 1;

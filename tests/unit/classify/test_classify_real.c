@@ -20,6 +20,7 @@
 #include "read/trace_read.h"
 #include "util/arena.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 static void check_invariants(const struct rank_result *r)
 {
@@ -85,24 +86,12 @@ static void classify_file(const char *path, const struct patterns *pats)
 	arena_release(&a);
 }
 
-/* The shared reference folder, or NULL when neither variable says where. */
-static const char *shared_dir(char *buf, size_t n)
-{
-	const char *shared = getenv("PP_SHARED"), *root = getenv("PP_ROOT");
-	if (shared && *shared)
-		return shared;
-	if (!root || !*root)
-		return NULL;
-	snprintf(buf, n, "%s/../shared", root);
-	return buf;
-}
-
 static void test_real_traces(void **state)
 {
 	char pat[4200], dir[4000];
 	glob_t g;
 	char err[256];
-	const char *shared = shared_dir(dir, sizeof(dir));
+	const char *shared = unit_shared_dir(dir, sizeof(dir));
 	(void)state;
 	if (!shared) {
 		print_message("# skip: neither PP_SHARED nor PP_ROOT is set\n");

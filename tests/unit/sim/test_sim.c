@@ -1,6 +1,7 @@
 /* Unit tests for the schedule simulator (pipeline/sim/sim.h): golden results of
  * the reference simulator (bit-exact), closed forms, megatron-vs-reference,
- * validation and cycle reporting; and its JSON config files (sim_input.h):
+ * validation and cycle reporting, the activation in flight; and its JSON
+ * config files (sim_input.h):
  * every shape the loader takes (pipeline.py's and PP-Schedule-Visualization's keys, op_times, stage maps,
  * escapes), errors with file and line, and a config longer than 16 MiB (the
  * loader used to stop reading there, silently). */
@@ -333,6 +334,60 @@ static void test_pairs_are_two_ops(void **state)
 	sim_result_release(&r);
 }
 
+/* sim_peak_inflight(): the micro-batches each device holds at its peak. */
+static void test_peak_inflight(void **state)
+{
+	(void)state;
+	struct sim_result r;
+	double units[16], peak[8], peak_w[8];
+	int p = 4, m = 8;
+	for (int k = 0; k < 16; k++)
+		units[k] = 1.0;
+
+	/* 1F1B: stage s holds its warm-up p - s - 1 and the next forward. */
+	struct sim_config c = cfg(SIM_1F1B, p, p, m);
+	assert_int_equal(run(&c, &r), 0);
+	sim_peak_inflight(&r, units, 0.0, peak);
+	for (int d = 0; d < p; d++)
+		assert_true(peak[d] == p - d);
+	sim_result_release(&r);
+
+	/* Interleaved VPP 2, half a stage a chunk: 2(p - d - 1) + (v - 1)p
+	 * warm-up chunks and the next. */
+	c = cfg(SIM_INTERLEAVE, p, 2 * p, m);
+	for (int k = 0; k < 2 * p; k++)
+		units[k] = 0.5;
+	assert_int_equal(run(&c, &r), 0);
+	sim_peak_inflight(&r, units, 0.0, peak);
+	for (int d = 0; d < p; d++)
+		assert_true(peak[d] == 0.5 * (2 * (p - d - 1) + p + 1));
+	sim_result_release(&r);
+
+	/* ZB-1P: freed at D, the same as 1F1B; held to W, never less, and more
+	 * on the later stages, whose W lags. */
+	c = cfg(SIM_ZB1P, p, p, m);
+	for (int k = 0; k < p; k++)
+		units[k] = 1.0;
+	assert_int_equal(run(&c, &r), 0);
+	sim_peak_inflight(&r, units, 0.0, peak);
+	sim_peak_inflight(&r, units, 1.0, peak_w);
+	for (int d = 0; d < p; d++) {
+		assert_true(peak[d] == p - d);
+		assert_true(peak_w[d] >= peak[d]);
+	}
+	assert_true(peak_w[p - 1] > peak[p - 1]);
+	sim_result_release(&r);
+
+	/* 1F1B with overlap: 2(p - d - 1) + 1 warm-up forwards, then a pair
+	 * whose forward counts before its backward frees. */
+	c = cfg(SIM_1F1B_OVERLAP, p, p, m);
+	assert_int_equal(run(&c, &r), 0);
+	sim_peak_inflight(&r, units, 0.0, peak);
+	for (int d = 0; d < p; d++)
+		assert_true(peak[d] == 2 * (p - d - 1) + 2);
+	sim_result_release(&r);
+}
+
 static void test_cycles_reported(void **state)
 {
 	(void)state;
@@ -591,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_p2p_by_hand),
 		cmocka_unit_test(test_megatron_fixes),
 		cmocka_unit_test(test_pairs_are_two_ops),
+		cmocka_unit_test(test_peak_inflight),
 		cmocka_unit_test(test_cycles_reported),
 		cmocka_unit_test(test_invalid_inputs),
 		cmocka_unit_test(test_random_invariants),
