@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_priv.h"
+#include "gen_int.h"
 #include "gen_sched.h"
 #include "util/pp.h"
 
