@@ -1,5 +1,5 @@
 /* merge.c — `ppbatch --merge --db OUT SHARD.db...`: shard databases into
- * one (the copying is storage/merge.c's). Missing and unreadable shards are
+ * one (the copying is storage/db_merge.c's). Missing and unreadable shards are
  * reported and make the exit status 1; the others are still merged. The
  * ranks are then decided over everything merged; rank conflicts make the
  * exit status 1 too.
@@ -9,7 +9,7 @@
 
 #include "batch.h"
 #include "storage/db.h"
-#include "storage/merge.h"
+#include "storage/db_merge.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "ops.h"
+#include "wi_ops.h"
 
 /* Appends the rows of the CSV at path to t (t->src becomes path, t->line the
  * rows' lines). Returns 0, PP_EIO (cannot read: strerror in err) or

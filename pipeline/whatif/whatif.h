@@ -1,7 +1,7 @@
 /* whatif.h — the what-if engine: how much faster a training job would run
  * without its stragglers, and who they are (docs/whatif.md).
  *
- * whatif_new() validates an op table (ops.h) and builds the dependency model
+ * whatif_new() validates an op table (wi_ops.h) and builds the dependency model
  * of one step of one model replica; whatif_run() replays every (step,
  * dp_rank) lane with recorded, delay-free and idealised durations and
  * computes S, S_t, S_dp, S_pp, S_w, M_W, M_S, the launch-delay metrics and a
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ops.h"
+#include "wi_ops.h"
 
 struct whatif;
 

@@ -16,7 +16,7 @@
 
 #include "gen/gen.h"
 #include "util/pp.h"
-#include "whatif/ops.h"
+#include "whatif/wi_ops.h"
 #include "whatif/optrace.h"
 #include "whatif/whatif.h"
 

@@ -1,4 +1,4 @@
-/* ops.h — the op table of the what-if analysis (docs/whatif.md §1).
+/* wi_ops.h — the op table of the what-if analysis (docs/whatif.md §1).
  *
  * One plain record per operation per (step, rank): what the op-trace reader
  * (optrace.h) fills and what storage will fill from the `ops` view. Times are
