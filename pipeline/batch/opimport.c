@@ -28,7 +28,7 @@
 #include "util/pp.h"
 #include "util/strbuf.h"
 #include "walk.h"
-#include "whatif/optrace.h"
+#include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 
 /* What the import read and checked. */
@@ -79,9 +79,9 @@ static int load(struct import *im)
 		error("%s", im->wf.error);
 		return PP_EXIT_USAGE;
 	}
-	if ((rc = optrace_read(o->input, &im->t, err, sizeof(err))) ||
-	    (o->meta && (rc = optrace_read_meta(o->meta, &im->t.meta, err, sizeof(err)))) ||
-	    (o->schema && (rc = optrace_read_schema(o->schema, &im->t, err, sizeof(err))))) {
+	if ((rc = wi_optrace_read(o->input, &im->t, err, sizeof(err))) ||
+	    (o->meta && (rc = wi_optrace_read_meta(o->meta, &im->t.meta, err, sizeof(err)))) ||
+	    (o->schema && (rc = wi_optrace_read_schema(o->schema, &im->t, err, sizeof(err))))) {
 		/* A file that cannot be opened is a bad parameter; one that
 		 * cannot be read or understood, a failed input. */
 		error("%s", err);

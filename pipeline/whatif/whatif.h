@@ -7,6 +7,11 @@
  * computes S, S_t, S_dp, S_pp, S_w, M_W, M_S, the launch-delay metrics and a
  * verdict. Everything is double precision; times are nanoseconds relative to
  * each step's first start. The engine keeps no pointer into the table.
+ *
+ * Names: whatif_ is the engine's handle (struct whatif), the structs it
+ * takes and fills (whatif_opts, _result, _shape, _node, _clock) and their
+ * functions, and the files named for the folder (whatif.c, whatif.h,
+ * whatif_int.h); every other file, type and function of whatif/ is wi_.
  */
 #ifndef WI_WHATIF_H
 #define WI_WHATIF_H
