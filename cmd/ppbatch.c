@@ -258,7 +258,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(o.format, "pp-timer")) {
 		rc = pptimer_run(&o);
 	} else if (!strcmp(o.format, "optrace")) {
-		rc = optrace_run(&o);
+		rc = opimport_run(&o);
 	} else {
 		rc = batch_run(&o);
 	}

@@ -4,7 +4,7 @@
  * of the config file, then the command line) and calls exactly one of:
  *   inspect_run()  --inspect: describe trace files (pipeline/batch/inspect.c)
  *   pptimer_run()  --format pp-timer: import PP-timer dumps (pipeline/batch/pptimer.c)
- *   optrace_run()  --format optrace: import an op trace (pipeline/batch/opimport.c)
+ *   opimport_run() --format optrace: import an op trace (pipeline/batch/opimport.c)
  *   merge_run()    --merge: merge shard databases (pipeline/batch/merge.c)
  *   batch_run()    otherwise: analyse a trace tree into the database
  *                  (pipeline/batch/batch.c)
@@ -54,7 +54,7 @@ struct batch_opts {
 
 int inspect_run(const struct batch_opts *o);
 int pptimer_run(const struct batch_opts *o);
-int optrace_run(const struct batch_opts *o);
+int opimport_run(const struct batch_opts *o);
 int merge_run(const struct batch_opts *o);
 int batch_run(const struct batch_opts *o);
 

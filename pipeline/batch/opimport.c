@@ -253,7 +253,7 @@ static void show_conflict(void *ctx, const struct db_conflict *c)
 		     (long long)c->iteration, (long long)c->rank);
 }
 
-int optrace_run(const struct batch_opts *o)
+int opimport_run(const struct batch_opts *o)
 {
 	struct import im = { .o = o, .order = STRBUF_INIT, .dbpath = STRBUF_INIT };
 	struct db *db = NULL;
