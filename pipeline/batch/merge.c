@@ -19,7 +19,7 @@ static void count_conflict(void *ctx, const struct db_conflict *c)
 	++*(int64_t *)ctx;
 }
 
-int merge_run(const struct batch_opts *o)
+int merge_run(const struct merge_opts *o)
 {
 	char err[1024];
 	struct db_merge_stats ms = { 0 };
@@ -27,10 +27,6 @@ int merge_run(const struct batch_opts *o)
 	int nbad = 0, rc = PP_EXIT_OK;
 	int64_t run_id = 0;
 
-	if (!o->db || !o->nfiles) {
-		error("--merge needs --db <out.db> and at least one shard database");
-		return PP_EXIT_USAGE;
-	}
 	struct db *out = db_open(o->db, 0, 0, err, sizeof(err));
 	if (!out) {
 		error("%s", err);

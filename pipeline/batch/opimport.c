@@ -33,7 +33,7 @@
 
 /* What the import read and checked. */
 struct import {
-	const struct batch_opts *o;
+	const struct opimport_opts *o;
 	struct walk_file wf; /* the op trace: identity, size, mtime */
 	struct wi_table t;
 	struct whatif_shape shape;
@@ -70,7 +70,7 @@ static int cmp_row(const void *a, const void *b, void *table)
 /* Reads and validates everything; the exit code on failure (reported). */
 static int load(struct import *im)
 {
-	const struct batch_opts *o = im->o;
+	const struct opimport_opts *o = im->o;
 	struct whatif *e = NULL;
 	char err[1024];
 	int rc;
@@ -198,7 +198,7 @@ static int store_trace(struct db *db, struct import *im, int64_t source, size_t 
 /* One transaction: the earlier import of the file out, this one in. */
 static int store(struct db *db, struct import *im)
 {
-	const struct batch_opts *o = im->o;
+	const struct opimport_opts *o = im->o;
 	const struct wi_meta *m = &im->t.meta;
 	struct db_op_source src = {
 		.path = im->wf.key,
@@ -253,7 +253,7 @@ static void show_conflict(void *ctx, const struct db_conflict *c)
 		     (long long)c->iteration, (long long)c->rank);
 }
 
-int opimport_run(const struct batch_opts *o)
+int opimport_run(const struct opimport_opts *o)
 {
 	struct import im = { .o = o, .order = STRBUF_INIT, .dbpath = STRBUF_INIT };
 	struct db *db = NULL;

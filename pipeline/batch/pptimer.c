@@ -397,7 +397,7 @@ out:
 }
 
 /* Imports the files [lo, hi) of one folder. */
-static int import_folder(struct db *db, const struct batch_opts *o, const struct walk_list *l,
+static int import_folder(struct db *db, const struct pptimer_opts *o, const struct walk_list *l,
 			 size_t lo, size_t hi, int *nranks, int *nskipped, int *npartial,
 			 int *nfailed)
 {
@@ -507,7 +507,7 @@ static int import_folder(struct db *db, const struct batch_opts *o, const struct
 	return rc;
 }
 
-int pptimer_run(const struct batch_opts *o)
+int pptimer_run(const struct pptimer_opts *o)
 {
 	struct walk_opts wo = { o->input, o->folders, o->nfolders, "*.json" };
 	struct walk_list l = { 0 };
@@ -516,10 +516,6 @@ int pptimer_run(const struct batch_opts *o)
 	char err[1024];
 	int rc = PP_EXIT_OK, nranks = 0, nskipped = 0, npartial = 0, nfailed = 0;
 
-	if (o->pp_size < 1) {
-		error("--format pp-timer needs --pp-size");
-		return PP_EXIT_USAGE;
-	}
 	if (walk_dir(&wo, &l, err, sizeof(err))) {
 		error("%s", err);
 		return PP_EXIT_FATAL;
