@@ -1,13 +1,11 @@
 /* ppbatch — analyse Kineto traces of a Megatron-LM job into one SQLite
  * database; also --inspect, --merge, --format pp-timer and --format
  * optrace. Thin: the command line is read once (defaults, the [batch]
- * section of the config file, then the flags) into struct cmdline; the mode
- * it names (modes[]) checks its arguments, fills its own options struct and
- * calls its entry of batch.h. */
+ * section of the config file, then the flags) into the options struct of
+ * every mode that takes each option (struct cmdline); the mode it names
+ * (modes[]) checks its arguments and calls its entry of batch.h. */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,22 +98,21 @@ static const struct cli_cmd cmd = {
 	NULL /* the shared exit statuses */
 };
 
-/* The command line as given: every option, whichever mode takes it (a
- * value is checked whatever the mode, so -j x is an error with --inspect
- * too). A mode reads the fields it takes; struct batch_opts and the others
- * (batch.h) say what each means. */
+/* The command line: each option is stored in the options struct of every
+ * mode that takes it (parse_args() says which), and checked whatever the
+ * mode (-j x is an error with --inspect too). */
 struct cmdline {
-	unsigned given; /* bit O_x: the option was on the command line */
-	const char *input, *db, *pattern, *format, *meta, *schema;
-	char **folders;
-	int nfolders;
-	char **files; /* the arguments that are not options */
+	unsigned given;     /* bit O_x: the option was on the command line */
+	const char *format; /* --format: the mode, unless a mode's flag is given */
+	char **files;       /* the arguments that are not options */
 	int nfiles;
-	const char *config_path;
 	struct config *config; /* never NULL */
-	int processes, busy_timeout_ms, shard_index, shard_count, pp_size, vpp_size;
-	double timeout_s;
-	bool force, salvage, quiet, json, full, no_classify;
+	struct batch_opts analyse;
+	struct inspect_opts inspect;
+	struct merge_opts merge;
+	struct pptimer_opts pptimer;
+	struct opimport_opts optrace;
+	struct worker_opts worker;
 };
 
 static bool given(const struct cmdline *cl, int id)
@@ -147,8 +144,9 @@ static const char *const batch_keys[] = { "processes", "pattern",         "timeo
 					  "salvage",   "busy_timeout_ms", NULL };
 
 /* [batch] keys override the defaults; the command line overrides them. */
-static int apply_config(struct cmdline *o, const struct config *cfg)
+static int apply_config(struct cmdline *cl, const struct config *cfg)
 {
+	struct batch_opts *o = &cl->analyse;
 	long procs = o->processes, busy = o->busy_timeout_ms;
 	char err[1024]; /* names the file: config_path() */
 	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, err, sizeof(err)) < 0 ||
@@ -162,19 +160,16 @@ static int apply_config(struct cmdline *o, const struct config *cfg)
 	o->busy_timeout_ms = (int)busy;
 	if (config_get(cfg, "batch.pattern"))
 		o->pattern = config_get(cfg, "batch.pattern");
+	cl->inspect.salvage = cl->worker.salvage = o->salvage;
 	return 0;
 }
 
-/* A usage error: "ppbatch: error: ...", then the synopsis when asked;
- * returns the exit status. */
-__attribute__((format(printf, 2, 3))) static int refuse(bool synopsis, const char *fmt, ...)
+/* A usage error: "ppbatch: error: MSG" (NULL: already said), then the
+ * synopsis when asked; returns the exit status. */
+static int refuse(bool synopsis, const char *msg)
 {
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	error("%s", msg);
+	if (msg)
+		error("%s", msg);
 	if (synopsis)
 		cli_usage(&cmd);
 	return PP_EXIT_USAGE;
@@ -187,16 +182,17 @@ __attribute__((format(printf, 2, 3))) static int refuse(bool synopsis, const cha
  * of the mode that runs). The other options of other modes are ignored. */
 static int refuse_strays(const struct cmdline *cl, const char *format, bool needs_input)
 {
-	if (needs_input && !cl->input)
+	if (needs_input && !given(cl, O_INPUT))
 		return refuse(true, "--input is required");
-	if (cl->nfiles)
-		return refuse(true,
-			      "unexpected argument '%s' (--input takes one folder; trace "
-			      "files go with --inspect, shard databases with --merge)",
-			      cl->files[0]);
-	if ((cl->meta || cl->schema) && strcmp(format, "optrace"))
+	if (cl->nfiles) {
+		error("unexpected argument '%s' (--input takes one folder; trace files go with "
+		      "--inspect, shard databases with --merge)",
+		      cl->files[0]);
+		return refuse(true, NULL);
+	}
+	if ((cl->optrace.meta || cl->optrace.schema) && strcmp(format, "optrace"))
 		return refuse(false, "--meta and --schema go with --format optrace");
-	if ((cl->pp_size || cl->vpp_size != 1) && strcmp(format, "pp-timer"))
+	if ((cl->pptimer.pp_size || cl->pptimer.vpp_size != 1) && strcmp(format, "pp-timer"))
 		return refuse(false, "--pp-size and --vpp-size go with --format pp-timer");
 	return 0;
 }
@@ -204,56 +200,28 @@ static int refuse_strays(const struct cmdline *cl, const char *format, bool need
 static int run_analyse(const struct cmdline *cl)
 {
 	int rc = refuse_strays(cl, "kineto", true);
-	if (rc)
-		return rc;
-	struct batch_opts o = {
-		.input = cl->input,
-		.folders = cl->folders,
-		.nfolders = cl->nfolders,
-		.pattern = cl->pattern,
-		.db = cl->db,
-		.config_path = cl->config_path,
-		.config = cl->config,
-		.processes = cl->processes,
-		.busy_timeout_ms = cl->busy_timeout_ms,
-		.force = cl->force,
-		.salvage = cl->salvage,
-		.shard_index = cl->shard_index,
-		.shard_count = cl->shard_count,
-		.timeout_s = cl->timeout_s,
-		.quiet = cl->quiet,
-	};
-	return batch_run(&o);
+	return rc ? rc : batch_run(&cl->analyse);
 }
 
 static int run_inspect(const struct cmdline *cl)
 {
-	if (!cl->nfiles)
+	const struct inspect_opts *o = &cl->inspect;
+	if (!o->nfiles)
 		return refuse(true, "--inspect needs at least one trace file");
 	if (given(cl, O_MERGE))
 		return refuse(true, "--inspect and --merge exclude each other");
-	if (cl->full && cl->no_classify)
+	if (o->full && o->no_classify)
 		return refuse(false, "--full and --no-classify exclude each other");
-	struct inspect_opts o = { .config = cl->config,
-				  .salvage = cl->salvage,
-				  .json = cl->json,
-				  .full = cl->full,
-				  .no_classify = cl->no_classify,
-				  .files = cl->files,
-				  .nfiles = cl->nfiles };
-	return inspect_run(&o);
+	return inspect_run(o);
 }
 
 static int run_merge(const struct cmdline *cl)
 {
-	if (cl->input)
+	if (given(cl, O_INPUT))
 		return refuse(true, "--merge takes the shard databases as arguments, not --input");
-	if (!cl->db || !cl->nfiles)
+	if (!cl->merge.db || !cl->merge.nfiles)
 		return refuse(false, "--merge needs --db <out.db> and at least one shard database");
-	struct merge_opts o = {
-		.db = cl->db, .files = cl->files, .nfiles = cl->nfiles, .quiet = cl->quiet
-	};
-	return merge_run(&o);
+	return merge_run(&cl->merge);
 }
 
 static int run_pptimer(const struct cmdline *cl)
@@ -261,29 +229,15 @@ static int run_pptimer(const struct cmdline *cl)
 	int rc = refuse_strays(cl, "pp-timer", true);
 	if (rc)
 		return rc;
-	if (cl->pp_size < 1)
+	if (cl->pptimer.pp_size < 1)
 		return refuse(false, "--format pp-timer needs --pp-size");
-	struct pptimer_opts o = { .input = cl->input,
-				  .folders = cl->folders,
-				  .nfolders = cl->nfolders,
-				  .db = cl->db,
-				  .pp_size = cl->pp_size,
-				  .vpp_size = cl->vpp_size,
-				  .quiet = cl->quiet };
-	return pptimer_run(&o);
+	return pptimer_run(&cl->pptimer);
 }
 
 static int run_optrace(const struct cmdline *cl)
 {
 	int rc = refuse_strays(cl, "optrace", true);
-	if (rc)
-		return rc;
-	struct opimport_opts o = { .input = cl->input,
-				   .db = cl->db,
-				   .meta = cl->meta,
-				   .schema = cl->schema,
-				   .quiet = cl->quiet };
-	return opimport_run(&o);
+	return rc ? rc : opimport_run(&cl->optrace);
 }
 
 static int run_worker(const struct cmdline *cl)
@@ -291,15 +245,16 @@ static int run_worker(const struct cmdline *cl)
 	int rc = refuse_strays(cl, "kineto", false);
 	if (rc)
 		return rc;
-	if (!cl->db)
+	if (!cl->worker.db)
 		return refuse(false, "--worker needs --db");
-	struct worker_opts o = { .db = cl->db, .config = cl->config, .salvage = cl->salvage };
-	return worker_serve(&o);
+	return worker_serve(&cl->worker);
 }
 
 /* The modes. The first whose option was given runs; without one, the one
  * --format names (kineto by default). A new mode: its options struct and
- * entry (batch.h), a run_ function above, a row here, a synopsis line. */
+ * entry (batch.h), its struct in struct cmdline and in the cases of
+ * parse_args() for the options it takes, a run_ function above, a row here
+ * and a synopsis line. */
 static const struct mode {
 	int flag;           /* O_x that picks it, or 0 */
 	const char *format; /* the --format value that picks it, or NULL */
@@ -347,46 +302,55 @@ static int bad_format(const struct cli_state *st)
 	return rc;
 }
 
-static int parse_args(struct cmdline *o, struct cli_state *st)
+/* Each option into the options struct of every mode that takes it. */
+static int parse_args(struct cmdline *cl, struct cli_state *st)
 {
+	struct batch_opts *a = &cl->analyse;
 	double d;
 	int id, rc = 0;
 	while (!rc && (id = cli_next(&cmd, st)) > 0) {
-		o->given |= 1u << id;
+		cl->given |= 1u << id;
 		switch (id) {
-		case O_INPUT: o->input = st->arg; break;
+		case O_INPUT: a->input = cl->pptimer.input = cl->optrace.input = st->arg; break;
 		case O_FOLDERS:
-			o->folders = st->args;
-			o->nfolders = st->nargs;
+			a->folders = cl->pptimer.folders = st->args;
+			a->nfolders = cl->pptimer.nfolders = st->nargs;
 			break;
-		case O_PATTERN: o->pattern = st->arg; break;
-		case O_DB: o->db = st->arg; break;
+		case O_PATTERN: a->pattern = st->arg; break;
+		case O_DB:
+			a->db = cl->merge.db = cl->pptimer.db = cl->optrace.db = cl->worker.db =
+				st->arg;
+			break;
 		case O_CONFIG: break; /* applied first: cli_find_config() */
-		case O_PROCESSES: rc = cli_int_arg(&cmd, st, 1, 4096, &o->processes); break;
-		case O_FORCE: o->force = true; break;
-		case O_SALVAGE: o->salvage = true; break;
+		case O_PROCESSES: rc = cli_int_arg(&cmd, st, 1, 4096, &a->processes); break;
+		case O_FORCE: a->force = true; break;
+		case O_SALVAGE: a->salvage = cl->inspect.salvage = cl->worker.salvage = true; break;
 		case O_SHARD:
-			if (parse_shard(st->arg, &o->shard_index, &o->shard_count))
+			if (parse_shard(st->arg, &a->shard_index, &a->shard_count))
 				return cli_bad_value(&cmd, st, "expected I/N with 0 <= I < N");
 			break;
 		case O_TIMEOUT:
 			if (cli_parse_double(st->arg, &d) || d < 0)
 				return cli_bad_value(&cmd, st, "expected seconds >= 0");
-			o->timeout_s = d;
+			a->timeout_s = d;
 			break;
-		case O_QUIET: o->quiet = true; break;
-		case O_JSON: o->json = true; break;
-		case O_NO_CLASSIFY: o->no_classify = true; break;
-		case O_FULL: o->full = true; break;
+		case O_QUIET:
+			a->quiet = cl->merge.quiet = cl->pptimer.quiet = cl->optrace.quiet = true;
+			break;
+		case O_JSON: cl->inspect.json = true; break;
+		case O_NO_CLASSIFY: cl->inspect.no_classify = true; break;
+		case O_FULL: cl->inspect.full = true; break;
 		case O_FORMAT:
 			if (!find_format(st->arg))
 				return bad_format(st);
-			o->format = st->arg;
+			cl->format = st->arg;
 			break;
-		case O_PP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->pp_size); break;
-		case O_VPP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->vpp_size); break;
-		case O_META: o->meta = st->arg; break;
-		case O_SCHEMA: o->schema = st->arg; break;
+		case O_PP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &cl->pptimer.pp_size); break;
+		case O_VPP_SIZE:
+			rc = cli_int_arg(&cmd, st, 1, 100000, &cl->pptimer.vpp_size);
+			break;
+		case O_META: cl->optrace.meta = st->arg; break;
+		case O_SCHEMA: cl->optrace.schema = st->arg; break;
 		}
 	}
 	return rc ? rc : id;
@@ -395,34 +359,37 @@ static int parse_args(struct cmdline *o, struct cli_state *st)
 int main(int argc, char **argv)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	struct cmdline cl = { .shard_count = 1,
-			      .vpp_size = 1,
-			      .format = "kineto",
-			      .processes = cores < 1      ? 1
-					   : cores > 4096 ? 4096
-							  : (int)cores,
-			      .busy_timeout_ms = 600000 };
+	struct cmdline cl = { .format = "kineto",
+			      .analyse = { .processes = cores < 1      ? 1
+							: cores > 4096 ? 4096
+								       : (int)cores,
+					   .busy_timeout_ms = 600000,
+					   .shard_count = 1 },
+			      .pptimer = { .vpp_size = 1 } };
+	const char *config_path;
 	struct cli_state st;
 	char err[512];
 	int rc;
 
 	pp_set_progname("ppbatch");
-	rc = cli_find_config(&cmd, argc, argv, &cl.config_path);
+	rc = cli_find_config(&cmd, argc, argv, &config_path);
 	if (rc == CLI_HELP || rc == CLI_ERR)
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
-	cl.config = cl.config_path ? config_load(cl.config_path, err, sizeof(err)) : config_new();
+	cl.config = config_path ? config_load(config_path, err, sizeof(err)) : config_new();
 	if (!cl.config) {
 		error("%s", err);
 		return PP_EXIT_USAGE;
 	}
-	if (cl.config_path && apply_config(&cl, cl.config)) {
+	cl.analyse.config_path = config_path;
+	cl.analyse.config = cl.inspect.config = cl.worker.config = cl.config;
+	if (config_path && apply_config(&cl, cl.config)) {
 		config_free(cl.config);
 		return PP_EXIT_USAGE;
 	}
 	cli_init(&st, argc, argv);
 	rc = parse_args(&cl, &st);
-	cl.files = st.pos;
-	cl.nfiles = st.npos;
+	cl.files = cl.inspect.files = cl.merge.files = st.pos;
+	cl.nfiles = cl.inspect.nfiles = cl.merge.nfiles = st.npos;
 	if (!given(&cl, O_WORKER)) /* once, not again in every worker */
 		config_check_known(cl.config, "batch", batch_keys);
 	rc = rc == CLI_ERR ? PP_EXIT_USAGE : find_mode(&cl)->run(&cl);
