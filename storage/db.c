@@ -26,80 +26,80 @@
 _Static_assert(OBATCH == 32 && OCOLS == 9, "S_INS_OPS inserts 2 x OROW16");
 _Static_assert(OBATCH *OCOLS <= 999, "SQLite's smallest parameter limit");
 
-/* The SQL of enum db_stmt, grouped by the file that runs it. */
-static const char *const stmt_sql[S_COUNT] = {
+/* The SQL of enum db_stmt, in its order: grouped by the file that runs it. */
+static const char *const stmt_sql[] = {
 	/* transactions */
-	[S_BEGIN] = "BEGIN IMMEDIATE",
-	[S_COMMIT] = "COMMIT",
-	[S_ROLLBACK] = "ROLLBACK",
+	"BEGIN IMMEDIATE",
+	"COMMIT",
+	"ROLLBACK",
 	/* db_trace.c */
-	[S_FIND_TRACE] = "SELECT id FROM traces WHERE path = ?1",
-	[S_DEL_KERNELS] = "DELETE FROM kernel_t WHERE rowid >= (?1 << 32) "
-			  "AND rowid < ((?1 + 1) << 32)",
-	[S_DEL_STEPS] = "DELETE FROM step_t WHERE trace_id = ?1",
-	[S_DEL_CATS] = "DELETE FROM category_t WHERE trace_id = ?1",
-	[S_DEL_TRACE] = "DELETE FROM traces WHERE id = ?1",
+	"SELECT id FROM traces WHERE path = ?1",
+	"DELETE FROM kernel_t WHERE rowid >= (?1 << 32) "
+	"AND rowid < ((?1 + 1) << 32)",
+	"DELETE FROM step_t WHERE trace_id = ?1",
+	"DELETE FROM category_t WHERE trace_id = ?1",
+	"DELETE FROM traces WHERE id = ?1",
 	/* rank: the header's claim, else the file name's, until
 	 * db_resolve_ranks() decides with the iteration's other traces. */
-	[S_INS_TRACE] = "INSERT INTO traces(path, folder, iteration, rank, bytes, mtime_ns,"
-			" status, fail_kind, error, warnings, mode, window_start_ns,"
-			" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
-			" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
-			" bwd_thread, role_rule, elapsed_ns, run_id, analysed_at, file,"
-			" header_rank, name_rank)"
-			" VALUES(?1,?2,?3,coalesce(?30,?31),?5,?6,?7,?8,?9,?10,?11,?12,?13,"
-			"?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,"
-			"?30,?31)",
-	[S_INS_STEP] = "INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns,"
-		       " cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
-		       " overlap_ns, kernels, chunk, mbs)"
-		       " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
-	[S_INS_CAT] = "INSERT INTO category_t(trace_id, category, kernels,"
-		      " sum_ns, busy_ns) VALUES(?1,?2,?3,?4,?5)",
-	[S_FIND_NAME] = "SELECT id FROM names WHERE name = ?1",
-	[S_INS_NAME] = "INSERT INTO names(name) VALUES(?1)",
-	[S_FIND_PG] = "SELECT id FROM pgroups WHERE descr = ?1 AND ranks = ?2",
-	[S_INS_PG] = "INSERT INTO pgroups(descr, ranks) VALUES(?1, ?2)",
+	"INSERT INTO traces(path, folder, iteration, rank, bytes, mtime_ns,"
+	" status, fail_kind, error, warnings, mode, window_start_ns,"
+	" window_end_ns, gpu_busy_ns, idle_ns, bubble_ns, comp_busy_ns,"
+	" comm_busy_ns, overlap_ns, coverage, events, kernels, fwd_thread,"
+	" bwd_thread, role_rule, elapsed_ns, run_id, analysed_at, file,"
+	" header_rank, name_rank)"
+	" VALUES(?1,?2,?3,coalesce(?30,?31),?5,?6,?7,?8,?9,?10,?11,?12,?13,"
+	"?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,"
+	"?30,?31)",
+	"INSERT INTO step_t(trace_id, phase, seq, cpu_start_ns,"
+	" cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
+	" overlap_ns, kernels, chunk, mbs)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+	"INSERT INTO category_t(trace_id, category, kernels,"
+	" sum_ns, busy_ns) VALUES(?1,?2,?3,?4,?5)",
+	"SELECT id FROM names WHERE name = ?1",
+	"INSERT INTO names(name) VALUES(?1)",
+	"SELECT id FROM pgroups WHERE descr = ?1 AND ranks = ?2",
+	"INSERT INTO pgroups(descr, ranks) VALUES(?1, ?2)",
 	/* OR FAIL: no statement journal (ABORT would keep one to undo a
 	 * half-done multi-row statement; any error rolls back the whole
 	 * trace transaction anyway). */
-	[S_INS_KERNELS] = "INSERT OR FAIL INTO kernel_t(code, seq, name_id, stream,"
-			  " start, dur, correlation, pg_id) SELECT code, seq, name_id, stream,"
-			  " start, dur, correlation, pg_id FROM pp_krows(?1)",
-	[S_INS_KERNELS_ID] = "INSERT OR FAIL INTO kernel_t(rowid, code, seq, name_id, stream,"
-			     " start, dur, correlation, pg_id) SELECT id, code, seq, name_id,"
-			     " stream, start, dur, correlation, pg_id FROM pp_krows(?1)",
-	[S_MAX_KROW] = "SELECT max(rowid) FROM kernel_t",
-	[S_DEL_OPS] = "DELETE FROM op_t WHERE rowid >= (?1 << 32) AND rowid < ((?1 + 1) << 32)",
-	[S_DEL_OP_WORKER] = "DELETE FROM op_worker WHERE trace_id = ?1",
-	[S_INS_OP] = "INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
-		     " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
-	[S_INS_OPS] =
-		"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
-		" VALUES " OROW16 "," OROW16,
-	[S_INS_OP_WORKER] = "INSERT INTO op_worker(trace_id, source_id, dp_rank, stage)"
-			    " VALUES(?1,?2,?3,?4)",
+	"INSERT OR FAIL INTO kernel_t(code, seq, name_id, stream,"
+	" start, dur, correlation, pg_id) SELECT code, seq, name_id, stream,"
+	" start, dur, correlation, pg_id FROM pp_krows(?1)",
+	"INSERT OR FAIL INTO kernel_t(rowid, code, seq, name_id, stream,"
+	" start, dur, correlation, pg_id) SELECT id, code, seq, name_id,"
+	" stream, start, dur, correlation, pg_id FROM pp_krows(?1)",
+	"SELECT max(rowid) FROM kernel_t",
+	"DELETE FROM op_t WHERE rowid >= (?1 << 32) AND rowid < ((?1 + 1) << 32)",
+	"DELETE FROM op_worker WHERE trace_id = ?1",
+	"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+	"INSERT INTO op_t(rowid, optype, seq_id, mc, gmc, mb_id, start, dur, step_seq)"
+	" VALUES " OROW16 "," OROW16,
+	"INSERT INTO op_worker(trace_id, source_id, dp_rank, stage)"
+	" VALUES(?1,?2,?3,?4)",
 	/* The traces of an import: paths that start with ?1 ("FILE#"); ?2 is
 	 * ?1 with its last byte incremented ("FILE$"). */
-	[S_TRACES_UNDER] = "SELECT id FROM traces WHERE path >= ?1 AND path < ?2",
-	[S_FIND_SOURCE] = "SELECT id FROM op_source WHERE path = ?1",
-	[S_DEL_SOURCE] = "DELETE FROM op_source WHERE id = ?1",
-	[S_INS_SOURCE] = "INSERT INTO op_source(path, file, bytes, mtime_ns, imported_at,"
-			 " meta_path, schema_path, trial_name, run_id, dp_size, pp_size,"
-			 " tp_size, dsp_size, vpp_size, world_size, optype_order)"
-			 " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+	"SELECT id FROM traces WHERE path >= ?1 AND path < ?2",
+	"SELECT id FROM op_source WHERE path = ?1",
+	"DELETE FROM op_source WHERE id = ?1",
+	"INSERT INTO op_source(path, file, bytes, mtime_ns, imported_at,"
+	" meta_path, schema_path, trial_name, run_id, dp_size, pp_size,"
+	" tp_size, dsp_size, vpp_size, world_size, optype_order)"
+	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
 	/* db_runs.c */
-	[S_EACH] = "SELECT path, bytes, mtime_ns, status, fail_kind, folder, file IS NULL"
-		   " FROM traces",
-	[S_RUN_BEGIN] = "INSERT INTO runs(started_at, host, input, db, shard,"
-			" processes, state) VALUES(?1,?2,?3,?4,?5,?6,'running')",
-	[S_RUN_FINISH] = "UPDATE runs SET finished_at = ?2, state = ?3,"
-			 " files = ?4, ok = ?5, partial = ?6, failed = ?7,"
-			 " skipped = ?8, bytes = ?9, seconds = ?10, failures = ?11"
-			 " WHERE id = ?1",
-	[S_ADOPT] = "UPDATE traces SET path = ?2, file = ?3, name_rank = ?4"
-		    " WHERE path = ?1 AND file IS NULL",
+	"SELECT path, bytes, mtime_ns, status, fail_kind, folder, file IS NULL"
+	" FROM traces",
+	"INSERT INTO runs(started_at, host, input, db, shard,"
+	" processes, state) VALUES(?1,?2,?3,?4,?5,?6,'running')",
+	"UPDATE runs SET finished_at = ?2, state = ?3,"
+	" files = ?4, ok = ?5, partial = ?6, failed = ?7,"
+	" skipped = ?8, bytes = ?9, seconds = ?10, failures = ?11"
+	" WHERE id = ?1",
+	"UPDATE traces SET path = ?2, file = ?3, name_rank = ?4"
+	" WHERE path = ?1 AND file IS NULL",
 };
+_Static_assert(sizeof(stmt_sql) / sizeof(stmt_sql[0]) == S_COUNT, "one SQL text per statement id");
 
 /* ---- errors ---- */
 
