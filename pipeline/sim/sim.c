@@ -269,47 +269,42 @@ static int check_interleave(struct sim_sched *S)
 }
 
 /* dualpipe: an even number of devices, one stage each, and an even number
- * of micro-batches, enough for both directions' warm-up. */
+ * of micro-batches; dualpipe_v: two stages each (a V). Both need enough
+ * micro-batches for the warm-up of their two directions. */
 static int check_dualpipe(struct sim_sched *S)
 {
 	int p = S->cfg->devices, N = S->cfg->stages, m = S->cfg->microbatches;
+	bool ref = S->reference;
+	if (S->cfg->strategy == SIM_DUALPIPE_V) {
+		int need = ref ? 2 * p - 1 : 2 * p;
+		if (N != 2 * p || p % 2)
+			return sim_fail(S, PP_EINVAL,
+					"dualpipe_v needs an even number of devices and stages = "
+					"2 x devices (got %d devices, %d stages)",
+					p, N);
+		if (m < need)
+			return sim_fail(
+				S, PP_EINVAL,
+				ref ? "dualpipe_v in the reference model needs micro-batches "
+				      ">= 2 x devices - 1 = %d (got %d)"
+				    : "dualpipe_v needs micro-batches >= 2 x devices = %d "
+				      "(got %d)",
+				need, m);
+		return 0;
+	}
+	int need = ref ? 2 * p - 2 : 2 * p;
 	if (N != p || p % 2)
 		return sim_fail(S, PP_EINVAL,
 				"dualpipe needs an even number of devices and stages = "
 				"devices (got %d devices, %d stages)",
 				p, N);
-	if (S->reference && (m % 2 || m < 2 * p - 2))
+	if (m % 2 || m < need)
 		return sim_fail(S, PP_EINVAL,
-				"dualpipe in the reference model needs an even number "
-				"of micro-batches >= 2 x devices - 2 = %d (got %d)",
-				2 * p - 2, m);
-	if (!S->reference && (m % 2 || m < 2 * p))
-		return sim_fail(S, PP_EINVAL,
-				"dualpipe needs an even number of micro-batches >= "
-				"2 x devices = %d (got %d)",
-				2 * p, m);
-	return 0;
-}
-
-/* dualpipe_v: an even number of devices, two stages each (a V). */
-static int check_dualpipe_v(struct sim_sched *S)
-{
-	int p = S->cfg->devices, N = S->cfg->stages, m = S->cfg->microbatches;
-	if (N != 2 * p || p % 2)
-		return sim_fail(S, PP_EINVAL,
-				"dualpipe_v needs an even number of devices and stages = "
-				"2 x devices (got %d devices, %d stages)",
-				p, N);
-	if (S->reference && m < 2 * p - 1)
-		return sim_fail(S, PP_EINVAL,
-				"dualpipe_v in the reference model needs micro-batches "
-				">= 2 x devices - 1 = %d (got %d)",
-				2 * p - 1, m);
-	if (!S->reference && m < 2 * p)
-		return sim_fail(S, PP_EINVAL,
-				"dualpipe_v needs micro-batches >= 2 x devices = %d "
-				"(got %d)",
-				2 * p, m);
+				ref ? "dualpipe in the reference model needs an even number "
+				      "of micro-batches >= 2 x devices - 2 = %d (got %d)"
+				    : "dualpipe needs an even number of micro-batches >= "
+				      "2 x devices = %d (got %d)",
+				need, m);
 	return 0;
 }
 
@@ -327,8 +322,8 @@ static int sim_validate(struct sim_sched *S)
 	case SIM_1F1B_OVERLAP: return check_one_stage_each(S);
 	case SIM_INTERLEAVE:
 	case SIM_1F1B_INTERLEAVE_OVERLAP: return check_interleave(S);
-	case SIM_DUALPIPE: return check_dualpipe(S);
-	case SIM_DUALPIPE_V: return check_dualpipe_v(S);
+	case SIM_DUALPIPE:
+	case SIM_DUALPIPE_V: return check_dualpipe(S);
 	default: return 0;
 	}
 }
