@@ -260,9 +260,12 @@ static const struct mode {
 	const char *format; /* the --format value that picks it, or NULL */
 	int (*run)(const struct cmdline *cl);
 } modes[] = {
-	{ O_INSPECT, NULL, run_inspect }, { O_MERGE, NULL, run_merge },
-	{ O_WORKER, NULL, run_worker },   { 0, "kineto", run_analyse },
-	{ 0, "pp-timer", run_pptimer },   { 0, "optrace", run_optrace },
+	{ O_INSPECT, NULL, run_inspect }, /* describe trace files */
+	{ O_MERGE, NULL, run_merge },     /* shard databases into one */
+	{ O_WORKER, NULL, run_worker },   /* internal: a worker of the pool */
+	{ 0, "kineto", run_analyse },     /* the default: a tree of Kineto traces */
+	{ 0, "pp-timer", run_pptimer },   /* Megatron PP-timer dumps */
+	{ 0, "optrace", run_optrace },    /* an op trace of the what-if analysis */
 };
 
 /* The mode --format name picks, or NULL. */
