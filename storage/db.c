@@ -135,12 +135,6 @@ int db_note_error(struct db *db, int code, const char *msg)
 	return code;
 }
 
-void db_clear_error(struct db *db)
-{
-	db->err_code = 0;
-	db->errmsg[0] = '\0';
-}
-
 const char *db_errmsg(const struct db *db)
 {
 	return db->errmsg;
@@ -238,13 +232,36 @@ int db_commit(struct db *db)
 	return rc;
 }
 
-void db_rollback(struct db *db)
+/* Frees the map's keys and slots: empty, as a new one. */
+static void intern_clear(struct intern *m)
 {
-	sqlite3_stmt *s = db_stmt(db, S_ROLLBACK);
-	if (s) {
-		sqlite3_step(s);
-		sqlite3_reset(s);
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->slots[i].key);
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->used = 0;
+}
+
+void db_trace_rollback(struct db *db)
+{
+	/* Also when SQLite has ended the transaction itself (some errors
+	 * do): the ids interned in it are gone either way. ROLLBACK's own
+	 * failure is not reported: there may be no transaction left. */
+	if (db->in_txn || !sqlite3_get_autocommit(db->conn)) {
+		sqlite3_stmt *s = db_stmt(db, S_ROLLBACK);
+		if (s) {
+			sqlite3_step(s);
+			sqlite3_reset(s);
+		}
+		intern_clear(&db->names);
+		intern_clear(&db->pgroups);
 	}
+	db->in_txn = false;
+	db->bulk = false;
+	db->nkrow = 0;
+	db->nop = 0;
+	db->err_code = 0;
+	db->errmsg[0] = '\0';
 }
 
 /* ---- open / close ---- */
@@ -472,7 +489,8 @@ void db_close(struct db *db)
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
 	sqlite3_close(db->conn);
-	db_trace_release(db);
+	intern_clear(&db->names);
+	intern_clear(&db->pgroups);
 	free(db);
 }
 

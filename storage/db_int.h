@@ -79,7 +79,8 @@ enum db_stmt {
 	S_COUNT
 };
 
-/* Open-addressing map from text to id (db_trace.c). */
+/* Open-addressing map from text to id: filled by db_trace.c, emptied by
+ * db.c when a transaction is abandoned or the handle closed. */
 struct intern {
 	struct intern_slot {
 		char *key; /* NULL = empty */
@@ -138,8 +139,6 @@ int db_fail_sql(struct db *db, const char *what);
 int db_note_sql_error(struct db *db, const char *what);
 /* The same with a message of its own. Returns code. */
 int db_note_error(struct db *db, int code, const char *msg);
-/* Clears the error state (db_trace_rollback()). */
-void db_clear_error(struct db *db);
 
 /* ---- statements (db.c) ---- */
 
@@ -177,17 +176,12 @@ int db_exec(struct sqlite3 *c, const char *sql, char *err, size_t errlen);
 /* BEGIN IMMEDIATE: waits for other writers up to the busy timeout. 0, the
  * pending error, or PP_EDB (sticky). */
 int db_begin(struct db *db);
-/* ROLLBACK; its own failure is not reported (there may be no transaction
- * left to roll back: SQLite ends one itself on some errors). */
-void db_rollback(struct db *db);
 /* COMMIT, unless an error is pending. When one is, or the commit fails,
  * rolls back (db_trace_rollback()) and returns the error, whose message
  * db_errmsg() still gives. 0 on success. */
 int db_commit(struct db *db);
-
-/* ---- the trace write (db_trace.c) ---- */
-
-/* Frees what the trace write keeps between transactions (db_close()). */
-void db_trace_release(struct db *db);
+/* db_trace_rollback() (db.h) is db.c's too: it ends whichever transaction
+ * is open (a trace's, a bulk import's, an adoption's), drops the caches'
+ * ids and the buffered rows, and clears the error. */
 
 #endif

@@ -18,15 +18,6 @@
 
 /* ---- intern map ---- */
 
-static void intern_clear(struct intern *m)
-{
-	for (size_t i = 0; i < m->cap; i++)
-		free(m->slots[i].key);
-	free(m->slots);
-	m->slots = NULL;
-	m->cap = m->used = 0;
-}
-
 static struct intern_slot *intern_find(struct intern *m, const char *s, size_t n, uint64_t h)
 {
 	if (!m->cap)
@@ -641,28 +632,6 @@ int db_trace_commit(struct db *db)
 	if (!rc)
 		db->in_txn = false;
 	return rc;
-}
-
-void db_trace_rollback(struct db *db)
-{
-	/* Also when SQLite has ended the transaction itself (some errors
-	 * do): the ids interned in it are gone either way. */
-	if (db->in_txn || !sqlite3_get_autocommit(db->conn)) {
-		db_rollback(db);
-		intern_clear(&db->names);
-		intern_clear(&db->pgroups);
-	}
-	db->in_txn = false;
-	db->bulk = false;
-	db->nkrow = 0;
-	db->nop = 0;
-	db_clear_error(db);
-}
-
-void db_trace_release(struct db *db)
-{
-	intern_clear(&db->names);
-	intern_clear(&db->pgroups);
 }
 
 int db_trace_store_empty(struct db *db, const struct db_trace *t)
