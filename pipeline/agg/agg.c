@@ -31,6 +31,7 @@ struct run {
 	struct agg_job *job;
 	int *iters; /* the iterations' numbers, ascending */
 	int niters;
+	int import_vpp; /* the VPP a PP-timer or Primus import records, 0 none */
 };
 
 static char *path_join(const char *a, const char *b)
@@ -81,8 +82,9 @@ static void sizes_overridden(const struct agg_opts *o, const struct topology *t)
 	strbuf_release(&f);
 }
 
-/* docs/semantics.md §7: the file, else sizes, else inference, else the
- * workers an op-trace import records, else none. */
+/* docs/semantics.md §7: the file, else sizes, else the sizes and stages a
+ * PP-timer or Primus import records, else inference, else the workers an
+ * op-trace import records, else none. */
 static int find_topology(struct run *R)
 {
 	const struct agg_opts *o = R->o;
@@ -131,6 +133,10 @@ static int find_topology(struct run *R)
 		strbuf_addf(&t->origin, "sizes given%s, layout tp-cp-ep-dp-pp",
 			    o->dp ? "" : " (dp from the highest rank)");
 	}
+	/* an import's sizes come after the ones given, before inference */
+	int irc = agg_import_topology(R->job->db, t, &R->import_vpp);
+	if (irc)
+		return db_error(R, irc);
 	if (t->source == TOPO_SRC_NONE && R->niters) {
 		int rc = agg_load_process_groups(R->job->db, R->iters[0], t);
 		if (rc)
@@ -373,10 +379,15 @@ static void check_global_batch(const struct run *R, const struct agg_iter *it, i
 static void decide_vpp(struct run *R)
 {
 	struct agg_vpp *v = &R->job->vpp;
+	bool set = config_get(R->o->config, "agg.vpp") != NULL;
+	int cfg = R->o->vpp > 0 ? R->o->vpp : 1;
+	if (!set && R->import_vpp > 0) /* agg.vpp comes first, then the import's */
+		cfg = R->import_vpp;
 	agg_vpp_decide(R->job->its, R->job->niters,
-		       R->job->topo.source != TOPO_SRC_NONE ? &R->job->topo : NULL,
-		       R->o->vpp > 0 ? R->o->vpp : 1, v);
-	const char *dflt = config_get(R->o->config, "agg.vpp") ? "" : " (not set: the default)";
+		       R->job->topo.source != TOPO_SRC_NONE ? &R->job->topo : NULL, cfg, v);
+	const char *dflt = set                 ? ""
+			   : R->import_vpp > 0 ? " (not set: the import's)"
+					       : " (not set: the default)";
 	if (v->from == AGG_VPP_SCHEDULE)
 		warn("vpp: agg.vpp = %d%s overridden by the schedule's vpp %d: %s; step labels, ideal "
 		     "pipelines and the what-if use %d",
