@@ -424,7 +424,7 @@ static int compute(struct run *R)
 		agg_overview_compute(it, t, o->rank_list, o->nrank_list);
 		agg_plan_compute(it, t, o->rank_charts, (size_t)R->niters);
 	}
-	if ((rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
+	if (!o->advise_only && (rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
 		return db_error(R, rc);
 	return 0;
 }
@@ -434,6 +434,8 @@ static int whatif(struct run *R)
 {
 	struct agg_job *job = R->job;
 	struct agg_whatif *w = &job->whatif;
+	if (R->o->advise_only)
+		return 0;
 	int rc = agg_whatif_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
 				job->vpp.rule, R->o->threshold, w);
 	if (rc)
@@ -455,6 +457,45 @@ static int whatif(struct run *R)
 	return 0;
 }
 
+/* The schedule advisor (agg_advice.h): its calibration and best option on
+ * stderr, or why there is none. */
+static int advise(struct run *R)
+{
+	struct agg_job *job = R->job;
+	struct agg_advice *a = &job->advice;
+	int rc = agg_advice_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
+				job->vpp.warmup, R->o->config, !R->o->advise_only, a);
+	if (rc == PP_EINVAL)
+		return error("%s", a->why.buf);
+	if (rc)
+		return db_error(R, rc);
+	if (a->state == AGG_ADV_FAILED)
+		warn("advice: not computed: %s", a->why.buf);
+	if (R->o->quiet)
+		return 0;
+	if (a->state == AGG_ADV_NONE) {
+		fprintf(stderr, "%s: advice: note: %s\n", pp_progname(), a->why.buf);
+		return 0;
+	}
+	if (a->state != AGG_ADV_DONE)
+		return 0;
+	const struct advise_result *r = &a->res;
+	fprintf(stderr,
+		"%s: advice: calibration %+.2f %% (replay %.1f ms against the measured %.1f "
+		"ms)%s",
+		pp_progname(), 100 * r->calibration_error, r->rows[0].step_ns / 1e6,
+		r->measured_step_ns / 1e6, r->calibrated ? "" : ": answers not ranked");
+	if (r->best >= 0) {
+		struct strbuf sb = STRBUF_INIT;
+		agg_advice_label(a, &r->rows[r->best], &sb);
+		fprintf(stderr, "; best: %s, %.1f ms (%+.1f %%)", sb.buf,
+			r->rows[r->best].step_ns / 1e6, 100 * r->rows[r->best].delta);
+		strbuf_release(&sb);
+	}
+	fputc('\n', stderr);
+	return 0;
+}
+
 /* The analyses that run after the numbers, in this order: each reads its
  * rows through storage, runs its engine, stores its rows, fills its member
  * of struct agg_job and says on stderr what it found (docs/architecture.md,
@@ -462,6 +503,7 @@ static int whatif(struct run *R)
  * after printing why, which stops ppagg. */
 static int (*const analyses[])(struct run *R) = {
 	whatif,
+	advise,
 };
 
 int agg_analyse(const struct agg_opts *o, struct agg_job *job)
@@ -473,6 +515,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 	topo_init(&job->topo);
 	strbuf_init(&job->vpp.why, 0);
 	agg_whatif_init(&job->whatif);
+	agg_advice_init(&job->advice);
 	resolve_paths(&R);
 	int rc = load(&R);
 	if (!rc)
@@ -494,6 +537,7 @@ void agg_job_release(struct agg_job *job)
 	topo_release(&job->topo);
 	strbuf_release(&job->vpp.why);
 	agg_whatif_release(&job->whatif);
+	agg_advice_release(&job->advice);
 	db_close(job->db);
 	free(job->base);
 	free(job->db_path);

@@ -12,7 +12,8 @@
  * model of an iteration, agg_iter.h), agg_calc.c and agg_ideal.c (the
  * numbers, agg_calc.h), agg_vpp.c (agg_vpp.h), agg_overview.c (the
  * overview's numbers and the render plan), agg_timeline.c (the timelines'
- * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), topology.c
+ * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_advice.c
+ * (agg_advice.h), agg_import.c (an import's topology), topology.c
  * (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agg_advice.h"
 #include "agg_iter.h"
 #include "agg_vpp.h"
 #include "agg_whatif.h"
@@ -58,6 +60,8 @@ struct agg_opts {
 	int nrank_list;
 	bool rank_charts_given; /* the flag was given (the config key yields) */
 	struct config *config;  /* never NULL */
+	bool advise_only;       /* the schedule advisor alone (ppsim --from-db):
+				 * no row of ppagg's stored, no other analysis */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -79,6 +83,7 @@ struct agg_job {
 	int64_t started_ns;       /* when agg_analyse() started (pp_now_ns()) */
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
+	struct agg_advice advice; /* the schedule advisor (agg_advice.h) */
 };
 
 /* Analyses what o selects into job: opens the database, loads the
