@@ -492,7 +492,7 @@ static int advise(struct run *R)
 			r->rows[r->best].step_ns / 1e6, 100 * r->rows[r->best].delta);
 		strbuf_release(&sb);
 	}
-	fputc('\n', stderr);
+	fprintf(stderr, "; advised in %.3f s\n", a->seconds);
 	return 0;
 }
 
