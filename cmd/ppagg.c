@@ -236,7 +236,7 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 	const char *path = config_path(a->config);
 	char err[1024];
 	config_check_known(a->config, "agg", known_keys);
-	config_check_known(a->config, "advise", agg_advice_config_keys);
+	config_check_known(a->config, "advise", advise_config_keys);
 	for (size_t i = 0; i < sizeof(int_settings) / sizeof(int_settings[0]); i++) {
 		const struct int_setting *is = &int_settings[i];
 		const char *s = config_get(a->config, is->key);

@@ -100,6 +100,18 @@ static const struct cli_cmd cmd = {
 	"     cannot be read, or holds no pipeline the advisor can answer for\n"
 };
 
+/* id, or CLI_ERR after saying so when the command line ended with an
+ * operand: ppsim takes none. */
+static int no_operands(const struct cli_state *st, int id)
+{
+	if (id == CLI_END && st->npos) {
+		error("unexpected argument '%s'", st->pos[0]);
+		cli_usage(&cmd);
+		return CLI_ERR;
+	}
+	return id;
+}
+
 /* Canonical sim_input key of a setting option, or NULL. */
 static const char *key_of(int id)
 {
@@ -164,12 +176,7 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
 			return CLI_ERR;
 		}
 	}
-	if (id == CLI_END && st->npos) {
-		error("unexpected argument '%s'", st->pos[0]);
-		cli_usage(&cmd);
-		id = CLI_ERR;
-	}
-	return id;
+	return no_operands(st, id);
 }
 
 /* --from-db: the schedule advisor alone (ppagg's analysis of the database
@@ -192,7 +199,7 @@ static int from_db(const char *db, char **iters, int niters, const char *config)
 		error("%s", err);
 		return PP_EXIT_USAGE;
 	}
-	config_check_known(o.config, "advise", agg_advice_config_keys);
+	config_check_known(o.config, "advise", advise_config_keys);
 	struct strbuf aerr = STRBUF_INIT;
 	if (agg_advice_check_config(o.config, &aerr)) {
 		error("%s", aerr.buf);
@@ -229,12 +236,7 @@ static int from_db_args(struct cli_state *st, const char **db, char ***iters, in
 			return CLI_ERR;
 		}
 	}
-	if (id == CLI_END && st->npos) {
-		error("unexpected argument '%s'", st->pos[0]);
-		cli_usage(&cmd);
-		id = CLI_ERR;
-	}
-	return id;
+	return no_operands(st, id);
 }
 
 /* Whether the command line names --from-db (before any parsing). */

@@ -21,19 +21,6 @@
 #include "util/config.h"
 #include "util/pp.h"
 
-const char *const agg_advice_config_keys[] = { "zb_w_share",
-					       "w_memory_share",
-					       "chunk_overhead_ms",
-					       "mbs_efficiency",
-					       "p2p_ms",
-					       "overlap_hidden",
-					       "calibration_tolerance",
-					       "min_gain",
-					       "memory_limit_gib",
-					       "max_layer_moves",
-					       "layers",
-					       NULL };
-
 void agg_advice_init(struct agg_advice *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -570,27 +557,11 @@ static int store(struct db *db, const struct agg_advice *a)
 	return rc;
 }
 
-/* The [advise] settings of cfg into *set and *layers (0: not set). */
-static int load_config(const struct config *cfg, struct advise_settings *set, long *layers,
-		       struct strbuf *err)
-{
-	char e[256];
-	int rc = advise_settings_load(set, cfg, err);
-	if (rc)
-		return rc;
-	if (config_get_long_in(cfg, "advise.layers", 1, 1000000, layers, e, sizeof(e)) < 0) {
-		strbuf_addstr(err, e);
-		return PP_EINVAL;
-	}
-	return 0;
-}
-
 int agg_advice_check_config(const struct config *cfg, struct strbuf *err)
 {
 	struct advise_settings set;
-	long layers = 0;
 	advise_settings_init(&set);
-	return load_config(cfg, &set, &layers, err);
+	return advise_settings_load(&set, cfg, err);
 }
 
 int agg_advice_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
@@ -598,10 +569,10 @@ int agg_advice_run(struct db *db, const struct agg_iter *its, size_t n, const st
 		   struct agg_advice *a)
 {
 	int64_t t0 = pp_now_ns();
-	long layers = 0;
-	int rc = load_config(cfg, &a->set, &layers, &a->why);
+	int rc = advise_settings_load(&a->set, cfg, &a->why);
 	if (rc)
 		return rc;
+	long layers = a->set.layers;
 	if (t->source == TOPO_SRC_NONE || t->pp < 2) {
 		a->state = AGG_ADV_NONE;
 		strbuf_addstr(&a->why, t->source == TOPO_SRC_NONE

@@ -53,10 +53,6 @@ struct agg_advice {
 void agg_advice_init(struct agg_advice *a);
 void agg_advice_release(struct agg_advice *a);
 
-/* The [advise] keys ppagg reads (config_check_known()): the engine's
- * (advise_config_keys) and `layers`. NULL-terminated. */
-extern const char *const agg_advice_config_keys[];
-
 /* Checks the [advise] settings of cfg as agg_advice_run() reads them:
  * 0, or PP_EINVAL with "key: what is wrong" appended to err (ppagg and
  * ppsim --from-db refuse them before anything runs, exit 2). */
