@@ -317,7 +317,8 @@ static int read_file(struct raw_file *f, struct primus_dump *d, struct strbuf *e
 		rc = PP_EPARSE;
 	}
 	if (!rc) {
-		qsort(f->it, f->n, sizeof(*f->it), cmp_raw_iter);
+		if (f->n)
+			qsort(f->it, f->n, sizeof(*f->it), cmp_raw_iter);
 		for (size_t i = 1; i < f->n && !rc; i++)
 			if (f->it[i].iteration == f->it[i - 1].iteration) {
 				where(err, f->path, &f->text, f->it[i].pos);
@@ -603,7 +604,8 @@ static int store_trace(struct store *S, int s, size_t i)
 	for (int kind = 0; kind < PRIMUS_NKINDS && !rc; kind++) {
 		size_t nc = x->ncalls[kind];
 		struct primus_call *c = xmalloc((nc + 1) * sizeof(*c));
-		memcpy(c, x->calls[kind], nc * sizeof(*c));
+		if (nc)
+			memcpy(c, x->calls[kind], nc * sizeof(*c));
 		qsort(c, nc, sizeof(*c), cmp_call_time);
 		for (size_t j = 0; j < nc && !rc; j++) {
 			if (kind == PRIMUS_WGRAD) {
