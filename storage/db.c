@@ -554,8 +554,9 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *
 		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
 		goto out_fail;
 	}
-	int rc = db->readonly ? schema_check(db->conn, why, sizeof(why))
-			      : schema_apply(db->conn, why, sizeof(why));
+	int rc = !db->readonly              ? schema_apply(db->conn, why, sizeof(why))
+		 : (flags & DB_ANY_VERSION) ? schema_check_readable(db->conn, why, sizeof(why))
+					    : schema_check(db->conn, why, sizeof(why));
 	if (!rc && fresh)
 		rc = exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why));
 	if (rc) {
