@@ -908,7 +908,8 @@ static void sentence(struct ctx *C)
 		}
 	rank_findings(C, &f);
 	stage_findings(C, &f);
-	qsort(f.v, f.n, sizeof(*f.v), cmp_finding);
+	if (f.n)
+		qsort(f.v, f.n, sizeof(*f.v), cmp_finding);
 	if (r->has_metric[CMP_STEP] && isfinite(st->change)) {
 		strbuf_addstr(s, "Step ");
 		pct(s, st->change);

@@ -329,7 +329,7 @@ void report_compare_html(const struct report *R, struct strbuf *h)
 	const struct agg_compare *c = &R->job->compare;
 	if (c->state == AGG_CMP_NONE)
 		return;
-	strbuf_addstr(h, "<section id=\"compare\">\n<h2>Compared with ");
+	strbuf_addstr(h, "<section id=\"baseline\">\n<h2>Compared with ");
 	report_html_escape(h, c->baseline);
 	strbuf_addstr(h, "</h2>\n");
 	if (c->state == AGG_CMP_FAILED) {

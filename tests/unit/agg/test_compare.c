@@ -34,7 +34,7 @@ static const struct cmp_params params = {
  * one pipeline each, and nrank ranks. */
 static void job(struct cmp_run *r, const double *step_ms, size_t n, int nrank)
 {
-	int it[8];
+	int it[8] = { 0 };
 	for (size_t i = 0; i < n; i++)
 		it[i] = (int)i + 1;
 	cmp_run_init(r, it, n);
