@@ -460,9 +460,35 @@ static void open_failure(const char *path, bool write, bool create, int sys_errn
 	strbuf_release(&dir);
 }
 
+/* A baseline to compare with (DB_ANY_VERSION) is read without a lock and
+ * without the -wal and -shm files a read-only connection would otherwise
+ * create beside it (a folder it must not change): "file:PATH?immutable=1",
+ * PATH's %, ? and # escaped. Not when a -wal file holds transactions: they
+ * are part of the file's content (a run still writing it), read the usual
+ * way. Returns whether uri was made. */
+static bool immutable_uri(const char *path, struct strbuf *uri)
+{
+	struct strbuf wal = STRBUF_INIT;
+	struct stat st;
+	strbuf_addf(&wal, "%s-wal", path);
+	bool busy = !stat(wal.buf, &st) && st.st_size > 0;
+	strbuf_release(&wal);
+	if (busy)
+		return false;
+	strbuf_addstr(uri, "file:");
+	for (const char *p = path; *p; p++)
+		if (*p == '%' || *p == '?' || *p == '#')
+			strbuf_addf(uri, "%%%02X", (unsigned char)*p);
+		else
+			strbuf_addch(uri, *p);
+	strbuf_addstr(uri, "?immutable=1");
+	return true;
+}
+
 struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *err, size_t errlen)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
+	struct strbuf uri = STRBUF_INIT;
 	int oflags = (flags & DB_READONLY)   ? SQLITE_OPEN_READONLY
 		     : (flags & DB_EXISTING) ? SQLITE_OPEN_READWRITE
 					     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -478,7 +504,11 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 		configured = true;
 	}
-	if (sqlite3_open_v2(path, &db->conn, oflags, NULL) != SQLITE_OK) {
+	if ((flags & DB_READONLY) && (flags & DB_ANY_VERSION) && immutable_uri(path, &uri))
+		oflags |= SQLITE_OPEN_URI;
+	int orc = sqlite3_open_v2(uri.len ? uri.buf : path, &db->conn, oflags, NULL);
+	strbuf_release(&uri);
+	if (orc != SQLITE_OK) {
 		char why[PATH_MAX + 128];
 		open_failure(path, !(oflags & SQLITE_OPEN_READONLY), oflags & SQLITE_OPEN_CREATE,
 			     db->conn ? sqlite3_system_errno(db->conn) : 0, why, sizeof(why));

@@ -29,7 +29,9 @@ enum {
 	DB_NO_CHECKPOINT = 1u << 1,
 	DB_EXISTING = 1u << 2, /* read-write, but never create the file */
 	/* With DB_READONLY: a file of any version up to this pptrace's, read
-	 * as it is (a baseline to compare with: storage/db_compare.h). */
+	 * as it is (a baseline to compare with: storage/db_compare.h), without
+	 * a lock and without creating -wal or -shm files beside it (SQLite's
+	 * immutable mode) unless its -wal holds transactions. */
 	DB_ANY_VERSION = 1u << 3
 };
 
