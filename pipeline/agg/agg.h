@@ -12,9 +12,10 @@
  * model of an iteration, agg_iter.h), agg_calc.c and agg_ideal.c (the
  * numbers, agg_calc.h), agg_vpp.c (agg_vpp.h), agg_overview.c (the
  * overview's numbers and the render plan), agg_timeline.c (the timelines'
- * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_advice.c
- * (agg_advice.h), agg_import.c (an import's topology), topology.c
- * (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
+ * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_compare.c and
+ * agg_compare_calc.c (the comparison with a baseline, agg_compare.h),
+ * agg_advice.c (agg_advice.h), agg_import.c (an import's topology),
+ * topology.c (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
 #ifndef AGG_H
@@ -25,6 +26,7 @@
 #include <stdint.h>
 
 #include "agg_advice.h"
+#include "agg_compare.h"
 #include "agg_iter.h"
 #include "agg_vpp.h"
 #include "agg_whatif.h"
@@ -58,10 +60,11 @@ struct agg_opts {
 	enum agg_rank_charts rank_charts; /* --rank-charts: the render plan */
 	int *rank_list;                   /* --rank-charts <list>: also rendered (flagged) */
 	int nrank_list;
-	bool rank_charts_given; /* the flag was given (the config key yields) */
-	struct config *config;  /* never NULL */
-	bool advise_only;       /* the schedule advisor alone (ppsim --from-db):
-				 * no row of ppagg's stored, no other analysis */
+	bool rank_charts_given;          /* the flag was given (the config key yields) */
+	struct config *config;           /* never NULL */
+	struct agg_compare_opts compare; /* --compare: the baseline, thresholds */
+	bool advise_only;                /* the schedule advisor alone (ppsim --from-db):
+					  * no row of ppagg's stored, no other analysis */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -84,6 +87,9 @@ struct agg_job {
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
 	struct agg_advice advice; /* the schedule advisor (agg_advice.h) */
+	/* The comparison with a baseline (agg_compare.h); its
+	 * r.regression makes ppagg's exit status 4 (cmd/ppagg.c). */
+	struct agg_compare compare;
 };
 
 /* Analyses what o selects into job: opens the database, loads the

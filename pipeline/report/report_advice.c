@@ -8,11 +8,8 @@
  */
 #include "report_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "chart/gnuplot.h"
 #include "util/pp.h"
@@ -237,36 +234,16 @@ static int write_chart(FILE *f, const char *base, const void *vctx)
 	return 0;
 }
 
-/* A run without advice removes the files an earlier run wrote (only these
- * names, in the folder opened without following a symlink), and the folder
- * when it is left empty. */
-static void remove_stale(const struct report *R)
-{
-	static const char *const names[] = { "advice.csv", "advice_memory.csv", "step_memory.gp",
-					     "step_memory.png", "step_memory.svg" };
-	struct strbuf dir = STRBUF_INIT;
-	int outfd, fd;
-	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL, 0))
-		return;
-	report_rel(&dir, RF_ADVICE, 0, 0);
-	fd = openat(outfd, dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (unlinkat(fd, names[i], 0) && errno != ENOENT)
-				warn("cannot remove the earlier run's '%s/%s/%s': %s", R->out,
-				     dir.buf, names[i], strerror(errno));
-		close(fd);
-		(void)unlinkat(outfd, dir.buf, AT_REMOVEDIR); /* fails when not empty */
-	}
-	close(outfd);
-	strbuf_release(&dir);
-}
+/* What a run with advice writes to advice/: a run without removes it. */
+static const char *const advice_files[] = { "advice.csv", "advice_memory.csv", "step_memory.gp",
+					    "step_memory.png", "step_memory.svg" };
 
 int report_advice_files(struct report *R)
 {
 	const struct agg_advice *a = &R->job->advice;
 	if (a->state != AGG_ADV_DONE) {
-		remove_stale(R);
+		report_remove_stale(R, RF_ADVICE, advice_files,
+				    sizeof(advice_files) / sizeof(advice_files[0]));
 		return 0;
 	}
 	struct strbuf dir = STRBUF_INIT, prefix = STRBUF_INIT;
