@@ -14,27 +14,9 @@ ppsim --devices 4 --microbatches 8 --forward 1.5 --backward 3.25 --json --no-vis
 	ppsim --strategy interleave --devices 4 --stages 8 --microbatches 8 --forward 0.75 \
 		--backward 1.625 --json --no-visualization >il.json ||
 	{ ok_if "ppsim" false; done_testing; exit; }
-python3 - <<'PY'
-import json, os
-def dump(sim, folder, P, V):
-    os.makedirs(folder, exist_ok=True)
-    for r in range(P):
-        ev = {}
-        for o in sim['ops']:
-            if o['device'] != r:
-                continue
-            name = 'forward' if o['type'] == 'F' else 'backward'
-            key = f"{name}-{o['stage'] // P}-{o['batch']}" if V > 1 else f"{name}-{o['batch']}"
-            ev[key + '-start'] = o['start'] + 0.125
-            ev[key + '-end'] = o['end'] + 0.125
-        ev['total-execution-time'] = sim['makespan']
-        vname = V if V > 1 else 'None'
-        with open(f"{folder}/event_times_PP{P}_VPP{vname}_TPxCPxDP_rank_0_pp_rank_{r}_rank_{r}.json", 'w') as f:
-            json.dump(ev, f)
-dump(json.load(open('m8.json')), 'plain/iteration_3', 4, 1)
-dump(json.load(open('m6.json')), 'm6/iteration_3', 4, 1)
-dump(json.load(open('il.json')), 'vpp/iteration_3', 4, 2)
-PY
+dump="python3 $PP_ROOT/tests/e2e/pptimer-dump.py"
+$dump m8.json plain/iteration_3 4 1 && $dump m6.json m6/iteration_3 4 1 && $dump il.json vpp/iteration_3 4 2 ||
+	{ ok_if "the dumps" false; done_testing; exit; }
 for d in plain m6; do
 	ppbatch --format pp-timer --input $d --pp-size 4 --vpp-size 1 -q &&
 		ppagg --base-folder $d --pp 4 --no-render -q
