@@ -1,33 +1,15 @@
 #!/bin/bash
 # The advisor on a PP-timer import (ppbatch --format pp-timer; the dump made
-# from ppsim's own JSON, PP 4, 8 micro-batches, two data-parallel replicas):
+# from ppsim's own JSON by tests/e2e/pptimer-dump.py, PP 4, 8 micro-batches,
+# two data-parallel replicas):
 # ppagg --db works alone (the import's sizes give the pipeline) and the
 # advice view replays the dump's step; a job without a pipeline gets no rows,
 # no section and one note; [advise] keys are checked.
 source "$PP_ROOT/tests/lib.sh"
-mkdir -p dump/run
 ppsim --devices 4 --microbatches 8 --forward 1.5 --backward 3 --json --no-visualization >pl.json
-python3 - <<'PY'
-import json
-sim = json.load(open('pl.json'))
-P = 4
-for it in (1, 2, 3):
-    for r in range(P):
-        ev = {}
-        for o in sim['ops']:
-            if o['device'] != r:
-                continue
-            name = 'forward' if o['type'] == 'F' else 'backward'
-            ev[f"{name}-{o['batch']}-start"] = o['start'] + 0.125
-            ev[f"{name}-{o['batch']}-end"] = o['end'] + 0.125
-        ev['total-execution-time'] = sim['makespan'] + 0.25
-        for dp in (0, 1):
-            import os
-            os.makedirs(f"dump/iteration_{it}", exist_ok=True)
-            with open(f"dump/iteration_{it}/event_times_PP{P}_VPPNone_TPxCPxDP_rank_{dp}_pp_rank_{r}_rank_{r + P * dp}.json", 'w') as f:
-                json.dump(ev, f)
-PY
-rm -rf dump/run
+for it in 1 2 3; do
+	python3 "$PP_ROOT/tests/e2e/pptimer-dump.py" pl.json dump/iteration_$it 4 1 --dp 2
+done
 ppbatch --format pp-timer --input dump --pp-size 4 --vpp-size 1 --layers 16 --db t.db >imp.txt 2>&1
 is "pp-timer import: exit 0" 0 $?
 is "... its sizes recorded" "pp-timer|4|1|16" "$(sql t.db 'SELECT format, pp_size, vpp_size, num_layers FROM imports')"
@@ -37,7 +19,7 @@ ok_if "... the topology from the import" grep -q "topology from import: the pp-t
 is "... one pipeline per iteration (not 0)" 3 "$(sql t.db 'SELECT count(*) FROM pipelines')"
 is "... the advice view: the current row replays the step within 2 %" "current|1|8|1" \
 	"$(sql t.db "SELECT schedule, vpp, microbatches, abs(delta) < 0.02 FROM advice WHERE row = 0")"
-is "... the step measured from the dump's total (median of iterations 2..)" "$(python3 -c "import json; print(round((json.load(open('pl.json'))['makespan'] + 0.25) * 1e6))")" \
+is "... the step measured from the dump's total (median of iterations 2..)" "$(python3 -c "import json; print(round(json.load(open('pl.json'))['makespan'] * 1e6))")" \
 	"$(sql t.db "SELECT CAST(round(measured_step_ns) AS INTEGER) FROM advice WHERE row = 0")"
 is "... the source named" "pp-timer|2|2|3" \
 	"$(sql t.db 'SELECT source, iterations, first_iteration, last_iteration FROM advice_summary')"
