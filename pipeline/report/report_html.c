@@ -655,6 +655,13 @@ static void overview(struct strbuf *h, const struct report *R, const struct agg_
 				 "stage × replica grid.</p>\n");
 	} else {
 		fold_note(h, t);
+		strbuf_addf(h,
+			    "<p class=\"note\">Colours: in the bubble, compute and idle maps each "
+			    "cell is compared with the median cell of its stage, on a scale of at "
+			    "least ±%.0f %% of the median compute (idle, compute) or ±%.0f points "
+			    "(bubble), so an even job stays pale and a straggler stands out "
+			    "(docs/ppagg.md, \"Overview\"); coverage runs up to 100 %%.</p>\n",
+			    100 * R->job->threshold, 50 * R->job->threshold);
 		strbuf_addstr(h, "<div class=\"grid\">\n");
 		for (int m = 0; m < AGG_NMETRICS; m++) {
 			strbuf_reset(&rel);
