@@ -3,7 +3,7 @@
 # dp 8, one iteration, ~1 GB) and 8,192 ranks (tp 8 x pp 16 x dp 64, small
 # layers), each through ppbatch -j 2 and ppagg with its default rendering.
 # Per size: wall and CPU seconds (CPU includes the gnuplot children), the
-# output's bytes (apparent, and on disk), index.html and the iteration
+# output's bytes (apparent, and on disk) and files, index.html and the iteration
 # page, charts rendered and scripts written; at 1,024 ranks also headless
 # Chromium opening index.html (wall time to the loaded DOM, images loaded).
 # The load average is recorded beside each run: these are wall times on a
@@ -42,6 +42,7 @@ one() {
 	local out="$tree/pptrace"
 	put "report_${n}_output_bytes" "$(du -sb "$out" | cut -f1)" B
 	put "report_${n}_output_disk_bytes" "$(($(du -sk "$out" | cut -f1) * 1024))" B
+	put "report_${n}_output_files" "$(find "$out" -type f | wc -l)" ""
 	put "report_${n}_index_html_bytes" "$(stat -c %s "$out/index.html")" B
 	put "report_${n}_iteration_html_bytes" "$(stat -c %s "$out/iteration_15.html")" B
 	local err="$W/report_${n}_ppagg.err"
