@@ -13,7 +13,7 @@
 
 #include "agg/topology.h"
 #include "storage/db.h"
-#include "whatif/ops.h"
+#include "whatif/wi_ops.h"
 #include "why/why.h"
 
 struct why_load {
