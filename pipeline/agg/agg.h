@@ -12,8 +12,9 @@
  * model of an iteration, agg_iter.h), agg_calc.c and agg_ideal.c (the
  * numbers, agg_calc.h), agg_vpp.c (agg_vpp.h), agg_overview.c (the
  * overview's numbers and the render plan), agg_timeline.c (the timelines'
- * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), topology.c
- * (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
+ * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_compare.c and
+ * agg_compare_calc.c (the comparison with a baseline, agg_compare.h),
+ * topology.c (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
 #ifndef AGG_H
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agg_compare.h"
 #include "agg_iter.h"
 #include "agg_vpp.h"
 #include "agg_whatif.h"
@@ -73,6 +75,7 @@ struct agg_opts {
 	bool rank_charts_given;           /* the flag was given (the config key yields) */
 	struct agg_charts charts;         /* --charts: what the report shows besides */
 	struct config *config;            /* never NULL */
+	struct agg_compare_opts compare;  /* --compare: the baseline, thresholds */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -94,6 +97,9 @@ struct agg_job {
 	int64_t started_ns;       /* when agg_analyse() started (pp_now_ns()) */
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
+	/* The comparison with a baseline (agg_compare.h); its
+	 * r.regression makes ppagg's exit status 4 (cmd/ppagg.c). */
+	struct agg_compare compare;
 };
 
 /* Analyses what o selects into job: opens the database, loads the

@@ -3,7 +3,8 @@
  * (report_paths.c), the render queue (report_render.c), the writers of the
  * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
  * the pages (report_html.c), and the sections the analyses add to the
- * report (the what-if's: report_whatif.c). Internal to pipeline/report/.
+ * report (the comparison's: report_compare.c; the what-if's:
+ * report_whatif.c). Internal to pipeline/report/.
  */
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
@@ -91,7 +92,13 @@ enum report_file {
 	RF_WHATIF,               /* whatif */
 	RF_WHATIF_SW,            /* whatif/sw: the S_w heatmap */
 	RF_WHATIF_STEP,          /* whatif/step: one step, measured and ideal */
-	RF_WHATIF_JSON           /* whatif/timeline.json: the same for Perfetto */
+	RF_WHATIF_JSON,          /* whatif/timeline.json: the same for Perfetto */
+	RF_COMPARE,              /* compare: the comparison with a baseline */
+	RF_COMPARE_SUMMARY,      /* compare/summary.csv: the compare_summary view */
+	RF_COMPARE_CATEGORIES,   /* compare/categories.csv: compare_categories */
+	RF_COMPARE_OPTYPES,      /* compare/optypes.csv: compare_optypes */
+	RF_COMPARE_GROUPS,       /* compare/groups.csv: compare_groups */
+	RF_COMPARE_RANKS         /* compare/ranks.csv: compare_ranks */
 };
 
 /* The output folder: --out, else <base>/pptrace. malloc'd. */
@@ -125,6 +132,13 @@ FILE *report_open(const struct report_dir *d, const char *name, struct strbuf *p
 		  struct safefile *sf);
 /* Finishes the file report_open() started (path names it). */
 int report_commit(struct safefile *sf, const char *path);
+/* Removes the files names[0..n) (leaf names) that an earlier run wrote to
+ * the folder f and this one does not, so that the folder never shows
+ * another run's analysis; the folder too when it is left empty. Only these
+ * names, relative to the folder opened without following a symlink inside
+ * the output area (util/safefile.h); a failure is a warning. */
+void report_remove_stale(const struct report *R, enum report_file folder, const char *const *names,
+			 size_t n);
 /* Writes the file f (its folder exists) with the content sb. */
 int report_write_file(const struct report *R, enum report_file f, int it, long id,
 		      const struct strbuf *sb);
@@ -191,6 +205,12 @@ void report_html_chart(struct strbuf *h, const struct report *R, const char *rel
  * ranks of every iteration) and iteration_<N>.html (its pipelines, group
  * charts, ranks and rank charts). */
 int report_html_write(const struct report *R);
+
+/* ---- the comparison (report_compare.c): a struct report_section ---- */
+
+int report_compare_files(struct report *R);
+void report_compare_html(const struct report *R, struct strbuf *h);
+void report_compare_headline(const struct report *R, struct strbuf *sb);
 
 /* ---- the what-if (report_whatif.c): a struct report_section ---- */
 

@@ -5,6 +5,7 @@
  */
 #include "report_int.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,6 +65,12 @@ void report_rel(struct strbuf *sb, enum report_file f, int it, long id)
 	case RF_WHATIF_SW: in(sb, RF_WHATIF, it, id, "sw"); return;
 	case RF_WHATIF_STEP: in(sb, RF_WHATIF, it, id, "step"); return;
 	case RF_WHATIF_JSON: in(sb, RF_WHATIF, it, id, "timeline.json"); return;
+	case RF_COMPARE: strbuf_addstr(sb, "compare"); return;
+	case RF_COMPARE_SUMMARY: in(sb, RF_COMPARE, it, id, "summary.csv"); return;
+	case RF_COMPARE_CATEGORIES: in(sb, RF_COMPARE, it, id, "categories.csv"); return;
+	case RF_COMPARE_OPTYPES: in(sb, RF_COMPARE, it, id, "optypes.csv"); return;
+	case RF_COMPARE_GROUPS: in(sb, RF_COMPARE, it, id, "groups.csv"); return;
+	case RF_COMPARE_RANKS: in(sb, RF_COMPARE, it, id, "ranks.csv"); return;
 	}
 }
 
@@ -147,4 +154,25 @@ out:
 	strbuf_release(&path);
 	strbuf_release(&p);
 	return rc;
+}
+
+void report_remove_stale(const struct report *R, enum report_file folder, const char *const *names,
+			 size_t n)
+{
+	struct strbuf dir = STRBUF_INIT;
+	int outfd, fd;
+	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL, 0))
+		return;
+	report_rel(&dir, folder, 0, 0);
+	fd = openat(outfd, dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		for (size_t i = 0; i < n; i++)
+			if (unlinkat(fd, names[i], 0) && errno != ENOENT)
+				warn("cannot remove the earlier run's '%s/%s/%s': %s", R->out,
+				     dir.buf, names[i], strerror(errno));
+		close(fd);
+		(void)unlinkat(outfd, dir.buf, AT_REMOVEDIR); /* fails when not empty */
+	}
+	close(outfd);
+	strbuf_release(&dir);
 }
