@@ -23,6 +23,7 @@ enum {
 	O_PROCESSES,
 	O_FORMAT,
 	O_NO_RENDER,
+	O_CHARTS,
 	O_RANK_CHARTS,
 	O_TP,
 	O_PP,
@@ -48,9 +49,14 @@ static const struct cli_opt options[] = {
 	{ "format", 0, "<list>", "chart formats: png,svg (default both)", O_FORMAT, 0 },
 	{ "no-render", 0, NULL, "write .gp scripts, CSVs and HTML but do not run gnuplot",
 	  O_NO_RENDER, 0 },
+	{ "charts", 0, "<what>",
+	  "more than the report shows: rank=<ranks>, group=<groups>, replica=<replicas>, "
+	  "iteration=<iterations> (lists such as 0-7,77; repeatable), or all (every chart's "
+	  "script and CSV)",
+	  O_CHARTS, 0 },
 	{ "rank-charts", 0, "<which>",
-	  "rank charts to render: auto (default: all while ranks x iterations <= 64, "
-	  "else flagged), all, flagged, none, or a rank list such as 0-7,77 (flagged plus these)",
+	  "older spelling: the report's rank charts, auto (default), flagged or none; all is "
+	  "--charts all with everything rendered, a list is --charts rank=<list>",
 	  O_RANK_CHARTS, 0 },
 	{ "tp", 0, "<n>", "tensor-parallel size (when there is no topology file)", O_TP, 0 },
 	{ "pp", 0, "<n>", "pipeline-parallel size", O_PP, 0 },
@@ -73,7 +79,7 @@ static const struct cli_cmd cmd = {
 	"ppagg",
 	"ppagg --base-folder <dir> [--iterations <n>...] [--db <path>] [--out <dir>]\n"
 	"             [--time-alignment global|individual] [-j <n>] [--format png,svg] [--no-render]\n"
-	"             [--rank-charts auto|all|flagged|none|<ranks>]\n"
+	"             [--charts rank=<ranks>|group=<groups>|replica=<m>|iteration=<n>|all]...\n"
 	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>]\n"
 	"             [--compare <db> [--compare-iterations <n>...]] [--config <file>] [--quiet]\n"
 	"   or: ppagg --input <dir>/iteration_<n> [options]\n"
@@ -83,6 +89,7 @@ static const struct cli_cmd cmd = {
 	options,
 	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
 	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render\n"
+	"  ppagg --base-folder /data/run42 --charts rank=5,17 --charts group=3\n"
 	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis\n"
 	"  ppagg --base-folder /data/run43 --compare /data/run42/pptrace.db",
 	"  0  everything worked\n"
@@ -100,6 +107,7 @@ static const char *const known_keys[] = { "straggler_threshold",
 					  "format",
 					  "time_alignment",
 					  "rank_charts",
+					  "charts",
 					  "tp",
 					  "pp",
 					  "dp",
@@ -160,21 +168,10 @@ static const struct int_setting *int_setting_of(int id)
 	return NULL;
 }
 
-/* --rank-charts / agg.rank_charts: a mode, or a list of ranks and ranges
- * ("0-7,77"), which renders the flagged ranks and these. 0 or PP_EINVAL. */
-static int parse_rank_charts(const char *s, struct agg_opts *o)
+/* A list of numbers and ranges ("0-7,77") appended to *v (*n of them).
+ * 0 or PP_EINVAL. */
+static int parse_list(const char *s, int **v, int *n)
 {
-	static const char *const modes[] = { "auto", "all", "flagged", "none" };
-	for (int m = 0; m < 4; m++)
-		if (!strcmp(s, modes[m])) {
-			o->rank_charts = (enum agg_rank_charts)m;
-			return 0;
-		}
-	free(o->rank_list);
-	o->rank_list = NULL;
-	o->nrank_list = 0;
-	o->rank_charts = AGG_RC_FLAGGED;
-	size_t alloc = 0;
 	char tok[32];
 	for (const char *p = s;; p++) {
 		size_t len = strcspn(p, ",");
@@ -189,18 +186,58 @@ static int parse_rank_charts(const char *s, struct agg_opts *o)
 		if (cli_parse_long(tok, 0, 1000000, &lo) ||
 		    cli_parse_long(dash ? dash + 1 : tok, 0, 1000000, &hi) || hi < lo)
 			return PP_EINVAL;
-		for (long r = lo; r <= hi; r++) {
-			if ((size_t)o->nrank_list == alloc) {
-				alloc = alloc ? 2 * alloc : 16;
-				o->rank_list = xrealloc(o->rank_list, alloc * sizeof(int));
-			}
-			o->rank_list[o->nrank_list++] = (int)r;
-		}
+		*v = xrealloc(*v, ((size_t)*n + (size_t)(hi - lo) + 1) * sizeof(int));
+		for (long r = lo; r <= hi; r++)
+			(*v)[(*n)++] = (int)r;
 		p += len;
 		if (!*p)
 			return 0;
 	}
 }
+
+/* --rank-charts / agg.rank_charts, the older spelling: a mode, or a list of
+ * ranks ("0-7,77"), which is --charts rank=<list>. 0 or PP_EINVAL. */
+static int parse_rank_charts(const char *s, struct agg_opts *o)
+{
+	static const char *const modes[] = { "auto", "all", "flagged", "none" };
+	for (int m = 0; m < 4; m++)
+		if (!strcmp(s, modes[m])) {
+			o->rank_charts = (enum agg_rank_charts)m;
+			o->charts.all |= o->rank_charts == AGG_RC_ALL;
+			return 0;
+		}
+	o->rank_charts = AGG_RC_AUTO;
+	return parse_list(s, &o->charts.ranks, &o->charts.nranks);
+}
+
+/* One --charts value (or the words of agg.charts): all, or
+ * <kind>=<list>. 0 or PP_EINVAL. */
+static int parse_charts(const char *s, struct agg_charts *c)
+{
+	static const char *const kinds[] = { "rank=", "group=", "replica=", "iteration=" };
+	int **lists[] = { &c->ranks, &c->groups, &c->replicas, &c->iterations };
+	int *counts[] = { &c->nranks, &c->ngroups, &c->nreplicas, &c->niterations };
+	if (!strcmp(s, "all")) {
+		c->all = true;
+		return 0;
+	}
+	for (int k = 0; k < 4; k++)
+		if (!strncmp(s, kinds[k], strlen(kinds[k])))
+			return parse_list(s + strlen(kinds[k]), lists[k], counts[k]);
+	return PP_EINVAL;
+}
+
+static void charts_release(struct agg_charts *c)
+{
+	free(c->ranks);
+	free(c->groups);
+	free(c->replicas);
+	free(c->iterations);
+}
+
+#define CHARTS_EXPECTED                                                                   \
+	"expected all, rank=<list>, group=<list>, replica=<list> or iteration=<list>, a " \
+	"list such as 0-7,77"
 
 static int parse_args(struct opts *o, struct cli_state *st, const char **format, const char **align,
 		      const char **config)
@@ -222,6 +259,10 @@ static int parse_args(struct opts *o, struct cli_state *st, const char **format,
 		case O_ALIGN: *align = st->arg; break;
 		case O_FORMAT: *format = st->arg; break;
 		case O_NO_RENDER: o->out.render = false; break;
+		case O_CHARTS:
+			if (parse_charts(st->arg, &a->charts))
+				return cli_bad_value(&cmd, st, CHARTS_EXPECTED);
+			break;
 		case O_RANK_CHARTS:
 			a->rank_charts_given = true;
 			if (parse_rank_charts(st->arg, a))
@@ -299,6 +340,20 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 		return error("%s: agg.rank_charts = '%s': expected auto, all, flagged, none "
 			     "or a rank list such as 0-7,77",
 			     path, rc_key);
+	const char *ch = config_get(a->config, "agg.charts");
+	for (const char *p = ch; p && *p;) {
+		size_t n = strcspn(p, " \t");
+		char word[256];
+		if (n && n < sizeof(word)) {
+			memcpy(word, p, n);
+			word[n] = '\0';
+		}
+		if (n && (n >= sizeof(word) || parse_charts(word, &a->charts)))
+			return error("%s: agg.charts = '%s': " CHARTS_EXPECTED
+				     " (several separated by spaces)",
+				     path, ch);
+		p += n + strspn(p + n, " \t");
+	}
 	struct strbuf aerr = STRBUF_INIT;
 	if (agg_advice_check_config(a->config, &aerr)) {
 		error("%s", aerr.buf);
@@ -386,7 +441,7 @@ int main(int argc, char **argv)
 	rc = run(&o);
 out:
 	config_free(o.agg.config);
-	free(o.agg.rank_list);
+	charts_release(&o.agg.charts);
 	cli_release(&st);
 	return rc;
 }

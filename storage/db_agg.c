@@ -25,6 +25,7 @@ enum {
 	Q_CATEGORIES,
 	Q_STEPS,
 	Q_BLOCKS,
+	Q_TRACE_BLOCKS,
 	Q_GROUPS,
 	Q_OPS,
 	Q_OP_SOURCE,
@@ -32,6 +33,14 @@ enum {
 	Q_ANNOTATIONS,
 	Q_COUNT
 };
+
+/* The timeline blocks' kernels of the traces that match `where`. */
+#define BLOCKS_SQL(where)                                                              \
+	"SELECT t.id, t.rank, k.code, k.seq, t.window_start_ns + k.start, k.dur"       \
+	" FROM traces t CROSS JOIN kernel_t k"                                         \
+	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"                 \
+	" WHERE " where " AND EXISTS (SELECT 1 FROM step_t s WHERE s.trace_id = t.id)" \
+	" AND k.seq IS NOT NULL AND (k.code & 15) NOT IN (?2, ?3)"
 
 /* In enum order. */
 static const char *const query_sql[Q_COUNT] = {
@@ -49,11 +58,15 @@ static const char *const query_sql[Q_COUNT] = {
 	" JOIN category_codes c ON c.code = s.category"
 	" WHERE t.iteration = ?1 ORDER BY t.rank, c.name",
 
+	/* The iteration's traces drive the query (CROSS JOIN keeps SQLite
+	 * from scanning every step of the database once per iteration: 44
+	 * iterations of an op trace took 2 G instructions), each a search of
+	 * step_t's primary key. */
 	"SELECT t.id, t.rank, s.phase, s.seq, s.cpu_start_ns, s.cpu_end_ns,"
 	" s.start_ns, s.end_ns,"
 	" CASE WHEN s.start_ns IS NULL THEN 0 ELSE s.end_ns - s.start_ns END,"
 	" s.comp_ns, s.comm_ns, s.overlap_ns, s.kernels, s.chunk, s.mbs"
-	" FROM traces t JOIN step_t s ON s.trace_id = t.id"
+	" FROM traces t CROSS JOIN step_t s ON s.trace_id = t.id"
 	" JOIN phase_codes p ON p.code = s.phase"
 	" WHERE t.iteration = ?1 ORDER BY t.rank, p.name, s.seq",
 
@@ -61,11 +74,10 @@ static const char *const query_sql[Q_COUNT] = {
 	 * seq is its step's, and every step has its row: a trace without
 	 * steps (not Megatron) is not scanned (the EXISTS is tested once per
 	 * trace, in the outer loop). */
-	"SELECT t.id, t.rank, k.code, k.seq, t.window_start_ns + k.start, k.dur"
-	" FROM traces t CROSS JOIN kernel_t k"
-	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
-	" WHERE t.iteration = ?1 AND EXISTS (SELECT 1 FROM step_t s WHERE s.trace_id = t.id)"
-	" AND k.seq IS NOT NULL AND (k.code & 15) NOT IN (?2, ?3)",
+	BLOCKS_SQL("t.iteration = ?1"),
+
+	/* The same, of one trace (a rowid look-up). */
+	BLOCKS_SQL("t.id = ?1"),
 
 	/* The groups the iteration's kernels name. "+id" keeps SQLite from
 	 * driving the query by the list: it scans pgroups (a handful of rows)
@@ -106,6 +118,7 @@ static const char *const what[Q_COUNT] = {
 	"cannot read traces",
 	"cannot read category_stats",
 	"cannot read steps",
+	"cannot read kernels",
 	"cannot read kernels",
 	"cannot read process groups",
 	"cannot read ops",
@@ -440,7 +453,9 @@ int db_agg_steps(struct db *db, int64_t iteration,
 	return each(db, Q_STEPS, iteration, NULL, row_step, &v, NULL);
 }
 
-int db_agg_blocks(struct db *db, int64_t iteration,
+/* The blocks of query q (Q_BLOCKS or Q_TRACE_BLOCKS) for each of the n
+ * keys (an iteration, or trace ids), one statement rebound per key. */
+static int blocks(struct db *db, int q, const int64_t *keys, size_t n,
 		  int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx)
 {
 	struct bgroup g = { .fn = fn, .ctx = ctx };
@@ -451,20 +466,35 @@ int db_agg_blocks(struct db *db, int64_t iteration,
 	for (int p = 0; p < 8; p++)
 		g.ph_order[p] =
 			p >= 1 && p <= RR_NPHASES ? name_order(ph_name, p, RR_NPHASES + 1) : 255;
-	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_BLOCKS], -1, &st, NULL) != SQLITE_OK)
-		return db_note_sql_error(db, what[Q_BLOCKS]);
-	sqlite3_bind_int64(st, 1, iteration);
+	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[q], -1, &st, NULL) != SQLITE_OK)
+		return db_note_sql_error(db, what[q]);
 	sqlite3_bind_int(st, 2, RR_MEMORY);
 	sqlite3_bind_int(st, 3, RR_OTHER);
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW)
-		rc = row_block(st, &g);
-	if (!rc && s != SQLITE_DONE)
-		rc = db_note_sql_error(db, what[Q_BLOCKS]);
+	for (size_t i = 0; i < n && !rc; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, keys[i]);
+		while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW)
+			rc = row_block(st, &g);
+		if (!rc && s != SQLITE_DONE)
+			rc = db_note_sql_error(db, what[q]);
+	}
 	sqlite3_finalize(st);
 	if (!rc && g.n)
 		rc = bgroup_flush(&g);
 	free(g.k);
 	return rc;
+}
+
+int db_agg_blocks(struct db *db, int64_t iteration,
+		  int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx)
+{
+	return blocks(db, Q_BLOCKS, &iteration, 1, fn, ctx);
+}
+
+int db_agg_trace_blocks(struct db *db, const int64_t *trace_ids, size_t n,
+			int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx)
+{
+	return blocks(db, Q_TRACE_BLOCKS, trace_ids, n, fn, ctx);
 }
 
 int db_agg_process_groups(struct db *db, int64_t iteration,

@@ -98,6 +98,11 @@ struct db_agg_block {
  * seq, recompute flag. One scan of the iteration's kernels. */
 int db_agg_blocks(struct db *db, int64_t iteration,
 		  int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx);
+/* The same for the n traces trace_ids only, in that order (each a rowid
+ * range of the kernels: a few ranks of a large iteration are read without
+ * scanning the others). */
+int db_agg_trace_blocks(struct db *db, const int64_t *trace_ids, size_t n,
+			int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx);
 
 /* Calls fn with each distinct (description, ranks) of the process groups
  * that the iteration's kernels name (both present). */

@@ -4,7 +4,8 @@
  *   → the op trace's workers → none) → the VPP, once (agg.vpp, or the
  *   schedule's when it fits only another: agg_vpp_decide()) → per
  *   iteration: labels, agg_compute, its line on stderr, the overview's
- *   numbers and the render plan → one transaction rewriting
+ *   numbers → the render plan (the detailed iterations, then per
+ *   iteration what the report shows) → one transaction rewriting
  *   pp_groups/pipelines/stragglers rows → the analyses, in the order of
  *   analyses[] (the what-if: agg_whatif.c; the schedule advisor:
  *   agg_advice.c; the comparison with a baseline: agg_compare.c), each
@@ -400,8 +401,58 @@ static void decide_vpp(struct run *R)
 		     v->why.buf, v->cfg, dflt);
 }
 
-/* Labels, computes and reports every iteration, its overview and render
- * plan, then stores ppagg's rows. */
+/* What --charts names that the job lacks: said, never fatal (the rest of
+ * the report is written). */
+static void charts_absent(const struct run *R)
+{
+	const struct agg_charts *c = &R->o->charts;
+	const struct topology *t = &R->job->topo;
+	struct strbuf sb = STRBUF_INIT;
+	for (int k = 0; k < c->niterations; k++) {
+		bool found = false;
+		for (size_t i = 0; i < R->job->niters && !found; i++)
+			found = R->job->its[i].iteration == c->iterations[k];
+		if (!found)
+			strbuf_addf(&sb, "%siteration=%d", sb.len ? ", " : "", c->iterations[k]);
+	}
+	for (int k = 0; k < c->nranks; k++) {
+		bool found = false;
+		for (size_t i = 0; i < R->job->niters && !found; i++)
+			found = agg_iter_rank(&R->job->its[i], c->ranks[k]) != NULL;
+		if (!found)
+			strbuf_addf(&sb, "%srank=%d", sb.len ? ", " : "", c->ranks[k]);
+	}
+	for (int k = 0; k < c->ngroups; k++)
+		if ((size_t)c->groups[k] >= t->groups[TOPO_PP].n)
+			strbuf_addf(&sb, "%sgroup=%d", sb.len ? ", " : "", c->groups[k]);
+	for (int k = 0; k < c->nreplicas; k++)
+		if ((size_t)c->replicas[k] >= t->groups[TOPO_MODEL].n)
+			strbuf_addf(&sb, "%sreplica=%d", sb.len ? ", " : "", c->replicas[k]);
+	if (sb.len)
+		warn("--charts %s: not in the aggregated iterations or the topology; nothing to "
+		     "draw",
+		     sb.buf);
+	strbuf_release(&sb);
+}
+
+/* The render plan: the iterations the report details, then per iteration
+ * the charts it shows (docs/ppagg.md "What the report shows"). */
+static void plan(struct run *R)
+{
+	const struct agg_opts *o = R->o;
+	struct agg_job *job = R->job;
+	size_t ndetailed = 0;
+	agg_plan_iterations(job->its, job->niters, &o->charts,
+			    o->charts.all || o->rank_charts == AGG_RC_ALL);
+	for (size_t i = 0; i < job->niters; i++)
+		ndetailed += job->its[i].plan.detail != 0;
+	for (size_t i = 0; i < job->niters; i++)
+		agg_plan_compute(&job->its[i], &job->topo, o, ndetailed);
+	charts_absent(R);
+}
+
+/* Labels, computes and reports every iteration and its overview, plans
+ * the report, then stores ppagg's rows. */
 static int compute(struct run *R)
 {
 	const struct agg_opts *o = R->o;
@@ -423,9 +474,9 @@ static int compute(struct run *R)
 		if (it->nfailed)
 			R->job->partial = 1;
 		report_iteration(R, it);
-		agg_overview_compute(it, t, o->rank_list, o->nrank_list);
-		agg_plan_compute(it, t, o->rank_charts, (size_t)R->niters);
+		agg_overview_compute(it, t, o->charts.ranks, o->charts.nranks);
 	}
+	plan(R);
 	if (!o->advise_only && (rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
 		return db_error(R, rc);
 	return 0;

@@ -35,16 +35,32 @@
 struct config;
 struct db;
 
-/* Which ranks get their own charts rendered (--rank-charts); the scripts
- * of every rank are written whatever the choice. */
+/* Which rank charts the report shows of its own accord (--rank-charts, the
+ * older spelling; docs/ppagg.md "What the report shows"). */
 enum agg_rank_charts {
-	AGG_RC_AUTO,    /* all while ranks × iterations <= AGG_AUTO_ALL_RANKS,
-			 * else flagged */
-	AGG_RC_ALL,     /* every chart in every format */
-	AGG_RC_FLAGGED, /* stragglers, worst ranks, failed ranks, the listed ones */
-	AGG_RC_NONE     /* no rank chart (groups and overview still) */
+	AGG_RC_AUTO,    /* every rank while ranks × detailed iterations <=
+			 * AGG_AUTO_ALL_RANKS, else the flagged ones */
+	AGG_RC_ALL,     /* every chart of every iteration, rendered in every
+			 * format (--charts all, and everything rendered) */
+	AGG_RC_FLAGGED, /* the flagged ranks, whatever the job's size */
+	AGG_RC_NONE     /* no rank chart (overview and groups still) */
 };
 enum { AGG_AUTO_ALL_RANKS = 64 };
+
+/* What the report shows beyond its own choice (--charts): each named rank,
+ * PP group, model replica and iteration is written, rendered and linked
+ * from the pages. The lists are the caller's.
+ *   all         every chart and CSV of every iteration (the report's own
+ *               rendered, the rest scripts only)
+ *   ranks       rank=: their charts and CSVs in every detailed iteration
+ *   groups      group=: these PP groups' timelines
+ *   replicas    replica=: these model replicas' timelines
+ *   iterations  iteration=: these iterations in detail */
+struct agg_charts {
+	bool all;
+	int *ranks, *groups, *replicas, *iterations;
+	int nranks, ngroups, nreplicas, niterations;
+};
 
 /* What to analyse and how (the output's options: report/report.h). */
 struct agg_opts {
@@ -57,14 +73,13 @@ struct agg_opts {
 	int vpp;                          /* virtual pipeline size (config agg.vpp) */
 	double threshold;                 /* agg.straggler_threshold, default 0.10 */
 	bool quiet;                       /* --quiet */
-	enum agg_rank_charts rank_charts; /* --rank-charts: the render plan */
-	int *rank_list;                   /* --rank-charts <list>: also rendered (flagged) */
-	int nrank_list;
-	bool rank_charts_given;          /* the flag was given (the config key yields) */
-	struct config *config;           /* never NULL */
-	struct agg_compare_opts compare; /* --compare: the baseline, thresholds */
-	bool advise_only;                /* the schedule advisor alone (ppsim --from-db):
-					  * no row of ppagg's stored, no other analysis */
+	enum agg_rank_charts rank_charts; /* --rank-charts: the report's own rank charts */
+	bool rank_charts_given;           /* the flag was given (the config key yields) */
+	struct agg_charts charts;         /* --charts: what the report shows besides */
+	struct config *config;            /* never NULL */
+	struct agg_compare_opts compare;  /* --compare: the baseline, thresholds */
+	bool advise_only;                 /* the schedule advisor alone (ppsim --from-db):
+					   * no row of ppagg's stored, no other analysis */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs

@@ -41,16 +41,28 @@ int agg_import_topology(struct db *db, struct topology *t, int *vpp);
 /* ---- the overview and the render plan (agg_overview.c) ---- */
 
 /* Fills it->ov: the grid (when the topology has PP groups and replicas),
- * the step distributions, the worst ranks and the flagged ranks (stragglers,
- * the worst ranks, failed and conflicting ranks, the listed ones). */
+ * the step distributions, the worst ranks and the flagged
+ * ranks (the AGG_TOP stragglers of the largest excess, the worst ranks,
+ * failed and conflicting ranks, the listed ones). */
 void agg_overview_compute(struct agg_iter *it, const struct topology *t, const int *listed,
 			  int nlisted);
-/* Fills it->plan from it->ov's flags (docs/ppagg.md "What is rendered"):
- * every chart in every format under AGG_RC_ALL, and under AGG_RC_AUTO while
- * ranks × niters <= AGG_AUTO_ALL_RANKS; else the flagged ranks' charts
- * (none under AGG_RC_NONE), the PP groups holding a straggler in every
- * format, every other group and replica as one image, the overview whole. */
-void agg_plan_compute(struct agg_iter *it, const struct topology *t, enum agg_rank_charts mode,
-		      size_t niters);
+/* Chooses the iterations the report details (agg_plan.detail): every one
+ * when there are at most AGG_DETAIL_ITERS or every is set (--charts all);
+ * else the slowest, the median and the fastest by agg_iter_time(); and
+ * those c names. */
+void agg_plan_iterations(struct agg_iter *its, size_t n, const struct agg_charts *c, bool every);
+/* Fills it->plan from its detail, it->ov's flags and o (docs/ppagg.md
+ * "What the report shows"); ndetailed: the detailed iterations of the run.
+ * Nothing is written of an iteration that is not detailed. In a detailed
+ * one: the overview; every chart in every format under AGG_RC_ALL, and
+ * under AGG_RC_AUTO while ranks × ndetailed <= AGG_AUTO_ALL_RANKS; else the
+ * flagged ranks' charts (under AGG_RC_NONE only those --charts names),
+ * the PP groups of the shown stragglers and those --charts names in every
+ * format, those of the AGG_TOP_GROUPS slowest pipelines as one image, the
+ * model replicas of the shown stragglers and of the slowest pipeline as
+ * one image, those --charts names in every format. Everything else is a
+ * script under --charts all, and not written otherwise. */
+void agg_plan_compute(struct agg_iter *it, const struct topology *t, const struct agg_opts *o,
+		      size_t ndetailed);
 
 #endif

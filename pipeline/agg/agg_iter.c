@@ -21,6 +21,20 @@ struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank)
 	return lo < it->nranks && it->ranks[lo].in.rank == rank ? &it->ranks[lo] : NULL;
 }
 
+int64_t agg_iter_time(const struct agg_iter *it)
+{
+	int64_t best = 0;
+	for (size_t i = 0; i < it->res.npipes; i++)
+		if (it->res.pipes[i].measured > best)
+			best = it->res.pipes[i].measured;
+	if (!best)
+		for (size_t i = 0; i < it->nranks; i++)
+			if (it->ranks[i].in.has_window &&
+			    it->ranks[i].in.win_e - it->ranks[i].in.win_s > best)
+				best = it->ranks[i].in.win_e - it->ranks[i].in.win_s;
+	return best;
+}
+
 bool agg_rank_whole(const struct agg_rank *r)
 {
 	return r && r->trace_id && r->status && !strcmp(r->status, "ok");
@@ -58,6 +72,7 @@ static void plan_release(struct agg_plan *p)
 	free(p->rank_timeline);
 	free(p->rank_overlap);
 	free(p->pp_group);
+	free(p->model_group);
 }
 
 void agg_iter_release(struct agg_iter *it)

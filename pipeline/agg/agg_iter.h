@@ -63,7 +63,9 @@ extern const struct agg_metric_info agg_metrics[AGG_NMETRICS];
 
 enum { AGG_TOP = 10 }; /* worst ranks listed per metric */
 
-/* Why a rank's own charts are rendered (agg_overview.flag bits). */
+/* Why the report shows a rank's own charts (agg_overview.flag bits): one
+ * of the AGG_TOP stragglers with the largest excess, one of the worst
+ * ranks, failed (it has no chart: listed), named by --charts rank=. */
 enum { AGG_FLAG_STRAGGLER = 1, AGG_FLAG_TOP = 2, AGG_FLAG_FAILED = 4, AGG_FLAG_LISTED = 8 };
 
 /* One (stage, replica) cell: per metric, its worst rank and value. */
@@ -92,21 +94,42 @@ struct agg_overview {
 	int nflagged;
 };
 
-/* How much of a chart is rendered now (docs/ppagg.md "What is rendered");
- * the script of every chart is written whatever its plan says. */
+/* How much of a chart the report shows (docs/ppagg.md "What the report
+ * shows"). */
 enum agg_show {
-	AGG_SHOW_SCRIPT, /* the script only */
+	AGG_SHOW_NONE,   /* not written: the report does not show it (--charts
+			  * writes it on demand) */
+	AGG_SHOW_SCRIPT, /* the script only (--charts all): renders later */
 	AGG_SHOW_IMAGE,  /* one image: the PNG, or the SVG when only SVG is asked for */
 	AGG_SHOW_ALL     /* every format asked for */
 };
 
+/* Why an iteration is detailed: its overview, CSVs, charts and page are
+ * written (agg_plan.detail bits). An iteration with none of them has its
+ * line in the comparison of iterations only. */
+enum {
+	AGG_DETAIL_EVERY = 1,   /* at most AGG_DETAIL_ITERS iterations, or --charts all */
+	AGG_DETAIL_SLOWEST = 2, /* the longest iteration time (agg_iter_time()) */
+	AGG_DETAIL_MEDIAN = 4,  /* the lower median of the times */
+	AGG_DETAIL_FASTEST = 8, /* the shortest */
+	AGG_DETAIL_ASKED = 16   /* --charts iteration=N */
+};
+enum { AGG_DETAIL_ITERS = 4 };
+
+/* At scale, the report's own choice of groups: the PP groups of the
+ * AGG_TOP_GROUPS slowest pipelines (besides those of the stragglers), and
+ * the charts of at most AGG_TOP stragglers (the largest excess first). */
+enum { AGG_TOP_GROUPS = 3 };
+
 /* The render plan of one iteration's charts (agg_plan_compute()): each an
- * enum agg_show. */
+ * enum agg_show. A rank's CSVs are written with its charts (rank_timeline
+ * not AGG_SHOW_NONE). */
 struct agg_plan {
+	uint8_t detail;                        /* AGG_DETAIL_* bits; 0: none of its files */
 	bool all;                              /* every chart in every format */
 	uint8_t *rank_timeline, *rank_overlap; /* per it->ranks index */
 	uint8_t *pp_group;                     /* per PP group of the topology */
-	uint8_t model_group;                   /* every model replica's */
+	uint8_t *model_group;                  /* per model replica of the topology */
 	uint8_t overview;                      /* the heatmaps and the step chart */
 };
 
@@ -132,6 +155,9 @@ static inline bool agg_strag_not_computed(const struct agg_iter *it)
 	return !it->res.ncompared && it->nok;
 }
 
+/* The iteration's time: its longest pipeline (measured), else its longest
+ * rank window; 0 when it has neither. */
+int64_t agg_iter_time(const struct agg_iter *it);
 /* Finds the rank or NULL (binary search). */
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank);
 /* Whether r (NULL: no trace) is one trace stored whole (status "ok"): not

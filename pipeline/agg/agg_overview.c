@@ -2,8 +2,9 @@
  * "Overview"): per rank four numbers (bubble share, forward+backward
  * compute, idle, coverage), folded onto the (pipeline stage × data-parallel
  * replica) grid, the distribution of step times per stage, the worst ranks
- * per number, the flagged ranks, and the render plan: which charts are
- * rendered now (docs/ppagg.md "What is rendered").
+ * per number, the flagged ranks, and the render plan: which iterations the
+ * report details and which charts it shows, rendered now, or writes as a
+ * script only (docs/ppagg.md "What the report shows").
  *
  * Folding: a cell holds every rank of one stage of one model replica (its
  * TP, CP and EP ranks); it shows the worst of them (the highest bubble
@@ -229,9 +230,20 @@ void agg_overview_compute(struct agg_iter *it, const struct topology *t, const i
 	} else {
 		ov->nstage = ov->nrep = 0;
 	}
-	/* Flagged ranks: their own charts are rendered. */
-	for (size_t s = 0; s < it->res.nstrag; s++) {
-		struct agg_rank *r = agg_iter_rank(it, it->res.strag[s].rank);
+	/* Flagged ranks: the report shows their own charts. Of the
+	 * stragglers, the AGG_TOP with the largest excess (a slow region of
+	 * the cluster must not fill the output folder; the table lists all). */
+	for (size_t n = 0; n < AGG_TOP && n < it->res.nstrag; n++) {
+		const struct agg_straggler_row *best = NULL;
+		struct agg_rank *r = NULL;
+		for (size_t s = 0; s < it->res.nstrag; s++) {
+			struct agg_rank *c = agg_iter_rank(it, it->res.strag[s].rank);
+			if (c && !(ov->flag[c - it->ranks] & AGG_FLAG_STRAGGLER) &&
+			    (!best || it->res.strag[s].excess > best->excess)) {
+				best = &it->res.strag[s];
+				r = c;
+			}
+		}
 		if (r)
 			ov->flag[r - it->ranks] |= AGG_FLAG_STRAGGLER;
 	}
@@ -253,45 +265,141 @@ void agg_overview_compute(struct agg_iter *it, const struct topology *t, const i
 	free(row);
 }
 
-/* Whether PP group pg holds a straggler (its SVG is rendered too). */
-static bool group_has_straggler(const struct agg_iter *it, const struct topo_group *pg)
+void agg_plan_iterations(struct agg_iter *its, size_t n, const struct agg_charts *c, bool every)
 {
-	for (int s = 0; s < pg->n; s++)
-		for (size_t k = 0; k < it->res.nstrag; k++)
-			if (it->res.strag[k].rank == pg->ranks[s])
-				return true;
+	for (size_t i = 0; i < n; i++)
+		its[i].plan.detail = every || n <= AGG_DETAIL_ITERS ? AGG_DETAIL_EVERY : 0;
+	if (n > AGG_DETAIL_ITERS && !every) {
+		/* Sorted by time, ties by iteration (its are ascending): an
+		 * insertion sort of indices, n is a few hundred at most. */
+		size_t *ix = xmalloc(n * sizeof(*ix));
+		int64_t *tm = xmalloc(n * sizeof(*tm));
+		for (size_t i = 0; i < n; i++) {
+			size_t k = i;
+			tm[i] = agg_iter_time(&its[i]);
+			for (; k > 0 && tm[ix[k - 1]] > tm[i]; k--)
+				ix[k] = ix[k - 1];
+			ix[k] = i;
+		}
+		its[ix[0]].plan.detail |= AGG_DETAIL_FASTEST;
+		its[ix[(n - 1) / 2]].plan.detail |= AGG_DETAIL_MEDIAN;
+		its[ix[n - 1]].plan.detail |= AGG_DETAIL_SLOWEST;
+		free(ix);
+		free(tm);
+	}
+	for (int k = 0; k < c->niterations; k++)
+		for (size_t i = 0; i < n; i++)
+			if (its[i].iteration == c->iterations[k])
+				its[i].plan.detail |= AGG_DETAIL_ASKED;
+}
+
+static bool listed(const int *v, int n, int x)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
 	return false;
 }
 
-void agg_plan_compute(struct agg_iter *it, const struct topology *t, enum agg_rank_charts mode,
-		      size_t niters)
+/* Whether one of the n ranks is a flagged straggler (its group's chart is
+ * shown in every format). */
+static bool holds_straggler(const struct agg_iter *it, const int *ranks, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct agg_rank *r = agg_iter_rank(it, ranks[i]);
+		if (r && it->ov.flag[r - it->ranks] & AGG_FLAG_STRAGGLER)
+			return true;
+	}
+	return false;
+}
+
+/* Marks the PP groups of the AGG_TOP_GROUPS slowest pipelines (measured;
+ * ties: the lower group) in slow[]. */
+static void slowest_pipelines(const struct agg_iter *it, size_t ng, bool *slow)
+{
+	for (int n = 0; n < AGG_TOP_GROUPS; n++) {
+		const struct agg_pipeline_row *best = NULL;
+		for (size_t p = 0; p < it->res.npipes; p++) {
+			const struct agg_pipeline_row *pr = &it->res.pipes[p];
+			if ((size_t)pr->pp_group < ng && !slow[pr->pp_group] &&
+			    (!best || pr->measured > best->measured))
+				best = pr;
+		}
+		if (best)
+			slow[best->pp_group] = true;
+	}
+}
+
+/* The show of a chart the report does not show: its script under
+ * --charts all, else nothing. */
+static uint8_t unshown(const struct agg_opts *o)
+{
+	return o->charts.all ? AGG_SHOW_SCRIPT : AGG_SHOW_NONE;
+}
+
+void agg_plan_compute(struct agg_iter *it, const struct topology *t, const struct agg_opts *o,
+		      size_t ndetailed)
 {
 	struct agg_plan *p = &it->plan;
-	/* auto: every rank chart while the run draws at most that many
-	 * (ranks × iterations): an imported op trace of 16 ranks and 44 steps
-	 * would otherwise render 1,400 charts. */
-	p->all =
-		mode == AGG_RC_ALL || (mode == AGG_RC_AUTO &&
-				       (int64_t)it->nranks * (int64_t)niters <= AGG_AUTO_ALL_RANKS);
-	p->overview = AGG_SHOW_ALL;
+	const struct agg_charts *c = &o->charts;
+	enum agg_rank_charts mode = o->rank_charts;
+	bool detailed = p->detail != 0;
+	/* auto: every rank chart while the report shows at most that many
+	 * (ranks × detailed iterations): an imported op trace of 16 ranks and
+	 * 44 steps would otherwise show 700. */
+	p->all = detailed && (mode == AGG_RC_ALL ||
+			      (mode == AGG_RC_AUTO &&
+			       (int64_t)it->nranks * (int64_t)ndetailed <= AGG_AUTO_ALL_RANKS));
+	p->overview = detailed ? AGG_SHOW_ALL : AGG_SHOW_NONE;
 	p->rank_timeline = xcalloc(it->nranks + 1, 1);
 	p->rank_overlap = xcalloc(it->nranks + 1, 1);
+	size_t ng = t->source != TOPO_SRC_NONE ? t->groups[TOPO_PP].n : 0;
+	size_t nm = t->source != TOPO_SRC_NONE ? t->groups[TOPO_MODEL].n : 0;
+	p->pp_group = xcalloc(ng + 1, 1);
+	p->model_group = xcalloc(nm + 1, 1);
+	if (!detailed)
+		return;
 	for (size_t i = 0; i < it->nranks; i++) {
-		bool mine = p->all || (mode != AGG_RC_NONE && it->ov.flag[i] != 0);
+		uint8_t f = it->ov.flag[i];
+		bool asked = f & AGG_FLAG_LISTED;
+		bool mine = p->all || asked || (mode != AGG_RC_NONE && f != 0);
 		/* At scale a flagged rank's overlap chart is one image (its SVG,
 		 * with the numbers of steps.csv as hover text, is one gnuplot
-		 * away). */
-		p->rank_timeline[i] = mine ? AGG_SHOW_ALL : AGG_SHOW_SCRIPT;
-		p->rank_overlap[i] = !mine    ? AGG_SHOW_SCRIPT
-				     : p->all ? AGG_SHOW_ALL
-					      : AGG_SHOW_IMAGE;
+		 * away); a rank asked for gets every format. */
+		p->rank_timeline[i] = mine ? AGG_SHOW_ALL : unshown(o);
+		p->rank_overlap[i] = !mine             ? unshown(o)
+				     : p->all || asked ? AGG_SHOW_ALL
+						       : AGG_SHOW_IMAGE;
 	}
-	/* Groups and replicas: at least one image each. */
-	size_t ng = t->source != TOPO_SRC_NONE ? t->groups[TOPO_PP].n : 0;
-	p->pp_group = xcalloc(ng + 1, 1);
-	for (size_t g = 0; g < ng; g++)
-		p->pp_group[g] = p->all || group_has_straggler(it, &t->groups[TOPO_PP].v[g])
+	/* Groups: those of the stragglers shown in every format, the slowest
+	 * pipelines as one image. */
+	bool *slow = xcalloc(ng + 1, sizeof(bool));
+	slowest_pipelines(it, ng, slow);
+	for (size_t g = 0; g < ng; g++) {
+		const struct topo_group *pg = &t->groups[TOPO_PP].v[g];
+		p->pp_group[g] = p->all || listed(c->groups, c->ngroups, (int)g) ||
+						 holds_straggler(it, pg->ranks, pg->n)
 					 ? AGG_SHOW_ALL
-					 : AGG_SHOW_IMAGE;
-	p->model_group = p->all ? AGG_SHOW_ALL : AGG_SHOW_IMAGE;
+				 : slow[g] ? AGG_SHOW_IMAGE
+					   : unshown(o);
+	}
+	/* Replicas (128 rows at TP 8 × PP 16): those of the stragglers and of
+	 * the slowest pipeline, as one image. */
+	const struct agg_pipeline_row *slowest = NULL;
+	for (size_t k = 0; k < it->res.npipes; k++)
+		if (!slowest || it->res.pipes[k].measured > slowest->measured)
+			slowest = &it->res.pipes[k];
+	for (size_t m = 0; m < nm; m++) {
+		const struct topo_group *mg = &t->groups[TOPO_MODEL].v[m];
+		bool of_slowest = false;
+		if (slowest && (size_t)slowest->pp_group < ng) {
+			int r0 = t->groups[TOPO_PP].v[slowest->pp_group].ranks[0];
+			of_slowest = r0 < t->nrank && t->model_of[r0] == (int)m;
+		}
+		p->model_group[m] =
+			p->all || listed(c->replicas, c->nreplicas, (int)m)   ? AGG_SHOW_ALL
+			: of_slowest || holds_straggler(it, mg->ranks, mg->n) ? AGG_SHOW_IMAGE
+									      : unshown(o);
+	}
+	free(slow);
 }

@@ -123,18 +123,61 @@ static void timed_steps(const struct agg_rank *rk, struct agg_blocks *bl)
 	}
 }
 
+/* need[i]: whether rank i of it is drawn by a chart its plan writes: its
+ * own timeline, or a row of a PP group's or a model replica's. Returns how
+ * many are. */
+static size_t drawn(const struct agg_job *job, const struct agg_iter *it, bool *need)
+{
+	const struct topology *t = &job->topo;
+	const struct agg_plan *p = &it->plan;
+	size_t n = 0;
+	for (size_t i = 0; i < it->nranks; i++)
+		need[i] = p->rank_timeline && p->rank_timeline[i] != AGG_SHOW_NONE;
+	for (int kind = TOPO_PP; kind <= TOPO_MODEL; kind += TOPO_MODEL - TOPO_PP) {
+		const uint8_t *show = kind == TOPO_PP ? p->pp_group : p->model_group;
+		for (size_t g = 0; show && t->source != TOPO_SRC_NONE && g < t->groups[kind].n; g++)
+			for (int k = 0; show[g] != AGG_SHOW_NONE && k < t->groups[kind].v[g].n;
+			     k++) {
+				const struct agg_rank *r =
+					agg_iter_rank(it, t->groups[kind].v[g].ranks[k]);
+				if (r)
+					need[r - it->ranks] = true;
+			}
+	}
+	for (size_t i = 0; i < it->nranks; i++)
+		n += need[i];
+	return n;
+}
+
 int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl)
 {
 	tl->nranks = it->nranks;
 	tl->rank = xcalloc(it->nranks + 1, sizeof(*tl->rank));
 	struct fill F = { .it = it, .tl = tl };
-	int rc = db_agg_blocks(job->db, it->iteration, add_kernel_block, &F);
+	bool *need = xcalloc(it->nranks + 1, sizeof(bool));
+	size_t n = drawn(job, it, need), k = 0;
+	int rc = 0;
+	/* A few ranks of many: their traces' kernels only (a rowid range
+	 * each); else one scan of the iteration. */
+	if (n && n <= it->nranks / 2) {
+		int64_t *ids = xmalloc(n * sizeof(*ids));
+		for (size_t i = 0; i < it->nranks; i++)
+			if (need[i] && it->ranks[i].trace_id)
+				ids[k++] = it->ranks[i].trace_id;
+		rc = db_agg_trace_blocks(job->db, ids, k, add_kernel_block, &F);
+		free(ids);
+	} else if (n) {
+		rc = db_agg_blocks(job->db, it->iteration, add_kernel_block, &F);
+	}
 	if (rc) {
 		error("%s", rc == PP_EDB ? db_errmsg(job->db) : pp_strerror(rc));
+		free(need);
 		return rc;
 	}
 	for (size_t i = 0; i < it->nranks; i++)
-		timed_steps(&it->ranks[i], &tl->rank[i]);
+		if (need[i])
+			timed_steps(&it->ranks[i], &tl->rank[i]);
+	free(need);
 	return 0;
 }
 

@@ -58,11 +58,13 @@ struct agg_timeline {
 	size_t nranks;
 };
 
-/* Loads the blocks of every rank of it, an iteration of job, into tl (one
- * kernels scan). Steps timed without kernels (PP-timer imports) become
- * their phase's computation block. Returns 0, or PP_EDB after printing
- * the database's message; release tl with agg_timeline_release() either
- * way. */
+/* Loads into tl the blocks of the ranks of it, an iteration of job, that a
+ * chart of its plan draws (its own timeline, a row of a PP group's or a
+ * model replica's; the others get none): one kernels scan of the
+ * iteration, or, when they are at most half of its ranks, of their traces
+ * only. Steps timed without kernels (PP-timer imports) become their
+ * phase's computation block. Returns 0, or PP_EDB after printing the
+ * database's message; release tl with agg_timeline_release() either way. */
 int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it,
 		      struct agg_timeline *tl);
 void agg_timeline_release(struct agg_timeline *tl);

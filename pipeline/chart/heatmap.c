@@ -1,6 +1,8 @@
 /* heatmap.c — see heatmap.h. Design note: the cells are one datablock
- * "x y value" plotted `with image` (one plot element, whatever the grid
- * size); NaN cells are transparent, so the white background shows. The SVG
+ * "x y value ..." plotted `with image` (one plot element, whatever the grid
+ * size), coloured by a column of its own (the value, or its difference
+ * from its row's centre); NaN cells are transparent, so a grey rectangle
+ * behind the grid shows (white is a centred scale's middle). The SVG
  * adds one invisible hypertext point per cell, sized to the cell, so the
  * whole cell answers the mouse. Text in commands is single-quoted (no
  * escapes but ''), text in datablocks double-quoted with '"' replaced;
@@ -25,6 +27,8 @@ struct heatmap {
 	enum heatmap_scale scale;
 	bool fixed;
 	double lo, hi;
+	double *centre; /* heatmap_set_centres(): per row, or NULL */
+	double min_half;
 	bool no_png, no_svg;
 };
 
@@ -53,7 +57,7 @@ void heatmap_free(struct heatmap *h)
 		return;
 	for (size_t i = 0; i < (size_t)h->nx * (size_t)h->ny; i++)
 		free(h->hover[i]);
-	void *own[] = { h->hover, h->v, h->title, h->xlabel, h->ylabel, h->cblabel, h };
+	void *own[] = { h->hover, h->v, h->centre, h->title, h->xlabel, h->ylabel, h->cblabel, h };
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		free(own[i]);
 }
@@ -79,6 +83,14 @@ void heatmap_set_range(struct heatmap *h, double lo, double hi)
 	h->fixed = lo < hi;
 	h->lo = lo;
 	h->hi = hi;
+}
+
+void heatmap_set_centres(struct heatmap *h, const double *row_centre, double min_half)
+{
+	free(h->centre);
+	h->centre = xmalloc((size_t)h->ny * sizeof(double));
+	memcpy(h->centre, row_centre, (size_t)h->ny * sizeof(double));
+	h->min_half = min_half > 0 ? min_half : 0;
 }
 
 void heatmap_set_number(struct heatmap *h, int decimals, const char *unit)
@@ -116,7 +128,7 @@ static void write_tics(FILE *f, const char *axis, int n)
 
 static void write_plot(FILE *f, const struct heatmap *h, bool labels, bool hover, double ps)
 {
-	fputs("plot $cells using 1:2:3 with image notitle", f);
+	fputs("plot $cells using 1:2:7 with image notitle", f);
 	if (labels)
 		fputs(", \\\n     $cells using 1:2:4:6 with labels font ',9' tc rgb variable notitle",
 		      f);
@@ -129,19 +141,33 @@ static void write_plot(FILE *f, const struct heatmap *h, bool labels, bool hover
 	(void)h;
 }
 
-/* The colour range: fixed, else the data's; a range of one value (or none)
- * is widened around it so that gnuplot can draw it. */
+/* What colours cell i: its value, or its difference from its row's
+ * centre. */
+static double colour_of(const struct heatmap *h, size_t i)
+{
+	return h->centre ? h->v[i] - h->centre[i / (size_t)h->nx] : h->v[i];
+}
+
+/* The colour range: centred, from -d to d (d: the farthest cell, at least
+ * min_half, never 0); else fixed, else the data's; a range of one value
+ * (or none) is widened around it so that gnuplot can draw it. */
 static void colour_range(const struct heatmap *h, double *lo, double *hi)
 {
 	size_t n = (size_t)h->nx * (size_t)h->ny;
 	*lo = INFINITY;
 	*hi = -INFINITY;
 	for (size_t i = 0; i < n; i++)
-		if (isfinite(h->v[i])) {
-			*lo = h->v[i] < *lo ? h->v[i] : *lo;
-			*hi = h->v[i] > *hi ? h->v[i] : *hi;
+		if (isfinite(colour_of(h, i))) {
+			*lo = colour_of(h, i) < *lo ? colour_of(h, i) : *lo;
+			*hi = colour_of(h, i) > *hi ? colour_of(h, i) : *hi;
 		}
-	if (h->fixed) {
+	if (h->centre) {
+		double d = h->min_half;
+		d = -*lo > d ? -*lo : d;
+		d = *hi > d ? *hi : d;
+		*lo = -(d > 0 ? d : 0.5);
+		*hi = d > 0 ? d : 0.5;
+	} else if (h->fixed) {
 		*lo = h->lo;
 		*hi = h->hi;
 	} else if (!(*hi > *lo)) {
@@ -165,18 +191,27 @@ static int cell_decimals(const struct heatmap *h, double lo, double hi)
 	return decimals;
 }
 
-/* The datablock $cells: x y value label hover text_colour, one line a
- * cell; text on the dark end of the scale is white. */
+/* How bad colour value c is on the range [lo, hi]: 0 at the good end (a
+ * centred range: at its middle, 0), 1 at the bad end. */
+static double badness(const struct heatmap *h, double c, double lo, double hi)
+{
+	bool low = h->scale == HEATMAP_LOW_BAD;
+	if (!h->centre)
+		return low ? (hi - c) / (hi - lo) : (c - lo) / (hi - lo);
+	return low ? (c < 0 ? c / lo : 0) : (c > 0 ? c / hi : 0);
+}
+
+/* The datablock $cells: x y value label hover text_colour colour, one line
+ * a cell; a cell beyond 60 % of the way to the bad end, where the palette
+ * turns red, is dark: its text is white. */
 static void write_cells(FILE *f, const struct heatmap *h, double lo, double hi, int decimals)
 {
 	char num[64];
 	size_t n = (size_t)h->nx * (size_t)h->ny;
-	fputs("$cells << EOD\n# x y value label hover text_colour\n", f);
+	fputs("$cells << EOD\n# x y value label hover text_colour colour\n", f);
 	for (size_t i = 0; i < n; i++) {
 		int x = (int)(i % (size_t)h->nx), y = (int)(i / (size_t)h->nx);
-		double v = h->v[i], pos = (v - lo) / (hi - lo);
-		if (h->scale == HEATMAP_LOW_BAD)
-			pos = 1 - pos;
+		double v = h->v[i], c = colour_of(h, i);
 		if (isfinite(v)) {
 			snprintf(num, sizeof(num), "%.*f%s", decimals, v, h->unit);
 			fprintf(f, "%d %d %.9g \"%s\" ", x, y, v, num);
@@ -184,32 +219,56 @@ static void write_cells(FILE *f, const struct heatmap *h, double lo, double hi, 
 			fprintf(f, "%d %d NaN \"\" ", x, y);
 		}
 		gnuplot_put_dq(f, h->hover[i] ? h->hover[i] : "no data");
-		fprintf(f, " %d\n", isfinite(v) && pos > 0.6 ? 0xffffff : 0x202020);
+		fprintf(f, " %d %.9g\n",
+			isfinite(c) && badness(h, c, lo, hi) > 0.6 ? 0xffffff : 0x202020, c);
 	}
 	fputs("EOD\n", f);
 }
 
-/* Titles, axes, tics, the palette and the colour box. */
+/* The palette. Centred: white in the middle (no difference), light blue
+ * towards the good end, orange to dark red towards the bad one; else light
+ * to dark red. */
+static void write_palette(FILE *f, const struct heatmap *h)
+{
+	static const char *const palette[2][2] = {
+		{ "(0 '#fff5eb', 0.35 '#fdae6b', 0.7 '#e6550d', 1 '#7f2704')",
+		  "(0 '#7f2704', 0.3 '#e6550d', 0.65 '#fdae6b', 1 '#fff5eb')" },
+		{ "(0 '#c6dbef', 0.5 '#f7f7f7', 0.75 '#fdae6b', 0.9 '#e6550d', 1 '#7f2704')",
+		  "(0 '#7f2704', 0.1 '#e6550d', 0.25 '#fdae6b', 0.5 '#f7f7f7', 1 '#c6dbef')" },
+	};
+	fprintf(f, "set palette defined %s\n",
+		palette[h->centre != NULL][h->scale == HEATMAP_LOW_BAD]);
+}
+
+/* Titles (a centred scale's rule in the colour box's label), axes, tics,
+ * the palette, the grey of cells without data and the colour box. */
 static void write_frame(FILE *f, const struct heatmap *h, double lo, double hi, int decimals)
 {
 	static const char *const what[] = { "title", "xlabel", "ylabel", "cblabel" };
-	const char *const text[] = { h->title, h->xlabel, h->ylabel, h->cblabel };
+	char legend[160];
+	if (h->centre) {
+		int k = snprintf(legend, sizeof(legend), "%s%s±%.*f%s",
+				 h->cblabel ? h->cblabel : "", h->cblabel ? ", " : "", decimals, hi,
+				 h->unit);
+		if (h->min_half > 0 && k > 0 && (size_t)k < sizeof(legend))
+			snprintf(legend + k, sizeof(legend) - (size_t)k, " (at least ±%.*f)",
+				 decimals, h->min_half);
+	}
+	const char *const text[] = { h->title, h->xlabel, h->ylabel,
+				     h->centre ? legend : h->cblabel };
 	gnuplot_put_titles(f, what, text, 4, 13, 11);
 	fprintf(f, "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n", h->nx - 1, h->ny - 1);
 	fprintf(f, "set cbrange [%.9g:%.9g]\n", lo, hi);
 	write_tics(f, "xtics", h->nx);
 	write_tics(f, "ytics", h->ny);
-	fputs(h->scale == HEATMAP_HIGH_BAD
-		      ? "set palette defined (0 '#fff5eb', 0.35 '#fdae6b', 0.7 '#e6550d', "
-			"1 '#7f2704')\n"
-		      : "set palette defined (0 '#7f2704', 0.3 '#e6550d', 0.65 '#fdae6b', "
-			"1 '#fff5eb')\n",
-	      f);
-	fputs("set tics out nomirror\nset border 15 lc rgb '#888888'\nset key off\n"
+	write_palette(f, h);
+	fputs("set object 1 rectangle from graph 0, graph 0 to graph 1, graph 1 behind "
+	      "fillcolor rgb '#d0d0d0' fillstyle solid 1.0 noborder\n"
+	      "set tics out nomirror\nset border 15 lc rgb '#888888'\nset key off\n"
 	      "set colorbox vertical user origin screen 0.84, graph 0 size screen 0.025, graph 1\n"
 	      "set rmargin at screen 0.81\n",
 	      f);
-	fprintf(f, "set format cb '%%.%df", decimals);
+	fprintf(f, "set format cb '%%%s.%df", h->centre ? "+" : "", decimals);
 	for (const char *u = h->unit; *u; u++)
 		fputs(*u == '%' ? "%%" : *u == '\'' ? "''" : (char[]){ *u, 0 }, f);
 	fputs("'\n", f);
@@ -259,8 +318,9 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 	double lo, hi;
 	fprintf(f,
 		"# Heatmap written by pptrace. Run in this folder: gnuplot %s.gp\n"
-		"# (makes %s.png and %s.svg). Data: x y value label hover; row 0 on top.\n",
-		base, base, base);
+		"# (makes %s.png and %s.svg). Data: x y value label hover text_colour\n"
+		"# colour; row 0 on top; colour: %s.\n",
+		base, base, base, h->centre ? "the value minus its row's centre" : "the value");
 	colour_range(h, &lo, &hi);
 	int decimals = cell_decimals(h, lo, hi);
 	write_cells(f, h, lo, hi, decimals);

@@ -3,7 +3,7 @@
  * pipeline stage × data-parallel replica grid, and the what-if S_w map).
  *
  * A heatmap has nx columns and ny rows of cells; a cell holds a value
- * (NaN: no data, drawn white) and a hover text. heatmap_write() writes one
+ * (NaN: no data, drawn grey) and a hover text. heatmap_write() writes one
  * self-contained script PREFIX.gp (the cells inline as a datablock) whose
  * outputs are PREFIX.png and PREFIX.svg under the pp_png/pp_svg guard of
  * gnuplot.h; in the SVG, hovering a cell shows its text. Row 0 is drawn at
@@ -18,7 +18,7 @@
 struct heatmap;
 
 /* Colour scales: light to dark red for "higher is worse", the reverse
- * for "lower is worse". */
+ * for "lower is worse" (heatmap_set_centre(): diverging from white). */
 enum heatmap_scale { HEATMAP_HIGH_BAD, HEATMAP_LOW_BAD };
 
 /* An nx × ny grid of NaN cells (nx, ny >= 1); never NULL. */
@@ -32,6 +32,18 @@ void heatmap_set_scale(struct heatmap *h, enum heatmap_scale s);
 /* Fixes the colour range (values outside take its end colours); without
  * it the range is the data's. lo < hi. */
 void heatmap_set_range(struct heatmap *h, double lo, double hi);
+/* Colours each row y against its own centre row_centre[y] (ny values,
+ * copied; the overview: the stage's median cell): a cell's colour is its
+ * value minus its row's centre, on a scale from -d to +d, d the largest
+ * such difference and at least min_half. So cells within min_half of
+ * their row's centre stay near white, and one far cell takes the dark end.
+ * The better side is light blue, the worse side orange to dark red (the
+ * scale's direction); the colour box shows the difference, and its label
+ * the cblabel, d and min_half ("vs its stage's median, ±19.9 ms (at least
+ * ±6.8)"). A cell more than 60 % of the way to the worse end is dark
+ * (white text). Cells still print and hover their own values. Wins over
+ * heatmap_set_range(). */
+void heatmap_set_centres(struct heatmap *h, const double *row_centre, double min_half);
 /* How values are printed in their cells and on the colour box: with
  * `decimals` decimals and a unit after them (e.g. 1 and " %"; copied,
  * at most 7 bytes). Default: 2 decimals, no unit. More decimals (up to 6)

@@ -1,10 +1,11 @@
 /* report.c — report_write(), the sequence of ppagg's output layer
  * (report.h):
  *
- *   the output folder → per iteration: its timelines' blocks (read now,
- *   dropped after), its CSVs, the overview's charts, per rank its CSVs and
- *   charts, the PP-group and model-replica charts (each script queued with
- *   what the render plan asks of it, or not) → the analyses' files, in the
+ *   the output folder → per iteration the report details: its timelines'
+ *   blocks (of the ranks drawn; read now, dropped after), its CSVs, the
+ *   overview's charts, per rank shown its CSVs and charts, the PP-group
+ *   and model-replica charts shown (each script queued with what the
+ *   render plan asks of it, or not) → the analyses' files, in the
  *   order of sections[] → iterations.csv → gnuplot renders the queue →
  *   the iteration pages and index.html (the analyses' sections first) →
  *   the summary line (with each analysis's headline).
@@ -45,23 +46,32 @@ static int rank_files(struct report *R, const struct agg_iter *it, size_t i,
 	return rc;
 }
 
-/* The files of one iteration. Its timelines' blocks are only needed for
- * the scripts: read here and dropped at the end. */
+/* The files of one iteration the report details: what its plan shows.
+ * Its timelines' blocks are only needed for the scripts: read here (of the
+ * ranks drawn) and dropped at the end. */
 static int iteration_files(struct report *R, const struct agg_iter *it)
 {
 	const struct topology *t = &R->job->topo;
+	const struct agg_plan *p = &it->plan;
 	struct agg_timeline tl;
+	if (!p->detail)
+		return 0;
 	int rc = agg_timeline_load(R->job, it, &tl);
 	if (!rc)
 		rc = report_iteration_csvs(R, it);
 	if (!rc)
 		rc = report_overview_charts(R, it);
 	for (size_t i = 0; i < it->nranks && !rc; i++)
-		rc = rank_files(R, it, i, &tl.rank[i]);
-	for (size_t p = 0; p < it->res.npipes && !rc; p++)
-		rc = report_pp_group_chart(R, it, &tl, (size_t)it->res.pipes[p].pp_group);
+		if (p->rank_timeline[i] != AGG_SHOW_NONE || p->rank_overlap[i] != AGG_SHOW_NONE)
+			rc = rank_files(R, it, i, &tl.rank[i]);
+	for (size_t k = 0; k < it->res.npipes && !rc; k++) {
+		size_t g = (size_t)it->res.pipes[k].pp_group;
+		if (p->pp_group[g] != AGG_SHOW_NONE)
+			rc = report_pp_group_chart(R, it, &tl, g);
+	}
 	for (size_t m = 0; m < t->groups[TOPO_MODEL].n && !rc; m++)
-		rc = report_model_group_chart(R, it, &tl, m);
+		if (p->model_group[m] != AGG_SHOW_NONE)
+			rc = report_model_group_chart(R, it, &tl, m);
 	agg_timeline_release(&tl);
 	return rc;
 }

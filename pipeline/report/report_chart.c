@@ -12,8 +12,8 @@
  *
  * Rows are drawn top-down in the given order; each category occupies its
  * own vertical band of the row (styles[]), so overlapping categories stay
- * visible. Which charts are rendered now is the render plan's
- * (agg/agg_iter.h, struct agg_plan); every script is written.
+ * visible. Which charts are written, and which of them rendered now, is
+ * the render plan's (agg/agg_iter.h, struct agg_plan).
  */
 #include "report_int.h"
 
@@ -245,7 +245,7 @@ int report_rank_charts(struct report *R, const struct report_dir *d, const struc
 	int rc = 0;
 	if (!r->in.ok)
 		return 0;
-	if (bl->n) {
+	if (bl->n && it->plan.rank_timeline[i] != AGG_SHOW_NONE) {
 		struct strbuf stem = STRBUF_INIT;
 		char label[32], title[160];
 		report_rel(&stem, RF_RANK_TIMELINE, it->iteration, r->in.rank);
@@ -258,7 +258,7 @@ int report_rank_charts(struct report *R, const struct report_dir *d, const struc
 				    it->plan.rank_timeline[i]);
 		strbuf_release(&stem);
 	}
-	if (!rc)
+	if (!rc && it->plan.rank_overlap[i] != AGG_SHOW_NONE)
 		rc = write_overlap(R, d, it, r, it->plan.rank_overlap[i]);
 	return rc;
 }
@@ -375,7 +375,7 @@ int report_model_group_chart(struct report *R, const struct agg_iter *it,
 	snprintf(title, sizeof(title), "Model replica %zu, iteration %d: %d ranks", m,
 		 it->iteration, n);
 	int rc = group_chart(R, RF_MODEL_GROUP_TIMELINE, it, (long)m, tl, title, rows, split, n,
-			     it->plan.model_group);
+			     it->plan.model_group[m]);
 	free(rows);
 	free(split);
 	return rc;

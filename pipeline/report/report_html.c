@@ -1,16 +1,19 @@
 /* report_html.c — ppagg's report. index.html stays small whatever the job's
- * size: the comparison of iterations, then per iteration its summary,
- * failed ranks and incomplete groups, the overview (heatmaps over the
- * stage × replica grid, step times per stage), the worst ranks and the
- * stragglers. iteration_<N>.html holds what grows with the job: the
- * pipelines, the PP-group and model-replica charts, the table of every
- * rank and the rank charts. Links are relative, all text from the database
- * or the file system is escaped. A chart is shown as its PNG (else its
- * SVG) and links to its SVG, where the hover text lives; a chart that was
- * not rendered says how to render it. An inline script counts loaded
- * images into body[data-images] so that a headless browser can check a
- * page (tests/e2e). The analyses add their sections to index.html through
- * the report's sections (struct report_section); every path comes from
+ * size: the comparison of iterations, then per detailed iteration its
+ * summary, failed ranks and incomplete groups, the overview (heatmaps over
+ * the stage × replica grid, step times per stage), the worst ranks and the
+ * stragglers (an iteration not detailed: its problems only).
+ * iteration_<N>.html, per detailed iteration, holds what grows with the
+ * job: the pipelines, the PP-group and model-replica charts, the table of
+ * every rank and the rank charts. The pages link only to what this run
+ * wrote (the render plan, agg/agg_iter.h) and say how to get the rest
+ * (--charts). Links are relative, all text from the database or the file
+ * system is escaped. A chart is shown as its PNG (else its SVG) and links
+ * to its SVG, where the hover text lives; a chart that was not rendered
+ * says how to render it. An inline script counts loaded images into
+ * body[data-images] so that a headless browser can check a page
+ * (tests/e2e). The analyses add their sections to index.html through the
+ * report's sections (struct report_section); every path comes from
  * report_paths.c.
  */
 #include "report_int.h"
@@ -123,24 +126,35 @@ static void rank_href(struct strbuf *h, int it, int rank)
 	strbuf_addf(h, "#r%d", rank);
 }
 
+/* Whether iteration it has a section on index.html: it is detailed, or it
+ * has ranks or groups to report (failed, in conflict, without a rank,
+ * incomplete). */
+static bool has_section(const struct topology *t, const struct agg_iter *it)
+{
+	if (it->plan.detail || it->nfailed || it->nconflicts || it->nunranked)
+		return true;
+	struct strbuf miss = STRBUF_INIT;
+	int n = 0;
+	for (size_t g = 0; !n && g < t->groups[TOPO_PP].n; g++)
+		n = agg_group_absent(it, t->groups[TOPO_PP].v[g].ranks, t->groups[TOPO_PP].v[g].n,
+				     &miss);
+	strbuf_release(&miss);
+	return n > 0;
+}
+
+/* How to get what the report does not show: the same command again, with
+ * --charts. */
+static void how_to_get(struct strbuf *h, const char *what)
+{
+	strbuf_addf(h,
+		    "run ppagg again with the same options and <code>--charts %s</code> (it adds "
+		    "them to this report)",
+		    what);
+}
+
 static double msd(int64_t ns)
 {
 	return (double)ns / 1e6;
-}
-
-/* Iteration time: the longest pipeline, else the longest rank window. */
-static int64_t iter_time(const struct agg_iter *it)
-{
-	int64_t best = 0;
-	for (size_t i = 0; i < it->res.npipes; i++)
-		if (it->res.pipes[i].measured > best)
-			best = it->res.pipes[i].measured;
-	if (!best)
-		for (size_t i = 0; i < it->nranks; i++)
-			if (it->ranks[i].in.has_window &&
-			    it->ranks[i].in.win_e - it->ranks[i].in.win_s > best)
-				best = it->ranks[i].in.win_e - it->ranks[i].in.win_s;
-	return best;
 }
 
 static double mean_bubble(const struct agg_iter *it)
@@ -151,7 +165,39 @@ static double mean_bubble(const struct agg_iter *it)
 	return it->res.npipes ? s / (double)it->res.npipes : 0;
 }
 
-static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
+/* Which iterations the report details, and how to get another. */
+static void detail_note(struct strbuf *h, const struct agg_iter *its, size_t n)
+{
+	static const struct {
+		int bit;
+		const char *what;
+	} why[] = { { AGG_DETAIL_SLOWEST, "the slowest" },
+		    { AGG_DETAIL_MEDIAN, "the median" },
+		    { AGG_DETAIL_FASTEST, "the fastest" },
+		    { AGG_DETAIL_ASKED, "asked for" } };
+	size_t nd = 0;
+	for (size_t i = 0; i < n; i++)
+		nd += its[i].plan.detail != 0;
+	if (nd == n)
+		return;
+	strbuf_addf(h, "<p class=\"note\">The report details %zu of the %zu iterations (", nd, n);
+	bool first = true;
+	for (size_t k = 0; k < sizeof(why) / sizeof(why[0]); k++)
+		for (size_t i = 0; i < n; i++)
+			if (its[i].plan.detail & why[k].bit) {
+				strbuf_addf(h, "%s%s: <a href=\"#iter-%d\">%d</a>",
+					    first ? "" : "; ", why[k].what, its[i].iteration,
+					    its[i].iteration);
+				first = false;
+			}
+	strbuf_addstr(h, "); the others have their line here and their rows in the database. "
+			 "To see another's overview, charts and page, ");
+	how_to_get(h, "iteration=&lt;n&gt;");
+	strbuf_addstr(h, ".</p>\n");
+}
+
+static void comparison(struct strbuf *h, const struct topology *t, const struct agg_iter *its,
+		       size_t n)
 {
 	strbuf_addstr(h, "<h2 id=\"compare\">Iterations</h2>\n<table><tr><th>iteration</th>"
 			 "<th>ranks ok</th><th>failed</th><th>iteration time (ms)</th>"
@@ -167,11 +213,13 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 				gap = it->res.pipes[p].gap;
 				has_gap = true;
 			}
-		strbuf_addf(h,
-			    "<tr><td><a href=\"#iter-%d\">%d</a></td><td>%d</td><td>%d</td>"
-			    "<td>%.3f</td><td>%.2f %%</td>",
-			    it->iteration, it->iteration, it->nok, it->nfailed, msd(iter_time(it)),
-			    100 * mean_bubble(it));
+		if (has_section(t, it))
+			strbuf_addf(h, "<tr><td><a href=\"#iter-%d\">%d</a></td>", it->iteration,
+				    it->iteration);
+		else
+			strbuf_addf(h, "<tr><td>%d</td>", it->iteration);
+		strbuf_addf(h, "<td>%d</td><td>%d</td><td>%.3f</td><td>%.2f %%</td>", it->nok,
+			    it->nfailed, msd(agg_iter_time(it)), 100 * mean_bubble(it));
 		if (has_gap)
 			strbuf_addf(h, "<td>%.3f</td>", msd(gap));
 		else
@@ -183,10 +231,14 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 			strbuf_addstr(h, "<td>–</td>");
 		strbuf_addstr(h, "<td>");
 		for (size_t s = 0; s < it->res.nstrag; s++) {
-			strbuf_addf(h, "%s<a href=\"", s ? ", " : "");
-			rank_href(h, it->iteration, it->res.strag[s].rank);
-			strbuf_addf(h, "\">rank %d</a> (+%.1f %%)", it->res.strag[s].rank,
-				    100 * it->res.strag[s].excess);
+			strbuf_addstr(h, s ? ", " : "");
+			if (it->plan.detail) {
+				strbuf_addstr(h, "<a href=\"");
+				rank_href(h, it->iteration, it->res.strag[s].rank);
+				strbuf_addstr(h, "\">");
+			}
+			strbuf_addf(h, "rank %d%s (+%.1f %%)", it->res.strag[s].rank,
+				    it->plan.detail ? "</a>" : "", 100 * it->res.strag[s].excess);
 		}
 		if (agg_strag_not_computed(it))
 			strbuf_addstr(h, "not computed");
@@ -195,6 +247,7 @@ static void comparison(struct strbuf *h, const struct agg_iter *its, size_t n)
 		strbuf_addstr(h, "</td></tr>\n");
 	}
 	strbuf_addstr(h, "</table>\n");
+	detail_note(h, its, n);
 }
 
 /* Ranks claimed by several traces and traces without a rank: listed, never
@@ -284,8 +337,11 @@ static void pipelines_table(struct strbuf *h, const struct topology *t, const st
 	for (size_t p = 0; p < it->res.npipes; p++) {
 		const struct agg_pipeline_row *pr = &it->res.pipes[p];
 		const struct topo_group *g = &t->groups[TOPO_PP].v[pr->pp_group];
-		strbuf_addf(h, "<tr><td><a href=\"#pp%d\">%d</a></td><td>", pr->pp_group,
-			    pr->pp_group);
+		if (it->plan.pp_group[pr->pp_group] != AGG_SHOW_NONE)
+			strbuf_addf(h, "<tr><td><a href=\"#pp%d\">%d</a></td><td>", pr->pp_group,
+				    pr->pp_group);
+		else
+			strbuf_addf(h, "<tr><td>%d</td><td>", pr->pp_group);
 		ranks_list(h, g->ranks, g->n);
 		strbuf_addf(h, "</td><td>%.3f</td>", msd(pr->measured));
 		if (pr->has_ideal)
@@ -336,9 +392,13 @@ static void stragglers_table(struct strbuf *h, const struct topology *t, const s
 			 "</th><th>group median (ms)</th><th>excess</th></tr>\n");
 	for (size_t s = 0; s < it->res.nstrag; s++) {
 		const struct agg_straggler_row *sr = &it->res.strag[s];
-		strbuf_addstr(h, "<tr><td><a href=\"");
-		rank_href(h, it->iteration, sr->rank);
-		strbuf_addf(h, "\">%d</a></td><td>", sr->rank);
+		if (it->plan.detail) {
+			strbuf_addstr(h, "<tr><td><a href=\"");
+			rank_href(h, it->iteration, sr->rank);
+			strbuf_addf(h, "\">%d</a></td><td>", sr->rank);
+		} else {
+			strbuf_addf(h, "<tr><td>%d</td><td>", sr->rank);
+		}
 		straggler_group(h, t, sr);
 		strbuf_addf(h, "</td><td>%.3f</td><td>%.3f</td><td>+%.1f %%</td></tr>\n",
 			    msd(sr->value), msd(sr->median), 100 * sr->excess);
@@ -346,27 +406,23 @@ static void stragglers_table(struct strbuf *h, const struct topology *t, const s
 	strbuf_addstr(h, "</table>\n");
 }
 
-/* The chart at rel (no extension) with its caption, when its script exists. */
-static void chart_if_written(struct strbuf *h, const struct report *R, const char *rel,
-			     const char *caption, bool lazy)
-{
-	struct strbuf gp = STRBUF_INIT;
-	strbuf_addf(&gp, "%s.gp", rel);
-	if (exists(R, gp.buf))
-		report_html_chart(h, R, rel, caption, lazy);
-	strbuf_release(&gp);
-}
-
-/* The timelines of the PP groups and of the model replicas. */
+/* The timelines of the PP groups and of the model replicas the plan
+ * shows; how to get the others. */
 static void group_charts(struct strbuf *h, const struct report *R, const struct agg_iter *it,
 			 bool lazy)
 {
 	const struct topology *t = &R->job->topo;
-	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
+	const struct agg_plan *p = &it->plan;
+	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT, miss = STRBUF_INIT;
 	int I = it->iteration;
+	size_t hidden = 0;
 	strbuf_addstr(h, "<h3 id=\"pp-groups\">PP groups</h3>\n");
-	for (size_t p = 0; p < it->res.npipes; p++) {
-		int g = it->res.pipes[p].pp_group;
+	for (size_t k = 0; k < it->res.npipes; k++) {
+		int g = it->res.pipes[k].pp_group;
+		if (p->pp_group[g] == AGG_SHOW_NONE) {
+			hidden++;
+			continue;
+		}
 		strbuf_reset(&rel);
 		report_rel(&rel, RF_PP_GROUP_TIMELINE, I, g);
 		strbuf_reset(&cap);
@@ -375,25 +431,71 @@ static void group_charts(struct strbuf *h, const struct report *R, const struct 
 		report_html_chart(h, R, rel.buf, cap.buf, lazy);
 		strbuf_addstr(h, "</div>\n");
 	}
+	if (hidden) {
+		strbuf_addf(
+			h,
+			"<p class=\"note\">%zu of the %zu pipelines are drawn here: those of the "
+			"stragglers and the %d slowest. For another, ",
+			it->res.npipes - hidden, it->res.npipes, AGG_TOP_GROUPS);
+		how_to_get(h, "group=&lt;g&gt;");
+		strbuf_addstr(h, ".</p>\n");
+	}
 	strbuf_addstr(h, "<h3 id=\"replicas\">Model replicas</h3>\n");
+	hidden = 0;
 	for (size_t m = 0; m < t->groups[TOPO_MODEL].n; m++) {
+		if (p->model_group[m] == AGG_SHOW_NONE) {
+			hidden++;
+			continue;
+		}
 		strbuf_reset(&rel);
 		report_rel(&rel, RF_MODEL_GROUP_TIMELINE, I, (long)m);
 		strbuf_reset(&cap);
 		strbuf_addf(&cap, "Model replica %zu, iteration %d", m, I);
-		chart_if_written(h, R, rel.buf, cap.buf, lazy);
+		/* A replica with a rank not analysed has no chart. */
+		const struct topo_group *mg = &t->groups[TOPO_MODEL].v[m];
+		strbuf_reset(&miss);
+		if (mg->n && !agg_group_absent(it, mg->ranks, mg->n, &miss))
+			report_html_chart(h, R, rel.buf, cap.buf, lazy);
+	}
+	if (hidden) {
+		strbuf_addf(h,
+			    "<p class=\"note\">%zu of the %zu model replicas are drawn here: those "
+			    "of the stragglers and of the slowest pipeline. For another, ",
+			    t->groups[TOPO_MODEL].n - hidden, t->groups[TOPO_MODEL].n);
+		how_to_get(h, "replica=&lt;m&gt;");
+		strbuf_addstr(h, ".</p>\n");
 	}
 	strbuf_release(&rel);
 	strbuf_release(&cap);
+	strbuf_release(&miss);
 }
 
-/* One row of the ranks table. */
-static void rank_row(struct strbuf *h, const struct report *R, const struct agg_iter *it,
-		     const struct agg_rank *r)
+/* Whether the page draws PP group g's chart (anchor #pp<g>): the plan
+ * shows it and it is complete (it has its pipeline row). */
+static bool group_drawn(const struct agg_iter *it, int g)
+{
+	if (g < 0 || it->plan.pp_group[g] == AGG_SHOW_NONE)
+		return false;
+	for (size_t k = 0; k < it->res.npipes; k++)
+		if (it->res.pipes[k].pp_group == g)
+			return true;
+	return false;
+}
+
+/* Whether the plan writes a chart of rank i of it. */
+static bool rank_shown(const struct agg_iter *it, size_t i)
+{
+	return it->plan.rank_timeline[i] != AGG_SHOW_NONE ||
+	       it->plan.rank_overlap[i] != AGG_SHOW_NONE;
+}
+
+/* One row of the ranks table: links to what this run wrote of the rank. */
+static void rank_row(struct strbuf *h, const struct report *R, const struct agg_iter *it, size_t i)
 {
 	static const enum report_file files[] = { RF_RANK_TIMELINE, RF_RANK_OVERLAP, RF_RANK_STEPS,
 						  RF_RANK_CATEGORIES };
 	const struct topology *t = &R->job->topo;
+	const struct agg_rank *r = &it->ranks[i];
 	struct strbuf rel = STRBUF_INIT;
 	char name[64];
 	int I = it->iteration, rk = r->in.rank;
@@ -402,9 +504,11 @@ static void rank_row(struct strbuf *h, const struct report *R, const struct agg_
 	strbuf_addstr(h, "</td><td>");
 	report_html_escape(h, r->mode);
 	strbuf_addstr(h, "</td><td>");
-	if (rk < t->nrank && t->pp_of[rk] >= 0)
+	if (rk < t->nrank && t->pp_of[rk] >= 0 && group_drawn(it, t->pp_of[rk]))
 		strbuf_addf(h, "<a href=\"#pp%d\">%d</a> · %d", t->pp_of[rk], t->pp_of[rk],
 			    t->stage_of[rk]);
+	else if (rk < t->nrank && t->pp_of[rk] >= 0)
+		strbuf_addf(h, "%d · %d", t->pp_of[rk], t->stage_of[rk]);
 	strbuf_addstr(h, "</td>");
 	if (r->in.has_window)
 		strbuf_addf(h, "<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.1f %%</td>",
@@ -413,7 +517,7 @@ static void rank_row(struct strbuf *h, const struct report *R, const struct agg_
 	else
 		strbuf_addstr(h, "<td>–</td><td>–</td><td>–</td><td>–</td>");
 	strbuf_addstr(h, "<td>");
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 4 && rank_shown(it, i); k++) {
 		bool chart = k < 2; /* a chart's stem: its script, SVG or PNG */
 		strbuf_reset(&rel);
 		report_rel(&rel, files[k], I, rk);
@@ -431,7 +535,7 @@ static void rank_row(struct strbuf *h, const struct report *R, const struct agg_
 	strbuf_addstr(h, "</td><td>");
 	for (size_t j = 0; j < R->job->niters; j++) {
 		const struct agg_iter *other = &R->job->its[j];
-		if (other == it || !agg_iter_rank(other, rk))
+		if (other == it || !other->plan.detail || !agg_iter_rank(other, rk))
 			continue;
 		strbuf_addstr(h, "<a href=\"");
 		rank_href(h, other->iteration, rk);
@@ -441,16 +545,20 @@ static void rank_row(struct strbuf *h, const struct report *R, const struct agg_
 	strbuf_release(&rel);
 }
 
-/* The rendered rank charts; the others are named with how to render them. */
+/* The rendered rank charts, those not rendered named with how to render
+ * them, and how to get the charts of the other ranks. */
 static void rank_charts(struct strbuf *h, const struct report *R, const struct agg_iter *it,
 			bool lazy)
 {
 	struct strbuf rel = STRBUF_INIT, cap = STRBUF_INIT;
-	size_t shown = 0, scripts = 0;
+	size_t shown = 0, scripts = 0, ranks = 0;
 	char kind[64];
 	strbuf_addstr(h, "<h3 id=\"rank-charts\">Rank charts</h3>\n");
 	for (size_t i = 0; i < it->nranks; i++) {
 		const struct agg_rank *r = &it->ranks[i];
+		if (!rank_shown(it, i))
+			continue;
+		ranks++;
 		for (int k = 0; k < 2; k++) {
 			strbuf_reset(&rel);
 			report_rel(&rel, k ? RF_RANK_OVERLAP : RF_RANK_TIMELINE, it->iteration,
@@ -481,13 +589,22 @@ static void rank_charts(struct strbuf *h, const struct report *R, const struct a
 	if (shown < scripts)
 		strbuf_addf(
 			h,
-			"<p>%zu of the %zu rank charts are rendered (the flagged ranks: "
-			"stragglers, the worst ranks, the listed ones); every rank has its "
-			"scripts. To render one: <code>cd iteration_%d/rank_&lt;r&gt; &amp;&amp; "
-			"gnuplot timeline.gp overlap.gp</code>; to render them all, run ppagg "
-			"again with <code>--rank-charts all</code> (or a list of ranks, "
-			"e.g. <code>--rank-charts 0-7,77</code>).</p>\n",
+			"<p>%zu of the %zu rank charts written are rendered (the flagged ranks: "
+			"stragglers, the worst ranks, those asked for). To render one: "
+			"<code>cd iteration_%d/rank_&lt;r&gt; &amp;&amp; gnuplot timeline.gp "
+			"overlap.gp</code>.</p>\n",
 			shown, scripts, it->iteration);
+	if (ranks < it->nranks) {
+		strbuf_addf(h,
+			    "<p>The report shows the charts of %zu of the %zu ranks (the flagged "
+			    "ones: the stragglers, the worst ranks of each overview number, those "
+			    "asked for); the database holds what the others need. For another "
+			    "rank's charts and CSVs, ",
+			    ranks, it->nranks);
+		how_to_get(h, "rank=&lt;r&gt;");
+		strbuf_addstr(h, "; several: <code>--charts rank=0-7,77</code>; every chart's "
+				 "script: <code>--charts all</code>.</p>\n");
+	}
 	strbuf_release(&rel);
 	strbuf_release(&cap);
 }
@@ -505,11 +622,16 @@ static void fold_note(struct strbuf *h, const struct topology *t)
 		    per, per == 1 ? "" : "s", t->tp, t->cp ? t->cp : 1, t->ep ? t->ep : 1);
 }
 
-/* The best link for a rank's charts: its timeline's SVG, PNG or script. */
-static void rank_chart_link(struct strbuf *h, const struct report *R, int I, int rk)
+/* The best link for a rank's charts: its timeline's SVG, PNG or script,
+ * when this run wrote it. */
+static void rank_chart_link(struct strbuf *h, const struct report *R, const struct agg_iter *it,
+			    int rk)
 {
+	const struct agg_rank *r = agg_iter_rank(it, rk);
+	if (!r || it->plan.rank_timeline[r - it->ranks] == AGG_SHOW_NONE)
+		return;
 	struct strbuf rel = STRBUF_INIT;
-	report_rel(&rel, RF_RANK_TIMELINE, I, rk);
+	report_rel(&rel, RF_RANK_TIMELINE, it->iteration, rk);
 	strbuf_addstr(&rel, ".gp");
 	if (exists(R, rel.buf)) {
 		best_href(R, &rel);
@@ -533,6 +655,13 @@ static void overview(struct strbuf *h, const struct report *R, const struct agg_
 				 "stage × replica grid.</p>\n");
 	} else {
 		fold_note(h, t);
+		strbuf_addf(h,
+			    "<p class=\"note\">Colours: in the bubble, compute and idle maps each "
+			    "cell is compared with the median cell of its stage, on a scale of at "
+			    "least ±%.0f %% of the median compute (idle, compute) or ±%.0f points "
+			    "(bubble), so an even job stays pale and a straggler stands out "
+			    "(docs/ppagg.md, \"Overview\"); coverage runs up to 100 %%.</p>\n",
+			    100 * R->job->threshold, 50 * R->job->threshold);
 		strbuf_addstr(h, "<div class=\"grid\">\n");
 		for (int m = 0; m < AGG_NMETRICS; m++) {
 			strbuf_reset(&rel);
@@ -567,7 +696,7 @@ static void overview(struct strbuf *h, const struct report *R, const struct agg_
 			if (rk < t->nrank && t->stage_of[rk] >= 0)
 				strbuf_addf(h, "%d · %d", t->stage_of[rk], t->model_of[rk]);
 			strbuf_addstr(h, "</td><td>");
-			rank_chart_link(h, R, I, rk);
+			rank_chart_link(h, R, it, rk);
 			strbuf_addstr(h, "</td></tr>\n");
 		}
 		if (!ov->ntop[m])
@@ -580,7 +709,8 @@ static void overview(struct strbuf *h, const struct report *R, const struct agg_
 	strbuf_release(&cap);
 }
 
-/* The summary of one iteration on index.html. */
+/* The section of one iteration on index.html: its summary, its problems
+ * and, when the report details it, its overview and worst ranks. */
 static void iteration_summary(struct strbuf *h, const struct report *R, const struct agg_iter *it)
 {
 	static const struct {
@@ -593,20 +723,29 @@ static void iteration_summary(struct strbuf *h, const struct report *R, const st
 	int I = it->iteration;
 	strbuf_addf(h, "<section id=\"iter-%d\">\n<h2>Iteration %d</h2>\n<p>", I, I);
 	report_html_escape(h, it->folder);
-	strbuf_addf(h, ": %d ranks analysed, %d failed. <a href=\"", it->nok, it->nfailed);
-	report_rel(h, RF_PAGE, I, 0);
-	strbuf_addstr(h, "\"><b>Details</b>: pipelines, PP-group and model-replica charts, every "
-			 "rank</a>. CSV: ");
-	for (size_t k = 0; k < sizeof(csvs) / sizeof(csvs[0]); k++) {
-		strbuf_addf(h, "%s<a href=\"", k ? ", " : "");
-		report_rel(h, csvs[k].f, I, 0);
-		strbuf_addf(h, "\">%s</a>", csvs[k].text);
+	strbuf_addf(h, ": %d ranks analysed, %d failed. ", it->nok, it->nfailed);
+	if (it->plan.detail) {
+		strbuf_addstr(h, "<a href=\"");
+		report_rel(h, RF_PAGE, I, 0);
+		strbuf_addstr(h, "\"><b>Details</b>: pipelines, PP-group and model-replica charts, "
+				 "every rank</a>. CSV: ");
+		for (size_t k = 0; k < sizeof(csvs) / sizeof(csvs[0]); k++) {
+			strbuf_addf(h, "%s<a href=\"", k ? ", " : "");
+			report_rel(h, csvs[k].f, I, 0);
+			strbuf_addf(h, "\">%s</a>", csvs[k].text);
+		}
+		strbuf_addstr(h, ". ");
+	} else {
+		strbuf_addstr(h, "Not detailed in this report: ");
+		how_to_get(h, "iteration=&lt;n&gt;");
+		strbuf_addstr(h, " to see its overview, charts and page. ");
 	}
-	strbuf_addstr(h, ". <a href=\"#compare\">back to the comparison</a></p>\n");
+	strbuf_addstr(h, "<a href=\"#compare\">back to the comparison</a></p>\n");
 	failed_ranks(h, it);
 	conflicts_section(h, it);
 	incomplete_groups(h, t, it);
-	overview(h, R, it);
+	if (it->plan.detail)
+		overview(h, R, it);
 	stragglers_table(h, t, it);
 	strbuf_addstr(h, "</section>\n");
 }
@@ -616,7 +755,13 @@ static void iteration_page(struct strbuf *h, const struct report *R, const struc
 {
 	const struct topology *t = &R->job->topo;
 	int I = it->iteration;
-	size_t nimg = 2 * it->nranks + it->res.npipes + t->groups[TOPO_MODEL].n;
+	size_t nimg = 0;
+	for (size_t i = 0; i < it->nranks; i++)
+		nimg += 2 * rank_shown(it, i);
+	for (size_t k = 0; k < it->res.npipes; k++)
+		nimg += it->plan.pp_group[it->res.pipes[k].pp_group] != AGG_SHOW_NONE;
+	for (size_t m = 0; m < t->groups[TOPO_MODEL].n; m++)
+		nimg += it->plan.model_group[m] != AGG_SHOW_NONE;
 	bool lazy = nimg > 30;
 	strbuf_addf(h, "<h1>pptrace: iteration %d</h1>\n<p><a href=\"", I);
 	report_rel(h, RF_INDEX, 0, 0);
@@ -635,7 +780,7 @@ static void iteration_page(struct strbuf *h, const struct report *R, const struc
 			 "(ms)</th><th>bubble (ms)</th><th>coverage</th><th>charts</th><th>other "
 			 "iterations</th></tr>\n");
 	for (size_t i = 0; i < it->nranks; i++)
-		rank_row(h, R, it, &it->ranks[i]);
+		rank_row(h, R, it, i);
 	strbuf_addstr(h, "</table>\n");
 	rank_charts(h, R, it, lazy);
 }
@@ -701,6 +846,8 @@ static void index_header(struct strbuf *h, const struct report *R)
 	strbuf_addstr(h, "<h1>pptrace: pipeline report</h1>\n<nav>");
 	for (size_t i = 0; i < job->niters; i++) {
 		int I = job->its[i].iteration;
+		if (!job->its[i].plan.detail)
+			continue;
 		strbuf_addf(h, "<a href=\"#iter-%d\">iteration %d</a><a href=\"", I, I);
 		report_rel(h, RF_PAGE, I, 0);
 		strbuf_addstr(h, "\">(details)</a>");
@@ -743,6 +890,8 @@ int report_html_write(const struct report *R)
 	char title[64];
 	int rc = 0;
 	for (size_t i = 0; i < job->niters && !rc; i++) {
+		if (!job->its[i].plan.detail)
+			continue;
 		strbuf_reset(&h);
 		snprintf(title, sizeof(title), "pptrace: iteration %d", job->its[i].iteration);
 		page_begin(&h, title);
@@ -756,9 +905,10 @@ int report_html_write(const struct report *R)
 		index_header(&h, R);
 		for (size_t k = 0; k < R->nsections; k++)
 			R->sections[k].html(R, &h);
-		comparison(&h, job->its, job->niters);
+		comparison(&h, &job->topo, job->its, job->niters);
 		for (size_t i = 0; i < job->niters; i++)
-			iteration_summary(&h, R, &job->its[i]);
+			if (has_section(&job->topo, &job->its[i]))
+				iteration_summary(&h, R, &job->its[i]);
 		page_end(&h);
 		rc = report_write_file(R, RF_INDEX, 0, 0, &h);
 	}

@@ -14,6 +14,62 @@
 #include "chart/heatmap.h"
 #include "util/pp.h"
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The lower median of the n values of v that are not NaN (v is sorted in
+ * place); NaN when there is none. */
+static double median_of(double *v, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			v[k++] = v[i];
+	if (!k)
+		return NAN;
+	qsort(v, k, sizeof(*v), cmp_double);
+	return v[(k - 1) / 2];
+}
+
+/* Value of metric m in cell (s, d); NaN without data. */
+static double cell_value(const struct agg_overview *ov, int s, int d, enum agg_metric m)
+{
+	const struct agg_cell *c = &ov->cells[(size_t)s * (size_t)ov->nrep + (size_t)d];
+	return c->rank[m] < 0 ? NAN : c->v[m];
+}
+
+/* Anchors the colour scale of metric m (docs/ppagg.md, "Overview"): each
+ * stage's row against its median cell, at least a half width that noise
+ * stays within: for compute and idle (ms) the straggler threshold of the
+ * median compute cell, for the bubble share the threshold times 50
+ * percentage points (5 at 0.10). Coverage keeps its fixed scale. */
+static void anchor_scale(struct heatmap *h, const struct agg_overview *ov, double threshold,
+			 enum agg_metric m)
+{
+	size_t ncell = (size_t)ov->nstage * (size_t)ov->nrep;
+	double *v = xmalloc((ncell + 1) * sizeof(*v));
+	double *centre = xmalloc(((size_t)ov->nstage + 1) * sizeof(*centre));
+	for (int s = 0; s < ov->nstage; s++) {
+		for (int d = 0; d < ov->nrep; d++)
+			v[d] = cell_value(ov, s, d, m);
+		centre[s] = median_of(v, (size_t)ov->nrep);
+	}
+	double half = 50 * threshold;
+	if (m != AGG_M_BUBBLE) {
+		for (size_t i = 0; i < ncell; i++)
+			v[i] = cell_value(ov, (int)(i / (size_t)ov->nrep),
+					  (int)(i % (size_t)ov->nrep), AGG_M_COMPUTE);
+		double mc = median_of(v, ncell);
+		half = isnan(mc) ? 0 : threshold * mc;
+	}
+	heatmap_set_centres(h, centre, half);
+	free(centre);
+	free(v);
+}
+
 static int heatmap_chart(struct report *R, const struct agg_iter *it, enum agg_metric m)
 {
 	const struct agg_overview *ov = &it->ov;
@@ -22,7 +78,8 @@ static int heatmap_chart(struct report *R, const struct agg_iter *it, enum agg_m
 	char title[160], hover[256], err[512];
 	snprintf(title, sizeof(title), "%s, iteration %d (worst rank of each cell)", mi->title,
 		 it->iteration);
-	heatmap_set_labels(h, title, "data-parallel replica", "pipeline stage", mi->title);
+	heatmap_set_labels(h, title, "data-parallel replica", "pipeline stage",
+			   m == AGG_M_COVERAGE ? mi->title : "vs its stage's median");
 	heatmap_set_scale(h, mi->low_bad ? HEATMAP_LOW_BAD : HEATMAP_HIGH_BAD);
 	heatmap_set_number(h, 1, mi->unit);
 	heatmap_set_formats(h, R->o->png, R->o->svg);
@@ -49,6 +106,8 @@ static int heatmap_chart(struct report *R, const struct agg_iter *it, enum agg_m
 	 * next to 100 % is no finding. */
 	if (m == AGG_M_COVERAGE)
 		heatmap_set_range(h, lowest < 80 ? floor(lowest) : 80, 100);
+	else
+		anchor_scale(h, ov, R->job->threshold, m);
 	struct strbuf prefix = STRBUF_INIT;
 	report_path(&prefix, R, RF_OVERVIEW_MAP, it->iteration, m);
 	int rc = report_queue_script(R, heatmap_write(h, prefix.buf, err, sizeof(err)), err,

@@ -19,7 +19,7 @@ void report_queue_add(struct report *R, const char *script, enum agg_show show)
 {
 	const struct report_opts *o = R->o;
 	struct report_queue *q = &R->queue;
-	bool on = o->render && show != AGG_SHOW_SCRIPT;
+	bool on = o->render && show >= AGG_SHOW_IMAGE;
 	bool png = on && o->png;
 	bool svg = on && o->svg && (show == AGG_SHOW_ALL || !o->png);
 	q->written++;

@@ -6,7 +6,7 @@
 # Per size and step: wall and CPU seconds (CPU includes the children: the
 # workers, gnuplot) and the peak RSS of the largest process; the database's
 # bytes; the
-# output's bytes (apparent, and on disk), index.html and the iteration
+# output's bytes (apparent, and on disk) and files, index.html and the iteration
 # page, charts rendered and scripts written; at 1,024 ranks also headless
 # Chromium opening index.html (wall time to the loaded DOM, images loaded).
 # At 8,192 ranks, each example query of docs/database.md on that database
@@ -78,6 +78,7 @@ one() {
 	local out="$tree/pptrace"
 	put "report_${n}_output_bytes" "$(du -sb "$out" | cut -f1)" B
 	put "report_${n}_output_disk_bytes" "$(($(du -sk "$out" | cut -f1) * 1024))" B
+	put "report_${n}_output_files" "$(find "$out" -type f | wc -l)" ""
 	put "report_${n}_index_html_bytes" "$(stat -c %s "$out/index.html")" B
 	put "report_${n}_iteration_html_bytes" "$(stat -c %s "$out/iteration_15.html")" B
 	local err="$W/report_${n}_ppagg.err"

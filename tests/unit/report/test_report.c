@@ -1,7 +1,7 @@
 /* Unit tests for pipeline/report/: every output's path (report_paths.c,
  * the report's layout of docs/ppagg.md "Output folder") and what the render queue
  * asks gnuplot for, per render plan and --format (report_render.c, docs/ppagg.md
- * "What is rendered"). */
+ * "What the report shows"). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,8 +101,10 @@ static void test_render_queue(void **state)
 	expect_queued(true, true, true, AGG_SHOW_IMAGE, true, false);
 	expect_queued(true, true, false, AGG_SHOW_IMAGE, true, false);
 	expect_queued(true, false, true, AGG_SHOW_IMAGE, false, true);
-	/* the script only; nothing at all with --no-render */
+	/* the script only (a chart the plan does not show is never written,
+	 * nor rendered); nothing at all with --no-render */
 	expect_queued(true, true, true, AGG_SHOW_SCRIPT, false, false);
+	expect_queued(true, true, true, AGG_SHOW_NONE, false, false);
 	expect_queued(false, true, true, AGG_SHOW_ALL, false, false);
 	expect_queued(false, true, true, AGG_SHOW_IMAGE, false, false);
 }
