@@ -697,25 +697,6 @@ static void iterations(struct classify *c, struct rank_result *res, int64_t base
 	its->n = res->niterations = r->n;
 }
 
-static enum rr_pg_kind pg_kind(const char *desc)
-{
-	static const struct {
-		const char *word;
-		enum rr_pg_kind kind;
-	} words[] = {
-		{ "EXPERT", RR_PG_EP },   { "CONTEXT", RR_PG_CP }, { "TENSOR", RR_PG_TP },
-		{ "PIPELINE", RR_PG_PP }, { "DATA", RR_PG_DP },
-	};
-	/* Combined groups (TENSOR_AND_DATA_PARALLEL_GROUP, ...) are no one
-	 * kind; EXPERT_DATA_PARALLEL_GROUP counts as ep (tested first). */
-	if (strcasestr(desc, "_AND_"))
-		return RR_PG_UNKNOWN;
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strcasestr(desc, words[i].word))
-			return words[i].kind;
-	return RR_PG_UNKNOWN;
-}
-
 static void groups_out(struct classify *c, struct rank_result *res)
 {
 	res->ngroups = c->groups.n;
@@ -725,7 +706,7 @@ static void groups_out(struct classify *c, struct rank_result *res)
 		res->groups[i].name = g->name;
 		res->groups[i].desc = g->desc;
 		res->groups[i].ranks = g->ranks;
-		res->groups[i].kind = pg_kind(g->desc);
+		res->groups[i].kind = rr_pg_kind_of(g->desc);
 	}
 	for (size_t i = 0; i < res->nkernels; i++)
 		if (res->kernels[i].pg >= 0)

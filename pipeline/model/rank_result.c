@@ -46,6 +46,25 @@ const char *rr_pg_kind_name(enum rr_pg_kind k)
 	return (unsigned)k < 6 ? n[k] : "unknown";
 }
 
+enum rr_pg_kind rr_pg_kind_of(const char *desc)
+{
+	static const struct {
+		const char *word;
+		enum rr_pg_kind kind;
+	} words[] = {
+		{ "EXPERT", RR_PG_EP },   { "CONTEXT", RR_PG_CP }, { "TENSOR", RR_PG_TP },
+		{ "PIPELINE", RR_PG_PP }, { "DATA", RR_PG_DP },
+	};
+	/* Combined groups (TENSOR_AND_DATA_PARALLEL_GROUP, ...) are no one
+	 * kind; EXPERT_DATA_PARALLEL_GROUP counts as ep (tested first). */
+	if (!desc || strcasestr(desc, "_AND_"))
+		return RR_PG_UNKNOWN;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasestr(desc, words[i].word))
+			return words[i].kind;
+	return RR_PG_UNKNOWN;
+}
+
 const char *rr_role_rule_name(enum rr_role_rule r)
 {
 	static const char *const n[] = { "none",         "flows",

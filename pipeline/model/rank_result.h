@@ -267,6 +267,10 @@ const char *rr_category_name(enum rr_category c); /* "?" when invalid */
 const char *rr_phase_name(enum rr_phase p);       /* NULL for RR_NOPHASE */
 const char *rr_mode_name(enum rr_mode m);
 const char *rr_pg_kind_name(enum rr_pg_kind k);
+/* The kind a process group's description names (Megatron's
+ * TENSOR_MODEL_PARALLEL_GROUP, ...); RR_PG_UNKNOWN for combined groups
+ * (TENSOR_AND_DATA_...), NULL and any other. */
+enum rr_pg_kind rr_pg_kind_of(const char *desc);
 const char *rr_role_rule_name(enum rr_role_rule r); /* "flows", ... */
 
 #endif
