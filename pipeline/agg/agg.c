@@ -6,7 +6,8 @@
  *   iteration: labels, agg_compute, its line on stderr, the overview's
  *   numbers and the render plan → one transaction rewriting
  *   pp_groups/pipelines/stragglers rows → the analyses, in the order of
- *   analyses[] (the what-if: agg_whatif.c), each storing its own rows.
+ *   analyses[] (the what-if: agg_whatif.c; why the pipeline waits:
+ *   agg_why.c), each storing its own rows.
  *
  * Missing ranks, failed ranks, rank conflicts and a missing topology
  * degrade the job (job->partial for missing, failed or conflicting
@@ -444,6 +445,51 @@ static int whatif(struct run *R)
 	return 0;
 }
 
+/* Why the pipeline waits (agg_why.h), on the what-if analysis' engine for
+ * the critical path: one line for what could not be analysed, one with
+ * what was found. */
+static int why(struct run *R)
+{
+	struct agg_job *job = R->job;
+	struct agg_why *w = &job->why;
+	const struct agg_whatif *wi = &job->whatif;
+	struct strbuf sb = STRBUF_INIT;
+	if (wi->state == AGG_WI_NO_OPS)
+		strbuf_addstr(&sb, "no ops, so no what-if model to walk");
+	else if (wi->state != AGG_WI_DONE)
+		strbuf_addf(&sb, "the what-if analysis was not made: %s", wi->why.buf);
+	int rc = agg_why_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp, wi->engine,
+			     sb.buf, R->o->why_rows, w);
+	strbuf_reset(&sb);
+	if (rc) {
+		strbuf_release(&sb);
+		return db_error(R, rc);
+	}
+	agg_why_incomplete(w, &sb);
+	if (w->state == AGG_WHY_NONE && !R->o->quiet)
+		fprintf(stderr, "%s: why: not analysed: %s\n", pp_progname(), w->why.buf);
+	else if (sb.len)
+		warn("why: incomplete: %s%s%s", sb.buf,
+		     w->path.nsteps ? "" : "; no critical path: ",
+		     w->path.nsteps ? "" : w->no_path.buf);
+	if (w->state == AGG_WHY_DONE && !R->o->quiet) {
+		fprintf(stderr,
+			"%s: why: %zu pipeline transfers in %zu p2p kernels, %zu collective "
+			"instances of %zu groups, ",
+			pp_progname(), w->r.np2p, w->r.nkernels, w->r.ncolls, w->ngroups);
+		if (w->path.nsteps)
+			fprintf(stderr, "the critical path of %zu step%s", w->path.nsteps,
+				w->path.nsteps == 1 ? "" : "s");
+		else if (!sb.len)
+			fprintf(stderr, "no critical path (%s)", w->no_path.buf);
+		else
+			fputs("no critical path", stderr);
+		fprintf(stderr, "; %.2f s (CPU %.2f s)\n", w->seconds, w->cpu_seconds);
+	}
+	strbuf_release(&sb);
+	return 0;
+}
+
 /* The analyses that run after the numbers, in this order: each reads its
  * rows through storage, runs its engine, stores its rows, fills its member
  * of struct agg_job and says on stderr what it found (docs/architecture.md,
@@ -451,6 +497,7 @@ static int whatif(struct run *R)
  * after printing why, which stops ppagg. */
 static int (*const analyses[])(struct run *R) = {
 	whatif,
+	why,
 };
 
 int agg_analyse(const struct agg_opts *o, struct agg_job *job)
@@ -462,6 +509,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 	topo_init(&job->topo);
 	strbuf_init(&job->vpp.why, 0);
 	agg_whatif_init(&job->whatif);
+	agg_why_init(&job->why);
 	resolve_paths(&R);
 	int rc = load(&R);
 	if (!rc)
@@ -483,6 +531,7 @@ void agg_job_release(struct agg_job *job)
 	topo_release(&job->topo);
 	strbuf_release(&job->vpp.why);
 	agg_whatif_release(&job->whatif);
+	agg_why_release(&job->why);
 	db_close(job->db);
 	free(job->base);
 	free(job->db_path);

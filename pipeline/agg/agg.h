@@ -2,7 +2,8 @@
  * and as a whole (docs/ppagg.md, docs/semantics.md §6–8).
  *
  * agg_analyse() reads ppbatch's database, finds the topology, decides the
- * VPP, computes the numbers, runs the analyses (the what-if, agg_whatif.h),
+ * VPP, computes the numbers, runs the analyses (the what-if, agg_whatif.h;
+ * why the pipeline waits, agg_why.h),
  * stores the rows ppagg owns and fills one struct agg_job. It reports what
  * it finds on stderr and writes no chart, CSV or page: the output layer
  * (report/report.h) makes those from the job. cmd/ppagg.c calls the two.
@@ -12,7 +13,8 @@
  * model of an iteration, agg_iter.h), agg_calc.c and agg_ideal.c (the
  * numbers, agg_calc.h), agg_vpp.c (agg_vpp.h), agg_overview.c (the
  * overview's numbers and the render plan), agg_timeline.c (the timelines'
- * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), topology.c
+ * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_why.c
+ * (agg_why.h), topology.c
  * (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
@@ -26,6 +28,7 @@
 #include "agg_iter.h"
 #include "agg_vpp.h"
 #include "agg_whatif.h"
+#include "agg_why.h"
 #include "topology.h"
 
 struct config;
@@ -56,8 +59,9 @@ struct agg_opts {
 	enum agg_rank_charts rank_charts; /* --rank-charts: the render plan */
 	int *rank_list;                   /* --rank-charts <list>: also rendered (flagged) */
 	int nrank_list;
-	bool rank_charts_given; /* the flag was given (the config key yields) */
-	struct config *config;  /* never NULL */
+	bool rank_charts_given;     /* the flag was given (the config key yields) */
+	struct config *config;      /* never NULL */
+	enum agg_why_rows why_rows; /* agg.tp_collective_rows */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -79,6 +83,7 @@ struct agg_job {
 	int64_t started_ns;       /* when agg_analyse() started (pp_now_ns()) */
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
+	struct agg_why why;       /* why the pipeline waits (agg_why.h) */
 };
 
 /* Analyses what o selects into job: opens the database, loads the
