@@ -2,8 +2,9 @@
  * (struct report), every output's path and the files written safely
  * (report_paths.c), the render queue (report_render.c), the writers of the
  * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
- * the pages (report_html.c), and the sections the analyses add to the
- * report (the what-if's: report_whatif.c). Internal to pipeline/report/.
+ * the pages (report_html.c), the trace-event JSON (report_trace.c), and
+ * the sections the analyses add to the report (the what-if's:
+ * report_whatif.c). Internal to pipeline/report/.
  */
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
@@ -191,6 +192,49 @@ void report_html_chart(struct strbuf *h, const struct report *R, const char *rel
  * ranks of every iteration) and iteration_<N>.html (its pipelines, group
  * charts, ranks and rank charts). */
 int report_html_write(const struct report *R);
+
+/* ---- Chrome trace-event JSON for Perfetto (report_trace.c) ---- */
+
+/* One file of trace events (the JSON Object Format ui.perfetto.dev and
+ * chrome://tracing open), written event by event; times are ns, counted
+ * from origin, written as µs with three decimals. */
+struct report_trace {
+	FILE *f;
+	bool first;
+	long long origin;
+	size_t events; /* complete events written */
+	struct strbuf sb;
+};
+/* Writes the head: displayTimeUnit, otherData with the members other
+ * (JSON text without the braces, or NULL), the start of traceEvents. */
+void report_trace_begin(struct report_trace *t, FILE *f, const char *other, long long origin);
+/* A metadata event: what (process_name, ...), args {key: value}, value
+ * JSON text. */
+void report_trace_meta(struct report_trace *t, int pid, int tid, const char *what, const char *key,
+		       const char *value);
+/* The name of process pid (tid < 0) or of track (pid, tid). */
+void report_trace_name(struct report_trace *t, int pid, int tid, const char *name);
+/* The sort index of process pid (tid < 0) or of track (pid, tid). */
+void report_trace_order(struct report_trace *t, int pid, int tid, long sort_index);
+/* A complete event [s, e) (clamped to the origin), named name (escaped
+ * here) in category cat, with the args members args (JSON text without
+ * the braces) or none. */
+void report_trace_slice(struct report_trace *t, int pid, int tid, long long s, long long e,
+			const char *name, const char *cat, const char *args);
+/* Ends the array and the object; the caller closes f. */
+void report_trace_end(struct report_trace *t);
+
+/* The lanes of one track: an event that starts before a lane's last end
+ * goes to the next lane, so each lane holds disjoint events (the format
+ * nests the complete events of one track). Events come by start. */
+enum { REPORT_LANES = 16 };
+struct report_lanes {
+	long long last[REPORT_LANES];
+	int n; /* lanes used */
+};
+/* The lane of [s, e): the first whose last event ended by s (beyond
+ * REPORT_LANES the last one). */
+int report_lane(struct report_lanes *l, long long s, long long e);
 
 /* ---- the what-if (report_whatif.c): a struct report_section ---- */
 
