@@ -12,6 +12,7 @@
 #include "util/cli.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 enum {
 	O_BASE = 1,
@@ -30,7 +31,8 @@ enum {
 	O_CP,
 	O_EP,
 	O_CONFIG,
-	O_QUIET
+	O_QUIET,
+	O_PERFETTO
 };
 
 static const struct cli_opt options[] = {
@@ -55,6 +57,10 @@ static const struct cli_opt options[] = {
 	{ "dp", 0, "<n>", "data-parallel size (default: from the highest rank)", O_DP, 0 },
 	{ "cp", 0, "<n>", "context-parallel size", O_CP, 0 },
 	{ "ep", 0, "<n>", "expert-parallel size", O_EP, 0 },
+	{ "perfetto-ranks", 0, "<ranks>",
+	  "one Perfetto timeline of these ranks (why/ranks.json): ranks and ranges such as 8-15, "
+	  "pp_group=<g>, replica=<m>",
+	  O_PERFETTO, 0 },
 	{ "config", 'c', "<file>", "INI configuration file ([agg] section)", O_CONFIG, 0 },
 	{ "quiet", 'q', NULL, "only warnings and errors", O_QUIET, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
@@ -64,7 +70,7 @@ static const struct cli_cmd cmd = {
 	"ppagg",
 	"ppagg --base-folder <dir> [--iterations <n>...] [--db <path>] [--out <dir>]\n"
 	"             [--time-alignment global|individual] [-j <n>] [--format png,svg] [--no-render]\n"
-	"             [--rank-charts auto|all|flagged|none|<ranks>]\n"
+	"             [--rank-charts auto|all|flagged|none|<ranks>] [--perfetto-ranks <ranks>]\n"
 	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>] [--config <file>] [--quiet]\n"
 	"   or: ppagg --input <dir>/iteration_<n> [options]\n"
 	"   or: ppagg --db <path> [--iterations <n>...] [--out <dir>] [options]",
@@ -73,6 +79,7 @@ static const struct cli_cmd cmd = {
 	options,
 	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
 	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render\n"
+	"  ppagg --base-folder /data/run42 --perfetto-ranks pp_group=3   # why/ranks.json\n"
 	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis",
 	NULL /* the shared exit statuses */
 };
@@ -83,6 +90,8 @@ static const char *const known_keys[] = { "straggler_threshold",
 					  "format",
 					  "time_alignment",
 					  "rank_charts",
+					  "tp_collective_rows",
+					  "perfetto_max_events",
 					  "tp",
 					  "pp",
 					  "dp",
@@ -210,6 +219,18 @@ static int parse_args(struct opts *o, struct cli_state *st, const char **format,
 						     "expected auto, all, flagged, none or "
 						     "a rank list such as 0-7,77");
 			break;
+		case O_PERFETTO: {
+			struct strbuf err = STRBUF_INIT;
+			bool bad = report_perfetto_ranks(st->arg, NULL, 0, NULL, &err) != 0;
+			if (!bad)
+				o->out.perfetto_ranks = st->arg;
+			else
+				cli_bad_value(&cmd, st, err.buf);
+			strbuf_release(&err);
+			if (bad)
+				return CLI_ERR;
+			break;
+		}
 		case O_CONFIG: *config = st->arg; break;
 		case O_QUIET: a->quiet = o->out.quiet = true; break;
 		case O_PROCESSES:
@@ -260,6 +281,22 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 		return error("%s: agg.rank_charts = '%s': expected auto, all, flagged, none "
 			     "or a rank list such as 0-7,77",
 			     path, rc_key);
+	const char *rows = config_get(a->config, "agg.tp_collective_rows");
+	if (rows && !strcmp(rows, "all"))
+		a->why_rows = AGG_WHY_ROWS_ALL;
+	else if (rows && !strcmp(rows, "none"))
+		a->why_rows = AGG_WHY_ROWS_NONE;
+	else if (rows && strcmp(rows, "auto"))
+		return error("%s: agg.tp_collective_rows = '%s': expected auto, all or none", path,
+			     rows);
+	const char *maxev = config_get(a->config, "agg.perfetto_max_events");
+	long v;
+	if (maxev && cli_parse_long(maxev, 1000, 1000000000, &v))
+		return error("%s: agg.perfetto_max_events = '%s': expected a number from 1000 to "
+			     "1000000000",
+			     path, maxev);
+	if (maxev)
+		o->out.perfetto_max_events = (size_t)v;
 	if (!*format)
 		*format = config_get(a->config, "agg.format");
 	if (!*align)
@@ -283,7 +320,10 @@ static int run(const struct opts *o)
 int main(int argc, char **argv)
 {
 	struct opts o = { .agg = { .threshold = 0.10, .vpp = 1 },
-			  .out = { .render = true, .png = true, .svg = true } };
+			  .out = { .render = true,
+				   .png = true,
+				   .svg = true,
+				   .perfetto_max_events = REPORT_PERFETTO_MAX_EVENTS } };
 	const char *format = NULL, *align = NULL, *config = NULL;
 	struct cli_state st;
 	char err[512];

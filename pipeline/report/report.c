@@ -23,6 +23,7 @@
  * index.html (docs/architecture.md, "Adding an analysis to ppagg"). */
 static const struct report_section sections[] = {
 	{ report_whatif_files, report_whatif_html, report_whatif_headline },
+	{ report_why_files, report_why_html, report_why_headline },
 };
 
 /* Rank i of it: its folder, CSVs and charts. */

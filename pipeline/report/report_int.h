@@ -4,7 +4,8 @@
  * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
  * the pages (report_html.c), the trace-event JSON (report_trace.c), and
  * the sections the analyses add to the report (the what-if's:
- * report_whatif.c). Internal to pipeline/report/.
+ * report_whatif.c; why the pipeline waits: report_why.c). Internal to
+ * pipeline/report/.
  */
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
@@ -92,7 +93,10 @@ enum report_file {
 	RF_WHATIF,               /* whatif */
 	RF_WHATIF_SW,            /* whatif/sw: the S_w heatmap */
 	RF_WHATIF_STEP,          /* whatif/step: one step, measured and ideal */
-	RF_WHATIF_JSON           /* whatif/timeline.json: the same for Perfetto */
+	RF_WHATIF_JSON,          /* whatif/timeline.json: the same for Perfetto */
+	RF_WHY,                  /* why */
+	RF_WHY_HOPS,             /* why/hops: wait vs transfer per stage pair */
+	RF_WHY_JSON              /* why/ranks.json: the chosen ranks for Perfetto */
 };
 
 /* The output folder: --out, else <base>/pptrace. malloc'd. */
@@ -241,5 +245,11 @@ int report_lane(struct report_lanes *l, long long s, long long e);
 int report_whatif_files(struct report *R);
 void report_whatif_html(const struct report *R, struct strbuf *h);
 void report_whatif_headline(const struct report *R, struct strbuf *sb);
+
+/* ---- why the pipeline waits (report_why.c): a struct report_section ---- */
+
+int report_why_files(struct report *R);
+void report_why_html(const struct report *R, struct strbuf *h);
+void report_why_headline(const struct report *R, struct strbuf *sb);
 
 #endif

@@ -64,6 +64,9 @@ void report_rel(struct strbuf *sb, enum report_file f, int it, long id)
 	case RF_WHATIF_SW: in(sb, RF_WHATIF, it, id, "sw"); return;
 	case RF_WHATIF_STEP: in(sb, RF_WHATIF, it, id, "step"); return;
 	case RF_WHATIF_JSON: in(sb, RF_WHATIF, it, id, "timeline.json"); return;
+	case RF_WHY: strbuf_addstr(sb, "why"); return;
+	case RF_WHY_HOPS: in(sb, RF_WHY, it, id, "hops"); return;
+	case RF_WHY_JSON: in(sb, RF_WHY, it, id, "ranks.json"); return;
 	}
 }
 
