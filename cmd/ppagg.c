@@ -165,19 +165,10 @@ static int parse_rank_charts(const char *s, struct agg_opts *o)
 	o->nrank_list = 0;
 	o->rank_charts = AGG_RC_FLAGGED;
 	size_t alloc = 0;
-	char tok[32];
 	for (const char *p = s;; p++) {
 		size_t len = strcspn(p, ",");
 		long lo, hi;
-		if (!len || len >= sizeof(tok))
-			return PP_EINVAL;
-		memcpy(tok, p, len);
-		tok[len] = '\0';
-		char *dash = strchr(tok, '-');
-		if (dash)
-			*dash = '\0';
-		if (cli_parse_long(tok, 0, 1000000, &lo) ||
-		    cli_parse_long(dash ? dash + 1 : tok, 0, 1000000, &hi) || hi < lo)
+		if (cli_parse_range(p, len, 0, 1000000, &lo, &hi))
 			return PP_EINVAL;
 		for (long r = lo; r <= hi; r++) {
 			if ((size_t)o->nrank_list == alloc) {

@@ -133,6 +133,17 @@ int report_commit(struct safefile *sf, const char *path);
 /* Writes the file f (its folder exists) with the content sb. */
 int report_write_file(const struct report *R, enum report_file f, int it, long id,
 		      const struct strbuf *sb);
+/* A file of an analysis's folder: output f, plus ext (".gp", or ""). */
+struct report_name {
+	enum report_file f;
+	const char *ext;
+};
+/* Removes the files names[0..n) of the folder dir that an earlier run
+ * wrote (an analysis's files this run does not write): only these names,
+ * in the folder opened without following a symlink inside the output area
+ * (safefile.h); the folder goes when left empty. Failures are warnings. */
+void report_remove(const struct report *R, enum report_file dir, const struct report_name *names,
+		   size_t n);
 
 /* ---- the render queue (report_render.c) ---- */
 
@@ -143,6 +154,11 @@ void report_queue_add(struct report *R, const char *script, enum agg_show show);
  * PP_EIO when it failed, else report_queue_add()s the script. */
 int report_queue_script(struct report *R, int rc, const char *err, const char *prefix,
 			enum agg_show show);
+/* Finishes a chart script written by hand at path (report_open()): commits
+ * it, removes the images an earlier run rendered from it
+ * (gnuplot_clear_outputs()) and queues it. 0 or PP_EIO after printing why. */
+int report_commit_script(struct report *R, struct safefile *sf, const char *path,
+			 enum agg_show show);
 void report_queue_release(struct report_queue *q);
 /* Runs gnuplot on every queued script, at most processes at a time
  * (chart/gnuplot.h). Returns the number of scripts that failed (each

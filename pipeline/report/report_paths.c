@@ -5,6 +5,7 @@
  */
 #include "report_int.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,4 +151,33 @@ out:
 	strbuf_release(&path);
 	strbuf_release(&p);
 	return rc;
+}
+
+void report_remove(const struct report *R, enum report_file dir, const struct report_name *names,
+		   size_t n)
+{
+	struct strbuf rel = STRBUF_INIT, name = STRBUF_INIT;
+	int outfd, dfd;
+	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL, 0))
+		return;
+	report_rel(&rel, dir, 0, 0);
+	dfd = openat(outfd, rel.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	for (size_t i = 0; dfd >= 0 && i < n; i++) {
+		strbuf_reset(&name);
+		report_rel(&name, names[i].f, 0, 0);
+		const char *leaf = report_leaf(name.buf);
+		memmove(name.buf, leaf, strlen(leaf) + 1);
+		name.len = strlen(name.buf);
+		strbuf_addstr(&name, names[i].ext);
+		if (unlinkat(dfd, name.buf, 0) && errno != ENOENT)
+			warn("cannot remove the earlier run's '%s/%s/%s': %s", R->out, rel.buf,
+			     name.buf, strerror(errno));
+	}
+	if (dfd >= 0) {
+		close(dfd);
+		(void)unlinkat(outfd, rel.buf, AT_REMOVEDIR); /* fails when not empty */
+	}
+	close(outfd);
+	strbuf_release(&rel);
+	strbuf_release(&name);
 }

@@ -16,13 +16,10 @@
  */
 #include "report_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "chart/gantt.h"
 #include "chart/heatmap.h"
@@ -299,50 +296,16 @@ static int perfetto(const struct report_dir *dir, const struct agg_whatif *w)
 	return rc;
 }
 
-/* Appends the name in its folder of output f, plus ext. */
-static void leaf(struct strbuf *sb, enum report_file f, const char *ext)
-{
-	struct strbuf rel = STRBUF_INIT;
-	report_rel(&rel, f, 0, 0);
-	strbuf_addstr(sb, report_leaf(rel.buf));
-	strbuf_addstr(sb, ext);
-	strbuf_release(&rel);
-}
-
 /* A run without what-if files removes those an earlier run wrote, so that
- * the what-if folder never shows another run's analysis (docs/ppagg.md).
- * Only these names, relative to the folder opened without following a
- * symlink inside the output area (safefile.h); the folder goes when left
- * empty. */
+ * the what-if folder never shows another run's analysis (docs/ppagg.md). */
 static void remove_stale(const struct report *R)
 {
-	static const struct {
-		enum report_file f;
-		const char *ext;
-	} names[] = { { RF_WHATIF_SW, ".gp" },    { RF_WHATIF_SW, ".png" },
-		      { RF_WHATIF_SW, ".svg" },   { RF_WHATIF_STEP, ".gp" },
-		      { RF_WHATIF_STEP, ".png" }, { RF_WHATIF_STEP, ".svg" },
-		      { RF_WHATIF_JSON, "" } };
-	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
-	int outfd, wfd;
-	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL, 0))
-		return;
-	report_rel(&dir, RF_WHATIF, 0, 0);
-	wfd = openat(outfd, dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (wfd >= 0) {
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			strbuf_reset(&name);
-			leaf(&name, names[i].f, names[i].ext);
-			if (unlinkat(wfd, name.buf, 0) && errno != ENOENT)
-				warn("cannot remove the earlier run's '%s/%s/%s': %s", R->out,
-				     dir.buf, name.buf, strerror(errno));
-		}
-		close(wfd);
-		(void)unlinkat(outfd, dir.buf, AT_REMOVEDIR); /* fails when not empty */
-	}
-	close(outfd);
-	strbuf_release(&dir);
-	strbuf_release(&name);
+	static const struct report_name names[] = {
+		{ RF_WHATIF_SW, ".gp" },   { RF_WHATIF_SW, ".png" },   { RF_WHATIF_SW, ".svg" },
+		{ RF_WHATIF_STEP, ".gp" }, { RF_WHATIF_STEP, ".png" }, { RF_WHATIF_STEP, ".svg" },
+		{ RF_WHATIF_JSON, "" },
+	};
+	report_remove(R, RF_WHATIF, names, sizeof(names) / sizeof(names[0]));
 }
 
 int report_whatif_files(struct report *R)

@@ -18,16 +18,14 @@
  */
 #include "report_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "chart/gnuplot.h"
 #include "model/optype.h"
 #include "model/rank_result.h"
+#include "util/cli.h"
 #include "util/pp.h"
 
 /* The chart is one, small and at the top of the report: rendered always. */
@@ -39,28 +37,6 @@ static double ms(int64_t ns)
 }
 
 /* ---- the ranks of --perfetto-ranks ------------------------------------ */
-
-/* Parses "<n>" or "<n>-<m>" of at most 7 digits each. */
-static bool parse_range(const char *s, size_t len, long *lo, long *hi)
-{
-	char buf[32], *end;
-	if (!len || len >= sizeof(buf))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	char *dash = strchr(buf, '-');
-	if (dash)
-		*dash = '\0';
-	errno = 0;
-	*lo = strtol(buf, &end, 10);
-	if (end == buf || *end || *lo < 0 || *lo > 9999999 || errno)
-		return false;
-	*hi = *lo;
-	if (!dash)
-		return true;
-	*hi = strtol(dash + 1, &end, 10);
-	return end != dash + 1 && !*end && *hi >= *lo && *hi <= 9999999 && !errno;
-}
 
 int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank, bool *sel,
 			  struct strbuf *err)
@@ -82,7 +58,7 @@ int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank,
 			g++;
 		size_t key = g < ng ? strlen(groups[g].key) : 0;
 		long lo, hi;
-		if (!parse_range(p + key, len - key, &lo, &hi)) {
+		if (cli_parse_range(p + key, len - key, 0, 9999999, &lo, &hi)) {
 			strbuf_addf(
 				err,
 				"'%.*s': expected a rank, a range such as 8-15, pp_group=<g> or "
@@ -601,63 +577,25 @@ static int hops_chart(struct report *R, const struct report_dir *d)
 		fputs("\nunset output\n}\n", f);
 	}
 	free(v);
-	int rc = report_commit(&sf, path.buf);
-	if (!rc) /* not written by gnuplot_write_script(), which would */
-		gnuplot_clear_outputs(path.buf);
-	if (!rc)
-		report_queue_add(R, path.buf, SHOW);
+	int rc = report_commit_script(R, &sf, path.buf, SHOW);
 	strbuf_release(&path);
 	return rc;
 }
 
 /* ---- files ------------------------------------------------------------ */
 
-/* Appends the name in its folder of output f, plus ext. */
-static void leaf(struct strbuf *sb, enum report_file f, const char *ext)
-{
-	struct strbuf rel = STRBUF_INIT;
-	report_rel(&rel, f, 0, 0);
-	strbuf_addstr(sb, report_leaf(rel.buf));
-	strbuf_addstr(sb, ext);
-	strbuf_release(&rel);
-}
-
-/* Removes what an earlier run wrote to why/ and this one does not (the
- * chart without hops, the JSON without --perfetto-ranks): only these
- * names, in the folder opened without following a symlink (safefile.h);
- * the folder goes when left empty. */
+/* Removes what an earlier run wrote to why/ and this one does not: the
+ * chart without hops, the JSON without --perfetto-ranks. */
 static void remove_stale(const struct report *R, bool chart, bool json)
 {
-	static const struct {
-		enum report_file f;
-		const char *ext;
-	} names[] = { { RF_WHY_HOPS, ".gp" },
-		      { RF_WHY_HOPS, ".png" },
-		      { RF_WHY_HOPS, ".svg" },
-		      { RF_WHY_JSON, "" } };
-	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
-	int outfd, wfd;
-	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL, 0))
-		return;
-	report_rel(&dir, RF_WHY, 0, 0);
-	wfd = openat(outfd, dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (wfd >= 0) {
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			if ((names[i].f == RF_WHY_HOPS && chart) ||
-			    (names[i].f == RF_WHY_JSON && json))
-				continue;
-			strbuf_reset(&name);
-			leaf(&name, names[i].f, names[i].ext);
-			if (unlinkat(wfd, name.buf, 0) && errno != ENOENT)
-				warn("cannot remove the earlier run's '%s/%s/%s': %s", R->out,
-				     dir.buf, name.buf, strerror(errno));
-		}
-		close(wfd);
-		(void)unlinkat(outfd, dir.buf, AT_REMOVEDIR); /* fails when not empty */
-	}
-	close(outfd);
-	strbuf_release(&dir);
-	strbuf_release(&name);
+	static const struct report_name charts[] = { { RF_WHY_HOPS, ".gp" },
+						     { RF_WHY_HOPS, ".png" },
+						     { RF_WHY_HOPS, ".svg" } },
+					json_file[] = { { RF_WHY_JSON, "" } };
+	if (!chart)
+		report_remove(R, RF_WHY, charts, sizeof(charts) / sizeof(charts[0]));
+	if (!json)
+		report_remove(R, RF_WHY, json_file, 1);
 }
 
 /* The ranks --perfetto-ranks selects, over the ranks the topology and the
