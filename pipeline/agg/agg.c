@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agg_timeline.h"
 #include "storage/db.h"
 #include "util/config.h"
 #include "util/pp.h"
@@ -458,8 +459,9 @@ static int why(struct run *R)
 		strbuf_addstr(&sb, "no ops, so no what-if model to walk");
 	else if (wi->state != AGG_WI_DONE)
 		strbuf_addf(&sb, "the what-if analysis was not made: %s", wi->why.buf);
+	job->timelines = xcalloc(job->niters + 1, sizeof(*job->timelines));
 	int rc = agg_why_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp, wi->engine,
-			     sb.buf, R->o->why_rows, w);
+			     sb.buf, R->o->why_rows, job->timelines, w);
 	strbuf_reset(&sb);
 	if (rc) {
 		strbuf_release(&sb);
@@ -532,6 +534,9 @@ void agg_job_release(struct agg_job *job)
 	strbuf_release(&job->vpp.why);
 	agg_whatif_release(&job->whatif);
 	agg_why_release(&job->why);
+	for (size_t i = 0; job->timelines && i < job->niters; i++)
+		agg_timeline_release(&job->timelines[i]);
+	free(job->timelines);
 	db_close(job->db);
 	free(job->base);
 	free(job->db_path);

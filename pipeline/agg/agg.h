@@ -31,6 +31,7 @@
 #include "agg_why.h"
 #include "topology.h"
 
+struct agg_timeline;
 struct config;
 struct db;
 
@@ -84,6 +85,10 @@ struct agg_job {
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
 	struct agg_why why;       /* why the pipeline waits (agg_why.h) */
+	/* Per iteration, the timelines' blocks the why analysis' scan of the
+	 * kernels made (up to AGG_WHY_KEEP_BYTES), for agg_timeline_load() to
+	 * take instead of scanning again; an entry with no ranks is loaded. */
+	struct agg_timeline *timelines;
 };
 
 /* Analyses what o selects into job: opens the database, loads the

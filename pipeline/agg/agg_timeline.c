@@ -50,14 +50,7 @@ static void add_block(struct agg_blocks *bl, const struct agg_block *b)
 
 /* Rows arrive grouped by trace: the blocks of the trace being read, or
  * NULL when it is not a rank's. */
-struct fill {
-	const struct agg_iter *it;
-	struct agg_timeline *tl;
-	struct agg_blocks *bl;
-	int64_t trace_id;
-};
-
-static struct agg_blocks *blocks_of(struct fill *F, int64_t rank, int64_t trace_id)
+static struct agg_blocks *blocks_of(struct agg_timeline_fill *F, int64_t rank, int64_t trace_id)
 {
 	if (!F->bl || F->trace_id != trace_id) {
 		const struct agg_rank *r = agg_iter_rank(F->it, (int)rank);
@@ -67,9 +60,9 @@ static struct agg_blocks *blocks_of(struct fill *F, int64_t rank, int64_t trace_
 	return F->bl;
 }
 
-static int add_kernel_block(void *ctx, const struct db_agg_block *k)
+int agg_timeline_block(void *ctx, const struct db_agg_block *k)
 {
-	struct fill *F = ctx;
+	struct agg_timeline_fill *F = ctx;
 	struct agg_blocks *bl = blocks_of(F, k->rank, k->trace_id);
 	int c = agg_cat_of(k->category, false);
 	if (!bl || c < 0)
@@ -123,18 +116,44 @@ static void timed_steps(const struct agg_rank *rk, struct agg_blocks *bl)
 	}
 }
 
-int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl)
+void agg_timeline_begin(struct agg_timeline_fill *F, const struct agg_iter *it,
+			struct agg_timeline *tl)
 {
 	tl->nranks = it->nranks;
 	tl->rank = xcalloc(it->nranks + 1, sizeof(*tl->rank));
-	struct fill F = { .it = it, .tl = tl };
-	int rc = db_agg_blocks(job->db, it->iteration, add_kernel_block, &F);
+	*F = (struct agg_timeline_fill){ .it = it, .tl = tl };
+}
+
+void agg_timeline_end(struct agg_timeline_fill *F)
+{
+	for (size_t i = 0; i < F->it->nranks; i++)
+		timed_steps(&F->it->ranks[i], &F->tl->rank[i]);
+}
+
+size_t agg_timeline_bytes(const struct agg_timeline *tl)
+{
+	size_t n = tl->nranks * sizeof(*tl->rank);
+	for (size_t i = 0; i < tl->nranks; i++)
+		n += tl->rank[i].alloc * sizeof(struct agg_block);
+	return n;
+}
+
+int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl)
+{
+	size_t i = (size_t)(it - job->its);
+	if (job->timelines && i < job->niters && job->timelines[i].rank) {
+		*tl = job->timelines[i]; /* taken: the job keeps no copy */
+		memset(&job->timelines[i], 0, sizeof(*tl));
+		return 0;
+	}
+	struct agg_timeline_fill F;
+	agg_timeline_begin(&F, it, tl);
+	int rc = db_agg_blocks(job->db, it->iteration, agg_timeline_block, &F);
 	if (rc) {
 		error("%s", rc == PP_EDB ? db_errmsg(job->db) : pp_strerror(rc));
 		return rc;
 	}
-	for (size_t i = 0; i < it->nranks; i++)
-		timed_steps(&it->ranks[i], &tl->rank[i]);
+	agg_timeline_end(&F);
 	return 0;
 }
 

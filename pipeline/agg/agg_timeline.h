@@ -59,12 +59,30 @@ struct agg_timeline {
 };
 
 /* Loads the blocks of every rank of it, an iteration of job, into tl (one
- * kernels scan). Steps timed without kernels (PP-timer imports) become
- * their phase's computation block. Returns 0, or PP_EDB after printing
- * the database's message; release tl with agg_timeline_release() either
- * way. */
+ * kernels scan), or takes them from job->timelines when an analysis's scan
+ * already made them (agg_why.c). Steps timed without kernels (PP-timer
+ * imports) become their phase's computation block. Returns 0, or PP_EDB
+ * after printing the database's message; release tl with
+ * agg_timeline_release() either way. */
 int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it,
 		      struct agg_timeline *tl);
 void agg_timeline_release(struct agg_timeline *tl);
+
+/* Filling tl from the rows of db_agg_blocks() or db_agg_blocks_why()
+ * (storage/db_agg.h) when the caller runs the scan: begin, then
+ * agg_timeline_block(F, row) for each row, then end. */
+struct db_agg_block;
+struct agg_timeline_fill {
+	const struct agg_iter *it;
+	struct agg_timeline *tl;
+	struct agg_blocks *bl; /* the rank of the trace being read, or NULL */
+	int64_t trace_id;
+};
+void agg_timeline_begin(struct agg_timeline_fill *F, const struct agg_iter *it,
+			struct agg_timeline *tl);
+int agg_timeline_block(void *F, const struct db_agg_block *b);
+void agg_timeline_end(struct agg_timeline_fill *F);
+/* The bytes tl's blocks take. */
+size_t agg_timeline_bytes(const struct agg_timeline *tl);
 
 #endif

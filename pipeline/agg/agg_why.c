@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "agg_iter.h"
+#include "agg_timeline.h"
 #include "model/collective.h"
 #include "model/rank_result.h"
 #include "storage/db.h"
@@ -209,9 +210,41 @@ static int take_kernel(void *p, const struct db_why_kernel *k)
 	return 0;
 }
 
-/* Every row of the n iterations its into the engine L->e. */
-static int read_rows(struct db *db, const struct agg_iter *its, size_t n, struct load *L)
+/* One scan for the blocks of keep and the kernels of L. */
+struct both {
+	struct agg_timeline_fill fill;
+	struct load *L;
+};
+
+static int both_block(void *p, const struct db_agg_block *b)
 {
+	return agg_timeline_block(&((struct both *)p)->fill, b);
+}
+
+static int both_kernel(void *p, const struct db_why_kernel *k)
+{
+	return take_kernel(((struct both *)p)->L, k);
+}
+
+/* The iteration's kernels into the engine and, while they fit, its blocks
+ * into *keep (NULL: none). */
+static int read_kernels(struct db *db, struct load *L, struct agg_timeline *keep, size_t *kept)
+{
+	if (!keep || *kept >= AGG_WHY_KEEP_BYTES)
+		return db_why_kernels(db, L->it->iteration, take_kernel, L);
+	struct both B = { .L = L };
+	agg_timeline_begin(&B.fill, L->it, keep);
+	int rc = db_agg_blocks_why(db, L->it->iteration, both_block, both_kernel, &B);
+	agg_timeline_end(&B.fill);
+	*kept += agg_timeline_bytes(keep);
+	return rc;
+}
+
+/* Every row of the n iterations its into the engine L->e. */
+static int read_rows(struct db *db, const struct agg_iter *its, size_t n, struct load *L,
+		     struct agg_timeline *keep)
+{
+	size_t kept = 0;
 	const struct topology *t = L->t;
 	for (int r = 0; r < t->nrank; r++) {
 		struct why_rank x = { r, t->pp_of[r], t->stage_of[r], t->model_of[r] };
@@ -234,7 +267,7 @@ static int read_rows(struct db *db, const struct agg_iter *its, size_t n, struct
 		rc = db_agg_ops(db, it->iteration, take_op, L);
 		L->trace_id = -1;
 		if (!rc)
-			rc = db_why_kernels(db, it->iteration, take_kernel, L);
+			rc = read_kernels(db, L, keep ? &keep[i] : NULL, &kept);
 	}
 	return rc;
 }
@@ -429,7 +462,7 @@ static bool whole_grid(const struct whatif *e, const struct topology *t, struct 
 
 int agg_why_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
 		int vpp, const struct whatif *e, const char *no_path_why, enum agg_why_rows rows,
-		struct agg_why *w)
+		struct agg_timeline *keep, struct agg_why *w)
 {
 	int64_t t0 = pp_now_ns(), t1;
 	double c0 = cpu_now();
@@ -442,7 +475,7 @@ int agg_why_run(struct db *db, const struct agg_iter *its, size_t n, const struc
 		struct load L = { .w = w, .e = why_new(&o), .t = t, .last_pg = -1 };
 		imap_init(&L.stored);
 		imap_init(&L.group_of);
-		rc = read_rows(db, its, n, &L);
+		rc = read_rows(db, its, n, &L, keep);
 		for (size_t i = 0; i < L.npg; i++) {
 			free((char *)L.pg[i].desc);
 			free((char *)L.pg[i].ranks);

@@ -76,15 +76,22 @@ struct agg_why {
 void agg_why_init(struct agg_why *w);
 void agg_why_release(struct agg_why *w);
 
+/* How many bytes of timeline blocks agg_why_run() keeps for the report. */
+#define AGG_WHY_KEEP_BYTES ((size_t)256 << 20)
+
 /* Analyses the n iterations its (the ranks ppagg loaded; t indexed, or
  * without a source) with the VPP ppagg decided; e is the what-if
  * analysis' engine or NULL (then no_path_why says why there is no
- * critical path). Stores the result in the why views. Returns 0, also
- * when there is nothing to analyse (w->state), or PP_EDB with
- * db_errmsg(db). */
+ * critical path). Stores the result in the why views. keep, when not
+ * NULL, is an array of n timelines (zeroed): the scan of each iteration's
+ * kernels fills them too (db_agg_blocks_why()), while they take at most
+ * AGG_WHY_KEEP_BYTES, so that the report need not scan them again
+ * (agg_timeline_load()); the caller releases them. Returns 0, also when
+ * there is nothing to analyse (w->state), or PP_EDB with db_errmsg(db). */
+struct agg_timeline;
 int agg_why_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
 		int vpp, const struct whatif *e, const char *no_path_why, enum agg_why_rows rows,
-		struct agg_why *w);
+		struct agg_timeline *keep, struct agg_why *w);
 
 /* The name of a group's kind as the views spell it: "tp", ..., or the
  * description for a group of no known kind (EMBEDDING_GROUP). */

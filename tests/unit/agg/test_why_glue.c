@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "agg/agg.h"
+#include "agg/agg_timeline.h"
 #include "model/rank_result.h"
 #include "storage/db.h"
 #include "tests/unit/why/why_load.h"
@@ -90,8 +91,8 @@ static void rerun(struct fixture *F, const struct topology *t, const struct what
 {
 	const struct agg_job *j = &F->job;
 	agg_why_init(w);
-	assert_int_equal(agg_why_run(j->db, j->its, j->niters, t, j->vpp.vpp, e, no_path, rows, w),
-			 0);
+	assert_int_equal(
+		agg_why_run(j->db, j->its, j->niters, t, j->vpp.vpp, e, no_path, rows, NULL, w), 0);
 }
 
 #define SKIP_WITHOUT_TREE(F)                                                                   \
@@ -247,12 +248,46 @@ static void test_kernels(void **state)
 	assert_int_equal(c.n, 0); /* no such rank: nothing */
 }
 
+/* The blocks the why analysis' scan keeps are those the report's own scan
+ * would load, block for block, and the report takes them once. */
+static void test_kept_blocks(void **state)
+{
+	struct fixture *F = *state;
+	SKIP_WITHOUT_TREE(F);
+	struct agg_job *j = &F->job;
+	assert_non_null(j->timelines);
+	for (size_t i = 0; i < j->niters; i++) {
+		const struct agg_iter *it = &j->its[i];
+		struct agg_timeline kept, scanned;
+		assert_non_null(j->timelines[i].rank);
+		assert_int_equal(agg_timeline_load(j, it, &kept), 0); /* taken */
+		assert_null(j->timelines[i].rank);
+		assert_int_equal(agg_timeline_load(j, it, &scanned), 0); /* scanned */
+		assert_int_equal(kept.nranks, scanned.nranks);
+		size_t blocks = 0;
+		for (size_t r = 0; r < kept.nranks; r++) {
+			assert_int_equal(kept.rank[r].n, scanned.rank[r].n);
+			for (size_t b = 0; b < kept.rank[r].n; b++) {
+				const struct agg_block *x = &kept.rank[r].v[b],
+						       *y = &scanned.rank[r].v[b];
+				assert_true(x->s == y->s && x->e == y->e && x->seq == y->seq &&
+					    x->cat == y->cat && x->phase == y->phase &&
+					    x->kernels == y->kernels);
+			}
+			blocks += kept.rank[r].n;
+		}
+		assert_true(blocks > 0);
+		agg_timeline_release(&kept);
+		agg_timeline_release(&scanned);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_analysed), cmocka_unit_test(test_no_topology),
-		cmocka_unit_test(test_conflict), cmocka_unit_test(test_rows),
-		cmocka_unit_test(test_kernels),
+		cmocka_unit_test(test_analysed),    cmocka_unit_test(test_kept_blocks),
+		cmocka_unit_test(test_no_topology), cmocka_unit_test(test_conflict),
+		cmocka_unit_test(test_rows),        cmocka_unit_test(test_kernels),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
