@@ -7,7 +7,9 @@
 # communication kernels, the engine, the critical path, writing the views,
 # the whole in wall and CPU time; with the default rows (the tensor-parallel
 # instances summarised, not listed) and with every instance listed
-# (agg.tp_collective_rows = all). Medians of 3. The database is kept in
+# (agg.tp_collective_rows = all), and the scan of the timelines' blocks the
+# report no longer makes (the why analysis' scan kept them: what it adds to
+# ppagg is its total less that). Medians of 3. The database is kept in
 # $BENCH_WORK/why (made once, about 4 minutes on 2 cores). Measures; never
 # asserts.
 set -u

@@ -9,14 +9,19 @@
  * ranks' ops and communication kernels, the engine (pairs, instances,
  * clocks, waits), the critical path on the what-if engine, writing the why
  * views, and the whole in wall and CPU time of the process; then the whole
- * of agg_analyse(). Prints "name value unit" lines and the engine's counts.
+ * of agg_analyse(), and the scan of the timelines' blocks that the report no
+ * longer makes because the why analysis' scan kept them (agg_timeline_load()
+ * scanning each iteration again: what the why analysis adds to ppagg is its
+ * total less this). Prints "name value unit" lines and the engine's counts.
  * Measures; never asserts.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agg/agg.h"
+#include "agg/agg_timeline.h"
 #include "util/pp.h"
 #include "why_load.h"
 
@@ -32,9 +37,49 @@ static double median(double *x, int n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
-enum { P_READ, P_ENGINE, P_PATH, P_STORE, P_ALL, P_CPU, P_AGG, P_N };
-static const char *const phase[P_N] = { "read_s",  "engine_s",    "critical_path_s", "store_s",
-					"total_s", "total_cpu_s", "ppagg_data_s" };
+enum { P_READ, P_ENGINE, P_PATH, P_STORE, P_ALL, P_CPU, P_AGG, P_SCAN, P_SCAN_CPU, P_N };
+static const char *const phase[P_N] = { "read_s",
+					"engine_s",
+					"critical_path_s",
+					"store_s",
+					"total_s",
+					"total_cpu_s",
+					"ppagg_data_s",
+					"blocks_scan_saved_s",
+					"blocks_scan_saved_cpu_s" };
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The seconds agg_timeline_load() takes to scan job's iterations again,
+ * once the kept blocks are taken, and their CPU seconds in *cpu; -1 when a
+ * scan failed. */
+static double rescan(struct agg_job *job, double *cpu)
+{
+	struct agg_timeline tl;
+	double s = 0;
+	*cpu = 0;
+	for (size_t i = 0; i < job->niters; i++) {
+		if (job->timelines && job->timelines[i].rank) {
+			if (agg_timeline_load(job, &job->its[i], &tl)) /* taken */
+				return -1;
+			agg_timeline_release(&tl);
+		}
+		int64_t t0 = pp_now_ns();
+		double c0 = cpu_s();
+		int rc = agg_timeline_load(job, &job->its[i], &tl);
+		s += (double)(pp_now_ns() - t0) / 1e9;
+		*cpu += cpu_s() - c0;
+		agg_timeline_release(&tl);
+		if (rc)
+			return -1;
+	}
+	return s;
+}
 
 int main(int argc, char **argv)
 {
@@ -74,6 +119,11 @@ int main(int argc, char **argv)
 		v[P_ALL][k] = w->seconds;
 		v[P_CPU][k] = w->cpu_seconds;
 		v[P_AGG][k] = (double)(pp_now_ns() - t0) / 1e9;
+		v[P_SCAN][k] = rescan(&job, &v[P_SCAN_CPU][k]);
+		if (v[P_SCAN][k] < 0) {
+			agg_job_release(&job);
+			return 1;
+		}
 		if (!k)
 			printf("# %zu iterations, %zu traces, %zu ops, %zu kernels read; %zu p2p "
 			       "transfers, %zu kernels, %zu collective instances (%zu of TP/CP/EP "
