@@ -1,8 +1,11 @@
 /* ppbatch — analyse Kineto traces of a Megatron-LM job into one SQLite
- * database; also --inspect, --merge and --format pp-timer. Thin: defaults,
- * the [batch] section of the config file, then the options, into struct
- * batch_opts; then one entry of batch.h. */
+ * database; also --inspect, --merge, --format pp-timer and --format
+ * optrace. Thin: the command line is read once (defaults, the [batch]
+ * section of the config file, then the flags) into the options struct of
+ * every mode that takes each option (struct cmdline); the mode it names
+ * (modes[]) checks its arguments and calls its entry of batch.h. */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +14,7 @@
 #include "util/cli.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 enum {
 	O_INPUT = 1,
@@ -34,8 +38,10 @@ enum {
 	O_NO_CLASSIFY,
 	O_FULL,
 	O_META,
-	O_SCHEMA
+	O_SCHEMA,
+	O_COUNT
 };
+_Static_assert(O_COUNT <= 32, "struct cmdline's given is a bit mask");
 
 static const struct cli_opt options[] = {
 	{ "input", 'i', "<dir>", "base folder holding iteration_N/ folders (optrace: the file)",
@@ -93,6 +99,28 @@ static const struct cli_cmd cmd = {
 	NULL /* the shared exit statuses */
 };
 
+/* The command line: each option is stored in the options struct of every
+ * mode that takes it (parse_args() says which), and checked whatever the
+ * mode (-j x is an error with --inspect too). */
+struct cmdline {
+	unsigned given;     /* bit O_x: the option was on the command line */
+	const char *format; /* --format: the mode, unless a mode's flag is given */
+	char **files;       /* the arguments that are not options */
+	int nfiles;
+	struct config *config; /* never NULL */
+	struct batch_opts analyse;
+	struct inspect_opts inspect;
+	struct merge_opts merge;
+	struct pptimer_opts pptimer;
+	struct opimport_opts optrace;
+	struct worker_opts worker;
+};
+
+static bool given(const struct cmdline *cl, int id)
+{
+	return cl->given & (1u << id);
+}
+
 static int parse_shard(const char *s, int *i, int *n)
 {
 	long a, b;
@@ -117,8 +145,9 @@ static const char *const batch_keys[] = { "processes", "pattern",         "timeo
 					  "salvage",   "busy_timeout_ms", NULL };
 
 /* [batch] keys override the defaults; the command line overrides them. */
-static int apply_config(struct batch_opts *o, const struct config *cfg)
+static int apply_config(struct cmdline *cl, const struct config *cfg)
 {
+	struct batch_opts *o = &cl->analyse;
 	long procs = o->processes, busy = o->busy_timeout_ms;
 	char err[1024]; /* names the file: config_path() */
 	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, err, sizeof(err)) < 0 ||
@@ -132,53 +161,200 @@ static int apply_config(struct batch_opts *o, const struct config *cfg)
 	o->busy_timeout_ms = (int)busy;
 	if (config_get(cfg, "batch.pattern"))
 		o->pattern = config_get(cfg, "batch.pattern");
+	cl->inspect.salvage = cl->worker.salvage = o->salvage;
 	return 0;
 }
 
-static int parse_args(struct batch_opts *o, struct cli_state *st)
+/* A usage error: "ppbatch: error: MSG" (NULL: already said), then the
+ * synopsis when asked; returns the exit status. */
+static int refuse(bool synopsis, const char *msg)
 {
+	if (msg)
+		error("%s", msg);
+	if (synopsis)
+		cli_usage(&cmd);
+	return PP_EXIT_USAGE;
+}
+
+/* What the modes other than --inspect and --merge refuse, in this order: no
+ * --input (when they read one), arguments (only --inspect and --merge take
+ * files: a second folder after --input would otherwise be dropped without a
+ * word), and the options only another of them takes (format: the --format
+ * of the mode that runs). The other options of other modes are ignored. */
+static int refuse_strays(const struct cmdline *cl, const char *format, bool needs_input)
+{
+	if (needs_input && !given(cl, O_INPUT))
+		return refuse(true, "--input is required");
+	if (cl->nfiles) {
+		error("unexpected argument '%s' (--input takes one folder; trace files go with "
+		      "--inspect, shard databases with --merge)",
+		      cl->files[0]);
+		return refuse(true, NULL);
+	}
+	if ((cl->optrace.meta || cl->optrace.schema) && strcmp(format, "optrace"))
+		return refuse(false, "--meta and --schema go with --format optrace");
+	if ((cl->pptimer.pp_size || cl->pptimer.vpp_size != 1) && strcmp(format, "pp-timer"))
+		return refuse(false, "--pp-size and --vpp-size go with --format pp-timer");
+	return 0;
+}
+
+static int run_analyse(const struct cmdline *cl)
+{
+	int rc = refuse_strays(cl, "kineto", true);
+	return rc ? rc : batch_run(&cl->analyse);
+}
+
+static int run_inspect(const struct cmdline *cl)
+{
+	const struct inspect_opts *o = &cl->inspect;
+	if (!o->nfiles)
+		return refuse(true, "--inspect needs at least one trace file");
+	if (given(cl, O_MERGE))
+		return refuse(true, "--inspect and --merge exclude each other");
+	if (o->full && o->no_classify)
+		return refuse(false, "--full and --no-classify exclude each other");
+	return inspect_run(o);
+}
+
+static int run_merge(const struct cmdline *cl)
+{
+	if (given(cl, O_INPUT))
+		return refuse(true, "--merge takes the shard databases as arguments, not --input");
+	if (!cl->merge.db || !cl->merge.nfiles)
+		return refuse(false, "--merge needs --db <out.db> and at least one shard database");
+	return merge_run(&cl->merge);
+}
+
+static int run_pptimer(const struct cmdline *cl)
+{
+	int rc = refuse_strays(cl, "pp-timer", true);
+	if (rc)
+		return rc;
+	if (cl->pptimer.pp_size < 1)
+		return refuse(false, "--format pp-timer needs --pp-size");
+	return pptimer_run(&cl->pptimer);
+}
+
+static int run_optrace(const struct cmdline *cl)
+{
+	int rc = refuse_strays(cl, "optrace", true);
+	return rc ? rc : opimport_run(&cl->optrace);
+}
+
+static int run_worker(const struct cmdline *cl)
+{
+	int rc = refuse_strays(cl, "kineto", false);
+	if (rc)
+		return rc;
+	if (!cl->worker.db)
+		return refuse(false, "--worker needs --db");
+	return worker_serve(&cl->worker);
+}
+
+/* The modes. The first whose option was given runs; without one, the one
+ * --format names (kineto by default). A new mode: its options struct and
+ * entry (batch.h), its struct in struct cmdline and in the cases of
+ * parse_args() for the options it takes, a run_ function above, a row here
+ * and a synopsis line. */
+static const struct mode {
+	int flag;           /* O_x that picks it, or 0 */
+	const char *format; /* the --format value that picks it, or NULL */
+	int (*run)(const struct cmdline *cl);
+} modes[] = {
+	{ O_INSPECT, NULL, run_inspect }, /* describe trace files */
+	{ O_MERGE, NULL, run_merge },     /* shard databases into one */
+	{ O_WORKER, NULL, run_worker },   /* internal: a worker of the pool */
+	{ 0, "kineto", run_analyse },     /* the default: a tree of Kineto traces */
+	{ 0, "pp-timer", run_pptimer },   /* Megatron PP-timer dumps */
+	{ 0, "optrace", run_optrace },    /* an op trace of the what-if analysis */
+};
+
+/* The mode --format name picks, or NULL. */
+static const struct mode *find_format(const char *name)
+{
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (modes[i].format && !strcmp(modes[i].format, name))
+			return &modes[i];
+	return NULL;
+}
+
+/* The mode of the command line: never NULL (parse_args() checks --format). */
+static const struct mode *find_mode(const struct cmdline *cl)
+{
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (modes[i].flag && given(cl, modes[i].flag))
+			return &modes[i];
+	return find_format(cl->format);
+}
+
+/* "invalid value 'x' for --format: expected kineto, pp-timer or optrace":
+ * the values of modes[]. CLI_ERR. */
+static int bad_format(const struct cli_state *st)
+{
+	struct strbuf why = STRBUF_INIT;
+	const char *last = NULL;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!modes[i].format)
+			continue;
+		if (last)
+			strbuf_addf(&why, "%s%s", why.len ? ", " : "expected ", last);
+		last = modes[i].format;
+	}
+	strbuf_addf(&why, " or %s", last);
+	int rc = cli_bad_value(&cmd, st, why.buf);
+	strbuf_release(&why);
+	return rc;
+}
+
+/* Each option into the options struct of every mode that takes it. */
+static int parse_args(struct cmdline *cl, struct cli_state *st)
+{
+	struct batch_opts *a = &cl->analyse;
 	double d;
 	int id, rc = 0;
 	while (!rc && (id = cli_next(&cmd, st)) > 0) {
+		cl->given |= 1u << id;
 		switch (id) {
-		case O_INPUT: o->input = st->arg; break;
+		case O_INPUT: a->input = cl->pptimer.input = cl->optrace.input = st->arg; break;
 		case O_FOLDERS:
-			o->folders = st->args;
-			o->nfolders = st->nargs;
+			a->folders = cl->pptimer.folders = st->args;
+			a->nfolders = cl->pptimer.nfolders = st->nargs;
 			break;
-		case O_PATTERN: o->pattern = st->arg; break;
-		case O_DB: o->db = st->arg; break;
+		case O_PATTERN: a->pattern = st->arg; break;
+		case O_DB:
+			a->db = cl->merge.db = cl->pptimer.db = cl->optrace.db = cl->worker.db =
+				st->arg;
+			break;
 		case O_CONFIG: break; /* applied first: cli_find_config() */
-		case O_PROCESSES: rc = cli_int_arg(&cmd, st, 1, 4096, &o->processes); break;
-		case O_FORCE: o->force = true; break;
-		case O_SALVAGE: o->salvage = true; break;
+		case O_PROCESSES: rc = cli_int_arg(&cmd, st, 1, 4096, &a->processes); break;
+		case O_FORCE: a->force = true; break;
+		case O_SALVAGE: a->salvage = cl->inspect.salvage = cl->worker.salvage = true; break;
 		case O_SHARD:
-			if (parse_shard(st->arg, &o->shard_index, &o->shard_count))
+			if (parse_shard(st->arg, &a->shard_index, &a->shard_count))
 				return cli_bad_value(&cmd, st, "expected I/N with 0 <= I < N");
 			break;
 		case O_TIMEOUT:
 			if (cli_parse_double(st->arg, &d) || d < 0)
 				return cli_bad_value(&cmd, st, "expected seconds >= 0");
-			o->timeout_s = d;
+			a->timeout_s = d;
 			break;
-		case O_QUIET: o->quiet = true; break;
-		case O_INSPECT: o->inspect = true; break;
-		case O_JSON: o->json = true; break;
-		case O_NO_CLASSIFY: o->no_classify = true; break;
-		case O_FULL: o->full = true; break;
-		case O_MERGE: o->merge = true; break;
+		case O_QUIET:
+			a->quiet = cl->merge.quiet = cl->pptimer.quiet = cl->optrace.quiet = true;
+			break;
+		case O_JSON: cl->inspect.json = true; break;
+		case O_NO_CLASSIFY: cl->inspect.no_classify = true; break;
+		case O_FULL: cl->inspect.full = true; break;
 		case O_FORMAT:
-			if (strcmp(st->arg, "kineto") && strcmp(st->arg, "pp-timer") &&
-			    strcmp(st->arg, "optrace"))
-				return cli_bad_value(&cmd, st,
-						     "expected kineto, pp-timer or optrace");
-			o->format = st->arg;
+			if (!find_format(st->arg))
+				return bad_format(st);
+			cl->format = st->arg;
 			break;
-		case O_PP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->pp_size); break;
-		case O_VPP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &o->vpp_size); break;
-		case O_WORKER: o->worker = true; break;
-		case O_META: o->meta = st->arg; break;
-		case O_SCHEMA: o->schema = st->arg; break;
+		case O_PP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &cl->pptimer.pp_size); break;
+		case O_VPP_SIZE:
+			rc = cli_int_arg(&cmd, st, 1, 100000, &cl->pptimer.vpp_size);
+			break;
+		case O_META: cl->optrace.meta = st->arg; break;
+		case O_SCHEMA: cl->optrace.schema = st->arg; break;
 		}
 	}
 	return rc ? rc : id;
@@ -187,83 +363,41 @@ static int parse_args(struct batch_opts *o, struct cli_state *st)
 int main(int argc, char **argv)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	struct batch_opts o = { .shard_count = 1,
-				.vpp_size = 1,
-				.format = "kineto",
-				.processes = cores < 1      ? 1
-					     : cores > 4096 ? 4096
-							    : (int)cores,
-				.busy_timeout_ms = 600000 };
+	struct cmdline cl = { .format = "kineto",
+			      .analyse = { .processes = cores < 1      ? 1
+							: cores > 4096 ? 4096
+								       : (int)cores,
+					   .busy_timeout_ms = 600000,
+					   .shard_count = 1 },
+			      .pptimer = { .vpp_size = 1 } };
+	const char *config_path;
 	struct cli_state st;
 	char err[512];
 	int rc;
 
 	pp_set_progname("ppbatch");
-	rc = cli_find_config(&cmd, argc, argv, &o.config_path);
+	rc = cli_find_config(&cmd, argc, argv, &config_path);
 	if (rc == CLI_HELP || rc == CLI_ERR)
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
-	o.config = o.config_path ? config_load(o.config_path, err, sizeof(err)) : config_new();
-	if (!o.config) {
+	cl.config = config_path ? config_load(config_path, err, sizeof(err)) : config_new();
+	if (!cl.config) {
 		error("%s", err);
 		return PP_EXIT_USAGE;
 	}
-	if (o.config_path && apply_config(&o, o.config)) {
-		config_free(o.config);
+	cl.analyse.config_path = config_path;
+	cl.analyse.config = cl.inspect.config = cl.worker.config = cl.config;
+	if (config_path && apply_config(&cl, cl.config)) {
+		config_free(cl.config);
 		return PP_EXIT_USAGE;
 	}
 	cli_init(&st, argc, argv);
-	rc = parse_args(&o, &st);
-	o.files = st.pos;
-	o.nfiles = st.npos;
-	if (!o.worker) /* once, not again in every worker */
-		config_check_known(o.config, "batch", batch_keys);
-	if (rc == CLI_ERR) {
-		rc = PP_EXIT_USAGE;
-	} else if (o.inspect && !o.nfiles) {
-		error("--inspect needs at least one trace file");
-		cli_usage(&cmd);
-		rc = PP_EXIT_USAGE;
-	} else if (o.inspect && o.merge) {
-		error("--inspect and --merge exclude each other");
-		cli_usage(&cmd);
-		rc = PP_EXIT_USAGE;
-	} else if (o.inspect && o.full && o.no_classify) {
-		error("--full and --no-classify exclude each other");
-		rc = PP_EXIT_USAGE;
-	} else if (o.inspect) {
-		rc = inspect_run(&o);
-	} else if (o.merge && o.input) {
-		error("--merge takes the shard databases as arguments, not --input");
-		cli_usage(&cmd);
-		rc = PP_EXIT_USAGE;
-	} else if (o.merge) {
-		rc = merge_run(&o);
-	} else if (!o.worker && !o.input) {
-		error("--input is required");
-		cli_usage(&cmd);
-		rc = PP_EXIT_USAGE;
-	} else if (o.nfiles) {
-		/* Only --inspect and --merge take files: a second folder after
-		 * --input would otherwise be dropped without a word. */
-		error("unexpected argument '%s' (--input takes one folder; trace files go "
-		      "with --inspect, shard databases with --merge)",
-		      o.files[0]);
-		cli_usage(&cmd);
-		rc = PP_EXIT_USAGE;
-	} else if ((o.meta || o.schema) && strcmp(o.format, "optrace")) {
-		error("--meta and --schema go with --format optrace");
-		rc = PP_EXIT_USAGE;
-	} else if ((o.pp_size || o.vpp_size != 1) && strcmp(o.format, "pp-timer")) {
-		error("--pp-size and --vpp-size go with --format pp-timer");
-		rc = PP_EXIT_USAGE;
-	} else if (!strcmp(o.format, "pp-timer")) {
-		rc = pptimer_run(&o);
-	} else if (!strcmp(o.format, "optrace")) {
-		rc = optrace_run(&o);
-	} else {
-		rc = batch_run(&o);
-	}
-	config_free(o.config);
+	rc = parse_args(&cl, &st);
+	cl.files = cl.inspect.files = cl.merge.files = st.pos;
+	cl.nfiles = cl.inspect.nfiles = cl.merge.nfiles = st.npos;
+	if (!given(&cl, O_WORKER)) /* once, not again in every worker */
+		config_check_known(cl.config, "batch", batch_keys);
+	rc = rc == CLI_ERR ? PP_EXIT_USAGE : find_mode(&cl)->run(&cl);
+	config_free(cl.config);
 	cli_release(&st);
 	return rc;
 }

@@ -4,9 +4,14 @@
  * schema (schema.h); statements are prepared once and reused. A trace is
  * stored in exactly one transaction: db_trace_begin() … add kernels, steps,
  * category rows … db_trace_commit(). Storing a trace that is already there
- * (same path: its identity, docs/contracts.md §8) replaces it. Errors are sticky: after a failed call every
- * writing call returns PP_EDB until db_trace_rollback() (which also resets
- * the error); db_errmsg() says what went wrong first.
+ * (same path: its identity, docs/contracts.md §8) replaces it. Errors are
+ * sticky: after a failed call every writing call returns PP_EDB until
+ * db_trace_rollback() (which also resets the error); db_errmsg() says what
+ * went wrong first.
+ *
+ * The sections below and their files: the connection (db.c), the trace
+ * write (db_trace.c), a classified rank (db_rank.c), the stored traces and
+ * the run log (db_runs.c), the ranks (ranks.c).
  */
 #ifndef DB_H
 #define DB_H
@@ -30,6 +35,8 @@ enum {
 	DB_EXISTING = 1u << 2 /* read-write, but never create the file */
 };
 
+/* ---- the connection (db.c) ---- */
+
 /* Opens (creating if needed) the database at path. Returns NULL with a
  * message in err on failure (cannot open, not a pptrace database, newer
  * schema; without DB_READONLY or DB_EXISTING, a file it may not write:
@@ -52,6 +59,8 @@ void db_auto_checkpoint(struct db *db, bool on);
 const char *db_errmsg(const struct db *db);
 /* The underlying connection (for read queries in tools and tests). */
 struct sqlite3 *db_sqlite(struct db *db);
+
+/* ---- the trace write (db_trace.c) ---- */
 
 /* One trace file: identity, outcome and whole-rank metrics. Strings may be
  * NULL; they are copied by SQLite before the call returns. */
@@ -210,6 +219,8 @@ int db_op_source_replace(struct db *db, const struct db_op_source *src, int64_t 
  * without kernels) in its own transaction. */
 int db_trace_store_empty(struct db *db, const struct db_trace *t);
 
+/* ---- a classified rank (db_rank.c) ---- */
+
 struct rank_result;
 /* Sets t's whole-rank metrics (has_metrics, window, gpu_busy, idle, bubble,
  * comp/comm busy, overlap, coverage) to r's: the classifier's, or those
@@ -220,6 +231,8 @@ void db_trace_set_metrics(struct db_trace *t, const struct rank_result *r);
  * kernels, steps and category rows come from r (t's metric fields are
  * ignored). Returns 0, or PP_EDB with db_errmsg() (nothing is stored). */
 int db_store_rank(struct db *db, const struct db_trace *t, const struct rank_result *r);
+
+/* ---- the stored traces and the run log (db_runs.c) ---- */
 
 /* What is stored about one trace (for the skip check). */
 struct db_stored {
@@ -242,6 +255,22 @@ int db_trace_each(struct db *db, void (*fn)(void *ctx, const struct db_stored *s
 int db_adopt_begin(struct db *db);
 int db_trace_adopt(struct db *db, const char *old_path, const struct db_trace *t);
 int db_adopt_commit(struct db *db);
+
+/* The runs table: one row per ppbatch invocation. */
+struct db_run {
+	const char *host, *input, *db, *shard;
+	int processes;
+	const char *state; /* "running", "done", "interrupted" */
+	int64_t files, ok, partial, failed, skipped, bytes;
+	double seconds;
+	const char *failures; /* one "path: reason" per line, or NULL */
+};
+/* Inserts a run (state "running"); sets *id. */
+int db_run_begin(struct db *db, const struct db_run *r, int64_t *id);
+/* Updates the run's state and counters. */
+int db_run_finish(struct db *db, int64_t id, const struct db_run *r);
+
+/* ---- the ranks (ranks.c) ---- */
 
 /* Ranks (docs/contracts.md §8). Within an iteration (its folder when it has
  * no number), a trace's rank is its header's, else its file name's; when a
@@ -276,19 +305,5 @@ struct db_shared_rank {
 int db_rank_conflicts(struct db *db, void (*fn)(void *ctx, const struct db_conflict *c), void *ctx);
 int db_shared_header_ranks(struct db *db, void (*fn)(void *ctx, const struct db_shared_rank *s),
 			   void *ctx);
-
-/* The runs table: one row per ppbatch invocation. */
-struct db_run {
-	const char *host, *input, *db, *shard;
-	int processes;
-	const char *state; /* "running", "done", "interrupted" */
-	int64_t files, ok, partial, failed, skipped, bytes;
-	double seconds;
-	const char *failures; /* one "path: reason" per line, or NULL */
-};
-/* Inserts a run (state "running"); sets *id. */
-int db_run_begin(struct db *db, const struct db_run *r, int64_t *id);
-/* Updates the run's state and counters. */
-int db_run_finish(struct db *db, int64_t id, const struct db_run *r);
 
 #endif

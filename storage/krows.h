@@ -1,5 +1,5 @@
 /* krows.h — pp_krows, a table-valued function over a buffer of kernel_t
- * rows in memory; internal to storage/ (db.c's kernel batches).
+ * rows in memory; internal to storage/ (db_trace.c's kernel batches).
  *
  * `INSERT INTO kernel_t(...) SELECT ... FROM pp_krows(?1)` with ?1 bound by
  * krows_bind() reads the rows straight from the buffer: no sqlite3_bind_*

@@ -709,8 +709,6 @@ int batch_run(const struct batch_opts *o)
 	struct batch b;
 	int rc;
 
-	if (o->worker)
-		return worker_serve(o);
 	memset(&b, 0, sizeof(b));
 	b.o = o;
 	strbuf_init(&b.failures, 0);

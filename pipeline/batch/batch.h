@@ -1,14 +1,20 @@
-/* batch.h — the options of `ppbatch` and its entry points.
+/* batch.h — the modes of `ppbatch`: one options struct and one entry each.
  *
- * cmd/ppbatch.c fills struct batch_opts (defaults, then the [batch] section
- * of the config file, then the command line) and calls exactly one of:
- *   inspect_run()  --inspect: describe trace files (pipeline/batch/inspect.c)
- *   pptimer_run()  --format pp-timer: import PP-timer dumps (pipeline/batch/pptimer.c)
- *   optrace_run()  --format optrace: import an op trace (pipeline/batch/opimport.c)
- *   merge_run()    --merge: merge shard databases (pipeline/batch/merge.c)
- *   batch_run()    otherwise: analyse a trace tree into the database
- *                  (pipeline/batch/batch.c)
- * Each returns a PP_EXIT_* code.
+ * cmd/ppbatch.c reads the command line (defaults, then the [batch] section
+ * of the config file, then the flags), picks the mode, checks that mode's
+ * arguments, fills the mode's struct and calls its entry:
+ *
+ *   mode, chosen by       options               entry            file
+ *   (default)             struct batch_opts     batch_run()      batch.c
+ *   --inspect             struct inspect_opts   inspect_run()    inspect.c
+ *   --merge               struct merge_opts     merge_run()      merge.c
+ *   --format pp-timer     struct pptimer_opts   pptimer_run()    pptimer.c
+ *   --format optrace      struct opimport_opts  opimport_run()   opimport.c
+ *   --worker (internal)   struct worker_opts    worker_serve()   worker.c
+ *
+ * Each entry returns a PP_EXIT_* code and reports its errors itself. A new
+ * mode is a struct and an entry here and a row in cmd/ppbatch.c's modes[].
+ * Strings and arrays are borrowed from the caller for the entry's duration.
  */
 #ifndef BATCH_H
 #define BATCH_H
@@ -17,45 +23,80 @@
 
 struct config;
 
+/* Analyse a trace tree into the database (docs/ppbatch.md). */
 struct batch_opts {
-	const char *input;       /* --input DIR: the BASE folder */
-	char **folders;          /* --folders: glob patterns over folder names */
-	int nfolders;            /* 0 = every folder ("*") */
-	const char *pattern;     /* --pattern: glob over file names */
-	const char *db;          /* --db; NULL = <input>/pptrace.db */
-	const char *config_path; /* --config (passed on to the workers) */
-	struct config *config;   /* loaded config (never NULL; may be empty):
-				 * its [patterns] for the classifier */
-	int processes;           /* --processes, >= 1 */
-	int busy_timeout_ms;     /* batch.busy_timeout_ms, >= 1 */
-	bool force;              /* --force: re-analyse stored traces */
-	bool salvage;            /* --salvage: keep events before a truncation */
-	int shard_index;         /* --shard I/N: 0 <= I < N */
-	int shard_count;         /* 1 = no sharding */
-	double timeout_s;        /* --timeout, >= 0; 0 = none */
-	bool quiet;              /* --quiet: no progress output */
-	bool json;               /* --json (with --inspect) */
-	bool no_classify;        /* --no-classify (with --inspect): reader only */
-	bool full;               /* --full (with --inspect): the whole classifier
-				 * instead of a survey (classify_new_survey) */
-	bool inspect;            /* --inspect FILE... */
-	bool merge;              /* --merge SHARD.db... */
-	const char *format;      /* --format: "kineto" (default), "pp-timer" or
-				 * "optrace" */
-	const char *meta;        /* --meta (optrace): the job's meta yaml */
-	const char *schema;      /* --schema (optrace): the op types' order */
-	int pp_size;             /* --pp-size (pp-timer) */
-	int vpp_size;            /* --vpp-size (pp-timer); 1 when absent */
-	char **files;            /* positional arguments (files for --inspect,
-				 * shard databases for --merge) */
-	int nfiles;
-	bool worker; /* --worker: internal, run as a pool worker */
+	const char *input;           /* --input DIR: the BASE folder */
+	char **folders;              /* --folders: glob patterns over folder names */
+	int nfolders;                /* 0 = every folder ("*") */
+	const char *pattern;         /* --pattern: glob over file names; NULL = the
+				      * walk's own (walk.h) */
+	const char *db;              /* --db; NULL = <input>/pptrace.db */
+	const char *config_path;     /* --config, passed on to the workers; or NULL */
+	const struct config *config; /* never NULL (may be empty): its [patterns]
+				      * for the classifier */
+	int processes;               /* --processes, >= 1 */
+	int busy_timeout_ms;         /* batch.busy_timeout_ms, >= 1 */
+	bool force;                  /* --force: re-analyse stored traces */
+	bool salvage;                /* --salvage: keep events before a truncation */
+	int shard_index;             /* --shard I/N: 0 <= I < N */
+	int shard_count;             /* 1 = no sharding */
+	double timeout_s;            /* --timeout, >= 0; 0 = none */
+	bool quiet;                  /* --quiet: no progress output */
 };
-
-int inspect_run(const struct batch_opts *o);
-int pptimer_run(const struct batch_opts *o);
-int optrace_run(const struct batch_opts *o);
-int merge_run(const struct batch_opts *o);
 int batch_run(const struct batch_opts *o);
+
+/* --inspect FILE...: describe trace files, store nothing. */
+struct inspect_opts {
+	const struct config *config; /* never NULL: [patterns] */
+	bool salvage;                /* --salvage */
+	bool json;                   /* --json: one JSON object per file */
+	bool full;                   /* --full: the whole classifier instead of a
+				      * survey (classify_new_survey) */
+	bool no_classify;            /* --no-classify: reader only */
+	char **files;                /* the trace files, nfiles >= 1 */
+	int nfiles;
+};
+int inspect_run(const struct inspect_opts *o);
+
+/* --merge --db OUT SHARD.db...: shard databases into one. */
+struct merge_opts {
+	const char *db; /* --db: the database merged into; required */
+	char **files;   /* the shard databases; at least one */
+	int nfiles;
+	bool quiet; /* --quiet: no summary line */
+};
+int merge_run(const struct merge_opts *o);
+
+/* --format pp-timer: Megatron PP-timer dumps (pptimer.h). */
+struct pptimer_opts {
+	const char *input; /* --input DIR: BASE, or one iteration folder */
+	char **folders;    /* --folders, as struct batch_opts's */
+	int nfolders;
+	const char *db; /* --db; NULL = <input>/pptrace.db */
+	int pp_size;    /* --pp-size; required (>= 1) */
+	int vpp_size;   /* --vpp-size; 1 when absent */
+	bool quiet;     /* --quiet */
+};
+int pptimer_run(const struct pptimer_opts *o);
+
+/* --format optrace: an op trace of the what-if analysis (docs/whatif.md). */
+struct opimport_opts {
+	const char *input;  /* --input FILE: the op-trace CSV */
+	const char *db;     /* --db; NULL = pptrace.db next to the file */
+	const char *meta;   /* --meta: the job's meta yaml, or NULL */
+	const char *schema; /* --schema: the op types' order, or NULL */
+	bool quiet;         /* --quiet */
+};
+int opimport_run(const struct opimport_opts *o);
+
+/* --worker: a worker process of batch_run()'s pool (worker.h): serves
+ * tasks until EOF on stdin; PP_EXIT_FATAL when the database cannot be
+ * opened. */
+struct worker_opts {
+	const char *db;              /* --db; required */
+	const struct config *config; /* never NULL: [patterns] */
+	bool salvage;                /* --salvage */
+};
+int worker_serve(const struct worker_opts *o);
 
 #endif

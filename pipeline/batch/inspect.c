@@ -940,7 +940,7 @@ static int launch_pass(struct classify *cl, const char *path, const struct trace
 }
 
 /* Reads one file and prints its description; returns 0 or a PP_E* code. */
-static int inspect_file(const struct batch_opts *o, const struct patterns *pats, const char *path)
+static int inspect_file(const struct inspect_opts *o, const struct patterns *pats, const char *path)
 {
 	struct trace_reader_opts ro = { .salvage = o->salvage };
 	struct inspect in;
@@ -1001,7 +1001,7 @@ static int inspect_file(const struct batch_opts *o, const struct patterns *pats,
 	return rc < 0 ? rc : 0;
 }
 
-int inspect_run(const struct batch_opts *o)
+int inspect_run(const struct inspect_opts *o)
 {
 	char err[512];
 	int failed = 0;

@@ -1,5 +1,5 @@
 /* merge.c — `ppbatch --merge --db OUT SHARD.db...`: shard databases into
- * one (the copying is storage/merge.c's). Missing and unreadable shards are
+ * one (the copying is storage/db_merge.c's). Missing and unreadable shards are
  * reported and make the exit status 1; the others are still merged. The
  * ranks are then decided over everything merged; rank conflicts make the
  * exit status 1 too.
@@ -9,7 +9,7 @@
 
 #include "batch.h"
 #include "storage/db.h"
-#include "storage/merge.h"
+#include "storage/db_merge.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 
@@ -19,7 +19,7 @@ static void count_conflict(void *ctx, const struct db_conflict *c)
 	++*(int64_t *)ctx;
 }
 
-int merge_run(const struct batch_opts *o)
+int merge_run(const struct merge_opts *o)
 {
 	char err[1024];
 	struct db_merge_stats ms = { 0 };
@@ -27,10 +27,6 @@ int merge_run(const struct batch_opts *o)
 	int nbad = 0, rc = PP_EXIT_OK;
 	int64_t run_id = 0;
 
-	if (!o->db || !o->nfiles) {
-		error("--merge needs --db <out.db> and at least one shard database");
-		return PP_EXIT_USAGE;
-	}
 	struct db *out = db_open(o->db, 0, 0, err, sizeof(err));
 	if (!out) {
 		error("%s", err);

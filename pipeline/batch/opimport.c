@@ -28,12 +28,12 @@
 #include "util/pp.h"
 #include "util/strbuf.h"
 #include "walk.h"
-#include "whatif/optrace.h"
+#include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 
 /* What the import read and checked. */
 struct import {
-	const struct batch_opts *o;
+	const struct opimport_opts *o;
 	struct walk_file wf; /* the op trace: identity, size, mtime */
 	struct wi_table t;
 	struct whatif_shape shape;
@@ -70,7 +70,7 @@ static int cmp_row(const void *a, const void *b, void *table)
 /* Reads and validates everything; the exit code on failure (reported). */
 static int load(struct import *im)
 {
-	const struct batch_opts *o = im->o;
+	const struct opimport_opts *o = im->o;
 	struct whatif *e = NULL;
 	char err[1024];
 	int rc;
@@ -79,9 +79,9 @@ static int load(struct import *im)
 		error("%s", im->wf.error);
 		return PP_EXIT_USAGE;
 	}
-	if ((rc = optrace_read(o->input, &im->t, err, sizeof(err))) ||
-	    (o->meta && (rc = optrace_read_meta(o->meta, &im->t.meta, err, sizeof(err)))) ||
-	    (o->schema && (rc = optrace_read_schema(o->schema, &im->t, err, sizeof(err))))) {
+	if ((rc = wi_optrace_read(o->input, &im->t, err, sizeof(err))) ||
+	    (o->meta && (rc = wi_optrace_read_meta(o->meta, &im->t.meta, err, sizeof(err)))) ||
+	    (o->schema && (rc = wi_optrace_read_schema(o->schema, &im->t, err, sizeof(err))))) {
 		/* A file that cannot be opened is a bad parameter; one that
 		 * cannot be read or understood, a failed input. */
 		error("%s", err);
@@ -198,7 +198,7 @@ static int store_trace(struct db *db, struct import *im, int64_t source, size_t 
 /* One transaction: the earlier import of the file out, this one in. */
 static int store(struct db *db, struct import *im)
 {
-	const struct batch_opts *o = im->o;
+	const struct opimport_opts *o = im->o;
 	const struct wi_meta *m = &im->t.meta;
 	struct db_op_source src = {
 		.path = im->wf.key,
@@ -253,7 +253,7 @@ static void show_conflict(void *ctx, const struct db_conflict *c)
 		     (long long)c->iteration, (long long)c->rank);
 }
 
-int optrace_run(const struct batch_opts *o)
+int opimport_run(const struct opimport_opts *o)
 {
 	struct import im = { .o = o, .order = STRBUF_INIT, .dbpath = STRBUF_INIT };
 	struct db *db = NULL;

@@ -250,11 +250,32 @@ out:
 
 static const char *const phase_word[] = { "", "forward", "backward" };
 
+/* Chunks whose micro-batches are counted (a VPP size beyond it counts as
+ * this many). */
+#define MAX_CHUNKS 64
+
 struct stage_file {
 	const struct walk_file *wf;
 	struct pptimer_name name;
 	struct pptimer_file data;
 	bool loaded;
+};
+
+/* One folder's import: its files by pipeline stage and what they hold. */
+struct folder_import {
+	struct db *db;
+	const struct pptimer_opts *o;
+	int P, V; /* --pp-size, --vpp-size */
+	const char *folder;
+	int64_t iteration;
+	struct stage_file *sf; /* [P] */
+	/* Micro-batches per (phase, chunk) over the pipeline's ranks. */
+	int mb_count[3][MAX_CHUNKS];
+};
+
+/* What pptimer_run() counts over the folders. */
+struct import_counts {
+	int ranks, skipped, partial, failed;
 };
 
 static int cmp_step_time(const void *x, const void *y)
@@ -265,24 +286,36 @@ static int cmp_step_time(const void *x, const void *y)
 	return cmp_i64s(ka, kb, 4);
 }
 
-/* Stores one rank; warnings lists what was never recorded. */
-static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_count[3][64],
-		      const char *folder, int64_t iteration, bool quiet, int *partial)
+/* The database row of a stage's file without its outcome. */
+static struct db_trace stage_row(const struct folder_import *fi, const struct stage_file *sf)
 {
-	struct pptimer_file *f = &sf->data;
-	struct strbuf warnings = STRBUF_INIT;
-	size_t nwarn = 0, kept = 0;
-	int rc = 0;
-	int nch = vpp < 64 ? vpp : 64;
+	return (struct db_trace){
+		.path = sf->wf->key,
+		.file = sf->wf->real,
+		.folder = fi->folder,
+		.has_iteration = true,
+		.iteration = fi->iteration,
+		.has_name_rank = true,
+		.name_rank = sf->name.rank,
+		.bytes = sf->wf->bytes,
+		.mtime_ns = sf->wf->mtime_ns,
+	};
+}
 
-	/* Events never recorded: half-recorded steps, and (chunk, mb) that
-	 * other ranks of the pipeline have but this one lacks. */
+/* The events f never recorded, one line each into warnings (the first 50,
+ * then how many more): half-recorded steps, and (chunk, mb) that other
+ * ranks of the pipeline have but this one lacks. Returns how many. */
+static size_t list_missing(const struct folder_import *fi, const struct pptimer_file *f,
+			   struct strbuf *warnings)
+{
+	size_t nwarn = 0;
+	int nch = fi->V < MAX_CHUNKS ? fi->V : MAX_CHUNKS;
 	for (size_t i = 0; i < f->n; i++) {
-		struct pptimer_step *s = &f->steps[i];
+		const struct pptimer_step *s = &f->steps[i];
 		if (s->has_start && s->has_end && s->end_ns >= s->start_ns)
 			continue;
 		if (nwarn++ < 50)
-			strbuf_addf(&warnings, "%s%s of chunk %d micro-batch %d: %s\n", "",
+			strbuf_addf(warnings, "%s%s of chunk %d micro-batch %d: %s\n", "",
 				    phase_word[s->phase], s->chunk, s->mb,
 				    !s->has_start ? "no start event"
 				    : !s->has_end ? "no end event"
@@ -294,7 +327,7 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 	size_t at = 0;
 	for (int ph = 1; ph <= 2; ph++)
 		for (int c = 0; c < nch; c++) {
-			int next = 0, count = mb_count[ph][c];
+			int next = 0, count = fi->mb_count[ph][c];
 			while (at < f->n && (f->steps[at].phase < ph ||
 					     (f->steps[at].phase == ph && f->steps[at].chunk < c)))
 				at++;
@@ -308,7 +341,7 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 						break;
 					}
 					nwarn++;
-					strbuf_addf(&warnings,
+					strbuf_addf(warnings,
 						    "%s of chunk %d micro-batch %d: "
 						    "never recorded\n",
 						    phase_word[ph], c, mb);
@@ -319,18 +352,27 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 			}
 		}
 	if (nwarn > 50)
-		strbuf_addf(&warnings, "... %zu more missing events\n", nwarn - 50);
+		strbuf_addf(warnings, "... %zu more missing events\n", nwarn - 50);
+	return nwarn;
+}
 
-	/* Keep complete steps; seq in time order per phase. */
+/* Keeps f's complete steps, in time order per phase; returns how many. */
+static size_t keep_complete(struct pptimer_file *f)
+{
+	size_t kept = 0;
 	for (size_t i = 0; i < f->n; i++)
 		if (f->steps[i].has_start && f->steps[i].has_end &&
 		    f->steps[i].end_ns >= f->steps[i].start_ns)
 			f->steps[kept++] = f->steps[i];
 	f->n = kept;
 	qsort(f->steps, f->n, sizeof(*f->steps), cmp_step_time);
+	return kept;
+}
 
-	/* The rank metrics over the steps: each is a forward or backward
-	 * step's computation, a named category, so covered (docs/ppsim.md). */
+/* t's rank metrics over f's steps: each is a forward or backward step's
+ * computation, a named category, so covered (docs/ppsim.md). */
+static void set_metrics(struct db_trace *t, const struct pptimer_file *f)
+{
 	struct rm_interval *iv = xmalloc((f->n + 1) * sizeof(*iv));
 	struct rank_result m = { 0 };
 	for (size_t i = 0; i < f->n; i++)
@@ -338,37 +380,15 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 					      RM_COMP | RM_COVERED };
 	rank_metrics_totals(iv, f->n, &m);
 	free(iv);
+	db_trace_set_metrics(t, &m);
+}
 
-	struct db_trace t = {
-		.path = sf->wf->key,
-		.file = sf->wf->real,
-		.folder = folder,
-		.has_iteration = true,
-		.iteration = iteration,
-		.has_name_rank = true,
-		.name_rank = sf->name.rank,
-		.bytes = sf->wf->bytes,
-		.mtime_ns = sf->wf->mtime_ns,
-		.status = nwarn ? DB_STATUS_PARTIAL : DB_STATUS_OK,
-		.warnings = warnings.len ? warnings.buf : NULL,
-		.mode = DB_MODE_MEGATRON,
-		.events = (int64_t)(2 * kept + (size_t)f->has_total),
-		.kernels = 0,
-		.role_rule = "pp-timer",
-	};
-	db_trace_set_metrics(&t, &m);
-	if (!f->n) {
-		t.status = DB_STATUS_FAILED;
-		t.fail_kind = DB_FAIL_INPUT;
-		t.error = "no complete forward or backward step in the dump";
-		rc = db_trace_store_empty(db, &t);
-		goto out;
-	}
-	*partial += nwarn > 0;
-	if ((rc = db_trace_begin(db, &t))) {
-		db_trace_rollback(db); /* the error must not stick to the next rank */
-		goto out;
-	}
+/* Stores t and f's steps (seq in time order per phase) in one transaction;
+ * on failure nothing is stored and the error does not stick. */
+static int store_steps(struct db *db, const struct db_trace *t, const struct pptimer_file *f,
+		       int vpp)
+{
+	int rc = db_trace_begin(db, t);
 	int64_t seq[3] = { 0, 0, 0 };
 	for (size_t i = 0; i < f->n && !rc; i++) {
 		const struct pptimer_step *s = &f->steps[i];
@@ -386,9 +406,37 @@ static int store_rank(struct db *db, struct stage_file *sf, int vpp, int mb_coun
 	}
 	rc = rc ? rc : db_trace_commit(db);
 	if (rc)
-		db_trace_rollback(db);
-out:
-	if (nwarn && !quiet)
+		db_trace_rollback(db); /* the error must not stick to the next rank */
+	return rc;
+}
+
+/*   missing events listed → complete steps kept → metrics → the trace with
+ *   its steps (partial when events are missing), or failed without any */
+static int store_rank(struct folder_import *fi, struct stage_file *sf, int *partial)
+{
+	struct pptimer_file *f = &sf->data;
+	struct strbuf warnings = STRBUF_INIT;
+	size_t nwarn = list_missing(fi, f, &warnings);
+	size_t kept = keep_complete(f);
+	int rc;
+
+	struct db_trace t = stage_row(fi, sf);
+	t.status = nwarn ? DB_STATUS_PARTIAL : DB_STATUS_OK;
+	t.warnings = warnings.len ? warnings.buf : NULL;
+	t.mode = DB_MODE_MEGATRON;
+	t.events = (int64_t)(2 * kept + (size_t)f->has_total);
+	t.role_rule = "pp-timer";
+	set_metrics(&t, f);
+	if (!f->n) {
+		t.status = DB_STATUS_FAILED;
+		t.fail_kind = DB_FAIL_INPUT;
+		t.error = "no complete forward or backward step in the dump";
+		rc = db_trace_store_empty(fi->db, &t);
+	} else {
+		*partial += nwarn > 0;
+		rc = store_steps(fi->db, &t, f, fi->V);
+	}
+	if (nwarn && !fi->o->quiet)
 		warn("%s: %zu missing event%s (stage %d, rank %lld): %.*s", sf->wf->path, nwarn,
 		     nwarn == 1 ? "" : "s", sf->name.pp_rank, (long long)sf->name.rank,
 		     (int)strcspn(warnings.buf, "\n"), warnings.buf);
@@ -396,130 +444,133 @@ out:
 	return rc;
 }
 
-/* Imports the files [lo, hi) of one folder. */
-static int import_folder(struct db *db, const struct batch_opts *o, const struct walk_list *l,
-			 size_t lo, size_t hi, int *nranks, int *nskipped, int *npartial,
-			 int *nfailed)
+/* Whether the file wf of the folder is one of its pipeline's stages,
+ * taken as fi->sf[its stage]; when it is not, why says so. */
+static bool pick_file(struct folder_import *fi, const struct walk_file *wf, char *why, size_t len)
 {
-	int P = o->pp_size, V = o->vpp_size > 0 ? o->vpp_size : 1;
-	struct stage_file *sf = xcalloc((size_t)P, sizeof(*sf));
-	const char *folder = l->v[lo].folder;
-	int64_t iteration = 0;
-	char why[512];
-	int rc = 0, mb_count[3][64];
-
-	if (!walk_iteration_from_folder(folder, &iteration) && !o->quiet)
-		printf("%s: no iteration number in the folder name; stored as iteration 0\n",
-		       folder);
-	for (size_t i = lo; i < hi; i++) {
-		const struct walk_file *wf = &l->v[i];
-		const char *base = strrchr(wf->path, '/');
-		struct pptimer_name nm;
-		base = base ? base + 1 : wf->path;
-		if (wf->error)
-			snprintf(why, sizeof(why), "%s", wf->error);
-		else if (pptimer_parse_name(base, &nm, why, sizeof(why)))
-			;
-		else if (nm.pp != P)
-			snprintf(why, sizeof(why), "PP size %d in the name, --pp-size is %d", nm.pp,
-				 P);
-		else if (nm.vpp != V)
-			snprintf(why, sizeof(why), "VPP %d%s in the name, --vpp-size is %d", nm.vpp,
-				 nm.vpp_none ? " (None)" : "", V);
-		else if (nm.dp_rank != 0)
-			snprintf(why, sizeof(why),
-				 "TPxCPxDP rank %lld: a replica of pipeline stage %d "
-				 "(only rank 0 files describe distinct pipelines)",
-				 (long long)nm.dp_rank, nm.pp_rank);
-		else if (sf[nm.pp_rank].wf)
-			snprintf(why, sizeof(why), "a second file for pp_rank %d (kept %s)",
-				 nm.pp_rank, sf[nm.pp_rank].wf->path);
-		else {
-			sf[nm.pp_rank].wf = wf;
-			sf[nm.pp_rank].name = nm;
-			continue;
-		}
-		(*nskipped)++;
-		if (!o->quiet)
-			printf("skipped %s: %s\n", wf->path, why);
+	const char *base = strrchr(wf->path, '/');
+	struct pptimer_name nm;
+	base = base ? base + 1 : wf->path;
+	if (wf->error)
+		snprintf(why, len, "%s", wf->error);
+	else if (pptimer_parse_name(base, &nm, why, len))
+		;
+	else if (nm.pp != fi->P)
+		snprintf(why, len, "PP size %d in the name, --pp-size is %d", nm.pp, fi->P);
+	else if (nm.vpp != fi->V)
+		snprintf(why, len, "VPP %d%s in the name, --vpp-size is %d", nm.vpp,
+			 nm.vpp_none ? " (None)" : "", fi->V);
+	else if (nm.dp_rank != 0)
+		snprintf(why, len,
+			 "TPxCPxDP rank %lld: a replica of pipeline stage %d "
+			 "(only rank 0 files describe distinct pipelines)",
+			 (long long)nm.dp_rank, nm.pp_rank);
+	else if (fi->sf[nm.pp_rank].wf)
+		snprintf(why, len, "a second file for pp_rank %d (kept %s)", nm.pp_rank,
+			 fi->sf[nm.pp_rank].wf->path);
+	else {
+		fi->sf[nm.pp_rank].wf = wf;
+		fi->sf[nm.pp_rank].name = nm;
+		return true;
 	}
+	return false;
+}
 
-	/* Read the dumps and find the micro-batches of every chunk. */
-	memset(mb_count, 0, sizeof(mb_count));
-	for (int s = 0; s < P; s++) {
-		if (!sf[s].wf) {
-			if (!o->quiet)
-				printf("%s: no dump for pp_rank %d\n", folder, s);
-			(*npartial)++;
+/* Reads stage s's dump and counts its micro-batches into fi->mb_count. A
+ * dump that cannot be read is stored as failed (counts->failed). 0, or
+ * PP_EDB when even that cannot be stored. */
+static int read_stage(struct folder_import *fi, int s, struct import_counts *counts)
+{
+	struct stage_file *sf = &fi->sf[s];
+	char why[512];
+	if (pptimer_read(sf->wf->path, fi->V > 1, &sf->data, why, sizeof(why))) {
+		error("%s", why);
+		struct db_trace t = stage_row(fi, sf);
+		t.status = DB_STATUS_FAILED;
+		t.fail_kind = DB_FAIL_INPUT;
+		t.error = why;
+		counts->failed++;
+		sf->wf = NULL;
+		return db_trace_store_empty(fi->db, &t);
+	}
+	sf->loaded = true;
+	if (sf->data.unknown_keys && !fi->o->quiet)
+		warn("%s: %zu key%s not understood (first: '%s')%s", sf->wf->path,
+		     sf->data.unknown_keys, sf->data.unknown_keys == 1 ? "" : "s",
+		     sf->data.first_unknown, fi->V > 1 ? "" : "; is this a VPP dump (--vpp-size)?");
+	for (size_t i = 0; i < sf->data.n; i++) {
+		const struct pptimer_step *st = &sf->data.steps[i];
+		if (st->chunk < MAX_CHUNKS && st->mb + 1 > fi->mb_count[st->phase][st->chunk])
+			fi->mb_count[st->phase][st->chunk] = st->mb + 1;
+	}
+	return 0;
+}
+
+/* Imports the files [lo, hi) of one folder:
+ *   one file per stage picked (the others listed with why) → the dumps read,
+ *   the micro-batches of every chunk counted → each rank stored */
+static int import_folder(struct db *db, const struct pptimer_opts *o, const struct walk_list *l,
+			 size_t lo, size_t hi, struct import_counts *counts)
+{
+	struct folder_import fi = { .db = db,
+				    .o = o,
+				    .P = o->pp_size,
+				    .V = o->vpp_size > 0 ? o->vpp_size : 1,
+				    .folder = l->v[lo].folder };
+	char why[512];
+	int rc = 0;
+
+	fi.sf = xcalloc((size_t)fi.P, sizeof(*fi.sf));
+	if (!walk_iteration_from_folder(fi.folder, &fi.iteration) && !o->quiet)
+		printf("%s: no iteration number in the folder name; stored as iteration 0\n",
+		       fi.folder);
+	for (size_t i = lo; i < hi; i++) {
+		if (pick_file(&fi, &l->v[i], why, sizeof(why)))
+			continue;
+		counts->skipped++;
+		if (!o->quiet)
+			printf("skipped %s: %s\n", l->v[i].path, why);
+	}
+	for (int s = 0; s < fi.P && !rc; s++) {
+		if (fi.sf[s].wf) {
+			rc = read_stage(&fi, s, counts);
 			continue;
 		}
-		if (pptimer_read(sf[s].wf->path, V > 1, &sf[s].data, why, sizeof(why))) {
-			error("%s", why);
-			struct db_trace t = {
-				.path = sf[s].wf->key,
-				.file = sf[s].wf->real,
-				.folder = folder,
-				.has_iteration = true,
-				.iteration = iteration,
-				.has_name_rank = true,
-				.name_rank = sf[s].name.rank,
-				.bytes = sf[s].wf->bytes,
-				.mtime_ns = sf[s].wf->mtime_ns,
-				.status = DB_STATUS_FAILED,
-				.fail_kind = DB_FAIL_INPUT,
-				.error = why,
-			};
-			(*nfailed)++;
-			if ((rc = db_trace_store_empty(db, &t)))
-				break;
-			sf[s].wf = NULL;
-			continue;
-		}
-		sf[s].loaded = true;
-		if (sf[s].data.unknown_keys && !o->quiet)
-			warn("%s: %zu key%s not understood (first: '%s')%s", sf[s].wf->path,
-			     sf[s].data.unknown_keys, sf[s].data.unknown_keys == 1 ? "" : "s",
-			     sf[s].data.first_unknown,
-			     V > 1 ? "" : "; is this a VPP dump (--vpp-size)?");
-		for (size_t i = 0; i < sf[s].data.n; i++) {
-			const struct pptimer_step *st = &sf[s].data.steps[i];
-			if (st->chunk < 64 && st->mb + 1 > mb_count[st->phase][st->chunk])
-				mb_count[st->phase][st->chunk] = st->mb + 1;
-		}
+		if (!o->quiet)
+			printf("%s: no dump for pp_rank %d\n", fi.folder, s);
+		counts->partial++;
 	}
 	/* forward and backward cover the same micro-batches */
-	for (int c = 0; c < 64; c++) {
-		int m = mb_count[1][c] > mb_count[2][c] ? mb_count[1][c] : mb_count[2][c];
-		mb_count[1][c] = mb_count[2][c] = c < V ? m : 0;
+	for (int c = 0; c < MAX_CHUNKS; c++) {
+		int m = fi.mb_count[1][c] > fi.mb_count[2][c] ? fi.mb_count[1][c]
+							      : fi.mb_count[2][c];
+		fi.mb_count[1][c] = fi.mb_count[2][c] = c < fi.V ? m : 0;
 	}
-	for (int s = 0; s < P && !rc; s++) {
-		if (!sf[s].loaded)
+	for (int s = 0; s < fi.P && !rc; s++) {
+		if (!fi.sf[s].loaded)
 			continue;
-		rc = store_rank(db, &sf[s], V, mb_count, folder, iteration, o->quiet, npartial);
+		rc = store_rank(&fi, &fi.sf[s], &counts->partial);
 		if (rc)
-			error("%s: cannot store: %s", sf[s].wf->path, db_errmsg(db));
+			error("%s: cannot store: %s", fi.sf[s].wf->path, db_errmsg(db));
 		else
-			(*nranks)++;
+			counts->ranks++;
 	}
-	for (int s = 0; s < P; s++)
-		pptimer_file_release(&sf[s].data);
-	free(sf);
+	for (int s = 0; s < fi.P; s++)
+		pptimer_file_release(&fi.sf[s].data);
+	free(fi.sf);
 	return rc;
 }
 
-int pptimer_run(const struct batch_opts *o)
+int pptimer_run(const struct pptimer_opts *o)
 {
 	struct walk_opts wo = { o->input, o->folders, o->nfolders, "*.json" };
 	struct walk_list l = { 0 };
 	struct strbuf dbpath = STRBUF_INIT;
 	struct db *db = NULL;
 	char err[1024];
-	int rc = PP_EXIT_OK, nranks = 0, nskipped = 0, npartial = 0, nfailed = 0;
+	struct import_counts n = { 0 };
+	int rc = PP_EXIT_OK;
 
-	if (o->pp_size < 1) {
-		error("--format pp-timer needs --pp-size");
-		return PP_EXIT_USAGE;
-	}
 	if (walk_dir(&wo, &l, err, sizeof(err))) {
 		error("%s", err);
 		return PP_EXIT_FATAL;
@@ -537,7 +588,7 @@ int pptimer_run(const struct batch_opts *o)
 	for (size_t lo = 0, hi; lo < l.n; lo = hi) {
 		for (hi = lo + 1; hi < l.n && !strcmp(l.v[hi].folder, l.v[lo].folder); hi++)
 			;
-		if (import_folder(db, o, &l, lo, hi, &nranks, &nskipped, &npartial, &nfailed)) {
+		if (import_folder(db, o, &l, lo, hi, &n)) {
 			rc = PP_EXIT_FATAL;
 			goto out;
 		}
@@ -545,12 +596,12 @@ int pptimer_run(const struct batch_opts *o)
 	if (!o->quiet)
 		printf("pp-timer: %d rank%s imported (%d with missing events, %d failed), "
 		       "%d file%s skipped, into %s\n",
-		       nranks, nranks == 1 ? "" : "s", npartial, nfailed, nskipped,
-		       nskipped == 1 ? "" : "s", dbpath.buf);
-	if (!nranks) {
+		       n.ranks, n.ranks == 1 ? "" : "s", n.partial, n.failed, n.skipped,
+		       n.skipped == 1 ? "" : "s", dbpath.buf);
+	if (!n.ranks) {
 		error("no PP-timer dump of PP size %d found under '%s'", o->pp_size, o->input);
 		rc = PP_EXIT_FATAL;
-	} else if (npartial || nfailed) {
+	} else if (n.partial || n.failed) {
 		rc = PP_EXIT_PARTIAL;
 	}
 out:

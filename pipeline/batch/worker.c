@@ -209,7 +209,7 @@ static int task_decode(char *line, struct walk_file *f, int64_t *run_id)
 	return 0;
 }
 
-int worker_serve(const struct batch_opts *o)
+int worker_serve(const struct worker_opts *o)
 {
 	char err[512];
 	struct worker_ctx ctx = { .salvage = o->salvage };
@@ -222,10 +222,6 @@ int worker_serve(const struct batch_opts *o)
 
 	/* ^C reaches the whole process group: the coordinator decides. */
 	signal(SIGINT, SIG_IGN);
-	if (!o->db) {
-		error("--worker needs --db");
-		return PP_EXIT_USAGE;
-	}
 	if (!(pats = patterns_new(o->config, err, sizeof(err)))) {
 		error("%s", err);
 		return PP_EXIT_USAGE;

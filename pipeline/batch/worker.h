@@ -3,10 +3,10 @@
  * worker_process() is the whole job for one file: open the reader, feed
  * every event to the classifier, store the rank in one transaction (or the
  * failure with the reader's message), then drop the per-trace arena.
- * worker_serve() is the body of `ppbatch --worker`: once it has opened the
- * database it writes the line WORKER_READY, then reads tasks from stdin and
- * answers each on stdout (the protocol of pool.h), so the coordinator can
- * supervise it as a separate process.
+ * worker_serve() (batch.h) is the body of `ppbatch --worker`: once it has
+ * opened the database it writes the line WORKER_READY, then reads tasks
+ * from stdin and answers each on stdout (the protocol of pool.h), so the
+ * coordinator can supervise it as a separate process.
  */
 #ifndef WORKER_H
 #define WORKER_H
@@ -18,7 +18,6 @@
 /* A worker's first line: it has started (the database is open). */
 #define WORKER_READY "ready"
 
-struct batch_opts;
 struct db;
 struct db_trace;
 struct patterns;
@@ -49,10 +48,6 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f, struct wor
 /* The database row of f without an outcome: its identity (walk.h), folder,
  * iteration, file-name rank, size and mtime; run_id 0 = none. */
 void worker_trace_row(struct db_trace *t, const struct walk_file *f, int64_t run_id);
-
-/* `ppbatch --worker`: serves tasks until EOF on stdin. Returns a PP_EXIT_*
- * code (PP_EXIT_FATAL when the database cannot be opened). */
-int worker_serve(const struct batch_opts *o);
 
 /* The task line for f (pool.h protocol), appended to sb without '\n'. */
 void worker_task_encode(struct strbuf *sb, const struct walk_file *f, int64_t run_id);

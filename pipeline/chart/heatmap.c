@@ -129,47 +129,48 @@ static void write_plot(FILE *f, const struct heatmap *h, bool labels, bool hover
 	(void)h;
 }
 
-static int write_script(FILE *f, const char *base, const void *ctx)
+/* The colour range: fixed, else the data's; a range of one value (or none)
+ * is widened around it so that gnuplot can draw it. */
+static void colour_range(const struct heatmap *h, double *lo, double *hi)
 {
-	const struct heatmap *h = ctx;
-	/* Sizes: cells at least 14 pixels, the plot between 640 and 1600 wide. */
-	int cw = h->nx <= 16 ? 56 : h->nx <= 64 ? 22 : 14;
-	int ch = h->ny <= 16 ? 34 : h->ny <= 64 ? 18 : 12;
-	int w = 260 + cw * h->nx, hh = 170 + ch * h->ny;
-	w = w < 760 ? 760 : w > 1600 ? 1600 : w;
-	hh = hh < 360 ? 360 : hh > 1600 ? 1600 : hh;
-	bool labels = h->nx <= 16 && h->ny <= 32;
-	double lo = INFINITY, hi = -INFINITY;
-	char num[64];
 	size_t n = (size_t)h->nx * (size_t)h->ny;
-
-	fprintf(f,
-		"# Heatmap written by pptrace. Run in this folder: gnuplot %s.gp\n"
-		"# (makes %s.png and %s.svg). Data: x y value label hover; row 0 on top.\n",
-		base, base, base);
+	*lo = INFINITY;
+	*hi = -INFINITY;
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(h->v[i])) {
-			lo = h->v[i] < lo ? h->v[i] : lo;
-			hi = h->v[i] > hi ? h->v[i] : hi;
+			*lo = h->v[i] < *lo ? h->v[i] : *lo;
+			*hi = h->v[i] > *hi ? h->v[i] : *hi;
 		}
 	if (h->fixed) {
-		lo = h->lo;
-		hi = h->hi;
-	} else if (!(hi > lo)) {
-		double mid = isfinite(lo) ? lo : 0;
-		lo = mid - (mid ? fabs(mid) * 0.05 : 0.5);
-		hi = mid + (mid ? fabs(mid) * 0.05 : 0.5);
+		*lo = h->lo;
+		*hi = h->hi;
+	} else if (!(*hi > *lo)) {
+		double mid = isfinite(*lo) ? *lo : 0;
+		*lo = mid - (mid ? fabs(mid) * 0.05 : 0.5);
+		*hi = mid + (mid ? fabs(mid) * 0.05 : 0.5);
 	}
-	/* Enough decimals to tell the colour bar's tics apart (gnuplot puts
-	 * about five over the range) and the cells with them: idle times of
-	 * 0.47-0.73 ms at one decimal read 0.5, 0.5, 0.6, 0.6, 0.7 ms. */
+}
+
+/* Enough decimals to tell the colour bar's tics apart (gnuplot puts about
+ * five over the range) and the cells with them: idle times of 0.47-0.73 ms
+ * at one decimal read 0.5, 0.5, 0.6, 0.6, 0.7 ms. */
+static int cell_decimals(const struct heatmap *h, double lo, double hi)
+{
 	int decimals = h->decimals;
 	double step = (hi - lo) / 5;
 	if (step > 0 && isfinite(step)) {
 		int need = (int)ceil(-log10(step));
 		decimals = need > decimals ? (need > 6 ? 6 : need) : decimals;
 	}
-	/* Text on the dark end of the scale is white. */
+	return decimals;
+}
+
+/* The datablock $cells: x y value label hover text_colour, one line a
+ * cell; text on the dark end of the scale is white. */
+static void write_cells(FILE *f, const struct heatmap *h, double lo, double hi, int decimals)
+{
+	char num[64];
+	size_t n = (size_t)h->nx * (size_t)h->ny;
 	fputs("$cells << EOD\n# x y value label hover text_colour\n", f);
 	for (size_t i = 0; i < n; i++) {
 		int x = (int)(i % (size_t)h->nx), y = (int)(i / (size_t)h->nx);
@@ -186,6 +187,11 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 		fprintf(f, " %d\n", isfinite(v) && pos > 0.6 ? 0xffffff : 0x202020);
 	}
 	fputs("EOD\n", f);
+}
+
+/* Titles, axes, tics, the palette and the colour box. */
+static void write_frame(FILE *f, const struct heatmap *h, double lo, double hi, int decimals)
+{
 	static const char *const what[] = { "title", "xlabel", "ylabel", "cblabel" };
 	const char *const text[] = { h->title, h->xlabel, h->ylabel, h->cblabel };
 	gnuplot_put_titles(f, what, text, 4, 13, 11);
@@ -207,6 +213,18 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 	for (const char *u = h->unit; *u; u++)
 		fputs(*u == '%' ? "%%" : *u == '\'' ? "''" : (char[]){ *u, 0 }, f);
 	fputs("'\n", f);
+}
+
+/* The PNG and SVG outputs, each under its guard (gnuplot.h), sized to the
+ * grid: cells at least 14 pixels, the plot between 760 and 1600 wide. */
+static void write_outputs(FILE *f, const struct heatmap *h, const char *base)
+{
+	int cw = h->nx <= 16 ? 56 : h->nx <= 64 ? 22 : 14;
+	int ch = h->ny <= 16 ? 34 : h->ny <= 64 ? 18 : 12;
+	int w = 260 + cw * h->nx, hh = 170 + ch * h->ny;
+	w = w < 760 ? 760 : w > 1600 ? 1600 : w;
+	hh = hh < 360 ? 360 : hh > 1600 ? 1600 : hh;
+	bool labels = h->nx <= 16 && h->ny <= 32;
 	/* The hover point covers the cell: a point-size unit is about 4.5
 	 * pixels in the svg terminal, pt 5 a square of 2 units. */
 	double cell_px = (double)(w - 280) / h->nx, cell_py = (double)(hh - 170) / h->ny;
@@ -232,6 +250,22 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 		fputs("}\n", f);
 	}
 	fputs("unset output\n", f);
+}
+
+/*   header → $cells → frame (titles, axes, palette) → outputs */
+static int write_script(FILE *f, const char *base, const void *ctx)
+{
+	const struct heatmap *h = ctx;
+	double lo, hi;
+	fprintf(f,
+		"# Heatmap written by pptrace. Run in this folder: gnuplot %s.gp\n"
+		"# (makes %s.png and %s.svg). Data: x y value label hover; row 0 on top.\n",
+		base, base, base);
+	colour_range(h, &lo, &hi);
+	int decimals = cell_decimals(h, lo, hi);
+	write_cells(f, h, lo, hi, decimals);
+	write_frame(f, h, lo, hi, decimals);
+	write_outputs(f, h, base);
 	return ferror(f) ? PP_EIO : 0;
 }
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify_priv.h"
+#include "classify_int.h"
 #include "util/arena.h"
 
 enum { MAX_NAMES = 16 }; /* names of one event; deeper GPU nesting is cut */

@@ -13,7 +13,7 @@
  * "Inside a slice" is on the slice's own thread, closed interval. Generic
  * mode: the type alone (computation, communication, memory).
  */
-#include "classify_priv.h"
+#include "classify_int.h"
 
 /* Where the last lookup in each set of roots landed: kernels come in GPU
  * order, so their launches mostly fall in the root found for the kernel

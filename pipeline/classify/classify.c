@@ -1,5 +1,5 @@
 /* classify.c — feeding events to the per-rank classifier and assembling
- * its result (see classify.h; design in classify_priv.h).
+ * its result (see classify.h; design in classify_int.h).
  *
  * Per event the hot path does: one switch on ph, a category test by length,
  * and for X events one name lookup in the intern table (a hash of the name
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "classify.h"
-#include "classify_priv.h"
+#include "classify_int.h"
 #include "read/trace_read.h"
 #include "util/arena.h"
 #include "util/hugepage.h"

@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include "classify_priv.h"
+#include "classify_int.h"
 
 static int cmp_nslice(const void *pa, const void *pb)
 {

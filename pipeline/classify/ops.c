@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify_priv.h"
+#include "classify_int.h"
 #include "model/optype.h"
 #include "util/arena.h"
 #include "util/cmp.h"

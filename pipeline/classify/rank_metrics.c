@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify_priv.h"
+#include "classify_int.h"
 #include "rank_metrics.h"
 #include "util/arena.h"
 #include "util/pp.h"

@@ -2,7 +2,7 @@
  * gpu_busy, idle, bubble, comp_busy, comm_busy, overlap, coverage) over a
  * rank's time intervals, whatever they were read from. One owner, so that a
  * `ranks` row means the same for every source: the classifier's kernels
- * (rank_metrics_compute(), classify_priv.h), an op trace's ops
+ * (rank_metrics_compute(), classify_int.h), an op trace's ops
  * (batch/opimport.c) and a PP-timer dump's steps (batch/pptimer.c) all go
  * through the same union sweep.
  */

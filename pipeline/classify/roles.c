@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "classify.h"
-#include "classify_priv.h"
+#include "classify_int.h"
 #include "util/arena.h"
 
 static struct cthread *thr(struct classify *c, int i)

@@ -11,7 +11,7 @@
  */
 #include <stdlib.h>
 
-#include "classify_priv.h"
+#include "classify_int.h"
 #include "util/arena.h"
 #include "util/pp.h"
 

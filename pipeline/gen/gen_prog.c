@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gen_priv.h"
+#include "gen_int.h"
 #include "gen_sched.h"
 #include "util/pp.h"
 
@@ -121,8 +121,8 @@ struct bld {
 	struct gen_rank *r;
 	int step[GP_N]; /* open root-most step slice per phase, -1 none */
 	bool recompute;
-	unsigned pp_dep; /* streams whose next kernel waits for the p2p stream */
-	bool ag_dep;     /* the next compute-stream kernel waits for the DP stream */
+	unsigned p2p_dep; /* streams whose next kernel waits for the p2p stream */
+	bool ag_dep;      /* the next compute-stream kernel waits for the DP stream */
 	uint32_t corr;
 	int seqn[GP_N];
 	int coll_seq[GEN_NGROUPS];
@@ -264,9 +264,9 @@ static struct gen_kernel *kernel(struct bld *b, int thread, const char *name, co
 	k->corr = b->corr;
 	/* The first kernel of each stream after a receive needs the received
 	 * tensor. */
-	if ((b->pp_dep & (1u << stream)) && launch != GL_NONE) {
+	if ((b->p2p_dep & (1u << stream)) && launch != GL_NONE) {
 		k->depmask |= 1u << GS_PP;
-		b->pp_dep &= ~(1u << stream);
+		b->p2p_dep &= ~(1u << stream);
 	}
 	if (b->ag_dep && stream == GS_COMP && launch != GL_NONE) {
 		k->depmask |= 1u << GS_DP;
@@ -387,7 +387,7 @@ static void p2p(struct bld *b, const struct gen_act *a)
 	close_slice(b, in);
 	close_slice(b, s);
 	if (nrecv)
-		b->pp_dep = 1u << GS_COMP | 1u << GS_TP | 1u << GS_DP;
+		b->p2p_dep = 1u << GS_COMP | 1u << GS_TP | 1u << GS_DP;
 }
 
 /* One transformer layer's forward kernels on `thread` (the main thread, or

@@ -26,7 +26,7 @@
  * the same order of rules; gen_truth and tests/tools/truthcheck.py check
  * that this agrees with the rules applied to the written trace.
  */
-#include "gen_priv.h"
+#include "gen_int.h"
 
 #include <stdlib.h>
 

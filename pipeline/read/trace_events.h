@@ -3,7 +3,7 @@
  *
  * Each trace_events_<level>.c defines TR_LEVEL and TR_NAME and includes
  * this file, compiled by the Makefile for its target (-mavx2 ...); it
- * defines tr_level_<level> (trace_impl.h), and everything else here is
+ * defines tr_level_<level> (trace_int.h), and everything else here is
  * static, so each level has its own copy of the member loops and of what
  * they inline (simd.h, key_cache.h, json_scan.h, trace_values.h).
  * trace_read.c chooses a level when a reader opens.

@@ -41,7 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace_impl.h"
+#include "trace_int.h"
 #include "trace_values.h"
 #include "util/pp.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "simd.h"
-#include "trace_impl.h"
+#include "trace_int.h"
 
 static inline bool is_dig(char ch)
 {

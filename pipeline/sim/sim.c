@@ -176,13 +176,12 @@ void sim_emit_pair(struct sim_sched *S, int bf, int sf, int bb, int sb)
 	S->ops[S->n++] = (struct sim_op){ S->cur_dev, sb, bb, SIM_B, 1, 0.0, -1.0 };
 }
 
-/* Parameter checks of docs/sim-model.md §5 (both models) and, for the megatron
- * model, Megatron's and deepseek's own rules. */
-static int sim_validate(struct sim_sched *S)
+/* The checks of every strategy (docs/sim-model.md §5): the strategy, the
+ * sizes, the times; sets the chunks per device (v) and the group size (g). */
+static int check_shape(struct sim_sched *S)
 {
 	const struct sim_config *c = S->cfg;
 	int p = c->devices, N = c->stages, m = c->microbatches;
-	const char *name = sim_strategy_name(c->strategy);
 	const double *arrs[] = { c->forward, c->backward, c->backward_d, c->backward_w,
 				 c->overlapped };
 	static const char *const arrnames[] = { "forward", "backward", "backward_d", "backward_w",
@@ -214,86 +213,119 @@ static int sim_validate(struct sim_sched *S)
 				p);
 	S->v = N / p;
 	S->g = c->group_size > 0 ? c->group_size : p;
+	return 0;
+}
 
-	switch (c->strategy) {
-	case SIM_1F1B:
-	case SIM_ZB1P:
-	case SIM_1F1B_OVERLAP:
-		if (N != p)
-			return sim_fail(S, PP_EINVAL,
-					"%s needs stages = devices (got %d stages, %d devices)",
-					name, N, p);
-		if (S->reference && c->strategy != SIM_1F1B_OVERLAP && m < p - 1)
-			return sim_fail(S, PP_EINVAL,
-					"%s in the reference model needs micro-batches >= "
-					"devices - 1 = %d (got %d); the megatron model "
-					"clamps the warmup",
-					name, p - 1, m);
-		if (S->reference && c->strategy == SIM_1F1B_OVERLAP && m < 2 * p - 1)
-			return sim_fail(S, PP_EINVAL,
-					"%s in the reference model needs micro-batches >= "
-					"2 x devices - 1 = %d (got %d); the megatron model "
-					"clamps the warmup",
-					name, 2 * p - 1, m);
-		break;
-	case SIM_INTERLEAVE:
-	case SIM_1F1B_INTERLEAVE_OVERLAP: {
-		int g = c->strategy == SIM_INTERLEAVE ? S->g : p;
-		if (S->reference)
-			break;
-		if (g < p || g > m)
-			return sim_fail(
-				S, PP_EINVAL,
+/* 1f1b, zb1p, 1f1b_overlap: one stage per device; the reference model's
+ * warm-up needs enough micro-batches (the megatron model clamps it). */
+static int check_one_stage_each(struct sim_sched *S)
+{
+	const struct sim_config *c = S->cfg;
+	int p = c->devices, N = c->stages, m = c->microbatches;
+	const char *name = sim_strategy_name(c->strategy);
+	if (N != p)
+		return sim_fail(S, PP_EINVAL,
+				"%s needs stages = devices (got %d stages, %d devices)", name, N,
+				p);
+	if (S->reference && c->strategy != SIM_1F1B_OVERLAP && m < p - 1)
+		return sim_fail(S, PP_EINVAL,
+				"%s in the reference model needs micro-batches >= "
+				"devices - 1 = %d (got %d); the megatron model "
+				"clamps the warmup",
+				name, p - 1, m);
+	if (S->reference && c->strategy == SIM_1F1B_OVERLAP && m < 2 * p - 1)
+		return sim_fail(S, PP_EINVAL,
+				"%s in the reference model needs micro-batches >= "
+				"2 x devices - 1 = %d (got %d); the megatron model "
+				"clamps the warmup",
+				name, 2 * p - 1, m);
+	return 0;
+}
+
+/* interleave, 1f1b_interleave_overlap: Megatron's rules on the group size
+ * (the reference model has none). */
+static int check_interleave(struct sim_sched *S)
+{
+	const struct sim_config *c = S->cfg;
+	int p = c->devices, m = c->microbatches;
+	int g = c->strategy == SIM_INTERLEAVE ? S->g : p;
+	const char *name = sim_strategy_name(c->strategy);
+	if (S->reference)
+		return 0;
+	if (g < p || g > m)
+		return sim_fail(S, PP_EINVAL,
 				"%s: Megatron needs devices <= group size <= "
 				"micro-batches (got p=%d, g=%d, m=%d)%s",
 				name, p, g, m,
 				c->strategy == SIM_INTERLEAVE
 					? ""
 					: "; the group size is fixed to p for this strategy");
-		if (m % g != 0 && m % g < p)
-			return sim_fail(S, PP_EINVAL,
-					"%s: Megatron needs micro-batches mod group size to "
-					"be 0 or >= devices (got m=%d, g=%d, p=%d)",
-					name, m, g, p);
-		break;
-	}
-	case SIM_DUALPIPE:
-		if (N != p || p % 2)
-			return sim_fail(S, PP_EINVAL,
-					"dualpipe needs an even number of devices and stages = "
-					"devices (got %d devices, %d stages)",
-					p, N);
-		if (S->reference && (m % 2 || m < 2 * p - 2))
-			return sim_fail(S, PP_EINVAL,
-					"dualpipe in the reference model needs an even number "
-					"of micro-batches >= 2 x devices - 2 = %d (got %d)",
-					2 * p - 2, m);
-		if (!S->reference && (m % 2 || m < 2 * p))
-			return sim_fail(S, PP_EINVAL,
-					"dualpipe needs an even number of micro-batches >= "
-					"2 x devices = %d (got %d)",
-					2 * p, m);
-		break;
-	case SIM_DUALPIPE_V:
+	if (m % g != 0 && m % g < p)
+		return sim_fail(S, PP_EINVAL,
+				"%s: Megatron needs micro-batches mod group size to "
+				"be 0 or >= devices (got m=%d, g=%d, p=%d)",
+				name, m, g, p);
+	return 0;
+}
+
+/* dualpipe: an even number of devices, one stage each, and an even number
+ * of micro-batches; dualpipe_v: two stages each (a V). Both need enough
+ * micro-batches for the warm-up of their two directions. */
+static int check_dualpipe(struct sim_sched *S)
+{
+	int p = S->cfg->devices, N = S->cfg->stages, m = S->cfg->microbatches;
+	bool ref = S->reference;
+	if (S->cfg->strategy == SIM_DUALPIPE_V) {
+		int need = ref ? 2 * p - 1 : 2 * p;
 		if (N != 2 * p || p % 2)
 			return sim_fail(S, PP_EINVAL,
 					"dualpipe_v needs an even number of devices and stages = "
 					"2 x devices (got %d devices, %d stages)",
 					p, N);
-		if (S->reference && m < 2 * p - 1)
-			return sim_fail(S, PP_EINVAL,
-					"dualpipe_v in the reference model needs micro-batches "
-					">= 2 x devices - 1 = %d (got %d)",
-					2 * p - 1, m);
-		if (!S->reference && m < 2 * p)
-			return sim_fail(S, PP_EINVAL,
-					"dualpipe_v needs micro-batches >= 2 x devices = %d "
-					"(got %d)",
-					2 * p, m);
-		break;
-	default: break;
+		if (m < need)
+			return sim_fail(
+				S, PP_EINVAL,
+				ref ? "dualpipe_v in the reference model needs micro-batches "
+				      ">= 2 x devices - 1 = %d (got %d)"
+				    : "dualpipe_v needs micro-batches >= 2 x devices = %d "
+				      "(got %d)",
+				need, m);
+		return 0;
 	}
+	int need = ref ? 2 * p - 2 : 2 * p;
+	if (N != p || p % 2)
+		return sim_fail(S, PP_EINVAL,
+				"dualpipe needs an even number of devices and stages = "
+				"devices (got %d devices, %d stages)",
+				p, N);
+	if (m % 2 || m < need)
+		return sim_fail(S, PP_EINVAL,
+				ref ? "dualpipe in the reference model needs an even number "
+				      "of micro-batches >= 2 x devices - 2 = %d (got %d)"
+				    : "dualpipe needs an even number of micro-batches >= "
+				      "2 x devices = %d (got %d)",
+				need, m);
 	return 0;
+}
+
+/* Parameter checks of docs/sim-model.md §5 (both models) and, for the megatron
+ * model, Megatron's and deepseek's own rules: the shape, then the
+ * strategy's. */
+static int sim_validate(struct sim_sched *S)
+{
+	int rc = check_shape(S);
+	if (rc)
+		return rc;
+	switch (S->cfg->strategy) {
+	case SIM_1F1B:
+	case SIM_ZB1P:
+	case SIM_1F1B_OVERLAP: return check_one_stage_each(S);
+	case SIM_INTERLEAVE:
+	case SIM_1F1B_INTERLEAVE_OVERLAP: return check_interleave(S);
+	case SIM_DUALPIPE:
+	case SIM_DUALPIPE_V: return check_dualpipe(S);
+	default: return 0;
+	}
 }
 
 /* "F(mb 3, stage 5)" or "F(mb 3, stage 5)+B(mb 1, stage 6)" for the

@@ -1,12 +1,17 @@
 /* whatif.h — the what-if engine: how much faster a training job would run
  * without its stragglers, and who they are (docs/whatif.md).
  *
- * whatif_new() validates an op table (ops.h) and builds the dependency model
+ * whatif_new() validates an op table (wi_ops.h) and builds the dependency model
  * of one step of one model replica; whatif_run() replays every (step,
  * dp_rank) lane with recorded, delay-free and idealised durations and
  * computes S, S_t, S_dp, S_pp, S_w, M_W, M_S, the launch-delay metrics and a
  * verdict. Everything is double precision; times are nanoseconds relative to
  * each step's first start. The engine keeps no pointer into the table.
+ *
+ * Names: whatif_ is the engine's handle (struct whatif), the structs it
+ * takes and fills (whatif_opts, _result, _shape, _node, _clock) and their
+ * functions, and the files named for the folder (whatif.c, whatif.h,
+ * whatif_int.h); every other file, type and function of whatif/ is wi_.
  */
 #ifndef WI_WHATIF_H
 #define WI_WHATIF_H
@@ -15,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ops.h"
+#include "wi_ops.h"
 
 struct whatif;
 

@@ -18,7 +18,7 @@
 
 #include "tests/bench/bench.h"
 #include "util/pp.h"
-#include "whatif/optrace.h"
+#include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
 
@@ -27,14 +27,14 @@ static int read_ar(const char *dir, struct wi_table *t)
 	char p[4096], err[512];
 	wi_table_init(t);
 	snprintf(p, sizeof(p), "%s/trace-AR.csv.gz", dir);
-	if (optrace_read(p, t, err, sizeof(err)))
+	if (wi_optrace_read(p, t, err, sizeof(err)))
 		goto fail;
 	snprintf(p, sizeof(p), "%s/meta-AR.yaml", dir);
-	if (optrace_read_meta(p, &t->meta, err, sizeof(err)))
+	if (wi_optrace_read_meta(p, &t->meta, err, sizeof(err)))
 		goto fail;
 	t->has_meta = true;
 	snprintf(p, sizeof(p), "%s/trace-AR.schema.json", dir);
-	if (optrace_read_schema(p, t, err, sizeof(err)))
+	if (wi_optrace_read_schema(p, t, err, sizeof(err)))
 		goto fail;
 	return 0;
 fail:

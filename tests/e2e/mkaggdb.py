@@ -3,7 +3,7 @@
 benchmark, written without traces (fast: a 1024-rank database in seconds).
 The schema is storage/schema.c's own (its SQL string literals are executed),
 and rows go into its internal tables (traces, category_t, step_t, kernel_t,
-names, pgroups) as storage/db.c stores them; ppagg reads them through the
+names, pgroups) as storage/db_trace.c stores them; ppagg reads them through the
 stable views. Data: a simulated 1F1B schedule per PP group (tp-cp-ep-dp-pp
 layout); the truth ppagg must reproduce (pp_groups.csv, stragglers.csv) is
 computed here independently.

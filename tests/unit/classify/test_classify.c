@@ -45,7 +45,7 @@
 #include <cmocka.h>
 
 #include "classify/classify.h"
-#include "classify/classify_priv.h"
+#include "classify/classify_int.h"
 #include "model/optype.h"
 #include "model/patterns.h"
 #include "read/trace_read.h"

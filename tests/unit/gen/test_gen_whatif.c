@@ -16,8 +16,8 @@
 
 #include "gen/gen.h"
 #include "util/pp.h"
-#include "whatif/ops.h"
-#include "whatif/optrace.h"
+#include "whatif/wi_ops.h"
+#include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 
 static char tmp[] = "/tmp/test_gen_whatif.XXXXXX";
@@ -82,11 +82,11 @@ static void run_job(const char *name, const struct job *j, struct whatif_result 
 	struct wi_table t;
 	wi_table_init(&t);
 	snprintf(path, sizeof(path), "%s/.truth/optrace.csv", out);
-	int rc = optrace_read(path, &t, err, sizeof(err));
+	int rc = wi_optrace_read(path, &t, err, sizeof(err));
 	if (rc)
 		fail_msg("%s", err);
 	snprintf(path, sizeof(path), "%s/.truth/optrace-meta.yaml", out);
-	rc = optrace_read_meta(path, &t.meta, err, sizeof(err));
+	rc = wi_optrace_read_meta(path, &t.meta, err, sizeof(err));
 	if (rc)
 		fail_msg("%s", err);
 	t.has_meta = true;

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "util/pp.h"
-#include "whatif/optrace.h"
+#include "whatif/wi_optrace.h"
 
 static char tmpdir[256];
 
@@ -68,13 +68,13 @@ static void test_parse_f32(void **state)
 			continue;
 		int n = snprintf(buf, sizeof(buf), i % 2 ? "%.9g" : "%.8g", (double)f);
 		float got, want = strtof(buf, NULL);
-		assert_int_equal(optrace_parse_f32(buf, (size_t)n, &got), 0);
+		assert_int_equal(wi_optrace_parse_f32(buf, (size_t)n, &got), 0);
 		if (bits(got) != bits(want))
 			fail_msg("'%s': %a, strtof %a", buf, (double)got, (double)want);
 		/* Short decimals like the samples' times. */
 		n = snprintf(buf, sizeof(buf), "%u.%0*u", x % 64, (int)(x % 9) + 1,
 			     (x >> 7) % 1000000000u);
-		assert_int_equal(optrace_parse_f32(buf, (size_t)n, &got), 0);
+		assert_int_equal(wi_optrace_parse_f32(buf, (size_t)n, &got), 0);
 		want = strtof(buf, NULL);
 		if (bits(got) != bits(want))
 			fail_msg("'%s': %a, strtof %a", buf, (double)got, (double)want);
@@ -83,22 +83,22 @@ static void test_parse_f32(void **state)
 	 * nearest to it is the midpoint itself, which would round down. */
 	float f;
 	const char *mid = "1.000000059604644776";
-	assert_int_equal(optrace_parse_f32(mid, strlen(mid), &f), 0);
+	assert_int_equal(wi_optrace_parse_f32(mid, strlen(mid), &f), 0);
 	assert_true(f == nextafterf(1.0f, 2.0f));
 	/* Exact midpoints tie to even. */
-	assert_int_equal(optrace_parse_f32("16777217", 8, &f), 0);
+	assert_int_equal(wi_optrace_parse_f32("16777217", 8, &f), 0);
 	assert_true(f == 16777216.0f);
-	assert_int_equal(optrace_parse_f32("16777219", 8, &f), 0);
+	assert_int_equal(wi_optrace_parse_f32("16777219", 8, &f), 0);
 	assert_true(f == 16777220.0f);
-	assert_int_equal(optrace_parse_f32("-2.5e-3", 7, &f), 0);
+	assert_int_equal(wi_optrace_parse_f32("-2.5e-3", 7, &f), 0);
 	assert_true(f == -2.5e-3f);
-	assert_int_equal(optrace_parse_f32("0", 1, &f), 0);
+	assert_int_equal(wi_optrace_parse_f32("0", 1, &f), 0);
 	assert_true(f == 0);
-	assert_int_equal(optrace_parse_f32("1e", 2, &f), PP_EPARSE);
-	assert_int_equal(optrace_parse_f32("nan", 3, &f), PP_EPARSE);
-	assert_int_equal(optrace_parse_f32("", 0, &f), PP_EPARSE);
-	assert_int_equal(optrace_parse_f32("1.2.3", 5, &f), PP_EPARSE);
-	assert_int_equal(optrace_parse_f32("1e99", 4, &f), PP_EPARSE);
+	assert_int_equal(wi_optrace_parse_f32("1e", 2, &f), PP_EPARSE);
+	assert_int_equal(wi_optrace_parse_f32("nan", 3, &f), PP_EPARSE);
+	assert_int_equal(wi_optrace_parse_f32("", 0, &f), PP_EPARSE);
+	assert_int_equal(wi_optrace_parse_f32("1.2.3", 5, &f), PP_EPARSE);
+	assert_int_equal(wi_optrace_parse_f32("1e99", 4, &f), PP_EPARSE);
 }
 
 /* Seconds to ns: the float's exact value, rounded. */
@@ -106,12 +106,12 @@ static void test_f32_ns(void **state)
 {
 	(void)state;
 	/* 2.6883304f is exactly 2.688330411911010742187500 s. */
-	assert_int_equal(optrace_f32_ns(2.6883304f), 2688330412);
-	assert_int_equal(optrace_f32_ns(0.0f), 0);
-	assert_int_equal(optrace_f32_ns(-1.5f), -1500000000);
+	assert_int_equal(wi_optrace_f32_ns(2.6883304f), 2688330412);
+	assert_int_equal(wi_optrace_f32_ns(0.0f), 0);
+	assert_int_equal(wi_optrace_f32_ns(-1.5f), -1500000000);
 	/* 2^-10 s = 976562.5 ns exactly: halves go away from zero. */
-	assert_int_equal(optrace_f32_ns(0x1p-10f), 976563);
-	assert_int_equal(optrace_f32_ns(46.97889f), 46978889465);
+	assert_int_equal(wi_optrace_f32_ns(0x1p-10f), 976563);
+	assert_int_equal(wi_optrace_f32_ns(46.97889f), 46978889465);
 }
 
 #define HDR "dp_rank,stage,rank,step,optype,start_ts,duration,seq_id,mc,mb_id,gmc\n"
@@ -122,7 +122,7 @@ static void expect_csv_error(const char *text, const char *part)
 	char err[512] = "";
 	wi_table_init(&t);
 	const char *p = write_file("bad.csv", text);
-	int rc = optrace_read(p, &t, err, sizeof(err));
+	int rc = wi_optrace_read(p, &t, err, sizeof(err));
 	if (rc != PP_EPARSE || !strstr(err, part))
 		print_message("got %d '%s', want '%s'\n", rc, err, part);
 	assert_int_equal(rc, PP_EPARSE);
@@ -142,7 +142,7 @@ static void test_csv(void **state)
 	struct wi_table t;
 	char err[512];
 	wi_table_init(&t);
-	assert_int_equal(optrace_read(write_file("ok.csv", text), &t, err, sizeof(err)), 0);
+	assert_int_equal(wi_optrace_read(write_file("ok.csv", text), &t, err, sizeof(err)), 0);
 	assert_int_equal(t.n, 2);
 	assert_int_equal(t.ops[0].step, 16);
 	assert_int_equal(t.ops[0].rank, 4);
@@ -165,7 +165,7 @@ static void test_csv(void **state)
 	gzputs(gz, text);
 	gzclose(gz);
 	wi_table_init(&t);
-	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), 0);
+	assert_int_equal(wi_optrace_read(gzpath, &t, err, sizeof(err)), 0);
 	assert_int_equal(t.n, 2);
 	assert_int_equal(t.ops[1].start_ns, 1250000000);
 	wi_table_release(&t);
@@ -180,7 +180,7 @@ static void test_csv(void **state)
 	gzputs(gz, nl + 1);
 	gzclose(gz);
 	wi_table_init(&t);
-	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), 0);
+	assert_int_equal(wi_optrace_read(gzpath, &t, err, sizeof(err)), 0);
 	assert_int_equal(t.n, 2);
 	wi_table_release(&t);
 
@@ -193,7 +193,7 @@ static void test_csv(void **state)
 	fclose(f);
 	assert_int_equal(truncate(gzpath, size - 12), 0);
 	wi_table_init(&t);
-	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
+	assert_int_equal(wi_optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
 	assert_non_null(strstr(err, "ok.csv.gz': the gzip data ends before its last member does"));
 	wi_table_release(&t);
 	f = fopen(gzpath, "r+b");
@@ -202,7 +202,7 @@ static void test_csv(void **state)
 	fputs("garbage!", f);
 	fclose(f);
 	wi_table_init(&t);
-	assert_int_equal(optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
+	assert_int_equal(wi_optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
 	assert_non_null(strstr(err, "cannot read '"));
 	wi_table_release(&t);
 
@@ -225,7 +225,7 @@ static void test_csv(void **state)
 	wi_table_init(&t);
 	char missing[600];
 	snprintf(missing, sizeof(missing), "%s/none.csv", tmpdir);
-	assert_int_equal(optrace_read(missing, &t, err, sizeof(err)), PP_EIO);
+	assert_int_equal(wi_optrace_read(missing, &t, err, sizeof(err)), PP_EIO);
 	assert_non_null(strstr(err, "cannot open"));
 	wi_table_release(&t);
 }
@@ -236,7 +236,7 @@ static void test_meta(void **state)
 	struct wi_meta m;
 	char err[512];
 	assert_int_equal(
-		optrace_read_meta(
+		wi_optrace_read_meta(
 			write_file("m.yaml",
 				   "trial_name: AR\nrun_id: 0\ndp_size: 4\ndsp_size: 1\n"
 				   "pp_size: 4\ntp_size: 4\nvpp_size: 1\nworld_size: 64\n"),
@@ -245,22 +245,22 @@ static void test_meta(void **state)
 	assert_string_equal(m.trial_name, "AR");
 	assert_int_equal(m.dp_size, 4);
 	assert_int_equal(m.world_size, 64);
-	assert_int_equal(optrace_read_meta(
+	assert_int_equal(wi_optrace_read_meta(
 				 write_file("m.yaml", "trial_name: X\ndp_size: 2\nworld_size: 3\n"),
 				 &m, err, sizeof(err)),
 			 PP_EPARSE);
 	assert_non_null(strstr(err, "world_size is 3 but dp_size*pp_size*tp_size*dsp_size"));
 	assert_int_equal(
-		optrace_read_meta(write_file("m.yaml", "trial_name: X\n# c\n\ndp_size: 2.0\n"), &m,
-				  err, sizeof(err)),
+		wi_optrace_read_meta(write_file("m.yaml", "trial_name: X\n# c\n\ndp_size: 2.0\n"),
+				     &m, err, sizeof(err)),
 		PP_EPARSE);
 	assert_non_null(strstr(err, "m.yaml:4: dp_size: '2.0' is not an integer"));
-	assert_int_equal(optrace_read_meta(write_file("m.yaml", "trial_name: X\npp_size: 0\n"), &m,
-					   err, sizeof(err)),
+	assert_int_equal(wi_optrace_read_meta(write_file("m.yaml", "trial_name: X\npp_size: 0\n"),
+					      &m, err, sizeof(err)),
 			 PP_EPARSE);
 	assert_non_null(strstr(err, "pp_size is 0"));
 	assert_int_equal(
-		optrace_read_meta(write_file("m.yaml", "dp_size: 1\n"), &m, err, sizeof(err)),
+		wi_optrace_read_meta(write_file("m.yaml", "dp_size: 1\n"), &m, err, sizeof(err)),
 		PP_EPARSE);
 	assert_non_null(strstr(err, "no trial_name"));
 }
@@ -275,7 +275,7 @@ static void test_schema(void **state)
 	assert_true(t.order[OP_BWD_COMPUTE] < t.order[OP_FWD_COMPUTE]);
 	assert_true(t.order[OP_GC] < t.order[OP_GRADS_RS]);
 	assert_int_equal(
-		optrace_read_schema(
+		wi_optrace_read_schema(
 			write_file(
 				"s.json",
 				"{\"categories\": {\"optype\": [\"gc\", \"forward-compute\", \"first-op\"]}}"),
@@ -296,7 +296,7 @@ static void test_schema(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *p = write_file("s.json", bad[i].json);
-		assert_int_equal(optrace_read_schema(p, &t, err, sizeof(err)), PP_EPARSE);
+		assert_int_equal(wi_optrace_read_schema(p, &t, err, sizeof(err)), PP_EPARSE);
 		assert_non_null(strstr(err, bad[i].msg));
 	}
 	wi_table_release(&t);

@@ -12,8 +12,8 @@
 #include <cmocka.h>
 
 #include "util/pp.h"
-#include "whatif/ops.h"
-#include "whatif/optrace.h"
+#include "whatif/wi_ops.h"
+#include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
 
@@ -751,10 +751,10 @@ static void test_fixture_csv(void **state)
 	snprintf(yaml, sizeof(yaml), "%s/tests/fixtures/whatif/pp2dp2.yaml", root);
 	struct wi_table t;
 	wi_table_init(&t);
-	int rc = optrace_read(csv, &t, err, sizeof(err));
+	int rc = wi_optrace_read(csv, &t, err, sizeof(err));
 	if (rc)
 		fail_msg("%s", err);
-	assert_int_equal(optrace_read_meta(yaml, &t.meta, err, sizeof(err)), 0);
+	assert_int_equal(wi_optrace_read_meta(yaml, &t.meta, err, sizeof(err)), 0);
 	t.has_meta = true;
 	assert_int_equal(t.n, 116);
 	struct whatif *e;

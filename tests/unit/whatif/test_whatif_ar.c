@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "util/pp.h"
-#include "whatif/optrace.h"
+#include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 #include "tests/unit/unit.h"
 
@@ -198,14 +198,14 @@ static void load(struct wi_table *t, struct whatif **e)
 	char p[4200], err[512];
 	wi_table_init(t);
 	snprintf(p, sizeof(p), "%s/trace-AR.csv.gz", dir);
-	int rc = optrace_read(p, t, err, sizeof(err));
+	int rc = wi_optrace_read(p, t, err, sizeof(err));
 	if (rc)
 		fail_msg("%s", err);
 	snprintf(p, sizeof(p), "%s/meta-AR.yaml", dir);
-	assert_int_equal(optrace_read_meta(p, &t->meta, err, sizeof(err)), 0);
+	assert_int_equal(wi_optrace_read_meta(p, &t->meta, err, sizeof(err)), 0);
 	t->has_meta = true;
 	snprintf(p, sizeof(p), "%s/trace-AR.schema.json", dir);
-	assert_int_equal(optrace_read_schema(p, t, err, sizeof(err)), 0);
+	assert_int_equal(wi_optrace_read_schema(p, t, err, sizeof(err)), 0);
 	assert_int_equal(t->n, 117216);
 	rc = whatif_new(t, NULL, e, err, sizeof(err));
 	if (rc)

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "util/pp.h"
-#include "whatif/ops.h"
+#include "whatif/wi_ops.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "whatif/ops.h"
+#include "whatif/wi_ops.h"
 
 struct wi_synth {
 	int pp, dp, mb, steps;

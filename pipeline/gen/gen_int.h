@@ -1,7 +1,7 @@
-/* gen_priv.h — what gen_prog.c (building the programs) and gen_sim.c
+/* gen_int.h — what gen_prog.c (building the programs) and gen_sim.c
  * (timing them) share; not for other modules. */
-#ifndef GEN_PRIV_H
-#define GEN_PRIV_H
+#ifndef GEN_INT_H
+#define GEN_INT_H
 
 #include "gen_model.h"
 

@@ -1,7 +1,7 @@
-/* ops.h — the op table of the what-if analysis (docs/whatif.md §1).
+/* wi_ops.h — the op table of the what-if analysis (docs/whatif.md §1).
  *
  * One plain record per operation per (step, rank): what the op-trace reader
- * (optrace.h) fills and what storage will fill from the `ops` view. Times are
+ * (wi_optrace.h) fills and what storage will fill from the `ops` view. Times are
  * int64 nanoseconds on any origin common to the workers of a step. The table
  * only stores; the engine (whatif.h) validates the rules of docs/whatif.md §1.2
  * and analyses.

@@ -1,4 +1,4 @@
-/* optrace.h — op-trace files (docs/whatif.md §1): the CSV of ops, the job's
+/* wi_optrace.h — op-trace files (docs/whatif.md §1): the CSV of ops, the job's
  * meta yaml and the optional schema json that fixes the optype order.
  *
  * The CSV has a header naming at least dp_rank, stage, rank, step, optype,
@@ -13,29 +13,29 @@
 
 #include <stddef.h>
 
-#include "ops.h"
+#include "wi_ops.h"
 
 /* Appends the rows of the CSV at path to t (t->src becomes path, t->line the
  * rows' lines). Returns 0, PP_EIO (cannot read: strerror in err) or
  * PP_EPARSE ("FILE:LINE: column 'x': what is wrong"). */
-int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen);
+int wi_optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen);
 
 /* Reads the meta yaml's `key: value` lines (trial_name, run_id, dp_size,
  * pp_size, tp_size, dsp_size, vpp_size, world_size; missing sizes are 1) and
  * checks them (wi_meta_check()). 0, PP_EIO or PP_EPARSE with "FILE:LINE:
  * what" in err. */
-int optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t errlen);
+int wi_optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t errlen);
 
 /* Reads the optype order of a schema json ("categories": {"optype": [...]})
  * into t (wi_table_set_order()). 0, PP_EIO or PP_EPARSE. */
-int optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t errlen);
+int wi_optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t errlen);
 
 /* Parses s[0..n) as a decimal number to the nearest float32 (ties to even),
  * like strtof. 0, or PP_EPARSE when it is not a finite decimal number. */
-int optrace_parse_f32(const char *s, size_t n, float *out);
+int wi_optrace_parse_f32(const char *s, size_t n, float *out);
 
 /* Seconds (a float32's exact value) to nanoseconds, rounded to nearest,
  * halves away from zero. */
-int64_t optrace_f32_ns(float seconds);
+int64_t wi_optrace_f32_ns(float seconds);
 
 #endif

@@ -1,4 +1,4 @@
-/* optrace.c — the op-trace CSV, meta yaml and schema json readers.
+/* wi_optrace.c — the op-trace CSV, meta yaml and schema json readers.
  *
  * The CSV is streamed through the reader's gzip input (read/gunzip.h: ISA-L
  * when built in, else zlib; plain files as they are) in 1 MiB chunks; each
@@ -7,7 +7,7 @@
  * double rounds to the correct float unless it lies exactly halfway between
  * two floats) and fall back to strtof otherwise.
  */
-#include "optrace.h"
+#include "wi_optrace.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,7 +73,7 @@ static int slow_f32(const char *s, size_t n, float *out)
 	return 0;
 }
 
-int optrace_parse_f32(const char *s, size_t n, float *out)
+int wi_optrace_parse_f32(const char *s, size_t n, float *out)
 {
 	size_t i = 0;
 	bool neg = false;
@@ -139,7 +139,7 @@ int optrace_parse_f32(const char *s, size_t n, float *out)
 	return 0;
 }
 
-int64_t optrace_f32_ns(float seconds)
+int64_t wi_optrace_f32_ns(float seconds)
 {
 	/* m·2^k·10^9 = m·5^9·2^(k+9) with m < 2^24: exact in a double. */
 	return (int64_t)llround((double)seconds * 1e9);
@@ -269,8 +269,8 @@ static void make_op(const int64_t *iv, const float *fv, int type, struct wi_op *
 		.mb_id = (int16_t)iv[C_MB],
 		.optype = (uint8_t)type,
 	};
-	o->start_ns = optrace_f32_ns(fv[C_START]);
-	o->end_ns = o->start_ns + optrace_f32_ns(fv[C_DUR]);
+	o->start_ns = wi_optrace_f32_ns(fv[C_START]);
+	o->end_ns = o->start_ns + wi_optrace_f32_ns(fv[C_DUR]);
 }
 
 /* The common case in few instructions: unquoted fields, integers, plain
@@ -382,7 +382,7 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 				    lineno, (int)(pl > 60 ? 60 : pl), p);
 		}
 		if (j == C_START || j == C_DUR) {
-			rc = optrace_parse_f32(p, pl, &fv[j]);
+			rc = wi_optrace_parse_f32(p, pl, &fv[j]);
 			if (rc)
 				return fail(
 					c->err, c->errlen,
@@ -407,7 +407,7 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 	return 0;
 }
 
-int optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
+int wi_optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
 {
 	struct csv c = { .path = path, .t = t, .err = err, .errlen = errlen, .last_type = -1 };
 	enum { CHUNK = 1 << 20 };
@@ -480,7 +480,7 @@ static size_t trim(const char **p, size_t n)
 	return n;
 }
 
-int optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t errlen)
+int wi_optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
@@ -570,7 +570,7 @@ static bool member(const char *v, const char *end, struct js_stack *st, const ch
 }
 
 /* The optype list: the array "optype" inside the object "categories". */
-int optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t errlen)
+int wi_optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t errlen)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct js_stack st = { 0 };

@@ -1,4 +1,4 @@
-/* merge.c — copying one shard database into another (`ppbatch --merge`).
+/* db_merge.c — copying one shard database into another (`ppbatch --merge`).
  *
  * Each shard is ATTACHed and copied in one transaction. A trace is
  * identified by its path: when OUT already holds it, the better row wins
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "merge.h"
+#include "db_merge.h"
 #include "db.h"
 #include "db_int.h"
 #include "util/pp.h"

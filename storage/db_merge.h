@@ -1,4 +1,4 @@
-/* merge.h — copying a shard database into another (`ppbatch --merge`).
+/* db_merge.h — copying a shard database into another (`ppbatch --merge`).
  *
  * A trace is identified by its path (where it was laid out): when OUT
  * already holds it, the better
@@ -6,8 +6,8 @@
  * analysis) and an equal row is left alone, so merging twice, or merging
  * overlapping shards, gives the same database without duplicates.
  */
-#ifndef MERGE_H
-#define MERGE_H
+#ifndef DB_MERGE_H
+#define DB_MERGE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,9 +1,9 @@
-/* trace_impl.h — the trace reader's insides, shared by trace_read.c and by
+/* trace_int.h — the trace reader's insides, shared by trace_read.c and by
  * the event parser compiled once per SIMD level (trace_events.h). Not an
  * API: only pipeline/read/ includes it.
  */
-#ifndef TRACE_IMPL_H
-#define TRACE_IMPL_H
+#ifndef TRACE_INT_H
+#define TRACE_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>

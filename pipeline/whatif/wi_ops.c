@@ -1,5 +1,5 @@
-/* ops.c — op types, the op table and the metadata check. */
-#include "ops.h"
+/* wi_ops.c — op types, the op table and the metadata check. */
+#include "wi_ops.h"
 
 #include <stdarg.h>
 #include <stdio.h>

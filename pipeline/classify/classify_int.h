@@ -1,13 +1,15 @@
-/* classify_priv.h — the classifier's internal state, shared by its modules:
+/* classify_int.h — the classifier's internal state, shared by its modules:
  * classify.c (feeding, interning, result assembly), roles.c (thread roles),
  * steps.c (root-most steps and containment lookups), attribute.c (one
- * category per GPU event) and rank_metrics.c (docs/semantics.md §6 numbers).
+ * category and collective per GPU event), annotate.c (GPU time per user
+ * annotation), nest.c (the innermost enclosing range, which both use) and
+ * rank_metrics.c (docs/semantics.md §6 numbers).
  *
  * Raw times here are as written in the file (ns); the header's base time
  * is added only when the result is assembled.
  */
-#ifndef CLASSIFY_PRIV_H
-#define CLASSIFY_PRIV_H
+#ifndef CLASSIFY_INT_H
+#define CLASSIFY_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
