@@ -32,7 +32,9 @@ enum {
 	O_EP,
 	O_CONFIG,
 	O_QUIET,
-	O_PERFETTO
+	O_PERFETTO,
+	O_COMPARE,
+	O_COMPARE_ITER
 };
 
 static const struct cli_opt options[] = {
@@ -61,7 +63,14 @@ static const struct cli_opt options[] = {
 	  "one Perfetto timeline of these ranks (why/ranks.json): ranks and ranges such as 8-15, "
 	  "pp_group=<g>, replica=<m>",
 	  O_PERFETTO, 0 },
-	{ "config", 'c', "<file>", "INI configuration file ([agg] section)", O_CONFIG, 0 },
+	{ "compare", 0, "<db>",
+	  "compare with a baseline run's database (docs/compare.md); exit 4 on a regression",
+	  O_COMPARE, 0 },
+	{ "compare-iterations", 0, "<n>",
+	  "the baseline's iterations, numbers or folders (default: those it aggregated)",
+	  O_COMPARE_ITER, CLI_MULTI },
+	{ "config", 'c', "<file>", "INI configuration file ([agg] and [compare] sections)",
+	  O_CONFIG, 0 },
 	{ "quiet", 'q', NULL, "only warnings and errors", O_QUIET, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
 };
@@ -71,7 +80,8 @@ static const struct cli_cmd cmd = {
 	"ppagg --base-folder <dir> [--iterations <n>...] [--db <path>] [--out <dir>]\n"
 	"             [--time-alignment global|individual] [-j <n>] [--format png,svg] [--no-render]\n"
 	"             [--rank-charts auto|all|flagged|none|<ranks>] [--perfetto-ranks <ranks>]\n"
-	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>] [--config <file>] [--quiet]\n"
+	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>]\n"
+	"             [--compare <db> [--compare-iterations <n>...]] [--config <file>] [--quiet]\n"
 	"   or: ppagg --input <dir>/iteration_<n> [options]\n"
 	"   or: ppagg --db <path> [--iterations <n>...] [--out <dir>] [options]",
 	"Pipeline groups, bubbles, stragglers, timeline charts and an HTML report from a "
@@ -80,8 +90,15 @@ static const struct cli_cmd cmd = {
 	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
 	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render\n"
 	"  ppagg --base-folder /data/run42 --perfetto-ranks pp_group=3   # why/ranks.json\n"
-	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis",
-	NULL /* the shared exit statuses */
+	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis\n"
+	"  ppagg --base-folder /data/run43 --compare /data/run42/pptrace.db",
+	"  0  everything worked\n"
+	"  1  some inputs failed (the others were processed), or --compare could not compare\n"
+	"  2  usage error or invalid parameters\n"
+	"  3  fatal error, nothing was done\n"
+	"  4  --compare found a regression: the step time grew beyond its noise and\n"
+	"     compare.regression_threshold (4 wins over 1)\n"
+	"  130 interrupted (SIGINT/SIGTERM); running again resumes\n"
 };
 
 static const char *const known_keys[] = { "straggler_threshold",
@@ -98,6 +115,8 @@ static const char *const known_keys[] = { "straggler_threshold",
 					  "cp",
 					  "ep",
 					  NULL };
+static const char *const compare_keys[] = { "regression_threshold", "noise_floor", "min_share",
+					    NULL };
 
 /* Both halves of ppagg's options. */
 struct opts {
@@ -223,6 +242,11 @@ static int parse_args(struct opts *o, struct cli_state *st, const char **format,
 			break;
 		}
 		case O_CONFIG: *config = st->arg; break;
+		case O_COMPARE: a->compare.baseline = st->arg; break;
+		case O_COMPARE_ITER:
+			a->compare.iterations = st->args;
+			a->compare.niterations = st->nargs;
+			break;
 		case O_QUIET: a->quiet = o->out.quiet = true; break;
 		case O_PROCESSES:
 		case O_TP:
@@ -267,6 +291,20 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 	if (a->threshold < 0)
 		return error("%s: agg.straggler_threshold = %g: expected a number >= 0", path,
 			     a->threshold);
+	static const struct {
+		const char *key;
+		double min, max;
+	} fractions[] = {
+		{ "compare.regression_threshold", 0, 100 },
+		{ "compare.noise_floor", 0, 100 },
+		{ "compare.min_share", 0, 1 },
+	};
+	double *to[] = { &a->compare.threshold, &a->compare.noise_floor, &a->compare.min_share };
+	config_check_known(a->config, "compare", compare_keys);
+	for (size_t i = 0; i < sizeof(fractions) / sizeof(fractions[0]); i++)
+		if (config_get_double_in(a->config, fractions[i].key, fractions[i].min,
+					 fractions[i].max, to[i], err, sizeof(err)) < 0)
+			return error("%s: %s", path, err);
 	const char *rc_key = config_get(a->config, "agg.rank_charts");
 	if (rc_key && !a->rank_charts_given && parse_rank_charts(rc_key, a))
 		return error("%s: agg.rank_charts = '%s': expected auto, all, flagged, none "
@@ -295,6 +333,10 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 	return 0;
 }
 
+/* Exit status 4: --compare found a regression (docs/compare.md). It wins
+ * over 1: a cron job alerts on it, and the warnings say what else failed. */
+enum { EXIT_REGRESSION = 4 };
+
 /* The library's part: analyse, then write; the exit status from both. */
 static int run(const struct opts *o)
 {
@@ -304,13 +346,21 @@ static int run(const struct opts *o)
 	if (!rc)
 		rc = report_write(&job, &o->out, &nfailed);
 	bool partial = job.partial;
+	bool regression = job.compare.state == AGG_CMP_DONE && job.compare.r.regression;
 	agg_job_release(&job);
-	return rc ? PP_EXIT_FATAL : partial || nfailed ? PP_EXIT_PARTIAL : PP_EXIT_OK;
+	return rc                   ? PP_EXIT_FATAL
+	       : regression         ? EXIT_REGRESSION
+	       : partial || nfailed ? PP_EXIT_PARTIAL
+				    : PP_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .agg = { .threshold = 0.10, .vpp = 1 },
+	struct opts o = { .agg = { .threshold = 0.10,
+				   .vpp = 1,
+				   .compare = { .threshold = AGG_COMPARE_THRESHOLD,
+						.noise_floor = AGG_COMPARE_NOISE_FLOOR,
+						.min_share = AGG_COMPARE_MIN_SHARE } },
 			  .out = { .render = true,
 				   .png = true,
 				   .svg = true,

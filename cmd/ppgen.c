@@ -25,6 +25,8 @@ enum {
 	O_RECOMPUTE,
 	O_STRAGGLER,
 	O_SLOW_STAGE,
+	O_SLOW_COMPUTE,
+	O_SLOW_DP,
 	O_GRAD_REDUCE,
 	O_PARAM_GATHER,
 	O_WARMUP,
@@ -59,6 +61,11 @@ static const struct cli_opt options[] = {
 	  O_STRAGGLER, 0 },
 	{ "slow-stage", 0, "<stage>:<factor>",
 	  "slow down every rank of a stage (0.., or last; repeatable)", O_SLOW_STAGE, 0 },
+	{ "slow-compute", 0, "<factor>", "slow down every compute kernel of every rank",
+	  O_SLOW_COMPUTE, 0 },
+	{ "slow-dp", 0, "<ranks>:<factor>",
+	  "slow down the DP collectives of the DP groups holding these ranks, e.g. 4-7:1.3",
+	  O_SLOW_DP, 0 },
 	{ "grad-reduce", 0, "<mode>",
 	  "DP reduce-scatters: overlap (with backward, default) or finish", O_GRAD_REDUCE, 0 },
 	{ "param-gather", 0, "<mode>", "DP all-gathers: optimizer (after it, default) or forward",
@@ -91,7 +98,8 @@ static const struct cli_cmd cmd = {
 	"ppgen --out <dir> [--tp <n>] [--pp <n>] [--dp <n>] [--cp <n>] [--ep <n>] [--vpp <n>]\n"
 	"             [--microbatches <n>] [--iterations <list>] [--layers <n>]\n"
 	"             [--kernels-per-layer <n>] [--recompute] [--straggler <rank>:<factor>]...\n"
-	"             [--slow-stage <stage>:<factor>]... [--grad-reduce overlap|finish]\n"
+	"             [--slow-stage <stage>:<factor>]... [--slow-compute <factor>]\n"
+	"             [--slow-dp <ranks>:<factor>] [--grad-reduce overlap|finish]\n"
 	"             [--param-gather optimizer|forward] [--warmup legacy|core]\n"
 	"             [--gpus-per-host <n>] [--clock-skew <host>:<us>,...]...\n"
 	"             [--clock-skew-max <us>] [--seed <n>] [--gzip] [--ranks <list>]\n"
@@ -110,7 +118,7 @@ static const struct cli_cmd cmd = {
 
 struct args {
 	struct gen_opts o;
-	int *iters, *ranks;
+	int *iters, *ranks, *slow_dp;
 	struct gen_straggler *strag;
 	struct gen_slow_stage *slow;
 	struct gen_clock_skew *skew;
@@ -156,6 +164,30 @@ static int parse_straggler(struct args *a, const struct cli_state *st)
 	a->strag[a->o.nstragglers++] = (struct gen_straggler){ (int)rank, f };
 	a->o.stragglers = a->strag;
 	return 0;
+}
+
+/* --slow-dp <ranks>:<factor>: the ranks as --ranks takes them. */
+static int parse_slow_dp(struct args *a, const struct cli_state *st)
+{
+	const char *colon = strrchr(st->arg, ':');
+	char head[4096];
+	double f;
+	size_t n = colon ? (size_t)(colon - st->arg) : 0;
+	free(a->slow_dp);
+	a->slow_dp = NULL;
+	if (!colon || !n || n >= sizeof(head))
+		goto bad;
+	memcpy(head, st->arg, n);
+	head[n] = '\0';
+	if (gen_parse_int_list(head, &a->slow_dp, &a->o.nslow_dp_ranks) ||
+	    cli_parse_double(colon + 1, &f) || f <= 0 || f > 1000)
+		goto bad;
+	a->o.slow_dp_ranks = a->slow_dp;
+	a->o.slow_dp_factor = f;
+	return 0;
+bad:
+	return cli_bad_value(&cmd, st,
+			     "expected <ranks>:<factor> with factor in (0, 1000], e.g. 4-7:1.3");
 }
 
 /* "<stage>:<factor>" or "last:<factor>" appended to the slow stages; the
@@ -263,6 +295,12 @@ static int parse_args(struct args *a, struct cli_state *st)
 		case O_SLOW_STAGE:
 			rc = list_flag(a, st, &a->slow_flag, &o->nslow_stages, add_slow_stage);
 			break;
+		case O_SLOW_COMPUTE:
+			if (cli_parse_double(st->arg, &o->slow_compute) || o->slow_compute <= 0 ||
+			    o->slow_compute > 1000)
+				return cli_bad_value(&cmd, st, "expected a factor in (0, 1000]");
+			break;
+		case O_SLOW_DP: rc = parse_slow_dp(a, st); break;
 		case O_GRAD_REDUCE:
 			rc = variant_flag(o, st, GEN_GRAD_REDUCE_FINISH, grad_reduce_names);
 			break;
@@ -438,6 +476,7 @@ int main(int argc, char **argv)
 	}
 	free(a.iters);
 	free(a.ranks);
+	free(a.slow_dp);
 	free(a.strag);
 	free(a.slow);
 	free(a.skew);

@@ -352,6 +352,31 @@ static void open_failure(const char *path, bool write, bool create, int sys_errn
 	strbuf_release(&dir);
 }
 
+/* A baseline to compare with (DB_ANY_VERSION) is read without a lock and
+ * without the -wal and -shm files a read-only connection would otherwise
+ * create beside it (a folder it must not change): "file:PATH?immutable=1",
+ * PATH's %, ? and # escaped. Not when a -wal file holds transactions: they
+ * are part of the file's content (a run still writing it), read the usual
+ * way. Returns whether uri was made. */
+static bool immutable_uri(const char *path, struct strbuf *uri)
+{
+	struct strbuf wal = STRBUF_INIT;
+	struct stat st;
+	strbuf_addf(&wal, "%s-wal", path);
+	bool busy = !stat(wal.buf, &st) && st.st_size > 0;
+	strbuf_release(&wal);
+	if (busy)
+		return false;
+	strbuf_addstr(uri, "file:");
+	for (const char *p = path; *p; p++)
+		if (*p == '%' || *p == '?' || *p == '#')
+			strbuf_addf(uri, "%%%02X", (unsigned char)*p);
+		else
+			strbuf_addch(uri, *p);
+	strbuf_addstr(uri, "?immutable=1");
+	return true;
+}
+
 /* Opens the connection of db at path and sets what the handle relies on:
  * no read-only file taken for a writable one, pp_krows, the checkpoint
  * policy of flags and the busy handler. 0, or PP_EDB with the message in
@@ -359,6 +384,7 @@ static void open_failure(const char *path, bool write, bool create, int sys_errn
 static int open_connection(struct db *db, const char *path, unsigned flags, char *err,
 			   size_t errlen)
 {
+	struct strbuf uri = STRBUF_INIT;
 	int oflags = (flags & DB_READONLY)   ? SQLITE_OPEN_READONLY
 		     : (flags & DB_EXISTING) ? SQLITE_OPEN_READWRITE
 					     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -373,7 +399,11 @@ static int open_connection(struct db *db, const char *path, unsigned flags, char
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 		configured = true;
 	}
-	if (sqlite3_open_v2(path, &db->conn, oflags, NULL) != SQLITE_OK) {
+	if ((flags & DB_READONLY) && (flags & DB_ANY_VERSION) && immutable_uri(path, &uri))
+		oflags |= SQLITE_OPEN_URI;
+	int orc = sqlite3_open_v2(uri.len ? uri.buf : path, &db->conn, oflags, NULL);
+	strbuf_release(&uri);
+	if (orc != SQLITE_OK) {
 		char why[PATH_MAX + 128];
 		open_failure(path, !(oflags & SQLITE_OPEN_READONLY), oflags & SQLITE_OPEN_CREATE,
 			     db->conn ? sqlite3_system_errno(db->conn) : 0, why, sizeof(why));
@@ -464,8 +494,9 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *
 		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
 		goto out_fail;
 	}
-	int rc = db->readonly ? schema_check(db->conn, why, sizeof(why))
-			      : schema_apply(db->conn, why, sizeof(why));
+	int rc = !db->readonly              ? schema_apply(db->conn, why, sizeof(why))
+		 : (flags & DB_ANY_VERSION) ? schema_check_readable(db->conn, why, sizeof(why))
+					    : schema_check(db->conn, why, sizeof(why));
 	if (!rc && fresh)
 		rc = exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why));
 	if (rc) {

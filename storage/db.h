@@ -32,7 +32,12 @@ enum {
 	 * checkpoint, none at close). Its coordinator does, with
 	 * db_checkpoint(), while the workers go on parsing. */
 	DB_NO_CHECKPOINT = 1u << 1,
-	DB_EXISTING = 1u << 2 /* read-write, but never create the file */
+	DB_EXISTING = 1u << 2, /* read-write, but never create the file */
+	/* With DB_READONLY: a file of any version up to this pptrace's, read
+	 * as it is (a baseline to compare with: storage/db_compare.h), without
+	 * a lock and without creating -wal or -shm files beside it (SQLite's
+	 * immutable mode) unless its -wal holds transactions. */
+	DB_ANY_VERSION = 1u << 3
 };
 
 /* ---- the connection (db.c) ---- */

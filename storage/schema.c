@@ -454,6 +454,55 @@ static const struct schema_stmt schema[] = {
 		    " critical_path_steps, clock_error_ns, clocks_corrected, notes"
 		    " FROM why_summary"),
 
+	/* The shape of the job as ppagg's last run found it (docs/compare.md):
+	 * one row, written by every run, read when another run compares with
+	 * this file. 0 or NULL where not known. */
+	TABLE("CREATE TABLE IF NOT EXISTS agg_shape("
+	      " id INTEGER PRIMARY KEY CHECK (id = 1), ranks INTEGER, tp INTEGER, cp INTEGER,"
+	      " ep INTEGER, pp INTEGER, dp INTEGER, vpp INTEGER, microbatches INTEGER)"),
+
+	/* The comparison of ppagg's last run with a baseline (docs/compare.md):
+	 * deleted and written whole by db_cmp_begin() ... db_cmp_commit(), empty
+	 * after a run without --compare. dim of compare_key_t: 0 category,
+	 * 1 op type, 2 process-group kind. base and new of the summary hold a
+	 * number or, for the verdict, a text: no type. */
+	TABLE("CREATE TABLE IF NOT EXISTS compare_run("
+	      " id INTEGER PRIMARY KEY CHECK (id = 1), baseline TEXT NOT NULL,"
+	      " baseline_version INTEGER NOT NULL, base_iterations TEXT, new_iterations TEXT,"
+	      " compared_at INTEGER NOT NULL, threshold REAL, noise_floor REAL, min_share REAL,"
+	      " regression INTEGER NOT NULL, sentence TEXT NOT NULL, missing TEXT)"),
+	TABLE("CREATE TABLE IF NOT EXISTS compare_summary_t("
+	      " seq INTEGER PRIMARY KEY, metric TEXT NOT NULL, base, new, change REAL,"
+	      " noise REAL, noise_from TEXT, flagged INTEGER, note TEXT)"),
+	TABLE("CREATE TABLE IF NOT EXISTS compare_key_t("
+	      " dim INTEGER NOT NULL, stage INTEGER, key TEXT NOT NULL, base_ns INTEGER,"
+	      " new_ns INTEGER, change REAL, noise REAL, noise_from TEXT,"
+	      " flagged INTEGER NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS compare_rank_t("
+	      " rank INTEGER PRIMARY KEY, stage INTEGER, host TEXT, base_ns INTEGER,"
+	      " new_ns INTEGER, change REAL, stage_change REAL, deviation REAL, noise REAL,"
+	      " noise_from TEXT, flagged INTEGER NOT NULL)"),
+
+	VIEW("comparison", "SELECT"
+			   " baseline, baseline_version, base_iterations, new_iterations,"
+			   " compared_at, threshold, noise_floor, min_share, regression, sentence,"
+			   " missing FROM compare_run"),
+	VIEW("compare_summary", "SELECT"
+				" metric, base, new, change, noise, flagged, note, noise_from"
+				" FROM compare_summary_t ORDER BY seq"),
+	VIEW("compare_categories",
+	     "SELECT stage, key AS category, base_ns, new_ns, change, noise, flagged, noise_from"
+	     " FROM compare_key_t WHERE dim = 0 ORDER BY stage, category"),
+	VIEW("compare_optypes",
+	     "SELECT stage, key AS optype, base_ns, new_ns, change, noise, flagged, noise_from"
+	     " FROM compare_key_t WHERE dim = 1 ORDER BY stage, optype"),
+	VIEW("compare_groups",
+	     "SELECT stage, key AS kind, base_ns, new_ns, change, noise, flagged, noise_from"
+	     " FROM compare_key_t WHERE dim = 2 ORDER BY stage, kind"),
+	VIEW("compare_ranks", "SELECT"
+			      " rank, stage, change, stage_change, flagged, host, base_ns, new_ns,"
+			      " deviation, noise, noise_from FROM compare_rank_t ORDER BY rank"),
+
 	/* ==== end of ppagg section ==== */
 };
 
@@ -478,9 +527,11 @@ static const struct schema_stmt schema[] = {
  *   6 -> 7: user annotations (annotation_t, view annotations), the
  *           collective of a kernel (kernel_t.code bits 10-13, named by
  *           collective_codes; the kernels view's collective column) and the
- *           why analysis (docs/why.md): new tables and views only, no step
- *           here. Kernels stored before have no collective (NULL) and traces
- *           no annotations until they are analysed again (ppbatch --force). */
+ *           why analysis (docs/why.md) and the comparison of two runs
+ *           (docs/compare.md: agg_shape, the compare_* tables and views):
+ *           new tables and views only, no step here. Kernels stored before
+ *           have no collective (NULL) and traces no annotations until they
+ *           are analysed again (ppbatch --force). */
 static const struct migration {
 	int from;
 	const char *table; /* run only when it exists; NULL = always */
@@ -658,6 +709,19 @@ int schema_check(sqlite3 *db, char *err, size_t errlen)
 		return PP_EDB;
 	}
 	return 0;
+}
+
+int schema_check_readable(sqlite3 *db, char *err, size_t errlen)
+{
+	int v = 0;
+	if (user_version(db, &v, err, errlen))
+		return PP_EDB;
+	if (v > SCHEMA_VERSION)
+		snprintf(err, errlen, "schema version %d is newer than this pptrace (%d)", v,
+			 SCHEMA_VERSION);
+	else if (v < 1)
+		snprintf(err, errlen, "not a pptrace database (user_version %d)", v);
+	return v >= 1 && v <= SCHEMA_VERSION ? 0 : PP_EDB;
 }
 
 int schema_apply(sqlite3 *db, char *err, size_t errlen)

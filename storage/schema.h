@@ -55,5 +55,9 @@ int schema_apply(struct sqlite3 *db, char *err, size_t errlen);
  * otherwise (used on shard databases by --merge, which never migrates its
  * inputs). */
 int schema_check(struct sqlite3 *db, char *err, size_t errlen);
+/* 0 when db is a pptrace database of any version from 1 to SCHEMA_VERSION
+ * (a baseline to compare with, read as it is); PP_EDB with a message for a
+ * newer version or a file that is not one. */
+int schema_check_readable(struct sqlite3 *db, char *err, size_t errlen);
 
 #endif

@@ -7,7 +7,8 @@
  *   numbers and the render plan → one transaction rewriting
  *   pp_groups/pipelines/stragglers rows → the analyses, in the order of
  *   analyses[] (the what-if: agg_whatif.c; why the pipeline waits:
- *   agg_why.c), each storing its own rows.
+ *   agg_why.c; the comparison with a baseline: agg_compare.c), each
+ *   storing its own rows.
  *
  * Missing ranks, failed ranks, rank conflicts and a missing topology
  * degrade the job (job->partial for missing, failed or conflicting
@@ -492,6 +493,39 @@ static int why(struct run *R)
 	return 0;
 }
 
+/* The comparison with a baseline (agg_compare.h): its sentence, or why it
+ * could not be made (the run is then partial); without --compare it only
+ * records the job's shape and empties the comparison's views. */
+static int compare(struct run *R)
+{
+	struct agg_job *job = R->job;
+	struct agg_compare *c = &job->compare;
+	int rc = agg_compare_run(job->db, job->db_path, job->its, job->niters,
+				 job->topo.source != TOPO_SRC_NONE ? &job->topo : NULL, &job->vpp,
+				 &R->o->compare, c);
+	if (rc)
+		return db_error(R, rc);
+	if (c->state == AGG_CMP_FAILED) {
+		warn("compare: not compared: %s", c->why.buf);
+		job->partial = true;
+	} else if (c->state == AGG_CMP_DONE) {
+		if (!R->o->quiet || c->r.regression)
+			fprintf(stderr, "%s: compared with %s (iterations %s): %s\n", pp_progname(),
+				c->baseline, c->base_iters.buf, c->r.sentence.buf);
+		for (const char *p = c->r.missing.buf; *p && !R->o->quiet;) {
+			int n = (int)strcspn(p, "\n");
+			fprintf(stderr, "%s: compare: note: %.*s\n", pp_progname(), n, p);
+			p += n + (p[n] == '\n');
+		}
+		if (c->r.regression)
+			warn("compare: regression: the step time grew %.1f %% (noise %.1f %%, "
+			     "threshold %.1f %%, compare.regression_threshold)",
+			     100 * c->r.metric[CMP_STEP].change, 100 * c->r.metric[CMP_STEP].noise,
+			     100 * c->params.threshold);
+	}
+	return 0;
+}
+
 /* The analyses that run after the numbers, in this order: each reads its
  * rows through storage, runs its engine, stores its rows, fills its member
  * of struct agg_job and says on stderr what it found (docs/architecture.md,
@@ -500,6 +534,7 @@ static int why(struct run *R)
 static int (*const analyses[])(struct run *R) = {
 	whatif,
 	why,
+	compare,
 };
 
 int agg_analyse(const struct agg_opts *o, struct agg_job *job)
@@ -512,6 +547,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 	strbuf_init(&job->vpp.why, 0);
 	agg_whatif_init(&job->whatif);
 	agg_why_init(&job->why);
+	agg_compare_init(&job->compare);
 	resolve_paths(&R);
 	int rc = load(&R);
 	if (!rc)
@@ -537,6 +573,7 @@ void agg_job_release(struct agg_job *job)
 	for (size_t i = 0; job->timelines && i < job->niters; i++)
 		agg_timeline_release(&job->timelines[i]);
 	free(job->timelines);
+	agg_compare_release(&job->compare);
 	db_close(job->db);
 	free(job->base);
 	free(job->db_path);

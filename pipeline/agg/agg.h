@@ -14,8 +14,9 @@
  * numbers, agg_calc.h), agg_vpp.c (agg_vpp.h), agg_overview.c (the
  * overview's numbers and the render plan), agg_timeline.c (the timelines'
  * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_why.c
- * (agg_why.h), topology.c
- * (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
+ * (agg_why.h), agg_compare.c and agg_compare_calc.c (the comparison with a
+ * baseline, agg_compare.h), topology.c (topology.h). docs/architecture.md,
+ * "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
 #ifndef AGG_H
@@ -25,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agg_compare.h"
 #include "agg_iter.h"
 #include "agg_vpp.h"
 #include "agg_whatif.h"
@@ -60,9 +62,10 @@ struct agg_opts {
 	enum agg_rank_charts rank_charts; /* --rank-charts: the render plan */
 	int *rank_list;                   /* --rank-charts <list>: also rendered (flagged) */
 	int nrank_list;
-	bool rank_charts_given;     /* the flag was given (the config key yields) */
-	struct config *config;      /* never NULL */
-	enum agg_why_rows why_rows; /* agg.tp_collective_rows */
+	bool rank_charts_given;          /* the flag was given (the config key yields) */
+	struct config *config;           /* never NULL */
+	enum agg_why_rows why_rows;      /* agg.tp_collective_rows */
+	struct agg_compare_opts compare; /* --compare: the baseline, thresholds */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -89,6 +92,9 @@ struct agg_job {
 	 * kernels made (up to AGG_WHY_KEEP_BYTES), for agg_timeline_load() to
 	 * take instead of scanning again; an entry with no ranks is loaded. */
 	struct agg_timeline *timelines;
+	/* The comparison with a baseline (agg_compare.h); its
+	 * r.regression makes ppagg's exit status 4 (cmd/ppagg.c). */
+	struct agg_compare compare;
 };
 
 /* Analyses what o selects into job: opens the database, loads the

@@ -294,7 +294,9 @@ struct run {
 	int gpus_per_host;
 	bool *write;      /* per rank: write its trace (--ranks) */
 	bool *injected;   /* per rank: named by --straggler */
-	double *straggle; /* per rank: compute slow-down (--straggler, --slow-stage) */
+	double *straggle; /* per rank: compute slow-down (--straggler, --slow-stage,
+			   * --slow-compute) */
+	double *dp_slow;  /* per rank: its DP group's collective factor (--slow-dp) */
 	int64_t *offset;  /* per rank: clock offset, ns (its host's) */
 	struct gen_rank_sum *sums;
 	struct gen_op *ops;
@@ -325,6 +327,29 @@ static int slow_stages(struct run *R)
 		for (int r = 0; r < R->lay.world; r++)
 			if (gen_layout_coord(&R->lay, r, GEN_PP) == s)
 				R->straggle[r] *= o->slow_stages[i].factor;
+	}
+	return 0;
+}
+
+/* --slow-dp into R->dp_slow: every rank of a DP group that holds a listed
+ * rank gets the factor, so that the group's members agree on each of its
+ * collectives' duration. */
+static int slow_dp(struct run *R)
+{
+	const struct gen_opts *o = R->o;
+	int world = R->lay.world;
+	for (int r = 0; r < world; r++)
+		R->dp_slow[r] = 1.0;
+	for (int i = 0; i < o->nslow_dp_ranks; i++) {
+		int listed = o->slow_dp_ranks[i];
+		if (listed < 0 || listed >= world)
+			return error("--slow-dp: rank %d is outside the world of %d ranks", listed,
+				     world),
+			       PP_EINVAL;
+		int g = gen_layout_group_of(&R->lay, listed, GEN_DP);
+		for (int r = 0; r < world; r++)
+			if (gen_layout_group_of(&R->lay, r, GEN_DP) == g)
+				R->dp_slow[r] = o->slow_dp_factor;
 	}
 	return 0;
 }
@@ -383,7 +408,11 @@ static int choose_ranks(struct run *R)
 		R->straggle[r] *= o->stragglers[i].factor;
 		R->injected[r] |= o->stragglers[i].factor != 1.0;
 	}
+	for (int r = 0; r < world && o->slow_compute > 0; r++)
+		R->straggle[r] *= o->slow_compute;
 	int rc = slow_stages(R);
+	if (!rc)
+		rc = slow_dp(R);
 	return rc ? rc : clock_offsets(R);
 }
 
@@ -516,6 +545,7 @@ static int write_iteration(struct run *R, int it)
 		.iteration = it,
 		.t0 = R->t0,
 		.straggle = R->straggle,
+		.dp_slow = o->nslow_dp_ranks ? R->dp_slow : NULL,
 	};
 	struct gen_cluster *c = gen_sim_build(&cfg, err, sizeof(err));
 	if (!c)
@@ -560,6 +590,7 @@ int gen_run(const struct gen_opts *o)
 	R.write = xcalloc((size_t)R.lay.world, sizeof(*R.write));
 	R.injected = xcalloc((size_t)R.lay.world, sizeof(*R.injected));
 	R.straggle = xcalloc((size_t)R.lay.world, sizeof(*R.straggle));
+	R.dp_slow = xcalloc((size_t)R.lay.world, sizeof(*R.dp_slow));
 	R.offset = xcalloc((size_t)R.lay.world, sizeof(*R.offset));
 	R.sums = xcalloc((size_t)R.lay.world, sizeof(*R.sums));
 	R.t0 = o->start_ns ? o->start_ns : DEFAULT_START_NS;
@@ -610,6 +641,7 @@ int gen_run(const struct gen_opts *o)
 	free(R.write);
 	free(R.injected);
 	free(R.straggle);
+	free(R.dp_slow);
 	free(R.offset);
 	free(R.ops);
 	gen_why_p2p_release(&R.p2p);

@@ -61,6 +61,12 @@ struct gen_opts {
 	int nstragglers;
 	const struct gen_slow_stage *slow_stages;
 	int nslow_stages;
+	double slow_compute; /* every compute kernel's duration times it; 0 = 1 */
+	/* The data-parallel collectives of every DP group holding one of these
+	 * ranks take slow_dp_factor times as long (0 ranks: none). */
+	const int *slow_dp_ranks;
+	int nslow_dp_ranks;
+	double slow_dp_factor;
 	unsigned variant;  /* GEN_GRAD_REDUCE_FINISH | GEN_PARAM_GATHER_FORWARD | GEN_WARMUP_CORE */
 	int gpus_per_host; /* ranks per host: device ids, clock offsets; 0 = 8 */
 	const struct gen_clock_skew *skews; /* explicit host offsets */

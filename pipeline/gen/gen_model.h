@@ -144,6 +144,8 @@ struct gen_cfg {
 	int iteration;
 	int64_t t0;             /* iteration start, ns */
 	const double *straggle; /* per rank factor, world entries */
+	const double *dp_slow;  /* per rank: its DP group's collective duration
+				 * factor (--slow-dp), world entries; NULL = 1 */
 };
 
 struct gen_cluster;

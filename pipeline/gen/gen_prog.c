@@ -304,6 +304,8 @@ static struct gen_kernel *collective(struct bld *b, int thread, const char *name
 	uint64_t h = gen_hash(c->seed, (uint64_t)c->iteration, (uint64_t)(dim * 1000003 + g),
 			      (uint64_t)seq);
 	int64_t dur = us(base_us) * (int64_t)(9000 + h % 2001) / 10000;
+	if (dim == GEN_DP && c->dp_slow) /* the same factor on every member */
+		dur = (int64_t)((double)dur * c->dp_slow[b->r->rank]);
 	struct gen_kernel *k = kernel(b, thread, name, "record_param_comms", GK_KERNEL, GL_KERNEL,
 				      stream, GY_COMM, dur);
 	k->coll_name = coll_name;

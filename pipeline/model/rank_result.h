@@ -49,8 +49,9 @@ enum rr_phase { RR_NOPHASE = -1, RR_FWD, RR_BWD, RR_PP, RR_DP, RR_OPT, RR_NPHASE
 
 enum rr_mode { RR_MEGATRON, RR_GENERIC }; /* "megatron", "generic" */
 
-/* Process-group kind from the description text (rr_pg_kind_name():
- * "unknown", "tp", "pp", "dp", "ep", "cp"); topology mapping is ppagg's. */
+/* Process-group kind from the description text (rr_pg_kind_of(), named by
+ * rr_pg_kind_name(): "unknown", "tp", "pp", "dp", "ep", "cp"); topology
+ * mapping is ppagg's. */
 enum rr_pg_kind { RR_PG_UNKNOWN, RR_PG_TP, RR_PG_PP, RR_PG_DP, RR_PG_EP, RR_PG_CP };
 
 /* Which rule of docs/semantics.md §4 decided a thread role. */
@@ -268,8 +269,8 @@ const char *rr_phase_name(enum rr_phase p);       /* NULL for RR_NOPHASE */
 const char *rr_mode_name(enum rr_mode m);
 const char *rr_pg_kind_name(enum rr_pg_kind k);
 /* The kind a process group's description names (Megatron's
- * TENSOR_MODEL_PARALLEL_GROUP, ...); RR_PG_UNKNOWN for combined groups
- * (TENSOR_AND_DATA_...), NULL and any other. */
+ * TENSOR_MODEL_PARALLEL_GROUP, ...; EXPERT_DATA_PARALLEL_GROUP is ep);
+ * RR_PG_UNKNOWN for combined groups (..._AND_...), NULL and others. */
 enum rr_pg_kind rr_pg_kind_of(const char *desc);
 const char *rr_role_rule_name(enum rr_role_rule r); /* "flows", ... */
 

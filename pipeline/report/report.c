@@ -22,6 +22,7 @@
 /* The analyses' parts of the report, in the order of their sections on
  * index.html (docs/architecture.md, "Adding an analysis to ppagg"). */
 static const struct report_section sections[] = {
+	{ report_compare_files, report_compare_html, report_compare_headline },
 	{ report_whatif_files, report_whatif_html, report_whatif_headline },
 	{ report_why_files, report_why_html, report_why_headline },
 };

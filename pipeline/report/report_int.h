@@ -3,9 +3,9 @@
  * (report_paths.c), the render queue (report_render.c), the writers of the
  * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
  * the pages (report_html.c), the trace-event JSON (report_trace.c), and
- * the sections the analyses add to the report (the what-if's:
- * report_whatif.c; why the pipeline waits: report_why.c). Internal to
- * pipeline/report/.
+ * the sections the analyses add to the report (the comparison's:
+ * report_compare.c; the what-if's: report_whatif.c; why the pipeline
+ * waits: report_why.c). Internal to pipeline/report/.
  */
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
@@ -96,7 +96,13 @@ enum report_file {
 	RF_WHATIF_JSON,          /* whatif/timeline.json: the same for Perfetto */
 	RF_WHY,                  /* why */
 	RF_WHY_HOPS,             /* why/hops: wait vs transfer per stage pair */
-	RF_WHY_JSON              /* why/ranks.json: the chosen ranks for Perfetto */
+	RF_WHY_JSON,             /* why/ranks.json: the chosen ranks for Perfetto */
+	RF_COMPARE,              /* compare: the comparison with a baseline */
+	RF_COMPARE_SUMMARY,      /* compare/summary.csv: the compare_summary view */
+	RF_COMPARE_CATEGORIES,   /* compare/categories.csv: compare_categories */
+	RF_COMPARE_OPTYPES,      /* compare/optypes.csv: compare_optypes */
+	RF_COMPARE_GROUPS,       /* compare/groups.csv: compare_groups */
+	RF_COMPARE_RANKS         /* compare/ranks.csv: compare_ranks */
 };
 
 /* The output folder: --out, else <base>/pptrace. malloc'd. */
@@ -130,6 +136,13 @@ FILE *report_open(const struct report_dir *d, const char *name, struct strbuf *p
 		  struct safefile *sf);
 /* Finishes the file report_open() started (path names it). */
 int report_commit(struct safefile *sf, const char *path);
+/* Removes the files names[0..n) (leaf names) that an earlier run wrote to
+ * the folder f and this one does not, so that the folder never shows
+ * another run's analysis; the folder too when it is left empty. Only these
+ * names, relative to the folder opened without following a symlink inside
+ * the output area (util/safefile.h); a failure is a warning. */
+void report_remove_stale(const struct report *R, enum report_file folder, const char *const *names,
+			 size_t n);
 /* Writes the file f (its folder exists) with the content sb. */
 int report_write_file(const struct report *R, enum report_file f, int it, long id,
 		      const struct strbuf *sb);
@@ -138,10 +151,8 @@ struct report_name {
 	enum report_file f;
 	const char *ext;
 };
-/* Removes the files names[0..n) of the folder dir that an earlier run
- * wrote (an analysis's files this run does not write): only these names,
- * in the folder opened without following a symlink inside the output area
- * (safefile.h); the folder goes when left empty. Failures are warnings. */
+/* report_remove_stale() of the outputs names[0..n) of the folder dir,
+ * named by their report_file and extension. */
 void report_remove(const struct report *R, enum report_file dir, const struct report_name *names,
 		   size_t n);
 
@@ -255,6 +266,12 @@ struct report_lanes {
 /* The lane of [s, e): the first whose last event ended by s (beyond
  * REPORT_LANES the last one). */
 int report_lane(struct report_lanes *l, long long s, long long e);
+
+/* ---- the comparison (report_compare.c): a struct report_section ---- */
+
+int report_compare_files(struct report *R);
+void report_compare_html(const struct report *R, struct strbuf *h);
+void report_compare_headline(const struct report *R, struct strbuf *sb);
 
 /* ---- the what-if (report_whatif.c): a struct report_section ---- */
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -68,6 +69,12 @@ void report_rel(struct strbuf *sb, enum report_file f, int it, long id)
 	case RF_WHY: strbuf_addstr(sb, "why"); return;
 	case RF_WHY_HOPS: in(sb, RF_WHY, it, id, "hops"); return;
 	case RF_WHY_JSON: in(sb, RF_WHY, it, id, "ranks.json"); return;
+	case RF_COMPARE: strbuf_addstr(sb, "compare"); return;
+	case RF_COMPARE_SUMMARY: in(sb, RF_COMPARE, it, id, "summary.csv"); return;
+	case RF_COMPARE_CATEGORIES: in(sb, RF_COMPARE, it, id, "categories.csv"); return;
+	case RF_COMPARE_OPTYPES: in(sb, RF_COMPARE, it, id, "optypes.csv"); return;
+	case RF_COMPARE_GROUPS: in(sb, RF_COMPARE, it, id, "groups.csv"); return;
+	case RF_COMPARE_RANKS: in(sb, RF_COMPARE, it, id, "ranks.csv"); return;
 	}
 }
 
@@ -156,28 +163,42 @@ out:
 void report_remove(const struct report *R, enum report_file dir, const struct report_name *names,
 		   size_t n)
 {
-	struct strbuf rel = STRBUF_INIT, name = STRBUF_INIT;
-	int outfd, dfd;
+	struct strbuf rel = STRBUF_INIT;
+	struct strbuf *name = xcalloc(n + 1, sizeof(*name));
+	const char **leaf = xcalloc(n + 1, sizeof(*leaf));
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&rel);
+		report_rel(&rel, names[i].f, 0, 0);
+		strbuf_init(&name[i], 0);
+		strbuf_addstr(&name[i], report_leaf(rel.buf));
+		strbuf_addstr(&name[i], names[i].ext);
+		leaf[i] = name[i].buf;
+	}
+	report_remove_stale(R, dir, leaf, n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_release(&name[i]);
+	free(name);
+	free(leaf);
+	strbuf_release(&rel);
+}
+
+void report_remove_stale(const struct report *R, enum report_file folder, const char *const *names,
+			 size_t n)
+{
+	struct strbuf dir = STRBUF_INIT;
+	int outfd, fd;
 	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL, 0))
 		return;
-	report_rel(&rel, dir, 0, 0);
-	dfd = openat(outfd, rel.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	for (size_t i = 0; dfd >= 0 && i < n; i++) {
-		strbuf_reset(&name);
-		report_rel(&name, names[i].f, 0, 0);
-		const char *leaf = report_leaf(name.buf);
-		memmove(name.buf, leaf, strlen(leaf) + 1);
-		name.len = strlen(name.buf);
-		strbuf_addstr(&name, names[i].ext);
-		if (unlinkat(dfd, name.buf, 0) && errno != ENOENT)
-			warn("cannot remove the earlier run's '%s/%s/%s': %s", R->out, rel.buf,
-			     name.buf, strerror(errno));
-	}
-	if (dfd >= 0) {
-		close(dfd);
-		(void)unlinkat(outfd, rel.buf, AT_REMOVEDIR); /* fails when not empty */
+	report_rel(&dir, folder, 0, 0);
+	fd = openat(outfd, dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		for (size_t i = 0; i < n; i++)
+			if (unlinkat(fd, names[i], 0) && errno != ENOENT)
+				warn("cannot remove the earlier run's '%s/%s/%s': %s", R->out,
+				     dir.buf, names[i], strerror(errno));
+		close(fd);
+		(void)unlinkat(outfd, dir.buf, AT_REMOVEDIR); /* fails when not empty */
 	}
 	close(outfd);
-	strbuf_release(&rel);
-	strbuf_release(&name);
+	strbuf_release(&dir);
 }

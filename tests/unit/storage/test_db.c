@@ -170,8 +170,10 @@ static void test_schema_created_and_versioned(void **state)
 		db,
 		"SELECT name FROM sqlite_master WHERE type = 'view' "
 		"ORDER BY name",
-		"annotations\ncategory_stats\ncollective_ranks\ncollectives\ncritical_path\nkernels\n"
-		"ops\np2p\np2p_bubbles\np2p_hops\np2p_kernels\npipelines\npp_groups\n"
+		"annotations\ncategory_stats\ncollective_ranks\ncollectives\ncompare_categories\n"
+		"compare_groups\ncompare_optypes\ncompare_ranks\ncompare_summary\ncomparison\n"
+		"critical_path\nkernels\nops\np2p\np2p_bubbles\np2p_hops\np2p_kernels\npipelines\n"
+		"pp_groups\n"
 		"rank_clocks\nrank_conflicts\nranks\nsteps\nstragglers\nwhatif\n"
 		"whatif_optypes\nwhatif_steps\nwhatif_workers\nwhy\n");
 	assert_rows(db, "SELECT count(*), min(name), max(name) FROM optype_codes",
@@ -1082,8 +1084,9 @@ static void test_version_6_is_migrated(void **state)
 	rm_db(path);
 }
 
-/* A version-6 file (before the why analysis) is brought to 7: its rows
- * stay, the why tables and views are there and empty. */
+/* A version-6 file (before the why analysis and the comparison) is
+ * brought to 7: its rows stay, the why and comparison tables and views are
+ * there and empty. */
 static void test_version_6_gets_the_why_views(void **state)
 {
 	char err[512], *path = tmp_db();
@@ -1094,9 +1097,21 @@ static void test_version_6_gets_the_why_views(void **state)
 	store_sample(db, "/x/iteration_15/rank_0003.json", 3);
 	db_close(db);
 	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	static const char *const why[] = { "p2p",           "p2p_kernels", "p2p_bubbles",
-					   "p2p_hops",      "collectives", "collective_ranks",
-					   "critical_path", "rank_clocks", "why" };
+	static const char *const why[] = { "p2p",
+					   "p2p_kernels",
+					   "p2p_bubbles",
+					   "p2p_hops",
+					   "collectives",
+					   "collective_ranks",
+					   "critical_path",
+					   "rank_clocks",
+					   "why",
+					   "comparison",
+					   "compare_summary",
+					   "compare_categories",
+					   "compare_optypes",
+					   "compare_groups",
+					   "compare_ranks" };
 	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
 		char sql[128];
 		snprintf(sql, sizeof(sql), "DROP VIEW %s", why[i]);
@@ -1108,7 +1123,9 @@ static void test_version_6_gets_the_why_views(void **state)
 				      " DROP TABLE why_collective; DROP TABLE why_collective_rank;"
 				      " DROP TABLE why_cpath; DROP TABLE why_clock;"
 				      " DROP TABLE why_summary; DROP TABLE why_group;"
-				      " PRAGMA user_version = 6",
+				      " DROP TABLE agg_shape; DROP TABLE compare_run;"
+				      " DROP TABLE compare_summary_t; DROP TABLE compare_key_t;"
+				      " DROP TABLE compare_rank_t; PRAGMA user_version = 6",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(c);
@@ -1120,6 +1137,13 @@ static void test_version_6_gets_the_why_views(void **state)
 		    "SELECT (SELECT count(*) FROM p2p) + (SELECT count(*) FROM collectives) +"
 		    " (SELECT count(*) FROM critical_path) + (SELECT count(*) FROM why)",
 		    "0\n");
+	assert_rows(
+		db,
+		"SELECT (SELECT count(*) FROM comparison) + (SELECT count(*) FROM compare_summary)"
+		" + (SELECT count(*) FROM compare_categories) + (SELECT count(*) FROM"
+		" compare_optypes) + (SELECT count(*) FROM compare_groups) + (SELECT count(*)"
+		" FROM compare_ranks) + (SELECT count(*) FROM agg_shape)",
+		"0\n");
 	db_close(db);
 	rm_db(path);
 }
