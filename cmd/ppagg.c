@@ -12,6 +12,7 @@
 #include "util/cli.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 enum {
 	O_BASE = 1,
@@ -32,6 +33,7 @@ enum {
 	O_EP,
 	O_CONFIG,
 	O_QUIET,
+	O_PERFETTO,
 	O_COMPARE,
 	O_COMPARE_ITER
 };
@@ -63,6 +65,10 @@ static const struct cli_opt options[] = {
 	{ "dp", 0, "<n>", "data-parallel size (default: from the highest rank)", O_DP, 0 },
 	{ "cp", 0, "<n>", "context-parallel size", O_CP, 0 },
 	{ "ep", 0, "<n>", "expert-parallel size", O_EP, 0 },
+	{ "perfetto-ranks", 0, "<ranks>",
+	  "one Perfetto timeline of these ranks (why/ranks.json): ranks and ranges such as 8-15, "
+	  "pp_group=<g>, replica=<m>",
+	  O_PERFETTO, 0 },
 	{ "compare", 0, "<db>",
 	  "compare with a baseline run's database (docs/compare.md); exit 4 on a regression",
 	  O_COMPARE, 0 },
@@ -80,6 +86,7 @@ static const struct cli_cmd cmd = {
 	"ppagg --base-folder <dir> [--iterations <n>...] [--db <path>] [--out <dir>]\n"
 	"             [--time-alignment global|individual] [-j <n>] [--format png,svg] [--no-render]\n"
 	"             [--charts rank=<ranks>|group=<groups>|replica=<m>|iteration=<n>|all]...\n"
+	"             [--perfetto-ranks <ranks>]\n"
 	"             [--tp <n> --pp <n> --dp <n> --cp <n> --ep <n>]\n"
 	"             [--compare <db> [--compare-iterations <n>...]] [--config <file>] [--quiet]\n"
 	"   or: ppagg --input <dir>/iteration_<n> [options]\n"
@@ -90,6 +97,7 @@ static const struct cli_cmd cmd = {
 	"  ppagg --base-folder /data/run42 --iterations 15 16 -j 8\n"
 	"  ppagg --input /data/run42/iteration_15 --time-alignment individual --no-render\n"
 	"  ppagg --base-folder /data/run42 --charts rank=5,17 --charts group=3\n"
+	"  ppagg --base-folder /data/run42 --perfetto-ranks pp_group=3   # why/ranks.json\n"
 	"  ppagg --db ar.db --out ar-report     # an imported op trace: the what-if analysis\n"
 	"  ppagg --base-folder /data/run43 --compare /data/run42/pptrace.db",
 	"  0  everything worked\n"
@@ -108,6 +116,8 @@ static const char *const known_keys[] = { "straggler_threshold",
 					  "time_alignment",
 					  "rank_charts",
 					  "charts",
+					  "tp_collective_rows",
+					  "perfetto_max_events",
 					  "tp",
 					  "pp",
 					  "dp",
@@ -172,19 +182,10 @@ static const struct int_setting *int_setting_of(int id)
  * 0 or PP_EINVAL. */
 static int parse_list(const char *s, int **v, int *n)
 {
-	char tok[32];
 	for (const char *p = s;; p++) {
 		size_t len = strcspn(p, ",");
 		long lo, hi;
-		if (!len || len >= sizeof(tok))
-			return PP_EINVAL;
-		memcpy(tok, p, len);
-		tok[len] = '\0';
-		char *dash = strchr(tok, '-');
-		if (dash)
-			*dash = '\0';
-		if (cli_parse_long(tok, 0, 1000000, &lo) ||
-		    cli_parse_long(dash ? dash + 1 : tok, 0, 1000000, &hi) || hi < lo)
+		if (cli_parse_range(p, len, 0, 1000000, &lo, &hi))
 			return PP_EINVAL;
 		*v = xrealloc(*v, ((size_t)*n + (size_t)(hi - lo) + 1) * sizeof(int));
 		for (long r = lo; r <= hi; r++)
@@ -270,6 +271,18 @@ static int parse_args(struct opts *o, struct cli_state *st, const char **format,
 						     "expected auto, all, flagged, none or "
 						     "a rank list such as 0-7,77");
 			break;
+		case O_PERFETTO: {
+			struct strbuf err = STRBUF_INIT;
+			bool bad = report_perfetto_ranks(st->arg, NULL, 0, NULL, &err) != 0;
+			if (!bad)
+				o->out.perfetto_ranks = st->arg;
+			else
+				cli_bad_value(&cmd, st, err.buf);
+			strbuf_release(&err);
+			if (bad)
+				return CLI_ERR;
+			break;
+		}
 		case O_CONFIG: *config = st->arg; break;
 		case O_COMPARE: a->compare.baseline = st->arg; break;
 		case O_COMPARE_ITER:
@@ -361,6 +374,22 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 		return -1;
 	}
 	strbuf_release(&aerr);
+	const char *rows = config_get(a->config, "agg.tp_collective_rows");
+	if (rows && !strcmp(rows, "all"))
+		a->why_rows = AGG_WHY_ROWS_ALL;
+	else if (rows && !strcmp(rows, "none"))
+		a->why_rows = AGG_WHY_ROWS_NONE;
+	else if (rows && strcmp(rows, "auto"))
+		return error("%s: agg.tp_collective_rows = '%s': expected auto, all or none", path,
+			     rows);
+	const char *maxev = config_get(a->config, "agg.perfetto_max_events");
+	long v;
+	if (maxev && cli_parse_long(maxev, 1000, 1000000000, &v))
+		return error("%s: agg.perfetto_max_events = '%s': expected a number from 1000 to "
+			     "1000000000",
+			     path, maxev);
+	if (maxev)
+		o->out.perfetto_max_events = (size_t)v;
 	if (!*format)
 		*format = config_get(a->config, "agg.format");
 	if (!*align)
@@ -396,7 +425,10 @@ int main(int argc, char **argv)
 				   .compare = { .threshold = AGG_COMPARE_THRESHOLD,
 						.noise_floor = AGG_COMPARE_NOISE_FLOOR,
 						.min_share = AGG_COMPARE_MIN_SHARE } },
-			  .out = { .render = true, .png = true, .svg = true } };
+			  .out = { .render = true,
+				   .png = true,
+				   .svg = true,
+				   .perfetto_max_events = REPORT_PERFETTO_MAX_EVENTS } };
 	const char *format = NULL, *align = NULL, *config = NULL;
 	struct cli_state st;
 	char err[512];

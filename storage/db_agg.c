@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "db_agg.h"
+#include "db_why.h"
 #include "db_int.h"
 #include "util/pp.h"
 
@@ -26,6 +27,7 @@ enum {
 	Q_STEPS,
 	Q_BLOCKS,
 	Q_TRACE_BLOCKS,
+	Q_BLOCKS_WHY,
 	Q_GROUPS,
 	Q_OPS,
 	Q_OP_SOURCE,
@@ -79,6 +81,14 @@ static const char *const query_sql[Q_COUNT] = {
 	/* The same, of one trace (a rowid look-up). */
 	BLOCKS_SQL("t.id = ?1"),
 
+	/* Every kernel of the iteration: the blocks' rows (the columns of the
+	 * query above) and the why analysis' (db_why_kernels(): correlation,
+	 * rowid, process group), filtered in C. */
+	"SELECT t.id, t.rank, k.code, k.seq, t.window_start_ns + k.start, k.dur, k.correlation,"
+	" k.rowid, k.pg_id FROM traces t CROSS JOIN kernel_t k"
+	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
+	" WHERE t.iteration = ?1",
+
 	/* The groups the iteration's kernels name. "+id" keeps SQLite from
 	 * driving the query by the list: it scans pgroups (a handful of rows)
 	 * and tests each usable one against the kernels' pg_id, a list built
@@ -118,6 +128,7 @@ static const char *const what[Q_COUNT] = {
 	"cannot read traces",
 	"cannot read category_stats",
 	"cannot read steps",
+	"cannot read kernels",
 	"cannot read kernels",
 	"cannot read kernels",
 	"cannot read process groups",
@@ -495,6 +506,82 @@ int db_agg_trace_blocks(struct db *db, const int64_t *trace_ids, size_t n,
 			int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx)
 {
 	return blocks(db, Q_TRACE_BLOCKS, trace_ids, n, fn, ctx);
+}
+
+/* The combined scan: per trace whether it has steps (its kernels make
+ * blocks only then, as the EXISTS of Q_BLOCKS says), the blocks grouped as
+ * db_agg_blocks() groups them, the communication kernels of a group handed
+ * on as db_why_kernels() hands them. */
+struct bscan {
+	struct bgroup g;
+	sqlite3_stmt *steps; /* does trace ?1 have a step */
+	int64_t trace_id;
+	bool has_steps;
+	int (*kfn)(void *ctx, const struct db_why_kernel *k);
+};
+
+static int scan_row(struct db *db, sqlite3_stmt *st, struct bscan *S)
+{
+	int64_t id = col(st, 0), code = col(st, 2);
+	int rc = 0, cat = (int)(code & 15);
+	if (id != S->trace_id) {
+		S->trace_id = id;
+		sqlite3_bind_int64(S->steps, 1, id);
+		int s = sqlite3_step(S->steps);
+		if (s != SQLITE_ROW && s != SQLITE_DONE)
+			return db_note_sql_error(db, "cannot read steps");
+		S->has_steps = s == SQLITE_ROW;
+		sqlite3_reset(S->steps);
+	}
+	if (S->has_steps && !col_null(st, 3) && cat != RR_MEMORY && cat != RR_OTHER)
+		rc = row_block(st, &S->g);
+	if (!rc && (code >> 4 & 3) == RR_COMM && cat != RR_PP_COMM && !col_null(st, 8)) {
+		struct db_why_kernel k = {
+			.trace_id = id,
+			.rank = col(st, 1),
+			.pg_id = col(st, 8),
+			.category = cat,
+			.start_ns = col(st, 4),
+			.dur_ns = col(st, 5),
+			.order = col_null(st, 6) ? col(st, 7) & 4294967295 : col(st, 6),
+		};
+		rc = S->kfn(S->g.ctx, &k);
+	}
+	return rc;
+}
+
+int db_agg_blocks_why(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_block *b),
+		      int (*kfn)(void *ctx, const struct db_why_kernel *k), void *ctx)
+{
+	struct bscan S = { .g = { .fn = fn, .ctx = ctx }, .trace_id = -1, .kfn = kfn };
+	sqlite3_stmt *st;
+	int s = SQLITE_DONE, rc = 0;
+	for (int c = 0; c < 16; c++)
+		S.g.cat_order[c] =
+			c < RR_NCATEGORIES ? name_order(cat_name, c, RR_NCATEGORIES) : 255;
+	for (int p = 0; p < 8; p++)
+		S.g.ph_order[p] =
+			p >= 1 && p <= RR_NPHASES ? name_order(ph_name, p, RR_NPHASES + 1) : 255;
+	if (sqlite3_prepare_v2(db_sqlite(db), "SELECT 1 FROM step_t WHERE trace_id = ?1 LIMIT 1",
+			       -1, &S.steps, NULL) != SQLITE_OK)
+		return db_note_sql_error(db, "cannot read steps");
+	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_BLOCKS_WHY], -1, &st, NULL) !=
+	    SQLITE_OK) {
+		sqlite3_finalize(S.steps);
+		return db_note_sql_error(db, what[Q_BLOCKS_WHY]);
+	}
+	sqlite3_bind_int64(st, 1, iteration);
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW)
+		rc = scan_row(db, st, &S);
+	if (!rc && s != SQLITE_DONE)
+		rc = db_note_sql_error(db, what[Q_BLOCKS_WHY]);
+	sqlite3_finalize(st);
+	sqlite3_finalize(S.steps);
+	if (!rc && S.g.n)
+		rc = bgroup_flush(&S.g);
+	free(S.g.k);
+	return rc;
 }
 
 int db_agg_process_groups(struct db *db, int64_t iteration,

@@ -104,6 +104,15 @@ int db_agg_blocks(struct db *db, int64_t iteration,
 int db_agg_trace_blocks(struct db *db, const int64_t *trace_ids, size_t n,
 			int (*fn)(void *ctx, const struct db_agg_block *b), void *ctx);
 
+/* db_agg_blocks() and db_why_kernels() (db_why.h) from one scan of the
+ * iteration's kernels: each block to fn, each communication kernel of a
+ * process group to kfn, the rows and orders of both. For the why analysis,
+ * which keeps the blocks for the timelines. */
+struct db_why_kernel;
+int db_agg_blocks_why(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_block *b),
+		      int (*kfn)(void *ctx, const struct db_why_kernel *k), void *ctx);
+
 /* Calls fn with each distinct (description, ranks) of the process groups
  * that the iteration's kernels name (both present). */
 int db_agg_process_groups(struct db *db, int64_t iteration,

@@ -19,14 +19,25 @@
 
 /* ---- reads ---------------------------------------------------------- */
 
-/* ?1 iteration, ?2 the comm type, ?3 pp_communication's code. */
+/* ?1 iteration, ?2 the comm type, ?3 pp_communication's code. The code is
+ * the first column and is tested first: most rows are not communication,
+ * and their other columns are never decoded. Raw columns: the sums and the
+ * order's fallback are done in C. */
 static const char kernels_sql[] =
-	"SELECT t.id, t.rank, k.pg_id, k.code & 15, t.window_start_ns + k.start, k.dur,"
-	" coalesce(k.correlation, k.rowid & 4294967295)"
+	"SELECT t.id, t.rank, t.window_start_ns, k.code, k.start, k.dur, k.correlation,"
+	" k.rowid, k.pg_id FROM traces t CROSS JOIN kernel_t k"
+	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
+	" WHERE t.iteration = ?1 AND (k.code >> 4) & 3 = ?2 AND (k.code & 15) <> ?3"
+	" AND k.pg_id IS NOT NULL";
+
+/* ?1 the trace. The name by a scalar subquery, as the kernels view does,
+ * so that the trace's rowid range stays the only scan. */
+static const char trace_kernels_sql[] =
+	"SELECT (SELECT name FROM names WHERE id = k.name_id), k.stream, k.code,"
+	" t.window_start_ns + k.start, k.dur"
 	" FROM traces t CROSS JOIN kernel_t k"
 	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
-	" WHERE t.iteration = ?1 AND k.pg_id IS NOT NULL AND (k.code >> 4) & 3 = ?2"
-	" AND (k.code & 15) <> ?3";
+	" WHERE t.id = ?1";
 
 static const char groups_sql[] =
 	"SELECT id, descr, ranks FROM pgroups WHERE descr <> '' AND ranks <> '' ORDER BY id";
@@ -45,16 +56,47 @@ int db_why_kernels(struct db *db, int64_t iteration,
 		struct db_why_kernel k = {
 			.trace_id = sqlite3_column_int64(st, 0),
 			.rank = sqlite3_column_int64(st, 1),
-			.pg_id = sqlite3_column_int64(st, 2),
-			.category = sqlite3_column_int(st, 3),
-			.start_ns = sqlite3_column_int64(st, 4),
+			.pg_id = sqlite3_column_int64(st, 8),
+			.category = (int)(sqlite3_column_int64(st, 3) & 15),
+			.start_ns = sqlite3_column_int64(st, 2) + sqlite3_column_int64(st, 4),
 			.dur_ns = sqlite3_column_int64(st, 5),
-			.order = sqlite3_column_int64(st, 6),
+			.order = sqlite3_column_type(st, 6) == SQLITE_NULL
+					 ? sqlite3_column_int64(st, 7) & 4294967295
+					 : sqlite3_column_int64(st, 6),
 		};
 		rc = fn(ctx, &k);
 	}
 	if (!rc && s != SQLITE_DONE)
 		rc = db_note_sql_error(db, "cannot read the communication kernels");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_why_trace_kernels(struct db *db, int64_t trace_id,
+			 int (*fn)(void *ctx, const struct db_why_trace_kernel *k), void *ctx)
+{
+	sqlite3_stmt *st;
+	int s = SQLITE_DONE, rc = 0;
+	if (sqlite3_prepare_v2(db_sqlite(db), trace_kernels_sql, -1, &st, NULL) != SQLITE_OK)
+		return db_note_sql_error(db, "cannot read a trace's kernels");
+	sqlite3_bind_int64(st, 1, trace_id);
+	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t code = sqlite3_column_int64(st, 2);
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		struct db_why_trace_kernel k = {
+			.name = name ? name : "",
+			.stream = sqlite3_column_type(st, 1) == SQLITE_NULL
+					  ? -1
+					  : sqlite3_column_int64(st, 1),
+			.category = (int)(code & 15),
+			.coll = (int)(code >> 10 & 15),
+			.start_ns = sqlite3_column_int64(st, 3),
+			.dur_ns = sqlite3_column_int64(st, 4),
+		};
+		rc = fn(ctx, &k);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = db_note_sql_error(db, "cannot read a trace's kernels");
 	sqlite3_finalize(st);
 	return rc;
 }

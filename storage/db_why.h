@@ -2,8 +2,9 @@
  * (docs/why.md, docs/database.md "The why views").
  *
  * Reads: the communication kernels of an iteration that belong to a
- * process group (pipeline sends and receives left out) and the interned
- * process groups; the ops and the traces come from db_agg.h. Writes: the
+ * process group (pipeline sends and receives left out), the interned
+ * process groups and every kernel of one trace (the merged timeline); the
+ * ops and the traces come from db_agg.h. Writes: the
  * tables behind the views p2p, p2p_kernels, p2p_bubbles, p2p_hops,
  * collectives, collective_ranks, critical_path, rank_clocks and why, which
  * hold the analysis of ppagg's last run: db_why_begin() deletes them all in
@@ -44,6 +45,19 @@ struct db_why_group {
 	const char *desc, *ranks; /* "DATA_PARALLEL_GROUP", "[0, 8]" */
 };
 int db_why_groups(struct db *db, int (*fn)(void *ctx, const struct db_why_group *g), void *ctx);
+
+/* Every GPU event of one trace, for a merged timeline of chosen ranks:
+ * its name, stream, category and collective codes (enum rr_category,
+ * enum rr_coll; model/), its own clock. */
+struct db_why_trace_kernel {
+	const char *name; /* valid during the callback */
+	int64_t stream;   /* -1 = NULL */
+	int category, coll;
+	int64_t start_ns, dur_ns;
+};
+/* The kernels of trace trace_id in stored order. One scan of its rows. */
+int db_why_trace_kernels(struct db *db, int64_t trace_id,
+			 int (*fn)(void *ctx, const struct db_why_trace_kernel *k), void *ctx);
 
 /* ---- the rows written ---------------------------------------------- */
 

@@ -8,7 +8,8 @@
  *   iteration what the report shows) → one transaction rewriting
  *   pp_groups/pipelines/stragglers rows → the analyses, in the order of
  *   analyses[] (the what-if: agg_whatif.c; the schedule advisor:
- *   agg_advice.c; the comparison with a baseline: agg_compare.c), each
+ *   agg_advice.c; why the pipeline waits: agg_why.c; the comparison with
+ *   a baseline: agg_compare.c), each
  *   storing its own rows.
  *
  * Missing ranks, failed ranks, rank conflicts and a missing topology
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agg_timeline.h"
 #include "storage/db.h"
 #include "util/config.h"
 #include "util/pp.h"
@@ -549,6 +551,54 @@ static int advise(struct run *R)
 	return 0;
 }
 
+/* Why the pipeline waits (agg_why.h), on the what-if analysis' engine for
+ * the critical path: one line for what could not be analysed, one with
+ * what was found. */
+static int why(struct run *R)
+{
+	struct agg_job *job = R->job;
+	struct agg_why *w = &job->why;
+	const struct agg_whatif *wi = &job->whatif;
+	struct strbuf sb = STRBUF_INIT;
+	if (R->o->advise_only)
+		return 0;
+	if (wi->state == AGG_WI_NO_OPS)
+		strbuf_addstr(&sb, "no ops, so no what-if model to walk");
+	else if (wi->state != AGG_WI_DONE)
+		strbuf_addf(&sb, "the what-if analysis was not made: %s", wi->why.buf);
+	job->timelines = xcalloc(job->niters + 1, sizeof(*job->timelines));
+	int rc = agg_why_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp, wi->engine,
+			     sb.buf, R->o->why_rows, job->timelines, w);
+	strbuf_reset(&sb);
+	if (rc) {
+		strbuf_release(&sb);
+		return db_error(R, rc);
+	}
+	agg_why_incomplete(w, &sb);
+	if (w->state == AGG_WHY_NONE && !R->o->quiet)
+		fprintf(stderr, "%s: why: not analysed: %s\n", pp_progname(), w->why.buf);
+	else if (sb.len)
+		warn("why: incomplete: %s%s%s", sb.buf,
+		     w->path.nsteps ? "" : "; no critical path: ",
+		     w->path.nsteps ? "" : w->no_path.buf);
+	if (w->state == AGG_WHY_DONE && !R->o->quiet) {
+		fprintf(stderr,
+			"%s: why: %zu pipeline transfers in %zu p2p kernels, %zu collective "
+			"instances of %zu groups, ",
+			pp_progname(), w->r.np2p, w->r.nkernels, w->r.ncolls, w->ngroups);
+		if (w->path.nsteps)
+			fprintf(stderr, "the critical path of %zu step%s", w->path.nsteps,
+				w->path.nsteps == 1 ? "" : "s");
+		else if (!sb.len)
+			fprintf(stderr, "no critical path (%s)", w->no_path.buf);
+		else
+			fputs("no critical path", stderr);
+		fprintf(stderr, "; %.2f s (CPU %.2f s)\n", w->seconds, w->cpu_seconds);
+	}
+	strbuf_release(&sb);
+	return 0;
+}
+
 /* The comparison with a baseline (agg_compare.h): its sentence, or why it
  * could not be made (the run is then partial); without --compare it only
  * records the job's shape and empties the comparison's views. */
@@ -592,6 +642,7 @@ static int compare(struct run *R)
 static int (*const analyses[])(struct run *R) = {
 	whatif,
 	advise,
+	why,
 	compare,
 };
 
@@ -604,6 +655,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 	topo_init(&job->topo);
 	strbuf_init(&job->vpp.why, 0);
 	agg_whatif_init(&job->whatif);
+	agg_why_init(&job->why);
 	agg_compare_init(&job->compare);
 	agg_advice_init(&job->advice);
 	resolve_paths(&R);
@@ -627,6 +679,10 @@ void agg_job_release(struct agg_job *job)
 	topo_release(&job->topo);
 	strbuf_release(&job->vpp.why);
 	agg_whatif_release(&job->whatif);
+	agg_why_release(&job->why);
+	for (size_t i = 0; job->timelines && i < job->niters; i++)
+		agg_timeline_release(&job->timelines[i]);
+	free(job->timelines);
 	agg_compare_release(&job->compare);
 	agg_advice_release(&job->advice);
 	db_close(job->db);

@@ -2,7 +2,8 @@
  * and as a whole (docs/ppagg.md, docs/semantics.md §6–8).
  *
  * agg_analyse() reads ppbatch's database, finds the topology, decides the
- * VPP, computes the numbers, runs the analyses (the what-if, agg_whatif.h),
+ * VPP, computes the numbers, runs the analyses (the what-if, agg_whatif.h;
+ * why the pipeline waits, agg_why.h),
  * stores the rows ppagg owns and fills one struct agg_job. It reports what
  * it finds on stderr and writes no chart, CSV or page: the output layer
  * (report/report.h) makes those from the job. cmd/ppagg.c calls the two.
@@ -12,10 +13,11 @@
  * model of an iteration, agg_iter.h), agg_calc.c and agg_ideal.c (the
  * numbers, agg_calc.h), agg_vpp.c (agg_vpp.h), agg_overview.c (the
  * overview's numbers and the render plan), agg_timeline.c (the timelines'
- * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_compare.c and
- * agg_compare_calc.c (the comparison with a baseline, agg_compare.h),
- * agg_advice.c (agg_advice.h), agg_import.c (an import's topology),
- * topology.c (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
+ * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_why.c
+ * (agg_why.h), agg_compare.c and agg_compare_calc.c (the comparison with a
+ * baseline, agg_compare.h), agg_advice.c (agg_advice.h), agg_import.c (an
+ * import's topology), topology.c (topology.h). docs/architecture.md,
+ * "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
 #ifndef AGG_H
@@ -30,8 +32,10 @@
 #include "agg_iter.h"
 #include "agg_vpp.h"
 #include "agg_whatif.h"
+#include "agg_why.h"
 #include "topology.h"
 
+struct agg_timeline;
 struct config;
 struct db;
 
@@ -80,6 +84,7 @@ struct agg_opts {
 	struct agg_compare_opts compare;  /* --compare: the baseline, thresholds */
 	bool advise_only;                 /* the schedule advisor alone (ppsim --from-db):
 					   * no row of ppagg's stored, no other analysis */
+	enum agg_why_rows why_rows;       /* agg.tp_collective_rows */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -102,6 +107,11 @@ struct agg_job {
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
 	struct agg_advice advice; /* the schedule advisor (agg_advice.h) */
+	struct agg_why why;       /* why the pipeline waits (agg_why.h) */
+	/* Per iteration, the timelines' blocks the why analysis' scan of the
+	 * kernels made (up to AGG_WHY_KEEP_BYTES), for agg_timeline_load() to
+	 * take instead of scanning again; an entry with no ranks is loaded. */
+	struct agg_timeline *timelines;
 	/* The comparison with a baseline (agg_compare.h); its
 	 * r.regression makes ppagg's exit status 4 (cmd/ppagg.c). */
 	struct agg_compare compare;

@@ -50,26 +50,21 @@ static void add_block(struct agg_blocks *bl, const struct agg_block *b)
 
 /* Rows arrive grouped by trace: the blocks of the trace being read, or
  * NULL when it is not a rank's. */
-struct fill {
-	const struct agg_iter *it;
-	struct agg_timeline *tl;
-	struct agg_blocks *bl;
-	int64_t trace_id;
-};
-
-static struct agg_blocks *blocks_of(struct fill *F, int64_t rank, int64_t trace_id)
+static struct agg_blocks *blocks_of(struct agg_timeline_fill *F, int64_t rank, int64_t trace_id)
 {
 	if (!F->bl || F->trace_id != trace_id) {
 		const struct agg_rank *r = agg_iter_rank(F->it, (int)rank);
-		F->bl = r && r->trace_id == trace_id ? &F->tl->rank[r - F->it->ranks] : NULL;
+		F->bl = r && r->trace_id == trace_id && (!F->need || F->need[r - F->it->ranks])
+				? &F->tl->rank[r - F->it->ranks]
+				: NULL;
 		F->trace_id = trace_id;
 	}
 	return F->bl;
 }
 
-static int add_kernel_block(void *ctx, const struct db_agg_block *k)
+int agg_timeline_block(void *ctx, const struct db_agg_block *k)
 {
-	struct fill *F = ctx;
+	struct agg_timeline_fill *F = ctx;
 	struct agg_blocks *bl = blocks_of(F, k->rank, k->trace_id);
 	int c = agg_cat_of(k->category, false);
 	if (!bl || c < 0)
@@ -126,9 +121,8 @@ static void timed_steps(const struct agg_rank *rk, struct agg_blocks *bl)
 /* need[i]: whether rank i of it is drawn by a chart its plan writes: its
  * own timeline, or a row of a PP group's or a model replica's. Returns how
  * many are. */
-static size_t drawn(const struct agg_job *job, const struct agg_iter *it, bool *need)
+static size_t drawn(const struct topology *t, const struct agg_iter *it, bool *need)
 {
-	const struct topology *t = &job->topo;
 	const struct agg_plan *p = &it->plan;
 	size_t n = 0;
 	for (size_t i = 0; i < it->nranks; i++)
@@ -149,34 +143,68 @@ static size_t drawn(const struct agg_job *job, const struct agg_iter *it, bool *
 	return n;
 }
 
-int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl)
+bool *agg_timeline_drawn(const struct topology *t, const struct agg_iter *it, size_t *n)
+{
+	bool *need = xcalloc(it->nranks + 1, sizeof(bool));
+	*n = drawn(t, it, need);
+	return need;
+}
+
+void agg_timeline_begin(struct agg_timeline_fill *F, const struct agg_iter *it,
+			struct agg_timeline *tl)
 {
 	tl->nranks = it->nranks;
 	tl->rank = xcalloc(it->nranks + 1, sizeof(*tl->rank));
-	struct fill F = { .it = it, .tl = tl };
-	bool *need = xcalloc(it->nranks + 1, sizeof(bool));
-	size_t n = drawn(job, it, need), k = 0;
+	*F = (struct agg_timeline_fill){ .it = it, .tl = tl };
+}
+
+void agg_timeline_end(struct agg_timeline_fill *F)
+{
+	for (size_t i = 0; i < F->it->nranks; i++)
+		if (!F->need || F->need[i])
+			timed_steps(&F->it->ranks[i], &F->tl->rank[i]);
+}
+
+size_t agg_timeline_bytes(const struct agg_timeline *tl)
+{
+	size_t n = tl->nranks * sizeof(*tl->rank);
+	for (size_t i = 0; i < tl->nranks; i++)
+		n += tl->rank[i].alloc * sizeof(struct agg_block);
+	return n;
+}
+
+int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl)
+{
+	size_t i = (size_t)(it - job->its);
+	if (job->timelines && i < job->niters && job->timelines[i].rank) {
+		*tl = job->timelines[i]; /* taken: the job keeps no copy */
+		memset(&job->timelines[i], 0, sizeof(*tl));
+		return 0;
+	}
+	struct agg_timeline_fill F;
+	agg_timeline_begin(&F, it, tl);
+	size_t n, k = 0;
+	bool *need = agg_timeline_drawn(&job->topo, it, &n);
+	F.need = need;
 	int rc = 0;
 	/* A few ranks of many: their traces' kernels only (a rowid range
 	 * each); else one scan of the iteration. */
 	if (n && n <= it->nranks / 2) {
 		int64_t *ids = xmalloc(n * sizeof(*ids));
-		for (size_t i = 0; i < it->nranks; i++)
-			if (need[i] && it->ranks[i].trace_id)
-				ids[k++] = it->ranks[i].trace_id;
-		rc = db_agg_trace_blocks(job->db, ids, k, add_kernel_block, &F);
+		for (size_t r = 0; r < it->nranks; r++)
+			if (need[r] && it->ranks[r].trace_id)
+				ids[k++] = it->ranks[r].trace_id;
+		rc = db_agg_trace_blocks(job->db, ids, k, agg_timeline_block, &F);
 		free(ids);
 	} else if (n) {
-		rc = db_agg_blocks(job->db, it->iteration, add_kernel_block, &F);
+		rc = db_agg_blocks(job->db, it->iteration, agg_timeline_block, &F);
 	}
 	if (rc) {
 		error("%s", rc == PP_EDB ? db_errmsg(job->db) : pp_strerror(rc));
 		free(need);
 		return rc;
 	}
-	for (size_t i = 0; i < it->nranks; i++)
-		if (need[i])
-			timed_steps(&it->ranks[i], &tl->rank[i]);
+	agg_timeline_end(&F);
 	free(need);
 	return 0;
 }

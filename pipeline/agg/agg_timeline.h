@@ -7,6 +7,7 @@
 #ifndef AGG_TIMELINE_H
 #define AGG_TIMELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,7 @@
 
 struct agg_iter;
 struct agg_job;
+struct topology;
 
 /* The drawn categories, in drawing order (largest boxes first). */
 enum agg_cat {
@@ -60,13 +62,36 @@ struct agg_timeline {
 
 /* Loads into tl the blocks of the ranks of it, an iteration of job, that a
  * chart of its plan draws (its own timeline, a row of a PP group's or a
- * model replica's; the others get none): one kernels scan of the
- * iteration, or, when they are at most half of its ranks, of their traces
- * only. Steps timed without kernels (PP-timer imports) become their
- * phase's computation block. Returns 0, or PP_EDB after printing the
- * database's message; release tl with agg_timeline_release() either way. */
+ * model replica's; the others get none), or takes them from
+ * job->timelines when an analysis's scan already made them (agg_why.c):
+ * one kernels scan of the iteration, or, when they are at most half of its
+ * ranks, of their traces only. Steps timed without kernels (PP-timer
+ * imports) become their phase's computation block. Returns 0, or PP_EDB
+ * after printing the database's message; release tl with
+ * agg_timeline_release() either way. */
 int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it,
 		      struct agg_timeline *tl);
 void agg_timeline_release(struct agg_timeline *tl);
+
+/* Filling tl from the rows of db_agg_blocks() or db_agg_blocks_why()
+ * (storage/db_agg.h) when the caller runs the scan: begin, then
+ * agg_timeline_block(F, row) for each row, then end. */
+struct db_agg_block;
+struct agg_timeline_fill {
+	const struct agg_iter *it;
+	struct agg_timeline *tl;
+	struct agg_blocks *bl; /* the rank of the trace being read, or NULL */
+	int64_t trace_id;
+	const bool *need; /* the ranks (by index in it) whose blocks are kept; NULL: all */
+};
+void agg_timeline_begin(struct agg_timeline_fill *F, const struct agg_iter *it,
+			struct agg_timeline *tl);
+int agg_timeline_block(void *F, const struct db_agg_block *b);
+void agg_timeline_end(struct agg_timeline_fill *F);
+/* need[i] (it->nranks of them, free() them): whether a chart of it's plan
+ * draws rank i; *n: how many do. */
+bool *agg_timeline_drawn(const struct topology *t, const struct agg_iter *it, size_t *n);
+/* The bytes tl's blocks take. */
+size_t agg_timeline_bytes(const struct agg_timeline *tl);
 
 #endif

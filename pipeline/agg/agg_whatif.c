@@ -568,6 +568,7 @@ void agg_whatif_release(struct agg_whatif *w)
 	if (w->state == AGG_WI_DONE)
 		whatif_result_release(&w->r);
 	whatif_clock_release(&w->clock);
+	whatif_free(w->engine);
 	strbuf_release(&w->why);
 	strbuf_release(&w->notes);
 	strbuf_release(&w->mw_ranks);
@@ -668,7 +669,7 @@ static void analyse(struct agg_whatif *w, struct wi_table *tab, bool kineto)
 	strbuf_addstr(&w->notes, whatif_notes(e));
 	whatif_run(e, &w->r);
 	capture(e, w);
-	whatif_free(e);
+	w->engine = e; /* the critical path walks it (agg_why.c) */
 	w->state = AGG_WI_DONE;
 	format_ranks(w);
 }

@@ -99,6 +99,10 @@ struct agg_whatif {
 	bool has_clock;
 	bool clock_corrected;
 	struct whatif_clock clock;
+	/* AGG_WI_DONE: the engine, its times corrected, kept for the analyses
+	 * that walk its model (the critical path, agg_why.h); freed by
+	 * agg_whatif_release(). */
+	struct whatif *engine;
 };
 
 void agg_whatif_init(struct agg_whatif *w);

@@ -57,7 +57,7 @@ enum rr_pg_kind rr_pg_kind_of(const char *desc)
 	};
 	/* Combined groups (TENSOR_AND_DATA_PARALLEL_GROUP, ...) are no one
 	 * kind; EXPERT_DATA_PARALLEL_GROUP counts as ep (tested first). */
-	if (strcasestr(desc, "_AND_"))
+	if (!desc || strcasestr(desc, "_AND_"))
 		return RR_PG_UNKNOWN;
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strcasestr(desc, words[i].word))

@@ -270,7 +270,7 @@ const char *rr_mode_name(enum rr_mode m);
 const char *rr_pg_kind_name(enum rr_pg_kind k);
 /* The kind a process group's description names (Megatron's
  * TENSOR_MODEL_PARALLEL_GROUP, ...; EXPERT_DATA_PARALLEL_GROUP is ep);
- * RR_PG_UNKNOWN for combined groups (..._AND_...) and others. */
+ * RR_PG_UNKNOWN for combined groups (..._AND_...), NULL and others. */
 enum rr_pg_kind rr_pg_kind_of(const char *desc);
 const char *rr_role_rule_name(enum rr_role_rule r); /* "flows", ... */
 

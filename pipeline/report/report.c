@@ -25,6 +25,7 @@
 static const struct report_section sections[] = {
 	{ report_compare_files, report_compare_html, report_compare_headline },
 	{ report_whatif_files, report_whatif_html, report_whatif_headline },
+	{ report_why_files, report_why_html, report_why_headline },
 	{ report_advice_files, report_advice_html, report_advice_headline },
 };
 

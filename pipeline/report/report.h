@@ -18,8 +18,11 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stddef.h>
 
 struct agg_job;
+struct strbuf;
+struct topology;
 
 /* How the outputs are written. */
 struct report_opts {
@@ -30,7 +33,23 @@ struct report_opts {
 	bool render;     /* false with --no-render: scripts only */
 	int processes;   /* gnuplot processes (--processes) */
 	bool quiet;      /* --quiet: no summary line */
+	/* --perfetto-ranks: the ranks of why/ranks.json (NULL: no file), and
+	 * the events above which it holds fewer iterations
+	 * (agg.perfetto_max_events). */
+	const char *perfetto_ranks;
+	size_t perfetto_max_events;
 };
+
+/* The default of agg.perfetto_max_events: what Perfetto's UI opens well. */
+enum { REPORT_PERFETTO_MAX_EVENTS = 1000000 };
+
+/* Marks in sel[0..nrank) the ranks that spec names (--perfetto-ranks,
+ * docs/ppagg.md): comma-separated ranks ("9"), ranges ("8-15"), PP groups
+ * ("pp_group=1") and model replicas ("replica=0", also ranges), numbered
+ * from 0 as ppagg numbers them in t. With t NULL only the syntax is
+ * checked. 0, or PP_EINVAL with why appended to err. */
+int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank, bool *sel,
+			  struct strbuf *err);
 
 /* Writes the outputs of job (agg_analyse() succeeded on it) under the
  * output folder: per iteration its CSVs and chart scripts, the analyses'

@@ -229,11 +229,7 @@ static int write_overlap(struct report *R, const struct report_dir *d, const str
 		}
 		fputs("unset multiplot\nunset output\n}\n", f);
 	}
-	int rc = report_commit(&sf, path.buf);
-	if (!rc) /* not written by gnuplot_write_script(), which would */
-		gnuplot_clear_outputs(path.buf);
-	if (!rc)
-		report_queue_add(R, path.buf, show);
+	int rc = report_commit_script(R, &sf, path.buf, show);
 	strbuf_release(&path);
 	return rc;
 }

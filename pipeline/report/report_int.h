@@ -2,9 +2,10 @@
  * (struct report), every output's path and the files written safely
  * (report_paths.c), the render queue (report_render.c), the writers of the
  * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
- * the pages (report_html.c), and the sections the analyses add to the
- * report (the comparison's: report_compare.c; the what-if's:
- * report_whatif.c; the advisor's: report_advice.c). Internal to
+ * the pages (report_html.c), the trace-event JSON (report_trace.c), and
+ * the sections the analyses add to the report (the comparison's:
+ * report_compare.c; the what-if's: report_whatif.c; why the pipeline
+ * waits: report_why.c; the advisor's: report_advice.c). Internal to
  * pipeline/report/.
  */
 #ifndef REPORT_INT_H
@@ -98,6 +99,9 @@ enum report_file {
 	RF_ADVICE_CSV,           /* advice/advice.csv: the advice view */
 	RF_ADVICE_MEMORY_CSV,    /* advice/advice_memory.csv */
 	RF_ADVICE_CHART,         /* advice/step_memory: step time against memory */
+	RF_WHY,                  /* why */
+	RF_WHY_HOPS,             /* why/hops: wait vs transfer per stage pair */
+	RF_WHY_JSON,             /* why/ranks.json: the chosen ranks for Perfetto */
 	RF_COMPARE,              /* compare: the comparison with a baseline */
 	RF_COMPARE_SUMMARY,      /* compare/summary.csv: the compare_summary view */
 	RF_COMPARE_CATEGORIES,   /* compare/categories.csv: compare_categories */
@@ -147,6 +151,15 @@ void report_remove_stale(const struct report *R, enum report_file folder, const 
 /* Writes the file f (its folder exists) with the content sb. */
 int report_write_file(const struct report *R, enum report_file f, int it, long id,
 		      const struct strbuf *sb);
+/* A file of an analysis's folder: output f, plus ext (".gp", or ""). */
+struct report_name {
+	enum report_file f;
+	const char *ext;
+};
+/* report_remove_stale() of the outputs names[0..n) of the folder dir,
+ * named by their report_file and extension. */
+void report_remove(const struct report *R, enum report_file dir, const struct report_name *names,
+		   size_t n);
 
 /* ---- the render queue (report_render.c) ---- */
 
@@ -157,6 +170,11 @@ void report_queue_add(struct report *R, const char *script, enum agg_show show);
  * PP_EIO when it failed, else report_queue_add()s the script. */
 int report_queue_script(struct report *R, int rc, const char *err, const char *prefix,
 			enum agg_show show);
+/* Finishes a chart script written by hand at path (report_open()): commits
+ * it, removes the images an earlier run rendered from it
+ * (gnuplot_clear_outputs()) and queues it. 0 or PP_EIO after printing why. */
+int report_commit_script(struct report *R, struct safefile *sf, const char *path,
+			 enum agg_show show);
 void report_queue_release(struct report_queue *q);
 /* Runs gnuplot on every queued script, at most processes at a time
  * (chart/gnuplot.h). Returns the number of scripts that failed (each
@@ -211,6 +229,49 @@ void report_html_chart(struct strbuf *h, const struct report *R, const char *rel
  * charts, ranks and rank charts). */
 int report_html_write(const struct report *R);
 
+/* ---- Chrome trace-event JSON for Perfetto (report_trace.c) ---- */
+
+/* One file of trace events (the JSON Object Format ui.perfetto.dev and
+ * chrome://tracing open), written event by event; times are ns, counted
+ * from origin, written as µs with three decimals. */
+struct report_trace {
+	FILE *f;
+	bool first;
+	long long origin;
+	size_t events; /* complete events written */
+	struct strbuf sb;
+};
+/* Writes the head: displayTimeUnit, otherData with the members other
+ * (JSON text without the braces, or NULL), the start of traceEvents. */
+void report_trace_begin(struct report_trace *t, FILE *f, const char *other, long long origin);
+/* A metadata event: what (process_name, ...), args {key: value}, value
+ * JSON text. */
+void report_trace_meta(struct report_trace *t, int pid, int tid, const char *what, const char *key,
+		       const char *value);
+/* The name of process pid (tid < 0) or of track (pid, tid). */
+void report_trace_name(struct report_trace *t, int pid, int tid, const char *name);
+/* The sort index of process pid (tid < 0) or of track (pid, tid). */
+void report_trace_order(struct report_trace *t, int pid, int tid, long sort_index);
+/* A complete event [s, e) (clamped to the origin), named name (escaped
+ * here) in category cat, with the args members args (JSON text without
+ * the braces) or none. */
+void report_trace_slice(struct report_trace *t, int pid, int tid, long long s, long long e,
+			const char *name, const char *cat, const char *args);
+/* Ends the array and the object; the caller closes f. */
+void report_trace_end(struct report_trace *t);
+
+/* The lanes of one track: an event that starts before a lane's last end
+ * goes to the next lane, so each lane holds disjoint events (the format
+ * nests the complete events of one track). Events come by start. */
+enum { REPORT_LANES = 16 };
+struct report_lanes {
+	long long last[REPORT_LANES];
+	int n; /* lanes used */
+};
+/* The lane of [s, e): the first whose last event ended by s (beyond
+ * REPORT_LANES the last one). */
+int report_lane(struct report_lanes *l, long long s, long long e);
+
 /* ---- the comparison (report_compare.c): a struct report_section ---- */
 
 int report_compare_files(struct report *R);
@@ -222,6 +283,12 @@ void report_compare_headline(const struct report *R, struct strbuf *sb);
 int report_whatif_files(struct report *R);
 void report_whatif_html(const struct report *R, struct strbuf *h);
 void report_whatif_headline(const struct report *R, struct strbuf *sb);
+
+/* ---- why the pipeline waits (report_why.c): a struct report_section ---- */
+
+int report_why_files(struct report *R);
+void report_why_html(const struct report *R, struct strbuf *h);
+void report_why_headline(const struct report *R, struct strbuf *sb);
 
 /* ---- the schedule advisor (report_advice.c): a struct report_section ---- */
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -69,6 +70,9 @@ void report_rel(struct strbuf *sb, enum report_file f, int it, long id)
 	case RF_ADVICE_CSV: in(sb, RF_ADVICE, it, id, "advice.csv"); return;
 	case RF_ADVICE_MEMORY_CSV: in(sb, RF_ADVICE, it, id, "advice_memory.csv"); return;
 	case RF_ADVICE_CHART: in(sb, RF_ADVICE, it, id, "step_memory"); return;
+	case RF_WHY: strbuf_addstr(sb, "why"); return;
+	case RF_WHY_HOPS: in(sb, RF_WHY, it, id, "hops"); return;
+	case RF_WHY_JSON: in(sb, RF_WHY, it, id, "ranks.json"); return;
 	case RF_COMPARE: strbuf_addstr(sb, "compare"); return;
 	case RF_COMPARE_SUMMARY: in(sb, RF_COMPARE, it, id, "summary.csv"); return;
 	case RF_COMPARE_CATEGORIES: in(sb, RF_COMPARE, it, id, "categories.csv"); return;
@@ -158,6 +162,28 @@ out:
 	strbuf_release(&path);
 	strbuf_release(&p);
 	return rc;
+}
+
+void report_remove(const struct report *R, enum report_file dir, const struct report_name *names,
+		   size_t n)
+{
+	struct strbuf rel = STRBUF_INIT;
+	struct strbuf *name = xcalloc(n + 1, sizeof(*name));
+	const char **leaf = xcalloc(n + 1, sizeof(*leaf));
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&rel);
+		report_rel(&rel, names[i].f, 0, 0);
+		strbuf_init(&name[i], 0);
+		strbuf_addstr(&name[i], report_leaf(rel.buf));
+		strbuf_addstr(&name[i], names[i].ext);
+		leaf[i] = name[i].buf;
+	}
+	report_remove_stale(R, dir, leaf, n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_release(&name[i]);
+	free(name);
+	free(leaf);
+	strbuf_release(&rel);
 }
 
 void report_remove_stale(const struct report *R, enum report_file folder, const char *const *names,

@@ -46,6 +46,17 @@ int report_queue_script(struct report *R, int rc, const char *err, const char *p
 	return 0;
 }
 
+int report_commit_script(struct report *R, struct safefile *sf, const char *path,
+			 enum agg_show show)
+{
+	int rc = report_commit(sf, path);
+	if (!rc) /* not written by gnuplot_write_script(), which would */
+		gnuplot_clear_outputs(path);
+	if (!rc)
+		report_queue_add(R, path, show);
+	return rc;
+}
+
 void report_queue_release(struct report_queue *q)
 {
 	for (size_t i = 0; i < q->n; i++)

@@ -16,13 +16,10 @@
  */
 #include "report_int.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "chart/gantt.h"
 #include "chart/heatmap.h"
@@ -221,56 +218,39 @@ static long long json_origin(const struct agg_whatif *w)
 	return origin;
 }
 
-/* The events of one worker in one scenario, at times less origin; returns
- * the tracks used. A track keeps its events disjoint: an op that starts
- * before the track's last end goes to the next track. */
-static int json_worker(FILE *f, const struct agg_whatif *w, int d, int s, bool ideal, int pid,
-		       long long origin, bool *first)
+/* The events of one worker in one scenario; returns the tracks used. A
+ * track keeps its events disjoint: an op that starts before the track's
+ * last end goes to the next track (report_lane()). */
+static int json_worker(struct report_trace *T, const struct agg_whatif *w, int d, int s, bool ideal,
+		       int pid)
 {
 	const struct agg_wi_step *st = &w->step;
 	struct jop *v = xmalloc((st->nodes + 1) * sizeof(*v));
-	long long last[16];
-	int ntracks = 0;
+	struct report_lanes lanes = { .n = 0 };
+	char args[256];
 	size_t n = 0;
 	for (size_t i = 0; i < st->nodes; i++) {
 		const struct agg_wi_op *o = &st->op[(size_t)d * st->nodes + i];
 		if (o->stage == s && !o->placeholder) {
-			long long b = llround(ideal ? o->is : o->ms) - origin,
-				  e = llround(ideal ? o->ie : o->me) - origin;
+			long long b = llround(ideal ? o->is : o->ms),
+				  e = llround(ideal ? o->ie : o->me);
 			v[n++] = (struct jop){ b, e > b ? e : b, o };
 		}
 	}
 	qsort(v, n, sizeof(*v), cmp_jop);
 	for (size_t i = 0; i < n; i++) {
-		int t = 0;
-		while (t < ntracks && v[i].s < last[t])
-			t++;
-		if (t == 16)
-			t = 15; /* beyond 16 overlapping ops the last track nests */
-		if (t == ntracks)
-			ntracks++;
-		last[t] = v[i].e;
-		fprintf(f,
-			"%s{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,"
-			"\"name\":\"%s\",\"cat\":\"%s\",\"args\":{\"microbatch\":%d,\"chunk\":%d,"
-			"\"op\":\"%s_%d_%d\",\"dp_rank\":%d,\"stage\":%d}}",
-			*first ? "" : ",\n", pid, d * 16 + t + 1, v[i].s / 1000, v[i].s % 1000,
-			(v[i].e - v[i].s) / 1000, (v[i].e - v[i].s) % 1000,
-			op_type_name(v[i].o->optype), ideal ? "ideal" : "measured",
-			(int)v[i].o->seq, (int)v[i].o->mc, op_type_name(v[i].o->optype),
-			(int)v[i].o->seq, s, d, s);
-		*first = false;
+		int t = report_lane(&lanes, v[i].s, v[i].e);
+		snprintf(args, sizeof(args),
+			 "\"microbatch\":%d,\"chunk\":%d,\"op\":\"%s_%d_%d\",\"dp_rank\":%d,"
+			 "\"stage\":%d",
+			 (int)v[i].o->seq, (int)v[i].o->mc, op_type_name(v[i].o->optype),
+			 (int)v[i].o->seq, s, d, s);
+		report_trace_slice(T, pid, d * 16 + t + 1, v[i].s, v[i].e,
+				   op_type_name(v[i].o->optype), ideal ? "ideal" : "measured",
+				   args);
 	}
 	free(v);
-	return ntracks;
-}
-
-static void json_meta(FILE *f, int pid, int tid, const char *what, const char *key,
-		      const char *value, bool *first)
-{
-	fprintf(f, "%s{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"%s\":%s}}",
-		*first ? "" : ",\n", pid, tid, what, key, value);
-	*first = false;
+	return lanes.n;
 }
 
 /* The step as Chrome trace-event JSON into the open folder dir. */
@@ -279,8 +259,8 @@ static int perfetto(const struct report_dir *dir, const struct agg_whatif *w)
 	const struct whatif_result *r = &w->r;
 	struct strbuf path = STRBUF_INIT, rel = STRBUF_INIT;
 	struct safefile sf;
+	struct report_trace T;
 	char name[160];
-	bool first = true;
 	report_rel(&rel, RF_WHATIF_JSON, 0, 0);
 	FILE *f = report_open(dir, report_leaf(rel.buf), &path, &sf);
 	strbuf_release(&rel);
@@ -288,70 +268,44 @@ static int perfetto(const struct report_dir *dir, const struct agg_whatif *w)
 		strbuf_release(&path);
 		return PP_EIO;
 	}
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"pptrace ppagg what-if\","
-	      "\"step\":",
-	      f);
-	fprintf(f, "%lld},\n\"traceEvents\":[\n", (long long)r->step[w->step.index]);
-	long long origin = json_origin(w);
+	snprintf(name, sizeof(name), "\"source\":\"pptrace ppagg what-if\",\"step\":%lld",
+		 (long long)r->step[w->step.index]);
+	report_trace_begin(&T, f, name, json_origin(w));
 	for (int s = 0; s < w->shape.pp; s++)
 		for (int ideal = 0; ideal < 2; ideal++) {
 			int pid = 2 * s + ideal + 1;
-			snprintf(name, sizeof(name), "\"stage %d, %s\"", s,
+			snprintf(name, sizeof(name), "stage %d, %s", s,
 				 ideal ? "ideal (simulated)" : "measured");
-			json_meta(f, pid, 0, "process_name", "name", name, &first);
-			snprintf(name, sizeof(name), "%d", pid);
-			json_meta(f, pid, 0, "process_sort_index", "sort_index", name, &first);
+			report_trace_name(&T, pid, -1, name);
+			report_trace_order(&T, pid, -1, pid);
 			for (int d = 0; d < w->shape.dp; d++) {
 				if (!json_replica(w, d))
 					continue;
-				int tracks = json_worker(f, w, d, s, ideal, pid, origin, &first);
+				int tracks = json_worker(&T, w, d, s, ideal, pid);
 				const struct wi_worker *wk = worker_at(r, d, s);
 				for (int t = 0; t < (tracks ? tracks : 1); t++) {
-					snprintf(name, sizeof(name), "\"dp %d (rank %d)%s\"", d,
+					snprintf(name, sizeof(name), "dp %d (rank %d)%s", d,
 						 wk ? (int)wk->rank : -1, t ? " overlapping" : "");
-					json_meta(f, pid, d * 16 + t + 1, "thread_name", "name",
-						  name, &first);
+					report_trace_name(&T, pid, d * 16 + t + 1, name);
 				}
 			}
 		}
-	fputs("\n]}\n", f);
+	report_trace_end(&T);
 	int rc = report_commit(&sf, path.buf);
 	strbuf_release(&path);
 	return rc;
 }
 
-/* Appends the name in its folder of output f, plus ext. */
-static void leaf(struct strbuf *sb, enum report_file f, const char *ext)
-{
-	struct strbuf rel = STRBUF_INIT;
-	report_rel(&rel, f, 0, 0);
-	strbuf_addstr(sb, report_leaf(rel.buf));
-	strbuf_addstr(sb, ext);
-	strbuf_release(&rel);
-}
-
-/* A run without what-if files removes those an earlier run wrote
- * (docs/ppagg.md). */
+/* A run without what-if files removes those an earlier run wrote, so that
+ * the what-if folder never shows another run's analysis (docs/ppagg.md). */
 static void remove_stale(const struct report *R)
 {
-	static const struct {
-		enum report_file f;
-		const char *ext;
-	} files[] = { { RF_WHATIF_SW, ".gp" },    { RF_WHATIF_SW, ".png" },
-		      { RF_WHATIF_SW, ".svg" },   { RF_WHATIF_STEP, ".gp" },
-		      { RF_WHATIF_STEP, ".png" }, { RF_WHATIF_STEP, ".svg" },
-		      { RF_WHATIF_JSON, "" } };
-	enum { N = sizeof(files) / sizeof(files[0]) };
-	struct strbuf name[N];
-	const char *names[N];
-	for (size_t i = 0; i < N; i++) {
-		strbuf_init(&name[i], 0);
-		leaf(&name[i], files[i].f, files[i].ext);
-		names[i] = name[i].buf;
-	}
-	report_remove_stale(R, RF_WHATIF, names, N);
-	for (size_t i = 0; i < N; i++)
-		strbuf_release(&name[i]);
+	static const struct report_name names[] = {
+		{ RF_WHATIF_SW, ".gp" },   { RF_WHATIF_SW, ".png" },   { RF_WHATIF_SW, ".svg" },
+		{ RF_WHATIF_STEP, ".gp" }, { RF_WHATIF_STEP, ".png" }, { RF_WHATIF_STEP, ".svg" },
+		{ RF_WHATIF_JSON, "" },
+	};
+	report_remove(R, RF_WHATIF, names, sizeof(names) / sizeof(names[0]));
 }
 
 int report_whatif_files(struct report *R)

@@ -217,6 +217,22 @@ int cli_parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+int cli_parse_range(const char *s, size_t len, long min, long max, long *lo, long *hi)
+{
+	char buf[64];
+	if (!len || len >= sizeof(buf))
+		return PP_EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	char *dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	if (cli_parse_long(buf, min, max, lo) ||
+	    cli_parse_long(dash ? dash + 1 : buf, min, max, hi) || *hi < *lo)
+		return PP_EINVAL;
+	return 0;
+}
+
 int cli_parse_double(const char *s, double *out)
 {
 	char *end;

@@ -85,5 +85,8 @@ int cli_int_arg(const struct cli_cmd *cmd, const struct cli_state *st, long min,
 /* Strict number parsers: the whole string must be a number in range. */
 int cli_parse_long(const char *s, long min, long max, long *out);
 int cli_parse_double(const char *s, double *out);
+/* The len bytes at s as "N" or "N-M" (min <= N <= M <= max) into *lo and
+ * *hi (both N for "N"): 0 or PP_EINVAL. */
+int cli_parse_range(const char *s, size_t len, long min, long max, long *lo, long *hi);
 
 #endif

@@ -101,8 +101,8 @@ void why_coll_match(struct wrun *R)
 	struct why *w = R->w;
 	size_t nb = R->niters * w->ngrp;
 	size_t *first = xcalloc(nb + 2, sizeof(*first));
-	int32_t *bucket = xmalloc((w->nkern + 1) * sizeof(*bucket));
-	int32_t *kx = xmalloc((w->nkern + 1) * sizeof(*kx));
+	int32_t *bucket = why_big((w->nkern + 1) * sizeof(*bucket), false);
+	int32_t *kx = why_big((w->nkern + 1) * sizeof(*kx), false);
 	for (size_t i = 0; i < w->nkern; i++) {
 		const struct why_kernel *k = &w->kern[i];
 		bucket[i] = (int32_t)((size_t)why_iter_index(R, k->iteration) * w->ngrp +
@@ -223,12 +223,12 @@ void why_coll_measure(struct wrun *R)
 	for (size_t g = 0; g <= w->ngrp; g++)
 		rep[g] = -1;
 	int32_t ncls = classes(w, cls, rep);
-	struct acc *acc = xcalloc(R->nrk * (size_t)(ncls ? ncls : 1) + 1, sizeof(*acc));
+	struct acc *acc = why_big((R->nrk * (size_t)(ncls ? ncls : 1) + 1) * sizeof(*acc), true);
 	int32_t most = 1;
 	for (size_t g = 0; g < w->ngrp; g++)
 		most = w->grp[g].n > most ? w->grp[g].n : most;
 	int64_t *arr = xmalloc((size_t)most * sizeof(*arr));
-	r->colls = xcalloc(R->ninst + 1, sizeof(*r->colls));
+	r->colls = why_big((R->ninst + 1) * sizeof(*r->colls), true);
 	for (size_t q = 0; q < R->ninst; q++) {
 		const struct winst *in = &R->inst[q];
 		struct why_coll *c = &r->colls[r->ncolls++];

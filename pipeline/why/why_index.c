@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hugepage.h"
 #include "util/pp.h"
 #include "why.h"
 #include "why_int.h"
@@ -17,6 +18,14 @@ void why_grow(void **v, size_t *cap, size_t n, size_t sz)
 	if (*cap <= n)
 		*cap = n + 1;
 	*v = xrealloc(*v, *cap * sz);
+	hugepage_advise(*v, *cap * sz);
+}
+
+void *why_big(size_t n, bool zero)
+{
+	void *p = zero ? xcalloc(n ? n : 1, 1) : xmalloc(n ? n : 1);
+	hugepage_advise(p, n);
+	return p;
 }
 
 static int cmp_rank(const void *a, const void *b)

@@ -154,5 +154,10 @@ static inline int32_t why_find(const int32_t *v, size_t n, int32_t x)
 
 /* Grows *v (element size sz) to hold at least n + 1 elements. */
 void why_grow(void **v, size_t *cap, size_t n, size_t sz);
+/* xmalloc(n) (zeroed: xcalloc) of a block the engine fills at once. The
+ * big blocks of both (from 2 MiB) get huge pages (util/hugepage.h): at
+ * 1,024 ranks the engine touches ~170 MB of fresh memory, and its 4 KiB
+ * first-touch faults were a fifth of its time on a virtual machine. */
+void *why_big(size_t n, bool zero);
 
 #endif

@@ -246,7 +246,7 @@ static uint8_t unpaired(const struct wrun *R, const struct wep *e)
 
 static void pair(struct wrun *R)
 {
-	struct keyed *v = xmalloc((R->nep + 1) * sizeof(*v));
+	struct keyed *v = why_big((R->nep + 1) * sizeof(*v), false);
 	size_t n = 0;
 	for (size_t i = 0; i < R->nep; i++)
 		if (R->ep[i].status == WHY_OK)
@@ -330,7 +330,7 @@ static void sort_ops(struct why *w)
 	}
 	if (!in_order) {
 		qsort(run, nrun, sizeof(*run), cmp_oprun);
-		struct why_op *o = xmalloc((w->nop + 1) * sizeof(*o));
+		struct why_op *o = why_big((w->nop + 1) * sizeof(*o), false);
 		for (size_t r = 0, k = 0; r < nrun; k += run[r].n, r++)
 			memcpy(o + k, w->op + run[r].first, run[r].n * sizeof(*o));
 		free(w->op);
@@ -401,8 +401,8 @@ static int cmp_trace(const void *a, const void *b)
 static void kernel_rows(struct wrun *R, int32_t *last_peer)
 {
 	struct why_result *r = R->r;
-	r->kernels = xcalloc(R->ncall + 1, sizeof(*r->kernels));
-	r->p2p = xcalloc(R->nep + 1, sizeof(*r->p2p));
+	r->kernels = why_big((R->ncall + 1) * sizeof(*r->kernels), true);
+	r->p2p = why_big((R->nep + 1) * sizeof(*r->p2p), true);
 	size_t e = 0;
 	for (size_t c = 0; c < R->ncall; c++) {
 		const struct wcall *cl = &R->call[c];
@@ -556,7 +556,7 @@ void why_p2p_measure(struct wrun *R)
 {
 	/* The calls are in (iteration, rank, seq) order, and so are the
 	 * transfers (block()). */
-	int32_t *last_peer = xmalloc((R->ncall + 1) * sizeof(*last_peer));
+	int32_t *last_peer = why_big((R->ncall + 1) * sizeof(*last_peer), false);
 	kernel_rows(R, last_peer);
 	bubble_rows(R);
 	hop_rows(R, last_peer);

@@ -1,15 +1,18 @@
-/* why_bench — times the why analysis on a database (scripts/bench.d/why.sh).
+/* why_bench — times ppagg's why analysis on a database
+ * (scripts/bench.d/why.sh).
  *
- *   why_bench --db DB --topology FILE [--vpp V] [--runs N]
+ *   why_bench --db DB [--vpp V] [--runs N] [--rows auto|all|none]
  *
- * What ppagg's glue adds (docs/why.md §7, tests/unit/why/why_load.c): reading
- * every iteration's traces, ops, process groups and communication kernels
- * (the kernels alone: why_read_kernels_s; ppagg reads the traces and ops
- * anyway);
- * the engine (pairs, instances, clocks, waits); the critical path (the
- * what-if engine on the cells' workers, then the walk); writing the why
- * views. Each figure is the median of N runs (default 3), wall and CPU time
- * of this process; prints "name value unit" lines and the engine's counts.
+ * Runs ppagg's data layer (agg_analyse(), agg/agg.h) on DB N times (default
+ * 3; the topology file is looked for in DB's folder) and prints the median
+ * of what its why analysis took (agg/agg_why.h, docs/why.md §7): reading the
+ * ranks' ops and communication kernels, the engine (pairs, instances,
+ * clocks, waits), the critical path on the what-if engine, writing the why
+ * views, and the whole in wall and CPU time of the process; then the whole
+ * of agg_analyse(), and the scan of the timelines' blocks that the report no
+ * longer makes because the why analysis' scan kept them (agg_timeline_load()
+ * scanning each iteration again: what the why analysis adds to ppagg is its
+ * total less this). Prints "name value unit" lines and the engine's counts.
  * Measures; never asserts.
  */
 #include <stdio.h>
@@ -17,18 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "agg/topology.h"
-#include "storage/db.h"
+#include "agg/agg.h"
+#include "agg/agg_timeline.h"
 #include "util/pp.h"
-#include "why/why.h"
 #include "why_load.h"
-
-static double now_s(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -42,90 +37,104 @@ static double median(double *x, int n)
 	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
-enum { P_LOAD, P_RUN, P_CPATH, P_STORE, P_ALL, P_N };
-static const char *const phase[P_N] = { "read", "engine", "critical_path", "store", "total" };
+enum { P_READ, P_ENGINE, P_PATH, P_STORE, P_ALL, P_CPU, P_AGG, P_SCAN, P_SCAN_CPU, P_N };
+static const char *const phase[P_N] = { "read_s",
+					"engine_s",
+					"critical_path_s",
+					"store_s",
+					"total_s",
+					"total_cpu_s",
+					"ppagg_data_s",
+					"blocks_scan_saved_s",
+					"blocks_scan_saved_cpu_s" };
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The seconds agg_timeline_load() takes to scan job's iterations again,
+ * once the kept blocks are taken, and their CPU seconds in *cpu; -1 when a
+ * scan failed. */
+static double rescan(struct agg_job *job, double *cpu)
+{
+	struct agg_timeline tl;
+	double s = 0;
+	*cpu = 0;
+	for (size_t i = 0; i < job->niters; i++) {
+		if (job->timelines && job->timelines[i].rank) {
+			if (agg_timeline_load(job, &job->its[i], &tl)) /* taken */
+				return -1;
+			agg_timeline_release(&tl);
+		}
+		int64_t t0 = pp_now_ns();
+		double c0 = cpu_s();
+		int rc = agg_timeline_load(job, &job->its[i], &tl);
+		s += (double)(pp_now_ns() - t0) / 1e9;
+		*cpu += cpu_s() - c0;
+		agg_timeline_release(&tl);
+		if (rc)
+			return -1;
+	}
+	return s;
+}
 
 int main(int argc, char **argv)
 {
-	const char *dbpath = NULL, *topo = NULL;
+	const char *dbpath = NULL, *rows_arg = "auto";
 	int vpp = 1, runs = 3;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--db"))
 			dbpath = argv[i + 1];
-		else if (!strcmp(argv[i], "--topology"))
-			topo = argv[i + 1];
 		else if (!strcmp(argv[i], "--vpp"))
 			vpp = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--runs"))
 			runs = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--rows"))
+			rows_arg = argv[i + 1];
 	}
-	if (!dbpath || !topo || runs < 1 || runs > 99) {
-		fprintf(stderr, "usage: why_bench --db DB --topology FILE [--vpp V] [--runs N]\n");
+	enum agg_why_rows rows = !strcmp(rows_arg, "all")    ? AGG_WHY_ROWS_ALL
+				 : !strcmp(rows_arg, "none") ? AGG_WHY_ROWS_NONE
+							     : AGG_WHY_ROWS_AUTO;
+	if (!dbpath || runs < 1 || runs > 99) {
+		fprintf(stderr, "usage: why_bench --db DB [--vpp V] [--runs N] "
+				"[--rows auto|all|none]\n");
 		return 2;
 	}
-	char err[512];
-	struct db *db = db_open(dbpath, DB_EXISTING, 0, err, sizeof(err));
-	if (!db) {
-		fprintf(stderr, "why_bench: %s\n", err);
-		return 1;
-	}
-	struct topology t = TOPOLOGY_INIT;
-	if (topo_load_file(&t, topo)) {
-		fprintf(stderr, "why_bench: cannot read the topology '%s'\n", topo);
-		return 1;
-	}
-	topo_index(&t);
-	int64_t its[64];
-	size_t nits = why_load_iterations(db, its, 64);
-	double wall[P_N][99], cpu[P_N][99], kern[99];
+	double v[P_N][99];
 	for (int k = 0; k < runs; k++) {
-		struct why_load L;
-		struct why_result r;
-		struct why_cpath c;
-		struct strbuf e = STRBUF_INIT;
-		double w0[P_N + 1], c0[P_N + 1];
-		w0[0] = now_s(CLOCK_MONOTONIC);
-		c0[0] = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		if (why_load_db(db, its, nits, &t, vpp, &L))
-			return fprintf(stderr, "why_bench: %s\n", db_errmsg(db)), 1;
-		w0[1] = now_s(CLOCK_MONOTONIC);
-		c0[1] = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		if (why_run(L.w, &r, &e))
-			return fprintf(stderr, "why_bench: %s\n", e.buf), 1;
-		w0[2] = now_s(CLOCK_MONOTONIC);
-		c0[2] = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		bool path = !why_load_cpath(&L, &r, &c, NULL);
-		w0[3] = now_s(CLOCK_MONOTONIC);
-		c0[3] = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		if (why_load_store(db, &L, &r, path ? &c : NULL, its, nits))
-			return fprintf(stderr, "why_bench: %s\n", db_errmsg(db)), 1;
-		w0[4] = now_s(CLOCK_MONOTONIC);
-		c0[4] = now_s(CLOCK_PROCESS_CPUTIME_ID);
-		for (int p = 0; p < P_ALL; p++) {
-			wall[p][k] = w0[p + 1] - w0[p];
-			cpu[p][k] = c0[p + 1] - c0[p];
+		struct agg_job job;
+		int64_t t0 = pp_now_ns();
+		if (why_load_analyse(dbpath, vpp, rows, &job)) {
+			agg_job_release(&job);
+			return 1;
 		}
-		wall[P_ALL][k] = w0[4] - w0[0];
-		cpu[P_ALL][k] = c0[4] - c0[0];
-		kern[k] = L.seconds_kernels;
+		const struct agg_why *w = &job.why;
+		v[P_READ][k] = w->t_read;
+		v[P_ENGINE][k] = w->t_engine;
+		v[P_PATH][k] = w->t_path;
+		v[P_STORE][k] = w->t_store;
+		v[P_ALL][k] = w->seconds;
+		v[P_CPU][k] = w->cpu_seconds;
+		v[P_AGG][k] = (double)(pp_now_ns() - t0) / 1e9;
+		v[P_SCAN][k] = rescan(&job, &v[P_SCAN_CPU][k]);
+		if (v[P_SCAN][k] < 0) {
+			agg_job_release(&job);
+			return 1;
+		}
 		if (!k)
 			printf("# %zu iterations, %zu traces, %zu ops, %zu kernels read; %zu p2p "
-			       "transfers, %zu kernels, %zu collective instances, %zu critical path "
-			       "segments; clock error %lld ns\n",
-			       nits, L.ntraces, L.nops, L.nkernels, r.np2p, r.nkernels, r.ncolls,
-			       path ? c.nseg : 0, (long long)r.clock_error_ns);
-		if (path)
-			why_cpath_release(&c);
-		why_result_release(&r);
-		why_load_release(&L);
-		strbuf_release(&e);
+			       "transfers, %zu kernels, %zu collective instances (%zu of TP/CP/EP "
+			       "groups, %s), %zu critical path segments; clock error %lld ns\n",
+			       job.niters, w->ntraces, w->nops, w->nkernels, w->r.np2p,
+			       w->r.nkernels, w->r.ncolls, w->inner_instances,
+			       w->inner_rows ? "listed" : "summarised", w->path.nseg,
+			       (long long)w->r.clock_error_ns);
+		agg_job_release(&job);
 	}
-	printf("why_read_kernels_s %.3f s\n", median(kern, runs));
-	for (int p = 0; p < P_N; p++) {
-		printf("why_%s_s %.3f s\n", phase[p], median(wall[p], runs));
-		printf("why_%s_cpu_s %.3f s\n", phase[p], median(cpu[p], runs));
-	}
-	topo_release(&t);
-	db_close(db);
+	for (int p = 0; p < P_N; p++)
+		printf("why_%s %.3f s\n", phase[p], median(v[p], runs));
 	return 0;
 }

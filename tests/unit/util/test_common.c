@@ -140,6 +140,15 @@ static void test_cli_forms(void **state)
 	assert_int_equal(v, 12);
 	assert_int_not_equal(cli_parse_long("12x", 0, 100, &v), 0);
 	assert_int_not_equal(cli_parse_long("101", 0, 100, &v), 0);
+	long lo, hi;
+	assert_int_equal(cli_parse_range("8-15,3", 4, 0, 100, &lo, &hi), 0); /* its 4 bytes */
+	assert_true(lo == 8 && hi == 15);
+	assert_int_equal(cli_parse_range("7", 1, 0, 100, &lo, &hi), 0);
+	assert_true(lo == 7 && hi == 7);
+	const char *ranges[] = { "", "-", "3-", "-3", "5-4", "1-101", "a", "1-2-3" };
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		assert_int_not_equal(
+			cli_parse_range(ranges[i], strlen(ranges[i]), 0, 100, &lo, &hi), 0);
 }
 
 static void test_config_load_and_types(void **state)

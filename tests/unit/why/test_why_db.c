@@ -1,8 +1,8 @@
-/* The why analysis through the database, as ppagg's glue will run it
- * (why_load.c, docs/why.md §7): a ppgen tree (TP 2, PP 4, VPP 2, DP 2, two
- * iterations, shifted host clocks, a straggler) stored by the real ppbatch,
- * its rows read back with db_agg.h and db_why.h, analysed, the results
- * written with db_why.h; then the views equal ppgen's truth: p2p and
+/* The why analysis through the database, as ppagg runs it (agg_analyse(),
+ * its glue agg/agg_why.c: docs/why.md §7): a ppgen tree (TP 2, PP 4, VPP 2,
+ * DP 2, two iterations, shifted host clocks, a straggler) stored by the
+ * real ppbatch, analysed by ppagg's data layer, which writes the why views;
+ * then the views equal ppgen's truth: p2p and
  * p2p_kernels row for row (ppgen's syncing kernels end together, so its
  * clocks are recovered to the nanosecond and every number is exact),
  * collectives with the last arriver among the truth's, rank_clocks the
@@ -20,9 +20,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "agg/topology.h"
+#include "agg/agg.h"
 #include "storage/db.h"
-#include "storage/db_agg.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 #include "why/why.h"
@@ -113,7 +112,7 @@ static void same(const char *what, struct lines *got, struct lines *want)
 static void test_through_the_database(void **state)
 {
 	(void)state;
-	char tmpl[] = "/tmp/pptrace-whydb.XXXXXX", cmd[4200], err[512];
+	char tmpl[] = "/tmp/pptrace-whydb.XXXXXX", cmd[4200];
 	assert_non_null(mkdtemp(tmpl));
 	int made = why_load_tree(tmpl, "--tp 2 --pp 4 --vpp 2 --dp 2 -m 8 --layers 1 "
 				       "--iterations 3,4 --gpus-per-host 2 --clock-skew-max 500 "
@@ -127,27 +126,11 @@ static void test_through_the_database(void **state)
 	char dir[4096], dbpath[4200];
 	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
 	snprintf(dbpath, sizeof(dbpath), "%s/pptrace.db", dir);
-	struct topology t = TOPOLOGY_INIT;
-	const char *dirs[] = { dir };
-	char *topo = topo_find_file(dirs, 1);
-	assert_non_null(topo);
-	assert_int_equal(topo_load_file(&t, topo), 0);
-	free(topo);
-	topo_index(&t);
-	struct db *db = db_open(dbpath, DB_EXISTING, 0, err, sizeof(err));
-	assert_non_null(db);
-	int64_t its[8];
-	assert_int_equal(why_load_iterations(db, its, 8), 2);
-
-	struct why_load L;
-	struct why_result r;
-	struct why_cpath c;
-	struct strbuf e = STRBUF_INIT;
-	assert_int_equal(why_load_db(db, its, 2, &t, 2, &L), 0);
-	assert_int_equal(why_run(L.w, &r, &e), 0);
-	assert_int_equal(why_load_cpath(&L, &r, &c, NULL), 0);
-	assert_int_equal(why_load_store(db, &L, &r, &c, its, 2), 0);
-	print_message("# %s", r.notes.buf);
+	struct agg_job job;
+	assert_int_equal(why_load_analyse(dbpath, 2, AGG_WHY_ROWS_AUTO, &job), 0);
+	const struct why_result *r = &job.why.r;
+	print_message("# %s", r->notes.buf);
+	struct db *db = job.db;
 
 	struct lines got = { 0 }, want = { 0 };
 	query(db,
@@ -229,16 +212,11 @@ static void test_through_the_database(void **state)
 	      " FROM why",
 	      &got);
 	char expect[256];
-	snprintf(expect, sizeof(expect), "2,%zu,0,0,0,2,0,1", r.np2p);
+	snprintf(expect, sizeof(expect), "2,%zu,0,0,0,2,0,1", r->np2p);
 	assert_string_equal(got.v[0], expect);
 	free_lines(&got);
 
-	strbuf_release(&e);
-	why_cpath_release(&c);
-	why_result_release(&r);
-	why_load_release(&L);
-	db_close(db);
-	topo_release(&t);
+	agg_job_release(&job);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
 	assert_int_equal(system(cmd), 0);
 }

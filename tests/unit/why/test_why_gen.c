@@ -1,7 +1,8 @@
 /* The why engine against ppgen's exact answers (docs/why.md "How it is
- * checked"): ppgen trees of several shapes are stored by the real ppbatch,
- * read back and fed to the engine as ppagg's glue does (why_load.c, with
- * the tree's topology), and the results compared with .truth/p2p.csv,
+ * checked"): ppgen trees of several shapes are stored by the real ppbatch
+ * and analysed by ppagg's data layer (agg_analyse(), whose why analysis is
+ * the glue of docs/why.md §7; why_load.c), and the engine's results
+ * compared with .truth/p2p.csv,
  * p2p_kernels.csv and collectives.csv, which ppgen takes from its own
  * simulation. The checks are the issue's: wait + transfer =
  * each p2p kernel's duration exactly; the transfer within 2 µs of the
@@ -23,11 +24,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agg/topology.h"
+#include "agg/agg.h"
 #include "model/optype.h"
 #include "model/rank_result.h"
-#include "storage/db.h"
-#include "storage/db_agg.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 #include "whatif/whatif.h"
@@ -45,11 +44,10 @@ struct layout {
 	bool incomplete; /* --ranks leaves some out */
 };
 
-/* The job as read: the glue's rows, the tree's topology, which ranks were
- * written (have a trace), the groups' ranks as the truth spells them. */
+/* The job as ppagg analysed it, which ranks were written (have a trace),
+ * the groups' ranks as the truth spells them. */
 struct job {
-	struct why_load L;
-	struct topology t;
+	struct agg_job a;
 	bool *written;
 	char **granks; /* per engine group: "0 8" */
 };
@@ -212,7 +210,7 @@ static void check_colls(const char *dir, const struct job *J, const struct why_r
 		for (size_t i = 0; i < r->ncolls && !c; i++) {
 			const struct why_coll *y = &r->colls[i];
 			if (y->iteration == it && y->seq == seq &&
-			    !strcmp(J->L.gdesc[y->group], x.f[1]) &&
+			    !strcmp(J->a.why.groups[y->group].desc, x.f[1]) &&
 			    !strcmp(J->granks[y->group], x.f[2]))
 				c = y;
 		}
@@ -247,7 +245,7 @@ static void check_colls(const char *dir, const struct job *J, const struct why_r
 
 /* ---- the critical path ---------------------------------------------- */
 
-static void check_cpath(const struct why_cpath *c, const struct whatif *e, int slow_rank,
+static void check_cpath(const struct why_cpath *c, const struct whatif_result *wr, int slow_rank,
 			int slow_stage)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -275,11 +273,9 @@ static void check_cpath(const struct why_cpath *c, const struct whatif *e, int s
 			assert_true(last_stage * 2 > sum);
 	}
 	/* The step time is the what-if analysis' recorded span. */
-	struct whatif_result wr;
-	whatif_run((struct whatif *)e, &wr);
+	assert_int_equal(c->nsteps, wr->nsteps);
 	for (size_t si = 0; si < c->nsteps; si++)
-		assert_int_equal(c->step_ns[si], llround(wr.t_base[si]));
-	whatif_result_release(&wr);
+		assert_int_equal(c->step_ns[si], llround(wr->t_base[si]));
 	strbuf_release(&sb);
 }
 
@@ -288,7 +284,7 @@ static void check_cpath(const struct why_cpath *c, const struct whatif *e, int s
 static void run_layout(void **state)
 {
 	const struct layout *L = *state;
-	char tmpl[] = "/tmp/pptrace-whygen.XXXXXX", cmd[4200], err[512];
+	char tmpl[] = "/tmp/pptrace-whygen.XXXXXX", cmd[4200];
 	assert_non_null(mkdtemp(tmpl));
 	int made = why_load_tree(tmpl, L->args);
 	if (made == 1) {
@@ -301,45 +297,33 @@ static void run_layout(void **state)
 	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
 	snprintf(dbpath, sizeof(dbpath), "%s/pptrace.db", dir);
 
-	struct job J = { .t = TOPOLOGY_INIT };
-	const char *dirs[] = { dir };
-	char *topo = topo_find_file(dirs, 1);
-	assert_non_null(topo);
-	assert_int_equal(topo_load_file(&J.t, topo), 0);
-	topo_index(&J.t);
-	free(topo);
-	struct db *db = db_open(dbpath, DB_EXISTING, 0, err, sizeof(err));
-	assert_non_null(db);
-	int64_t its[16];
-	size_t nits = why_load_iterations(db, its, 16);
-	assert_true(nits > 0);
-	assert_int_equal(why_load_db(db, its, nits, &J.t, L->vpp, &J.L), 0);
-	J.granks = xcalloc(J.L.ngroups + 1, sizeof(*J.granks));
-	for (size_t g = 0; g < J.L.ngroups; g++) { /* "[0, 8]" as "0 8" */
+	struct job J;
+	assert_int_equal(why_load_analyse(dbpath, L->vpp, AGG_WHY_ROWS_ALL, &J.a), 0);
+	assert_int_equal(J.a.why.state, AGG_WHY_DONE);
+	const struct agg_why *w = &J.a.why;
+	const struct why_result *r = &w->r;
+	const struct topology *t = &J.a.topo;
+	J.granks = xcalloc(w->ngroups + 1, sizeof(*J.granks));
+	for (size_t g = 0; g < w->ngroups; g++) { /* "[0, 8]" as "0 8" */
 		struct strbuf sb = STRBUF_INIT;
-		for (const char *p = J.L.gtext[g]; *p; p++)
+		for (const char *p = w->groups[g].ranks; *p; p++)
 			if (*p != '[' && *p != ']' && *p != ',')
 				strbuf_addch(&sb, *p);
 		J.granks[g] = strbuf_detach(&sb, NULL);
 	}
+	print_message("# notes: %s", r->notes.buf);
+	print_message("# clock error %lld ns, corrected %d\n", (long long)r->clock_error_ns,
+		      r->clock_corrected);
+	J.written = xcalloc((size_t)t->nrank + 1, 1);
+	for (size_t i = 0; i < r->nbubbles; i++) /* one per trace */
+		J.written[r->bubbles[i].rank] = true;
 
-	struct why_result r;
-	struct strbuf e = STRBUF_INIT;
-	assert_int_equal(why_run(J.L.w, &r, &e), 0);
-	strbuf_release(&e);
-	print_message("# notes: %s", r.notes.buf);
-	print_message("# clock error %lld ns, corrected %d\n", (long long)r.clock_error_ns,
-		      r.clock_corrected);
-	J.written = xcalloc((size_t)J.t.nrank + 1, 1);
-	for (size_t i = 0; i < r.nbubbles; i++) /* one per trace */
-		J.written[r.bubbles[i].rank] = true;
-
-	check_p2p(dir, &J, &r);
-	check_colls(dir, &J, &r);
+	check_p2p(dir, &J, r);
+	check_colls(dir, &J, r);
 	if (L->slow_rank >= 0) {
 		bool found = false;
-		for (size_t i = 0; i < r.ncoll_ranks; i++) {
-			const struct why_coll_rank *x = &r.coll_ranks[i];
+		for (size_t i = 0; i < r->ncoll_ranks; i++) {
+			const struct why_coll_rank *x = &r->coll_ranks[i];
 			if (x->rank != L->slow_rank || x->kind != RR_PG_DP)
 				continue;
 			found = true;
@@ -355,30 +339,24 @@ static void run_layout(void **state)
 		/* The slow rank holds its whole replica back: its pipeline
 		 * partners arrive last at their own DP collectives too, the other
 		 * replicas' ranks never more often than chance. */
-		for (size_t i = 0; i < r.ncoll_ranks; i++)
-			if (r.coll_ranks[i].kind == RR_PG_DP && r.coll_ranks[i].late)
-				assert_int_equal(J.t.model_of[r.coll_ranks[i].rank],
-						 J.t.model_of[L->slow_rank]);
+		for (size_t i = 0; i < r->ncoll_ranks; i++)
+			if (r->coll_ranks[i].kind == RR_PG_DP && r->coll_ranks[i].late)
+				assert_int_equal(t->model_of[r->coll_ranks[i].rank],
+						 t->model_of[L->slow_rank]);
 	}
-	struct whatif *we = NULL;
-	struct why_cpath c;
 	/* The path needs every cell's worker: a tree that lacks some has none. */
-	bool whole = !why_load_cpath(&J.L, &r, &c, &we);
+	bool whole = w->path.nsteps > 0;
+	if (!whole)
+		print_message("# no critical path: %s\n", w->no_path.buf);
 	assert_true(whole != L->incomplete);
-	if (whole) {
-		check_cpath(&c, we, L->slow_rank, L->slow_stage);
-		why_cpath_release(&c);
-		whatif_free(we);
-	}
+	if (whole)
+		check_cpath(&w->path, &J.a.whatif.r, L->slow_rank, L->slow_stage);
 
-	why_result_release(&r);
-	for (size_t g = 0; g < J.L.ngroups; g++)
+	for (size_t g = 0; g < w->ngroups; g++)
 		free(J.granks[g]);
 	free(J.granks);
-	why_load_release(&J.L);
 	free(J.written);
-	topo_release(&J.t);
-	db_close(db);
+	agg_job_release(&J.a);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
 	assert_int_equal(system(cmd), 0);
 }
