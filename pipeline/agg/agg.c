@@ -6,7 +6,7 @@
  *   iteration: labels, agg_compute, its line on stderr, the overview's
  *   numbers and the render plan → one transaction rewriting
  *   pp_groups/pipelines/stragglers rows → the analyses, in the order of
- *   analyses[] (the what-if: agg_whatif.c; the comparison with a
+ *   analyses[] (the user annotations: agg_annot.c; the what-if: agg_whatif.c; the comparison with a
  *   baseline: agg_compare.c), each storing its own rows.
  *
  * Missing ranks, failed ranks, rank conflicts and a missing topology
@@ -478,12 +478,27 @@ static int compare(struct run *R)
 	return 0;
 }
 
+/* The table of user annotations (agg_annot.h): its line on stderr. */
+static int annotations(struct run *R)
+{
+	struct agg_job *job = R->job;
+	struct agg_annot *a = &job->annot;
+	int rc = agg_annot_run(job->db, job->its, job->niters, &job->topo, a);
+	if (rc)
+		return db_error(R, rc);
+	if (!R->o->quiet && a->nnames)
+		fprintf(stderr, "%s: annotations: %zu names with GPU time\n", pp_progname(),
+			a->nnames);
+	return 0;
+}
+
 /* The analyses that run after the numbers, in this order: each reads its
  * rows through storage, runs its engine, stores its rows, fills its member
  * of struct agg_job and says on stderr what it found (docs/architecture.md,
  * "Adding an analysis to ppagg"). Each returns 0, or a negative PP_E* code
  * after printing why, which stops ppagg. */
 static int (*const analyses[])(struct run *R) = {
+	annotations,
 	whatif,
 	compare,
 };
@@ -498,6 +513,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 	strbuf_init(&job->vpp.why, 0);
 	agg_whatif_init(&job->whatif);
 	agg_compare_init(&job->compare);
+	agg_annot_init(&job->annot);
 	resolve_paths(&R);
 	int rc = load(&R);
 	if (!rc)
@@ -520,6 +536,7 @@ void agg_job_release(struct agg_job *job)
 	strbuf_release(&job->vpp.why);
 	agg_whatif_release(&job->whatif);
 	agg_compare_release(&job->compare);
+	agg_annot_release(&job->annot);
 	db_close(job->db);
 	free(job->base);
 	free(job->db_path);

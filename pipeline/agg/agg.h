@@ -14,7 +14,7 @@
  * overview's numbers and the render plan), agg_timeline.c (the timelines'
  * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_compare.c and
  * agg_compare_calc.c (the comparison with a baseline, agg_compare.h),
- * topology.c (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
+ * agg_annot.c (the user annotations, agg_annot.h), topology.c (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
 #ifndef AGG_H
@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agg_annot.h"
 #include "agg_compare.h"
 #include "agg_iter.h"
 #include "agg_vpp.h"
@@ -85,6 +86,7 @@ struct agg_job {
 	/* The comparison with a baseline (agg_compare.h); its
 	 * r.regression makes ppagg's exit status 4 (cmd/ppagg.c). */
 	struct agg_compare compare;
+	struct agg_annot annot; /* the table of user annotations (agg_annot.h) */
 };
 
 /* Analyses what o selects into job: opens the database, loads the

@@ -3,8 +3,8 @@
  * (report_paths.c), the render queue (report_render.c), the writers of the
  * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
  * the pages (report_html.c), and the sections the analyses add to the
- * report (the comparison's: report_compare.c; the what-if's:
- * report_whatif.c). Internal to pipeline/report/.
+ * report (the comparison's: report_compare.c; the user annotations':
+ * report_annot.c; the what-if's: report_whatif.c). Internal to pipeline/report/.
  */
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
@@ -93,6 +93,8 @@ enum report_file {
 	RF_WHATIF_SW,            /* whatif/sw: the S_w heatmap */
 	RF_WHATIF_STEP,          /* whatif/step: one step, measured and ideal */
 	RF_WHATIF_JSON,          /* whatif/timeline.json: the same for Perfetto */
+	RF_ANNOT,                /* annotations: the user annotations */
+	RF_ANNOT_CSV,            /* annotations/annotations.csv: every name per group */
 	RF_COMPARE,              /* compare: the comparison with a baseline */
 	RF_COMPARE_SUMMARY,      /* compare/summary.csv: the compare_summary view */
 	RF_COMPARE_CATEGORIES,   /* compare/categories.csv: compare_categories */
@@ -211,6 +213,12 @@ int report_html_write(const struct report *R);
 int report_compare_files(struct report *R);
 void report_compare_html(const struct report *R, struct strbuf *h);
 void report_compare_headline(const struct report *R, struct strbuf *sb);
+
+/* ---- the user annotations (report_annot.c): a struct report_section ---- */
+
+int report_annot_files(struct report *R);
+void report_annot_html(const struct report *R, struct strbuf *h);
+void report_annot_headline(const struct report *R, struct strbuf *sb);
 
 /* ---- the what-if (report_whatif.c): a struct report_section ---- */
 

@@ -48,6 +48,8 @@ static void test_paths(void **state)
 	expect_rel(RF_WHATIF_SW, 0, 0, "whatif/sw");
 	expect_rel(RF_WHATIF_STEP, 0, 0, "whatif/step");
 	expect_rel(RF_WHATIF_JSON, 0, 0, "whatif/timeline.json");
+	expect_rel(RF_ANNOT, 0, 0, "annotations");
+	expect_rel(RF_ANNOT_CSV, 0, 0, "annotations/annotations.csv");
 	assert_string_equal(report_leaf("iteration_3/pp_group_2/timeline"), "timeline");
 	assert_string_equal(report_leaf("index.html"), "index.html");
 }
