@@ -260,6 +260,7 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 	const char *path = config_path(a->config);
 	char err[1024];
 	config_check_known(a->config, "agg", known_keys);
+	config_check_known(a->config, "advise", advise_config_keys);
 	for (size_t i = 0; i < sizeof(int_settings) / sizeof(int_settings[0]); i++) {
 		const struct int_setting *is = &int_settings[i];
 		const char *s = config_get(a->config, is->key);
@@ -298,6 +299,13 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 		return error("%s: agg.rank_charts = '%s': expected auto, all, flagged, none "
 			     "or a rank list such as 0-7,77",
 			     path, rc_key);
+	struct strbuf aerr = STRBUF_INIT;
+	if (agg_advice_check_config(a->config, &aerr)) {
+		error("%s", aerr.buf);
+		strbuf_release(&aerr);
+		return -1;
+	}
+	strbuf_release(&aerr);
 	if (!*format)
 		*format = config_get(a->config, "agg.format");
 	if (!*align)

@@ -1,6 +1,6 @@
 /* ppbatch — analyse Kineto traces of a Megatron-LM job into one SQLite
- * database; also --inspect, --merge, --format pp-timer and --format
- * optrace. Thin: the command line is read once (defaults, the [batch]
+ * database; also --inspect, --merge, --format pp-timer, --format primus
+ * and --format optrace. Thin: the command line is read once (defaults, the [batch]
  * section of the config file, then the flags) into the options struct of
  * every mode that takes each option (struct cmdline); the mode it names
  * (modes[]) checks its arguments and calls its entry of batch.h. */
@@ -39,6 +39,7 @@ enum {
 	O_FULL,
 	O_META,
 	O_SCHEMA,
+	O_LAYERS,
 	O_COUNT
 };
 _Static_assert(O_COUNT <= 32, "struct cmdline's given is a bit mask");
@@ -71,10 +72,13 @@ static const struct cli_opt options[] = {
 	{ "no-classify", 0, NULL, "with --inspect: only read (no thread roles or steps)",
 	  O_NO_CLASSIFY, 0 },
 	{ "merge", 0, NULL, "merge the shard databases given as arguments into --db", O_MERGE, 0 },
-	{ "format", 0, "<fmt>", "input format: kineto (default), pp-timer or optrace", O_FORMAT,
-	  0 },
+	{ "format", 0, "<fmt>", "input format: kineto (default), pp-timer, primus or optrace",
+	  O_FORMAT, 0 },
 	{ "pp-size", 0, "<n>", "pp-timer: pipeline-parallel size", O_PP_SIZE, 0 },
 	{ "vpp-size", 0, "<n>", "pp-timer: virtual pipeline size (default 1)", O_VPP_SIZE, 0 },
+	{ "layers", 0, "<n>",
+	  "pp-timer, primus: the model's transformer layers (for the schedule advisor)", O_LAYERS,
+	  0 },
 	{ "meta", 0, "<yaml>", "optrace: the job's meta yaml (sizes; default: all 1)", O_META, 0 },
 	{ "schema", 0, "<json>", "optrace: schema json (op type order; default alphabetical)",
 	  O_SCHEMA, 0 },
@@ -88,14 +92,17 @@ static const struct cli_cmd cmd = {
 	"               [--salvage] [--shard <i>/<n>] [--timeout <s>] [--quiet] [--config <file>]\n"
 	"   or: ppbatch --inspect [--json] [--salvage] [--full | --no-classify] <trace>...\n"
 	"   or: ppbatch --merge --db <out.db> <shard.db>...\n"
-	"   or: ppbatch --format pp-timer --input <dir> --pp-size <p> [--vpp-size <v>] [--db <path>]\n"
+	"   or: ppbatch --format pp-timer --input <dir> --pp-size <p> [--vpp-size <v>] [--layers <n>]\n"
+	"               [--db <path>]\n"
+	"   or: ppbatch --format primus --input <dump dir> [--layers <n>] [--db <path>]\n"
 	"   or: ppbatch --format optrace --input <trace.csv[.gz]> [--meta <yaml>] [--schema <json>]\n"
 	"               [--db <path>]",
 	"Classify the GPU work of every rank's PyTorch-profiler trace into one SQLite database.",
 	options,
 	"  ppbatch --input /data/run42 --folders 'iteration_1*' -j 8\n"
 	"  ppbatch --inspect --json rank_0000_iter_15.pt.trace.json.gz\n"
-	"  ppbatch --format optrace --input trace-AR.csv.gz --meta meta-AR.yaml --db ar.db",
+	"  ppbatch --format optrace --input trace-AR.csv.gz --meta meta-AR.yaml --db ar.db\n"
+	"  ppbatch --format primus --input pp_data --layers 64 --db run.db",
 	NULL /* the shared exit statuses */
 };
 
@@ -112,6 +119,7 @@ struct cmdline {
 	struct inspect_opts inspect;
 	struct merge_opts merge;
 	struct pptimer_opts pptimer;
+	struct primus_opts primus;
 	struct opimport_opts optrace;
 	struct worker_opts worker;
 };
@@ -195,6 +203,8 @@ static int refuse_strays(const struct cmdline *cl, const char *format, bool need
 		return refuse(false, "--meta and --schema go with --format optrace");
 	if ((cl->pptimer.pp_size || cl->pptimer.vpp_size != 1) && strcmp(format, "pp-timer"))
 		return refuse(false, "--pp-size and --vpp-size go with --format pp-timer");
+	if (given(cl, O_LAYERS) && strcmp(format, "pp-timer") && strcmp(format, "primus"))
+		return refuse(false, "--layers goes with --format pp-timer or primus");
 	return 0;
 }
 
@@ -235,6 +245,12 @@ static int run_pptimer(const struct cmdline *cl)
 	return pptimer_run(&cl->pptimer);
 }
 
+static int run_primus(const struct cmdline *cl)
+{
+	int rc = refuse_strays(cl, "primus", true);
+	return rc ? rc : primus_run(&cl->primus);
+}
+
 static int run_optrace(const struct cmdline *cl)
 {
 	int rc = refuse_strays(cl, "optrace", true);
@@ -266,6 +282,7 @@ static const struct mode {
 	{ O_WORKER, NULL, run_worker },   /* internal: a worker of the pool */
 	{ 0, "kineto", run_analyse },     /* the default: a tree of Kineto traces */
 	{ 0, "pp-timer", run_pptimer },   /* Megatron PP-timer dumps */
+	{ 0, "primus", run_primus },      /* Primus pp_data dumps */
 	{ 0, "optrace", run_optrace },    /* an op trace of the what-if analysis */
 };
 
@@ -315,15 +332,18 @@ static int parse_args(struct cmdline *cl, struct cli_state *st)
 	while (!rc && (id = cli_next(&cmd, st)) > 0) {
 		cl->given |= 1u << id;
 		switch (id) {
-		case O_INPUT: a->input = cl->pptimer.input = cl->optrace.input = st->arg; break;
+		case O_INPUT:
+			a->input = cl->pptimer.input = cl->primus.input = cl->optrace.input =
+				st->arg;
+			break;
 		case O_FOLDERS:
 			a->folders = cl->pptimer.folders = st->args;
 			a->nfolders = cl->pptimer.nfolders = st->nargs;
 			break;
 		case O_PATTERN: a->pattern = st->arg; break;
 		case O_DB:
-			a->db = cl->merge.db = cl->pptimer.db = cl->optrace.db = cl->worker.db =
-				st->arg;
+			a->db = cl->merge.db = cl->pptimer.db = cl->primus.db = cl->optrace.db =
+				cl->worker.db = st->arg;
 			break;
 		case O_CONFIG: break; /* applied first: cli_find_config() */
 		case O_PROCESSES: rc = cli_int_arg(&cmd, st, 1, 4096, &a->processes); break;
@@ -339,7 +359,8 @@ static int parse_args(struct cmdline *cl, struct cli_state *st)
 			a->timeout_s = d;
 			break;
 		case O_QUIET:
-			a->quiet = cl->merge.quiet = cl->pptimer.quiet = cl->optrace.quiet = true;
+			a->quiet = cl->merge.quiet = cl->pptimer.quiet = cl->primus.quiet =
+				cl->optrace.quiet = true;
 			break;
 		case O_JSON: cl->inspect.json = true; break;
 		case O_NO_CLASSIFY: cl->inspect.no_classify = true; break;
@@ -352,6 +373,10 @@ static int parse_args(struct cmdline *cl, struct cli_state *st)
 		case O_PP_SIZE: rc = cli_int_arg(&cmd, st, 1, 100000, &cl->pptimer.pp_size); break;
 		case O_VPP_SIZE:
 			rc = cli_int_arg(&cmd, st, 1, 100000, &cl->pptimer.vpp_size);
+			break;
+		case O_LAYERS:
+			rc = cli_int_arg(&cmd, st, 1, 1000000, &cl->pptimer.layers);
+			cl->primus.layers = cl->pptimer.layers;
 			break;
 		case O_META: cl->optrace.meta = st->arg; break;
 		case O_SCHEMA: cl->optrace.schema = st->arg; break;

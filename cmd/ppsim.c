@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg/agg.h"
+#include "report/report.h"
 #include "sim/sim.h"
 #include "sim/sim_input.h"
 #include "sim/sim_report.h"
@@ -30,7 +32,9 @@ enum {
 	O_CONFIG,
 	O_OUTPUT,
 	O_NOVIS,
-	O_JSON
+	O_JSON,
+	O_FROM_DB,
+	O_ITERATIONS
 };
 
 static const struct cli_opt options[] = {
@@ -69,6 +73,11 @@ static const struct cli_opt options[] = {
 	  O_OUTPUT, 0 },
 	{ "no-visualization", 0, NULL, "do not write the chart", O_NOVIS, 0 },
 	{ "json", 0, NULL, "print one JSON object instead of the table", O_JSON, 0 },
+	{ "from-db", 0, "<db>",
+	  "the schedule advisor alone on a pptrace database (docs/advisor.md): print its table",
+	  O_FROM_DB, 0 },
+	{ "iterations", 0, "<n|folder>...",
+	  "with --from-db: the iterations measured (default: all)", O_ITERATIONS, CLI_MULTI },
 	{ NULL, 0, NULL, NULL, 0, 0 }
 };
 
@@ -78,15 +87,30 @@ static const struct cli_cmd cmd = {
 	"             [--p2p <t>] [--forward <t>] [--backward <t>] [--backward-d <t>]\n"
 	"             [--backward-w <t>] [--overlapped <t>] [--group-size <g>]\n"
 	"             [--model megatron|reference] [--warmup core|legacy] [--config <file>]\n"
-	"             [--output <prefix>] [--no-visualization] [--json]",
+	"             [--output <prefix>] [--no-visualization] [--json]\n"
+	"   or: ppsim --from-db <db> [--iterations <n>...] [--config <file>]",
 	"Simulate a pipeline-parallel schedule and report makespan and bubbles per device.",
 	options,
 	"  ppsim --strategy interleave --devices 4 --stages 8 --microbatches 8 -o il\n"
-	"  ppsim --num-stages 4 --num-batches 8 --forward-times 1 1 1 1.5 --no-visualization",
+	"  ppsim --num-stages 4 --num-batches 8 --forward-times 1 1 1 1.5 --no-visualization\n"
+	"  ppsim --from-db run.db --iterations 10 11 12",
 	"  0  everything worked (without gnuplot the chart is its script alone)\n"
 	"  2  usage error, invalid parameters, or a schedule that deadlocks\n"
-	"  3  the chart could not be written or rendered\n"
+	"  3  the chart could not be written or rendered; with --from-db: the database\n"
+	"     cannot be read, or holds no pipeline the advisor can answer for\n"
 };
+
+/* id, or CLI_ERR after saying so when the command line ended with an
+ * operand: ppsim takes none. */
+static int no_operands(const struct cli_state *st, int id)
+{
+	if (id == CLI_END && st->npos) {
+		error("unexpected argument '%s'", st->pos[0]);
+		cli_usage(&cmd);
+		return CLI_ERR;
+	}
+	return id;
+}
 
 /* Canonical sim_input key of a setting option, or NULL. */
 static const char *key_of(int id)
@@ -152,12 +176,76 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
 			return CLI_ERR;
 		}
 	}
-	if (id == CLI_END && st->npos) {
-		error("unexpected argument '%s'", st->pos[0]);
-		cli_usage(&cmd);
-		id = CLI_ERR;
+	return no_operands(st, id);
+}
+
+/* --from-db: the schedule advisor alone (ppagg's analysis of the database
+ * with nothing stored, agg/agg.h's advise_only), its table on stdout. The
+ * config file's [advise] section sets the models. */
+static int from_db(const char *db, char **iters, int niters, const char *config)
+{
+	char err[1024];
+	struct agg_job job;
+	struct agg_opts o = { .db = db,
+			      .iterations = iters,
+			      .niterations = niters,
+			      .threshold = 0.10,
+			      .vpp = 1,
+			      .quiet = true,
+			      .rank_charts = AGG_RC_NONE,
+			      .advise_only = true };
+	o.config = config ? config_load(config, err, sizeof(err)) : config_new();
+	if (!o.config) {
+		error("%s", err);
+		return PP_EXIT_USAGE;
 	}
-	return id;
+	config_check_known(o.config, "advise", advise_config_keys);
+	struct strbuf aerr = STRBUF_INIT;
+	if (agg_advice_check_config(o.config, &aerr)) {
+		error("%s", aerr.buf);
+		strbuf_release(&aerr);
+		config_free(o.config);
+		return PP_EXIT_USAGE;
+	}
+	strbuf_release(&aerr);
+	int rc = agg_analyse(&o, &job);
+	if (rc == PP_EINVAL)
+		rc = PP_EXIT_USAGE;
+	else if (rc)
+		rc = PP_EXIT_FATAL;
+	else
+		rc = report_advice_table(stdout, &job) ? PP_EXIT_FATAL : PP_EXIT_OK;
+	agg_job_release(&job);
+	config_free(o.config);
+	return rc;
+}
+
+/* The --from-db command line: only --iterations and --config go with it. */
+static int from_db_args(struct cli_state *st, const char **db, char ***iters, int *niters)
+{
+	int id;
+	while ((id = cli_next(&cmd, st)) > 0) {
+		if (id == O_FROM_DB)
+			*db = st->arg;
+		else if (id == O_ITERATIONS) {
+			*iters = st->args;
+			*niters = st->nargs;
+		} else if (id != O_CONFIG) {
+			error("--from-db takes only --iterations and --config (the schedule comes "
+			      "from the database)");
+			return CLI_ERR;
+		}
+	}
+	return no_operands(st, id);
+}
+
+/* Whether the command line names --from-db (before any parsing). */
+static bool wants_db(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--from-db") || !strncmp(argv[i], "--from-db=", 10))
+			return true;
+	return false;
 }
 
 /* pipeline.py spells the backward times "-bw": make it a long option. */
@@ -204,6 +292,16 @@ int main(int argc, char **argv)
 	sim_input_init(&in);
 	cli_init(&st, argc, argv);
 	rc = cli_find_config(&cmd, argc, argv, &config);
+	if (rc == CLI_END && wants_db(argc, argv)) {
+		const char *db = NULL;
+		char **iters = NULL;
+		int niters = 0;
+		rc = from_db_args(&st, &db, &iters, &niters);
+		rc = rc == CLI_HELP  ? PP_EXIT_OK
+		     : rc == CLI_ERR ? PP_EXIT_USAGE
+				     : from_db(db, iters, niters, config);
+		goto out;
+	}
 	if (rc == CLI_END && config && load_config(&in, config))
 		rc = CLI_ERR;
 	if (rc == CLI_END)

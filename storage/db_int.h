@@ -171,6 +171,11 @@ void db_bind_text(struct sqlite3_stmt *s, int i, const char *v);
  * SQLite's message to err and returns PP_EDB. (schema.c) */
 int db_exec(struct sqlite3 *c, const char *sql, char *err, size_t errlen);
 
+/* Deletes every trace whose path starts with prefix (which ends in '#':
+ * an import's traces) with all their rows; *n counts them. Inside a
+ * transaction; 0 or PP_EDB (sticky). (db_trace.c) */
+int db_delete_traces_under(struct db *db, const char *prefix, int64_t *n);
+
 /* ---- transactions (db.c) ---- */
 
 /* BEGIN IMMEDIATE: waits for other writers up to the busy timeout. 0, the

@@ -540,8 +540,7 @@ static int64_t find_source(struct db *db, const char *path)
 	return id;
 }
 
-/* Deletes every trace whose path starts with prefix; *n counts them. */
-static int delete_traces_under(struct db *db, const char *prefix, int64_t *n)
+int db_delete_traces_under(struct db *db, const char *prefix, int64_t *n)
 {
 	size_t len = strlen(prefix);
 	char *hi = xstrdup(prefix);
@@ -585,7 +584,7 @@ int db_op_source_replace(struct db *db, const struct db_op_source *src, int64_t 
 		return db_fail(db, PP_EINVAL, "an op-trace import needs a bulk transaction");
 	strbuf_addf(&prefix, "%s#", src->path);
 	int64_t old = find_source(db, src->path);
-	if (old < 0 || delete_traces_under(db, prefix.buf, removed) ||
+	if (old < 0 || db_delete_traces_under(db, prefix.buf, removed) ||
 	    (old > 0 && delete_rows(db, S_DEL_SOURCE, old, "cannot delete an op-trace import"))) {
 		rc = PP_EDB;
 		goto out;

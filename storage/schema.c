@@ -178,6 +178,26 @@ static const struct schema_stmt schema[] = {
 	      " trace_id INTEGER PRIMARY KEY, source_id INTEGER,"
 	      " dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL)"),
 
+	/* ---- imports of other formats (storage/db_import.h) ----
+	 * One row per import (ppbatch --format pp-timer or primus): path is
+	 * its identity (the dump folder or the input, canonical); the sizes it
+	 * knows (NULL where not), which ppagg's topology and VPP fall back on.
+	 * reading_t and wgrad_t are keyed by their trace's path, not its id:
+	 * storing a path again replaces them, and no id is ever reused for
+	 * them. */
+	TABLE("CREATE TABLE IF NOT EXISTS import_t("
+	      " id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, format TEXT NOT NULL,"
+	      " imported_at INTEGER, pp_size INTEGER, vpp_size INTEGER, dp_size INTEGER,"
+	      " tp_size INTEGER, ep_size INTEGER, world_size INTEGER, microbatches INTEGER,"
+	      " iterations INTEGER, num_layers INTEGER)"),
+	TABLE("CREATE TABLE IF NOT EXISTS reading_t("
+	      " path TEXT PRIMARY KEY, stage INTEGER NOT NULL, total_ns INTEGER,"
+	      " memory_gib REAL) WITHOUT ROWID"),
+	TABLE("CREATE TABLE IF NOT EXISTS wgrad_t("
+	      " path TEXT NOT NULL, seq INTEGER NOT NULL, chunk INTEGER, mbs INTEGER,"
+	      " start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,"
+	      " PRIMARY KEY(path, seq)) WITHOUT ROWID"),
+
 	/* ---- ppbatch: the stable views (docs/contracts.md §3) ---- */
 	VIEW("ranks", "SELECT"
 		      " t.iteration AS iteration, t.folder AS folder, t.rank AS rank,"
@@ -211,6 +231,19 @@ static const struct schema_stmt schema[] = {
 		      " s.overlap_ns AS overlap_ns, s.kernels AS kernels"
 		      " FROM traces t JOIN step_t s ON s.trace_id = t.id"
 		      " JOIN phase_codes p ON p.code = s.phase"),
+
+	VIEW("imports", "SELECT"
+			" path, format, imported_at, pp_size, vpp_size, dp_size, tp_size, ep_size,"
+			" world_size, microbatches, iterations, num_layers FROM import_t"),
+	VIEW("readings", "SELECT"
+			 " t.iteration AS iteration, t.rank AS rank, r.stage AS stage,"
+			 " r.total_ns AS total_ns, r.memory_gib AS memory_gib"
+			 " FROM traces t JOIN reading_t r ON r.path = t.path"),
+	VIEW("wgrad_steps", "SELECT"
+			    " t.iteration AS iteration, t.rank AS rank, w.seq AS seq,"
+			    " w.chunk AS chunk, w.mbs AS mbs, w.start_ns AS start_ns,"
+			    " w.end_ns AS end_ns, w.end_ns - w.start_ns AS wall_ns"
+			    " FROM traces t JOIN wgrad_t w ON w.path = t.path"),
 
 	/* Traces of one iteration (its folder when it has no number) that
 	 * claim the same rank after db_resolve_ranks(): never aggregated. */
@@ -503,6 +536,50 @@ static const struct schema_stmt schema[] = {
 			      " rank, stage, change, stage_change, flagged, host, base_ns, new_ns,"
 			      " deviation, noise, noise_from FROM compare_rank_t ORDER BY rank"),
 
+	/* The schedule advisor of ppagg's last run (docs/advisor.md §6): one
+	 * row per schedule (row 0 the calibration replay), its per-stage
+	 * memory, and one summary row; empty for a job without a pipeline.
+	 * Written whole by db_advice_write(). */
+	TABLE("CREATE TABLE IF NOT EXISTS agg_advice("
+	      " row INTEGER PRIMARY KEY, schedule TEXT NOT NULL, kind TEXT NOT NULL,"
+	      " vpp INTEGER NOT NULL, microbatches INTEGER NOT NULL, micro_batch_size INTEGER,"
+	      " layers TEXT, valid INTEGER NOT NULL, step_ns INTEGER, pipeline_ns INTEGER,"
+	      " measured_step_ns INTEGER NOT NULL, delta REAL, bubble REAL,"
+	      " activation_memory REAL, memory_gib REAL, modelled TEXT, megatron_options TEXT,"
+	      " notes TEXT, best INTEGER NOT NULL)"),
+	TABLE("CREATE TABLE IF NOT EXISTS agg_advice_memory("
+	      " row INTEGER NOT NULL, stage INTEGER NOT NULL, units REAL, memory_gib REAL,"
+	      " measured_gib REAL, PRIMARY KEY(row, stage)) WITHOUT ROWID"),
+	TABLE("CREATE TABLE IF NOT EXISTS agg_advice_run("
+	      " id INTEGER PRIMARY KEY CHECK (id = 1), source TEXT NOT NULL,"
+	      " iterations INTEGER NOT NULL, first_iteration INTEGER, last_iteration INTEGER,"
+	      " pp INTEGER NOT NULL, vpp INTEGER NOT NULL, microbatches INTEGER NOT NULL,"
+	      " layers TEXT, measured_step_ns INTEGER NOT NULL, calibration_error REAL,"
+	      " calibrated INTEGER NOT NULL, calibration_note TEXT, best_row INTEGER,"
+	      " best_note TEXT, gib_per_unit REAL, common_gib REAL, memory_rms_gib REAL,"
+	      " memory_note TEXT, inputs TEXT, simulations INTEGER NOT NULL)"),
+
+	VIEW("advice",
+	     "SELECT"
+	     " row, schedule, vpp, microbatches, layers, step_ns, measured_step_ns, delta,"
+	     " bubble, activation_memory, memory_gib, modelled, notes, valid, kind,"
+	     " micro_batch_size, pipeline_ns, megatron_options, best"
+	     " FROM agg_advice ORDER BY row"),
+	VIEW("advice_memory",
+	     "SELECT"
+	     " a.row AS row, a.schedule AS schedule, a.vpp AS vpp,"
+	     " a.microbatches AS microbatches, a.layers AS layers, m.stage AS stage,"
+	     " m.memory_gib AS memory_gib, m.measured_gib AS measured_gib,"
+	     " m.units AS units"
+	     " FROM agg_advice a JOIN agg_advice_memory m ON m.row = a.row"
+	     " ORDER BY a.row, m.stage"),
+	VIEW("advice_summary",
+	     "SELECT"
+	     " source, iterations, first_iteration, last_iteration, pp, vpp,"
+	     " microbatches, layers, measured_step_ns, calibration_error, calibrated,"
+	     " calibration_note, best_row, best_note, gib_per_unit, common_gib,"
+	     " memory_rms_gib, memory_note, inputs, simulations FROM agg_advice_run"),
+
 	/* ==== end of ppagg section ==== */
 };
 
@@ -531,7 +608,12 @@ static const struct schema_stmt schema[] = {
  *           (docs/compare.md: agg_shape, the compare_* tables and views):
  *           new tables and views only, no step here. Kernels stored before
  *           have no collective (NULL) and traces no annotations until they
- *           are analysed again (ppbatch --force). */
+ *           are analysed again (ppbatch --force). Imports of other formats
+ *           record themselves, their readings and weight-gradient calls
+ *           (import_t, reading_t, wgrad_t; views imports, readings,
+ *           wgrad_steps), and ppagg's schedule advisor its rows (agg_advice,
+ *           agg_advice_memory, agg_advice_run; views advice, advice_memory,
+ *           advice_summary): new tables and views only. */
 static const struct migration {
 	int from;
 	const char *table; /* run only when it exists; NULL = always */

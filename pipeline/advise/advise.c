@@ -58,6 +58,7 @@ const char *const advise_config_keys[] = { "zb_w_share",
 					   "min_gain",
 					   "memory_limit_gib",
 					   "max_layer_moves",
+					   "layers",
 					   NULL };
 
 int advise_settings_load(struct advise_settings *set, const struct config *cfg, struct strbuf *err)
@@ -103,6 +104,14 @@ int advise_settings_load(struct advise_settings *set, const struct config *cfg, 
 	}
 	if (rc == 0)
 		set->max_layer_moves = (int)moves;
+	long layers;
+	rc = config_get_long_in(cfg, "advise.layers", 1, 1000000, &layers, e, sizeof(e));
+	if (rc < 0) {
+		strbuf_addstr(err, e);
+		return PP_EINVAL;
+	}
+	if (rc == 0)
+		set->layers = (int)layers;
 	return 0;
 }
 

@@ -91,6 +91,9 @@ struct advise_settings {
 				   * predicted above it are not "best" */
 	int max_layer_moves;          /* layers moved off the slowest stage: 1..
 				   * this (2) */
+	int layers;                   /* the model's transformer layers, 0 =
+				   * unknown: not read by advise_run(), for
+				   * the caller that fills advise_input.layers */
 };
 
 enum advise_kind {

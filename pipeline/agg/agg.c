@@ -6,7 +6,8 @@
  *   iteration: labels, agg_compute, its line on stderr, the overview's
  *   numbers and the render plan → one transaction rewriting
  *   pp_groups/pipelines/stragglers rows → the analyses, in the order of
- *   analyses[] (the user annotations: agg_annot.c; the what-if: agg_whatif.c; the comparison with a
+ *   analyses[] (the user annotations: agg_annot.c; the what-if:
+ *   agg_whatif.c; the schedule advisor: agg_advice.c; the comparison with a
  *   baseline: agg_compare.c), each storing its own rows.
  *
  * Missing ranks, failed ranks, rank conflicts and a missing topology
@@ -32,6 +33,7 @@ struct run {
 	struct agg_job *job;
 	int *iters; /* the iterations' numbers, ascending */
 	int niters;
+	int import_vpp; /* the VPP a PP-timer or Primus import records, 0 none */
 };
 
 static char *path_join(const char *a, const char *b)
@@ -82,8 +84,9 @@ static void sizes_overridden(const struct agg_opts *o, const struct topology *t)
 	strbuf_release(&f);
 }
 
-/* docs/semantics.md §7: the file, else sizes, else inference, else the
- * workers an op-trace import records, else none. */
+/* docs/semantics.md §7: the file, else sizes, else the sizes and stages a
+ * PP-timer or Primus import records, else inference, else the workers an
+ * op-trace import records, else none. */
 static int find_topology(struct run *R)
 {
 	const struct agg_opts *o = R->o;
@@ -132,6 +135,10 @@ static int find_topology(struct run *R)
 		strbuf_addf(&t->origin, "sizes given%s, layout tp-cp-ep-dp-pp",
 			    o->dp ? "" : " (dp from the highest rank)");
 	}
+	/* an import's sizes come after the ones given, before inference */
+	int irc = agg_import_topology(R->job->db, t, &R->import_vpp);
+	if (irc)
+		return db_error(R, irc);
 	if (t->source == TOPO_SRC_NONE && R->niters) {
 		int rc = agg_load_process_groups(R->job->db, R->iters[0], t);
 		if (rc)
@@ -374,10 +381,15 @@ static void check_global_batch(const struct run *R, const struct agg_iter *it, i
 static void decide_vpp(struct run *R)
 {
 	struct agg_vpp *v = &R->job->vpp;
+	bool set = config_get(R->o->config, "agg.vpp") != NULL;
+	int cfg = R->o->vpp > 0 ? R->o->vpp : 1;
+	if (!set && R->import_vpp > 0) /* agg.vpp comes first, then the import's */
+		cfg = R->import_vpp;
 	agg_vpp_decide(R->job->its, R->job->niters,
-		       R->job->topo.source != TOPO_SRC_NONE ? &R->job->topo : NULL,
-		       R->o->vpp > 0 ? R->o->vpp : 1, v);
-	const char *dflt = config_get(R->o->config, "agg.vpp") ? "" : " (not set: the default)";
+		       R->job->topo.source != TOPO_SRC_NONE ? &R->job->topo : NULL, cfg, v);
+	const char *dflt = set                 ? ""
+			   : R->import_vpp > 0 ? " (not set: the import's)"
+					       : " (not set: the default)";
 	if (v->from == AGG_VPP_SCHEDULE)
 		warn("vpp: agg.vpp = %d%s overridden by the schedule's vpp %d: %s; step labels, ideal "
 		     "pipelines and the what-if use %d",
@@ -414,7 +426,7 @@ static int compute(struct run *R)
 		agg_overview_compute(it, t, o->rank_list, o->nrank_list);
 		agg_plan_compute(it, t, o->rank_charts, (size_t)R->niters);
 	}
-	if ((rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
+	if (!o->advise_only && (rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
 		return db_error(R, rc);
 	return 0;
 }
@@ -424,6 +436,8 @@ static int whatif(struct run *R)
 {
 	struct agg_job *job = R->job;
 	struct agg_whatif *w = &job->whatif;
+	if (R->o->advise_only)
+		return 0;
 	int rc = agg_whatif_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
 				job->vpp.rule, R->o->threshold, w);
 	if (rc)
@@ -445,6 +459,45 @@ static int whatif(struct run *R)
 	return 0;
 }
 
+/* The schedule advisor (agg_advice.h): its calibration and best option on
+ * stderr, or why there is none. */
+static int advise(struct run *R)
+{
+	struct agg_job *job = R->job;
+	struct agg_advice *a = &job->advice;
+	int rc = agg_advice_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
+				job->vpp.warmup, R->o->config, !R->o->advise_only, a);
+	if (rc == PP_EINVAL)
+		return error("%s", a->why.buf);
+	if (rc)
+		return db_error(R, rc);
+	if (a->state == AGG_ADV_FAILED)
+		warn("advice: not computed: %s", a->why.buf);
+	if (R->o->quiet)
+		return 0;
+	if (a->state == AGG_ADV_NONE) {
+		fprintf(stderr, "%s: advice: note: %s\n", pp_progname(), a->why.buf);
+		return 0;
+	}
+	if (a->state != AGG_ADV_DONE)
+		return 0;
+	const struct advise_result *r = &a->res;
+	fprintf(stderr,
+		"%s: advice: calibration %+.2f %% (replay %.1f ms against the measured %.1f "
+		"ms)%s",
+		pp_progname(), 100 * r->calibration_error, r->rows[0].step_ns / 1e6,
+		r->measured_step_ns / 1e6, r->calibrated ? "" : ": answers not ranked");
+	if (r->best >= 0) {
+		struct strbuf sb = STRBUF_INIT;
+		agg_advice_label(a, &r->rows[r->best], &sb);
+		fprintf(stderr, "; best: %s, %.1f ms (%+.1f %%)", sb.buf,
+			r->rows[r->best].step_ns / 1e6, 100 * r->rows[r->best].delta);
+		strbuf_release(&sb);
+	}
+	fprintf(stderr, "; advised in %.3f s\n", a->seconds);
+	return 0;
+}
+
 /* The comparison with a baseline (agg_compare.h): its sentence, or why it
  * could not be made (the run is then partial); without --compare it only
  * records the job's shape and empties the comparison's views. */
@@ -452,6 +505,8 @@ static int compare(struct run *R)
 {
 	struct agg_job *job = R->job;
 	struct agg_compare *c = &job->compare;
+	if (R->o->advise_only)
+		return 0;
 	int rc = agg_compare_run(job->db, job->db_path, job->its, job->niters,
 				 job->topo.source != TOPO_SRC_NONE ? &job->topo : NULL, &job->vpp,
 				 &R->o->compare, c);
@@ -500,6 +555,7 @@ static int annotations(struct run *R)
 static int (*const analyses[])(struct run *R) = {
 	annotations,
 	whatif,
+	advise,
 	compare,
 };
 
@@ -513,6 +569,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 	strbuf_init(&job->vpp.why, 0);
 	agg_whatif_init(&job->whatif);
 	agg_compare_init(&job->compare);
+	agg_advice_init(&job->advice);
 	agg_annot_init(&job->annot);
 	resolve_paths(&R);
 	int rc = load(&R);
@@ -536,6 +593,7 @@ void agg_job_release(struct agg_job *job)
 	strbuf_release(&job->vpp.why);
 	agg_whatif_release(&job->whatif);
 	agg_compare_release(&job->compare);
+	agg_advice_release(&job->advice);
 	agg_annot_release(&job->annot);
 	db_close(job->db);
 	free(job->base);

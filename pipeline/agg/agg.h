@@ -14,7 +14,9 @@
  * overview's numbers and the render plan), agg_timeline.c (the timelines'
  * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_compare.c and
  * agg_compare_calc.c (the comparison with a baseline, agg_compare.h),
- * agg_annot.c (the user annotations, agg_annot.h), topology.c (topology.h). docs/architecture.md, "Adding an analysis to ppagg", says
+ * agg_advice.c (agg_advice.h), agg_import.c (an import's topology),
+ * agg_annot.c (the user annotations, agg_annot.h), topology.c (topology.h).
+ * docs/architecture.md, "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
 #ifndef AGG_H
@@ -25,6 +27,7 @@
 #include <stdint.h>
 
 #include "agg_annot.h"
+#include "agg_advice.h"
 #include "agg_compare.h"
 #include "agg_iter.h"
 #include "agg_vpp.h"
@@ -62,6 +65,8 @@ struct agg_opts {
 	bool rank_charts_given;          /* the flag was given (the config key yields) */
 	struct config *config;           /* never NULL */
 	struct agg_compare_opts compare; /* --compare: the baseline, thresholds */
+	bool advise_only;                /* the schedule advisor alone (ppsim --from-db):
+					  * no row of ppagg's stored, no other analysis */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -83,6 +88,7 @@ struct agg_job {
 	int64_t started_ns;       /* when agg_analyse() started (pp_now_ns()) */
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
+	struct agg_advice advice; /* the schedule advisor (agg_advice.h) */
 	/* The comparison with a baseline (agg_compare.h); its
 	 * r.regression makes ppagg's exit status 4 (cmd/ppagg.c). */
 	struct agg_compare compare;

@@ -31,6 +31,13 @@ int agg_load_process_groups(struct db *db, int iteration, struct topology *t);
 /* Deletes and rewrites the ppagg rows of every iteration, one transaction. */
 int agg_store(struct db *db, const struct agg_iter *its, size_t n);
 
+/* The topology of a PP-timer or Primus import (agg_import.c): when the
+ * latest import (storage/db_import.h) records its PP size and one rank per
+ * stage and t has no source yet, t becomes that one pipeline
+ * (topo_from_grid(), source TOPO_SRC_IMPORT); else t is left alone. *vpp is the import's VPP size (0
+ * without an import). 0 or PP_EDB. */
+int agg_import_topology(struct db *db, struct topology *t, int *vpp);
+
 /* ---- the overview and the render plan (agg_overview.c) ---- */
 
 /* Fills it->ov: the grid (when the topology has PP groups and replicas),

@@ -31,6 +31,7 @@ const char *topo_source_name(enum topo_source s)
 	case TOPO_SRC_SIZES: return "sizes";
 	case TOPO_SRC_INFERRED: return "inferred";
 	case TOPO_SRC_OPS: return "op trace";
+	case TOPO_SRC_IMPORT: return "import";
 	default: return "none";
 	}
 }

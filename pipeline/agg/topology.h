@@ -24,7 +24,9 @@ enum topo_source {
 	TOPO_SRC_FILE,     /* unique_parallel_groups_*.txt */
 	TOPO_SRC_SIZES,    /* --tp/--pp/... or the config file */
 	TOPO_SRC_INFERRED, /* process-group args of the traces */
-	TOPO_SRC_OPS       /* the workers an op-trace import records */
+	TOPO_SRC_OPS,      /* the workers an op-trace import records */
+	TOPO_SRC_IMPORT    /* the sizes and stages a PP-timer or Primus import
+			    * records */
 };
 
 struct topo_group {

@@ -9,6 +9,7 @@
  *   --inspect             struct inspect_opts   inspect_run()    inspect.c
  *   --merge               struct merge_opts     merge_run()      merge.c
  *   --format pp-timer     struct pptimer_opts   pptimer_run()    pptimer.c
+ *   --format primus       struct primus_opts    primus_run()     primus.c
  *   --format optrace      struct opimport_opts  opimport_run()   opimport.c
  *   --worker (internal)   struct worker_opts    worker_serve()   worker.c
  *
@@ -75,9 +76,19 @@ struct pptimer_opts {
 	const char *db; /* --db; NULL = <input>/pptrace.db */
 	int pp_size;    /* --pp-size; required (>= 1) */
 	int vpp_size;   /* --vpp-size; 1 when absent */
+	int layers;     /* --layers: the model's transformer layers; 0 unknown */
 	bool quiet;     /* --quiet */
 };
 int pptimer_run(const struct pptimer_opts *o);
+
+/* --format primus: a Primus pp_data dump (primus.h, docs/primus.md). */
+struct primus_opts {
+	const char *input; /* --input DIR: config.json and pp_rank_<s>.json */
+	const char *db;    /* --db; NULL = <input>/pptrace.db */
+	int layers;        /* --layers: the model's transformer layers; 0 unknown */
+	bool quiet;        /* --quiet */
+};
+int primus_run(const struct primus_opts *o);
 
 /* --format optrace: an op trace of the what-if analysis (docs/whatif.md). */
 struct opimport_opts {

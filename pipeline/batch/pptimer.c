@@ -22,6 +22,7 @@
 #include "model/rank_result.h"
 #include "read/json_scan.h"
 #include "storage/db.h"
+#include "storage/db_import.h"
 #include "util/cmp.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -276,6 +277,7 @@ struct folder_import {
 /* What pptimer_run() counts over the folders. */
 struct import_counts {
 	int ranks, skipped, partial, failed;
+	int microbatches; /* the most a folder's chunk had */
 };
 
 static int cmp_step_time(const void *x, const void *y)
@@ -383,12 +385,18 @@ static void set_metrics(struct db_trace *t, const struct pptimer_file *f)
 	db_trace_set_metrics(t, &m);
 }
 
-/* Stores t and f's steps (seq in time order per phase) in one transaction;
- * on failure nothing is stored and the error does not stick. */
+/* Stores t and f's steps (seq in time order per phase) and its reading
+ * (stage, total-execution-time) in one transaction; on failure nothing is
+ * stored and the error does not stick. */
 static int store_steps(struct db *db, const struct db_trace *t, const struct pptimer_file *f,
-		       int vpp)
+		       int vpp, int stage)
 {
+	struct db_reading rd = {
+		.path = t->path, .stage = stage, .has_total = f->has_total, .total_ns = f->total_ns
+	};
 	int rc = db_trace_begin(db, t);
+	if (!rc)
+		rc = db_reading_add(db, &rd);
 	int64_t seq[3] = { 0, 0, 0 };
 	for (size_t i = 0; i < f->n && !rc; i++) {
 		const struct pptimer_step *s = &f->steps[i];
@@ -434,7 +442,7 @@ static int store_rank(struct folder_import *fi, struct stage_file *sf, int *part
 		rc = db_trace_store_empty(fi->db, &t);
 	} else {
 		*partial += nwarn > 0;
-		rc = store_steps(fi->db, &t, f, fi->V);
+		rc = store_steps(fi->db, &t, f, fi->V, sf->name.pp_rank);
 	}
 	if (nwarn && !fi->o->quiet)
 		warn("%s: %zu missing event%s (stage %d, rank %lld): %.*s", sf->wf->path, nwarn,
@@ -545,6 +553,8 @@ static int import_folder(struct db *db, const struct pptimer_opts *o, const stru
 		int m = fi.mb_count[1][c] > fi.mb_count[2][c] ? fi.mb_count[1][c]
 							      : fi.mb_count[2][c];
 		fi.mb_count[1][c] = fi.mb_count[2][c] = c < fi.V ? m : 0;
+		if (c < fi.V && m > counts->microbatches)
+			counts->microbatches = m;
 	}
 	for (int s = 0; s < fi.P && !rc; s++) {
 		if (!fi.sf[s].loaded)
@@ -558,6 +568,25 @@ static int import_folder(struct db *db, const struct pptimer_opts *o, const stru
 	for (int s = 0; s < fi.P; s++)
 		pptimer_file_release(&fi.sf[s].data);
 	free(fi.sf);
+	return rc;
+}
+
+/* The import's sizes (storage/db_import.h), for ppagg's topology and VPP:
+ * its identity is the canonical --input. 0 or PP_EDB. */
+static int record_import(struct db *db, const struct pptimer_opts *o, int microbatches)
+{
+	char *real = realpath(o->input, NULL);
+	int64_t removed;
+	struct db_import imp = {
+		.path = real ? real : o->input,
+		.format = "pp-timer",
+		.pp_size = o->pp_size,
+		.vpp_size = o->vpp_size > 0 ? o->vpp_size : 1,
+		.microbatches = microbatches,
+		.num_layers = o->layers,
+	};
+	int rc = db_import_record(db, &imp, false, &removed);
+	free(real);
 	return rc;
 }
 
@@ -592,6 +621,11 @@ int pptimer_run(const struct pptimer_opts *o)
 			rc = PP_EXIT_FATAL;
 			goto out;
 		}
+	}
+	if (n.ranks && record_import(db, o, n.microbatches)) {
+		error("cannot record the import: %s", db_errmsg(db));
+		rc = PP_EXIT_FATAL;
+		goto out;
 	}
 	if (!o->quiet)
 		printf("pp-timer: %d rank%s imported (%d with missing events, %d failed), "

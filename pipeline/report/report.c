@@ -24,18 +24,19 @@
  * user annotations come right after the comparison when no rank is in
  * Megatron mode (they are then the job's main summary), else last, after
  * what the categories tell (order()). */
-enum { S_COMPARE, S_ANNOT, S_WHATIF, NSECTIONS };
+enum { S_COMPARE, S_ANNOT, S_WHATIF, S_ADVICE, NSECTIONS };
 static const struct report_section sections[NSECTIONS] = {
 	[S_COMPARE] = { report_compare_files, report_compare_html, report_compare_headline },
 	[S_ANNOT] = { report_annot_files, report_annot_html, report_annot_headline },
 	[S_WHATIF] = { report_whatif_files, report_whatif_html, report_whatif_headline },
+	[S_ADVICE] = { report_advice_files, report_advice_html, report_advice_headline },
 };
 
 /* The sections of job in their order on index.html. */
 static void order(const struct agg_job *job, struct report_section *v)
 {
-	static const int generic[NSECTIONS] = { S_COMPARE, S_ANNOT, S_WHATIF };
-	static const int megatron[NSECTIONS] = { S_COMPARE, S_WHATIF, S_ANNOT };
+	static const int generic[NSECTIONS] = { S_COMPARE, S_ANNOT, S_WHATIF, S_ADVICE };
+	static const int megatron[NSECTIONS] = { S_COMPARE, S_WHATIF, S_ADVICE, S_ANNOT };
 	for (size_t k = 0; k < NSECTIONS; k++)
 		v[k] = sections[(job->annot.generic ? generic : megatron)[k]];
 }

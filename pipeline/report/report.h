@@ -17,6 +17,7 @@
 #define REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct agg_job;
 
@@ -39,5 +40,11 @@ struct report_opts {
  * number of charts gnuplot failed to render, or a negative PP_E* code after
  * printing why (a file that cannot be written, the database). */
 int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed);
+
+/* The schedule advisor's answer for job (agg/agg_advice.h) as a text
+ * table on f: the inputs, the calibration, one line per schedule, the best
+ * option (ppsim --from-db). Returns 0, or PP_ENOTFOUND after printing why
+ * there is none (no pipeline, or inputs it could not measure). */
+int report_advice_table(FILE *f, const struct agg_job *job);
 
 #endif

@@ -4,7 +4,8 @@
  * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
  * the pages (report_html.c), and the sections the analyses add to the
  * report (the comparison's: report_compare.c; the user annotations':
- * report_annot.c; the what-if's: report_whatif.c). Internal to pipeline/report/.
+ * report_annot.c; the what-if's: report_whatif.c; the advisor's:
+ * report_advice.c). Internal to pipeline/report/.
  */
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
@@ -95,6 +96,10 @@ enum report_file {
 	RF_WHATIF_JSON,          /* whatif/timeline.json: the same for Perfetto */
 	RF_ANNOT,                /* annotations: the user annotations */
 	RF_ANNOT_CSV,            /* annotations/annotations.csv: every name per group */
+	RF_ADVICE,               /* advice */
+	RF_ADVICE_CSV,           /* advice/advice.csv: the advice view */
+	RF_ADVICE_MEMORY_CSV,    /* advice/advice_memory.csv */
+	RF_ADVICE_CHART,         /* advice/step_memory: step time against memory */
 	RF_COMPARE,              /* compare: the comparison with a baseline */
 	RF_COMPARE_SUMMARY,      /* compare/summary.csv: the compare_summary view */
 	RF_COMPARE_CATEGORIES,   /* compare/categories.csv: compare_categories */
@@ -225,5 +230,11 @@ void report_annot_headline(const struct report *R, struct strbuf *sb);
 int report_whatif_files(struct report *R);
 void report_whatif_html(const struct report *R, struct strbuf *h);
 void report_whatif_headline(const struct report *R, struct strbuf *sb);
+
+/* ---- the schedule advisor (report_advice.c): a struct report_section ---- */
+
+int report_advice_files(struct report *R);
+void report_advice_html(const struct report *R, struct strbuf *h);
+void report_advice_headline(const struct report *R, struct strbuf *sb);
 
 #endif

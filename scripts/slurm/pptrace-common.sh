@@ -16,6 +16,20 @@
 #   pp_is_uint S           S is a decimal integer without sign
 #   pp_shard_db WORK I K   path of shard I of K in WORK
 #   pp_work_dir DB         the work folder for database DB: DIR/.NAME.slurm
+#   pp_job_key NAME        a job name made a file name: each character but
+#                          letters, digits, '.', '_' and '-' (and a leading
+#                          '.') becomes '_'; exit 1 when NAME is empty
+#   pp_baseline HIST KEY DB PIN
+#                          the baseline of database DB, the previous run of
+#                          job KEY (docs/cluster.md "Comparing each run with
+#                          the previous one"): the path in file PIN when it
+#                          holds one, else the database recorded in
+#                          HIST/KEY.last when it exists and is not DB (then
+#                          written to PIN, so that later folders of the same
+#                          run compare with the same baseline); exit 1 when
+#                          there is none, a reason on stdout
+#   pp_record_run HIST KEY DB
+#                          record DB as the last run of job KEY (atomic)
 # Scripts set PP_PROG (message prefix) and PP_HERE (their own folder) first.
 
 pp_log() {
@@ -86,4 +100,39 @@ pp_work_dir() {
 	dir=$(dirname -- "$1")
 	base=$(basename -- "$1")
 	printf '%s/.%s.slurm\n' "$dir" "$base"
+}
+
+pp_job_key() {
+	[ -n "$1" ] || return 1
+	printf '%s' "$1" | head -c 200 | tr -c 'A-Za-z0-9._-' '_' | sed 's/^\./_/'
+	printf '\n'
+}
+
+pp_baseline() {
+	local hist=$1 key=$2 db=$3 pin=$4 prev=""
+	if [ -s "$pin" ]; then
+		prev=$(head -n 1 "$pin")
+		[ -f "$prev" ] && { printf '%s\n' "$prev"; return 0; }
+		printf 'its baseline %s is gone\n' "$prev"
+		return 1
+	fi
+	[ -s "$hist/$key.last" ] || { printf 'no earlier run of %s recorded in %s\n' "$key" "$hist"; return 1; }
+	prev=$(head -n 1 "$hist/$key.last")
+	if [ ! -f "$prev" ]; then
+		printf 'the earlier run of %s, %s, is gone\n' "$key" "$prev"
+		return 1
+	fi
+	if [ "$(readlink -f -- "$prev")" = "$(readlink -f -- "$db")" ]; then
+		printf 'the earlier run of %s wrote this same database (give each run its own folder)\n' "$key"
+		return 1
+	fi
+	printf '%s\n' "$prev" >"$pin.tmp" 2>/dev/null && mv -f "$pin.tmp" "$pin"
+	printf '%s\n' "$prev"
+}
+
+pp_record_run() {
+	local hist=$1 key=$2 db
+	db=$(readlink -f -- "$3") || return 1
+	mkdir -p "$hist" 2>/dev/null || return 1
+	printf '%s\n' "$db" >"$hist/$key.last.$$" && mv -f "$hist/$key.last.$$" "$hist/$key.last"
 }

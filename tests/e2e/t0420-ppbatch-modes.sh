@@ -9,7 +9,7 @@ trace=a/iteration_1/rank_0000_iter_1.pt.trace.json
 
 ppbatch --format foo --input a 2>err.txt
 is "an unknown --format: exit 2" 2 $?
-is "... lists the formats" "ppbatch: error: invalid value 'foo' for --format: expected kineto, pp-timer or optrace" \
+is "... lists the formats" "ppbatch: error: invalid value 'foo' for --format: expected kineto, pp-timer, primus or optrace" \
 	"$(head -n 1 err.txt)"
 
 # --inspect wins over --format (and --format is still checked).

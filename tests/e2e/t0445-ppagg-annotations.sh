@@ -1,7 +1,7 @@
 #!/bin/bash
 # ppagg's table of user annotations (docs/ppagg.md "User annotations"): per
 # stage on a ppgen Megatron job given 25 annotations (the top 20 shown,
-# after the what-if), per rank on the real 8-rank generic job
+# last, after the what-if and the advisor), per rank on the real 8-rank generic job
 # (param/dlrm_kineto: first among the sections, the summary line's
 # headline), the CSV equal to the annotations view's sums, the section read
 # by headless Chromium, and an earlier run's CSV removed when the traces
@@ -59,7 +59,7 @@ annotate gen && ppbatch --input gen -q --force
 ppagg --base-folder gen --no-render 2>err
 is "annotated: ppagg exit 0" 0 $?
 ok_if "stderr counts the names" grep -q "^ppagg: annotations: 26 names with GPU time$" err
-is "Megatron mode: the annotations after the what-if" "whatif annotations " \
+is "Megatron mode: the annotations last, after the what-if and the advisor" "whatif advice annotations " \
 	"$(sections gen/pptrace/index.html)"
 ok_if "no headline in Megatron mode" sh -c '! grep -q "top annotation" err'
 is "every rank's 26 names" "4|26" "$(sql gen/pptrace.db "SELECT count(DISTINCT rank), count(DISTINCT name) FROM annotations")"

@@ -29,7 +29,7 @@ is "one ranks row per (step, rank), mode optrace" "704|optrace|0" \
 
 ppagg --db ar.db --out report --no-render >out 2>err
 is "ppagg --db: exit 0" 0 $?
-ok_if "its summary line has the headline" grep -q "; what-if: S 1.973, verdict worker, M_W 1.002 (1 worker), M_S -0.001; top workers: rank 0 (dp 0, stage 0) 1.973, rank 8 (dp 2, stage 0) 1.011, rank 12 (dp 3, stage 0) 1.011 (117216 ops in [0-9.]* s); report: report/index.html" err
+ok_if "its summary line has the headline" grep -q "; what-if: S 1.973, verdict worker, M_W 1.002 (1 worker), M_S -0.001; top workers: rank 0 (dp 0, stage 0) 1.973, rank 8 (dp 2, stage 0) 1.011, rank 12 (dp 3, stage 0) 1.011 (117216 ops in [0-9.]* s)\(; advice: [^;]*\)\?; report: report/index.html" err
 ok_if "the topology comes from the op trace" grep -q "topology from op trace: .*pp 4, dp 4" err
 
 # The views, as CSV, for the comparison.

@@ -15,7 +15,8 @@ ppagg --base-folder . -j 2 -q
 is "ppagg renders 1,024 ranks" 0 $?
 size=$(stat -c %s pptrace/index.html)
 ok_if "index.html is at most 2 MB ($size bytes)" test "$size" -le 2097152
-is "index.html: the overview's 5 images" 5 "$(grep -c '<img ' pptrace/index.html)"
+is "index.html: the overview's 5 images and the advisor's chart" 6 "$(grep -c '<img ' pptrace/index.html)"
+ok_if "... the advisor's chart among them" grep -q '<img src="advice/step_memory.png"' pptrace/index.html
 ok_if "details page: a row per rank" test "$(grep -c '<tr id="r' pptrace/iteration_15.html)" -eq 1024
 is "every PP group rendered" 64 "$(ls pptrace/iteration_15/pp_group_*/timeline.png | wc -l)"
 if ! command -v chromium >/dev/null; then
@@ -35,7 +36,7 @@ for page in index.html iteration_15.html; do
 	# The summary's images are above the fold: all of them load (the
 	# details page loads its images lazily).
 	[ "$page" = index.html ] &&
-		is "index.html: every image loads" 'data-images="5/5"' \
+		is "index.html: every image loads" 'data-images="6/6"' \
 			"$(grep -o 'data-images="[^"]*"' dom.html)"
 done
 done_testing

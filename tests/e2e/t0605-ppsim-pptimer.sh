@@ -7,29 +7,10 @@ mkdir -p vpp/iteration_3 plain/run
 ppsim --strategy interleave --devices 4 --stages 8 --microbatches 8 --forward 1.5 \
 	--backward 3.25 --json --no-visualization >il.json
 ppsim --devices 4 --microbatches 6 --json --no-visualization >pl.json
-python3 - <<'PY'
-import json
-def dump(sim, folder, P, V, drop=None):
-    for r in range(P):
-        ev = {}
-        for o in sim['ops']:
-            if o['device'] != r:
-                continue
-            name = 'forward' if o['type'] == 'F' else 'backward'
-            key = f"{name}-{o['stage'] // P}-{o['batch']}" if V > 1 else f"{name}-{o['batch']}"
-            ev[key + '-start'] = o['start'] + 0.125
-            ev[key + '-end'] = o['end'] + 0.125
-        ev['total-execution-time'] = sim['makespan']
-        if drop and r == drop[0]:
-            del ev[drop[1]]
-        vname = V if V > 1 else 'None'
-        for dp in (0, 1):
-            with open(f"{folder}/event_times_PP{P}_VPP{vname}_TPxCPxDP_rank_{dp}_pp_rank_{r}_rank_{r + P * dp}.json", 'w') as f:
-                json.dump(ev, f)
-dump(json.load(open('il.json')), 'vpp/iteration_3', 4, 2, drop=(2, 'backward-1-5-end'))
-dump(json.load(open('pl.json')), 'plain/run', 4, 1)
-open('vpp/iteration_3/notes.json', 'w').write('{}')
-PY
+dump="python3 $PP_ROOT/tests/e2e/pptimer-dump.py"
+$dump il.json vpp/iteration_3 4 2 --dp 2 --drop 2:backward-1-5-end && $dump pl.json plain/run 4 1 --dp 2 ||
+	{ echo "Bail out! the dumps"; exit 1; }
+echo '{}' >vpp/iteration_3/notes.json
 
 ppbatch --format pp-timer --input vpp --pp-size 4 --vpp-size 2 >o1.txt 2>e1.txt
 is "a missing event makes exit 1 (partial)" 1 "$?"

@@ -19,6 +19,7 @@
 #include "model/rank_result.h"
 #include "storage/db.h"
 #include "storage/db_agg.h"
+#include "storage/db_import.h"
 #include "storage/db_why.h"
 #include "storage/schema.h"
 #include "util/pp.h"
@@ -166,16 +167,16 @@ static void test_schema_created_and_versioned(void **state)
 	assert_rows(db, "PRAGMA wal_autocheckpoint", "256\n");
 	/* Created without syncs, but what follows is written with NORMAL (1). */
 	assert_rows(db, "PRAGMA synchronous", "1\n");
-	assert_rows(
-		db,
-		"SELECT name FROM sqlite_master WHERE type = 'view' "
-		"ORDER BY name",
-		"annotations\ncategory_stats\ncollective_ranks\ncollectives\ncompare_categories\n"
-		"compare_groups\ncompare_optypes\ncompare_ranks\ncompare_summary\ncomparison\n"
-		"critical_path\nkernels\nops\np2p\np2p_bubbles\np2p_hops\np2p_kernels\npipelines\n"
-		"pp_groups\n"
-		"rank_clocks\nrank_conflicts\nranks\nsteps\nstragglers\nwhatif\n"
-		"whatif_optypes\nwhatif_steps\nwhatif_workers\nwhy\n");
+	assert_rows(db,
+		    "SELECT name FROM sqlite_master WHERE type = 'view' "
+		    "ORDER BY name",
+		    "advice\nadvice_memory\nadvice_summary\nannotations\ncategory_stats\n"
+		    "collective_ranks\ncollectives\ncompare_categories\ncompare_groups\n"
+		    "compare_optypes\ncompare_ranks\ncompare_summary\ncomparison\n"
+		    "critical_path\nimports\nkernels\nops\np2p\np2p_bubbles\np2p_hops\n"
+		    "p2p_kernels\npipelines\npp_groups\nrank_clocks\nrank_conflicts\n"
+		    "ranks\nreadings\nsteps\nstragglers\nwgrad_steps\nwhatif\n"
+		    "whatif_optypes\nwhatif_steps\nwhatif_workers\nwhy\n");
 	assert_rows(db, "SELECT count(*), min(name), max(name) FROM optype_codes",
 		    "14|backward-compute|separate-grads-all-reduce\n");
 	db_close(db);
@@ -1148,6 +1149,99 @@ static void test_version_6_gets_the_why_views(void **state)
 	rm_db(path);
 }
 
+/* A version-6 file gets the imports' and the advisor's tables and views;
+ * its traces keep their rows. */
+static void test_version_6_gets_the_advice_views(void **state)
+{
+	char err[512], *path = tmp_db();
+	sqlite3 *c;
+	(void)state;
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	store_sample(db, "/x/iteration_15/rank_0003.json", 3);
+	db_close(db);
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(c,
+			     "DROP VIEW imports; DROP VIEW readings; DROP VIEW wgrad_steps;"
+			     " DROP VIEW advice; DROP VIEW advice_memory;"
+			     " DROP VIEW advice_summary; DROP TABLE import_t;"
+			     " DROP TABLE reading_t; DROP TABLE wgrad_t;"
+			     " DROP TABLE agg_advice; DROP TABLE agg_advice_memory;"
+			     " DROP TABLE agg_advice_run; PRAGMA user_version = 6",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(c);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "7\n");
+	assert_rows(db, "SELECT rank, bubble_ns FROM ranks", "3|450\n");
+	assert_rows(db,
+		    "SELECT (SELECT count(*) FROM imports) + (SELECT count(*) FROM readings) +"
+		    " (SELECT count(*) FROM wgrad_steps) + (SELECT count(*) FROM advice) +"
+		    " (SELECT count(*) FROM advice_memory) + (SELECT count(*) FROM advice_summary)",
+		    "0\n");
+	db_close(db);
+	rm_db(path);
+}
+
+/* An import owns the traces under "PATH#": recording it again deletes them
+ * with their readings and weight-gradient calls; readings of a path stored
+ * again are replaced; the views join them to their trace by path. */
+static void test_import_rows(void **state)
+{
+	char err[512], *path = tmp_db();
+	(void)state;
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	struct db_import imp = { .path = "/d",
+				 .format = "primus",
+				 .pp_size = 2,
+				 .vpp_size = 1,
+				 .microbatches = 4,
+				 .num_layers = 8 };
+	int64_t removed = -1;
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(db_bulk_begin(db), 0);
+		assert_int_equal(db_import_record(db, &imp, true, &removed), 0);
+		assert_int_equal(removed, round ? 2 : 0);
+		for (int s = 0; s < 2; s++) {
+			char p[32];
+			snprintf(p, sizeof(p), "/d#1/pp_rank_%d.json", s);
+			struct db_trace t = sample_trace(p, s);
+			t.has_header_rank = false;
+			t.has_name_rank = true;
+			t.name_rank = 4 * s;
+			struct db_reading r = { p, s, true, 3000 + s, s == 0, 80.5 };
+			struct db_wgrad w = { p, 0, 0, 1, 10, 20 + s };
+			assert_int_equal(db_trace_begin(db, &t), 0);
+			assert_int_equal(db_reading_add(db, &r), 0);
+			assert_int_equal(db_wgrad_add(db, &w), 0);
+			assert_int_equal(db_trace_commit(db), 0);
+		}
+		assert_int_equal(db_bulk_commit(db), 0);
+	}
+	assert_rows(
+		db,
+		"SELECT format, pp_size, vpp_size, dp_size, microbatches, num_layers FROM imports",
+		"primus|2|1|NULL|4|8\n");
+	assert_rows(
+		db,
+		"SELECT iteration, rank, stage, total_ns, memory_gib FROM readings ORDER BY rank",
+		"15|0|0|3000|80.5\n15|4|1|3001|NULL\n");
+	assert_rows(db, "SELECT rank, seq, chunk, mbs, wall_ns FROM wgrad_steps ORDER BY rank",
+		    "0|0|0|1|10\n4|0|0|1|11\n");
+	struct db_import_info info;
+	int found = 0;
+	assert_int_equal(db_import_latest(db, &info, &found), 0);
+	assert_int_equal(found, 1);
+	assert_string_equal(info.format, "primus");
+	assert_int_equal(info.pp_size, 2);
+	assert_int_equal(info.num_layers, 8);
+	db_close(db);
+	rm_db(path);
+}
+
 static int take_kernel(void *ctx, const struct db_why_kernel *k)
 {
 	strbuf_addf(ctx, "%lld %lld %lld %d %lld %lld %lld\n", (long long)k->trace_id,
@@ -1313,6 +1407,8 @@ int main(void)
 		cmocka_unit_test(test_version_5_is_migrated),
 		cmocka_unit_test(test_version_6_is_migrated),
 		cmocka_unit_test(test_version_6_gets_the_why_views),
+		cmocka_unit_test(test_version_6_gets_the_advice_views),
+		cmocka_unit_test(test_import_rows),
 		cmocka_unit_test(test_why_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
