@@ -7,9 +7,9 @@
  *   numbers → the render plan (the detailed iterations, then per
  *   iteration what the report shows) → one transaction rewriting
  *   pp_groups/pipelines/stragglers rows → the analyses, in the order of
- *   analyses[] (the what-if: agg_whatif.c; the schedule advisor:
- *   agg_advice.c; why the pipeline waits: agg_why.c; the comparison with
- *   a baseline: agg_compare.c), each
+ *   analyses[] (the user annotations: agg_annot.c; the what-if:
+ *   agg_whatif.c; the schedule advisor: agg_advice.c; why the pipeline
+ *   waits: agg_why.c; the comparison with a baseline: agg_compare.c), each
  *   storing its own rows.
  *
  * Missing ranks, failed ranks, rank conflicts and a missing topology
@@ -634,16 +634,29 @@ static int compare(struct run *R)
 	return 0;
 }
 
+/* The table of user annotations (agg_annot.h): its line on stderr. */
+static int annotations(struct run *R)
+{
+	struct agg_job *job = R->job;
+	struct agg_annot *a = &job->annot;
+	if (R->o->advise_only)
+		return 0;
+	int rc = agg_annot_run(job->db, job->its, job->niters, &job->topo, a);
+	if (rc)
+		return db_error(R, rc);
+	if (!R->o->quiet && a->nnames)
+		fprintf(stderr, "%s: annotations: %zu names with GPU time\n", pp_progname(),
+			a->nnames);
+	return 0;
+}
+
 /* The analyses that run after the numbers, in this order: each reads its
  * rows through storage, runs its engine, stores its rows, fills its member
  * of struct agg_job and says on stderr what it found (docs/architecture.md,
  * "Adding an analysis to ppagg"). Each returns 0, or a negative PP_E* code
  * after printing why, which stops ppagg. */
 static int (*const analyses[])(struct run *R) = {
-	whatif,
-	advise,
-	why,
-	compare,
+	annotations, whatif, advise, why, compare,
 };
 
 int agg_analyse(const struct agg_opts *o, struct agg_job *job)
@@ -658,6 +671,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 	agg_why_init(&job->why);
 	agg_compare_init(&job->compare);
 	agg_advice_init(&job->advice);
+	agg_annot_init(&job->annot);
 	resolve_paths(&R);
 	int rc = load(&R);
 	if (!rc)
@@ -685,6 +699,7 @@ void agg_job_release(struct agg_job *job)
 	free(job->timelines);
 	agg_compare_release(&job->compare);
 	agg_advice_release(&job->advice);
+	agg_annot_release(&job->annot);
 	db_close(job->db);
 	free(job->base);
 	free(job->db_path);

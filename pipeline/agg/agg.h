@@ -16,7 +16,8 @@
  * blocks, agg_timeline.h), agg_whatif.c (agg_whatif.h), agg_why.c
  * (agg_why.h), agg_compare.c and agg_compare_calc.c (the comparison with a
  * baseline, agg_compare.h), agg_advice.c (agg_advice.h), agg_import.c (an
- * import's topology), topology.c (topology.h). docs/architecture.md,
+ * import's topology), agg_annot.c (the user annotations, agg_annot.h),
+ * topology.c (topology.h). docs/architecture.md,
  * "Adding an analysis to ppagg", says
  * where a new analysis goes.
  */
@@ -27,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agg_annot.h"
 #include "agg_advice.h"
 #include "agg_compare.h"
 #include "agg_iter.h"
@@ -115,6 +117,7 @@ struct agg_job {
 	/* The comparison with a baseline (agg_compare.h); its
 	 * r.regression makes ppagg's exit status 4 (cmd/ppagg.c). */
 	struct agg_compare compare;
+	struct agg_annot annot; /* the table of user annotations (agg_annot.h) */
 };
 
 /* Analyses what o selects into job: opens the database, loads the

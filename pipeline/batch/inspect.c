@@ -733,8 +733,11 @@ static void print_text(const struct inspect *in, const struct file_result *f,
 		printf("%" PRId64, h->world_size);
 	else
 		printf("-");
-	printf(", backend %s, nccl %s\n", h->backend[0] ? h->backend : "-",
-	       h->nccl_version[0] ? h->nccl_version : "-");
+	printf(", backend %s, nccl %s, process groups %zu", h->backend[0] ? h->backend : "-",
+	       h->nccl_version[0] ? h->nccl_version : "-", h->npgs);
+	if (h->has_pg_count && h->pg_count != (int64_t)h->npgs)
+		printf(" of %" PRId64, h->pg_count);
+	printf("\n");
 	printf("  device      %s (%d listed), schema %s", h->device_name[0] ? h->device_name : "-",
 	       h->device_count, h->has_schema ? "" : "-");
 	if (h->has_schema)
@@ -858,6 +861,8 @@ static void print_json(const struct inspect *in, const struct file_result *f,
 	json_kv_i64(&sb, "world_size", h->has_world_size, h->world_size);
 	json_kv_str(&sb, "backend", h->backend[0] ? h->backend : NULL);
 	json_kv_str(&sb, "nccl_version", h->nccl_version[0] ? h->nccl_version : NULL);
+	strbuf_addf(&sb, ",\"process_groups\":%zu", h->npgs);
+	json_kv_i64(&sb, "pg_count", h->has_pg_count, h->pg_count);
 	json_kv_str(&sb, "device", h->device_name[0] ? h->device_name : NULL);
 	strbuf_addf(&sb, ",\"device_count\":%d", h->device_count);
 	json_kv_i64(&sb, "schema_version", h->has_schema, h->schema_version);

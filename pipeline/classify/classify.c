@@ -697,6 +697,97 @@ static void iterations(struct classify *c, struct rank_result *res, int64_t base
 	its->n = res->niterations = r->n;
 }
 
+static int cmp_pg_name(const void *pa, const void *pb)
+{
+	return strcmp((*(const struct trace_pg *const *)pa)->name,
+		      (*(const struct trace_pg *const *)pb)->name);
+}
+
+static int cmp_group(const struct cgroup *a, const struct cgroup *b)
+{
+	int d = strcmp(a->name, b->name);
+	if (!d)
+		d = strcmp(a->desc, b->desc);
+	return d ? d : strcmp(a->ranks, b->ranks);
+}
+
+/* The groups' order for finding equal ones: by name, description, ranks,
+ * then first seen. */
+static int cmp_group_at(const void *pa, const void *pb, void *ctx)
+{
+	const struct vec *v = ctx;
+	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+	int d = cmp_group(&VEC_AT(v, struct cgroup, ia), &VEC_AT(v, struct cgroup, ib));
+	return d ? d : (ia > ib) - (ia < ib);
+}
+
+/* Fills what a group's args lack of its description and ranks from the
+ * header's process-group table (pg_config), by name; what the args say
+ * stays (docs/classification.md "Process groups"). Groups that become
+ * equal are merged into the first seen, the kernels' and the CPU ranges'
+ * indices renumbered. Before anything reads a group index. */
+static void groups_fill(struct classify *c, const struct trace_header *h)
+{
+	size_t n = c->groups.n, m = 0;
+	bool filled = false;
+	if (!h || !h->npgs || !n)
+		return;
+	const struct trace_pg **by = arena_alloc(c->arena, h->npgs * sizeof(*by));
+	for (size_t j = 0; j < h->npgs; j++)
+		by[j] = &h->pgs[j];
+	qsort(by, h->npgs, sizeof(*by), cmp_pg_name); /* equal names: the first wins */
+	for (size_t i = 0; i < n; i++) {
+		struct cgroup *g = &VEC_AT(&c->groups, struct cgroup, i);
+		if (!g->name[0] || (g->desc[0] && g->ranks[0]))
+			continue;
+		struct trace_pg key = { g->name, "", "" };
+		const struct trace_pg *kp = &key,
+				      **f = bsearch(&kp, by, h->npgs, sizeof(*by), cmp_pg_name);
+		while (f && f > by && !strcmp(f[-1]->name, g->name))
+			f--;
+		if (!f)
+			continue;
+		if (!g->desc[0] && (*f)->desc[0]) {
+			g->desc = arena_strndup(c->arena, (*f)->desc, strlen((*f)->desc));
+			filled = true;
+		}
+		if (!g->ranks[0] && (*f)->ranks[0]) {
+			g->ranks = arena_strndup(c->arena, (*f)->ranks, strlen((*f)->ranks));
+			filled = true;
+		}
+	}
+	if (!filled)
+		return;
+	uint32_t *order = arena_alloc(c->arena, n * sizeof(*order));
+	int32_t *to = arena_alloc(c->arena, n * sizeof(*to));
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), cmp_group_at, &c->groups);
+	for (size_t i = 0; i < n; i++) /* each to the first seen of its equals */
+		to[order[i]] = i && !cmp_group(&VEC_AT(&c->groups, struct cgroup, order[i - 1]),
+					       &VEC_AT(&c->groups, struct cgroup, order[i]))
+				       ? to[order[i - 1]]
+				       : (int32_t)order[i];
+	for (size_t i = 0; i < n; i++) { /* compact, first-seen order kept */
+		if (to[i] != (int32_t)i) {
+			to[i] = to[to[i]];
+			continue;
+		}
+		VEC_AT(&c->groups, struct cgroup, m) = VEC_AT(&c->groups, struct cgroup, i);
+		to[i] = (int32_t)m++;
+	}
+	c->groups.n = m;
+	for (size_t i = 0; i < c->gpus.n; i++) {
+		struct rr_kernel *k = &VEC_AT(&c->gpus, struct rr_kernel, i);
+		if (k->pg >= 0)
+			k->pg = to[k->pg];
+	}
+	for (size_t i = 0; i < c->pgslices.n; i++) {
+		struct cpgslice *s = &VEC_AT(&c->pgslices, struct cpgslice, i);
+		s->pg = to[s->pg];
+	}
+}
+
 static void groups_out(struct classify *c, struct rank_result *res)
 {
 	res->ngroups = c->groups.n;
@@ -858,6 +949,7 @@ int classify_finish(struct classify *c, const struct trace_header *h, struct ran
 		return 0;
 	}
 	build_steps(c, res, base);
+	groups_fill(c, h);
 	pg_roots(c, &pg);
 	iterations(c, res, base, &its);
 	/* Attribute in place in the heap vector, drop what only attribution

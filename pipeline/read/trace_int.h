@@ -83,6 +83,8 @@ struct trace_reader {
 
 	struct trace_header hdr;
 	char *hdr_backend, *hdr_nccl, *hdr_device, *hdr_name;
+	struct trace_pg *pgs; /* hdr.pgs: npgs of pgs_alloc, strings malloc'd */
+	size_t pgs_alloc;
 	bool dev_name_set;
 
 	struct js_stack st;

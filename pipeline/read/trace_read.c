@@ -44,6 +44,7 @@
 #include "trace_int.h"
 #include "trace_values.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -430,6 +431,19 @@ struct trace_reader *trace_reader_open_mem(const void *buf, size_t len,
 	return r;
 }
 
+static void free_pgs(struct trace_reader *r)
+{
+	for (size_t i = 0; i < r->hdr.npgs; i++) {
+		free((char *)r->pgs[i].name);
+		free((char *)r->pgs[i].desc);
+		free((char *)r->pgs[i].ranks);
+	}
+	free(r->pgs);
+	r->pgs = NULL;
+	r->pgs_alloc = r->hdr.npgs = 0;
+	r->hdr.pgs = NULL;
+}
+
 void trace_reader_close(struct trace_reader *r)
 {
 	if (!r)
@@ -446,6 +460,7 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->hdr_nccl);
 	free(r->hdr_device);
 	free(r->hdr_name);
+	free_pgs(r);
 	js_stack_release(&r->st);
 	key_cache_free(r->kc_event);
 	key_cache_free(r->kc_args);
@@ -666,36 +681,29 @@ static int read_hdr_int(struct cx *c, const char **pp, int64_t *v, bool *has)
 	return rc;
 }
 
-static int parse_distributed_info(struct cx *c, const char **pp)
+/* The header's walkers: each_member() calls fn on every member of the
+ * object at *pp (its value at *pp after the key), each_element() on every
+ * element of the array at *pp; anything else is skipped. */
+typedef int member_fn(struct cx *c, const char **pp, const char *k, size_t kn, void *ctx);
+typedef int element_fn(struct cx *c, const char **pp, void *ctx);
+
+static int each_member(struct cx *c, const char **pp, member_fn *fn, void *ctx)
 {
-	struct trace_reader *r = c->r;
 	const char *p = *pp, *k;
 	size_t kn;
-	bool more = true;
+	bool more;
 	int rc;
 	if (*p != '{')
 		return skip_value(c, pp);
 	p++;
 	if ((rc = ws_need(c, &p, "a key or '}'")))
 		return rc;
-	if (*p == '}') {
-		*pp = p + 1;
-		return JS_OK;
-	}
+	more = *p != '}';
+	if (!more)
+		p++;
 	while (more) {
-		if ((rc = read_key(c, &p, &k, &kn, "a key string")))
-			return rc;
-		if (kn == 4 && !memcmp(k, "rank", 4))
-			rc = read_hdr_int(c, &p, &r->hdr.rank, &r->hdr.has_rank);
-		else if (kn == 10 && !memcmp(k, "world_size", 10))
-			rc = read_hdr_int(c, &p, &r->hdr.world_size, &r->hdr.has_world_size);
-		else if (kn == 7 && !memcmp(k, "backend", 7))
-			rc = read_hdr_string(c, &p, &r->hdr_backend, &r->hdr.backend);
-		else if (kn == 12 && !memcmp(k, "nccl_version", 12))
-			rc = read_hdr_string(c, &p, &r->hdr_nccl, &r->hdr.nccl_version);
-		else
-			rc = skip_value(c, &p);
-		if (rc || (rc = member_end(c, &p, '}', &more)))
+		if ((rc = read_key(c, &p, &k, &kn, "a key string")) ||
+		    (rc = fn(c, &p, k, kn, ctx)) || (rc = member_end(c, &p, '}', &more)))
 			return rc;
 		if (more && (rc = ws_need(c, &p, "a key string")))
 			return rc;
@@ -704,57 +712,161 @@ static int parse_distributed_info(struct cx *c, const char **pp)
 	return JS_OK;
 }
 
-/* deviceProperties: counts entries and takes the first entry's name. */
-static int parse_device_properties(struct cx *c, const char **pp)
+static int each_element(struct cx *c, const char **pp, element_fn *fn, void *ctx)
 {
-	struct trace_reader *r = c->r;
-	const char *p = *pp, *k;
-	size_t kn;
-	bool more = true, omore;
-	int rc, count = 0;
+	const char *p = *pp;
+	bool more;
+	int rc;
 	if (*p != '[')
 		return skip_value(c, pp);
 	p++;
 	if ((rc = ws_need(c, &p, "a value or ']'")))
 		return rc;
-	if (*p == ']') {
-		*pp = p + 1;
-		r->hdr.device_count = 0;
-		return JS_OK;
-	}
+	more = *p != ']';
+	if (!more)
+		p++;
 	while (more) {
-		if (*p == '{' && count == 0) {
-			p++;
-			if ((rc = ws_need(c, &p, "a key or '}'")))
-				return rc;
-			omore = *p != '}';
-			if (!omore)
-				p++;
-			while (omore) {
-				if ((rc = read_key(c, &p, &k, &kn, "a key string")))
-					return rc;
-				if (kn == 4 && !memcmp(k, "name", 4))
-					rc = read_hdr_string(c, &p, &r->hdr_device,
-							     &r->hdr.device_name);
-				else
-					rc = skip_value(c, &p);
-				if (rc || (rc = member_end(c, &p, '}', &omore)))
-					return rc;
-				if (omore && (rc = ws_need(c, &p, "a key string")))
-					return rc;
-			}
-		} else if ((rc = skip_value(c, &p))) {
-			return rc;
-		}
-		count++;
-		if ((rc = member_end(c, &p, ']', &more)))
+		if ((rc = fn(c, &p, ctx)) || (rc = member_end(c, &p, ']', &more)))
 			return rc;
 		if (more && (rc = ws_need(c, &p, "a value")))
 			return rc;
 	}
-	r->hdr.device_count = count;
 	*pp = p;
 	return JS_OK;
+}
+
+/* A list of ranks being formatted as "[0, 1]"; ok false once an element
+ * is not an integer. */
+struct rank_list {
+	struct strbuf sb;
+	bool ok;
+};
+
+static int rank_element(struct cx *c, const char **pp, void *ctx)
+{
+	struct rank_list *l = ctx;
+	int64_t v;
+	bool one;
+	int rc = read_int_field(c, pp, &v, &one);
+	if (!rc && one && l->ok)
+		strbuf_addf(&l->sb, "%s%lld", l->sb.len > 1 ? ", " : "", (long long)v);
+	l->ok &= one;
+	return rc;
+}
+
+/* One entry of pg_config being read. */
+struct pg_entry {
+	char *name, *desc;
+	struct rank_list ranks;
+	bool has_ranks;
+};
+
+static int pg_member(struct cx *c, const char **pp, const char *k, size_t kn, void *ctx)
+{
+	struct pg_entry *e = ctx;
+	const char *dummy;
+	if (kn == 7 && !memcmp(k, "pg_name", 7))
+		return read_hdr_string(c, pp, &e->name, &dummy);
+	if (kn == 7 && !memcmp(k, "pg_desc", 7))
+		return read_hdr_string(c, pp, &e->desc, &dummy);
+	if (kn == 5 && !memcmp(k, "ranks", 5)) {
+		strbuf_reset(&e->ranks.sb);
+		strbuf_addch(&e->ranks.sb, '[');
+		e->ranks.ok = **pp == '[';
+		e->has_ranks = true;
+		return each_element(c, pp, rank_element, &e->ranks);
+	}
+	return skip_value(c, pp);
+}
+
+/* An element of pg_config: an object becomes a struct trace_pg. */
+static int pg_element(struct cx *c, const char **pp, void *ctx)
+{
+	struct trace_reader *r = ctx;
+	struct pg_entry e = { NULL, NULL, { STRBUF_INIT, false }, false };
+	bool object = **pp == '{';
+	int rc = each_member(c, pp, pg_member, &e);
+	if (!rc && object) {
+		bool ok = e.has_ranks && e.ranks.ok;
+		if (ok)
+			strbuf_addch(&e.ranks.sb, ']');
+		if (r->hdr.npgs == r->pgs_alloc) {
+			r->pgs_alloc = r->pgs_alloc ? 2 * r->pgs_alloc : 16;
+			r->pgs = xrealloc(r->pgs, r->pgs_alloc * sizeof(*r->pgs));
+		}
+		r->pgs[r->hdr.npgs++] = (struct trace_pg){
+			e.name ? e.name : xstrdup(""),
+			e.desc ? e.desc : xstrdup(""),
+			ok ? strbuf_detach(&e.ranks.sb, NULL) : xstrdup(""),
+		};
+		r->hdr.pgs = r->pgs;
+		e.name = e.desc = NULL;
+	}
+	free(e.name);
+	free(e.desc);
+	strbuf_release(&e.ranks.sb);
+	return rc;
+}
+
+static int distributed_member(struct cx *c, const char **pp, const char *k, size_t kn, void *ctx)
+{
+	struct trace_reader *r = ctx;
+	if (kn == 4 && !memcmp(k, "rank", 4))
+		return read_hdr_int(c, pp, &r->hdr.rank, &r->hdr.has_rank);
+	if (kn == 10 && !memcmp(k, "world_size", 10))
+		return read_hdr_int(c, pp, &r->hdr.world_size, &r->hdr.has_world_size);
+	if (kn == 7 && !memcmp(k, "backend", 7))
+		return read_hdr_string(c, pp, &r->hdr_backend, &r->hdr.backend);
+	if (kn == 12 && !memcmp(k, "nccl_version", 12))
+		return read_hdr_string(c, pp, &r->hdr_nccl, &r->hdr.nccl_version);
+	if (kn == 8 && !memcmp(k, "pg_count", 8))
+		return read_hdr_int(c, pp, &r->hdr.pg_count, &r->hdr.has_pg_count);
+	if (kn == 9 && !memcmp(k, "pg_config", 9)) {
+		/* The process-group table. Parsed again whole when the value
+		 * did not fit the window (JS_MORE): the earlier entries go. */
+		free_pgs(r);
+		return each_element(c, pp, pg_element, r);
+	}
+	return skip_value(c, pp);
+}
+
+static int parse_distributed_info(struct cx *c, const char **pp)
+{
+	return each_member(c, pp, distributed_member, c->r);
+}
+
+/* deviceProperties: counts entries and takes the first entry's name. */
+struct devices {
+	struct trace_reader *r;
+	int count;
+};
+
+static int device_member(struct cx *c, const char **pp, const char *k, size_t kn, void *ctx)
+{
+	struct trace_reader *r = ctx;
+	if (kn == 4 && !memcmp(k, "name", 4))
+		return read_hdr_string(c, pp, &r->hdr_device, &r->hdr.device_name);
+	return skip_value(c, pp);
+}
+
+static int device_element(struct cx *c, const char **pp, void *ctx)
+{
+	struct devices *d = ctx;
+	int rc = d->count == 0 && **pp == '{' ? each_member(c, pp, device_member, d->r)
+					      : skip_value(c, pp);
+	d->count++;
+	return rc;
+}
+
+static int parse_device_properties(struct cx *c, const char **pp)
+{
+	struct devices d = { c->r, 0 };
+	if (**pp != '[')
+		return skip_value(c, pp);
+	int rc = each_element(c, pp, device_element, &d);
+	if (!rc)
+		c->r->hdr.device_count = d.count;
+	return rc;
 }
 
 static int parse_header_value(struct cx *c, const char **pp, const char *k, size_t kn)

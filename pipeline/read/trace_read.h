@@ -80,6 +80,15 @@ struct trace_event {
 };
 
 /* Header facts; complete only after trace_reader_next() returned 0. */
+/* One process group of distributedInfo.pg_config (PyTorch's process-group
+ * table), each string "" when absent or not a string. */
+struct trace_pg {
+	const char *name;  /* pg_name, e.g. "0" */
+	const char *desc;  /* pg_desc, e.g. "default_pg" */
+	const char *ranks; /* ranks, formatted as kernels' "Process Group Ranks"
+			    * args: "[0, 1]"; "" when not a list of integers */
+};
+
 struct trace_header {
 	bool has_rank, has_world_size, has_base_time, has_schema;
 	int64_t rank, world_size;
@@ -91,6 +100,12 @@ struct trace_header {
 	int device_count;         /* entries of deviceProperties */
 	const char *trace_name;   /* traceName or "" */
 	bool saw_trace_events;    /* the traceEvents key was found */
+	/* distributedInfo.pg_config, in its order (the reader owns them); the
+	 * header keys may follow traceEvents: complete only at the end. */
+	const struct trace_pg *pgs;
+	size_t npgs;
+	bool has_pg_count;
+	int64_t pg_count; /* distributedInfo.pg_count (every group of the job) */
 };
 
 struct trace_reader_opts {

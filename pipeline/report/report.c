@@ -21,13 +21,27 @@
 #include "util/pp.h"
 
 /* The analyses' parts of the report, in the order of their sections on
- * index.html (docs/architecture.md, "Adding an analysis to ppagg"). */
-static const struct report_section sections[] = {
-	{ report_compare_files, report_compare_html, report_compare_headline },
-	{ report_whatif_files, report_whatif_html, report_whatif_headline },
-	{ report_why_files, report_why_html, report_why_headline },
-	{ report_advice_files, report_advice_html, report_advice_headline },
+ * index.html (docs/architecture.md, "Adding an analysis to ppagg"). The
+ * user annotations come right after the comparison when no rank is in
+ * Megatron mode (they are then the job's main summary), else last, after
+ * what the categories tell (order()). */
+enum { S_COMPARE, S_ANNOT, S_WHATIF, S_WHY, S_ADVICE, NSECTIONS };
+static const struct report_section sections[NSECTIONS] = {
+	[S_COMPARE] = { report_compare_files, report_compare_html, report_compare_headline },
+	[S_ANNOT] = { report_annot_files, report_annot_html, report_annot_headline },
+	[S_WHATIF] = { report_whatif_files, report_whatif_html, report_whatif_headline },
+	[S_WHY] = { report_why_files, report_why_html, report_why_headline },
+	[S_ADVICE] = { report_advice_files, report_advice_html, report_advice_headline },
 };
+
+/* The sections of job in their order on index.html. */
+static void order(const struct agg_job *job, struct report_section *v)
+{
+	static const int generic[NSECTIONS] = { S_COMPARE, S_ANNOT, S_WHATIF, S_WHY, S_ADVICE };
+	static const int megatron[NSECTIONS] = { S_COMPARE, S_WHATIF, S_WHY, S_ADVICE, S_ANNOT };
+	for (size_t k = 0; k < NSECTIONS; k++)
+		v[k] = sections[(job->annot.generic ? generic : megatron)[k]];
+}
 
 /* Rank i of it: its folder, CSVs and charts. */
 static int rank_files(struct report *R, const struct agg_iter *it, size_t i,
@@ -119,12 +133,11 @@ static void summary(const struct report *R, int64_t t_files, double render_ms)
 
 int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed)
 {
-	struct report R = { .job = job,
-			    .o = o,
-			    .sections = sections,
-			    .nsections = sizeof(sections) / sizeof(sections[0]) };
+	struct report_section v[NSECTIONS];
+	struct report R = { .job = job, .o = o, .sections = v, .nsections = NSECTIONS };
 	double render_ms = 0;
 	*nfailed = 0;
+	order(job, v);
 	R.out = report_out(job, o);
 	int rc = write_files(&R);
 	int64_t t_files = pp_now_ns();

@@ -4,9 +4,9 @@
  * CSVs (report_csv.c), the charts (report_chart.c, report_overview.c) and
  * the pages (report_html.c), the trace-event JSON (report_trace.c), and
  * the sections the analyses add to the report (the comparison's:
- * report_compare.c; the what-if's: report_whatif.c; why the pipeline
- * waits: report_why.c; the advisor's: report_advice.c). Internal to
- * pipeline/report/.
+ * report_compare.c; the user annotations': report_annot.c; the what-if's:
+ * report_whatif.c; why the pipeline waits: report_why.c; the advisor's:
+ * report_advice.c). Internal to pipeline/report/.
  */
 #ifndef REPORT_INT_H
 #define REPORT_INT_H
@@ -95,6 +95,8 @@ enum report_file {
 	RF_WHATIF_SW,            /* whatif/sw: the S_w heatmap */
 	RF_WHATIF_STEP,          /* whatif/step: one step, measured and ideal */
 	RF_WHATIF_JSON,          /* whatif/timeline.json: the same for Perfetto */
+	RF_ANNOT,                /* annotations: the user annotations */
+	RF_ANNOT_CSV,            /* annotations/annotations.csv: every name per group */
 	RF_ADVICE,               /* advice */
 	RF_ADVICE_CSV,           /* advice/advice.csv: the advice view */
 	RF_ADVICE_MEMORY_CSV,    /* advice/advice_memory.csv */
@@ -277,6 +279,12 @@ int report_lane(struct report_lanes *l, long long s, long long e);
 int report_compare_files(struct report *R);
 void report_compare_html(const struct report *R, struct strbuf *h);
 void report_compare_headline(const struct report *R, struct strbuf *sb);
+
+/* ---- the user annotations (report_annot.c): a struct report_section ---- */
+
+int report_annot_files(struct report *R);
+void report_annot_html(const struct report *R, struct strbuf *h);
+void report_annot_headline(const struct report *R, struct strbuf *sb);
 
 /* ---- the what-if (report_whatif.c): a struct report_section ---- */
 

@@ -66,6 +66,8 @@ void report_rel(struct strbuf *sb, enum report_file f, int it, long id)
 	case RF_WHATIF_SW: in(sb, RF_WHATIF, it, id, "sw"); return;
 	case RF_WHATIF_STEP: in(sb, RF_WHATIF, it, id, "step"); return;
 	case RF_WHATIF_JSON: in(sb, RF_WHATIF, it, id, "timeline.json"); return;
+	case RF_ANNOT: strbuf_addstr(sb, "annotations"); return;
+	case RF_ANNOT_CSV: in(sb, RF_ANNOT, it, id, "annotations.csv"); return;
 	case RF_ADVICE: strbuf_addstr(sb, "advice"); return;
 	case RF_ADVICE_CSV: in(sb, RF_ADVICE, it, id, "advice.csv"); return;
 	case RF_ADVICE_MEMORY_CSV: in(sb, RF_ADVICE, it, id, "advice_memory.csv"); return;

@@ -99,7 +99,7 @@ ppbatch --inspect "$f" >text.txt
 is "text output exits 0" 0 "$?"
 is "text: events by ph" "  events      68692  (M 36, X 45420, f 15928, i 2, s 7306)" "$(grep '^  events      ' text.txt)"
 is "text: gpu events" "  gpu events  6095  (kernel 4350, gpu_memcpy 1600, gpu_memset 145)" "$(grep '^  gpu events' text.txt)"
-is "text: header" "  header      rank 0, world size 1, backend nccl, nccl 2.17.1" "$(grep '^  header' text.txt)"
+is "text: header" "  header      rank 0, world size 1, backend nccl, nccl 2.17.1, process groups 1" "$(grep '^  header' text.txt)"
 is "text: span, exact ns" "  time span   1712195495406752797 .. 1712195496004644183 ns (0.597891 s)" "$(grep '^  time span' text.txt)"
 ok_if "text: named main thread" grep -q 'tid 1102 .* thread 1102 (pt_main_thread)' text.txt
 done_testing

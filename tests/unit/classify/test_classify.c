@@ -757,6 +757,59 @@ static const char json_fixture[] =
 	"\"[0, 8]\"}}\n"
 	"], \"baseTimeNanoseconds\": 1000000000}";
 
+/* A kernel with only "Process Group Name" takes the description and ranks
+ * of the header's pg_config entry of its name (the header after the
+ * events); a kernel's own description stays; groups equal once filled are
+ * one; a name the header lacks stays as it is. */
+static void test_groups_from_header(void **state)
+{
+	(void)state;
+#define K(ts, args)                                                                              \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\"," \
+	"\"ts\":" #ts ",\"dur\":1,\"args\":{\"stream\":7,\"Process Group Name\":" args "}}"
+	static const char json[] = "{\"traceEvents\":[" K(10, "\"1\"") "," K(
+		20,
+		"\"1\",\"Process Group Description\":"
+		"\"DATA_PARALLEL_GROUP\",\"Process Group "
+		"Ranks\":\"[0, 8]\"") "," K(30,
+					    "\"1\",\"Process Group "
+					    "Description\":\"mine\"") "," K(40,
+									    "\"9\"") "],\"distributedInfo\":{\"pg_config\":[{\"pg_name\":\"1\",\"pg_desc\":"
+										     "\"DATA_PARALLEL_GROUP\",\"ranks\":[0,8]}]}}";
+#undef K
+	struct arena a = ARENA_INIT;
+	struct trace_reader_opts o = { .salvage = false };
+	struct trace_reader *rd = trace_reader_open_mem(json, sizeof(json) - 1, &o);
+	char err[256];
+	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct classify *c = classify_new(pats, &a);
+	struct trace_event ev;
+	struct rank_result *r;
+	int rc;
+	while ((rc = trace_reader_next(rd, &ev)) == 1)
+		classify_feed(c, &ev);
+	assert_int_equal(rc, 0);
+	assert_int_equal(classify_finish(c, trace_reader_header(rd), &r), 0);
+	classify_free(c);
+	assert_int_equal(r->nkernels, 4);
+	assert_int_equal(r->ngroups, 3);
+	const struct rr_group *g0 = &r->groups[r->kernels[0].pg];
+	assert_int_equal(r->kernels[0].pg, r->kernels[1].pg);
+	assert_string_equal(g0->name, "1");
+	assert_string_equal(g0->desc, "DATA_PARALLEL_GROUP");
+	assert_string_equal(g0->ranks, "[0, 8]");
+	assert_int_equal(g0->kind, RR_PG_DP);
+	assert_int_equal(g0->kernels, 2);
+	assert_string_equal(r->groups[r->kernels[2].pg].desc, "mine");
+	assert_string_equal(r->groups[r->kernels[2].pg].ranks, "[0, 8]");
+	assert_string_equal(r->groups[r->kernels[3].pg].name, "9");
+	assert_string_equal(r->groups[r->kernels[3].pg].desc, "");
+	assert_string_equal(r->groups[r->kernels[3].pg].ranks, "");
+	trace_reader_close(rd);
+	patterns_free(pats);
+	arena_release(&a);
+}
+
 static void test_reader_fixture(void **state)
 {
 	(void)state;
@@ -977,6 +1030,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_patterns_defaults_and_config);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_label_vpp_interleaved);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reader_fixture);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_groups_from_header);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_arena_adopt);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_name_with_nul);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cmap_dense_and_sparse);

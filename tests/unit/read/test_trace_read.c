@@ -590,6 +590,50 @@ static void test_header_before_and_after(void **state)
 	trace_reader_close(r);
 }
 
+/* distributedInfo.pg_config after traceEvents: each entry's name,
+ * description and ranks as "[0, 1]"; a list with a non-integer gives no
+ * ranks, an entry that is not an object is skipped; in a small window (the
+ * value parsed again when it did not fit) the same. */
+static void test_header_pg_config(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\":[{\"ph\":\"X\"}],\"distributedInfo\":{\"rank\":1,"
+			   "\"pg_count\":300,\"pg_config\":[{\"pg_name\":\"0\",\"pg_desc\":"
+			   "\"default_pg\",\"backend_config\":\"cuda:nccl\",\"pg_size\":2,"
+			   "\"ranks\":[0, 1]},{\"ranks\":[2,\"x\",3],\"pg_name\":\"1\"},7,"
+			   "{\"pg_name\":\"a\\u0062\",\"ranks\":[]}");
+	for (int i = 0; i < 200; i++)
+		strbuf_addf(&sb,
+			    ",{\"pg_name\":\"g%d\",\"pg_desc\":\"TENSOR_MODEL_PARALLEL_GROUP\","
+			    "\"ranks\":[%d,%d,%d]}",
+			    i, i, i + 1000, i + 2000);
+	strbuf_addstr(&sb, "]}}");
+	for (int pass = 0; pass < 2; pass++) {
+		struct trace_reader_opts o = { .window_bytes = pass ? 64 : 0 };
+		struct trace_reader *r = trace_reader_open_mem(sb.buf, sb.len, &o);
+		struct trace_event ev;
+		assert_int_equal(trace_reader_next(r, &ev), 1);
+		assert_int_equal(trace_reader_next(r, &ev), 0);
+		const struct trace_header *h = trace_reader_header(r);
+		assert_int_equal(h->npgs, 203);
+		assert_true(h->has_pg_count);
+		assert_int_equal(h->pg_count, 300);
+		assert_string_equal(h->pgs[0].name, "0");
+		assert_string_equal(h->pgs[0].desc, "default_pg");
+		assert_string_equal(h->pgs[0].ranks, "[0, 1]");
+		assert_string_equal(h->pgs[1].name, "1");
+		assert_string_equal(h->pgs[1].desc, "");
+		assert_string_equal(h->pgs[1].ranks, "");
+		assert_string_equal(h->pgs[2].name, "ab");
+		assert_string_equal(h->pgs[2].ranks, "[]");
+		assert_string_equal(h->pgs[202].name, "g199");
+		assert_string_equal(h->pgs[202].ranks, "[199, 1199, 2199]");
+		trace_reader_close(r);
+	}
+	strbuf_release(&sb);
+}
+
 static void test_comm_args(void **state)
 {
 	(void)state;
@@ -1423,6 +1467,7 @@ int main(void)
 		cmocka_unit_test(test_huge_name),
 		cmocka_unit_test(test_time_forms),
 		cmocka_unit_test(test_header_before_and_after),
+		cmocka_unit_test(test_header_pg_config),
 		cmocka_unit_test(test_comm_args),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_gzip_zlib),

@@ -51,6 +51,8 @@ static void test_paths(void **state)
 	expect_rel(RF_WHY, 0, 0, "why");
 	expect_rel(RF_WHY_HOPS, 0, 0, "why/hops");
 	expect_rel(RF_WHY_JSON, 0, 0, "why/ranks.json");
+	expect_rel(RF_ANNOT, 0, 0, "annotations");
+	expect_rel(RF_ANNOT_CSV, 0, 0, "annotations/annotations.csv");
 	assert_string_equal(report_leaf("iteration_3/pp_group_2/timeline"), "timeline");
 	assert_string_equal(report_leaf("index.html"), "index.html");
 }
