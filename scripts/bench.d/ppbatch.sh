@@ -18,6 +18,12 @@
 #                              >= 32 ranks, >= 4 GB, --processes 1 vs 2,
 #                              alternately, medians of 5 (BENCH_ROUNDS)
 #   ppbatch_db_ratio_pct       database bytes / trace bytes (every kernel)
+#   ppbatch_base_*             the same figures of a build of an older commit
+#                              (PPBATCH_BASE_COMMIT, default fe95627:
+#                              scripts/bench-base builds it once), run
+#                              alternately with the current build in every
+#                              round, and _vs_base: its median wall time over
+#                              the current build's (> 1: the current is faster)
 # Sizes: PPBATCH_BENCH_BIG_MB (default 1000), PPBATCH_BENCH_TREE_GB (4).
 set -eu
 : "${BENCH_WORK:?run through scripts/bench}" "${BENCH_RESULTS:?}"
@@ -40,57 +46,98 @@ if [ ! -f "$big/.done-$big_mb" ]; then
 fi
 trace=$(ls "$big"/iteration_1/*.json)
 tb=$(stat -c %s "$trace")
+# The build of an older commit timed beside this one (the goal of one
+# worker's speed is a ratio to it, measured in the same run).
+base_commit=${PPBATCH_BASE_COMMIT:-fe95627}
+base_bin=
+if [ "$base_commit" != none ]; then
+	base_bin=$(scripts/bench-base "$base_commit" 2>"$W/base.err") || base_bin=
+	if [ -n "$base_bin" ]; then
+		echo "# ppbatch base: $base_commit ($base_bin), run alternately with the current build" >>"$BENCH_RESULTS"
+	else
+		echo "# ppbatch base: skipped: $(tail -1 "$W/base.err")" | tee -a "$BENCH_RESULTS"
+	fi
+fi
+bins=("$PP_BIN")
+[ -z "$base_bin" ] || bins+=("$base_bin")
 # The worker alone (the protocol of pipeline/batch/worker.h), for its own RSS;
-# median of BENCH_ROUNDS (default 5) by wall time.
-# worker_runs TASK WHAT [DB]: the rounds of one task; prints the median
-# round's "wall user sys maxrss_kb". Each round stores into a new big.db;
-# or, given DB, into DB made once before the rounds (as in a run, where the
-# coordinator creates it: its creation is not timed), replacing the trace.
+# median of BENCH_ROUNDS (default 5) by wall time, each build of bins[] in
+# every round (the first one first in odd rounds, last in even ones).
+# worker_runs TASK WHAT [DB]: the rounds of one task; writes the median
+# round's "wall user sys maxrss_kb" of build b to $W/median.b. Each round
+# stores into a new database; or, given DB, into DB (DB.b for build b) made
+# once before the rounds by that build (as in a run, where the coordinator
+# creates it: its creation is not timed), replacing the trace.
 worker_runs() {
 	[[ ${BENCH_ROUNDS:-5} =~ ^[1-9][0-9]*$ ]] || {
 		echo "ppbatch.sh: error: BENCH_ROUNDS '$BENCH_ROUNDS' is not a number of runs (1 or more)" >&2
 		exit 1
 	}
-	local db=${3:-$W/big.db}
-	rm -f "$W/worker.times"
-	if [ -n "${3:-}" ]; then
-		rm -f "$db"*
-		ppbatch --worker --db "$db" <"$1" >"$W/reply"
-	fi
-	for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
-		[ -n "${3:-}" ] || rm -f "$db"*
-		sync
-		/usr/bin/time -f '%e %U %S %M' -o "$W/time" ppbatch --worker --db "$db" <"$1" >"$W/reply"
-		grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker failed$2: $(cat "$W/reply")" >&2; exit 1; }
-		cat "$W/time" >>"$W/worker.times"
+	local b round order
+	for b in "${!bins[@]}"; do
+		rm -f "$W/worker.times.$b"
+		if [ -n "${3:-}" ]; then
+			rm -f "$3.$b"*
+			"${bins[$b]}/ppbatch" --worker --db "$3.$b" <"$1" >"$W/reply"
+		fi
 	done
-	sort -n "$W/worker.times" | sed -n "$(((${BENCH_ROUNDS:-5} + 1) / 2))p"
+	for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
+		order=("${!bins[@]}")
+		((round % 2)) || order=($(printf '%s\n' "${order[@]}" | tac))
+		for b in "${order[@]}"; do
+			local db=${3:-$W/big.db}.$b
+			[ -n "${3:-}" ] || rm -f "$db"*
+			sync
+			/usr/bin/time -f '%e %U %S %M' -o "$W/time" "${bins[$b]}/ppbatch" --worker --db "$db" <"$1" >"$W/reply"
+			grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker (${bins[$b]}) failed$2: $(cat "$W/reply")" >&2; exit 1; }
+			cat "$W/time" >>"$W/worker.times.$b"
+		done
+	done
+	for b in "${!bins[@]}"; do
+		sort -n "$W/worker.times.$b" | sed -n "$(((${BENCH_ROUNDS:-5} + 1) / 2))p" >"$W/median.$b"
+	done
+}
+# put_base NAME BYTES: the base build's GB/s (wall and CPU) of the last
+# worker_runs, and the ratio of its median wall time to the current one's.
+put_base() {
+	[ -n "$base_bin" ] || return 0
+	local wall0 wall usr sys
+	read -r wall0 _ <"$W/median.0"
+	read -r wall usr sys _ <"$W/median.1"
+	put "ppbatch_base_$1_gbps" "$(awk -v b="$2" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+	put "ppbatch_base_$1_cpu_gbps" "$(awk -v b="$2" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
+	put "ppbatch_$1_vs_base" "$(awk -v a="$wall" -v c="$wall0" 'BEGIN{printf "%.2f", a/c}')" x
 }
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$trace" "$tb" >"$W/task"
 # Every input in the page cache as a first read from disk leaves it
 # (scripts/bench-cache; docs/reader.md, "The page cache's state").
 scripts/bench-cache read "$trace"
-read -r wall usr sys rss_kb < <(worker_runs "$W/task" "") || exit 1
+worker_runs "$W/task" ""
+read -r wall usr sys rss_kb <"$W/median.0"
 put ppbatch_trace_mb "$(awk -v b="$tb" 'BEGIN{printf "%.0f", b/1e6}')" MB
 put ppbatch_1worker_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 put ppbatch_worker_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
 put ppbatch_worker_rss_target_mib "$(awk -v b="$tb" 'BEGIN{printf "%.1f", 64 + b*0.1/1048576}')" MiB
-put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db"*)" -v b="$tb" 'BEGIN{printf "%.2f", 100*d/b}')" %
+put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db.0"*)" -v b="$tb" 'BEGIN{printf "%.2f", 100*d/b}')" %
+put_base 1worker "$tb"
 # The same worker on the gzip file (ISA-L's inflate when built in), kept
 # outside the tree that the whole-command run below walks.
 gz="$W/big-$big_mb.json.gz"
 [ -s "$gz" ] || gzip -6 -c "$trace" >"$gz"
 scripts/bench-cache read "$gz"
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
-read -r wall usr sys rss_kb < <(worker_runs "$W/gztask" " on gzip") || exit 1
+worker_runs "$W/gztask" " on gzip"
+read -r wall usr sys rss_kb <"$W/median.0"
 put ppbatch_1worker_gzip_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_gzip_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 put ppbatch_worker_gzip_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
+put_base 1worker_gzip "$tb"
 # The same worker on the trace as a program writing 8 KiB at a time leaves
 # it in the page cache (small folios: more system time in the reader).
 scripts/bench-cache written "$trace"
-read -r wall usr sys rss_kb < <(worker_runs "$W/task" " on the written trace") || exit 1
+worker_runs "$W/task" " on the written trace"
+read -r wall usr sys rss_kb <"$W/median.0"
 put ppbatch_1worker_written_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_written_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 scripts/bench-cache read "$trace"
@@ -114,10 +161,12 @@ if [ -f "$real" ]; then
 	scripts/bench-cache read "$W/real.json"
 	rb=$(stat -c %s "$W/real.json")
 	printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$W/real.json" "$W/real.json" "$W/real.json" "$rb" >"$W/rtask"
-	read -r wall _ < <(worker_runs "$W/rtask" " on the real trace" "$W/real.db") || exit 1
+	worker_runs "$W/rtask" " on the real trace" "$W/real.db"
+	read -r wall _ <"$W/median.0"
 	put ppbatch_real_trace_mb "$(awk -v b="$rb" 'BEGIN{printf "%.0f", b/1e6}')" MB
-	put ppbatch_real_bytes_per_kernel "$(sqlite3 "$W/real.db" 'SELECT count(*) FROM kernels' | awk -v b="$rb" '{printf "%.0f", b/$1}')" bytes
+	put ppbatch_real_bytes_per_kernel "$(sqlite3 "$W/real.db.0" 'SELECT count(*) FROM kernels' | awk -v b="$rb" '{printf "%.0f", b/$1}')" bytes
 	put ppbatch_real_gbps "$(awk -v b="$rb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+	put_base real "$rb"
 fi
 
 # A tree of >= 32 ranks and >= tree_gb GB: pp 4 x dp 8 ranks, one iteration.
@@ -136,26 +185,39 @@ put ppbatch_tree_ranks "$(ls "$tree"/iteration_1 | wc -l)" ranks
 put ppbatch_tree_gb "$(awk -v b="$tbytes" 'BEGIN{printf "%.2f", b/1e9}')" GB
 # -j 1 and -j 2 alternately, BENCH_ROUNDS rounds (default 5), medians:
 # this machine's speed drifts by tens of percent from minute to minute, so
-# the two are compared within one stretch of time.
+# the two are compared within one stretch of time; the base build's runs
+# (when there is one) alternate with them.
 scripts/bench-cache read "$tree"/iteration_1/*.json
-rm -f "$W"/tree[12].times
+rm -f "$W"/tree*.times
 for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
-	for p in 1 2; do
-		rm -f "$W/tree$p.db"*
-		sync
-		/usr/bin/time -f '%e %U %S' -o "$W/time" \
-			ppbatch --input "$tree" --db "$W/tree$p.db" --processes $p --quiet
-		read -r wall usr sys <"$W/time"
-		echo "$wall $(awk -v u="$usr" -v s="$sys" 'BEGIN{printf "%.2f", u+s}')" >>"$W/tree$p.times"
+	for b in "${!bins[@]}"; do
+		for p in 1 2; do
+			rm -f "$W/tree$p.db"*
+			sync
+			/usr/bin/time -f '%e %U %S' -o "$W/time" \
+				"${bins[$b]}/ppbatch" --input "$tree" --db "$W/tree$p.db" --processes $p --quiet
+			read -r wall usr sys <"$W/time"
+			echo "$wall $(awk -v u="$usr" -v s="$sys" 'BEGIN{printf "%.2f", u+s}')" >>"$W/tree$p.$b.times"
+		done
+		[ "$b" != 0 ] || put_db_ratio=$(awk -v d="$(bytes_of "$W/tree2.db"*)" -v b="$tbytes" 'BEGIN{printf "%.2f", 100*d/b}')
 	done
 done
-for p in 1 2; do
-	read -r wall cpu < <(sort -n "$W/tree$p.times" | sed -n "$(((${BENCH_ROUNDS:-5} + 1) / 2))p")
-	eval "wall$p=$wall"
-	put "ppbatch_tree_p${p}_gbps" "$(awk -v b="$tbytes" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
-	put "ppbatch_tree_p${p}_cpu_s" "$cpu" s
-	rm -f "$W/tree$p.times"
+declare -A twall
+for b in "${!bins[@]}"; do
+	pre=ppbatch
+	[ "$b" = 0 ] || pre=ppbatch_base
+	for p in 1 2; do
+		read -r wall cpu < <(sort -n "$W/tree$p.$b.times" | sed -n "$(((${BENCH_ROUNDS:-5} + 1) / 2))p")
+		twall[$p.$b]=$wall
+		put "${pre}_tree_p${p}_gbps" "$(awk -v b="$tbytes" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+		put "${pre}_tree_p${p}_cpu_s" "$cpu" s
+		rm -f "$W/tree$p.$b.times"
+	done
+	put "${pre}_p2_speedup" "$(awk -v a="${twall[1.$b]}" -v b="${twall[2.$b]}" 'BEGIN{printf "%.2f", a/b}')" x
 done
-put ppbatch_p2_speedup "$(awk -v a="$wall1" -v b="$wall2" 'BEGIN{printf "%.2f", a/b}')" x
-put ppbatch_db_ratio_pct "$(awk -v d="$(bytes_of "$W/tree2.db"*)" -v b="$tbytes" 'BEGIN{printf "%.2f", 100*d/b}')" %
+if [ -n "$base_bin" ]; then
+	put ppbatch_tree_p1_vs_base "$(awk -v a="${twall[1.1]}" -v c="${twall[1.0]}" 'BEGIN{printf "%.2f", a/c}')" x
+	put ppbatch_tree_p2_vs_base "$(awk -v a="${twall[2.1]}" -v c="${twall[2.0]}" 'BEGIN{printf "%.2f", a/c}')" x
+fi
+put ppbatch_db_ratio_pct "$put_db_ratio" %
 put ppbatch_loadavg "$(cut -d' ' -f1 /proc/loadavg)" load
