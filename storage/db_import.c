@@ -42,14 +42,21 @@ static void bind_size(sqlite3_stmt *st, int i, int v)
 		sqlite3_bind_int(st, i, v);
 }
 
-/* Deletes the rows of table (reading_t or wgrad_t) whose path starts with
- * prefix (ending in '#'). */
-static int delete_under(struct db *db, const char *sql, const char *prefix)
+/* The rows of an import's tables whose path is in [?1, ?2). */
+enum { DEL_READINGS, DEL_WGRAD };
+static const char *const delete_sql[] = {
+	[DEL_READINGS] = "DELETE FROM reading_t WHERE path >= ?1 AND path < ?2",
+	[DEL_WGRAD] = "DELETE FROM wgrad_t WHERE path >= ?1 AND path < ?2",
+};
+
+/* Deletes the rows of table (DEL_*) whose path starts with prefix (ending
+ * in '#'). */
+static int delete_under(struct db *db, int table, const char *prefix)
 {
 	sqlite3_stmt *st;
 	char *hi = xstrdup(prefix);
 	hi[strlen(hi) - 1]++;
-	int rc = prepare(db, sql, &st, "cannot delete an import's rows");
+	int rc = prepare(db, delete_sql[table], &st, "cannot delete an import's rows");
 	if (!rc) {
 		db_bind_text(st, 1, prefix);
 		db_bind_text(st, 2, hi);
@@ -101,11 +108,9 @@ int db_import_record(struct db *db, const struct db_import *imp, bool own_traces
 	strbuf_addf(&prefix, "%s#", imp->path);
 	rc = db_delete_traces_under(db, prefix.buf, removed);
 	if (!rc)
-		rc = delete_under(db, "DELETE FROM reading_t WHERE path >= ?1 AND path < ?2",
-				  prefix.buf);
+		rc = delete_under(db, DEL_READINGS, prefix.buf);
 	if (!rc)
-		rc = delete_under(db, "DELETE FROM wgrad_t WHERE path >= ?1 AND path < ?2",
-				  prefix.buf);
+		rc = delete_under(db, DEL_WGRAD, prefix.buf);
 	if (!rc)
 		rc = insert_import(db, imp);
 	strbuf_release(&prefix);

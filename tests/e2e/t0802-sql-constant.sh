@@ -18,4 +18,21 @@ void f(sqlite3 *db, const char *name, sqlite3_stmt **st) {
 }
 C
 is "the checker flags formatted SQL" 3 "$(python3 "$RELIAB/check_sql.py" "$T/bad" 2>/dev/null | wc -l)"
+# A function-like macro of literals and its parameter is a constant when
+# given a literal, not when given a variable or when its body holds one.
+cat >"$T/bad/storage/x.c" <<'C'
+#define Q(where) \
+	"SELECT a FROM t" \
+	" WHERE " where
+#define R(where) \
+	"SELECT a FROM t" \
+	" WHERE " where extra
+void f(sqlite3 *db, const char *name, sqlite3_stmt **st) {
+	sqlite3_prepare_v2(db, Q("a = ?1"), -1, st, NULL);
+	sqlite3_prepare_v2(db, Q(name), -1, st, NULL);
+	sqlite3_prepare_v2(db, R("a = ?1"), -1, st, NULL);
+}
+C
+is "... a macro given a variable, a macro holding one" "x.c:9 x.c:10" \
+	"$(python3 "$RELIAB/check_sql.py" "$T/bad" 2>/dev/null | cut -d: -f1,2 | sed 's|.*/||' | paste -sd' ')"
 done_testing

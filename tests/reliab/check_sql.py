@@ -6,7 +6,8 @@
 Scans cmd/ pipeline/ storage/ *.c and prints one line per violation:
   - a sqlite3_prepare*/sqlite3_exec call whose SQL argument is not provably
     constant: a string literal, a macro or `const char` object initialised
-    with literals in the same file, an element or member of a `static const`
+    with literals in the same file, a function-like macro made of literals
+    and its parameters given constants, an element or member of a `static const`
     table, or a parameter of a static helper whose every call in the file
     passes such a constant;
   - any use of sqlite3_mprintf/vmprintf/snprintf/sqlite3_str_* (SQL text
@@ -117,6 +118,26 @@ def constant(expr, src, seen=()):
         return items_constant(expr, src, seen)
     if expr == "NULL" or re.match(r"^\d+$", expr) or LIT.match(expr):
         return True
+    # NAME(args) of a function-like macro whose body is literals and its
+    # parameters: constant when every argument is
+    call = re.match(r"^([A-Za-z_]\w*)\s*\((.*)\)$", expr, re.S)
+    if call and call.group(1) not in seen:
+        d = re.search(r"^\s*#\s*define\s+%s\(([\w\s,]*)\)(.*)$" % re.escape(call.group(1)),
+                      src, re.M)
+        if d:
+            params = [x.strip() for x in d.group(1).split(",") if x.strip()]
+            # The body's continued lines end in the blank strip_comments()
+            # left of their backslash (clang-format leaves no other).
+            text, end = d.group(2), d.end()
+            while text.endswith(" ") and end < len(src):
+                nxt = src.find("\n", end + 1)
+                nxt = len(src) if nxt < 0 else nxt
+                text, end = text + src[end + 1:nxt], nxt
+            body = TOKEN.findall(text)
+            args = args_of(call.group(2) + ")", 0)
+            return len(args) == len(params) and \
+                all(t.startswith('"') or t in params for t in body) and \
+                all(constant(a, src, seen + (call.group(1),)) for a in args)
     toks = TOKEN.findall(expr)
     # "text" MACRO "text": literals and macros that expand to literals
     if len(toks) > 1 and all(t.startswith('"') or re.match(r"^[A-Za-z_]\w*$", t) for t in toks):
