@@ -48,11 +48,12 @@ import re, subprocess, sys, time
 text, db, n = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
 # Each command starts at a line "sqlite3 ..." and runs to the next comment,
 # blank line or sqlite3 line; the comment above names it.
-cmds, what = [], ""
+cmds, what, prev = [], "", ""
 for block in re.split(r"\n(?=sqlite3 |#)", text):
-    if block.startswith("#"):
+    if block.startswith("#") and not prev.startswith("#"):
         what = block.splitlines()[0][2:]
-    elif block.startswith("sqlite3 "):
+    prev = block
+    if block.startswith("sqlite3 "):
         cmds.append((what, block.split(" > ")[0]))
 worst = (0.0, "")
 for what, cmd in cmds:
