@@ -147,3 +147,14 @@ done_testing() {
 	echo "1..$_tap_n"
 	[ "$_tap_fail" = 0 ]
 }
+
+# chromium_dom PAGE: headless Chromium loads PAGE (a path below $T) and
+# writes the DOM it ends with to dom.html, its console to chrome.err (the
+# current folder); Chromium's exit status. One profile per test, in $T.
+chromium_dom() {
+	mkdir -p "$T/profile"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$T/$1" >dom.html 2>chrome.err
+}

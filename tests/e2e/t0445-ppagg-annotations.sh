@@ -127,10 +127,7 @@ annotate gen && ppbatch --input gen -q --force && ppagg --base-folder gen --no-r
 mkdir -p profile
 for run in gen:$top ds:1F1B; do
 	want=${run#*:} run=${run%:*}
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-		--dump-dom "file://$T/$run/pptrace/index.html" >dom.html 2>chrome.err
+	chromium_dom "$run/pptrace/index.html"
 	is "chromium loads $run's index.html" 0 $?
 	first=$(python3 -c '
 import sys, html.parser

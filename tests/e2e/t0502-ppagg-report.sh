@@ -47,10 +47,7 @@ mkdir -p profile
 # Both pages: the summary with its overview, and an iteration's details.
 for page in index.html:10 iteration_5.html:6; do
 	min=${page#*:} page=${page%:*}
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-		--dump-dom "file://$T/run/pptrace/$page" >dom.html 2>chrome.err
+	chromium_dom "run/pptrace/$page"
 	is "chromium loads $page" 0 $?
 	n=$(grep -c '<img ' run/pptrace/$page)
 	is "$page: every image loads ($n)" "data-images=\"$n/$n\"" "$(grep -o 'data-images="[^"]*"' dom.html)"

@@ -51,10 +51,7 @@ if ! command -v chromium >/dev/null; then
 fi
 mkdir -p profile
 for page in index.html iteration_15.html; do
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-		--dump-dom "file://$T/pptrace/$page" >dom.html 2>chrome.err
+	chromium_dom "pptrace/$page"
 	is "chromium loads $page" 0 $?
 	ok_if "$page: the page ran its script" grep -q 'data-images="' dom.html
 	is "$page: no console message" "" "$(grep 'CONSOLE' chrome.err)"

@@ -43,10 +43,7 @@ if command -v gnuplot >/dev/null; then
 	ok_if "rendered: step chart" test -s rend/whatif/step.png -a -s rend/whatif/step.svg
 	if command -v chromium >/dev/null; then
 		mkdir -p profile
-		timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-			--disable-background-networking --disable-component-update --disable-sync \
-			--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-			--dump-dom "file://$T/rend/index.html" >dom.html 2>chrome.err
+		chromium_dom "rend/index.html"
 		n=$(grep -c '<img ' rend/index.html)
 		is "chromium: every image of the report loads ($n)" "data-images=\"$n/$n\"" \
 			"$(grep -o 'data-images="[^"]*"' dom.html)"

@@ -47,10 +47,7 @@ if ! command -v chromium >/dev/null; then
 	exit
 fi
 mkdir -p profile
-timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-	--dump-dom "file://$T/$page" >dom.html 2>chrome.err
+chromium_dom "$page"
 is "chromium loads index.html" 0 $?
 is "... no console message" "" "$(grep 'CONSOLE' chrome.err)"
 ok_if "... the comparison is the first section of the rendered page" \

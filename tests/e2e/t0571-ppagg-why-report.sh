@@ -45,10 +45,7 @@ if [ -z "$render" ]; then
 		grep -q 'stage 1, peer stage 0\\n[0-9]* p2p kernels in 4 iterations\\nper iteration: wait ' j/pptrace/why/hops.svg
 	if command -v chromium >/dev/null; then
 		mkdir -p profile
-		timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-			--disable-background-networking --disable-component-update --disable-sync \
-			--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-			--dump-dom "file://$T/$idx" >dom.html 2>chrome.err
+		chromium_dom "$idx"
 		n=$(grep -c '<img ' $idx)
 		is "chromium: every image of the report loads ($n)" "data-images=\"$n/$n\"" \
 			"$(grep -o 'data-images="[^"]*"' dom.html)"

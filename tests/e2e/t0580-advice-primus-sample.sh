@@ -75,10 +75,7 @@ if ! command -v chromium >/dev/null; then
 	exit
 fi
 mkdir -p profile
-timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-	--disable-background-networking --disable-component-update --disable-sync \
-	--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
-	--dump-dom "file://$T/rend/index.html" >dom.html 2>chrome.err
+chromium_dom "rend/index.html"
 is "chromium loads the report" 0 $?
 n=$(grep -c '<img ' rend/index.html)
 is "chromium: every image loads ($n)" "data-images=\"$n/$n\"" "$(grep -o 'data-images="[^"]*"' dom.html)"
