@@ -27,18 +27,6 @@ static const char *const write_sql[W_COUNT] = {
 	"COMMIT",
 };
 
-static void bind_real(sqlite3_stmt *st, int i, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_double(st, i, v);
-}
-
-static void bind_ns(sqlite3_stmt *st, int i, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_int64(st, i, llround(v));
-}
-
 static void bind_str(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v && *v)
@@ -56,15 +44,15 @@ static void bind_run(sqlite3_stmt *st, const struct db_advice_run *r)
 	sqlite3_bind_int(st, 7, r->microbatches);
 	bind_str(st, 8, r->layers);
 	sqlite3_bind_int64(st, 9, llround(r->measured_step_ns));
-	bind_real(st, 10, r->calibration_error);
+	db_bind_real(st, 10, r->calibration_error);
 	sqlite3_bind_int(st, 11, r->calibrated);
 	bind_str(st, 12, r->calibration_note);
 	if (r->best_row >= 0)
 		sqlite3_bind_int(st, 13, r->best_row);
 	bind_str(st, 14, r->best_note);
-	bind_real(st, 15, r->gib_per_unit);
-	bind_real(st, 16, r->common_gib);
-	bind_real(st, 17, r->memory_rms_gib);
+	db_bind_real(st, 15, r->gib_per_unit);
+	db_bind_real(st, 16, r->common_gib);
+	db_bind_real(st, 17, r->memory_rms_gib);
 	bind_str(st, 18, r->memory_note);
 	bind_str(st, 19, r->inputs);
 	sqlite3_bind_int(st, 20, r->simulations);
@@ -81,13 +69,13 @@ static void bind_row(sqlite3_stmt *st, const struct db_advice_row *r)
 		sqlite3_bind_int(st, 6, r->micro_batch_size);
 	bind_str(st, 7, r->layers);
 	sqlite3_bind_int(st, 8, r->valid);
-	bind_ns(st, 9, r->step_ns);
-	bind_ns(st, 10, r->pipeline_ns);
+	db_bind_ns(st, 9, r->step_ns);
+	db_bind_ns(st, 10, r->pipeline_ns);
 	sqlite3_bind_int64(st, 11, llround(r->measured_step_ns));
-	bind_real(st, 12, r->delta);
-	bind_real(st, 13, r->bubble);
-	bind_real(st, 14, r->activation);
-	bind_real(st, 15, r->memory_gib);
+	db_bind_real(st, 12, r->delta);
+	db_bind_real(st, 13, r->bubble);
+	db_bind_real(st, 14, r->activation);
+	db_bind_real(st, 15, r->memory_gib);
 	bind_str(st, 16, r->modelled);
 	bind_str(st, 17, r->options);
 	bind_str(st, 18, r->notes);
@@ -120,9 +108,9 @@ int db_advice_write(struct db *db, const struct db_advice_run *run,
 	for (size_t i = 0; i < nmem && !rc; i++) {
 		sqlite3_bind_int(st[W_MEM], 1, mem[i].row);
 		sqlite3_bind_int(st[W_MEM], 2, mem[i].stage);
-		bind_real(st[W_MEM], 3, mem[i].units);
-		bind_real(st[W_MEM], 4, mem[i].memory_gib);
-		bind_real(st[W_MEM], 5, mem[i].measured_gib);
+		db_bind_real(st[W_MEM], 3, mem[i].units);
+		db_bind_real(st[W_MEM], 4, mem[i].memory_gib);
+		db_bind_real(st[W_MEM], 5, mem[i].measured_gib);
 		rc = db_step_reset(db, st[W_MEM], "cannot store an advice memory row");
 	}
 	if (!rc)

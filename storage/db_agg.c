@@ -758,18 +758,12 @@ int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler 
 	return run(w, W_INS_STRAG, "cannot write stragglers");
 }
 
-/* A ratio, or NULL when it is not a number. */
+/* A ratio, or NULL when it is not a number (an infinite one is kept, unlike
+ * db_bind_real()). */
 static void bind_real(sqlite3_stmt *st, int col, double v)
 {
 	if (!isnan(v))
 		sqlite3_bind_double(st, col, v);
-}
-
-/* A time in ns rounded to the nearest integer, or NULL. */
-static void bind_ns(sqlite3_stmt *st, int col, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_int64(st, col, llround(v));
 }
 
 int db_agg_clear_topology(struct db_agg_writer *w)
@@ -800,7 +794,7 @@ int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r)
 	db_bind_i64s(s, 1, it, NULL, 3);
 	const double t[] = { r->t_base_ns, r->t_ns, r->t_ideal_ns };
 	for (int i = 0; i < 3; i++)
-		bind_ns(s, 4 + i, t[i]);
+		db_bind_ns(s, 4 + i, t[i]);
 	const double ratio[] = { r->slowdown, r->launch_slowdown, r->m_w, r->m_w_add,
 				 r->m_s,      r->m_s_add };
 	for (int i = 0; i < 6; i++)
@@ -845,8 +839,8 @@ int db_agg_add_whatif_step(struct db_agg_writer *w, int64_t iteration, double t_
 {
 	sqlite3_stmt *s = w->st[W_INS_WI_STEP];
 	sqlite3_bind_int64(s, 1, iteration);
-	bind_ns(s, 2, t_ns);
-	bind_ns(s, 3, t_ideal_ns);
+	db_bind_ns(s, 2, t_ns);
+	db_bind_ns(s, 3, t_ideal_ns);
 	bind_real(s, 4, slowdown);
 	return run(w, W_INS_WI_STEP, "cannot write whatif_steps");
 }

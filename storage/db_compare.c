@@ -607,26 +607,6 @@ struct db_cmp_writer *db_cmp_begin(struct db *db)
 	return w;
 }
 
-/* A real, or NULL when it is not a number. */
-static void bind_real(sqlite3_stmt *st, int c, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_double(st, c, v);
-}
-
-/* A time in ns rounded to the nearest integer, or NULL. */
-static void bind_ns(sqlite3_stmt *st, int c, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_int64(st, c, llround(v));
-}
-
-static void bind_text(sqlite3_stmt *st, int c, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, c, s, -1, SQLITE_STATIC);
-}
-
 int db_cmp_set_shape(struct db_cmp_writer *w, const struct db_cmp_shape *s)
 {
 	const int64_t v[] = {
@@ -641,17 +621,17 @@ int db_cmp_set_shape(struct db_cmp_writer *w, const struct db_cmp_shape *s)
 int db_cmp_add_run(struct db_cmp_writer *w, const struct db_cmp_run *r)
 {
 	sqlite3_stmt *s = w->st[W_INS_RUN];
-	bind_text(s, 1, r->baseline);
+	db_bind_text(s, 1, r->baseline);
 	sqlite3_bind_int64(s, 2, r->baseline_version);
-	bind_text(s, 3, r->base_iterations);
-	bind_text(s, 4, r->new_iterations);
+	db_bind_text(s, 3, r->base_iterations);
+	db_bind_text(s, 4, r->new_iterations);
 	sqlite3_bind_int64(s, 5, r->compared_at);
-	bind_real(s, 6, r->threshold);
-	bind_real(s, 7, r->noise_floor);
-	bind_real(s, 8, r->min_share);
+	db_bind_real(s, 6, r->threshold);
+	db_bind_real(s, 7, r->noise_floor);
+	db_bind_real(s, 8, r->min_share);
 	sqlite3_bind_int(s, 9, r->regression);
-	bind_text(s, 10, r->sentence);
-	bind_text(s, 11, r->missing);
+	db_bind_text(s, 10, r->sentence);
+	db_bind_text(s, 11, r->missing);
 	return run(w, W_INS_RUN, "cannot write comparison");
 }
 
@@ -659,24 +639,24 @@ static void bind_value(sqlite3_stmt *st, int c, const struct db_cmp_value *v)
 {
 	if (v->text)
 		sqlite3_bind_text(st, c, v->text, -1, SQLITE_STATIC);
-	else if (v->integer && isfinite(v->num))
-		sqlite3_bind_int64(st, c, llround(v->num));
+	else if (v->integer)
+		db_bind_ns(st, c, v->num);
 	else
-		bind_real(st, c, v->num);
+		db_bind_real(st, c, v->num);
 }
 
 int db_cmp_add_summary(struct db_cmp_writer *w, const struct db_cmp_summary *r)
 {
 	sqlite3_stmt *s = w->st[W_INS_SUMMARY];
-	bind_text(s, 1, r->metric);
+	db_bind_text(s, 1, r->metric);
 	bind_value(s, 2, &r->base);
 	bind_value(s, 3, &r->new_);
-	bind_real(s, 4, r->change);
-	bind_real(s, 5, r->noise);
-	bind_text(s, 6, r->noise_from);
+	db_bind_real(s, 4, r->change);
+	db_bind_real(s, 5, r->noise);
+	db_bind_text(s, 6, r->noise_from);
 	if (r->flagged >= 0)
 		sqlite3_bind_int(s, 7, r->flagged);
-	bind_text(s, 8, r->note);
+	db_bind_text(s, 8, r->note);
 	return run(w, W_INS_SUMMARY, "cannot write compare_summary");
 }
 
@@ -686,12 +666,12 @@ int db_cmp_add_key(struct db_cmp_writer *w, const struct db_cmp_key *r)
 	sqlite3_bind_int(s, 1, r->dim);
 	if (r->stage >= 0)
 		sqlite3_bind_int64(s, 2, r->stage);
-	bind_text(s, 3, r->key);
-	bind_ns(s, 4, r->base_ns);
-	bind_ns(s, 5, r->new_ns);
-	bind_real(s, 6, r->change);
-	bind_real(s, 7, r->noise);
-	bind_text(s, 8, r->noise_from);
+	db_bind_text(s, 3, r->key);
+	db_bind_ns(s, 4, r->base_ns);
+	db_bind_ns(s, 5, r->new_ns);
+	db_bind_real(s, 6, r->change);
+	db_bind_real(s, 7, r->noise);
+	db_bind_text(s, 8, r->noise_from);
 	sqlite3_bind_int(s, 9, r->flagged);
 	return run(w, W_INS_KEY, "cannot write the compared categories, op types or groups");
 }
@@ -702,14 +682,14 @@ int db_cmp_add_rank(struct db_cmp_writer *w, const struct db_cmp_rank *r)
 	sqlite3_bind_int64(s, 1, r->rank);
 	if (r->stage >= 0)
 		sqlite3_bind_int64(s, 2, r->stage);
-	bind_text(s, 3, r->host);
-	bind_ns(s, 4, r->base_ns);
-	bind_ns(s, 5, r->new_ns);
-	bind_real(s, 6, r->change);
-	bind_real(s, 7, r->stage_change);
-	bind_real(s, 8, r->deviation);
-	bind_real(s, 9, r->noise);
-	bind_text(s, 10, r->noise_from);
+	db_bind_text(s, 3, r->host);
+	db_bind_ns(s, 4, r->base_ns);
+	db_bind_ns(s, 5, r->new_ns);
+	db_bind_real(s, 6, r->change);
+	db_bind_real(s, 7, r->stage_change);
+	db_bind_real(s, 8, r->deviation);
+	db_bind_real(s, 9, r->noise);
+	db_bind_text(s, 10, r->noise_from);
 	sqlite3_bind_int(s, 11, r->flagged);
 	return run(w, W_INS_RANK, "cannot write compare_ranks");
 }

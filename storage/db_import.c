@@ -3,7 +3,6 @@
  * The statements are prepared per call: an import writes a few rows per
  * trace, ppagg reads them once per iteration.
  */
-#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,8 +129,8 @@ int db_reading_add(struct db *db, const struct db_reading *r)
 	sqlite3_bind_int(st, 2, r->stage);
 	if (r->has_total)
 		sqlite3_bind_int64(st, 3, r->total_ns);
-	if (r->has_memory && isfinite(r->memory_gib))
-		sqlite3_bind_double(st, 4, r->memory_gib);
+	if (r->has_memory)
+		db_bind_real(st, 4, r->memory_gib);
 	return run_write(db, st, "cannot store a reading");
 }
 

@@ -166,6 +166,11 @@ void db_bind_i64s(struct sqlite3_stmt *s, int col, const int64_t *v, const bool 
 /* Binds text v (static for the statement's use) to column i; NULL stays
  * NULL. */
 void db_bind_text(struct sqlite3_stmt *s, int i, const char *v);
+/* Binds v to column i as a real; a value that is not finite stays NULL. */
+void db_bind_real(struct sqlite3_stmt *s, int i, double v);
+/* Binds v (a time in ns) to column i rounded to the nearest integer; a
+ * value that is not finite stays NULL. */
+void db_bind_ns(struct sqlite3_stmt *s, int i, double v);
 
 /* Runs sql (statements without parameters) on c; on failure writes
  * SQLite's message to err and returns PP_EDB. (schema.c) */

@@ -423,19 +423,13 @@ static void bind_opt(sqlite3_stmt *st, int col, int64_t v)
 		sqlite3_bind_int64(st, col, v);
 }
 
-static void bind_text(sqlite3_stmt *st, int col, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
-}
-
 int db_why_add_group(struct db_why_writer *w, const struct db_why_group_row *r)
 {
 	sqlite3_stmt *s = w->st[W_GROUP];
 	sqlite3_bind_int64(s, 1, r->id);
-	bind_text(s, 2, r->pg_desc);
-	bind_text(s, 3, r->pg_ranks);
-	bind_text(s, 4, r->pg_kind);
+	db_bind_text(s, 2, r->pg_desc);
+	db_bind_text(s, 3, r->pg_ranks);
+	db_bind_text(s, 4, r->pg_kind);
 	return run(w, W_GROUP, "cannot write the collectives' groups");
 }
 
@@ -464,7 +458,7 @@ int db_why_add_collective_rank(struct db_why_writer *w, const struct db_why_coll
 {
 	sqlite3_stmt *s = w->st[W_COLL_RANK];
 	sqlite3_bind_int64(s, 1, r->rank);
-	bind_text(s, 2, r->pg_kind);
+	db_bind_text(s, 2, r->pg_kind);
 	sqlite3_bind_int64(s, 3, r->instances);
 	sqlite3_bind_int64(s, 4, r->times_last);
 	sqlite3_bind_double(s, 5, r->share_last);
@@ -482,7 +476,7 @@ int db_why_add_segment(struct db_why_writer *w, const struct db_why_segment *r)
 	db_bind_i64s(s, 1, v, NULL, 5);
 	bind_opt(s, 6, r->optype);
 	sqlite3_bind_int64(s, 7, r->op_seq);
-	bind_text(s, 8, r->kind);
+	db_bind_text(s, 8, r->kind);
 	sqlite3_bind_int(s, 9, r->placeholder);
 	const int64_t t[] = { r->start_ns, r->dur_ns, r->op_start_ns, r->op_end_ns };
 	db_bind_i64s(s, 10, t, NULL, 4);
@@ -524,7 +518,7 @@ int db_why_set_summary(struct db_why_writer *w, const struct db_why_summary *r)
 			      r->has_clock_error,
 			      true };
 	db_bind_i64s(s, 1, v, have, 12);
-	bind_text(s, 13, r->notes);
+	db_bind_text(s, 13, r->notes);
 	return run(w, W_SUMMARY, "cannot write why");
 }
 
