@@ -66,7 +66,8 @@ is "every rank's 26 names" "4|26" "$(sql gen/pptrace.db "SELECT count(DISTINCT r
 # The stage of a rank: its position in its PP group (pp_groups.csv).
 sql gen/pptrace.db "CREATE TABLE stage_of(rank, stage)" &&
 	tail -n +2 gen/pptrace/iteration_15/pp_groups.csv | cut -d, -f3,4 |
-	awk -F, '{print "INSERT INTO stage_of VALUES(" $2 "," $1 ");"}' | sqlite3 gen/pptrace.db
+	awk -F, '{print "INSERT INTO stage_of VALUES(" $2 "," $1 ");"}' | sql gen/pptrace.db ||
+	ok_if "the stage of each rank stored" false
 check_csv gen/pptrace.db gen/pptrace/annotations/annotations.csv \
 	"(SELECT stage FROM stage_of s WHERE s.rank = a.rank)"
 is "per stage: two tables of the top 20" "2 2" \
