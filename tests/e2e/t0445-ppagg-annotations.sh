@@ -105,8 +105,7 @@ ok_if "the headline names the heaviest" grep -q "; top annotation 1F1B [0-9.]* %
 
 REAL=$SHARED/data/real/param/dlrm_kineto
 if [ -d "$REAL" ]; then
-	mkdir -p dlrm/iteration_12
-	for f in "$REAL"/worker*.pt.trace.json.gz; do ln -s "$f" dlrm/iteration_12/; done
+	link_iteration dlrm 12 "$REAL"/worker*.pt.trace.json.gz
 	ppbatch --input dlrm -q && ppagg --base-folder dlrm --no-render 2>err
 	is "the real 8-rank job: exit 0" 0 $?
 	check_csv dlrm/pptrace.db dlrm/pptrace/annotations/annotations.csv "rank"
