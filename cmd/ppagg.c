@@ -75,8 +75,8 @@ static const struct cli_opt options[] = {
 	{ "compare-iterations", 0, "<n>",
 	  "the baseline's iterations, numbers or folders (default: those it aggregated)",
 	  O_COMPARE_ITER, CLI_MULTI },
-	{ "config", 'c', "<file>", "INI configuration file ([agg] and [compare] sections)",
-	  O_CONFIG, 0 },
+	{ "config", 'c', "<file>",
+	  "INI configuration file ([agg], [compare] and [advise] sections)", O_CONFIG, 0 },
 	{ "quiet", 'q', NULL, "only warnings and errors", O_QUIET, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
 };

@@ -67,7 +67,8 @@ static const struct cli_opt options[] = {
 	  "interleave with m = p: core (Megatron core's clamped warm-up, default) or legacy "
 	  "(Megatron-LM up to 2023: every forward first)",
 	  O_WARMUP, 0 },
-	{ "config", 'c', "<file>", "INI file ([sim] section), JSON or YAML (.yaml) config",
+	{ "config", 'c', "<file>",
+	  "INI file ([sim] section; [advise] with --from-db), JSON or YAML (.yaml) config",
 	  O_CONFIG, 0 },
 	{ "output", 'o', "<prefix>", "chart files <prefix>.gp/.png/.svg (default ppsim-<strategy>)",
 	  O_OUTPUT, 0 },

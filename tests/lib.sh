@@ -139,6 +139,19 @@ stage_for_others() {
 	fi
 }
 
+# link_iteration DIR N FILE...: DIR/iteration_N/ holding a link to each FILE
+# (real traces, used where they are); bails out when a FILE is missing (a
+# glob that matched nothing), rather than leave a dangling link behind.
+link_iteration() {
+	local dir=$1/iteration_$2 f
+	shift 2
+	mkdir -p "$dir" || exit 1
+	for f in "$@"; do
+		[ -e "$f" ] || { echo "Bail out! no trace $f"; exit 1; }
+		ln -s "$f" "$dir/" || exit 1
+	done
+}
+
 done_testing() {
 	if [ "${PP_VALGRIND:-0}" = 1 ]; then
 		is "valgrind memcheck reports no error and no leak" "" \

@@ -7,6 +7,7 @@
 #                      Exports SLURM_CONF so sbatch/squeue/scontrol talk to it.
 #   slurm_stop         stop the daemons by PID (also run from the EXIT trap).
 #   slurm_skip_all N   print N skipped TAP lines "# skip $SLURM_WHY".
+#   slurm_skip_rest N  slurm_skip_all N, done_testing, exit.
 #   slurm_logs         print the tail of the daemon logs (for failed tests).
 #   slurm_stage        copy scripts/slurm/* and $PP_BIN's ppbatch and ppagg
 #                      into $PP_SLURM (stage_for_others, tests/lib.sh), where
@@ -211,6 +212,14 @@ slurm_skip_all() {
 	for ((i = 0; i < n; i++)); do
 		skip "slurm case $((i + 1))" "$SLURM_WHY"
 	done
+}
+
+# slurm_skip_rest N: the test's N cases skipped with $SLURM_WHY, then its end
+# (done_testing, exit): what a test does when Slurm or its inputs are missing.
+slurm_skip_rest() {
+	slurm_skip_all "$1"
+	done_testing
+	exit
 }
 
 slurm_logs() {

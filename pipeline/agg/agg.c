@@ -489,8 +489,6 @@ static int whatif(struct run *R)
 {
 	struct agg_job *job = R->job;
 	struct agg_whatif *w = &job->whatif;
-	if (R->o->advise_only)
-		return 0;
 	int rc = agg_whatif_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
 				job->vpp.rule, R->o->threshold, w);
 	if (rc)
@@ -560,8 +558,6 @@ static int why(struct run *R)
 	struct agg_why *w = &job->why;
 	const struct agg_whatif *wi = &job->whatif;
 	struct strbuf sb = STRBUF_INIT;
-	if (R->o->advise_only)
-		return 0;
 	if (wi->state == AGG_WI_NO_OPS)
 		strbuf_addstr(&sb, "no ops, so no what-if model to walk");
 	else if (wi->state != AGG_WI_DONE)
@@ -606,8 +602,6 @@ static int compare(struct run *R)
 {
 	struct agg_job *job = R->job;
 	struct agg_compare *c = &job->compare;
-	if (R->o->advise_only)
-		return 0;
 	int rc = agg_compare_run(job->db, job->db_path, job->its, job->niters,
 				 job->topo.source != TOPO_SRC_NONE ? &job->topo : NULL, &job->vpp,
 				 &R->o->compare, c);
@@ -639,8 +633,6 @@ static int annotations(struct run *R)
 {
 	struct agg_job *job = R->job;
 	struct agg_annot *a = &job->annot;
-	if (R->o->advise_only)
-		return 0;
 	int rc = agg_annot_run(job->db, job->its, job->niters, &job->topo, a);
 	if (rc)
 		return db_error(R, rc);
@@ -658,6 +650,9 @@ static int annotations(struct run *R)
 static int (*const analyses[])(struct run *R) = {
 	annotations, whatif, advise, why, compare,
 };
+
+/* ppsim --from-db (agg_opts.advise_only): the schedule advisor alone. */
+static int (*const advise_alone[])(struct run *R) = { advise };
 
 int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 {
@@ -678,8 +673,11 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job)
 		rc = find_topology(&R);
 	if (!rc)
 		rc = compute(&R);
-	for (size_t i = 0; !rc && i < sizeof(analyses) / sizeof(analyses[0]); i++)
-		rc = analyses[i](&R);
+	int (*const *todo)(struct run *) = o->advise_only ? advise_alone : analyses;
+	size_t ntodo = o->advise_only ? sizeof(advise_alone) / sizeof(advise_alone[0])
+				      : sizeof(analyses) / sizeof(analyses[0]);
+	for (size_t i = 0; !rc && i < ntodo; i++)
+		rc = todo[i](&R);
 	free(R.iters);
 	job->analysed_ns = pp_now_ns();
 	return rc;

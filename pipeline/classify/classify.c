@@ -703,6 +703,16 @@ static int cmp_pg_name(const void *pa, const void *pb)
 		      (*(const struct trace_pg *const *)pb)->name);
 }
 
+/* By name, then header order (the pointers are into h->pgs): qsort is not
+ * stable, and of equal names the first in the header must win. */
+static int cmp_pg_name_at(const void *pa, const void *pb)
+{
+	const struct trace_pg *a = *(const struct trace_pg *const *)pa,
+			      *b = *(const struct trace_pg *const *)pb;
+	int d = strcmp(a->name, b->name);
+	return d ? d : (a > b) - (a < b);
+}
+
 static int cmp_group(const struct cgroup *a, const struct cgroup *b)
 {
 	int d = strcmp(a->name, b->name);
@@ -735,7 +745,7 @@ static void groups_fill(struct classify *c, const struct trace_header *h)
 	const struct trace_pg **by = arena_alloc(c->arena, h->npgs * sizeof(*by));
 	for (size_t j = 0; j < h->npgs; j++)
 		by[j] = &h->pgs[j];
-	qsort(by, h->npgs, sizeof(*by), cmp_pg_name); /* equal names: the first wins */
+	qsort(by, h->npgs, sizeof(*by), cmp_pg_name_at); /* equal names: the first wins */
 	for (size_t i = 0; i < n; i++) {
 		struct cgroup *g = &VEC_AT(&c->groups, struct cgroup, i);
 		if (!g->name[0] || (g->desc[0] && g->ranks[0]))

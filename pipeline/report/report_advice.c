@@ -194,14 +194,9 @@ static int write_chart(FILE *f, const char *base, const void *vctx)
 	chart_data(f, a, false);
 	chart_data(f, a, true);
 	gnuplot_write_formats(f);
-	bool fmt[2] = { ctx->o->png, ctx->o->svg };
-	if (!fmt[0] && !fmt[1])
-		fmt[0] = fmt[1] = true;
 	for (int k = 0; k < 2; k++) {
-		if (!fmt[k])
+		if (!report_begin_output(f, ctx->o, k == 1, 1100, 650, base))
 			continue;
-		gnuplot_begin_output(f, k == 1);
-		report_terminal(f, k == 1, 1100, 650, base);
 		fprintf(f,
 			"set title 'What would another schedule give? (calibration %+.1f %%%s)' "
 			"font 'Sans,14'\n"

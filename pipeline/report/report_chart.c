@@ -52,8 +52,12 @@ static double ms(int64_t ns)
 	return (double)ns / 1e6;
 }
 
-void report_terminal(FILE *f, bool svg, int w, int h, const char *stem)
+bool report_begin_output(FILE *f, const struct report_opts *o, bool svg, int w, int h,
+			 const char *stem)
 {
+	if (!(svg ? o->svg : o->png) && (o->png || o->svg))
+		return false;
+	gnuplot_begin_output(f, svg);
 	if (svg)
 		fprintf(f,
 			"set terminal svg size %d,%d dynamic mouse standalone "
@@ -65,6 +69,7 @@ void report_terminal(FILE *f, bool svg, int w, int h, const char *stem)
 			"set terminal pngcairo size %d,%d font 'Sans,11' noenhanced "
 			"background '#ffffff'\nset output '%s.png'\n",
 			w, h, stem);
+	return true;
 }
 
 struct row {
@@ -208,13 +213,10 @@ static int write_overlap(struct report *R, const struct report_dir *d, const str
 	      "tips(d) = sprintf(\", %s using 1:5:(hover('%s')) with labels hypertext point "
 	      "pt 5 ps 1.5 lc rgb '#FF000000' notitle\", d, d[2:])\n",
 	      f);
-	bool fmt[2] = { R->o->png, R->o->svg };
 	gnuplot_write_formats(f);
 	for (int k = 0; k < 2; k++) {
-		if (!fmt[k])
+		if (!report_begin_output(f, R->o, k == 1, 1400, 1000, base))
 			continue;
-		gnuplot_begin_output(f, k == 1);
-		report_terminal(f, k == 1, 1400, 1000, base);
 		fprintf(f,
 			"set multiplot layout 2,1 title \"Computation and communication overlap, "
 			"rank %d, iteration %d\" font 'Sans,14'\n",

@@ -198,9 +198,13 @@ int report_iterations_csv(const struct report *R);
 
 /* The phase's name for charts and CSVs; "-" for RR_NOPHASE. */
 const char *report_phase_name(enum rr_phase p);
-/* The terminal lines of one output (SVG with hover text, or PNG) of a
- * w × h chart, written to <stem>.svg or <stem>.png. */
-void report_terminal(FILE *f, bool svg, int w, int h, const char *stem);
+/* Opens output svg (the SVG with hover text, else the PNG) of a w × h
+ * chart written to <stem>.svg or <stem>.png, when --format makes it (both
+ * when it names neither): gnuplot_begin_output()'s block and the terminal
+ * lines. False, writing nothing, when --format leaves it out; else the
+ * plot commands follow, and "}\n" closes the block. */
+bool report_begin_output(FILE *f, const struct report_opts *o, bool svg, int w, int h,
+			 const char *stem);
 /* The timeline (when it has blocks) and the overlap chart of rank i of it,
  * in its open folder d, rendered as it->plan says. */
 int report_rank_charts(struct report *R, const struct report_dir *d, const struct agg_iter *it,

@@ -191,14 +191,9 @@ static int write_steps(FILE *f, const char *base, const void *vctx)
 	steps_data(f, ov, false);
 	steps_data(f, ov, true);
 	gnuplot_write_formats(f);
-	bool fmt[2] = { ctx->o->png, ctx->o->svg };
-	if (!fmt[0] && !fmt[1])
-		fmt[0] = fmt[1] = true;
 	for (int k = 0; k < 2; k++) {
-		if (!fmt[k])
+		if (!report_begin_output(f, ctx->o, k == 1, w, 900, base))
 			continue;
-		gnuplot_begin_output(f, k == 1);
-		report_terminal(f, k == 1, w, 900, base);
 		fprintf(f,
 			"set multiplot layout 2,1 title 'Step times per pipeline stage, "
 			"iteration %d' font 'Sans,14'\n",

@@ -558,13 +558,10 @@ static int hops_chart(struct report *R, const struct report_dir *d)
 	fputs(")\n", f);
 	if (n > 24)
 		fputs("set xtics rotate by 90 right\n", f);
-	bool fmt[2] = { R->o->png, R->o->svg };
 	gnuplot_write_formats(f);
 	for (int k = 0; k < 2; k++) {
-		if (!fmt[k])
+		if (!report_begin_output(f, R->o, k == 1, n > 24 ? 1600 : 1100, 560, base))
 			continue;
-		gnuplot_begin_output(f, k == 1);
-		report_terminal(f, k == 1, n > 24 ? 1600 : 1100, 560, base);
 		fputs("set title \"Pipeline sends and receives: wait vs transfer per stage pair\" "
 		      "font 'Sans,14'\n"
 		      "plot $hops using 1:($5+$6) with boxes lc rgb '#3FC9C2' title 'transfer', "

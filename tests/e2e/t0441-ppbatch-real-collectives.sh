@@ -10,10 +10,7 @@ REAL=$SHARED/data/real
 DLRM=$REAL/param/dlrm_kineto
 [ -d "$DLRM" ] || { skip "real traces" "no folder $DLRM (set PP_SHARED)"; done_testing; exit; }
 
-mkdir -p dlrm/iteration_12
-for f in "$DLRM"/worker*.pt.trace.json.gz; do
-	ln -s "$f" dlrm/iteration_12/
-done
+link_iteration dlrm 12 "$DLRM"/worker*.pt.trace.json.gz
 ppbatch --input dlrm -q
 is "the 8 ranks: exit 0" 0 $?
 db=dlrm/pptrace.db

@@ -66,7 +66,8 @@ is "every rank's 26 names" "4|26" "$(sql gen/pptrace.db "SELECT count(DISTINCT r
 # The stage of a rank: its position in its PP group (pp_groups.csv).
 sql gen/pptrace.db "CREATE TABLE stage_of(rank, stage)" &&
 	tail -n +2 gen/pptrace/iteration_15/pp_groups.csv | cut -d, -f3,4 |
-	awk -F, '{print "INSERT INTO stage_of VALUES(" $2 "," $1 ");"}' | sqlite3 gen/pptrace.db
+	awk -F, '{print "INSERT INTO stage_of VALUES(" $2 "," $1 ");"}' | sql gen/pptrace.db ||
+	ok_if "the stage of each rank stored" false
 check_csv gen/pptrace.db gen/pptrace/annotations/annotations.csv \
 	"(SELECT stage FROM stage_of s WHERE s.rank = a.rank)"
 is "per stage: two tables of the top 20" "2 2" \
@@ -104,8 +105,7 @@ ok_if "the headline names the heaviest" grep -q "; top annotation 1F1B [0-9.]* %
 
 REAL=$SHARED/data/real/param/dlrm_kineto
 if [ -d "$REAL" ]; then
-	mkdir -p dlrm/iteration_12
-	for f in "$REAL"/worker*.pt.trace.json.gz; do ln -s "$f" dlrm/iteration_12/; done
+	link_iteration dlrm 12 "$REAL"/worker*.pt.trace.json.gz
 	ppbatch --input dlrm -q && ppagg --base-folder dlrm --no-render 2>err
 	is "the real 8-rank job: exit 0" 0 $?
 	check_csv dlrm/pptrace.db dlrm/pptrace/annotations/annotations.csv "rank"

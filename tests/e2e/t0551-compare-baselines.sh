@@ -41,7 +41,7 @@ chmod 755 v3
 
 # 2. A version-6 file: no agg_shape (sizes from agg_topology), ranks compared.
 cp tree/pptrace.db v6.db
-sqlite3 v6.db "DROP VIEW comparison; DROP VIEW compare_summary; DROP VIEW compare_categories;
+sql v6.db "DROP VIEW comparison; DROP VIEW compare_summary; DROP VIEW compare_categories;
 	DROP VIEW compare_optypes; DROP VIEW compare_groups; DROP VIEW compare_ranks;
 	DROP TABLE compare_run; DROP TABLE compare_summary_t; DROP TABLE compare_key_t;
 	DROP TABLE compare_rank_t; DROP TABLE agg_shape; PRAGMA user_version = 6" ||
@@ -75,7 +75,7 @@ nocompare() { # nocompare DESC WHY ARGS...
 nocompare "a missing baseline" "cannot open database 'none.db'" --compare none.db
 nocompare "this run's own database" "is this run's own database" --compare "$T/tree/pptrace.db"
 nocompare "an iteration the baseline lacks" "has no iteration '99'" --compare v6.db --compare-iterations 99
-cp v6.db v99.db && sqlite3 v99.db "PRAGMA user_version = 99"
+cp v6.db v99.db && sql v99.db "PRAGMA user_version = 99"
 nocompare "a baseline of a newer pptrace" "schema version 99 is newer than this pptrace" --compare v99.db
 is "... which stays as it was" 99 "$(sql v99.db "PRAGMA user_version")"
 

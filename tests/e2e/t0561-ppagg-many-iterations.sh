@@ -31,9 +31,9 @@ ok_if "... says which are detailed and how to get another" grep -q \
 	'The report details 3 of the 44 iterations (the slowest: .*the median: .*the fastest: .*--charts iteration=&lt;n&gt;' \
 	rep/index.html
 ok_if "the pages link only to files that exist" links rep
-first=$(sqlite3 ar.db "SELECT min(iteration) FROM traces")
+first=$(sql ar.db "SELECT min(iteration) FROM traces")
 if [ -e rep/iteration_$first ]; then
-	first=$(sqlite3 ar.db "SELECT max(iteration) FROM traces")
+	first=$(sql ar.db "SELECT max(iteration) FROM traces")
 fi
 ok_if "iteration $first is not detailed" test ! -e rep/iteration_$first -a ! -e rep/iteration_$first.html
 ppagg --db ar.db --out rep --no-render -q --charts iteration=$first

@@ -12,10 +12,7 @@ REAL=$SHARED/data/real
 DLRM=$REAL/param/dlrm_kineto
 [ -d "$DLRM" ] || { skip "real traces" "no folder $DLRM (set PP_SHARED)"; done_testing; exit; }
 
-mkdir -p dlrm/iteration_12
-for f in "$DLRM"/worker*.pt.trace.json.gz; do
-	ln -s "$f" dlrm/iteration_12/
-done
+link_iteration dlrm 12 "$DLRM"/worker*.pt.trace.json.gz
 "$PP_FAST_BIN/ppbatch" --input dlrm -q
 is "the 8 ranks stored" 0 $?
 for sizes in "" "--pp 1" "--pp 2"; do

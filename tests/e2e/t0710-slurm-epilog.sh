@@ -8,11 +8,7 @@ source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/slurm-lib.sh"
 NCASES=16
 
-if ! slurm_pipeline_ready || ! slurm_stage; then
-	slurm_skip_all "$NCASES"
-	done_testing
-	exit
-fi
+slurm_pipeline_ready && slurm_stage || slurm_skip_rest "$NCASES"
 mkdir -p run
 "$PP_FAST_BIN/ppgen" --out run/prof --tp 1 --pp 2 --dp 2 --microbatches 4 --iterations 1 >gen.log 2>&1 ||
 	{ cat gen.log; echo "Bail out! ppgen failed"; exit 1; }
@@ -22,9 +18,7 @@ slurm_reference "$PWD/run/prof" single.db
 rc=$?
 if [ "$rc" != 0 ]; then
 	[ "$rc" = 1 ] || SLURM_WHY="the reference ppbatch/ppagg run failed"
-	slurm_skip_all "$NCASES"
-	done_testing
-	exit
+	slurm_skip_rest "$NCASES"
 fi
 slurm_views single.db >single.views
 epilog="$PP_SLURM/pptrace-epilog"
@@ -33,12 +27,7 @@ slurm_epilog_wrapper "$epilog"
 printf '[slurm]\nppbatch = %s\nppagg = %s\nagg_args = --no-render\n' "$PP_SLURM/ppbatch" \
 	"$PP_SLURM/ppagg" >"$T/pptrace.ini"
 SLURM_EXTRA_CONF="EpilogSlurmctld=$T/epilog-wrapper"
-if ! slurm_start; then
-	slurm_logs >&2
-	slurm_skip_all "$NCASES"
-	done_testing
-	exit
-fi
+slurm_start || { slurm_logs >&2; slurm_skip_rest "$NCASES"; }
 printf '#!/bin/sh\necho training step\n' >run/train.sh
 
 # 1. A job that opted in, with a path relative to its work dir.

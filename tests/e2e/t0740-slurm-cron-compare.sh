@@ -10,11 +10,7 @@ source "$PP_ROOT/tests/slurm-lib.sh"
 NCASES=18
 cron="$PP_ROOT/scripts/cron/pptrace-cron"
 
-if ! slurm_pipeline_ready; then
-	slurm_skip_all "$NCASES"
-	done_testing
-	exit
-fi
+slurm_pipeline_ready || slurm_skip_rest "$NCASES"
 S="--tp 1 --pp 2 --dp 2 --microbatches 4 --iterations 1,2,3"
 "$PP_FAST_BIN/ppgen" --out g1 --quiet $S --seed 1 &&
 	"$PP_FAST_BIN/ppgen" --out g2 --quiet $S --seed 2 &&

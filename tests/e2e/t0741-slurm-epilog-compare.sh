@@ -9,11 +9,7 @@ source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/slurm-lib.sh"
 NCASES=14
 
-if ! slurm_pipeline_ready || ! slurm_stage; then
-	slurm_skip_all "$NCASES"
-	done_testing
-	exit
-fi
+slurm_pipeline_ready && slurm_stage || slurm_skip_rest "$NCASES"
 mkdir -p run
 S="--tp 1 --pp 2 --dp 2 --microbatches 4 --iterations 1,2"
 "$PP_FAST_BIN/ppgen" --out run/a --quiet $S --seed 1 &&
@@ -30,12 +26,7 @@ slurm_epilog_wrapper "$epilog"
 printf '[slurm]\nppbatch = %s\nppagg = %s\nagg_args = --no-render\ncompare_previous = yes\ncompare_history = %s\n' \
 	"$PP_SLURM/ppbatch" "$PP_SLURM/ppagg" "$T/hist/%u" >"$T/pptrace.ini"
 SLURM_EXTRA_CONF="EpilogSlurmctld=$T/epilog-wrapper"
-if ! slurm_start; then
-	slurm_logs >&2
-	slurm_skip_all "$NCASES"
-	done_testing
-	exit
-fi
+slurm_start || { slurm_logs >&2; slurm_skip_rest "$NCASES"; }
 printf '#!/bin/sh\necho training step\n' >run/train.sh
 # run NAME DIR [COMMENT WORDS]: a job that opted in; waits for its analysis.
 run() {

@@ -810,6 +810,49 @@ static void test_groups_from_header(void **state)
 	arena_release(&a);
 }
 
+/* Of several pg_config entries of one name, the first in the header fills
+ * the group (regression: the lookup sorted by name with qsort, which is not
+ * stable, so any of the equal names could win). */
+static void test_groups_from_header_first_wins(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
+		"\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"ts\":10,\"dur\":1,\"args\":"
+		"{\"stream\":7,\"Process Group Name\":\"1\"}}]}";
+	struct trace_pg pgs[64];
+	char names[64][16];
+	for (int i = 0; i < 64; i++) {
+		snprintf(names[i], sizeof(names[i]), "%d", i % 3 ? 1 : i + 2);
+		pgs[i] = (struct trace_pg){ names[i], i == 1 ? "DATA_PARALLEL_GROUP" : "other",
+					    i == 1 ? "[0, 8]" : "[1]" };
+	}
+	struct arena a = ARENA_INIT;
+	struct trace_reader_opts o = { .salvage = false };
+	struct trace_reader *rd = trace_reader_open_mem(json, sizeof(json) - 1, &o);
+	char err[256];
+	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct classify *c = classify_new(pats, &a);
+	struct trace_event ev;
+	struct rank_result *r;
+	int rc;
+	while ((rc = trace_reader_next(rd, &ev)) == 1)
+		classify_feed(c, &ev);
+	assert_int_equal(rc, 0);
+	struct trace_header h = *trace_reader_header(rd);
+	h.pgs = pgs;
+	h.npgs = 64;
+	assert_int_equal(classify_finish(c, &h, &r), 0);
+	classify_free(c);
+	assert_int_equal(r->nkernels, 1);
+	assert_int_equal(r->ngroups, 1);
+	assert_string_equal(r->groups[0].desc, "DATA_PARALLEL_GROUP");
+	assert_string_equal(r->groups[0].ranks, "[0, 8]");
+	trace_reader_close(rd);
+	patterns_free(pats);
+	arena_release(&a);
+}
+
 static void test_reader_fixture(void **state)
 {
 	(void)state;
@@ -1031,6 +1074,7 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_label_vpp_interleaved);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_reader_fixture);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_groups_from_header);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_groups_from_header_first_wins);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_arena_adopt);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_name_with_nul);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_cmap_dense_and_sparse);
