@@ -207,14 +207,37 @@ void db_bind_text(sqlite3_stmt *s, int i, const char *v)
 
 void db_bind_real(sqlite3_stmt *s, int i, double v)
 {
-	if (isfinite(v))
-		sqlite3_bind_double(s, i, v);
+	const struct db_val x = db_real(v);
+	db_bind_vals(s, i, &x, 1);
 }
 
 void db_bind_ns(sqlite3_stmt *s, int i, double v)
 {
-	if (isfinite(v))
-		sqlite3_bind_int64(s, i, llround(v));
+	const struct db_val x = db_ns(v);
+	db_bind_vals(s, i, &x, 1);
+}
+
+struct db_val db_real(double v)
+{
+	return (struct db_val){ .kind = isfinite(v) ? DB_VAL_REAL : DB_VAL_NULL, .r = v };
+}
+
+struct db_val db_ns(double v)
+{
+	if (!isfinite(v))
+		return (struct db_val){ .kind = DB_VAL_NULL };
+	return (struct db_val){ .kind = DB_VAL_INT, .i = llround(v) };
+}
+
+void db_bind_vals(sqlite3_stmt *s, int col, const struct db_val *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].kind == DB_VAL_INT)
+			sqlite3_bind_int64(s, col + i, v[i].i);
+		else if (v[i].kind == DB_VAL_REAL)
+			sqlite3_bind_double(s, col + i, v[i].r);
+		else if (v[i].kind == DB_VAL_TEXT)
+			sqlite3_bind_text(s, col + i, v[i].s, -1, SQLITE_STATIC);
 }
 
 /* ---- transactions ---- */
