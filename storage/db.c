@@ -224,7 +224,7 @@ struct db_val db_real(double v)
 
 struct db_val db_ns(double v)
 {
-	if (!isfinite(v))
+	if (!(isfinite(v) && fabs(v) < 0x1p63)) /* llround() of those is unspecified */
 		return (struct db_val){ .kind = DB_VAL_NULL };
 	return (struct db_val){ .kind = DB_VAL_INT, .i = llround(v) };
 }

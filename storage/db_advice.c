@@ -1,5 +1,4 @@
 /* db_advice.c — the schedule advisor's rows (db_advice.h). */
-#include <math.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -44,7 +43,7 @@ static int put_run(struct db_writer *w, const struct db_advice_run *r)
 				    db_int(r->vpp),
 				    db_int(r->microbatches),
 				    text(r->layers),
-				    db_int(llround(r->measured_step_ns)),
+				    db_ns(r->measured_step_ns),
 				    db_real(r->calibration_error),
 				    db_int(r->calibrated),
 				    text(r->calibration_note),
@@ -71,7 +70,7 @@ static int put_row(struct db_writer *w, const struct db_advice_row *r)
 				    db_int(r->valid),
 				    db_ns(r->step_ns),
 				    db_ns(r->pipeline_ns),
-				    db_int(llround(r->measured_step_ns)),
+				    db_ns(r->measured_step_ns),
 				    db_real(r->delta),
 				    db_real(r->bubble),
 				    db_real(r->activation),

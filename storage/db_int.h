@@ -169,7 +169,7 @@ void db_bind_text(struct sqlite3_stmt *s, int i, const char *v);
 /* Binds v to column i as a real; a value that is not finite stays NULL. */
 void db_bind_real(struct sqlite3_stmt *s, int i, double v);
 /* Binds v (a time in ns) to column i rounded to the nearest integer; a
- * value that is not finite stays NULL. */
+ * value that is not finite, or beyond an int64_t, stays NULL. */
 void db_bind_ns(struct sqlite3_stmt *s, int i, double v);
 
 /* One value of a row to bind (db_bind_vals(), db_writer_put()): NULL, an
@@ -197,7 +197,8 @@ static inline struct db_val db_double(double v)
 }
 /* v, or NULL when v is not finite (db_bind_real()). */
 struct db_val db_real(double v);
-/* v (ns) rounded, or NULL when not finite (db_bind_ns()). */
+/* v (ns) rounded, or NULL when not finite or beyond an int64_t
+ * (db_bind_ns()). */
 struct db_val db_ns(double v);
 /* v, or NULL when v is NULL. */
 static inline struct db_val db_text(const char *v)
