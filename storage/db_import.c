@@ -27,12 +27,12 @@ static int prepare(struct db *db, const char *sql, sqlite3_stmt **st, const char
 	return 0;
 }
 
-/* Runs the write sql with v[0..n) bound from ?1 on (sticky on failure). */
-static int write_row(struct db *db, const char *sql, const struct db_val *v, int n,
+/* Runs the write stmt with v[0..n) bound from ?1 on (sticky on failure). */
+static int write_row(struct db *db, const char *stmt, const struct db_val *v, int n,
 		     const char *what)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(db, sql, &st, what);
+	int rc = prepare(db, stmt, &st, what);
 	if (rc)
 		return rc;
 	db_bind_vals(st, 1, v, n);

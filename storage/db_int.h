@@ -242,7 +242,8 @@ struct db_write_table {
 };
 
 /* A transaction of the analysis tables' rows. Modules embed it as the
- * first member of their writer (struct db_agg_writer, …). */
+ * first member of their writer (struct db_agg_writer, …), so a pointer to
+ * theirs converts to one to it, NULL included. */
 struct db_writer {
 	struct db *db;
 	const struct db_write_table *t;

@@ -30,9 +30,10 @@ void *db_writer_new(struct db *db, const struct db_write_table *t, size_t size)
 	w->t = t;
 	w->st = xcalloc((size_t)t->n + END_COUNT, sizeof(*w->st));
 	int rc = sqlite3_prepare_v2(c, "BEGIN IMMEDIATE", -1, &begin, NULL);
-	for (int i = 0; i < t->n + END_COUNT && rc == SQLITE_OK; i++)
-		rc = sqlite3_prepare_v2(c, i < t->n ? t->sql[i] : end_sql[i - t->n], -1, &w->st[i],
-					NULL);
+	for (int i = 0; i < t->n && rc == SQLITE_OK; i++)
+		rc = sqlite3_prepare_v2(c, t->sql[i], -1, &w->st[i], NULL);
+	for (int i = 0; i < END_COUNT && rc == SQLITE_OK; i++)
+		rc = sqlite3_prepare_v2(c, end_sql[i], -1, &w->st[t->n + i], NULL);
 	struct strbuf what = STRBUF_INIT;
 	if (rc != SQLITE_OK) {
 		strbuf_addf(&what, "cannot prepare the writes of %s", t->what);
