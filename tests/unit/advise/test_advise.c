@@ -858,22 +858,6 @@ static void test_primus_sample(void **state)
  * stage 0's tail; the step is the iteration window and what lies outside
  * the compute pipeline is kept as measured. */
 
-static char tmp[] = "/tmp/test_advise.XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[sizeof(tmp) + 16];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 struct gop {
 	int it, rank, type, mc, mb;
 	double s, e;
@@ -917,7 +901,7 @@ static void gen_job(const char *name, int pp, int vpp, int m, int layers, double
 		.nslow_stages = slow > 0,
 		.variant = GEN_WARMUP_CORE,
 	};
-	snprintf(out, sizeof(out), "%s/%s", tmp, name);
+	snprintf(out, sizeof(out), "%s/%s", unit_tmp, name);
 	assert_int_equal(gen_run(&o), 0);
 
 	struct gop *ops = NULL;
@@ -1062,13 +1046,7 @@ static void test_ppgen_cross(void **state)
 	free(v2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_calibration_exact),    cmocka_unit_test(test_constraints),
-		cmocka_unit_test(test_memory_fit_exact),     cmocka_unit_test(test_modelled_labels),
-		cmocka_unit_test(test_settings_from_config), cmocka_unit_test(test_primus_sample),
-		cmocka_unit_test(test_ppgen_cross),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown, cmocka_unit_test(test_calibration_exact),
+	  cmocka_unit_test(test_constraints), cmocka_unit_test(test_memory_fit_exact),
+	  cmocka_unit_test(test_modelled_labels), cmocka_unit_test(test_settings_from_config),
+	  cmocka_unit_test(test_primus_sample), cmocka_unit_test(test_ppgen_cross))

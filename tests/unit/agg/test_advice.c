@@ -19,6 +19,7 @@
 #include "storage/db.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 #define US 1000
 
@@ -238,12 +239,5 @@ static void test_config(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_measured),
-		cmocka_unit_test(test_no_pipeline),
-		cmocka_unit_test(test_config),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, teardown, cmocka_unit_test(test_measured), cmocka_unit_test(test_no_pipeline),
+	  cmocka_unit_test(test_config))

@@ -25,6 +25,7 @@
 #include "storage/db_agg.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 static const struct cmp_params params = {
 	.floor = 0.03, .min_share = 0.01, .threshold = 0.05, .k = 3
@@ -269,46 +270,24 @@ static void test_format_ranks_and_words(void **state)
 
 static char *tmp_dir(void)
 {
-	char tmpl[] = "/tmp/pptrace-test-compare.XXXXXX";
-	char *dir = mkdtemp(tmpl);
-	assert_non_null(dir);
+	char dir[64];
+	assert_int_equal(unit_mkdtemp(dir, sizeof(dir), "test-compare"), 0);
 	return xstrdup(dir);
 }
 
 static void rm_dir(char *dir)
 {
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "rm -rf '%s'", dir);
-	assert_int_equal(system(sb.buf), 0);
-	strbuf_release(&sb);
+	assert_int_equal(unit_rm_rf(dir), 0);
 	free(dir);
 }
 
-/* The rows of a query as text: columns joined by '|', rows by '\n'. */
-static char *rows(const char *path, const char *sql)
-{
-	sqlite3 *c;
-	sqlite3_stmt *s;
-	struct strbuf sb = STRBUF_INIT;
-	assert_int_equal(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &s, NULL), SQLITE_OK);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		for (int i = 0; i < sqlite3_column_count(s); i++) {
-			const unsigned char *t = sqlite3_column_text(s, i);
-			strbuf_addf(&sb, "%s%s", i ? "|" : "", t ? (const char *)t : "NULL");
-		}
-		strbuf_addch(&sb, '\n');
-	}
-	sqlite3_finalize(s);
-	sqlite3_close(c);
-	return strbuf_detach(&sb, NULL);
-}
-
+/* Asserts the rows of a query on the database at path (unit_rows()). */
 static void assert_rows(const char *path, const char *sql, const char *expect)
 {
-	char *got = rows(path, sql);
-	assert_string_equal(got, expect);
-	free(got);
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	unit_assert_rows(c, sql, expect);
+	sqlite3_close(c);
 }
 
 /* One rank of one iteration: forward compute fwd_ms, a data-parallel
@@ -546,17 +525,9 @@ static void test_older_and_unusable_baselines(void **state)
 	rm_dir(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_worked_example),
-		cmocka_unit_test(test_floor_and_least_share),
-		cmocka_unit_test(test_one_iteration_pipelines),
-		cmocka_unit_test(test_rank_and_stage),
-		cmocka_unit_test(test_shapes_differ),
-		cmocka_unit_test(test_format_ranks_and_words),
-		cmocka_unit_test(test_compare_databases),
-		cmocka_unit_test(test_older_and_unusable_baselines),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_worked_example),
+	  cmocka_unit_test(test_floor_and_least_share),
+	  cmocka_unit_test(test_one_iteration_pipelines), cmocka_unit_test(test_rank_and_stage),
+	  cmocka_unit_test(test_shapes_differ), cmocka_unit_test(test_format_ranks_and_words),
+	  cmocka_unit_test(test_compare_databases),
+	  cmocka_unit_test(test_older_and_unusable_baselines))

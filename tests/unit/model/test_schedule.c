@@ -9,6 +9,7 @@
 
 #include "model/schedule.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 static struct sched_shape shape(int pp, int vpp, int m, bool interleaved, enum sched_rule rule)
 {
@@ -104,13 +105,5 @@ static void test_out_of_range(void **state)
 	assert_int_equal(sched_warmup(&sh, 0), PP_EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_1f1b),
-		cmocka_unit_test(test_interleaved),
-		cmocka_unit_test(test_m_equals_p),
-		cmocka_unit_test(test_out_of_range),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_1f1b), cmocka_unit_test(test_interleaved),
+	  cmocka_unit_test(test_m_equals_p), cmocka_unit_test(test_out_of_range))

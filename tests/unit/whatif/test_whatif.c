@@ -16,6 +16,7 @@
 #include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
+#include "tests/unit/unit.h"
 
 /* One op of a hand-made slice; the slice lists each stage's ops in time
  * order (stage after stage is fine: only per-stage order matters). */
@@ -608,15 +609,8 @@ static void test_model_errors(void **state)
 /* The metrics on synthetic jobs with known causes. */
 static void run_synth(const struct wi_synth *c, struct whatif **e, struct whatif_result *r)
 {
-	struct wi_table t;
-	char err[512];
-	wi_table_init(&t);
-	wi_synth_job(&t, c);
-	int rc = whatif_new(&t, NULL, e, err, sizeof(err));
-	if (rc)
-		print_message("%s\n", err);
-	assert_int_equal(rc, 0);
-	wi_table_release(&t);
+	*e = wi_synth_engine(c);
+	assert_non_null(*e);
 	whatif_run(*e, r);
 }
 
@@ -776,22 +770,9 @@ static void test_fixture_csv(void **state)
 	whatif_free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_stage),
-		cmocka_unit_test(test_pp2),
-		cmocka_unit_test(test_vpp2),
-		cmocka_unit_test(test_vpp2_shift),
-		cmocka_unit_test(test_dp),
-		cmocka_unit_test(test_dp_overlapped),
-		cmocka_unit_test(test_cycle),
-		cmocka_unit_test(test_validation),
-		cmocka_unit_test(test_model_errors),
-		cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_launch_decomposition),
-		cmocka_unit_test(test_fixture_csv),
-		cmocka_unit_test(test_two_lane_shortcut),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_one_stage), cmocka_unit_test(test_pp2),
+	  cmocka_unit_test(test_vpp2), cmocka_unit_test(test_vpp2_shift), cmocka_unit_test(test_dp),
+	  cmocka_unit_test(test_dp_overlapped), cmocka_unit_test(test_cycle),
+	  cmocka_unit_test(test_validation), cmocka_unit_test(test_model_errors),
+	  cmocka_unit_test(test_verdicts), cmocka_unit_test(test_launch_decomposition),
+	  cmocka_unit_test(test_fixture_csv), cmocka_unit_test(test_two_lane_shortcut))

@@ -17,6 +17,7 @@
 #include "whatif/wi_ops.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
+#include "tests/unit/unit.h"
 
 /* A deterministic generator (no libc state shared with other tests). */
 static uint64_t next(uint64_t *s)
@@ -213,13 +214,5 @@ static void test_same_answer(void **state)
 	free(off);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact),
-		cmocka_unit_test(test_jitter),
-		cmocka_unit_test(test_late_p2p),
-		cmocka_unit_test(test_same_answer),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_exact), cmocka_unit_test(test_jitter),
+	  cmocka_unit_test(test_late_p2p), cmocka_unit_test(test_same_answer))
