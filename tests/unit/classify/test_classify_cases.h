@@ -2,6 +2,14 @@
  * rule of docs/semantics.md it pins down. */
 
 /* clang-format off: a table laid out by hand */
+/* Megatron's two threads, the main one (tid 1) and the autograd one (tid
+ * 2), and a fwdbwd flow (id 100) from the first to the second. */
+#define MEGATRON_THREADS        \
+	"T 1 1 MainThread\n"    \
+	"T 1 2 pt_autograd_0\n" \
+	"F s 1 1 100\n"         \
+	"F f 1 2 100\n"
+
 /* The annotation cases' CPU ranges (a 1F1B range holding attn(F) twice,
  * with launches 1 to 3, then dispatch(F)) and the kernels of launches 1 to
  * 5. */
@@ -25,10 +33,7 @@ static const struct tcase cases[] = {
 	  /* rule 0 (loss_func inside forward_step, start_grad_sync inside the
    * backward window), 1, 2 (+recompute), 3, 4, 5, memory keeps its step,
    * orphan, zero duration, flows decide the roles. */
-	  "T 1 1 MainThread\n"
-	  "T 1 2 pt_autograd_0\n"
-	  "F s 1 1 100\n"
-	  "F f 1 2 100\n"
+	  MEGATRON_THREADS
 	  "X python_function 1 1 1000 1000 megatron/core/pipeline_parallel/schedules.py(412): forward_step\n"
 	  "L 1 1 1100 1\n"
 	  "L 1 1 1200 2\n"
@@ -394,10 +399,7 @@ static const struct tcase cases[] = {
 	   * the clip frame's norm and all-reduce, the optimizer with its DP
 	   * all-gather, and the placeholders gc, separate all-reduce (at the
 	   * end of finalize's rows) and params-all-gather (at the origin). */
-	  "T 1 1 MainThread\n"
-	  "T 1 2 pt_autograd_0\n"
-	  "F s 1 1 100\n"
-	  "F f 1 2 100\n"
+	  MEGATRON_THREADS
 	  "X python_function 1 1 1000 1000 megatron/core/pipeline_parallel/schedules.py(290): forward_step\n"
 	  "L 1 1 1100 1\n"
 	  "P TENSOR_MODEL_PARALLEL_GROUP [0, 1]\n"
@@ -461,10 +463,7 @@ static const struct tcase cases[] = {
 	   * pipeline's ends (the p2p kernel's ranks) is the embedding group's,
 	   * another the tensor-parallel one's; a forward step's all-reduce
 	   * is no op. */
-	  "T 1 1 MainThread\n"
-	  "T 1 2 pt_autograd_0\n"
-	  "F s 1 1 100\n"
-	  "F f 1 2 100\n"
+	  MEGATRON_THREADS
 	  "X python_function 1 1 1000 1000 schedules.py(290): forward_step\n"
 	  "L 1 1 1100 1\n"
 	  "P - [0, 1]\n"
@@ -515,17 +514,13 @@ static const struct tcase cases[] = {
 	   * and last stage at once (the embedding placeholder after the
 	   * layernorm one, both at the last compute's end); no DP, so no
 	   * all-gather placeholder and no separate all-reduce. */
-	  "T 1 1 MainThread\n"
-	  "T 1 2 pt_autograd_0\n"
-	  "F s 1 1 100\n"
-	  "F f 1 2 100\n"
-	  "X python_function 1 1 1000 1000 schedules.py(290): forward_step\n"
-	  "L 1 1 1100 1\n"
-	  "X python_function 1 1 2100 30 p2p_communication.py(518): recv_forward\n"
-	  "X python_function 1 1 3000 1000 schedules.py(395): backward_step\n"
-	  "L 1 2 3100 2\n"
-	  "K kernel 5000 100 1 sm90_gemm\n"
-	  "K kernel 6000 200 2 sm90_gemm_bwd\n",
+	  MEGATRON_THREADS "X python_function 1 1 1000 1000 schedules.py(290): forward_step\n"
+			   "L 1 1 1100 1\n"
+			   "X python_function 1 1 2100 30 p2p_communication.py(518): recv_forward\n"
+			   "X python_function 1 1 3000 1000 schedules.py(395): backward_step\n"
+			   "L 1 2 3100 2\n"
+			   "K kernel 5000 100 1 sm90_gemm\n"
+			   "K kernel 6000 200 2 sm90_gemm_bwd\n",
 	  "mode megatron\n"
 	  "op forward-compute 0 5000 5100 -1 -1 0\n"
 	  "op backward-compute 0 6000 6200 -1 -1 0\n"

@@ -93,15 +93,25 @@ static void run(struct why *w, struct why_result *r)
 	strbuf_release(&err);
 }
 
-/* two_stages(off, rank1) analysed with o into r; the engine, for
- * why_free() once r is released. */
-static struct why *run_two_stages(const struct why_opts *o, int64_t off, bool rank1,
-				  struct why_result *r)
+/* An analysed job: the engine and its result (analysed_release()). */
+struct analysed {
+	struct why *w;
+	struct why_result r;
+};
+
+/* two_stages(off, rank1) analysed (PP 2, keep_clocks as given). */
+static void run_two_stages(struct analysed *a, int64_t off, bool rank1, bool keep_clocks)
 {
-	struct why *w = why_new(o);
-	two_stages(w, off, rank1);
-	run(w, r);
-	return w;
+	struct why_opts o = { .pp = 2, .vpp = 1, .keep_clocks = keep_clocks };
+	a->w = why_new(&o);
+	two_stages(a->w, off, rank1);
+	run(a->w, &a->r);
+}
+
+static void analysed_release(struct analysed *a)
+{
+	why_result_release(&a->r);
+	why_free(a->w);
 }
 
 static const struct why_p2p_kernel *kernel(const struct why_result *r, int rank, int seq)
@@ -173,14 +183,12 @@ static void check_two_stages(const struct why_result *r)
 static void test_p2p_exact(void **state)
 {
 	(void)state;
-	struct why_opts o = { .pp = 2, .vpp = 1 };
-	struct why_result r;
-	struct why *w = run_two_stages(&o, 0, true, &r);
-	check_two_stages(&r);
-	assert_false(r.clock_corrected);
-	assert_int_equal(r.clock_error_ns, 0);
-	why_result_release(&r);
-	why_free(w);
+	struct analysed a;
+	run_two_stages(&a, 0, true, false);
+	check_two_stages(&a.r);
+	assert_false(a.r.clock_corrected);
+	assert_int_equal(a.r.clock_error_ns, 0);
+	analysed_release(&a);
 }
 
 /* Rank 1's clock 5 µs ahead: estimated from the pairs' ends, taken off,
@@ -188,56 +196,45 @@ static void test_p2p_exact(void **state)
 static void test_p2p_shifted_clock(void **state)
 {
 	(void)state;
-	struct why_opts o = { .pp = 2, .vpp = 1 };
-	struct why_result r;
-	struct why *w = run_two_stages(&o, 5000, true, &r);
-	assert_true(r.clock_corrected);
-	assert_int_equal(why_clock_offset(&r, 0), 0);
-	assert_int_equal(why_clock_offset(&r, 1), 5000);
-	check_two_stages(&r);
-	why_result_release(&r);
-	why_free(w);
+	struct analysed a;
+	run_two_stages(&a, 5000, true, false);
+	assert_true(a.r.clock_corrected);
+	assert_int_equal(why_clock_offset(&a.r, 0), 0);
+	assert_int_equal(why_clock_offset(&a.r, 1), 5000);
+	check_two_stages(&a.r);
+	analysed_release(&a);
 
 	/* keep_clocks: the shift stays, and shows as waits. */
-	o.keep_clocks = true;
-	w = run_two_stages(&o, 5000, true, &r);
-	assert_false(r.clock_corrected);
-	assert_int_equal(r.clock_error_ns, -1);
-	expect_kernel(&r, 0, 0, 100, 50, 0, 1, WHY_SIDE_NEXT);
-	why_result_release(&r);
-	why_free(w);
+	run_two_stages(&a, 5000, true, true);
+	assert_false(a.r.clock_corrected);
+	assert_int_equal(a.r.clock_error_ns, -1);
+	expect_kernel(&a.r, 0, 0, 100, 50, 0, 1, WHY_SIDE_NEXT);
+	analysed_release(&a);
 }
 
 /* Rank 1 has no trace: rank 0's transfers and kernels say so, no numbers. */
 static void test_missing_rank(void **state)
 {
 	(void)state;
-	struct why_opts o = { .pp = 2, .vpp = 1 };
-	struct why_result r;
-	struct why *w = run_two_stages(&o, 0, false, &r);
-	assert_int_equal(r.nkernels, 3);
-	assert_int_equal(r.np2p, 4);
-	assert_int_equal(r.p2p_unpaired, 4);
-	assert_int_equal(r.kernels_incomplete, 3);
-	for (size_t i = 0; i < r.np2p; i++) {
-		assert_int_equal(r.p2p[i].status, WHY_PEER_MISSING);
-		assert_int_equal(r.p2p[i].peer_rank, 1);
-		assert_int_equal(r.p2p[i].wait_ns, 0);
+	struct analysed a;
+	run_two_stages(&a, 0, false, false);
+	assert_int_equal(a.r.nkernels, 3);
+	assert_int_equal(a.r.np2p, 4);
+	assert_int_equal(a.r.p2p_unpaired, 4);
+	assert_int_equal(a.r.kernels_incomplete, 3);
+	for (size_t i = 0; i < a.r.np2p; i++) {
+		assert_int_equal(a.r.p2p[i].status, WHY_PEER_MISSING);
+		assert_int_equal(a.r.p2p[i].peer_rank, 1);
+		assert_int_equal(a.r.p2p[i].wait_ns, 0);
 	}
-	for (size_t i = 0; i < r.nkernels; i++)
-		assert_int_equal(r.kernels[i].status, WHY_PEER_MISSING);
-	assert_int_equal(r.nbubbles, 1);
-	assert_int_equal(r.bubbles[0].incomplete, 3);
-	assert_int_equal(r.bubbles[0].no_work_ns, -1);
-	why_result_release(&r);
-	why_free(w);
+	for (size_t i = 0; i < a.r.nkernels; i++)
+		assert_int_equal(a.r.kernels[i].status, WHY_PEER_MISSING);
+	assert_int_equal(a.r.nbubbles, 1);
+	assert_int_equal(a.r.bubbles[0].incomplete, 3);
+	assert_int_equal(a.r.bubbles[0].no_work_ns, -1);
+	analysed_release(&a);
 }
 
-/* A middle stage's call sends micro-batch 0 on and receives micro-batch 1
- * in one kernel: two peers; the kernel waits for the later one, each
- * transfer for its own. Stage 0 sends at S0a [100,200], S0b [300,700];
- * stage 2 receives at R2a [50,650], R2b [900,1000]; stage 1: X [80,200]
- * recv mb0, Y [400,700] send mb0 + recv mb1, Z [900,1000] send mb1. */
 /* One op of a table: op()'s arguments. */
 struct op_row {
 	int rank, type;
@@ -258,6 +255,11 @@ static struct why *three_stages(const struct why_opts *o, const struct op_row *r
 	return w;
 }
 
+/* A middle stage's call sends micro-batch 0 on and receives micro-batch 1
+ * in one kernel: two peers; the kernel waits for the later one, each
+ * transfer for its own. Stage 0 sends at S0a [100,200], S0b [300,700];
+ * stage 2 receives at R2a [50,650], R2b [900,1000]; stage 1: X [80,200]
+ * recv mb0, Y [400,700] send mb0 + recv mb1, Z [900,1000] send mb1. */
 static void test_two_peers(void **state)
 {
 	(void)state;
