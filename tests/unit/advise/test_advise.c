@@ -190,6 +190,10 @@ static bool key_is(const struct js_item *m, const char *k)
 	return m->keylen == strlen(k) && !memcmp(m->key, k, m->keylen);
 }
 
+/* The keys of a rank's number lists, in struct primus_iter's order. */
+static const char *const list_keys[] = { "fwd_start", "fwd_end",   "bwd_start",
+					 "bwd_end",   "fwd_chunk", "bwd_chunk" };
+
 /* Reads one rank's file into it[0..niter) (index = iteration number). */
 static int primus_rank(const char *path, struct primus_iter *it, int niter, struct strbuf *why)
 {
@@ -214,22 +218,14 @@ static int primus_rank(const char *path, struct primus_iter *it, int niter, stru
 		x->has = true;
 		js_iter_init(&in, m.v, end, &st);
 		while (js_iter_next(&in, &f)) {
+			struct dvec *lists[] = { &x->fs, &x->fe, &x->bs, &x->be, &x->fc, &x->bc };
 			if (key_is(&f, "total"))
 				x->total = strtod(f.v, NULL);
 			else if (key_is(&f, "memory"))
 				x->memory = strtod(f.v, NULL);
-			else if (key_is(&f, "fwd_start"))
-				take_numbers(&f, end, &st, &x->fs);
-			else if (key_is(&f, "fwd_end"))
-				take_numbers(&f, end, &st, &x->fe);
-			else if (key_is(&f, "bwd_start"))
-				take_numbers(&f, end, &st, &x->bs);
-			else if (key_is(&f, "bwd_end"))
-				take_numbers(&f, end, &st, &x->be);
-			else if (key_is(&f, "fwd_chunk"))
-				take_numbers(&f, end, &st, &x->fc);
-			else if (key_is(&f, "bwd_chunk"))
-				take_numbers(&f, end, &st, &x->bc);
+			for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
+				if (key_is(&f, list_keys[k]))
+					take_numbers(&f, end, &st, lists[k]);
 		}
 	}
 out:
