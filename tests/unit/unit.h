@@ -101,14 +101,14 @@ struct rank_result *unit_classify_reader(const char *what, struct trace_reader *
 					 const struct patterns *pats, struct arena *a,
 					 const struct trace_pg *pgs, size_t npgs);
 
-/* The main() of a test file: runs the CMUnitTest entries that follow
- * setup and teardown (cmocka_unit_test(f), ...) as one group, with the
- * group's setup and teardown (NULL for none); exits non-zero when a test
- * fails. */
+/* The main() of a test file: runs the braced list of CMUnitTest entries
+ * that follows setup and teardown ({ cmocka_unit_test(f), ... }) as one
+ * group, with the group's setup and teardown (NULL for none); exits
+ * non-zero when a test fails. */
 #define UNIT_MAIN(setup, teardown, ...)                                \
 	int main(void)                                                 \
 	{                                                              \
-		const struct CMUnitTest tests[] = { __VA_ARGS__ };     \
+		const struct CMUnitTest tests[] = __VA_ARGS__;         \
 		return cmocka_run_group_tests(tests, setup, teardown); \
 	}
 

@@ -1042,7 +1042,13 @@ static void test_ppgen_cross(void **state)
 	free(v2);
 }
 
-UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown, cmocka_unit_test(test_calibration_exact),
-	  cmocka_unit_test(test_constraints), cmocka_unit_test(test_memory_fit_exact),
-	  cmocka_unit_test(test_modelled_labels), cmocka_unit_test(test_settings_from_config),
-	  cmocka_unit_test(test_primus_sample), cmocka_unit_test(test_ppgen_cross))
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,
+	  {
+		  cmocka_unit_test(test_calibration_exact),
+		  cmocka_unit_test(test_constraints),
+		  cmocka_unit_test(test_memory_fit_exact),
+		  cmocka_unit_test(test_modelled_labels),
+		  cmocka_unit_test(test_settings_from_config),
+		  cmocka_unit_test(test_primus_sample),
+		  cmocka_unit_test(test_ppgen_cross),
+	  })

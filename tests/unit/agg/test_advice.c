@@ -240,5 +240,9 @@ static void test_config(void **state)
 	unlink(path);
 }
 
-UNIT_MAIN(setup, teardown, cmocka_unit_test(test_measured), cmocka_unit_test(test_no_pipeline),
-	  cmocka_unit_test(test_config))
+UNIT_MAIN(setup, teardown,
+	  {
+		  cmocka_unit_test(test_measured),
+		  cmocka_unit_test(test_no_pipeline),
+		  cmocka_unit_test(test_config),
+	  })

@@ -143,5 +143,9 @@ static void test_above_lower_median(void **state)
 	assert_int_equal(med, 0);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_groups_pipelines_stragglers),
-	  cmocka_unit_test(test_lower_median_and_ideal), cmocka_unit_test(test_above_lower_median))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_groups_pipelines_stragglers),
+		  cmocka_unit_test(test_lower_median_and_ideal),
+		  cmocka_unit_test(test_above_lower_median),
+	  })

@@ -238,7 +238,12 @@ static void test_straggler_cap(void **state)
 	agg_iter_release(&it);
 }
 
-UNIT_MAIN(setup, teardown, cmocka_unit_test(test_detailed_iterations),
-	  cmocka_unit_test(test_small_job_shows_all), cmocka_unit_test(test_flagged_at_scale),
-	  cmocka_unit_test(test_charts_on_demand), cmocka_unit_test(test_not_detailed),
-	  cmocka_unit_test(test_straggler_cap))
+UNIT_MAIN(setup, teardown,
+	  {
+		  cmocka_unit_test(test_detailed_iterations),
+		  cmocka_unit_test(test_small_job_shows_all),
+		  cmocka_unit_test(test_flagged_at_scale),
+		  cmocka_unit_test(test_charts_on_demand),
+		  cmocka_unit_test(test_not_detailed),
+		  cmocka_unit_test(test_straggler_cap),
+	  })

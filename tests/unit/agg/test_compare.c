@@ -519,9 +519,14 @@ static void test_older_and_unusable_baselines(void **state)
 	rm_dir(dir);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_worked_example),
-	  cmocka_unit_test(test_floor_and_least_share),
-	  cmocka_unit_test(test_one_iteration_pipelines), cmocka_unit_test(test_rank_and_stage),
-	  cmocka_unit_test(test_shapes_differ), cmocka_unit_test(test_format_ranks_and_words),
-	  cmocka_unit_test(test_compare_databases),
-	  cmocka_unit_test(test_older_and_unusable_baselines))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_worked_example),
+		  cmocka_unit_test(test_floor_and_least_share),
+		  cmocka_unit_test(test_one_iteration_pipelines),
+		  cmocka_unit_test(test_rank_and_stage),
+		  cmocka_unit_test(test_shapes_differ),
+		  cmocka_unit_test(test_format_ranks_and_words),
+		  cmocka_unit_test(test_compare_databases),
+		  cmocka_unit_test(test_older_and_unusable_baselines),
+	  })

@@ -318,7 +318,13 @@ static void test_parse_ranks(void **state)
 	assert_int_equal(topo_parse_ranks("[1] x", &v), -1);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_from_sizes), cmocka_unit_test(test_parse_new_format),
-	  cmocka_unit_test(test_parse_real_format), cmocka_unit_test(test_parse_old_format),
-	  cmocka_unit_test(test_find_and_load_file), cmocka_unit_test(test_infer),
-	  cmocka_unit_test(test_parse_ranks))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_from_sizes),
+		  cmocka_unit_test(test_parse_new_format),
+		  cmocka_unit_test(test_parse_real_format),
+		  cmocka_unit_test(test_parse_old_format),
+		  cmocka_unit_test(test_find_and_load_file),
+		  cmocka_unit_test(test_infer),
+		  cmocka_unit_test(test_parse_ranks),
+	  })

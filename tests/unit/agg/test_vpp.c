@@ -165,7 +165,10 @@ static void test_salvaged_rank_ignored(void **state)
 	strbuf_release(&v.why);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_confirmed_and_overridden),
-	  cmocka_unit_test(test_ranks_counted_once_over_iterations),
-	  cmocka_unit_test(test_kept_when_the_schedule_does_not_settle_it),
-	  cmocka_unit_test(test_salvaged_rank_ignored))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_confirmed_and_overridden),
+		  cmocka_unit_test(test_ranks_counted_once_over_iterations),
+		  cmocka_unit_test(test_kept_when_the_schedule_does_not_settle_it),
+		  cmocka_unit_test(test_salvaged_rank_ignored),
+	  })

@@ -288,6 +288,12 @@ static void test_kept_blocks(void **state)
 	}
 }
 
-UNIT_MAIN(setup, teardown, cmocka_unit_test(test_analysed), cmocka_unit_test(test_kept_blocks),
-	  cmocka_unit_test(test_no_topology), cmocka_unit_test(test_conflict),
-	  cmocka_unit_test(test_rows), cmocka_unit_test(test_kernels))
+UNIT_MAIN(setup, teardown,
+	  {
+		  cmocka_unit_test(test_analysed),
+		  cmocka_unit_test(test_kept_blocks),
+		  cmocka_unit_test(test_no_topology),
+		  cmocka_unit_test(test_conflict),
+		  cmocka_unit_test(test_rows),
+		  cmocka_unit_test(test_kernels),
+	  })

@@ -124,6 +124,9 @@ static void test_failure_is_handed_over(void **state)
 	remove_dir(dir);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_checkpoint_reaches_the_file),
-	  cmocka_unit_test(test_no_database_no_checkpointer),
-	  cmocka_unit_test(test_failure_is_handed_over))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_checkpoint_reaches_the_file),
+		  cmocka_unit_test(test_no_database_no_checkpointer),
+		  cmocka_unit_test(test_failure_is_handed_over),
+	  })

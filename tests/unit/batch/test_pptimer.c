@@ -137,5 +137,9 @@ static void test_read_vpp(void **state)
 	assert_int_equal(pptimer_read("/nonexistent/x.json", false, &f, err, sizeof(err)), PP_EIO);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_names), cmocka_unit_test(test_read_plain),
-	  cmocka_unit_test(test_read_vpp))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_names),
+		  cmocka_unit_test(test_read_plain),
+		  cmocka_unit_test(test_read_vpp),
+	  })

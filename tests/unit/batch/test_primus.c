@@ -211,5 +211,9 @@ static void test_errors(void **state)
 	rmdir(tmpdir);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_old_format), cmocka_unit_test(test_vpp2_labels),
-	  cmocka_unit_test(test_errors))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_old_format),
+		  cmocka_unit_test(test_vpp2_labels),
+		  cmocka_unit_test(test_errors),
+	  })

@@ -154,7 +154,12 @@ static void test_pptimer_total_twice(void **state)
 	unlink(path);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_topology_many_replicas_linear),
-	  cmocka_unit_test(test_topology_infer_nothing), cmocka_unit_test(test_utf8_sanitize),
-	  cmocka_unit_test(test_pptimer_no_events), cmocka_unit_test(test_pptimer_unpadded),
-	  cmocka_unit_test(test_pptimer_total_twice))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_topology_many_replicas_linear),
+		  cmocka_unit_test(test_topology_infer_nothing),
+		  cmocka_unit_test(test_utf8_sanitize),
+		  cmocka_unit_test(test_pptimer_no_events),
+		  cmocka_unit_test(test_pptimer_unpadded),
+		  cmocka_unit_test(test_pptimer_total_twice),
+	  })

@@ -215,6 +215,10 @@ static void test_keys_are_the_layout(void **state)
 	free(i2);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_rank_from_name),
-	  cmocka_unit_test(test_iteration_from_folder), cmocka_unit_test(test_walk_tree),
-	  cmocka_unit_test(test_keys_are_the_layout))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_rank_from_name),
+		  cmocka_unit_test(test_iteration_from_folder),
+		  cmocka_unit_test(test_walk_tree),
+		  cmocka_unit_test(test_keys_are_the_layout),
+	  })

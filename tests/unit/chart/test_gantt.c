@@ -47,4 +47,7 @@ static void test_gantt_rules_and_formats(void **state)
 	rmdir(dir);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_gantt_rules_and_formats))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_gantt_rules_and_formats),
+	  })

@@ -281,6 +281,11 @@ static void test_rewrite_clears_images(void **state)
 	strbuf_release(&prefix);
 }
 
-UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown, cmocka_unit_test(test_batch),
-	  cmocka_unit_test(test_heatmap), cmocka_unit_test(test_heatmap_decimals),
-	  cmocka_unit_test(test_legend_rows), cmocka_unit_test(test_rewrite_clears_images))
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,
+	  {
+		  cmocka_unit_test(test_batch),
+		  cmocka_unit_test(test_heatmap),
+		  cmocka_unit_test(test_heatmap_decimals),
+		  cmocka_unit_test(test_legend_rows),
+		  cmocka_unit_test(test_rewrite_clears_images),
+	  })

@@ -182,6 +182,10 @@ static void test_low_bad(void **state)
 	strbuf_release(&gp);
 }
 
-UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown, cmocka_unit_test(test_even_is_even),
-	  cmocka_unit_test(test_straggler_stands_out), cmocka_unit_test(test_rows),
-	  cmocka_unit_test(test_low_bad))
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,
+	  {
+		  cmocka_unit_test(test_even_is_even),
+		  cmocka_unit_test(test_straggler_stands_out),
+		  cmocka_unit_test(test_rows),
+		  cmocka_unit_test(test_low_bad),
+	  })

@@ -235,22 +235,26 @@ static void run_layout(void **state)
 		name, run_layout, NULL, NULL, (void *)(args) \
 	}
 
-UNIT_MAIN(NULL, NULL, LAYOUT("default", ""),
-	  LAYOUT("tp2_pp4_dp2_two_iterations",
-		 "--tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16"),
-	  LAYOUT("vpp2_recompute_relative_gzip",
-		 "--pp 2 --vpp 2 --dp 2 --microbatches 4 --recompute "
-		 "--time-format relative --gzip"),
-	  LAYOUT("cp_ep_recompute", "--tp 2 --pp 2 --cp 2 --ep 2 --dp 2 --microbatches 6 "
-				    "--recompute --ranks 0-3,16"),
-	  LAYOUT("vpp4_many_microbatches", "--pp 4 --vpp 4 --microbatches 12 --layers 2 "
-					   "--iterations 3 --ranks 0,3"),
-	  LAYOUT("straggler_nasty", "--pp 2 --dp 2 --straggler 1:1.5 --nasty "
-				    "string-ids,unsorted,unicode,control-chars,orphans,"
-				    "zero-dur,big-ids,bom,whitespace,nan"),
-	  LAYOUT("vpp2_finish_forward_gather_clocks",
-		 "--tp 2 --pp 4 --vpp 2 --dp 2 --microbatches 8 --layers 2 "
-		 "--grad-reduce finish --param-gather forward --gpus-per-host 4 "
-		 "--clock-skew-max 700"),
-	  LAYOUT("vpp3_all_warmup", "--pp 3 --vpp 3 --microbatches 3 --layers 1 --iterations 1,2"),
-	  LAYOUT("no_pipeline", "--pp 1 --dp 4 --tp 2 --microbatches 3 --layers 1"))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  LAYOUT("default", ""),
+		  LAYOUT("tp2_pp4_dp2_two_iterations",
+			 "--tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16"),
+		  LAYOUT("vpp2_recompute_relative_gzip",
+			 "--pp 2 --vpp 2 --dp 2 --microbatches 4 --recompute "
+			 "--time-format relative --gzip"),
+		  LAYOUT("cp_ep_recompute", "--tp 2 --pp 2 --cp 2 --ep 2 --dp 2 --microbatches 6 "
+					    "--recompute --ranks 0-3,16"),
+		  LAYOUT("vpp4_many_microbatches", "--pp 4 --vpp 4 --microbatches 12 --layers 2 "
+						   "--iterations 3 --ranks 0,3"),
+		  LAYOUT("straggler_nasty", "--pp 2 --dp 2 --straggler 1:1.5 --nasty "
+					    "string-ids,unsorted,unicode,control-chars,orphans,"
+					    "zero-dur,big-ids,bom,whitespace,nan"),
+		  LAYOUT("vpp2_finish_forward_gather_clocks",
+			 "--tp 2 --pp 4 --vpp 2 --dp 2 --microbatches 8 --layers 2 "
+			 "--grad-reduce finish --param-gather forward --gpus-per-host 4 "
+			 "--clock-skew-max 700"),
+		  LAYOUT("vpp3_all_warmup",
+			 "--pp 3 --vpp 3 --microbatches 3 --layers 1 --iterations 1,2"),
+		  LAYOUT("no_pipeline", "--pp 1 --dp 4 --tp 2 --microbatches 3 --layers 1"),
+	  })

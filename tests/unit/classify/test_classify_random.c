@@ -481,4 +481,7 @@ static void test_random_traces(void **state)
 	patterns_free(p);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_random_traces))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_random_traces),
+	  })

@@ -114,4 +114,7 @@ static void test_real_traces(void **state)
 	patterns_free(pats);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_real_traces))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_real_traces),
+	  })

@@ -129,4 +129,8 @@ static void test_importer_shapes(void **state)
 	expect(&r, (const int64_t[8]){ 0 }, 0.0);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_random), cmocka_unit_test(test_importer_shapes))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_random),
+		  cmocka_unit_test(test_importer_shapes),
+	  })

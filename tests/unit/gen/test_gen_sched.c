@@ -82,5 +82,8 @@ static void test_order_follows_count(void **state)
 			}
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_gen_equals_model),
-	  cmocka_unit_test(test_order_follows_count))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_gen_equals_model),
+		  cmocka_unit_test(test_order_follows_count),
+	  })

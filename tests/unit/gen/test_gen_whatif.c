@@ -197,8 +197,11 @@ static void test_clock_skew_same_answer(void **state)
 	whatif_result_release(&b);
 }
 
-UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown, cmocka_unit_test(test_even_job_is_none),
-	  cmocka_unit_test(test_straggler_is_worker),
-	  cmocka_unit_test(test_straggler_vpp_comes_first),
-	  cmocka_unit_test(test_slow_last_stage_is_stage),
-	  cmocka_unit_test(test_clock_skew_same_answer))
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,
+	  {
+		  cmocka_unit_test(test_even_job_is_none),
+		  cmocka_unit_test(test_straggler_is_worker),
+		  cmocka_unit_test(test_straggler_vpp_comes_first),
+		  cmocka_unit_test(test_slow_last_stage_is_stage),
+		  cmocka_unit_test(test_clock_skew_same_answer),
+	  })

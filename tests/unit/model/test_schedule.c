@@ -110,5 +110,10 @@ static void test_out_of_range(void **state)
 	assert_int_equal(sched_warmup(&sh, 0), PP_EINVAL);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_1f1b), cmocka_unit_test(test_interleaved),
-	  cmocka_unit_test(test_m_equals_p), cmocka_unit_test(test_out_of_range))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_1f1b),
+		  cmocka_unit_test(test_interleaved),
+		  cmocka_unit_test(test_m_equals_p),
+		  cmocka_unit_test(test_out_of_range),
+	  })

@@ -252,7 +252,13 @@ static void test_signals(void **state)
 	strbuf_release(&s.lines);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_lines_status_stderr),
-	  cmocka_unit_test(test_stderr_lines), cmocka_unit_test(test_stdin),
-	  cmocka_unit_test(test_signal_and_deadline), cmocka_unit_test(test_cwd_and_spawn_failure),
-	  cmocka_unit_test(test_chain), cmocka_unit_test(test_signals))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_lines_status_stderr),
+		  cmocka_unit_test(test_stderr_lines),
+		  cmocka_unit_test(test_stdin),
+		  cmocka_unit_test(test_signal_and_deadline),
+		  cmocka_unit_test(test_cwd_and_spawn_failure),
+		  cmocka_unit_test(test_chain),
+		  cmocka_unit_test(test_signals),
+	  })

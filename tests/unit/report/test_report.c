@@ -115,5 +115,9 @@ static void test_render_queue(void **state)
 	expect_queued(false, true, true, AGG_SHOW_IMAGE, false, false);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_paths), cmocka_unit_test(test_out),
-	  cmocka_unit_test(test_render_queue))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_paths),
+		  cmocka_unit_test(test_out),
+		  cmocka_unit_test(test_render_queue),
+	  })

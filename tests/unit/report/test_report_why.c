@@ -118,5 +118,9 @@ static void test_lanes(void **state)
 	assert_int_equal(l.n, REPORT_LANES);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_ranks), cmocka_unit_test(test_trace_writer),
-	  cmocka_unit_test(test_lanes))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_ranks),
+		  cmocka_unit_test(test_trace_writer),
+		  cmocka_unit_test(test_lanes),
+	  })

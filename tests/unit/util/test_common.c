@@ -264,8 +264,13 @@ static void test_progress_gives_way_to_messages(void **state)
 	fclose(out);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_arena_alignment_and_growth),
-	  cmocka_unit_test(test_strbuf_basics), cmocka_unit_test(test_cli_forms),
-	  cmocka_unit_test(test_config_load_and_types),
-	  cmocka_unit_test(test_interval_union_overlap), cmocka_unit_test(test_hugepage_realloc),
-	  cmocka_unit_test(test_progress_gives_way_to_messages))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_arena_alignment_and_growth),
+		  cmocka_unit_test(test_strbuf_basics),
+		  cmocka_unit_test(test_cli_forms),
+		  cmocka_unit_test(test_config_load_and_types),
+		  cmocka_unit_test(test_interval_union_overlap),
+		  cmocka_unit_test(test_hugepage_realloc),
+		  cmocka_unit_test(test_progress_gives_way_to_messages),
+	  })

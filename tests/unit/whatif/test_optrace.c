@@ -303,5 +303,11 @@ static void test_schema(void **state)
 	wi_table_release(&t);
 }
 
-UNIT_MAIN(setup, teardown, cmocka_unit_test(test_parse_f32), cmocka_unit_test(test_f32_ns),
-	  cmocka_unit_test(test_csv), cmocka_unit_test(test_meta), cmocka_unit_test(test_schema))
+UNIT_MAIN(setup, teardown,
+	  {
+		  cmocka_unit_test(test_parse_f32),
+		  cmocka_unit_test(test_f32_ns),
+		  cmocka_unit_test(test_csv),
+		  cmocka_unit_test(test_meta),
+		  cmocka_unit_test(test_schema),
+	  })

@@ -770,9 +770,19 @@ static void test_fixture_csv(void **state)
 	whatif_free(e);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_one_stage), cmocka_unit_test(test_pp2),
-	  cmocka_unit_test(test_vpp2), cmocka_unit_test(test_vpp2_shift), cmocka_unit_test(test_dp),
-	  cmocka_unit_test(test_dp_overlapped), cmocka_unit_test(test_cycle),
-	  cmocka_unit_test(test_validation), cmocka_unit_test(test_model_errors),
-	  cmocka_unit_test(test_verdicts), cmocka_unit_test(test_launch_decomposition),
-	  cmocka_unit_test(test_fixture_csv), cmocka_unit_test(test_two_lane_shortcut))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_one_stage),
+		  cmocka_unit_test(test_pp2),
+		  cmocka_unit_test(test_vpp2),
+		  cmocka_unit_test(test_vpp2_shift),
+		  cmocka_unit_test(test_dp),
+		  cmocka_unit_test(test_dp_overlapped),
+		  cmocka_unit_test(test_cycle),
+		  cmocka_unit_test(test_validation),
+		  cmocka_unit_test(test_model_errors),
+		  cmocka_unit_test(test_verdicts),
+		  cmocka_unit_test(test_launch_decomposition),
+		  cmocka_unit_test(test_fixture_csv),
+		  cmocka_unit_test(test_two_lane_shortcut),
+	  })

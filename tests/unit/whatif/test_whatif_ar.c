@@ -351,5 +351,8 @@ static void test_ar_replay(void **state)
 	wi_table_release(&t);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test_setup(test_ar_reference, setup),
-	  cmocka_unit_test_setup(test_ar_replay, setup))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test_setup(test_ar_reference, setup),
+		  cmocka_unit_test_setup(test_ar_replay, setup),
+	  })

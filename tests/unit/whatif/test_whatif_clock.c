@@ -213,5 +213,10 @@ static void test_same_answer(void **state)
 	free(off);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_exact), cmocka_unit_test(test_jitter),
-	  cmocka_unit_test(test_late_p2p), cmocka_unit_test(test_same_answer))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_exact),
+		  cmocka_unit_test(test_jitter),
+		  cmocka_unit_test(test_late_p2p),
+		  cmocka_unit_test(test_same_answer),
+	  })

@@ -565,7 +565,13 @@ static void test_cpath(void **state)
 	whatif_free(e);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_p2p_exact), cmocka_unit_test(test_p2p_shifted_clock),
-	  cmocka_unit_test(test_missing_rank), cmocka_unit_test(test_two_peers),
-	  cmocka_unit_test(test_vpp_noops), cmocka_unit_test(test_collectives),
-	  cmocka_unit_test(test_cpath))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_p2p_exact),
+		  cmocka_unit_test(test_p2p_shifted_clock),
+		  cmocka_unit_test(test_missing_rank),
+		  cmocka_unit_test(test_two_peers),
+		  cmocka_unit_test(test_vpp_noops),
+		  cmocka_unit_test(test_collectives),
+		  cmocka_unit_test(test_cpath),
+	  })

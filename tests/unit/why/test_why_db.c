@@ -177,4 +177,7 @@ static void test_through_the_database(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_through_the_database))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_through_the_database),
+	  })

@@ -374,4 +374,13 @@ static const struct layout layouts[] = {
 		layouts[i].name, run_layout, NULL, NULL, (void *)&layouts[i] \
 	}
 
-UNIT_MAIN(NULL, NULL, LAYOUT(0), LAYOUT(1), LAYOUT(2), LAYOUT(3), LAYOUT(4), LAYOUT(5), LAYOUT(6))
+UNIT_MAIN(NULL, NULL,
+	  {
+		  LAYOUT(0),
+		  LAYOUT(1),
+		  LAYOUT(2),
+		  LAYOUT(3),
+		  LAYOUT(4),
+		  LAYOUT(5),
+		  LAYOUT(6),
+	  })
