@@ -9,6 +9,7 @@
 #include "util/cli.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 enum {
 	O_OUT = 1,
@@ -468,7 +469,10 @@ int main(int argc, char **argv)
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;
 	} else {
-		rc = gen_run(&a.o);
+		struct strbuf err = STRBUF_INIT;
+		rc = gen_run(&a.o, &err);
+		error_lines(err.buf);
+		strbuf_release(&err);
 		rc = rc == 0           ? PP_EXIT_OK
 		     : rc == PP_EINVAL ? PP_EXIT_USAGE
 		     : rc == PP_EINTR  ? PP_EXIT_INTR
