@@ -405,10 +405,13 @@ enum { EXIT_REGRESSION = 4 };
 static int run(const struct opts *o)
 {
 	struct agg_job job;
+	struct strbuf err = STRBUF_INIT;
 	int nfailed = 0;
-	int rc = agg_analyse(&o->agg, &job);
+	int rc = agg_analyse(&o->agg, &job, &err);
 	if (!rc)
-		rc = report_write(&job, &o->out, &nfailed);
+		rc = report_write(&job, &o->out, &nfailed, &err);
+	error_lines(err.buf);
+	strbuf_release(&err);
 	bool partial = job.partial;
 	bool regression = job.compare.state == AGG_CMP_DONE && job.compare.r.regression;
 	agg_job_release(&job);

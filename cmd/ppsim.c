@@ -209,13 +209,15 @@ static int from_db(const char *db, char **iters, int niters, const char *config)
 		return PP_EXIT_USAGE;
 	}
 	strbuf_release(&aerr);
-	int rc = agg_analyse(&o, &job);
+	int rc = agg_analyse(&o, &job, &aerr);
 	if (rc == PP_EINVAL)
 		rc = PP_EXIT_USAGE;
 	else if (rc)
 		rc = PP_EXIT_FATAL;
 	else
-		rc = report_advice_table(stdout, &job) ? PP_EXIT_FATAL : PP_EXIT_OK;
+		rc = report_advice_table(stdout, &job, &aerr) ? PP_EXIT_FATAL : PP_EXIT_OK;
+	error_lines(aerr.buf);
+	strbuf_release(&aerr);
 	agg_job_release(&job);
 	config_free(o.config);
 	return rc;

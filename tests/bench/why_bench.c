@@ -23,6 +23,7 @@
 #include "agg/agg.h"
 #include "agg/agg_timeline.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "why_load.h"
 
 static int cmp_d(const void *a, const void *b)
@@ -61,23 +62,29 @@ static double cpu_s(void)
 static double rescan(struct agg_job *job, double *cpu)
 {
 	struct agg_timeline tl;
+	struct strbuf err = STRBUF_INIT;
 	double s = 0;
 	*cpu = 0;
-	for (size_t i = 0; i < job->niters; i++) {
+	for (size_t i = 0; i < job->niters && s >= 0; i++) {
 		if (job->timelines && job->timelines[i].rank) {
-			if (agg_timeline_load(job, &job->its[i], &tl)) /* taken */
-				return -1;
+			int rc = agg_timeline_load(job, &job->its[i], &tl, &err); /* taken */
 			agg_timeline_release(&tl);
+			if (rc) {
+				s = -1;
+				break;
+			}
 		}
 		int64_t t0 = pp_now_ns();
 		double c0 = cpu_s();
-		int rc = agg_timeline_load(job, &job->its[i], &tl);
+		int rc = agg_timeline_load(job, &job->its[i], &tl, &err);
 		s += (double)(pp_now_ns() - t0) / 1e9;
 		*cpu += cpu_s() - c0;
 		agg_timeline_release(&tl);
 		if (rc)
-			return -1;
+			s = -1;
 	}
+	error_lines(err.buf);
+	strbuf_release(&err);
 	return s;
 }
 
