@@ -157,14 +157,15 @@ static int apply_config(struct cmdline *cl, const struct config *cfg)
 {
 	struct batch_opts *o = &cl->analyse;
 	long procs = o->processes, busy = o->busy_timeout_ms;
-	char err[1024]; /* names the file: config_path() */
-	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, err, sizeof(err)) < 0 ||
-	    config_get_long_in(cfg, "batch.busy_timeout_ms", 1, INT_MAX, &busy, err, sizeof(err)) <
-		    0 ||
-	    config_get_double_in(cfg, "batch.timeout", 0, 1e9, &o->timeout_s, err, sizeof(err)) <
-		    0 ||
-	    config_get_bool(cfg, "batch.salvage", &o->salvage, err, sizeof(err)) < 0)
-		return error("%s", err);
+	struct strbuf err = STRBUF_INIT; /* names the file: config_path() */
+	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, &err) < 0 ||
+	    config_get_long_in(cfg, "batch.busy_timeout_ms", 1, INT_MAX, &busy, &err) < 0 ||
+	    config_get_double_in(cfg, "batch.timeout", 0, 1e9, &o->timeout_s, &err) < 0 ||
+	    config_get_bool(cfg, "batch.salvage", &o->salvage, &err) < 0) {
+		error_lines(err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
 	o->processes = (int)procs;
 	o->busy_timeout_ms = (int)busy;
 	if (config_get(cfg, "batch.pattern"))
@@ -397,16 +398,17 @@ int main(int argc, char **argv)
 			      .pptimer = { .vpp_size = 1 } };
 	const char *config_path;
 	struct cli_state st;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	int rc;
 
 	pp_set_progname("ppbatch");
 	rc = cli_find_config(&cmd, argc, argv, &config_path);
 	if (rc == CLI_HELP || rc == CLI_ERR)
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
-	cl.config = config_path ? config_load(config_path, err, sizeof(err)) : config_new();
+	cl.config = config_path ? config_load(config_path, &err) : config_new();
 	if (!cl.config) {
-		error("%s", err);
+		error_lines(err.buf);
+		strbuf_release(&err);
 		return PP_EXIT_USAGE;
 	}
 	cl.analyse.config_path = config_path;

@@ -297,15 +297,14 @@ static void tick(void *ctx)
  * once, not a worker exiting before it has started (pool.h). */
 static int settings(const struct batch_opts *o, struct settings *s, struct strbuf *err)
 {
-	char why[256];
 	s->processes = o->processes;
 	s->pattern = o->pattern;
 	s->timeout_s = o->timeout_s;
 	s->salvage = o->salvage;
 	s->busy_ms = o->busy_timeout_ms;
-	struct patterns *pats = patterns_new(o->config, why, sizeof(why));
+	struct patterns *pats = patterns_new(o->config, err);
 	if (!pats)
-		return pp_err(err, PP_EINVAL, "%s", why);
+		return PP_EINVAL;
 	patterns_free(pats);
 	return 0;
 }

@@ -1009,13 +1009,10 @@ static int inspect_file(const struct inspect_opts *o, const struct patterns *pat
 
 int inspect_run(const struct inspect_opts *o, struct strbuf *err)
 {
-	char why[512];
 	int failed = 0;
-	struct patterns *pats = patterns_new(o->config, why, sizeof(why));
-	if (!pats) {
-		pp_err(err, PP_EINVAL, "%s", why);
+	struct patterns *pats = patterns_new(o->config, err);
+	if (!pats)
 		return PP_EXIT_USAGE;
-	}
 	for (int i = 0; i < o->nfiles; i++) {
 		if (i && !o->json)
 			printf("\n");

@@ -222,10 +222,8 @@ int worker_serve(const struct worker_opts *o, struct strbuf *err)
 
 	/* ^C reaches the whole process group: the coordinator decides. */
 	signal(SIGINT, SIG_IGN);
-	if (!(pats = patterns_new(o->config, why, sizeof(why)))) {
-		pp_err(err, PP_EINVAL, "%s", why);
+	if (!(pats = patterns_new(o->config, err)))
 		return PP_EXIT_USAGE;
-	}
 	if (!(db = db_open(o->db, DB_NO_CHECKPOINT, 0, why, sizeof(why)))) {
 		pp_err(err, PP_EDB, "%s", why);
 		rc = PP_EXIT_FATAL;

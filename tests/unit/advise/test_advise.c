@@ -759,7 +759,6 @@ static void test_modelled_labels(void **state)
 static void test_settings_from_config(void **state)
 {
 	char path[] = "/tmp/pp-advise-cfg-XXXXXX";
-	char err[256];
 	struct advise_settings set;
 	struct strbuf e = STRBUF_INIT;
 	struct config *cfg;
@@ -772,7 +771,7 @@ static void test_settings_from_config(void **state)
 	      "memory_limit_gib = 192\n",
 	      f);
 	fclose(f);
-	cfg = config_load(path, err, sizeof(err));
+	cfg = config_load(path, &e);
 	assert_non_null(cfg);
 	advise_settings_init(&set);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), 0);
@@ -787,7 +786,7 @@ static void test_settings_from_config(void **state)
 	f = fopen(path, "w");
 	fputs("[advise]\noverlap_hidden = 2\n", f);
 	fclose(f);
-	cfg = config_load(path, err, sizeof(err));
+	cfg = config_load(path, &e);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), PP_EINVAL);
 	assert_non_null(strstr(e.buf, "overlap_hidden"));
 	config_free(cfg);

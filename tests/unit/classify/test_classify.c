@@ -591,10 +591,10 @@ static void test_roots_find_near(void **state)
 
 static void run_case(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	const struct tcase *tc = *state;
 	struct arena a = ARENA_INIT;
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	assert_non_null(pats);
 	print_message("case: %s\n", tc->name);
 	struct rank_result *r = run_events(tc->events, &a, pats);
@@ -606,9 +606,9 @@ static void run_case(void **state)
 
 static void test_patterns_defaults_and_config(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
-	char err[256];
-	struct patterns *p = patterns_new(NULL, err, sizeof(err));
+	struct patterns *p = patterns_new(NULL, &cerr);
 	assert_non_null(p);
 	assert_int_equal(patterns_match(p, "ncclDevKernel_AllReduce"), 1u << PAT_COMM_KERNEL);
 	assert_int_equal(patterns_match(p, "Memcpy DtoD (Device -> Device)"), 1u << PAT_MEM_KERNEL);
@@ -629,9 +629,9 @@ static void test_patterns_defaults_and_config(void **state)
 	      "comm_kernel =\n",
 	      f);
 	fclose(f);
-	struct config *cfg = config_load("test_classify.ini", err, sizeof(err));
+	struct config *cfg = config_load("test_classify.ini", &cerr);
 	assert_non_null(cfg);
-	p = patterns_new(cfg, err, sizeof(err));
+	p = patterns_new(cfg, &cerr);
 	assert_non_null(p);
 	assert_int_equal(patterns_match(p, "x_fwd_3"), 1u << PAT_FORWARD_STEP);
 	assert_int_equal(patterns_match(p, "x_fwd_a"), 0);
@@ -652,7 +652,7 @@ static void test_patterns_defaults_and_config(void **state)
  * error naming the key. */
 static void test_patterns_with_blanks(void **state)
 {
-	char err[256];
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	FILE *f = fopen("test_blanks.ini", "w");
 	assert_non_null(f);
@@ -664,9 +664,9 @@ static void test_patterns_with_blanks(void **state)
 	      "backward_step = \"my bwd\"\n",
 	      f);
 	fclose(f);
-	struct config *cfg = config_load("test_blanks.ini", err, sizeof(err));
+	struct config *cfg = config_load("test_blanks.ini", &cerr);
 	assert_non_null(cfg);
-	struct patterns *p = patterns_new(cfg, err, sizeof(err));
+	struct patterns *p = patterns_new(cfg, &cerr);
 	assert_non_null(p);
 	const char *const *globs;
 	assert_int_equal(patterns_globs(p, PAT_FORWARD_STEP, &globs), 4);
@@ -686,10 +686,12 @@ static void test_patterns_with_blanks(void **state)
 	assert_non_null(f);
 	fputs("[patterns]\nforward_step = \"nn.Module: X\n", f);
 	fclose(f);
-	assert_non_null(cfg = config_load("test_blanks.ini", err, sizeof(err)));
-	assert_null(patterns_new(cfg, err, sizeof(err)));
-	assert_string_equal(err, "test_blanks.ini: config key patterns.forward_step: a quote is "
-				 "not closed in '\"nn.Module: X'");
+	assert_non_null(cfg = config_load("test_blanks.ini", &cerr));
+	assert_null(patterns_new(cfg, &cerr));
+	assert_string_equal(cerr.buf,
+			    "test_blanks.ini: config key patterns.forward_step: a quote is "
+			    "not closed in '\"nn.Module: X'");
+	strbuf_release(&cerr);
 	config_free(cfg);
 	remove("test_blanks.ini");
 }
@@ -697,14 +699,15 @@ static void test_patterns_with_blanks(void **state)
 /* config.example.ini documents every set with its default: keep them equal. */
 static void test_example_config_matches_defaults(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
-	char err[256], path[4096];
+	char path[4096];
 	const char *root = getenv("PP_ROOT");
 	snprintf(path, sizeof(path), "%s/config.example.ini", root ? root : ".");
-	struct config *cfg = config_load(path, err, sizeof(err));
+	struct config *cfg = config_load(path, &cerr);
 	assert_non_null(cfg);
-	struct patterns *def = patterns_new(NULL, err, sizeof(err));
-	struct patterns *ex = patterns_new(cfg, err, sizeof(err));
+	struct patterns *def = patterns_new(NULL, &cerr);
+	struct patterns *ex = patterns_new(cfg, &cerr);
 	for (int s = 0; s < PAT_NSETS; s++) {
 		char key[64];
 		const char *const *g1, *const *g2;
@@ -763,6 +766,7 @@ static const char json_fixture[] =
  * one; a name the header lacks stays as it is. */
 static void test_groups_from_header(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 #define K(ts, args)                                                                              \
 	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\"," \
@@ -780,8 +784,7 @@ static void test_groups_from_header(void **state)
 	struct arena a = ARENA_INIT;
 	struct trace_reader_opts o = { .salvage = false };
 	struct trace_reader *rd = trace_reader_open_mem(json, sizeof(json) - 1, &o);
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	struct classify *c = classify_new(pats, &a);
 	struct trace_event ev;
 	struct rank_result *r;
@@ -815,6 +818,7 @@ static void test_groups_from_header(void **state)
  * stable, so any of the equal names could win). */
 static void test_groups_from_header_first_wins(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	static const char json[] =
 		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":"
@@ -830,8 +834,7 @@ static void test_groups_from_header_first_wins(void **state)
 	struct arena a = ARENA_INIT;
 	struct trace_reader_opts o = { .salvage = false };
 	struct trace_reader *rd = trace_reader_open_mem(json, sizeof(json) - 1, &o);
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	struct classify *c = classify_new(pats, &a);
 	struct trace_event ev;
 	struct rank_result *r;
@@ -855,12 +858,12 @@ static void test_groups_from_header_first_wins(void **state)
 
 static void test_reader_fixture(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	struct arena a = ARENA_INIT;
 	struct trace_reader_opts o = { .salvage = false };
 	struct trace_reader *rd = trace_reader_open_mem(json_fixture, sizeof(json_fixture) - 1, &o);
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	struct classify *c = classify_new(pats, &a);
 	struct trace_event ev;
 	struct rank_result *r;
@@ -976,11 +979,11 @@ static void test_cmap_growth_keeps_changed_value(void **state)
  * (NUL becomes U+FFFD), and the same raw name interns to one id. */
 static void test_name_with_nul(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	static const char raw[] = "bad\0name'; DROP TABLE kernels; --";
 	struct arena a = ARENA_INIT;
-	char err[256];
-	struct patterns *p = patterns_new(NULL, err, sizeof(err));
+	struct patterns *p = patterns_new(NULL, &cerr);
 	struct classify *c = classify_new(p, &a);
 	struct trace_event ev;
 	struct rank_result *r;
@@ -1043,11 +1046,11 @@ static void test_label_vpp_interleaved(void **state)
 
 static void test_describe_for_inspect(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	struct arena a = ARENA_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	struct rank_result *r = run_events(cases[0].events, &a, pats);
 	rank_result_describe(r, &sb, false);
 	assert_non_null(strstr(sb.buf, "  forward thread: pid 1 tid 1 "
