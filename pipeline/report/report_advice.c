@@ -128,7 +128,7 @@ static int write_csv(const struct report_dir *d, enum report_file which,
 	FILE *fp = report_open(d, report_leaf(rel.buf), &path, &sf);
 	if (fp) {
 		put(fp, a);
-		rc = report_commit(&sf, path.buf);
+		rc = report_commit(&sf, path.buf, d->err);
 	}
 	strbuf_release(&rel);
 	strbuf_release(&path);
@@ -245,7 +245,7 @@ int report_advice_files(struct report *R)
 	struct report_dir d;
 	char err[512];
 	report_path(&dir, R, RF_ADVICE, 0, 0);
-	int rc = report_dir_open(&d, dir.buf);
+	int rc = report_dir_open(&d, dir.buf, R->err);
 	if (!rc)
 		rc = write_csv(&d, RF_ADVICE_CSV, advice_csv, a);
 	if (!rc)
@@ -394,14 +394,14 @@ void report_advice_headline(const struct report *R, struct strbuf *sb)
 
 /* ---- the text table (ppsim --from-db) ---- */
 
-int report_advice_table(FILE *f, const struct agg_job *job)
+int report_advice_table(FILE *f, const struct agg_job *job, struct strbuf *err)
 {
 	const struct agg_advice *a = &job->advice;
 	const struct advise_result *r = &a->res;
 	struct strbuf sb = STRBUF_INIT;
 	if (a->state != AGG_ADV_DONE) {
-		error("no advice for '%s': %s", job->db_path, a->why.buf);
-		return PP_ENOTFOUND;
+		return pp_err(err, PP_ENOTFOUND, "no advice for '%s': %s", job->db_path,
+			      a->why.buf);
 	}
 	fprintf(f, "advice for %s\n", job->db_path);
 	fprintf(f, "inputs: %s%s%s\n", a->inputs.buf, a->layers.len ? "; layers per stage " : "",

@@ -72,7 +72,7 @@ static int csv(const struct report_dir *d, enum report_file f, int it, long id,
 	FILE *fp = report_open(d, report_leaf(rel.buf), &path, &sf);
 	if (fp) {
 		put(fp, arg);
-		rc = report_commit(&sf, path.buf);
+		rc = report_commit(&sf, path.buf, d->err);
 	}
 	strbuf_release(&rel);
 	strbuf_release(&path);
@@ -85,7 +85,7 @@ int report_iteration_csvs(const struct report *R, const struct agg_iter *it)
 	struct report_dir d;
 	int I = it->iteration;
 	report_path(&dir, R, RF_ITERATION, I, 0);
-	int rc = report_dir_open(&d, dir.buf);
+	int rc = report_dir_open(&d, dir.buf, R->err);
 	if (!rc)
 		rc = csv(&d, RF_PP_GROUPS, I, 0, pp_groups, it);
 	if (!rc)

@@ -291,7 +291,7 @@ static int perfetto(const struct report_dir *dir, const struct agg_whatif *w)
 			}
 		}
 	report_trace_end(&T);
-	int rc = report_commit(&sf, path.buf);
+	int rc = report_commit(&sf, path.buf, dir->err);
 	strbuf_release(&path);
 	return rc;
 }
@@ -319,7 +319,7 @@ int report_whatif_files(struct report *R)
 	struct strbuf dir = STRBUF_INIT;
 	struct report_dir d;
 	report_path(&dir, R, RF_WHATIF, 0, 0);
-	int rc = report_dir_open(&d, dir.buf);
+	int rc = report_dir_open(&d, dir.buf, R->err);
 	if (!rc)
 		rc = sw_heatmap(R, w);
 	if (!rc)
