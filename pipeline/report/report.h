@@ -51,13 +51,18 @@ enum { REPORT_PERFETTO_MAX_EVENTS = 1000000 };
 int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank, bool *sel,
 			  struct strbuf *err);
 
+/* The output folder: --out, else <base>/pptrace (job->base). malloc'd. */
+char *report_out(const struct agg_job *job, const struct report_opts *o);
+
 /* Writes the outputs of job (agg_analyse() succeeded on it) under the
  * output folder: per iteration its CSVs and chart scripts, the analyses'
  * files, iterations.csv; renders the scripts the render plan asks for
  * (each failure reported, the others go on); writes index.html and the
  * iteration pages; prints the summary line. Returns 0 with *nfailed the
  * number of charts gnuplot failed to render, or a negative PP_E* code after
- * printing why (a file that cannot be written, the database). */
+ * printing why (a file that cannot be written, the database). Of a
+ * charts-only job (agg_job.charts_only) it writes the charts its plans
+ * name (agg_plan.only_rank, ...) and the iteration pages, nothing else. */
 int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed);
 
 /* The schedule advisor's answer for job (agg/agg_advice.h) as a text
