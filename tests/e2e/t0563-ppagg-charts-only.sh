@@ -8,17 +8,7 @@
 # and every link of the pages resolves. Without a report in the output
 # folder, or with iteration= or all, it is the whole run.
 source "$PP_ROOT/tests/lib.sh"
-if ! command -v gnuplot >/dev/null; then
-	skip "charts on an analysed database" "gnuplot is not installed"
-	done_testing
-	exit
-fi
-links() { python3 "$PP_ROOT/tests/tools/check_report_links.py" "$1"; }
-# 80 ranks: tp 2 x pp 4 x dp 10, as t0560 lays them out; rank 13 slow.
-python3 "$PP_ROOT/tests/e2e/mkaggdb.py" --db pptrace.db --tp 2 --pp 4 --dp 10 --mb 4 --kernels 2 \
-	--straggler 13:1.4 --topology unique_parallel_groups_1.txt
-ppagg --base-folder . -j 2 -q
-is "the report: exit 0" 0 $?
+agg80_report "charts on an analysed database"
 it=pptrace/iteration_15
 flagged=$(ls -d $it/rank_* | sed 's/.*rank_//' | sort -n)
 r=$(seq 0 79 | grep -vxF "$flagged" | head -1)
@@ -47,7 +37,7 @@ is "only the charts asked for are new" \
 	"$(printf '%s\n' pp_group_5 rank_$r | sort)" \
 	"$(find pptrace -type f -printf '%P\n' | sort | comm -13 files.before - |
 		sed -n "s|^iteration_15/\([^/]*\)/.*|\1|p" | sort -u)"
-ok_if "the pages link only to files that exist" links pptrace
+ok_if "the pages link only to files that exist" report_links pptrace
 
 # The same charts from a whole run are the same scripts and CSVs.
 ppagg --base-folder . -j 2 -q --out whole --charts rank=$r --charts group=5
@@ -67,5 +57,5 @@ ok_if "... with its analyses" grep -q "iteration aggregated in" err
 ppagg --base-folder . -j 2 --charts rank=$r --charts iteration=15 2>err
 is "--charts rank=$r iteration=15: exit 0" 0 $?
 ok_if "... the whole run" grep -q "iteration aggregated in" err
-ok_if "... the pages link only to files that exist" links pptrace
+ok_if "... the pages link only to files that exist" report_links pptrace
 done_testing
