@@ -131,6 +131,7 @@ static const char *const compare_keys[] = { "regression_threshold", "noise_floor
 struct opts {
 	struct agg_opts agg;
 	struct report_opts out;
+	bool charts_given; /* --charts on the command line */
 };
 
 static int parse_format(const char *s, struct report_opts *o)
@@ -261,6 +262,7 @@ static int parse_args(struct opts *o, struct cli_state *st, const char **format,
 		case O_FORMAT: *format = st->arg; break;
 		case O_NO_RENDER: o->out.render = false; break;
 		case O_CHARTS:
+			o->charts_given = true;
 			if (parse_charts(st->arg, &a->charts))
 				return cli_bad_value(&cmd, st, CHARTS_EXPECTED);
 			break;
@@ -404,12 +406,36 @@ bad:
  * over 1: a cron job alerts on it, and the warnings say what else failed. */
 enum { EXIT_REGRESSION = 4 };
 
+/* Whether this run writes only the charts --charts names (docs/ppagg.md,
+ * "What the report shows"): the command line's --charts names ranks, PP
+ * groups or replicas and nothing else, nothing asks for an analysis's
+ * output (--compare, --perfetto-ranks), and the output folder holds a
+ * report to add them to. */
+static bool charts_only(const struct opts *o)
+{
+	const struct agg_charts *c = &o->agg.charts;
+	if (!o->charts_given || c->all || c->niterations || o->agg.rank_charts == AGG_RC_ALL ||
+	    !(c->nranks || c->ngroups || c->nreplicas) || o->agg.compare.baseline ||
+	    o->out.perfetto_ranks)
+		return false;
+	struct agg_job where = { .base = agg_base_folder(&o->agg) };
+	struct strbuf index = STRBUF_INIT;
+	char *out = report_out(&where, &o->out);
+	strbuf_addf(&index, "%s/index.html", out);
+	bool yes = access(index.buf, F_OK) == 0;
+	free(out);
+	free(where.base);
+	strbuf_release(&index);
+	return yes;
+}
+
 /* The library's part: analyse, then write; the exit status from both. */
-static int run(const struct opts *o)
+static int run(struct opts *o)
 {
 	struct agg_job job;
 	struct strbuf err = STRBUF_INIT;
 	int nfailed = 0;
+	o->agg.charts_only = charts_only(o);
 	int rc = agg_analyse(&o->agg, &job, &err);
 	if (!rc)
 		rc = report_write(&job, &o->out, &nfailed, &err);

@@ -24,12 +24,14 @@ enum {
 	Q_ITERATIONS,
 	Q_TRACES,
 	Q_CATEGORIES,
+	Q_STEP_TRACES,
 	Q_STEPS,
 	Q_BLOCKS,
 	Q_TRACE_BLOCKS,
 	Q_BLOCKS_WHY,
 	Q_GROUPS,
-	Q_OPS,
+	Q_OP_TRACES,
+	Q_OP_ROWS,
 	Q_OP_SOURCE,
 	Q_OP_WORKERS,
 	Q_ANNOTATIONS,
@@ -60,17 +62,18 @@ static const char *const query_sql[Q_COUNT] = {
 	" JOIN category_codes c ON c.code = s.category"
 	" WHERE t.iteration = ?1 ORDER BY t.rank, c.name",
 
-	/* The iteration's traces drive the query (CROSS JOIN keeps SQLite
-	 * from scanning every step of the database once per iteration: 44
-	 * iterations of an op trace took 2 G instructions), each a search of
-	 * step_t's primary key. */
-	"SELECT t.id, t.rank, s.phase, s.seq, s.cpu_start_ns, s.cpu_end_ns,"
-	" s.start_ns, s.end_ns,"
-	" CASE WHEN s.start_ns IS NULL THEN 0 ELSE s.end_ns - s.start_ns END,"
-	" s.comp_ns, s.comm_ns, s.overlap_ns, s.kernels, s.chunk, s.mbs"
-	" FROM traces t CROSS JOIN step_t s ON s.trace_id = t.id"
-	" JOIN phase_codes p ON p.code = s.phase"
-	" WHERE t.iteration = ?1 ORDER BY t.rank, p.name, s.seq",
+	/* The iteration's traces, in id order: db_agg_steps() reads each
+	 * one's steps by Q_STEPS, a search of step_t's primary key (a join
+	 * let SQLite scan every step of the database once per iteration: 44
+	 * iterations of an op trace took 2 G instructions; the order by rank
+	 * and phase name sorted every row through a temporary B-tree, and the
+	 * trace's columns on every row cost a third of reading a step). */
+	"SELECT id, rank FROM traces WHERE iteration = ?1 ORDER BY id",
+
+	/* The steps of one trace, in (phase code, seq) order: steps_flush()
+	 * puts the phases in name order. */
+	"SELECT phase, seq, cpu_start_ns, cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
+	" overlap_ns, kernels, chunk, mbs FROM step_t WHERE trace_id = ?1",
 
 	/* ?2, ?3: the category codes left out (memory, other). A kernel's
 	 * seq is its step's, and every step has its row: a trace without
@@ -100,15 +103,18 @@ static const char *const query_sql[Q_COUNT] = {
 	" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"
 	" WHERE t.iteration = ?1 AND k.pg_id IS NOT NULL)",
 
-	/* The worker as recorded with the ops (imports); the others take
-	 * theirs from the caller's topology. Trace by trace, in op order. */
+	/* The traces of the iteration with the worker their ops record
+	 * (imports; the others take theirs from the caller's topology), in id
+	 * order: each trace's ops are then read by Q_OP_ROWS, so a row carries
+	 * no column of its trace (a trace's columns on every op row were half
+	 * the cost of reading an op). */
 	"SELECT t.id, t.rank, w.trace_id IS NOT NULL, w.dp_rank, w.stage, w.source_id,"
-	" o.optype, o.seq_id, o.mc, o.gmc, o.mb_id, t.window_start_ns + o.start,"
-	" t.window_start_ns + o.start + o.dur, o.step_seq IS NOT NULL, o.step_seq"
-	" FROM traces t CROSS JOIN op_t o"
-	" ON o.rowid >= (t.id << 32) AND o.rowid < ((t.id + 1) << 32)"
-	" LEFT JOIN op_worker w ON w.trace_id = t.id"
-	" WHERE t.iteration = ?1 ORDER BY t.id, o.rowid",
+	" t.window_start_ns FROM traces t LEFT JOIN op_worker w ON w.trace_id = t.id"
+	" WHERE t.iteration = ?1 ORDER BY t.id",
+
+	/* The ops of one trace (its rowid range), in the order stored. */
+	"SELECT optype, seq_id, mc, gmc, mb_id, start, dur, step_seq FROM op_t"
+	" WHERE rowid >= ?1 AND rowid < ?2",
 
 	"SELECT id, path, trial_name IS NOT NULL, trial_name, run_id, dp_size, pp_size,"
 	" tp_size, dsp_size, vpp_size, world_size, optype_order"
@@ -128,10 +134,12 @@ static const char *const what[Q_COUNT] = {
 	"cannot read traces",
 	"cannot read category_stats",
 	"cannot read steps",
+	"cannot read steps",
 	"cannot read kernels",
 	"cannot read kernels",
 	"cannot read kernels",
 	"cannot read process groups",
+	"cannot read ops",
 	"cannot read ops",
 	"cannot read an op-trace import",
 	"cannot read the ops' workers",
@@ -145,9 +153,7 @@ struct visit {
 		int (*iteration)(void *ctx, int64_t iteration);
 		int (*trace)(void *ctx, const struct db_agg_trace *t);
 		int (*category)(void *ctx, const struct db_agg_category *c);
-		int (*step)(void *ctx, const struct db_agg_step *s);
 		int (*group)(void *ctx, const char *desc, const char *ranks);
-		int (*op)(void *ctx, const struct db_agg_op *o);
 		int (*source)(void *ctx, const struct db_agg_op_source *s);
 		int (*worker)(void *ctx, const struct db_agg_op_worker *w);
 		int (*annotation)(void *ctx, const struct db_agg_annotation *a);
@@ -239,27 +245,28 @@ static int row_category(sqlite3_stmt *st, const struct visit *v)
 	return v->fn.category(v->ctx, &c);
 }
 
-static int row_step(sqlite3_stmt *st, const struct visit *v)
+/* Step row st of trace t (Q_STEP_TRACES' row). */
+static void read_step(sqlite3_stmt *t, sqlite3_stmt *st, struct db_agg_step *p)
 {
-	struct db_agg_step p = {
-		.trace_id = col(st, 0),
-		.rank = col(st, 1),
-		.phase = (enum rr_phase)(col(st, 2) - 1),
-		.seq = col(st, 3),
-		.cpu_start_ns = col(st, 4),
-		.cpu_end_ns = col(st, 5),
-		.has_times = !col_null(st, 6),
-		.start_ns = col(st, 6),
-		.end_ns = col(st, 7),
-		.wall_ns = col(st, 8),
-		.comp_ns = col(st, 9),
-		.comm_ns = col(st, 10),
-		.overlap_ns = col(st, 11),
-		.kernels = col(st, 12),
-		.chunk = col_null(st, 13) ? -1 : col(st, 13),
-		.mbs = col_null(st, 14) ? -1 : col(st, 14),
+	bool timed = !col_null(st, 4);
+	*p = (struct db_agg_step){
+		.trace_id = col(t, 0),
+		.rank = col(t, 1),
+		.phase = (enum rr_phase)(col(st, 0) - 1),
+		.seq = col(st, 1),
+		.cpu_start_ns = col(st, 2),
+		.cpu_end_ns = col(st, 3),
+		.has_times = timed,
+		.start_ns = col(st, 4),
+		.end_ns = col(st, 5),
+		.wall_ns = timed && !col_null(st, 5) ? col(st, 5) - col(st, 4) : 0,
+		.comp_ns = col(st, 6),
+		.comm_ns = col(st, 7),
+		.overlap_ns = col(st, 8),
+		.kernels = col(st, 9),
+		.chunk = col_null(st, 10) ? -1 : col(st, 10),
+		.mbs = col_null(st, 11) ? -1 : col(st, 11),
 	};
-	return v->fn.step(v->ctx, &p);
 }
 
 /* One kernel of a block query row, with its sort key: the order of its
@@ -366,28 +373,6 @@ static int row_group(sqlite3_stmt *st, const struct visit *v)
 	return v->fn.group(v->ctx, col_text(st, 0), col_text(st, 1));
 }
 
-static int row_op(sqlite3_stmt *st, const struct visit *v)
-{
-	struct db_agg_op o = {
-		.trace_id = col(st, 0),
-		.rank = col(st, 1),
-		.has_worker = col(st, 2) != 0,
-		.dp_rank = (int)col(st, 3),
-		.stage = (int)col(st, 4),
-		.source_id = col(st, 5),
-		.optype = (int)col(st, 6),
-		.seq_id = (int32_t)col(st, 7),
-		.mc = (int16_t)col(st, 8),
-		.gmc = (int16_t)col(st, 9),
-		.mb_id = (int16_t)col(st, 10),
-		.start_ns = col(st, 11),
-		.end_ns = col(st, 12),
-		.has_step = col(st, 13) != 0,
-		.step_seq = (int32_t)col(st, 14),
-	};
-	return v->fn.op(v->ctx, &o);
-}
-
 static int row_source(sqlite3_stmt *st, const struct visit *v)
 {
 	struct db_agg_op_source s = {
@@ -457,11 +442,59 @@ int db_agg_categories(struct db *db, int64_t iteration,
 	return each(db, Q_CATEGORIES, iteration, NULL, row_category, &v, NULL);
 }
 
+/* The n steps of one trace, in (phase code, seq) order, to fn with the
+ * phases in name order (codes by[0..]); a code without a name is left
+ * out, as the join with phase_codes left it out. */
+static int steps_flush(const struct db_agg_step *v, size_t n, const int *by,
+		       int (*fn)(void *ctx, const struct db_agg_step *s), void *ctx)
+{
+	int rc = 0;
+	for (int k = 0; k < RR_NPHASES && !rc; k++)
+		for (size_t i = 0; i < n && !rc; i++)
+			if (v[i].phase == by[k])
+				rc = fn(ctx, &v[i]);
+	return rc;
+}
+
 int db_agg_steps(struct db *db, int64_t iteration,
 		 int (*fn)(void *ctx, const struct db_agg_step *s), void *ctx)
 {
-	struct visit v = { ctx, { .step = fn } };
-	return each(db, Q_STEPS, iteration, NULL, row_step, &v, NULL);
+	sqlite3_stmt *t = NULL, *st = NULL;
+	struct db_agg_step *v = NULL;
+	size_t alloc = 0;
+	int by[RR_NPHASES], s = SQLITE_DONE, ss = SQLITE_DONE, rc = 0;
+	for (int code = 1; code <= RR_NPHASES; code++)
+		by[name_order(ph_name, code, RR_NPHASES + 1) - 1] = code - 1;
+	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_STEP_TRACES], -1, &t, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_STEPS], -1, &st, NULL) != SQLITE_OK) {
+		rc = db_note_sql_error(db, what[Q_STEPS]);
+		goto out;
+	}
+	sqlite3_bind_int64(t, 1, iteration);
+	while (!rc && (s = sqlite3_step(t)) == SQLITE_ROW) {
+		size_t n = 0;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, col(t, 0));
+		while ((ss = sqlite3_step(st)) == SQLITE_ROW) {
+			if (n == alloc) {
+				alloc = alloc ? 2 * alloc : 256;
+				v = xrealloc(v, alloc * sizeof(*v));
+			}
+			read_step(t, st, &v[n++]);
+		}
+		if (ss != SQLITE_DONE)
+			rc = db_note_sql_error(db, what[Q_STEPS]);
+		else
+			rc = steps_flush(v, n, by, fn, ctx);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = db_note_sql_error(db, what[Q_STEP_TRACES]);
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(t);
+	free(v);
+	return rc;
 }
 
 /* The blocks of query q (Q_BLOCKS or Q_TRACE_BLOCKS) for each of the n
@@ -591,11 +624,69 @@ int db_agg_process_groups(struct db *db, int64_t iteration,
 	return each(db, Q_GROUPS, iteration, NULL, row_group, &v, NULL);
 }
 
+/* The ops of each trace of iteration (kineto: only of those that record no
+ * worker) to fn: Q_OP_TRACES drives, Q_OP_ROWS is rebound per trace. */
+static int ops(struct db *db, int64_t iteration, bool kineto,
+	       int (*fn)(void *ctx, const struct db_agg_op *o), void *ctx)
+{
+	sqlite3_stmt *t = NULL, *o = NULL;
+	int s = SQLITE_DONE, so = SQLITE_DONE, rc = 0;
+	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_OP_TRACES], -1, &t, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_OP_ROWS], -1, &o, NULL) != SQLITE_OK) {
+		rc = db_note_sql_error(db, what[Q_OP_TRACES]);
+		goto out;
+	}
+	sqlite3_bind_int64(t, 1, iteration);
+	while (!rc && (s = sqlite3_step(t)) == SQLITE_ROW) {
+		struct db_agg_op x = {
+			.trace_id = col(t, 0),
+			.rank = col(t, 1),
+			.has_worker = col(t, 2) != 0,
+			.dp_rank = (int)col(t, 3),
+			.stage = (int)col(t, 4),
+			.source_id = col(t, 5),
+		};
+		/* Without a window the times are NULL, as the sum with it. */
+		bool timed = !col_null(t, 6);
+		int64_t base = col(t, 6);
+		if (kineto && x.has_worker)
+			continue;
+		sqlite3_reset(o);
+		sqlite3_bind_int64(o, 1, x.trace_id << 32);
+		sqlite3_bind_int64(o, 2, (x.trace_id + 1) << 32);
+		while (!rc && (so = sqlite3_step(o)) == SQLITE_ROW) {
+			x.optype = (int)col(o, 0);
+			x.seq_id = (int32_t)col(o, 1);
+			x.mc = (int16_t)col(o, 2);
+			x.gmc = (int16_t)col(o, 3);
+			x.mb_id = (int16_t)col(o, 4);
+			x.start_ns = timed ? base + col(o, 5) : 0;
+			x.end_ns = timed ? x.start_ns + col(o, 6) : 0;
+			x.has_step = !col_null(o, 7);
+			x.step_seq = (int32_t)col(o, 7);
+			rc = fn(ctx, &x);
+		}
+		if (!rc && so != SQLITE_DONE)
+			rc = db_note_sql_error(db, what[Q_OP_ROWS]);
+	}
+	if (!rc && s != SQLITE_DONE)
+		rc = db_note_sql_error(db, what[Q_OP_TRACES]);
+out:
+	sqlite3_finalize(o);
+	sqlite3_finalize(t);
+	return rc;
+}
+
 int db_agg_ops(struct db *db, int64_t iteration, int (*fn)(void *ctx, const struct db_agg_op *o),
 	       void *ctx)
 {
-	struct visit v = { ctx, { .op = fn } };
-	return each(db, Q_OPS, iteration, NULL, row_op, &v, NULL);
+	return ops(db, iteration, false, fn, ctx);
+}
+
+int db_agg_kineto_ops(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_op *o), void *ctx)
+{
+	return ops(db, iteration, true, fn, ctx);
 }
 
 int db_agg_op_source(struct db *db, int64_t id,

@@ -79,7 +79,8 @@ struct db_agg_step {
 	int64_t comp_ns, comm_ns, overlap_ns, kernels;
 	int64_t chunk, mbs; /* recorded VPP labels, -1 when unknown */
 };
-/* The steps of iteration, ordered by rank, phase name and seq. */
+/* The steps of iteration, trace by trace (ascending id), each trace's
+ * ordered by phase name and seq. */
 int db_agg_steps(struct db *db, int64_t iteration,
 		 int (*fn)(void *ctx, const struct db_agg_step *s), void *ctx);
 
@@ -137,6 +138,10 @@ struct db_agg_op {
  * order they were stored. */
 int db_agg_ops(struct db *db, int64_t iteration, int (*fn)(void *ctx, const struct db_agg_op *o),
 	       void *ctx);
+/* The same of the traces that record no worker (has_worker false): the
+ * ops derived from Kineto traces; an import's are not read. */
+int db_agg_kineto_ops(struct db *db, int64_t iteration,
+		      int (*fn)(void *ctx, const struct db_agg_op *o), void *ctx);
 
 /* An op-trace import: the job's meta (when it had one) and the op type
  * order of its schema (comma-separated names, or NULL). */

@@ -161,6 +161,29 @@ done_testing() {
 	[ "$_tap_fail" = 0 ]
 }
 
+# agg80_report WHAT: the 80-rank mkaggdb job of the report tests (tp 2 x
+# pp 4 x dp 10, laid out tp, dp, pp: rank = tp + 2 (dp + 10 stage), PP
+# group 2 dp + tp; rank 13, stage 0 of replica 6, slow) as pptrace.db with
+# its topology file, and its report in pptrace/ (ppagg -j 2 -q). Without
+# gnuplot the rest of the test is one skip saying WHAT.
+agg80_report() {
+	if ! command -v gnuplot >/dev/null; then
+		skip "$1" "gnuplot is not installed"
+		done_testing
+		exit
+	fi
+	python3 "$PP_ROOT/tests/e2e/mkaggdb.py" --db pptrace.db --tp 2 --pp 4 --dp 10 --mb 4 \
+		--kernels 2 --straggler 13:1.4 --topology unique_parallel_groups_1.txt
+	ppagg --base-folder . -j 2 -q
+	is "the report: exit 0" 0 $?
+}
+
+# report_links DIR: every link of the pages of the report in DIR resolves
+# (tests/tools/check_report_links.py).
+report_links() {
+	python3 "$PP_ROOT/tests/tools/check_report_links.py" "$1"
+}
+
 # chromium_dom PAGE: headless Chromium loads PAGE (a path below $T) and
 # writes the DOM it ends with to dom.html, its console to chrome.err (the
 # current folder); Chromium's exit status. One profile per test, in $T.

@@ -239,18 +239,20 @@ static void report_iteration(struct run *R, const struct agg_iter *it)
 	fputc('\n', stderr);
 }
 
-/* BASE: --base-folder, else the parent of --input, else the database's
- * folder (where ppbatch puts it by default). */
+char *agg_base_folder(const struct agg_opts *o)
+{
+	if (o->base && !o->input)
+		return xstrdup(o->base);
+	char *a = xstrdup(o->input ? o->input : o->db);
+	char *base = xstrdup(dirname(a));
+	free(a);
+	return base;
+}
+
 static void resolve_paths(struct run *R)
 {
 	const struct agg_opts *o = R->o;
-	if (o->input || !o->base) {
-		char *a = xstrdup(o->input ? o->input : o->db);
-		R->job->base = xstrdup(dirname(a));
-		free(a);
-	} else {
-		R->job->base = xstrdup(o->base);
-	}
+	R->job->base = agg_base_folder(o);
 	R->job->db_path = o->db ? xstrdup(o->db) : path_join(R->job->base, "pptrace.db");
 }
 
@@ -483,7 +485,8 @@ static int compute(struct run *R)
 		agg_overview_compute(it, t, o->charts.ranks, o->charts.nranks);
 	}
 	plan(R);
-	if (!o->advise_only && (rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
+	if (!o->advise_only && !o->charts_only &&
+	    (rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
 		return db_error(R, rc);
 	return 0;
 }
@@ -664,6 +667,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job, struct strbuf *er
 	memset(job, 0, sizeof(*job));
 	job->started_ns = pp_now_ns();
 	job->threshold = o->threshold;
+	job->charts_only = o->charts_only;
 	topo_init(&job->topo);
 	strbuf_init(&job->vpp.why, 0);
 	agg_whatif_init(&job->whatif);
@@ -678,8 +682,9 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job, struct strbuf *er
 	if (!rc)
 		rc = compute(&R);
 	int (*const *todo)(struct run *) = o->advise_only ? advise_alone : analyses;
-	size_t ntodo = o->advise_only ? sizeof(advise_alone) / sizeof(advise_alone[0])
-				      : sizeof(analyses) / sizeof(analyses[0]);
+	size_t ntodo = o->advise_only   ? sizeof(advise_alone) / sizeof(advise_alone[0])
+		       : o->charts_only ? 0
+					: sizeof(analyses) / sizeof(analyses[0]);
 	for (size_t i = 0; !rc && i < ntodo; i++)
 		rc = todo[i](&R);
 	free(R.iters);

@@ -87,6 +87,12 @@ struct agg_opts {
 	bool advise_only;                 /* the schedule advisor alone (ppsim --from-db):
 					   * no row of ppagg's stored, no other analysis */
 	enum agg_why_rows why_rows;       /* agg.tp_collective_rows */
+	/* Only the charts --charts names (cmd/ppagg.c sets it when the output
+	 * holds a report and --charts names only ranks, PP groups or
+	 * replicas): the iterations are loaded and their numbers computed,
+	 * no row is stored and no analysis runs; each plan says what to
+	 * write (agg_plan.only_rank, ...). */
+	bool charts_only;
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -105,6 +111,7 @@ struct agg_job {
 	struct agg_iter *its;     /* the iterations, ascending */
 	size_t niters;            /* >= 1 after agg_analyse() succeeded */
 	bool partial;             /* inputs missing, failed or conflicting: exit 1 */
+	bool charts_only;         /* agg_opts.charts_only: no analysis ran */
 	int64_t started_ns;       /* when agg_analyse() started (pp_now_ns()) */
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */
@@ -130,6 +137,10 @@ struct agg_job {
  * warnings; anything else stops it. Returns 0, or a negative PP_E* code
  * with why appended to err. Release job with agg_job_release() either way. */
 int agg_analyse(const struct agg_opts *o, struct agg_job *job, struct strbuf *err);
+
+/* BASE of o, malloc'd: --base-folder, else the parent of --input, else the
+ * database's folder (where ppbatch puts it by default). */
+char *agg_base_folder(const struct agg_opts *o);
 
 /* Closes the database and frees everything job holds; job is left zeroed. */
 void agg_job_release(struct agg_job *job);

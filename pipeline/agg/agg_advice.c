@@ -68,22 +68,31 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The q-quantile (linear between order statistics) of v; sorts v. NaN for
+/* The q-quantile (linear between order statistics) of v, sorted. NaN for
  * none. */
-static double quantile(struct dvec *d, double q)
+static double quantile_sorted(const struct dvec *d, double q)
 {
 	if (!d->n)
 		return NAN;
-	qsort(d->v, d->n, sizeof(*d->v), cmp_d);
 	double at = q * (double)(d->n - 1);
 	size_t lo = (size_t)floor(at);
 	size_t hi = lo + 1 < d->n ? lo + 1 : lo;
 	return d->v[lo] + (at - (double)lo) * (d->v[hi] - d->v[lo]);
 }
 
+/* The same of v in any order; sorts v. */
+static double quantile(struct dvec *d, double q)
+{
+	if (d->n)
+		qsort(d->v, d->n, sizeof(*d->v), cmp_d);
+	return quantile_sorted(d, q);
+}
+
+/* Its three quantiles from one sort. */
 static struct advise_stat stat_of(struct dvec *d)
 {
-	return (struct advise_stat){ quantile(d, 0.5), quantile(d, 0.1), quantile(d, 0.9),
+	double med = quantile(d, 0.5);
+	return (struct advise_stat){ med, quantile_sorted(d, 0.1), quantile_sorted(d, 0.9),
 				     (int)d->n };
 }
 

@@ -73,6 +73,9 @@ static void plan_release(struct agg_plan *p)
 	free(p->rank_overlap);
 	free(p->pp_group);
 	free(p->model_group);
+	free(p->only_rank);
+	free(p->only_pp);
+	free(p->only_model);
 }
 
 void agg_iter_release(struct agg_iter *it)

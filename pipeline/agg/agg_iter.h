@@ -131,6 +131,11 @@ struct agg_plan {
 	uint8_t *pp_group;                     /* per PP group of the topology */
 	uint8_t *model_group;                  /* per model replica of the topology */
 	uint8_t overview;                      /* the heatmaps and the step chart */
+	/* A charts-only run (agg_opts.charts_only): the charts it writes,
+	 * those --charts names (per it->ranks index, PP group, model
+	 * replica); the rest of the plan is what the pages show. NULL in a
+	 * full run, which writes what the plan shows. */
+	bool *only_rank, *only_pp, *only_model;
 };
 
 struct agg_iter {

@@ -402,4 +402,15 @@ void agg_plan_compute(struct agg_iter *it, const struct topology *t, const struc
 									      : unshown(o);
 	}
 	free(slow);
+	if (!o->charts_only)
+		return;
+	p->only_rank = xcalloc(it->nranks + 1, sizeof(bool));
+	p->only_pp = xcalloc(ng + 1, sizeof(bool));
+	p->only_model = xcalloc(nm + 1, sizeof(bool));
+	for (size_t i = 0; i < it->nranks; i++)
+		p->only_rank[i] = it->ov.flag[i] & AGG_FLAG_LISTED;
+	for (size_t g = 0; g < ng; g++)
+		p->only_pp[g] = listed(c->groups, c->ngroups, (int)g);
+	for (size_t m = 0; m < nm; m++)
+		p->only_model[m] = listed(c->replicas, c->nreplicas, (int)m);
 }

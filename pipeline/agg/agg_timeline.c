@@ -126,11 +126,14 @@ static size_t drawn(const struct topology *t, const struct agg_iter *it, bool *n
 	const struct agg_plan *p = &it->plan;
 	size_t n = 0;
 	for (size_t i = 0; i < it->nranks; i++)
-		need[i] = p->rank_timeline && p->rank_timeline[i] != AGG_SHOW_NONE;
+		need[i] = p->only_rank ? p->only_rank[i]
+				       : p->rank_timeline && p->rank_timeline[i] != AGG_SHOW_NONE;
 	for (int kind = TOPO_PP; kind <= TOPO_MODEL; kind += TOPO_MODEL - TOPO_PP) {
 		const uint8_t *show = kind == TOPO_PP ? p->pp_group : p->model_group;
+		const bool *only = kind == TOPO_PP ? p->only_pp : p->only_model;
 		for (size_t g = 0; show && t->source != TOPO_SRC_NONE && g < t->groups[kind].n; g++)
-			for (int k = 0; show[g] != AGG_SHOW_NONE && k < t->groups[kind].v[g].n;
+			for (int k = 0; (only ? only[g] : show[g] != AGG_SHOW_NONE) &&
+					k < t->groups[kind].v[g].n;
 			     k++) {
 				const struct agg_rank *r =
 					agg_iter_rank(it, t->groups[kind].v[g].ranks[k]);

@@ -2,7 +2,7 @@
  *
  *   the topology's ranks → per iteration: the aggregated traces and their
  *   bubbles (agg_iter), their ops derived from Kineto traces
- *   (db_agg_ops()), their communication kernels of a process group
+ *   (db_agg_kineto_ops()), their communication kernels of a process group
  *   (db_why_kernels(); each group added at its first kernel, its kind from
  *   the topology's groups, else from its description) → why_run() → the
  *   critical path on the what-if engine → one transaction: the why views,
@@ -103,8 +103,9 @@ static bool take(struct load *L, int64_t rank, int64_t trace_id)
 static int take_op(void *p, const struct db_agg_op *o)
 {
 	struct load *L = p;
-	/* Imports record their worker and have no kernels: Kineto ops only. */
-	if (o->has_worker || o->source_id > 0 || !take(L, o->rank, o->trace_id))
+	/* Kineto ops only: db_agg_kineto_ops() leaves out the imports, which
+	 * record their worker and have no kernels. */
+	if (!take(L, o->rank, o->trace_id))
 		return 0;
 	struct why_op x = { .iteration = L->it->iteration,
 			    .start_ns = o->start_ns,
@@ -268,7 +269,7 @@ static int read_rows(struct db *db, const struct agg_iter *its, size_t n, struct
 			L->w->ntraces++;
 		}
 		L->trace_id = -1;
-		rc = db_agg_ops(db, it->iteration, take_op, L);
+		rc = db_agg_kineto_ops(db, it->iteration, take_op, L);
 		L->trace_id = -1;
 		if (!rc)
 			rc = read_kernels(db, L, keep ? &keep[i] : NULL, &kept);

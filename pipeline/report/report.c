@@ -10,6 +10,9 @@
  *   the iteration pages and index.html (the analyses' sections first) →
  *   the summary line (with each analysis's headline).
  *
+ * A charts-only run (agg_job.charts_only) writes of all this the charts
+ * --charts names, renders them and rewrites the iteration pages.
+ *
  * A file that cannot be written stops it with a message; a chart gnuplot
  * fails on does not.
  */
@@ -61,42 +64,49 @@ static int rank_files(struct report *R, const struct agg_iter *it, size_t i,
 	return rc;
 }
 
-/* The files of one iteration the report details: what its plan shows.
+/* The files of one iteration the report details: what its plan shows (a
+ * charts-only run: the charts --charts names, agg_plan.only_rank, ...).
  * Its timelines' blocks are only needed for the scripts: read here (of the
  * ranks drawn) and dropped at the end. */
 static int iteration_files(struct report *R, const struct agg_iter *it)
 {
 	const struct topology *t = &R->job->topo;
 	const struct agg_plan *p = &it->plan;
+	bool only = p->only_rank != NULL;
 	struct agg_timeline tl;
 	if (!p->detail)
 		return 0;
 	int rc = agg_timeline_load(R->job, it, &tl, R->err);
-	if (!rc)
+	if (!rc && !only)
 		rc = report_iteration_csvs(R, it);
-	if (!rc)
+	if (!rc && !only)
 		rc = report_overview_charts(R, it);
 	for (size_t i = 0; i < it->nranks && !rc; i++)
-		if (p->rank_timeline[i] != AGG_SHOW_NONE || p->rank_overlap[i] != AGG_SHOW_NONE)
+		if (only ? p->only_rank[i]
+			 : p->rank_timeline[i] != AGG_SHOW_NONE ||
+				    p->rank_overlap[i] != AGG_SHOW_NONE)
 			rc = rank_files(R, it, i, &tl.rank[i]);
 	for (size_t k = 0; k < it->res.npipes && !rc; k++) {
 		size_t g = (size_t)it->res.pipes[k].pp_group;
-		if (p->pp_group[g] != AGG_SHOW_NONE)
+		if (only ? p->only_pp[g] : p->pp_group[g] != AGG_SHOW_NONE)
 			rc = report_pp_group_chart(R, it, &tl, g);
 	}
 	for (size_t m = 0; m < t->groups[TOPO_MODEL].n && !rc; m++)
-		if (p->model_group[m] != AGG_SHOW_NONE)
+		if (only ? p->only_model[m] : p->model_group[m] != AGG_SHOW_NONE)
 			rc = report_model_group_chart(R, it, &tl, m);
 	agg_timeline_release(&tl);
 	return rc;
 }
 
-/* Every file but the pages (each writer appends its own errors to R->err). */
+/* Every file but the pages (each writer appends its own errors to R->err);
+ * a charts-only run writes the charts asked for alone. */
 static int write_files(struct report *R)
 {
 	int rc = report_mkdir(R->out, R->err);
 	for (size_t i = 0; i < R->job->niters && !rc; i++)
 		rc = iteration_files(R, &R->job->its[i]);
+	if (R->job->charts_only)
+		return rc;
 	for (size_t k = 0; k < R->nsections && !rc; k++)
 		rc = R->sections[k].files(R);
 	return rc ? rc : report_iterations_csv(R);
@@ -107,23 +117,31 @@ static void summary(const struct report *R, int64_t t_files, double render_ms)
 	const struct agg_job *job = R->job;
 	const struct report_opts *o = R->o;
 	size_t nscripts = R->queue.written, nrendered = R->queue.n;
+	const char *norender = o->render ? "" : " (not rendered: --no-render)";
 	if (o->quiet)
 		return;
 	/* The analyses' headlines, each followed by "; ". */
 	struct strbuf head = STRBUF_INIT, one = STRBUF_INIT;
-	for (size_t k = 0; k < R->nsections; k++) {
+	for (size_t k = 0; k < R->nsections && !job->charts_only; k++) {
 		strbuf_reset(&one);
 		R->sections[k].headline(R, &one);
 		if (one.len)
 			strbuf_addf(&head, "%s; ", one.buf);
 	}
-	fprintf(stderr,
-		"%s: %zu iteration%s aggregated in %.2f s, %zu chart scripts written "
-		"in %.2f s%s; %sreport: %s/index.html\n",
-		pp_progname(), job->niters, job->niters == 1 ? "" : "s",
-		(double)(job->analysed_ns - job->started_ns) / 1e9, nscripts,
-		(double)(t_files - job->analysed_ns) / 1e9,
-		o->render ? "" : " (not rendered: --no-render)", head.buf, R->out);
+	if (job->charts_only)
+		fprintf(stderr,
+			"%s: --charts: %zu chart scripts written in %.2f s%s from the database (no "
+			"analysis run again); the iteration pages link them, index.html is left as "
+			"it was: %s/index.html\n",
+			pp_progname(), nscripts, (double)(t_files - job->started_ns) / 1e9,
+			norender, R->out);
+	else
+		fprintf(stderr,
+			"%s: %zu iteration%s aggregated in %.2f s, %zu chart scripts written "
+			"in %.2f s%s; %sreport: %s/index.html\n",
+			pp_progname(), job->niters, job->niters == 1 ? "" : "s",
+			(double)(job->analysed_ns - job->started_ns) / 1e9, nscripts,
+			(double)(t_files - job->analysed_ns) / 1e9, norender, head.buf, R->out);
 	strbuf_release(&head);
 	strbuf_release(&one);
 	if (o->render && nrendered)

@@ -51,6 +51,9 @@ enum { REPORT_PERFETTO_MAX_EVENTS = 1000000 };
 int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank, bool *sel,
 			  struct strbuf *err);
 
+/* The output folder: --out, else <base>/pptrace (job->base). malloc'd. */
+char *report_out(const struct agg_job *job, const struct report_opts *o);
+
 /* Writes the outputs of job (agg_analyse() succeeded on it) under the
  * output folder: per iteration its CSVs and chart scripts, the analyses'
  * files, iterations.csv; renders the scripts the render plan asks for
@@ -58,7 +61,9 @@ int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank,
  * iteration pages; prints the summary line. Returns 0 with *nfailed the
  * number of charts gnuplot failed to render, or a negative PP_E* code with
  * why (a file that cannot be written, the database) appended to err; what
- * failed to render is a warning, or in err when gnuplot could not run. */
+ * failed to render is a warning, or in err when gnuplot could not run. Of a
+ * charts-only job (agg_job.charts_only) it writes the charts its plans name
+ * (agg_plan.only_rank, ...) and the iteration pages, nothing else. */
 int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed,
 		 struct strbuf *err);
 

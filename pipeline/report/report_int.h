@@ -113,8 +113,6 @@ enum report_file {
 	RF_COMPARE_RANKS         /* compare/ranks.csv: compare_ranks */
 };
 
-/* The output folder: --out, else <base>/pptrace. malloc'd. */
-char *report_out(const struct agg_job *job, const struct report_opts *o);
 /* Appends the path of output f relative to the output folder. */
 void report_rel(struct strbuf *sb, enum report_file f, int it, long id);
 /* Appends "<out>/" and the path of output f. */

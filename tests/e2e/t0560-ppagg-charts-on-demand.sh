@@ -9,20 +9,9 @@
 # the pages link only to files that exist. Names the job lacks are a
 # warning; a bad value is a usage error.
 source "$PP_ROOT/tests/lib.sh"
-if ! command -v gnuplot >/dev/null; then
-	skip "charts on demand" "gnuplot is not installed"
-	done_testing
-	exit
-fi
-links() { python3 "$PP_ROOT/tests/tools/check_report_links.py" "$1"; }
-# 80 ranks: tp 2 x pp 4 x dp 10 (mkaggdb lays out tp, dp, pp: rank = tp +
-# 2 (dp + 10 stage); PP group 2 dp + tp), rank 13 (stage 0, replica 6) slow.
-python3 "$PP_ROOT/tests/e2e/mkaggdb.py" --db pptrace.db --tp 2 --pp 4 --dp 10 --mb 4 --kernels 2 \
-	--straggler 13:1.4 --topology unique_parallel_groups_1.txt
-ppagg --base-folder . -j 2 -q
-is "the report: exit 0" 0 $?
+agg80_report "charts on demand"
 it=pptrace/iteration_15
-ok_if "the pages link only to files that exist" links pptrace
+ok_if "the pages link only to files that exist" report_links pptrace
 flagged=$(ls -d $it/rank_* | sed 's/.*rank_//' | sort -n)
 plain=$(seq 0 79 | grep -vxF "$flagged" | head -2 | tr '\n' ' ')
 set -- $plain
@@ -43,14 +32,14 @@ ok_if "PP group 5: PNG and SVG" test -s $it/pp_group_5/timeline.png -a -s $it/pp
 ok_if "... linked" grep -q 'pp_group_5/timeline.svg' pptrace/iteration_15.html
 ok_if "replica 0: PNG and SVG" test -s $it/model_group_0/timeline.png -a -s $it/model_group_0/timeline.svg
 is "nothing an earlier run wrote is gone" "" "$(find pptrace -type f -printf '%P\n' | sort | comm -23 before -)"
-ok_if "the pages link only to files that exist" links pptrace
+ok_if "the pages link only to files that exist" report_links pptrace
 
 # A run without --charts does not write them again and does not remove
 # them; the pages no longer link them.
 ppagg --base-folder . -j 2 -q
 ok_if "again without --charts: rank $1's chart stays" test -s $it/rank_$1/timeline.png
 ok_if "... unlinked" test -z "$(grep -o "rank_$1/" pptrace/iteration_15.html)"
-ok_if "... the pages link only to files that exist" links pptrace
+ok_if "... the pages link only to files that exist" report_links pptrace
 
 # --charts all: every chart's script and every CSV, the report's rendered.
 ppagg --base-folder . -j 2 -q --out all --charts all
@@ -62,7 +51,7 @@ is "... every replica's script" 10 "$(ls all/iteration_15/model_group_*/timeline
 is "... rendered: the ranks the report shows" "$(echo "$flagged" | wc -l)" \
 	"$(ls all/iteration_15/rank_*/timeline.png | wc -l)"
 ok_if "... the others render later on their own" sh -c "cd all/iteration_15/rank_$1 && gnuplot timeline.gp"
-ok_if "... the pages link only to files that exist" links all
+ok_if "... the pages link only to files that exist" report_links all
 
 # The config key.
 printf '[agg]\ncharts = rank=%s group=5\n' "$1" >c.ini
