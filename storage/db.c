@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -202,6 +203,41 @@ void db_bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+}
+
+void db_bind_real(sqlite3_stmt *s, int i, double v)
+{
+	const struct db_val x = db_real(v);
+	db_bind_vals(s, i, &x, 1);
+}
+
+void db_bind_ns(sqlite3_stmt *s, int i, double v)
+{
+	const struct db_val x = db_ns(v);
+	db_bind_vals(s, i, &x, 1);
+}
+
+struct db_val db_real(double v)
+{
+	return (struct db_val){ .kind = isfinite(v) ? DB_VAL_REAL : DB_VAL_NULL, .r = v };
+}
+
+struct db_val db_ns(double v)
+{
+	if (!(isfinite(v) && fabs(v) < 0x1p63)) /* llround() of those is unspecified */
+		return (struct db_val){ .kind = DB_VAL_NULL };
+	return (struct db_val){ .kind = DB_VAL_INT, .i = llround(v) };
+}
+
+void db_bind_vals(sqlite3_stmt *s, int col, const struct db_val *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].kind == DB_VAL_INT)
+			sqlite3_bind_int64(s, col + i, v[i].i);
+		else if (v[i].kind == DB_VAL_REAL)
+			sqlite3_bind_double(s, col + i, v[i].r);
+		else if (v[i].kind == DB_VAL_TEXT)
+			sqlite3_bind_text(s, col + i, v[i].s, -1, SQLITE_STATIC);
 }
 
 /* ---- transactions ---- */

@@ -1,5 +1,4 @@
 /* db_advice.c — the schedule advisor's rows (db_advice.h). */
-#include <math.h>
 #include <sqlite3.h>
 #include <string.h>
 
@@ -7,9 +6,8 @@
 #include "db_int.h"
 #include "util/pp.h"
 
-enum { W_BEGIN, W_DEL_RUN, W_DEL_ROWS, W_DEL_MEM, W_RUN, W_ROW, W_MEM, W_COMMIT, W_COUNT };
+enum { W_DEL_RUN, W_DEL_ROWS, W_DEL_MEM, W_RUN, W_ROW, W_MEM, W_COUNT };
 static const char *const write_sql[W_COUNT] = {
-	"BEGIN IMMEDIATE",
 	"DELETE FROM agg_advice_run",
 	"DELETE FROM agg_advice",
 	"DELETE FROM agg_advice_memory",
@@ -24,112 +22,84 @@ static const char *const write_sql[W_COUNT] = {
 	" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)",
 	"INSERT INTO agg_advice_memory(row, stage, units, memory_gib, measured_gib)"
 	" VALUES(?1,?2,?3,?4,?5)",
-	"COMMIT",
 };
 
-static void bind_real(sqlite3_stmt *st, int i, double v)
+static const struct db_write_table table = { write_sql, W_COUNT, W_DEL_RUN, W_DEL_MEM + 1,
+					     "the advice" };
+
+/* v, or NULL when v is NULL or "". */
+static struct db_val text(const char *v)
 {
-	if (isfinite(v))
-		sqlite3_bind_double(st, i, v);
+	return db_text(v && *v ? v : NULL);
 }
 
-static void bind_ns(sqlite3_stmt *st, int i, double v)
+static int put_run(struct db_writer *w, const struct db_advice_run *r)
 {
-	if (isfinite(v))
-		sqlite3_bind_int64(st, i, llround(v));
+	const struct db_val v[] = { text(r->source ? r->source : "?"),
+				    db_int(r->iterations),
+				    db_int(r->first_iteration),
+				    db_int(r->last_iteration),
+				    db_int(r->pp),
+				    db_int(r->vpp),
+				    db_int(r->microbatches),
+				    text(r->layers),
+				    db_ns(r->measured_step_ns),
+				    db_real(r->calibration_error),
+				    db_int(r->calibrated),
+				    text(r->calibration_note),
+				    db_int_if(r->best_row >= 0, r->best_row),
+				    text(r->best_note),
+				    db_real(r->gib_per_unit),
+				    db_real(r->common_gib),
+				    db_real(r->memory_rms_gib),
+				    text(r->memory_note),
+				    text(r->inputs),
+				    db_int(r->simulations) };
+	return db_writer_put(w, W_RUN, v, 20, "cannot store the advice's summary");
 }
 
-static void bind_str(sqlite3_stmt *st, int i, const char *v)
+static int put_row(struct db_writer *w, const struct db_advice_row *r)
 {
-	if (v && *v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	const struct db_val v[] = { db_int(r->row),
+				    db_text(r->schedule),
+				    db_text(r->kind),
+				    db_int(r->vpp),
+				    db_int(r->microbatches),
+				    db_int_if(r->micro_batch_size > 0, r->micro_batch_size),
+				    text(r->layers),
+				    db_int(r->valid),
+				    db_ns(r->step_ns),
+				    db_ns(r->pipeline_ns),
+				    db_ns(r->measured_step_ns),
+				    db_real(r->delta),
+				    db_real(r->bubble),
+				    db_real(r->activation),
+				    db_real(r->memory_gib),
+				    text(r->modelled),
+				    text(r->options),
+				    text(r->notes),
+				    db_int(r->best) };
+	return db_writer_put(w, W_ROW, v, 19, "cannot store an advice row");
 }
 
-static void bind_run(sqlite3_stmt *st, const struct db_advice_run *r)
+static int put_memory(struct db_writer *w, const struct db_advice_memory *m)
 {
-	bind_str(st, 1, r->source ? r->source : "?");
-	sqlite3_bind_int64(st, 2, r->iterations);
-	sqlite3_bind_int64(st, 3, r->first_iteration);
-	sqlite3_bind_int64(st, 4, r->last_iteration);
-	sqlite3_bind_int(st, 5, r->pp);
-	sqlite3_bind_int(st, 6, r->vpp);
-	sqlite3_bind_int(st, 7, r->microbatches);
-	bind_str(st, 8, r->layers);
-	sqlite3_bind_int64(st, 9, llround(r->measured_step_ns));
-	bind_real(st, 10, r->calibration_error);
-	sqlite3_bind_int(st, 11, r->calibrated);
-	bind_str(st, 12, r->calibration_note);
-	if (r->best_row >= 0)
-		sqlite3_bind_int(st, 13, r->best_row);
-	bind_str(st, 14, r->best_note);
-	bind_real(st, 15, r->gib_per_unit);
-	bind_real(st, 16, r->common_gib);
-	bind_real(st, 17, r->memory_rms_gib);
-	bind_str(st, 18, r->memory_note);
-	bind_str(st, 19, r->inputs);
-	sqlite3_bind_int(st, 20, r->simulations);
-}
-
-static void bind_row(sqlite3_stmt *st, const struct db_advice_row *r)
-{
-	sqlite3_bind_int(st, 1, r->row);
-	sqlite3_bind_text(st, 2, r->schedule, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, r->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 4, r->vpp);
-	sqlite3_bind_int(st, 5, r->microbatches);
-	if (r->micro_batch_size > 0)
-		sqlite3_bind_int(st, 6, r->micro_batch_size);
-	bind_str(st, 7, r->layers);
-	sqlite3_bind_int(st, 8, r->valid);
-	bind_ns(st, 9, r->step_ns);
-	bind_ns(st, 10, r->pipeline_ns);
-	sqlite3_bind_int64(st, 11, llround(r->measured_step_ns));
-	bind_real(st, 12, r->delta);
-	bind_real(st, 13, r->bubble);
-	bind_real(st, 14, r->activation);
-	bind_real(st, 15, r->memory_gib);
-	bind_str(st, 16, r->modelled);
-	bind_str(st, 17, r->options);
-	bind_str(st, 18, r->notes);
-	sqlite3_bind_int(st, 19, r->best);
+	const struct db_val v[] = { db_int(m->row), db_int(m->stage), db_real(m->units),
+				    db_real(m->memory_gib), db_real(m->measured_gib) };
+	return db_writer_put(w, W_MEM, v, 5, "cannot store an advice memory row");
 }
 
 int db_advice_write(struct db *db, const struct db_advice_run *run,
 		    const struct db_advice_row *rows, size_t nrows,
 		    const struct db_advice_memory *mem, size_t nmem)
 {
-	sqlite3 *c = db_sqlite(db);
-	sqlite3_stmt *st[W_COUNT] = { 0 };
-	bool open = false;
-	int rc = 0;
-	for (int i = 0; i < W_COUNT && !rc; i++)
-		if (sqlite3_prepare_v2(c, write_sql[i], -1, &st[i], NULL) != SQLITE_OK)
-			rc = db_note_sql_error(db, "cannot prepare the advisor's rows");
-	if (!rc && !(rc = db_step_reset(db, st[W_BEGIN], "cannot start writing the advice")))
-		open = true;
-	for (int i = W_DEL_RUN; i <= W_DEL_MEM && !rc; i++)
-		rc = db_step_reset(db, st[i], "cannot clear the advice");
-	if (!rc && run) {
-		bind_run(st[W_RUN], run);
-		rc = db_step_reset(db, st[W_RUN], "cannot store the advice's summary");
-	}
-	for (size_t i = 0; i < nrows && !rc; i++) {
-		bind_row(st[W_ROW], &rows[i]);
-		rc = db_step_reset(db, st[W_ROW], "cannot store an advice row");
-	}
-	for (size_t i = 0; i < nmem && !rc; i++) {
-		sqlite3_bind_int(st[W_MEM], 1, mem[i].row);
-		sqlite3_bind_int(st[W_MEM], 2, mem[i].stage);
-		bind_real(st[W_MEM], 3, mem[i].units);
-		bind_real(st[W_MEM], 4, mem[i].memory_gib);
-		bind_real(st[W_MEM], 5, mem[i].measured_gib);
-		rc = db_step_reset(db, st[W_MEM], "cannot store an advice memory row");
-	}
-	if (!rc)
-		rc = db_step_reset(db, st[W_COMMIT], "cannot commit the advice");
-	if (rc && open)
-		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
-	for (int i = 0; i < W_COUNT; i++)
-		sqlite3_finalize(st[i]);
-	return rc;
+	struct db_writer *w = db_writer_new(db, &table, sizeof(*w));
+	if (!w)
+		return PP_EDB;
+	int rc = run ? put_run(w, run) : 0;
+	for (size_t i = 0; i < nrows && !rc; i++)
+		rc = put_row(w, &rows[i]);
+	for (size_t i = 0; i < nmem && !rc; i++)
+		rc = put_memory(w, &mem[i]);
+	return db_writer_end(w, rc);
 }

@@ -6,7 +6,9 @@
  * rounded. db_advice_write() replaces the whole of the previous run's rows
  * in one IMMEDIATE transaction, so readers never see half of it; with
  * run NULL it only clears them (a job without a pipeline). Returns 0 or
- * PP_EDB with db_errmsg() (not sticky).
+ * PP_EDB with db_errmsg() (not sticky). measured_step_ns is never NULL:
+ * a summary or row whose measured step is not a finite number of ns fails
+ * the write (PP_EDB), and the previous rows stay.
  */
 #ifndef DB_ADVICE_H
 #define DB_ADVICE_H

@@ -706,7 +706,6 @@ int db_agg_op_workers(struct db *db, int64_t iteration,
 /* ---- the writer ---- */
 
 enum {
-	W_BEGIN,
 	W_DEL_PP,
 	W_DEL_PIPE,
 	W_DEL_STRAG,
@@ -723,14 +722,11 @@ enum {
 	W_INS_WI_OPTYPE,
 	W_INS_WI_WORKER,
 	W_INS_WI_STEP,
-	W_COMMIT,
-	W_ROLLBACK,
 	W_COUNT
 };
 
 /* In enum order. */
 static const char *const write_sql[W_COUNT] = {
-	"BEGIN IMMEDIATE",
 	"DELETE FROM agg_pp_group WHERE iteration = ?1",
 	"DELETE FROM agg_pipeline WHERE iteration = ?1",
 	"DELETE FROM agg_straggler WHERE iteration = ?1",
@@ -758,50 +754,31 @@ static const char *const write_sql[W_COUNT] = {
 	" clock_offset_ns, slow_rank) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	"INSERT INTO agg_whatif_step(iteration, t_ns, t_ideal_ns, slowdown)"
 	" VALUES(?1, ?2, ?3, ?4)",
-	"COMMIT",
-	"ROLLBACK",
 };
+
+/* No deletes at the start: db_agg_clear() and the clear functions delete
+ * what ppagg replaces. */
+static const struct db_write_table table = { write_sql, W_COUNT, 0, 0, "ppagg's rows" };
 
 struct db_agg_writer {
-	struct db *db;
-	sqlite3_stmt *st[W_COUNT];
+	struct db_writer w;
 };
-
-static void writer_free(struct db_agg_writer *w)
-{
-	for (int i = 0; i < W_COUNT; i++)
-		sqlite3_finalize(w->st[i]);
-	free(w);
-}
 
 /* Steps statement i (its bindings set by the caller) and resets it. */
 static int run(struct db_agg_writer *w, int i, const char *why)
 {
-	return db_step_reset(w->db, w->st[i], why);
+	return db_writer_run(&w->w, i, why);
 }
 
 struct db_agg_writer *db_agg_begin(struct db *db)
 {
-	struct db_agg_writer *w = xcalloc(1, sizeof(*w));
-	w->db = db;
-	for (int i = 0; i < W_COUNT; i++)
-		if (sqlite3_prepare_v2(db_sqlite(db), write_sql[i], -1, &w->st[i], NULL) !=
-		    SQLITE_OK) {
-			db_note_sql_error(db, "cannot prepare ppagg's writes");
-			writer_free(w);
-			return NULL;
-		}
-	if (run(w, W_BEGIN, "cannot start ppagg's transaction")) {
-		writer_free(w);
-		return NULL;
-	}
-	return w;
+	return db_writer_new(db, &table, sizeof(struct db_agg_writer));
 }
 
 int db_agg_clear(struct db_agg_writer *w, int64_t iteration)
 {
 	for (int i = W_DEL_PP; i <= W_DEL_STRAG; i++) {
-		sqlite3_bind_int64(w->st[i], 1, iteration);
+		sqlite3_bind_int64(w->w.st[i], 1, iteration);
 		if (run(w, i, "cannot delete old ppagg rows"))
 			return PP_EDB;
 	}
@@ -821,13 +798,13 @@ int db_agg_add_pp_group(struct db_agg_writer *w, const struct db_agg_pp_group *r
 			      r->window_end_ns, r->idle_ns,  r->bubble_ns };
 	const bool have[] = { true,          true,          true,        true,       true,
 			      r->has_window, r->has_window, r->has_rank, r->has_rank };
-	db_bind_i64s(w->st[W_INS_PP], 1, v, have, 9);
+	db_bind_i64s(w->w.st[W_INS_PP], 1, v, have, 9);
 	return run(w, W_INS_PP, "cannot write pp_groups");
 }
 
 int db_agg_add_pipeline(struct db_agg_writer *w, const struct db_agg_pipeline *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_PIPE];
+	sqlite3_stmt *s = w->w.st[W_INS_PIPE];
 	const int64_t v[] = { r->iteration, r->pp_group, r->measured_ns, r->ideal_ns, r->gap_ns };
 	const bool have[] = { true, true, true, r->has_ideal, r->has_ideal };
 	db_bind_i64s(s, 1, v, have, 5);
@@ -837,7 +814,7 @@ int db_agg_add_pipeline(struct db_agg_writer *w, const struct db_agg_pipeline *r
 
 int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_STRAG];
+	sqlite3_stmt *s = w->w.st[W_INS_STRAG];
 	sqlite3_bind_int64(s, 1, r->iteration);
 	sqlite3_bind_int(s, 2, r->rank);
 	sqlite3_bind_text(s, 3, r->group_kind, -1, SQLITE_STATIC);
@@ -849,18 +826,12 @@ int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler 
 	return run(w, W_INS_STRAG, "cannot write stragglers");
 }
 
-/* A ratio, or NULL when it is not a number. */
+/* A ratio, or NULL when it is not a number (an infinite one is kept, unlike
+ * db_bind_real()). */
 static void bind_real(sqlite3_stmt *st, int col, double v)
 {
 	if (!isnan(v))
 		sqlite3_bind_double(st, col, v);
-}
-
-/* A time in ns rounded to the nearest integer, or NULL. */
-static void bind_ns(sqlite3_stmt *st, int col, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_int64(st, col, llround(v));
 }
 
 int db_agg_clear_topology(struct db_agg_writer *w)
@@ -872,7 +843,7 @@ int db_agg_add_topology(struct db_agg_writer *w, const struct db_agg_topology *r
 {
 	const int64_t v[] = { r->rank, r->pp_group, r->stage, r->dp_rank, r->pp_size, r->vpp };
 	const bool have[] = { true, true, true, true, r->pp_size > 0, r->vpp > 0 };
-	db_bind_i64s(w->st[W_INS_TOPO], 1, v, have, 6);
+	db_bind_i64s(w->w.st[W_INS_TOPO], 1, v, have, 6);
 	return run(w, W_INS_TOPO, "cannot write ppagg's topology");
 }
 
@@ -886,12 +857,12 @@ int db_agg_clear_whatif(struct db_agg_writer *w)
 
 int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_WI];
+	sqlite3_stmt *s = w->w.st[W_INS_WI];
 	const int64_t it[] = { r->iterations, r->first_iteration, r->last_iteration };
 	db_bind_i64s(s, 1, it, NULL, 3);
 	const double t[] = { r->t_base_ns, r->t_ns, r->t_ideal_ns };
 	for (int i = 0; i < 3; i++)
-		bind_ns(s, 4 + i, t[i]);
+		db_bind_ns(s, 4 + i, t[i]);
 	const double ratio[] = { r->slowdown, r->launch_slowdown, r->m_w, r->m_w_add,
 				 r->m_s,      r->m_s_add };
 	for (int i = 0; i < 6; i++)
@@ -911,7 +882,7 @@ int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r)
 
 int db_agg_add_whatif_optype(struct db_agg_writer *w, const char *optype, double slowdown)
 {
-	sqlite3_stmt *s = w->st[W_INS_WI_OPTYPE];
+	sqlite3_stmt *s = w->w.st[W_INS_WI_OPTYPE];
 	sqlite3_bind_text(s, 1, optype, -1, SQLITE_STATIC);
 	bind_real(s, 2, slowdown);
 	return run(w, W_INS_WI_OPTYPE, "cannot write whatif_optypes");
@@ -919,7 +890,7 @@ int db_agg_add_whatif_optype(struct db_agg_writer *w, const char *optype, double
 
 int db_agg_add_whatif_worker(struct db_agg_writer *w, const struct db_agg_whatif_worker *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_WI_WORKER];
+	sqlite3_stmt *s = w->w.st[W_INS_WI_WORKER];
 	sqlite3_bind_int64(s, 1, r->rank);
 	sqlite3_bind_int(s, 2, r->dp_rank);
 	sqlite3_bind_int(s, 3, r->stage);
@@ -934,27 +905,20 @@ int db_agg_add_whatif_worker(struct db_agg_writer *w, const struct db_agg_whatif
 int db_agg_add_whatif_step(struct db_agg_writer *w, int64_t iteration, double t_ns,
 			   double t_ideal_ns, double slowdown)
 {
-	sqlite3_stmt *s = w->st[W_INS_WI_STEP];
+	sqlite3_stmt *s = w->w.st[W_INS_WI_STEP];
 	sqlite3_bind_int64(s, 1, iteration);
-	bind_ns(s, 2, t_ns);
-	bind_ns(s, 3, t_ideal_ns);
+	db_bind_ns(s, 2, t_ns);
+	db_bind_ns(s, 3, t_ideal_ns);
 	bind_real(s, 4, slowdown);
 	return run(w, W_INS_WI_STEP, "cannot write whatif_steps");
 }
 
 int db_agg_commit(struct db_agg_writer *w)
 {
-	int rc = run(w, W_COMMIT, "cannot commit ppagg's rows");
-	if (rc)
-		sqlite3_step(w->st[W_ROLLBACK]);
-	writer_free(w);
-	return rc;
+	return db_writer_end(&w->w, 0);
 }
 
 void db_agg_rollback(struct db_agg_writer *w)
 {
-	if (!w)
-		return;
-	sqlite3_step(w->st[W_ROLLBACK]);
-	writer_free(w);
+	db_writer_rollback((struct db_writer *)w);
 }

@@ -527,7 +527,6 @@ int db_cmp_whatif_steps(struct db *db,
 /* ---- the writer -------------------------------------------------------- */
 
 enum {
-	W_BEGIN,
 	W_DEL_SHAPE,
 	W_DEL_RUN,
 	W_DEL_SUMMARY,
@@ -538,14 +537,11 @@ enum {
 	W_INS_SUMMARY,
 	W_INS_KEY,
 	W_INS_RANK,
-	W_COMMIT,
-	W_ROLLBACK,
 	W_COUNT
 };
 
 /* In enum order. */
 static const char *const write_sql[W_COUNT] = {
-	"BEGIN IMMEDIATE",
 	"DELETE FROM agg_shape",
 	"DELETE FROM compare_run",
 	"DELETE FROM compare_summary_t",
@@ -563,68 +559,18 @@ static const char *const write_sql[W_COUNT] = {
 	"INSERT INTO compare_rank_t(rank, stage, host, base_ns, new_ns, change, stage_change,"
 	" deviation, noise, noise_from, flagged) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 	" ?10, ?11)",
-	"COMMIT",
-	"ROLLBACK",
 };
+
+static const struct db_write_table table = { write_sql, W_COUNT, W_DEL_SHAPE, W_DEL_RANK + 1,
+					     "the comparison" };
 
 struct db_cmp_writer {
-	struct db *db;
-	sqlite3_stmt *st[W_COUNT];
+	struct db_writer w;
 };
-
-static void writer_free(struct db_cmp_writer *w)
-{
-	for (int i = 0; i < W_COUNT; i++)
-		sqlite3_finalize(w->st[i]);
-	free(w);
-}
-
-static int run(struct db_cmp_writer *w, int i, const char *why)
-{
-	return db_step_reset(w->db, w->st[i], why);
-}
 
 struct db_cmp_writer *db_cmp_begin(struct db *db)
 {
-	struct db_cmp_writer *w = xcalloc(1, sizeof(*w));
-	w->db = db;
-	for (int i = 0; i < W_COUNT; i++)
-		if (sqlite3_prepare_v2(db_sqlite(db), write_sql[i], -1, &w->st[i], NULL) !=
-		    SQLITE_OK) {
-			db_note_sql_error(db, "cannot prepare the comparison's writes");
-			writer_free(w);
-			return NULL;
-		}
-	if (run(w, W_BEGIN, "cannot start the comparison's transaction")) {
-		writer_free(w);
-		return NULL;
-	}
-	for (int i = W_DEL_SHAPE; i <= W_DEL_RANK; i++)
-		if (run(w, i, "cannot delete the earlier comparison")) {
-			db_cmp_rollback(w);
-			return NULL;
-		}
-	return w;
-}
-
-/* A real, or NULL when it is not a number. */
-static void bind_real(sqlite3_stmt *st, int c, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_double(st, c, v);
-}
-
-/* A time in ns rounded to the nearest integer, or NULL. */
-static void bind_ns(sqlite3_stmt *st, int c, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_int64(st, c, llround(v));
-}
-
-static void bind_text(sqlite3_stmt *st, int c, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, c, s, -1, SQLITE_STATIC);
+	return db_writer_new(db, &table, sizeof(struct db_cmp_writer));
 }
 
 int db_cmp_set_shape(struct db_cmp_writer *w, const struct db_cmp_shape *s)
@@ -634,99 +580,68 @@ int db_cmp_set_shape(struct db_cmp_writer *w, const struct db_cmp_shape *s)
 	};
 	const bool have[] = { v[0] > 0, v[1] > 0, v[2] > 0, v[3] > 0,
 			      v[4] > 0, v[5] > 0, v[6] > 0, v[7] > 0 };
-	db_bind_i64s(w->st[W_INS_SHAPE], 1, v, have, 8);
-	return run(w, W_INS_SHAPE, "cannot write agg_shape");
+	db_bind_i64s(w->w.st[W_INS_SHAPE], 1, v, have, 8);
+	return db_writer_run(&w->w, W_INS_SHAPE, "cannot write agg_shape");
 }
 
 int db_cmp_add_run(struct db_cmp_writer *w, const struct db_cmp_run *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_RUN];
-	bind_text(s, 1, r->baseline);
-	sqlite3_bind_int64(s, 2, r->baseline_version);
-	bind_text(s, 3, r->base_iterations);
-	bind_text(s, 4, r->new_iterations);
-	sqlite3_bind_int64(s, 5, r->compared_at);
-	bind_real(s, 6, r->threshold);
-	bind_real(s, 7, r->noise_floor);
-	bind_real(s, 8, r->min_share);
-	sqlite3_bind_int(s, 9, r->regression);
-	bind_text(s, 10, r->sentence);
-	bind_text(s, 11, r->missing);
-	return run(w, W_INS_RUN, "cannot write comparison");
+	const struct db_val v[] = { db_text(r->baseline),        db_int(r->baseline_version),
+				    db_text(r->base_iterations), db_text(r->new_iterations),
+				    db_int(r->compared_at),      db_real(r->threshold),
+				    db_real(r->noise_floor),     db_real(r->min_share),
+				    db_int(r->regression),       db_text(r->sentence),
+				    db_text(r->missing) };
+	return db_writer_put(&w->w, W_INS_RUN, v, 11, "cannot write comparison");
 }
 
-static void bind_value(sqlite3_stmt *st, int c, const struct db_cmp_value *v)
+/* A value of the summary: a text, an integer (ns) or a real. */
+static struct db_val value(const struct db_cmp_value *v)
 {
-	if (v->text)
-		sqlite3_bind_text(st, c, v->text, -1, SQLITE_STATIC);
-	else if (v->integer && isfinite(v->num))
-		sqlite3_bind_int64(st, c, llround(v->num));
-	else
-		bind_real(st, c, v->num);
+	return v->text ? db_text(v->text) : v->integer ? db_ns(v->num) : db_real(v->num);
 }
 
 int db_cmp_add_summary(struct db_cmp_writer *w, const struct db_cmp_summary *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_SUMMARY];
-	bind_text(s, 1, r->metric);
-	bind_value(s, 2, &r->base);
-	bind_value(s, 3, &r->new_);
-	bind_real(s, 4, r->change);
-	bind_real(s, 5, r->noise);
-	bind_text(s, 6, r->noise_from);
-	if (r->flagged >= 0)
-		sqlite3_bind_int(s, 7, r->flagged);
-	bind_text(s, 8, r->note);
-	return run(w, W_INS_SUMMARY, "cannot write compare_summary");
+	const struct db_val v[] = { db_text(r->metric),
+				    value(&r->base),
+				    value(&r->new_),
+				    db_real(r->change),
+				    db_real(r->noise),
+				    db_text(r->noise_from),
+				    db_int_if(r->flagged >= 0, r->flagged),
+				    db_text(r->note) };
+	return db_writer_put(&w->w, W_INS_SUMMARY, v, 8, "cannot write compare_summary");
 }
 
 int db_cmp_add_key(struct db_cmp_writer *w, const struct db_cmp_key *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_KEY];
-	sqlite3_bind_int(s, 1, r->dim);
-	if (r->stage >= 0)
-		sqlite3_bind_int64(s, 2, r->stage);
-	bind_text(s, 3, r->key);
-	bind_ns(s, 4, r->base_ns);
-	bind_ns(s, 5, r->new_ns);
-	bind_real(s, 6, r->change);
-	bind_real(s, 7, r->noise);
-	bind_text(s, 8, r->noise_from);
-	sqlite3_bind_int(s, 9, r->flagged);
-	return run(w, W_INS_KEY, "cannot write the compared categories, op types or groups");
+	const struct db_val v[] = { db_int(r->dim),    db_int_if(r->stage >= 0, r->stage),
+				    db_text(r->key),   db_ns(r->base_ns),
+				    db_ns(r->new_ns),  db_real(r->change),
+				    db_real(r->noise), db_text(r->noise_from),
+				    db_int(r->flagged) };
+	return db_writer_put(&w->w, W_INS_KEY, v, 9,
+			     "cannot write the compared categories, op types or groups");
 }
 
 int db_cmp_add_rank(struct db_cmp_writer *w, const struct db_cmp_rank *r)
 {
-	sqlite3_stmt *s = w->st[W_INS_RANK];
-	sqlite3_bind_int64(s, 1, r->rank);
-	if (r->stage >= 0)
-		sqlite3_bind_int64(s, 2, r->stage);
-	bind_text(s, 3, r->host);
-	bind_ns(s, 4, r->base_ns);
-	bind_ns(s, 5, r->new_ns);
-	bind_real(s, 6, r->change);
-	bind_real(s, 7, r->stage_change);
-	bind_real(s, 8, r->deviation);
-	bind_real(s, 9, r->noise);
-	bind_text(s, 10, r->noise_from);
-	sqlite3_bind_int(s, 11, r->flagged);
-	return run(w, W_INS_RANK, "cannot write compare_ranks");
+	const struct db_val v[] = { db_int(r->rank),          db_int_if(r->stage >= 0, r->stage),
+				    db_text(r->host),         db_ns(r->base_ns),
+				    db_ns(r->new_ns),         db_real(r->change),
+				    db_real(r->stage_change), db_real(r->deviation),
+				    db_real(r->noise),        db_text(r->noise_from),
+				    db_int(r->flagged) };
+	return db_writer_put(&w->w, W_INS_RANK, v, 11, "cannot write compare_ranks");
 }
 
 int db_cmp_commit(struct db_cmp_writer *w)
 {
-	int rc = run(w, W_COMMIT, "cannot commit the comparison");
-	if (rc)
-		sqlite3_step(w->st[W_ROLLBACK]);
-	writer_free(w);
-	return rc;
+	return db_writer_end(&w->w, 0);
 }
 
 void db_cmp_rollback(struct db_cmp_writer *w)
 {
-	if (!w)
-		return;
-	sqlite3_step(w->st[W_ROLLBACK]);
-	writer_free(w);
+	db_writer_rollback((struct db_writer *)w);
 }

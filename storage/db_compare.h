@@ -157,16 +157,24 @@ struct db_cmp_rank {
 	bool flagged;
 };
 
+/* The writer: db_cmp_begin() starts the transaction and deletes every
+ * comparison row and the shape (NULL on failure, db_errmsg()); each set or
+ * add function inserts one row and returns 0 or PP_EDB (db_errmsg(), not
+ * sticky; the caller then abandons the writer). */
 struct db_cmp_writer;
-/* Starts the transaction and deletes every comparison row and the shape.
- * NULL on failure. */
 struct db_cmp_writer *db_cmp_begin(struct db *db);
+/* The shape of the new run (table agg_shape: its one row). */
 int db_cmp_set_shape(struct db_cmp_writer *w, const struct db_cmp_shape *s);
+/* What was compared and the verdict (view comparison: its one row). */
 int db_cmp_add_run(struct db_cmp_writer *w, const struct db_cmp_run *r);
+/* A metric of the whole job (view compare_summary). */
 int db_cmp_add_summary(struct db_cmp_writer *w, const struct db_cmp_summary *r);
+/* A category, op type or group of a stage (views compare_categories,
+ * compare_optypes, compare_groups by r->dim). */
 int db_cmp_add_key(struct db_cmp_writer *w, const struct db_cmp_key *r);
+/* A rank (view compare_ranks). */
 int db_cmp_add_rank(struct db_cmp_writer *w, const struct db_cmp_rank *r);
-/* Both end the writer. */
+/* Commits (on failure rolls back) or abandons; both end the writer. */
 int db_cmp_commit(struct db_cmp_writer *w);
 void db_cmp_rollback(struct db_cmp_writer *w);
 

@@ -27,19 +27,24 @@ static int prepare(struct db *db, const char *sql, sqlite3_stmt **st, const char
 	return 0;
 }
 
-/* Steps a prepared write and finalizes it. */
-static int run_write(struct db *db, sqlite3_stmt *st, const char *what)
+/* Runs the write stmt with v[0..n) bound from ?1 on (sticky on failure). */
+static int write_row(struct db *db, const char *stmt, const struct db_val *v, int n,
+		     const char *what)
 {
-	int rc = db_step_done(db, st, what);
+	sqlite3_stmt *st;
+	int rc = prepare(db, stmt, &st, what);
+	if (rc)
+		return rc;
+	db_bind_vals(st, 1, v, n);
+	rc = db_step_done(db, st, what);
 	sqlite3_finalize(st);
 	return rc;
 }
 
-/* Binds v to column i, NULL when v <= 0 (a size the import does not know). */
-static void bind_size(sqlite3_stmt *st, int i, int v)
+/* v, or NULL when v <= 0 (a size the import does not know). */
+static struct db_val size(int v)
 {
-	if (v > 0)
-		sqlite3_bind_int(st, i, v);
+	return db_int_if(v > 0, v);
 }
 
 /* The rows of an import's tables whose path is in [?1, ?2). */
@@ -53,38 +58,27 @@ static const char *const delete_sql[] = {
  * in '#'). */
 static int delete_under(struct db *db, int table, const char *prefix)
 {
-	sqlite3_stmt *st;
 	char *hi = xstrdup(prefix);
 	hi[strlen(hi) - 1]++;
-	int rc = prepare(db, delete_sql[table], &st, "cannot delete an import's rows");
-	if (!rc) {
-		db_bind_text(st, 1, prefix);
-		db_bind_text(st, 2, hi);
-		rc = run_write(db, st, "cannot delete an import's rows");
-	}
+	const struct db_val v[] = { db_text(prefix), db_text(hi) };
+	int rc = write_row(db, delete_sql[table], v, 2, "cannot delete an import's rows");
 	free(hi);
 	return rc;
 }
 
 static int insert_import(struct db *db, const struct db_import *imp)
 {
-	sqlite3_stmt *st;
-	int rc = prepare(db,
+	const struct db_val v[] = { db_text(imp->path),          db_text(imp->format),
+				    db_int((int64_t)time(NULL)), size(imp->pp_size),
+				    size(imp->vpp_size),         size(imp->dp_size),
+				    size(imp->tp_size),          size(imp->ep_size),
+				    size(imp->world_size),       size(imp->microbatches),
+				    size(imp->iterations),       size(imp->num_layers) };
+	return write_row(db,
 			 "INSERT OR REPLACE INTO import_t(path, format, imported_at, pp_size,"
 			 " vpp_size, dp_size, tp_size, ep_size, world_size, microbatches,"
 			 " iterations, num_layers) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
-			 &st, "cannot record the import");
-	if (rc)
-		return rc;
-	const int v[] = { imp->pp_size,      imp->vpp_size,   imp->dp_size,
-			  imp->tp_size,      imp->ep_size,    imp->world_size,
-			  imp->microbatches, imp->iterations, imp->num_layers };
-	db_bind_text(st, 1, imp->path);
-	db_bind_text(st, 2, imp->format);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
-	for (int i = 0; i < 9; i++)
-		bind_size(st, 4 + i, v[i]);
-	return run_write(db, st, "cannot record the import");
+			 v, 12, "cannot record the import");
 }
 
 int db_import_record(struct db *db, const struct db_import *imp, bool own_traces, int64_t *removed)
@@ -119,51 +113,34 @@ int db_import_record(struct db *db, const struct db_import *imp, bool own_traces
 
 int db_reading_add(struct db *db, const struct db_reading *r)
 {
-	sqlite3_stmt *st;
-	int rc = prepare(db,
+	const struct db_val v[] = { db_text(r->path), db_int(r->stage),
+				    db_int_if(r->has_total, r->total_ns),
+				    db_real(r->has_memory ? r->memory_gib : NAN) };
+	return write_row(db,
 			 "INSERT OR REPLACE INTO reading_t(path, stage, total_ns, memory_gib)"
 			 " VALUES(?1,?2,?3,?4)",
-			 &st, "cannot store a reading");
-	if (rc)
-		return rc;
-	db_bind_text(st, 1, r->path);
-	sqlite3_bind_int(st, 2, r->stage);
-	if (r->has_total)
-		sqlite3_bind_int64(st, 3, r->total_ns);
-	if (r->has_memory && isfinite(r->memory_gib))
-		sqlite3_bind_double(st, 4, r->memory_gib);
-	return run_write(db, st, "cannot store a reading");
+			 v, 4, "cannot store a reading");
 }
 
 int db_wgrad_clear(struct db *db, const char *path)
 {
-	sqlite3_stmt *st;
-	int rc = prepare(db, "DELETE FROM wgrad_t WHERE path = ?1", &st,
+	const struct db_val v[] = { db_text(path) };
+	return write_row(db, "DELETE FROM wgrad_t WHERE path = ?1", v, 1,
 			 "cannot delete weight-gradient calls");
-	if (rc)
-		return rc;
-	db_bind_text(st, 1, path);
-	return run_write(db, st, "cannot delete weight-gradient calls");
 }
 
 int db_wgrad_add(struct db *db, const struct db_wgrad *w)
 {
-	sqlite3_stmt *st;
-	int rc = prepare(db,
+	const struct db_val v[] = { db_text(w->path),
+				    db_int(w->seq),
+				    db_int_if(w->chunk >= 0, w->chunk),
+				    db_int_if(w->mb >= 0, w->mb),
+				    db_int(w->start_ns),
+				    db_int(w->end_ns) };
+	return write_row(db,
 			 "INSERT INTO wgrad_t(path, seq, chunk, mbs, start_ns, end_ns)"
 			 " VALUES(?1,?2,?3,?4,?5,?6)",
-			 &st, "cannot store a weight-gradient call");
-	if (rc)
-		return rc;
-	db_bind_text(st, 1, w->path);
-	sqlite3_bind_int64(st, 2, w->seq);
-	if (w->chunk >= 0)
-		sqlite3_bind_int(st, 3, w->chunk);
-	if (w->mb >= 0)
-		sqlite3_bind_int(st, 4, w->mb);
-	sqlite3_bind_int64(st, 5, w->start_ns);
-	sqlite3_bind_int64(st, 6, w->end_ns);
-	return run_write(db, st, "cannot store a weight-gradient call");
+			 v, 6, "cannot store a weight-gradient call");
 }
 
 /* ---- reads ---- */
@@ -216,76 +193,94 @@ int db_import_latest(struct db *db, struct db_import_info *out, int *found)
 	return end_read(db, st, s, 0, what);
 }
 
-int db_import_stages(struct db *db, int (*fn)(void *ctx, int stage, int64_t rank), void *ctx)
+/* The reads of db_import_stages(), _readings() and _wgrads(): ?1 the
+ * iteration, where they have one. */
+enum { R_STAGES, R_READINGS, R_WGRADS, R_COUNT };
+static const char *const read_sql[R_COUNT] = {
+	"SELECT DISTINCT r.stage, t.rank FROM reading_t r"
+	" JOIN traces t ON t.path = r.path WHERE t.rank IS NOT NULL ORDER BY 1, 2",
+	"SELECT t.rank, r.stage, r.total_ns, r.memory_gib FROM reading_t r"
+	" JOIN traces t ON t.path = r.path"
+	" WHERE t.iteration = ?1 AND t.rank IS NOT NULL ORDER BY 2, 1",
+	"SELECT t.rank, w.seq, coalesce(w.chunk, -1), coalesce(w.mbs, -1),"
+	" w.start_ns, w.end_ns FROM wgrad_t w JOIN traces t ON t.path = w.path"
+	" WHERE t.iteration = ?1 AND t.rank IS NOT NULL ORDER BY 1, 2",
+};
+static const char *const read_what[R_COUNT] = {
+	"cannot read the readings' stages",
+	"cannot read the readings",
+	"cannot read the weight-gradient calls",
+};
+
+/* The caller's callback of one kind of row, and its context. */
+struct visit {
+	void *ctx;
+	union {
+		int (*stage)(void *ctx, int stage, int64_t rank);
+		int (*reading)(void *ctx, const struct db_agg_reading *r);
+		int (*wgrad)(void *ctx, const struct db_agg_wgrad *w);
+	} fn;
+};
+
+/* Runs read q (?1 = iteration, where it has one) and hands every row
+ * to row() until one returns non-zero: 0, that value, or PP_EDB. */
+static int read_rows(struct db *db, int q, int64_t iteration,
+		     int (*row)(sqlite3_stmt *st, const struct visit *v), const struct visit *v)
 {
-	static const char what[] = "cannot read the readings' stages";
 	sqlite3_stmt *st;
-	int rc = prepare_read(db,
-			      "SELECT DISTINCT r.stage, t.rank FROM reading_t r"
-			      " JOIN traces t ON t.path = r.path WHERE t.rank IS NOT NULL"
-			      " ORDER BY 1, 2",
-			      &st, what);
+	const char *what = read_what[q];
+	int rc = prepare_read(db, read_sql[q], &st, what), s = SQLITE_DONE;
 	if (rc)
 		return rc;
-	int s;
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, iteration);
 	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW)
-		rc = fn(ctx, sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1));
+		rc = row(st, v);
 	return end_read(db, st, s, rc, what);
+}
+
+static int row_stage(sqlite3_stmt *st, const struct visit *v)
+{
+	return v->fn.stage(v->ctx, sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1));
+}
+
+static int row_reading(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_reading r = {
+		.rank = sqlite3_column_int64(st, 0),
+		.stage = sqlite3_column_int(st, 1),
+		.has_total = sqlite3_column_type(st, 2) != SQLITE_NULL,
+		.total_ns = sqlite3_column_int64(st, 2),
+		.has_memory = sqlite3_column_type(st, 3) != SQLITE_NULL,
+		.memory_gib = sqlite3_column_double(st, 3),
+	};
+	return v->fn.reading(v->ctx, &r);
+}
+
+static int row_wgrad(sqlite3_stmt *st, const struct visit *v)
+{
+	struct db_agg_wgrad w = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+				  sqlite3_column_int(st, 2),   sqlite3_column_int(st, 3),
+				  sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5) };
+	return v->fn.wgrad(v->ctx, &w);
+}
+
+int db_import_stages(struct db *db, int (*fn)(void *ctx, int stage, int64_t rank), void *ctx)
+{
+	const struct visit v = { ctx, { .stage = fn } };
+	return read_rows(db, R_STAGES, 0, row_stage, &v);
 }
 
 int db_import_readings(struct db *db, int64_t iteration,
 		       int (*fn)(void *ctx, const struct db_agg_reading *r), void *ctx)
 {
-	static const char what[] = "cannot read the readings";
-	sqlite3_stmt *st;
-	int rc = prepare_read(db,
-			      "SELECT t.rank, r.stage, r.total_ns, r.memory_gib FROM reading_t r"
-			      " JOIN traces t ON t.path = r.path"
-			      " WHERE t.iteration = ?1 AND t.rank IS NOT NULL ORDER BY 2, 1",
-			      &st, what);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, iteration);
-	int s;
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_agg_reading r = {
-			.rank = sqlite3_column_int64(st, 0),
-			.stage = sqlite3_column_int(st, 1),
-			.has_total = sqlite3_column_type(st, 2) != SQLITE_NULL,
-			.total_ns = sqlite3_column_int64(st, 2),
-			.has_memory = sqlite3_column_type(st, 3) != SQLITE_NULL,
-			.memory_gib = sqlite3_column_double(st, 3),
-		};
-		rc = fn(ctx, &r);
-	}
-	return end_read(db, st, s, rc, what);
+	const struct visit v = { ctx, { .reading = fn } };
+	return read_rows(db, R_READINGS, iteration, row_reading, &v);
 }
 
 int db_import_wgrads(struct db *db, int64_t iteration,
 		     int (*fn)(void *ctx, const struct db_agg_wgrad *w), void *ctx)
 {
-	static const char what[] = "cannot read the weight-gradient calls";
-	sqlite3_stmt *st;
-	int rc =
-		prepare_read(db,
-			     "SELECT t.rank, w.seq, coalesce(w.chunk, -1), coalesce(w.mbs, -1),"
-			     " w.start_ns, w.end_ns FROM wgrad_t w JOIN traces t ON t.path = w.path"
-			     " WHERE t.iteration = ?1 AND t.rank IS NOT NULL ORDER BY 1, 2",
-			     &st, what);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, iteration);
-	int s;
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_agg_wgrad w = {
-			.rank = sqlite3_column_int64(st, 0),
-			.seq = sqlite3_column_int64(st, 1),
-			.chunk = sqlite3_column_int(st, 2),
-			.mb = sqlite3_column_int(st, 3),
-			.start_ns = sqlite3_column_int64(st, 4),
-			.end_ns = sqlite3_column_int64(st, 5),
-		};
-		rc = fn(ctx, &w);
-	}
-	return end_read(db, st, s, rc, what);
+	const struct visit v = { ctx, { .wgrad = fn } };
+	return read_rows(db, R_WGRADS, iteration, row_wgrad, &v);
 }

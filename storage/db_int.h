@@ -166,6 +166,47 @@ void db_bind_i64s(struct sqlite3_stmt *s, int col, const int64_t *v, const bool 
 /* Binds text v (static for the statement's use) to column i; NULL stays
  * NULL. */
 void db_bind_text(struct sqlite3_stmt *s, int i, const char *v);
+/* Binds v to column i as a real; a value that is not finite stays NULL. */
+void db_bind_real(struct sqlite3_stmt *s, int i, double v);
+/* Binds v (a time in ns) to column i rounded to the nearest integer; a
+ * value that is not finite, or beyond an int64_t, stays NULL. */
+void db_bind_ns(struct sqlite3_stmt *s, int i, double v);
+
+/* One value of a row to bind (db_bind_vals(), db_writer_put()): NULL, an
+ * integer, a real or a text (static for the statement's use). Made by the
+ * functions below, which say when a value is NULL. */
+struct db_val {
+	enum { DB_VAL_NULL, DB_VAL_INT, DB_VAL_REAL, DB_VAL_TEXT } kind;
+	int64_t i;
+	double r;
+	const char *s;
+};
+static inline struct db_val db_int(int64_t v)
+{
+	return (struct db_val){ .kind = DB_VAL_INT, .i = v };
+}
+/* v, or NULL when have is false. */
+static inline struct db_val db_int_if(bool have, int64_t v)
+{
+	return (struct db_val){ .kind = have ? DB_VAL_INT : DB_VAL_NULL, .i = v };
+}
+/* v as it is (SQLite stores a NaN as NULL, an infinity as such). */
+static inline struct db_val db_double(double v)
+{
+	return (struct db_val){ .kind = DB_VAL_REAL, .r = v };
+}
+/* v, or NULL when v is not finite (db_bind_real()). */
+struct db_val db_real(double v);
+/* v (ns) rounded, or NULL when not finite or beyond an int64_t
+ * (db_bind_ns()). */
+struct db_val db_ns(double v);
+/* v, or NULL when v is NULL. */
+static inline struct db_val db_text(const char *v)
+{
+	return (struct db_val){ .kind = v ? DB_VAL_TEXT : DB_VAL_NULL, .s = v };
+}
+/* Binds v[0..n) to the columns col, col+1, … of s. */
+void db_bind_vals(struct sqlite3_stmt *s, int col, const struct db_val *v, int n);
 
 /* Runs sql (statements without parameters) on c; on failure writes
  * SQLite's message to err and returns PP_EDB. (schema.c) */
@@ -188,5 +229,44 @@ int db_commit(struct db *db);
 /* db_trace_rollback() (db.h) is db.c's too: it ends whichever transaction
  * is open (a trace's, a bulk import's, an adoption's), drops the caches'
  * ids and the buffered rows, and clears the error. */
+
+/* ---- the analyses' writer (db_write.c) ---- */
+
+/* What a module writes: its statements (its enum's order), of which
+ * sql[clear_from..clear_to) are the deletes run after BEGIN (none when
+ * equal), and what it writes for messages ("cannot commit <what>: …"). */
+struct db_write_table {
+	const char *const *sql;
+	int n, clear_from, clear_to;
+	const char *what;
+};
+
+/* A transaction of the analysis tables' rows. Modules embed it as the
+ * first member of their writer (struct db_agg_writer, …), so a pointer to
+ * theirs converts to one to it, NULL included. */
+struct db_writer {
+	struct db *db;
+	const struct db_write_table *t;
+	struct sqlite3_stmt **st; /* t->sql's, then COMMIT and ROLLBACK */
+	bool open;                /* the transaction is ours and open */
+};
+
+/* Allocates size bytes (zeroed; a struct db_writer first), prepares t's
+ * statements, begins an IMMEDIATE transaction and runs t's deletes.
+ * NULL on failure, with db_errmsg() (not sticky) and nothing left open. */
+void *db_writer_new(struct db *db, const struct db_write_table *t, size_t size);
+/* Steps statement i (its bindings set by the caller) and resets it; 0 or
+ * PP_EDB with "what: <SQLite's message>" (not sticky). */
+int db_writer_run(struct db_writer *w, int i, const char *what);
+/* Binds v[0..n) from ?1 on to statement i and runs it (db_writer_run()). */
+int db_writer_put(struct db_writer *w, int i, const struct db_val *v, int n, const char *what);
+/* db_writer_run() on statements from..to-1, up to the first failure. */
+int db_writer_run_range(struct db_writer *w, int from, int to, const char *what);
+/* Ends w and frees it (what db_writer_new() allocated): commits when rc is
+ * 0, else (or when the commit fails) rolls back. Returns rc, or the
+ * commit's PP_EDB. */
+int db_writer_end(struct db_writer *w, int rc);
+/* Rolls back what the writer began and frees it; NULL is a no-op. */
+void db_writer_rollback(struct db_writer *w);
 
 #endif

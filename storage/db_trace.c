@@ -398,12 +398,21 @@ int db_trace_add_kernels(struct db *db, const struct rr_kernel *k, size_t n,
 	return 0;
 }
 
-int db_trace_add_step(struct db *db, const struct db_step *p)
+/* Inserts a row of the open trace by statement id: ?1 the trace, v[0..n)
+ * from ?2 on (have as db_bind_i64s()'s). */
+static int insert_row(struct db *db, enum db_stmt id, const int64_t *v, const bool *have, int n,
+		      const char *what)
 {
 	int rc;
-	sqlite3_stmt *s = trace_stmt(db, S_INS_STEP, &rc);
+	sqlite3_stmt *s = trace_stmt(db, id, &rc);
 	if (!s)
 		return rc;
+	db_bind_i64s(s, 2, v, have, n);
+	return db_step_done(db, s, what);
+}
+
+int db_trace_add_step(struct db *db, const struct db_step *p)
+{
 	const bool times = p->kernels || p->has_times;
 	const int64_t v[] = { DB_PHASE_CODE(p->phase),
 			      p->seq,
@@ -419,31 +428,20 @@ int db_trace_add_step(struct db *db, const struct db_step *p)
 			      p->mbs };
 	const bool have[] = { true, true, p->has_cpu, p->has_cpu, times,         times,
 			      true, true, true,       true,       p->chunk >= 0, p->mbs >= 0 };
-	db_bind_i64s(s, 2, v, have, 12);
-	return db_step_done(db, s, "cannot insert step");
+	return insert_row(db, S_INS_STEP, v, have, 12, "cannot insert step");
 }
 
 int db_trace_add_category(struct db *db, const struct db_category *c)
 {
-	int rc;
-	sqlite3_stmt *s = trace_stmt(db, S_INS_CAT, &rc);
-	if (!s)
-		return rc;
 	const int64_t v[] = { c->category, c->kernels, c->sum_ns, c->busy_ns };
-	db_bind_i64s(s, 2, v, NULL, 4);
-	return db_step_done(db, s, "cannot insert category");
+	return insert_row(db, S_INS_CAT, v, NULL, 4, "cannot insert category");
 }
 
 int db_trace_add_annotation(struct db *db, const struct db_annotation *a)
 {
-	int rc;
-	sqlite3_stmt *s = trace_stmt(db, S_INS_ANN, &rc);
-	if (!s)
-		return rc;
 	const int64_t v[] = { a->name_id, a->calls,   a->kernels,   a->gpu_ns,
 			      a->comp_ns, a->comm_ns, a->overlap_ns };
-	db_bind_i64s(s, 2, v, NULL, 7);
-	return db_step_done(db, s, "cannot insert annotation");
+	return insert_row(db, S_INS_ANN, v, NULL, 7, "cannot insert annotation");
 }
 
 /* Inserts the buffered op rows: a full batch in one statement, the rest

@@ -151,7 +151,6 @@ int db_why_groups(struct db *db, int (*fn)(void *ctx, const struct db_why_group 
 	" VALUES "
 
 enum {
-	W_BEGIN,
 	W_DEL_P2P,
 	W_DEL_KERNEL,
 	W_DEL_BUBBLE,
@@ -175,14 +174,11 @@ enum {
 	W_CPATH,
 	W_CLOCK,
 	W_SUMMARY,
-	W_COMMIT,
-	W_ROLLBACK,
 	W_COUNT
 };
 
 /* In enum order. */
 static const char *const write_sql[W_COUNT] = {
-	"BEGIN IMMEDIATE",
 	"DELETE FROM why_p2p",
 	"DELETE FROM why_p2p_kernel",
 	"DELETE FROM why_bubble",
@@ -214,9 +210,10 @@ static const char *const write_sql[W_COUNT] = {
 	" p2p_unpaired, p2p_kernels, p2p_kernels_incomplete, collectives,"
 	" collectives_incomplete, critical_path_steps, clock_error_ns, clocks_corrected, notes)"
 	" VALUES(1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-	"COMMIT",
-	"ROLLBACK",
 };
+
+static const struct db_write_table table = { write_sql, W_COUNT, W_DEL_P2P, W_DEL_GROUP + 1,
+					     "the why analysis" };
 
 /* One value of a buffered row: NULL, an integer, or a text at `text` in
  * the batch's buffer. */
@@ -237,29 +234,12 @@ struct batch {
 enum { B_P2P, B_KERNEL, B_COLL, B_COUNT };
 
 struct db_why_writer {
-	struct db *db;
-	sqlite3_stmt *st[W_COUNT];
+	struct db_writer w;
 	struct batch b[B_COUNT];
 };
 
-static void writer_free(struct db_why_writer *w)
-{
-	for (int i = 0; i < W_COUNT; i++)
-		sqlite3_finalize(w->st[i]);
-	for (int i = 0; i < B_COUNT; i++)
-		strbuf_release(&w->b[i].text);
-	free(w);
-}
-
-/* Steps statement i (its bindings set by the caller) and resets it. */
-static int run(struct db_why_writer *w, int i, const char *why)
-{
-	return db_step_reset(w->db, w->st[i], why);
-}
-
 struct db_why_writer *db_why_begin(struct db *db)
 {
-	struct db_why_writer *w = xcalloc(1, sizeof(*w));
 	static const struct {
 		int one, many, ncol;
 		const char *what;
@@ -268,7 +248,9 @@ struct db_why_writer *db_why_begin(struct db *db)
 		[B_KERNEL] = { W_KERNEL, W_KERNEL_MANY, KERNEL_COLS, "cannot write p2p_kernels" },
 		[B_COLL] = { W_COLL, W_COLL_MANY, COLL_COLS, "cannot write collectives" },
 	};
-	w->db = db;
+	struct db_why_writer *w = db_writer_new(db, &table, sizeof(*w));
+	if (!w)
+		return NULL;
 	for (int i = 0; i < B_COUNT; i++) {
 		w->b[i].one = batches[i].one;
 		w->b[i].many = batches[i].many;
@@ -276,24 +258,7 @@ struct db_why_writer *db_why_begin(struct db *db)
 		w->b[i].what = batches[i].what;
 		strbuf_init(&w->b[i].text, 0);
 	}
-	for (int i = 0; i < W_COUNT; i++)
-		if (sqlite3_prepare_v2(db_sqlite(db), write_sql[i], -1, &w->st[i], NULL) !=
-		    SQLITE_OK) {
-			db_note_sql_error(db, "cannot prepare the why analysis' writes");
-			writer_free(w);
-			return NULL;
-		}
-	if (run(w, W_BEGIN, "cannot start the why analysis' transaction"))
-		goto fail;
-	for (int i = W_DEL_P2P; i <= W_DEL_GROUP; i++)
-		if (run(w, i, "cannot delete the why analysis' rows")) {
-			sqlite3_step(w->st[W_ROLLBACK]);
-			goto fail;
-		}
 	return w;
-fail:
-	writer_free(w);
-	return NULL;
 }
 
 /* Binds cells c[0..n) of batch b to statement s from column col on. */
@@ -312,12 +277,12 @@ static int flush(struct db_why_writer *w, struct batch *b)
 {
 	int rc = 0;
 	if (b->n == BATCH) {
-		bind_cells(b, w->st[b->many], b->cell, BATCH * b->ncol, 1);
-		rc = run(w, b->many, b->what);
+		bind_cells(b, w->w.st[b->many], b->cell, BATCH * b->ncol, 1);
+		rc = db_writer_run(&w->w, b->many, b->what);
 	} else {
 		for (int r = 0; r < b->n && !rc; r++) {
-			bind_cells(b, w->st[b->one], b->cell + r * b->ncol, b->ncol, 1);
-			rc = run(w, b->one, b->what);
+			bind_cells(b, w->w.st[b->one], b->cell + r * b->ncol, b->ncol, 1);
+			rc = db_writer_run(&w->w, b->one, b->what);
 		}
 	}
 	b->n = 0;
@@ -325,180 +290,141 @@ static int flush(struct db_why_writer *w, struct batch *b)
 	return rc;
 }
 
-/* The cells of the next row of b. */
-static struct cell *next_row(struct batch *b)
+/* v, or NULL when v is -1. */
+static struct db_val opt(int64_t v)
 {
-	return b->cell + b->n * b->ncol;
+	return db_int_if(v != -1, v);
 }
 
-static int row_done(struct db_why_writer *w, struct batch *b)
+/* Keeps row v (batch i's columns; its texts copied) and inserts the batch
+ * when it is full. */
+static int keep(struct db_why_writer *w, int i, const struct db_val *v)
 {
-	return ++b->n == BATCH ? flush(w, b) : 0;
-}
-
-static void put_int(struct cell *c, int64_t v)
-{
-	*c = (struct cell){ v, C_INT };
-}
-
-/* v, or NULL when v is -1 (or when have is false). */
-static void put_opt(struct cell *c, int64_t v, bool have)
-{
-	*c = (struct cell){ v, have && v != -1 ? C_INT : C_NULL };
-}
-
-static void put_text(struct batch *b, struct cell *c, const char *s)
-{
-	if (!s) {
-		*c = (struct cell){ 0, C_NULL };
-		return;
+	struct batch *b = &w->b[i];
+	struct cell *c = b->cell + b->n * b->ncol;
+	for (int k = 0; k < b->ncol; k++) {
+		if (v[k].kind != DB_VAL_TEXT) {
+			c[k] = (struct cell){ v[k].i, v[k].kind == DB_VAL_INT ? C_INT : C_NULL };
+			continue;
+		}
+		c[k] = (struct cell){ (int64_t)b->text.len, C_TEXT };
+		strbuf_add(&b->text, v[k].s, strlen(v[k].s) + 1);
 	}
-	*c = (struct cell){ (int64_t)b->text.len, C_TEXT };
-	strbuf_add(&b->text, s, strlen(s) + 1);
+	return ++b->n == BATCH ? flush(w, b) : 0;
 }
 
 int db_why_add_p2p(struct db_why_writer *w, const struct db_why_p2p *r)
 {
-	struct batch *b = &w->b[B_P2P];
-	struct cell *c = next_row(b);
-	put_int(&c[0], r->iteration);
-	put_int(&c[1], r->rank);
-	put_int(&c[2], r->kernel);
-	put_text(b, &c[3], r->direction);
-	put_text(b, &c[4], r->role);
-	put_opt(&c[5], r->peer_rank, true);
-	put_opt(&c[6], r->microbatch, true);
-	put_opt(&c[7], r->chunk, true);
-	put_int(&c[8], r->start_ns);
-	put_int(&c[9], r->dur_ns);
-	c[10] = (struct cell){ r->wait_ns, r->measured ? C_INT : C_NULL };
-	c[11] = (struct cell){ r->transfer_ns, r->measured ? C_INT : C_NULL };
-	c[12] = (struct cell){ r->peer_start_ns, r->measured ? C_INT : C_NULL };
-	put_opt(&c[13], r->bytes, true);
-	put_text(b, &c[14], r->status);
-	return row_done(w, b);
+	const bool m = r->measured;
+	const struct db_val v[P2P_COLS] = { db_int(r->iteration),
+					    db_int(r->rank),
+					    db_int(r->kernel),
+					    db_text(r->direction),
+					    db_text(r->role),
+					    opt(r->peer_rank),
+					    opt(r->microbatch),
+					    opt(r->chunk),
+					    db_int(r->start_ns),
+					    db_int(r->dur_ns),
+					    db_int_if(m, r->wait_ns),
+					    db_int_if(m, r->transfer_ns),
+					    db_int_if(m, r->peer_start_ns),
+					    opt(r->bytes),
+					    db_text(r->status) };
+	return keep(w, B_P2P, v);
 }
 
 int db_why_add_p2p_kernel(struct db_why_writer *w, const struct db_why_p2p_kernel *r)
 {
-	struct batch *b = &w->b[B_KERNEL];
-	struct cell *c = next_row(b);
-	put_int(&c[0], r->iteration);
-	put_int(&c[1], r->rank);
-	put_opt(&c[2], r->stage, true);
-	put_int(&c[3], r->kernel);
-	put_int(&c[4], r->start_ns);
-	put_int(&c[5], r->dur_ns);
-	c[6] = (struct cell){ r->wait_ns, r->measured ? C_INT : C_NULL };
-	c[7] = (struct cell){ r->transfer_ns, r->measured ? C_INT : C_NULL };
-	put_opt(&c[8], r->waited_for, true);
-	put_text(b, &c[9], r->side);
-	put_int(&c[10], r->transfers);
-	put_text(b, &c[11], r->status);
-	return row_done(w, b);
+	const bool m = r->measured;
+	const struct db_val v[KERNEL_COLS] = { db_int(r->iteration),
+					       db_int(r->rank),
+					       opt(r->stage),
+					       db_int(r->kernel),
+					       db_int(r->start_ns),
+					       db_int(r->dur_ns),
+					       db_int_if(m, r->wait_ns),
+					       db_int_if(m, r->transfer_ns),
+					       opt(r->waited_for),
+					       db_text(r->side),
+					       db_int(r->transfers),
+					       db_text(r->status) };
+	return keep(w, B_KERNEL, v);
 }
 
 int db_why_add_collective(struct db_why_writer *w, const struct db_why_collective *r)
 {
-	struct batch *b = &w->b[B_COLL];
-	struct cell *c = next_row(b);
-	put_int(&c[0], r->iteration);
-	put_int(&c[1], r->group);
-	put_int(&c[2], r->seq);
-	put_int(&c[3], r->size);
-	put_int(&c[4], r->present);
-	const int64_t t[] = { r->first_ns,   r->last_ns,   r->skew_ns,
-			      r->first_rank, r->last_rank, r->transfer_ns };
-	for (int i = 0; i < 6; i++)
-		c[5 + i] = (struct cell){ t[i], r->measured ? C_INT : C_NULL };
-	put_opt(&c[11], r->missing_rank, true);
-	put_text(b, &c[12], r->status);
-	return row_done(w, b);
-}
-
-/* Binds v, or NULL when v is -1. */
-static void bind_opt(sqlite3_stmt *st, int col, int64_t v)
-{
-	if (v != -1)
-		sqlite3_bind_int64(st, col, v);
-}
-
-static void bind_text(sqlite3_stmt *st, int col, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, col, s, -1, SQLITE_STATIC);
+	const bool m = r->measured;
+	const struct db_val v[COLL_COLS] = { db_int(r->iteration),
+					     db_int(r->group),
+					     db_int(r->seq),
+					     db_int(r->size),
+					     db_int(r->present),
+					     db_int_if(m, r->first_ns),
+					     db_int_if(m, r->last_ns),
+					     db_int_if(m, r->skew_ns),
+					     db_int_if(m, r->first_rank),
+					     db_int_if(m, r->last_rank),
+					     db_int_if(m, r->transfer_ns),
+					     opt(r->missing_rank),
+					     db_text(r->status) };
+	return keep(w, B_COLL, v);
 }
 
 int db_why_add_group(struct db_why_writer *w, const struct db_why_group_row *r)
 {
-	sqlite3_stmt *s = w->st[W_GROUP];
-	sqlite3_bind_int64(s, 1, r->id);
-	bind_text(s, 2, r->pg_desc);
-	bind_text(s, 3, r->pg_ranks);
-	bind_text(s, 4, r->pg_kind);
-	return run(w, W_GROUP, "cannot write the collectives' groups");
+	const struct db_val v[] = { db_int(r->id), db_text(r->pg_desc), db_text(r->pg_ranks),
+				    db_text(r->pg_kind) };
+	return db_writer_put(&w->w, W_GROUP, v, 4, "cannot write the collectives' groups");
 }
 
 int db_why_add_bubble(struct db_why_writer *w, const struct db_why_bubble *r)
 {
-	sqlite3_stmt *s = w->st[W_BUBBLE];
-	const int64_t v[] = { r->iteration,   r->rank,         r->stage,
-			      r->bubble_ns,   r->wait_prev_ns, r->wait_next_ns,
-			      r->transfer_ns, r->no_work_ns,   r->incomplete };
-	const bool have[] = { true, true, r->stage != -1, r->bubble_ns != -1,
-			      true, true, true,           r->no_work_ns != -1,
-			      true };
-	db_bind_i64s(s, 1, v, have, 9);
-	return run(w, W_BUBBLE, "cannot write p2p_bubbles");
+	const struct db_val v[] = { db_int(r->iteration),    db_int(r->rank),
+				    opt(r->stage),           opt(r->bubble_ns),
+				    db_int(r->wait_prev_ns), db_int(r->wait_next_ns),
+				    db_int(r->transfer_ns),  opt(r->no_work_ns),
+				    db_int(r->incomplete) };
+	return db_writer_put(&w->w, W_BUBBLE, v, 9, "cannot write p2p_bubbles");
 }
 
 int db_why_add_hop(struct db_why_writer *w, const struct db_why_hop *r)
 {
 	const int64_t v[] = { r->iteration, r->stage,   r->peer_stage,
 			      r->kernels,   r->wait_ns, r->transfer_ns };
-	db_bind_i64s(w->st[W_HOP], 1, v, NULL, 6);
-	return run(w, W_HOP, "cannot write p2p_hops");
+	db_bind_i64s(w->w.st[W_HOP], 1, v, NULL, 6);
+	return db_writer_run(&w->w, W_HOP, "cannot write p2p_hops");
 }
 
 int db_why_add_collective_rank(struct db_why_writer *w, const struct db_why_collective_rank *r)
 {
-	sqlite3_stmt *s = w->st[W_COLL_RANK];
-	sqlite3_bind_int64(s, 1, r->rank);
-	bind_text(s, 2, r->pg_kind);
-	sqlite3_bind_int64(s, 3, r->instances);
-	sqlite3_bind_int64(s, 4, r->times_last);
-	sqlite3_bind_double(s, 5, r->share_last);
-	sqlite3_bind_double(s, 6, r->chance);
-	sqlite3_bind_int64(s, 7, r->mean_wait_ns);
-	sqlite3_bind_int64(s, 8, r->last_by_ns);
-	sqlite3_bind_int(s, 9, r->late);
-	return run(w, W_COLL_RANK, "cannot write collective_ranks");
+	const struct db_val v[] = { db_int(r->rank),          db_text(r->pg_kind),
+				    db_int(r->instances),     db_int(r->times_last),
+				    db_double(r->share_last), db_double(r->chance),
+				    db_int(r->mean_wait_ns),  db_int(r->last_by_ns),
+				    db_int(r->late) };
+	return db_writer_put(&w->w, W_COLL_RANK, v, 9, "cannot write collective_ranks");
 }
 
 int db_why_add_segment(struct db_why_writer *w, const struct db_why_segment *r)
 {
-	sqlite3_stmt *s = w->st[W_CPATH];
-	const int64_t v[] = { r->iteration, r->seq, r->rank, r->dp_rank, r->stage };
-	db_bind_i64s(s, 1, v, NULL, 5);
-	bind_opt(s, 6, r->optype);
-	sqlite3_bind_int64(s, 7, r->op_seq);
-	bind_text(s, 8, r->kind);
-	sqlite3_bind_int(s, 9, r->placeholder);
-	const int64_t t[] = { r->start_ns, r->dur_ns, r->op_start_ns, r->op_end_ns };
-	db_bind_i64s(s, 10, t, NULL, 4);
-	return run(w, W_CPATH, "cannot write critical_path");
+	const struct db_val v[] = { db_int(r->iteration), db_int(r->seq),    db_int(r->rank),
+				    db_int(r->dp_rank),   db_int(r->stage),  opt(r->optype),
+				    db_int(r->op_seq),    db_text(r->kind),  db_int(r->placeholder),
+				    db_int(r->start_ns),  db_int(r->dur_ns), db_int(r->op_start_ns),
+				    db_int(r->op_end_ns) };
+	return db_writer_put(&w->w, W_CPATH, v, 13, "cannot write critical_path");
 }
 
 int db_why_add_clock(struct db_why_writer *w, int64_t rank, int64_t offset_ns)
 {
-	sqlite3_bind_int64(w->st[W_CLOCK], 1, rank);
-	sqlite3_bind_int64(w->st[W_CLOCK], 2, offset_ns);
-	return run(w, W_CLOCK, "cannot write rank_clocks");
+	const struct db_val v[] = { db_int(rank), db_int(offset_ns) };
+	return db_writer_put(&w->w, W_CLOCK, v, 2, "cannot write rank_clocks");
 }
 
 int db_why_set_summary(struct db_why_writer *w, const struct db_why_summary *r)
 {
-	sqlite3_stmt *s = w->st[W_SUMMARY];
+	sqlite3_stmt *s = w->w.st[W_SUMMARY];
 	const int64_t v[] = { r->iterations,
 			      r->first_iteration,
 			      r->last_iteration,
@@ -524,8 +450,8 @@ int db_why_set_summary(struct db_why_writer *w, const struct db_why_summary *r)
 			      r->has_clock_error,
 			      true };
 	db_bind_i64s(s, 1, v, have, 12);
-	bind_text(s, 13, r->notes);
-	return run(w, W_SUMMARY, "cannot write why");
+	db_bind_text(s, 13, r->notes);
+	return db_writer_run(&w->w, W_SUMMARY, "cannot write why");
 }
 
 int db_why_commit(struct db_why_writer *w)
@@ -533,18 +459,14 @@ int db_why_commit(struct db_why_writer *w)
 	int rc = 0;
 	for (int i = 0; i < B_COUNT && !rc; i++)
 		rc = flush(w, &w->b[i]);
-	if (!rc)
-		rc = run(w, W_COMMIT, "cannot commit the why analysis");
-	if (rc)
-		sqlite3_step(w->st[W_ROLLBACK]);
-	writer_free(w);
-	return rc;
+	for (int i = 0; i < B_COUNT; i++)
+		strbuf_release(&w->b[i].text);
+	return db_writer_end(&w->w, rc);
 }
 
 void db_why_rollback(struct db_why_writer *w)
 {
-	if (!w)
-		return;
-	sqlite3_step(w->st[W_ROLLBACK]);
-	writer_free(w);
+	for (int i = 0; w && i < B_COUNT; i++)
+		strbuf_release(&w->b[i].text);
+	db_writer_rollback((struct db_writer *)w);
 }

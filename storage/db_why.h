@@ -140,19 +140,32 @@ struct db_why_summary {
 	const char *notes; /* or NULL */
 };
 
+/* The writer: db_why_begin() starts the transaction and deletes every row
+ * of the why tables (NULL on failure, db_errmsg()); each add function
+ * inserts one row (p2p, p2p_kernels and collectives rows may wait in a
+ * batch until db_why_commit()) and returns 0 or PP_EDB (db_errmsg(), not
+ * sticky; the caller then abandons the writer). */
 struct db_why_writer;
-/* Starts the transaction and deletes every row of the why tables; NULL on
- * failure (db_errmsg()). */
 struct db_why_writer *db_why_begin(struct db *db);
+/* A transfer: a send or receive that moves a tensor (view p2p). */
 int db_why_add_p2p(struct db_why_writer *w, const struct db_why_p2p *r);
+/* A p2p kernel: one call of the pipeline's send/receive (view p2p_kernels). */
 int db_why_add_p2p_kernel(struct db_why_writer *w, const struct db_why_p2p_kernel *r);
+/* A rank's bubble split by cause (view p2p_bubbles). */
 int db_why_add_bubble(struct db_why_writer *w, const struct db_why_bubble *r);
+/* The waits and transfers of a pair of stages (view p2p_hops). */
 int db_why_add_hop(struct db_why_writer *w, const struct db_why_hop *r);
+/* A process group the collectives rows name by id. */
 int db_why_add_group(struct db_why_writer *w, const struct db_why_group_row *r);
+/* A collective instance across its group (view collectives). */
 int db_why_add_collective(struct db_why_writer *w, const struct db_why_collective *r);
+/* How often a rank arrived last (view collective_ranks). */
 int db_why_add_collective_rank(struct db_why_writer *w, const struct db_why_collective_rank *r);
+/* A step of the critical path (view critical_path). */
 int db_why_add_segment(struct db_why_writer *w, const struct db_why_segment *r);
+/* A rank's clock offset (view rank_clocks). */
 int db_why_add_clock(struct db_why_writer *w, int64_t rank, int64_t offset_ns);
+/* The one row of view why. */
 int db_why_set_summary(struct db_why_writer *w, const struct db_why_summary *r);
 /* Commits (on failure rolls back) or abandons; both end the writer. */
 int db_why_commit(struct db_why_writer *w);

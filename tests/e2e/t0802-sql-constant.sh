@@ -1,7 +1,7 @@
 #!/bin/bash
 # No SQL is ever built from trace or path text: every sqlite3_prepare*/exec
 # takes a constant statement, nothing formats SQL at run time
-# (tests/reliab/check_sql.py).
+# (tests/reliab/check_sql.py); the checker flags what it must, both ways.
 source "$PP_ROOT/tests/lib.sh"
 source "$PP_ROOT/tests/reliab/lib-reliab.sh"
 
@@ -35,4 +35,22 @@ void f(sqlite3 *db, const char *name, sqlite3_stmt **st) {
 C
 is "... a macro given a variable, a macro holding one" "x.c:9 x.c:10" \
 	"$(python3 "$RELIAB/check_sql.py" "$T/bad" 2>/dev/null | cut -d: -f1,2 | sed 's|.*/||' | paste -sd' ')"
+# The writer's tables (storage/db_write.c): t->sql[i] is a constant when
+# every struct db_write_table is a static const of constant SQL.
+cat >"$T/bad/storage/x.c" <<'C'
+static const char *const good[] = { "SELECT 1" };
+static const struct db_write_table ok = { good, 1, 0, 0, "ok" };
+void f(sqlite3 *db, const struct db_write_table *t, sqlite3_stmt **st) {
+	sqlite3_prepare_v2(db, t->sql[0], -1, st, NULL);
+}
+C
+is "... a writer's table of constants" "" "$(python3 "$RELIAB/check_sql.py" "$T/bad" 2>/dev/null)"
+cat >>"$T/bad/storage/x.c" <<'C'
+static char *built[1];
+static const struct db_write_table bad = { built, 1, 0, 0, "bad" };
+struct db_write_table loose = { .sql = good, .n = 1 };
+C
+is "... a table of SQL built at run time, one not static const, the writer's use" \
+	"x.c:4 x.c:7 x.c:8" \
+	"$(python3 "$RELIAB/check_sql.py" "$T/bad" 2>/dev/null | cut -d: -f1,2 | sed 's|.*/||' | sort -t: -k2n | paste -sd' ')"
 done_testing

@@ -9,7 +9,10 @@ Scans cmd/ pipeline/ storage/ *.c and prints one line per violation:
     with literals in the same file, a function-like macro made of literals
     and its parameters given constants, an element or member of a `static const`
     table, or a parameter of a static helper whose every call in the file
-    passes such a constant;
+    passes such a constant, or an element of the sql member of a `const
+    struct db_write_table *` (storage/db_write.c's writer) when every
+    struct db_write_table in the tree is a `static const` whose sql is such
+    a constant;
   - any use of sqlite3_mprintf/vmprintf/snprintf/sqlite3_str_* (SQL text
     assembled at run time);
   - a printf-style format string that holds an SQL keyword and a %
@@ -107,9 +110,39 @@ def stringify_macros(src):
     return names
 
 
+# Set by main(): every struct db_write_table of the tree is a static const
+# whose sql member is a constant (write_table_violations() finds none).
+WRITE_TABLES_CONSTANT = False
+WRITE_TABLE = re.compile(r"\bstruct\s+db_write_table\b")
+
+
+def write_table_violations(path, src):
+    """Each struct db_write_table of src that is neither a pointer to const
+    nor a static const initialised with constant SQL: (line, text)."""
+    out = []
+    for m in WRITE_TABLE.finditer(src):
+        line = src.count("\n", 0, m.start()) + 1
+        after = src[m.end():]
+        if re.match(r"\s*\*", after) and re.search(r"\bconst\s+$", src[:m.start()]):
+            continue
+        d = re.match(r"\s*(\w+)\s*=\s*\{", after)
+        if d and re.search(r"\bstatic\s+const\s+$", src[:m.start()]):
+            items = args_of(after[d.end():] + ")", 0)
+            named = [re.sub(r"^\.sql\s*=\s*", "", x) for x in items if re.match(r"^\.sql\s*=", x)]
+            first = named[0] if named else items[0] if items and not items[0].startswith(".") else ""
+            if first and constant(first, src):
+                continue
+        out.append((line, src[m.start():m.start() + 60].split("\n")[0]))
+    return out
+
+
 def constant(expr, src, seen=()):
     """True when expr is SQL text fixed at compile time (see the module doc)."""
     expr = expr.strip()
+    w = re.match(r"^(\w+)\s*->\s*sql\s*\[[^\]]*\]$", expr)
+    if w and WRITE_TABLES_CONSTANT and \
+            re.search(r"\bconst\s+struct\s+db_write_table\s*\*\s*%s\b" % w.group(1), src):
+        return True
     for name in stringify_macros(src):
         expr = re.sub(r"\b%s\s*\(\s*\w+\s*\)" % name, '""', expr)
     while expr.startswith("(") and expr.endswith(")"):
@@ -204,6 +237,16 @@ def main():
     for path in sources(root, ("pipeline", "storage"), ".h"):
         headers += strip_comments(open(os.path.join(root, path), errors="replace").read())
     nprep = 0
+    global WRITE_TABLES_CONSTANT
+    WRITE_TABLES_CONSTANT = True
+    for path in sources(root, ("cmd", "pipeline", "storage"), ".c"):
+        src = strip_comments(open(os.path.join(root, path), errors="replace").read())
+        for line, text in write_table_violations(path, src + "\n" + headers):
+            if line <= src.count("\n") + 1:
+                print("%s:%d: a db_write_table whose SQL is not a static constant: %s"
+                      % (path, line, text))
+                bad += 1
+                WRITE_TABLES_CONSTANT = False
     for path in sources(root, ("cmd", "pipeline", "storage"), ".c"):
         src = strip_comments(open(os.path.join(root, path), errors="replace").read())
         scan, src = src, src + "\n" + headers

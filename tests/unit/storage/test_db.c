@@ -2,7 +2,9 @@
  * version-2 schema), storing traces, the views, replacement, sticky errors,
  * failed traces, adoption of legacy rows, rank resolution, ops and op-trace
  * imports (bulk transactions, replacement, the ops view's coordinates), the
- * why analysis' reads and rows. */
+ * why analysis' reads and rows, the advisor's rows and the analyses' writer
+ * (a failed write keeps the rows before it). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include "model/optype.h"
 #include "model/rank_result.h"
 #include "storage/db.h"
+#include "storage/db_advice.h"
 #include "storage/db_agg.h"
 #include "storage/db_import.h"
 #include "storage/db_why.h"
@@ -1343,6 +1346,88 @@ static void test_why_rows(void **state)
 	drop_db(db, path);
 }
 
+/* The advisor's rows replace the last run's whole; a write that fails (a
+ * measured step that is not a number: its columns are NOT NULL) changes
+ * nothing, and an analysis' writer does not start inside another
+ * transaction nor end it. */
+static void test_advice_rows(void **state)
+{
+	char *path;
+	(void)state;
+	struct db *db = new_db(&path);
+	struct db_advice_run run = { .source = "kineto",
+				     .iterations = 2,
+				     .first_iteration = 15,
+				     .last_iteration = 16,
+				     .pp = 4,
+				     .vpp = 1,
+				     .microbatches = 8,
+				     .measured_step_ns = 1000.4,
+				     .calibration_error = 0.01,
+				     .calibrated = true,
+				     .best_row = -1,
+				     .gib_per_unit = NAN,
+				     .common_gib = NAN,
+				     .memory_rms_gib = NAN,
+				     .layers = "",
+				     .simulations = 3 };
+	struct db_advice_row row = { .schedule = "current",
+				     .kind = "current",
+				     .vpp = 1,
+				     .microbatches = 8,
+				     .valid = true,
+				     .step_ns = 990.6,
+				     .pipeline_ns = NAN,
+				     .measured_step_ns = 1000.4,
+				     .delta = -0.01,
+				     .bubble = NAN,
+				     .activation = NAN,
+				     .memory_gib = NAN };
+	struct db_advice_memory mem = { 0, 2, 1.5, NAN, 3.25 };
+	assert_int_equal(db_advice_write(db, &run, &row, 1, &mem, 1), 0);
+	static const char summary[] = "SELECT source, first_iteration, layers, measured_step_ns,"
+				      " calibration_error, best_row, gib_per_unit, simulations"
+				      " FROM advice_summary";
+	static const char advice[] = "SELECT row, schedule, step_ns, measured_step_ns, delta,"
+				     " pipeline_ns, micro_batch_size, best FROM advice";
+	const char *want_summary = "kineto|15|NULL|1000|0.01|NULL|NULL|3\n";
+	const char *want_advice = "0|current|991|1000|-0.01|NULL|NULL|0\n";
+	assert_rows(db, summary, want_summary);
+	assert_rows(db, advice, want_advice);
+	assert_rows(db, "SELECT row, stage, units, memory_gib, measured_gib FROM advice_memory",
+		    "0|2|1.5|NULL|3.25\n");
+
+	const double bad[] = { NAN, INFINITY, 1e300 };
+	for (int i = 0; i < 3; i++) {
+		struct db_advice_run r = run;
+		struct db_advice_row w = row;
+		r.measured_step_ns = bad[i];
+		assert_int_equal(db_advice_write(db, &r, NULL, 0, NULL, 0), PP_EDB);
+		assert_non_null(strstr(db_errmsg(db), "measured_step_ns"));
+		w.measured_step_ns = bad[i];
+		assert_int_equal(db_advice_write(db, &run, &w, 1, NULL, 0), PP_EDB);
+		assert_rows(db, summary, want_summary);
+		assert_rows(db, advice, want_advice);
+	}
+
+	/* Inside a trace's transaction the writer fails and leaves it open. */
+	struct db_trace t = sample_trace("/x/iteration_15/rank_0005.json", 5);
+	assert_int_equal(db_trace_begin(db, &t), 0);
+	assert_null(db_why_begin(db));
+	assert_int_equal(db_advice_write(db, NULL, NULL, 0, NULL, 0), PP_EDB);
+	assert_int_equal(db_trace_commit(db), 0);
+	assert_rows(db, "SELECT rank FROM traces", "5\n");
+	assert_rows(db, advice, want_advice);
+
+	/* No pipeline: the rows are cleared. */
+	assert_int_equal(db_advice_write(db, NULL, NULL, 0, NULL, 0), 0);
+	assert_rows(db,
+		    "SELECT (SELECT count(*) FROM advice) + (SELECT count(*) FROM"
+		    " advice_memory) + (SELECT count(*) FROM advice_summary)",
+		    "0\n");
+	drop_db(db, path);
+}
+
 UNIT_MAIN(NULL, NULL,
 	  {
 		  cmocka_unit_test(test_schema_created_and_versioned),
@@ -1369,4 +1454,5 @@ UNIT_MAIN(NULL, NULL,
 		  cmocka_unit_test(test_version_6_gets_the_advice_views),
 		  cmocka_unit_test(test_import_rows),
 		  cmocka_unit_test(test_why_rows),
+		  cmocka_unit_test(test_advice_rows),
 	  })

@@ -1,0 +1,110 @@
+/* db_write.c — the writer of the analysis tables (db_int.h): ppagg's rows,
+ * the why analysis', the comparison's and the advisor's each replace the
+ * rows of the last run in one IMMEDIATE transaction of their own, so a
+ * reader sees the last run whole or the one before.
+ *
+ * A writer prepares its table's statements and COMMIT and ROLLBACK up front
+ * (a rollback then needs no prepare, which could fail), begins, runs the
+ * table's deletes, and leaves the inserts to its module. Errors are noted,
+ * not sticky (db_note_sql_error()): the writer rolls back itself, and only
+ * a transaction it began (BEGIN fails inside another one, which a ROLLBACK
+ * would end).
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include "db.h"
+#include "db_int.h"
+#include "util/pp.h"
+#include "util/strbuf.h"
+
+enum { END_COMMIT, END_ROLLBACK, END_COUNT };
+
+void *db_writer_new(struct db *db, const struct db_write_table *t, size_t size)
+{
+	static const char *const end_sql[END_COUNT] = { "COMMIT", "ROLLBACK" };
+	struct db_writer *w = xcalloc(1, size);
+	sqlite3 *c = db_sqlite(db);
+	sqlite3_stmt *begin = NULL;
+	w->db = db;
+	w->t = t;
+	w->st = xcalloc((size_t)t->n + END_COUNT, sizeof(*w->st));
+	int rc = sqlite3_prepare_v2(c, "BEGIN IMMEDIATE", -1, &begin, NULL);
+	for (int i = 0; i < t->n && rc == SQLITE_OK; i++)
+		rc = sqlite3_prepare_v2(c, t->sql[i], -1, &w->st[i], NULL);
+	for (int i = 0; i < END_COUNT && rc == SQLITE_OK; i++)
+		rc = sqlite3_prepare_v2(c, end_sql[i], -1, &w->st[t->n + i], NULL);
+	struct strbuf what = STRBUF_INIT;
+	if (rc != SQLITE_OK) {
+		strbuf_addf(&what, "cannot prepare the writes of %s", t->what);
+		db_note_sql_error(db, what.buf);
+		goto fail;
+	}
+	strbuf_addf(&what, "cannot start writing %s", t->what);
+	if (db_step_reset(db, begin, what.buf))
+		goto fail;
+	w->open = true;
+	strbuf_reset(&what);
+	strbuf_addf(&what, "cannot delete the old rows of %s", t->what);
+	if (db_writer_run_range(w, t->clear_from, t->clear_to, what.buf))
+		goto fail;
+	strbuf_release(&what);
+	sqlite3_finalize(begin);
+	return w;
+fail:
+	strbuf_release(&what);
+	sqlite3_finalize(begin);
+	db_writer_rollback(w);
+	return NULL;
+}
+
+int db_writer_run(struct db_writer *w, int i, const char *what)
+{
+	return db_step_reset(w->db, w->st[i], what);
+}
+
+int db_writer_put(struct db_writer *w, int i, const struct db_val *v, int n, const char *what)
+{
+	db_bind_vals(w->st[i], 1, v, n);
+	return db_writer_run(w, i, what);
+}
+
+int db_writer_run_range(struct db_writer *w, int from, int to, const char *what)
+{
+	int rc = 0;
+	for (int i = from; i < to && !rc; i++)
+		rc = db_writer_run(w, i, what);
+	return rc;
+}
+
+/* Finalizes w's statements and frees it (and what its module added after
+ * it: db_writer_new() allocated the whole). */
+static void writer_free(struct db_writer *w)
+{
+	for (int i = 0; i < w->t->n + END_COUNT; i++)
+		sqlite3_finalize(w->st[i]);
+	free(w->st);
+	free(w);
+}
+
+int db_writer_end(struct db_writer *w, int rc)
+{
+	if (!rc) {
+		struct strbuf what = STRBUF_INIT;
+		strbuf_addf(&what, "cannot commit %s", w->t->what);
+		if (!(rc = db_writer_run(w, w->t->n + END_COMMIT, what.buf)))
+			w->open = false;
+		strbuf_release(&what);
+	}
+	db_writer_rollback(w);
+	return rc;
+}
+
+void db_writer_rollback(struct db_writer *w)
+{
+	if (!w)
+		return;
+	if (w->open)
+		sqlite3_step(w->st[w->t->n + END_ROLLBACK]);
+	writer_free(w);
+}
