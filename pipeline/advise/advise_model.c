@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "advise_int.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 
 bool advise_split(enum sim_strategy s)
@@ -47,12 +48,6 @@ int advise_stage_chunk(enum sim_strategy s, int pp, int k)
 	if (s == SIM_DUALPIPE_V)
 		return k < pp ? 0 : 1;
 	return k / pp;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 double advise_median(double *v, int n)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "topology.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 
 const struct agg_metric_info agg_metrics[AGG_NMETRICS] = {
@@ -94,12 +95,6 @@ static void top_add(struct agg_overview *ov, enum agg_metric m, int rank, double
 	}
 	ov->topv[m][k] = v;
 	ov->top[m][k] = rank;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* Quartiles by linear interpolation between order statistics. */
