@@ -50,14 +50,6 @@ int advise_stage_chunk(enum sim_strategy s, int pp, int k)
 	return k / pp;
 }
 
-double advise_median(double *v, int n)
-{
-	if (n <= 0)
-		return NAN;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 void advise_model_init(struct advise_model *mod, const struct advise_input *in,
 		       const struct advise_settings *set)
 {
@@ -102,7 +94,7 @@ void advise_model_init(struct advise_model *mod, const struct advise_input *in,
 			mid[nmid++] = mod->meas[k][dev * v0 + ch] / (mod->lambda[dev] / v0);
 		}
 		if (nmid)
-			rmid = advise_median(mid, nmid);
+			rmid = cmp_median(mid, (size_t)nmid);
 		mod->first[k] =
 			nmid ? fmax(0.0, mod->meas[k][first_i] - mod->lambda[0] / v0 * rmid) : 0.0;
 		mod->last[k] = nmid ? fmax(0.0, mod->meas[k][last_i] -

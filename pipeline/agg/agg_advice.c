@@ -67,10 +67,7 @@ static double quantile(struct dvec *d, double q)
 	if (!d->n)
 		return NAN;
 	qsort(d->v, d->n, sizeof(*d->v), cmp_double);
-	double at = q * (double)(d->n - 1);
-	size_t lo = (size_t)floor(at);
-	size_t hi = lo + 1 < d->n ? lo + 1 : lo;
-	return d->v[lo] + (at - (double)lo) * (d->v[hi] - d->v[lo]);
+	return cmp_quantile(d->v, d->n, q);
 }
 
 static struct advise_stat stat_of(struct dvec *d)

@@ -145,15 +145,6 @@ static double mean_of(const double *v, size_t n)
 	return k ? s / (double)k : NAN;
 }
 
-/* Median of v[0..n) (sorts v); NaN for none. */
-static double median_of(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* 1.4826 x the median absolute deviation of v[0..n) from its median: the
  * standard deviation of normal values, which a few outliers (a straggler
  * among its peers) do not move. Sorts v; NaN for fewer than two. */
@@ -161,10 +152,10 @@ static double robust_sd(double *v, size_t n)
 {
 	if (n < 2)
 		return NAN;
-	double m = median_of(v, n);
+	double m = cmp_median(v, n);
 	for (size_t i = 0; i < n; i++)
 		v[i] = fabs(v[i] - m);
-	return 1.4826 * median_of(v, n);
+	return 1.4826 * cmp_median(v, n);
 }
 
 /* The within-run sums of squares of one unit's per-iteration values,

@@ -50,4 +50,11 @@ int cmp_int(const void *a, const void *b);
 int cmp_i64(const void *a, const void *b);
 int cmp_double(const void *a, const void *b);
 
+/* The median of v[0..n), the mean of the middle two for an even n; sorts v
+ * (cmp_double). NaN for none. */
+double cmp_median(double *v, size_t n);
+/* The q-quantile (0 <= q <= 1) of the sorted v[0..n), n > 0: linear
+ * between the order statistics around q·(n - 1). */
+double cmp_quantile(const double *v, size_t n, double q);
+
 #endif

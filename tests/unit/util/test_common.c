@@ -1,4 +1,5 @@
 /* Unit tests for the shared helpers: arena, strbuf, cli, config. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,6 +169,17 @@ static void test_cmp_grow_quote_choice(void **state)
 	double dv[] = { 2.5, -0.5, 1 };
 	qsort(dv, 3, sizeof(*dv), cmp_double);
 	assert_true(dv[0] == -0.5 && dv[1] == 1 && dv[2] == 2.5);
+
+	/* The median sorts; the quantile interpolates in sorted values. */
+	double mv[] = { 4, 1, 3, 2 };
+	assert_true(cmp_median(mv, 4) == 2.5);
+	assert_true(mv[0] == 1 && mv[3] == 4);
+	assert_true(cmp_median(mv, 3) == 2);
+	assert_true(isnan(cmp_median(mv, 0)));
+	assert_true(cmp_quantile(mv, 4, 0.5) == 2.5);
+	assert_true(cmp_quantile(mv, 4, 0.25) == 1.75);
+	assert_true(cmp_quantile(mv, 4, 1) == 4);
+	assert_true(cmp_quantile(mv, 1, 0.9) == 1);
 
 	/* The last value <= x; 0 below the first and for none. */
 	int64_t steps[] = { 10, 20, 20, 30 };
