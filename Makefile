@@ -15,7 +15,8 @@
 # Sources are discovered: every cmd/<name>.c is a command; pipeline/util/
 # forms libpputil.a, pipeline/gen/ libppgen.a, the other pipeline/<layer>/
 # folders and storage/ libpp.a (docs/architecture.md); every
-# tests/unit/<layer>/test_<m>.c is a cmocka binary. ppgen links only
+# tests/unit/<layer>/test_<m>.c is a cmocka binary (linked with the other
+# tests/unit/<layer>/*.c and tests/unit/unit.c, helpers). ppgen links only
 # libppgen.a and libpputil.a, so the generator cannot use the analysis it
 # checks.
 
@@ -71,7 +72,7 @@ CMD_SRC  := $(sort $(wildcard cmd/*.c))
 CMDS     := $(CMD_SRC:cmd/%.c=$(O)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/*/test_*.c))
 UNITS    := $(foreach u,$(UNIT_SRC),$(O)/tests/$(basename $(notdir $(u))))
-TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*/*.c))
+TESTLIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*/*.c)) tests/unit/unit.c
 TESTLIB_OBJ := $(TESTLIB_SRC:%.c=$(O)/%.o)
 # The archives each command links (ppgen: the generator and utilities only).
 LIBS_ppgen := $(O)/libppgen.a $(O)/libpputil.a

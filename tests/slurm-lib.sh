@@ -9,6 +9,7 @@
 #   slurm_skip_all N   print N skipped TAP lines "# skip $SLURM_WHY".
 #   slurm_skip_rest N  slurm_skip_all N, done_testing, exit.
 #   slurm_logs         print the tail of the daemon logs (for failed tests).
+#   slurm_epilog_job N the epilog tests' job and its single-node reference.
 #   slurm_stage        copy scripts/slurm/* and $PP_BIN's ppbatch and ppagg
 #                      into $PP_SLURM (stage_for_others, tests/lib.sh), where
 #                      SlurmUser and the jobs' users can run them whatever
@@ -297,6 +298,25 @@ slurm_wait_result() {
 		sleep 0.2
 	done
 	return 1
+}
+
+# slurm_epilog_job N: the job the epilog tests analyse: ppgen's TP 1 x PP 2
+# x DP 2 tree (4 micro-batches, 1 iteration) in run/prof, its single-node
+# reference (slurm_reference) in single.db and its views in single.views.
+# Without a reference the test's N cases are skipped (slurm_skip_rest);
+# bails out when ppgen fails.
+slurm_epilog_job() {
+	local rc
+	mkdir -p run
+	"$PP_FAST_BIN/ppgen" --out run/prof --tp 1 --pp 2 --dp 2 --microbatches 4 --iterations 1 \
+		>gen.log 2>&1 || { cat gen.log; echo "Bail out! ppgen failed"; exit 1; }
+	slurm_reference "$PWD/run/prof" single.db
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		[ "$rc" = 1 ] || SLURM_WHY="the reference ppbatch/ppagg run failed"
+		slurm_skip_rest "$1"
+	fi
+	slurm_views single.db >single.views
 }
 
 # slurm_reference TREE DB: the single-node reference — ppbatch then ppagg over

@@ -6,17 +6,10 @@
 # ppagg for the 1,024-rank job (measured last, below). Medians of 5 runs,
 # wall and CPU time.
 # Measures; never asserts.
-set -u
-cd "$(dirname "$0")/../.."
-: "${BENCH_RESULTS:=/dev/null}" "${BENCH_WORK:=bench/work}"
-work="$BENCH_WORK/advise"
-mkdir -p "$work"
-bin="$work/advise_bench"
-src=tests/bench/advise_bench.c
-if [ ! -x "$bin" ] || [ -n "$(find $src build/libpp.a build/libpputil.a -newer "$bin" 2>/dev/null)" ]; then
-	${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -I. -Ipipeline -o "$bin" $src \
-		build/libpp.a build/libpputil.a $(pkg-config --libs inih 2>/dev/null || echo -linih) -lm || exit 1
-fi
+source "$(dirname "$0")/../bench-lib.sh"
+bench_work advise
+bench_program advise_bench "" "$(pkg-config --libs inih 2>/dev/null || echo -linih) -lm" \
+	tests/bench/advise_bench.c || exit 1
 "$bin" --pp 16 --mb 64 --layers 8 --runs 5 | tee -a "$BENCH_RESULTS"
 "$bin" --pp 16 --mb 128 --layers 32 --runs 5 | tee -a "$BENCH_RESULTS"
 # Inside ppagg: a 1,024-rank database (tp 4, pp 16, dp 16, 32 micro-batches,

@@ -9,12 +9,9 @@
 # wall time of the comparison (its summary line's "(in X s)"). The trees' databases are kept in
 # $BENCH_WORK/compare (made once, a few minutes on 2 cores). Measures; never
 # asserts.
-set -u
-cd "$(dirname "$0")/../.."
-: "${BENCH_RESULTS:=/dev/stdout}" "${BENCH_WORK:=bench/work}"
-bindir=${PP_BIN:-$PWD/build/bin}
-work="$BENCH_WORK/compare"
-mkdir -p "$work"
+: "${BENCH_RESULTS:=/dev/stdout}"
+source "$(dirname "$0")/../bench-lib.sh"
+bench_work compare
 for s in 1 2; do
 	t="$work/seed$s"
 	if [ ! -s "$t/pptrace.db" ]; then

@@ -10,21 +10,10 @@
 # (commands: of 3), wall and CPU time (on a shared, loaded machine the CPU
 # time is the stable number). Also the instruction count of one AR read +
 # analysis (callgrind) when valgrind is installed. Measures; never asserts.
-set -u
-cd "$(dirname "$0")/../.."
-: "${BENCH_RESULTS:=/dev/null}" "${BENCH_WORK:=bench/work}"
-bindir=${PP_BIN:-$PWD/build/bin}
-work="$BENCH_WORK/whatif"
-mkdir -p "$work"
-bin="$work/whatif_bench"
-srcs="tests/bench/whatif_bench.c tests/unit/whatif/wi_synth.c"
-if [ ! -x "$bin" ] || [ -n "$(find $srcs build/libpp.a build/libpputil.a -newer "$bin" 2>/dev/null)" ]; then
-	libs="-lz -lm"
-	# the library's gzip input uses ISA-L when the build found it
-	nm build/libpp.a 2>/dev/null | grep -q 'U isal_inflate' && libs="$libs -lisal"
-	${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -I. -Ipipeline -Itests/unit/whatif -o "$bin" $srcs \
-		build/libpp.a build/libpputil.a $libs || exit 1
-fi
+source "$(dirname "$0")/../bench-lib.sh"
+bench_work whatif
+bench_program whatif_bench -Itests/unit/whatif "-lz -lm" \
+	tests/bench/whatif_bench.c tests/unit/whatif/wi_synth.c || exit 1
 ar="${PP_SHARED:-$PWD/../shared}/data/whatif"
 args=()
 if [ -r "$ar/trace-AR.csv.gz" ]; then

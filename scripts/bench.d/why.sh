@@ -12,20 +12,10 @@
 # ppagg is its total less that). Medians of 3. The database is kept in
 # $BENCH_WORK/why (made once, about 4 minutes on 2 cores). Measures; never
 # asserts.
-set -u
-cd "$(dirname "$0")/../.."
-: "${BENCH_RESULTS:=/dev/null}" "${BENCH_WORK:=bench/work}"
-bindir=${PP_BIN:-$PWD/build/bin}
-work="$BENCH_WORK/why"
-mkdir -p "$work"
-bin="$work/why_bench"
-srcs="tests/bench/why_bench.c tests/unit/why/why_load.c"
-if [ ! -x "$bin" ] || [ -n "$(find $srcs build/libpp.a build/libpputil.a -newer "$bin" 2>/dev/null)" ]; then
-	libs="-lsqlite3 -luv -lz -linih -lm"
-	nm build/libpp.a 2>/dev/null | grep -q 'U isal_inflate' && libs="$libs -lisal"
-	${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -I. -Ipipeline -Itests/unit/why -o "$bin" $srcs \
-		build/libpp.a build/libpputil.a $libs || exit 1
-fi
+source "$(dirname "$0")/../bench-lib.sh"
+bench_work why
+bench_program why_bench -Itests/unit/why "-lsqlite3 -luv -lz -linih -lm" \
+	tests/bench/why_bench.c tests/unit/why/why_load.c || exit 1
 tree="$work/tree"
 if [ ! -s "$tree/pptrace.db" ]; then
 	rm -rf "$tree"

@@ -22,17 +22,13 @@
 int main(int argc, char **argv)
 {
 	int pp = 16, mb = 64, layers = 8, runs = 5;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		int v = atoi(argv[i + 1]);
-		if (!strcmp(argv[i], "--pp"))
-			pp = v;
-		else if (!strcmp(argv[i], "--mb"))
-			mb = v;
-		else if (!strcmp(argv[i], "--layers"))
-			layers = v;
-		else if (!strcmp(argv[i], "--runs"))
-			runs = v;
-	}
+	const struct bench_opt opts[] = {
+		{ "--pp", &pp, NULL },
+		{ "--mb", &mb, NULL },
+		{ "--layers", &layers, NULL },
+		{ "--runs", &runs, NULL },
+	};
+	bench_args(argc, argv, opts, sizeof(opts) / sizeof(opts[0]));
 	if (pp < 1 || mb < 1 || layers < 1 || runs < 1) {
 		fprintf(stderr, "advise_bench: bad arguments\n");
 		return 2;

@@ -86,22 +86,13 @@ int main(int argc, char **argv)
 	wi_synth_defaults(&c, 16, 64, 64, 10);
 	c.seed = 3;
 	wi_synth_slow(&c, 1.3, 5, 7);
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--ar"))
-			ar = argv[i + 1];
-		else if (!strcmp(argv[i], "--runs"))
-			runs = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--pp"))
-			c.pp = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--dp"))
-			c.dp = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--mb"))
-			c.mb = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--steps"))
-			c.steps = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--write-csv"))
-			csv = argv[i + 1];
-	}
+	const struct bench_opt opts[] = {
+		{ "--ar", NULL, &ar },         { "--runs", &runs, NULL },
+		{ "--pp", &c.pp, NULL },       { "--dp", &c.dp, NULL },
+		{ "--mb", &c.mb, NULL },       { "--steps", &c.steps, NULL },
+		{ "--write-csv", NULL, &csv },
+	};
+	bench_args(argc, argv, opts, sizeof(opts) / sizeof(opts[0]));
 	if (runs < 1 || runs > 99)
 		runs = 5;
 	double w[3][99], u[3][99], s = 0;

@@ -23,19 +23,8 @@
 #include "agg/agg.h"
 #include "agg/agg_timeline.h"
 #include "util/pp.h"
+#include "tests/bench/bench.h"
 #include "why_load.h"
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(*x), cmp_d);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
 
 enum { P_READ, P_ENGINE, P_PATH, P_STORE, P_ALL, P_CPU, P_AGG, P_SCAN, P_SCAN_CPU, P_N };
 static const char *const phase[P_N] = { "read_s",
@@ -47,13 +36,6 @@ static const char *const phase[P_N] = { "read_s",
 					"ppagg_data_s",
 					"blocks_scan_saved_s",
 					"blocks_scan_saved_cpu_s" };
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The seconds agg_timeline_load() takes to scan job's iterations again,
  * once the kept blocks are taken, and their CPU seconds in *cpu; -1 when a
@@ -70,10 +52,10 @@ static double rescan(struct agg_job *job, double *cpu)
 			agg_timeline_release(&tl);
 		}
 		int64_t t0 = pp_now_ns();
-		double c0 = cpu_s();
+		double c0 = bench_cpu_s();
 		int rc = agg_timeline_load(job, &job->its[i], &tl);
 		s += (double)(pp_now_ns() - t0) / 1e9;
-		*cpu += cpu_s() - c0;
+		*cpu += bench_cpu_s() - c0;
 		agg_timeline_release(&tl);
 		if (rc)
 			return -1;
@@ -85,16 +67,13 @@ int main(int argc, char **argv)
 {
 	const char *dbpath = NULL, *rows_arg = "auto";
 	int vpp = 1, runs = 3;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--db"))
-			dbpath = argv[i + 1];
-		else if (!strcmp(argv[i], "--vpp"))
-			vpp = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--runs"))
-			runs = atoi(argv[i + 1]);
-		else if (!strcmp(argv[i], "--rows"))
-			rows_arg = argv[i + 1];
-	}
+	const struct bench_opt opts[] = {
+		{ "--db", NULL, &dbpath },
+		{ "--vpp", &vpp, NULL },
+		{ "--runs", &runs, NULL },
+		{ "--rows", NULL, &rows_arg },
+	};
+	bench_args(argc, argv, opts, sizeof(opts) / sizeof(opts[0]));
 	enum agg_why_rows rows = !strcmp(rows_arg, "all")    ? AGG_WHY_ROWS_ALL
 				 : !strcmp(rows_arg, "none") ? AGG_WHY_ROWS_NONE
 							     : AGG_WHY_ROWS_AUTO;
@@ -135,6 +114,6 @@ int main(int argc, char **argv)
 		agg_job_release(&job);
 	}
 	for (int p = 0; p < P_N; p++)
-		printf("why_%s %.3f s\n", phase[p], median(v[p], runs));
+		printf("why_%s %.3f s\n", phase[p], bench_median(v[p], runs));
 	return 0;
 }

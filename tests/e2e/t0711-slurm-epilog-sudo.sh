@@ -33,16 +33,7 @@ chmod 755 "$T"
 "${as_nobody[@]}" test -x "$PP_SLURM/ppbatch" -a -r "$submit" ||
 	skip_all "user nobody cannot run $PP_SLURM/ppbatch or read $submit"
 
-mkdir -p run
-"$PP_FAST_BIN/ppgen" --out run/prof --tp 1 --pp 2 --dp 2 --microbatches 4 --iterations 1 >gen.log 2>&1 ||
-	{ cat gen.log; echo "Bail out! ppgen failed"; exit 1; }
-slurm_reference "$PWD/run/prof" single.db
-rc=$?
-if [ "$rc" != 0 ]; then
-	[ "$rc" = 1 ] || SLURM_WHY="the reference ppbatch/ppagg run failed"
-	skip_all "$SLURM_WHY"
-fi
-slurm_views single.db >single.views
+slurm_epilog_job "$NCASES"
 for d in norule sudono rootjob; do cp -a run/prof "run/$d"; done
 chown -R nobody run
 mkdir -m 1777 pw # where a hostile comment could write, if one ran

@@ -190,6 +190,10 @@ static bool key_is(const struct js_item *m, const char *k)
 	return m->keylen == strlen(k) && !memcmp(m->key, k, m->keylen);
 }
 
+/* The keys of a rank's number lists, in struct primus_iter's order. */
+static const char *const list_keys[] = { "fwd_start", "fwd_end",   "bwd_start",
+					 "bwd_end",   "fwd_chunk", "bwd_chunk" };
+
 /* Reads one rank's file into it[0..niter) (index = iteration number). */
 static int primus_rank(const char *path, struct primus_iter *it, int niter, struct strbuf *why)
 {
@@ -214,22 +218,14 @@ static int primus_rank(const char *path, struct primus_iter *it, int niter, stru
 		x->has = true;
 		js_iter_init(&in, m.v, end, &st);
 		while (js_iter_next(&in, &f)) {
+			struct dvec *lists[] = { &x->fs, &x->fe, &x->bs, &x->be, &x->fc, &x->bc };
 			if (key_is(&f, "total"))
 				x->total = strtod(f.v, NULL);
 			else if (key_is(&f, "memory"))
 				x->memory = strtod(f.v, NULL);
-			else if (key_is(&f, "fwd_start"))
-				take_numbers(&f, end, &st, &x->fs);
-			else if (key_is(&f, "fwd_end"))
-				take_numbers(&f, end, &st, &x->fe);
-			else if (key_is(&f, "bwd_start"))
-				take_numbers(&f, end, &st, &x->bs);
-			else if (key_is(&f, "bwd_end"))
-				take_numbers(&f, end, &st, &x->be);
-			else if (key_is(&f, "fwd_chunk"))
-				take_numbers(&f, end, &st, &x->fc);
-			else if (key_is(&f, "bwd_chunk"))
-				take_numbers(&f, end, &st, &x->bc);
+			for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
+				if (key_is(&f, list_keys[k]))
+					take_numbers(&f, end, &st, lists[k]);
 		}
 	}
 out:
@@ -858,22 +854,6 @@ static void test_primus_sample(void **state)
  * stage 0's tail; the step is the iteration window and what lies outside
  * the compute pipeline is kept as measured. */
 
-static char tmp[] = "/tmp/test_advise.XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[sizeof(tmp) + 16];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 struct gop {
 	int it, rank, type, mc, mb;
 	double s, e;
@@ -917,7 +897,7 @@ static void gen_job(const char *name, int pp, int vpp, int m, int layers, double
 		.nslow_stages = slow > 0,
 		.variant = GEN_WARMUP_CORE,
 	};
-	snprintf(out, sizeof(out), "%s/%s", tmp, name);
+	snprintf(out, sizeof(out), "%s/%s", unit_tmp, name);
 	assert_int_equal(gen_run(&o), 0);
 
 	struct gop *ops = NULL;
@@ -1062,13 +1042,13 @@ static void test_ppgen_cross(void **state)
 	free(v2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_calibration_exact),    cmocka_unit_test(test_constraints),
-		cmocka_unit_test(test_memory_fit_exact),     cmocka_unit_test(test_modelled_labels),
-		cmocka_unit_test(test_settings_from_config), cmocka_unit_test(test_primus_sample),
-		cmocka_unit_test(test_ppgen_cross),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,
+	  {
+		  cmocka_unit_test(test_calibration_exact),
+		  cmocka_unit_test(test_constraints),
+		  cmocka_unit_test(test_memory_fit_exact),
+		  cmocka_unit_test(test_modelled_labels),
+		  cmocka_unit_test(test_settings_from_config),
+		  cmocka_unit_test(test_primus_sample),
+		  cmocka_unit_test(test_ppgen_cross),
+	  })

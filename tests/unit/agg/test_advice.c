@@ -19,6 +19,7 @@
 #include "storage/db.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 #define US 1000
 
@@ -155,45 +156,46 @@ static void test_measured(void **state)
 	config_free(cfg);
 }
 
+/* agg_advice_run() on it (stored) with t, VPP vpp and an empty config ends
+ * in state, its why being why (whole) or holding it. */
+static void expect_no_advice(const struct agg_iter *it, const struct topology *t, int vpp,
+			     enum agg_adv_state state, bool whole, const char *why)
+{
+	struct agg_advice a;
+	struct config *cfg = config_new();
+	agg_advice_init(&a);
+	assert_int_equal(agg_advice_run(db, it, 1, t, vpp, 0, cfg, true, &a), 0);
+	assert_int_equal(a.state, state);
+	if (whole)
+		assert_string_equal(a.why.buf, why);
+	else
+		assert_non_null(strstr(a.why.buf, why));
+	agg_advice_release(&a);
+	config_free(cfg);
+}
+
 static void test_no_pipeline(void **state)
 {
 	(void)state;
 	struct topology t;
 	struct agg_iter it;
-	struct agg_advice a;
-	struct config *cfg = config_new();
 	make_iter(&it, 7, 100);
 	topo_init(&t); /* no source */
-	agg_advice_init(&a);
-	assert_int_equal(agg_advice_run(db, &it, 1, &t, 1, 0, cfg, true, &a), 0);
-	assert_int_equal(a.state, AGG_ADV_NONE);
-	assert_string_equal(a.why.buf, "no topology, so no pipeline to advise on");
-	agg_advice_release(&a);
+	expect_no_advice(&it, &t, 1, AGG_ADV_NONE, true,
+			 "no topology, so no pipeline to advise on");
 	assert_int_equal(topo_from_sizes(&t, 1, 1, 2, 1, 1), 0); /* PP 1 */
-	agg_advice_init(&a);
-	assert_int_equal(agg_advice_run(db, &it, 1, &t, 1, 0, cfg, true, &a), 0);
-	assert_int_equal(a.state, AGG_ADV_NONE);
-	assert_string_equal(a.why.buf, "no pipeline (PP 1): nothing to schedule");
-	agg_advice_release(&a);
+	expect_no_advice(&it, &t, 1, AGG_ADV_NONE, true, "no pipeline (PP 1): nothing to schedule");
 	topo_release(&t);
 
 	/* VPP 2 given, but the steps carry chunk 0 only */
 	topo_init(&t);
 	assert_int_equal(topo_from_sizes(&t, 1, 2, 1, 1, 1), 0);
-	agg_advice_init(&a);
-	assert_int_equal(agg_advice_run(db, &it, 1, &t, 2, 0, cfg, true, &a), 0);
-	assert_int_equal(a.state, AGG_ADV_FAILED);
-	assert_non_null(strstr(a.why.buf, "not every (stage, chunk) of PP 2, VPP 2"));
-	agg_advice_release(&a);
+	expect_no_advice(&it, &t, 2, AGG_ADV_FAILED, false,
+			 "not every (stage, chunk) of PP 2, VPP 2");
 	/* a rank without a trace: no complete group */
 	ranks[1].ntraces = 0;
-	agg_advice_init(&a);
-	assert_int_equal(agg_advice_run(db, &it, 1, &t, 1, 0, cfg, true, &a), 0);
-	assert_int_equal(a.state, AGG_ADV_FAILED);
-	assert_non_null(strstr(a.why.buf, "no complete PP group"));
-	agg_advice_release(&a);
+	expect_no_advice(&it, &t, 1, AGG_ADV_FAILED, false, "no complete PP group");
 	topo_release(&t);
-	config_free(cfg);
 }
 
 static void test_config(void **state)
@@ -238,12 +240,9 @@ static void test_config(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_measured),
-		cmocka_unit_test(test_no_pipeline),
-		cmocka_unit_test(test_config),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, teardown,
+	  {
+		  cmocka_unit_test(test_measured),
+		  cmocka_unit_test(test_no_pipeline),
+		  cmocka_unit_test(test_config),
+	  })

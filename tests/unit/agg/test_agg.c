@@ -12,48 +12,22 @@
 #include "agg/agg_calc.h"
 #include "agg/topology.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
+
+/* A measured Megatron rank: its window [s, e], GPU busy, bubble and compute
+ * time; forward and backward medians 10 and 20 over 4 micro-batches. */
+#define MEASURED(r, s, e, busy, bub, comp)                                                   \
+	{                                                                                    \
+		.rank = r, .ok = true, .has_window = true, .megatron = true, .win_s = s,     \
+		.win_e = e, .gpu_busy = busy, .bubble = bub, .compute = comp, .fwd_med = 10, \
+		.bwd_med = 20, .nfwd = 4, .nbwd = 4                                          \
+	}
 
 /* tp1 pp2 dp2: PP groups [0,2] [1,3]; DP groups [0,1] [2,3]. Rank 3 failed. */
 static const struct agg_rank_in ranks[] = {
-	{ .rank = 0,
-	  .ok = true,
-	  .has_window = true,
-	  .megatron = true,
-	  .win_s = 100,
-	  .win_e = 1100,
-	  .gpu_busy = 800,
-	  .bubble = 300,
-	  .compute = 600,
-	  .fwd_med = 10,
-	  .bwd_med = 20,
-	  .nfwd = 4,
-	  .nbwd = 4 },
-	{ .rank = 2,
-	  .ok = true,
-	  .has_window = true,
-	  .megatron = true,
-	  .win_s = 150,
-	  .win_e = 1200,
-	  .gpu_busy = 900,
-	  .bubble = 200,
-	  .compute = 660,
-	  .fwd_med = 10,
-	  .bwd_med = 20,
-	  .nfwd = 4,
-	  .nbwd = 4 },
-	{ .rank = 1,
-	  .ok = true,
-	  .has_window = true,
-	  .megatron = true,
-	  .win_s = 100,
-	  .win_e = 1000,
-	  .gpu_busy = 700,
-	  .bubble = 100,
-	  .compute = 800,
-	  .fwd_med = 10,
-	  .bwd_med = 20,
-	  .nfwd = 4,
-	  .nbwd = 4 },
+	MEASURED(0, 100, 1100, 800, 300, 600),
+	MEASURED(2, 150, 1200, 900, 200, 660),
+	MEASURED(1, 100, 1000, 700, 100, 800),
 	{ .rank = 3, .ok = false, .fwd_med = -1, .bwd_med = -1 },
 	{ .rank = 99, .ok = true }, /* outside the topology: ignored */
 };
@@ -169,12 +143,9 @@ static void test_above_lower_median(void **state)
 	assert_int_equal(med, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_groups_pipelines_stragglers),
-		cmocka_unit_test(test_lower_median_and_ideal),
-		cmocka_unit_test(test_above_lower_median),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_groups_pipelines_stragglers),
+		  cmocka_unit_test(test_lower_median_and_ideal),
+		  cmocka_unit_test(test_above_lower_median),
+	  })

@@ -14,6 +14,7 @@
 
 #include "agg/agg_int.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 /* tp 1 × pp 4 × dp 4: rank = dp + 4 · stage; PP group g and model replica
  * g are the ranks g, g + 4, g + 8, g + 12. */
@@ -107,6 +108,17 @@ static void plan(struct agg_iter *it, const struct agg_opts *o, bool detailed, s
 	agg_plan_compute(it, &topo, o, ndetailed);
 }
 
+/* Each of the 16 ranks' timeline and overlap charts is shown as
+ * timeline and overlap, rank `one`'s as one_timeline and one_overlap. */
+static void expect_ranks(const struct agg_iter *it, size_t one, uint8_t one_timeline,
+			 uint8_t one_overlap, uint8_t timeline, uint8_t overlap)
+{
+	for (size_t i = 0; i < 16; i++) {
+		assert_int_equal(it->plan.rank_timeline[i], i == one ? one_timeline : timeline);
+		assert_int_equal(it->plan.rank_overlap[i], i == one ? one_overlap : overlap);
+	}
+}
+
 /* 16 ranks in one detailed iteration: a small job, everything in every
  * format. */
 static void test_small_job_shows_all(void **state)
@@ -118,10 +130,7 @@ static void test_small_job_shows_all(void **state)
 	plan(&it, &o, true, 1);
 	assert_true(it.plan.all);
 	assert_int_equal(it.plan.overview, AGG_SHOW_ALL);
-	for (size_t i = 0; i < 16; i++) {
-		assert_int_equal(it.plan.rank_timeline[i], AGG_SHOW_ALL);
-		assert_int_equal(it.plan.rank_overlap[i], AGG_SHOW_ALL);
-	}
+	expect_ranks(&it, 0, AGG_SHOW_ALL, AGG_SHOW_ALL, AGG_SHOW_ALL, AGG_SHOW_ALL);
 	for (size_t g = 0; g < 4; g++) {
 		assert_int_equal(it.plan.pp_group[g], AGG_SHOW_ALL);
 		assert_int_equal(it.plan.model_group[g], AGG_SHOW_ALL);
@@ -147,10 +156,7 @@ static void test_flagged_at_scale(void **state)
 	int strag[] = { 6 };
 	iter_init(&it, 15, 16, measured, strag, 1);
 	plan(&it, &o, true, 5);
-	for (size_t i = 0; i < 16; i++) {
-		assert_int_equal(it.plan.rank_timeline[i], i == 6 ? AGG_SHOW_ALL : AGG_SHOW_NONE);
-		assert_int_equal(it.plan.rank_overlap[i], i == 6 ? AGG_SHOW_IMAGE : AGG_SHOW_NONE);
-	}
+	expect_ranks(&it, 6, AGG_SHOW_ALL, AGG_SHOW_IMAGE, AGG_SHOW_NONE, AGG_SHOW_NONE);
 	/* Group 2 holds rank 6; 1, 2, 3 are the slowest pipelines. */
 	static const uint8_t pp[4] = { AGG_SHOW_NONE, AGG_SHOW_IMAGE, AGG_SHOW_ALL,
 				       AGG_SHOW_IMAGE };
@@ -181,10 +187,7 @@ static void test_charts_on_demand(void **state)
 	int strag[] = { 6 };
 	iter_init(&it, 15, 16, measured, strag, 1);
 	plan(&it, &o, true, 5);
-	for (size_t i = 0; i < 16; i++) {
-		assert_int_equal(it.plan.rank_timeline[i], i == 9 ? AGG_SHOW_ALL : AGG_SHOW_NONE);
-		assert_int_equal(it.plan.rank_overlap[i], i == 9 ? AGG_SHOW_ALL : AGG_SHOW_NONE);
-	}
+	expect_ranks(&it, 9, AGG_SHOW_ALL, AGG_SHOW_ALL, AGG_SHOW_NONE, AGG_SHOW_NONE);
 	assert_int_equal(it.plan.pp_group[0], AGG_SHOW_ALL);
 	assert_int_equal(it.plan.model_group[3], AGG_SHOW_ALL);
 	agg_iter_release(&it);
@@ -235,15 +238,12 @@ static void test_straggler_cap(void **state)
 	agg_iter_release(&it);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_detailed_iterations),
-		cmocka_unit_test(test_small_job_shows_all),
-		cmocka_unit_test(test_flagged_at_scale),
-		cmocka_unit_test(test_charts_on_demand),
-		cmocka_unit_test(test_not_detailed),
-		cmocka_unit_test(test_straggler_cap),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, teardown,
+	  {
+		  cmocka_unit_test(test_detailed_iterations),
+		  cmocka_unit_test(test_small_job_shows_all),
+		  cmocka_unit_test(test_flagged_at_scale),
+		  cmocka_unit_test(test_charts_on_demand),
+		  cmocka_unit_test(test_not_detailed),
+		  cmocka_unit_test(test_straggler_cap),
+	  })

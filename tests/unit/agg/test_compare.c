@@ -25,10 +25,27 @@
 #include "storage/db_agg.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 static const struct cmp_params params = {
 	.floor = 0.03, .min_share = 0.01, .threshold = 0.05, .k = 3
 };
+
+/* A comparison: the base and new runs, the keys and the result. */
+struct pair {
+	struct cmp_run b, n;
+	struct cmp_keys keys;
+	struct cmp_result r;
+};
+
+/* Frees the result, both runs and the keys. */
+static void pair_release(struct pair *cm)
+{
+	cmp_result_release(&cm->r);
+	cmp_run_release(&cm->n);
+	cmp_run_release(&cm->b);
+	cmp_keys_release(&cm->keys);
+}
 
 /* A run of n iterations (numbered from 1) whose steps take step_ms[i] ms,
  * one pipeline each, and nrank ranks. */
@@ -55,38 +72,34 @@ static void job(struct cmp_run *r, const double *step_ms, size_t n, int nrank)
 static void test_worked_example(void **state)
 {
 	(void)state;
-	struct cmp_run b, n;
-	struct cmp_keys keys = { 0 };
-	struct cmp_result r;
-	job(&b, (const double[]){ 100, 103 }, 2, 0);
-	job(&n, (const double[]){ 108, 111 }, 2, 0);
-	cmp_compare(&b, &n, &keys, &params, &r);
-	const struct cmp_judgement *j = &r.metric[CMP_STEP];
-	assert_true(r.has_metric[CMP_STEP]);
+	struct pair cm = { 0 };
+	job(&cm.b, (const double[]){ 100, 103 }, 2, 0);
+	job(&cm.n, (const double[]){ 108, 111 }, 2, 0);
+	cmp_compare(&cm.b, &cm.n, &cm.keys, &params, &cm.r);
+	const struct cmp_judgement *j = &cm.r.metric[CMP_STEP];
+	assert_true(cm.r.has_metric[CMP_STEP]);
 	assert_true(fabs(j->change - 8.0 / 101.5) < 1e-12);
 	assert_true(fabs(j->noise - 3 * sqrt(4.5) * 1e6 / 101.5e6) < 1e-12);
 	assert_int_equal(j->from, CMP_FROM_ITERATIONS);
 	assert_true(j->flagged);
-	assert_true(r.regression);
+	assert_true(cm.r.regression);
 	assert_string_equal(
-		r.sentence.buf,
+		cm.r.sentence.buf,
 		"Step +7.9 % (noise \u00b16.3 %): no stage, process group or rank stands "
 		"out.");
 	/* the bubble did not move: its spread is 0, the floor is its noise */
-	assert_int_equal(r.metric[CMP_BUBBLE].from, CMP_FROM_FLOOR);
-	assert_false(r.metric[CMP_BUBBLE].flagged);
-	cmp_result_release(&r);
-	cmp_run_release(&n);
+	assert_int_equal(cm.r.metric[CMP_BUBBLE].from, CMP_FROM_FLOOR);
+	assert_false(cm.r.metric[CMP_BUBBLE].flagged);
+	cmp_result_release(&cm.r);
+	cmp_run_release(&cm.n);
 	/* 104 and 107: +3.94 %, within the 6.27 % noise */
-	job(&n, (const double[]){ 104, 107 }, 2, 0);
-	cmp_compare(&b, &n, &keys, &params, &r);
-	assert_false(r.metric[CMP_STEP].flagged);
-	assert_false(r.regression);
-	assert_string_equal(r.sentence.buf,
+	job(&cm.n, (const double[]){ 104, 107 }, 2, 0);
+	cmp_compare(&cm.b, &cm.n, &cm.keys, &params, &cm.r);
+	assert_false(cm.r.metric[CMP_STEP].flagged);
+	assert_false(cm.r.regression);
+	assert_string_equal(cm.r.sentence.buf,
 			    "Step +3.9 % (noise \u00b16.3 %): everything within noise.");
-	cmp_result_release(&r);
-	cmp_run_release(&n);
-	cmp_run_release(&b);
+	pair_release(&cm);
 }
 
 /* A change beyond the floor that is too small a share of the step is not
@@ -95,44 +108,36 @@ static void test_worked_example(void **state)
 static void test_floor_and_least_share(void **state)
 {
 	(void)state;
-	struct cmp_run b, n;
-	struct cmp_keys keys = { 0 };
-	struct cmp_result r;
+	struct pair cm = { 0 };
 	struct cmp_params p = params;
-	job(&b, (const double[]){ 100, 100 }, 2, 0);
-	job(&n, (const double[]){ 104, 104 }, 2, 0);
-	cmp_compare(&b, &n, &keys, &p, &r);
-	assert_int_equal(r.metric[CMP_STEP].from, CMP_FROM_FLOOR);
-	assert_true(r.metric[CMP_STEP].flagged);
-	assert_false(r.regression); /* +4 % < 5 % */
-	cmp_result_release(&r);
+	job(&cm.b, (const double[]){ 100, 100 }, 2, 0);
+	job(&cm.n, (const double[]){ 104, 104 }, 2, 0);
+	cmp_compare(&cm.b, &cm.n, &cm.keys, &p, &cm.r);
+	assert_int_equal(cm.r.metric[CMP_STEP].from, CMP_FROM_FLOOR);
+	assert_true(cm.r.metric[CMP_STEP].flagged);
+	assert_false(cm.r.regression); /* +4 % < 5 % */
+	cmp_result_release(&cm.r);
 	p.min_share = 0.05; /* 4 ms is less than 5 % of the step */
-	cmp_compare(&b, &n, &keys, &p, &r);
-	assert_false(r.metric[CMP_STEP].flagged);
-	cmp_result_release(&r);
-	cmp_run_release(&n);
-	cmp_run_release(&b);
+	cmp_compare(&cm.b, &cm.n, &cm.keys, &p, &cm.r);
+	assert_false(cm.r.metric[CMP_STEP].flagged);
+	pair_release(&cm);
 }
 
 /* One iteration per run: the spread of the pipelines of each iteration. */
 static void test_one_iteration_pipelines(void **state)
 {
 	(void)state;
-	struct cmp_run b, n;
-	struct cmp_keys keys = { 0 };
-	struct cmp_result r;
-	job(&b, (const double[]){ 100 }, 1, 0);
-	job(&n, (const double[]){ 110 }, 1, 0);
-	cmp_run_add_pipe(&b, 0, 96e6, 0.2); /* the other pipeline: 4 ms shorter */
-	cmp_run_add_pipe(&n, 0, 106e6, 0.2);
-	cmp_compare(&b, &n, &keys, &params, &r);
+	struct pair cm = { 0 };
+	job(&cm.b, (const double[]){ 100 }, 1, 0);
+	job(&cm.n, (const double[]){ 110 }, 1, 0);
+	cmp_run_add_pipe(&cm.b, 0, 96e6, 0.2); /* the other pipeline: 4 ms shorter */
+	cmp_run_add_pipe(&cm.n, 0, 106e6, 0.2);
+	cmp_compare(&cm.b, &cm.n, &cm.keys, &params, &cm.r);
 	/* residuals ±2 ms in both: sqrt(4 x 4 / 2) = 2.83 ms, 2.83 % of 100 */
-	assert_int_equal(r.metric[CMP_STEP].from, CMP_FROM_PIPELINES);
-	assert_true(fabs(r.metric[CMP_STEP].noise - 3 * sqrt(8) / 100) < 1e-12);
-	assert_true(r.metric[CMP_STEP].flagged); /* +10 % > 8.5 % */
-	cmp_result_release(&r);
-	cmp_run_release(&n);
-	cmp_run_release(&b);
+	assert_int_equal(cm.r.metric[CMP_STEP].from, CMP_FROM_PIPELINES);
+	assert_true(fabs(cm.r.metric[CMP_STEP].noise - 3 * sqrt(8) / 100) < 1e-12);
+	assert_true(cm.r.metric[CMP_STEP].flagged); /* +10 % > 8.5 % */
+	pair_release(&cm);
 }
 
 /* Two stages of two ranks, two iterations: per rank its forward compute
@@ -172,21 +177,19 @@ static void staged(struct cmp_run *r, struct cmp_keys *k, const double *fwd, dou
 static void test_rank_and_stage(void **state)
 {
 	(void)state;
-	struct cmp_run b, n;
-	struct cmp_keys keys = { 0 };
-	struct cmp_result r;
-	staged(&b, &keys, (const double[]){ 40, 40, 40, 40 }, 10);
-	staged(&n, &keys, (const double[]){ 40, 40, 40, 60 }, 12);
-	cmp_compare(&b, &n, &keys, &params, &r);
-	assert_true(r.stages && r.ranks);
-	assert_int_equal(r.nranks, 4);
-	assert_true(r.rank[3].j.flagged);
-	assert_true(fabs(r.rank[3].j.change - 0.5) < 1e-6);
-	assert_true(fabs(r.rank[3].stage_change) < 1e-6); /* the lower median: rank 2's */
-	assert_false(r.rank[2].j.flagged);
+	struct pair cm = { 0 };
+	staged(&cm.b, &cm.keys, (const double[]){ 40, 40, 40, 40 }, 10);
+	staged(&cm.n, &cm.keys, (const double[]){ 40, 40, 40, 60 }, 12);
+	cmp_compare(&cm.b, &cm.n, &cm.keys, &params, &cm.r);
+	assert_true(cm.r.stages && cm.r.ranks);
+	assert_int_equal(cm.r.nranks, 4);
+	assert_true(cm.r.rank[3].j.flagged);
+	assert_true(fabs(cm.r.rank[3].j.change - 0.5) < 1e-6);
+	assert_true(fabs(cm.r.rank[3].stage_change) < 1e-6); /* the lower median: rank 2's */
+	assert_false(cm.r.rank[2].j.flagged);
 	int found = 0;
-	for (size_t i = 0; i < r.nkeys; i++) {
-		const struct cmp_key_row *k = &r.keys[i];
+	for (size_t i = 0; i < cm.r.nkeys; i++) {
+		const struct cmp_key_row *k = &cm.r.keys[i];
 		if (k->dim == CMP_CATEGORY && k->stage == 1) {
 			assert_true(k->j.flagged); /* +25 % */
 			assert_true(k->explained);
@@ -198,14 +201,11 @@ static void test_rank_and_stage(void **state)
 			assert_true(k->j.flagged && !k->explained);
 	}
 	assert_int_equal(found, 1);
-	assert_string_equal(r.sentence.buf,
+	assert_string_equal(cm.r.sentence.buf,
 			    "Step +0.0 % (noise \u00b13.0 %): compute on rank 3 (stage 1) +50.0 % "
 			    "(its stage +0.0 %); data-parallel collectives on every rank +20.0 %; "
 			    "everything else within noise.");
-	cmp_result_release(&r);
-	cmp_run_release(&n);
-	cmp_run_release(&b);
-	cmp_keys_release(&keys);
+	pair_release(&cm);
 }
 
 /* Another pipeline size: no stage and no rank is compared, the job's sums
@@ -214,35 +214,30 @@ static void test_rank_and_stage(void **state)
 static void test_shapes_differ(void **state)
 {
 	(void)state;
-	struct cmp_run b, n;
-	struct cmp_keys keys = { 0 };
-	struct cmp_result r;
-	staged(&b, &keys, (const double[]){ 40, 40, 40, 40 }, 10);
-	staged(&n, &keys, (const double[]){ 40, 40, 40, 40 }, 10);
-	n.shape.pp = 4;
-	n.shape.vpp = 2;
-	cmp_compare(&b, &n, &keys, &params, &r);
-	assert_false(r.stages);
-	assert_false(r.ranks);
-	assert_int_equal(r.nranks, 0);
-	for (size_t i = 0; i < r.nkeys; i++) {
-		assert_int_equal(r.keys[i].stage, -1);
-		assert_int_equal(r.keys[i].nranks, 4);
+	struct pair cm = { 0 };
+	staged(&cm.b, &cm.keys, (const double[]){ 40, 40, 40, 40 }, 10);
+	staged(&cm.n, &cm.keys, (const double[]){ 40, 40, 40, 40 }, 10);
+	cm.n.shape.pp = 4;
+	cm.n.shape.vpp = 2;
+	cmp_compare(&cm.b, &cm.n, &cm.keys, &params, &cm.r);
+	assert_false(cm.r.stages);
+	assert_false(cm.r.ranks);
+	assert_int_equal(cm.r.nranks, 0);
+	for (size_t i = 0; i < cm.r.nkeys; i++) {
+		assert_int_equal(cm.r.keys[i].stage, -1);
+		assert_int_equal(cm.r.keys[i].nranks, 4);
 	}
-	assert_int_equal(r.nshape, 2);
-	assert_string_equal(r.shape[0].name, "pp");
-	assert_int_equal(r.shape[0].base, 2);
-	assert_int_equal(r.shape[0].new_, 4);
-	assert_non_null(strstr(r.shape[0].note.buf, "ranks are not compared"));
-	assert_string_equal(r.shape[1].name, "vpp");
-	assert_non_null(strstr(r.shape[1].note.buf, "per-chunk times are not"));
-	assert_string_equal(r.sentence.buf,
+	assert_int_equal(cm.r.nshape, 2);
+	assert_string_equal(cm.r.shape[0].name, "pp");
+	assert_int_equal(cm.r.shape[0].base, 2);
+	assert_int_equal(cm.r.shape[0].new_, 4);
+	assert_non_null(strstr(cm.r.shape[0].note.buf, "ranks are not compared"));
+	assert_string_equal(cm.r.shape[1].name, "vpp");
+	assert_non_null(strstr(cm.r.shape[1].note.buf, "per-chunk times are not"));
+	assert_string_equal(cm.r.sentence.buf,
 			    "Step +0.0 % (noise \u00b13.0 %): PP 2 \u2192 4; schedule 1F1B \u2192 "
 			    "interleaved 1F1B (VPP 1 \u2192 2); everything else within noise.");
-	cmp_result_release(&r);
-	cmp_run_release(&n);
-	cmp_run_release(&b);
-	cmp_keys_release(&keys);
+	pair_release(&cm);
 }
 
 static void test_format_ranks_and_words(void **state)
@@ -269,46 +264,24 @@ static void test_format_ranks_and_words(void **state)
 
 static char *tmp_dir(void)
 {
-	char tmpl[] = "/tmp/pptrace-test-compare.XXXXXX";
-	char *dir = mkdtemp(tmpl);
-	assert_non_null(dir);
+	char dir[64];
+	assert_int_equal(unit_mkdtemp(dir, sizeof(dir), "test-compare"), 0);
 	return xstrdup(dir);
 }
 
 static void rm_dir(char *dir)
 {
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "rm -rf '%s'", dir);
-	assert_int_equal(system(sb.buf), 0);
-	strbuf_release(&sb);
+	assert_int_equal(unit_rm_rf(dir), 0);
 	free(dir);
 }
 
-/* The rows of a query as text: columns joined by '|', rows by '\n'. */
-static char *rows(const char *path, const char *sql)
-{
-	sqlite3 *c;
-	sqlite3_stmt *s;
-	struct strbuf sb = STRBUF_INIT;
-	assert_int_equal(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &s, NULL), SQLITE_OK);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		for (int i = 0; i < sqlite3_column_count(s); i++) {
-			const unsigned char *t = sqlite3_column_text(s, i);
-			strbuf_addf(&sb, "%s%s", i ? "|" : "", t ? (const char *)t : "NULL");
-		}
-		strbuf_addch(&sb, '\n');
-	}
-	sqlite3_finalize(s);
-	sqlite3_close(c);
-	return strbuf_detach(&sb, NULL);
-}
-
+/* Asserts the rows of a query on the database at path (unit_rows()). */
 static void assert_rows(const char *path, const char *sql, const char *expect)
 {
-	char *got = rows(path, sql);
-	assert_string_equal(got, expect);
-	free(got);
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	unit_assert_rows(c, sql, expect);
+	sqlite3_close(c);
 }
 
 /* One rank of one iteration: forward compute fwd_ms, a data-parallel
@@ -546,17 +519,14 @@ static void test_older_and_unusable_baselines(void **state)
 	rm_dir(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_worked_example),
-		cmocka_unit_test(test_floor_and_least_share),
-		cmocka_unit_test(test_one_iteration_pipelines),
-		cmocka_unit_test(test_rank_and_stage),
-		cmocka_unit_test(test_shapes_differ),
-		cmocka_unit_test(test_format_ranks_and_words),
-		cmocka_unit_test(test_compare_databases),
-		cmocka_unit_test(test_older_and_unusable_baselines),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_worked_example),
+		  cmocka_unit_test(test_floor_and_least_share),
+		  cmocka_unit_test(test_one_iteration_pipelines),
+		  cmocka_unit_test(test_rank_and_stage),
+		  cmocka_unit_test(test_shapes_differ),
+		  cmocka_unit_test(test_format_ranks_and_words),
+		  cmocka_unit_test(test_compare_databases),
+		  cmocka_unit_test(test_older_and_unusable_baselines),
+	  })

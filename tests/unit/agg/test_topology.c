@@ -14,6 +14,7 @@
 
 #include "agg/topology.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 /* "[a, b] [c, d] ..." of every group of a kind, for exact comparisons. */
 static char *groups_text(const struct topology *t, enum topo_kind k)
@@ -317,13 +318,13 @@ static void test_parse_ranks(void **state)
 	assert_int_equal(topo_parse_ranks("[1] x", &v), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_from_sizes),         cmocka_unit_test(test_parse_new_format),
-		cmocka_unit_test(test_parse_real_format),  cmocka_unit_test(test_parse_old_format),
-		cmocka_unit_test(test_find_and_load_file), cmocka_unit_test(test_infer),
-		cmocka_unit_test(test_parse_ranks),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_from_sizes),
+		  cmocka_unit_test(test_parse_new_format),
+		  cmocka_unit_test(test_parse_real_format),
+		  cmocka_unit_test(test_parse_old_format),
+		  cmocka_unit_test(test_find_and_load_file),
+		  cmocka_unit_test(test_infer),
+		  cmocka_unit_test(test_parse_ranks),
+	  })

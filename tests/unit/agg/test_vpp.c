@@ -14,6 +14,7 @@
 #include "agg/agg_iter.h"
 #include "agg/agg_vpp.h"
 #include "agg/topology.h"
+#include "tests/unit/unit.h"
 
 /* A rank whose fwd/bwd steps run in the order of prog ('f', 'b'), 10 ns
  * apart. */
@@ -164,13 +165,10 @@ static void test_salvaged_rank_ignored(void **state)
 	strbuf_release(&v.why);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_confirmed_and_overridden),
-		cmocka_unit_test(test_ranks_counted_once_over_iterations),
-		cmocka_unit_test(test_kept_when_the_schedule_does_not_settle_it),
-		cmocka_unit_test(test_salvaged_rank_ignored),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_confirmed_and_overridden),
+		  cmocka_unit_test(test_ranks_counted_once_over_iterations),
+		  cmocka_unit_test(test_kept_when_the_schedule_does_not_settle_it),
+		  cmocka_unit_test(test_salvaged_rank_ignored),
+	  })

@@ -29,6 +29,7 @@
 #include "tests/unit/why/why_load.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 struct fixture {
 	char tmpl[64];
@@ -85,6 +86,14 @@ static void row(struct fixture *F, const char *sql, char *out, size_t n)
 	sqlite3_finalize(st);
 }
 
+/* Asserts the first row of sql (row()). */
+static void assert_row(struct fixture *F, const char *sql, const char *expect)
+{
+	char got[512];
+	row(F, sql, got, sizeof(got));
+	assert_string_equal(got, expect);
+}
+
 /* agg_why_run() again on the job's iterations into w. */
 static void rerun(struct fixture *F, const struct topology *t, const struct whatif *e,
 		  const char *no_path, enum agg_why_rows rows, struct agg_why *w)
@@ -109,7 +118,6 @@ static void test_analysed(void **state)
 	struct fixture *F = *state;
 	SKIP_WITHOUT_TREE(F);
 	const struct agg_why *w = &F->job.why;
-	char got[512];
 	assert_int_equal(w->state, AGG_WHY_DONE);
 	assert_int_equal(w->ntraces, 8);
 	assert_true(w->nops > 0 && w->nkernels > 0);
@@ -119,15 +127,15 @@ static void test_analysed(void **state)
 	assert_string_equal(sb.buf, "");
 	strbuf_release(&sb);
 	/* the kinds: every group the topology has, by its ranks */
-	row(F,
-	    "SELECT group_concat(kind, ',') FROM (SELECT DISTINCT kind FROM collectives ORDER BY 1)",
-	    got, sizeof(got));
-	assert_string_equal(got, "default_pg,dp,pp,tp");
-	row(F,
-	    "SELECT count(*) = (SELECT collectives FROM why), (SELECT critical_path_steps FROM why)"
-	    " FROM collectives",
-	    got, sizeof(got));
-	assert_string_equal(got, "1|1");
+	assert_row(
+		F,
+		"SELECT group_concat(kind, ',') FROM (SELECT DISTINCT kind FROM collectives ORDER BY 1)",
+		"default_pg,dp,pp,tp");
+	assert_row(
+		F,
+		"SELECT count(*) = (SELECT collectives FROM why), (SELECT critical_path_steps FROM why)"
+		" FROM collectives",
+		"1|1");
 	assert_string_equal(agg_why_kind_name(RR_PG_TP, "TENSOR_MODEL_PARALLEL_GROUP"), "tp");
 	assert_string_equal(agg_why_kind_name(RR_PG_UNKNOWN, "EMBEDDING_GROUP"), "EMBEDDING_GROUP");
 	assert_int_equal(rr_pg_kind_of("EXPERT_DATA_PARALLEL_GROUP"), RR_PG_EP);
@@ -140,19 +148,18 @@ static void test_no_topology(void **state)
 	SKIP_WITHOUT_TREE(F);
 	struct topology none = TOPOLOGY_INIT;
 	struct agg_why w;
-	char got[512];
 	rerun(F, &none, NULL, "no what-if model here", AGG_WHY_ROWS_AUTO, &w);
 	assert_int_equal(w.state, AGG_WHY_NONE);
 	assert_string_equal(w.why.buf,
 			    "no topology (the pipelines and their stages are not known)");
 	assert_int_equal(w.path.nsteps, 0);
 	assert_string_equal(w.no_path.buf, "no what-if model here");
-	row(F,
-	    "SELECT (SELECT count(*) FROM p2p) + (SELECT count(*) FROM collectives) + (SELECT"
-	    " count(*) FROM critical_path), iterations, p2p_kernels, notes FROM why",
-	    got, sizeof(got));
-	assert_string_equal(got, "0|1|0|not analysed: no topology (the pipelines and their stages "
-				 "are not known)\ncritical path: none: no what-if model here\n");
+	assert_row(
+		F,
+		"SELECT (SELECT count(*) FROM p2p) + (SELECT count(*) FROM collectives) + (SELECT"
+		" count(*) FROM critical_path), iterations, p2p_kernels, notes FROM why",
+		"0|1|0|not analysed: no topology (the pipelines and their stages "
+		"are not known)\ncritical path: none: no what-if model here\n");
 	agg_why_release(&w);
 }
 
@@ -179,13 +186,13 @@ static void test_conflict(void **state)
 	assert_non_null(strstr(sb.buf, " collective instances ("));
 	assert_non_null(strstr(sb.buf, " rank missing"));
 	strbuf_release(&sb);
-	row(F,
-	    "SELECT (SELECT count(*) FROM p2p_kernels WHERE rank = 5), (SELECT count(*) FROM p2p"
-	    " WHERE peer_rank = 5 AND (status <> 'peer missing' OR wait_ns IS NOT NULL)),"
-	    " (SELECT count(*) > 0 FROM p2p WHERE peer_rank = 5), p2p_unpaired > 0,"
-	    " collectives_incomplete > 0 FROM why",
-	    got, sizeof(got));
-	assert_string_equal(got, "0|0|1|1|1");
+	assert_row(
+		F,
+		"SELECT (SELECT count(*) FROM p2p_kernels WHERE rank = 5), (SELECT count(*) FROM p2p"
+		" WHERE peer_rank = 5 AND (status <> 'peer missing' OR wait_ns IS NOT NULL)),"
+		" (SELECT count(*) > 0 FROM p2p WHERE peer_rank = 5), p2p_unpaired > 0,"
+		" collectives_incomplete > 0 FROM why",
+		"0|0|1|1|1");
 	row(F,
 	    "SELECT count(*), count(last_rank) FROM collectives WHERE status = 'rank missing' AND"
 	    " missing_rank = 5",
@@ -213,8 +220,7 @@ static void test_rows(void **state)
 	agg_why_release(&w);
 	rerun(F, &F->job.topo, NULL, "", AGG_WHY_ROWS_ALL, &w);
 	assert_true(w.inner_rows);
-	row(F, "SELECT count(*) > 0 FROM collectives WHERE kind = 'tp'", got, sizeof(got));
-	assert_string_equal(got, "1");
+	assert_row(F, "SELECT count(*) > 0 FROM collectives WHERE kind = 'tp'", "1");
 	agg_why_release(&w);
 }
 
@@ -282,12 +288,12 @@ static void test_kept_blocks(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_analysed),    cmocka_unit_test(test_kept_blocks),
-		cmocka_unit_test(test_no_topology), cmocka_unit_test(test_conflict),
-		cmocka_unit_test(test_rows),        cmocka_unit_test(test_kernels),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, teardown,
+	  {
+		  cmocka_unit_test(test_analysed),
+		  cmocka_unit_test(test_kept_blocks),
+		  cmocka_unit_test(test_no_topology),
+		  cmocka_unit_test(test_conflict),
+		  cmocka_unit_test(test_rows),
+		  cmocka_unit_test(test_kernels),
+	  })

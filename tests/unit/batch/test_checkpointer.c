@@ -19,6 +19,7 @@
 #include "batch/checkpointer.h"
 #include "storage/db.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 static off_t file_size(const char *path)
 {
@@ -123,12 +124,9 @@ static void test_failure_is_handed_over(void **state)
 	remove_dir(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_checkpoint_reaches_the_file),
-		cmocka_unit_test(test_no_database_no_checkpointer),
-		cmocka_unit_test(test_failure_is_handed_over),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_checkpoint_reaches_the_file),
+		  cmocka_unit_test(test_no_database_no_checkpointer),
+		  cmocka_unit_test(test_failure_is_handed_over),
+	  })

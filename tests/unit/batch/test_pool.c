@@ -19,6 +19,7 @@
 #include "batch/worker.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 struct seen {
 	int done, recorded;
@@ -145,13 +146,10 @@ static void test_late_reply_gives_no_task_to_a_killed_worker(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit_before_ready_stops_the_run),
-		cmocka_unit_test(test_first_line_not_ready_stops_the_run),
-		cmocka_unit_test(test_exit_after_ready_fails_the_task),
-		cmocka_unit_test(test_late_reply_gives_no_task_to_a_killed_worker),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_exit_before_ready_stops_the_run),
+		  cmocka_unit_test(test_first_line_not_ready_stops_the_run),
+		  cmocka_unit_test(test_exit_after_ready_fails_the_task),
+		  cmocka_unit_test(test_late_reply_gives_no_task_to_a_killed_worker),
+	  })

@@ -11,6 +11,7 @@
 
 #include "batch/pptimer.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 static void test_names(void **state)
 {
@@ -136,12 +137,9 @@ static void test_read_vpp(void **state)
 	assert_int_equal(pptimer_read("/nonexistent/x.json", false, &f, err, sizeof(err)), PP_EIO);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_read_plain),
-		cmocka_unit_test(test_read_vpp),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_names),
+		  cmocka_unit_test(test_read_plain),
+		  cmocka_unit_test(test_read_vpp),
+	  })

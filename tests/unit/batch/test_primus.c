@@ -15,6 +15,7 @@
 #include "batch/primus.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 static char fixture[4096];
 
@@ -210,12 +211,9 @@ static void test_errors(void **state)
 	rmdir(tmpdir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_old_format),
-		cmocka_unit_test(test_vpp2_labels),
-		cmocka_unit_test(test_errors),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_old_format),
+		  cmocka_unit_test(test_vpp2_labels),
+		  cmocka_unit_test(test_errors),
+	  })

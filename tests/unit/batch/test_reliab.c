@@ -16,6 +16,7 @@
 #include "util/pp.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
+#include "tests/unit/unit.h"
 
 /* Bug: model replicas were built in O(dp * world): `--dp 100000` (or a
  * config file saying so) took minutes, 10^7 ranks would take days. With
@@ -153,15 +154,12 @@ static void test_pptimer_total_twice(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_topology_many_replicas_linear),
-		cmocka_unit_test(test_topology_infer_nothing),
-		cmocka_unit_test(test_utf8_sanitize),
-		cmocka_unit_test(test_pptimer_no_events),
-		cmocka_unit_test(test_pptimer_unpadded),
-		cmocka_unit_test(test_pptimer_total_twice),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_topology_many_replicas_linear),
+		  cmocka_unit_test(test_topology_infer_nothing),
+		  cmocka_unit_test(test_utf8_sanitize),
+		  cmocka_unit_test(test_pptimer_no_events),
+		  cmocka_unit_test(test_pptimer_unpadded),
+		  cmocka_unit_test(test_pptimer_total_twice),
+	  })

@@ -14,6 +14,7 @@
 #include "batch/walk.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 static void test_rank_from_name(void **state)
 {
@@ -214,13 +215,10 @@ static void test_keys_are_the_layout(void **state)
 	free(i2);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rank_from_name),
-		cmocka_unit_test(test_iteration_from_folder),
-		cmocka_unit_test(test_walk_tree),
-		cmocka_unit_test(test_keys_are_the_layout),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_rank_from_name),
+		  cmocka_unit_test(test_iteration_from_folder),
+		  cmocka_unit_test(test_walk_tree),
+		  cmocka_unit_test(test_keys_are_the_layout),
+	  })

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "chart/gantt.h"
+#include "tests/unit/unit.h"
 
 /* Rules between rows and the choice of output formats. */
 static void test_gantt_rules_and_formats(void **state)
@@ -46,10 +47,7 @@ static void test_gantt_rules_and_formats(void **state)
 	rmdir(dir);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gantt_rules_and_formats),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_gantt_rules_and_formats),
+	  })

@@ -31,23 +31,6 @@
 #include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
-static char tmp[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/pptrace-gnuplot.XXXXXX");
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 static bool have_gnuplot(void)
 {
 	char exe[4096];
@@ -96,7 +79,7 @@ static void test_batch(void **state)
 	memset(job, 0, sizeof(job));
 	for (int i = 0; i < N; i++) {
 		/* Job 4 fails; job 6's folder has a line break in its name. */
-		snprintf(dir[i], sizeof(dir[i]), "%s/c%d%s", tmp, i, i == 6 ? "\nx" : "'q");
+		snprintf(dir[i], sizeof(dir[i]), "%s/c%d%s", unit_tmp, i, i == 6 ? "\nx" : "'q");
 		write_chart(dir[i], i == 4 ? "no_such_function(x)" : "sin(x)");
 		assert_true(snprintf(script[i], sizeof(script[i]), "%s/c.gp", dir[i]) <
 			    (int)sizeof(script[i]));
@@ -125,7 +108,7 @@ static void test_heatmap(void **state)
 	assert_int_equal(heatmap_set(h, 3, 0, 1, NULL), PP_EINVAL);
 	assert_int_equal(heatmap_set(h, 2, 1, 42.5, "stage 1, replica 2\\nrank 7: 42.5 %"), 0);
 	assert_int_equal(heatmap_set(h, 0, 0, 10, "stage 0, replica 0\\nrank 0: 10 %"), 0);
-	snprintf(prefix, sizeof(prefix), "%s/heat", tmp);
+	snprintf(prefix, sizeof(prefix), "%s/heat", unit_tmp);
 	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
 	heatmap_free(h);
 	SKIP_UNLESS(have_gnuplot());
@@ -134,16 +117,10 @@ static void test_heatmap(void **state)
 	struct gnuplot_job job = { .script = p.buf };
 	assert_int_equal(gnuplot_render(&job, 1, 1, err, sizeof(err)), 0);
 	assert_false(job.failed);
-	assert_true(is_file(tmp, "heat.png"));
+	assert_true(is_file(unit_tmp, "heat.png"));
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s.svg", prefix);
-	FILE *f = fopen(p.buf, "r");
-	assert_non_null(f);
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(&svg, buf, n);
-	fclose(f);
+	unit_slurp(&svg, p.buf);
 	assert_non_null(
 		strstr(svg.buf, "showHypertext(evt,'stage 1, replica 2\\nrank 7: 42.5 %')"));
 	/* Every cell answers the mouse, the empty ones too. */
@@ -156,18 +133,6 @@ static void test_heatmap(void **state)
 	strbuf_release(&svg);
 }
 
-/* Appends the file at path to sb. */
-static void slurp(const char *path, struct strbuf *sb)
-{
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	char buf[65536];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(sb, buf, got);
-	fclose(f);
-}
-
 /* The script of a 2 x 1 heatmap of a and b in ms, one decimal asked for. */
 static void heat_script(const char *name, double a, double b, struct strbuf *gp)
 {
@@ -176,11 +141,11 @@ static void heat_script(const char *name, double a, double b, struct strbuf *gp)
 	heatmap_set_number(h, 1, " ms");
 	heatmap_set(h, 0, 0, a, NULL);
 	heatmap_set(h, 1, 0, b, NULL);
-	snprintf(prefix, sizeof(prefix), "%s/%s", tmp, name);
+	snprintf(prefix, sizeof(prefix), "%s/%s", unit_tmp, name);
 	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
 	heatmap_free(h);
 	strbuf_reset(gp);
-	slurp(strcat(prefix, ".gp"), gp);
+	unit_slurp(gp, strcat(prefix, ".gp"));
 }
 
 /* A heatmap's numbers get the decimals its colour range needs: with one
@@ -219,11 +184,11 @@ static void script(const char *const *names, int n, int boxed, const char *base,
 			assert_int_equal(gantt_add_box(g, &b), 0);
 	}
 	struct strbuf prefix = STRBUF_INIT;
-	strbuf_addf(&prefix, "%s/%s", tmp, base);
+	strbuf_addf(&prefix, "%s/%s", unit_tmp, base);
 	assert_int_equal(gantt_write(g, prefix.buf, false, err, sizeof(err)), 0);
 	gantt_free(g);
 	strbuf_addstr(&prefix, ".gp");
-	slurp(prefix.buf, gp);
+	unit_slurp(gp, prefix.buf);
 	strbuf_release(&prefix);
 }
 
@@ -275,7 +240,7 @@ static void test_legend_rows(void **state)
 static void touch(const char *name)
 {
 	char p[256];
-	snprintf(p, sizeof(p), "%s/%s", tmp, name);
+	snprintf(p, sizeof(p), "%s/%s", unit_tmp, name);
 	int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 	assert_true(fd >= 0 && write(fd, "x", 1) == 1);
 	close(fd);
@@ -294,36 +259,33 @@ static void test_rewrite_clears_images(void **state)
 	touch("stale.png");
 	touch("stale.svg");
 	struct strbuf prefix = STRBUF_INIT;
-	strbuf_addf(&prefix, "%s/stale", tmp);
+	strbuf_addf(&prefix, "%s/stale", unit_tmp);
 	assert_int_equal(heatmap_write(h, prefix.buf, err, sizeof(err)), 0);
 	heatmap_free(h);
-	assert_true(is_file(tmp, "stale.gp"));
-	assert_false(is_file(tmp, "stale.png"));
-	assert_false(is_file(tmp, "stale.svg"));
+	assert_true(is_file(unit_tmp, "stale.gp"));
+	assert_false(is_file(unit_tmp, "stale.png"));
+	assert_false(is_file(unit_tmp, "stale.svg"));
 	/* The same through an open folder (gantt_write_at()). */
 	struct gantt *g = gantt_new();
 	gantt_add_row(g, "row");
 	touch("at.png");
 	touch("at.svg");
-	int dirfd = open(tmp, O_RDONLY | O_DIRECTORY);
+	int dirfd = open(unit_tmp, O_RDONLY | O_DIRECTORY);
 	assert_true(dirfd >= 0);
-	assert_int_equal(gantt_write_at(g, dirfd, tmp, "at", err, sizeof(err)), 0);
+	assert_int_equal(gantt_write_at(g, dirfd, unit_tmp, "at", err, sizeof(err)), 0);
 	close(dirfd);
 	gantt_free(g);
-	assert_true(is_file(tmp, "at.gp"));
-	assert_false(is_file(tmp, "at.png"));
-	assert_false(is_file(tmp, "at.svg"));
+	assert_true(is_file(unit_tmp, "at.gp"));
+	assert_false(is_file(unit_tmp, "at.png"));
+	assert_false(is_file(unit_tmp, "at.svg"));
 	strbuf_release(&prefix);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_batch),
-		cmocka_unit_test(test_heatmap),
-		cmocka_unit_test(test_heatmap_decimals),
-		cmocka_unit_test(test_legend_rows),
-		cmocka_unit_test(test_rewrite_clears_images),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,
+	  {
+		  cmocka_unit_test(test_batch),
+		  cmocka_unit_test(test_heatmap),
+		  cmocka_unit_test(test_heatmap_decimals),
+		  cmocka_unit_test(test_legend_rows),
+		  cmocka_unit_test(test_rewrite_clears_images),
+	  })

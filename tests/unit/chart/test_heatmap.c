@@ -21,76 +21,53 @@
 #include "chart/heatmap.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
-
-static char tmp[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/pptrace-heatmap.XXXXXX");
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) == 0 ? 0 : -1;
-}
+#include "tests/unit/unit.h"
 
 /* The forward+backward compute of an even 1,024-rank ppgen job's cells
  * (ms): 1 % apart. */
 static const double even[8] = { 67.33, 67.52, 67.61, 67.63, 67.70, 67.84, 68.05, 68.21 };
 
-/* Writes h as <tmp>/<name>.gp into gp, and frees h. */
+/* Writes h as <unit_tmp>/<name>.gp into gp, and frees h. */
 static void script(struct heatmap *h, const char *name, struct strbuf *gp)
 {
 	char err[256], prefix[128], path[160];
-	snprintf(prefix, sizeof(prefix), "%s/%s", tmp, name);
+	snprintf(prefix, sizeof(prefix), "%s/%s", unit_tmp, name);
 	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
 	heatmap_free(h);
 	strbuf_reset(gp);
 	snprintf(path, sizeof(path), "%s.gp", prefix);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		strbuf_add(gp, buf, n);
-	fclose(f);
+	unit_slurp(gp, path);
 }
 
-/* The text colour of cell (x, y) in the script's datablock: 0xffffff
- * when the cell is dark. */
-static long text_colour(const char *gp, int x, int y)
+/* Column k from the end (1: the last) of cell (x, y)'s line in the
+ * script's datablock. */
+static const char *cell_column(const char *gp, int x, int y, int k)
 {
 	char key[32];
 	snprintf(key, sizeof(key), "\n%d %d ", x, y);
 	const char *line = strstr(strstr(gp, "$cells << EOD"), key);
 	assert_non_null(line);
-	const char *end = strchr(line + 1, '\n');
-	const char *sp = end;
-	while (sp > line && sp[-1] != ' ')
-		sp--; /* the colour column */
-	sp--;
-	while (sp > line && sp[-1] != ' ')
-		sp--;
-	return strtol(sp, NULL, 10);
+	const char *sp = strchr(line + 1, '\n');
+	for (int i = 0; i < k; i++) {
+		if (i)
+			sp--;
+		while (sp > line && sp[-1] != ' ')
+			sp--;
+	}
+	return sp;
+}
+
+/* The text colour of cell (x, y) (the column before the colour):
+ * 0xffffff when the cell is dark. */
+static long text_colour(const char *gp, int x, int y)
+{
+	return strtol(cell_column(gp, x, y, 2), NULL, 10);
 }
 
 /* The colour column (the last) of cell (x, y). */
 static double colour_of(const char *gp, int x, int y)
 {
-	char key[32];
-	snprintf(key, sizeof(key), "\n%d %d ", x, y);
-	const char *line = strstr(strstr(gp, "$cells << EOD"), key);
-	assert_non_null(line);
-	const char *end = strchr(line + 1, '\n');
-	const char *sp = end;
-	while (sp > line && sp[-1] != ' ')
-		sp--;
-	return strtod(sp, NULL);
+	return strtod(cell_column(gp, x, y, 1), NULL);
 }
 
 /* The script's colour range. */
@@ -205,13 +182,10 @@ static void test_low_bad(void **state)
 	strbuf_release(&gp);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_even_is_even),
-		cmocka_unit_test(test_straggler_stands_out),
-		cmocka_unit_test(test_rows),
-		cmocka_unit_test(test_low_bad),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,
+	  {
+		  cmocka_unit_test(test_even_is_even),
+		  cmocka_unit_test(test_straggler_stands_out),
+		  cmocka_unit_test(test_rows),
+		  cmocka_unit_test(test_low_bad),
+	  })

@@ -55,6 +55,7 @@
 #include "util/hugepage.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 struct tcase {
 	const char *name;
@@ -757,6 +758,35 @@ static const char json_fixture[] =
 	"\"[0, 8]\"}}\n"
 	"], \"baseTimeNanoseconds\": 1000000000}";
 
+/* A trace classified from memory: the reader, the default patterns and the
+ * arena the result lives in (mem_trace_release() frees them). */
+struct mem_trace {
+	struct arena a;
+	struct trace_reader *rd;
+	struct patterns *pats;
+};
+
+/* Classifies the n bytes of JSON json with the default patterns; pgs, when
+ * not NULL, replaces the header's pg_config (unit_classify_reader()). */
+static struct rank_result *mem_trace_classify(struct mem_trace *m, const char *json, size_t n,
+					      const struct trace_pg *pgs, size_t npgs)
+{
+	struct trace_reader_opts o = { .salvage = false };
+	char err[256];
+	m->a = (struct arena)ARENA_INIT;
+	m->rd = trace_reader_open_mem(json, n, &o);
+	m->pats = patterns_new(NULL, err, sizeof(err));
+	assert_non_null(m->pats);
+	return unit_classify_reader("json", m->rd, m->pats, &m->a, pgs, npgs);
+}
+
+static void mem_trace_release(struct mem_trace *m)
+{
+	trace_reader_close(m->rd);
+	patterns_free(m->pats);
+	arena_release(&m->a);
+}
+
 /* A kernel with only "Process Group Name" takes the description and ranks
  * of the header's pg_config entry of its name (the header after the
  * events); a kernel's own description stays; groups equal once filled are
@@ -777,20 +807,8 @@ static void test_groups_from_header(void **state)
 									    "\"9\"") "],\"distributedInfo\":{\"pg_config\":[{\"pg_name\":\"1\",\"pg_desc\":"
 										     "\"DATA_PARALLEL_GROUP\",\"ranks\":[0,8]}]}}";
 #undef K
-	struct arena a = ARENA_INIT;
-	struct trace_reader_opts o = { .salvage = false };
-	struct trace_reader *rd = trace_reader_open_mem(json, sizeof(json) - 1, &o);
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
-	struct classify *c = classify_new(pats, &a);
-	struct trace_event ev;
-	struct rank_result *r;
-	int rc;
-	while ((rc = trace_reader_next(rd, &ev)) == 1)
-		classify_feed(c, &ev);
-	assert_int_equal(rc, 0);
-	assert_int_equal(classify_finish(c, trace_reader_header(rd), &r), 0);
-	classify_free(c);
+	struct mem_trace m;
+	struct rank_result *r = mem_trace_classify(&m, json, sizeof(json) - 1, NULL, 0);
 	assert_int_equal(r->nkernels, 4);
 	assert_int_equal(r->ngroups, 3);
 	const struct rr_group *g0 = &r->groups[r->kernels[0].pg];
@@ -805,9 +823,7 @@ static void test_groups_from_header(void **state)
 	assert_string_equal(r->groups[r->kernels[3].pg].name, "9");
 	assert_string_equal(r->groups[r->kernels[3].pg].desc, "");
 	assert_string_equal(r->groups[r->kernels[3].pg].ranks, "");
-	trace_reader_close(rd);
-	patterns_free(pats);
-	arena_release(&a);
+	mem_trace_release(&m);
 }
 
 /* Of several pg_config entries of one name, the first in the header fills
@@ -827,49 +843,21 @@ static void test_groups_from_header_first_wins(void **state)
 		pgs[i] = (struct trace_pg){ names[i], i == 1 ? "DATA_PARALLEL_GROUP" : "other",
 					    i == 1 ? "[0, 8]" : "[1]" };
 	}
-	struct arena a = ARENA_INIT;
-	struct trace_reader_opts o = { .salvage = false };
-	struct trace_reader *rd = trace_reader_open_mem(json, sizeof(json) - 1, &o);
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
-	struct classify *c = classify_new(pats, &a);
-	struct trace_event ev;
-	struct rank_result *r;
-	int rc;
-	while ((rc = trace_reader_next(rd, &ev)) == 1)
-		classify_feed(c, &ev);
-	assert_int_equal(rc, 0);
-	struct trace_header h = *trace_reader_header(rd);
-	h.pgs = pgs;
-	h.npgs = 64;
-	assert_int_equal(classify_finish(c, &h, &r), 0);
-	classify_free(c);
+	struct mem_trace m;
+	struct rank_result *r = mem_trace_classify(&m, json, sizeof(json) - 1, pgs, 64);
 	assert_int_equal(r->nkernels, 1);
 	assert_int_equal(r->ngroups, 1);
 	assert_string_equal(r->groups[0].desc, "DATA_PARALLEL_GROUP");
 	assert_string_equal(r->groups[0].ranks, "[0, 8]");
-	trace_reader_close(rd);
-	patterns_free(pats);
-	arena_release(&a);
+	mem_trace_release(&m);
 }
 
 static void test_reader_fixture(void **state)
 {
 	(void)state;
-	struct arena a = ARENA_INIT;
-	struct trace_reader_opts o = { .salvage = false };
-	struct trace_reader *rd = trace_reader_open_mem(json_fixture, sizeof(json_fixture) - 1, &o);
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
-	struct classify *c = classify_new(pats, &a);
-	struct trace_event ev;
-	struct rank_result *r;
-	int rc;
-	while ((rc = trace_reader_next(rd, &ev)) == 1)
-		classify_feed(c, &ev);
-	assert_int_equal(rc, 0);
-	assert_int_equal(classify_finish(c, trace_reader_header(rd), &r), 0);
-	classify_free(c);
+	struct mem_trace m;
+	struct rank_result *r =
+		mem_trace_classify(&m, json_fixture, sizeof(json_fixture) - 1, NULL, 0);
 	assert_string_equal(rr_mode_name(r->mode), "megatron");
 	assert_string_equal(r->fwd_thread.tid, "1");
 	assert_int_equal(r->fwd_thread.rule, RR_ROLE_FORWARD_STEP);
@@ -885,9 +873,7 @@ static void test_reader_fixture(void **state)
 	assert_int_equal(r->steps[0].cpu_end_ns, 1000011500);
 	assert_int_equal(r->overlap_ns, 1501);
 	assert_int_equal(r->window_end_ns - r->window_start_ns, 3999);
-	trace_reader_close(rd);
-	patterns_free(pats);
-	arena_release(&a);
+	mem_trace_release(&m);
 }
 
 /* The correlation map: dense ids, ids below the first, far and sparse ids. */

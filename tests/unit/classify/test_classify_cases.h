@@ -2,15 +2,38 @@
  * rule of docs/semantics.md it pins down. */
 
 /* clang-format off: a table laid out by hand */
+/* Megatron's two threads, the main one (tid 1) and the autograd one (tid
+ * 2), and a fwdbwd flow (id 100) from the first to the second. */
+#define MEGATRON_THREADS        \
+	"T 1 1 MainThread\n"    \
+	"T 1 2 pt_autograd_0\n" \
+	"F s 1 1 100\n"         \
+	"F f 1 2 100\n"
+
+/* The annotation cases' CPU ranges (a 1F1B range holding attn(F) twice,
+ * with launches 1 to 3, then dispatch(F)) and the kernels of launches 1 to
+ * 5. */
+#define ANN_RANGES                                  \
+	"X user_annotation 1 1 100 5000 1F1B\n"     \
+	"X user_annotation 1 1 200 1000 attn(F)\n"  \
+	"L 1 1 300 1\n"                             \
+	"L 1 1 400 2\n"                             \
+	"X user_annotation 1 1 1300 1000 attn(F)\n" \
+	"L 1 1 1400 3\n"                            \
+	"X user_annotation 1 1 2400 1000 dispatch(F)\n"
+#define ANN_KERNELS                                                                           \
+	"K kernel 6000 100 1 gemm_a\n"                                                        \
+	"K kernel 6050 100 2 gemm_b\n"                                                        \
+	"K kernel 6200 100 3 gemm_c\n"                                                        \
+	"K kernel 6250 200 4 void dpsk::ep::internode::dispatch<false, 4, false, 4>(int4*)\n" \
+	"K kernel 6500 100 5 elementwise\n"
+
 static const struct tcase cases[] = {
 	{ "all_rules_megatron",
 	  /* rule 0 (loss_func inside forward_step, start_grad_sync inside the
    * backward window), 1, 2 (+recompute), 3, 4, 5, memory keeps its step,
    * orphan, zero duration, flows decide the roles. */
-	  "T 1 1 MainThread\n"
-	  "T 1 2 pt_autograd_0\n"
-	  "F s 1 1 100\n"
-	  "F f 1 2 100\n"
+	  MEGATRON_THREADS
 	  "X python_function 1 1 1000 1000 megatron/core/pipeline_parallel/schedules.py(412): forward_step\n"
 	  "L 1 1 1100 1\n"
 	  "L 1 1 1200 2\n"
@@ -376,10 +399,7 @@ static const struct tcase cases[] = {
 	   * the clip frame's norm and all-reduce, the optimizer with its DP
 	   * all-gather, and the placeholders gc, separate all-reduce (at the
 	   * end of finalize's rows) and params-all-gather (at the origin). */
-	  "T 1 1 MainThread\n"
-	  "T 1 2 pt_autograd_0\n"
-	  "F s 1 1 100\n"
-	  "F f 1 2 100\n"
+	  MEGATRON_THREADS
 	  "X python_function 1 1 1000 1000 megatron/core/pipeline_parallel/schedules.py(290): forward_step\n"
 	  "L 1 1 1100 1\n"
 	  "P TENSOR_MODEL_PARALLEL_GROUP [0, 1]\n"
@@ -443,10 +463,7 @@ static const struct tcase cases[] = {
 	   * pipeline's ends (the p2p kernel's ranks) is the embedding group's,
 	   * another the tensor-parallel one's; a forward step's all-reduce
 	   * is no op. */
-	  "T 1 1 MainThread\n"
-	  "T 1 2 pt_autograd_0\n"
-	  "F s 1 1 100\n"
-	  "F f 1 2 100\n"
+	  MEGATRON_THREADS
 	  "X python_function 1 1 1000 1000 schedules.py(290): forward_step\n"
 	  "L 1 1 1100 1\n"
 	  "P - [0, 1]\n"
@@ -497,17 +514,13 @@ static const struct tcase cases[] = {
 	   * and last stage at once (the embedding placeholder after the
 	   * layernorm one, both at the last compute's end); no DP, so no
 	   * all-gather placeholder and no separate all-reduce. */
-	  "T 1 1 MainThread\n"
-	  "T 1 2 pt_autograd_0\n"
-	  "F s 1 1 100\n"
-	  "F f 1 2 100\n"
-	  "X python_function 1 1 1000 1000 schedules.py(290): forward_step\n"
-	  "L 1 1 1100 1\n"
-	  "X python_function 1 1 2100 30 p2p_communication.py(518): recv_forward\n"
-	  "X python_function 1 1 3000 1000 schedules.py(395): backward_step\n"
-	  "L 1 2 3100 2\n"
-	  "K kernel 5000 100 1 sm90_gemm\n"
-	  "K kernel 6000 200 2 sm90_gemm_bwd\n",
+	  MEGATRON_THREADS "X python_function 1 1 1000 1000 schedules.py(290): forward_step\n"
+			   "L 1 1 1100 1\n"
+			   "X python_function 1 1 2100 30 p2p_communication.py(518): recv_forward\n"
+			   "X python_function 1 1 3000 1000 schedules.py(395): backward_step\n"
+			   "L 1 2 3100 2\n"
+			   "K kernel 5000 100 1 sm90_gemm\n"
+			   "K kernel 6000 200 2 sm90_gemm_bwd\n",
 	  "mode megatron\n"
 	  "op forward-compute 0 5000 5100 -1 -1 0\n"
 	  "op backward-compute 0 6000 6200 -1 -1 0\n"
@@ -619,25 +632,12 @@ static const struct tcase cases[] = {
 	   * holding the launch (ProfilerStep#N and nccl:<op> are not
 	   * annotations); calls = ranges that hold one of its kernels; unions
 	   * by type. */
-	  "X user_annotation 1 1 0 10000 ProfilerStep#3\n"
-	  "X user_annotation 1 1 100 5000 1F1B\n"
-	  "X user_annotation 1 1 200 1000 attn(F)\n"
-	  "L 1 1 300 1\n"
-	  "L 1 1 400 2\n"
-	  "X user_annotation 1 1 1300 1000 attn(F)\n"
-	  "L 1 1 1400 3\n"
-	  "X user_annotation 1 1 2400 1000 dispatch(F)\n"
+	  "X user_annotation 1 1 0 10000 ProfilerStep#3\n" ANN_RANGES
 	  "X user_annotation 1 1 2450 100 nccl:all_to_all\n"
 	  "L 1 1 2500 4\n"
 	  "X user_annotation 1 1 3500 500 mlp(F)\n"
 	  "L 1 1 4200 5\n"
-	  "L 2 2 4300 6\n"
-	  "K kernel 6000 100 1 gemm_a\n"
-	  "K kernel 6050 100 2 gemm_b\n"
-	  "K kernel 6200 100 3 gemm_c\n"
-	  "K kernel 6250 200 4 void dpsk::ep::internode::dispatch<false, 4, false, 4>(int4*)\n"
-	  "K kernel 6500 100 5 elementwise\n"
-	  "K kernel 6700 100 6 elementwise\n"
+	  "L 2 2 4300 6\n" ANN_KERNELS "K kernel 6700 100 6 elementwise\n"
 	  "K gpu_memcpy 6900 100 - Memcpy HtoD (Pageable -> Device)\n",
 	  "mode generic\n"
 	  "nann 3\n"
@@ -649,24 +649,11 @@ static const struct tcase cases[] = {
 	  /* gpu_user_annotation ranges add the kernels of their stream that
 	   * start inside them, once per name; a call is a CPU or a GPU range,
 	   * whichever are more. */
-	  "X user_annotation 1 1 100 5000 1F1B\n"
-	  "X user_annotation 1 1 200 1000 attn(F)\n"
-	  "L 1 1 300 1\n"
-	  "L 1 1 400 2\n"
-	  "X user_annotation 1 1 1300 1000 attn(F)\n"
-	  "L 1 1 1400 3\n"
-	  "X user_annotation 1 1 2400 1000 dispatch(F)\n"
-	  "L 1 1 2500 4\n"
-	  "L 1 1 4200 5\n"
-	  "G 5990 510 1F1B\n"
-	  "G 6000 150 attn(F)\n"
-	  "G 6500 100 mlp(B)\n"
-	  "K kernel 6000 100 1 gemm_a\n"
-	  "K kernel 6050 100 2 gemm_b\n"
-	  "K kernel 6200 100 3 gemm_c\n"
-	  "K kernel 6250 200 4 void dpsk::ep::internode::dispatch<false, 4, false, 4>(int4*)\n"
-	  "K kernel 6500 100 5 elementwise\n"
-	  "K kernel 6600 100 - orphan_in_no_range\n",
+	  ANN_RANGES "L 1 1 2500 4\n"
+		     "L 1 1 4200 5\n"
+		     "G 5990 510 1F1B\n"
+		     "G 6000 150 attn(F)\n"
+		     "G 6500 100 mlp(B)\n" ANN_KERNELS "K kernel 6600 100 - orphan_in_no_range\n",
 	  "mode generic\n"
 	  "nann 4\n"
 	  "ann 1F1B 1 5 500 350 200 50\n"

@@ -25,6 +25,7 @@
 #include "util/arena.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 enum { F_RANKS, F_CATS, F_STEPS, F_OPS, F_N };
 static const char *const truth_files[F_N] = { "ranks.csv", "category_stats.csv", "steps.csv",
@@ -35,33 +36,6 @@ struct layout {
 	struct topology t;
 	int vpp;
 };
-
-struct lines {
-	char **v;
-	size_t n, cap;
-};
-
-static void lines_add(struct lines *l, const char *s)
-{
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 256;
-		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
-	}
-	l->v[l->n++] = xstrdup(s);
-}
-
-static void lines_free(struct lines *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* rank[_-]?(\d+) followed by '.' or '_' (docs/semantics.md §2), or -1. */
 static long rank_from_name(const char *name)
@@ -81,7 +55,7 @@ static long rank_from_name(const char *name)
 }
 
 /* The rank's op rows, labelled as ppagg labels them. */
-static void emit_ops(struct lines *out, long it, long rank, const struct rank_result *r,
+static void emit_ops(struct unit_lines *out, long it, long rank, const struct rank_result *r,
 		     const struct layout *lay)
 {
 	const struct topology *t = &lay->t;
@@ -105,11 +79,11 @@ static void emit_ops(struct lines *out, long it, long rank, const struct rank_re
 		snprintf(buf, sizeof(buf), "%ld,%ld,%d,%d,%s,%d,%d,%d,%d,%lld,%lld", it, rank, dp,
 			 stage, op_type_name(o->optype), (int)o->seq_id, mc, gmc, mb,
 			 (long long)o->start_ns, (long long)o->end_ns);
-		lines_add(out, buf);
+		unit_lines_add(out, buf);
 	}
 }
 
-static void emit(struct lines out[F_N], long it, long rank, const struct rank_result *r,
+static void emit(struct unit_lines out[F_N], long it, long rank, const struct rank_result *r,
 		 const struct layout *lay)
 {
 	char buf[512];
@@ -123,7 +97,7 @@ static void emit(struct lines out[F_N], long it, long rank, const struct rank_re
 			 (long long)r->comm_busy_ns, (long long)r->overlap_ns, r->coverage);
 	else
 		snprintf(buf, sizeof(buf), "%ld,%ld,%s,,,,,,,,,", it, rank, rr_mode_name(r->mode));
-	lines_add(&out[F_RANKS], buf);
+	unit_lines_add(&out[F_RANKS], buf);
 	for (int c = 0; c < RR_NCATEGORIES; c++) {
 		const struct rr_category_stat *s = &r->categories[c];
 		if (!s->kernels)
@@ -131,7 +105,7 @@ static void emit(struct lines out[F_N], long it, long rank, const struct rank_re
 		snprintf(buf, sizeof(buf), "%ld,%ld,%s,%lld,%lld,%lld", it, rank,
 			 rr_category_name(c), (long long)s->kernels, (long long)s->sum_ns,
 			 (long long)s->busy_ns);
-		lines_add(&out[F_CATS], buf);
+		unit_lines_add(&out[F_CATS], buf);
 	}
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct rr_step *s = &r->steps[i];
@@ -146,36 +120,26 @@ static void emit(struct lines out[F_N], long it, long rank, const struct rank_re
 				 (long long)s->kernels);
 		else
 			snprintf(buf + n, sizeof(buf) - (size_t)n, ",,0,0,0,0,0");
-		lines_add(&out[F_STEPS], buf);
+		unit_lines_add(&out[F_STEPS], buf);
 	}
 	emit_ops(&out[F_OPS], it, rank, r, lay);
 }
 
 static void classify_one(const char *path, long it, const char *fname, const struct patterns *pats,
-			 const struct layout *lay, struct lines out[F_N])
+			 const struct layout *lay, struct unit_lines out[F_N])
 {
 	struct arena a = ARENA_INIT;
 	struct trace_reader_opts o = { .salvage = false };
 	struct trace_reader *rd = trace_reader_open(path, &o);
-	struct classify *c = classify_new(pats, &a);
-	struct trace_event ev;
-	struct rank_result *r;
-	int rc;
-	while ((rc = trace_reader_next(rd, &ev)) == 1)
-		classify_feed(c, &ev);
-	if (rc)
-		print_message("%s: %s\n", path, trace_reader_error(rd));
-	assert_int_equal(rc, 0);
+	struct rank_result *r = unit_classify_reader(path, rd, pats, &a, NULL, 0);
 	const struct trace_header *h = trace_reader_header(rd);
-	assert_int_equal(classify_finish(c, h, &r), 0);
-	classify_free(c);
 	emit(out, it, h->has_rank ? (long)h->rank : rank_from_name(fname), r, lay);
 	trace_reader_close(rd);
 	arena_release(&a);
 }
 
 static void classify_tree(const char *dir, const struct patterns *pats, const struct layout *lay,
-			  struct lines out[F_N])
+			  struct unit_lines out[F_N])
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -203,46 +167,13 @@ static void classify_tree(const char *dir, const struct patterns *pats, const st
 	closedir(d);
 }
 
-static void read_truth(const char *path, struct lines *l)
-{
-	FILE *f = fopen(path, "r");
-	char buf[1024];
-	bool header = true;
-	assert_non_null(f);
-	while (fgets(buf, sizeof(buf), f)) {
-		buf[strcspn(buf, "\r\n")] = '\0';
-		if (header) {
-			header = false;
-			continue;
-		}
-		lines_add(l, buf);
-	}
-	fclose(f);
-}
-
 /* Compares as sorted sets; prints the first differences. */
-static int compare(const char *what, struct lines *got, struct lines *exp)
+static int compare(const char *what, struct unit_lines *got, struct unit_lines *exp)
 {
-	int bad = 0;
-	qsort(got->v, got->n, sizeof(char *), cmp_line);
-	qsort(exp->v, exp->n, sizeof(char *), cmp_line);
-	size_t i = 0, j = 0;
-	while ((i < got->n || j < exp->n) && bad < 12) {
-		int c = i == got->n ? 1 : j == exp->n ? -1 : strcmp(got->v[i], exp->v[j]);
-		if (!c) {
-			i++;
-			j++;
-			continue;
-		}
-		if (c < 0)
-			print_message("%s: got      %s\n", what, got->v[i++]);
-		else
-			print_message("%s: expected %s\n", what, exp->v[j++]);
-		bad++;
-	}
+	size_t bad = unit_lines_diff(what, got, exp, 12);
 	print_message("%s: %zu lines, truth %zu lines%s\n", what, got->n, exp->n,
 		      bad ? " — DIFFERENT" : " — equal");
-	return bad;
+	return (int)bad;
 }
 
 static const char *ppgen_path(char *buf, size_t n)
@@ -268,7 +199,7 @@ static void run_layout(void **state)
 	assert_int_equal(system(cmd), 0);
 
 	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
-	struct lines got[F_N] = { { 0 } }, exp[F_N] = { { 0 } };
+	struct unit_lines got[F_N] = { { 0 } }, exp[F_N] = { { 0 } };
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
 	struct layout lay = { .t = TOPOLOGY_INIT, .vpp = 1 };
@@ -287,10 +218,10 @@ static void run_layout(void **state)
 	for (int i = 0; i < F_N; i++) {
 		char path[8192];
 		snprintf(path, sizeof(path), "%s/.truth/%s", dir, truth_files[i]);
-		read_truth(path, &exp[i]);
+		unit_lines_read_csv(&exp[i], path);
 		bad += compare(truth_files[i], &got[i], &exp[i]);
-		lines_free(&got[i]);
-		lines_free(&exp[i]);
+		unit_lines_release(&got[i]);
+		unit_lines_release(&exp[i]);
 	}
 	patterns_free(pats);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
@@ -304,29 +235,26 @@ static void run_layout(void **state)
 		name, run_layout, NULL, NULL, (void *)(args) \
 	}
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		LAYOUT("default", ""),
-		LAYOUT("tp2_pp4_dp2_two_iterations",
-		       "--tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16"),
-		LAYOUT("vpp2_recompute_relative_gzip",
-		       "--pp 2 --vpp 2 --dp 2 --microbatches 4 --recompute "
-		       "--time-format relative --gzip"),
-		LAYOUT("cp_ep_recompute", "--tp 2 --pp 2 --cp 2 --ep 2 --dp 2 --microbatches 6 "
-					  "--recompute --ranks 0-3,16"),
-		LAYOUT("vpp4_many_microbatches", "--pp 4 --vpp 4 --microbatches 12 --layers 2 "
-						 "--iterations 3 --ranks 0,3"),
-		LAYOUT("straggler_nasty", "--pp 2 --dp 2 --straggler 1:1.5 --nasty "
-					  "string-ids,unsorted,unicode,control-chars,orphans,"
-					  "zero-dur,big-ids,bom,whitespace,nan"),
-		LAYOUT("vpp2_finish_forward_gather_clocks",
-		       "--tp 2 --pp 4 --vpp 2 --dp 2 --microbatches 8 --layers 2 "
-		       "--grad-reduce finish --param-gather forward --gpus-per-host 4 "
-		       "--clock-skew-max 700"),
-		LAYOUT("vpp3_all_warmup",
-		       "--pp 3 --vpp 3 --microbatches 3 --layers 1 --iterations 1,2"),
-		LAYOUT("no_pipeline", "--pp 1 --dp 4 --tp 2 --microbatches 3 --layers 1"),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  LAYOUT("default", ""),
+		  LAYOUT("tp2_pp4_dp2_two_iterations",
+			 "--tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15,16"),
+		  LAYOUT("vpp2_recompute_relative_gzip",
+			 "--pp 2 --vpp 2 --dp 2 --microbatches 4 --recompute "
+			 "--time-format relative --gzip"),
+		  LAYOUT("cp_ep_recompute", "--tp 2 --pp 2 --cp 2 --ep 2 --dp 2 --microbatches 6 "
+					    "--recompute --ranks 0-3,16"),
+		  LAYOUT("vpp4_many_microbatches", "--pp 4 --vpp 4 --microbatches 12 --layers 2 "
+						   "--iterations 3 --ranks 0,3"),
+		  LAYOUT("straggler_nasty", "--pp 2 --dp 2 --straggler 1:1.5 --nasty "
+					    "string-ids,unsorted,unicode,control-chars,orphans,"
+					    "zero-dur,big-ids,bom,whitespace,nan"),
+		  LAYOUT("vpp2_finish_forward_gather_clocks",
+			 "--tp 2 --pp 4 --vpp 2 --dp 2 --microbatches 8 --layers 2 "
+			 "--grad-reduce finish --param-gather forward --gpus-per-host 4 "
+			 "--clock-skew-max 700"),
+		  LAYOUT("vpp3_all_warmup",
+			 "--pp 3 --vpp 3 --microbatches 3 --layers 1 --iterations 1,2"),
+		  LAYOUT("no_pipeline", "--pp 1 --dp 4 --tp 2 --microbatches 3 --layers 1"),
+	  })

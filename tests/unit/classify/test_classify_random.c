@@ -19,6 +19,7 @@
 #include "util/arena.h"
 #include "util/interval.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 enum { MAXS = 600, MAXK = 600, NTHREADS = 4 };
 
@@ -304,22 +305,13 @@ static void reference(const struct world *w, const struct rank_result *r, struct
 		const struct sl *st = NULL;
 		int ph = RR_NOPHASE;
 		if (type == RR_MEM) {
+			/* The first of these roots it lies in gives the phase. */
+			const struct sl *in[] = { fs, bs, ps, ds, os };
+			static const int phase[] = { RR_FWD, RR_BWD, RR_PP, RR_DP, RR_OPT };
 			x->cat = RR_MEMORY;
-			if (fs) {
-				st = fs;
-				ph = RR_FWD;
-			} else if (bs) {
-				st = bs;
-				ph = RR_BWD;
-			} else if (ps) {
-				st = ps;
-				ph = RR_PP;
-			} else if (ds) {
-				st = ds;
-				ph = RR_DP;
-			} else if (os) {
-				st = os;
-				ph = RR_OPT;
+			for (size_t at = 0; at < sizeof(in) / sizeof(in[0]) && !st; at++) {
+				st = in[at];
+				ph = st ? phase[at] : ph;
 			}
 		} else if (type == RR_COMM && ds) {
 			x->cat = RR_DP_COMM;
@@ -489,10 +481,7 @@ static void test_random_traces(void **state)
 	patterns_free(p);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_traces),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_random_traces),
+	  })

@@ -14,6 +14,7 @@
 #include "classify/rank_metrics.h"
 #include "model/rank_result.h"
 #include "util/interval.h"
+#include "tests/unit/unit.h"
 
 enum { MAXN = 300 };
 
@@ -128,11 +129,8 @@ static void test_importer_shapes(void **state)
 	expect(&r, (const int64_t[8]){ 0 }, 0.0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random),
-		cmocka_unit_test(test_importer_shapes),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_random),
+		  cmocka_unit_test(test_importer_shapes),
+	  })

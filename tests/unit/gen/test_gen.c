@@ -15,6 +15,7 @@
 #include "gen/gen_sched.h"
 #include "model/rank_result.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 static void test_layout_coords_and_groups(void **state)
 {
@@ -377,17 +378,14 @@ static void test_vpp_labels_follow_the_schedule(void **state)
 	vpp_labels_follow_the_schedule(false);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout_coords_and_groups),
-		cmocka_unit_test(test_layout_topology_text),
-		cmocka_unit_test(test_sched_1f1b_orders),
-		cmocka_unit_test(test_sched_interleaved),
-		cmocka_unit_test(test_sched_transfers_pair_up),
-		cmocka_unit_test(test_parse_options),
-		cmocka_unit_test(test_sim_collectives_end_together),
-		cmocka_unit_test(test_vpp_labels_follow_the_schedule),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_layout_coords_and_groups),
+		  cmocka_unit_test(test_layout_topology_text),
+		  cmocka_unit_test(test_sched_1f1b_orders),
+		  cmocka_unit_test(test_sched_interleaved),
+		  cmocka_unit_test(test_sched_transfers_pair_up),
+		  cmocka_unit_test(test_parse_options),
+		  cmocka_unit_test(test_sim_collectives_end_together),
+		  cmocka_unit_test(test_vpp_labels_follow_the_schedule),
+	  })

@@ -14,6 +14,7 @@
 #include "gen/gen_sched.h"
 #include "model/schedule.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 static void test_gen_equals_model(void **state)
 {
@@ -81,11 +82,8 @@ static void test_order_follows_count(void **state)
 			}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gen_equals_model),
-		cmocka_unit_test(test_order_follows_count),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_gen_equals_model),
+		  cmocka_unit_test(test_order_follows_count),
+	  })

@@ -19,22 +19,7 @@
 #include "whatif/wi_ops.h"
 #include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
-
-static char tmp[] = "/tmp/test_gen_whatif.XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[sizeof(tmp) + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd) ? -1 : 0;
-}
+#include "tests/unit/unit.h"
 
 /* A job: parallel sizes, an optional straggler and slow stage, host clocks. */
 struct job {
@@ -53,7 +38,7 @@ static void run_job(const char *name, const struct job *j, struct whatif_result 
 	char out[256], path[320], err[512];
 	struct gen_straggler st = { j->strag_rank, j->strag };
 	struct gen_slow_stage sl = { -1, j->slow_last };
-	snprintf(out, sizeof(out), "%s/%s", tmp, name);
+	snprintf(out, sizeof(out), "%s/%s", unit_tmp, name);
 	struct gen_opts o = {
 		.out = out,
 		.tp = j->tp,
@@ -212,14 +197,11 @@ static void test_clock_skew_same_answer(void **state)
 	whatif_result_release(&b);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_even_job_is_none),
-		cmocka_unit_test(test_straggler_is_worker),
-		cmocka_unit_test(test_straggler_vpp_comes_first),
-		cmocka_unit_test(test_slow_last_stage_is_stage),
-		cmocka_unit_test(test_clock_skew_same_answer),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,
+	  {
+		  cmocka_unit_test(test_even_job_is_none),
+		  cmocka_unit_test(test_straggler_is_worker),
+		  cmocka_unit_test(test_straggler_vpp_comes_first),
+		  cmocka_unit_test(test_slow_last_stage_is_stage),
+		  cmocka_unit_test(test_clock_skew_same_answer),
+	  })

@@ -9,6 +9,7 @@
 
 #include "model/schedule.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 static struct sched_shape shape(int pp, int vpp, int m, bool interleaved, enum sched_rule rule)
 {
@@ -25,6 +26,16 @@ static void expect(const struct sched_shape *sh, const int *want)
 			      sh->group, s);
 		assert_int_equal(sched_warmup(sh, s), want[s]);
 	}
+}
+
+/* Each stage's count under SCHED_CORE against core[stage], then under
+ * SCHED_LEGACY against legacy[stage]; sh keeps the legacy rule. */
+static void expect_rules(struct sched_shape *sh, const int *core, const int *legacy)
+{
+	sh->rule = SCHED_CORE;
+	expect(sh, core);
+	sh->rule = SCHED_LEGACY;
+	expect(sh, legacy);
 }
 
 static void test_1f1b(void **state)
@@ -47,9 +58,7 @@ static void test_interleaved(void **state)
 	(void)state;
 	/* (P - s - 1)·2 + (vpp - 1)·P */
 	struct sched_shape sh = shape(4, 2, 8, true, SCHED_CORE);
-	expect(&sh, (const int[]){ 10, 8, 6, 4 });
-	sh.rule = SCHED_LEGACY;
-	expect(&sh, (const int[]){ 10, 8, 6, 4 });
+	expect_rules(&sh, (const int[]){ 10, 8, 6, 4 }, (const int[]){ 10, 8, 6, 4 });
 	sh.group = 5; /* (vpp - 1)·group */
 	expect(&sh, (const int[]){ 11, 9, 7, 5 });
 	sh = shape(8, 3, 16, true, SCHED_CORE);
@@ -75,13 +84,10 @@ static void test_m_equals_p(void **state)
 {
 	(void)state;
 	struct sched_shape sh = shape(4, 2, 4, true, SCHED_CORE);
-	expect(&sh, (const int[]){ 8, 8, 6, 4 });
-	sh.rule = SCHED_LEGACY;
-	expect(&sh, (const int[]){ 8, 8, 8, 8 });
+	expect_rules(&sh, (const int[]){ 8, 8, 6, 4 }, (const int[]){ 8, 8, 8, 8 });
 	sh = shape(8, 4, 8, true, SCHED_CORE);
-	expect(&sh, (const int[]){ 32, 32, 32, 32, 30, 28, 26, 24 });
-	sh.rule = SCHED_LEGACY;
-	expect(&sh, (const int[]){ 32, 32, 32, 32, 32, 32, 32, 32 });
+	expect_rules(&sh, (const int[]){ 32, 32, 32, 32, 30, 28, 26, 24 },
+		     (const int[]){ 32, 32, 32, 32, 32, 32, 32, 32 });
 	/* the formula before the clamp is the same under both */
 	assert_int_equal(sched_warmup_wanted(&sh, 0), 38);
 	/* m = 2P: no clamp, the rules agree */
@@ -104,13 +110,10 @@ static void test_out_of_range(void **state)
 	assert_int_equal(sched_warmup(&sh, 0), PP_EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_1f1b),
-		cmocka_unit_test(test_interleaved),
-		cmocka_unit_test(test_m_equals_p),
-		cmocka_unit_test(test_out_of_range),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_1f1b),
+		  cmocka_unit_test(test_interleaved),
+		  cmocka_unit_test(test_m_equals_p),
+		  cmocka_unit_test(test_out_of_range),
+	  })

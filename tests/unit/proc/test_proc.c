@@ -18,6 +18,7 @@
 #include "proc/proc.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 /* What the callbacks saw. */
 struct seen {
@@ -251,16 +252,13 @@ static void test_signals(void **state)
 	strbuf_release(&s.lines);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lines_status_stderr),
-		cmocka_unit_test(test_stderr_lines),
-		cmocka_unit_test(test_stdin),
-		cmocka_unit_test(test_signal_and_deadline),
-		cmocka_unit_test(test_cwd_and_spawn_failure),
-		cmocka_unit_test(test_chain),
-		cmocka_unit_test(test_signals),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_lines_status_stderr),
+		  cmocka_unit_test(test_stderr_lines),
+		  cmocka_unit_test(test_stdin),
+		  cmocka_unit_test(test_signal_and_deadline),
+		  cmocka_unit_test(test_cwd_and_spawn_failure),
+		  cmocka_unit_test(test_chain),
+		  cmocka_unit_test(test_signals),
+	  })

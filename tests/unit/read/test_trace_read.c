@@ -20,6 +20,7 @@
 #include "read/trace_read.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 /* ---- helpers ---- */
 
@@ -1446,43 +1447,40 @@ static void test_whole_traces(void **state)
 	assert_int_equal(n, 45);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_us_to_ns),
-		cmocka_unit_test(test_parse_int64),
-		cmocka_unit_test(test_unescape),
-		cmocka_unit_test(test_skip_deep),
-		cmocka_unit_test(test_basic_event),
-		cmocka_unit_test(test_keys_any_order),
-		cmocka_unit_test(test_missing_args_and_null),
-		cmocka_unit_test(test_event_reset),
-		cmocka_unit_test(test_string_ids),
-		cmocka_unit_test(test_repeated_ids),
-		cmocka_unit_test(test_escapes),
-		cmocka_unit_test(test_raw_control_chars),
-		cmocka_unit_test(test_bom_and_whitespace),
-		cmocka_unit_test(test_nonfinite_and_big_ints_in_args),
-		cmocka_unit_test(test_nested_unknown_values),
-		cmocka_unit_test(test_huge_name),
-		cmocka_unit_test(test_time_forms),
-		cmocka_unit_test(test_header_before_and_after),
-		cmocka_unit_test(test_header_pg_config),
-		cmocka_unit_test(test_comm_args),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_gzip_zlib),
-		cmocka_unit_test(test_gzip_isal),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_tolerated),
-		cmocka_unit_test(test_small_window_refills),
-		cmocka_unit_test(test_fuzz_regressions),
-		cmocka_unit_test(test_simd_default),
-		cmocka_unit_test(test_key_cache_limits),
-		cmocka_unit_test(test_key_cache_whole),
-		cmocka_unit_test(test_key_cache_find),
-		cmocka_unit_test(test_key_cache_branch_memo),
-		cmocka_unit_test(test_cat_key),
-		cmocka_unit_test(test_whole_traces),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_us_to_ns),
+		  cmocka_unit_test(test_parse_int64),
+		  cmocka_unit_test(test_unescape),
+		  cmocka_unit_test(test_skip_deep),
+		  cmocka_unit_test(test_basic_event),
+		  cmocka_unit_test(test_keys_any_order),
+		  cmocka_unit_test(test_missing_args_and_null),
+		  cmocka_unit_test(test_event_reset),
+		  cmocka_unit_test(test_string_ids),
+		  cmocka_unit_test(test_repeated_ids),
+		  cmocka_unit_test(test_escapes),
+		  cmocka_unit_test(test_raw_control_chars),
+		  cmocka_unit_test(test_bom_and_whitespace),
+		  cmocka_unit_test(test_nonfinite_and_big_ints_in_args),
+		  cmocka_unit_test(test_nested_unknown_values),
+		  cmocka_unit_test(test_huge_name),
+		  cmocka_unit_test(test_time_forms),
+		  cmocka_unit_test(test_header_before_and_after),
+		  cmocka_unit_test(test_header_pg_config),
+		  cmocka_unit_test(test_comm_args),
+		  cmocka_unit_test(test_truncated),
+		  cmocka_unit_test(test_gzip_zlib),
+		  cmocka_unit_test(test_gzip_isal),
+		  cmocka_unit_test(test_errors),
+		  cmocka_unit_test(test_tolerated),
+		  cmocka_unit_test(test_small_window_refills),
+		  cmocka_unit_test(test_fuzz_regressions),
+		  cmocka_unit_test(test_simd_default),
+		  cmocka_unit_test(test_key_cache_limits),
+		  cmocka_unit_test(test_key_cache_whole),
+		  cmocka_unit_test(test_key_cache_find),
+		  cmocka_unit_test(test_key_cache_branch_memo),
+		  cmocka_unit_test(test_cat_key),
+		  cmocka_unit_test(test_whole_traces),
+	  })

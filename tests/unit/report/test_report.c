@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "report/report_int.h"
+#include "tests/unit/unit.h"
 
 static void expect_rel(enum report_file f, int it, long id, const char *want)
 {
@@ -114,12 +115,9 @@ static void test_render_queue(void **state)
 	expect_queued(false, true, true, AGG_SHOW_IMAGE, false, false);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_paths),
-		cmocka_unit_test(test_out),
-		cmocka_unit_test(test_render_queue),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_paths),
+		  cmocka_unit_test(test_out),
+		  cmocka_unit_test(test_render_queue),
+	  })

@@ -16,6 +16,7 @@
 #include "agg/topology.h"
 #include "report/report_int.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 /* The ranks spec selects of topology t (NULL: syntax only) as "0,1,5". */
 static int pick(const char *spec, const struct topology *t, char *out, size_t n, struct strbuf *err)
@@ -117,12 +118,9 @@ static void test_lanes(void **state)
 	assert_int_equal(l.n, REPORT_LANES);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ranks),
-		cmocka_unit_test(test_trace_writer),
-		cmocka_unit_test(test_lanes),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_ranks),
+		  cmocka_unit_test(test_trace_writer),
+		  cmocka_unit_test(test_lanes),
+	  })

@@ -19,6 +19,7 @@
 #include "sim/sim.h"
 #include "sim/sim_input.h"
 #include "util/pp.h"
+#include "tests/unit/unit.h"
 
 static int run(struct sim_config *c, struct sim_result *r)
 {
@@ -635,25 +636,22 @@ static void test_json_longer_than_16_mib(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_golden_reference),
-		cmocka_unit_test(test_closed_form_1f1b),
-		cmocka_unit_test(test_closed_form_interleave),
-		cmocka_unit_test(test_warmup_rule),
-		cmocka_unit_test(test_closed_form_zb1p),
-		cmocka_unit_test(test_p2p_by_hand),
-		cmocka_unit_test(test_megatron_fixes),
-		cmocka_unit_test(test_pairs_are_two_ops),
-		cmocka_unit_test(test_peak_inflight),
-		cmocka_unit_test(test_cycles_reported),
-		cmocka_unit_test(test_invalid_inputs),
-		cmocka_unit_test(test_random_invariants),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_json_shapes),
-		cmocka_unit_test(test_json_errors),
-		cmocka_unit_test(test_json_longer_than_16_mib),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_golden_reference),
+		  cmocka_unit_test(test_closed_form_1f1b),
+		  cmocka_unit_test(test_closed_form_interleave),
+		  cmocka_unit_test(test_warmup_rule),
+		  cmocka_unit_test(test_closed_form_zb1p),
+		  cmocka_unit_test(test_p2p_by_hand),
+		  cmocka_unit_test(test_megatron_fixes),
+		  cmocka_unit_test(test_pairs_are_two_ops),
+		  cmocka_unit_test(test_peak_inflight),
+		  cmocka_unit_test(test_cycles_reported),
+		  cmocka_unit_test(test_invalid_inputs),
+		  cmocka_unit_test(test_random_invariants),
+		  cmocka_unit_test(test_names),
+		  cmocka_unit_test(test_json_shapes),
+		  cmocka_unit_test(test_json_errors),
+		  cmocka_unit_test(test_json_longer_than_16_mib),
+	  })

@@ -24,12 +24,12 @@
 #include "storage/schema.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 static char *tmp_db(void)
 {
-	char tmpl[] = "/tmp/pptrace-test-db.XXXXXX";
-	char *dir = mkdtemp(tmpl);
-	assert_non_null(dir);
+	char dir[64];
+	assert_int_equal(unit_mkdtemp(dir, sizeof(dir), "test-db"), 0);
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%s/t.db", dir);
 	return strbuf_detach(&sb, NULL);
@@ -37,35 +37,38 @@ static char *tmp_db(void)
 
 static void rm_db(char *path)
 {
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "rm -rf '%.*s'", (int)(strrchr(path, '/') - path), path);
-	assert_int_equal(system(sb.buf), 0);
-	strbuf_release(&sb);
+	*strrchr(path, '/') = '\0';
+	assert_int_equal(unit_rm_rf(path), 0);
 	free(path);
 }
 
-/* The rows of a query as text: columns joined by '|', rows by '\n'. */
+/* A new database in a folder of its own, its path in *path. */
+static struct db *new_db(char **path)
+{
+	char err[512];
+	*path = tmp_db();
+	struct db *db = db_open(*path, 0, 0, err, sizeof(err));
+	if (!db)
+		print_message("%s\n", err);
+	assert_non_null(db);
+	return db;
+}
+
+/* Closes db and removes its folder. */
+static void drop_db(struct db *db, char *path)
+{
+	db_close(db);
+	rm_db(path);
+}
+
 static char *rows(struct db *db, const char *sql)
 {
-	sqlite3_stmt *s;
-	struct strbuf sb = STRBUF_INIT;
-	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &s, NULL), SQLITE_OK);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		for (int i = 0; i < sqlite3_column_count(s); i++) {
-			const unsigned char *t = sqlite3_column_text(s, i);
-			strbuf_addf(&sb, "%s%s", i ? "|" : "", t ? (const char *)t : "NULL");
-		}
-		strbuf_addch(&sb, '\n');
-	}
-	sqlite3_finalize(s);
-	return strbuf_detach(&sb, NULL);
+	return unit_rows(db_sqlite(db), sql);
 }
 
 static void assert_rows(struct db *db, const char *sql, const char *expect)
 {
-	char *got = rows(db, sql);
-	assert_string_equal(got, expect);
-	free(got);
+	unit_assert_rows(db_sqlite(db), sql, expect);
 }
 
 static struct db_trace sample_trace(const char *path, int64_t rank)
@@ -154,9 +157,8 @@ static void store_sample(struct db *db, const char *path, int64_t rank)
 static void test_schema_created_and_versioned(void **state)
 {
 	(void)state;
-	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	char err[512], *path;
+	struct db *db = new_db(&path);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
 	/* Checkpoints at 256 pages; off while a thread runs them. */
@@ -191,8 +193,7 @@ static void test_schema_created_and_versioned(void **state)
 	db = db_open(path, DB_NO_CHECKPOINT, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA cache_spill", "1535\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* A file made with the version-2 schema (schema_v2.h), holding one trace
@@ -313,8 +314,7 @@ static void test_legacy_row_adopted(void **state)
 		    "/base/iteration_3/rank_0007.json|/real/iteration_3/rank_0000.json|"
 		    "4|7|4\n");
 	assert_rows(db, "SELECT count(*) FROM kernels WHERE rank = 4", "1\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* An upgraded file gets the current view definitions (a CREATE VIEW IF NOT
@@ -448,8 +448,7 @@ static void test_ranks_resolved(void **state)
 		    "('/i3/b', '/x/a') ORDER BY path",
 		    "/i3/b|0|NULL\n/x/a|1|NULL\n");
 	strbuf_release(&sb);
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 static void test_newer_or_foreign_file_refused(void **state)
@@ -475,9 +474,8 @@ static void test_newer_or_foreign_file_refused(void **state)
 static void test_views_give_contract_values(void **state)
 {
 	(void)state;
-	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	char *path;
+	struct db *db = new_db(&path);
 	store_sample(db, "/x/iteration_15/rank_3.json", 3);
 	assert_rows(db, "SELECT * FROM ranks",
 		    "15|iteration_15|3|/x/iteration_15/rank_3.json|1000|ok|NULL|"
@@ -494,16 +492,14 @@ static void test_views_give_contract_values(void **state)
 		    "15|3|fwd|0|10|20|1700000000000000000|1700000000000000500|"
 		    "500|500|0|0|1\n");
 	assert_rows(db, "SELECT * FROM category_stats", "15|3|fwd_computation|1|500|500\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 static void test_restoring_a_path_replaces_it(void **state)
 {
 	(void)state;
-	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	char *path;
+	struct db *db = new_db(&path);
 	store_sample(db, "/a.json", 0);
 	store_sample(db, "/b.json", 1);
 	store_sample(db, "/a.json", 0);
@@ -514,8 +510,7 @@ static void test_restoring_a_path_replaces_it(void **state)
 	assert_rows(db, "SELECT count(*) FROM steps", "4\n");
 	assert_rows(db, "SELECT path, bytes, mtime_ns FROM traces ORDER BY path",
 		    "/a.json|1000|5\n/b.json|1000|5\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 static void test_errors_are_sticky_and_roll_back(void **state)
@@ -539,8 +534,7 @@ static void test_errors_are_sticky_and_roll_back(void **state)
 	/* The handle works again. */
 	store_sample(db, "/ok.json", 1);
 	assert_rows(db, "SELECT path FROM ranks", "/ok.json\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 static void test_failed_trace_has_null_metrics(void **state)
@@ -566,21 +560,18 @@ static void test_failed_trace_has_null_metrics(void **state)
 		    "2|iteration_2|5|/iteration_2/rank_5.json|77|failed|"
 		    "byte 70: unexpected end|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
 		    "NULL|NULL|NULL\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 static void test_kernels_view_uses_rowid_ranges(void **state)
 {
 	(void)state;
-	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	char *path;
+	struct db *db = new_db(&path);
 	char *plan = rows(db, "EXPLAIN QUERY PLAN SELECT * FROM kernels WHERE rank = 3");
 	assert_non_null(strstr(plan, "USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"));
 	free(plan);
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* Stores n kernels k = 0..n-1 (start k, dur k + 1, correlation k, stream
@@ -613,9 +604,8 @@ static void store_many(struct db *db, const char *path, int64_t rank, int n)
  * rows. */
 static void test_kernel_batches(void **state)
 {
-	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	char *path;
+	struct db *db = new_db(&path);
 	(void)state;
 	const char *q = "SELECT rank, count(*), sum(start_ns), sum(dur_ns),"
 			" sum(correlation), count(stream) FROM kernels GROUP BY rank";
@@ -644,8 +634,7 @@ static void test_kernel_batches(void **state)
 	 * file. */
 	assert_rows(db, "SELECT count(*) FROM pp_krows(1)", "0\n");
 	assert_rows(db, "SELECT count(*) FROM sqlite_master WHERE sql LIKE '%krows%'", "0\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* Kernel i of test_kernels_at_once(): every nullable column both ways, three
@@ -674,9 +663,8 @@ static struct rr_kernel varied_kernel(int i, int nsteps)
  * kernel: the same rows, names and process groups, across batches. */
 static void test_kernels_at_once(void **state)
 {
-	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	char *path;
+	struct db *db = new_db(&path);
 	(void)state;
 	enum { N = 700 };
 	static const char *const names[] = { "gemm", "nccl_all_reduce", "copy" };
@@ -734,8 +722,7 @@ static void test_kernels_at_once(void **state)
 	free(all);
 	free(k);
 	free(steps);
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* One trace of an op-trace import: n ops (forward computes) on worker
@@ -859,8 +846,7 @@ static void test_ops_and_imports(void **state)
 	/* ... and the handle works again. */
 	assert_int_equal(db_bulk_begin(db), 0);
 	assert_int_equal(db_bulk_commit(db), 0);
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* Ops derived from a Kineto trace name the step whose VPP labels they take
@@ -937,8 +923,7 @@ static void test_ops_view_labels_steps(void **state)
 			want.buf);
 		strbuf_release(&want);
 	}
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* A version-4 file (ops, ppagg's topology and what-if row as version 4
@@ -989,8 +974,7 @@ static void test_version_4_is_migrated(void **state)
 		    "SELECT slowdown, verdict, ranks_per_cell, cell_ops, vpp, clock_error_ns,"
 		    " notes FROM whatif",
 		    "1.5|worker|NULL|NULL|NULL|NULL|NULL\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* Turns the database at path into an older version's by sql (which sets
@@ -1001,6 +985,23 @@ static void make_older(const char *path, const char *sql)
 	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(c);
+}
+
+/* A file of today's schema at path with one sample trace (rank 3, stored
+ * as trace), made older by sql (make_older()), then opened again: the
+ * migration has run and the file says today's version. */
+static struct db *migrated_sample(const char *path, const char *trace, const char *sql)
+{
+	char err[512];
+	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	store_sample(db, trace, 3);
+	db_close(db);
+	make_older(path, sql);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "7\n");
+	return db;
 }
 
 /* A version-5 file (a what-if worker row without slow_rank) is brought to 6
@@ -1023,8 +1024,7 @@ static void test_version_5_is_migrated(void **state)
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db, "SELECT rank, dp_rank, stage, slowdown, slow_rank FROM whatif_workers",
 		    "4|1|2|1.25|NULL\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 static int collect_annotation(void *ctx, const struct db_agg_annotation *a)
@@ -1038,11 +1038,10 @@ static int collect_annotation(void *ctx, const struct db_agg_annotation *a)
 /* The report's read of the annotations: one iteration's rows by rank. */
 static void test_annotations_read_for_the_report(void **state)
 {
-	char err[512], *path = tmp_db();
+	char *path;
 	struct strbuf sb = STRBUF_INIT;
 	(void)state;
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	struct db *db = new_db(&path);
 	store_sample(db, "/x/iteration_15/rank_3.json", 3);
 	store_sample(db, "/x/iteration_15/rank_1.json", 1);
 	assert_int_equal(db_agg_annotations(db, 16, collect_annotation, &sb), 0);
@@ -1051,8 +1050,7 @@ static void test_annotations_read_for_the_report(void **state)
 	assert_string_equal(sb.buf, "1|attn(F)|4|2|700|500|200|100\n"
 				    "3|attn(F)|4|2|700|500|200|100\n");
 	strbuf_release(&sb);
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* A version-6 file (no annotations, no collectives) is brought to 7 in
@@ -1060,19 +1058,13 @@ static void test_annotations_read_for_the_report(void **state)
  * there and empty; a trace stored after has both. */
 static void test_version_6_is_migrated(void **state)
 {
-	char err[512], *path = tmp_db();
+	char *path = tmp_db();
 	(void)state;
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
-	store_sample(db, "/x/iteration_15/rank_3.json", 3);
-	db_close(db);
-	make_older(path, "DROP VIEW annotations; DROP TABLE annotation_t;"
-			 "DROP TABLE collective_codes; DROP VIEW kernels;"
-			 "UPDATE kernel_t SET code = code & 1023;"
-			 "PRAGMA user_version = 6");
-	db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "7\n");
+	struct db *db = migrated_sample(path, "/x/iteration_15/rank_3.json",
+					"DROP VIEW annotations; DROP TABLE annotation_t;"
+					"DROP TABLE collective_codes; DROP VIEW kernels;"
+					"UPDATE kernel_t SET code = code & 1023;"
+					"PRAGMA user_version = 6");
 	assert_rows(db, "SELECT name, type, collective FROM kernels ORDER BY start_ns",
 		    "sm90_gemm<128>|comp|NULL\nncclDevKernel_AllReduce|comm|NULL\n");
 	assert_rows(db, "SELECT count(*) FROM annotations", "0\n");
@@ -1081,8 +1073,7 @@ static void test_version_6_is_migrated(void **state)
 	store_sample(db, "/x/iteration_15/rank_3.json", 3);
 	assert_rows(db, "SELECT collective FROM kernels WHERE type = 'comm'", "all_reduce\n");
 	assert_rows(db, "SELECT name, calls FROM annotations", "attn(F)|4\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* A version-6 file (before the why analysis and the comparison) is
@@ -1090,14 +1081,9 @@ static void test_version_6_is_migrated(void **state)
  * there and empty. */
 static void test_version_6_gets_the_why_views(void **state)
 {
-	char err[512], *path = tmp_db();
-	sqlite3 *c;
+	char *path = tmp_db();
+	struct strbuf sql = STRBUF_INIT;
 	(void)state;
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
-	store_sample(db, "/x/iteration_15/rank_0003.json", 3);
-	db_close(db);
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
 	static const char *const why[] = { "p2p",
 					   "p2p_kernels",
 					   "p2p_bubbles",
@@ -1113,26 +1099,18 @@ static void test_version_6_gets_the_why_views(void **state)
 					   "compare_optypes",
 					   "compare_groups",
 					   "compare_ranks" };
-	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
-		char sql[128];
-		snprintf(sql, sizeof(sql), "DROP VIEW %s", why[i]);
-		assert_int_equal(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
-	}
-	assert_int_equal(sqlite3_exec(c,
-				      "DROP TABLE why_p2p; DROP TABLE why_p2p_kernel;"
-				      " DROP TABLE why_bubble; DROP TABLE why_hop;"
-				      " DROP TABLE why_collective; DROP TABLE why_collective_rank;"
-				      " DROP TABLE why_cpath; DROP TABLE why_clock;"
-				      " DROP TABLE why_summary; DROP TABLE why_group;"
-				      " DROP TABLE agg_shape; DROP TABLE compare_run;"
-				      " DROP TABLE compare_summary_t; DROP TABLE compare_key_t;"
-				      " DROP TABLE compare_rank_t; PRAGMA user_version = 6",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(c);
-	db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "7\n");
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		strbuf_addf(&sql, "DROP VIEW %s;", why[i]);
+	strbuf_addstr(&sql, "DROP TABLE why_p2p; DROP TABLE why_p2p_kernel;"
+			    " DROP TABLE why_bubble; DROP TABLE why_hop;"
+			    " DROP TABLE why_collective; DROP TABLE why_collective_rank;"
+			    " DROP TABLE why_cpath; DROP TABLE why_clock;"
+			    " DROP TABLE why_summary; DROP TABLE why_group;"
+			    " DROP TABLE agg_shape; DROP TABLE compare_run;"
+			    " DROP TABLE compare_summary_t; DROP TABLE compare_key_t;"
+			    " DROP TABLE compare_rank_t; PRAGMA user_version = 6");
+	struct db *db = migrated_sample(path, "/x/iteration_15/rank_0003.json", sql.buf);
+	strbuf_release(&sql);
 	assert_rows(db, "SELECT rank, bubble_ns FROM ranks", "3|450\n");
 	assert_rows(db,
 		    "SELECT (SELECT count(*) FROM p2p) + (SELECT count(*) FROM collectives) +"
@@ -1145,44 +1123,30 @@ static void test_version_6_gets_the_why_views(void **state)
 		" compare_optypes) + (SELECT count(*) FROM compare_groups) + (SELECT count(*)"
 		" FROM compare_ranks) + (SELECT count(*) FROM agg_shape)",
 		"0\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* A version-6 file gets the imports' and the advisor's tables and views;
  * its traces keep their rows. */
 static void test_version_6_gets_the_advice_views(void **state)
 {
-	char err[512], *path = tmp_db();
-	sqlite3 *c;
+	char *path = tmp_db();
 	(void)state;
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
-	store_sample(db, "/x/iteration_15/rank_0003.json", 3);
-	db_close(db);
-	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-	assert_int_equal(
-		sqlite3_exec(c,
-			     "DROP VIEW imports; DROP VIEW readings; DROP VIEW wgrad_steps;"
-			     " DROP VIEW advice; DROP VIEW advice_memory;"
-			     " DROP VIEW advice_summary; DROP TABLE import_t;"
-			     " DROP TABLE reading_t; DROP TABLE wgrad_t;"
-			     " DROP TABLE agg_advice; DROP TABLE agg_advice_memory;"
-			     " DROP TABLE agg_advice_run; PRAGMA user_version = 6",
-			     NULL, NULL, NULL),
-		SQLITE_OK);
-	sqlite3_close(c);
-	db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
-	assert_rows(db, "PRAGMA user_version", "7\n");
+	struct db *db =
+		migrated_sample(path, "/x/iteration_15/rank_0003.json",
+				"DROP VIEW imports; DROP VIEW readings; DROP VIEW wgrad_steps;"
+				" DROP VIEW advice; DROP VIEW advice_memory;"
+				" DROP VIEW advice_summary; DROP TABLE import_t;"
+				" DROP TABLE reading_t; DROP TABLE wgrad_t;"
+				" DROP TABLE agg_advice; DROP TABLE agg_advice_memory;"
+				" DROP TABLE agg_advice_run; PRAGMA user_version = 6");
 	assert_rows(db, "SELECT rank, bubble_ns FROM ranks", "3|450\n");
 	assert_rows(db,
 		    "SELECT (SELECT count(*) FROM imports) + (SELECT count(*) FROM readings) +"
 		    " (SELECT count(*) FROM wgrad_steps) + (SELECT count(*) FROM advice) +"
 		    " (SELECT count(*) FROM advice_memory) + (SELECT count(*) FROM advice_summary)",
 		    "0\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 /* An import owns the traces under "PATH#": recording it again deletes them
@@ -1190,10 +1154,9 @@ static void test_version_6_gets_the_advice_views(void **state)
  * again are replaced; the views join them to their trace by path. */
 static void test_import_rows(void **state)
 {
-	char err[512], *path = tmp_db();
+	char *path;
 	(void)state;
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	struct db *db = new_db(&path);
 	struct db_import imp = { .path = "/d",
 				 .format = "primus",
 				 .pp_size = 2,
@@ -1238,8 +1201,7 @@ static void test_import_rows(void **state)
 	assert_string_equal(info.format, "primus");
 	assert_int_equal(info.pp_size, 2);
 	assert_int_equal(info.num_layers, 8);
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
 static int take_kernel(void *ctx, const struct db_why_kernel *k)
@@ -1261,10 +1223,9 @@ static int take_group(void *ctx, const struct db_why_group *g)
  * whole, twice, through the views. */
 static void test_why_rows(void **state)
 {
-	char err[512], *path = tmp_db();
+	char *path;
 	(void)state;
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
-	assert_non_null(db);
+	struct db *db = new_db(&path);
 	store_sample(db, "/x/iteration_15/rank_0003.json", 3);
 	struct db_trace t = sample_trace("/x/iteration_15/rank_0004.json", 4);
 	const struct rr_kernel pp = { .category = RR_PP_COMM,
@@ -1379,37 +1340,33 @@ static void test_why_rows(void **state)
 	assert_int_equal(db_why_commit(w), 0);
 	assert_rows(db, "SELECT count(*), sum(rank), sum(start_ns), min(status) FROM p2p",
 		    "70|2415|9415|ok\n");
-	db_close(db);
-	rm_db(path);
+	drop_db(db, path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_schema_created_and_versioned),
-		cmocka_unit_test(test_version_6_is_migrated),
-		cmocka_unit_test(test_annotations_read_for_the_report),
-		cmocka_unit_test(test_old_versions_are_migrated),
-		cmocka_unit_test(test_legacy_row_adopted),
-		cmocka_unit_test(test_views_recreated_on_version_change),
-		cmocka_unit_test(test_ranks_resolved),
-		cmocka_unit_test(test_newer_or_foreign_file_refused),
-		cmocka_unit_test(test_views_give_contract_values),
-		cmocka_unit_test(test_restoring_a_path_replaces_it),
-		cmocka_unit_test(test_errors_are_sticky_and_roll_back),
-		cmocka_unit_test(test_failed_trace_has_null_metrics),
-		cmocka_unit_test(test_kernels_view_uses_rowid_ranges),
-		cmocka_unit_test(test_kernel_batches),
-		cmocka_unit_test(test_kernels_at_once),
-		cmocka_unit_test(test_ops_and_imports),
-		cmocka_unit_test(test_ops_view_labels_steps),
-		cmocka_unit_test(test_version_4_is_migrated),
-		cmocka_unit_test(test_version_5_is_migrated),
-		cmocka_unit_test(test_version_6_is_migrated),
-		cmocka_unit_test(test_version_6_gets_the_why_views),
-		cmocka_unit_test(test_version_6_gets_the_advice_views),
-		cmocka_unit_test(test_import_rows),
-		cmocka_unit_test(test_why_rows),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_schema_created_and_versioned),
+		  cmocka_unit_test(test_version_6_is_migrated),
+		  cmocka_unit_test(test_annotations_read_for_the_report),
+		  cmocka_unit_test(test_old_versions_are_migrated),
+		  cmocka_unit_test(test_legacy_row_adopted),
+		  cmocka_unit_test(test_views_recreated_on_version_change),
+		  cmocka_unit_test(test_ranks_resolved),
+		  cmocka_unit_test(test_newer_or_foreign_file_refused),
+		  cmocka_unit_test(test_views_give_contract_values),
+		  cmocka_unit_test(test_restoring_a_path_replaces_it),
+		  cmocka_unit_test(test_errors_are_sticky_and_roll_back),
+		  cmocka_unit_test(test_failed_trace_has_null_metrics),
+		  cmocka_unit_test(test_kernels_view_uses_rowid_ranges),
+		  cmocka_unit_test(test_kernel_batches),
+		  cmocka_unit_test(test_kernels_at_once),
+		  cmocka_unit_test(test_ops_and_imports),
+		  cmocka_unit_test(test_ops_view_labels_steps),
+		  cmocka_unit_test(test_version_4_is_migrated),
+		  cmocka_unit_test(test_version_5_is_migrated),
+		  cmocka_unit_test(test_version_6_is_migrated),
+		  cmocka_unit_test(test_version_6_gets_the_why_views),
+		  cmocka_unit_test(test_version_6_gets_the_advice_views),
+		  cmocka_unit_test(test_import_rows),
+		  cmocka_unit_test(test_why_rows),
+	  })

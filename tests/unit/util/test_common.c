@@ -20,6 +20,7 @@
 #include "util/pp.h"
 #include "util/progress.h"
 #include "util/strbuf.h"
+#include "tests/unit/unit.h"
 
 static void test_arena_alignment_and_growth(void **state)
 {
@@ -99,25 +100,20 @@ static void test_cli_forms(void **state)
 	assert_string_equal(st.pos[1], "-notopt");
 	cli_release(&st);
 
-	char *bad[] = { "t", "--nope", NULL };
-	cli_init(&st, 2, bad);
-	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
-	cli_release(&st);
-	/* A value forgotten: the next word is one of the command's options
-	 * (in any form); the value may still be given inline. */
-	char *forgot[] = { "t", "--iterations", "--quiet", NULL };
-	cli_init(&st, 3, forgot);
-	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
-	cli_release(&st);
-	char *forgot2[] = { "t", "--db", "--config=a.ini", NULL };
-	cli_init(&st, 3, forgot2);
-	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
-	cli_release(&st);
-	/* --help too: `--db --help` does not take "--help" as the path. */
-	char *forgot3[] = { "t", "--db", "--help", NULL };
-	cli_init(&st, 3, forgot3);
-	assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
-	cli_release(&st);
+	/* Errors at the first word: an unknown option; a value forgotten (the
+	 * next word is one of the command's options, in any form; the value
+	 * may still be given inline, below), --help too: `--db --help` does
+	 * not take "--help" as the path. */
+	static char *errors[][3] = { { "t", "--nope", NULL },
+				     { "t", "--iterations", "--quiet" },
+				     { "t", "--db", "--config=a.ini" },
+				     { "t", "--db", "--help" } };
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
+		char *words[4] = { errors[i][0], errors[i][1], errors[i][2], NULL };
+		cli_init(&st, words[2] ? 3 : 2, words);
+		assert_int_equal(cli_next(&cmd, &st), CLI_ERR);
+		cli_release(&st);
+	}
 	char *inline_val[] = { "t", "--db=--quiet", "--db", "--nope", NULL };
 	cli_init(&st, 4, inline_val);
 	assert_int_equal(cli_next(&cmd, &st), O_DB);
@@ -332,17 +328,14 @@ static void test_progress_gives_way_to_messages(void **state)
 	fclose(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_arena_alignment_and_growth),
-		cmocka_unit_test(test_strbuf_basics),
-		cmocka_unit_test(test_cli_forms),
-		cmocka_unit_test(test_cmp_grow_quote_choice),
-		cmocka_unit_test(test_config_load_and_types),
-		cmocka_unit_test(test_interval_union_overlap),
-		cmocka_unit_test(test_hugepage_realloc),
-		cmocka_unit_test(test_progress_gives_way_to_messages),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_arena_alignment_and_growth),
+		  cmocka_unit_test(test_strbuf_basics),
+		  cmocka_unit_test(test_cli_forms),
+		  cmocka_unit_test(test_cmp_grow_quote_choice),
+		  cmocka_unit_test(test_config_load_and_types),
+		  cmocka_unit_test(test_interval_union_overlap),
+		  cmocka_unit_test(test_hugepage_realloc),
+		  cmocka_unit_test(test_progress_gives_way_to_messages),
+	  })

@@ -17,6 +17,7 @@
 
 #include "util/pp.h"
 #include "util/safefile.h"
+#include "tests/unit/unit.h"
 
 struct fx {
 	char root[64];
@@ -262,21 +263,18 @@ static void test_abort_keeps_old_content(void **state)
 	assert_string_equal(slurp(f->rootfd, "r.csv"), "new");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_write_honours_umask, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_planted_symlink_is_replaced_not_followed,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_symlinked_subfolder_refused_inside_output,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_trusted_symlink_followed_in_user_path, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_foreign_symlink_refused_in_user_path, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_symlink_loop_ends, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_not_a_folder_and_bad_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_abort_keeps_old_content, setup, teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test_setup_teardown(test_write_honours_umask, setup, teardown),
+		  cmocka_unit_test_setup_teardown(test_planted_symlink_is_replaced_not_followed,
+						  setup, teardown),
+		  cmocka_unit_test_setup_teardown(test_symlinked_subfolder_refused_inside_output,
+						  setup, teardown),
+		  cmocka_unit_test_setup_teardown(test_trusted_symlink_followed_in_user_path, setup,
+						  teardown),
+		  cmocka_unit_test_setup_teardown(test_foreign_symlink_refused_in_user_path, setup,
+						  teardown),
+		  cmocka_unit_test_setup_teardown(test_symlink_loop_ends, setup, teardown),
+		  cmocka_unit_test_setup_teardown(test_not_a_folder_and_bad_names, setup, teardown),
+		  cmocka_unit_test_setup_teardown(test_abort_keeps_old_content, setup, teardown),
+	  })

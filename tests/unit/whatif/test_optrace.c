@@ -15,6 +15,7 @@
 
 #include "util/pp.h"
 #include "whatif/wi_optrace.h"
+#include "tests/unit/unit.h"
 
 static char tmpdir[256];
 
@@ -302,12 +303,11 @@ static void test_schema(void **state)
 	wi_table_release(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_f32), cmocka_unit_test(test_f32_ns),
-		cmocka_unit_test(test_csv),       cmocka_unit_test(test_meta),
-		cmocka_unit_test(test_schema),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, teardown,
+	  {
+		  cmocka_unit_test(test_parse_f32),
+		  cmocka_unit_test(test_f32_ns),
+		  cmocka_unit_test(test_csv),
+		  cmocka_unit_test(test_meta),
+		  cmocka_unit_test(test_schema),
+	  })

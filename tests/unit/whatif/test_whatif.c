@@ -16,6 +16,7 @@
 #include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
+#include "tests/unit/unit.h"
 
 /* One op of a hand-made slice; the slice lists each stage's ops in time
  * order (stage after stage is fine: only per-stage order matters). */
@@ -34,6 +35,15 @@ struct hop {
 #define OP(s, t)             \
 	{                    \
 		s, t, -1, -1 \
+	}
+/* A chunk's (gmc 0) parameter all-gather and gradient reduce-scatter. */
+#define AG(s)                          \
+	{                              \
+		s, OP_PARAMS_AG, 0, -1 \
+	}
+#define RS(s)                         \
+	{                             \
+		s, OP_GRADS_RS, 0, -1 \
 	}
 #define END(s) OP(s, OP_GC), OP(s, OP_LAYERNORM), OP(s, OP_CLIP), OP(s, OP_OPTIMIZER)
 
@@ -323,19 +333,9 @@ static void test_dp(void **state)
 {
 	(void)state;
 	static const struct hop ops[] = {
-		{ 0, OP_PARAMS_AG, 0, -1 },
-		{ 0, OP_PARAMS_AG, 0, -1 },
-		F(0, 0, 0),
-		B(0, 0, 0),
-		F(0, 0, 0),
-		B(0, 0, 0),
-		OP(0, OP_GC),
-		OP(0, OP_LAYERNORM),
-		OP(0, OP_EMBEDDING),
-		{ 0, OP_GRADS_RS, 0, -1 },
-		{ 0, OP_GRADS_RS, 0, -1 },
-		OP(0, OP_CLIP),
-		OP(0, OP_OPTIMIZER),
+		AG(0),      AG(0),          F(0, 0, 0),          B(0, 0, 0),          F(0, 0, 0),
+		B(0, 0, 0), OP(0, OP_GC),   OP(0, OP_LAYERNORM), OP(0, OP_EMBEDDING), RS(0),
+		RS(0),      OP(0, OP_CLIP), OP(0, OP_OPTIMIZER),
 	};
 	struct whatif *e = build(ops, sizeof(ops) / sizeof(ops[0]), 3, 2);
 	struct whatif_shape sh;
@@ -366,12 +366,12 @@ static void test_dp_overlapped(void **state)
 {
 	(void)state;
 	static const struct hop ops[] = {
-		{ 0, OP_PARAMS_AG, 0, -1 },
+		AG(0),
 		F(0, 0, 0),
 		B(0, 0, 0),
 		F(0, 0, 0),
 		B(0, 0, 0),
-		{ 0, OP_GRADS_RS, 0, -1 },
+		RS(0),
 		OP(0, OP_GC),
 		OP(0, OP_LAYERNORM),
 		OP(0, OP_EMBEDDING),
@@ -398,8 +398,8 @@ static void test_cycle(void **state)
 	(void)state;
 	static const struct hop ops[] = {
 		F(0, 0, 0),          B(0, 0, 0),          OP(0, OP_GC),
-		OP(0, OP_LAYERNORM), OP(0, OP_EMBEDDING), { 0, OP_GRADS_RS, 0, -1 },
-		OP(0, OP_CLIP),      OP(0, OP_OPTIMIZER), { 0, OP_PARAMS_AG, 0, -1 },
+		OP(0, OP_LAYERNORM), OP(0, OP_EMBEDDING), RS(0),
+		OP(0, OP_CLIP),      OP(0, OP_OPTIMIZER), AG(0),
 	};
 	struct wi_table t;
 	char err[512];
@@ -421,15 +421,15 @@ static void valid_rows(struct wi_table *t)
 		OP(0, OP_FWD_SEND),
 		OP(0, OP_BWD_RECV),
 		B(0, 0, 0),
-		{ 0, OP_PARAMS_AG, 0, -1 },
-		{ 0, OP_GRADS_RS, 0, -1 },
+		AG(0),
+		RS(0),
 		END(0),
 		OP(1, OP_FWD_RECV),
 		F(1, 0, 1),
 		B(1, 0, 1),
 		OP(1, OP_BWD_SEND),
-		{ 1, OP_PARAMS_AG, 0, -1 },
-		{ 1, OP_GRADS_RS, 0, -1 },
+		AG(1),
+		RS(1),
 		END(1),
 	};
 	add_job(t, ops, sizeof(ops) / sizeof(ops[0]), 2, 2);
@@ -552,9 +552,7 @@ static void test_model_errors(void **state)
 	(void)state;
 	struct wi_table t;
 	/* DP collectives in a job without DP. */
-	static const struct hop nodp[] = {
-		{ 0, OP_PARAMS_AG, 0, -1 }, F(0, 0, 0), B(0, 0, 0), END(0)
-	};
+	static const struct hop nodp[] = { AG(0), F(0, 0, 0), B(0, 0, 0), END(0) };
 	wi_table_init(&t);
 	add_job(&t, nodp, sizeof(nodp) / sizeof(nodp[0]), 1, 1);
 	expect_error(&t, PP_EPARSE, "no data parallelism");
@@ -608,15 +606,8 @@ static void test_model_errors(void **state)
 /* The metrics on synthetic jobs with known causes. */
 static void run_synth(const struct wi_synth *c, struct whatif **e, struct whatif_result *r)
 {
-	struct wi_table t;
-	char err[512];
-	wi_table_init(&t);
-	wi_synth_job(&t, c);
-	int rc = whatif_new(&t, NULL, e, err, sizeof(err));
-	if (rc)
-		print_message("%s\n", err);
-	assert_int_equal(rc, 0);
-	wi_table_release(&t);
+	*e = wi_synth_engine(c);
+	assert_non_null(*e);
 	whatif_run(*e, r);
 }
 
@@ -776,22 +767,19 @@ static void test_fixture_csv(void **state)
 	whatif_free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_stage),
-		cmocka_unit_test(test_pp2),
-		cmocka_unit_test(test_vpp2),
-		cmocka_unit_test(test_vpp2_shift),
-		cmocka_unit_test(test_dp),
-		cmocka_unit_test(test_dp_overlapped),
-		cmocka_unit_test(test_cycle),
-		cmocka_unit_test(test_validation),
-		cmocka_unit_test(test_model_errors),
-		cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_launch_decomposition),
-		cmocka_unit_test(test_fixture_csv),
-		cmocka_unit_test(test_two_lane_shortcut),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_one_stage),
+		  cmocka_unit_test(test_pp2),
+		  cmocka_unit_test(test_vpp2),
+		  cmocka_unit_test(test_vpp2_shift),
+		  cmocka_unit_test(test_dp),
+		  cmocka_unit_test(test_dp_overlapped),
+		  cmocka_unit_test(test_cycle),
+		  cmocka_unit_test(test_validation),
+		  cmocka_unit_test(test_model_errors),
+		  cmocka_unit_test(test_verdicts),
+		  cmocka_unit_test(test_launch_decomposition),
+		  cmocka_unit_test(test_fixture_csv),
+		  cmocka_unit_test(test_two_lane_shortcut),
+	  })

@@ -351,11 +351,8 @@ static void test_ar_replay(void **state)
 	wi_table_release(&t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_ar_reference, setup),
-		cmocka_unit_test_setup(test_ar_replay, setup),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test_setup(test_ar_reference, setup),
+		  cmocka_unit_test_setup(test_ar_replay, setup),
+	  })

@@ -17,6 +17,7 @@
 #include "whatif/wi_ops.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
+#include "tests/unit/unit.h"
 
 /* A deterministic generator (no libc state shared with other tests). */
 static uint64_t next(uint64_t *s)
@@ -72,6 +73,16 @@ static void estimate(const struct wi_table *t, struct whatif_clock *clk)
 
 /* Offsets of up to +-800 µs, host-like: workers come in pairs sharing one;
  * the worker of the lowest rank (stage 0, dp 0) is the reference. */
+/* The clocks estimated from job(c, off, jitter, late_percent, seed). */
+static void clocks_of(const struct wi_synth *c, const int64_t *off, int64_t jitter,
+		      int late_percent, uint64_t seed, struct whatif_clock *clk)
+{
+	struct wi_table t;
+	job(&t, c, off, jitter, late_percent, seed);
+	estimate(&t, clk);
+	wi_table_release(&t);
+}
+
 static int64_t *offsets(int pp, int dp, uint64_t seed)
 {
 	int64_t *off = xcalloc((size_t)(pp * dp), sizeof(*off));
@@ -99,27 +110,22 @@ static int64_t max_error(const struct whatif_clock *clk, const int64_t *off)
 static void test_exact(void **state)
 {
 	struct wi_synth c;
-	struct wi_table t;
 	struct whatif_clock clk;
 	(void)state;
 	wi_synth_defaults(&c, 4, 4, 8, 3);
 	c.seed = 7;
 	int64_t *off = offsets(4, 4, 11);
-	job(&t, &c, off, 0, 0, 1);
-	estimate(&t, &clk);
+	clocks_of(&c, off, 0, 0, 1, &clk);
 	assert_true(clk.connected);
 	assert_int_equal(clk.ref, 0);
 	assert_int_equal(max_error(&clk, off), 0);
 	assert_int_equal(clk.error_ns, 0);
 	whatif_clock_release(&clk);
-	wi_table_release(&t);
 
-	job(&t, &c, NULL, 0, 0, 1);
-	estimate(&t, &clk);
+	clocks_of(&c, NULL, 0, 0, 1, &clk);
 	assert_int_equal(max_error(&clk, NULL), 0);
 	assert_int_equal(clk.error_ns, 0);
 	whatif_clock_release(&clk);
-	wi_table_release(&t);
 	free(off);
 }
 
@@ -128,20 +134,17 @@ static void test_exact(void **state)
 static void test_jitter(void **state)
 {
 	struct wi_synth c;
-	struct wi_table t;
 	struct whatif_clock clk;
 	(void)state;
 	wi_synth_defaults(&c, 4, 4, 8, 4);
 	int64_t *off = offsets(4, 4, 23);
-	job(&t, &c, off, 1000, 0, 5);
-	estimate(&t, &clk);
+	clocks_of(&c, off, 1000, 0, 5, &clk);
 	int64_t err = max_error(&clk, off);
 	print_message("jitter 1 us: largest error %lld ns, reported %lld ns\n", (long long)err,
 		      (long long)clk.error_ns);
 	assert_true(err <= 1000);
 	assert_true(clk.error_ns >= err);
 	whatif_clock_release(&clk);
-	wi_table_release(&t);
 	free(off);
 }
 
@@ -152,14 +155,12 @@ static void test_jitter(void **state)
 static void test_late_p2p(void **state)
 {
 	struct wi_synth c;
-	struct wi_table t;
 	struct whatif_clock clk;
 	(void)state;
 	for (int dp = 1; dp <= 2; dp++) {
 		wi_synth_defaults(&c, 4, dp, 8, 4);
 		int64_t *off = offsets(4, dp, 31);
-		job(&t, &c, off, 500, 60, 9);
-		estimate(&t, &clk);
+		clocks_of(&c, off, 500, 60, 9, &clk);
 		int64_t err = max_error(&clk, off);
 		print_message(
 			"dp %d, 60 %% late p2p ends: largest error %lld ns, reported %lld ns\n", dp,
@@ -167,7 +168,6 @@ static void test_late_p2p(void **state)
 		assert_true(clk.connected);
 		assert_true(err <= 1000);
 		whatif_clock_release(&clk);
-		wi_table_release(&t);
 		free(off);
 	}
 }
@@ -213,13 +213,10 @@ static void test_same_answer(void **state)
 	free(off);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact),
-		cmocka_unit_test(test_jitter),
-		cmocka_unit_test(test_late_p2p),
-		cmocka_unit_test(test_same_answer),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_exact),
+		  cmocka_unit_test(test_jitter),
+		  cmocka_unit_test(test_late_p2p),
+		  cmocka_unit_test(test_same_answer),
+	  })

@@ -6,10 +6,12 @@
  * stage), the clip (a global barrier) and the optimizer. */
 #include "wi_synth.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/pp.h"
+#include "whatif/whatif.h"
 
 void wi_synth_defaults(struct wi_synth *c, int pp, int dp, int mb, int steps)
 {
@@ -201,4 +203,17 @@ void wi_synth_job(struct wi_table *t, const struct wi_synth *c)
 	free(tend);
 	free(ready);
 	free(g.dyn_seq);
+}
+
+struct whatif *wi_synth_engine(const struct wi_synth *c)
+{
+	struct wi_table t;
+	struct whatif *e = NULL;
+	char err[512];
+	wi_table_init(&t);
+	wi_synth_job(&t, c);
+	if (whatif_new(&t, NULL, &e, err, sizeof(err)))
+		fprintf(stderr, "wi_synth: %s\n", err);
+	wi_table_release(&t);
+	return e;
 }

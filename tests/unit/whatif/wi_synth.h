@@ -30,4 +30,10 @@ void wi_synth_slow(struct wi_synth *c, double factor, int dp, int stage);
 /* Appends the job's rows to t (rank = stage·DP + dp). */
 void wi_synth_job(struct wi_table *t, const struct wi_synth *c);
 
+struct whatif;
+
+/* The what-if engine of the job (whatif_new() on its rows; whatif_free()
+ * frees it); NULL, with whatif_new()'s message on stderr, when it fails. */
+struct whatif *wi_synth_engine(const struct wi_synth *c);
+
 #endif

@@ -20,6 +20,7 @@
 #include "whatif/whatif.h"
 #include "why/why.h"
 #include "tests/unit/whatif/wi_synth.h"
+#include "tests/unit/unit.h"
 
 #define IT 15
 
@@ -92,6 +93,27 @@ static void run(struct why *w, struct why_result *r)
 	strbuf_release(&err);
 }
 
+/* An analysed job: the engine and its result (analysed_release()). */
+struct analysed {
+	struct why *w;
+	struct why_result r;
+};
+
+/* two_stages(off, rank1) analysed (PP 2, keep_clocks as given). */
+static void run_two_stages(struct analysed *a, int64_t off, bool rank1, bool keep_clocks)
+{
+	struct why_opts o = { .pp = 2, .vpp = 1, .keep_clocks = keep_clocks };
+	a->w = why_new(&o);
+	two_stages(a->w, off, rank1);
+	run(a->w, &a->r);
+}
+
+static void analysed_release(struct analysed *a)
+{
+	why_result_release(&a->r);
+	why_free(a->w);
+}
+
 static const struct why_p2p_kernel *kernel(const struct why_result *r, int rank, int seq)
 {
 	for (size_t i = 0; i < r->nkernels; i++)
@@ -161,16 +183,12 @@ static void check_two_stages(const struct why_result *r)
 static void test_p2p_exact(void **state)
 {
 	(void)state;
-	struct why_opts o = { .pp = 2, .vpp = 1 };
-	struct why *w = why_new(&o);
-	struct why_result r;
-	two_stages(w, 0, true);
-	run(w, &r);
-	check_two_stages(&r);
-	assert_false(r.clock_corrected);
-	assert_int_equal(r.clock_error_ns, 0);
-	why_result_release(&r);
-	why_free(w);
+	struct analysed a;
+	run_two_stages(&a, 0, true, false);
+	check_two_stages(&a.r);
+	assert_false(a.r.clock_corrected);
+	assert_int_equal(a.r.clock_error_ns, 0);
+	analysed_release(&a);
 }
 
 /* Rank 1's clock 5 µs ahead: estimated from the pairs' ends, taken off,
@@ -178,55 +196,63 @@ static void test_p2p_exact(void **state)
 static void test_p2p_shifted_clock(void **state)
 {
 	(void)state;
-	struct why_opts o = { .pp = 2, .vpp = 1 };
-	struct why *w = why_new(&o);
-	struct why_result r;
-	two_stages(w, 5000, true);
-	run(w, &r);
-	assert_true(r.clock_corrected);
-	assert_int_equal(why_clock_offset(&r, 0), 0);
-	assert_int_equal(why_clock_offset(&r, 1), 5000);
-	check_two_stages(&r);
-	why_result_release(&r);
-	why_free(w);
+	struct analysed a;
+	run_two_stages(&a, 5000, true, false);
+	assert_true(a.r.clock_corrected);
+	assert_int_equal(why_clock_offset(&a.r, 0), 0);
+	assert_int_equal(why_clock_offset(&a.r, 1), 5000);
+	check_two_stages(&a.r);
+	analysed_release(&a);
 
 	/* keep_clocks: the shift stays, and shows as waits. */
-	o.keep_clocks = true;
-	w = why_new(&o);
-	two_stages(w, 5000, true);
-	run(w, &r);
-	assert_false(r.clock_corrected);
-	assert_int_equal(r.clock_error_ns, -1);
-	expect_kernel(&r, 0, 0, 100, 50, 0, 1, WHY_SIDE_NEXT);
-	why_result_release(&r);
-	why_free(w);
+	run_two_stages(&a, 5000, true, true);
+	assert_false(a.r.clock_corrected);
+	assert_int_equal(a.r.clock_error_ns, -1);
+	expect_kernel(&a.r, 0, 0, 100, 50, 0, 1, WHY_SIDE_NEXT);
+	analysed_release(&a);
 }
 
 /* Rank 1 has no trace: rank 0's transfers and kernels say so, no numbers. */
 static void test_missing_rank(void **state)
 {
 	(void)state;
-	struct why_opts o = { .pp = 2, .vpp = 1 };
-	struct why *w = why_new(&o);
-	struct why_result r;
-	two_stages(w, 0, false);
-	run(w, &r);
-	assert_int_equal(r.nkernels, 3);
-	assert_int_equal(r.np2p, 4);
-	assert_int_equal(r.p2p_unpaired, 4);
-	assert_int_equal(r.kernels_incomplete, 3);
-	for (size_t i = 0; i < r.np2p; i++) {
-		assert_int_equal(r.p2p[i].status, WHY_PEER_MISSING);
-		assert_int_equal(r.p2p[i].peer_rank, 1);
-		assert_int_equal(r.p2p[i].wait_ns, 0);
+	struct analysed a;
+	run_two_stages(&a, 0, false, false);
+	assert_int_equal(a.r.nkernels, 3);
+	assert_int_equal(a.r.np2p, 4);
+	assert_int_equal(a.r.p2p_unpaired, 4);
+	assert_int_equal(a.r.kernels_incomplete, 3);
+	for (size_t i = 0; i < a.r.np2p; i++) {
+		assert_int_equal(a.r.p2p[i].status, WHY_PEER_MISSING);
+		assert_int_equal(a.r.p2p[i].peer_rank, 1);
+		assert_int_equal(a.r.p2p[i].wait_ns, 0);
 	}
-	for (size_t i = 0; i < r.nkernels; i++)
-		assert_int_equal(r.kernels[i].status, WHY_PEER_MISSING);
-	assert_int_equal(r.nbubbles, 1);
-	assert_int_equal(r.bubbles[0].incomplete, 3);
-	assert_int_equal(r.bubbles[0].no_work_ns, -1);
-	why_result_release(&r);
-	why_free(w);
+	for (size_t i = 0; i < a.r.nkernels; i++)
+		assert_int_equal(a.r.kernels[i].status, WHY_PEER_MISSING);
+	assert_int_equal(a.r.nbubbles, 1);
+	assert_int_equal(a.r.bubbles[0].incomplete, 3);
+	assert_int_equal(a.r.bubbles[0].no_work_ns, -1);
+	analysed_release(&a);
+}
+
+/* One op of a table: op()'s arguments. */
+struct op_row {
+	int rank, type;
+	int64_t s, e;
+	int seq;
+};
+
+/* Stages 0 to 2, one rank each, with the ops of rows. */
+static struct why *three_stages(const struct why_opts *o, const struct op_row *rows, size_t n)
+{
+	struct why *w = why_new(o);
+	for (int s = 0; s < 3; s++) {
+		place(w, s, 0, s, 0);
+		trace(w, s, -1);
+	}
+	for (size_t i = 0; i < n; i++)
+		op(w, rows[i].rank, rows[i].type, rows[i].s, rows[i].e, rows[i].seq);
+	return w;
 }
 
 /* A middle stage's call sends micro-batch 0 on and receives micro-batch 1
@@ -237,27 +263,18 @@ static void test_missing_rank(void **state)
 static void test_two_peers(void **state)
 {
 	(void)state;
+	static const struct op_row as_told[] = {
+		{ 0, OP_FWD_COMPUTE, 0, 100, 0 },   { 0, OP_FWD_SEND, 100, 200, 0 },
+		{ 0, OP_FWD_COMPUTE, 200, 300, 1 }, { 0, OP_FWD_SEND, 300, 700, 1 },
+		{ 1, OP_FWD_RECV, 80, 200, 0 },     { 1, OP_FWD_COMPUTE, 200, 400, 0 },
+		{ 1, OP_FWD_SEND, 400, 700, 0 },    { 1, OP_FWD_RECV, 400, 700, 1 },
+		{ 1, OP_FWD_COMPUTE, 700, 900, 1 }, { 1, OP_FWD_SEND, 900, 1000, 1 },
+		{ 2, OP_FWD_RECV, 50, 650, 0 },     { 2, OP_FWD_COMPUTE, 650, 800, 0 },
+		{ 2, OP_FWD_RECV, 900, 1000, 1 },   { 2, OP_FWD_COMPUTE, 1000, 1100, 1 },
+	};
 	struct why_opts o = { .pp = 3, .vpp = 1 };
-	struct why *w = why_new(&o);
+	struct why *w = three_stages(&o, as_told, sizeof(as_told) / sizeof(as_told[0]));
 	struct why_result r;
-	for (int s = 0; s < 3; s++) {
-		place(w, s, 0, s, 0);
-		trace(w, s, -1);
-	}
-	op(w, 0, OP_FWD_COMPUTE, 0, 100, 0);
-	op(w, 0, OP_FWD_SEND, 100, 200, 0);
-	op(w, 0, OP_FWD_COMPUTE, 200, 300, 1);
-	op(w, 0, OP_FWD_SEND, 300, 700, 1);
-	op(w, 1, OP_FWD_RECV, 80, 200, 0);
-	op(w, 1, OP_FWD_COMPUTE, 200, 400, 0);
-	op(w, 1, OP_FWD_SEND, 400, 700, 0);
-	op(w, 1, OP_FWD_RECV, 400, 700, 1);
-	op(w, 1, OP_FWD_COMPUTE, 700, 900, 1);
-	op(w, 1, OP_FWD_SEND, 900, 1000, 1);
-	op(w, 2, OP_FWD_RECV, 50, 650, 0);
-	op(w, 2, OP_FWD_COMPUTE, 650, 800, 0);
-	op(w, 2, OP_FWD_RECV, 900, 1000, 1);
-	op(w, 2, OP_FWD_COMPUTE, 1000, 1100, 1);
 	run(w, &r);
 	assert_int_equal(r.p2p_unpaired, 0);
 	assert_int_equal(r.np2p, 8);
@@ -270,27 +287,17 @@ static void test_two_peers(void **state)
 	why_result_release(&r);
 	why_free(w);
 
-	/* Y starts at 100 instead: both peers later, the last one (stage 0's
-	 * S0b at 300) is the one it waited for. */
-	w = why_new(&o);
-	for (int s = 0; s < 3; s++) {
-		place(w, s, 0, s, 0);
-		trace(w, s, -1);
-	}
-	op(w, 0, OP_FWD_COMPUTE, 0, 100, 0);
-	op(w, 0, OP_FWD_SEND, 100, 200, 0);
-	op(w, 0, OP_FWD_COMPUTE, 200, 300, 1);
-	op(w, 0, OP_FWD_SEND, 300, 700, 1);
-	op(w, 1, OP_FWD_RECV, 20, 200, 0);
-	op(w, 1, OP_FWD_COMPUTE, 60, 90, 0);
-	op(w, 1, OP_FWD_SEND, 100, 700, 0);
-	op(w, 1, OP_FWD_RECV, 100, 700, 1);
-	op(w, 1, OP_FWD_COMPUTE, 700, 900, 1);
-	op(w, 1, OP_FWD_SEND, 900, 1000, 1);
-	op(w, 2, OP_FWD_RECV, 250, 650, 0);
-	op(w, 2, OP_FWD_COMPUTE, 650, 800, 0);
-	op(w, 2, OP_FWD_RECV, 900, 1000, 1);
-	op(w, 2, OP_FWD_COMPUTE, 1000, 1100, 1);
+	/* Y starts at 100 instead (X at 20, its compute at 60, R2a at 250):
+	 * both peers later, the last one (stage 0's S0b at 300) is the one it
+	 * waited for. */
+	struct op_row y_early[sizeof(as_told) / sizeof(as_told[0])];
+	memcpy(y_early, as_told, sizeof(as_told));
+	y_early[4].s = 20;
+	y_early[5].s = 60;
+	y_early[5].e = 90;
+	y_early[6].s = y_early[7].s = 100;
+	y_early[10].s = 250;
+	w = three_stages(&o, y_early, sizeof(y_early) / sizeof(y_early[0]));
 	run(w, &r);
 	expect_kernel(&r, 1, 1, 100, 200, 400, 0, WHY_SIDE_PREVIOUS);
 	for (size_t i = 0; i < r.np2p; i++)
@@ -501,14 +508,8 @@ static void check_path(const struct why_cpath *c)
 
 static void path_of(const struct wi_synth *s, struct whatif **e, struct why_cpath *c)
 {
-	struct wi_table t;
-	char err[512];
-	wi_table_init(&t);
-	wi_synth_job(&t, s);
-	int rc = whatif_new(&t, NULL, e, err, sizeof(err));
-	if (rc)
-		print_message("%s\n", err);
-	assert_int_equal(rc, 0);
+	*e = wi_synth_engine(s);
+	assert_non_null(*e);
 	why_cpath_run(*e, c);
 	/* The step time: the span of the step's ops. */
 	struct whatif_result r;
@@ -516,7 +517,6 @@ static void path_of(const struct wi_synth *s, struct whatif **e, struct why_cpat
 	for (size_t si = 0; si < c->nsteps; si++)
 		assert_int_equal(c->step_ns[si], llround(r.t_base[si]));
 	whatif_result_release(&r);
-	wi_table_release(&t);
 	check_path(c);
 }
 
@@ -565,13 +565,13 @@ static void test_cpath(void **state)
 	whatif_free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_p2p_exact),    cmocka_unit_test(test_p2p_shifted_clock),
-		cmocka_unit_test(test_missing_rank), cmocka_unit_test(test_two_peers),
-		cmocka_unit_test(test_vpp_noops),    cmocka_unit_test(test_collectives),
-		cmocka_unit_test(test_cpath),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_p2p_exact),
+		  cmocka_unit_test(test_p2p_shifted_clock),
+		  cmocka_unit_test(test_missing_rank),
+		  cmocka_unit_test(test_two_peers),
+		  cmocka_unit_test(test_vpp_noops),
+		  cmocka_unit_test(test_collectives),
+		  cmocka_unit_test(test_cpath),
+	  })

@@ -26,33 +26,10 @@
 #include "util/strbuf.h"
 #include "why/why.h"
 #include "why_load.h"
-
-struct lines {
-	char **v;
-	size_t n;
-};
-
-static void add_line(struct lines *l, const char *s)
-{
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->v[l->n++] = xstrdup(s);
-}
-
-static void free_lines(struct lines *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	memset(l, 0, sizeof(*l));
-}
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+#include "tests/unit/unit.h"
 
 /* The query's rows as CSV lines (NULL as an empty field). */
-static void query(struct db *db, const char *sql, struct lines *out)
+static void query(struct db *db, const char *sql, struct unit_lines *out)
 {
 	sqlite3_stmt *st;
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
@@ -63,88 +40,68 @@ static void query(struct db *db, const char *sql, struct lines *out)
 			const unsigned char *t = sqlite3_column_text(st, i);
 			strbuf_addf(&sb, "%s%s", i ? "," : "", t ? (const char *)t : "");
 		}
-		add_line(out, sb.buf);
+		unit_lines_add(out, sb.buf);
 		strbuf_release(&sb);
 	}
 	assert_int_equal(rc, SQLITE_DONE);
 	sqlite3_finalize(st);
 }
 
-static void truth(const char *dir, const char *name, struct lines *out)
+static void truth(const char *dir, const char *name, struct unit_lines *out)
 {
-	char path[8192], buf[4096];
+	char path[8192];
 	snprintf(path, sizeof(path), "%s/.truth/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f)); /* the header */
-	while (fgets(buf, sizeof(buf), f)) {
-		buf[strcspn(buf, "\r\n")] = '\0';
-		add_line(out, buf);
-	}
-	fclose(f);
+	unit_lines_read_csv(out, path);
 }
 
 /* Equal as sets of lines; prints the first differences. */
-static void same(const char *what, struct lines *got, struct lines *want)
+static void same(const char *what, struct unit_lines *got, struct unit_lines *want)
 {
-	qsort(got->v, got->n, sizeof(char *), cmp_line);
-	qsort(want->v, want->n, sizeof(char *), cmp_line);
-	size_t i = 0, j = 0, bad = 0;
-	while ((i < got->n || j < want->n) && bad < 8) {
-		int c = i == got->n ? 1 : j == want->n ? -1 : strcmp(got->v[i], want->v[j]);
-		if (!c) {
-			i++;
-			j++;
-			continue;
-		}
-		if (c < 0)
-			print_message("%s: got      %s\n", what, got->v[i++]);
-		else
-			print_message("%s: expected %s\n", what, want->v[j++]);
-		bad++;
-	}
+	size_t bad = unit_lines_diff(what, got, want, 8);
 	print_message("# %s: %zu rows, truth %zu\n", what, got->n, want->n);
 	assert_int_equal(bad, 0);
-	free_lines(got);
-	free_lines(want);
+	unit_lines_release(got);
+	unit_lines_release(want);
+}
+
+/* The rows of sql equal the lines of the truth file name in dir (what
+ * names them in the messages). */
+static void same_as_truth(struct db *db, const char *sql, const char *dir, const char *name,
+			  const char *what)
+{
+	struct unit_lines got = { 0 }, want = { 0 };
+	query(db, sql, &got);
+	truth(dir, name, &want);
+	same(what, &got, &want);
 }
 
 static void test_through_the_database(void **state)
 {
 	(void)state;
-	char tmpl[] = "/tmp/pptrace-whydb.XXXXXX", cmd[4200];
-	assert_non_null(mkdtemp(tmpl));
-	int made = why_load_tree(tmpl, "--tp 2 --pp 4 --vpp 2 --dp 2 -m 8 --layers 1 "
-				       "--iterations 3,4 --gpus-per-host 2 --clock-skew-max 500 "
-				       "--straggler 2:1.5");
-	if (made == 1) {
-		print_message("# skip: ppgen or ppbatch is not built (PP_FAST_BIN or build/bin)\n");
-		rmdir(tmpl);
-		skip();
-	}
+	char tmpl[] = "/tmp/pptrace-whydb.XXXXXX", cmd[4200], dir[4096], dbpath[4096];
+	int made = why_load_tmp_tree(tmpl,
+				     "--tp 2 --pp 4 --vpp 2 --dp 2 -m 8 --layers 1 "
+				     "--iterations 3,4 --gpus-per-host 2 --clock-skew-max 500 "
+				     "--straggler 2:1.5",
+				     dir, dbpath, sizeof(dir));
+	SKIP_UNLESS(made != 1);
 	assert_int_equal(made, 0);
-	char dir[4096], dbpath[4200];
-	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
-	snprintf(dbpath, sizeof(dbpath), "%s/pptrace.db", dir);
 	struct agg_job job;
 	assert_int_equal(why_load_analyse(dbpath, 2, AGG_WHY_ROWS_AUTO, &job), 0);
 	const struct why_result *r = &job.why.r;
 	print_message("# %s", r->notes.buf);
 	struct db *db = job.db;
 
-	struct lines got = { 0 }, want = { 0 };
-	query(db,
-	      "SELECT iteration, rank, kernel, peer_rank, direction, role, microbatch, chunk,"
-	      " start_ns, dur_ns, wait_ns, transfer_ns FROM p2p",
-	      &got);
-	truth(dir, "p2p.csv", &want);
-	same("p2p", &got, &want);
-	query(db,
-	      "SELECT iteration, rank, kernel, start_ns, dur_ns, wait_ns, transfer_ns, waited_for"
-	      " FROM p2p_kernels",
-	      &got);
-	truth(dir, "p2p_kernels.csv", &want);
-	same("p2p_kernels", &got, &want);
+	struct unit_lines got = { 0 }, want = { 0 };
+	same_as_truth(
+		db,
+		"SELECT iteration, rank, kernel, peer_rank, direction, role, microbatch, chunk,"
+		" start_ns, dur_ns, wait_ns, transfer_ns FROM p2p",
+		dir, "p2p.csv", "p2p");
+	same_as_truth(db,
+		      "SELECT iteration, rank, kernel, start_ns, dur_ns, wait_ns, transfer_ns,"
+		      " waited_for FROM p2p_kernels",
+		      dir, "p2p_kernels.csv", "p2p_kernels");
 	/* The instances, their last arriver aside (any of the truth's tied ones
 	 * is right): the group's ranks as the truth spells them. */
 	query(db,
@@ -153,7 +110,7 @@ static void test_through_the_database(void **state)
 	      " WHERE status = 'ok'",
 	      &got);
 	truth(dir, "collectives.csv", &want);
-	struct lines tied = { 0 };
+	struct unit_lines tied = { 0 };
 	for (size_t i = 0; i < want.n; i++) { /* drop last_rank, keep last_ranks aside */
 		char *f[12], *p = want.v[i];
 		for (int k = 0; k < 12; k++) {
@@ -164,7 +121,7 @@ static void test_through_the_database(void **state)
 		}
 		char line[4096];
 		snprintf(line, sizeof(line), "%s,%s,%s,%s, %s ", f[0], f[1], f[2], f[3], f[10]);
-		add_line(&tied, line);
+		unit_lines_add(&tied, line);
 		snprintf(line, sizeof(line), "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", f[0], f[1], f[2],
 			 f[3], f[4], f[5], f[6], f[7], f[8], f[11]);
 		free(want.v[i]);
@@ -176,19 +133,18 @@ static void test_through_the_database(void **state)
 	      " seq, ' ' || last_rank || ' ' FROM collectives WHERE status = 'ok'",
 	      &got);
 	assert_int_equal(got.n, tied.n);
-	qsort(got.v, got.n, sizeof(char *), cmp_line);
-	qsort(tied.v, tied.n, sizeof(char *), cmp_line);
+	unit_lines_sort(&got);
+	unit_lines_sort(&tied);
 	for (size_t i = 0; i < got.n; i++) {
 		char *g = strrchr(got.v[i], ','), *w = strrchr(tied.v[i], ',');
 		assert_int_equal(g - got.v[i], w - tied.v[i]);
 		assert_memory_equal(got.v[i], tied.v[i], (size_t)(g - got.v[i]));
 		assert_non_null(strstr(w + 1, g + 1));
 	}
-	free_lines(&got);
-	free_lines(&tied);
-	query(db, "SELECT rank, offset_ns FROM rank_clocks", &got);
-	truth(dir, "clock_offsets.csv", &want);
-	same("rank_clocks", &got, &want);
+	unit_lines_release(&got);
+	unit_lines_release(&tied);
+	same_as_truth(db, "SELECT rank, offset_ns FROM rank_clocks", dir, "clock_offsets.csv",
+		      "rank_clocks");
 	/* The critical path: each step's segments follow one another and
 	 * cover it. */
 	query(db,
@@ -200,12 +156,12 @@ static void test_through_the_database(void **state)
 	assert_int_equal(got.n, 2);
 	for (size_t i = 0; i < got.n; i++)
 		assert_non_null(strstr(got.v[i], ",1,0"));
-	free_lines(&got);
+	unit_lines_release(&got);
 	query(db,
 	      "SELECT count(*) FROM critical_path WHERE rank = 2 AND optype = 'backward-compute'",
 	      &got);
 	assert_true(atoi(got.v[0]) > 0); /* the straggler is on the path */
-	free_lines(&got);
+	unit_lines_release(&got);
 	query(db,
 	      "SELECT iterations, p2p_transfers, p2p_unpaired, p2p_kernels_incomplete,"
 	      " collectives_incomplete, critical_path_steps, clock_error_ns, clocks_corrected"
@@ -214,17 +170,14 @@ static void test_through_the_database(void **state)
 	char expect[256];
 	snprintf(expect, sizeof(expect), "2,%zu,0,0,0,2,0,1", r->np2p);
 	assert_string_equal(got.v[0], expect);
-	free_lines(&got);
+	unit_lines_release(&got);
 
 	agg_job_release(&job);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
 	assert_int_equal(system(cmd), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_through_the_database),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  cmocka_unit_test(test_through_the_database),
+	  })

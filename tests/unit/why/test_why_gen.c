@@ -32,6 +32,7 @@
 #include "whatif/whatif.h"
 #include "why/why.h"
 #include "why_load.h"
+#include "tests/unit/unit.h"
 
 #define TOL_NS 2000
 
@@ -284,18 +285,10 @@ static void check_cpath(const struct why_cpath *c, const struct whatif_result *w
 static void run_layout(void **state)
 {
 	const struct layout *L = *state;
-	char tmpl[] = "/tmp/pptrace-whygen.XXXXXX", cmd[4200];
-	assert_non_null(mkdtemp(tmpl));
-	int made = why_load_tree(tmpl, L->args);
-	if (made == 1) {
-		print_message("# skip: ppgen or ppbatch is not built (PP_FAST_BIN or build/bin)\n");
-		rmdir(tmpl);
-		skip();
-	}
+	char tmpl[] = "/tmp/pptrace-whygen.XXXXXX", cmd[4200], dir[4096], dbpath[4096];
+	int made = why_load_tmp_tree(tmpl, L->args, dir, dbpath, sizeof(dir));
+	SKIP_UNLESS(made != 1);
 	assert_int_equal(made, 0);
-	char dir[4096], dbpath[4200];
-	snprintf(dir, sizeof(dir), "%s/tree", tmpl);
-	snprintf(dbpath, sizeof(dbpath), "%s/pptrace.db", dir);
 
 	struct job J;
 	assert_int_equal(why_load_analyse(dbpath, L->vpp, AGG_WHY_ROWS_ALL, &J.a), 0);
@@ -381,10 +374,13 @@ static const struct layout layouts[] = {
 		layouts[i].name, run_layout, NULL, NULL, (void *)&layouts[i] \
 	}
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		LAYOUT(0), LAYOUT(1), LAYOUT(2), LAYOUT(3), LAYOUT(4), LAYOUT(5), LAYOUT(6),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+	  {
+		  LAYOUT(0),
+		  LAYOUT(1),
+		  LAYOUT(2),
+		  LAYOUT(3),
+		  LAYOUT(4),
+		  LAYOUT(5),
+		  LAYOUT(6),
+	  })

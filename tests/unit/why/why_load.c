@@ -31,6 +31,21 @@ int why_load_tree(const char *dir, const char *gen_args)
 	return rc;
 }
 
+int why_load_tmp_tree(char *tmpl, const char *gen_args, char *tree, char *db, size_t n)
+{
+	if (!mkdtemp(tmpl))
+		return -1;
+	int made = why_load_tree(tmpl, gen_args);
+	if (made == 1) {
+		printf("# skip: ppgen or ppbatch is not built (PP_FAST_BIN or build/bin)\n");
+		rmdir(tmpl);
+		return 1;
+	}
+	snprintf(tree, n, "%s/tree", tmpl);
+	snprintf(db, n, "%s/tree/pptrace.db", tmpl);
+	return made;
+}
+
 int why_load_analyse(const char *db, int vpp, enum agg_why_rows rows, struct agg_job *job)
 {
 	struct agg_opts o = { .db = db,

@@ -13,6 +13,13 @@
  * are not built (a test skips); -1 when a command failed. */
 int why_load_tree(const char *dir, const char *gen_args);
 
+/* why_load_tree() into a new folder made from tmpl (mkdtemp(), which
+ * rewrites tmpl's XXXXXX), with the paths of the tree and of its database
+ * in tree and db (n bytes each): 0; 1 when ppgen or ppbatch is not built
+ * (the folder is removed again and "# skip: why" printed: the test skips);
+ * -1 when a command failed or the folder cannot be made. */
+int why_load_tmp_tree(char *tmpl, const char *gen_args, char *tree, char *db, size_t n);
+
 /* agg_analyse() on the database db (its folder is the base: the topology
  * file is found there), quietly, every iteration, agg.vpp = vpp and the
  * rows of agg.tp_collective_rows = rows; job holds the result
