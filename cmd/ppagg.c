@@ -319,7 +319,7 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 {
 	struct agg_opts *a = &o->agg;
 	const char *path = config_path(a->config);
-	char err[1024];
+	struct strbuf err = STRBUF_INIT; /* names the file: config_path() */
 	config_check_known(a->config, "agg", known_keys);
 	config_check_known(a->config, "advise", advise_config_keys);
 	for (size_t i = 0; i < sizeof(int_settings) / sizeof(int_settings[0]); i++) {
@@ -334,10 +334,9 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 		if (!is->id || !*to) /* no flag, or the flag was not given */
 			*to = (int)v;
 	}
-	int rc = config_get_double(a->config, "agg.straggler_threshold", &a->threshold, err,
-				   sizeof(err));
+	int rc = config_get_double(a->config, "agg.straggler_threshold", &a->threshold, &err);
 	if (rc < 0)
-		return error("%s", err);
+		goto bad;
 	if (a->threshold < 0)
 		return error("%s: agg.straggler_threshold = %g: expected a number >= 0", path,
 			     a->threshold);
@@ -353,8 +352,8 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 	config_check_known(a->config, "compare", compare_keys);
 	for (size_t i = 0; i < sizeof(fractions) / sizeof(fractions[0]); i++)
 		if (config_get_double_in(a->config, fractions[i].key, fractions[i].min,
-					 fractions[i].max, to[i], err, sizeof(err)) < 0)
-			return error("%s: %s", path, err);
+					 fractions[i].max, to[i], &err) < 0)
+			goto bad;
 	const char *rc_key = config_get(a->config, "agg.rank_charts");
 	if (rc_key && !a->rank_charts_given && parse_rank_charts(rc_key, a))
 		return error("%s: agg.rank_charts = '%s': expected auto, all, flagged, none "
@@ -402,6 +401,10 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 	if (!*align)
 		*align = config_get(a->config, "agg.time_alignment");
 	return 0;
+bad:
+	error_lines(err.buf);
+	strbuf_release(&err);
+	return -1;
 }
 
 /* Exit status 4: --compare found a regression (docs/compare.md). It wins
@@ -412,10 +415,13 @@ enum { EXIT_REGRESSION = 4 };
 static int run(const struct opts *o)
 {
 	struct agg_job job;
+	struct strbuf err = STRBUF_INIT;
 	int nfailed = 0;
-	int rc = agg_analyse(&o->agg, &job);
+	int rc = agg_analyse(&o->agg, &job, &err);
 	if (!rc)
-		rc = report_write(&job, &o->out, &nfailed);
+		rc = report_write(&job, &o->out, &nfailed, &err);
+	error_lines(err.buf);
+	strbuf_release(&err);
 	bool partial = job.partial;
 	bool regression = job.compare.state == AGG_CMP_DONE && job.compare.r.regression;
 	agg_job_release(&job);
@@ -438,7 +444,7 @@ int main(int argc, char **argv)
 				   .perfetto_max_events = REPORT_PERFETTO_MAX_EVENTS } };
 	const char *format = NULL, *align = NULL, *config = NULL;
 	struct cli_state st;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	int rc;
 
 	pp_set_progname("ppagg");
@@ -448,9 +454,10 @@ int main(int argc, char **argv)
 		cli_release(&st);
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
 	}
-	o.agg.config = config ? config_load(config, err, sizeof(err)) : config_new();
+	o.agg.config = config ? config_load(config, &err) : config_new();
 	if (!o.agg.config) {
-		error("%s", err);
+		error_lines(err.buf);
+		strbuf_release(&err);
 		rc = PP_EXIT_USAGE;
 		goto out;
 	}

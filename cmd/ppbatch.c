@@ -157,14 +157,15 @@ static int apply_config(struct cmdline *cl, const struct config *cfg)
 {
 	struct batch_opts *o = &cl->analyse;
 	long procs = o->processes, busy = o->busy_timeout_ms;
-	char err[1024]; /* names the file: config_path() */
-	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, err, sizeof(err)) < 0 ||
-	    config_get_long_in(cfg, "batch.busy_timeout_ms", 1, INT_MAX, &busy, err, sizeof(err)) <
-		    0 ||
-	    config_get_double_in(cfg, "batch.timeout", 0, 1e9, &o->timeout_s, err, sizeof(err)) <
-		    0 ||
-	    config_get_bool(cfg, "batch.salvage", &o->salvage, err, sizeof(err)) < 0)
-		return error("%s", err);
+	struct strbuf err = STRBUF_INIT; /* names the file: config_path() */
+	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, &err) < 0 ||
+	    config_get_long_in(cfg, "batch.busy_timeout_ms", 1, INT_MAX, &busy, &err) < 0 ||
+	    config_get_double_in(cfg, "batch.timeout", 0, 1e9, &o->timeout_s, &err) < 0 ||
+	    config_get_bool(cfg, "batch.salvage", &o->salvage, &err) < 0) {
+		error_lines(err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
 	o->processes = (int)procs;
 	o->busy_timeout_ms = (int)busy;
 	if (config_get(cfg, "batch.pattern"))
@@ -208,13 +209,13 @@ static int refuse_strays(const struct cmdline *cl, const char *format, bool need
 	return 0;
 }
 
-static int run_analyse(const struct cmdline *cl)
+static int run_analyse(const struct cmdline *cl, struct strbuf *err)
 {
 	int rc = refuse_strays(cl, "kineto", true);
-	return rc ? rc : batch_run(&cl->analyse);
+	return rc ? rc : batch_run(&cl->analyse, err);
 }
 
-static int run_inspect(const struct cmdline *cl)
+static int run_inspect(const struct cmdline *cl, struct strbuf *err)
 {
 	const struct inspect_opts *o = &cl->inspect;
 	if (!o->nfiles)
@@ -223,48 +224,48 @@ static int run_inspect(const struct cmdline *cl)
 		return refuse(true, "--inspect and --merge exclude each other");
 	if (o->full && o->no_classify)
 		return refuse(false, "--full and --no-classify exclude each other");
-	return inspect_run(o);
+	return inspect_run(o, err);
 }
 
-static int run_merge(const struct cmdline *cl)
+static int run_merge(const struct cmdline *cl, struct strbuf *err)
 {
 	if (given(cl, O_INPUT))
 		return refuse(true, "--merge takes the shard databases as arguments, not --input");
 	if (!cl->merge.db || !cl->merge.nfiles)
 		return refuse(false, "--merge needs --db <out.db> and at least one shard database");
-	return merge_run(&cl->merge);
+	return merge_run(&cl->merge, err);
 }
 
-static int run_pptimer(const struct cmdline *cl)
+static int run_pptimer(const struct cmdline *cl, struct strbuf *err)
 {
 	int rc = refuse_strays(cl, "pp-timer", true);
 	if (rc)
 		return rc;
 	if (cl->pptimer.pp_size < 1)
 		return refuse(false, "--format pp-timer needs --pp-size");
-	return pptimer_run(&cl->pptimer);
+	return pptimer_run(&cl->pptimer, err);
 }
 
-static int run_primus(const struct cmdline *cl)
+static int run_primus(const struct cmdline *cl, struct strbuf *err)
 {
 	int rc = refuse_strays(cl, "primus", true);
-	return rc ? rc : primus_run(&cl->primus);
+	return rc ? rc : primus_run(&cl->primus, err);
 }
 
-static int run_optrace(const struct cmdline *cl)
+static int run_optrace(const struct cmdline *cl, struct strbuf *err)
 {
 	int rc = refuse_strays(cl, "optrace", true);
-	return rc ? rc : opimport_run(&cl->optrace);
+	return rc ? rc : opimport_run(&cl->optrace, err);
 }
 
-static int run_worker(const struct cmdline *cl)
+static int run_worker(const struct cmdline *cl, struct strbuf *err)
 {
 	int rc = refuse_strays(cl, "kineto", false);
 	if (rc)
 		return rc;
 	if (!cl->worker.db)
 		return refuse(false, "--worker needs --db");
-	return worker_serve(&cl->worker);
+	return worker_serve(&cl->worker, err);
 }
 
 /* The modes. The first whose option was given runs; without one, the one
@@ -275,7 +276,7 @@ static int run_worker(const struct cmdline *cl)
 static const struct mode {
 	int flag;           /* O_x that picks it, or 0 */
 	const char *format; /* the --format value that picks it, or NULL */
-	int (*run)(const struct cmdline *cl);
+	int (*run)(const struct cmdline *cl, struct strbuf *err);
 } modes[] = {
 	{ O_INSPECT, NULL, run_inspect }, /* describe trace files */
 	{ O_MERGE, NULL, run_merge },     /* shard databases into one */
@@ -397,16 +398,17 @@ int main(int argc, char **argv)
 			      .pptimer = { .vpp_size = 1 } };
 	const char *config_path;
 	struct cli_state st;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	int rc;
 
 	pp_set_progname("ppbatch");
 	rc = cli_find_config(&cmd, argc, argv, &config_path);
 	if (rc == CLI_HELP || rc == CLI_ERR)
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
-	cl.config = config_path ? config_load(config_path, err, sizeof(err)) : config_new();
+	cl.config = config_path ? config_load(config_path, &err) : config_new();
 	if (!cl.config) {
-		error("%s", err);
+		error_lines(err.buf);
+		strbuf_release(&err);
 		return PP_EXIT_USAGE;
 	}
 	cl.analyse.config_path = config_path;
@@ -421,7 +423,14 @@ int main(int argc, char **argv)
 	cl.nfiles = cl.inspect.nfiles = cl.merge.nfiles = st.npos;
 	if (!given(&cl, O_WORKER)) /* once, not again in every worker */
 		config_check_known(cl.config, "batch", batch_keys);
-	rc = rc == CLI_ERR ? PP_EXIT_USAGE : find_mode(&cl)->run(&cl);
+	if (rc != CLI_ERR) {
+		struct strbuf errs = STRBUF_INIT;
+		rc = find_mode(&cl)->run(&cl, &errs);
+		error_lines(errs.buf);
+		strbuf_release(&errs);
+	} else {
+		rc = PP_EXIT_USAGE;
+	}
 	config_free(cl.config);
 	cli_release(&st);
 	return rc;

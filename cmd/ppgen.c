@@ -9,6 +9,7 @@
 #include "util/cli.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 enum {
 	O_OUT = 1,
@@ -396,24 +397,25 @@ static int apply_config(struct args *a, const char *path)
 	struct gen_opts *o = &a->o;
 	long mb = o->microbatches, layers = o->layers, kpl = o->kpl, vpp = o->vpp;
 	long seed = (long)o->seed, gph = o->gpus_per_host, skew_max = 0;
-	char err[1024];
-	struct config *cfg = config_load(path, err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	struct config *cfg = config_load(path, &err);
 	int rc = 0;
-	if (!cfg)
-		return error("%s", err);
+	if (!cfg) {
+		rc = error_lines(err.buf);
+		strbuf_release(&err);
+		return rc;
+	}
 	config_check_known(cfg, "gen", known);
 	const char *tf = config_get(cfg, "gen.time_format");
-	if (config_get_long_in(cfg, "gen.microbatches", 1, 10000000, &mb, err, sizeof(err)) < 0 ||
-	    config_get_long_in(cfg, "gen.layers", 1, 10000000, &layers, err, sizeof(err)) < 0 ||
-	    config_get_long_in(cfg, "gen.kernels_per_layer", 1, 10000000, &kpl, err, sizeof(err)) <
-		    0 ||
-	    config_get_long_in(cfg, "gen.vpp", 1, 64, &vpp, err, sizeof(err)) < 0 ||
-	    config_get_long_in(cfg, "gen.seed", 0, 2147483647L, &seed, err, sizeof(err)) < 0 ||
-	    config_get_long_in(cfg, "gen.gpus_per_host", 1, 1000000, &gph, err, sizeof(err)) < 0 ||
-	    config_get_long_in(cfg, "gen.clock_skew_max", 0, 1000000, &skew_max, err, sizeof(err)) <
-		    0 ||
-	    config_get_bool(cfg, "gen.gzip", &o->gzip, err, sizeof(err)) < 0)
-		rc = error("%s", err);
+	if (config_get_long_in(cfg, "gen.microbatches", 1, 10000000, &mb, &err) < 0 ||
+	    config_get_long_in(cfg, "gen.layers", 1, 10000000, &layers, &err) < 0 ||
+	    config_get_long_in(cfg, "gen.kernels_per_layer", 1, 10000000, &kpl, &err) < 0 ||
+	    config_get_long_in(cfg, "gen.vpp", 1, 64, &vpp, &err) < 0 ||
+	    config_get_long_in(cfg, "gen.seed", 0, 2147483647L, &seed, &err) < 0 ||
+	    config_get_long_in(cfg, "gen.gpus_per_host", 1, 1000000, &gph, &err) < 0 ||
+	    config_get_long_in(cfg, "gen.clock_skew_max", 0, 1000000, &skew_max, &err) < 0 ||
+	    config_get_bool(cfg, "gen.gzip", &o->gzip, &err) < 0)
+		rc = error_lines(err.buf);
 	else if (tf && strcmp(tf, "absolute") && strcmp(tf, "relative"))
 		rc = error(
 			"%s: config key gen.time_format: expected absolute or relative, got '%s'",
@@ -431,6 +433,7 @@ static int apply_config(struct args *a, const char *path)
 	o->vpp = (int)vpp;
 	o->seed = (uint64_t)seed;
 	config_free(cfg);
+	strbuf_release(&err);
 	return rc;
 }
 
@@ -468,7 +471,10 @@ int main(int argc, char **argv)
 		cli_usage(&cmd);
 		rc = PP_EXIT_USAGE;
 	} else {
-		rc = gen_run(&a.o);
+		struct strbuf err = STRBUF_INIT;
+		rc = gen_run(&a.o, &err);
+		error_lines(err.buf);
+		strbuf_release(&err);
 		rc = rc == 0           ? PP_EXIT_OK
 		     : rc == PP_EINVAL ? PP_EXIT_USAGE
 		     : rc == PP_EINTR  ? PP_EXIT_INTR

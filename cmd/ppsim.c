@@ -131,6 +131,7 @@ static const char *key_of(int id)
 static int load_config(struct sim_input *in, const char *path)
 {
 	char err[1024];
+	struct strbuf cerr = STRBUF_INIT;
 	struct config *cfg = NULL;
 	size_t n = strlen(path);
 	bool yaml = (n > 5 && !strcmp(path + n - 5, ".yaml")) ||
@@ -140,11 +141,14 @@ static int load_config(struct sim_input *in, const char *path)
 		rc = sim_input_load_json(in, path, err, sizeof(err));
 	else if (yaml)
 		rc = sim_input_load_yaml(in, path, err, sizeof(err));
-	else if (!(cfg = config_load(path, err, sizeof(err))))
+	else if (!(cfg = config_load(path, &cerr))) {
+		snprintf(err, sizeof(err), "%s", cerr.buf);
 		rc = PP_EINVAL;
-	else
+	} else {
 		rc = sim_input_load_ini(in, cfg, err, sizeof(err));
+	}
 	config_free(cfg);
+	strbuf_release(&cerr);
 	return rc ? error("%s", err) : 0;
 }
 
@@ -185,7 +189,7 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
  * config file's [advise] section sets the models. */
 static int from_db(const char *db, char **iters, int niters, const char *config)
 {
-	char err[1024];
+	struct strbuf err = STRBUF_INIT;
 	struct agg_job job;
 	struct agg_opts o = { .db = db,
 			      .iterations = iters,
@@ -195,9 +199,10 @@ static int from_db(const char *db, char **iters, int niters, const char *config)
 			      .quiet = true,
 			      .rank_charts = AGG_RC_NONE,
 			      .advise_only = true };
-	o.config = config ? config_load(config, err, sizeof(err)) : config_new();
+	o.config = config ? config_load(config, &err) : config_new();
 	if (!o.config) {
-		error("%s", err);
+		error_lines(err.buf);
+		strbuf_release(&err);
 		return PP_EXIT_USAGE;
 	}
 	config_check_known(o.config, "advise", advise_config_keys);
@@ -209,13 +214,15 @@ static int from_db(const char *db, char **iters, int niters, const char *config)
 		return PP_EXIT_USAGE;
 	}
 	strbuf_release(&aerr);
-	int rc = agg_analyse(&o, &job);
+	int rc = agg_analyse(&o, &job, &aerr);
 	if (rc == PP_EINVAL)
 		rc = PP_EXIT_USAGE;
 	else if (rc)
 		rc = PP_EXIT_FATAL;
 	else
-		rc = report_advice_table(stdout, &job) ? PP_EXIT_FATAL : PP_EXIT_OK;
+		rc = report_advice_table(stdout, &job, &aerr) ? PP_EXIT_FATAL : PP_EXIT_OK;
+	error_lines(aerr.buf);
+	strbuf_release(&aerr);
 	agg_job_release(&job);
 	config_free(o.config);
 	return rc;

@@ -84,32 +84,24 @@ int advise_settings_load(struct advise_settings *set, const struct config *cfg, 
 		{ "advise.memory_limit_gib", offsetof(struct advise_settings, memory_limit_gib), 0,
 		  1e9, 1 },
 	};
-	char e[256];
 	for (size_t i = 0; i < sizeof(dk) / sizeof(dk[0]); i++) {
 		double v;
-		int rc = config_get_double_in(cfg, dk[i].key, dk[i].min, dk[i].max, &v, e,
-					      sizeof(e));
-		if (rc < 0) {
-			strbuf_addstr(err, e);
-			return PP_EINVAL;
-		}
+		int rc = config_get_double_in(cfg, dk[i].key, dk[i].min, dk[i].max, &v, err);
+		if (rc < 0)
+			return rc;
 		if (rc == 0)
 			*(double *)((char *)set + dk[i].off) = v * dk[i].scale;
 	}
 	long moves;
-	int rc = config_get_long_in(cfg, "advise.max_layer_moves", 0, 64, &moves, e, sizeof(e));
-	if (rc < 0) {
-		strbuf_addstr(err, e);
-		return PP_EINVAL;
-	}
+	int rc = config_get_long_in(cfg, "advise.max_layer_moves", 0, 64, &moves, err);
+	if (rc < 0)
+		return rc;
 	if (rc == 0)
 		set->max_layer_moves = (int)moves;
 	long layers;
-	rc = config_get_long_in(cfg, "advise.layers", 1, 1000000, &layers, e, sizeof(e));
-	if (rc < 0) {
-		strbuf_addstr(err, e);
-		return PP_EINVAL;
-	}
+	rc = config_get_long_in(cfg, "advise.layers", 1, 1000000, &layers, err);
+	if (rc < 0)
+		return rc;
 	if (rc == 0)
 		set->layers = (int)layers;
 	return 0;

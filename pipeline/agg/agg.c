@@ -34,7 +34,8 @@
 struct run {
 	const struct agg_opts *o;
 	struct agg_job *job;
-	int *iters; /* the iterations' numbers, ascending */
+	struct strbuf *err; /* agg_analyse()'s */
+	int *iters;         /* the iterations' numbers, ascending */
 	int niters;
 	int import_vpp; /* the VPP a PP-timer or Primus import records, 0 none */
 };
@@ -60,12 +61,11 @@ static void print_notes(const char *what, const char *notes, bool warning)
 	}
 }
 
-/* Reports a failed library call: the database's message for PP_EDB, else
- * pp_strerror(rc). */
+/* A failed library call into R->err: the database's message for PP_EDB,
+ * else pp_strerror(rc). Returns rc. */
 static int db_error(const struct run *R, int rc)
 {
-	error("%s", rc == PP_EDB ? db_errmsg(R->job->db) : pp_strerror(rc));
-	return rc;
+	return pp_err(R->err, rc, "%s", rc == PP_EDB ? db_errmsg(R->job->db) : pp_strerror(rc));
 }
 
 /* The topology file comes before the sizes (docs/ppagg.md "Topology"): sizes
@@ -134,9 +134,9 @@ static int find_topology(struct run *R)
 		}
 		int rc = topo_from_sizes(t, tp, o->pp, dp, cp, ep);
 		if (rc) {
-			error("invalid parallel sizes tp %d pp %d dp %d cp %d ep %d", tp, o->pp, dp,
-			      cp, ep);
-			return rc;
+			return pp_err(R->err, rc,
+				      "invalid parallel sizes tp %d pp %d dp %d cp %d ep %d", tp,
+				      o->pp, dp, cp, ep);
 		}
 		strbuf_addf(&t->origin, "sizes given%s, layout tp-cp-ep-dp-pp",
 			    o->dp ? "" : " (dp from the highest rank)");
@@ -308,7 +308,8 @@ static void no_iteration(const struct run *R)
 		if (nall > 10)
 			strbuf_addf(&sb, ", ... (%d in all)", nall);
 	}
-	error("no iteration to aggregate in '%s'%s", R->job->db_path, sb.buf);
+	pp_err(R->err, PP_ENOTFOUND, "no iteration to aggregate in '%s'%s", R->job->db_path,
+	       sb.buf);
 	free(all);
 	strbuf_release(&sb);
 }
@@ -323,19 +324,22 @@ static int load(struct run *R)
 	if (!R->job->db) {
 		bool own_db = o->input && !o->db && holds_db(o->input);
 		if (own_db && holds_traces(o->input))
-			error("--input '%s' holds its own pptrace.db (ppbatch was given this "
-			      "iteration folder): use --base-folder '%s' (ppagg's --input reads the "
-			      "database of the folder above, '%s')",
-			      o->input, o->input, R->job->db_path);
+			pp_err(R->err, PP_EDB,
+			       "--input '%s' holds its own pptrace.db (ppbatch was given this "
+			       "iteration folder): use --base-folder '%s' (ppagg's --input reads "
+			       "the database of the folder above, '%s')",
+			       o->input, o->input, R->job->db_path);
 		else if (own_db)
-			error("--input '%s' is a base folder (it holds pptrace.db), not an iteration "
-			      "folder: use --base-folder '%s', or --input '%s/iteration_<n>' "
-			      "(ppbatch's --input is the base folder; ppagg's is one iteration)",
-			      o->input, o->input, o->input);
+			pp_err(R->err, PP_EDB,
+			       "--input '%s' is a base folder (it holds pptrace.db), not an "
+			       "iteration folder: use --base-folder '%s', or --input "
+			       "'%s/iteration_<n>' (ppbatch's --input is the base folder; ppagg's "
+			       "is one iteration)",
+			       o->input, o->input, o->input);
 		else if (access(R->job->db_path, F_OK) != 0)
-			error("%s (run ppbatch first?)", err);
+			pp_err(R->err, PP_EDB, "%s (run ppbatch first?)", err);
 		else /* there, but not one ppagg can use: ppbatch is no answer */
-			error("%s", err);
+			pp_err(R->err, PP_EDB, "%s", err);
 		return PP_EDB;
 	}
 	/* Ranks as docs/contracts.md §8 decides them, also when the ppbatch
@@ -519,7 +523,7 @@ static int advise(struct run *R)
 	int rc = agg_advice_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
 				job->vpp.warmup, R->o->config, !R->o->advise_only, a);
 	if (rc == PP_EINVAL)
-		return error("%s", a->why.buf);
+		return pp_err(R->err, rc, "%s", a->why.buf);
 	if (rc)
 		return db_error(R, rc);
 	if (a->state == AGG_ADV_FAILED)
@@ -643,7 +647,7 @@ static int annotations(struct run *R)
  * rows through storage, runs its engine, stores its rows, fills its member
  * of struct agg_job and says on stderr what it found (docs/architecture.md,
  * "Adding an analysis to ppagg"). Each returns 0, or a negative PP_E* code
- * after printing why, which stops ppagg. */
+ * with why in R->err, which stops ppagg. */
 static int (*const analyses[])(struct run *R) = {
 	annotations, whatif, advise, why, compare,
 };
@@ -651,9 +655,9 @@ static int (*const analyses[])(struct run *R) = {
 /* ppsim --from-db (agg_opts.advise_only): the schedule advisor alone. */
 static int (*const advise_alone[])(struct run *R) = { advise };
 
-int agg_analyse(const struct agg_opts *o, struct agg_job *job)
+int agg_analyse(const struct agg_opts *o, struct agg_job *job, struct strbuf *err)
 {
-	struct run R = { .o = o, .job = job };
+	struct run R = { .o = o, .job = job, .err = err };
 	memset(job, 0, sizeof(*job));
 	job->started_ns = pp_now_ns();
 	job->threshold = o->threshold;

@@ -128,8 +128,8 @@ struct agg_job {
  * own rows. Missing, failed or conflicting inputs and a missing topology
  * degrade the job (job->partial for the first three) and are reported as
  * warnings; anything else stops it. Returns 0, or a negative PP_E* code
- * after printing why. Release job with agg_job_release() either way. */
-int agg_analyse(const struct agg_opts *o, struct agg_job *job);
+ * with why appended to err. Release job with agg_job_release() either way. */
+int agg_analyse(const struct agg_opts *o, struct agg_job *job, struct strbuf *err);
 
 /* Closes the database and frees everything job holds; job is left zeroed. */
 void agg_job_release(struct agg_job *job);

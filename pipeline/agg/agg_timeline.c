@@ -170,7 +170,8 @@ size_t agg_timeline_bytes(const struct agg_timeline *tl)
 	return n;
 }
 
-int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl)
+int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl,
+		      struct strbuf *err)
 {
 	size_t i = (size_t)(it - job->its);
 	if (job->timelines && i < job->niters && job->timelines[i].rank) {
@@ -197,7 +198,7 @@ int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, stru
 		rc = db_agg_blocks(job->db, it->iteration, agg_timeline_block, &F);
 	}
 	if (rc) {
-		error("%s", rc == PP_EDB ? db_errmsg(job->db) : pp_strerror(rc));
+		pp_err(err, rc, "%s", rc == PP_EDB ? db_errmsg(job->db) : pp_strerror(rc));
 		free(need);
 		return rc;
 	}

@@ -15,6 +15,7 @@
 
 struct agg_iter;
 struct agg_job;
+struct strbuf;
 struct topology;
 
 /* The drawn categories, in drawing order (largest boxes first). */
@@ -67,10 +68,10 @@ struct agg_timeline {
  * one kernels scan of the iteration, or, when they are at most half of its
  * ranks, of their traces only. Steps timed without kernels (PP-timer
  * imports) become their phase's computation block. Returns 0, or PP_EDB
- * after printing the database's message; release tl with
+ * with the database's message appended to err; release tl with
  * agg_timeline_release() either way. */
-int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it,
-		      struct agg_timeline *tl);
+int agg_timeline_load(const struct agg_job *job, const struct agg_iter *it, struct agg_timeline *tl,
+		      struct strbuf *err);
 void agg_timeline_release(struct agg_timeline *tl);
 
 /* Filling tl from the rows of db_agg_blocks() or db_agg_blocks_why()

@@ -572,7 +572,8 @@ static int one_kernel(void *p, const struct db_why_trace_kernel *k)
 }
 
 int agg_why_kernels(struct db *db, const struct agg_iter *it, int rank,
-		    int (*fn)(void *ctx, const struct agg_why_kernel *k), void *ctx)
+		    int (*fn)(void *ctx, const struct agg_why_kernel *k), void *ctx,
+		    struct strbuf *err)
 {
 	const struct agg_rank *r = agg_iter_rank(it, rank);
 	if (!r || !r->trace_id)
@@ -580,6 +581,6 @@ int agg_why_kernels(struct db *db, const struct agg_iter *it, int rank,
 	struct kernels_ctx K = { fn, ctx };
 	int rc = db_why_trace_kernels(db, r->trace_id, one_kernel, &K);
 	if (rc == PP_EDB)
-		error("%s", db_errmsg(db));
+		pp_err(err, rc, "%s", db_errmsg(db));
 	return rc;
 }

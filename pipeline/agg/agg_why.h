@@ -112,9 +112,10 @@ struct agg_why_kernel {
 	const char *coll; /* rr_coll_name(), or NULL */
 };
 /* Calls fn with every kernel of the trace of rank (its aggregated one) in
- * iteration it, in stored order. 0, fn's non-zero value, or PP_EDB after
- * printing the database's message. */
+ * iteration it, in stored order. 0, fn's non-zero value, or PP_EDB with
+ * the database's message appended to err. */
 int agg_why_kernels(struct db *db, const struct agg_iter *it, int rank,
-		    int (*fn)(void *ctx, const struct agg_why_kernel *k), void *ctx);
+		    int (*fn)(void *ctx, const struct agg_why_kernel *k), void *ctx,
+		    struct strbuf *err);
 
 #endif

@@ -54,6 +54,7 @@ struct settings {
 
 struct batch {
 	const struct batch_opts *o;
+	struct strbuf *err; /* batch_run()'s: its errors, printed by cmd/ */
 	struct settings set;
 	struct db *db;
 	struct strbuf db_path; /* as given */
@@ -131,12 +132,12 @@ static void stored_release(struct stored_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Reads every stored trace into b->stored. 0 or PP_EDB (reported). */
+/* Reads every stored trace into b->stored. 0 or PP_EDB (in b->err). */
 static int load_stored(struct batch *b)
 {
 	stored_release(&b->stored);
 	if (db_trace_each(b->db, collect_stored, &b->stored))
-		return error("%s", db_errmsg(b->db)), PP_EDB;
+		return pp_err(b->err, PP_EDB, "%s", db_errmsg(b->db));
 	if (b->stored.n)
 		qsort(b->stored.v, b->stored.n, sizeof(*b->stored.v), cmp_stored);
 	return 0;
@@ -202,7 +203,8 @@ static int adopt_legacy(struct batch *b)
 			pp_progname(), nadopted, nadopted == 1 ? "" : "s");
 	return load_stored(b);
 fail:
-	error("cannot adopt the traces of an older database: %s", db_errmsg(b->db));
+	pp_err(b->err, PP_EDB, "cannot adopt the traces of an older database: %s",
+	       db_errmsg(b->db));
 	db_trace_rollback(b->db);
 	return PP_EDB;
 }
@@ -265,7 +267,8 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o, bool 
 		t.fail_kind = o->fail_kind;
 		t.error = o->msg;
 		if (db_trace_store_empty(b->db, &t))
-			error("cannot record failure of '%s': %s", f->path, db_errmsg(b->db));
+			pp_err(b->err, PP_EDB, "cannot record failure of '%s': %s", f->path,
+			       db_errmsg(b->db));
 	}
 	b->unchecked += f->bytes;
 	if (b->unchecked >= CHECKPOINT_BYTES) {
@@ -293,17 +296,16 @@ static void tick(void *ctx)
 /* Settings: the options arrive merged (cmd/ppbatch.c: defaults, [batch],
  * flags). The workers read [patterns]: a bad set is a usage error here,
  * once, not a worker exiting before it has started (pool.h). */
-static int settings(const struct batch_opts *o, struct settings *s)
+static int settings(const struct batch_opts *o, struct settings *s, struct strbuf *err)
 {
-	char err[256];
 	s->processes = o->processes;
 	s->pattern = o->pattern;
 	s->timeout_s = o->timeout_s;
 	s->salvage = o->salvage;
 	s->busy_ms = o->busy_timeout_ms;
-	struct patterns *pats = patterns_new(o->config, err, sizeof(err));
+	struct patterns *pats = patterns_new(o->config, err);
 	if (!pats)
-		return error("%s", err);
+		return PP_EINVAL;
 	patterns_free(pats);
 	return 0;
 }
@@ -344,7 +346,7 @@ static int open_all(struct batch *b)
 	}
 	struct walk_opts wo = { o->input, o->folders, o->nfolders, b->set.pattern };
 	if (walk_dir(&wo, &b->files, err, sizeof(err))) {
-		error("%s", err);
+		pp_err(b->err, PP_EIO, "%s", err);
 		return PP_EXIT_USAGE;
 	}
 	if (!b->files.n && !o->quiet)
@@ -353,10 +355,10 @@ static int open_all(struct batch *b)
 	b->sent = xcalloc(b->files.n + 1, sizeof(*b->sent));
 	if (!(b->db = db_open(b->db_path.buf, 0, b->set.busy_ms, err, sizeof(err)))) {
 		/* Trace folders are often another user's or read-only. */
-		error("%s%s", err,
-		      o->db ? ""
-			    : " (the default database is in the input folder; --db puts it "
-			      "elsewhere)");
+		pp_err(b->err, PP_EDB, "%s%s", err,
+		       o->db ? ""
+			     : " (the default database is in the input folder; --db puts it "
+			       "elsewhere)");
 		return PP_EXIT_FATAL;
 	}
 	b->real_db = realpath(b->db_path.buf, NULL);
@@ -371,7 +373,7 @@ static int open_all(struct batch *b)
  * refuses a read-only file, folder or mount; left are, e.g., a -wal or -shm
  * file it may not write), every worker would analyse its trace only to fail
  * storing it, so the batch stops here. PP_EXIT_OK or PP_EXIT_FATAL
- * (reported). */
+ * (why in b->err). */
 static int plan(struct batch *b)
 {
 	const struct batch_opts *o = b->o;
@@ -385,7 +387,8 @@ static int plan(struct batch *b)
 				  .shard = b->shard.len ? b->shard.buf : NULL,
 				  .processes = b->set.processes };
 	if (db_run_begin(b->db, &b->run, &b->run_id)) {
-		error("cannot write database '%s': %s", b->db_path.buf, db_errmsg(b->db));
+		pp_err(b->err, PP_EDB, "cannot write database '%s': %s", b->db_path.buf,
+		       db_errmsg(b->db));
 		return PP_EXIT_FATAL;
 	}
 	b->tasks = xcalloc(b->files.n + 1, sizeof(*b->tasks));
@@ -415,14 +418,14 @@ static int plan(struct batch *b)
 	return PP_EXIT_OK;
 }
 
-/* Runs the tasks on the pool: 0, PP_EINTR, or PP_EIO (reported). */
+/* Runs the tasks on the pool: 0, PP_EINTR, or PP_EIO (why in b->err). */
 static int run_pool(struct batch *b)
 {
 	char err[1024], exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0) {
 		progress_finish(&b->prog);
-		error("cannot find my own executable: /proc/self/exe unreadable");
+		pp_err(b->err, PP_EIO, "cannot find my own executable: /proc/self/exe unreadable");
 		return PP_EIO;
 	}
 	exe[n] = '\0';
@@ -458,7 +461,7 @@ static int run_pool(struct batch *b)
 	}
 	progress_finish(&b->prog);
 	if (rc == PP_EIO)
-		error("%s", err);
+		pp_err(b->err, PP_EIO, "%s", err);
 	return rc;
 }
 
@@ -472,7 +475,7 @@ static int verify_rows(struct batch *b)
 		const struct walk_file *f = &b->files.v[i];
 		if (!b->sent[i] || find_stored(b, f->key))
 			continue;
-		error("'%s' was analysed but has no row in the database", f->path);
+		pp_err(b->err, PP_EDB, "'%s' was analysed but has no row in the database", f->path);
 		add_failure(b, f->path, "analysed but not stored");
 		b->run.failed++;
 	}
@@ -592,7 +595,7 @@ static int resolve_ranks(struct batch *b)
 	walked_iterations(b);
 	if (db_resolve_ranks(b->db) || db_shared_header_ranks(b->db, show_shared, b) ||
 	    db_rank_conflicts(b->db, show_conflict, b))
-		return error("%s", db_errmsg(b->db)), PP_EDB;
+		return pp_err(b->err, PP_EDB, "%s", db_errmsg(b->db));
 	flush_conflict(b);
 	if (b->conflict_ranks > SHOW_MAX)
 		warn("rank conflict: %lld more ranks (SELECT * FROM rank_conflicts)",
@@ -669,14 +672,15 @@ static void quiet_failures(const struct batch *b)
 	const char *s = b->failures.buf;
 	while (s && *s) {
 		const char *nl = strchr(s, '\n');
-		error("%.*s", (int)(nl - s), s);
+		pp_err(b->err, PP_EIO, "%.*s", (int)(nl - s), s);
 		s = nl + 1;
 	}
 	if (b->skipped_failed)
-		error("%lld trace%s that failed in an earlier run %s skipped (--force analyses "
-		      "them again; SELECT path, error FROM ranks WHERE status = 'failed')",
-		      (long long)b->skipped_failed, b->skipped_failed == 1 ? "" : "s",
-		      b->skipped_failed == 1 ? "was" : "were");
+		pp_err(b->err, PP_EIO,
+		       "%lld trace%s that failed in an earlier run %s skipped (--force analyses "
+		       "them again; SELECT path, error FROM ranks WHERE status = 'failed')",
+		       (long long)b->skipped_failed, b->skipped_failed == 1 ? "" : "s",
+		       b->skipped_failed == 1 ? "was" : "were");
 }
 
 /* Completes the runs row, prints the summary; the exit status. */
@@ -699,18 +703,19 @@ static int finish(struct batch *b, int prc, double secs)
 								    : PP_EXIT_OK;
 }
 
-int batch_run(const struct batch_opts *o)
+int batch_run(const struct batch_opts *o, struct strbuf *err)
 {
 	struct batch b;
 	int rc;
 
 	memset(&b, 0, sizeof(b));
 	b.o = o;
+	b.err = err;
 	strbuf_init(&b.failures, 0);
 	strbuf_init(&b.db_path, 0);
 	strbuf_init(&b.shard, 0);
 	strbuf_init(&b.cg.paths, 0);
-	if (settings(o, &b.set)) {
+	if (settings(o, &b.set, err)) {
 		rc = PP_EXIT_USAGE;
 		goto out;
 	}

@@ -13,7 +13,9 @@
  *   --format optrace      struct opimport_opts  opimport_run()   opimport.c
  *   --worker (internal)   struct worker_opts    worker_serve()   worker.c
  *
- * Each entry returns a PP_EXIT_* code and reports its errors itself. A new
+ * Each entry returns a PP_EXIT_* code and appends its errors to err, one a
+ * line (pp_err(), util/pp.h), for cmd/ppbatch.c to print once when it
+ * returns; its progress, warnings and summary it prints itself. A new
  * mode is a struct and an entry here and a row in cmd/ppbatch.c's modes[].
  * Strings and arrays are borrowed from the caller for the entry's duration.
  */
@@ -23,6 +25,7 @@
 #include <stdbool.h>
 
 struct config;
+struct strbuf;
 
 /* Analyse a trace tree into the database (docs/ppbatch.md). */
 struct batch_opts {
@@ -44,7 +47,7 @@ struct batch_opts {
 	double timeout_s;            /* --timeout, >= 0; 0 = none */
 	bool quiet;                  /* --quiet: no progress output */
 };
-int batch_run(const struct batch_opts *o);
+int batch_run(const struct batch_opts *o, struct strbuf *err);
 
 /* --inspect FILE...: describe trace files, store nothing. */
 struct inspect_opts {
@@ -57,7 +60,7 @@ struct inspect_opts {
 	char **files;                /* the trace files, nfiles >= 1 */
 	int nfiles;
 };
-int inspect_run(const struct inspect_opts *o);
+int inspect_run(const struct inspect_opts *o, struct strbuf *err);
 
 /* --merge --db OUT SHARD.db...: shard databases into one. */
 struct merge_opts {
@@ -66,7 +69,7 @@ struct merge_opts {
 	int nfiles;
 	bool quiet; /* --quiet: no summary line */
 };
-int merge_run(const struct merge_opts *o);
+int merge_run(const struct merge_opts *o, struct strbuf *err);
 
 /* --format pp-timer: Megatron PP-timer dumps (pptimer.h). */
 struct pptimer_opts {
@@ -79,7 +82,7 @@ struct pptimer_opts {
 	int layers;     /* --layers: the model's transformer layers; 0 unknown */
 	bool quiet;     /* --quiet */
 };
-int pptimer_run(const struct pptimer_opts *o);
+int pptimer_run(const struct pptimer_opts *o, struct strbuf *err);
 
 /* --format primus: a Primus pp_data dump (primus.h, docs/primus.md). */
 struct primus_opts {
@@ -88,7 +91,7 @@ struct primus_opts {
 	int layers;        /* --layers: the model's transformer layers; 0 unknown */
 	bool quiet;        /* --quiet */
 };
-int primus_run(const struct primus_opts *o);
+int primus_run(const struct primus_opts *o, struct strbuf *err);
 
 /* --format optrace: an op trace of the what-if analysis (docs/whatif.md). */
 struct opimport_opts {
@@ -98,7 +101,7 @@ struct opimport_opts {
 	const char *schema; /* --schema: the op types' order, or NULL */
 	bool quiet;         /* --quiet */
 };
-int opimport_run(const struct opimport_opts *o);
+int opimport_run(const struct opimport_opts *o, struct strbuf *err);
 
 /* --worker: a worker process of batch_run()'s pool (worker.h): serves
  * tasks until EOF on stdin; PP_EXIT_FATAL when the database cannot be
@@ -108,6 +111,6 @@ struct worker_opts {
 	const struct config *config; /* never NULL: [patterns] */
 	bool salvage;                /* --salvage */
 };
-int worker_serve(const struct worker_opts *o);
+int worker_serve(const struct worker_opts *o, struct strbuf *err);
 
 #endif

@@ -945,7 +945,8 @@ static int launch_pass(struct classify *cl, const char *path, const struct trace
 }
 
 /* Reads one file and prints its description; returns 0 or a PP_E* code. */
-static int inspect_file(const struct inspect_opts *o, const struct patterns *pats, const char *path)
+static int inspect_file(const struct inspect_opts *o, const struct patterns *pats, const char *path,
+			struct strbuf *err)
 {
 	struct trace_reader_opts ro = { .salvage = o->salvage };
 	struct inspect in;
@@ -999,26 +1000,23 @@ static int inspect_file(const struct inspect_opts *o, const struct patterns *pat
 	else
 		print_text(&in, &f, trace_reader_header(r), res);
 	if (rc < 0 && !o->json)
-		error("%s", f.err);
+		pp_err(err, rc, "%s", f.err);
 	fflush(stdout);
 	trace_reader_close(r);
 	inspect_release(&in);
 	return rc < 0 ? rc : 0;
 }
 
-int inspect_run(const struct inspect_opts *o)
+int inspect_run(const struct inspect_opts *o, struct strbuf *err)
 {
-	char err[512];
 	int failed = 0;
-	struct patterns *pats = patterns_new(o->config, err, sizeof(err));
-	if (!pats) {
-		error("%s", err);
+	struct patterns *pats = patterns_new(o->config, err);
+	if (!pats)
 		return PP_EXIT_USAGE;
-	}
 	for (int i = 0; i < o->nfiles; i++) {
 		if (i && !o->json)
 			printf("\n");
-		if (inspect_file(o, pats, o->files[i]) < 0)
+		if (inspect_file(o, pats, o->files[i], err) < 0)
 			failed++;
 	}
 	patterns_free(pats);

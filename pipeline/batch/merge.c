@@ -19,17 +19,17 @@ static void count_conflict(void *ctx, const struct db_conflict *c)
 	++*(int64_t *)ctx;
 }
 
-int merge_run(const struct merge_opts *o)
+int merge_run(const struct merge_opts *o, struct strbuf *err)
 {
-	char err[1024];
+	char why[1024];
 	struct db_merge_stats ms = { 0 };
 	struct strbuf bad = STRBUF_INIT;
 	int nbad = 0, rc = PP_EXIT_OK;
 	int64_t run_id = 0;
 
-	struct db *out = db_open(o->db, 0, 0, err, sizeof(err));
+	struct db *out = db_open(o->db, 0, 0, why, sizeof(why));
 	if (!out) {
-		error("%s", err);
+		pp_err(err, PP_EDB, "%s", why);
 		return PP_EXIT_FATAL;
 	}
 	struct db_run run = { .input = "merge", .db = o->db, .processes = 1 };
@@ -37,9 +37,9 @@ int merge_run(const struct merge_opts *o)
 		warn("%s", db_errmsg(out));
 	int64_t t0 = pp_now_ns();
 	for (int i = 0; i < o->nfiles; i++) {
-		if (db_merge_shard(out, o->files[i], run_id, &ms, err, sizeof(err))) {
-			error("%s", err);
-			strbuf_addf(&bad, "%s\n", err);
+		if (db_merge_shard(out, o->files[i], run_id, &ms, why, sizeof(why))) {
+			pp_err(err, PP_EDB, "%s", why);
+			strbuf_addf(&bad, "%s\n", why);
 			nbad++;
 		}
 	}
@@ -48,7 +48,7 @@ int merge_run(const struct merge_opts *o)
 	bool resolved =
 		!db_resolve_ranks(out) && !db_rank_conflicts(out, count_conflict, &nconflicts);
 	if (!resolved)
-		error("%s", db_errmsg(out));
+		pp_err(err, PP_EDB, "%s", db_errmsg(out));
 	run.state = "done";
 	run.files = o->nfiles;
 	run.ok = ms.added + ms.replaced + ms.unchanged;

@@ -67,33 +67,34 @@ static int cmp_row(const void *a, const void *b, void *table)
 	return cmp_i64s(kx, ky, 5);
 }
 
-/* Reads and validates everything; the exit code on failure (reported). */
-static int load(struct import *im)
+/* Reads and validates everything; the exit code on failure, with the
+ * message in err. */
+static int load(struct import *im, struct strbuf *err)
 {
 	const struct opimport_opts *o = im->o;
 	struct whatif *e = NULL;
-	char err[1024];
+	char why[1024];
 	int rc;
 	walk_file_at(o->input, &im->wf);
 	if (im->wf.error) {
-		error("%s", im->wf.error);
+		pp_err(err, PP_EINVAL, "%s", im->wf.error);
 		return PP_EXIT_USAGE;
 	}
-	if ((rc = wi_optrace_read(o->input, &im->t, err, sizeof(err))) ||
-	    (o->meta && (rc = wi_optrace_read_meta(o->meta, &im->t.meta, err, sizeof(err)))) ||
-	    (o->schema && (rc = wi_optrace_read_schema(o->schema, &im->t, err, sizeof(err))))) {
+	if ((rc = wi_optrace_read(o->input, &im->t, why, sizeof(why))) ||
+	    (o->meta && (rc = wi_optrace_read_meta(o->meta, &im->t.meta, why, sizeof(why)))) ||
+	    (o->schema && (rc = wi_optrace_read_schema(o->schema, &im->t, why, sizeof(why))))) {
 		/* A file that cannot be opened is a bad parameter; one that
 		 * cannot be read or understood, a failed input. */
-		error("%s", err);
-		return !strncmp(err, "cannot open", 11) ? PP_EXIT_USAGE : PP_EXIT_PARTIAL;
+		pp_err(err, rc, "%s", why);
+		return !strncmp(why, "cannot open", 11) ? PP_EXIT_USAGE : PP_EXIT_PARTIAL;
 	}
 	im->t.has_meta = o->meta != NULL;
 	if (!im->t.n) {
-		error("%s: no op rows after the header", o->input);
+		pp_err(err, PP_EPARSE, "%s: no op rows after the header", o->input);
 		return PP_EXIT_PARTIAL;
 	}
-	if (whatif_new(&im->t, NULL, &e, err, sizeof(err))) {
-		error("%s", err);
+	if (whatif_new(&im->t, NULL, &e, why, sizeof(why))) {
+		pp_err(err, PP_EINVAL, "%s", why);
 		return PP_EXIT_PARTIAL;
 	}
 	whatif_shape(e, &im->shape);
@@ -253,14 +254,14 @@ static void show_conflict(void *ctx, const struct db_conflict *c)
 		     (long long)c->iteration, (long long)c->rank);
 }
 
-int opimport_run(const struct opimport_opts *o)
+int opimport_run(const struct opimport_opts *o, struct strbuf *err)
 {
 	struct import im = { .o = o, .order = STRBUF_INIT, .dbpath = STRBUF_INIT };
 	struct db *db = NULL;
-	char err[1024];
+	char why[1024];
 	int rc;
 	wi_table_init(&im.t);
-	if ((rc = load(&im)))
+	if ((rc = load(&im, err)))
 		goto out;
 	if (o->db) {
 		strbuf_addstr(&im.dbpath, o->db);
@@ -270,16 +271,16 @@ int opimport_run(const struct opimport_opts *o)
 			    slash ? o->input : ".");
 	}
 	rc = PP_EXIT_FATAL;
-	if (!(db = db_open(im.dbpath.buf, 0, 0, err, sizeof(err)))) {
-		error("%s", err);
+	if (!(db = db_open(im.dbpath.buf, 0, 0, why, sizeof(why)))) {
+		pp_err(err, PP_EDB, "%s", why);
 		goto out;
 	}
 	if (store(db, &im)) {
-		error("%s: cannot store the ops: %s", o->input, db_errmsg(db));
+		pp_err(err, PP_EDB, "%s: cannot store the ops: %s", o->input, db_errmsg(db));
 		goto out;
 	}
 	if (db_rank_conflicts(db, show_conflict, &im)) {
-		error("%s", db_errmsg(db));
+		pp_err(err, PP_EDB, "%s", db_errmsg(db));
 		goto out;
 	}
 	if (!o->quiet) {

@@ -266,7 +266,8 @@ struct stage_file {
 struct folder_import {
 	struct db *db;
 	const struct pptimer_opts *o;
-	int P, V; /* --pp-size, --vpp-size */
+	struct strbuf *err; /* pptimer_run()'s */
+	int P, V;           /* --pp-size, --vpp-size */
 	const char *folder;
 	int64_t iteration;
 	struct stage_file *sf; /* [P] */
@@ -492,7 +493,7 @@ static int read_stage(struct folder_import *fi, int s, struct import_counts *cou
 	struct stage_file *sf = &fi->sf[s];
 	char why[512];
 	if (pptimer_read(sf->wf->path, fi->V > 1, &sf->data, why, sizeof(why))) {
-		error("%s", why);
+		pp_err(fi->err, PP_EPARSE, "%s", why);
 		struct db_trace t = stage_row(fi, sf);
 		t.status = DB_STATUS_FAILED;
 		t.fail_kind = DB_FAIL_INPUT;
@@ -518,10 +519,11 @@ static int read_stage(struct folder_import *fi, int s, struct import_counts *cou
  *   one file per stage picked (the others listed with why) → the dumps read,
  *   the micro-batches of every chunk counted → each rank stored */
 static int import_folder(struct db *db, const struct pptimer_opts *o, const struct walk_list *l,
-			 size_t lo, size_t hi, struct import_counts *counts)
+			 size_t lo, size_t hi, struct import_counts *counts, struct strbuf *err)
 {
 	struct folder_import fi = { .db = db,
 				    .o = o,
+				    .err = err,
 				    .P = o->pp_size,
 				    .V = o->vpp_size > 0 ? o->vpp_size : 1,
 				    .folder = l->v[lo].folder };
@@ -561,7 +563,8 @@ static int import_folder(struct db *db, const struct pptimer_opts *o, const stru
 			continue;
 		rc = store_rank(&fi, &fi.sf[s], &counts->partial);
 		if (rc)
-			error("%s: cannot store: %s", fi.sf[s].wf->path, db_errmsg(db));
+			pp_err(err, PP_EDB, "%s: cannot store: %s", fi.sf[s].wf->path,
+			       db_errmsg(db));
 		else
 			counts->ranks++;
 	}
@@ -590,40 +593,40 @@ static int record_import(struct db *db, const struct pptimer_opts *o, int microb
 	return rc;
 }
 
-int pptimer_run(const struct pptimer_opts *o)
+int pptimer_run(const struct pptimer_opts *o, struct strbuf *err)
 {
 	struct walk_opts wo = { o->input, o->folders, o->nfolders, "*.json" };
 	struct walk_list l = { 0 };
 	struct strbuf dbpath = STRBUF_INIT;
 	struct db *db = NULL;
-	char err[1024];
+	char why[1024];
 	struct import_counts n = { 0 };
 	int rc = PP_EXIT_OK;
 
-	if (walk_dir(&wo, &l, err, sizeof(err))) {
-		error("%s", err);
+	if (walk_dir(&wo, &l, why, sizeof(why))) {
+		pp_err(err, PP_EIO, "%s", why);
 		return PP_EXIT_FATAL;
 	}
 	if (o->db)
 		strbuf_addstr(&dbpath, o->db);
 	else
 		strbuf_addf(&dbpath, "%s/pptrace.db", o->input);
-	db = db_open(dbpath.buf, 0, 0, err, sizeof(err));
+	db = db_open(dbpath.buf, 0, 0, why, sizeof(why));
 	if (!db) {
-		error("%s", err);
+		pp_err(err, PP_EDB, "%s", why);
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}
 	for (size_t lo = 0, hi; lo < l.n; lo = hi) {
 		for (hi = lo + 1; hi < l.n && !strcmp(l.v[hi].folder, l.v[lo].folder); hi++)
 			;
-		if (import_folder(db, o, &l, lo, hi, &n)) {
+		if (import_folder(db, o, &l, lo, hi, &n, err)) {
 			rc = PP_EXIT_FATAL;
 			goto out;
 		}
 	}
 	if (n.ranks && record_import(db, o, n.microbatches)) {
-		error("cannot record the import: %s", db_errmsg(db));
+		pp_err(err, PP_EDB, "cannot record the import: %s", db_errmsg(db));
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}
@@ -633,7 +636,8 @@ int pptimer_run(const struct pptimer_opts *o)
 		       n.ranks, n.ranks == 1 ? "" : "s", n.partial, n.failed, n.skipped,
 		       n.skipped == 1 ? "" : "s", dbpath.buf);
 	if (!n.ranks) {
-		error("no PP-timer dump of PP size %d found under '%s'", o->pp_size, o->input);
+		pp_err(err, PP_ENOTFOUND, "no PP-timer dump of PP size %d found under '%s'",
+		       o->pp_size, o->input);
 		rc = PP_EXIT_FATAL;
 	} else if (n.partial || n.failed) {
 		rc = PP_EXIT_PARTIAL;

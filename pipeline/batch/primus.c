@@ -669,20 +669,20 @@ static int store_dump(struct store *S, const struct primus_opts *o, int64_t *rem
 	return rc;
 }
 
-int primus_run(const struct primus_opts *o)
+int primus_run(const struct primus_opts *o, struct strbuf *err)
 {
 	struct primus_dump d;
-	struct strbuf err = STRBUF_INIT, dbpath = STRBUF_INIT;
+	struct strbuf dbpath = STRBUF_INIT;
 	struct store S = { 0 };
 	char msg[1024];
 	int64_t removed = 0;
 	int rc = PP_EXIT_OK;
 
-	if (primus_load(o->input, &d, &err)) {
-		error("%s", err.buf);
-		error("nothing stored: '%s' is not a Primus pp_data dump pptrace can read "
-		      "(docs/primus.md)",
-		      o->input);
+	if (primus_load(o->input, &d, err)) {
+		pp_err(err, PP_EPARSE,
+		       "nothing stored: '%s' is not a Primus pp_data dump pptrace can read "
+		       "(docs/primus.md)",
+		       o->input);
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}
@@ -692,7 +692,7 @@ int primus_run(const struct primus_opts *o)
 	S.file = xcalloc((size_t)d.cfg.pp, sizeof(*S.file));
 	S.real = realpath(o->input, NULL);
 	if (!S.real) {
-		error("%s: %s", o->input, strerror(errno));
+		pp_err(err, PP_EIO, "%s: %s", o->input, strerror(errno));
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}
@@ -713,7 +713,7 @@ int primus_run(const struct primus_opts *o)
 		strbuf_addf(&dbpath, "%s/pptrace.db", o->input);
 	S.db = db_open(dbpath.buf, 0, 0, msg, sizeof(msg));
 	if (!S.db) {
-		error("%s", msg);
+		pp_err(err, PP_EDB, "%s", msg);
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}
@@ -721,7 +721,7 @@ int primus_run(const struct primus_opts *o)
 		warn("%s: %zu key%s of the iterations not understood (first: '%s'), ignored",
 		     o->input, d.unknown_keys, d.unknown_keys == 1 ? "" : "s", d.first_unknown);
 	if (store_dump(&S, o, &removed)) {
-		error("%s: cannot store: %s", o->input, db_errmsg(S.db));
+		pp_err(err, PP_EDB, "%s: cannot store: %s", o->input, db_errmsg(S.db));
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}
@@ -746,7 +746,6 @@ out:
 	free((char *)S.real);
 	db_close(S.db);
 	primus_dump_release(&d);
-	strbuf_release(&err);
 	strbuf_release(&dbpath);
 	return rc;
 }

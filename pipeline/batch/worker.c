@@ -209,9 +209,9 @@ static int task_decode(char *line, struct walk_file *f, int64_t *run_id)
 	return 0;
 }
 
-int worker_serve(const struct worker_opts *o)
+int worker_serve(const struct worker_opts *o, struct strbuf *err)
 {
-	char err[512];
+	char why[512];
 	struct worker_ctx ctx = { .salvage = o->salvage };
 	struct patterns *pats = NULL;
 	struct db *db = NULL;
@@ -222,12 +222,10 @@ int worker_serve(const struct worker_opts *o)
 
 	/* ^C reaches the whole process group: the coordinator decides. */
 	signal(SIGINT, SIG_IGN);
-	if (!(pats = patterns_new(o->config, err, sizeof(err)))) {
-		error("%s", err);
+	if (!(pats = patterns_new(o->config, err)))
 		return PP_EXIT_USAGE;
-	}
-	if (!(db = db_open(o->db, DB_NO_CHECKPOINT, 0, err, sizeof(err)))) {
-		error("%s", err);
+	if (!(db = db_open(o->db, DB_NO_CHECKPOINT, 0, why, sizeof(why)))) {
+		pp_err(err, PP_EDB, "%s", why);
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}
@@ -249,7 +247,7 @@ int worker_serve(const struct worker_opts *o)
 		struct walk_file f;
 		struct worker_outcome out;
 		if (task_decode(line, &f, &ctx.run_id)) {
-			error("malformed task line");
+			pp_err(err, PP_EPARSE, "malformed task line");
 			rc = PP_EXIT_FATAL;
 			break;
 		}
@@ -269,7 +267,7 @@ int worker_serve(const struct worker_opts *o)
 	/* The end of the tasks, or a failed read (out of memory in getline()
 	 * among others): that one must not look like a clean exit. */
 	if (!rc && ferror(stdin)) {
-		error("cannot read the next task: %s", strerror(errno));
+		pp_err(err, PP_EIO, "cannot read the next task: %s", strerror(errno));
 		rc = PP_EXIT_FATAL;
 	}
 out:

@@ -24,6 +24,7 @@
 #include "util/cmp.h"
 #include "util/pp.h"
 #include "util/safefile.h"
+#include "util/strbuf.h"
 
 #define DEFAULT_START_NS 1707261432000000000LL /* 2024-02-06 23:17:12 UTC */
 
@@ -255,7 +256,7 @@ static void warn_stale(const struct gen_opts *o)
 /* The topology file in the output folder (outfd) and its copy in .truth
  * (truthfd). */
 static int write_topology(const struct gen_opts *o, const struct gen_layout *lay, int64_t start_ns,
-			  int outfd, int truthfd)
+			  int outfd, int truthfd, struct strbuf *err)
 {
 	char stamp[32], name[64];
 	time_t secs = (time_t)(start_ns / 1000000000);
@@ -267,15 +268,15 @@ static int write_topology(const struct gen_opts *o, const struct gen_layout *lay
 	const char *names[2] = { name, "topology.txt" };
 	for (int i = 0; i < 2; i++) {
 		struct safefile sf;
-		char err[512];
-		if (safefile_open(&sf, fds[i], names[i], err, sizeof(err)))
-			return error("%s: %s", o->out, err);
+		char why[512];
+		if (safefile_open(&sf, fds[i], names[i], why, sizeof(why)))
+			return pp_err(err, PP_EIO, "%s: %s", o->out, why);
 		if (gen_layout_write_topology(lay, sf.fp)) {
 			safefile_abort(&sf);
-			return error("%s: cannot write '%s'", o->out, names[i]);
+			return pp_err(err, PP_EIO, "%s: cannot write '%s'", o->out, names[i]);
 		}
-		if (safefile_commit(&sf, err, sizeof(err)))
-			return error("%s: %s", o->out, err);
+		if (safefile_commit(&sf, why, sizeof(why)))
+			return pp_err(err, PP_EIO, "%s: %s", o->out, why);
 	}
 	return 0;
 }
@@ -285,6 +286,7 @@ static int write_topology(const struct gen_opts *o, const struct gen_layout *lay
  * totals. */
 struct run {
 	const struct gen_opts *o;
+	struct strbuf *err; /* gen_run()'s */
 	struct gen_layout lay;
 	int gpus_per_host;
 	bool *write;      /* per rank: write its trace (--ranks) */
@@ -316,9 +318,9 @@ static int slow_stages(struct run *R)
 	for (int i = 0; i < o->nslow_stages; i++) {
 		int s = o->slow_stages[i].stage < 0 ? P - 1 : o->slow_stages[i].stage;
 		if (s >= P)
-			return error("--slow-stage: stage %d is outside the %d pipeline stage%s", s,
-				     P, P == 1 ? "" : "s"),
-			       PP_EINVAL;
+			return pp_err(R->err, PP_EINVAL,
+				      "--slow-stage: stage %d is outside the %d pipeline stage%s",
+				      s, P, P == 1 ? "" : "s");
 		for (int r = 0; r < R->lay.world; r++)
 			if (gen_layout_coord(&R->lay, r, GEN_PP) == s)
 				R->straggle[r] *= o->slow_stages[i].factor;
@@ -338,9 +340,9 @@ static int slow_dp(struct run *R)
 	for (int i = 0; i < o->nslow_dp_ranks; i++) {
 		int listed = o->slow_dp_ranks[i];
 		if (listed < 0 || listed >= world)
-			return error("--slow-dp: rank %d is outside the world of %d ranks", listed,
-				     world),
-			       PP_EINVAL;
+			return pp_err(R->err, PP_EINVAL,
+				      "--slow-dp: rank %d is outside the world of %d ranks", listed,
+				      world);
 		int g = gen_layout_group_of(&R->lay, listed, GEN_DP);
 		for (int r = 0; r < world; r++)
 			if (gen_layout_group_of(&R->lay, r, GEN_DP) == g)
@@ -366,9 +368,10 @@ static int clock_offsets(struct run *R)
 		int h = o->skews[i].host;
 		if (h >= nhosts) {
 			free(host);
-			return error("--clock-skew: host %d is outside the %d host%s of %d ranks at %d per host",
-				     h, nhosts, nhosts == 1 ? "" : "s", world, R->gpus_per_host),
-			       PP_EINVAL;
+			return pp_err(
+				R->err, PP_EINVAL,
+				"--clock-skew: host %d is outside the %d host%s of %d ranks at %d per host",
+				h, nhosts, nhosts == 1 ? "" : "s", world, R->gpus_per_host);
 		}
 		host[h] = o->skews[i].offset_ns;
 	}
@@ -389,17 +392,17 @@ static int choose_ranks(struct run *R)
 	}
 	for (int i = 0; i < o->nranks; i++) {
 		if (o->ranks[i] >= world)
-			return error("--ranks: rank %d is outside the world of %d ranks",
-				     o->ranks[i], world),
-			       PP_EINVAL;
+			return pp_err(R->err, PP_EINVAL,
+				      "--ranks: rank %d is outside the world of %d ranks",
+				      o->ranks[i], world);
 		R->write[o->ranks[i]] = true;
 	}
 	for (int i = 0; i < o->nstragglers; i++) {
 		int r = o->stragglers[i].rank;
 		if (r < 0 || r >= world)
-			return error("--straggler: rank %d is outside the world of %d ranks", r,
-				     world),
-			       PP_EINVAL;
+			return pp_err(R->err, PP_EINVAL,
+				      "--straggler: rank %d is outside the world of %d ranks", r,
+				      world);
 		R->straggle[r] *= o->stragglers[i].factor;
 		R->injected[r] |= o->stragglers[i].factor != 1.0;
 	}
@@ -421,19 +424,20 @@ static int open_output(struct run *R)
 	snprintf(tdir, sizeof(tdir), "%s/.truth", o->out);
 	if (safe_mkdirs(AT_FDCWD, o->out, 0, &R->outfd, err, sizeof(err)) ||
 	    safe_mkdirs(R->outfd, ".truth", SAFE_NOFOLLOW, &R->truthfd, err, sizeof(err)))
-		return error("%s", err), PP_EIO;
-	if (remove_matching(R->outfd, "unique_parallel_groups_*.txt") ||
-	    write_topology(o, &R->lay, R->t0, R->outfd, R->truthfd))
+		return pp_err(R->err, PP_EIO, "%s", err);
+	if (remove_matching(R->outfd, "unique_parallel_groups_*.txt"))
+		return pp_err(R->err, PP_EIO, "cannot prepare '%s': %s", o->out, strerror(errno));
+	if (write_topology(o, &R->lay, R->t0, R->outfd, R->truthfd, R->err))
 		return PP_EIO;
 	warn_stale(o);
 	if (!(R->truth = gen_truth_open(R->truthfd, tdir, &R->lay, o->vpp, err, sizeof(err))))
-		return error("%s", err), PP_EIO;
+		return pp_err(R->err, PP_EIO, "%s", err);
 	if (o->nskews || o->skew_max_ns) {
 		if (gen_truth_clock_offsets(R->truth, R->offset, R->lay.world, err, sizeof(err)))
-			return error("%s", err), PP_EIO;
+			return pp_err(R->err, PP_EIO, "%s", err);
 	} else if (remove_matching(R->truthfd, "clock_offsets.csv")) {
-		return error("cannot remove '%s/clock_offsets.csv': %s", tdir, strerror(errno)),
-		       PP_EIO;
+		return pp_err(R->err, PP_EIO, "cannot remove '%s/clock_offsets.csv': %s", tdir,
+			      strerror(errno));
 	}
 	return 0;
 }
@@ -499,7 +503,7 @@ static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cf
 		if (wrc == PP_EINTR)
 			return PP_EINTR;
 		if (wrc)
-			return error("%s", err), PP_EIO;
+			return pp_err(R->err, PP_EIO, "%s", err);
 		struct stat st;
 		if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
 			R->bytes += (uint64_t)st.st_size;
@@ -544,9 +548,9 @@ static int write_iteration(struct run *R, int it)
 	};
 	struct gen_cluster *c = gen_sim_build(&cfg, err, sizeof(err));
 	if (!c)
-		return error("%s", err), PP_EINVAL;
+		return pp_err(R->err, PP_EINVAL, "%s", err);
 	if (gen_sim_run(c)) {
-		error("internal error: the simulated schedule deadlocks");
+		pp_err(R->err, PP_ECYCLE, "internal error: the simulated schedule deadlocks");
 		gen_sim_free(c);
 		return PP_ECYCLE;
 	}
@@ -554,11 +558,9 @@ static int write_iteration(struct run *R, int it)
 	snprintf(dir, sizeof(dir), "%s/%s", o->out, itname);
 	snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
 	if (safe_mkdirs(R->outfd, itname, SAFE_NOFOLLOW, &itfd, err, sizeof(err))) {
-		error("%s: %s", o->out, err);
-		rc = PP_EIO;
+		rc = pp_err(R->err, PP_EIO, "%s: %s", o->out, err);
 	} else if (remove_matching(itfd, glob)) {
-		error("cannot prepare '%s': %s", dir, strerror(errno));
-		rc = PP_EIO;
+		rc = pp_err(R->err, PP_EIO, "cannot prepare '%s': %s", dir, strerror(errno));
 	}
 	int64_t end = gen_sim_end(c);
 	gen_sim_shift(c, R->offset);
@@ -571,16 +573,16 @@ static int write_iteration(struct run *R, int it)
 	return rc;
 }
 
-int gen_run(const struct gen_opts *o)
+int gen_run(const struct gen_opts *o, struct strbuf *err)
 {
-	struct run R = { .o = o, .outfd = -1, .truthfd = -1 };
-	char err[512];
+	struct run R = { .o = o, .err = err, .outfd = -1, .truthfd = -1 };
+	char why[512];
 	int rc = 0;
 	int64_t t_begin = pp_now_ns();
 
 	if (gen_layout_init(&R.lay, o->tp, o->cp, o->ep, o->dp, o->pp))
-		return error("invalid parallel sizes (each >= 1, at most 1000000 ranks)"),
-		       PP_EINVAL;
+		return pp_err(err, PP_EINVAL,
+			      "invalid parallel sizes (each >= 1, at most 1000000 ranks)");
 	R.gpus_per_host = o->gpus_per_host > 0 ? o->gpus_per_host : 8;
 	R.write = xcalloc((size_t)R.lay.world, sizeof(*R.write));
 	R.injected = xcalloc((size_t)R.lay.world, sizeof(*R.injected));
@@ -611,13 +613,13 @@ int gen_run(const struct gen_opts *o)
 		 * describe it and keeps its earlier content (docs/ppgen.md). */
 		gen_truth_abort(R.truth);
 		if (rc == PP_EINTR)
-			error("interrupted (%s): %d complete trace%s in %s, .truth not updated; "
-			      "run the command again",
-			      stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", R.files,
-			      R.files == 1 ? "" : "s", o->out);
-	} else if (gen_truth_close(R.truth, err, sizeof(err))) {
-		error("%s", err);
-		rc = PP_EIO;
+			pp_err(err, rc,
+			       "interrupted (%s): %d complete trace%s in %s, .truth not updated; "
+			       "run the command again",
+			       stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", R.files,
+			       R.files == 1 ? "" : "s", o->out);
+	} else if (gen_truth_close(R.truth, why, sizeof(why))) {
+		rc = pp_err(err, PP_EIO, "%s", why);
 	}
 	sigaction(SIGINT, &stop_old[0], NULL);
 	sigaction(SIGTERM, &stop_old[1], NULL);

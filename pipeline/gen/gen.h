@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct strbuf;
+
 struct gen_straggler {
 	int rank;
 	double factor; /* compute kernel durations are multiplied by it */
@@ -83,11 +85,12 @@ struct gen_opts {
 	int64_t start_ns; /* clock of the first iteration; 0: default */
 };
 
-/* Generates the tree. Returns 0, PP_EINVAL (bad parameters, reported),
- * PP_EIO, PP_ECYCLE, or PP_EINTR when SIGINT/SIGTERM stopped it; after an
- * error the traces written so far stay, the one being written and .truth's
- * new content do not. Errors are printed with error(). */
-int gen_run(const struct gen_opts *o);
+/* Generates the tree. Returns 0, PP_EINVAL (bad parameters), PP_EIO,
+ * PP_ECYCLE, or PP_EINTR when SIGINT/SIGTERM stopped it, with the message
+ * appended to err (util/pp.h); after an error the traces written so far
+ * stay, the one being written and .truth's new content do not. Warnings
+ * (an earlier run's iteration folder) go to stderr. */
+int gen_run(const struct gen_opts *o, struct strbuf *err);
 
 /* Parses a comma-separated list of nasty option names into GN_* flags;
  * returns PP_EINVAL and names the bad item in err. "all" = every option

@@ -85,9 +85,9 @@ static bool is_space(char ch)
 
 /* Adds the globs of one value of a set's key to the NUL-separated block
  * (words separated by blanks; "a quoted glob" keeps its blanks). Returns 0,
- * or PP_EINVAL with a message in err when a quote is not closed. */
+ * or PP_EINVAL with a message appended to err when a quote is not closed. */
 static int split_globs(struct strbuf *block, size_t *n, const char *text, const char *file,
-		       const char *key, char *err, size_t errlen)
+		       const char *key, struct strbuf *err)
 {
 	for (const char *p = text; *p;) {
 		while (*p && is_space(*p))
@@ -98,10 +98,9 @@ static int split_globs(struct strbuf *block, size_t *n, const char *text, const 
 		if (*p == '"') {
 			start = ++p;
 			if (!(end = strchr(p, '"'))) {
-				snprintf(err, errlen,
-					 "%s: config key %s: a quote is not closed in '%s'", file,
-					 key, text);
-				return PP_EINVAL;
+				return pp_err(err, PP_EINVAL,
+					      "%s: config key %s: a quote is not closed in '%s'",
+					      file, key, text);
 			}
 			p = end + 1;
 		} else {
@@ -121,25 +120,24 @@ struct values {
 	struct strbuf block;
 	size_t n;
 	int rc;
-	char *err;
-	size_t errlen;
+	struct strbuf *err;
 };
 
 static void add_value(void *ctx, const char *value)
 {
 	struct values *v = ctx;
 	if (!v->rc)
-		v->rc = split_globs(&v->block, &v->n, value, v->file, v->key, v->err, v->errlen);
+		v->rc = split_globs(&v->block, &v->n, value, v->file, v->key, v->err);
 }
 
 /* Fills l with every value of key (continuation lines and repeated keys
  * add to the list), else with the globs of def (NULL: none). */
 static int list_parse(struct pat_list *l, const struct config *cfg, const char *key,
-		      const char *def, char *err, size_t errlen)
+		      const char *def, struct strbuf *err)
 {
-	struct values v = { config_path(cfg), key, STRBUF_INIT, 0, 0, err, errlen };
+	struct values v = { config_path(cfg), key, STRBUF_INIT, 0, 0, err };
 	if (!cfg || !config_get_list(cfg, key, add_value, &v))
-		v.rc = split_globs(&v.block, &v.n, def ? def : "", "defaults", key, err, errlen);
+		v.rc = split_globs(&v.block, &v.n, def ? def : "", "defaults", key, err);
 	if (v.rc) {
 		strbuf_release(&v.block);
 		return v.rc;
@@ -153,7 +151,7 @@ static int list_parse(struct pat_list *l, const struct config *cfg, const char *
 	return 0;
 }
 
-struct patterns *patterns_new(const struct config *cfg, char *err, size_t errlen)
+struct patterns *patterns_new(const struct config *cfg, struct strbuf *err)
 {
 	struct patterns *p = xcalloc(1, sizeof(*p));
 	const char *colls[RR_NCOLLS];
@@ -161,12 +159,12 @@ struct patterns *patterns_new(const struct config *cfg, char *err, size_t errlen
 	size_t ncolls = 0;
 	for (int s = 0; s < PAT_NSETS; s++) {
 		snprintf(key, sizeof(key), "patterns.%s", set_names[s]);
-		if (list_parse(&p->set[s], cfg, key, set_defaults[s], err, errlen))
+		if (list_parse(&p->set[s], cfg, key, set_defaults[s], err))
 			goto fail;
 	}
 	for (int c = RR_COLL_NONE + 1; c < RR_NCOLLS; c++) {
 		snprintf(key, sizeof(key), "collectives.%s", rr_coll_name(c));
-		if (list_parse(&p->coll[c], cfg, key, coll_defaults[c], err, errlen))
+		if (list_parse(&p->coll[c], cfg, key, coll_defaults[c], err))
 			goto fail;
 		colls[ncolls++] = rr_coll_name(c);
 	}

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 struct config;
+struct strbuf;
 
 enum pat_set {
 	PAT_COMM_KERNEL,
@@ -38,10 +39,10 @@ enum pat_set {
 struct patterns;
 
 /* The defaults, overridden by cfg's [patterns] keys (cfg may be NULL).
- * Returns NULL with a message in err on an invalid configuration (a quote
- * not closed on its line); an empty list is allowed: the set then matches
- * nothing. Free with patterns_free. */
-struct patterns *patterns_new(const struct config *cfg, char *err, size_t errlen);
+ * Returns NULL with a message appended to err on an invalid configuration
+ * (a quote not closed on its line); an empty list is allowed: the set then
+ * matches nothing. Free with patterns_free. */
+struct patterns *patterns_new(const struct config *cfg, struct strbuf *err);
 void patterns_free(struct patterns *p);
 
 /* Bit (1u << set) for every set that has a glob matching name; the

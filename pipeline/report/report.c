@@ -66,7 +66,7 @@ static int iteration_files(struct report *R, const struct agg_iter *it)
 	struct agg_timeline tl;
 	if (!p->detail)
 		return 0;
-	int rc = agg_timeline_load(R->job, it, &tl);
+	int rc = agg_timeline_load(R->job, it, &tl, R->err);
 	if (!rc)
 		rc = report_iteration_csvs(R, it);
 	if (!rc)
@@ -86,10 +86,10 @@ static int iteration_files(struct report *R, const struct agg_iter *it)
 	return rc;
 }
 
-/* Every file but the pages (each writer reports its own errors). */
+/* Every file but the pages (each writer appends its own errors to R->err). */
 static int write_files(struct report *R)
 {
-	int rc = report_mkdir(R->out);
+	int rc = report_mkdir(R->out, R->err);
 	for (size_t i = 0; i < R->job->niters && !rc; i++)
 		rc = iteration_files(R, &R->job->its[i]);
 	for (size_t k = 0; k < R->nsections && !rc; k++)
@@ -126,10 +126,11 @@ static void summary(const struct report *R, int64_t t_files, double render_ms)
 			pp_progname(), nrendered, render_ms / (double)nrendered, o->processes);
 }
 
-int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed)
+int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed,
+		 struct strbuf *err)
 {
 	struct report_section v[NSECTIONS];
-	struct report R = { .job = job, .o = o, .sections = v, .nsections = NSECTIONS };
+	struct report R = { .job = job, .o = o, .err = err, .sections = v, .nsections = NSECTIONS };
 	double render_ms = 0;
 	*nfailed = 0;
 	order(job, v);
@@ -137,7 +138,7 @@ int report_write(const struct agg_job *job, const struct report_opts *o, int *nf
 	int rc = write_files(&R);
 	int64_t t_files = pp_now_ns();
 	if (!rc && o->render)
-		*nfailed = report_render(&R.queue, o->processes, &render_ms, o->quiet);
+		*nfailed = report_render(&R.queue, o->processes, &render_ms, o->quiet, err);
 	if (!rc)
 		rc = report_html_write(&R);
 	if (!rc)

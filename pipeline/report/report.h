@@ -56,14 +56,16 @@ int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank,
  * files, iterations.csv; renders the scripts the render plan asks for
  * (each failure reported, the others go on); writes index.html and the
  * iteration pages; prints the summary line. Returns 0 with *nfailed the
- * number of charts gnuplot failed to render, or a negative PP_E* code after
- * printing why (a file that cannot be written, the database). */
-int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed);
+ * number of charts gnuplot failed to render, or a negative PP_E* code with
+ * why (a file that cannot be written, the database) appended to err; what
+ * failed to render is a warning, or in err when gnuplot could not run. */
+int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed,
+		 struct strbuf *err);
 
 /* The schedule advisor's answer for job (agg/agg_advice.h) as a text
  * table on f: the inputs, the calibration, one line per schedule, the best
- * option (ppsim --from-db). Returns 0, or PP_ENOTFOUND after printing why
- * there is none (no pipeline, or inputs it could not measure). */
-int report_advice_table(FILE *f, const struct agg_job *job);
+ * option (ppsim --from-db). Returns 0, or PP_ENOTFOUND with why there is
+ * none (no pipeline, or inputs it could not measure) appended to err. */
+int report_advice_table(FILE *f, const struct agg_job *job, struct strbuf *err);
 
 #endif

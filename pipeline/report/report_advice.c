@@ -372,14 +372,14 @@ static void report_advice_headline(const struct report *R, struct strbuf *sb)
 
 /* ---- the text table (ppsim --from-db) ---- */
 
-int report_advice_table(FILE *f, const struct agg_job *job)
+int report_advice_table(FILE *f, const struct agg_job *job, struct strbuf *err)
 {
 	const struct agg_advice *a = &job->advice;
 	const struct advise_result *r = &a->res;
 	struct strbuf sb = STRBUF_INIT;
 	if (a->state != AGG_ADV_DONE) {
-		error("no advice for '%s': %s", job->db_path, a->why.buf);
-		return PP_ENOTFOUND;
+		return pp_err(err, PP_ENOTFOUND, "no advice for '%s': %s", job->db_path,
+			      a->why.buf);
 	}
 	fprintf(f, "advice for %s\n", job->db_path);
 	fprintf(f, "inputs: %s%s%s\n", a->inputs.buf, a->layers.len ? "; layers per stage " : "",

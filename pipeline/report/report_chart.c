@@ -273,7 +273,7 @@ static int group_chart(struct report *R, enum report_file f, const struct agg_it
 	const char *base = report_leaf(stem.buf);
 	stem.buf[base - stem.buf - 1] = '\0'; /* the folder */
 	struct report_dir d;
-	if (report_dir_open(&d, stem.buf)) {
+	if (report_dir_open(&d, stem.buf, R->err)) {
 		strbuf_release(&stem);
 		return PP_EIO;
 	}

@@ -161,7 +161,7 @@ static int report_compare_files(struct report *R)
 		if (i == 0) {
 			struct strbuf dir = STRBUF_INIT;
 			report_path(&dir, R, RF_COMPARE, 0, 0);
-			rc = report_mkdir(dir.buf);
+			rc = report_mkdir(dir.buf, R->err);
 			strbuf_release(&dir);
 		}
 		if (!rc)

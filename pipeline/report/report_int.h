@@ -41,6 +41,7 @@ struct report_section;
 struct report {
 	const struct agg_job *job;
 	const struct report_opts *o;
+	struct strbuf *err;        /* report_write()'s: what failed, one a line */
 	char *out;                 /* the output folder (report_out()) */
 	struct report_queue queue; /* the scripts */
 	/* The analyses' parts of the report, in the order of their sections
@@ -55,7 +56,7 @@ struct report_section {
 	/* Writes its files: charts (queued with report_queue_script()), CSVs,
 	 * JSON; removes what an earlier run wrote that this one does not.
 	 * Called after the iterations' files, before rendering. 0 or PP_EIO
-	 * after printing why. */
+	 * with why in R->err. */
 	int (*files)(struct report *R);
 	/* Appends its section of index.html (between the header and the
 	 * iterations); a line saying why when there is nothing to show. */
@@ -125,29 +126,32 @@ const char *report_leaf(const char *path);
 
 /* Output files are written to a temporary name and renamed into place,
  * never through a symlink planted in the output area (util/safefile.h).
- * Each function prints what failed and returns PP_EIO, or 0. */
+ * Each function appends what failed to err (the report_dir's for
+ * report_open()) and returns PP_EIO, or 0. */
 
 /* An output folder, created (mkdir -p) and open: its files are created
  * relative to fd (no path walk per file). */
 struct report_dir {
 	const char *path; /* names it in messages: borrowed, or own */
 	int fd;
-	char *own; /* the path report_dir_open_at() made */
+	struct strbuf *err; /* borrowed; report_open()'s messages go there */
+	char *own;          /* the path report_dir_open_at() made */
 };
-int report_dir_open(struct report_dir *d, const char *path);
-/* report_dir_open() of the folder of output f (of iteration it, about id). */
+int report_dir_open(struct report_dir *d, const char *path, struct strbuf *err);
+/* report_dir_open() of the folder of output f (of iteration it, about id),
+ * its messages to R->err. */
 int report_dir_open_at(struct report_dir *d, const struct report *R, enum report_file f, int it,
 		       long id);
 /* Closes d (also after its open failed). */
 void report_dir_close(struct report_dir *d);
 /* mkdir -p without keeping the folder open. */
-int report_mkdir(const char *path);
+int report_mkdir(const char *path, struct strbuf *err);
 /* Starts writing the file name in d; path receives "<d>/<name>". Returns
- * sf->fp, or NULL after printing why. */
+ * sf->fp, or NULL with why appended to d->err. */
 FILE *report_open(const struct report_dir *d, const char *name, struct strbuf *path,
 		  struct safefile *sf);
 /* Finishes the file report_open() started (path names it). */
-int report_commit(struct safefile *sf, const char *path);
+int report_commit(struct safefile *sf, const char *path, struct strbuf *err);
 /* Removes the files names[0..n) (leaf names) that an earlier run wrote to
  * the folder f and this one does not, so that the folder never shows
  * another run's analysis; the folder too when it is left empty. Only these
@@ -177,21 +181,22 @@ void report_remove(const struct report *R, enum report_file dir, const struct re
 /* Counts a written script; queues it (copied) with the outputs show asks
  * of the --format ones, none with --no-render. */
 void report_queue_add(struct report *R, const char *script, enum agg_show show);
-/* After a chart writer returned rc for <prefix>.gp: prints err and returns
- * PP_EIO when it failed, else report_queue_add()s the script. */
+/* After a chart writer returned rc for <prefix>.gp: appends err to R->err
+ * and returns PP_EIO when it failed, else report_queue_add()s the script. */
 int report_queue_script(struct report *R, int rc, const char *err, const char *prefix,
 			enum agg_show show);
 /* Finishes a chart script written by hand at path (report_open()): commits
  * it, removes the images an earlier run rendered from it
- * (gnuplot_clear_outputs()) and queues it. 0 or PP_EIO after printing why. */
+ * (gnuplot_clear_outputs()) and queues it. 0 or PP_EIO (why in R->err). */
 int report_commit_script(struct report *R, struct safefile *sf, const char *path,
 			 enum agg_show show);
 void report_queue_release(struct report_queue *q);
 /* Runs gnuplot on every queued script, at most processes at a time
- * (chart/gnuplot.h). Returns the number of scripts that failed (each
- * reported); *ms gets the wall time. 0 and a warning when gnuplot is not
- * installed. */
-int report_render(const struct report_queue *q, int processes, double *ms, bool quiet);
+ * (chart/gnuplot.h). Returns the number of scripts that failed (each a
+ * warning; all of them, with why in err, when gnuplot could not run); *ms
+ * gets the wall time. 0 and a warning when gnuplot is not installed. */
+int report_render(const struct report_queue *q, int processes, double *ms, bool quiet,
+		  struct strbuf *err);
 
 /* ---- CSVs (report_csv.c) ---- */
 

@@ -220,7 +220,7 @@ int report_overview_charts(struct report *R, const struct agg_iter *it)
 		return 0;
 	struct strbuf path = STRBUF_INIT;
 	report_path(&path, R, RF_OVERVIEW, it->iteration, 0);
-	int rc = report_mkdir(path.buf);
+	int rc = report_mkdir(path.buf, R->err);
 	for (int m = 0; m < AGG_NMETRICS && !rc; m++)
 		rc = heatmap_chart(R, it, m);
 	if (!rc) {

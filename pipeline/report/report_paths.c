@@ -96,14 +96,15 @@ const char *report_leaf(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int report_dir_open(struct report_dir *d, const char *path)
+int report_dir_open(struct report_dir *d, const char *path, struct strbuf *err)
 {
-	char err[512];
+	char why[512];
 	d->path = path;
 	d->fd = -1;
+	d->err = err;
 	d->own = NULL;
-	if (safe_mkdirs(AT_FDCWD, path, 0, &d->fd, err, sizeof(err)))
-		return error("cannot create '%s': %s", path, err), PP_EIO;
+	if (safe_mkdirs(AT_FDCWD, path, 0, &d->fd, why, sizeof(why)))
+		return pp_err(err, PP_EIO, "cannot create '%s': %s", path, why);
 	return 0;
 }
 
@@ -113,7 +114,7 @@ int report_dir_open_at(struct report_dir *d, const struct report *R, enum report
 	struct strbuf path = STRBUF_INIT;
 	report_path(&path, R, f, it, id);
 	char *own = strbuf_detach(&path, NULL);
-	int rc = report_dir_open(d, own);
+	int rc = report_dir_open(d, own, R->err);
 	d->own = own;
 	return rc;
 }
@@ -127,32 +128,32 @@ void report_dir_close(struct report_dir *d)
 	d->own = NULL;
 }
 
-int report_mkdir(const char *path)
+int report_mkdir(const char *path, struct strbuf *err)
 {
-	char err[512];
-	if (safe_mkdir_p(path, err, sizeof(err)))
-		return error("cannot create '%s': %s", path, err), PP_EIO;
+	char why[512];
+	if (safe_mkdir_p(path, why, sizeof(why)))
+		return pp_err(err, PP_EIO, "cannot create '%s': %s", path, why);
 	return 0;
 }
 
 FILE *report_open(const struct report_dir *d, const char *name, struct strbuf *path,
 		  struct safefile *sf)
 {
-	char err[512];
+	char why[512];
 	strbuf_reset(path);
 	strbuf_addf(path, "%s/%s", d->path, name);
-	if (safefile_open(sf, d->fd, name, err, sizeof(err))) {
-		error("cannot write '%s': %s", path->buf, err);
+	if (safefile_open(sf, d->fd, name, why, sizeof(why))) {
+		pp_err(d->err, PP_EIO, "cannot write '%s': %s", path->buf, why);
 		return NULL;
 	}
 	return sf->fp;
 }
 
-int report_commit(struct safefile *sf, const char *path)
+int report_commit(struct safefile *sf, const char *path, struct strbuf *err)
 {
-	char err[512];
-	if (safefile_commit(sf, err, sizeof(err)))
-		return error("cannot write '%s': %s", path, err), PP_EIO;
+	char why[512];
+	if (safefile_commit(sf, why, sizeof(why)))
+		return pp_err(err, PP_EIO, "cannot write '%s': %s", path, why);
 	return 0;
 }
 
@@ -166,12 +167,12 @@ int report_write_file(const struct report *R, enum report_file f, int it, long i
 	report_path(&path, R, f, it, id);
 	const char *name = report_leaf(path.buf);
 	path.buf[name - path.buf - 1] = '\0'; /* the folder */
-	if (report_dir_open(&d, path.buf))
+	if (report_dir_open(&d, path.buf, R->err))
 		goto out;
 	FILE *fp = report_open(&d, name, &p, &sf);
 	if (fp) {
 		fwrite(sb->buf, 1, sb->len, fp);
-		rc = report_commit(&sf, p.buf);
+		rc = report_commit(&sf, p.buf, R->err);
 	}
 	report_dir_close(&d);
 out:
@@ -190,7 +191,7 @@ int report_write_put(const struct report_dir *d, enum report_file f, int it, lon
 	FILE *fp = report_open(d, report_leaf(rel.buf), &path, &sf);
 	if (fp) {
 		put(fp, arg);
-		rc = report_commit(&sf, path.buf);
+		rc = report_commit(&sf, path.buf, d->err);
 	}
 	strbuf_release(&rel);
 	strbuf_release(&path);

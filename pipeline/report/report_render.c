@@ -32,10 +32,8 @@ void report_queue_add(struct report *R, const char *script, enum agg_show show)
 int report_queue_script(struct report *R, int rc, const char *err, const char *prefix,
 			enum agg_show show)
 {
-	if (rc) {
-		error("%s", err);
-		return PP_EIO;
-	}
+	if (rc)
+		return pp_err(R->err, PP_EIO, "%s", err);
 	struct strbuf gp = STRBUF_INIT;
 	strbuf_addf(&gp, "%s.gp", prefix);
 	report_queue_add(R, gp.buf, show);
@@ -46,7 +44,7 @@ int report_queue_script(struct report *R, int rc, const char *err, const char *p
 int report_commit_script(struct report *R, struct safefile *sf, const char *path,
 			 enum agg_show show)
 {
-	int rc = report_commit(sf, path);
+	int rc = report_commit(sf, path, R->err);
 	if (!rc) /* not written by gnuplot_write_script(), which would */
 		gnuplot_clear_outputs(path);
 	if (!rc)
@@ -62,10 +60,11 @@ void report_queue_release(struct report_queue *q)
 	memset(q, 0, sizeof(*q));
 }
 
-int report_render(const struct report_queue *q, int processes, double *ms, bool quiet)
+int report_render(const struct report_queue *q, int processes, double *ms, bool quiet,
+		  struct strbuf *err)
 {
 	int64_t t0 = pp_now_ns();
-	char err[512];
+	char why[512];
 	int failed = 0;
 	*ms = 0;
 	if (!q->n)
@@ -75,11 +74,11 @@ int report_render(const struct report_queue *q, int processes, double *ms, bool 
 		job[i] = (struct gnuplot_job){ .script = q->v[i].path,
 					       .no_png = !q->v[i].png,
 					       .no_svg = !q->v[i].svg };
-	int rc = gnuplot_render(job, q->n, processes, err, sizeof(err));
+	int rc = gnuplot_render(job, q->n, processes, why, sizeof(why));
 	if (rc == PP_ENOTFOUND) {
 		warn("gnuplot is not installed: wrote the .gp scripts but no PNG/SVG");
 	} else if (rc) {
-		error("%s", err);
+		pp_err(err, rc, "%s", why);
 		failed = (int)q->n;
 	} else {
 		for (size_t i = 0; i < q->n; i++)

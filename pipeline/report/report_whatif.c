@@ -291,7 +291,7 @@ static int perfetto(const struct report_dir *dir, const struct agg_whatif *w)
 			}
 		}
 	report_trace_end(&T);
-	int rc = report_commit(&sf, path.buf);
+	int rc = report_commit(&sf, path.buf, dir->err);
 	strbuf_release(&path);
 	return rc;
 }

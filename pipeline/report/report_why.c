@@ -155,7 +155,7 @@ static int rank_kernels(struct ranks_file *F, const struct agg_iter *it, int ran
 {
 	F->nk = 0;
 	strbuf_reset(&F->pool);
-	int rc = agg_why_kernels(F->R->job->db, it, rank, take_kern, F);
+	int rc = agg_why_kernels(F->R->job->db, it, rank, take_kern, F, F->R->err);
 	if (rc)
 		return rc;
 	qsort(F->k, F->nk, sizeof(*F->k), cmp_kern);
@@ -457,7 +457,7 @@ static int ranks_json(struct report *R, const struct report_dir *dir, const bool
 		if (rc)
 			safefile_abort(&sf);
 		else
-			rc = report_commit(&sf, path.buf);
+			rc = report_commit(&sf, path.buf, R->err);
 	}
 	if (!rc && !R->o->quiet) {
 		fprintf(stderr, "%s: why: %d rank%s for Perfetto: %s (%zu events)\n", pp_progname(),
@@ -593,7 +593,7 @@ static void remove_stale(const struct report *R, bool chart, bool json)
 }
 
 /* The ranks --perfetto-ranks selects, over the ranks the topology and the
- * iterations know; NULL after printing why. */
+ * iterations know; NULL with why in R->err. */
 static bool *selected(const struct report *R, int *nrank)
 {
 	const struct agg_job *job = R->job;
@@ -605,7 +605,8 @@ static bool *selected(const struct report *R, int *nrank)
 	bool *sel = xcalloc((size_t)n + 1, sizeof(*sel));
 	struct strbuf err = STRBUF_INIT;
 	if (report_perfetto_ranks(R->o->perfetto_ranks, &job->topo, n, sel, &err)) {
-		error("--perfetto-ranks '%s': %s", R->o->perfetto_ranks, err.buf);
+		pp_err(R->err, PP_EINVAL, "--perfetto-ranks '%s': %s", R->o->perfetto_ranks,
+		       err.buf);
 		free(sel);
 		sel = NULL;
 	}

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "pp.h"
+#include "strbuf.h"
 
 struct config_entry {
 	char *key; /* "section.key" */
@@ -62,11 +63,11 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	return 1;
 }
 
-struct config *config_load(const char *path, char *err, size_t errlen)
+struct config *config_load(const char *path, struct strbuf *err)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		snprintf(err, errlen, "cannot open config file '%s': %s", path, strerror(errno));
+		pp_err(err, PP_EIO, "cannot open config file '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	struct config *cfg = config_new();
@@ -74,10 +75,8 @@ struct config *config_load(const char *path, char *err, size_t errlen)
 	int rc = ini_parse_file(f, on_entry, cfg);
 	fclose(f);
 	if (rc != 0) {
-		snprintf(err, errlen,
-			 "%s:%d: malformed line (expected "
-			 "'[section]' or 'key = value')",
-			 path, rc);
+		pp_err(err, PP_EPARSE,
+		       "%s:%d: malformed line (expected '[section]' or 'key = value')", path, rc);
 		config_free(cfg);
 		return NULL;
 	}
@@ -102,7 +101,7 @@ const char *config_get(const struct config *cfg, const char *key)
 /* key's value as an integer (*lv) or a finite number (*dv) in [min, max]:
  * 0, 1 when absent, PP_EINVAL with the reason in err. */
 static int get_number(const struct config *cfg, const char *key, bool integer, double min,
-		      double max, long *lv, double *dv, char *err, size_t errlen)
+		      double max, long *lv, double *dv, struct strbuf *err)
 {
 	const char *s = config_get(cfg, key);
 	const char *what = integer ? "an integer" : "a number";
@@ -112,31 +111,28 @@ static int get_number(const struct config *cfg, const char *key, bool integer, d
 	errno = 0;
 	double v = integer ? (double)(*lv = strtol(s, &end, 10)) : (*dv = strtod(s, &end));
 	if (!*s || *end || errno || !isfinite(v)) {
-		snprintf(err, errlen, "%s: config key %s: expected %s, got '%s'", config_path(cfg),
-			 key, what, s);
-		return PP_EINVAL;
+		return pp_err(err, PP_EINVAL, "%s: config key %s: expected %s, got '%s'",
+			      config_path(cfg), key, what, s);
 	}
 	if (v < min || v > max) {
-		snprintf(err, errlen,
-			 "%s: config key %s: expected %s from %.15g to %.15g, got '%s'",
-			 config_path(cfg), key, what, min, max, s);
-		return PP_EINVAL;
+		return pp_err(err, PP_EINVAL,
+			      "%s: config key %s: expected %s from %.15g to %.15g, got '%s'",
+			      config_path(cfg), key, what, min, max, s);
 	}
 	return 0;
 }
 
-int config_get_long(const struct config *cfg, const char *key, long *out, char *err, size_t errlen)
+int config_get_long(const struct config *cfg, const char *key, long *out, struct strbuf *err)
 {
-	return config_get_long_in(cfg, key, LONG_MIN, LONG_MAX, out, err, errlen);
+	return config_get_long_in(cfg, key, LONG_MIN, LONG_MAX, out, err);
 }
 
-int config_get_double(const struct config *cfg, const char *key, double *out, char *err,
-		      size_t errlen)
+int config_get_double(const struct config *cfg, const char *key, double *out, struct strbuf *err)
 {
-	return config_get_double_in(cfg, key, -HUGE_VAL, HUGE_VAL, out, err, errlen);
+	return config_get_double_in(cfg, key, -HUGE_VAL, HUGE_VAL, out, err);
 }
 
-int config_get_bool(const struct config *cfg, const char *key, bool *out, char *err, size_t errlen)
+int config_get_bool(const struct config *cfg, const char *key, bool *out, struct strbuf *err)
 {
 	const char *s = config_get(cfg, key);
 	if (!s)
@@ -151,26 +147,25 @@ int config_get_bool(const struct config *cfg, const char *key, bool *out, char *
 		*out = false;
 		return 0;
 	}
-	snprintf(err, errlen, "%s: config key %s: expected true or false, got '%s'",
-		 config_path(cfg), key, s);
-	return PP_EINVAL;
+	return pp_err(err, PP_EINVAL, "%s: config key %s: expected true or false, got '%s'",
+		      config_path(cfg), key, s);
 }
 
 int config_get_long_in(const struct config *cfg, const char *key, long min, long max, long *out,
-		       char *err, size_t errlen)
+		       struct strbuf *err)
 {
 	long v;
-	int rc = get_number(cfg, key, true, (double)min, (double)max, &v, NULL, err, errlen);
+	int rc = get_number(cfg, key, true, (double)min, (double)max, &v, NULL, err);
 	if (rc == 0)
 		*out = v;
 	return rc;
 }
 
 int config_get_double_in(const struct config *cfg, const char *key, double min, double max,
-			 double *out, char *err, size_t errlen)
+			 double *out, struct strbuf *err)
 {
 	double v;
-	int rc = get_number(cfg, key, false, min, max, NULL, &v, err, errlen);
+	int rc = get_number(cfg, key, false, min, max, NULL, &v, err);
 	if (rc == 0)
 		*out = v;
 	return rc;

@@ -11,9 +11,10 @@
 #include <stddef.h>
 
 struct config;
+struct strbuf;
 
-/* Loads path; on failure returns NULL and writes "file:line: why" to err. */
-struct config *config_load(const char *path, char *err, size_t errlen);
+/* Loads path; on failure returns NULL and appends "file:line: why" to err. */
+struct config *config_load(const char *path, struct strbuf *err);
 /* An empty configuration (no file). */
 struct config *config_new(void);
 /* The file cfg was loaded from, or "config" (config_new()): every message
@@ -26,17 +27,16 @@ void config_free(struct config *cfg);
  * last one wins. Returned strings live as long as cfg. */
 const char *config_get(const struct config *cfg, const char *key);
 /* Typed getters: return 0 and set *out, 1 if the key is absent (*out kept),
- * PP_EINVAL with a message in err if the value is malformed. */
-int config_get_long(const struct config *cfg, const char *key, long *out, char *err, size_t errlen);
-int config_get_double(const struct config *cfg, const char *key, double *out, char *err,
-		      size_t errlen);
-int config_get_bool(const struct config *cfg, const char *key, bool *out, char *err, size_t errlen);
+ * PP_EINVAL with a message appended to err if the value is malformed. */
+int config_get_long(const struct config *cfg, const char *key, long *out, struct strbuf *err);
+int config_get_double(const struct config *cfg, const char *key, double *out, struct strbuf *err);
+int config_get_bool(const struct config *cfg, const char *key, bool *out, struct strbuf *err);
 /* The same with a range: PP_EINVAL ("config key K: expected an integer
  * from MIN to MAX, got 'V'") for a value outside [min, max]. */
 int config_get_long_in(const struct config *cfg, const char *key, long min, long max, long *out,
-		       char *err, size_t errlen);
+		       struct strbuf *err);
 int config_get_double_in(const struct config *cfg, const char *key, double min, double max,
-			 double *out, char *err, size_t errlen);
+			 double *out, struct strbuf *err);
 /* Calls fn with every value given for key, in file order: a key written on
  * several lines, or continued on indented lines (each continuation line is
  * a value of its own), has several. Returns the count. */

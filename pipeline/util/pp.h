@@ -1,12 +1,19 @@
 /* pp.h — what every pptrace module shares: the error convention and the
  * diagnostics functions.
  *
- * Library functions return int: 0 on success, a negative PP_E* code on
- * failure; details go into a message buffer on the handle. Predicates return
- * bool; pointer-returning functions return NULL on failure. cmd/ decides
- * the exit status; library code exits only through die() when memory runs
- * out (the allocators below and what is built on them, as git's xmalloc
- * does: docs/contracts.md §7), never for bad input.
+ * One route for errors (docs/contracts.md §6): a library function returns
+ * int, 0 on success or a negative PP_E* code on failure, and appends what
+ * went wrong (file, line or byte offset, what was expected) to a
+ * caller-provided `struct strbuf *err`, git-style; pp_err() (strbuf.h) does
+ * both in one line. It prints nothing: the caller that decides what a
+ * failure means (a command in cmd/) prints the message once, with error()
+ * or error_lines() (strbuf.h).
+ * SQLite's sticky message stays on the database handle (db_errmsg()) until
+ * the layer that reports it copies it out. Predicates return bool;
+ * pointer-returning functions return NULL on failure. cmd/ decides the exit
+ * status; library code exits only through die() when memory runs out (the
+ * allocators below and what is built on them, as git's xmalloc does:
+ * docs/contracts.md §7), never for bad input.
  */
 #ifndef PP_H
 #define PP_H

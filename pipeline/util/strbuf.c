@@ -171,3 +171,25 @@ int strbuf_read_file(struct strbuf *sb, const char *path, size_t pad, char *err,
 	memset(sb->buf + sb->len, 0, pad + 1);
 	return rc;
 }
+
+int error_lines(const char *msgs)
+{
+	while (msgs && *msgs) {
+		const char *nl = strchr(msgs, '\n');
+		int n = nl ? (int)(nl - msgs) : (int)strlen(msgs);
+		error("%.*s", n, msgs);
+		msgs += n + (nl ? 1 : 0);
+	}
+	return -1;
+}
+
+int pp_err(struct strbuf *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	if (err->len)
+		strbuf_addch(err, '\n');
+	va_start(ap, fmt);
+	strbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return code;
+}

@@ -50,4 +50,14 @@ char *strbuf_detach(struct strbuf *sb, size_t *len);
  * 'path': why" or "cannot read 'path': why" in err (what was read stays). */
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t pad, char *err, size_t errlen);
 
+/* Errors, util/pp.h's convention: appends the message to err, after a
+ * newline when err holds one already (one message a line), and returns
+ * code:
+ *   return pp_err(err, PP_EINVAL, "--ranks: rank %d is outside ...", r); */
+int pp_err(struct strbuf *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prints each line of msgs (what pp_err() appended) as error() does;
+ * nothing for an empty msgs. Returns -1. */
+int error_lines(const char *msgs);
+
 #endif

@@ -24,6 +24,7 @@
 #include "agg/agg_timeline.h"
 #include "util/pp.h"
 #include "tests/bench/bench.h"
+#include "util/strbuf.h"
 #include "why_load.h"
 
 enum { P_READ, P_ENGINE, P_PATH, P_STORE, P_ALL, P_CPU, P_AGG, P_SCAN, P_SCAN_CPU, P_N };
@@ -43,23 +44,29 @@ static const char *const phase[P_N] = { "read_s",
 static double rescan(struct agg_job *job, double *cpu)
 {
 	struct agg_timeline tl;
+	struct strbuf err = STRBUF_INIT;
 	double s = 0;
 	*cpu = 0;
-	for (size_t i = 0; i < job->niters; i++) {
+	for (size_t i = 0; i < job->niters && s >= 0; i++) {
 		if (job->timelines && job->timelines[i].rank) {
-			if (agg_timeline_load(job, &job->its[i], &tl)) /* taken */
-				return -1;
+			int rc = agg_timeline_load(job, &job->its[i], &tl, &err); /* taken */
 			agg_timeline_release(&tl);
+			if (rc) {
+				s = -1;
+				break;
+			}
 		}
 		int64_t t0 = pp_now_ns();
 		double c0 = bench_cpu_s();
-		int rc = agg_timeline_load(job, &job->its[i], &tl);
+		int rc = agg_timeline_load(job, &job->its[i], &tl, &err);
 		s += (double)(pp_now_ns() - t0) / 1e9;
 		*cpu += bench_cpu_s() - c0;
 		agg_timeline_release(&tl);
 		if (rc)
-			return -1;
+			s = -1;
 	}
+	error_lines(err.buf);
+	strbuf_release(&err);
 	return s;
 }
 

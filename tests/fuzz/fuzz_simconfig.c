@@ -11,12 +11,14 @@
 #include "sim/sim_input.h"
 #include "util/config.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64], err[512];
+	struct strbuf cerr = STRBUF_INIT;
 	struct sim_input in;
 	struct config *cfg = NULL;
 	int rc;
@@ -30,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sim_input_is_json(path)) {
 		rc = sim_input_load_json(&in, path, err, sizeof(err));
 	} else {
-		cfg = config_load(path, err, sizeof(err));
+		cfg = config_load(path, &cerr);
 		rc = cfg ? sim_input_load_ini(&in, cfg, err, sizeof(err)) : PP_EPARSE;
 	}
 	if (rc == 0 && sim_input_finish(&in, err, sizeof(err)) == 0 &&
@@ -41,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	sim_input_release(&in);
 	config_free(cfg);
+	strbuf_release(&cerr);
 out_close:
 	close(fd);
 	return 0;

@@ -755,7 +755,6 @@ static void test_modelled_labels(void **state)
 static void test_settings_from_config(void **state)
 {
 	char path[] = "/tmp/pp-advise-cfg-XXXXXX";
-	char err[256];
 	struct advise_settings set;
 	struct strbuf e = STRBUF_INIT;
 	struct config *cfg;
@@ -768,7 +767,7 @@ static void test_settings_from_config(void **state)
 	      "memory_limit_gib = 192\n",
 	      f);
 	fclose(f);
-	cfg = config_load(path, err, sizeof(err));
+	cfg = config_load(path, &e);
 	assert_non_null(cfg);
 	advise_settings_init(&set);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), 0);
@@ -783,7 +782,7 @@ static void test_settings_from_config(void **state)
 	f = fopen(path, "w");
 	fputs("[advise]\noverlap_hidden = 2\n", f);
 	fclose(f);
-	cfg = config_load(path, err, sizeof(err));
+	cfg = config_load(path, &e);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), PP_EINVAL);
 	assert_non_null(strstr(e.buf, "overlap_hidden"));
 	config_free(cfg);
@@ -898,7 +897,13 @@ static void gen_job(const char *name, int pp, int vpp, int m, int layers, double
 		.variant = GEN_WARMUP_CORE,
 	};
 	snprintf(out, sizeof(out), "%s/%s", unit_tmp, name);
-	assert_int_equal(gen_run(&o), 0);
+	{
+		struct strbuf gerr = STRBUF_INIT;
+		int grc = gen_run(&o, &gerr);
+		if (grc)
+			fail_msg("gen_run: %s", gerr.buf);
+		strbuf_release(&gerr);
+	}
 
 	struct gop *ops = NULL;
 	size_t n = 0, cap = 0;

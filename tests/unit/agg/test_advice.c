@@ -201,15 +201,15 @@ static void test_no_pipeline(void **state)
 static void test_config(void **state)
 {
 	(void)state;
-	char err[256], path[sizeof(dbpath) + 8];
+	char path[sizeof(dbpath) + 8];
 	snprintf(path, sizeof(path), "%s.ini", dbpath);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("[advise]\nlayers = 0\n", f);
 	fclose(f);
-	struct config *cfg = config_load(path, err, sizeof(err));
-	assert_non_null(cfg);
 	struct strbuf sb = STRBUF_INIT;
+	struct config *cfg = config_load(path, &sb);
+	assert_non_null(cfg);
 	assert_int_equal(agg_advice_check_config(cfg, &sb), PP_EINVAL);
 	assert_non_null(strstr(sb.buf, "advise.layers"));
 	strbuf_release(&sb);
@@ -218,7 +218,7 @@ static void test_config(void **state)
 	assert_non_null(f);
 	fputs("[advise]\nlayers = 16\nzb_w_share = 0.5\n", f);
 	fclose(f);
-	cfg = config_load(path, err, sizeof(err));
+	cfg = config_load(path, &sb);
 	assert_non_null(cfg);
 	assert_int_equal(agg_advice_check_config(cfg, &sb), 0);
 	strbuf_release(&sb);

@@ -244,14 +244,16 @@ static void test_kernels(void **state)
 	SKIP_WITHOUT_TREE(F);
 	const struct agg_iter *it = &F->job.its[0];
 	struct count c = { 0, 0 };
+	struct strbuf err = STRBUF_INIT;
 	char got[128], want[128];
-	assert_int_equal(agg_why_kernels(F->job.db, it, 3, count_kernel, &c), 0);
+	assert_int_equal(agg_why_kernels(F->job.db, it, 3, count_kernel, &c, &err), 0);
 	snprintf(want, sizeof(want), "%zu", c.n);
 	row(F, "SELECT count(*) FROM kernels WHERE rank = 3", got, sizeof(got));
 	assert_string_equal(got, want);
 	c.n = 0;
-	assert_int_equal(agg_why_kernels(F->job.db, it, 999, count_kernel, &c), 0);
+	assert_int_equal(agg_why_kernels(F->job.db, it, 999, count_kernel, &c, &err), 0);
 	assert_int_equal(c.n, 0); /* no such rank: nothing */
+	strbuf_release(&err);
 }
 
 /* The blocks the why analysis' scan keeps are those the report's own scan
@@ -261,14 +263,15 @@ static void test_kept_blocks(void **state)
 	struct fixture *F = *state;
 	SKIP_WITHOUT_TREE(F);
 	struct agg_job *j = &F->job;
+	struct strbuf err = STRBUF_INIT;
 	assert_non_null(j->timelines);
 	for (size_t i = 0; i < j->niters; i++) {
 		const struct agg_iter *it = &j->its[i];
 		struct agg_timeline kept, scanned;
 		assert_non_null(j->timelines[i].rank);
-		assert_int_equal(agg_timeline_load(j, it, &kept), 0); /* taken */
+		assert_int_equal(agg_timeline_load(j, it, &kept, &err), 0); /* taken */
 		assert_null(j->timelines[i].rank);
-		assert_int_equal(agg_timeline_load(j, it, &scanned), 0); /* scanned */
+		assert_int_equal(agg_timeline_load(j, it, &scanned, &err), 0); /* scanned */
 		assert_int_equal(kept.nranks, scanned.nranks);
 		size_t blocks = 0;
 		for (size_t r = 0; r < kept.nranks; r++) {
@@ -286,6 +289,7 @@ static void test_kept_blocks(void **state)
 		agg_timeline_release(&kept);
 		agg_timeline_release(&scanned);
 	}
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(setup, teardown,

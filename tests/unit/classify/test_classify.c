@@ -592,10 +592,10 @@ static void test_roots_find_near(void **state)
 
 static void run_case(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	const struct tcase *tc = *state;
 	struct arena a = ARENA_INIT;
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	assert_non_null(pats);
 	print_message("case: %s\n", tc->name);
 	struct rank_result *r = run_events(tc->events, &a, pats);
@@ -607,9 +607,9 @@ static void run_case(void **state)
 
 static void test_patterns_defaults_and_config(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
-	char err[256];
-	struct patterns *p = patterns_new(NULL, err, sizeof(err));
+	struct patterns *p = patterns_new(NULL, &cerr);
 	assert_non_null(p);
 	assert_int_equal(patterns_match(p, "ncclDevKernel_AllReduce"), 1u << PAT_COMM_KERNEL);
 	assert_int_equal(patterns_match(p, "Memcpy DtoD (Device -> Device)"), 1u << PAT_MEM_KERNEL);
@@ -630,9 +630,9 @@ static void test_patterns_defaults_and_config(void **state)
 	      "comm_kernel =\n",
 	      f);
 	fclose(f);
-	struct config *cfg = config_load("test_classify.ini", err, sizeof(err));
+	struct config *cfg = config_load("test_classify.ini", &cerr);
 	assert_non_null(cfg);
-	p = patterns_new(cfg, err, sizeof(err));
+	p = patterns_new(cfg, &cerr);
 	assert_non_null(p);
 	assert_int_equal(patterns_match(p, "x_fwd_3"), 1u << PAT_FORWARD_STEP);
 	assert_int_equal(patterns_match(p, "x_fwd_a"), 0);
@@ -653,7 +653,7 @@ static void test_patterns_defaults_and_config(void **state)
  * error naming the key. */
 static void test_patterns_with_blanks(void **state)
 {
-	char err[256];
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	FILE *f = fopen("test_blanks.ini", "w");
 	assert_non_null(f);
@@ -665,9 +665,9 @@ static void test_patterns_with_blanks(void **state)
 	      "backward_step = \"my bwd\"\n",
 	      f);
 	fclose(f);
-	struct config *cfg = config_load("test_blanks.ini", err, sizeof(err));
+	struct config *cfg = config_load("test_blanks.ini", &cerr);
 	assert_non_null(cfg);
-	struct patterns *p = patterns_new(cfg, err, sizeof(err));
+	struct patterns *p = patterns_new(cfg, &cerr);
 	assert_non_null(p);
 	const char *const *globs;
 	assert_int_equal(patterns_globs(p, PAT_FORWARD_STEP, &globs), 4);
@@ -687,10 +687,12 @@ static void test_patterns_with_blanks(void **state)
 	assert_non_null(f);
 	fputs("[patterns]\nforward_step = \"nn.Module: X\n", f);
 	fclose(f);
-	assert_non_null(cfg = config_load("test_blanks.ini", err, sizeof(err)));
-	assert_null(patterns_new(cfg, err, sizeof(err)));
-	assert_string_equal(err, "test_blanks.ini: config key patterns.forward_step: a quote is "
-				 "not closed in '\"nn.Module: X'");
+	assert_non_null(cfg = config_load("test_blanks.ini", &cerr));
+	assert_null(patterns_new(cfg, &cerr));
+	assert_string_equal(cerr.buf,
+			    "test_blanks.ini: config key patterns.forward_step: a quote is "
+			    "not closed in '\"nn.Module: X'");
+	strbuf_release(&cerr);
 	config_free(cfg);
 	remove("test_blanks.ini");
 }
@@ -698,14 +700,15 @@ static void test_patterns_with_blanks(void **state)
 /* config.example.ini documents every set with its default: keep them equal. */
 static void test_example_config_matches_defaults(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
-	char err[256], path[4096];
+	char path[4096];
 	const char *root = getenv("PP_ROOT");
 	snprintf(path, sizeof(path), "%s/config.example.ini", root ? root : ".");
-	struct config *cfg = config_load(path, err, sizeof(err));
+	struct config *cfg = config_load(path, &cerr);
 	assert_non_null(cfg);
-	struct patterns *def = patterns_new(NULL, err, sizeof(err));
-	struct patterns *ex = patterns_new(cfg, err, sizeof(err));
+	struct patterns *def = patterns_new(NULL, &cerr);
+	struct patterns *ex = patterns_new(cfg, &cerr);
 	for (int s = 0; s < PAT_NSETS; s++) {
 		char key[64];
 		const char *const *g1, *const *g2;
@@ -772,10 +775,10 @@ static struct rank_result *mem_trace_classify(struct mem_trace *m, const char *j
 					      const struct trace_pg *pgs, size_t npgs)
 {
 	struct trace_reader_opts o = { .salvage = false };
-	char err[256];
+	struct strbuf err = STRBUF_INIT; /* the default patterns: nothing to say */
 	m->a = (struct arena)ARENA_INIT;
 	m->rd = trace_reader_open_mem(json, n, &o);
-	m->pats = patterns_new(NULL, err, sizeof(err));
+	m->pats = patterns_new(NULL, &err);
 	assert_non_null(m->pats);
 	return unit_classify_reader("json", m->rd, m->pats, &m->a, pgs, npgs);
 }
@@ -962,11 +965,11 @@ static void test_cmap_growth_keeps_changed_value(void **state)
  * (NUL becomes U+FFFD), and the same raw name interns to one id. */
 static void test_name_with_nul(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	static const char raw[] = "bad\0name'; DROP TABLE kernels; --";
 	struct arena a = ARENA_INIT;
-	char err[256];
-	struct patterns *p = patterns_new(NULL, err, sizeof(err));
+	struct patterns *p = patterns_new(NULL, &cerr);
 	struct classify *c = classify_new(p, &a);
 	struct trace_event ev;
 	struct rank_result *r;
@@ -1029,11 +1032,11 @@ static void test_label_vpp_interleaved(void **state)
 
 static void test_describe_for_inspect(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	struct arena a = ARENA_INIT;
 	struct strbuf sb = STRBUF_INIT;
-	char err[256];
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	struct rank_result *r = run_events(cases[0].events, &a, pats);
 	rank_result_describe(r, &sb, false);
 	assert_non_null(strstr(sb.buf, "  forward thread: pid 1 tid 1 "

@@ -185,9 +185,9 @@ static const char *ppgen_path(char *buf, size_t n)
 
 static void run_layout(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	const char *args = *state;
 	char gen[4096], tmpl[] = "/tmp/pptrace-clsgen.XXXXXX", cmd[8192];
-	char err[256];
 	if (!ppgen_path(gen, sizeof(gen))) {
 		print_message("# skip: ppgen is not built (PP_FAST_BIN or "
 			      "build/bin)\n");
@@ -198,7 +198,7 @@ static void run_layout(void **state)
 	print_message("%s\n", cmd);
 	assert_int_equal(system(cmd), 0);
 
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	struct unit_lines got[F_N] = { { 0 } }, exp[F_N] = { { 0 } };
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/tree", tmpl);

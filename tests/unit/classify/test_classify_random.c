@@ -20,6 +20,7 @@
 #include "util/interval.h"
 #include "util/pp.h"
 #include "tests/unit/unit.h"
+#include "util/strbuf.h"
 
 enum { MAXS = 600, MAXK = 600, NTHREADS = 4 };
 
@@ -443,11 +444,11 @@ static void check_metrics(const struct rank_result *r)
 
 static void test_random_traces(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	(void)state;
 	static struct world w;
 	static struct expect e[MAXK];
-	char err[256];
-	struct patterns *p = patterns_new(NULL, err, sizeof(err));
+	struct patterns *p = patterns_new(NULL, &cerr);
 	int megatron = 0;
 	for (uint64_t seed = 1; seed <= 100; seed++) {
 		struct arena a = ARENA_INIT;

@@ -20,6 +20,7 @@
 #include "read/trace_read.h"
 #include "util/arena.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 static void check_invariants(const struct rank_result *r)
@@ -88,9 +89,9 @@ static void classify_file(const char *path, const struct patterns *pats)
 
 static void test_real_traces(void **state)
 {
+	struct strbuf cerr = STRBUF_INIT;
 	char pat[4200], dir[4000];
 	glob_t g;
-	char err[256];
 	const char *shared = unit_shared_dir(dir, sizeof(dir));
 	(void)state;
 	if (!shared) {
@@ -102,7 +103,7 @@ static void test_real_traces(void **state)
 		print_message("# skip: no real traces match %s\n", pat);
 		skip();
 	}
-	struct patterns *pats = patterns_new(NULL, err, sizeof(err));
+	struct patterns *pats = patterns_new(NULL, &cerr);
 	assert_non_null(pats);
 	snprintf(pat, sizeof(pat), "%s/data/real/*/*/*.gz", shared);
 	glob(pat, GLOB_APPEND, NULL, &g);

@@ -16,6 +16,7 @@
 
 #include "gen/gen.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "whatif/wi_ops.h"
 #include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
@@ -62,7 +63,13 @@ static void run_job(const char *name, const struct job *j, struct whatif_result 
 		.gpus_per_host = 4,
 		.skew_max_ns = j->skew_max_ns,
 	};
-	assert_int_equal(gen_run(&o), 0);
+	{
+		struct strbuf gerr = STRBUF_INIT;
+		int grc = gen_run(&o, &gerr);
+		if (grc)
+			fail_msg("gen_run: %s", gerr.buf);
+		strbuf_release(&gerr);
+	}
 
 	struct wi_table t;
 	wi_table_init(&t);

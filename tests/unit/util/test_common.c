@@ -222,36 +222,40 @@ static void test_config_load_and_types(void **state)
 			   "[agg]\nthreshold = 0.1\nbad = x\n";
 	assert_int_equal(write(fd, text, strlen(text)), (long)strlen(text));
 	close(fd);
-	char err[256];
-	struct config *cfg = config_load(path, err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	struct config *cfg = config_load(path, &err);
 	unlink(path);
 	assert_non_null(cfg);
 	long n = 0;
-	assert_int_equal(config_get_long(cfg, "batch.processes", &n, err, 256), 0);
+	assert_int_equal(config_get_long(cfg, "batch.processes", &n, &err), 0);
 	assert_int_equal(n, 4);
 	bool b = false;
-	assert_int_equal(config_get_bool(cfg, "batch.force", &b, err, 256), 0);
+	assert_int_equal(config_get_bool(cfg, "batch.force", &b, &err), 0);
 	assert_true(b);
 	double d = 0;
-	assert_int_equal(config_get_double(cfg, "agg.threshold", &d, err, 256), 0);
+	assert_int_equal(config_get_double(cfg, "agg.threshold", &d, &err), 0);
 	assert_true(d > 0.099 && d < 0.101);
-	assert_int_equal(config_get_long(cfg, "agg.bad", &n, err, 256), PP_EINVAL);
-	assert_int_equal(config_get_long(cfg, "agg.none", &n, err, 256), 1);
-	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 3, &n, err, 256), PP_EINVAL);
+	assert_int_equal(config_get_long(cfg, "agg.bad", &n, &err), PP_EINVAL);
+	assert_non_null(strstr(err.buf, "config key agg.bad: expected an integer, got 'x'"));
+	strbuf_reset(&err);
+	assert_int_equal(config_get_long(cfg, "agg.none", &n, &err), 1);
+	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 3, &n, &err), PP_EINVAL);
 	char want[300]; /* the message names the file (config_path()) */
 	snprintf(want, sizeof(want),
 		 "%s: config key batch.processes: expected an integer from 1 to 3, got '4'", path);
-	assert_string_equal(err, want);
+	assert_string_equal(err.buf, want);
+	strbuf_reset(&err);
 	assert_string_equal(config_path(cfg), path);
 	assert_string_equal(config_path(NULL), "config");
-	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 4, &n, err, 256), 0);
-	assert_int_equal(config_get_double_in(cfg, "agg.threshold", 0.2, 1, &d, err, 256),
-			 PP_EINVAL);
-	assert_int_equal(config_get_double_in(cfg, "agg.none", 0.2, 1, &d, err, 256), 1);
+	assert_int_equal(config_get_long_in(cfg, "batch.processes", 1, 4, &n, &err), 0);
+	assert_int_equal(config_get_double_in(cfg, "agg.threshold", 0.2, 1, &d, &err), PP_EINVAL);
+	assert_int_equal(config_get_double_in(cfg, "agg.none", 0.2, 1, &d, &err), 1);
 	assert_null(config_get(cfg, "x.y"));
 	config_free(cfg);
-	assert_null(config_load("/nonexistent/x.ini", err, sizeof(err)));
-	assert_non_null(strstr(err, "cannot open"));
+	strbuf_reset(&err);
+	assert_null(config_load("/nonexistent/x.ini", &err));
+	assert_non_null(strstr(err.buf, "cannot open"));
+	strbuf_release(&err);
 }
 
 static void test_interval_union_overlap(void **state)

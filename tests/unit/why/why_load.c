@@ -55,7 +55,11 @@ int why_load_analyse(const char *db, int vpp, enum agg_why_rows rows, struct agg
 			      .rank_charts = AGG_RC_NONE,
 			      .why_rows = rows,
 			      .config = config_new() };
-	int rc = agg_analyse(&o, job);
+	struct strbuf err = STRBUF_INIT;
+	int rc = agg_analyse(&o, job, &err);
+	if (rc)
+		fprintf(stderr, "agg_analyse: %s\n", err.buf);
+	strbuf_release(&err);
 	config_free(o.config);
 	return rc;
 }
