@@ -3,6 +3,7 @@
  * (and the [agg] section of the config file) into what to analyse (struct
  * agg_opts) and how to write it (struct report_opts), then agg_analyse()
  * and report_write(). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -134,41 +135,47 @@ struct opts {
 	bool charts_given; /* --charts on the command line */
 };
 
+/* --format / agg.format: png, svg or both, separated by a comma, each
+ * word exactly. 0 or PP_EINVAL. */
 static int parse_format(const char *s, struct report_opts *o)
 {
-	o->png = strstr(s, "png") != NULL;
-	o->svg = strstr(s, "svg") != NULL;
-	return o->png || o->svg ? 0 : PP_EINVAL;
+	o->png = o->svg = false;
+	for (const char *p = s;; p++) {
+		size_t n = strcspn(p, ",");
+		if (n == 3 && !strncmp(p, "png", 3))
+			o->png = true;
+		else if (n == 3 && !strncmp(p, "svg", 3))
+			o->svg = true;
+		else
+			return PP_EINVAL;
+		p += n;
+		if (!*p)
+			return 0;
+	}
 }
 
 /* The integer settings: one check each, the same for the flag and for the
- * config key ([agg] vpp has no flag). */
+ * config key ([agg] vpp has no flag), and where in struct opts each goes. */
 static const struct int_setting {
 	int id;          /* option id, 0 when there is no flag */
 	const char *key; /* config key */
 	long min, max;
 	const char *why;
+	size_t at; /* offsetof the int it sets in struct opts */
 } int_settings[] = {
-	{ O_PROCESSES, "agg.processes", 1, 4096, "expected a number from 1 to 4096" },
-	{ O_TP, "agg.tp", 1, 1000000, "expected a positive number" },
-	{ O_PP, "agg.pp", 1, 1000000, "expected a positive number" },
-	{ O_DP, "agg.dp", 1, 1000000, "expected a positive number" },
-	{ O_CP, "agg.cp", 1, 1000000, "expected a positive number" },
-	{ O_EP, "agg.ep", 1, 1000000, "expected a positive number" },
-	{ 0, "agg.vpp", 1, 1000000, "expected a positive number" },
+	{ O_PROCESSES, "agg.processes", 1, 4096, "expected a number from 1 to 4096",
+	  offsetof(struct opts, out.processes) },
+	{ O_TP, "agg.tp", 1, 1000000, "expected a positive number", offsetof(struct opts, agg.tp) },
+	{ O_PP, "agg.pp", 1, 1000000, "expected a positive number", offsetof(struct opts, agg.pp) },
+	{ O_DP, "agg.dp", 1, 1000000, "expected a positive number", offsetof(struct opts, agg.dp) },
+	{ O_CP, "agg.cp", 1, 1000000, "expected a positive number", offsetof(struct opts, agg.cp) },
+	{ O_EP, "agg.ep", 1, 1000000, "expected a positive number", offsetof(struct opts, agg.ep) },
+	{ 0, "agg.vpp", 1, 1000000, "expected a positive number", offsetof(struct opts, agg.vpp) },
 };
 
 static int *int_target(struct opts *o, const struct int_setting *s)
 {
-	switch (s->id) {
-	case O_PROCESSES: return &o->out.processes;
-	case O_TP: return &o->agg.tp;
-	case O_PP: return &o->agg.pp;
-	case O_DP: return &o->agg.dp;
-	case O_CP: return &o->agg.cp;
-	case O_EP: return &o->agg.ep;
-	default: return &o->agg.vpp;
-	}
+	return (int *)(void *)((char *)o + s->at);
 }
 
 static const struct int_setting *int_setting_of(int id)
@@ -202,12 +209,12 @@ static int parse_list(const char *s, int **v, int *n)
 static int parse_rank_charts(const char *s, struct agg_opts *o)
 {
 	static const char *const modes[] = { "auto", "all", "flagged", "none" };
-	for (int m = 0; m < 4; m++)
-		if (!strcmp(s, modes[m])) {
-			o->rank_charts = (enum agg_rank_charts)m;
-			o->charts.all |= o->rank_charts == AGG_RC_ALL;
-			return 0;
-		}
+	int m = cli_parse_choice(s, modes, 4);
+	if (m >= 0) {
+		o->rank_charts = (enum agg_rank_charts)m;
+		o->charts.all |= o->rank_charts == AGG_RC_ALL;
+		return 0;
+	}
 	o->rank_charts = AGG_RC_AUTO;
 	return parse_list(s, &o->charts.ranks, &o->charts.nranks);
 }

@@ -275,10 +275,7 @@ static void field_addf(char **field, const char *sep, const char *fmt, ...)
 static struct advise_row *row_new(struct advise_ctx *X, const struct advise_cand *c)
 {
 	struct advise_result *res = X->res;
-	if (res->nrows == X->cap) {
-		X->cap = X->cap ? 2 * X->cap : 16;
-		res->rows = xrealloc(res->rows, X->cap * sizeof(*res->rows));
-	}
+	PP_GROW(res->rows, res->nrows, X->cap, 16);
 	struct advise_row *row = &res->rows[res->nrows++];
 	memset(row, 0, sizeof(*row));
 	row->kind = c->kind;

@@ -76,7 +76,4 @@ void advise_memory_fit(const struct advise_input *in, const double *units,
 		       struct advise_memory_fit *fit);
 void advise_memory_fit_release(struct advise_memory_fit *fit);
 
-/* Median of n values (sorted in place); NaN for n = 0. */
-double advise_median(double *v, int n);
-
 #endif

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "advise_int.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 
 bool advise_split(enum sim_strategy s)
@@ -47,20 +48,6 @@ int advise_stage_chunk(enum sim_strategy s, int pp, int k)
 	if (s == SIM_DUALPIPE_V)
 		return k < pp ? 0 : 1;
 	return k / pp;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-double advise_median(double *v, int n)
-{
-	if (n <= 0)
-		return NAN;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void advise_model_init(struct advise_model *mod, const struct advise_input *in,
@@ -107,7 +94,7 @@ void advise_model_init(struct advise_model *mod, const struct advise_input *in,
 			mid[nmid++] = mod->meas[k][dev * v0 + ch] / (mod->lambda[dev] / v0);
 		}
 		if (nmid)
-			rmid = advise_median(mid, nmid);
+			rmid = cmp_median(mid, (size_t)nmid);
 		mod->first[k] =
 			nmid ? fmax(0.0, mod->meas[k][first_i] - mod->lambda[0] / v0 * rmid) : 0.0;
 		mod->last[k] = nmid ? fmax(0.0, mod->meas[k][last_i] -

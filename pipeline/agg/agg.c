@@ -47,14 +47,17 @@ static char *path_join(const char *a, const char *b)
 	return strbuf_detach(&sb, NULL);
 }
 
-static void print_notes(const struct topology *t)
+/* Each line of notes on stderr: a warning "<what>: <line>", or a note
+ * "<prog>: <what>: note: <line>". */
+static void print_notes(const char *what, const char *notes, bool warning)
 {
-	const char *p = t->notes.buf;
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-		warn("topology: %.*s", n, p);
-		p += n + (nl ? 1 : 0);
+	for (const char *p = notes; *p;) {
+		int n = (int)strcspn(p, "\n");
+		if (warning)
+			warn("%s: %.*s", what, n, p);
+		else
+			fprintf(stderr, "%s: %s: note: %.*s\n", pp_progname(), what, n, p);
+		p += n + (p[n] == '\n');
 	}
 }
 
@@ -110,7 +113,7 @@ static int find_topology(struct run *R)
 		if (rc) {
 			warn("topology file '%s' not usable (%s); trying other sources", file,
 			     pp_strerror(rc));
-			print_notes(t);
+			print_notes("topology", t->notes.buf, true);
 			topo_release(t);
 		}
 		free(file);
@@ -174,7 +177,7 @@ static int find_topology(struct run *R)
 			fprintf(stderr, ", global batch size %d", t->global_batch);
 		fputs(")\n", stderr);
 	}
-	print_notes(t);
+	print_notes("topology", t->notes.buf, true);
 	topo_index(t);
 	return 0;
 }
@@ -509,11 +512,8 @@ static int whatif(struct run *R)
 		fprintf(stderr, "%s: what-if: no ops in these iterations: %s\n", pp_progname(),
 			AGG_WI_OPS_FROM);
 	}
-	for (const char *p = w->notes.buf; *p && !R->o->quiet;) {
-		int n = (int)strcspn(p, "\n");
-		fprintf(stderr, "%s: what-if: note: %.*s\n", pp_progname(), n, p);
-		p += n + (p[n] == '\n');
-	}
+	if (!R->o->quiet)
+		print_notes("what-if", w->notes.buf, false);
 	return 0;
 }
 
@@ -621,11 +621,8 @@ static int compare(struct run *R)
 		if (!R->o->quiet || c->r.regression)
 			fprintf(stderr, "%s: compared with %s (iterations %s): %s\n", pp_progname(),
 				c->baseline, c->base_iters.buf, c->r.sentence.buf);
-		for (const char *p = c->r.missing.buf; *p && !R->o->quiet;) {
-			int n = (int)strcspn(p, "\n");
-			fprintf(stderr, "%s: compare: note: %.*s\n", pp_progname(), n, p);
-			p += n + (p[n] == '\n');
-		}
+		if (!R->o->quiet)
+			print_notes("compare", c->r.missing.buf, false);
 		if (c->r.regression)
 			warn("compare: regression: the step time grew %.1f %% (noise %.1f %%, "
 			     "threshold %.1f %%, compare.regression_threshold)",

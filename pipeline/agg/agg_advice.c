@@ -18,6 +18,7 @@
 #include "storage/db_advice.h"
 #include "storage/db_import.h"
 #include "topology.h"
+#include "util/cmp.h"
 #include "util/config.h"
 #include "util/pp.h"
 
@@ -55,36 +56,22 @@ struct dvec {
 
 static void dpush(struct dvec *d, double x)
 {
-	if (d->n == d->cap) {
-		d->cap = d->cap ? 2 * d->cap : 16;
-		d->v = xrealloc(d->v, d->cap * sizeof(*d->v));
-	}
+	PP_GROW(d->v, d->n, d->cap, 16);
 	d->v[d->n++] = x;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 /* The q-quantile (linear between order statistics) of v, sorted. NaN for
  * none. */
 static double quantile_sorted(const struct dvec *d, double q)
 {
-	if (!d->n)
-		return NAN;
-	double at = q * (double)(d->n - 1);
-	size_t lo = (size_t)floor(at);
-	size_t hi = lo + 1 < d->n ? lo + 1 : lo;
-	return d->v[lo] + (at - (double)lo) * (d->v[hi] - d->v[lo]);
+	return d->n ? cmp_quantile(d->v, d->n, q) : NAN;
 }
 
 /* The same of v in any order; sorts v. */
 static double quantile(struct dvec *d, double q)
 {
 	if (d->n)
-		qsort(d->v, d->n, sizeof(*d->v), cmp_d);
+		qsort(d->v, d->n, sizeof(*d->v), cmp_double);
 	return quantile_sorted(d, q);
 }
 
@@ -131,10 +118,7 @@ struct measure {
 static int take_reading(void *ctx, const struct db_agg_reading *r)
 {
 	struct measure *M = ctx;
-	if (M->nrd == M->caprd) {
-		M->caprd = M->caprd ? 2 * M->caprd : 64;
-		M->rd = xrealloc(M->rd, M->caprd * sizeof(*M->rd));
-	}
+	PP_GROW(M->rd, M->nrd, M->caprd, 64);
 	M->rd[M->nrd++] = *r;
 	return 0;
 }
@@ -142,10 +126,7 @@ static int take_reading(void *ctx, const struct db_agg_reading *r)
 static int take_wgrad(void *ctx, const struct db_agg_wgrad *w)
 {
 	struct measure *M = ctx;
-	if (M->nwg == M->capwg) {
-		M->capwg = M->capwg ? 2 * M->capwg : 256;
-		M->wg = xrealloc(M->wg, M->capwg * sizeof(*M->wg));
-	}
+	PP_GROW(M->wg, M->nwg, M->capwg, 256);
 	M->wg[M->nwg++] = *w;
 	return 0;
 }

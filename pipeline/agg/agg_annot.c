@@ -66,10 +66,7 @@ static int add_row(void *ctx, const struct db_agg_annotation *a)
 	int g = group_of(L->t, L->by, r);
 	if (g < -1 || r->trace_id != a->trace_id)
 		return 0;
-	if (L->n == L->alloc) {
-		L->alloc = L->alloc ? 2 * L->alloc : 256;
-		L->v = xrealloc(L->v, L->alloc * sizeof(*L->v));
-	}
+	PP_GROW(L->v, L->n, L->alloc, 256);
 	L->v[L->n++] =
 		(struct rec){ g,         (int)a->rank, xstrdup(a->name), a->calls,     a->kernels,
 			      a->gpu_ns, a->comp_ns,   a->comm_ns,       a->overlap_ns };

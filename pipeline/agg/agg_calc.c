@@ -15,13 +15,8 @@
 #include <string.h>
 
 #include "topology.h"
+#include "util/cmp.h"
 #include "util/pp.h"
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
 
 int64_t agg_lower_median(int64_t *v, size_t n)
 {

@@ -22,6 +22,7 @@
 #include "storage/db_compare.h"
 #include "storage/db_agg.h"
 #include "topology.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 
 void agg_compare_init(struct agg_compare *c)
@@ -195,12 +196,6 @@ static int on_whatif_step(void *ctx, int64_t iteration, int64_t t_ns, int64_t t_
 		L->run->has_whatif = true;
 	}
 	return 0;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
 }
 
 /* The shape the placement gives (an older file, or one ppagg of this

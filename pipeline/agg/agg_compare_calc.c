@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cmp.h"
 #include "util/pp.h"
 
 const char *cmp_from_name(enum cmp_from f)
@@ -91,20 +92,14 @@ int cmp_run_iter(const struct cmp_run *r, int it)
 
 void cmp_run_add(struct cmp_run *r, size_t iter, int rank, enum cmp_dim d, int key, int64_t ns)
 {
-	if (r->nv == r->capv) {
-		r->capv = r->capv ? 2 * r->capv : 4096;
-		r->v = xrealloc(r->v, r->capv * sizeof(*r->v));
-	}
+	PP_GROW(r->v, r->nv, r->capv, 4096);
 	r->v[r->nv++] = (struct cmp_sample){ (uint32_t)iter, rank, (uint16_t)d, (uint16_t)key, ns };
 	r->has_dim[d] = true;
 }
 
 void cmp_run_add_pipe(struct cmp_run *r, size_t iter, double ns, double bubble)
 {
-	if (r->npipes == r->cappipes) {
-		r->cappipes = r->cappipes ? 2 * r->cappipes : 64;
-		r->pipes = xrealloc(r->pipes, r->cappipes * sizeof(*r->pipes));
-	}
+	PP_GROW(r->pipes, r->npipes, r->cappipes, 64);
 	r->pipes[r->npipes++] = (struct cmp_pipe){ iter, ns, bubble };
 }
 
@@ -150,21 +145,6 @@ static double mean_of(const double *v, size_t n)
 	return k ? s / (double)k : NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (sorts v); NaN for none. */
-static double median_of(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* 1.4826 x the median absolute deviation of v[0..n) from its median: the
  * standard deviation of normal values, which a few outliers (a straggler
  * among its peers) do not move. Sorts v; NaN for fewer than two. */
@@ -172,10 +152,10 @@ static double robust_sd(double *v, size_t n)
 {
 	if (n < 2)
 		return NAN;
-	double m = median_of(v, n);
+	double m = cmp_median(v, n);
 	for (size_t i = 0; i < n; i++)
 		v[i] = fabs(v[i] - m);
-	return 1.4826 * median_of(v, n);
+	return 1.4826 * cmp_median(v, n);
 }
 
 /* The within-run sums of squares of one unit's per-iteration values,

@@ -18,13 +18,8 @@
 
 #include "storage/db_agg.h"
 #include "topology.h"
+#include "util/cmp.h"
 #include "util/pp.h"
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
 
 struct int_list {
 	int *v;

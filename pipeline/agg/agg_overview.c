@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "topology.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 
 const struct agg_metric_info agg_metrics[AGG_NMETRICS] = {
@@ -96,21 +97,6 @@ static void top_add(struct agg_overview *ov, enum agg_metric m, int rank, double
 	ov->top[m][k] = rank;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Quartiles by linear interpolation between order statistics. */
-static double quantile(const double *v, size_t n, double q)
-{
-	double pos = q * (double)(n - 1);
-	size_t lo = (size_t)pos;
-	double f = pos - (double)lo;
-	return lo + 1 < n ? v[lo] + f * (v[lo + 1] - v[lo]) : v[lo];
-}
-
 static void dist_of(double *v, size_t n, struct agg_dist *d)
 {
 	d->n = n;
@@ -118,9 +104,9 @@ static void dist_of(double *v, size_t n, struct agg_dist *d)
 		return;
 	qsort(v, n, sizeof(*v), cmp_double);
 	d->min = v[0];
-	d->q1 = quantile(v, n, 0.25);
-	d->med = quantile(v, n, 0.5);
-	d->q3 = quantile(v, n, 0.75);
+	d->q1 = cmp_quantile(v, n, 0.25);
+	d->med = cmp_quantile(v, n, 0.5);
+	d->q3 = cmp_quantile(v, n, 0.75);
 	d->max = v[n - 1];
 }
 

@@ -41,10 +41,7 @@ int agg_cat_of(enum rr_category c, bool recompute)
 
 static void add_block(struct agg_blocks *bl, const struct agg_block *b)
 {
-	if (bl->n == bl->alloc) {
-		bl->alloc = bl->alloc ? 2 * bl->alloc : 256;
-		bl->v = xrealloc(bl->v, bl->alloc * sizeof(*bl->v));
-	}
+	PP_GROW(bl->v, bl->n, bl->alloc, 256);
 	bl->v[bl->n++] = *b;
 }
 

@@ -92,10 +92,7 @@ static int add_op(void *ctx, const struct db_agg_op *o)
 		.mb_id = o->mb_id,
 		.optype = (uint8_t)o->optype,
 	};
-	if (L->tab->n == L->stepcap) {
-		L->stepcap = L->stepcap ? 2 * L->stepcap : 4096;
-		L->step = xrealloc(L->step, L->stepcap * sizeof(*L->step));
-	}
+	PP_GROW(L->step, L->tab->n, L->stepcap, 4096);
 	L->step[L->tab->n] = o->has_step ? o->step_seq : -1;
 	L->kineto |= o->source_id <= 0 && !o->has_worker;
 	wi_table_add(L->tab, &op, 0);
@@ -514,10 +511,7 @@ struct grid {
 static int add_worker(void *ctx, const struct db_agg_op_worker *w)
 {
 	struct grid *g = ctx;
-	if (g->n == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 256;
-		g->v = xrealloc(g->v, g->cap * sizeof(*g->v));
-	}
+	PP_GROW(g->v, g->n, g->cap, 256);
 	g->v[g->n++] = *w;
 	return 0;
 }

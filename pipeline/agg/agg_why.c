@@ -28,6 +28,7 @@
 #include "storage/db_agg.h"
 #include "storage/db_why.h"
 #include "topology.h"
+#include "util/cmp.h"
 #include "util/htab.h"
 #include "util/pp.h"
 #include "whatif/whatif.h"
@@ -128,12 +129,6 @@ static int take_stored_group(void *p, const struct db_why_group *g)
 	L->pg[L->npg++] = (struct db_why_group){ g->id, xstrdup(g->desc), xstrdup(g->ranks) };
 	*imap_ref(&L->stored, g->id, 0) = (uint32_t)L->npg;
 	return 0;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
 }
 
 /* The kind of the group whose distinct ranks are rk[0..n), ascending: the

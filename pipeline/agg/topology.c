@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/cmp.h"
 #include "util/pp.h"
 
 static const char *const kind_names[TOPO_NKINDS] = { "tp", "pp", "dp", "ep", "cp", "model" };
@@ -74,10 +75,7 @@ void topo_release(struct topology *t)
 /* Appends a group; takes ownership of ranks. */
 static void groups_add(struct topo_groups *g, int number, int *ranks, int n)
 {
-	if (g->n == g->alloc) {
-		g->alloc = g->alloc ? 2 * g->alloc : 16;
-		g->v = xrealloc(g->v, g->alloc * sizeof(*g->v));
-	}
+	PP_GROW(g->v, g->n, g->alloc, 16);
 	g->v[g->n++] = (struct topo_group){ number, n, ranks };
 }
 
@@ -618,12 +616,6 @@ int topo_from_sizes(struct topology *t, int tp, int pp, int dp, int cp, int ep)
 	build_from_sizes(t, (1 << TOPO_NKINDS) - 1);
 	t->source = TOPO_SRC_SIZES;
 	return 0;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
 }
 
 int topo_from_grid(struct topology *t, int dp, int pp, const int *rank_at)

@@ -25,6 +25,7 @@
 #include "model/patterns.h"
 #include "pool.h"
 #include "storage/db.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 #include "util/progress.h"
 #include "util/strbuf.h"
@@ -479,12 +480,6 @@ static int verify_rows(struct batch *b)
 		b->run.failed++;
 	}
 	return 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -138,10 +138,7 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b)
 	    !isfinite(b->x0) || !isfinite(b->x1) || b->x1 < b->x0 || !(b->y_off >= 0) ||
 	    !(b->height > 0) || b->y_off + b->height > 1.0 + 1e-9)
 		return PP_EINVAL;
-	if (g->nboxes == g->aboxes) {
-		g->aboxes = g->aboxes ? 2 * g->aboxes : 1024;
-		g->boxes = xrealloc(g->boxes, g->aboxes * sizeof(*g->boxes));
-	}
+	PP_GROW(g->boxes, g->nboxes, g->aboxes, 1024);
 	struct gbox *x = &g->boxes[g->nboxes++];
 	x->row = b->row;
 	x->cls = b->cls;

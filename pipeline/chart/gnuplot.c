@@ -266,22 +266,8 @@ static bool batchable(const char *script)
 
 static void add_single(struct render *R, struct gnuplot_job *j)
 {
-	if (R->nsingle == R->asingle) {
-		R->asingle = R->asingle ? 2 * R->asingle : 8;
-		R->single = xrealloc(R->single, R->asingle * sizeof(*R->single));
-	}
+	PP_GROW(R->single, R->nsingle, R->asingle, 8);
 	R->single[R->nsingle++] = j;
-}
-
-static void put_sq(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addch(sb, '\'');
-		strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
 }
 
 static void formats_cmd(struct strbuf *sb, const struct gnuplot_job *j)
@@ -310,15 +296,15 @@ static void feed(struct run *run)
 	if (run->dir.buf[0] != '/') {
 		struct strbuf abs = STRBUF_INIT;
 		strbuf_addf(&abs, "%s/%s", R->cwd, run->dir.buf);
-		put_sq(c, abs.buf);
+		strbuf_add_quoted(c, abs.buf, '\'');
 		strbuf_release(&abs);
 	} else {
-		put_sq(c, run->dir.buf);
+		strbuf_add_quoted(c, run->dir.buf, '\'');
 	}
 	strbuf_addch(c, '\n');
 	formats_cmd(c, j);
 	strbuf_addstr(c, "\nload ");
-	put_sq(c, script_base(j->script));
+	strbuf_add_quoted(c, script_base(j->script), '\'');
 	strbuf_addstr(c, "\nprint sprintf('pptrace-done %d', GPVAL_ERRNO)\n");
 	proc_write(run->p, c->buf, c->len);
 }

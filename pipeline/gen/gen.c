@@ -21,6 +21,7 @@
 #include "gen_ops.h"
 #include "gen_truth.h"
 #include "gen_write.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 #include "util/safefile.h"
 #include "util/strbuf.h"
@@ -98,12 +99,6 @@ int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
 	}
 	*out = v;
 	return 0;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
 }
 
 int gen_parse_int_list(const char *s, int **out, int *n)

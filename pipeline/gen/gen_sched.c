@@ -67,6 +67,16 @@ static void set(struct gen_act *x, int dir, int chunk, int mb)
 	x->x[dir].mb = mb;
 }
 
+/* A call of 1F1B that, when it communicates, moves micro-batch mb of chunk
+ * 0 in direction dir. */
+static struct gen_act *call1(struct acts *a, int fn, bool communicate, int dir, int mb)
+{
+	struct gen_act *x = call(a, fn, communicate);
+	if (communicate)
+		set(x, dir, 0, mb);
+	return x;
+}
+
 int gen_sched_warmup(int pp, int vpp, int microbatches, int s, bool legacy)
 {
 	int total = microbatches * vpp, warmup;
@@ -99,19 +109,12 @@ static void build_1f1b(struct acts *a)
 		return;
 	}
 	for (int i = 0; i < warmup; i++) {
-		x = call(a, GF_RECV_F, !first);
-		if (!first)
-			set(x, GX_RECV_F, 0, i);
+		call1(a, GF_RECV_F, !first, GX_RECV_F, i);
 		step(a, GA_FWD, 0, i);
-		x = call(a, GF_SEND_F, !last);
-		if (!last)
-			set(x, GX_SEND_F, 0, i);
+		call1(a, GF_SEND_F, !last, GX_SEND_F, i);
 	}
-	if (remaining > 0) {
-		x = call(a, GF_RECV_F, !first);
-		if (!first)
-			set(x, GX_RECV_F, 0, warmup);
-	}
+	if (remaining > 0)
+		call1(a, GF_RECV_F, !first, GX_RECV_F, warmup);
 	for (int i = 0; i < remaining; i++) {
 		int f = warmup + i;
 		step(a, GA_FWD, 0, f);
@@ -122,21 +125,15 @@ static void build_1f1b(struct acts *a)
 		}
 		step(a, GA_BWD, 0, i);
 		bool end = i == remaining - 1;
-		x = call(a, end ? GF_SEND_B : GF_SEND_B_RECV_F, !first);
-		if (!first)
-			set(x, GX_SEND_B, 0, i);
+		x = call1(a, end ? GF_SEND_B : GF_SEND_B_RECV_F, !first, GX_SEND_B, i);
 		if (!first && !end)
 			set(x, GX_RECV_F, 0, f + 1);
 	}
 	for (int i = 0; i < warmup; i++) {
 		int b = remaining + i;
-		x = call(a, GF_RECV_B, !last);
-		if (!last)
-			set(x, GX_RECV_B, 0, b);
+		call1(a, GF_RECV_B, !last, GX_RECV_B, b);
 		step(a, GA_BWD, 0, b);
-		x = call(a, GF_SEND_B, !first);
-		if (!first)
-			set(x, GX_SEND_B, 0, b);
+		call1(a, GF_SEND_B, !first, GX_SEND_B, b);
 	}
 }
 

@@ -34,10 +34,7 @@ void gen_why_p2p(const struct gen_cluster *c, const struct gen_cfg *cfg, const s
 				      k->recv_tag[1] };
 		if (tags[0] < 0 && tags[1] < 0 && tags[2] < 0 && tags[3] < 0)
 			continue;
-		if (out->nk == out->capk) {
-			out->capk = out->capk ? 2 * out->capk : 64;
-			out->k = xrealloc(out->k, out->capk * sizeof(*out->k));
-		}
+		PP_GROW(out->k, out->nk, out->capk, 64);
 		struct gen_p2p_kernel *x = &out->k[out->nk];
 		*x = (struct gen_p2p_kernel){ .kernel = (int)out->nk,
 					      .start = k->ts - offset_ns,
@@ -55,10 +52,7 @@ void gen_why_p2p(const struct gen_cluster *c, const struct gen_cfg *cfg, const s
 			int peer = role ? vs : (dir ? vs - 1 : vs + 1);
 			int peer_rank = gen_layout_with(&cfg->lay, r->rank, GEN_PP, peer % P);
 			int64_t ps = gen_sim_p2p_start(c, tags[slot], !role);
-			if (out->nrow == out->caprow) {
-				out->caprow = out->caprow ? 2 * out->caprow : 128;
-				out->row = xrealloc(out->row, out->caprow * sizeof(*out->row));
-			}
+			PP_GROW(out->row, out->nrow, out->caprow, 128);
 			struct gen_p2p *p = &out->row[out->nrow++];
 			*p = (struct gen_p2p){ .kernel = x->kernel,
 					       .peer_rank = peer_rank,

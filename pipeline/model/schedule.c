@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "util/cli.h"
 #include "util/pp.h"
 
 static bool shape_ok(const struct sched_shape *sh, int stage)
@@ -34,18 +35,18 @@ int sched_warmup(const struct sched_shape *sh, int stage)
 	return w < total ? w : total;
 }
 
+static const char *const rule_names[] = { [SCHED_CORE] = "core", [SCHED_LEGACY] = "legacy" };
+
 const char *sched_rule_name(enum sched_rule r)
 {
-	return r == SCHED_LEGACY ? "legacy" : "core";
+	return rule_names[r == SCHED_LEGACY ? SCHED_LEGACY : SCHED_CORE];
 }
 
 int sched_rule_parse(const char *name, enum sched_rule *out)
 {
-	if (!strcmp(name, "core"))
-		*out = SCHED_CORE;
-	else if (!strcmp(name, "legacy"))
-		*out = SCHED_LEGACY;
-	else
+	int i = cli_parse_choice(name, rule_names, 2);
+	if (i < 0)
 		return PP_EINVAL;
+	*out = (enum sched_rule)i;
 	return 0;
 }

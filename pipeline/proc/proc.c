@@ -244,20 +244,30 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 	*buf = uv_buf_init(sb->buf + sb->len, (unsigned)(sb->alloc - sb->len - 1));
 }
 
+/* Takes the nread bytes a read of stream s put at the end of sb; at the
+ * end of the stream (or an error: the same for us) stops reading, sets
+ * *eof and returns false. */
+static bool took(struct proc *p, uv_stream_t *s, ssize_t nread, struct strbuf *sb, bool *eof)
+{
+	if (nread < 0) {
+		uv_read_stop(s);
+		*eof = true;
+		finish(p);
+		return false;
+	}
+	sb->len += (size_t)nread;
+	sb->buf[sb->len] = '\0';
+	return true;
+}
+
 static void on_read_out(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
 	struct proc *p = s->data;
 	struct strbuf *sb = &p->outbuf;
 	char *nl;
 	(void)buf;
-	if (nread < 0) { /* end of file, or an error: the same for us */
-		uv_read_stop(s);
-		p->out_eof = true;
-		finish(p);
+	if (!took(p, s, nread, sb, &p->out_eof))
 		return;
-	}
-	sb->len += (size_t)nread;
-	sb->buf[sb->len] = '\0';
 	size_t done = 0;
 	while ((nl = memchr(sb->buf + done, '\n', sb->len - done))) {
 		*nl = '\0';
@@ -274,14 +284,8 @@ static void on_read_err(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 	struct proc *p = s->data;
 	struct strbuf *sb = &p->errbuf;
 	(void)buf;
-	if (nread < 0) {
-		uv_read_stop(s);
-		p->err_eof = true;
-		finish(p);
+	if (!took(p, s, nread, sb, &p->err_eof))
 		return;
-	}
-	sb->len += (size_t)nread;
-	sb->buf[sb->len] = '\0';
 	char *nl;
 	while (p->on_err_line &&
 	       (nl = memchr(sb->buf + p->err_done, '\n', sb->len - p->err_done))) {

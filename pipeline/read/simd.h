@@ -71,6 +71,30 @@ static SIMD_INLINE const void *simd_bytes(int which)
 }
 #endif
 
+/* AVX2 and SSE2 name one vector of SIMD_VEC bytes and its operations, so
+ * that a primitive both do alike is written once. */
+#if defined(SIMD_AVX2)
+#define SIMD_VEC 32
+typedef __m256i simd_vec;
+#define SIMD_LOADU(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define SIMD_LOAD(p) _mm256_load_si256((const __m256i *)(p))
+#define SIMD_STOREU(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define SIMD_EQ(a, b) _mm256_cmpeq_epi8((a), (b))
+#define SIMD_OR(a, b) _mm256_or_si256((a), (b))
+#define SIMD_MASK(v) (uint32_t) _mm256_movemask_epi8(v)
+#define SIMD_UNROLL_BLOCK _Pragma("GCC unroll 16")
+#elif defined(SIMD_SSE2)
+#define SIMD_VEC 16
+typedef __m128i simd_vec;
+#define SIMD_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define SIMD_LOAD(p) _mm_load_si128((const __m128i *)(p))
+#define SIMD_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define SIMD_EQ(a, b) _mm_cmpeq_epi8((a), (b))
+#define SIMD_OR(a, b) _mm_or_si128((a), (b))
+#define SIMD_MASK(v) (unsigned)_mm_movemask_epi8(v)
+#define SIMD_UNROLL_BLOCK _Pragma("GCC unroll 32")
+#endif
+
 #if defined(SIMD_NEON)
 /* A 64-bit mask with 4 bits per byte of a 0x00/0xff vector. */
 static SIMD_INLINE uint64_t simd_neon_nibbles(uint8x16_t m)
@@ -90,26 +114,14 @@ static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 	return _mm512_cmpeq_epi8_mask(v, _mm512_load_si512(simd_bytes(SIMD_K_QUOTE))) |
 	       _mm512_cmpeq_epi8_mask(v, _mm512_load_si512(simd_bytes(SIMD_K_BACKSLASH)));
 }
-#elif defined(SIMD_AVX2)
-#define SIMD_SCAN 32
+#elif defined(SIMD_AVX2) || defined(SIMD_SSE2)
+#define SIMD_SCAN SIMD_VEC
 #define SIMD_SCAN_BITS 1
 static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
 {
-	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
-	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
-		_mm256_cmpeq_epi8(v, _mm256_load_si256((const __m256i *)simd_bytes(SIMD_K_QUOTE))),
-		_mm256_cmpeq_epi8(
-			v, _mm256_load_si256((const __m256i *)simd_bytes(SIMD_K_BACKSLASH)))));
-}
-#elif defined(SIMD_SSE2)
-#define SIMD_SCAN 16
-#define SIMD_SCAN_BITS 1
-static SIMD_INLINE uint64_t simd_quote_or_bs(const char *p)
-{
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-	return (unsigned)_mm_movemask_epi8(_mm_or_si128(
-		_mm_cmpeq_epi8(v, _mm_load_si128((const __m128i *)simd_bytes(SIMD_K_QUOTE))),
-		_mm_cmpeq_epi8(v, _mm_load_si128((const __m128i *)simd_bytes(SIMD_K_BACKSLASH)))));
+	simd_vec v = SIMD_LOADU(p);
+	return SIMD_MASK(SIMD_OR(SIMD_EQ(v, SIMD_LOAD(simd_bytes(SIMD_K_QUOTE))),
+				 SIMD_EQ(v, SIMD_LOAD(simd_bytes(SIMD_K_BACKSLASH)))));
 }
 #elif defined(SIMD_NEON)
 #define SIMD_SCAN 16
@@ -229,18 +241,10 @@ static SIMD_INLINE void simd_copy_block(void *dst, const void *src, size_t n)
 #pragma GCC unroll 8
 	for (size_t i = 0; i < n; i += 64)
 		_mm512_storeu_si512((char *)dst + i, _mm512_loadu_si512((const char *)src + i));
-#elif defined(SIMD_AVX2)
-#pragma GCC unroll 16
-	for (size_t i = 0; i < n; i += 32)
-		_mm256_storeu_si256(
-			(__m256i *)(void *)((char *)dst + i),
-			_mm256_loadu_si256((const __m256i *)(const void *)((const char *)src + i)));
-#elif defined(SIMD_SSE2)
-#pragma GCC unroll 32
-	for (size_t i = 0; i < n; i += 16)
-		_mm_storeu_si128(
-			(__m128i *)(void *)((char *)dst + i),
-			_mm_loadu_si128((const __m128i *)(const void *)((const char *)src + i)));
+#elif defined(SIMD_AVX2) || defined(SIMD_SSE2)
+	SIMD_UNROLL_BLOCK
+	for (size_t i = 0; i < n; i += SIMD_VEC)
+		SIMD_STOREU((char *)dst + i, SIMD_LOADU((const char *)src + i));
 #elif defined(SIMD_NEON)
 	for (size_t i = 0; i < n; i += 16)
 		vst1q_u8((uint8_t *)dst + i, vld1q_u8((const uint8_t *)src + i));

@@ -29,12 +29,10 @@
  * Megatron mode (they are then the job's main summary), else last, after
  * what the categories tell (order()). */
 enum { S_COMPARE, S_ANNOT, S_WHATIF, S_WHY, S_ADVICE, NSECTIONS };
-static const struct report_section sections[NSECTIONS] = {
-	[S_COMPARE] = { report_compare_files, report_compare_html, report_compare_headline },
-	[S_ANNOT] = { report_annot_files, report_annot_html, report_annot_headline },
-	[S_WHATIF] = { report_whatif_files, report_whatif_html, report_whatif_headline },
-	[S_WHY] = { report_why_files, report_why_html, report_why_headline },
-	[S_ADVICE] = { report_advice_files, report_advice_html, report_advice_headline },
+static const struct report_section *const sections[NSECTIONS] = {
+	[S_COMPARE] = &report_compare_section, [S_ANNOT] = &report_annot_section,
+	[S_WHATIF] = &report_whatif_section,   [S_WHY] = &report_why_section,
+	[S_ADVICE] = &report_advice_section,
 };
 
 /* The sections of job in their order on index.html. */
@@ -43,7 +41,7 @@ static void order(const struct agg_job *job, struct report_section *v)
 	static const int generic[NSECTIONS] = { S_COMPARE, S_ANNOT, S_WHATIF, S_WHY, S_ADVICE };
 	static const int megatron[NSECTIONS] = { S_COMPARE, S_WHATIF, S_WHY, S_ADVICE, S_ANNOT };
 	for (size_t k = 0; k < NSECTIONS; k++)
-		v[k] = sections[(job->annot.generic ? generic : megatron)[k]];
+		v[k] = *sections[(job->annot.generic ? generic : megatron)[k]];
 }
 
 /* Rank i of it: its folder, CSVs and charts. */
@@ -51,16 +49,13 @@ static int rank_files(struct report *R, const struct agg_iter *it, size_t i,
 		      const struct agg_blocks *bl)
 {
 	const struct agg_rank *r = &it->ranks[i];
-	struct strbuf dir = STRBUF_INIT;
 	struct report_dir d;
-	report_path(&dir, R, RF_RANK, it->iteration, r->in.rank);
-	int rc = report_dir_open(&d, dir.buf, R->err);
+	int rc = report_dir_open_at(&d, R, RF_RANK, it->iteration, r->in.rank);
 	if (!rc)
 		rc = report_rank_csvs(&d, it->iteration, r);
 	if (!rc)
 		rc = report_rank_charts(R, &d, it, i, bl);
 	report_dir_close(&d);
-	strbuf_release(&dir);
 	return rc;
 }
 

@@ -32,13 +32,10 @@ static void put_text(FILE *f, const char *s)
 		fputs(s, f);
 		return;
 	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	struct strbuf q = STRBUF_INIT;
+	strbuf_add_quoted(&q, s, '"');
+	fputs(q.buf, f);
+	strbuf_release(&q);
 }
 
 static const char *kind_name(enum advise_kind k)
@@ -48,8 +45,9 @@ static const char *kind_name(enum advise_kind k)
 }
 
 /* advice.csv: the advice view's columns, one line per row. */
-static void advice_csv(FILE *f, const struct agg_advice *a)
+static void advice_csv(FILE *f, const void *arg)
 {
+	const struct agg_advice *a = arg;
 	const struct advise_result *r = &a->res;
 	struct strbuf sb = STRBUF_INIT;
 	fputs("row,schedule,vpp,microbatches,layers,step_ns,measured_step_ns,delta,bubble,"
@@ -91,8 +89,9 @@ static void advice_csv(FILE *f, const struct agg_advice *a)
 }
 
 /* advice_memory.csv: per row and stage. */
-static void memory_csv(FILE *f, const struct agg_advice *a)
+static void memory_csv(FILE *f, const void *arg)
 {
+	const struct agg_advice *a = arg;
 	const struct advise_result *r = &a->res;
 	struct strbuf sb = STRBUF_INIT;
 	fputs("row,schedule,vpp,microbatches,layers,stage,memory_gib,measured_gib,units\n", f);
@@ -116,23 +115,6 @@ static void memory_csv(FILE *f, const struct agg_advice *a)
 		}
 	}
 	strbuf_release(&sb);
-}
-
-static int write_csv(const struct report_dir *d, enum report_file which,
-		     void (*put)(FILE *, const struct agg_advice *), const struct agg_advice *a)
-{
-	struct strbuf rel = STRBUF_INIT, path = STRBUF_INIT;
-	struct safefile sf;
-	int rc = PP_EIO;
-	report_rel(&rel, which, 0, 0);
-	FILE *fp = report_open(d, report_leaf(rel.buf), &path, &sf);
-	if (fp) {
-		put(fp, a);
-		rc = report_commit(&sf, path.buf, d->err);
-	}
-	strbuf_release(&rel);
-	strbuf_release(&path);
-	return rc;
 }
 
 struct chart_ctx {
@@ -233,7 +215,7 @@ static int write_chart(FILE *f, const char *base, const void *vctx)
 static const char *const advice_files[] = { "advice.csv", "advice_memory.csv", "step_memory.gp",
 					    "step_memory.png", "step_memory.svg" };
 
-int report_advice_files(struct report *R)
+static int report_advice_files(struct report *R)
 {
 	const struct agg_advice *a = &R->job->advice;
 	if (a->state != AGG_ADV_DONE) {
@@ -241,15 +223,14 @@ int report_advice_files(struct report *R)
 				    sizeof(advice_files) / sizeof(advice_files[0]));
 		return 0;
 	}
-	struct strbuf dir = STRBUF_INIT, prefix = STRBUF_INIT;
+	struct strbuf prefix = STRBUF_INIT;
 	struct report_dir d;
 	char err[512];
-	report_path(&dir, R, RF_ADVICE, 0, 0);
-	int rc = report_dir_open(&d, dir.buf, R->err);
+	int rc = report_dir_open_at(&d, R, RF_ADVICE, 0, 0);
 	if (!rc)
-		rc = write_csv(&d, RF_ADVICE_CSV, advice_csv, a);
+		rc = report_write_put(&d, RF_ADVICE_CSV, 0, 0, advice_csv, a);
 	if (!rc)
-		rc = write_csv(&d, RF_ADVICE_MEMORY_CSV, memory_csv, a);
+		rc = report_write_put(&d, RF_ADVICE_MEMORY_CSV, 0, 0, memory_csv, a);
 	if (!rc) {
 		struct chart_ctx ctx = { a, R->o };
 		report_path(&prefix, R, RF_ADVICE_CHART, 0, 0);
@@ -258,7 +239,6 @@ int report_advice_files(struct report *R)
 			err, prefix.buf, AGG_SHOW_ALL);
 	}
 	report_dir_close(&d);
-	strbuf_release(&dir);
 	strbuf_release(&prefix);
 	return rc;
 }
@@ -309,7 +289,7 @@ static void table(struct strbuf *h, const struct agg_advice *a)
 	strbuf_release(&sb);
 }
 
-void report_advice_html(const struct report *R, struct strbuf *h)
+static void report_advice_html(const struct report *R, struct strbuf *h)
 {
 	const struct agg_advice *a = &R->job->advice;
 	const struct advise_result *r = &a->res;
@@ -318,9 +298,7 @@ void report_advice_html(const struct report *R, struct strbuf *h)
 		return; /* no pipeline: the note is on stderr */
 	strbuf_addstr(h, "<section id=\"advice\">\n<h2>What would another schedule give?</h2>\n");
 	if (a->state == AGG_ADV_FAILED) {
-		strbuf_addstr(h, "<p>No advice: ");
-		report_html_escape(h, a->why.buf);
-		strbuf_addstr(h, ".</p>\n</section>\n");
+		report_html_not_done(h, "No advice", a->why.buf);
 		return;
 	}
 	agg_advice_label(a, &r->rows[0], &sb);
@@ -344,11 +322,11 @@ void report_advice_html(const struct report *R, struct strbuf *h)
 	report_html_escape(h, r->best_note);
 	strbuf_addstr(h, "</p>\n");
 	table(h, a);
-	report_rel(&rel, RF_ADVICE_CHART, 0, 0);
-	report_html_chart(h, R, rel.buf,
-			  "Predicted step time against peak memory; the current schedule marked, "
-			  "the dashed line the measured step",
-			  true);
+	report_html_chart_of(
+		h, R, RF_ADVICE_CHART,
+		"Predicted step time against peak memory; the current schedule marked, "
+		"the dashed line the measured step",
+		true);
 	strbuf_addstr(h, "<p>Measured inputs: ");
 	report_html_escape(h, a->inputs.buf);
 	if (a->layers.len) {
@@ -379,7 +357,7 @@ void report_advice_html(const struct report *R, struct strbuf *h)
 	strbuf_release(&sb);
 }
 
-void report_advice_headline(const struct report *R, struct strbuf *sb)
+static void report_advice_headline(const struct report *R, struct strbuf *sb)
 {
 	const struct agg_advice *a = &R->job->advice;
 	const struct advise_result *r = &a->res;
@@ -444,3 +422,6 @@ int report_advice_table(FILE *f, const struct agg_job *job, struct strbuf *err)
 	strbuf_release(&sb);
 	return 0;
 }
+
+const struct report_section report_advice_section = { report_advice_files, report_advice_html,
+						      report_advice_headline };

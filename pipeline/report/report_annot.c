@@ -30,14 +30,8 @@ static void csv(const struct agg_annot *a, struct strbuf *sb)
 			if (G->id >= 0)
 				strbuf_addf(sb, "%d", G->id);
 			strbuf_addf(sb, ",%d,", G->nranks);
-			/* CSV quoting: the name between quotes, quotes doubled. */
-			strbuf_addch(sb, '"');
-			for (const char *p = r->name; *p; p++)
-				if (*p == '"')
-					strbuf_addstr(sb, "\"\"");
-				else
-					strbuf_addch(sb, *p);
-			strbuf_addf(sb, "\",%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.6f\n",
+			strbuf_add_quoted(sb, r->name, '"');
+			strbuf_addf(sb, ",%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.6f\n",
 				    r->nranks, (long long)r->calls, (long long)r->kernels,
 				    (long long)r->gpu_ns, (long long)r->comp_ns,
 				    (long long)r->comm_ns, (long long)r->overlap_ns,
@@ -47,7 +41,7 @@ static void csv(const struct agg_annot *a, struct strbuf *sb)
 	}
 }
 
-int report_annot_files(struct report *R)
+static int report_annot_files(struct report *R)
 {
 	const struct agg_annot *a = &R->job->annot;
 	struct strbuf rel = STRBUF_INIT, sb = STRBUF_INIT;
@@ -115,7 +109,7 @@ static void group_table(struct strbuf *h, enum agg_ann_by by, const struct agg_a
 	strbuf_addstr(h, "</table>\n");
 }
 
-void report_annot_html(const struct report *R, struct strbuf *h)
+static void report_annot_html(const struct report *R, struct strbuf *h)
 {
 	const struct agg_annot *a = &R->job->annot;
 	strbuf_addstr(h, "<section id=\"annotations\">\n<h2>User annotations</h2>\n<p>");
@@ -143,7 +137,7 @@ void report_annot_html(const struct report *R, struct strbuf *h)
 	strbuf_addstr(h, "</section>\n");
 }
 
-void report_annot_headline(const struct report *R, struct strbuf *sb)
+static void report_annot_headline(const struct report *R, struct strbuf *sb)
 {
 	const struct agg_annot *a = &R->job->annot;
 	const struct agg_ann_row *top = NULL;
@@ -156,3 +150,6 @@ void report_annot_headline(const struct report *R, struct strbuf *sb)
 		strbuf_addf(sb, "top annotation %s %.1f %% of the step", top->name,
 			    100 * top->share);
 }
+
+const struct report_section report_annot_section = { report_annot_files, report_annot_html,
+						     report_annot_headline };

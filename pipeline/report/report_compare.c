@@ -56,13 +56,7 @@ static void put_text(struct strbuf *sb, const char *s)
 		strbuf_addstr(sb, s);
 		return;
 	}
-	strbuf_addch(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			strbuf_addch(sb, '"');
-		strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '"');
+	strbuf_add_quoted(sb, s, '"');
 }
 
 static void summary_csv(const struct agg_compare *c, struct strbuf *sb)
@@ -142,7 +136,7 @@ static void ranks_csv(const struct agg_compare *c, struct strbuf *sb)
 	}
 }
 
-int report_compare_files(struct report *R)
+static int report_compare_files(struct report *R)
 {
 	const struct agg_compare *c = &R->job->compare;
 	const char *names[NCSV];
@@ -324,7 +318,7 @@ static void ranks_table(struct strbuf *h, const struct cmp_result *r)
 	free(v);
 }
 
-void report_compare_html(const struct report *R, struct strbuf *h)
+static void report_compare_html(const struct report *R, struct strbuf *h)
 {
 	const struct agg_compare *c = &R->job->compare;
 	if (c->state == AGG_CMP_NONE)
@@ -333,9 +327,7 @@ void report_compare_html(const struct report *R, struct strbuf *h)
 	report_html_escape(h, c->baseline);
 	strbuf_addstr(h, "</h2>\n");
 	if (c->state == AGG_CMP_FAILED) {
-		strbuf_addstr(h, "<p>Not compared: ");
-		report_html_escape(h, c->why.buf);
-		strbuf_addstr(h, ".</p>\n</section>\n");
+		report_html_not_done(h, "Not compared", c->why.buf);
 		return;
 	}
 	const struct cmp_result *r = &c->r;
@@ -379,7 +371,7 @@ void report_compare_html(const struct report *R, struct strbuf *h)
 
 /* "compared with run42/pptrace.db: step +6.8 % (noise ±0.4 %), regression",
  * or that it could not be compared; nothing without --compare. */
-void report_compare_headline(const struct report *R, struct strbuf *sb)
+static void report_compare_headline(const struct report *R, struct strbuf *sb)
 {
 	const struct agg_compare *c = &R->job->compare;
 	if (c->state == AGG_CMP_NONE)
@@ -399,3 +391,6 @@ void report_compare_headline(const struct report *R, struct strbuf *sb)
 		strbuf_addstr(sb, ", regression");
 	strbuf_addf(sb, " (in %.2f s)", c->seconds);
 }
+
+const struct report_section report_compare_section = { report_compare_files, report_compare_html,
+						       report_compare_headline };

@@ -60,40 +60,18 @@ static void stragglers(FILE *f, const void *arg)
 	}
 }
 
-/* Writes output f (of iteration it, about id) in its open folder d, the
- * content by put(f, arg). */
-static int csv(const struct report_dir *d, enum report_file f, int it, long id,
-	       void (*put)(FILE *, const void *), const void *arg)
-{
-	struct strbuf rel = STRBUF_INIT, path = STRBUF_INIT;
-	struct safefile sf;
-	int rc = PP_EIO;
-	report_rel(&rel, f, it, id);
-	FILE *fp = report_open(d, report_leaf(rel.buf), &path, &sf);
-	if (fp) {
-		put(fp, arg);
-		rc = report_commit(&sf, path.buf, d->err);
-	}
-	strbuf_release(&rel);
-	strbuf_release(&path);
-	return rc;
-}
-
 int report_iteration_csvs(const struct report *R, const struct agg_iter *it)
 {
-	struct strbuf dir = STRBUF_INIT;
 	struct report_dir d;
 	int I = it->iteration;
-	report_path(&dir, R, RF_ITERATION, I, 0);
-	int rc = report_dir_open(&d, dir.buf, R->err);
+	int rc = report_dir_open_at(&d, R, RF_ITERATION, I, 0);
 	if (!rc)
-		rc = csv(&d, RF_PP_GROUPS, I, 0, pp_groups, it);
+		rc = report_write_put(&d, RF_PP_GROUPS, I, 0, pp_groups, it);
 	if (!rc)
-		rc = csv(&d, RF_PIPELINES, I, 0, pipelines, it);
+		rc = report_write_put(&d, RF_PIPELINES, I, 0, pipelines, it);
 	if (!rc)
-		rc = csv(&d, RF_STRAGGLERS, I, 0, stragglers, it);
+		rc = report_write_put(&d, RF_STRAGGLERS, I, 0, stragglers, it);
 	report_dir_close(&d);
-	strbuf_release(&dir);
 	return rc;
 }
 
@@ -134,8 +112,8 @@ static void categories(FILE *f, const void *arg)
 
 int report_rank_csvs(const struct report_dir *d, int it, const struct agg_rank *r)
 {
-	int rc = csv(d, RF_RANK_STEPS, it, r->in.rank, steps, r);
-	return rc ? rc : csv(d, RF_RANK_CATEGORIES, it, r->in.rank, categories, r);
+	int rc = report_write_put(d, RF_RANK_STEPS, it, r->in.rank, steps, r);
+	return rc ? rc : report_write_put(d, RF_RANK_CATEGORIES, it, r->in.rank, categories, r);
 }
 
 int report_iterations_csv(const struct report *R)

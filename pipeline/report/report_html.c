@@ -95,6 +95,22 @@ void report_html_chart(struct strbuf *h, const struct report *R, const char *rel
 	strbuf_release(&p);
 }
 
+void report_html_chart_of(struct strbuf *h, const struct report *R, enum report_file f,
+			  const char *caption, bool lazy)
+{
+	struct strbuf rel = STRBUF_INIT;
+	report_rel(&rel, f, 0, 0);
+	report_html_chart(h, R, rel.buf, caption, lazy);
+	strbuf_release(&rel);
+}
+
+void report_html_not_done(struct strbuf *h, const char *lead, const char *why)
+{
+	strbuf_addf(h, "<p>%s: ", lead);
+	report_html_escape(h, why);
+	strbuf_addstr(h, ".</p>\n</section>\n");
+}
+
 /* rel is "<stem>.gp" of an existing script: points it at the SVG, else the
  * PNG, else leaves the script. */
 static void best_href(const struct report *R, struct strbuf *rel)

@@ -130,11 +130,17 @@ const char *report_leaf(const char *path);
 /* An output folder, created (mkdir -p) and open: its files are created
  * relative to fd (no path walk per file). */
 struct report_dir {
-	const char *path; /* borrowed; names it in messages */
+	const char *path; /* names it in messages: borrowed, or own */
 	int fd;
 	struct strbuf *err; /* borrowed; report_open()'s messages go there */
+	char *own;          /* the path report_dir_open_at() made */
 };
 int report_dir_open(struct report_dir *d, const char *path, struct strbuf *err);
+/* report_dir_open() of the folder of output f (of iteration it, about id),
+ * its messages to R->err. */
+int report_dir_open_at(struct report_dir *d, const struct report *R, enum report_file f, int it,
+		       long id);
+/* Closes d (also after its open failed). */
 void report_dir_close(struct report_dir *d);
 /* mkdir -p without keeping the folder open. */
 int report_mkdir(const char *path, struct strbuf *err);
@@ -154,6 +160,10 @@ void report_remove_stale(const struct report *R, enum report_file folder, const 
 /* Writes the file f (its folder exists) with the content sb. */
 int report_write_file(const struct report *R, enum report_file f, int it, long id,
 		      const struct strbuf *sb);
+/* Writes the file f (of iteration it, about id) in its open folder d, the
+ * content by put(fp, arg). */
+int report_write_put(const struct report_dir *d, enum report_file f, int it, long id,
+		     void (*put)(FILE *, const void *), const void *arg);
 /* A file of an analysis's folder: output f, plus ext (".gp", or ""). */
 struct report_name {
 	enum report_file f;
@@ -232,6 +242,12 @@ void report_html_escape(struct strbuf *sb, const char *s);
  * script and the SVG, or how to render it when gnuplot made none. */
 void report_html_chart(struct strbuf *h, const struct report *R, const char *rel,
 		       const char *caption, bool lazy);
+/* report_html_chart() of the output f that stands once in the report
+ * (report_rel(f, 0, 0)). */
+void report_html_chart_of(struct strbuf *h, const struct report *R, enum report_file f,
+			  const char *caption, bool lazy);
+/* Ends a section that has nothing more to show: "<p>lead: why.</p>". */
+void report_html_not_done(struct strbuf *h, const char *lead, const char *why);
 /* index.html (the analyses' sections, then the summary, overview and worst
  * ranks of every iteration) and iteration_<N>.html (its pipelines, group
  * charts, ranks and rank charts). */
@@ -280,34 +296,12 @@ struct report_lanes {
  * REPORT_LANES the last one). */
 int report_lane(struct report_lanes *l, long long s, long long e);
 
-/* ---- the comparison (report_compare.c): a struct report_section ---- */
+/* ---- the analyses' sections, each defined at the end of its file ---- */
 
-int report_compare_files(struct report *R);
-void report_compare_html(const struct report *R, struct strbuf *h);
-void report_compare_headline(const struct report *R, struct strbuf *sb);
-
-/* ---- the user annotations (report_annot.c): a struct report_section ---- */
-
-int report_annot_files(struct report *R);
-void report_annot_html(const struct report *R, struct strbuf *h);
-void report_annot_headline(const struct report *R, struct strbuf *sb);
-
-/* ---- the what-if (report_whatif.c): a struct report_section ---- */
-
-int report_whatif_files(struct report *R);
-void report_whatif_html(const struct report *R, struct strbuf *h);
-void report_whatif_headline(const struct report *R, struct strbuf *sb);
-
-/* ---- why the pipeline waits (report_why.c): a struct report_section ---- */
-
-int report_why_files(struct report *R);
-void report_why_html(const struct report *R, struct strbuf *h);
-void report_why_headline(const struct report *R, struct strbuf *sb);
-
-/* ---- the schedule advisor (report_advice.c): a struct report_section ---- */
-
-int report_advice_files(struct report *R);
-void report_advice_html(const struct report *R, struct strbuf *h);
-void report_advice_headline(const struct report *R, struct strbuf *sb);
+extern const struct report_section report_compare_section; /* report_compare.c */
+extern const struct report_section report_annot_section;   /* report_annot.c */
+extern const struct report_section report_whatif_section;  /* report_whatif.c */
+extern const struct report_section report_why_section;     /* report_why.c */
+extern const struct report_section report_advice_section;  /* report_advice.c */
 
 #endif

@@ -12,13 +12,8 @@
 
 #include "chart/gnuplot.h"
 #include "chart/heatmap.h"
+#include "util/cmp.h"
 #include "util/pp.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* The lower median of the n values of v that are not NaN (v is sorted in
  * place); NaN when there is none. */

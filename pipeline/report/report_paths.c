@@ -102,9 +102,21 @@ int report_dir_open(struct report_dir *d, const char *path, struct strbuf *err)
 	d->path = path;
 	d->fd = -1;
 	d->err = err;
+	d->own = NULL;
 	if (safe_mkdirs(AT_FDCWD, path, 0, &d->fd, why, sizeof(why)))
 		return pp_err(err, PP_EIO, "cannot create '%s': %s", path, why);
 	return 0;
+}
+
+int report_dir_open_at(struct report_dir *d, const struct report *R, enum report_file f, int it,
+		       long id)
+{
+	struct strbuf path = STRBUF_INIT;
+	report_path(&path, R, f, it, id);
+	char *own = strbuf_detach(&path, NULL);
+	int rc = report_dir_open(d, own, R->err);
+	d->own = own;
+	return rc;
 }
 
 void report_dir_close(struct report_dir *d)
@@ -112,6 +124,8 @@ void report_dir_close(struct report_dir *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	d->fd = -1;
+	free(d->own);
+	d->own = NULL;
 }
 
 int report_mkdir(const char *path, struct strbuf *err)
@@ -164,6 +178,23 @@ int report_write_file(const struct report *R, enum report_file f, int it, long i
 out:
 	strbuf_release(&path);
 	strbuf_release(&p);
+	return rc;
+}
+
+int report_write_put(const struct report_dir *d, enum report_file f, int it, long id,
+		     void (*put)(FILE *, const void *), const void *arg)
+{
+	struct strbuf rel = STRBUF_INIT, path = STRBUF_INIT;
+	struct safefile sf;
+	int rc = PP_EIO;
+	report_rel(&rel, f, it, id);
+	FILE *fp = report_open(d, report_leaf(rel.buf), &path, &sf);
+	if (fp) {
+		put(fp, arg);
+		rc = report_commit(&sf, path.buf, d->err);
+	}
+	strbuf_release(&rel);
+	strbuf_release(&path);
 	return rc;
 }
 

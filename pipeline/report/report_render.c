@@ -25,10 +25,7 @@ void report_queue_add(struct report *R, const char *script, enum agg_show show)
 	q->written++;
 	if (!png && !svg)
 		return;
-	if (q->n == q->alloc) {
-		q->alloc = q->alloc ? 2 * q->alloc : 256;
-		q->v = xrealloc(q->v, q->alloc * sizeof(*q->v));
-	}
+	PP_GROW(q->v, q->n, q->alloc, 256);
 	q->v[q->n++] = (struct report_script){ xstrdup(script), png, svg };
 }
 

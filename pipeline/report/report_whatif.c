@@ -308,7 +308,7 @@ static void remove_stale(const struct report *R)
 	report_remove(R, RF_WHATIF, names, sizeof(names) / sizeof(names[0]));
 }
 
-int report_whatif_files(struct report *R)
+static int report_whatif_files(struct report *R)
 {
 	const struct agg_whatif *w = &R->job->whatif;
 	if (w->state != AGG_WI_DONE || w->r.verdict == WI_VERDICT_NONE || !w->r.nworkers ||
@@ -316,10 +316,8 @@ int report_whatif_files(struct report *R)
 		remove_stale(R);
 		return 0;
 	}
-	struct strbuf dir = STRBUF_INIT;
 	struct report_dir d;
-	report_path(&dir, R, RF_WHATIF, 0, 0);
-	int rc = report_dir_open(&d, dir.buf, R->err);
+	int rc = report_dir_open_at(&d, R, RF_WHATIF, 0, 0);
 	if (!rc)
 		rc = sw_heatmap(R, w);
 	if (!rc)
@@ -327,7 +325,6 @@ int report_whatif_files(struct report *R)
 	if (!rc)
 		rc = perfetto(&d, w);
 	report_dir_close(&d);
-	strbuf_release(&dir);
 	return rc;
 }
 
@@ -474,7 +471,7 @@ static void sentence(struct strbuf *h, const struct agg_whatif *w)
 	strbuf_addstr(h, ".</p>\n");
 }
 
-void report_whatif_html(const struct report *R, struct strbuf *h)
+static void report_whatif_html(const struct report *R, struct strbuf *h)
 {
 	const struct agg_whatif *w = &R->job->whatif;
 	const struct whatif_result *r = &w->r;
@@ -488,11 +485,7 @@ void report_whatif_html(const struct report *R, struct strbuf *h)
 			" (docs/whatif.md).</p>\n</section>\n");
 		return;
 	case AGG_WI_INCOMPLETE:
-	case AGG_WI_REJECTED:
-		strbuf_addstr(h, "<p>No what-if analysis: ");
-		report_html_escape(h, w->why.buf);
-		strbuf_addstr(h, ".</p>\n</section>\n");
-		return;
+	case AGG_WI_REJECTED: report_html_not_done(h, "No what-if analysis", w->why.buf); return;
 	case AGG_WI_DONE: break;
 	}
 	if (r->verdict == WI_VERDICT_NONE) {
@@ -519,17 +512,14 @@ void report_whatif_html(const struct report *R, struct strbuf *h)
 	st_table(h, &r->by_group);
 	workers_table(h, w);
 	strbuf_addstr(h, "</div>\n<div class=\"grid\">\n");
-	strbuf_reset(&rel);
-	report_rel(&rel, RF_WHATIF_SW, 0, 0);
-	report_html_chart(h, R, rel.buf,
-			  "S_w per worker over the stage × replica grid (colours from 1 to 1.5)",
-			  false);
-	strbuf_reset(&rel);
-	report_rel(&rel, RF_WHATIF_STEP, 0, 0);
-	report_html_chart(h, R, rel.buf,
-			  "One step of the slowest worker's replica: measured, and the simulated "
-			  "ideal below each stage",
-			  false);
+	report_html_chart_of(h, R, RF_WHATIF_SW,
+			     "S_w per worker over the stage × replica grid (colours from 1 to 1.5)",
+			     false);
+	report_html_chart_of(
+		h, R, RF_WHATIF_STEP,
+		"One step of the slowest worker's replica: measured, and the simulated "
+		"ideal below each stage",
+		false);
 	strbuf_addstr(h, "</div>\n</section>\n");
 	strbuf_release(&rel);
 }
@@ -538,7 +528,7 @@ void report_whatif_html(const struct report *R, struct strbuf *h)
  * top workers: rank 0 (dp 0, stage 0) 1.973, ... (117216 ops in 0.21 s)"
  * (three workers), or that S is below the threshold, or that it was not
  * computed; nothing without ops. */
-void report_whatif_headline(const struct report *R, struct strbuf *sb)
+static void report_whatif_headline(const struct report *R, struct strbuf *sb)
 {
 	const struct agg_whatif *w = &R->job->whatif;
 	const struct whatif_result *r = &w->r;
@@ -563,3 +553,6 @@ void report_whatif_headline(const struct report *R, struct strbuf *sb)
 	}
 	strbuf_addf(sb, " (%zu ops in %.2f s)", w->nops, w->seconds);
 }
+
+const struct report_section report_whatif_section = { report_whatif_files, report_whatif_html,
+						      report_whatif_headline };

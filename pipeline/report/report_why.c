@@ -118,10 +118,7 @@ struct ranks_file {
 static int take_kern(void *ctx, const struct agg_why_kernel *x)
 {
 	struct ranks_file *F = ctx;
-	if (F->nk == F->capk) {
-		F->capk = F->capk ? 2 * F->capk : 4096;
-		F->k = xrealloc(F->k, F->capk * sizeof(*F->k));
-	}
+	PP_GROW(F->k, F->nk, F->capk, 4096);
 	F->k[F->nk++] = (struct kern){ x->start_ns - F->off,
 				       x->start_ns + x->dur_ns - F->off,
 				       x->stream,
@@ -618,7 +615,7 @@ static bool *selected(const struct report *R, int *nrank)
 	return sel;
 }
 
-int report_why_files(struct report *R)
+static int report_why_files(struct report *R)
 {
 	const struct agg_why *w = &R->job->why;
 	bool chart = w->state == AGG_WHY_DONE && w->r.nhops;
@@ -626,10 +623,8 @@ int report_why_files(struct report *R)
 	remove_stale(R, chart, json);
 	if (!chart && !json)
 		return 0;
-	struct strbuf dir = STRBUF_INIT;
 	struct report_dir d;
-	report_path(&dir, R, RF_WHY, 0, 0);
-	int rc = report_dir_open(&d, dir.buf, R->err);
+	int rc = report_dir_open_at(&d, R, RF_WHY, 0, 0);
 	if (!rc && chart)
 		rc = hops_chart(R, &d);
 	if (!rc && json) {
@@ -639,7 +634,6 @@ int report_why_files(struct report *R)
 		free(sel);
 	}
 	report_dir_close(&d);
-	strbuf_release(&dir);
 	return rc;
 }
 
@@ -720,7 +714,6 @@ static void hops_part(struct strbuf *h, const struct report *R)
 	const struct why_result *r = &R->job->why.r;
 	size_t n, niters;
 	struct why_hop *v = hop_sums(r, &n, &niters);
-	struct strbuf rel = STRBUF_INIT;
 	strbuf_addf(
 		h,
 		"<h3>Pipeline sends and receives: wait vs transfer</h3>\n<p>Each send or receive "
@@ -749,11 +742,10 @@ static void hops_part(struct strbuf *h, const struct report *R)
 		    "</table>\n",
 		    ms(sw) / (double)niters, ms(st) / (double)niters,
 		    sw + st ? 100.0 * (double)sw / (double)(sw + st) : 0.0);
-	report_rel(&rel, RF_WHY_HOPS, 0, 0);
-	report_html_chart(h, R, rel.buf, "Wait vs transfer per stage pair (per iteration)", false);
+	report_html_chart_of(h, R, RF_WHY_HOPS, "Wait vs transfer per stage pair (per iteration)",
+			     false);
 	strbuf_addstr(h, "</div>\n");
 	free(v);
-	strbuf_release(&rel);
 }
 
 /* The bubble of each stage split (the p2p_bubbles view): mean per rank and
@@ -967,7 +959,7 @@ static void basis_part(struct strbuf *h, const struct report *R)
 	strbuf_release(&rel);
 }
 
-void report_why_html(const struct report *R, struct strbuf *h)
+static void report_why_html(const struct report *R, struct strbuf *h)
 {
 	const struct agg_why *w = &R->job->why;
 	strbuf_addstr(h, "<section id=\"why\">\n<h2>Why the pipeline waits</h2>\n");
@@ -992,7 +984,7 @@ void report_why_html(const struct report *R, struct strbuf *h)
 /* "why: 55.5 % of the step is backward-compute on stage 1 (rank 2)": the
  * largest share of the critical path of the step the what-if shows (else
  * the first); nothing without a path. */
-void report_why_headline(const struct report *R, struct strbuf *sb)
+static void report_why_headline(const struct report *R, struct strbuf *sb)
 {
 	const struct agg_job *job = R->job;
 	const struct why_cpath *c = &job->why.path;
@@ -1006,3 +998,6 @@ void report_why_headline(const struct report *R, struct strbuf *sb)
 	strbuf_addf(sb, "why: iteration %lld: ", (long long)c->step_iteration[si]);
 	why_cpath_sentence(c, si, 1, sb);
 }
+
+const struct report_section report_why_section = { report_why_files, report_why_html,
+						   report_why_headline };

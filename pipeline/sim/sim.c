@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "sim_int.h"
+#include "util/cli.h"
 #include "util/hugepage.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -67,19 +68,21 @@ int sim_strategy_parse(const char *name, enum sim_strategy *out)
 	return PP_EINVAL;
 }
 
+static const char *const model_names[] = {
+	[SIM_MODEL_MEGATRON] = "megatron", [SIM_MODEL_REFERENCE] = "reference"
+};
+
 const char *sim_model_name(enum sim_model m)
 {
-	return m == SIM_MODEL_REFERENCE ? "reference" : "megatron";
+	return model_names[m == SIM_MODEL_REFERENCE ? SIM_MODEL_REFERENCE : SIM_MODEL_MEGATRON];
 }
 
 int sim_model_parse(const char *name, enum sim_model *out)
 {
-	if (!strcmp(name, "megatron"))
-		*out = SIM_MODEL_MEGATRON;
-	else if (!strcmp(name, "reference"))
-		*out = SIM_MODEL_REFERENCE;
-	else
+	int i = cli_parse_choice(name, model_names, 2);
+	if (i < 0)
 		return PP_EINVAL;
+	*out = (enum sim_model)i;
 	return 0;
 }
 

@@ -233,6 +233,14 @@ int cli_parse_range(const char *s, size_t len, long min, long max, long *lo, lon
 	return 0;
 }
 
+int cli_parse_choice(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
 int cli_parse_double(const char *s, double *out)
 {
 	char *end;

@@ -88,5 +88,7 @@ int cli_parse_double(const char *s, double *out);
 /* The len bytes at s as "N" or "N-M" (min <= N <= M <= max) into *lo and
  * *hi (both N for "N"): 0 or PP_EINVAL. */
 int cli_parse_range(const char *s, size_t len, long min, long max, long *lo, long *hi);
+/* The index of s among the words names[0..n) (exactly), or -1. */
+int cli_parse_choice(const char *s, const char *const *names, int n);
 
 #endif

@@ -75,6 +75,15 @@ __attribute__((noreturn)) void die(const char *fmt, ...) __attribute__((format(p
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* Makes room for element n of the array ptr of cap elements: when n ==
+ * cap, cap doubles (first, from 0) and ptr is xrealloc()ed to it. */
+#define PP_GROW(ptr, n, cap, first)                                      \
+	do {                                                             \
+		if ((n) == (cap)) {                                      \
+			(cap) = (cap) ? 2 * (cap) : (first);             \
+			(ptr) = xrealloc((ptr), (cap) * sizeof(*(ptr))); \
+		}                                                        \
+	} while (0)
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n); /* at most n bytes of s, NUL-terminated */
 

@@ -101,6 +101,17 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void strbuf_add_quoted(struct strbuf *sb, const char *s, char q)
+{
+	strbuf_addch(sb, q);
+	for (; *s; s++) {
+		if (*s == q)
+			strbuf_addch(sb, q);
+		strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, q);
+}
+
 void strbuf_add_json_str(struct strbuf *sb, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -37,6 +37,9 @@ void strbuf_add_folder(struct strbuf *sb, const char *path);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+/* Appends s between two q, each q inside doubled: a CSV field (q '"'), a
+ * gnuplot single-quoted string (q '\''). */
+void strbuf_add_quoted(struct strbuf *sb, const char *s, char q);
 /* Appends s as a JSON string literal, quotes included. */
 void strbuf_add_json_str(struct strbuf *sb, const char *s, size_t len);
 /* Gives the buffer to the caller (free() it); sb is reset to empty. */

@@ -54,10 +54,7 @@ struct pairs {
 /* The pair of the ops (sa, ea) of worker a and (sb, eb) of worker b. */
 static void push(struct pairs *P, int32_t a, int32_t b, double sa, double ea, double sb, double eb)
 {
-	if (P->n == P->cap) {
-		P->cap = P->cap ? 2 * P->cap : 1024;
-		P->v = xrealloc(P->v, P->cap * sizeof(*P->v));
-	}
+	PP_GROW(P->v, P->n, P->cap, 1024);
 	P->v[P->n++] = (struct whatif_clock_pair){ a, b, sa, ea, sb, eb };
 }
 

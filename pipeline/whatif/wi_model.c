@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cmp.h"
 #include "util/htab.h"
 #include "util/pp.h"
 #include "whatif_int.h"
@@ -37,23 +38,9 @@ static void op_name(char *buf, size_t len, int type, long seq, int stage)
 	snprintf(buf, len, "%s_%ld_%d", op_type_name(type), seq, stage);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static size_t step_index(const struct whatif *e, int64_t step)
 {
-	size_t lo = 0, hi = e->nsteps;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (e->steps[mid] <= step)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return cmp_floor_i64(e->steps, e->nsteps, step);
 }
 
 /* ---- building state ---------------------------------------------------- */
@@ -76,10 +63,7 @@ struct build {
 
 static void add_edge(struct build *b, int32_t v, int32_t u)
 {
-	if (b->nedge == b->capedge) {
-		b->capedge = b->capedge ? 2 * b->capedge : 1024;
-		b->edge = xrealloc(b->edge, b->capedge * sizeof(*b->edge));
-	}
+	PP_GROW(b->edge, b->nedge, b->capedge, 1024);
 	b->edge[b->nedge][0] = v;
 	b->edge[b->nedge][1] = u;
 	b->nedge++;
@@ -94,10 +78,7 @@ static void add_chain(struct build *b, const int32_t *ops, size_t n)
 
 static void add_group(struct build *b, const int32_t *mem, int32_t n, bool dpsync)
 {
-	if (b->ngroup == b->capgroup) {
-		b->capgroup = b->capgroup ? 2 * b->capgroup : 256;
-		b->group = xrealloc(b->group, b->capgroup * sizeof(*b->group));
-	}
+	PP_GROW(b->group, b->ngroup, b->capgroup, 256);
 	if (b->ngmem + (size_t)n > b->capgmem) {
 		size_t cap = b->capgmem ? 2 * b->capgmem : 512;
 		while (cap < b->ngmem + (size_t)n)

@@ -60,6 +60,16 @@ static const double *pick(int mode, const double *rec, double ideal, const uint8
 	return tmp;
 }
 
+/* en[l] = start[l] + d[l], the end of a node in lane l (en may be start),
+ * and maxe[l] the latest end so far. */
+static inline void end_at(double *en, const double *start, const double *d, double *maxe, size_t nl)
+{
+	for (size_t l = 0; l < nl; l++) {
+		en[l] = start[l] + d[l];
+		maxe[l] = en[l] > maxe[l] ? en[l] : maxe[l];
+	}
+}
+
 void wi_dp_max(double *x, size_t nb, int dp)
 {
 	for (size_t k = 0; k < nb; k++) {
@@ -135,10 +145,7 @@ void wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
 				const double *d = pick(vmode[v], val + v * nl, e->ideal[v],
 						       vmask + (size_t)nd->stage * maxl, pk, nl);
 				double *en = E + v * nl;
-				for (size_t l = 0; l < nl; l++) {
-					en[l] = s[l] + d[l];
-					maxe[l] = en[l] > maxe[l] ? en[l] : maxe[l];
-				}
+				end_at(en, s, d, maxe, nl);
 				if (nd->optype == OP_OPTIMIZER)
 					for (size_t l = 0; l < nl; l++)
 						opte[l] = en[l] > opte[l] ? en[l] : opte[l];
@@ -162,11 +169,7 @@ void wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
 				const struct wi_node *nd = &e->node[v];
 				const double *d = pick(vmode[v], val + v * nl, e->ideal[v],
 						       vmask + (size_t)nd->stage * maxl, pk, nl);
-				double *en = E + v * nl;
-				for (size_t l = 0; l < nl; l++) {
-					en[l] = gm[l] + d[l];
-					maxe[l] = en[l] > maxe[l] ? en[l] : maxe[l];
-				}
+				end_at(E + v * nl, gm, d, maxe, nl);
 			}
 		}
 		for (size_t k = 0; k < nb; k++) {

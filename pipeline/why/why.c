@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/optype.h"
+#include "util/cmp.h"
 #include "util/pp.h"
 #include "why_int.h"
 
@@ -91,12 +92,6 @@ void why_add_op(struct why *w, const struct why_op *op)
 	PUSH(w->op, w->nop, w->capop, *op);
 }
 
-static int cmp_i32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	return (x > y) - (x < y);
-}
-
 int32_t why_add_group(struct why *w, const struct why_group *g)
 {
 	struct why_grp x = {
@@ -107,7 +102,7 @@ int32_t why_add_group(struct why *w, const struct why_group *g)
 	};
 	for (int32_t i = 0; i < g->nranks; i++)
 		x.ranks[i] = g->ranks[i];
-	qsort(x.ranks, (size_t)(g->nranks > 0 ? g->nranks : 0), sizeof(int32_t), cmp_i32);
+	qsort(x.ranks, (size_t)(g->nranks > 0 ? g->nranks : 0), sizeof(int32_t), cmp_int);
 	for (int32_t i = 0; i < g->nranks; i++) /* distinct */
 		if (!x.n || x.ranks[x.n - 1] != x.ranks[i])
 			x.ranks[x.n++] = x.ranks[i];

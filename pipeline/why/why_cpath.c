@@ -72,10 +72,7 @@ static void emit(struct walk *W, size_t d, size_t v, enum why_seg_kind kind, dou
 {
 	if (to <= from)
 		return;
-	if (W->nseg == W->cap) {
-		W->cap = W->cap ? 2 * W->cap : 256;
-		W->seg = xrealloc(W->seg, W->cap * sizeof(*W->seg));
-	}
+	PP_GROW(W->seg, W->nseg, W->cap, 256);
 	const struct whatif_node *nd = &W->node[v];
 	size_t i = lane(W, d, v);
 	W->seg[W->nseg++] = (struct why_seg){
@@ -249,10 +246,7 @@ static void add_share(struct why_share **v, size_t *n, size_t *cap, const struct
 			x->rank = -1; /* more than one rank */
 		return;
 	}
-	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 64;
-		*v = xrealloc(*v, *cap * sizeof(**v));
-	}
+	PP_GROW(*v, *n, *cap, 64);
 	(*v)[(*n)++] = (struct why_share){ .iteration = s->iteration,
 					   .rank = s->rank,
 					   .stage = by_rank ? -1 : s->stage,
@@ -292,10 +286,7 @@ void why_cpath_run(const struct whatif *e, struct why_cpath *out)
 		int64_t span = 0;
 		size_t first = out->nseg, t0 = out->nby_type, r0 = out->nby_rank;
 		for (size_t k = W.nseg; k-- > 0;) {
-			if (out->nseg == cap) {
-				cap = cap ? 2 * cap : 1024;
-				out->seg = xrealloc(out->seg, cap * sizeof(*out->seg));
-			}
+			PP_GROW(out->seg, out->nseg, cap, 1024);
 			struct why_seg *s = &out->seg[out->nseg];
 			*s = W.seg[k];
 			s->seq = (int32_t)(out->nseg - first);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cmp.h"
 #include "util/hugepage.h"
 #include "util/pp.h"
 #include "why.h"
@@ -34,23 +35,9 @@ static int cmp_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 int32_t why_iter_index(const struct wrun *R, int64_t it)
 {
-	size_t lo = 0, hi = R->niters;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (R->iters[mid] <= it)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (int32_t)lo;
+	return (int32_t)cmp_floor_i64(R->iters, R->niters, it);
 }
 
 int32_t why_rank_index(const struct wrun *R, int32_t rank)

@@ -1,4 +1,5 @@
 /* Unit tests for the shared helpers: arena, strbuf, cli, config. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 
 #include "util/arena.h"
 #include "util/cli.h"
+#include "util/cmp.h"
 #include "util/config.h"
 #include "util/hugepage.h"
 #include "util/interval.h"
@@ -147,6 +149,68 @@ static void test_cli_forms(void **state)
 			cli_parse_range(ranges[i], strlen(ranges[i]), 0, 100, &lo, &hi), 0);
 }
 
+/* The shared sort and search helpers: comparators, the floor search, the
+ * growth of an array, quoting and the choice among words. */
+static void test_cmp_grow_quote_choice(void **state)
+{
+	(void)state;
+	int iv[] = { 3, -1, 2, -1 };
+	qsort(iv, 4, sizeof(*iv), cmp_int);
+	assert_int_equal(iv[0], -1);
+	assert_int_equal(iv[1], -1);
+	assert_int_equal(iv[3], 3);
+	int64_t lv[] = { INT64_MAX, INT64_MIN, 0 };
+	qsort(lv, 3, sizeof(*lv), cmp_i64);
+	assert_true(lv[0] == INT64_MIN && lv[1] == 0 && lv[2] == INT64_MAX);
+	double dv[] = { 2.5, -0.5, 1 };
+	qsort(dv, 3, sizeof(*dv), cmp_double);
+	assert_true(dv[0] == -0.5 && dv[1] == 1 && dv[2] == 2.5);
+
+	/* The median sorts; the quantile interpolates in sorted values. */
+	double mv[] = { 4, 1, 3, 2 };
+	assert_true(cmp_median(mv, 4) == 2.5);
+	assert_true(mv[0] == 1 && mv[3] == 4);
+	assert_true(cmp_median(mv, 3) == 2);
+	assert_true(isnan(cmp_median(mv, 0)));
+	assert_true(cmp_quantile(mv, 4, 0.5) == 2.5);
+	assert_true(cmp_quantile(mv, 4, 0.25) == 1.75);
+	assert_true(cmp_quantile(mv, 4, 1) == 4);
+	assert_true(cmp_quantile(mv, 1, 0.9) == 1);
+
+	/* The last value <= x; 0 below the first and for none. */
+	int64_t steps[] = { 10, 20, 20, 30 };
+	assert_int_equal(cmp_floor_i64(steps, 4, 5), 0);
+	assert_int_equal(cmp_floor_i64(steps, 4, 10), 0);
+	assert_int_equal(cmp_floor_i64(steps, 4, 25), 2);
+	assert_int_equal(cmp_floor_i64(steps, 4, 30), 3);
+	assert_int_equal(cmp_floor_i64(steps, 4, 99), 3);
+	assert_int_equal(cmp_floor_i64(steps, 0, 99), 0);
+
+	int *v = NULL;
+	size_t n = 0, cap = 0;
+	for (int i = 0; i < 100; i++) {
+		PP_GROW(v, n, cap, 8);
+		v[n++] = i;
+	}
+	assert_int_equal(cap, 128);
+	assert_int_equal(v[99], 99);
+	free(v);
+
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_quoted(&sb, "it's", '\'');
+	strbuf_add_quoted(&sb, "a,\"b\"", '"');
+	strbuf_add_quoted(&sb, "", '"');
+	assert_string_equal(sb.buf, "'it''s'\"a,\"\"b\"\"\"\"\"");
+	strbuf_release(&sb);
+
+	static const char *const words[] = { "png", "svg" };
+	assert_int_equal(cli_parse_choice("svg", words, 2), 1);
+	assert_int_equal(cli_parse_choice("png", words, 2), 0);
+	assert_int_equal(cli_parse_choice("xpngx", words, 2), -1);
+	assert_int_equal(cli_parse_choice("pn", words, 2), -1);
+	assert_int_equal(cli_parse_choice("", words, 2), -1);
+}
+
 static void test_config_load_and_types(void **state)
 {
 	(void)state;
@@ -273,6 +337,7 @@ UNIT_MAIN(NULL, NULL,
 		  cmocka_unit_test(test_arena_alignment_and_growth),
 		  cmocka_unit_test(test_strbuf_basics),
 		  cmocka_unit_test(test_cli_forms),
+		  cmocka_unit_test(test_cmp_grow_quote_choice),
 		  cmocka_unit_test(test_config_load_and_types),
 		  cmocka_unit_test(test_interval_union_overlap),
 		  cmocka_unit_test(test_hugepage_realloc),
