@@ -40,6 +40,7 @@ enum {
 	O_META,
 	O_SCHEMA,
 	O_LAYERS,
+	O_WORKER_THREADS,
 	O_COUNT
 };
 _Static_assert(O_COUNT <= 32, "struct cmdline's given is a bit mask");
@@ -82,6 +83,10 @@ static const struct cli_opt options[] = {
 	{ "meta", 0, "<yaml>", "optrace: the job's meta yaml (sizes; default: all 1)", O_META, 0 },
 	{ "schema", 0, "<json>", "optrace: schema json (op type order; default alphabetical)",
 	  O_SCHEMA, 0 },
+	{ "worker-threads", 0, "<n>",
+	  "threads per worker: 1, or 2 to read (or inflate gzip) on a second one; "
+	  "default: 2 when the cores are at least twice the workers",
+	  O_WORKER_THREADS, 0 },
 	{ "worker", 0, NULL, "internal: run as a pool worker", O_WORKER, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
 };
@@ -90,6 +95,7 @@ static const struct cli_cmd cmd = {
 	"ppbatch",
 	"ppbatch --input <dir> [--folders <glob>...] [--db <path>] [-j <n>] [--force]\n"
 	"               [--salvage] [--shard <i>/<n>] [--timeout <s>] [--quiet] [--config <file>]\n"
+	"               [--worker-threads <n>]\n"
 	"   or: ppbatch --inspect [--json] [--salvage] [--full | --no-classify] <trace>...\n"
 	"   or: ppbatch --merge --db <out.db> <shard.db>...\n"
 	"   or: ppbatch --format pp-timer --input <dir> --pp-size <p> [--vpp-size <v>] [--layers <n>]\n"
@@ -149,24 +155,26 @@ static int parse_shard(const char *s, int *i, int *n)
 	return 0;
 }
 
-static const char *const batch_keys[] = { "processes", "pattern",         "timeout",
-					  "salvage",   "busy_timeout_ms", NULL };
+static const char *const batch_keys[] = { "processes",       "pattern",        "timeout", "salvage",
+					  "busy_timeout_ms", "worker_threads", NULL };
 
 /* [batch] keys override the defaults; the command line overrides them. */
 static int apply_config(struct cmdline *cl, const struct config *cfg)
 {
 	struct batch_opts *o = &cl->analyse;
-	long procs = o->processes, busy = o->busy_timeout_ms;
+	long procs = o->processes, busy = o->busy_timeout_ms, threads = o->worker_threads;
 	struct strbuf err = STRBUF_INIT; /* names the file: config_path() */
 	if (config_get_long_in(cfg, "batch.processes", 1, 4096, &procs, &err) < 0 ||
 	    config_get_long_in(cfg, "batch.busy_timeout_ms", 1, INT_MAX, &busy, &err) < 0 ||
 	    config_get_double_in(cfg, "batch.timeout", 0, 1e9, &o->timeout_s, &err) < 0 ||
-	    config_get_bool(cfg, "batch.salvage", &o->salvage, &err) < 0) {
+	    config_get_bool(cfg, "batch.salvage", &o->salvage, &err) < 0 ||
+	    config_get_long_in(cfg, "batch.worker_threads", 0, 2, &threads, &err) < 0) {
 		error_lines(err.buf);
 		strbuf_release(&err);
 		return -1;
 	}
 	o->processes = (int)procs;
+	o->worker_threads = cl->worker.threads = (int)threads;
 	o->busy_timeout_ms = (int)busy;
 	if (config_get(cfg, "batch.pattern"))
 		o->pattern = config_get(cfg, "batch.pattern");
@@ -381,6 +389,10 @@ static int parse_args(struct cmdline *cl, struct cli_state *st)
 			break;
 		case O_META: cl->optrace.meta = st->arg; break;
 		case O_SCHEMA: cl->optrace.schema = st->arg; break;
+		case O_WORKER_THREADS:
+			rc = cli_int_arg(&cmd, st, 1, 2, &a->worker_threads);
+			cl->worker.threads = a->worker_threads;
+			break;
 		}
 	}
 	return rc ? rc : id;

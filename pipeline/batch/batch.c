@@ -429,7 +429,7 @@ static int run_pool(struct batch *b)
 		return PP_EIO;
 	}
 	exe[n] = '\0';
-	char *argv[10];
+	char *argv[12];
 	int ac = 0;
 	argv[ac++] = exe;
 	argv[ac++] = "--worker";
@@ -442,6 +442,15 @@ static int run_pool(struct batch *b)
 	}
 	if (b->set.salvage)
 		argv[ac++] = "--salvage";
+	/* Fewer workers than tasks would be started take their threads by
+	 * what runs at once. */
+	int workers = (size_t)b->set.processes < b->ntasks ? b->set.processes : (int)b->ntasks;
+	char threads[16];
+	snprintf(threads, sizeof(threads), "%d",
+		 b->o->worker_threads ? b->o->worker_threads
+				      : worker_threads_for(workers > 0 ? workers : 1));
+	argv[ac++] = "--worker-threads";
+	argv[ac++] = threads;
 	argv[ac] = NULL;
 	struct pool_opts po = { argv, b->set.processes, b->set.timeout_s, b, task_line, task_done,
 				tick };

@@ -46,6 +46,8 @@ struct batch_opts {
 	int shard_count;             /* 1 = no sharding */
 	double timeout_s;            /* --timeout, >= 0; 0 = none */
 	bool quiet;                  /* --quiet: no progress output */
+	int worker_threads;          /* --worker-threads: 1 or 2; 0 = 2 when the
+				      * cores are at least twice the workers */
 };
 int batch_run(const struct batch_opts *o, struct strbuf *err);
 
@@ -110,6 +112,7 @@ struct worker_opts {
 	const char *db;              /* --db; required */
 	const struct config *config; /* never NULL: [patterns] */
 	bool salvage;                /* --salvage */
+	int threads;                 /* --worker-threads; 0 = auto */
 };
 int worker_serve(const struct worker_opts *o, struct strbuf *err);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "worker.h"
 #include "batch.h"
@@ -63,7 +64,7 @@ static int record_failure(struct worker_ctx *ctx, const struct walk_file *f,
 int worker_process(struct worker_ctx *ctx, const struct walk_file *f, struct worker_outcome *out)
 {
 	int64_t t0 = pp_now_ns();
-	struct trace_reader_opts ro = { .salvage = ctx->salvage };
+	struct trace_reader_opts ro = { .salvage = ctx->salvage, .read_thread = ctx->threads > 1 };
 	struct trace_reader *r = NULL;
 	struct arena a = ARENA_INIT;
 	struct classify *c = NULL;
@@ -209,10 +210,17 @@ static int task_decode(char *line, struct walk_file *f, int64_t *run_id)
 	return 0;
 }
 
+int worker_threads_for(int workers)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	return cores >= 2L * workers ? 2 : 1;
+}
+
 int worker_serve(const struct worker_opts *o, struct strbuf *err)
 {
 	char why[512];
-	struct worker_ctx ctx = { .salvage = o->salvage };
+	struct worker_ctx ctx = { .salvage = o->salvage,
+				  .threads = o->threads ? o->threads : worker_threads_for(1) };
 	struct patterns *pats = NULL;
 	struct db *db = NULL;
 	struct strbuf reply = STRBUF_INIT;

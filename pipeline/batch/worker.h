@@ -29,6 +29,8 @@ struct worker_ctx {
 	const struct patterns *pats; /* borrowed */
 	bool salvage;                /* keep the events before a truncation */
 	int64_t run_id;              /* runs.id, 0 = none */
+	int threads;                 /* 2 or more: read (or inflate) the
+				      * file on a thread of its own */
 };
 
 /* The outcome of one trace, as recorded in the database. */
@@ -48,6 +50,10 @@ int worker_process(struct worker_ctx *ctx, const struct walk_file *f, struct wor
 /* The database row of f without an outcome: its identity (walk.h), folder,
  * iteration, file-name rank, size and mtime; run_id 0 = none. */
 void worker_trace_row(struct db_trace *t, const struct walk_file *f, int64_t run_id);
+
+/* How many threads each of `workers` workers takes by default: 2 when the
+ * machine's cores are at least twice the workers, else 1. */
+int worker_threads_for(int workers);
 
 /* The task line for f (pool.h protocol), appended to sb without '\n'. */
 void worker_task_encode(struct strbuf *sb, const struct walk_file *f, int64_t run_id);

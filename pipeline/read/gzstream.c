@@ -1,7 +1,19 @@
-/* gzstream.c — see gzstream.h. */
+/* gzstream.c — see gzstream.h.
+ *
+ * Inflating ahead (gzstream_read_ahead()): a thread fills a ring of
+ * AHEAD_CHUNKS chunks in order (made++ per chunk) while the reader copies
+ * out of chunk `taken % AHEAD_CHUNKS` and hands it back (taken++) once it
+ * has copied all of it. mu guards made, taken, done and quit; a chunk's
+ * bytes belong to whichever side the counters give it to. Only the thread
+ * touches the inflater and the file until it has ended (done, and joined
+ * by the reader before it reports how the stream ended). Every chunk but
+ * the last is full.
+ */
 #include "gzstream.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,7 +22,26 @@
 #include "util/pp.h"
 
 enum {
-	ZIN_SIZE = 1u << 20 /* compressed input read at once */
+	ZIN_SIZE = 1u << 20,      /* compressed input read at once */
+	AHEAD_CHUNK = 512u << 10, /* inflated ahead at once */
+	AHEAD_CHUNKS = 4
+};
+
+struct chunk {
+	char *buf;
+	size_t len;
+	uint64_t bytes_in; /* file bytes read when it was full */
+};
+
+struct ahead {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cond; /* made, taken, done or quit changed */
+	uint64_t made, taken;
+	bool done, quit, joined;
+	struct chunk c[AHEAD_CHUNKS];
+	size_t pos;        /* the reader's next byte in chunk taken */
+	uint64_t bytes_in; /* what the reader reports */
 };
 
 /* The file, the inflater and how far they got. */
@@ -21,6 +52,8 @@ struct gzstream {
 	unsigned char *zin;
 	uint64_t bytes_in;
 	int status, err_no;
+	bool raw;            /* a plain file: read, not inflated */
+	struct ahead *ahead; /* NULL: inflate in gzstream_read() */
 };
 
 /* The next compressed chunk; at the file's end, or on an error, the
@@ -38,11 +71,28 @@ static void read_zin(struct gzstream *s)
 	s->io.in_n = (size_t)k;
 }
 
+/* Reads a plain file into out[0..cap): as fill(). */
+static size_t fill_raw(struct gzstream *s, char *out, size_t cap)
+{
+	ssize_t k = s->status == GZS_MORE ? pp_read_full(s->fd, out, cap) : 0;
+	if (k < 0) {
+		s->status = GZS_EIO;
+		s->err_no = errno;
+		return 0;
+	}
+	s->bytes_in += (uint64_t)k;
+	if ((size_t)k < cap)
+		s->status = GZS_END;
+	return (size_t)k;
+}
+
 /* Inflates into out[0..cap): how many bytes; fewer only when the stream
  * ended (s->status). */
 static size_t fill(struct gzstream *s, char *out, size_t cap)
 {
 	size_t n = 0;
+	if (s->raw)
+		return fill_raw(s, out, cap);
 	while (n < cap && s->status == GZS_MORE) {
 		if (s->io.in_n == 0) {
 			read_zin(s);
@@ -88,10 +138,115 @@ struct gzstream *gzstream_new(int fd, const unsigned char *head, size_t have, in
 	return z;
 }
 
+static void *ahead_main(void *arg)
+{
+	struct gzstream *z = arg;
+	struct ahead *a = z->ahead;
+	bool more = true;
+	pthread_mutex_lock(&a->mu);
+	while (more) {
+		while (!a->quit && a->made - a->taken >= AHEAD_CHUNKS)
+			pthread_cond_wait(&a->cond, &a->mu);
+		if (a->quit)
+			break;
+		struct chunk *c = &a->c[a->made % AHEAD_CHUNKS];
+		pthread_mutex_unlock(&a->mu);
+		c->len = fill(z, c->buf, AHEAD_CHUNK);
+		c->bytes_in = z->bytes_in;
+		more = c->len == AHEAD_CHUNK;
+		pthread_mutex_lock(&a->mu);
+		a->made++;
+		pthread_cond_broadcast(&a->cond);
+	}
+	a->done = true;
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+static void ahead_stop(struct gzstream *z)
+{
+	struct ahead *a = z->ahead;
+	if (!a->joined) {
+		pthread_mutex_lock(&a->mu);
+		a->quit = true;
+		pthread_cond_broadcast(&a->cond);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thread, NULL);
+	}
+	pthread_cond_destroy(&a->cond);
+	pthread_mutex_destroy(&a->mu);
+	for (int i = 0; i < AHEAD_CHUNKS; i++)
+		free(a->c[i].buf);
+	free(a);
+	z->ahead = NULL;
+}
+
+bool gzstream_read_ahead(struct gzstream *z)
+{
+	struct ahead *a = xcalloc(1, sizeof(*a));
+	for (int i = 0; i < AHEAD_CHUNKS; i++)
+		a->c[i].buf = xmalloc(AHEAD_CHUNK);
+	a->bytes_in = z->bytes_in;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	z->ahead = a;
+	if (pthread_create(&a->thread, NULL, ahead_main, z)) {
+		a->joined = true;
+		ahead_stop(z);
+		return false;
+	}
+	return true;
+}
+
+/* gzstream_read() from the chunks inflated ahead. */
+static size_t read_ahead(struct gzstream *z, char *out, size_t cap)
+{
+	struct ahead *a = z->ahead;
+	size_t n = 0;
+	while (n < cap && !a->joined) {
+		pthread_mutex_lock(&a->mu);
+		while (a->taken == a->made && !a->done)
+			pthread_cond_wait(&a->cond, &a->mu);
+		bool have = a->taken < a->made;
+		pthread_mutex_unlock(&a->mu);
+		if (!have) { /* the thread has ended: the stream's status is set */
+			pthread_join(a->thread, NULL);
+			a->joined = true;
+			break;
+		}
+		struct chunk *c = &a->c[a->taken % AHEAD_CHUNKS];
+		size_t k = c->len - a->pos < cap - n ? c->len - a->pos : cap - n;
+		memcpy(out + n, c->buf + a->pos, k);
+		n += k;
+		a->pos += k;
+		a->bytes_in = c->bytes_in;
+		if (a->pos == c->len) {
+			a->pos = 0;
+			pthread_mutex_lock(&a->mu);
+			a->taken++;
+			pthread_cond_broadcast(&a->cond);
+			pthread_mutex_unlock(&a->mu);
+		}
+	}
+	return n;
+}
+
+struct gzstream *gzstream_new_raw(int fd, uint64_t done)
+{
+	struct gzstream *z = xcalloc(1, sizeof(*z));
+	z->fd = fd;
+	z->raw = true;
+	z->bytes_in = done;
+	return z;
+}
+
 void gzstream_free(struct gzstream *z)
 {
 	if (!z)
 		return;
+	if (z->ahead)
+		ahead_stop(z);
 	gunzip_free(z->gz);
 	free(z->zin);
 	free(z);
@@ -99,11 +254,16 @@ void gzstream_free(struct gzstream *z)
 
 size_t gzstream_read(struct gzstream *z, char *out, size_t cap)
 {
-	return fill(z, out, cap);
+	return z->ahead ? read_ahead(z, out, cap) : fill(z, out, cap);
 }
 
 int gzstream_status(const struct gzstream *z, int *err_no)
 {
+	if (z->ahead && !z->ahead->joined) {
+		if (err_no)
+			*err_no = 0;
+		return GZS_MORE;
+	}
 	if (err_no)
 		*err_no = z->status == GZS_EIO ? z->err_no : 0;
 	return z->status;
@@ -111,15 +271,17 @@ int gzstream_status(const struct gzstream *z, int *err_no)
 
 const char *gzstream_error(const struct gzstream *z)
 {
-	return gunzip_error(z->gz);
+	return z->raw ? "" : gunzip_error(z->gz);
 }
 
 const char *gzstream_name(const struct gzstream *z)
 {
-	return gunzip_name(z->gz);
+	return z->raw ? "" : gunzip_name(z->gz);
 }
 
 uint64_t gzstream_bytes_in(const struct gzstream *z)
 {
+	if (z->ahead && !z->ahead->joined)
+		return z->ahead->bytes_in;
 	return z->bytes_in;
 }

@@ -21,8 +21,18 @@ struct gzstream;
  * already into head (the magic). impl: enum gunzip_impl. The stream owns
  * neither fd nor head. Never NULL (docs/contracts.md §7). */
 struct gzstream *gzstream_new(int fd, const unsigned char *head, size_t have, int impl);
+/* A plain file's bytes as the same kind of stream (so that they too can be
+ * read ahead): read from fd, whose first `done` bytes the caller has read
+ * already; it ends as GZS_END or GZS_EIO. */
+struct gzstream *gzstream_new_raw(int fd, uint64_t done);
 /* NULL is fine. */
 void gzstream_free(struct gzstream *z);
+
+/* From now on, inflates ahead on a thread of its own (a few 512 KiB chunks
+ * in flight) while the caller reads; what gzstream_read() and the others
+ * return is the same. false (and z as before) when the thread cannot be
+ * created. Call it once, before the first gzstream_read(). */
+bool gzstream_read_ahead(struct gzstream *z);
 
 /* The next decompressed bytes into out[0..cap): how many. Fewer than cap
  * only when the stream ended (and 0 ever after): gzstream_status() says

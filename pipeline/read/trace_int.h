@@ -53,11 +53,12 @@ struct trace_reader {
 	const char *membuf;
 	size_t memlen, mempos;
 	bool gz;
-	int gunzip;  /* enum gunzip_impl asked for */
-	bool gz_cut; /* the gzip stream ended early */
-	bool gz_bad; /* corrupt gzip data */
-	struct gzstream *gzs;
-	uint64_t file_bytes; /* bytes read from the file */
+	int gunzip;           /* enum gunzip_impl asked for */
+	bool gz_cut;          /* the gzip stream ended early */
+	bool gz_bad;          /* corrupt gzip data */
+	bool read_ahead;      /* opts.read_thread */
+	struct gzstream *gzs; /* gzip, or a plain file read ahead (read_ahead) */
+	uint64_t file_bytes;  /* bytes read from the file */
 
 	char *buf;
 	size_t cap, len, pos;

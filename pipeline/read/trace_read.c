@@ -77,7 +77,8 @@ static int set_js_err(struct trace_reader *r, const struct js_err *e)
 
 /* ---- input ----------------------------------------------------------- */
 
-/* Inflates into buf[len..cap). Sets eof at the end of the gzip data. */
+/* Inflates into buf[len..cap), or takes a plain file's bytes read ahead
+ * (gzstream_new_raw()). Sets eof at the end of the data. */
 static int fill_gz(struct trace_reader *r)
 {
 	int err_no;
@@ -250,7 +251,7 @@ static int refill(struct trace_reader *r)
 		r->cap = ncap;
 		fit_scratch(r);
 	}
-	int rc = r->gz ? fill_gz(r) : fill_plain(r);
+	int rc = r->gzs ? fill_gz(r) : fill_plain(r);
 	memset(r->buf + r->len, 0, JS_PAD);
 	return rc;
 }
@@ -362,6 +363,7 @@ static struct trace_reader *reader_new(const char *path, const struct trace_read
 	r->salvage = o && o->salvage;
 	r->gunzip = o ? o->gunzip : GUNZIP_AUTO;
 	r->no_kc = o && o->no_key_cache;
+	r->read_ahead = o && o->read_thread;
 	r->lv = choose_level(o ? o->simd : NULL);
 	r->sep = 1; /* no separator learned: sep_mask 0 matches nothing */
 	r->no_map = (o && o->no_map) || (getenv("PP_NO_MMAP") && *getenv("PP_NO_MMAP"));
@@ -394,7 +396,8 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	}
 	struct stat st;
 	bool gz = k == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-	if (!gz && k == 2 && !r->no_map && fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (!gz && k == 2 && !r->no_map && !r->read_ahead && fstat(r->fd, &st) == 0 &&
+	    S_ISREG(st.st_mode)) {
 		free(r->buf);
 		r->buf = NULL;
 		r->mapped = true;
@@ -408,6 +411,8 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 	if (gz) {
 		r->gz = true;
 		r->gzs = gzstream_new(r->fd, magic, 2, r->gunzip);
+		if (r->read_ahead)
+			gzstream_read_ahead(r->gzs); /* else inflated here */
 		r->file_bytes = 2;
 	} else {
 		memcpy(r->buf, magic, (size_t)k);
@@ -416,6 +421,10 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 		r->file_bytes = (uint64_t)k;
 		if (k < 2)
 			r->eof = true;
+		else if (r->read_ahead) { /* read() on a thread, ahead of the parser */
+			r->gzs = gzstream_new_raw(r->fd, (uint64_t)k);
+			gzstream_read_ahead(r->gzs);
+		}
 	}
 	return r;
 }
@@ -448,9 +457,9 @@ void trace_reader_close(struct trace_reader *r)
 {
 	if (!r)
 		return;
+	gzstream_free(r->gzs); /* first: its thread may be reading fd */
 	if (r->fd >= 0)
 		close(r->fd);
-	gzstream_free(r->gzs);
 	if (r->mapped)
 		unmap_window(r);
 	else
@@ -1123,7 +1132,7 @@ bool trace_reader_is_gzip(const struct trace_reader *r)
 
 const char *trace_reader_gunzip(const struct trace_reader *r)
 {
-	return r->gzs ? gzstream_name(r->gzs) : "";
+	return r->gz ? gzstream_name(r->gzs) : "";
 }
 
 bool pp_sv_ieq(struct pp_sv s, const char *lit)

@@ -114,6 +114,9 @@ struct trace_reader_opts {
 	size_t max_event_bytes; /* cap on one event's text; 0 = 256 MiB */
 	int gunzip;             /* enum gunzip_impl (gunzip.h); 0: ISA-L when
 				* built in, $PP_GUNZIP=zlib forces zlib */
+	bool read_thread;       /* a file is read (plain: read(), not
+				* mapped) or inflated (gzip) on a thread of
+				* its own, ahead of the parser (gzstream.h) */
 	bool no_key_cache;      /* read every key byte by byte, without the
 				* key cache (key_cache.h); tests compare both */
 	bool no_map;            /* read() a plain file instead of mapping it

@@ -12,6 +12,11 @@
 #                              64 MiB + 10 % of the trace
 #   ppbatch_1worker_gzip_gbps  the same worker on the trace's .gz (gzip -6),
 #                              decompressed bytes per second, median of 5
+#   ppbatch_1worker_1thread_gbps / _gzip_: the same worker held to one
+#                              thread (--worker-threads 1; the rows above
+#                              take the default, 2 threads on >= 2 cores),
+#                              in the same rounds, and _threads_speedup:
+#                              its median wall time over the default's
 #   ppbatch_real_gbps          the worker on the largest real trace (a real
 #                              kernel density), median of 5 (BENCH_ROUNDS)
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
@@ -25,6 +30,7 @@
 #                              round, and _vs_base: its median wall time over
 #                              the current build's (> 1: the current is faster)
 # Sizes: PPBATCH_BENCH_BIG_MB (default 1000), PPBATCH_BENCH_TREE_GB (4).
+# PPBATCH_BENCH_PARTS=worker: only the worker on the plain and gzip trace.
 set -eu
 : "${BENCH_WORK:?run through scripts/bench}" "${BENCH_RESULTS:?}"
 W="$BENCH_WORK/ppbatch"
@@ -58,8 +64,14 @@ if [ "$base_commit" != none ]; then
 		echo "# ppbatch base: skipped: $(tail -1 "$W/base.err")" | tee -a "$BENCH_RESULTS"
 	fi
 fi
+# bins[b] run with the worker options bargs[b]: the current build, the
+# base build, the current build with one thread per worker (index one).
 bins=("$PP_BIN")
-[ -z "$base_bin" ] || bins+=("$base_bin")
+bargs=("")
+[ -z "$base_bin" ] || { bins+=("$base_bin"); bargs+=(""); }
+bins+=("$PP_BIN")
+bargs+=("--worker-threads 1")
+one=$((${#bins[@]} - 1))
 # The worker alone (the protocol of pipeline/batch/worker.h), for its own RSS;
 # median of BENCH_ROUNDS (default 5) by wall time, each build of bins[] in
 # every round (the first one first in odd rounds, last in even ones).
@@ -78,7 +90,7 @@ worker_runs() {
 		rm -f "$W/worker.times.$b"
 		if [ -n "${3:-}" ]; then
 			rm -f "$3.$b"*
-			"${bins[$b]}/ppbatch" --worker --db "$3.$b" <"$1" >"$W/reply"
+			"${bins[$b]}/ppbatch" --worker ${bargs[$b]} --db "$3.$b" <"$1" >"$W/reply"
 		fi
 	done
 	for ((round = 1; round <= ${BENCH_ROUNDS:-5}; round++)); do
@@ -88,7 +100,7 @@ worker_runs() {
 			local db=${3:-$W/big.db}.$b
 			[ -n "${3:-}" ] || rm -f "$db"*
 			sync
-			/usr/bin/time -f '%e %U %S %M' -o "$W/time" "${bins[$b]}/ppbatch" --worker --db "$db" <"$1" >"$W/reply"
+			/usr/bin/time -f '%e %U %S %M' -o "$W/time" "${bins[$b]}/ppbatch" --worker ${bargs[$b]} --db "$db" <"$1" >"$W/reply"
 			grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker (${bins[$b]}) failed$2: $(cat "$W/reply")" >&2; exit 1; }
 			cat "$W/time" >>"$W/worker.times.$b"
 		done
@@ -108,6 +120,16 @@ put_base() {
 	put "ppbatch_base_$1_cpu_gbps" "$(awk -v b="$2" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 	put "ppbatch_$1_vs_base" "$(awk -v a="$wall" -v c="$wall0" 'BEGIN{printf "%.2f", a/c}')" x
 }
+# put_one NAME BYTES: the one-thread worker's GB/s (wall and CPU) of the
+# last worker_runs, and the ratio of its median wall time to the default's.
+put_one() {
+	local wall0 wall usr sys
+	read -r wall0 _ <"$W/median.0"
+	read -r wall usr sys _ <"$W/median.$one"
+	put "ppbatch_$1_1thread_gbps" "$(awk -v b="$2" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+	put "ppbatch_$1_1thread_cpu_gbps" "$(awk -v b="$2" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
+	put "ppbatch_$1_threads_speedup" "$(awk -v a="$wall" -v c="$wall0" 'BEGIN{printf "%.2f", a/c}')" x
+}
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$trace" "$tb" >"$W/task"
 # Every input in the page cache as a first read from disk leaves it
 # (scripts/bench-cache; docs/reader.md, "The page cache's state").
@@ -121,6 +143,7 @@ put ppbatch_worker_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')
 put ppbatch_worker_rss_target_mib "$(awk -v b="$tb" 'BEGIN{printf "%.1f", 64 + b*0.1/1048576}')" MiB
 put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db.0"*)" -v b="$tb" 'BEGIN{printf "%.2f", 100*d/b}')" %
 put_base 1worker "$tb"
+put_one 1worker "$tb"
 # The same worker on the gzip file (ISA-L's inflate when built in), kept
 # outside the tree that the whole-command run below walks.
 gz="$W/big-$big_mb.json.gz"
@@ -133,6 +156,13 @@ put ppbatch_1worker_gzip_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f
 put ppbatch_1worker_gzip_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 put ppbatch_worker_gzip_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
 put_base 1worker_gzip "$tb"
+put_one 1worker_gzip "$tb"
+if [ "${PPBATCH_BENCH_PARTS:-all}" = worker ]; then
+	put ppbatch_loadavg "$(cut -d' ' -f1 /proc/loadavg)" load
+	exit 0
+fi
+# The rest times the builds alone: not the one-thread worker.
+unset 'bins[one]'
 # The same worker on the trace as a program writing 8 KiB at a time leaves
 # it in the page cache (small folios: more system time in the reader).
 scripts/bench-cache written "$trace"

@@ -6,7 +6,8 @@
  * default window but every key read byte by byte (no key cache); once as a
  * file (a memfd), mapped a page at a time, so that every remap runs; and
  * once more with every other SIMD level of the event parser this CPU runs
- * (the others use the best).
+ * (the others use the best); and once more as that file read ahead on a
+ * thread of its own (read_thread: read() into chunks, not mapped).
  * Besides the sanitizers, the oracle is differential: the readings must
  * yield the same events (field by field) and the same outcome, unless the
  * tiny window stopped with "longer than" (an event larger than its cap).
@@ -174,10 +175,12 @@ static bool same_reading(const struct reading *a, const struct reading *b)
 	       (!a->hashes || !b->hashes || !memcmp(a->hashes, b->hashes, a->n * 8));
 }
 
-/* The input read as a mapped file: a memfd (no disk), one page at a time.
+/* The input read as a mapped file: a memfd (no disk), one page at a time;
+ * or, ahead, read() into chunks on a thread of its own (read_thread).
  * Returns false when it cannot be (no memfd, or gzip magic: only a file is
  * inflated). */
-static bool read_mapped(const uint8_t *data, size_t size, bool salvage, struct reading *out)
+static bool read_mapped(const uint8_t *data, size_t size, bool salvage, bool ahead,
+			struct reading *out)
 {
 	if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)
 		return false;
@@ -192,7 +195,9 @@ static bool read_mapped(const uint8_t *data, size_t size, bool salvage, struct r
 	}
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	struct trace_reader_opts o = { .salvage = salvage, .window_bytes = 4096 };
+	struct trace_reader_opts o = { .salvage = salvage,
+				       .window_bytes = 4096,
+				       .read_thread = ahead };
 	if (ok)
 		read_all(data, size, &o, path, out);
 	close(fd);
@@ -222,9 +227,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!same_reading(&big, &bytewise))
 		abort(); /* the key cache changed something */
-	if (read_mapped(data, size, salvage, &mapped)) {
+	if (read_mapped(data, size, salvage, false, &mapped)) {
 		if (!same_reading(&big, &mapped))
 			abort(); /* the mapped windows changed something */
+		free(mapped.hashes);
+	}
+	if (read_mapped(data, size, salvage, true, &mapped)) {
+		if (!same_reading(&big, &mapped))
+			abort(); /* reading ahead on a thread changed something */
 		free(mapped.hashes);
 	}
 	size_t same = big.n < small.n ? big.n : small.n;

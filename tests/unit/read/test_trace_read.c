@@ -474,9 +474,12 @@ static void test_huge_name(void **state)
 	sb.len += N;
 	sb.buf[sb.len] = 0;
 	strbuf_addstr(&sb, "\",\"ts\":1},{\"ph\":\"X\",\"name\":\"small\\u0021\"}]}");
-	for (int pass = 0; pass < 2; pass++) {
-		char *path = pass ? write_file(sb.buf, sb.len, true) : NULL;
-		struct trace_reader *r = pass ? trace_reader_open(path, NULL)
+	/* from memory, a gzip file, the plain file read ahead on a thread
+	 * (the event spans many of its chunks) */
+	for (int pass = 0; pass < 3; pass++) {
+		struct trace_reader_opts ro = { .read_thread = pass == 2 };
+		char *path = pass ? write_file(sb.buf, sb.len, pass == 1) : NULL;
+		struct trace_reader *r = pass ? trace_reader_open(path, &ro)
 					      : trace_reader_open_mem(sb.buf, sb.len, NULL);
 		struct trace_event ev;
 		assert_int_equal(trace_reader_next(r, &ev), 1);
@@ -722,9 +725,14 @@ static void test_truncated(void **state)
 
 /* Reads path to the end with the given gunzip implementation; returns the
  * final code, the event count in *n and the error text in err. */
+/* Whether gzip_case() inflates on a thread of its own (gzstream_read_ahead()). */
+static bool gz_ahead;
+
 static int read_gz(const char *path, int impl, bool salvage, uint64_t *n, char *err, size_t errlen)
 {
-	struct trace_reader_opts o = { .salvage = salvage, .gunzip = impl };
+	struct trace_reader_opts o = { .salvage = salvage,
+				       .gunzip = impl,
+				       .read_thread = gz_ahead };
 	struct trace_reader *r = trace_reader_open(path, &o);
 	struct trace_event ev;
 	int rc;
@@ -751,7 +759,7 @@ static void gzip_case(int impl)
 			    i ? "," : "", i, i);
 	strbuf_addstr(&sb, "],\"distributedInfo\":{\"rank\":2}}");
 	char *path = write_file(sb.buf, sb.len, true);
-	struct trace_reader_opts o = { .gunzip = impl };
+	struct trace_reader_opts o = { .gunzip = impl, .read_thread = gz_ahead };
 	struct trace_reader *r = trace_reader_open(path, &o);
 	char err[1024];
 	uint64_t got, kept;
@@ -853,6 +861,9 @@ static void test_gzip_zlib(void **state)
 {
 	(void)state;
 	gzip_case(GUNZIP_ZLIB);
+	gz_ahead = true; /* the same, inflated ahead on a thread */
+	gzip_case(GUNZIP_ZLIB);
+	gz_ahead = false;
 }
 
 /* ISA-L, the default when the build found it; skipped (and said) otherwise. */
@@ -864,6 +875,9 @@ static void test_gzip_isal(void **state)
 		skip();
 	}
 	gzip_case(GUNZIP_ISAL);
+	gz_ahead = true;
+	gzip_case(GUNZIP_ISAL);
+	gz_ahead = false;
 }
 
 static void test_errors(void **state)
