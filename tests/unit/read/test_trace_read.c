@@ -1413,12 +1413,11 @@ static void test_key_cache_whole(void **state)
 }
 
 /* The differential test of the key cache (and of the window) on whole
- * traces: the 45 real ones of ../shared/data/real and two ppgen trees,
+ * traces: the 45 real ones of the shared data (unit_shared_dir()) and two ppgen trees,
  * one with every nasty option. Skipped, and said, without the real ones. */
 static void test_whole_traces(void **state)
 {
 	(void)state;
-	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
 	struct strbuf dir = STRBUF_INIT;
 	for (int nasty = 0; nasty < 2; nasty++) {
 		char *out = tmp_path(nasty ? "-gen-nasty" : "-gen");
@@ -1455,8 +1454,10 @@ static void test_whole_traces(void **state)
 		assert_int_equal(system(dir.buf), 0);
 		free(out);
 	}
+	char sbuf[4096];
+	const char *shared = unit_shared_dir(sbuf, sizeof(sbuf));
 	strbuf_reset(&dir);
-	strbuf_addf(&dir, "%s/../shared/data/real", root);
+	strbuf_addf(&dir, "%s/data/real", shared ? shared : "(no PP_SHARED or PP_ROOT)");
 	int n = replay_tree(dir.buf);
 	if (n == 0) {
 		print_message("# skip: no real traces in %s\n", dir.buf);
