@@ -109,26 +109,28 @@ worker_runs() {
 		sort -n "$W/worker.times.$b" | sed -n "$(((${BENCH_ROUNDS:-5} + 1) / 2))p" >"$W/median.$b"
 	done
 }
-# put_base NAME BYTES: the base build's GB/s (wall and CPU) of the last
-# worker_runs, and the ratio of its median wall time to the current one's.
+# put_rates BUILD GBPS CPU_GBPS RATIO BYTES: the GB/s (wall and CPU) of
+# build BUILD's median in the last worker_runs, named GBPS and CPU_GBPS,
+# and the ratio of its median wall time to the current build's, named RATIO.
+put_rates() {
+	local wall0 wall usr sys
+	read -r wall0 _ <"$W/median.0"
+	read -r wall usr sys _ <"$W/median.$1"
+	put "$2" "$(awk -v b="$5" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
+	put "$3" "$(awk -v b="$5" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
+	put "$4" "$(awk -v a="$wall" -v c="$wall0" 'BEGIN{printf "%.2f", a/c}')" x
+}
+# put_base NAME BYTES: the base build's figures (put_rates) against the
+# current one's.
 put_base() {
 	[ -n "$base_bin" ] || return 0
-	local wall0 wall usr sys
-	read -r wall0 _ <"$W/median.0"
-	read -r wall usr sys _ <"$W/median.1"
-	put "ppbatch_base_$1_gbps" "$(awk -v b="$2" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
-	put "ppbatch_base_$1_cpu_gbps" "$(awk -v b="$2" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
-	put "ppbatch_$1_vs_base" "$(awk -v a="$wall" -v c="$wall0" 'BEGIN{printf "%.2f", a/c}')" x
+	put_rates 1 "ppbatch_base_$1_gbps" "ppbatch_base_$1_cpu_gbps" "ppbatch_$1_vs_base" "$2"
 }
-# put_one NAME BYTES: the one-thread worker's GB/s (wall and CPU) of the
-# last worker_runs, and the ratio of its median wall time to the default's.
+# put_one NAME BYTES: the one-thread worker's figures (put_rates) against
+# the default's.
 put_one() {
-	local wall0 wall usr sys
-	read -r wall0 _ <"$W/median.0"
-	read -r wall usr sys _ <"$W/median.$one"
-	put "ppbatch_$1_1thread_gbps" "$(awk -v b="$2" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
-	put "ppbatch_$1_1thread_cpu_gbps" "$(awk -v b="$2" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
-	put "ppbatch_$1_threads_speedup" "$(awk -v a="$wall" -v c="$wall0" 'BEGIN{printf "%.2f", a/c}')" x
+	put_rates "$one" "ppbatch_$1_1thread_gbps" "ppbatch_$1_1thread_cpu_gbps" \
+		"ppbatch_$1_threads_speedup" "$2"
 }
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$trace" "$tb" >"$W/task"
 # Every input in the page cache as a first read from disk leaves it
