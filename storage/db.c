@@ -205,12 +205,6 @@ void db_bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
 }
 
-void db_bind_real(sqlite3_stmt *s, int i, double v)
-{
-	const struct db_val x = db_real(v);
-	db_bind_vals(s, i, &x, 1);
-}
-
 void db_bind_ns(sqlite3_stmt *s, int i, double v)
 {
 	const struct db_val x = db_ns(v);

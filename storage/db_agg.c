@@ -73,7 +73,7 @@ static const char *const query_sql[Q_COUNT] = {
 	/* The steps of one trace, in (phase code, seq) order: steps_flush()
 	 * puts the phases in name order. */
 	"SELECT phase, seq, cpu_start_ns, cpu_end_ns, start_ns, end_ns, comp_ns, comm_ns,"
-	" overlap_ns, kernels, chunk, mbs FROM step_t WHERE trace_id = ?1",
+	" overlap_ns, kernels, chunk, mbs FROM step_t WHERE trace_id = ?1 ORDER BY phase, seq",
 
 	/* ?2, ?3: the category codes left out (memory, other). A kernel's
 	 * seq is its step's, and every step has its row: a trace without
@@ -114,7 +114,7 @@ static const char *const query_sql[Q_COUNT] = {
 
 	/* The ops of one trace (its rowid range), in the order stored. */
 	"SELECT optype, seq_id, mc, gmc, mb_id, start, dur, step_seq FROM op_t"
-	" WHERE rowid >= ?1 AND rowid < ?2",
+	" WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid",
 
 	"SELECT id, path, trial_name IS NOT NULL, trial_name, run_id, dp_size, pp_size,"
 	" tp_size, dsp_size, vpp_size, world_size, optype_order"
@@ -764,7 +764,9 @@ struct db_agg_writer {
 	struct db_writer w;
 };
 
-/* Steps statement i (its bindings set by the caller) and resets it. */
+/* Steps statement i (its bindings set by the caller) and resets it.
+ * Ratios are bound as they are: SQLite stores a NaN (no ratio) as NULL
+ * and keeps an infinity. */
 static int run(struct db_agg_writer *w, int i, const char *why)
 {
 	return db_writer_run(&w->w, i, why);
@@ -826,14 +828,6 @@ int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler 
 	return run(w, W_INS_STRAG, "cannot write stragglers");
 }
 
-/* A ratio, or NULL when it is not a number (an infinite one is kept, unlike
- * db_bind_real()). */
-static void bind_real(sqlite3_stmt *st, int col, double v)
-{
-	if (!isnan(v))
-		sqlite3_bind_double(st, col, v);
-}
-
 int db_agg_clear_topology(struct db_agg_writer *w)
 {
 	return run(w, W_DEL_TOPO, "cannot delete ppagg's topology");
@@ -866,7 +860,7 @@ int db_agg_add_whatif(struct db_agg_writer *w, const struct db_agg_whatif *r)
 	const double ratio[] = { r->slowdown, r->launch_slowdown, r->m_w, r->m_w_add,
 				 r->m_s,      r->m_s_add };
 	for (int i = 0; i < 6; i++)
-		bind_real(s, 7 + i, ratio[i]);
+		sqlite3_bind_double(s, 7 + i, ratio[i]);
 	if (r->m_w_ranks)
 		sqlite3_bind_text(s, 13, r->m_w_ranks, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 14, r->verdict, -1, SQLITE_STATIC);
@@ -884,7 +878,7 @@ int db_agg_add_whatif_optype(struct db_agg_writer *w, const char *optype, double
 {
 	sqlite3_stmt *s = w->w.st[W_INS_WI_OPTYPE];
 	sqlite3_bind_text(s, 1, optype, -1, SQLITE_STATIC);
-	bind_real(s, 2, slowdown);
+	sqlite3_bind_double(s, 2, slowdown);
 	return run(w, W_INS_WI_OPTYPE, "cannot write whatif_optypes");
 }
 
@@ -894,9 +888,9 @@ int db_agg_add_whatif_worker(struct db_agg_writer *w, const struct db_agg_whatif
 	sqlite3_bind_int64(s, 1, r->rank);
 	sqlite3_bind_int(s, 2, r->dp_rank);
 	sqlite3_bind_int(s, 3, r->stage);
-	bind_real(s, 4, r->s_dp);
-	bind_real(s, 5, r->s_pp);
-	bind_real(s, 6, r->slowdown);
+	sqlite3_bind_double(s, 4, r->s_dp);
+	sqlite3_bind_double(s, 5, r->s_pp);
+	sqlite3_bind_double(s, 6, r->slowdown);
 	bind_opt(s, 7, r->has_clock_offset, r->clock_offset_ns);
 	bind_opt(s, 8, r->slow_rank >= 0, r->slow_rank);
 	return run(w, W_INS_WI_WORKER, "cannot write whatif_workers");
@@ -909,7 +903,7 @@ int db_agg_add_whatif_step(struct db_agg_writer *w, int64_t iteration, double t_
 	sqlite3_bind_int64(s, 1, iteration);
 	db_bind_ns(s, 2, t_ns);
 	db_bind_ns(s, 3, t_ideal_ns);
-	bind_real(s, 4, slowdown);
+	sqlite3_bind_double(s, 4, slowdown);
 	return run(w, W_INS_WI_STEP, "cannot write whatif_steps");
 }
 

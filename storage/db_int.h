@@ -166,8 +166,6 @@ void db_bind_i64s(struct sqlite3_stmt *s, int col, const int64_t *v, const bool 
 /* Binds text v (static for the statement's use) to column i; NULL stays
  * NULL. */
 void db_bind_text(struct sqlite3_stmt *s, int i, const char *v);
-/* Binds v to column i as a real; a value that is not finite stays NULL. */
-void db_bind_real(struct sqlite3_stmt *s, int i, double v);
 /* Binds v (a time in ns) to column i rounded to the nearest integer; a
  * value that is not finite, or beyond an int64_t, stays NULL. */
 void db_bind_ns(struct sqlite3_stmt *s, int i, double v);
@@ -195,7 +193,7 @@ static inline struct db_val db_double(double v)
 {
 	return (struct db_val){ .kind = DB_VAL_REAL, .r = v };
 }
-/* v, or NULL when v is not finite (db_bind_real()). */
+/* v, or NULL when v is not finite. */
 struct db_val db_real(double v);
 /* v (ns) rounded, or NULL when not finite or beyond an int64_t
  * (db_bind_ns()). */
@@ -260,8 +258,6 @@ void *db_writer_new(struct db *db, const struct db_write_table *t, size_t size);
 int db_writer_run(struct db_writer *w, int i, const char *what);
 /* Binds v[0..n) from ?1 on to statement i and runs it (db_writer_run()). */
 int db_writer_put(struct db_writer *w, int i, const struct db_val *v, int n, const char *what);
-/* db_writer_run() on statements from..to-1, up to the first failure. */
-int db_writer_run_range(struct db_writer *w, int from, int to, const char *what);
 /* Ends w and frees it (what db_writer_new() allocated): commits when rc is
  * 0, else (or when the commit fails) rolls back. Returns rc, or the
  * commit's PP_EDB. */

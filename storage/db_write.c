@@ -18,44 +18,51 @@
 #include "util/pp.h"
 #include "util/strbuf.h"
 
-enum { END_COMMIT, END_ROLLBACK, END_COUNT };
+/* The statements a writer prepares after its table's. */
+enum { END_BEGIN, END_COMMIT, END_ROLLBACK, END_COUNT };
+
+/* db_writer_run() on statements from..to-1, up to the first failure. */
+static int run_range(struct db_writer *w, int from, int to, const char *what)
+{
+	int rc = 0;
+	for (int i = from; i < to && !rc; i++)
+		rc = db_writer_run(w, i, what);
+	return rc;
+}
 
 void *db_writer_new(struct db *db, const struct db_write_table *t, size_t size)
 {
-	static const char *const end_sql[END_COUNT] = { "COMMIT", "ROLLBACK" };
+	static const char *const end_sql[END_COUNT] = { "BEGIN IMMEDIATE", "COMMIT", "ROLLBACK" };
 	struct db_writer *w = xcalloc(1, size);
 	sqlite3 *c = db_sqlite(db);
-	sqlite3_stmt *begin = NULL;
+	struct strbuf what = STRBUF_INIT;
+	int rc = SQLITE_OK;
 	w->db = db;
 	w->t = t;
 	w->st = xcalloc((size_t)t->n + END_COUNT, sizeof(*w->st));
-	int rc = sqlite3_prepare_v2(c, "BEGIN IMMEDIATE", -1, &begin, NULL);
 	for (int i = 0; i < t->n && rc == SQLITE_OK; i++)
 		rc = sqlite3_prepare_v2(c, t->sql[i], -1, &w->st[i], NULL);
 	for (int i = 0; i < END_COUNT && rc == SQLITE_OK; i++)
 		rc = sqlite3_prepare_v2(c, end_sql[i], -1, &w->st[t->n + i], NULL);
-	struct strbuf what = STRBUF_INIT;
 	if (rc != SQLITE_OK) {
 		strbuf_addf(&what, "cannot prepare the writes of %s", t->what);
-		db_note_sql_error(db, what.buf);
-		goto fail;
+		rc = db_note_sql_error(db, what.buf);
+		goto out;
 	}
 	strbuf_addf(&what, "cannot start writing %s", t->what);
-	if (db_step_reset(db, begin, what.buf))
-		goto fail;
+	if ((rc = db_writer_run(w, t->n + END_BEGIN, what.buf)))
+		goto out;
 	w->open = true;
 	strbuf_reset(&what);
 	strbuf_addf(&what, "cannot delete the old rows of %s", t->what);
-	if (db_writer_run_range(w, t->clear_from, t->clear_to, what.buf))
-		goto fail;
+	rc = run_range(w, t->clear_from, t->clear_to, what.buf);
+out:
 	strbuf_release(&what);
-	sqlite3_finalize(begin);
+	if (rc) {
+		db_writer_rollback(w);
+		w = NULL;
+	}
 	return w;
-fail:
-	strbuf_release(&what);
-	sqlite3_finalize(begin);
-	db_writer_rollback(w);
-	return NULL;
 }
 
 int db_writer_run(struct db_writer *w, int i, const char *what)
@@ -67,14 +74,6 @@ int db_writer_put(struct db_writer *w, int i, const struct db_val *v, int n, con
 {
 	db_bind_vals(w->st[i], 1, v, n);
 	return db_writer_run(w, i, what);
-}
-
-int db_writer_run_range(struct db_writer *w, int from, int to, const char *what)
-{
-	int rc = 0;
-	for (int i = from; i < to && !rc; i++)
-		rc = db_writer_run(w, i, what);
-	return rc;
 }
 
 /* Finalizes w's statements and frees it (and what its module added after
