@@ -85,13 +85,16 @@ char *unit_rows(sqlite3 *c, const char *sql)
 	sqlite3_stmt *s;
 	struct strbuf sb = STRBUF_INIT;
 	assert_int_equal(sqlite3_prepare_v2(c, sql, -1, &s, NULL), SQLITE_OK);
-	while (sqlite3_step(s) == SQLITE_ROW) {
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		for (int i = 0; i < sqlite3_column_count(s); i++) {
 			const unsigned char *t = sqlite3_column_text(s, i);
 			strbuf_addf(&sb, "%s%s", i ? "|" : "", t ? (const char *)t : "NULL");
 		}
 		strbuf_addch(&sb, '\n');
 	}
+	if (rc != SQLITE_DONE)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(c));
 	sqlite3_finalize(s);
 	return strbuf_detach(&sb, NULL);
 }
