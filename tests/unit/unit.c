@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "classify/classify.h"
+#include "gen/gen.h"
 #include "read/trace_read.h"
 #include "util/arena.h"
 #include "util/pp.h"
@@ -167,4 +168,13 @@ struct rank_result *unit_classify_reader(const char *what, struct trace_reader *
 	assert_int_equal(classify_finish(c, &h, &r), 0);
 	classify_free(c);
 	return r;
+}
+
+void unit_gen(const struct gen_opts *o)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = gen_run(o, &err);
+	if (rc)
+		fail_msg("gen_run: %s", err.buf);
+	strbuf_release(&err);
 }

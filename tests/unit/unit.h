@@ -101,6 +101,12 @@ struct rank_result *unit_classify_reader(const char *what, struct trace_reader *
 					 const struct patterns *pats, struct arena *a,
 					 const struct trace_pg *pgs, size_t npgs);
 
+struct gen_opts;
+
+/* Writes the synthetic trace tree of o (gen_run()); fails the test with
+ * gen_run()'s message when it does not. */
+void unit_gen(const struct gen_opts *o);
+
 /* The main() of a test file: runs the braced list of CMUnitTest entries
  * that follows setup and teardown ({ cmocka_unit_test(f), ... }) as one
  * group, with the group's setup and teardown (NULL for none); exits

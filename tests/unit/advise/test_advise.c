@@ -897,13 +897,7 @@ static void gen_job(const char *name, int pp, int vpp, int m, int layers, double
 		.variant = GEN_WARMUP_CORE,
 	};
 	snprintf(out, sizeof(out), "%s/%s", unit_tmp, name);
-	{
-		struct strbuf gerr = STRBUF_INIT;
-		int grc = gen_run(&o, &gerr);
-		if (grc)
-			fail_msg("gen_run: %s", gerr.buf);
-		strbuf_release(&gerr);
-	}
+	unit_gen(&o);
 
 	struct gop *ops = NULL;
 	size_t n = 0, cap = 0;

@@ -63,13 +63,7 @@ static void run_job(const char *name, const struct job *j, struct whatif_result 
 		.gpus_per_host = 4,
 		.skew_max_ns = j->skew_max_ns,
 	};
-	{
-		struct strbuf gerr = STRBUF_INIT;
-		int grc = gen_run(&o, &gerr);
-		if (grc)
-			fail_msg("gen_run: %s", gerr.buf);
-		strbuf_release(&gerr);
-	}
+	unit_gen(&o);
 
 	struct wi_table t;
 	wi_table_init(&t);

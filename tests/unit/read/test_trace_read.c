@@ -1439,13 +1439,7 @@ static void test_whole_traces(void **state)
 		char err[128];
 		if (nasty)
 			assert_int_equal(gen_parse_nasty("all", &o.nasty, err, sizeof(err)), 0);
-		{
-			struct strbuf gerr = STRBUF_INIT;
-			int grc = gen_run(&o, &gerr);
-			if (grc)
-				fail_msg("gen_run: %s", gerr.buf);
-			strbuf_release(&gerr);
-		}
+		unit_gen(&o);
 		strbuf_reset(&dir);
 		strbuf_addf(&dir, "%s/iteration_3", out);
 		assert_int_equal(replay_tree(dir.buf), 2);
