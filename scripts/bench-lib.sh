@@ -13,8 +13,8 @@
 #                      (-O2) from SRC... with build/libpp.a and
 #                      build/libpputil.a, CFLAGS and LIBS (and -lisal when
 #                      the library's gzip input uses ISA-L) when missing or
-#                      older than a source or the libraries; returns 1 when
-#                      the compiler fails.
+#                      older than a source, tests/bench/bench.h or the
+#                      libraries; returns 1 when the compiler fails.
 
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -30,7 +30,7 @@ bench_program() {
 	local name=$1 cflags=$2 libs=$3
 	shift 3
 	bin="$work/$name"
-	if [ -x "$bin" ] && [ -z "$(find "$@" build/libpp.a build/libpputil.a -newer "$bin" 2>/dev/null)" ]; then
+	if [ -x "$bin" ] && [ -z "$(find "$@" tests/bench/bench.h build/libpp.a build/libpputil.a -newer "$bin" 2>/dev/null)" ]; then
 		return 0
 	fi
 	nm build/libpp.a 2>/dev/null | grep -q 'U isal_inflate' && libs="$libs -lisal"

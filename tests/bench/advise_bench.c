@@ -81,8 +81,9 @@ int main(int argc, char **argv)
 	}
 	printf("advise_pp%d_mb%d_l%d_rows %zu rows\n", pp, mb, layers, rows);
 	printf("advise_pp%d_mb%d_l%d_simulations %d sims\n", pp, mb, layers, sims);
-	printf("advise_pp%d_mb%d_l%d_s %.4f s\n", pp, mb, layers, bench_median(wall, runs));
-	printf("advise_pp%d_mb%d_l%d_cpu_s %.4f s\n", pp, mb, layers, bench_median(cpu, runs));
+	printf("advise_pp%d_mb%d_l%d_s %.4f s\n", pp, mb, layers, cmp_median(wall, (size_t)runs));
+	printf("advise_pp%d_mb%d_l%d_cpu_s %.4f s\n", pp, mb, layers,
+	       cmp_median(cpu, (size_t)runs));
 	free(f);
 	free(b);
 	free(lay);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/cmp.h"
+
 /* One "--name value" option: the value goes to *num (atoi()) when num is
  * not NULL, else to *str. */
 struct bench_opt {
@@ -38,19 +40,6 @@ static inline double bench_cpu_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static inline int bench_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The median of x[0..n) (n >= 1); sorts x. */
-static inline double bench_median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(*x), bench_cmp_double);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
 }
 
 #endif

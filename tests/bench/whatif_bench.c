@@ -114,9 +114,9 @@ int main(int argc, char **argv)
 		static const char *const names[3] = { "read", "analysis", "total" };
 		for (int i = 0; i < 3; i++) {
 			printf("whatif_ar_%s_ms %.1f ms\n", names[i],
-			       1e3 * bench_median(w[i], runs));
+			       1e3 * cmp_median(w[i], (size_t)runs));
 			printf("whatif_ar_%s_cpu_ms %.1f ms\n", names[i],
-			       1e3 * bench_median(u[i], runs));
+			       1e3 * cmp_median(u[i], (size_t)runs));
 		}
 		printf("whatif_ar_slowdown %.4f x\n", s);
 	}
@@ -132,8 +132,8 @@ int main(int argc, char **argv)
 	}
 	printf("whatif_synth_workers %d workers\n", c.pp * c.dp);
 	printf("whatif_synth_ops %zu ops\n", t.n);
-	printf("whatif_synth_analysis_s %.3f s\n", bench_median(w[0], runs));
-	printf("whatif_synth_analysis_cpu_s %.3f s\n", bench_median(u[0], runs));
+	printf("whatif_synth_analysis_s %.3f s\n", cmp_median(w[0], (size_t)runs));
+	printf("whatif_synth_analysis_cpu_s %.3f s\n", cmp_median(u[0], (size_t)runs));
 	printf("whatif_synth_slowdown %.4f x\n", s);
 	if (csv && write_csv(&t, csv))
 		return 1;

@@ -47,7 +47,7 @@ static double rescan(struct agg_job *job, double *cpu)
 	struct strbuf err = STRBUF_INIT;
 	double s = 0;
 	*cpu = 0;
-	for (size_t i = 0; i < job->niters && s >= 0; i++) {
+	for (size_t i = 0; i < job->niters; i++) {
 		if (job->timelines && job->timelines[i].rank) {
 			int rc = agg_timeline_load(job, &job->its[i], &tl, &err); /* taken */
 			agg_timeline_release(&tl);
@@ -62,8 +62,10 @@ static double rescan(struct agg_job *job, double *cpu)
 		s += (double)(pp_now_ns() - t0) / 1e9;
 		*cpu += bench_cpu_s() - c0;
 		agg_timeline_release(&tl);
-		if (rc)
+		if (rc) {
 			s = -1;
+			break;
+		}
 	}
 	error_lines(err.buf);
 	strbuf_release(&err);
@@ -121,6 +123,6 @@ int main(int argc, char **argv)
 		agg_job_release(&job);
 	}
 	for (int p = 0; p < P_N; p++)
-		printf("why_%s %.3f s\n", phase[p], bench_median(v[p], runs));
+		printf("why_%s %.3f s\n", phase[p], cmp_median(v[p], (size_t)runs));
 	return 0;
 }

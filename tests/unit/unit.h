@@ -59,7 +59,8 @@ size_t unit_lines_diff(const char *what, struct unit_lines *got, struct unit_lin
 		       size_t max);
 
 /* The rows of a query as text, columns joined by '|' (NULL as "NULL"),
- * each row ended by '\n'; the caller frees it. Asserts that sql prepares. */
+ * each row ended by '\n'; the caller frees it. Fails the test when sql does not
+ * prepare or its steps end in an error. */
 char *unit_rows(sqlite3 *c, const char *sql);
 
 /* Asserts that unit_rows(c, sql) is expect. */

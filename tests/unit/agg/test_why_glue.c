@@ -70,28 +70,10 @@ static int teardown(void **state)
 	return rc ? -1 : 0;
 }
 
-/* The first row of sql on the job's database as "a|b|c". */
-static void row(struct fixture *F, const char *sql, char *out, size_t n)
+/* Asserts the rows of sql on the job's database (unit_rows()). */
+static void assert_rows(struct fixture *F, const char *sql, const char *expect)
 {
-	sqlite3_stmt *st;
-	assert_int_equal(sqlite3_prepare_v2(db_sqlite(F->job.db), sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	struct strbuf sb = STRBUF_INIT;
-	for (int i = 0; i < sqlite3_column_count(st); i++) {
-		const unsigned char *t = sqlite3_column_text(st, i);
-		strbuf_addf(&sb, "%s%s", i ? "|" : "", t ? (const char *)t : "");
-	}
-	snprintf(out, n, "%s", sb.buf);
-	strbuf_release(&sb);
-	sqlite3_finalize(st);
-}
-
-/* Asserts the first row of sql (row()). */
-static void assert_row(struct fixture *F, const char *sql, const char *expect)
-{
-	char got[512];
-	row(F, sql, got, sizeof(got));
-	assert_string_equal(got, expect);
+	unit_assert_rows(db_sqlite(F->job.db), sql, expect);
 }
 
 /* agg_why_run() again on the job's iterations into w. */
@@ -127,15 +109,15 @@ static void test_analysed(void **state)
 	assert_string_equal(sb.buf, "");
 	strbuf_release(&sb);
 	/* the kinds: every group the topology has, by its ranks */
-	assert_row(
+	assert_rows(
 		F,
 		"SELECT group_concat(kind, ',') FROM (SELECT DISTINCT kind FROM collectives ORDER BY 1)",
-		"default_pg,dp,pp,tp");
-	assert_row(
+		"default_pg,dp,pp,tp\n");
+	assert_rows(
 		F,
 		"SELECT count(*) = (SELECT collectives FROM why), (SELECT critical_path_steps FROM why)"
 		" FROM collectives",
-		"1|1");
+		"1|1\n");
 	assert_string_equal(agg_why_kind_name(RR_PG_TP, "TENSOR_MODEL_PARALLEL_GROUP"), "tp");
 	assert_string_equal(agg_why_kind_name(RR_PG_UNKNOWN, "EMBEDDING_GROUP"), "EMBEDDING_GROUP");
 	assert_int_equal(rr_pg_kind_of("EXPERT_DATA_PARALLEL_GROUP"), RR_PG_EP);
@@ -154,12 +136,12 @@ static void test_no_topology(void **state)
 			    "no topology (the pipelines and their stages are not known)");
 	assert_int_equal(w.path.nsteps, 0);
 	assert_string_equal(w.no_path.buf, "no what-if model here");
-	assert_row(
+	assert_rows(
 		F,
 		"SELECT (SELECT count(*) FROM p2p) + (SELECT count(*) FROM collectives) + (SELECT"
 		" count(*) FROM critical_path), iterations, p2p_kernels, notes FROM why",
 		"0|1|0|not analysed: no topology (the pipelines and their stages "
-		"are not known)\ncritical path: none: no what-if model here\n");
+		"are not known)\ncritical path: none: no what-if model here\n\n");
 	agg_why_release(&w);
 }
 
@@ -173,7 +155,6 @@ static void test_conflict(void **state)
 	int64_t id = r->trace_id;
 	r->trace_id = 0; /* as a rank in conflict: its traces are not aggregated */
 	struct agg_why w;
-	char got[512];
 	rerun(F, &F->job.topo, NULL, "", AGG_WHY_ROWS_AUTO, &w);
 	r->trace_id = id;
 	assert_int_equal(w.state, AGG_WHY_DONE);
@@ -186,19 +167,19 @@ static void test_conflict(void **state)
 	assert_non_null(strstr(sb.buf, " collective instances ("));
 	assert_non_null(strstr(sb.buf, " rank missing"));
 	strbuf_release(&sb);
-	assert_row(
+	assert_rows(
 		F,
 		"SELECT (SELECT count(*) FROM p2p_kernels WHERE rank = 5), (SELECT count(*) FROM p2p"
 		" WHERE peer_rank = 5 AND (status <> 'peer missing' OR wait_ns IS NOT NULL)),"
 		" (SELECT count(*) > 0 FROM p2p WHERE peer_rank = 5), p2p_unpaired > 0,"
 		" collectives_incomplete > 0 FROM why",
-		"0|0|1|1|1");
-	row(F,
-	    "SELECT count(*), count(last_rank) FROM collectives WHERE status = 'rank missing' AND"
-	    " missing_rank = 5",
-	    got, sizeof(got));
+		"0|0|1|1|1\n");
+	char *got = unit_rows(db_sqlite(F->job.db),
+			      "SELECT count(*), count(last_rank) FROM collectives WHERE status ="
+			      " 'rank missing' AND missing_rank = 5");
 	assert_int_not_equal(atoi(got), 0);
-	assert_non_null(strstr(got, "|0"));
+	assert_non_null(strstr(got, "|0\n"));
+	free(got);
 	agg_why_release(&w);
 }
 
@@ -207,20 +188,18 @@ static void test_rows(void **state)
 	struct fixture *F = *state;
 	SKIP_WITHOUT_TREE(F);
 	struct agg_why w;
-	char got[512];
 	rerun(F, &F->job.topo, NULL, "", AGG_WHY_ROWS_NONE, &w);
 	assert_true(w.inner_instances > 0 && !w.inner_rows);
-	row(F,
-	    "SELECT (SELECT count(*) FROM collectives WHERE kind = 'tp'), count(*),"
-	    " sum(pg_kind = 'tp') > 0, (SELECT collectives FROM why) FROM collective_ranks",
-	    got, sizeof(got));
 	char want[512];
-	snprintf(want, sizeof(want), "0|%zu|1|%zu", w.r.ncoll_ranks, w.r.ncolls);
-	assert_string_equal(got, want);
+	snprintf(want, sizeof(want), "0|%zu|1|%zu\n", w.r.ncoll_ranks, w.r.ncolls);
+	assert_rows(F,
+		    "SELECT (SELECT count(*) FROM collectives WHERE kind = 'tp'), count(*),"
+		    " sum(pg_kind = 'tp') > 0, (SELECT collectives FROM why) FROM collective_ranks",
+		    want);
 	agg_why_release(&w);
 	rerun(F, &F->job.topo, NULL, "", AGG_WHY_ROWS_ALL, &w);
 	assert_true(w.inner_rows);
-	assert_row(F, "SELECT count(*) > 0 FROM collectives WHERE kind = 'tp'", "1");
+	assert_rows(F, "SELECT count(*) > 0 FROM collectives WHERE kind = 'tp'", "1\n");
 	agg_why_release(&w);
 }
 
@@ -245,11 +224,10 @@ static void test_kernels(void **state)
 	const struct agg_iter *it = &F->job.its[0];
 	struct count c = { 0, 0 };
 	struct strbuf err = STRBUF_INIT;
-	char got[128], want[128];
+	char want[128];
 	assert_int_equal(agg_why_kernels(F->job.db, it, 3, count_kernel, &c, &err), 0);
-	snprintf(want, sizeof(want), "%zu", c.n);
-	row(F, "SELECT count(*) FROM kernels WHERE rank = 3", got, sizeof(got));
-	assert_string_equal(got, want);
+	snprintf(want, sizeof(want), "%zu\n", c.n);
+	assert_rows(F, "SELECT count(*) FROM kernels WHERE rank = 3", want);
 	c.n = 0;
 	assert_int_equal(agg_why_kernels(F->job.db, it, 999, count_kernel, &c, &err), 0);
 	assert_int_equal(c.n, 0); /* no such rank: nothing */

@@ -723,16 +723,13 @@ static void test_truncated(void **state)
 	assert_int_equal(n, 2);
 }
 
-/* Reads path to the end with the given gunzip implementation; returns the
- * final code, the event count in *n and the error text in err. */
-/* Whether gzip_case() inflates on a thread of its own (gzstream_read_ahead()). */
-static bool gz_ahead;
-
-static int read_gz(const char *path, int impl, bool salvage, uint64_t *n, char *err, size_t errlen)
+/* Reads path to the end with the given gunzip implementation, inflated
+ * ahead on a thread of its own when ahead (gzstream_read_ahead()); returns
+ * the final code, the event count in *n and the error text in err. */
+static int read_gz(const char *path, int impl, bool ahead, bool salvage, uint64_t *n, char *err,
+		   size_t errlen)
 {
-	struct trace_reader_opts o = { .salvage = salvage,
-				       .gunzip = impl,
-				       .read_thread = gz_ahead };
+	struct trace_reader_opts o = { .salvage = salvage, .gunzip = impl, .read_thread = ahead };
 	struct trace_reader *r = trace_reader_open(path, &o);
 	struct trace_event ev;
 	int rc;
@@ -747,9 +744,10 @@ static int read_gz(const char *path, int impl, bool salvage, uint64_t *n, char *
 	return rc;
 }
 
-/* One gzip implementation: a whole file, concatenated members, a cut file
- * (error, or salvage), corrupt header, data and checksum. */
-static void gzip_case(int impl)
+/* One gzip implementation, read directly or inflated ahead: a whole file,
+ * concatenated members, a cut file (error, or salvage), corrupt header, data
+ * and checksum. */
+static void gzip_case(int impl, bool ahead)
 {
 	const char *name = impl == GUNZIP_ZLIB ? "zlib" : "isa-l";
 	struct strbuf sb = STRBUF_INIT;
@@ -759,7 +757,7 @@ static void gzip_case(int impl)
 			    i ? "," : "", i, i);
 	strbuf_addstr(&sb, "],\"distributedInfo\":{\"rank\":2}}");
 	char *path = write_file(sb.buf, sb.len, true);
-	struct trace_reader_opts o = { .gunzip = impl, .read_thread = gz_ahead };
+	struct trace_reader_opts o = { .gunzip = impl, .read_thread = ahead };
 	struct trace_reader *r = trace_reader_open(path, &o);
 	char err[1024];
 	uint64_t got, kept;
@@ -799,28 +797,28 @@ static void gzip_case(int impl)
 	}
 	strbuf_addstr(&cat, "trailing junk");
 	char *multi = write_file(cat.buf, cat.len, false);
-	assert_int_equal(read_gz(multi, impl, false, &got, err, sizeof(err)), 0);
+	assert_int_equal(read_gz(multi, impl, ahead, false, &got, err, sizeof(err)), 0);
 	assert_int_equal(got, 50000);
 
 	/* a truncated gzip file: error, or the complete events with salvage */
 	char *cut = write_file(gz, gzn / 2, false); /* still gzip by magic */
-	assert_int_equal(read_gz(cut, impl, false, &got, err, sizeof(err)), PP_ETRUNC);
+	assert_int_equal(read_gz(cut, impl, ahead, false, &got, err, sizeof(err)), PP_ETRUNC);
 	assert_true(got > 1000 && got < 50000);
 	assert_non_null(strstr(err, "gzip stream ends inside an event"));
-	assert_int_equal(read_gz(cut, impl, true, &kept, err, sizeof(err)), 0);
+	assert_int_equal(read_gz(cut, impl, ahead, true, &kept, err, sizeof(err)), 0);
 	assert_int_equal(kept, got);
 	assert_string_equal(err, "");
 	/* the last member cut in its middle: the earlier members' events, and
 	 * then the error */
 	char *mcut = write_file(cat.buf, last + (cat.len - last) / 2, false);
-	assert_int_equal(read_gz(mcut, impl, false, &got, err, sizeof(err)), PP_ETRUNC);
+	assert_int_equal(read_gz(mcut, impl, ahead, false, &got, err, sizeof(err)), PP_ETRUNC);
 	assert_true(got > 2 * 50000 / 3 - 10 && got < 50000);
 	assert_non_null(strstr(err, "gzip stream ends inside an event"));
 
 	/* a corrupt header: not deflate (method 7 instead of 8) */
 	gz[2] = 7;
 	char *bad = write_file(gz, gzn, false);
-	assert_int_equal(read_gz(bad, impl, false, &got, err, sizeof(err)), PP_EPARSE);
+	assert_int_equal(read_gz(bad, impl, ahead, false, &got, err, sizeof(err)), PP_EPARSE);
 	assert_string_equal(err + strlen(bad),
 			    ": byte 0: corrupt gzip data (unknown compression method) after 0 "
 			    "complete events, expected a valid gzip stream");
@@ -830,7 +828,7 @@ static void gzip_case(int impl)
 	/* a wrong CRC in the trailer: every event read, then the error */
 	gz[gzn - 8] ^= 0x55;
 	bad = write_file(gz, gzn, false);
-	assert_int_equal(read_gz(bad, impl, false, &got, err, sizeof(err)), PP_EPARSE);
+	assert_int_equal(read_gz(bad, impl, ahead, false, &got, err, sizeof(err)), PP_EPARSE);
 	assert_non_null(strstr(err, "corrupt gzip data (incorrect data check) after"));
 	gz[gzn - 8] ^= 0x55;
 	unlink(bad);
@@ -840,7 +838,7 @@ static void gzip_case(int impl)
 	for (size_t k = gzn / 3; k < gzn / 3 + 64; k++)
 		gz[k] ^= 0x5a;
 	bad = write_file(gz, gzn, false);
-	rc = read_gz(bad, impl, false, &got, err, sizeof(err));
+	rc = read_gz(bad, impl, ahead, false, &got, err, sizeof(err));
 	assert_true(rc == PP_EPARSE || rc == PP_ETRUNC);
 	unlink(path);
 	unlink(cut);
@@ -860,10 +858,8 @@ static void gzip_case(int impl)
 static void test_gzip_zlib(void **state)
 {
 	(void)state;
-	gzip_case(GUNZIP_ZLIB);
-	gz_ahead = true; /* the same, inflated ahead on a thread */
-	gzip_case(GUNZIP_ZLIB);
-	gz_ahead = false;
+	gzip_case(GUNZIP_ZLIB, false);
+	gzip_case(GUNZIP_ZLIB, true);
 }
 
 /* ISA-L, the default when the build found it; skipped (and said) otherwise. */
@@ -874,10 +870,8 @@ static void test_gzip_isal(void **state)
 		print_message("# skip: the build has no ISA-L\n");
 		skip();
 	}
-	gzip_case(GUNZIP_ISAL);
-	gz_ahead = true;
-	gzip_case(GUNZIP_ISAL);
-	gz_ahead = false;
+	gzip_case(GUNZIP_ISAL, false);
+	gzip_case(GUNZIP_ISAL, true);
 }
 
 static void test_errors(void **state)
@@ -1450,8 +1444,13 @@ static void test_whole_traces(void **state)
 	}
 	char sbuf[4096];
 	const char *shared = unit_shared_dir(sbuf, sizeof(sbuf));
+	if (!shared) {
+		print_message("# skip: the real traces: neither PP_SHARED nor PP_ROOT is set\n");
+		strbuf_release(&dir);
+		skip();
+	}
 	strbuf_reset(&dir);
-	strbuf_addf(&dir, "%s/data/real", shared ? shared : "(no PP_SHARED or PP_ROOT)");
+	strbuf_addf(&dir, "%s/data/real", shared);
 	int n = replay_tree(dir.buf);
 	if (n == 0) {
 		print_message("# skip: no real traces in %s\n", dir.buf);

@@ -71,8 +71,6 @@ static void estimate(const struct wi_table *t, struct whatif_clock *clk)
 	whatif_free(e);
 }
 
-/* Offsets of up to +-800 µs, host-like: workers come in pairs sharing one;
- * the worker of the lowest rank (stage 0, dp 0) is the reference. */
 /* The clocks estimated from job(c, off, jitter, late_percent, seed). */
 static void clocks_of(const struct wi_synth *c, const int64_t *off, int64_t jitter,
 		      int late_percent, uint64_t seed, struct whatif_clock *clk)
@@ -83,6 +81,8 @@ static void clocks_of(const struct wi_synth *c, const int64_t *off, int64_t jitt
 	wi_table_release(&t);
 }
 
+/* Offsets of up to +-800 µs, host-like: workers come in pairs sharing one;
+ * the worker of the lowest rank (stage 0, dp 0) is the reference. */
 static int64_t *offsets(int pp, int dp, uint64_t seed)
 {
 	int64_t *off = xcalloc((size_t)(pp * dp), sizeof(*off));
