@@ -413,26 +413,21 @@ bad:
  * over 1: a cron job alerts on it, and the warnings say what else failed. */
 enum { EXIT_REGRESSION = 4 };
 
-/* Whether this run writes only the charts --charts names (docs/ppagg.md,
- * "What the report shows"): the command line's --charts names ranks, PP
- * groups or replicas and nothing else, nothing asks for an analysis's
- * output (--compare, --perfetto-ranks), and the output folder holds a
- * report to add them to. */
+/* Whether this run may write only the charts --charts names (docs/ppagg.md,
+ * "Charts on demand"): the --charts entries name ranks, PP groups or
+ * replicas and nothing else, nothing asks for an analysis's output
+ * (--compare, --perfetto-ranks), and the output folder holds a report
+ * (report_can_add_charts(); run() checks its iterations' pages too). */
 static bool charts_only(const struct opts *o)
 {
 	const struct agg_charts *c = &o->agg.charts;
-	if (!o->charts_given || c->all || c->niterations || o->agg.rank_charts == AGG_RC_ALL ||
+	if (!o->charts_given || c->all || c->niterations ||
 	    !(c->nranks || c->ngroups || c->nreplicas) || o->agg.compare.baseline ||
 	    o->out.perfetto_ranks)
 		return false;
 	struct agg_job where = { .base = agg_base_folder(&o->agg) };
-	struct strbuf index = STRBUF_INIT;
-	char *out = report_out(&where, &o->out);
-	strbuf_addf(&index, "%s/index.html", out);
-	bool yes = access(index.buf, F_OK) == 0;
-	free(out);
+	bool yes = report_can_add_charts(&where, &o->out);
 	free(where.base);
-	strbuf_release(&index);
 	return yes;
 }
 
@@ -444,6 +439,12 @@ static int run(struct opts *o)
 	int nfailed = 0;
 	o->agg.charts_only = charts_only(o);
 	int rc = agg_analyse(&o->agg, &job, &err);
+	if (!rc && job.charts_only && !report_can_add_charts(&job, &o->out)) {
+		warn("the report does not show every iteration asked for yet: writing it whole");
+		agg_job_release(&job);
+		o->agg.charts_only = false;
+		rc = agg_analyse(&o->agg, &job, &err);
+	}
 	if (!rc)
 		rc = report_write(&job, &o->out, &nfailed, &err);
 	error_lines(err.buf);

@@ -20,6 +20,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "util/pp.h"
 
@@ -164,4 +165,25 @@ int report_write(const struct agg_job *job, const struct report_opts *o, int *nf
 	report_queue_release(&R.queue);
 	free(R.out);
 	return rc;
+}
+
+bool report_can_add_charts(const struct agg_job *job, const struct report_opts *o)
+{
+	char *out = report_out(job, o);
+	struct strbuf path = STRBUF_INIT;
+	bool yes = true;
+	for (size_t i = 0; i <= job->niters && yes; i++) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/", out);
+		if (i == job->niters)
+			report_rel(&path, RF_INDEX, 0, 0);
+		else if (job->its[i].plan.detail)
+			report_rel(&path, RF_PAGE, job->its[i].iteration, 0);
+		else
+			continue;
+		yes = access(path.buf, F_OK) == 0;
+	}
+	strbuf_release(&path);
+	free(out);
+	return yes;
 }

@@ -54,6 +54,12 @@ int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank,
 /* The output folder: --out, else <base>/pptrace (job->base). malloc'd. */
 char *report_out(const struct agg_job *job, const struct report_opts *o);
 
+/* Whether a charts-only run (agg_opts.charts_only) can add its charts to
+ * the report in the output folder: the folder holds index.html and the page
+ * of every iteration job details (none asked of a job not analysed yet),
+ * whose group and replica charts a page links. */
+bool report_can_add_charts(const struct agg_job *job, const struct report_opts *o);
+
 /* Writes the outputs of job (agg_analyse() succeeded on it) under the
  * output folder: per iteration its CSVs and chart scripts, the analyses'
  * files, iterations.csv; renders the scripts the render plan asks for

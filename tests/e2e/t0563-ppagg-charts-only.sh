@@ -1,12 +1,13 @@
 #!/bin/bash
-# --charts on an analysed database (docs/ppagg.md, "What the report shows"):
+# --charts on an analysed database (docs/ppagg.md, "Charts on demand"):
 # when the output folder holds a report and the command line's --charts
 # names only ranks, PP groups or replicas, ppagg writes and renders just
 # those charts from the database: no analysis runs again and no row is
 # written (the database dumps the same), index.html stays byte for byte,
 # the iteration page links the new charts, nothing of the earlier run goes
 # and every link of the pages resolves. Without a report in the output
-# folder, or with iteration= or all, it is the whole run.
+# folder, with an iteration the report has no page of, or with iteration=
+# or all, it is the whole run.
 source "$PP_ROOT/tests/lib.sh"
 agg80_report "charts on an analysed database"
 it=pptrace/iteration_15
@@ -52,10 +53,27 @@ ok_if "... its iteration page the same" cmp -s whole/iteration_15.html pptrace/i
 ppagg --base-folder . -j 2 --out fresh --charts rank=$r 2>err
 is "--charts rank=$r into an empty folder: exit 0" 0 $?
 ok_if "... the whole report" test -s fresh/index.html -a -s fresh/iterations.csv
-ok_if "... with its analyses" grep -q "iteration aggregated in" err
+ok_if "... with its analyses" grep -q "iterations\? aggregated in" err
 # iteration= asks for more than charts: the whole run.
 ppagg --base-folder . -j 2 --charts rank=$r --charts iteration=15 2>err
 is "--charts rank=$r iteration=15: exit 0" 0 $?
-ok_if "... the whole run" grep -q "iteration aggregated in" err
+ok_if "... the whole run" grep -q "iterations\? aggregated in" err
 ok_if "... the pages link only to files that exist" report_links pptrace
+
+# A report of iteration 15 only (as before iteration 16's traces were
+# stored), then --charts on both: the report has no page of 16, so the whole
+# run, said, and no page linking what is missing.
+mkdir two && cd two || exit 1
+python3 "$PP_ROOT/tests/e2e/mkaggdb.py" --db pptrace.db --tp 2 --pp 4 --dp 10 --mb 4 \
+	--kernels 2 --iterations 15,16 --topology unique_parallel_groups_1.txt
+ppagg --base-folder . -j 2 -q --iterations 15
+is "a report of iteration 15 alone: exit 0" 0 $?
+ppagg --base-folder . -j 2 --charts rank=3 2>err
+is "--charts rank=3 on iterations 15 and 16: exit 0" 0 $?
+ok_if "... says it writes the whole report" grep -q "writing it whole" err
+ok_if "... the whole run" grep -q "iterations\? aggregated in" err
+ok_if "... iteration 16's page, listed in index.html" grep -q 'iteration_16.html' pptrace/index.html
+ok_if "... rank 3's timeline" test -s pptrace/iteration_16/rank_3/timeline.gp
+ok_if "... the pages link only to files that exist" report_links pptrace
+cd .. || exit 1
 done_testing
