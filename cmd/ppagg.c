@@ -376,12 +376,11 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 		p += n + strspn(p + n, " \t");
 	}
 	struct strbuf aerr = STRBUF_INIT;
-	if (agg_advice_check_config(a->config, &aerr)) {
-		error("%s", aerr.buf);
-		strbuf_release(&aerr);
-		return -1;
-	}
+	int bad = agg_advice_check_config(a->config, &aerr);
+	error_lines(aerr.buf);
 	strbuf_release(&aerr);
+	if (bad)
+		return -1;
 	const char *rows = config_get(a->config, "agg.tp_collective_rows");
 	if (rows && !strcmp(rows, "all"))
 		a->why_rows = AGG_WHY_ROWS_ALL;
@@ -501,9 +500,7 @@ int main(int argc, char **argv)
 	}
 	o.out.individual = align && !strcmp(align, "individual");
 	if (!o.out.processes)
-		o.out.processes = (int)sysconf(_SC_NPROCESSORS_ONLN) > 0
-					  ? (int)sysconf(_SC_NPROCESSORS_ONLN)
-					  : 1;
+		o.out.processes = pp_cores();
 	if ((o.agg.base && o.agg.input) || (!o.agg.base && !o.agg.input && !o.agg.db) || st.npos) {
 		error(st.npos ? "unexpected argument '%s'"
 			      : "give --base-folder, --input or --db (not both of the first two)%s",

@@ -206,23 +206,21 @@ static int from_db(const char *db, char **iters, int niters, const char *config)
 		return PP_EXIT_USAGE;
 	}
 	config_check_known(o.config, "advise", advise_config_keys);
-	struct strbuf aerr = STRBUF_INIT;
-	if (agg_advice_check_config(o.config, &aerr)) {
-		error("%s", aerr.buf);
-		strbuf_release(&aerr);
+	if (agg_advice_check_config(o.config, &err)) {
+		error_lines(err.buf);
+		strbuf_release(&err);
 		config_free(o.config);
 		return PP_EXIT_USAGE;
 	}
-	strbuf_release(&aerr);
-	int rc = agg_analyse(&o, &job, &aerr);
+	int rc = agg_analyse(&o, &job, &err);
 	if (rc == PP_EINVAL)
 		rc = PP_EXIT_USAGE;
 	else if (rc)
 		rc = PP_EXIT_FATAL;
 	else
-		rc = report_advice_table(stdout, &job, &aerr) ? PP_EXIT_FATAL : PP_EXIT_OK;
-	error_lines(aerr.buf);
-	strbuf_release(&aerr);
+		rc = report_advice_table(stdout, &job, &err) ? PP_EXIT_FATAL : PP_EXIT_OK;
+	error_lines(err.buf);
+	strbuf_release(&err);
 	agg_job_release(&job);
 	config_free(o.config);
 	return rc;

@@ -151,6 +151,45 @@ static void test_cli_forms(void **state)
 
 /* The shared sort and search helpers: comparators, the floor search, the
  * growth of an array, quoting and the choice among words. */
+/* pp_err() appends one message a line and returns the code; error_lines()
+ * prints each line as error() does, nothing for none. */
+static void test_pp_err_and_error_lines(void **state)
+{
+	(void)state;
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(pp_err(&err, PP_EINVAL, "first %d", 1), PP_EINVAL);
+	assert_int_equal(pp_err(&err, PP_EIO, "second"), PP_EIO);
+	assert_string_equal(err.buf, "first 1\nsecond");
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	fflush(stderr);
+	int saved = dup(2);
+	assert_true(saved >= 0 && dup2(fileno(f), 2) == 2);
+	int none = error_lines("");
+	int two = error_lines(err.buf);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	assert_int_equal(none, -1);
+	assert_int_equal(two, -1);
+	char out[256] = { 0 };
+	rewind(f);
+	size_t n = fread(out, 1, sizeof(out) - 1, f);
+	fclose(f);
+	out[n] = '\0';
+	/* two lines: "<prog>: error: first 1", "<prog>: error: second" */
+	char *second = strchr(out, '\n');
+	assert_non_null(second);
+	*second++ = '\0';
+	assert_non_null(strstr(out, "error: first 1"));
+	char *end = strchr(second, '\n');
+	assert_non_null(end);
+	assert_string_equal(end, "\n");
+	*end = '\0';
+	assert_non_null(strstr(second, "error: second"));
+	strbuf_release(&err);
+}
+
 static void test_cmp_grow_quote_choice(void **state)
 {
 	(void)state;
@@ -338,6 +377,7 @@ UNIT_MAIN(NULL, NULL,
 		  cmocka_unit_test(test_strbuf_basics),
 		  cmocka_unit_test(test_cli_forms),
 		  cmocka_unit_test(test_cmp_grow_quote_choice),
+		  cmocka_unit_test(test_pp_err_and_error_lines),
 		  cmocka_unit_test(test_config_load_and_types),
 		  cmocka_unit_test(test_interval_union_overlap),
 		  cmocka_unit_test(test_hugepage_realloc),
