@@ -55,7 +55,8 @@ static const struct cli_opt options[] = {
 	{ "db", 0, "<path>", "database file (default: <input>/pptrace.db, or next to the file)",
 	  O_DB, 0 },
 	{ "config", 'c', "<file>", "INI configuration file", O_CONFIG, 0 },
-	{ "processes", 'j', "<n>", "worker processes (default: number of cores)", O_PROCESSES, 0 },
+	{ "processes", 'j', "<n>", "worker processes (default: the cores it may run on)",
+	  O_PROCESSES, 0 },
 	{ "force", 'f', NULL, "re-analyse traces that are already stored", O_FORCE, 0 },
 	{ "salvage", 0, NULL, "keep the complete events of a truncated trace", O_SALVAGE, 0 },
 	{ "shard", 0, "<i>/<n>", "process only slice i (0-based) of n", O_SHARD, 0 },
@@ -84,8 +85,8 @@ static const struct cli_opt options[] = {
 	{ "schema", 0, "<json>", "optrace: schema json (op type order; default alphabetical)",
 	  O_SCHEMA, 0 },
 	{ "worker-threads", 0, "<n>",
-	  "threads per worker: 1, or 2 to read (or inflate gzip) on a second one; "
-	  "default: 2 when the cores are at least twice the workers",
+	  "threads per worker: 1, 2 to read (or inflate gzip) on a second one, or 0 (the "
+	  "default): 2 when the cores are at least twice the workers",
 	  O_WORKER_THREADS, 0 },
 	{ "worker", 0, NULL, "internal: run as a pool worker", O_WORKER, 0 },
 	{ NULL, 0, NULL, NULL, 0, 0 }
@@ -390,7 +391,7 @@ static int parse_args(struct cmdline *cl, struct cli_state *st)
 		case O_META: cl->optrace.meta = st->arg; break;
 		case O_SCHEMA: cl->optrace.schema = st->arg; break;
 		case O_WORKER_THREADS:
-			rc = cli_int_arg(&cmd, st, 1, 2, &a->worker_threads);
+			rc = cli_int_arg(&cmd, st, 0, 2, &a->worker_threads);
 			cl->worker.threads = a->worker_threads;
 			break;
 		}
@@ -400,14 +401,11 @@ static int parse_args(struct cmdline *cl, struct cli_state *st)
 
 int main(int argc, char **argv)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	struct cmdline cl = { .format = "kineto",
-			      .analyse = { .processes = cores < 1      ? 1
-							: cores > 4096 ? 4096
-								       : (int)cores,
-					   .busy_timeout_ms = 600000,
-					   .shard_count = 1 },
-			      .pptimer = { .vpp_size = 1 } };
+	struct cmdline cl = {
+		.format = "kineto",
+		.analyse = { .processes = pp_cores(), .busy_timeout_ms = 600000, .shard_count = 1 },
+		.pptimer = { .vpp_size = 1 }
+	};
 	const char *config_path;
 	struct cli_state st;
 	struct strbuf err = STRBUF_INIT;

@@ -442,8 +442,8 @@ static int run_pool(struct batch *b)
 	}
 	if (b->set.salvage)
 		argv[ac++] = "--salvage";
-	/* Fewer workers than tasks would be started take their threads by
-	 * what runs at once. */
+	/* The pool starts at most one worker per task: the automatic threads
+	 * (worker_threads_for()) count those that run at once. */
 	int workers = (size_t)b->set.processes < b->ntasks ? b->set.processes : (int)b->ntasks;
 	char threads[16];
 	snprintf(threads, sizeof(threads), "%d",

@@ -212,8 +212,7 @@ static int task_decode(char *line, struct walk_file *f, int64_t *run_id)
 
 int worker_threads_for(int workers)
 {
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	return cores >= 2L * workers ? 2 : 1;
+	return pp_cores() >= 2 * workers ? 2 : 1;
 }
 
 int worker_serve(const struct worker_opts *o, struct strbuf *err)

@@ -2,6 +2,7 @@
 #include "pp.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,4 +150,12 @@ int64_t pp_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int pp_cores(void)
+{
+	cpu_set_t set;
+	long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set)
+							      : sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 4096 ? 4096 : (int)n;
 }

@@ -94,4 +94,9 @@ ssize_t pp_read_full(int fd, void *p, size_t n);
 /* Current monotonic time in nanoseconds. */
 int64_t pp_now_ns(void);
 
+/* The cores this process may run on (its CPU affinity: a Slurm allocation's
+ * or a cgroup's, not the whole node's), else the online ones; at least 1.
+ * The default of ppbatch's and ppagg's -j and of a worker's threads. */
+int pp_cores(void);
+
 #endif

@@ -20,8 +20,10 @@
 #   ppbatch_real_gbps          the worker on the largest real trace (a real
 #                              kernel density), median of 5 (BENCH_ROUNDS)
 #   ppbatch_tree_p1_gbps / _p2_gbps / ppbatch_p2_speedup
-#                              >= 32 ranks, >= 4 GB, --processes 1 vs 2,
-#                              alternately, medians of 5 (BENCH_ROUNDS)
+#                              >= 32 ranks, >= 4 GB, --processes 1 vs 2
+#                              (on 2 cores: one worker of 2 threads
+#                              against two of one thread), alternately,
+#                              medians of 5 (BENCH_ROUNDS)
 #   ppbatch_db_ratio_pct       database bytes / trace bytes (every kernel)
 #   ppbatch_base_*             the same figures of a build of an older commit
 #                              (PPBATCH_BASE_COMMIT, default fe95627:

@@ -175,12 +175,12 @@ static bool same_reading(const struct reading *a, const struct reading *b)
 	       (!a->hashes || !b->hashes || !memcmp(a->hashes, b->hashes, a->n * 8));
 }
 
-/* The input read as a mapped file: a memfd (no disk), one page at a time;
+/* The input read as a file: a memfd (no disk), mapped one page at a time;
  * or, ahead, read() into chunks on a thread of its own (read_thread).
  * Returns false when it cannot be (no memfd, or gzip magic: only a file is
  * inflated). */
-static bool read_mapped(const uint8_t *data, size_t size, bool salvage, bool ahead,
-			struct reading *out)
+static bool read_file(const uint8_t *data, size_t size, bool salvage, bool ahead,
+		      struct reading *out)
 {
 	if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)
 		return false;
@@ -227,12 +227,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!same_reading(&big, &bytewise))
 		abort(); /* the key cache changed something */
-	if (read_mapped(data, size, salvage, false, &mapped)) {
+	if (read_file(data, size, salvage, false, &mapped)) {
 		if (!same_reading(&big, &mapped))
 			abort(); /* the mapped windows changed something */
 		free(mapped.hashes);
 	}
-	if (read_mapped(data, size, salvage, true, &mapped)) {
+	if (read_file(data, size, salvage, true, &mapped)) {
 		if (!same_reading(&big, &mapped))
 			abort(); /* reading ahead on a thread changed something */
 		free(mapped.hashes);

@@ -495,14 +495,18 @@ static void test_huge_name(void **state)
 			free(path);
 		}
 	}
-	/* a cap smaller than the event is an error, not a crash */
-	struct trace_reader_opts o = { .max_event_bytes = 1 << 20 };
+	/* a cap smaller than the event is an error, not a crash; read ahead on
+	 * a thread, the reader stops with that thread's chunks unread, which
+	 * closing it must end */
 	char *path = write_file(sb.buf, sb.len, false);
-	struct trace_reader *r = trace_reader_open(path, &o);
-	struct trace_event ev;
-	assert_int_equal(trace_reader_next(r, &ev), PP_EPARSE);
-	assert_non_null(strstr(trace_reader_error(r), "longer than 1048576 bytes"));
-	trace_reader_close(r);
+	for (int ahead = 0; ahead < 2; ahead++) {
+		struct trace_reader_opts o = { .max_event_bytes = 1 << 20, .read_thread = ahead };
+		struct trace_reader *r = trace_reader_open(path, &o);
+		struct trace_event ev;
+		assert_int_equal(trace_reader_next(r, &ev), PP_EPARSE);
+		assert_non_null(strstr(trace_reader_error(r), "longer than 1048576 bytes"));
+		trace_reader_close(r);
+	}
 	unlink(path);
 	free(path);
 	strbuf_release(&sb);
