@@ -23,17 +23,11 @@ static void put_num(FILE *f, double v, int decimals)
 		fprintf(f, "%.*f", decimals, v);
 }
 
-/* A text field of a CSV, quoted when it holds a comma, quote or newline. */
+/* A text field of a CSV (report_csv_text()). */
 static void put_text(FILE *f, const char *s)
 {
-	if (!s || !*s)
-		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
 	struct strbuf q = STRBUF_INIT;
-	strbuf_add_quoted(&q, s, '"');
+	report_csv_text(&q, s);
 	fputs(q.buf, f);
 	strbuf_release(&q);
 }

@@ -51,13 +51,8 @@ static int report_annot_files(struct report *R)
 	if (!a->nnames) {
 		report_remove_stale(R, RF_ANNOT, &name, 1);
 	} else {
-		struct strbuf dir = STRBUF_INIT;
 		csv(a, &sb);
-		report_path(&dir, R, RF_ANNOT, 0, 0);
-		rc = report_mkdir(dir.buf, R->err);
-		if (!rc)
-			rc = report_write_file(R, RF_ANNOT_CSV, 0, 0, &sb);
-		strbuf_release(&dir);
+		rc = report_write_file(R, RF_ANNOT_CSV, 0, 0, &sb);
 	}
 	strbuf_release(&rel);
 	strbuf_release(&sb);

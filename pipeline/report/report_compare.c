@@ -49,16 +49,6 @@ static void put_judgement(struct strbuf *sb, const struct cmp_judgement *j)
 	strbuf_addf(sb, ",%d,%s", j->flagged, cmp_from_name(j->from) ? cmp_from_name(j->from) : "");
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void put_text(struct strbuf *sb, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		strbuf_addstr(sb, s);
-		return;
-	}
-	strbuf_add_quoted(sb, s, '"');
-}
-
 static void summary_csv(const struct agg_compare *c, struct strbuf *sb)
 {
 	const struct cmp_result *r = &c->r;
@@ -84,7 +74,7 @@ static void summary_csv(const struct agg_compare *c, struct strbuf *sb)
 	for (size_t i = 0; i < r->nshape; i++) {
 		strbuf_addf(sb, "%s,%d,%d,,,1,", r->shape[i].name, r->shape[i].base,
 			    r->shape[i].new_);
-		put_text(sb, r->shape[i].note.buf);
+		report_csv_text(sb, r->shape[i].note.buf);
 		strbuf_addstr(sb, ",\n");
 	}
 }
@@ -100,7 +90,7 @@ static void keys_csv(const struct agg_compare *c, enum cmp_dim d, struct strbuf 
 		if (k->stage >= 0)
 			strbuf_addf(sb, "%d", k->stage);
 		strbuf_addch(sb, ',');
-		put_text(sb, c->keys.name[d][k->key]);
+		report_csv_text(sb, c->keys.name[d][k->key]);
 		strbuf_addch(sb, ',');
 		put_ns(sb, k->j.base);
 		strbuf_addch(sb, ',');
@@ -158,14 +148,7 @@ static int report_compare_files(struct report *R)
 		case RF_COMPARE_GROUPS: keys_csv(c, CMP_GROUP, &sb); break;
 		default: ranks_csv(c, &sb); break;
 		}
-		if (i == 0) {
-			struct strbuf dir = STRBUF_INIT;
-			report_path(&dir, R, RF_COMPARE, 0, 0);
-			rc = report_mkdir(dir.buf, R->err);
-			strbuf_release(&dir);
-		}
-		if (!rc)
-			rc = report_write_file(R, csv_files[i], 0, 0, &sb);
+		rc = report_write_file(R, csv_files[i], 0, 0, &sb);
 	}
 	for (size_t i = 0; i < NCSV; i++)
 		strbuf_release(&rel[i]);

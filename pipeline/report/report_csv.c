@@ -7,6 +7,7 @@
 #include "report_int.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "util/pp.h"
 
@@ -146,4 +147,14 @@ int report_iterations_csv(const struct report *R)
 	int rc = report_write_file(R, RF_ITERATIONS, 0, 0, &sb);
 	strbuf_release(&sb);
 	return rc;
+}
+
+void report_csv_text(struct strbuf *sb, const char *s)
+{
+	if (!s || !*s)
+		return;
+	if (strpbrk(s, ",\"\n\r"))
+		strbuf_add_quoted(sb, s, '"');
+	else
+		strbuf_addstr(sb, s);
 }

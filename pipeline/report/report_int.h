@@ -157,7 +157,12 @@ int report_commit(struct safefile *sf, const char *path, struct strbuf *err);
  * the output area (util/safefile.h); a failure is a warning. */
 void report_remove_stale(const struct report *R, enum report_file folder, const char *const *names,
 			 size_t n);
-/* Writes the file f (its folder exists) with the content sb. */
+/* Appends s as a text field of a CSV: as it is, or quoted when it holds a
+ * comma, a quote or a line break; nothing for NULL or "". */
+void report_csv_text(struct strbuf *sb, const char *s);
+
+/* Writes the file f with the content sb, its folder made when missing
+ * (report_dir_open()). */
 int report_write_file(const struct report *R, enum report_file f, int it, long id,
 		      const struct strbuf *sb);
 /* Writes the file f (of iteration it, about id) in its open folder d, the
