@@ -8,6 +8,8 @@
 #                              writing 8 KiB at a time leaves it cached
 #   ppbatch_1file_command_gbps the same trace through `ppbatch --input -j 1`
 #   ppbatch_kernels_per_s      its GPU events stored per second
+#   ppbatch_worker_faults      its page faults (minor: first touches of
+#                              memory) in the median round; _gzip_ too
 #   ppbatch_worker_rss_mib     peak RSS of that worker, and the target
 #                              64 MiB + 10 % of the trace
 #   ppbatch_1worker_gzip_gbps  the same worker on the trace's .gz (gzip -6),
@@ -78,7 +80,7 @@ one=$((${#bins[@]} - 1))
 # median of BENCH_ROUNDS (default 5) by wall time, each build of bins[] in
 # every round (the first one first in odd rounds, last in even ones).
 # worker_runs TASK WHAT [DB]: the rounds of one task; writes the median
-# round's "wall user sys maxrss_kb" of build b to $W/median.b. Each round
+# round's "wall user sys maxrss_kb minor_faults" of build b to $W/median.b. Each round
 # stores into a new database; or, given DB, into DB (DB.b for build b) made
 # once before the rounds by that build (as in a run, where the coordinator
 # creates it: its creation is not timed), replacing the trace.
@@ -102,7 +104,7 @@ worker_runs() {
 			local db=${3:-$W/big.db}.$b
 			[ -n "${3:-}" ] || rm -f "$db"*
 			sync
-			/usr/bin/time -f '%e %U %S %M' -o "$W/time" "${bins[$b]}/ppbatch" --worker ${bargs[$b]} --db "$db" <"$1" >"$W/reply"
+			/usr/bin/time -f '%e %U %S %M %R' -o "$W/time" "${bins[$b]}/ppbatch" --worker ${bargs[$b]} --db "$db" <"$1" >"$W/reply"
 			grep -q '^0	' "$W/reply" || { echo "ppbatch bench: worker (${bins[$b]}) failed$2: $(cat "$W/reply")" >&2; exit 1; }
 			cat "$W/time" >>"$W/worker.times.$b"
 		done
@@ -127,6 +129,9 @@ put_rates() {
 put_base() {
 	[ -n "$base_bin" ] || return 0
 	put_rates 1 "ppbatch_base_$1_gbps" "ppbatch_base_$1_cpu_gbps" "ppbatch_$1_vs_base" "$2"
+	local faults
+	read -r _ _ _ _ faults <"$W/median.1"
+	put "ppbatch_base_$1_faults" "$faults" faults
 }
 # put_one NAME BYTES: the one-thread worker's figures (put_rates) against
 # the default's.
@@ -139,11 +144,12 @@ printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$trace" "$trace" "$tra
 # (scripts/bench-cache; docs/reader.md, "The page cache's state").
 scripts/bench-cache read "$trace"
 worker_runs "$W/task" ""
-read -r wall usr sys rss_kb <"$W/median.0"
+read -r wall usr sys rss_kb faults <"$W/median.0"
 put ppbatch_trace_mb "$(awk -v b="$tb" 'BEGIN{printf "%.0f", b/1e6}')" MB
 put ppbatch_1worker_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 put ppbatch_worker_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
+put ppbatch_worker_faults "$faults" faults
 put ppbatch_worker_rss_target_mib "$(awk -v b="$tb" 'BEGIN{printf "%.1f", 64 + b*0.1/1048576}')" MiB
 put ppbatch_big_db_ratio_pct "$(awk -v d="$(bytes_of "$W/big.db.0"*)" -v b="$tb" 'BEGIN{printf "%.2f", 100*d/b}')" %
 put_base 1worker "$tb"
@@ -155,10 +161,11 @@ gz="$W/big-$big_mb.json.gz"
 scripts/bench-cache read "$gz"
 printf '%s\t%s\t%s\titeration_1\t1\t1\t1\t0\t%s\t0\t0\n' "$gz" "$gz" "$gz" "$(stat -c %s "$gz")" >"$W/gztask"
 worker_runs "$W/gztask" " on gzip"
-read -r wall usr sys rss_kb <"$W/median.0"
+read -r wall usr sys rss_kb faults <"$W/median.0"
 put ppbatch_1worker_gzip_gbps "$(awk -v b="$tb" -v t="$wall" 'BEGIN{printf "%.3f", b/1e9/t}')" GB/s
 put ppbatch_1worker_gzip_cpu_gbps "$(awk -v b="$tb" -v u="$usr" -v s="$sys" 'BEGIN{printf "%.3f", b/1e9/(u+s)}')" GB/s
 put ppbatch_worker_gzip_rss_mib "$(awk -v k="$rss_kb" 'BEGIN{printf "%.1f", k/1024}')" MiB
+put ppbatch_worker_gzip_faults "$faults" faults
 put_base 1worker_gzip "$tb"
 put_one 1worker_gzip "$tb"
 if [ "${PPBATCH_BENCH_PARTS:-all}" = worker ]; then
