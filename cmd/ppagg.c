@@ -436,12 +436,12 @@ static int run(struct opts *o)
 	struct agg_job job;
 	struct strbuf err = STRBUF_INIT;
 	int nfailed = 0;
-	o->agg.charts_only = charts_only(o);
+	o->agg.mode = charts_only(o) ? AGG_CHARTS_ONLY : AGG_FULL;
 	int rc = agg_analyse(&o->agg, &job, &err);
-	if (!rc && job.charts_only && !report_can_add_charts(&job, &o->out)) {
+	if (!rc && job.mode == AGG_CHARTS_ONLY && !report_can_add_charts(&job, &o->out)) {
 		warn("the report does not show every iteration asked for yet: writing it whole");
 		agg_job_release(&job);
-		o->agg.charts_only = false;
+		o->agg.mode = AGG_FULL;
 		rc = agg_analyse(&o->agg, &job, &err);
 	}
 	if (!rc)

@@ -185,7 +185,7 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
 }
 
 /* --from-db: the schedule advisor alone (ppagg's analysis of the database
- * with nothing stored, agg/agg.h's advise_only), its table on stdout. The
+ * with nothing stored, agg/agg.h's AGG_ADVISE_ONLY), its table on stdout. The
  * config file's [advise] section sets the models. */
 static int from_db(const char *db, char **iters, int niters, const char *config)
 {
@@ -198,7 +198,7 @@ static int from_db(const char *db, char **iters, int niters, const char *config)
 			      .vpp = 1,
 			      .quiet = true,
 			      .rank_charts = AGG_RC_NONE,
-			      .advise_only = true };
+			      .mode = AGG_ADVISE_ONLY };
 	o.config = config ? config_load(config, &err) : config_new();
 	if (!o.config) {
 		error_lines(err.buf);

@@ -488,8 +488,7 @@ static int compute(struct run *R)
 		agg_overview_compute(it, t, o->charts.ranks, o->charts.nranks);
 	}
 	plan(R);
-	if (!o->advise_only && !o->charts_only &&
-	    (rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
+	if (o->mode == AGG_FULL && (rc = agg_store(R->job->db, R->job->its, (size_t)R->niters)))
 		return db_error(R, rc);
 	return 0;
 }
@@ -524,7 +523,7 @@ static int advise(struct run *R)
 	struct agg_job *job = R->job;
 	struct agg_advice *a = &job->advice;
 	int rc = agg_advice_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
-				job->vpp.warmup, R->o->config, !R->o->advise_only, a);
+				job->vpp.warmup, R->o->config, R->o->mode != AGG_ADVISE_ONLY, a);
 	if (rc == PP_EINVAL)
 		return pp_err(R->err, rc, "%s", a->why.buf);
 	if (rc)
@@ -655,7 +654,7 @@ static int (*const analyses[])(struct run *R) = {
 	annotations, whatif, advise, why, compare,
 };
 
-/* ppsim --from-db (agg_opts.advise_only): the schedule advisor alone. */
+/* ppsim --from-db (AGG_ADVISE_ONLY): the schedule advisor alone. */
 static int (*const advise_alone[])(struct run *R) = { advise };
 
 int agg_analyse(const struct agg_opts *o, struct agg_job *job, struct strbuf *err)
@@ -664,7 +663,7 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job, struct strbuf *er
 	memset(job, 0, sizeof(*job));
 	job->started_ns = pp_now_ns();
 	job->threshold = o->threshold;
-	job->charts_only = o->charts_only;
+	job->mode = o->mode;
 	topo_init(&job->topo);
 	strbuf_init(&job->vpp.why, 0);
 	agg_whatif_init(&job->whatif);
@@ -678,10 +677,10 @@ int agg_analyse(const struct agg_opts *o, struct agg_job *job, struct strbuf *er
 		rc = find_topology(&R);
 	if (!rc)
 		rc = compute(&R);
-	int (*const *todo)(struct run *) = o->advise_only ? advise_alone : analyses;
-	size_t ntodo = o->advise_only   ? sizeof(advise_alone) / sizeof(advise_alone[0])
-		       : o->charts_only ? 0
-					: sizeof(analyses) / sizeof(analyses[0]);
+	int (*const *todo)(struct run *) = o->mode == AGG_ADVISE_ONLY ? advise_alone : analyses;
+	size_t ntodo = o->mode == AGG_ADVISE_ONLY   ? sizeof(advise_alone) / sizeof(advise_alone[0])
+		       : o->mode == AGG_CHARTS_ONLY ? 0
+						    : sizeof(analyses) / sizeof(analyses[0]);
 	for (size_t i = 0; !rc && i < ntodo; i++)
 		rc = todo[i](&R);
 	free(R.iters);

@@ -68,6 +68,19 @@ struct agg_charts {
 	int nranks, ngroups, nreplicas, niterations;
 };
 
+/* What one agg_analyse() runs. */
+enum agg_mode {
+	AGG_FULL,        /* every analysis; ppagg's rows stored */
+	AGG_ADVISE_ONLY, /* the schedule advisor alone (ppsim --from-db): no
+			  * row of ppagg's stored, no other analysis */
+	/* Only the charts --charts names (cmd/ppagg.c picks it when the output
+	 * holds a report and --charts names only ranks, PP groups or
+	 * replicas): the iterations are loaded and their numbers computed,
+	 * no row is stored and no analysis runs; each plan says what to
+	 * write (agg_plan.only_rank, ...). */
+	AGG_CHARTS_ONLY,
+};
+
 /* What to analyse and how (the output's options: report/report.h). */
 struct agg_opts {
 	const char *base;  /* --base-folder DIR (or the parent of --input) */
@@ -84,15 +97,8 @@ struct agg_opts {
 	struct agg_charts charts;         /* --charts: what the report shows besides */
 	struct config *config;            /* never NULL */
 	struct agg_compare_opts compare;  /* --compare: the baseline, thresholds */
-	bool advise_only;                 /* the schedule advisor alone (ppsim --from-db):
-					   * no row of ppagg's stored, no other analysis */
 	enum agg_why_rows why_rows;       /* agg.tp_collective_rows */
-	/* Only the charts --charts names (cmd/ppagg.c sets it when the output
-	 * holds a report and --charts names only ranks, PP groups or
-	 * replicas): the iterations are loaded and their numbers computed,
-	 * no row is stored and no analysis runs; each plan says what to
-	 * write (agg_plan.only_rank, ...). */
-	bool charts_only;
+	enum agg_mode mode;               /* what runs: everything by default */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs
@@ -111,7 +117,7 @@ struct agg_job {
 	struct agg_iter *its;     /* the iterations, ascending */
 	size_t niters;            /* >= 1 after agg_analyse() succeeded */
 	bool partial;             /* inputs missing, failed or conflicting: exit 1 */
-	bool charts_only;         /* agg_opts.charts_only: no analysis ran */
+	enum agg_mode mode;       /* agg_opts.mode: what ran */
 	int64_t started_ns;       /* when agg_analyse() started (pp_now_ns()) */
 	int64_t analysed_ns;      /* when it finished */
 	struct agg_whatif whatif; /* the what-if analysis (agg_whatif.h) */

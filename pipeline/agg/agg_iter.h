@@ -131,7 +131,7 @@ struct agg_plan {
 	uint8_t *pp_group;                     /* per PP group of the topology */
 	uint8_t *model_group;                  /* per model replica of the topology */
 	uint8_t overview;                      /* the heatmaps and the step chart */
-	/* A charts-only run (agg_opts.charts_only): the charts it writes,
+	/* A charts-only run (AGG_CHARTS_ONLY): the charts it writes,
 	 * those --charts names (per it->ranks index, PP group, model
 	 * replica); the rest of the plan is what the pages show. NULL in a
 	 * full run, which writes what the plan shows. */

@@ -388,7 +388,7 @@ void agg_plan_compute(struct agg_iter *it, const struct topology *t, const struc
 									      : unshown(o);
 	}
 	free(slow);
-	if (!o->charts_only)
+	if (o->mode != AGG_CHARTS_ONLY)
 		return;
 	p->only_rank = xcalloc(it->nranks + 1, sizeof(bool));
 	p->only_pp = xcalloc(ng + 1, sizeof(bool));

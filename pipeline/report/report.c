@@ -10,7 +10,7 @@
  *   the iteration pages and index.html (the analyses' sections first) →
  *   the summary line (with each analysis's headline).
  *
- * A charts-only run (agg_job.charts_only) writes of all this the charts
+ * A charts-only run (agg_job.mode is AGG_CHARTS_ONLY) writes of all this the charts
  * --charts names, renders them and rewrites the iteration pages.
  *
  * A file that cannot be written stops it with a message; a chart gnuplot
@@ -101,7 +101,7 @@ static int write_files(struct report *R)
 	int rc = report_mkdir(R->out, R->err);
 	for (size_t i = 0; i < R->job->niters && !rc; i++)
 		rc = iteration_files(R, &R->job->its[i]);
-	if (R->job->charts_only)
+	if (R->job->mode == AGG_CHARTS_ONLY)
 		return rc;
 	for (size_t k = 0; k < R->nsections && !rc; k++)
 		rc = R->sections[k].files(R);
@@ -118,13 +118,13 @@ static void summary(const struct report *R, int64_t t_files, double render_ms)
 		return;
 	/* The analyses' headlines, each followed by "; ". */
 	struct strbuf head = STRBUF_INIT, one = STRBUF_INIT;
-	for (size_t k = 0; k < R->nsections && !job->charts_only; k++) {
+	for (size_t k = 0; k < R->nsections && job->mode != AGG_CHARTS_ONLY; k++) {
 		strbuf_reset(&one);
 		R->sections[k].headline(R, &one);
 		if (one.len)
 			strbuf_addf(&head, "%s; ", one.buf);
 	}
-	if (job->charts_only)
+	if (job->mode == AGG_CHARTS_ONLY)
 		fprintf(stderr,
 			"%s: --charts: %zu chart scripts written in %.2f s%s from the database (no "
 			"analysis run again); the iteration pages link them, index.html is left as "

@@ -54,7 +54,7 @@ int report_perfetto_ranks(const char *spec, const struct topology *t, int nrank,
 /* The output folder: --out, else <base>/pptrace (job->base). malloc'd. */
 char *report_out(const struct agg_job *job, const struct report_opts *o);
 
-/* Whether a charts-only run (agg_opts.charts_only) can add its charts to
+/* Whether a charts-only run (AGG_CHARTS_ONLY) can add its charts to
  * the report in the output folder: the folder holds index.html and the page
  * of every iteration job details (none asked of a job not analysed yet),
  * whose group and replica charts a page links. */
@@ -68,7 +68,7 @@ bool report_can_add_charts(const struct agg_job *job, const struct report_opts *
  * number of charts gnuplot failed to render, or a negative PP_E* code with
  * why (a file that cannot be written, the database) appended to err; what
  * failed to render is a warning, or in err when gnuplot could not run. Of a
- * charts-only job (agg_job.charts_only) it writes the charts its plans name
+ * charts-only job (agg_job.mode is AGG_CHARTS_ONLY) it writes the charts its plans name
  * (agg_plan.only_rank, ...) and the iteration pages, nothing else. */
 int report_write(const struct agg_job *job, const struct report_opts *o, int *nfailed,
 		 struct strbuf *err);

@@ -915,7 +915,7 @@ int report_html_write(const struct report *R)
 		page_end(&h);
 		rc = report_write_file(R, RF_PAGE, job->its[i].iteration, 0, &h);
 	}
-	if (!rc && !job->charts_only) { /* else the earlier run's stays */
+	if (!rc && job->mode != AGG_CHARTS_ONLY) { /* else the earlier run's stays */
 		strbuf_reset(&h);
 		page_begin(&h, "pptrace report");
 		index_header(&h, R);
