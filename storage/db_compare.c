@@ -398,10 +398,7 @@ int db_cmp_groups(struct db *db, int64_t iteration,
 	}
 	for (size_t i = 0; i < g.n; i++)
 		free(g.desc[i]);
-	free(g.desc);
-	free(g.id);
-	free(g.kernels);
-	free(g.ns);
+	PP_FREE_ALL(g.desc, g.id, g.kernels, g.ns);
 	return rc;
 }
 

@@ -832,12 +832,7 @@ static int make_schedule(struct build *b)
 	e->nsched = ns;
 	if (head < e->n)
 		rc = report_cycle(b, started);
-	free(deg);
-	free(succ_off);
-	free(succ);
-	free(queue);
-	free(gstarted);
-	free(started);
+	PP_FREE_ALL(deg, succ_off, succ, queue, gstarted, started);
 	return rc;
 }
 
@@ -1171,17 +1166,7 @@ int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t
 	ideal_values(e);
 	recorded_spans(e);
 out:
-	free(b.base);
-	free(b.cnt);
-	free(b.row0);
-	free(b.edge);
-	free(b.gmem);
-	free(b.group);
-	free(maxseq);
-	free(fr);
-	free(need);
-	free(noop);
-	free(tmp);
-	free(tmp2);
+	PP_FREE_ALL(b.base, b.cnt, b.row0, b.edge, b.gmem, b.group, maxseq, fr, need, noop, tmp,
+		    tmp2);
 	return rc;
 }
