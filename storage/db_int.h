@@ -268,7 +268,8 @@ void db_writer_rollback(struct db_writer *w);
 /* ---- reads (db_read.c) ---- */
 
 /* A read's statement, or NULL after db_note_sql_error(db, what) (not
- * sticky). */
+ * sticky). sql is constant text: every call passes one (docs/security.md,
+ * "SQL only with bound values"; its checker follows the calls). */
 struct sqlite3_stmt *db_read_prepare(struct db *db, const char *sql, const char *what);
 /* Steps st (its parameters bound by the caller) to its end, handing each
  * row to row(st, ctx) until one returns non-zero, and finalizes it: 0, the
