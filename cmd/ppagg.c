@@ -238,10 +238,7 @@ static int parse_charts(const char *s, struct agg_charts *c)
 
 static void charts_release(struct agg_charts *c)
 {
-	free(c->ranks);
-	free(c->groups);
-	free(c->replicas);
-	free(c->iterations);
+	PP_FREE_ALL(c->ranks, c->groups, c->replicas, c->iterations);
 }
 
 #define CHARTS_EXPECTED                                                                   \

@@ -480,12 +480,7 @@ int main(int argc, char **argv)
 		     : rc == PP_EINTR  ? PP_EXIT_INTR
 				       : PP_EXIT_FATAL;
 	}
-	free(a.iters);
-	free(a.ranks);
-	free(a.slow_dp);
-	free(a.strag);
-	free(a.slow);
-	free(a.skew);
+	PP_FREE_ALL(a.iters, a.ranks, a.slow_dp, a.strag, a.slow, a.skew);
 	cli_release(&st);
 	return rc;
 }

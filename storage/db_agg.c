@@ -175,29 +175,35 @@ static int64_t col(sqlite3_stmt *st, int c)
 	return sqlite3_column_int64(st, c);
 }
 
+/* A row callback of each() and the rows it was handed. */
+struct counted {
+	int (*row)(sqlite3_stmt *st, const struct visit *v);
+	const struct visit *v;
+	int n;
+};
+
+static int count_row(sqlite3_stmt *st, void *arg)
+{
+	struct counted *c = arg;
+	c->n++;
+	return c->row(st, c->v);
+}
+
 /* Runs query q (?1 = iteration, or name for Q_ITERATIONS) and hands every
  * row to row() until one returns non-zero; *nrows counts them. */
 static int each(struct db *db, int q, int64_t iteration, const char *name,
 		int (*row)(sqlite3_stmt *st, const struct visit *v), const struct visit *v,
 		int *nrows)
 {
-	sqlite3_stmt *st;
-	int s = SQLITE_DONE, rc = 0, n = 0;
-	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[q], -1, &st, NULL) != SQLITE_OK)
-		return db_note_sql_error(db, what[q]);
-	if (q != Q_ITERATIONS)
+	struct counted c = { row, v, 0 };
+	sqlite3_stmt *st = db_read_prepare(db, query_sql[q], what[q]);
+	if (st && q != Q_ITERATIONS)
 		sqlite3_bind_int64(st, 1, iteration);
-	else if (name)
+	else if (st && name)
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		n++;
-		rc = row(st, v);
-	}
-	if (!rc && s != SQLITE_DONE)
-		rc = db_note_sql_error(db, what[q]);
-	sqlite3_finalize(st);
+	int rc = db_read_rows(db, st, count_row, &c, what[q]);
 	if (nrows)
-		*nrows = n;
+		*nrows = c.n;
 	return rc;
 }
 
@@ -314,6 +320,18 @@ static const char *ph_name(int code)
 {
 	const char *n = rr_phase_name((enum rr_phase)(code - 1));
 	return n ? n : "";
+}
+
+/* The sort orders of g's categories and phase codes: their names' (the
+ * blocks' order in SQL), 255 for a code beyond them. */
+static void bgroup_orders(struct bgroup *g)
+{
+	for (int c = 0; c < 16; c++)
+		g->cat_order[c] =
+			c < RR_NCATEGORIES ? name_order(cat_name, c, RR_NCATEGORIES) : 255;
+	for (int p = 0; p < 8; p++)
+		g->ph_order[p] =
+			p >= 1 && p <= RR_NPHASES ? name_order(ph_name, p, RR_NPHASES + 1) : 255;
 }
 
 /* Sorts the trace's kernels and calls fn once per block. */
@@ -505,11 +523,7 @@ static int blocks(struct db *db, int q, const int64_t *keys, size_t n,
 	struct bgroup g = { .fn = fn, .ctx = ctx };
 	sqlite3_stmt *st;
 	int s = SQLITE_DONE, rc = 0;
-	for (int c = 0; c < 16; c++)
-		g.cat_order[c] = c < RR_NCATEGORIES ? name_order(cat_name, c, RR_NCATEGORIES) : 255;
-	for (int p = 0; p < 8; p++)
-		g.ph_order[p] =
-			p >= 1 && p <= RR_NPHASES ? name_order(ph_name, p, RR_NPHASES + 1) : 255;
+	bgroup_orders(&g);
 	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[q], -1, &st, NULL) != SQLITE_OK)
 		return db_note_sql_error(db, what[q]);
 	sqlite3_bind_int(st, 2, RR_MEMORY);
@@ -590,12 +604,7 @@ int db_agg_blocks_why(struct db *db, int64_t iteration,
 	struct bscan S = { .g = { .fn = fn, .ctx = ctx }, .trace_id = -1, .kfn = kfn };
 	sqlite3_stmt *st;
 	int s = SQLITE_DONE, rc = 0;
-	for (int c = 0; c < 16; c++)
-		S.g.cat_order[c] =
-			c < RR_NCATEGORIES ? name_order(cat_name, c, RR_NCATEGORIES) : 255;
-	for (int p = 0; p < 8; p++)
-		S.g.ph_order[p] =
-			p >= 1 && p <= RR_NPHASES ? name_order(ph_name, p, RR_NPHASES + 1) : 255;
+	bgroup_orders(&S.g);
 	if (sqlite3_prepare_v2(db_sqlite(db), "SELECT 1 FROM step_t WHERE trace_id = ?1 LIMIT 1",
 			       -1, &S.steps, NULL) != SQLITE_OK)
 		return db_note_sql_error(db, "cannot read steps");

@@ -110,11 +110,9 @@ static const char *const what[Q_COUNT] = {
  * set. NULL after noting the error. */
 static sqlite3_stmt *prepare(struct db *db, int q, int64_t arg, const char *s, const char *s2)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[q], -1, &st, NULL) != SQLITE_OK) {
-		db_note_sql_error(db, what[q]);
+	sqlite3_stmt *st = db_read_prepare(db, query_sql[q], what[q]);
+	if (!st)
 		return NULL;
-	}
 	if (s)
 		sqlite3_bind_text(st, 1, s, -1, SQLITE_STATIC);
 	else if (sqlite3_bind_parameter_count(st) >= 1)
@@ -124,20 +122,11 @@ static sqlite3_stmt *prepare(struct db *db, int q, int64_t arg, const char *s, c
 	return st;
 }
 
-/* Steps st to its end, handing each row to row(st, ctx) until one returns
- * non-zero; finalizes it. */
+/* db_read_rows() of query q's statement st. */
 static int each(struct db *db, int q, sqlite3_stmt *st, int (*row)(sqlite3_stmt *, void *),
 		void *ctx)
 {
-	int s = SQLITE_DONE, rc = 0;
-	if (!st)
-		return PP_EDB;
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW)
-		rc = row(st, ctx);
-	if (!rc && s != SQLITE_DONE)
-		rc = db_note_sql_error(db, what[q]);
-	sqlite3_finalize(st);
-	return rc;
+	return db_read_rows(db, st, row, ctx, what[q]);
 }
 
 static int64_t col(sqlite3_stmt *st, int c)
@@ -398,10 +387,7 @@ int db_cmp_groups(struct db *db, int64_t iteration,
 	}
 	for (size_t i = 0; i < g.n; i++)
 		free(g.desc[i]);
-	free(g.desc);
-	free(g.id);
-	free(g.kernels);
-	free(g.ns);
+	PP_FREE_ALL(g.desc, g.id, g.kernels, g.ns);
 	return rc;
 }
 

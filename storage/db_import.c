@@ -145,52 +145,40 @@ int db_wgrad_add(struct db *db, const struct db_wgrad *w)
 
 /* ---- reads ---- */
 
-/* Prepares a read (not sticky on failure). */
-static int prepare_read(struct db *db, const char *sql, sqlite3_stmt **st, const char *what)
-{
-	if (sqlite3_prepare_v2(db->conn, sql, -1, st, NULL) != SQLITE_OK) {
-		*st = NULL;
-		return db_note_sql_error(db, what);
-	}
-	return 0;
-}
+/* The one row of db_import_latest(). */
+struct latest {
+	struct db_import_info *out;
+	int *found;
+};
 
-/* Finalizes st after its loop: 0 when it ran to its end (s), the
- * callback's rc, or PP_EDB. */
-static int end_read(struct db *db, sqlite3_stmt *st, int s, int rc, const char *what)
+static int row_latest(sqlite3_stmt *st, void *arg)
 {
-	if (!rc && s != SQLITE_DONE)
-		rc = db_note_sql_error(db, what);
-	sqlite3_finalize(st);
-	return rc;
+	struct latest *l = arg;
+	struct db_import_info *out = l->out;
+	int *v[] = { &out->pp_size,      &out->vpp_size,   &out->dp_size,
+		     &out->tp_size,      &out->ep_size,    &out->world_size,
+		     &out->microbatches, &out->iterations, &out->num_layers };
+	const char *f = (const char *)sqlite3_column_text(st, 0);
+	snprintf(out->format, sizeof(out->format), "%s", f ? f : "");
+	for (int i = 0; i < 9; i++)
+		*v[i] = sqlite3_column_int(st, 1 + i);
+	*l->found = 1;
+	return 0;
 }
 
 int db_import_latest(struct db *db, struct db_import_info *out, int *found)
 {
 	static const char what[] = "cannot read the imports";
-	sqlite3_stmt *st;
+	struct latest l = { out, found };
 	memset(out, 0, sizeof(*out));
 	*found = 0;
-	int rc = prepare_read(db,
-			      "SELECT format, pp_size, vpp_size, dp_size, tp_size, ep_size,"
-			      " world_size, microbatches, iterations, num_layers FROM import_t"
-			      " ORDER BY imported_at DESC, id DESC LIMIT 1",
-			      &st, what);
-	if (rc)
-		return rc;
-	int s = sqlite3_step(st);
-	if (s == SQLITE_ROW) {
-		int *v[] = { &out->pp_size,      &out->vpp_size,   &out->dp_size,
-			     &out->tp_size,      &out->ep_size,    &out->world_size,
-			     &out->microbatches, &out->iterations, &out->num_layers };
-		const char *f = (const char *)sqlite3_column_text(st, 0);
-		snprintf(out->format, sizeof(out->format), "%s", f ? f : "");
-		for (int i = 0; i < 9; i++)
-			*v[i] = sqlite3_column_int(st, 1 + i);
-		*found = 1;
-		s = sqlite3_step(st);
-	}
-	return end_read(db, st, s, 0, what);
+	sqlite3_stmt *st =
+		db_read_prepare(db,
+				"SELECT format, pp_size, vpp_size, dp_size, tp_size, ep_size,"
+				" world_size, microbatches, iterations, num_layers FROM import_t"
+				" ORDER BY imported_at DESC, id DESC LIMIT 1",
+				what);
+	return db_read_rows(db, st, row_latest, &l, what);
 }
 
 /* The reads of db_import_stages(), _readings() and _wgrads(): ?1 the
@@ -224,28 +212,24 @@ struct visit {
 
 /* Runs read q (?1 = iteration, where it has one) and hands every row
  * to row() until one returns non-zero: 0, that value, or PP_EDB. */
-static int read_rows(struct db *db, int q, int64_t iteration,
-		     int (*row)(sqlite3_stmt *st, const struct visit *v), const struct visit *v)
+static int read_rows(struct db *db, int q, int64_t iteration, int (*row)(sqlite3_stmt *st, void *v),
+		     struct visit *v)
 {
-	sqlite3_stmt *st;
-	const char *what = read_what[q];
-	int rc = prepare_read(db, read_sql[q], &st, what), s = SQLITE_DONE;
-	if (rc)
-		return rc;
-	if (sqlite3_bind_parameter_count(st))
+	sqlite3_stmt *st = db_read_prepare(db, read_sql[q], read_what[q]);
+	if (st && sqlite3_bind_parameter_count(st))
 		sqlite3_bind_int64(st, 1, iteration);
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW)
-		rc = row(st, v);
-	return end_read(db, st, s, rc, what);
+	return db_read_rows(db, st, row, v, read_what[q]);
 }
 
-static int row_stage(sqlite3_stmt *st, const struct visit *v)
+static int row_stage(sqlite3_stmt *st, void *arg)
 {
+	const struct visit *v = arg;
 	return v->fn.stage(v->ctx, sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1));
 }
 
-static int row_reading(sqlite3_stmt *st, const struct visit *v)
+static int row_reading(sqlite3_stmt *st, void *arg)
 {
+	const struct visit *v = arg;
 	struct db_agg_reading r = {
 		.rank = sqlite3_column_int64(st, 0),
 		.stage = sqlite3_column_int(st, 1),
@@ -257,8 +241,9 @@ static int row_reading(sqlite3_stmt *st, const struct visit *v)
 	return v->fn.reading(v->ctx, &r);
 }
 
-static int row_wgrad(sqlite3_stmt *st, const struct visit *v)
+static int row_wgrad(sqlite3_stmt *st, void *arg)
 {
+	const struct visit *v = arg;
 	struct db_agg_wgrad w = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 				  sqlite3_column_int(st, 2),   sqlite3_column_int(st, 3),
 				  sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5) };
@@ -267,20 +252,20 @@ static int row_wgrad(sqlite3_stmt *st, const struct visit *v)
 
 int db_import_stages(struct db *db, int (*fn)(void *ctx, int stage, int64_t rank), void *ctx)
 {
-	const struct visit v = { ctx, { .stage = fn } };
+	struct visit v = { ctx, { .stage = fn } };
 	return read_rows(db, R_STAGES, 0, row_stage, &v);
 }
 
 int db_import_readings(struct db *db, int64_t iteration,
 		       int (*fn)(void *ctx, const struct db_agg_reading *r), void *ctx)
 {
-	const struct visit v = { ctx, { .reading = fn } };
+	struct visit v = { ctx, { .reading = fn } };
 	return read_rows(db, R_READINGS, iteration, row_reading, &v);
 }
 
 int db_import_wgrads(struct db *db, int64_t iteration,
 		     int (*fn)(void *ctx, const struct db_agg_wgrad *w), void *ctx)
 {
-	const struct visit v = { ctx, { .wgrad = fn } };
+	struct visit v = { ctx, { .wgrad = fn } };
 	return read_rows(db, R_WGRADS, iteration, row_wgrad, &v);
 }

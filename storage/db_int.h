@@ -265,4 +265,17 @@ int db_writer_end(struct db_writer *w, int rc);
 /* Rolls back what the writer began and frees it; NULL is a no-op. */
 void db_writer_rollback(struct db_writer *w);
 
+/* ---- reads (db_read.c) ---- */
+
+/* A read's statement, or NULL after db_note_sql_error(db, what) (not
+ * sticky). sql is constant text: every call passes one (docs/security.md,
+ * "SQL only with bound values"; its checker follows the calls). */
+struct sqlite3_stmt *db_read_prepare(struct db *db, const char *sql, const char *what);
+/* Steps st (its parameters bound by the caller) to its end, handing each
+ * row to row(st, ctx) until one returns non-zero, and finalizes it: 0, the
+ * callback's value, or PP_EDB after db_note_sql_error(db, what). A NULL st
+ * (a failed db_read_prepare()) is PP_EDB, its error noted already. */
+int db_read_rows(struct db *db, struct sqlite3_stmt *st,
+		 int (*row)(struct sqlite3_stmt *st, void *ctx), void *ctx, const char *what);
+
 #endif

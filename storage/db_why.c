@@ -42,81 +42,87 @@ static const char trace_kernels_sql[] =
 static const char groups_sql[] =
 	"SELECT id, descr, ranks FROM pgroups WHERE descr <> '' AND ranks <> '' ORDER BY id";
 
+/* The caller's callback of one kind of row, and its context. */
+struct visit {
+	void *ctx;
+	int (*kernel)(void *ctx, const struct db_why_kernel *k);
+	int (*trace_kernel)(void *ctx, const struct db_why_trace_kernel *k);
+	int (*group)(void *ctx, const struct db_why_group *g);
+};
+
+static int row_kernel(sqlite3_stmt *st, void *arg)
+{
+	const struct visit *v = arg;
+	struct db_why_kernel k = {
+		.trace_id = sqlite3_column_int64(st, 0),
+		.rank = sqlite3_column_int64(st, 1),
+		.pg_id = sqlite3_column_int64(st, 8),
+		.category = (int)(sqlite3_column_int64(st, 3) & 15),
+		.start_ns = sqlite3_column_int64(st, 2) + sqlite3_column_int64(st, 4),
+		.dur_ns = sqlite3_column_int64(st, 5),
+		.order = sqlite3_column_type(st, 6) == SQLITE_NULL
+				 ? sqlite3_column_int64(st, 7) & 4294967295
+				 : sqlite3_column_int64(st, 6),
+	};
+	return v->kernel(v->ctx, &k);
+}
+
 int db_why_kernels(struct db *db, int64_t iteration,
 		   int (*fn)(void *ctx, const struct db_why_kernel *k), void *ctx)
 {
-	sqlite3_stmt *st;
-	int s = SQLITE_DONE, rc = 0;
-	if (sqlite3_prepare_v2(db_sqlite(db), kernels_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_note_sql_error(db, "cannot read the communication kernels");
-	sqlite3_bind_int64(st, 1, iteration);
-	sqlite3_bind_int(st, 2, RR_COMM);
-	sqlite3_bind_int(st, 3, RR_PP_COMM);
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_why_kernel k = {
-			.trace_id = sqlite3_column_int64(st, 0),
-			.rank = sqlite3_column_int64(st, 1),
-			.pg_id = sqlite3_column_int64(st, 8),
-			.category = (int)(sqlite3_column_int64(st, 3) & 15),
-			.start_ns = sqlite3_column_int64(st, 2) + sqlite3_column_int64(st, 4),
-			.dur_ns = sqlite3_column_int64(st, 5),
-			.order = sqlite3_column_type(st, 6) == SQLITE_NULL
-					 ? sqlite3_column_int64(st, 7) & 4294967295
-					 : sqlite3_column_int64(st, 6),
-		};
-		rc = fn(ctx, &k);
+	static const char what[] = "cannot read the communication kernels";
+	struct visit v = { .ctx = ctx, .kernel = fn };
+	sqlite3_stmt *st = db_read_prepare(db, kernels_sql, what);
+	if (st) {
+		sqlite3_bind_int64(st, 1, iteration);
+		sqlite3_bind_int(st, 2, RR_COMM);
+		sqlite3_bind_int(st, 3, RR_PP_COMM);
 	}
-	if (!rc && s != SQLITE_DONE)
-		rc = db_note_sql_error(db, "cannot read the communication kernels");
-	sqlite3_finalize(st);
-	return rc;
+	return db_read_rows(db, st, row_kernel, &v, what);
+}
+
+static int row_trace_kernel(sqlite3_stmt *st, void *arg)
+{
+	const struct visit *v = arg;
+	int64_t code = sqlite3_column_int64(st, 2);
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+	struct db_why_trace_kernel k = {
+		.name = name ? name : "",
+		.stream = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1
+								    : sqlite3_column_int64(st, 1),
+		.category = (int)(code & 15),
+		.coll = (int)(code >> 10 & 15),
+		.start_ns = sqlite3_column_int64(st, 3),
+		.dur_ns = sqlite3_column_int64(st, 4),
+	};
+	return v->trace_kernel(v->ctx, &k);
 }
 
 int db_why_trace_kernels(struct db *db, int64_t trace_id,
 			 int (*fn)(void *ctx, const struct db_why_trace_kernel *k), void *ctx)
 {
-	sqlite3_stmt *st;
-	int s = SQLITE_DONE, rc = 0;
-	if (sqlite3_prepare_v2(db_sqlite(db), trace_kernels_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_note_sql_error(db, "cannot read a trace's kernels");
-	sqlite3_bind_int64(st, 1, trace_id);
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t code = sqlite3_column_int64(st, 2);
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		struct db_why_trace_kernel k = {
-			.name = name ? name : "",
-			.stream = sqlite3_column_type(st, 1) == SQLITE_NULL
-					  ? -1
-					  : sqlite3_column_int64(st, 1),
-			.category = (int)(code & 15),
-			.coll = (int)(code >> 10 & 15),
-			.start_ns = sqlite3_column_int64(st, 3),
-			.dur_ns = sqlite3_column_int64(st, 4),
-		};
-		rc = fn(ctx, &k);
-	}
-	if (!rc && s != SQLITE_DONE)
-		rc = db_note_sql_error(db, "cannot read a trace's kernels");
-	sqlite3_finalize(st);
-	return rc;
+	static const char what[] = "cannot read a trace's kernels";
+	struct visit v = { .ctx = ctx, .trace_kernel = fn };
+	sqlite3_stmt *st = db_read_prepare(db, trace_kernels_sql, what);
+	if (st)
+		sqlite3_bind_int64(st, 1, trace_id);
+	return db_read_rows(db, st, row_trace_kernel, &v, what);
+}
+
+static int row_group(sqlite3_stmt *st, void *arg)
+{
+	const struct visit *v = arg;
+	struct db_why_group g = { sqlite3_column_int64(st, 0),
+				  (const char *)sqlite3_column_text(st, 1),
+				  (const char *)sqlite3_column_text(st, 2) };
+	return v->group(v->ctx, &g);
 }
 
 int db_why_groups(struct db *db, int (*fn)(void *ctx, const struct db_why_group *g), void *ctx)
 {
-	sqlite3_stmt *st;
-	int s = SQLITE_DONE, rc = 0;
-	if (sqlite3_prepare_v2(db_sqlite(db), groups_sql, -1, &st, NULL) != SQLITE_OK)
-		return db_note_sql_error(db, "cannot read process groups");
-	while (!rc && (s = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_why_group g = { sqlite3_column_int64(st, 0),
-					  (const char *)sqlite3_column_text(st, 1),
-					  (const char *)sqlite3_column_text(st, 2) };
-		rc = fn(ctx, &g);
-	}
-	if (!rc && s != SQLITE_DONE)
-		rc = db_note_sql_error(db, "cannot read process groups");
-	sqlite3_finalize(st);
-	return rc;
+	static const char what[] = "cannot read process groups";
+	struct visit v = { .ctx = ctx, .group = fn };
+	return db_read_rows(db, db_read_prepare(db, groups_sql, what), row_group, &v, what);
 }
 
 /* ---- the writer ---------------------------------------------------- */

@@ -846,11 +846,7 @@ void advise_result_release(struct advise_result *res)
 		return;
 	for (size_t i = 0; i < res->nrows; i++) {
 		struct advise_row *row = &res->rows[i];
-		free(row->layers);
-		free(row->stage_units);
-		free(row->stage_gib);
-		free(row->knobs);
-		free(row->notes);
+		PP_FREE_ALL(row->layers, row->stage_units, row->stage_gib, row->knobs, row->notes);
 	}
 	free(res->rows);
 	free(res->calibration_note);

@@ -105,9 +105,6 @@ void advise_memory_fit_release(struct advise_memory_fit *fit)
 {
 	if (!fit)
 		return;
-	free(fit->base_gib);
-	free(fit->residual_gib);
-	free(fit->measured_gib);
-	free(fit->note);
+	PP_FREE_ALL(fit->base_gib, fit->residual_gib, fit->measured_gib, fit->note);
 	memset(fit, 0, sizeof(*fit));
 }

@@ -202,11 +202,6 @@ void advise_times_release(struct advise_times *t)
 {
 	if (!t)
 		return;
-	free(t->f);
-	free(t->b);
-	free(t->d);
-	free(t->w);
-	free(t->fb);
-	free(t->units);
+	PP_FREE_ALL(t->f, t->b, t->d, t->w, t->fb, t->units);
 	memset(t, 0, sizeof(*t));
 }

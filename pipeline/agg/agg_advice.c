@@ -38,12 +38,7 @@ void agg_advice_release(struct agg_advice *a)
 	strbuf_release(&a->inputs);
 	strbuf_release(&a->layers);
 	advise_result_release(&a->res);
-	free(a->fwd);
-	free(a->bwd);
-	free(a->wgrad);
-	free(a->overhead);
-	free(a->memory);
-	free(a->layer_split);
+	PP_FREE_ALL(a->fwd, a->bwd, a->wgrad, a->overhead, a->memory, a->layer_split);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -259,17 +254,8 @@ static void measure_release(struct measure *M)
 	}
 	for (int s = 0; s < M->P; s++)
 		free(M->gaps[s].v);
-	free(M->fwd);
-	free(M->bwd);
-	free(M->wgrad);
-	free(M->gaps);
-	free(M->mem);
-	free(M->hops.v);
-	free(M->last.v);
-	free(M->steps.v);
-	free(M->outside.v);
-	free(M->rd);
-	free(M->wg);
+	PP_FREE_ALL(M->fwd, M->bwd, M->wgrad, M->gaps, M->mem, M->hops.v, M->last.v, M->steps.v,
+		    M->outside.v, M->rd, M->wg);
 }
 
 /* The layer split: [advise] layers, else the import's --layers, over P

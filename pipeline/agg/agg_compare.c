@@ -347,10 +347,7 @@ static int load_run(struct db *db, const int *iters, size_t n, const struct cmp_
 		strbuf_addf(missing, "%s: schema version %d has no ops: op types not compared\n",
 			    who, caps.version);
 out:
-	free(L.info);
-	free(L.stage);
-	free(L.dp);
-	free(L.vpp_of);
+	PP_FREE_ALL(L.info, L.stage, L.dp, L.vpp_of);
 	return rc;
 }
 

@@ -105,17 +105,8 @@ void cmp_run_add_pipe(struct cmp_run *r, size_t iter, double ns, double bubble)
 
 void cmp_run_release(struct cmp_run *r)
 {
-	free(r->iteration);
-	free(r->step_ns);
-	free(r->bubble);
-	free(r->pipes);
-	free(r->stage);
-	free(r->present);
-	free(r->compute);
-	free(r->has_compute);
-	free(r->v);
-	free(r->t_ns);
-	free(r->t_ideal_ns);
+	PP_FREE_ALL(r->iteration, r->step_ns, r->bubble, r->pipes, r->stage, r->present, r->compute,
+		    r->has_compute, r->v, r->t_ns, r->t_ideal_ns);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/pp.h"
+
 struct agg_rank *agg_iter_rank(const struct agg_iter *it, int rank)
 {
 	size_t lo = 0, hi = it->nranks;
@@ -61,21 +63,13 @@ int agg_group_absent(const struct agg_iter *it, const int *ranks, int n, struct 
 
 static void overview_release(struct agg_overview *ov)
 {
-	free(ov->cells);
-	free(ov->fwd);
-	free(ov->bwd);
-	free(ov->flag);
+	PP_FREE_ALL(ov->cells, ov->fwd, ov->bwd, ov->flag);
 }
 
 static void plan_release(struct agg_plan *p)
 {
-	free(p->rank_timeline);
-	free(p->rank_overlap);
-	free(p->pp_group);
-	free(p->model_group);
-	free(p->only_rank);
-	free(p->only_pp);
-	free(p->only_model);
+	PP_FREE_ALL(p->rank_timeline, p->rank_overlap, p->pp_group, p->model_group, p->only_rank,
+		    p->only_pp, p->only_model);
 }
 
 void agg_iter_release(struct agg_iter *it)

@@ -256,10 +256,7 @@ static void name_slow_ranks(struct agg_whatif *w, const struct topology *t,
 			cell->excess = agg_excess(sum[top], m);
 		}
 	}
-	free(first);
-	free(order);
-	free(sum);
-	free(which);
+	PP_FREE_ALL(first, order, sum, which);
 }
 
 const struct agg_wi_cell *agg_whatif_cell(const struct agg_whatif *w, int dp_rank, int stage)
@@ -641,10 +638,7 @@ static void capture(struct whatif *e, struct agg_whatif *w)
 			*o = (struct agg_wi_op){ n.stage, n.optype, n.seq_id, n.mc, n.placeholder,
 						 rs[i],   re[i],    is[i],    ie[i] };
 		}
-	free(rs);
-	free(re);
-	free(is);
-	free(ie);
+	PP_FREE_ALL(rs, re, is, ie);
 }
 
 /* The engine on tab: validation, the clocks (Kineto ops), every scenario. */

@@ -54,10 +54,7 @@ static void groups_clear(struct topo_groups *g)
 
 static void index_free(struct topology *t)
 {
-	free(t->pp_of);
-	free(t->stage_of);
-	free(t->dp_of);
-	free(t->model_of);
+	PP_FREE_ALL(t->pp_of, t->stage_of, t->dp_of, t->model_of);
 	t->pp_of = t->stage_of = t->dp_of = t->model_of = NULL;
 	t->nrank = 0;
 }

@@ -743,11 +743,7 @@ int batch_run(const struct batch_opts *o, struct strbuf *err)
 out:
 	db_close(b.db);
 	stored_release(&b.stored);
-	free(b.tasks);
-	free(b.sent);
-	free(b.iters);
-	free(b.folders);
-	free(b.real_db);
+	PP_FREE_ALL(b.tasks, b.sent, b.iters, b.folders, b.real_db);
 	walk_list_release(&b.files);
 	strbuf_release(&b.failures);
 	strbuf_release(&b.db_path);

@@ -740,10 +740,7 @@ int primus_run(const struct primus_opts *o, struct strbuf *err)
 out:
 	for (int s = 0; S.file && s < d.cfg.pp; s++)
 		free(S.file[s]);
-	free(S.file);
-	free(S.bytes);
-	free(S.mtime);
-	free((char *)S.real);
+	PP_FREE_ALL(S.file, S.bytes, S.mtime, (char *)S.real);
 	db_close(S.db);
 	primus_dump_release(&d);
 	strbuf_release(&dbpath);

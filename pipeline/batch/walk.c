@@ -85,11 +85,7 @@ static void list_push(struct walk_list *l, struct walk_file *f)
 
 void walk_file_release(struct walk_file *f)
 {
-	free(f->path);
-	free(f->key);
-	free(f->real);
-	free(f->folder);
-	free(f->error);
+	PP_FREE_ALL(f->path, f->key, f->real, f->folder, f->error);
 }
 
 void walk_list_release(struct walk_list *l)

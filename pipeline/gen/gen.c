@@ -635,12 +635,7 @@ int gen_run(const struct gen_opts *o, struct strbuf *err)
 		close(R.truthfd);
 	if (R.outfd >= 0)
 		close(R.outfd);
-	free(R.write);
-	free(R.injected);
-	free(R.straggle);
-	free(R.dp_slow);
-	free(R.offset);
-	free(R.ops);
+	PP_FREE_ALL(R.write, R.injected, R.straggle, R.dp_slow, R.offset, R.ops);
 	gen_why_p2p_release(&R.p2p);
 	free(R.sums);
 	return rc;

@@ -234,8 +234,5 @@ void gen_sim_free(struct gen_cluster *c)
 		free(c->coll[d]);
 		free(c->ncoll[d]);
 	}
-	free(c->pub);
-	free(c->rstart);
-	free(c->ranks);
-	free(c);
+	PP_FREE_ALL(c->pub, c->rstart, c->ranks, c);
 }

@@ -181,11 +181,14 @@ static void begin_event(struct out *o)
 	LIT(o, "  {");
 }
 
-static void common(struct out *o, const char *ph, const char *cat, int64_t pid, int64_t tid,
-		   int64_t ts)
+/* Opens a complete ("X") event up to its name's value: the category,
+ * pid, tid, start and duration every one of them has. */
+static void begin_x(struct out *o, const char *cat, int64_t pid, int64_t tid, int64_t ts,
+		    int64_t dur)
 {
+	begin_event(o);
 	LIT(o, "\"ph\": \"");
-	out_str(o, ph);
+	out_str(o, "X");
 	LIT(o, "\", \"cat\": \"");
 	out_str(o, cat);
 	LIT(o, "\", \"pid\": ");
@@ -194,6 +197,9 @@ static void common(struct out *o, const char *ph, const char *cat, int64_t pid, 
 	out_i64(o, tid);
 	LIT(o, ", \"ts\": ");
 	out_ts(o, ts);
+	LIT(o, ", \"dur\": ");
+	out_us(o, dur);
+	LIT(o, ", \"name\": ");
 }
 
 struct ctx {
@@ -265,11 +271,7 @@ static void write_metadata(struct out *o, const struct ctx *c)
 static void write_slice(struct out *o, const struct ctx *c, const struct gen_slice *s, int i)
 {
 	static const char *const cats[] = { "python_function", "user_annotation", "cpu_op" };
-	begin_event(o);
-	common(o, "X", cats[s->cat], c->pid, tid_of(c, s->thread), s->ts);
-	LIT(o, ", \"dur\": ");
-	out_us(o, s->te - s->ts);
-	LIT(o, ", \"name\": ");
+	begin_x(o, cats[s->cat], c->pid, tid_of(c, s->thread), s->ts, s->te - s->ts);
 	out_name(o, s->name, s->cat == GSC_PYTHON ? NM_PYTHON : NM_PLAIN);
 	LIT(o, ", \"args\": {");
 	if (s->cat == GSC_PYTHON) {
@@ -369,11 +371,7 @@ static void write_kernel(struct out *o, const struct ctx *c, const struct gen_ke
 	bool launched = k->launch != GL_NONE && k->launch != GL_GRAPH_FOLLOW;
 	if (launched && k->op) {
 		int64_t ts = k->lts - 1000;
-		begin_event(o);
-		common(o, "X", "cpu_op", c->pid, tid, ts);
-		LIT(o, ", \"dur\": ");
-		out_us(o, k->lts + k->ldur + 500 - ts);
-		LIT(o, ", \"name\": ");
+		begin_x(o, "cpu_op", c->pid, tid, ts, k->lts + k->ldur + 500 - ts);
 		out_name(o, k->op, NM_OP);
 		LIT(o, ", \"args\": {\"External id\": ");
 		out_u64(o, k->corr);
@@ -394,11 +392,8 @@ static void write_kernel(struct out *o, const struct ctx *c, const struct gen_ke
 	if (launched) {
 		int cbid;
 		const char *ln = launch_name(k->launch, &cbid);
-		begin_event(o);
-		common(o, "X", "cuda_runtime", c->pid, tid, k->lts);
-		LIT(o, ", \"dur\": ");
-		out_us(o, k->ldur);
-		LIT(o, ", \"name\": \"");
+		begin_x(o, "cuda_runtime", c->pid, tid, k->lts, k->ldur);
+		LIT(o, "\"");
 		out_str(o, ln);
 		LIT(o, "\", \"args\": {\"External id\": ");
 		out_u64(o, k->corr);
@@ -410,11 +405,7 @@ static void write_kernel(struct out *o, const struct ctx *c, const struct gen_ke
 		write_flow(o, "s", "ac2g", k->corr, c->pid, tid, k->lts);
 	}
 	int stream = gen_stream_ids[k->stream];
-	begin_event(o);
-	common(o, "X", cats[k->kind], c->dev, stream, k->ts);
-	LIT(o, ", \"dur\": ");
-	out_us(o, k->dur);
-	LIT(o, ", \"name\": ");
+	begin_x(o, cats[k->kind], c->dev, stream, k->ts, k->dur);
 	out_name(o, k->name, k->type == GY_COMP ? NM_KERNEL : NM_PLAIN);
 	LIT(o, ", \"args\": {\"External id\": ");
 	out_u64(o, k->corr);

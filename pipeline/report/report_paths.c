@@ -45,22 +45,20 @@ void report_rel(struct strbuf *sb, enum report_file f, int it, long id)
 	case RF_OVERVIEW_MAP: in(sb, RF_OVERVIEW, it, 0, agg_metrics[id].key); return;
 	case RF_OVERVIEW_STEPS: in(sb, RF_OVERVIEW, it, 0, "steps"); return;
 	case RF_RANK:
+	case RF_PP_GROUP:
+	case RF_MODEL_GROUP: /* a folder per rank or group in the iteration's */
 		report_rel(sb, RF_ITERATION, it, 0);
-		strbuf_addf(sb, "/rank_%ld", id);
+		strbuf_addf(sb, "/%s_%ld",
+			    f == RF_RANK       ? "rank"
+			    : f == RF_PP_GROUP ? "pp_group"
+					       : "model_group",
+			    id);
 		return;
 	case RF_RANK_TIMELINE: in(sb, RF_RANK, it, id, "timeline"); return;
 	case RF_RANK_OVERLAP: in(sb, RF_RANK, it, id, "overlap"); return;
 	case RF_RANK_STEPS: in(sb, RF_RANK, it, id, "steps.csv"); return;
 	case RF_RANK_CATEGORIES: in(sb, RF_RANK, it, id, "categories.csv"); return;
-	case RF_PP_GROUP:
-		report_rel(sb, RF_ITERATION, it, 0);
-		strbuf_addf(sb, "/pp_group_%ld", id);
-		return;
 	case RF_PP_GROUP_TIMELINE: in(sb, RF_PP_GROUP, it, id, "timeline"); return;
-	case RF_MODEL_GROUP:
-		report_rel(sb, RF_ITERATION, it, 0);
-		strbuf_addf(sb, "/model_group_%ld", id);
-		return;
 	case RF_MODEL_GROUP_TIMELINE: in(sb, RF_MODEL_GROUP, it, id, "timeline"); return;
 	case RF_WHATIF: strbuf_addstr(sb, "whatif"); return;
 	case RF_WHATIF_SW: in(sb, RF_WHATIF, it, id, "sw"); return;

@@ -677,11 +677,7 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err, siz
 out:
 	if (rc)
 		sim_result_release(res);
-	free(P.next);
-	free(P.blocked_on);
-	free(P.wait_head);
-	free(P.wait_next);
-	free(P.stack);
+	PP_FREE_ALL(P.next, P.blocked_on, P.wait_head, P.wait_next, P.stack);
 	times_release(&T);
 	free(S.idx);
 	free(S.ops);

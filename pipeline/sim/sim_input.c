@@ -595,22 +595,17 @@ int sim_input_finish(struct sim_input *in, char *err, size_t errlen)
 		return fail(err, errlen, PP_EINVAL,
 			    "give the number of devices or stages "
 			    "(--devices / --stages)");
-	if (!in->have_devices) {
-		if (interleave)
-			return fail(err, errlen, PP_EINVAL,
-				    "%s needs --devices as well as "
-				    "--stages",
-				    sim_strategy_name(c->strategy));
+	/* Here one of the two is given: the other follows from it, but for an
+	 * interleaved order. */
+	if (interleave && (!in->have_devices || !in->have_stages))
+		return fail(err, errlen, PP_EINVAL, "%s needs %s as well as %s",
+			    sim_strategy_name(c->strategy),
+			    in->have_devices ? "--stages" : "--devices",
+			    in->have_devices ? "--devices" : "--stages");
+	if (!in->have_devices)
 		c->devices = v_shape ? (c->stages + 1) / 2 : c->stages;
-	}
-	if (!in->have_stages) {
-		if (interleave)
-			return fail(err, errlen, PP_EINVAL,
-				    "%s needs --stages as well as "
-				    "--devices",
-				    sim_strategy_name(c->strategy));
+	if (!in->have_stages)
 		c->stages = v_shape ? 2 * c->devices : c->devices;
-	}
 	if (!in->have_microbatches)
 		return fail(err, errlen, PP_EINVAL,
 			    "give the number of micro-batches "

@@ -98,6 +98,12 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+void pp_free_all(void *const *ptrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ptrs[i]);
+}
+
 void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

@@ -84,6 +84,11 @@ void *xrealloc(void *p, size_t n);
 			(ptr) = xrealloc((ptr), (cap) * sizeof(*(ptr))); \
 		}                                                        \
 	} while (0)
+/* Frees each pointer it names, NULL ones too (as free() does): the owned
+ * arrays of a struct released in one statement, PP_FREE_ALL(r->a, r->b). */
+#define PP_FREE_ALL(...) \
+	pp_free_all((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+void pp_free_all(void *const *ptrs, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n); /* at most n bytes of s, NUL-terminated */
 

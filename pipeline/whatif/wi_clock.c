@@ -251,11 +251,7 @@ static void solve(const struct edge *E, size_t ne, int ref, const uint8_t *seen,
 			p[i] = z[i] + rz2 / rz * p[i];
 		rz = rz2;
 	}
-	free(r);
-	free(z);
-	free(p);
-	free(q);
-	free(diag);
+	PP_FREE_ALL(r, z, p, q, diag);
 }
 
 void whatif_clock_solve(const struct whatif_clock_pair *p, size_t np, size_t W, int ref,
@@ -296,10 +292,7 @@ void whatif_clock_solve(const struct whatif_clock_pair *p, size_t np, size_t W, 
 	c->error_ns = (int64_t)llround(err);
 	c->nsamples = ns;
 	c->nedges = ne;
-	free(S);
-	free(E);
-	free(seen);
-	free(o);
+	PP_FREE_ALL(S, E, seen, o);
 }
 
 void whatif_clock_estimate(const struct whatif *e, struct whatif_clock *c)

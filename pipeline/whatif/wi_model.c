@@ -137,6 +137,15 @@ static size_t stage_ops(const struct build *b, int s, const int *types, int ntyp
 	return k;
 }
 
+/* One stream: stage_ops() of these types, each waiting for the one before
+ * it (add_chain()); returns how many, in out. */
+static size_t stage_stream(struct build *b, int s, const int *types, int ntypes, int32_t *out)
+{
+	size_t n = stage_ops(b, s, types, ntypes, out);
+	add_chain(b, out, n);
+	return n;
+}
+
 /* ---- validation of the rows and the first slice ------------------------- */
 
 static int check_rows(struct build *b)
@@ -535,8 +544,7 @@ static int stage_streams(struct build *b, int s, int32_t *tmp)
 {
 	struct whatif *e = b->e;
 	static const int comp[2] = { OP_FWD_COMPUTE, OP_BWD_COMPUTE };
-	size_t n = stage_ops(b, s, comp, 2, tmp);
-	add_chain(b, tmp, n);
+	size_t n = stage_stream(b, s, comp, 2, tmp);
 	size_t i = 0;
 	while (i < n && e->node[tmp[i]].optype != OP_BWD_COMPUTE)
 		i++;
@@ -559,10 +567,8 @@ static int stage_streams(struct build *b, int s, int32_t *tmp)
 		if (s0 >= 0)
 			add_edge(b, s0, warm);
 	}
-	for (int ty = OP_FWD_SEND; ty <= OP_BWD_RECV; ty++) {
-		size_t m = stage_ops(b, s, &ty, 1, tmp);
-		add_chain(b, tmp, m);
-	}
+	for (int ty = OP_FWD_SEND; ty <= OP_BWD_RECV; ty++)
+		stage_stream(b, s, &ty, 1, tmp);
 	return 0;
 }
 
@@ -620,8 +626,7 @@ static int stage_dp(struct build *b, int s, int32_t *tmp)
 {
 	struct whatif *e = b->e;
 	static const int dpt[2] = { OP_PARAMS_AG, OP_GRADS_RS };
-	size_t n = stage_ops(b, s, dpt, 2, tmp);
-	add_chain(b, tmp, n);
+	stage_stream(b, s, dpt, 2, tmp);
 	uint8_t *done = xmalloc((size_t)e->vpp + 2);
 	int rc = chunk_gates(b, s, OP_PARAMS_AG, done, tmp);
 	if (!rc && e->overlapped)
@@ -832,12 +837,7 @@ static int make_schedule(struct build *b)
 	e->nsched = ns;
 	if (head < e->n)
 		rc = report_cycle(b, started);
-	free(deg);
-	free(succ_off);
-	free(succ);
-	free(queue);
-	free(gstarted);
-	free(started);
+	PP_FREE_ALL(deg, succ_off, succ, queue, gstarted, started);
 	return rc;
 }
 
@@ -1171,17 +1171,7 @@ int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t
 	ideal_values(e);
 	recorded_spans(e);
 out:
-	free(b.base);
-	free(b.cnt);
-	free(b.row0);
-	free(b.edge);
-	free(b.gmem);
-	free(b.group);
-	free(maxseq);
-	free(fr);
-	free(need);
-	free(noop);
-	free(tmp);
-	free(tmp2);
+	PP_FREE_ALL(b.base, b.cnt, b.row0, b.edge, b.gmem, b.group, maxseq, fr, need, noop, tmp,
+		    tmp2);
 	return rc;
 }

@@ -187,9 +187,5 @@ void wi_simulate(struct whatif *e, const struct wi_scen *sc, struct wi_out *out)
 				out->span[si] = hi - lo;
 		}
 	}
-	free(tmp);
-	free(vmask);
-	free(dmask);
-	free(vmode);
-	free(dmode);
+	PP_FREE_ALL(tmp, vmask, dmask, vmode, dmode);
 }

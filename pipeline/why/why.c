@@ -67,12 +67,7 @@ void why_free(struct why *w)
 		free(w->grp[i].text);
 		free(w->grp[i].ranks);
 	}
-	free(w->grp);
-	free(w->rank);
-	free(w->trace);
-	free(w->op);
-	free(w->kern);
-	free(w);
+	PP_FREE_ALL(w->grp, w->rank, w->trace, w->op, w->kern, w);
 }
 
 void why_add_rank(struct why *w, const struct why_rank *r)
@@ -152,14 +147,7 @@ int why_run(struct why *w, struct why_result *r, struct strbuf *err)
 	imap_release(&R.place);
 	imap_release(&R.trace_of);
 	imap_release(&R.has_ops);
-	free(R.rk);
-	free(R.rank_lut);
-	free(R.iters);
-	free(R.off);
-	free(R.call);
-	free(R.ep);
-	free(R.inst);
-	free(R.mem);
+	PP_FREE_ALL(R.rk, R.rank_lut, R.iters, R.off, R.call, R.ep, R.inst, R.mem);
 	return 0;
 }
 
@@ -170,11 +158,7 @@ void why_result_release(struct why_result *r)
 	free(r->colls);
 	for (size_t i = 0; i < r->ncoll_ranks; i++)
 		free(r->coll_ranks[i].desc);
-	free(r->coll_ranks);
-	free(r->bubbles);
-	free(r->hops);
-	free(r->clock_rank);
-	free(r->clock_offset_ns);
+	PP_FREE_ALL(r->coll_ranks, r->bubbles, r->hops, r->clock_rank, r->clock_offset_ns);
 	strbuf_release(&r->notes);
 	memset(r, 0, sizeof(*r));
 }

@@ -129,11 +129,7 @@ void why_coll_match(struct wrun *R)
 			qsort_r(kx + lo, n, sizeof(*kx), cmp_kern, w->kern);
 		instances(R, kx + lo, n, seg, cnt);
 	}
-	free(first);
-	free(bucket);
-	free(kx);
-	free(seg);
-	free(cnt);
+	PP_FREE_ALL(first, bucket, kx, seg, cnt);
 }
 
 /* ---- measures ------------------------------------------------------- */
@@ -279,8 +275,5 @@ void why_coll_measure(struct wrun *R)
 		}
 	}
 	rank_rows(R, acc, ncls, rep);
-	free(acc);
-	free(arr);
-	free(cls);
-	free(rep);
+	PP_FREE_ALL(acc, arr, cls, rep);
 }

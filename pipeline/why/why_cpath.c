@@ -308,22 +308,13 @@ void why_cpath_run(const struct whatif *e, struct why_cpath *out)
 		qsort(out->by_type, out->nby_type, sizeof(*out->by_type), cmp_share);
 	if (out->nby_rank)
 		qsort(out->by_rank, out->nby_rank, sizeof(*out->by_rank), cmp_share);
-	free(W.seg);
-	free(W.node);
-	free(W.order);
-	free(W.first);
-	free(rs);
-	free(re);
+	PP_FREE_ALL(W.seg, W.node, W.order, W.first, rs, re);
 }
 
 void why_cpath_release(struct why_cpath *c)
 {
-	free(c->seg);
-	free(c->step_iteration);
-	free(c->step_start_ns);
-	free(c->step_ns);
-	free(c->by_type);
-	free(c->by_rank);
+	PP_FREE_ALL(c->seg, c->step_iteration, c->step_start_ns, c->step_ns, c->by_type,
+		    c->by_rank);
 	memset(c, 0, sizeof(*c));
 }
 

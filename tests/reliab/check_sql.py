@@ -8,8 +8,10 @@ Scans cmd/ pipeline/ storage/ *.c and prints one line per violation:
     constant: a string literal, a macro or `const char` object initialised
     with literals in the same file, a function-like macro made of literals
     and its parameters given constants, an element or member of a `static const`
-    table, or a parameter of a static helper whose every call in the file
-    passes such a constant, or an element of the sql member of a `const
+    table, a parameter of a static helper whose every call in the file
+    passes such a constant, a parameter of a function the files share
+    (storage/db_read.c's db_read_prepare()) whose every call in cmd/
+    pipeline/ storage/ passes one in its own file, or an element of the sql member of a `const
     struct db_write_table *` (storage/db_write.c's writer) when every
     struct db_write_table in the tree is a `static const` whose sql is such
     a constant;
@@ -109,6 +111,10 @@ def stringify_macros(src):
                 names.add(name)
     return names
 
+
+# Set by main(): each .c file of the tree as (its text, its text with the
+# headers), comments stripped: where the calls of a shared function are.
+TREE = []
 
 # Set by main(): every struct db_write_table of the tree is a static const
 # whose sql member is a constant (write_table_violations() finds none).
@@ -215,6 +221,24 @@ def constant(expr, src, seen=()):
             if len(a) <= pos or not constant(a[pos], src, seen):
                 return False
         return True
+    # a parameter of a function the files share: every call in the tree,
+    # each checked in its own file, must pass a constant
+    fn = re.search(r"^(?!static\b)\w[\w\s\*]*?\b(\w+)\s*\(([^)]*\bconst\s+char\s*\*\s*%s\b"
+                   r"[^)]*)\)\s*\{" % re.escape(root), src, re.M)
+    if fn and fn.group(1) not in seen:
+        name, params = fn.group(1), fn.group(2)
+        idx = [p.strip() for p in params.split(",")]
+        pos = next(i for i, p in enumerate(idx) if re.search(r"\b%s$" % re.escape(root), p))
+        n = 0
+        for text, full in TREE:
+            for c in re.finditer(r"\b%s\s*\(" % re.escape(name), text):
+                if full == src and c.start() == fn.start(1):
+                    continue  # the definition
+                a = args_of(text, c.end())
+                if len(a) <= pos or not constant(a[pos], full, seen + (name,)):
+                    return False
+                n += 1
+        return n > 0
     return False
 
 
@@ -237,6 +261,9 @@ def main():
     for path in sources(root, ("pipeline", "storage"), ".h"):
         headers += strip_comments(open(os.path.join(root, path), errors="replace").read())
     nprep = 0
+    for path in sources(root, ("cmd", "pipeline", "storage"), ".c"):
+        src = strip_comments(open(os.path.join(root, path), errors="replace").read())
+        TREE.append((src, src + "\n" + headers))
     global WRITE_TABLES_CONSTANT
     WRITE_TABLES_CONSTANT = True
     for path in sources(root, ("cmd", "pipeline", "storage"), ".c"):

@@ -104,6 +104,13 @@ struct rank_result *unit_classify_reader(const char *what, struct trace_reader *
 
 struct gen_opts;
 
+/* Sets *o to a small tree's options in out: tp, dp, cp, ep and vpp 1, two
+ * layers a chunk of 8 compute kernels, seed 1, no summary line; pp stages,
+ * microbatches and the n iterations as given. The test sets what else it
+ * varies. */
+void unit_gen_opts(struct gen_opts *o, const char *out, int pp, int microbatches,
+		   const int *iterations, int n);
+
 /* Writes the synthetic trace tree of o (gen_run()); fails the test with
  * gen_run()'s message when it does not. */
 void unit_gen(const struct gen_opts *o);

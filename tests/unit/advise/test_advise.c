@@ -877,26 +877,15 @@ static void gen_job(const char *name, int pp, int vpp, int m, int layers, double
 	static const int iters[] = { 3, 4, 5 };
 	char out[256], path[320], line[512];
 	struct gen_slow_stage sl = { 2, slow };
-	struct gen_opts o = {
-		.out = out,
-		.tp = 1,
-		.pp = pp,
-		.dp = 1,
-		.cp = 1,
-		.ep = 1,
-		.vpp = vpp,
-		.microbatches = m,
-		.iterations = iters,
-		.niterations = 3,
-		.layers = layers / vpp,
-		.kpl = 8,
-		.seed = 7,
-		.quiet = true,
-		.slow_stages = &sl,
-		.nslow_stages = slow > 0,
-		.variant = GEN_WARMUP_CORE,
-	};
+	struct gen_opts o;
 	snprintf(out, sizeof(out), "%s/%s", unit_tmp, name);
+	unit_gen_opts(&o, out, pp, m, iters, 3);
+	o.vpp = vpp;
+	o.layers = layers / vpp;
+	o.seed = 7;
+	o.slow_stages = &sl;
+	o.nslow_stages = slow > 0;
+	o.variant = GEN_WARMUP_CORE;
 	unit_gen(&o);
 
 	struct gop *ops = NULL;

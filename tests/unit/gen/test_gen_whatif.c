@@ -40,29 +40,18 @@ static void run_job(const char *name, const struct job *j, struct whatif_result 
 	struct gen_straggler st = { j->strag_rank, j->strag };
 	struct gen_slow_stage sl = { -1, j->slow_last };
 	snprintf(out, sizeof(out), "%s/%s", unit_tmp, name);
-	struct gen_opts o = {
-		.out = out,
-		.tp = j->tp,
-		.pp = j->pp,
-		.dp = j->dp,
-		.cp = 1,
-		.ep = 1,
-		.vpp = j->vpp,
-		.microbatches = j->mb,
-		.iterations = iters,
-		.niterations = 2,
-		.layers = 2,
-		.kpl = 8,
-		.seed = 1,
-		.quiet = true,
-		.variant = j->variant,
-		.stragglers = &st,
-		.nstragglers = j->strag_rank >= 0,
-		.slow_stages = &sl,
-		.nslow_stages = j->slow_last > 0,
-		.gpus_per_host = 4,
-		.skew_max_ns = j->skew_max_ns,
-	};
+	struct gen_opts o;
+	unit_gen_opts(&o, out, j->pp, j->mb, iters, 2);
+	o.tp = j->tp;
+	o.dp = j->dp;
+	o.vpp = j->vpp;
+	o.variant = j->variant;
+	o.stragglers = &st;
+	o.nstragglers = j->strag_rank >= 0;
+	o.slow_stages = &sl;
+	o.nslow_stages = j->slow_last > 0;
+	o.gpus_per_host = 4;
+	o.skew_max_ns = j->skew_max_ns;
 	unit_gen(&o);
 
 	struct wi_table t;

@@ -1420,20 +1420,10 @@ static void test_whole_traces(void **state)
 	for (int nasty = 0; nasty < 2; nasty++) {
 		char *out = tmp_path(nasty ? "-gen-nasty" : "-gen");
 		int iters[] = { 3 };
-		struct gen_opts o = { .out = out,
-				      .tp = 1,
-				      .pp = 2,
-				      .dp = 1,
-				      .cp = 1,
-				      .ep = 1,
-				      .vpp = 1,
-				      .microbatches = 4,
-				      .iterations = iters,
-				      .niterations = 1,
-				      .layers = 2,
-				      .kpl = 3,
-				      .seed = 7,
-				      .quiet = true };
+		struct gen_opts o;
+		unit_gen_opts(&o, out, 2, 4, iters, 1);
+		o.kpl = 3;
+		o.seed = 7;
 		char err[128];
 		if (nasty)
 			assert_int_equal(gen_parse_nasty("all", &o.nasty, err, sizeof(err)), 0);

@@ -621,6 +621,44 @@ static void test_json_errors(void **state)
 	}
 }
 
+/* Devices or stages alone: the other follows from the order, but an
+ * interleaved one needs both and names the one missing. */
+static void test_json_devices_or_stages(void **state)
+{
+	static const struct {
+		const char *text, *err;
+		int devices, stages;
+	} cases[] = {
+		{ "{\"num_stages\": 4, \"num_microbatches\": 8}", NULL, 4, 4 },
+		{ "{\"num_devices\": 3, \"strategy\": \"dualpipe_v\", \"num_microbatches\": 8}",
+		  NULL, 3, 6 },
+		{ "{\"num_stages\": 5, \"strategy\": \"dualpipe_v\", \"num_microbatches\": 8}",
+		  NULL, 3, 5 },
+		{ "{\"num_stages\": 8, \"strategy\": \"interleave\", \"num_microbatches\": 8}",
+		  "interleave needs --devices as well as --stages", 0, 0 },
+		{ "{\"num_devices\": 4, \"strategy\": \"1f1b_interleave_overlap\", "
+		  "\"num_microbatches\": 8}",
+		  "1f1b_interleave_overlap needs --stages as well as --devices", 0, 0 },
+	};
+	struct sim_input in;
+	char err[512];
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_config(cases[i].text, 0, "");
+		assert_int_equal(load(&in, err, sizeof(err)), 0);
+		int rc = sim_input_finish(&in, err, sizeof(err));
+		if (cases[i].err) {
+			assert_int_equal(rc, PP_EINVAL);
+			assert_string_equal(err, cases[i].err);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_int_equal(in.cfg.devices, cases[i].devices);
+			assert_int_equal(in.cfg.stages, cases[i].stages);
+		}
+		sim_input_release(&in);
+	}
+}
+
 /* Keys after the first 16 MiB count too. */
 static void test_json_longer_than_16_mib(void **state)
 {
@@ -653,5 +691,6 @@ UNIT_MAIN(NULL, NULL,
 		  cmocka_unit_test(test_names),
 		  cmocka_unit_test(test_json_shapes),
 		  cmocka_unit_test(test_json_errors),
+		  cmocka_unit_test(test_json_devices_or_stages),
 		  cmocka_unit_test(test_json_longer_than_16_mib),
 	  })
