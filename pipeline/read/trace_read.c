@@ -788,52 +788,45 @@ static int read_hdr_int(struct cx *c, const char **pp, int64_t *v, bool *has)
 typedef int member_fn(struct cx *c, const char **pp, const char *k, size_t kn, void *ctx);
 typedef int element_fn(struct cx *c, const char **pp, void *ctx);
 
-static int each_member(struct cx *c, const char **pp, member_fn *fn, void *ctx)
+/* each_member() (mfn, in '{'...'}') and each_element() (efn, in '['...']')
+ * in one walk: the same brackets, commas and errors. */
+static int each_item(struct cx *c, const char **pp, member_fn *mfn, element_fn *efn, void *ctx)
 {
+	const char open = mfn ? '{' : '[', close = mfn ? '}' : ']';
 	const char *p = *pp, *k;
 	size_t kn;
 	bool more;
 	int rc;
-	if (*p != '{')
+	if (*p != open)
 		return skip_value(c, pp);
 	p++;
-	if ((rc = ws_need(c, &p, "a key or '}'")))
+	if ((rc = ws_need(c, &p, mfn ? "a key or '}'" : "a value or ']'")))
 		return rc;
-	more = *p != '}';
+	more = *p != close;
 	if (!more)
 		p++;
 	while (more) {
-		if ((rc = read_key(c, &p, &k, &kn, "a key string")) ||
-		    (rc = fn(c, &p, k, kn, ctx)) || (rc = member_end(c, &p, '}', &more)))
+		if (!mfn)
+			rc = efn(c, &p, ctx);
+		else if (!(rc = read_key(c, &p, &k, &kn, "a key string")))
+			rc = mfn(c, &p, k, kn, ctx);
+		if (rc || (rc = member_end(c, &p, close, &more)))
 			return rc;
-		if (more && (rc = ws_need(c, &p, "a key string")))
+		if (more && (rc = ws_need(c, &p, mfn ? "a key string" : "a value")))
 			return rc;
 	}
 	*pp = p;
 	return JS_OK;
 }
 
+static int each_member(struct cx *c, const char **pp, member_fn *fn, void *ctx)
+{
+	return each_item(c, pp, fn, NULL, ctx);
+}
+
 static int each_element(struct cx *c, const char **pp, element_fn *fn, void *ctx)
 {
-	const char *p = *pp;
-	bool more;
-	int rc;
-	if (*p != '[')
-		return skip_value(c, pp);
-	p++;
-	if ((rc = ws_need(c, &p, "a value or ']'")))
-		return rc;
-	more = *p != ']';
-	if (!more)
-		p++;
-	while (more) {
-		if ((rc = fn(c, &p, ctx)) || (rc = member_end(c, &p, ']', &more)))
-			return rc;
-		if (more && (rc = ws_need(c, &p, "a value")))
-			return rc;
-	}
-	*pp = p;
-	return JS_OK;
+	return each_item(c, pp, NULL, fn, ctx);
 }
 
 /* A list of ranks being formatted as "[0, 1]"; ok false once an element
