@@ -3,11 +3,14 @@
  * Inflating ahead (gzstream_read_ahead()): a thread fills a ring of
  * AHEAD_CHUNKS chunks in order (made++ per chunk) while the reader copies
  * out of chunk `taken % AHEAD_CHUNKS` and hands it back (taken++) once it
- * has copied all of it. mu guards made, taken, done and quit; a chunk's
- * bytes belong to whichever side the counters give it to. Only the thread
- * touches the inflater and the file until it has ended (done, and joined
- * by the reader before it reports how the stream ended). Every chunk but
- * the last is full.
+ * has copied all of it, or borrows chunks whole (gzstream_take(): `lent`
+ * of them from taken on, at most 2, handed back one call later). mu
+ * guards made, taken, done and quit; a chunk's bytes belong to whichever
+ * side the counters give it to. Only the thread touches the inflater and
+ * the file until it has ended (done, and joined by the reader before it
+ * reports how the stream ended). Every chunk but the last is full. A
+ * chunk's bytes start `room` bytes into its buffer, which has GZS_PAD more
+ * after them: what a borrower may write around them.
  */
 #include "gzstream.h"
 
@@ -23,8 +26,9 @@
 
 enum {
 	ZIN_SIZE = 1u << 20,      /* compressed input read at once */
-	AHEAD_CHUNK = 512u << 10, /* inflated ahead at once */
-	AHEAD_CHUNKS = 4
+	AHEAD_CHUNK = 512u << 10, /* inflated ahead at once, at most */
+	AHEAD_ROOM = 64u << 10,   /* room before a chunk's bytes, at most */
+	AHEAD_CHUNKS = 6          /* 2 lent, 4 for the thread to fill */
 };
 
 struct chunk {
@@ -40,8 +44,10 @@ struct ahead {
 	uint64_t made, taken;
 	bool done, quit, joined;
 	struct chunk c[AHEAD_CHUNKS];
-	size_t pos;        /* the reader's next byte in chunk taken */
-	uint64_t bytes_in; /* what the reader reports */
+	size_t chunk, room; /* a chunk's bytes at most, the room before them */
+	size_t pos;         /* the reader's next byte in chunk taken */
+	unsigned lent;      /* chunks lent from taken on (gzstream_take()) */
+	uint64_t bytes_in;  /* what the reader reports */
 };
 
 /* The file, the inflater and how far they got. */
@@ -151,9 +157,9 @@ static void *ahead_main(void *arg)
 			break;
 		struct chunk *c = &a->c[a->made % AHEAD_CHUNKS];
 		pthread_mutex_unlock(&a->mu);
-		c->len = fill(z, c->buf, AHEAD_CHUNK);
+		c->len = fill(z, c->buf + a->room, a->chunk);
 		c->bytes_in = z->bytes_in;
-		more = c->len == AHEAD_CHUNK;
+		more = c->len == a->chunk;
 		pthread_mutex_lock(&a->mu);
 		a->made++;
 		pthread_cond_broadcast(&a->cond);
@@ -182,11 +188,13 @@ static void ahead_stop(struct gzstream *z)
 	z->ahead = NULL;
 }
 
-bool gzstream_read_ahead(struct gzstream *z)
+bool gzstream_read_ahead(struct gzstream *z, size_t chunk)
 {
 	struct ahead *a = xcalloc(1, sizeof(*a));
+	a->chunk = chunk && chunk < AHEAD_CHUNK ? chunk : AHEAD_CHUNK;
+	a->room = a->chunk < AHEAD_ROOM ? a->chunk : AHEAD_ROOM;
 	for (int i = 0; i < AHEAD_CHUNKS; i++)
-		a->c[i].buf = xmalloc(AHEAD_CHUNK);
+		a->c[i].buf = xmalloc(a->room + a->chunk + GZS_PAD);
 	a->bytes_in = z->bytes_in;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cond, NULL);
@@ -199,37 +207,94 @@ bool gzstream_read_ahead(struct gzstream *z)
 	return true;
 }
 
+/* Hands k chunks back to the thread, from taken on. */
+static void give_back(struct ahead *a, unsigned k)
+{
+	pthread_mutex_lock(&a->mu);
+	a->taken += k;
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->mu);
+}
+
+/* Waits until chunk taken + k is made (true) or the thread has ended and
+ * none will be (false; joined: the stream's status is set). */
+static bool await_chunk(struct ahead *a, unsigned k)
+{
+	if (a->joined)
+		return false;
+	pthread_mutex_lock(&a->mu);
+	while (a->taken + k >= a->made && !a->done)
+		pthread_cond_wait(&a->cond, &a->mu);
+	bool have = a->taken + k < a->made;
+	pthread_mutex_unlock(&a->mu);
+	if (!have) {
+		pthread_join(a->thread, NULL);
+		a->joined = true;
+	}
+	return have;
+}
+
 /* gzstream_read() from the chunks inflated ahead. */
 static size_t read_ahead(struct gzstream *z, char *out, size_t cap)
 {
 	struct ahead *a = z->ahead;
 	size_t n = 0;
-	while (n < cap && !a->joined) {
-		pthread_mutex_lock(&a->mu);
-		while (a->taken == a->made && !a->done)
-			pthread_cond_wait(&a->cond, &a->mu);
-		bool have = a->taken < a->made;
-		pthread_mutex_unlock(&a->mu);
-		if (!have) { /* the thread has ended: the stream's status is set */
-			pthread_join(a->thread, NULL);
-			a->joined = true;
-			break;
-		}
+	if (a->lent) { /* read whole: copying goes on after them */
+		give_back(a, a->lent);
+		a->lent = 0;
+		a->pos = 0;
+	}
+	while (n < cap && await_chunk(a, 0)) {
 		struct chunk *c = &a->c[a->taken % AHEAD_CHUNKS];
 		size_t k = c->len - a->pos < cap - n ? c->len - a->pos : cap - n;
-		memcpy(out + n, c->buf + a->pos, k);
+		memcpy(out + n, c->buf + a->room + a->pos, k);
 		n += k;
 		a->pos += k;
 		a->bytes_in = c->bytes_in;
 		if (a->pos == c->len) {
 			a->pos = 0;
-			pthread_mutex_lock(&a->mu);
-			a->taken++;
-			pthread_cond_broadcast(&a->cond);
-			pthread_mutex_unlock(&a->mu);
+			give_back(a, 1);
 		}
 	}
 	return n;
+}
+
+size_t gzstream_take(struct gzstream *z, char **p)
+{
+	struct ahead *a = z->ahead;
+	if (a->lent == 2) { /* the older one: the caller is done with it */
+		give_back(a, 1);
+		a->lent = 1;
+	}
+	/* The rest of a chunk gzstream_read() began, or the next one. */
+	size_t from = a->lent ? 0 : a->pos;
+	if (!await_chunk(a, a->lent))
+		return 0;
+	struct chunk *c = &a->c[(a->taken + a->lent) % AHEAD_CHUNKS];
+	a->bytes_in = c->bytes_in;
+	if (c->len == from) { /* the last chunk, empty: the thread ends */
+		pthread_mutex_lock(&a->mu);
+		while (!a->done)
+			pthread_cond_wait(&a->cond, &a->mu);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thread, NULL);
+		a->joined = true;
+		return 0;
+	}
+	a->lent++;
+	a->pos = 0;
+	*p = c->buf + a->room + from;
+	return c->len - from;
+}
+
+size_t gzstream_room(const struct gzstream *z)
+{
+	return z->ahead->room;
+}
+
+size_t gzstream_chunk(const struct gzstream *z)
+{
+	return z->ahead->chunk;
 }
 
 struct gzstream *gzstream_new_raw(int fd, uint64_t done)

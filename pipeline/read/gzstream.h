@@ -15,6 +15,9 @@
 /* How the stream ended (gzstream_status()). */
 enum { GZS_MORE = 0, GZS_END, GZS_CUT, GZS_BAD, GZS_EIO };
 
+/* Writable bytes after a chunk that gzstream_take() lends. */
+enum { GZS_PAD = 64 };
+
 struct gzstream;
 
 /* A stream of the gzip file open on fd, whose first `have` bytes were read
@@ -28,11 +31,28 @@ struct gzstream *gzstream_new_raw(int fd, uint64_t done);
 /* NULL is fine. */
 void gzstream_free(struct gzstream *z);
 
-/* From now on, inflates ahead on a thread of its own (a few 512 KiB chunks
- * in flight) while the caller reads; what gzstream_read() and the others
- * return is the same. false (and z as before) when the thread cannot be
- * created. Call it once, before the first gzstream_read(). */
-bool gzstream_read_ahead(struct gzstream *z);
+/* From now on, inflates ahead on a thread of its own (a few chunks of
+ * `chunk` bytes in flight; 0 or more than 512 KiB: 512 KiB) while the
+ * caller reads; what gzstream_read() and the others return is the same.
+ * false (and z as before) when the thread cannot be created. Call it
+ * once, before the first gzstream_read() or gzstream_take(). */
+bool gzstream_read_ahead(struct gzstream *z, size_t chunk);
+
+/* Reading ahead, without a copy: lends the next bytes inflated ahead in
+ * place, up to a chunk's end (the rest of the chunk gzstream_read() was
+ * in, or the next one): *p points at them, with gzstream_room() writable
+ * bytes before them and GZS_PAD after. How many;
+ * 0 when the stream has ended (gzstream_status() says how). A chunk lent
+ * stays the caller's through the next call too (so that the unread end of
+ * one window can be copied in front of the next once it returns) and goes
+ * back at the call after that, or at the next gzstream_read(). Only after
+ * gzstream_read_ahead(). */
+size_t gzstream_take(struct gzstream *z, char **p);
+/* The room gzstream_take() leaves before what it lends, at least (min(the
+ * chunk, 64 KiB)), and the most it lends at once (a chunk). Only after
+ * gzstream_read_ahead(). */
+size_t gzstream_room(const struct gzstream *z);
+size_t gzstream_chunk(const struct gzstream *z);
 
 /* The next decompressed bytes into out[0..cap): how many. Fewer than cap
  * only when the stream ended (and 0 ever after): gzstream_status() says

@@ -62,6 +62,13 @@ struct trace_reader {
 
 	char *buf;
 	size_t cap, len, pos;
+	/* Reading ahead (gzs), buf may be a window lent by gzstream_take():
+	 * the chunk read ahead, the unread end of the window before copied in
+	 * front of it (lend: allowed; lent: now, while own holds the reader's
+	 * buffer of cap bytes; lend_max: the most bytes of such a window). */
+	bool lend, lent;
+	char *own;
+	size_t lend_max;
 	/* A plain regular file is mapped, not read: buf then points into a
 	 * reservation of map_size bytes (PROT_READ) holding the file's bytes
 	 * [base_off, base_off + len) and zero pages after them, and is never

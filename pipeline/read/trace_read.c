@@ -77,12 +77,22 @@ static int set_js_err(struct trace_reader *r, const struct js_err *e)
 
 /* ---- input ----------------------------------------------------------- */
 
-/* Inflates into buf[len..cap), or takes a plain file's bytes read ahead
- * (gzstream_new_raw()). Sets eof at the end of the data. */
-static int fill_gz(struct trace_reader *r)
+static void fit_scratch(struct trace_reader *r);
+
+/* One unit does not fit max_event bytes. */
+static int too_long(struct trace_reader *r, uint64_t off)
+{
+	return set_err(r, PP_EPARSE, off,
+		       "one event or value is longer than %zu bytes, expected a smaller one "
+		       "(raise max_event_bytes)",
+		       r->max_event);
+}
+
+/* After a read of the stream: the file bytes read, and at the end of the
+ * data eof and how it ended. */
+static int gz_status(struct trace_reader *r)
 {
 	int err_no;
-	r->len += gzstream_read(r->gzs, r->buf + r->len, r->cap - r->len);
 	r->file_bytes = gzstream_bytes_in(r->gzs);
 	switch (gzstream_status(r->gzs, &err_no)) {
 	case GZS_MORE: return 0;
@@ -93,6 +103,67 @@ static int fill_gz(struct trace_reader *r)
 	case GZS_BAD: r->gz_bad = true; break;
 	}
 	r->eof = true;
+	return 0;
+}
+
+/* Inflates into buf[len..cap), or takes a plain file's bytes read ahead
+ * (gzstream_new_raw()). Sets eof at the end of the data. */
+static int fill_gz(struct trace_reader *r)
+{
+	r->len += gzstream_read(r->gzs, r->buf + r->len, r->cap - r->len);
+	return gz_status(r);
+}
+
+/* Reading ahead: the next window is the next chunk read ahead, lent in
+ * place, with this window's unread end copied into the room before it, so
+ * that the chunk itself is not copied (a tenth of the parsing thread's
+ * work on gzip). 1 when that end does not fit the room: the reader's own
+ * buffer then takes it (refill()). */
+static int refill_lent(struct trace_reader *r)
+{
+	size_t tail = r->len - r->pos;
+	char *p;
+	if (tail > gzstream_room(r->gzs))
+		return 1;
+	size_t n = gzstream_take(r->gzs, &p);
+	if (n) { /* the window before stays valid until the next take */
+		memcpy(p - tail, r->buf + r->pos, tail);
+		if (!r->lent)
+			r->own = r->buf;
+		r->lent = true;
+		r->base_off += r->pos;
+		r->buf = p - tail;
+		r->len = tail + n;
+		r->pos = 0;
+		memset(r->buf + r->len, 0, JS_PAD);
+	}
+	return gz_status(r);
+}
+
+/* From a lent window back to the reader's own buffer, with the window's
+ * unread end (grown to hold it, up to max_event). */
+static int own_again(struct trace_reader *r)
+{
+	size_t tail = r->len - r->pos;
+	if (tail > r->cap) {
+		size_t ncap = r->cap;
+		while (ncap < tail)
+			ncap *= 2;
+		if (ncap > r->max_event)
+			ncap = r->max_event;
+		if (ncap < tail)
+			return too_long(r, off_of(r, r->buf + r->pos));
+		r->own = xrealloc(r->own, ncap + JS_PAD);
+		r->cap = ncap;
+		fit_scratch(r);
+	}
+	memcpy(r->own, r->buf + r->pos, tail);
+	r->base_off += r->pos;
+	r->buf = r->own;
+	r->own = NULL;
+	r->lent = false;
+	r->len = tail;
+	r->pos = 0;
 	return 0;
 }
 
@@ -126,10 +197,11 @@ static size_t page_size(void)
 }
 
 /* The scratch holds one event's kept strings, so it follows the window
- * (a mapped one shows up to a page more than cap). */
+ * (a mapped one shows up to a page more than cap, a lent one lend_max). */
 static void fit_scratch(struct trace_reader *r)
 {
-	size_t need = r->cap + (r->mapped ? page_size() : 0) + SCRATCH_SLACK;
+	size_t win = r->cap > r->lend_max ? r->cap : r->lend_max;
+	size_t need = win + (r->mapped ? page_size() : 0) + SCRATCH_SLACK;
 	if (r->scratch_cap < need) {
 		r->scratch_cap = need;
 		free(r->scratch);
@@ -234,6 +306,13 @@ static int refill(struct trace_reader *r)
 		if (unmap_to_read(r))
 			return r->rc;
 	}
+	if (r->lend) {
+		int rc = refill_lent(r);
+		if (rc <= 0)
+			return rc;
+	}
+	if (r->lent && own_again(r))
+		return r->rc;
 	if (r->pos > 0) {
 		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 		r->base_off += r->pos;
@@ -242,10 +321,7 @@ static int refill(struct trace_reader *r)
 	}
 	if (r->len == r->cap) {
 		if (r->cap >= r->max_event)
-			return set_err(r, PP_EPARSE, r->base_off,
-				       "one event or value is longer than %zu bytes, expected a "
-				       "smaller one (raise max_event_bytes)",
-				       r->max_event);
+			return too_long(r, r->base_off);
 		size_t ncap = r->cap * 2 > r->max_event ? r->max_event : r->cap * 2;
 		r->buf = xrealloc(r->buf, ncap + JS_PAD);
 		r->cap = ncap;
@@ -257,6 +333,22 @@ static int refill(struct trace_reader *r)
 }
 
 /* ---- open/close ------------------------------------------------------ */
+
+/* Reads ahead on a thread (gzstream_read_ahead(), chunks of the window's
+ * size up to its maximum) and lends its chunks as windows when such a
+ * window fits max_event: a unit bigger than max_event is an error whichever
+ * way the file is read. */
+static void start_ahead(struct trace_reader *r)
+{
+	if (!gzstream_read_ahead(r->gzs, r->window))
+		return;
+	size_t most = gzstream_room(r->gzs) + gzstream_chunk(r->gzs);
+	if (most <= r->max_event) {
+		r->lend = true;
+		r->lend_max = most;
+		fit_scratch(r);
+	}
+}
 
 static void alloc_window(struct trace_reader *r)
 {
@@ -412,7 +504,7 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 		r->gz = true;
 		r->gzs = gzstream_new(r->fd, magic, 2, r->gunzip);
 		if (r->read_ahead)
-			gzstream_read_ahead(r->gzs); /* else inflated here */
+			start_ahead(r); /* else inflated here */
 		r->file_bytes = 2;
 	} else {
 		memcpy(r->buf, magic, (size_t)k);
@@ -423,7 +515,7 @@ struct trace_reader *trace_reader_open(const char *path, const struct trace_read
 			r->eof = true;
 		else if (r->read_ahead) { /* read() on a thread, ahead of the parser */
 			r->gzs = gzstream_new_raw(r->fd, (uint64_t)k);
-			gzstream_read_ahead(r->gzs);
+			start_ahead(r);
 		}
 	}
 	return r;
@@ -463,7 +555,7 @@ void trace_reader_close(struct trace_reader *r)
 	if (r->mapped)
 		unmap_window(r);
 	else
-		free(r->buf);
+		free(r->lent ? r->own : r->buf);
 	free(r->scratch);
 	free(r->hdr_backend);
 	free(r->hdr_nccl);
@@ -696,52 +788,45 @@ static int read_hdr_int(struct cx *c, const char **pp, int64_t *v, bool *has)
 typedef int member_fn(struct cx *c, const char **pp, const char *k, size_t kn, void *ctx);
 typedef int element_fn(struct cx *c, const char **pp, void *ctx);
 
-static int each_member(struct cx *c, const char **pp, member_fn *fn, void *ctx)
+/* each_member() (mfn, in '{'...'}') and each_element() (efn, in '['...']')
+ * in one walk: the same brackets, commas and errors. */
+static int each_item(struct cx *c, const char **pp, member_fn *mfn, element_fn *efn, void *ctx)
 {
+	const char open = mfn ? '{' : '[', close = mfn ? '}' : ']';
 	const char *p = *pp, *k;
 	size_t kn;
 	bool more;
 	int rc;
-	if (*p != '{')
+	if (*p != open)
 		return skip_value(c, pp);
 	p++;
-	if ((rc = ws_need(c, &p, "a key or '}'")))
+	if ((rc = ws_need(c, &p, mfn ? "a key or '}'" : "a value or ']'")))
 		return rc;
-	more = *p != '}';
+	more = *p != close;
 	if (!more)
 		p++;
 	while (more) {
-		if ((rc = read_key(c, &p, &k, &kn, "a key string")) ||
-		    (rc = fn(c, &p, k, kn, ctx)) || (rc = member_end(c, &p, '}', &more)))
+		if (!mfn)
+			rc = efn(c, &p, ctx);
+		else if (!(rc = read_key(c, &p, &k, &kn, "a key string")))
+			rc = mfn(c, &p, k, kn, ctx);
+		if (rc || (rc = member_end(c, &p, close, &more)))
 			return rc;
-		if (more && (rc = ws_need(c, &p, "a key string")))
+		if (more && (rc = ws_need(c, &p, mfn ? "a key string" : "a value")))
 			return rc;
 	}
 	*pp = p;
 	return JS_OK;
 }
 
+static int each_member(struct cx *c, const char **pp, member_fn *fn, void *ctx)
+{
+	return each_item(c, pp, fn, NULL, ctx);
+}
+
 static int each_element(struct cx *c, const char **pp, element_fn *fn, void *ctx)
 {
-	const char *p = *pp;
-	bool more;
-	int rc;
-	if (*p != '[')
-		return skip_value(c, pp);
-	p++;
-	if ((rc = ws_need(c, &p, "a value or ']'")))
-		return rc;
-	more = *p != ']';
-	if (!more)
-		p++;
-	while (more) {
-		if ((rc = fn(c, &p, ctx)) || (rc = member_end(c, &p, ']', &more)))
-			return rc;
-		if (more && (rc = ws_need(c, &p, "a value")))
-			return rc;
-	}
-	*pp = p;
-	return JS_OK;
+	return each_item(c, pp, NULL, fn, ctx);
 }
 
 /* A list of ranks being formatted as "[0, 1]"; ok false once an element

@@ -977,6 +977,60 @@ static void test_small_window_refills(void **state)
 	strbuf_release(&sb);
 }
 
+/* Reading ahead with windows lent by the reading thread (gzstream_take()):
+ * chunks as small as the window asked for, events shorter and longer than
+ * the room before a chunk (then the reader's own buffer takes over, grown
+ * for the longest), plain and gzip, read as without a thread; a unit longer
+ * than max_event_bytes is the same error either way. */
+static void test_lent_windows(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "{\"traceEvents\":[");
+	for (int i = 0; i < 2000; i++)
+		strbuf_addf(
+			&sb,
+			"%s{\"ph\":\"X\",\"name\":\"e%d\",\"ts\":%d.25,\"args\":{\"pad\":\"%*s\"}}",
+			i ? "," : "", i, i, i % 7 == 0 ? 40 * (i % 50) : i % 13, "");
+	strbuf_addstr(&sb, "]}");
+	static const size_t windows[] = { 16, 64, 300, 4096, 0 };
+	for (int gz = 0; gz < 2; gz++) {
+		char *path = write_file(sb.buf, sb.len, gz);
+		for (size_t w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+			for (int thread = 0; thread < 2; thread++) {
+				struct trace_reader_opts o = { .window_bytes = windows[w],
+							       .read_thread = thread };
+				struct trace_reader *r = trace_reader_open(path, &o);
+				int i;
+				assert_int_equal(read_numbered(r, "e", 250, SIZE_MAX, &i), 0);
+				assert_int_equal(i, 2000);
+				assert_int_equal(trace_reader_bytes_text(r), sb.len);
+				trace_reader_close(r);
+			}
+		}
+		/* max_event 1,024: the 1,960-byte pads do not fit, alike */
+		char err[2][1024];
+		for (int thread = 0; thread < 2; thread++) {
+			struct trace_reader_opts o = { .window_bytes = 64,
+						       .max_event_bytes = 1024,
+						       .read_thread = thread };
+			struct trace_reader *r = trace_reader_open(path, &o);
+			struct trace_event ev;
+			int rc;
+			while ((rc = trace_reader_next(r, &ev)) > 0)
+				;
+			assert_int_equal(rc, PP_EPARSE);
+			snprintf(err[thread], sizeof(err[thread]), "%s", trace_reader_error(r));
+			trace_reader_close(r);
+		}
+		assert_non_null(strstr(err[0], "longer than 1024 bytes"));
+		assert_string_equal(err[0], err[1]);
+		unlink(path);
+		free(path);
+	}
+	strbuf_release(&sb);
+}
+
 /* The fuzz target's checks (differential windows, NUL-terminated strings)
  * on every seed and every past crash input. */
 #include "tests/fuzz/fuzz_trace_read.c"
@@ -1483,6 +1537,7 @@ UNIT_MAIN(NULL, NULL,
 		  cmocka_unit_test(test_errors),
 		  cmocka_unit_test(test_tolerated),
 		  cmocka_unit_test(test_small_window_refills),
+		  cmocka_unit_test(test_lent_windows),
 		  cmocka_unit_test(test_fuzz_regressions),
 		  cmocka_unit_test(test_simd_default),
 		  cmocka_unit_test(test_key_cache_limits),
