@@ -100,10 +100,14 @@ struct intern {
 #define OCOLS 9
 #define OBATCH 32
 
+#define DB_AGG_NSTMT 16 /* db_agg.c's queries */
+
 struct db {
 	struct sqlite3 *conn;
 	int busy_timeout_ms;
 	struct sqlite3_stmt *st[S_COUNT]; /* prepared on first use, then reused */
+	/* db_agg.c's reads, kept between calls (those not being read). */
+	struct sqlite3_stmt *agg_st[DB_AGG_NSTMT];
 	bool readonly;
 	int err_code;
 	char errmsg[512];
