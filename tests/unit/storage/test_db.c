@@ -393,6 +393,16 @@ static void test_views_recreated_within_a_version(void **state)
 	assert_non_null(db);
 	assert_rows(db, "SELECT DISTINCT type FROM kernels", "old\n");
 	db_close(db);
+	/* A connection that may only read the file (SQLite opens a file of
+	 * mode 0444 so for a writer) takes it as it is. */
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(schema_apply(c, err, sizeof(err)), 0);
+	sqlite3_close(c);
+	db = db_open(path, DB_READONLY, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "SELECT DISTINCT type FROM kernels", "old\n");
+	db_close(db);
 	db = db_open(path, 0, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "7\n");
