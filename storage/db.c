@@ -549,6 +549,8 @@ void db_close(struct db *db)
 		db_trace_rollback(db);
 	for (int i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(db->st[i]);
+	for (int i = 0; i < DB_AGG_NSTMT; i++)
+		sqlite3_finalize(db->agg_st[i]);
 	sqlite3_close(db->conn);
 	intern_clear(&db->names);
 	intern_clear(&db->pgroups);

@@ -35,6 +35,7 @@ enum {
 	Q_OP_SOURCE,
 	Q_OP_WORKERS,
 	Q_ANNOTATIONS,
+	Q_HAS_STEPS,
 	Q_COUNT
 };
 
@@ -127,7 +128,42 @@ static const char *const query_sql[Q_COUNT] = {
 	" a.overlap_ns FROM traces t JOIN annotation_t a ON a.trace_id = t.id"
 	" JOIN names n ON n.id = a.name_id WHERE t.iteration = ?1"
 	" ORDER BY t.rank, a.gpu_ns DESC, n.name",
+
+	"SELECT 1 FROM step_t WHERE trace_id = ?1 LIMIT 1",
 };
+
+_Static_assert(Q_COUNT <= DB_AGG_NSTMT, "struct db keeps a statement of each query");
+
+/* Query q's statement: the one a finished read gave back, else prepared
+ * (NULL, SQLite's message in the connection, when it cannot be). A read
+ * holds it until give(): a callback that runs the same query meanwhile
+ * prepares its own. Preparing each query again for every iteration was 4 %
+ * of ppagg's instructions on 44 iterations of an op trace. */
+static sqlite3_stmt *take(struct db *db, int q)
+{
+	sqlite3_stmt *st = db->agg_st[q];
+	db->agg_st[q] = NULL;
+	if (!st && sqlite3_prepare_v3(db_sqlite(db), query_sql[q], -1, SQLITE_PREPARE_PERSISTENT,
+				      &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* Gives back query q's statement st (NULL: none), reset, its values
+ * unbound, for the next read (finalized when another is kept already). */
+static void give(struct db *db, int q, sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (db->agg_st[q])
+		sqlite3_finalize(st);
+	else
+		db->agg_st[q] = st;
+}
 
 static const char *const what[Q_COUNT] = {
 	"cannot list iterations",
@@ -144,6 +180,7 @@ static const char *const what[Q_COUNT] = {
 	"cannot read an op-trace import",
 	"cannot read the ops' workers",
 	"cannot read annotations",
+	"cannot read steps",
 };
 
 /* The caller's callback of one kind of row, and its context. */
@@ -196,12 +233,15 @@ static int each(struct db *db, int q, int64_t iteration, const char *name,
 		int *nrows)
 {
 	struct counted c = { row, v, 0 };
-	sqlite3_stmt *st = db_read_prepare(db, query_sql[q], what[q]);
-	if (st && q != Q_ITERATIONS)
+	sqlite3_stmt *st = take(db, q);
+	if (!st)
+		return db_note_sql_error(db, what[q]);
+	if (q != Q_ITERATIONS)
 		sqlite3_bind_int64(st, 1, iteration);
-	else if (st && name)
+	else if (name)
 		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	int rc = db_read_rows(db, st, count_row, &c, what[q]);
+	int rc = db_read_each(db, st, count_row, &c, what[q]);
+	give(db, q, st);
 	if (nrows)
 		*nrows = c.n;
 	return rc;
@@ -483,9 +523,7 @@ int db_agg_steps(struct db *db, int64_t iteration,
 	int by[RR_NPHASES], s = SQLITE_DONE, ss = SQLITE_DONE, rc = 0;
 	for (int code = 1; code <= RR_NPHASES; code++)
 		by[name_order(ph_name, code, RR_NPHASES + 1) - 1] = code - 1;
-	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_STEP_TRACES], -1, &t, NULL) !=
-		    SQLITE_OK ||
-	    sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_STEPS], -1, &st, NULL) != SQLITE_OK) {
+	if (!(t = take(db, Q_STEP_TRACES)) || !(st = take(db, Q_STEPS))) {
 		rc = db_note_sql_error(db, what[Q_STEPS]);
 		goto out;
 	}
@@ -509,8 +547,8 @@ int db_agg_steps(struct db *db, int64_t iteration,
 	if (!rc && s != SQLITE_DONE)
 		rc = db_note_sql_error(db, what[Q_STEP_TRACES]);
 out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(t);
+	give(db, Q_STEPS, st);
+	give(db, Q_STEP_TRACES, t);
 	free(v);
 	return rc;
 }
@@ -524,7 +562,7 @@ static int blocks(struct db *db, int q, const int64_t *keys, size_t n,
 	sqlite3_stmt *st;
 	int s = SQLITE_DONE, rc = 0;
 	bgroup_orders(&g);
-	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[q], -1, &st, NULL) != SQLITE_OK)
+	if (!(st = take(db, q)))
 		return db_note_sql_error(db, what[q]);
 	sqlite3_bind_int(st, 2, RR_MEMORY);
 	sqlite3_bind_int(st, 3, RR_OTHER);
@@ -536,7 +574,7 @@ static int blocks(struct db *db, int q, const int64_t *keys, size_t n,
 		if (!rc && s != SQLITE_DONE)
 			rc = db_note_sql_error(db, what[q]);
 	}
-	sqlite3_finalize(st);
+	give(db, q, st);
 	if (!rc && g.n)
 		rc = bgroup_flush(&g);
 	free(g.k);
@@ -605,12 +643,10 @@ int db_agg_blocks_why(struct db *db, int64_t iteration,
 	sqlite3_stmt *st;
 	int s = SQLITE_DONE, rc = 0;
 	bgroup_orders(&S.g);
-	if (sqlite3_prepare_v2(db_sqlite(db), "SELECT 1 FROM step_t WHERE trace_id = ?1 LIMIT 1",
-			       -1, &S.steps, NULL) != SQLITE_OK)
-		return db_note_sql_error(db, "cannot read steps");
-	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_BLOCKS_WHY], -1, &st, NULL) !=
-	    SQLITE_OK) {
-		sqlite3_finalize(S.steps);
+	if (!(S.steps = take(db, Q_HAS_STEPS)))
+		return db_note_sql_error(db, what[Q_HAS_STEPS]);
+	if (!(st = take(db, Q_BLOCKS_WHY))) {
+		give(db, Q_HAS_STEPS, S.steps);
 		return db_note_sql_error(db, what[Q_BLOCKS_WHY]);
 	}
 	sqlite3_bind_int64(st, 1, iteration);
@@ -618,8 +654,8 @@ int db_agg_blocks_why(struct db *db, int64_t iteration,
 		rc = scan_row(db, st, &S);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_note_sql_error(db, what[Q_BLOCKS_WHY]);
-	sqlite3_finalize(st);
-	sqlite3_finalize(S.steps);
+	give(db, Q_BLOCKS_WHY, st);
+	give(db, Q_HAS_STEPS, S.steps);
 	if (!rc && S.g.n)
 		rc = bgroup_flush(&S.g);
 	free(S.g.k);
@@ -640,8 +676,7 @@ static int ops(struct db *db, int64_t iteration, bool kineto,
 {
 	sqlite3_stmt *t = NULL, *o = NULL;
 	int s = SQLITE_DONE, so = SQLITE_DONE, rc = 0;
-	if (sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_OP_TRACES], -1, &t, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db_sqlite(db), query_sql[Q_OP_ROWS], -1, &o, NULL) != SQLITE_OK) {
+	if (!(t = take(db, Q_OP_TRACES)) || !(o = take(db, Q_OP_ROWS))) {
 		rc = db_note_sql_error(db, what[Q_OP_TRACES]);
 		goto out;
 	}
@@ -681,8 +716,8 @@ static int ops(struct db *db, int64_t iteration, bool kineto,
 	if (!rc && s != SQLITE_DONE)
 		rc = db_note_sql_error(db, what[Q_OP_TRACES]);
 out:
-	sqlite3_finalize(o);
-	sqlite3_finalize(t);
+	give(db, Q_OP_ROWS, o);
+	give(db, Q_OP_TRACES, t);
 	return rc;
 }
 

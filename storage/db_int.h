@@ -100,10 +100,14 @@ struct intern {
 #define OCOLS 9
 #define OBATCH 32
 
+#define DB_AGG_NSTMT 16 /* db_agg.c's queries */
+
 struct db {
 	struct sqlite3 *conn;
 	int busy_timeout_ms;
 	struct sqlite3_stmt *st[S_COUNT]; /* prepared on first use, then reused */
+	/* db_agg.c's reads, kept between calls (those not being read). */
+	struct sqlite3_stmt *agg_st[DB_AGG_NSTMT];
 	bool readonly;
 	int err_code;
 	char errmsg[512];
@@ -276,6 +280,10 @@ struct sqlite3_stmt *db_read_prepare(struct db *db, const char *sql, const char 
  * callback's value, or PP_EDB after db_note_sql_error(db, what). A NULL st
  * (a failed db_read_prepare()) is PP_EDB, its error noted already. */
 int db_read_rows(struct db *db, struct sqlite3_stmt *st,
+		 int (*row)(struct sqlite3_stmt *st, void *ctx), void *ctx, const char *what);
+/* The same, leaving st to the caller (not finalized; a statement kept for
+ * the next read). A NULL st is PP_EDB, its error noted already. */
+int db_read_each(struct db *db, struct sqlite3_stmt *st,
 		 int (*row)(struct sqlite3_stmt *st, void *ctx), void *ctx, const char *what);
 
 #endif

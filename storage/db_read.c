@@ -20,7 +20,7 @@ sqlite3_stmt *db_read_prepare(struct db *db, const char *sql, const char *what)
 	return st;
 }
 
-int db_read_rows(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx),
+int db_read_each(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx),
 		 void *ctx, const char *what)
 {
 	int s = SQLITE_DONE, rc = 0;
@@ -30,6 +30,13 @@ int db_read_rows(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, v
 		rc = row(st, ctx);
 	if (!rc && s != SQLITE_DONE)
 		rc = db_note_sql_error(db, what);
+	return rc;
+}
+
+int db_read_rows(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx),
+		 void *ctx, const char *what)
+{
+	int rc = db_read_each(db, st, row, ctx, what);
 	sqlite3_finalize(st);
 	return rc;
 }

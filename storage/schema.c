@@ -21,9 +21,12 @@
  *   view is complete once ppagg has resolved the topology.
  * - One list of statements (schema[]): tables and indexes are created IF NOT
  *   EXISTS, so a file of an older version keeps its rows; views are dropped
- *   and created again whenever the version changes, so an upgraded file never
- *   keeps an old definition. Steps that change an existing table go into
- *   migrations[] under the version they upgrade from.
+ *   and created again whenever the version changes, and whenever a view of a
+ *   file of this version is stored with another definition than this build's
+ *   (a view rewritten for speed, its rows the same, needs no new version):
+ *   a file opened by a writer never keeps an old definition. Steps that
+ *   change an existing table go into migrations[] under the version they
+ *   upgrade from.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -41,18 +44,19 @@ _Static_assert(OP_FWD_COMPUTE == 0 && OP_BWD_COMPUTE == 1 && OP_GRADS_RS == 7,
 	       "the ops view labels op types 0 and 1 (computes), 1 and 7 (backward)");
 
 /* One statement of schema[]. For a view, drop is its DROP VIEW, run before
- * the CREATE on every version change. */
+ * the CREATE whenever the views are created again, and view its name. */
 struct schema_stmt {
 	const char *create;
 	const char *drop;
+	const char *view;
 };
-#define TABLE(sql)        \
-	{                 \
-		sql, NULL \
+#define TABLE(sql)              \
+	{                       \
+		sql, NULL, NULL \
 	}
-#define VIEW(name, select)                                                     \
-	{                                                                      \
-		"CREATE VIEW " name " AS " select, "DROP VIEW IF EXISTS " name \
+#define VIEW(name, select)                                                           \
+	{                                                                            \
+		"CREATE VIEW " name " AS " select, "DROP VIEW IF EXISTS " name, name \
 	}
 
 /* The schema of version SCHEMA_VERSION, in creation order. */
@@ -259,27 +263,44 @@ static const struct schema_stmt schema[] = {
 			       " AND c.f IS (CASE WHEN t.iteration IS NULL THEN t.folder END)"
 			       " AND c.r = t.rank"),
 
-	/* Code and name lookups are scalar subqueries so that the planner
-	 * keeps traces outside and one rowid range of kernel_t inside. */
-	VIEW("kernels", "SELECT"
-			" t.iteration AS iteration, t.rank AS rank,"
-			" (SELECT name FROM category_codes WHERE code = (k.code & 15)) AS category,"
-			" CASE (k.code >> 4) & 3 WHEN 0 THEN 'comp' WHEN 1 THEN 'comm'"
-			"  ELSE 'mem' END AS type,"
-			" (k.code >> 6) & 1 AS recompute,"
-			" (SELECT name FROM phase_codes WHERE code = (k.code >> 7) & 7) AS phase,"
-			" k.seq AS seq,"
-			" (SELECT name FROM names WHERE id = k.name_id) AS name,"
-			" k.stream AS stream,"
-			" t.window_start_ns + k.start AS start_ns, k.dur AS dur_ns,"
-			" k.correlation AS correlation,"
-			" (SELECT NULLIF(descr, '') FROM pgroups WHERE id = k.pg_id) AS pg_desc,"
-			" (SELECT NULLIF(ranks, '') FROM pgroups WHERE id = k.pg_id) AS pg_ranks,"
-			" (SELECT name FROM collective_codes WHERE code = (k.code >> 10) & 15)"
-			"  AS collective"
-			" FROM traces t"
-			" CROSS JOIN kernel_t k"
-			" ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"),
+	/* The names of the codes of kernel_t.code are CASE expressions, the
+	 * text of category_codes, phase_codes and collective_codes (a code
+	 * that has no row there gives NULL; test_db's
+	 * test_kernels_view_names_every_code holds them equal): a look-up
+	 * per row cost more than the rest of a scan of every kernel. The names
+	 * of kernels and process groups are scalar subqueries so that the
+	 * planner keeps traces outside and one rowid range of kernel_t
+	 * inside. */
+	VIEW("kernels",
+	     "SELECT"
+	     " t.iteration AS iteration, t.rank AS rank,"
+	     " CASE k.code & 15 WHEN 0 THEN 'fwd_computation'"
+	     "  WHEN 1 THEN 'fwd_communication' WHEN 2 THEN 'bwd_computation'"
+	     "  WHEN 3 THEN 'bwd_communication' WHEN 4 THEN 'pp_communication'"
+	     "  WHEN 5 THEN 'dp_communication' WHEN 6 THEN 'optimizer_computation'"
+	     "  WHEN 7 THEN 'memory' WHEN 8 THEN 'other' WHEN 9 THEN 'computation'"
+	     "  WHEN 10 THEN 'communication' WHEN 11 THEN 'bwd_computation_recompute'"
+	     "  WHEN 12 THEN 'bwd_communication_recompute' END AS category,"
+	     " CASE (k.code >> 4) & 3 WHEN 0 THEN 'comp' WHEN 1 THEN 'comm'"
+	     "  ELSE 'mem' END AS type,"
+	     " (k.code >> 6) & 1 AS recompute,"
+	     " CASE (k.code >> 7) & 7 WHEN 1 THEN 'fwd' WHEN 2 THEN 'bwd' WHEN 3 THEN 'pp'"
+	     "  WHEN 4 THEN 'dp' WHEN 5 THEN 'opt' END AS phase,"
+	     " k.seq AS seq,"
+	     " (SELECT name FROM names WHERE id = k.name_id) AS name,"
+	     " k.stream AS stream,"
+	     " t.window_start_ns + k.start AS start_ns, k.dur AS dur_ns,"
+	     " k.correlation AS correlation,"
+	     " (SELECT NULLIF(descr, '') FROM pgroups WHERE id = k.pg_id) AS pg_desc,"
+	     " (SELECT NULLIF(ranks, '') FROM pgroups WHERE id = k.pg_id) AS pg_ranks,"
+	     " CASE (k.code >> 10) & 15 WHEN 1 THEN 'all_reduce' WHEN 2 THEN 'reduce_scatter'"
+	     "  WHEN 3 THEN 'all_gather' WHEN 4 THEN 'other' WHEN 5 THEN 'all_to_all'"
+	     "  WHEN 6 THEN 'broadcast' WHEN 7 THEN 'reduce' WHEN 8 THEN 'gather'"
+	     "  WHEN 9 THEN 'scatter' WHEN 10 THEN 'send' WHEN 11 THEN 'recv'"
+	     "  WHEN 12 THEN 'send_recv' WHEN 13 THEN 'barrier' END AS collective"
+	     " FROM traces t"
+	     " CROSS JOIN kernel_t k"
+	     " ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)"),
 
 	VIEW("annotations",
 	     "SELECT"
@@ -703,6 +724,48 @@ static int foreign_tables(sqlite3 *db, int *n, char *err, size_t errlen)
 			 NULL, n, err, errlen);
 }
 
+/* Whether every view of schema[] is stored with this build's definition
+ * (*current 1) or one is missing or differs (0). SQLite keeps a view's
+ * CREATE statement as it was given. */
+static int views_current(sqlite3 *db, int *current, char *err, size_t errlen)
+{
+	const size_t nschema = sizeof(schema) / sizeof(schema[0]);
+	size_t nviews = 0, same = 0;
+	sqlite3_stmt *st;
+	int rc;
+	for (size_t i = 0; i < nschema; i++)
+		nviews += schema[i].view != NULL;
+	if (sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view'", -1,
+			       &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		return PP_EDB;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *stored = (const char *)sqlite3_column_text(st, 1);
+		for (size_t i = 0; name && stored && i < nschema; i++)
+			if (schema[i].view && !strcmp(schema[i].view, name)) {
+				same += !strcmp(schema[i].create, stored);
+				break;
+			}
+	}
+	if (rc != SQLITE_DONE)
+		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	*current = same == nviews;
+	return rc == SQLITE_DONE ? 0 : PP_EDB;
+}
+
+/* *v the version of db; *current 1 when it is SCHEMA_VERSION with this
+ * build's views (nothing to do), else 0. */
+static int schema_state(sqlite3 *db, int *v, int *current, char *err, size_t errlen)
+{
+	*current = 0;
+	if (user_version(db, v, err, errlen))
+		return PP_EDB;
+	return *v == SCHEMA_VERSION ? views_current(db, current, err, errlen) : 0;
+}
+
 /* Inserts (code, name) into a code table with the prepared INSERT st. */
 static int insert_code(sqlite3 *db, sqlite3_stmt *st, int code, const char *name, char *err,
 		       size_t errlen)
@@ -756,7 +819,8 @@ out:
 
 /* Brings a file of version v (0 = new) to SCHEMA_VERSION: the migration
  * steps (existing files only), every table, the code tables, then every
- * view dropped and created again. Inside the caller's transaction. */
+ * view dropped and created again (all a file of SCHEMA_VERSION with another
+ * build's views needs). Inside the caller's transaction. */
 static int upgrade(sqlite3 *db, int v, char *err, size_t errlen)
 {
 	const size_t nschema = sizeof(schema) / sizeof(schema[0]);
@@ -808,17 +872,19 @@ int schema_check_readable(sqlite3 *db, char *err, size_t errlen)
 
 int schema_apply(sqlite3 *db, char *err, size_t errlen)
 {
-	int v = 0, ntables = 0, rc;
-	if (user_version(db, &v, err, errlen))
-		return PP_EDB;
-	if (v == SCHEMA_VERSION)
+	int v = 0, current = 0, ntables = 0, rc;
+	if ((rc = schema_state(db, &v, &current, err, errlen)) || current)
+		return rc;
+	/* A file of this version that this process may only read keeps its
+	 * views: another build's give the same rows. */
+	if (v == SCHEMA_VERSION && sqlite3_db_readonly(db, "main") == 1)
 		return 0;
 	if ((rc = db_exec(db, "BEGIN IMMEDIATE", err, errlen)))
 		return rc;
 	/* Re-read under the write lock: another process may have won. */
-	if ((rc = user_version(db, &v, err, errlen)))
+	if ((rc = schema_state(db, &v, &current, err, errlen)))
 		goto out_rollback;
-	if (v == SCHEMA_VERSION)
+	if (current)
 		return db_exec(db, "COMMIT", err, errlen);
 	if (v > SCHEMA_VERSION) {
 		snprintf(err, errlen,

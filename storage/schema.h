@@ -47,8 +47,11 @@ enum {
  * trace, so a trace's kernels (ops) are one rowid range and need no index. */
 #define DB_KROW_SHIFT 32
 
-/* Brings db to SCHEMA_VERSION inside one IMMEDIATE transaction (safe when
- * several processes open a new file at once). Returns 0, or PP_EDB with a
+/* Brings db to SCHEMA_VERSION, and its views to this build's definitions
+ * when a view of a file of SCHEMA_VERSION is stored otherwise, inside one
+ * IMMEDIATE transaction (safe when several processes open a new file at
+ * once); a file already current is only read, and one of SCHEMA_VERSION
+ * that the connection may only read keeps its views. Returns 0, or PP_EDB with a
  * message in err (e.g. the file is from a newer pptrace). */
 int schema_apply(struct sqlite3 *db, char *err, size_t errlen);
 /* 0 when db already has exactly SCHEMA_VERSION; PP_EDB with a message

@@ -170,6 +170,21 @@ int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd, char *er
 	return walk(atfd, path, flags, true, &links, dirfd, err, errlen);
 }
 
+/* The number of a temporary name: random once per process, then the next
+ * one on each call (O_EXCL refuses a name taken; the caller tries the
+ * next), one getrandom() per process instead of one per file. */
+static unsigned long long tmp_number(void)
+{
+	static unsigned long long base, next;
+	if (!base) {
+		if (getrandom(&base, sizeof(base), 0) != (ssize_t)sizeof(base))
+			base = (unsigned long long)pp_now_ns() ^
+			       ((unsigned long long)getpid() << 32);
+		base |= 1;
+	}
+	return base + __atomic_fetch_add(&next, 0x9e3779b97f4a7c15ULL, __ATOMIC_RELAXED);
+}
+
 static bool valid_name(const char *name)
 {
 	return name[0] && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
@@ -180,7 +195,9 @@ static void release(struct safefile *sf)
 	if (sf->dirfd >= 0)
 		close(sf->dirfd);
 	free(sf->name);
+	free(sf->buf);
 	sf->name = NULL;
+	sf->buf = NULL;
 	sf->fp = NULL;
 	sf->dirfd = -1;
 	sf->tmpname[0] = '\0';
@@ -198,10 +215,7 @@ int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err, s
 		return fail(errno, err, errlen, "bad folder for '%s': %s", name, strerror(errno));
 	sf->name = xstrdup(name);
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
-		unsigned long long r = 0;
-		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
-			r = (unsigned long long)pp_now_ns() ^ ((unsigned long long)getpid() << 32);
-		snprintf(sf->tmpname, sizeof(sf->tmpname), ".pp-%016llx.tmp", r);
+		snprintf(sf->tmpname, sizeof(sf->tmpname), ".pp-%016llx.tmp", tmp_number());
 		fd = openat(sf->dirfd, sf->tmpname,
 			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
@@ -220,6 +234,10 @@ int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err, s
 		safefile_abort(sf);
 		return fail(e, err, errlen, "cannot open '%s': %s", name, strerror(e));
 	}
+	/* A buffer of ours: stdio would fstat() the file for its block size
+	 * and write 4 KiB at a time. */
+	sf->buf = xmalloc(SAFEFILE_BUF);
+	setvbuf(sf->fp, sf->buf, _IOFBF, SAFEFILE_BUF);
 	return 0;
 }
 

@@ -44,8 +44,13 @@ struct safefile {
 	FILE *fp;         /* write the content here (stdio, fully buffered) */
 	int dirfd;        /* the folder, owned by the safefile */
 	char *name;       /* final name (one component) */
+	char *buf;        /* fp's buffer (SAFEFILE_BUF bytes) */
 	char tmpname[64]; /* temporary name in the same folder */
 };
+
+/* The bytes a safefile buffers before it writes: most report files go out
+ * in one write(). */
+#define SAFEFILE_BUF 65536
 
 /* Starts writing `name` (a single path component: no '/', not "." or "..")
  * in the folder dirfd (borrowed: it is dup'ed). On success sf->fp is open. */

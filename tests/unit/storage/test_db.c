@@ -366,6 +366,91 @@ static void test_views_recreated_on_version_change(void **state)
 	rm_db(fresh);
 }
 
+/* A file of this version whose views another build of it wrote (here the
+ * kernels view's names by a look-up per row, as they were) gets this
+ * build's views when a writer opens it, its rows unchanged; a reader
+ * leaves it as it is. */
+static void test_views_recreated_within_a_version(void **state)
+{
+	(void)state;
+	char err[512], *path;
+	struct db *db = new_db(&path);
+	store_sample(db, "/x/iteration_15/rank_3.json", 3);
+	char *want = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
+			      "ORDER BY name");
+	char *kernels = rows(db, "SELECT * FROM kernels");
+	assert_int_equal(
+		sqlite3_exec(db_sqlite(db),
+			     "DROP VIEW kernels; CREATE VIEW kernels AS SELECT"
+			     " t.iteration AS iteration, t.rank AS rank,"
+			     " (SELECT name FROM category_codes WHERE code = (k.code & 15))"
+			     " AS category, 'old' AS type FROM traces t CROSS JOIN kernel_t k"
+			     " ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
+	db_close(db);
+	db = db_open(path, DB_READONLY, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "SELECT DISTINCT type FROM kernels", "old\n");
+	db_close(db);
+	/* A connection that may only read the file (SQLite opens a file of
+	 * mode 0444 so for a writer) takes it as it is. */
+	sqlite3 *c;
+	assert_int_equal(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(schema_apply(c, err, sizeof(err)), 0);
+	sqlite3_close(c);
+	db = db_open(path, DB_READONLY, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "SELECT DISTINCT type FROM kernels", "old\n");
+	db_close(db);
+	db = db_open(path, 0, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_rows(db, "PRAGMA user_version", "7\n");
+	char *got = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
+			     "ORDER BY name");
+	assert_string_equal(got, want);
+	assert_rows(db, "SELECT * FROM kernels", kernels);
+	free(got);
+	free(kernels);
+	free(want);
+	drop_db(db, path);
+}
+
+/* The kernels view names every code of kernel_t.code (category, phase,
+ * collective: 14 bits) as the code tables do, NULL where they have no row:
+ * its CASE expressions and model/'s names are one vocabulary. */
+static void test_kernels_view_names_every_code(void **state)
+{
+	(void)state;
+	char *path;
+	struct db *db = new_db(&path);
+	assert_int_equal(sqlite3_exec(db_sqlite(db),
+				      "INSERT INTO names(id, name) VALUES (1, 'k');"
+				      "INSERT INTO traces(id, path, iteration, rank, status,"
+				      " window_start_ns) VALUES (1, '/t', 1, 0, 0, 0);"
+				      "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1"
+				      " FROM c WHERE x < 16383) INSERT INTO kernel_t(rowid, code,"
+				      " name_id, start, dur, correlation) SELECT (1 << 32) + x, x,"
+				      " 1, 0, 1, x FROM c",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_rows(db,
+		    "SELECT count(*), count(category), count(phase), count(collective)"
+		    " FROM kernels WHERE category IS NOT"
+		    " (SELECT name FROM category_codes WHERE code = correlation & 15)"
+		    " OR phase IS NOT (SELECT name FROM phase_codes"
+		    "  WHERE code = (correlation >> 7) & 7)"
+		    " OR collective IS NOT (SELECT name FROM collective_codes"
+		    "  WHERE code = (correlation >> 10) & 15)",
+		    "0|0|0|0\n");
+	/* Every name occurs: 13 categories, 5 phases, 13 collectives. */
+	assert_rows(db,
+		    "SELECT count(DISTINCT category), count(DISTINCT phase),"
+		    " count(DISTINCT collective), count(*) FROM kernels",
+		    "13|5|13|16384\n");
+	drop_db(db, path);
+}
+
 /* Stores a trace without kernels: identity, iteration (or none), claims. */
 static void store_claim(struct db *db, const char *path, const char *folder, int64_t iteration,
 			int64_t header, int64_t name)
@@ -1436,6 +1521,8 @@ UNIT_MAIN(NULL, NULL,
 		  cmocka_unit_test(test_old_versions_are_migrated),
 		  cmocka_unit_test(test_legacy_row_adopted),
 		  cmocka_unit_test(test_views_recreated_on_version_change),
+		  cmocka_unit_test(test_views_recreated_within_a_version),
+		  cmocka_unit_test(test_kernels_view_names_every_code),
 		  cmocka_unit_test(test_ranks_resolved),
 		  cmocka_unit_test(test_newer_or_foreign_file_refused),
 		  cmocka_unit_test(test_views_give_contract_values),
