@@ -603,10 +603,8 @@ int pptimer_run(const struct pptimer_opts *o, struct strbuf *err)
 	struct import_counts n = { 0 };
 	int rc = PP_EXIT_OK;
 
-	if (walk_dir(&wo, &l, why, sizeof(why))) {
-		pp_err(err, PP_EIO, "%s", why);
+	if (walk_dir(&wo, &l, err))
 		return PP_EXIT_FATAL;
-	}
 	if (o->db)
 		strbuf_addstr(&dbpath, o->db);
 	else

@@ -268,15 +268,15 @@ static int write_topology(const struct gen_opts *o, const struct gen_layout *lay
 	const char *names[2] = { name, "topology.txt" };
 	for (int i = 0; i < 2; i++) {
 		struct safefile sf;
-		char why[512];
-		if (safefile_open(&sf, fds[i], names[i], why, sizeof(why)))
-			return pp_err(err, PP_EIO, "%s: %s", o->out, why);
+		size_t mark = err->len;
+		if (safefile_open(&sf, fds[i], names[i], err))
+			return pp_err_prefix(err, mark, PP_EIO, "%s: ", o->out);
 		if (gen_layout_write_topology(lay, sf.fp)) {
 			safefile_abort(&sf);
 			return pp_err(err, PP_EIO, "%s: cannot write '%s'", o->out, names[i]);
 		}
-		if (safefile_commit(&sf, why, sizeof(why)))
-			return pp_err(err, PP_EIO, "%s: %s", o->out, why);
+		if (safefile_commit(&sf, err))
+			return pp_err_prefix(err, mark, PP_EIO, "%s: ", o->out);
 	}
 	return 0;
 }
@@ -422,9 +422,9 @@ static int open_output(struct run *R)
 	/* --out may be reached through the user's own symlinks; below it,
 	 * no symlink is followed (safefile.h). */
 	snprintf(tdir, sizeof(tdir), "%s/.truth", o->out);
-	if (safe_mkdirs(AT_FDCWD, o->out, 0, &R->outfd, err, sizeof(err)) ||
-	    safe_mkdirs(R->outfd, ".truth", SAFE_NOFOLLOW, &R->truthfd, err, sizeof(err)))
-		return pp_err(R->err, PP_EIO, "%s", err);
+	if (safe_mkdirs(AT_FDCWD, o->out, 0, &R->outfd, R->err) ||
+	    safe_mkdirs(R->outfd, ".truth", SAFE_NOFOLLOW, &R->truthfd, R->err))
+		return PP_EIO;
 	if (remove_matching(R->outfd, "unique_parallel_groups_*.txt"))
 		return pp_err(R->err, PP_EIO, "cannot prepare '%s': %s", o->out, strerror(errno));
 	if (write_topology(o, &R->lay, R->t0, R->outfd, R->truthfd, R->err))
@@ -557,8 +557,9 @@ static int write_iteration(struct run *R, int it)
 	snprintf(itname, sizeof(itname), "iteration_%d", it);
 	snprintf(dir, sizeof(dir), "%s/%s", o->out, itname);
 	snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
-	if (safe_mkdirs(R->outfd, itname, SAFE_NOFOLLOW, &itfd, err, sizeof(err))) {
-		rc = pp_err(R->err, PP_EIO, "%s: %s", o->out, err);
+	size_t mark = R->err->len;
+	if (safe_mkdirs(R->outfd, itname, SAFE_NOFOLLOW, &itfd, R->err)) {
+		rc = pp_err_prefix(R->err, mark, PP_EIO, "%s: ", o->out);
 	} else if (remove_matching(itfd, glob)) {
 		rc = pp_err(R->err, PP_EIO, "cannot prepare '%s': %s", dir, strerror(errno));
 	}

@@ -87,15 +87,16 @@ static int write_small(struct gen_truth *t, const char *name, const char *text, 
 		       size_t errlen)
 {
 	struct safefile sf;
-	char why[512];
-	if (safefile_open(&sf, t->dirfd, name, why, sizeof(why)))
+	struct strbuf why = STRBUF_INIT;
+	if (safefile_open(&sf, t->dirfd, name, &why))
 		goto fail;
 	fputs(text, sf.fp);
-	if (safefile_commit(&sf, why, sizeof(why)))
+	if (safefile_commit(&sf, &why))
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "%s: %s", t->dir, why);
+	snprintf(err, errlen, "%s: %s", t->dir, why.buf);
+	strbuf_release(&why);
 	return PP_EIO;
 }
 
@@ -118,12 +119,13 @@ struct gen_truth *gen_truth_open(int dirfd, const char *dir, const struct gen_la
 				 char *err, size_t errlen)
 {
 	struct gen_truth *t = xcalloc(1, sizeof(*t));
-	char why[512];
+	struct strbuf why = STRBUF_INIT;
 	t->dir = xstrdup(dir);
 	t->dirfd = dirfd;
 	for (int i = 0; i < TF_N; i++) {
-		if (safefile_open(&t->sf[i], dirfd, files[i], why, sizeof(why))) {
-			snprintf(err, errlen, "%s: %s", dir, why);
+		if (safefile_open(&t->sf[i], dirfd, files[i], &why)) {
+			snprintf(err, errlen, "%s: %s", dir, why.buf);
+			strbuf_release(&why);
 			gen_truth_abort(t);
 			return NULL;
 		}
@@ -500,12 +502,13 @@ int gen_truth_close(struct gen_truth *t, char *err, size_t errlen)
 	if (!t)
 		return 0;
 	for (int i = 0; i < TF_N; i++) {
-		char why[512];
-		if (safefile_commit(&t->sf[i], why, sizeof(why)) && !rc) {
+		struct strbuf why = STRBUF_INIT;
+		if (safefile_commit(&t->sf[i], &why) && !rc) {
 			rc = PP_EIO;
 			if (err)
-				snprintf(err, errlen, "%s: %s", t->dir, why);
+				snprintf(err, errlen, "%s: %s", t->dir, why.buf);
 		}
+		strbuf_release(&why);
 	}
 	free(t->dir);
 	free(t->rep);

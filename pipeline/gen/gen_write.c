@@ -542,7 +542,7 @@ int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, ch
 	int rc = 0;
 
 	const char *base = strrchr(w->path, '/');
-	if (safefile_open(&sf, w->dirfd, base ? base + 1 : w->path, NULL, 0)) {
+	if (safefile_open(&sf, w->dirfd, base ? base + 1 : w->path, NULL)) {
 		snprintf(err, errlen, "cannot create '%s': %s", w->path, strerror(errno));
 		return PP_EIO;
 	}
@@ -595,7 +595,7 @@ close:
 		snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
 		safefile_abort(&sf);
 		rc = PP_EIO;
-	} else if (safefile_commit(&sf, NULL, 0)) {
+	} else if (safefile_commit(&sf, NULL)) {
 		snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
 		rc = PP_EIO;
 	}

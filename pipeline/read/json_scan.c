@@ -602,8 +602,12 @@ int js_doc_load(const char *path, struct strbuf *text, const char **v, const cha
 {
 	struct js_err jerr = { 0 };
 	char why[256];
-	if (strbuf_read_file(text, path, JS_PAD, err, errlen))
+	struct strbuf msg = STRBUF_INIT;
+	if (strbuf_read_file(text, path, JS_PAD, &msg)) {
+		snprintf(err, errlen, "%s", msg.buf);
+		strbuf_release(&msg);
 		return PP_EIO;
+	}
 	const char *end = text->buf + text->len;
 	if (js_doc_check(text->buf, end, v, vend, st, &jerr) != JS_OK) {
 		js_doc_error(text->buf, end, &jerr, why, sizeof(why));

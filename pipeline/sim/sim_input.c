@@ -475,7 +475,10 @@ int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_
 	struct strbuf list = STRBUF_INIT, text = STRBUF_INIT;
 	char key[128] = "", parent[128] = "";
 	int rc = 0, line = 0, key_line = 0;
-	if (strbuf_read_file(&text, path, 0, err, errlen)) {
+	struct strbuf why = STRBUF_INIT;
+	if (strbuf_read_file(&text, path, 0, &why)) {
+		snprintf(err, errlen, "%s", why.buf);
+		strbuf_release(&why);
 		strbuf_release(&text);
 		return PP_EIO;
 	}

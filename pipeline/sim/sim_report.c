@@ -7,6 +7,7 @@
 
 #include "chart/gantt.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 const char *sim_fmt_double(double d, char *buf, size_t len)
 {
@@ -166,7 +167,11 @@ int sim_report_chart(const struct sim_config *cfg, const struct sim_result *res,
 			 sim_fmt_double(o->end, b, sizeof(b)), o->paired ? " (overlapped)" : "");
 		gantt_add_box(g, &box);
 	}
-	rc = gantt_write(g, prefix, render, err, errlen);
+	struct strbuf why = STRBUF_INIT;
+	rc = gantt_write(g, prefix, render, &why);
+	if (rc)
+		snprintf(err, errlen, "%s", why.buf);
+	strbuf_release(&why);
 	gantt_free(g);
 	return rc;
 }
