@@ -38,11 +38,8 @@ int64_t agg_ideal_ns(int pp, int vpp, int m, enum sched_rule warmup, const int64
 	cfg.warmup = warmup;
 	cfg.forward = f;
 	cfg.backward = b;
-	char why[512];
-	if (!sim_run(&cfg, &res, why, sizeof(why)))
+	if (!sim_run(&cfg, &res, err))
 		out = llround(res.makespan);
-	else
-		pp_err(err, PP_EINVAL, "%s", why);
 	sim_result_release(&res);
 	free(f);
 	free(b);

@@ -133,7 +133,7 @@ static double sim_makespan(const struct job *j, double p2p)
 	double f[64], b[64];
 	struct sim_config c;
 	struct sim_result r;
-	char e[256];
+	struct strbuf e = STRBUF_INIT;
 	for (int s = 0; s < j->in.pp * j->in.vpp; s++) {
 		f[s] = j->fwd[s].median + (j->in.overhead_ns ? j->over[0] : 0);
 		b[s] = j->bwd[s].median + (j->in.overhead_ns ? j->over[0] : 0);
@@ -145,10 +145,12 @@ static double sim_makespan(const struct job *j, double p2p)
 	c.p2p = p2p;
 	c.forward = f;
 	c.backward = b;
-	assert_int_equal(sim_run(&c, &r, e, sizeof(e)), 0);
+	strbuf_reset(&e);
+	assert_int_equal(sim_run(&c, &r, &e), 0);
 	double ms = r.makespan;
 	sim_result_release(&r);
 	return ms;
+	strbuf_release(&e);
 }
 
 static void run_ok(const struct job *j, const struct advise_settings *set, struct advise_result *r)
