@@ -409,10 +409,7 @@ int sim_input_load_json(struct sim_input *in, const char *path, struct strbuf *e
 	struct strbuf text = STRBUF_INIT;
 	struct jdoc d = { NULL, NULL, path, { 0 }, err };
 	const char *v, *vend;
-	char why[512];
-	int rc = js_doc_load(path, &text, &v, &vend, &d.st, why, sizeof(why));
-	if (rc)
-		pp_err(err, rc, "%s", why);
+	int rc = js_doc_load(path, &text, &v, &vend, &d.st, err);
 	if (!rc) {
 		d.text = text.buf;
 		d.end = text.buf + text.len;
