@@ -115,10 +115,8 @@ int sim_fail(struct sim_sched *S, int rc, const char *fmt, ...)
 		return S->rc;
 	S->rc = rc;
 	if (S->err) {
-		if (S->err->len)
-			strbuf_addch(S->err, '\n');
 		va_start(ap, fmt);
-		strbuf_vaddf(S->err, fmt, ap);
+		pp_verr(S->err, rc, fmt, ap);
 		va_end(ap);
 	}
 	return rc;

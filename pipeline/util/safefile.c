@@ -34,10 +34,8 @@ static int fail(int err_no, struct strbuf *err, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
-		if (err->len)
-			strbuf_addch(err, '\n');
 		va_start(ap, fmt);
-		strbuf_vaddf(err, fmt, ap);
+		pp_verr(err, 0, fmt, ap);
 		va_end(ap);
 	}
 	errno = err_no;

@@ -207,13 +207,19 @@ int error_lines(const char *msgs)
 	return -1;
 }
 
+int pp_verr(struct strbuf *err, int code, const char *fmt, va_list ap)
+{
+	if (err->len)
+		strbuf_addch(err, '\n');
+	strbuf_vaddf(err, fmt, ap);
+	return code;
+}
+
 int pp_err(struct strbuf *err, int code, const char *fmt, ...)
 {
 	va_list ap;
-	if (err->len)
-		strbuf_addch(err, '\n');
 	va_start(ap, fmt);
-	strbuf_vaddf(err, fmt, ap);
+	pp_verr(err, code, fmt, ap);
 	va_end(ap);
 	return code;
 }

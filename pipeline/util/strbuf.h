@@ -59,6 +59,9 @@ int strbuf_read_file(struct strbuf *sb, const char *path, size_t pad, struct str
  *   return pp_err(err, PP_EINVAL, "--ranks: rank %d is outside ...", r); */
 int pp_err(struct strbuf *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* pp_err() with a va_list: for a module's own error helper. */
+int pp_verr(struct strbuf *err, int code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* For a caller that puts its context before what its callee appended to
  * err: mark is err->len before the call. Inserts fmt's text where the
  * callee's message starts (after the newline pp_err() put before it) and

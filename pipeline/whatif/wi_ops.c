@@ -72,10 +72,8 @@ void wi_table_where(const struct wi_table *t, size_t i, char *buf, size_t len)
 int wi_errf(struct strbuf *err, const char *fmt, ...)
 {
 	va_list ap;
-	if (err->len)
-		strbuf_addch(err, '\n');
 	va_start(ap, fmt);
-	strbuf_vaddf(err, fmt, ap);
+	pp_verr(err, PP_EPARSE, fmt, ap);
 	va_end(ap);
 	return PP_EPARSE;
 }
