@@ -192,8 +192,8 @@ bad:
 }
 
 /* "<stage>:<factor>" or "last:<factor>" appended to the slow stages; the
- * reason in err when it is not one. */
-static int add_slow_stage(struct args *a, const char *v, char *err, size_t errlen)
+ * reason appended to err when it is not one. */
+static int add_slow_stage(struct args *a, const char *v, struct strbuf *err)
 {
 	const char *colon = strchr(v, ':');
 	long stage = -1;
@@ -212,18 +212,17 @@ static int add_slow_stage(struct args *a, const char *v, char *err, size_t errle
 	a->o.slow_stages = a->slow;
 	return 0;
 bad:
-	snprintf(
-		err, errlen,
+	return pp_err(
+		err, PP_EINVAL,
 		"expected <stage>:<factor> or last:<factor> with factor in (0, 1000], e.g. last:1.5");
-	return PP_EINVAL;
 }
 
 /* "<host>:<us>,..." appended to the explicit host clock offsets. */
-static int add_clock_skew(struct args *a, const char *v, char *err, size_t errlen)
+static int add_clock_skew(struct args *a, const char *v, struct strbuf *err)
 {
 	struct gen_clock_skew *list;
 	int n;
-	if (gen_parse_clock_skew(v, &list, &n, err, errlen))
+	if (gen_parse_clock_skew(v, &list, &n, err))
 		return PP_EINVAL;
 	a->skew = xrealloc(a->skew, (size_t)(a->o.nskews + n + 1) * sizeof(*a->skew));
 	memcpy(a->skew + a->o.nskews, list, (size_t)n * sizeof(*list));
@@ -263,19 +262,20 @@ static int variant_flag(struct gen_opts *o, const struct cli_state *st, unsigned
 /* --slow-stage, --clock-skew: the first flag replaces the config file's
  * list (*n entries), later ones add to it. */
 static int list_flag(struct args *a, const struct cli_state *st, bool *seen, int *n,
-		     int (*add)(struct args *, const char *, char *, size_t))
+		     int (*add)(struct args *, const char *, struct strbuf *))
 {
-	char err[256];
+	struct strbuf err = STRBUF_INIT;
 	if (!*seen)
 		*n = 0;
 	*seen = true;
-	return add(a, st->arg, err, sizeof(err)) ? cli_bad_value(&cmd, st, err) : 0;
+	int rc = add(a, st->arg, &err) ? cli_bad_value(&cmd, st, err.buf) : 0;
+	strbuf_release(&err);
+	return rc;
 }
 
 static int parse_args(struct args *a, struct cli_state *st)
 {
 	struct gen_opts *o = &a->o;
-	char err[256];
 	long v;
 	int id, rc = 0;
 	while (!rc && (id = cli_next(&cmd, st)) > 0) {
@@ -338,10 +338,15 @@ static int parse_args(struct args *a, struct cli_state *st)
 				return cli_bad_value(&cmd, st, "expected absolute or relative");
 			o->relative = !strcmp(st->arg, "relative");
 			break;
-		case O_NASTY:
-			if (gen_parse_nasty(st->arg, &o->nasty, err, sizeof(err)))
-				return cli_bad_value(&cmd, st, err);
+		case O_NASTY: {
+			struct strbuf err = STRBUF_INIT;
+			if (gen_parse_nasty(st->arg, &o->nasty, &err))
+				rc = cli_bad_value(&cmd, st, err.buf);
+			strbuf_release(&err);
+			if (rc)
+				return rc;
 			break;
+		}
 		case O_CONFIG: break; /* applied first: cli_find_config() */
 		case O_QUIET: o->quiet = true; break;
 		}
@@ -362,15 +367,15 @@ static int apply_config_strings(struct args *a, const struct config *cfg, const 
 		{ "gen.param_gather", "expected optimizer or forward" },
 		{ "gen.warmup", "expected legacy or core" },
 	};
-	char err[256];
+	struct strbuf err = STRBUF_INIT;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = config_get(cfg, keys[i].key);
 		int rc = 0;
 		if (!v)
 			continue;
 		switch (i) {
-		case 0: rc = add_slow_stage(a, v, err, sizeof(err)); break;
-		case 1: rc = add_clock_skew(a, v, err, sizeof(err)); break;
+		case 0: rc = add_slow_stage(a, v, &err); break;
+		case 1: rc = add_clock_skew(a, v, &err); break;
 		case 2:
 			rc = set_variant(&a->o, GEN_GRAD_REDUCE_FINISH, grad_reduce_names, v);
 			break;
@@ -379,9 +384,12 @@ static int apply_config_strings(struct args *a, const struct config *cfg, const 
 			break;
 		case 4: rc = set_variant(&a->o, GEN_WARMUP_CORE, warmup_names, v); break;
 		}
-		if (rc)
-			return error("%s: config key %s: %s, got '%s'", path, keys[i].key,
-				     keys[i].expect ? keys[i].expect : err, v);
+		if (rc) {
+			rc = error("%s: config key %s: %s, got '%s'", path, keys[i].key,
+				   keys[i].expect ? keys[i].expect : err.buf, v);
+			strbuf_release(&err);
+			return rc;
+		}
 	}
 	return 0;
 }

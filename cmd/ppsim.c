@@ -130,33 +130,31 @@ static const char *key_of(int id)
  * YAML config) into in. */
 static int load_config(struct sim_input *in, const char *path)
 {
-	char err[1024];
-	struct strbuf cerr = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT;
 	struct config *cfg = NULL;
 	size_t n = strlen(path);
 	bool yaml = (n > 5 && !strcmp(path + n - 5, ".yaml")) ||
 		    (n > 4 && !strcmp(path + n - 4, ".yml"));
 	int rc;
 	if (sim_input_is_json(path))
-		rc = sim_input_load_json(in, path, err, sizeof(err));
+		rc = sim_input_load_json(in, path, &err);
 	else if (yaml)
-		rc = sim_input_load_yaml(in, path, err, sizeof(err));
-	else if (!(cfg = config_load(path, &cerr))) {
-		snprintf(err, sizeof(err), "%s", cerr.buf);
+		rc = sim_input_load_yaml(in, path, &err);
+	else if (!(cfg = config_load(path, &err)))
 		rc = PP_EINVAL;
-	} else {
-		rc = sim_input_load_ini(in, cfg, err, sizeof(err));
-	}
+	else
+		rc = sim_input_load_ini(in, cfg, &err);
 	config_free(cfg);
-	strbuf_release(&cerr);
-	return rc ? error("%s", err) : 0;
+	if (rc)
+		error_lines(err.buf);
+	strbuf_release(&err);
+	return rc ? -1 : 0;
 }
 
 /* Applies the options over what the config file set (the command line
  * wins). A list option's arguments are joined with commas. */
 static int parse_args(struct cli_state *st, struct sim_input *in)
 {
-	char err[512];
 	int id;
 	while ((id = cli_next(&cmd, st)) > 0) {
 		if (id == O_CONFIG)
@@ -174,10 +172,12 @@ static int parse_args(struct cli_state *st, struct sim_input *in)
 			strbuf_addstr(&sb, st->arg);
 		for (int i = 0; st->args && i < st->nargs; i++)
 			strbuf_addf(&sb, "%s%s", i ? "," : "", st->args[i]);
-		int rc = sim_input_set(in, key_of(id), sb.buf, err, sizeof(err));
+		struct strbuf err = STRBUF_INIT;
+		int rc = sim_input_set(in, key_of(id), sb.buf, &err);
 		strbuf_release(&sb);
 		if (rc) {
-			error("%s", err);
+			error_lines(err.buf);
+			strbuf_release(&err);
 			return CLI_ERR;
 		}
 	}
@@ -290,7 +290,7 @@ int main(int argc, char **argv)
 	struct sim_result res = { 0 };
 	struct cli_state st;
 	const char *config = NULL;
-	char err[2048];
+	struct strbuf err = STRBUF_INIT;
 	int rc;
 
 	pp_set_progname("ppsim");
@@ -316,17 +316,17 @@ int main(int argc, char **argv)
 		rc = rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;
 		goto out;
 	}
-	if (sim_input_finish(&in, err, sizeof(err))) {
-		error("%s", err);
+	if (sim_input_finish(&in, &err)) {
+		error_lines(err.buf);
 		rc = PP_EXIT_USAGE;
 		goto out;
 	}
 	if (in.cfg.strategy == SIM_1F1B_INTERLEAVE_OVERLAP && in.cfg.group_size > 0 &&
 	    in.cfg.group_size != in.cfg.devices)
 		warn("--group-size is ignored by 1f1b_interleave_overlap (fixed to the devices)");
-	rc = sim_run(&in.cfg, &res, err, sizeof(err));
+	rc = sim_run(&in.cfg, &res, &err);
 	if (rc) {
-		error("%s", err);
+		error_lines(err.buf);
 		rc = PP_EXIT_USAGE;
 		goto out;
 	}
@@ -336,11 +336,11 @@ int main(int argc, char **argv)
 		sim_report_table(stdout, &in.cfg, &res);
 	if (!in.no_visualization) {
 		char *prefix = chart_prefix(&in);
-		int crc = sim_report_chart(&in.cfg, &res, prefix, true, err, sizeof(err));
+		int crc = sim_report_chart(&in.cfg, &res, prefix, true, &err);
 		if (crc == PP_ENOTFOUND)
-			warn("%s", err);
+			warn("%s", err.buf);
 		else if (crc)
-			error("%s", err);
+			error_lines(err.buf);
 		else if (!in.json)
 			printf("chart: %s.gp, %s.png, %s.svg\n", prefix, prefix, prefix);
 		free(prefix);
@@ -350,5 +350,6 @@ out:
 	sim_result_release(&res);
 	sim_input_release(&in);
 	cli_release(&st);
+	strbuf_release(&err);
 	return rc;
 }

@@ -308,7 +308,7 @@ static int busy_wait(void *ctx, int count)
 	return 1;
 }
 
-static int exec_pragma(sqlite3 *c, const char *sql, char *err, size_t errlen)
+static int exec_pragma(sqlite3 *c, const char *sql, struct strbuf *err)
 {
 	char *msg = NULL;
 	int rc, tries = 0;
@@ -322,7 +322,7 @@ static int exec_pragma(sqlite3 *c, const char *sql, char *err, size_t errlen)
 		sqlite3_sleep(1);
 	}
 	if (rc != SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", sql, msg ? msg : sqlite3_errmsg(c));
+		pp_err(err, PP_EDB, "%s: %s", sql, msg ? msg : sqlite3_errmsg(c));
 		sqlite3_free(msg);
 		return PP_EDB;
 	}
@@ -466,8 +466,8 @@ static int open_connection(struct db *db, const char *path, unsigned flags, char
 }
 
 /* The pragmas of a writer (fresh: SQLite has not written the file yet)
- * and of every connection. 0, or PP_EDB with the message in why. */
-static int set_pragmas(sqlite3 *c, unsigned flags, bool fresh, char *why, size_t len)
+ * and of every connection. 0, or PP_EDB with the message appended to why. */
+static int set_pragmas(sqlite3 *c, unsigned flags, bool fresh, struct strbuf *why)
 {
 	bool writer = !(flags & DB_READONLY);
 	/* 64 KiB pages (only effective when the file is new, so before WAL
@@ -481,10 +481,10 @@ static int set_pragmas(sqlite3 *c, unsigned flags, bool fresh, char *why, size_t
 	 * yet, and a crash meanwhile leaves a file that is empty, or lacks
 	 * the schema, which the next open creates; synchronous returns to
 	 * NORMAL before anything else is written (db_open()). */
-	if (writer && (exec_pragma(c, "PRAGMA page_size = 65536", why, len) ||
-		       (fresh ? exec_pragma(c, "PRAGMA synchronous = OFF", why, len)
-			      : exec_pragma(c, "PRAGMA synchronous = NORMAL", why, len)) ||
-		       exec_pragma(c, "PRAGMA journal_mode = WAL", why, len)))
+	if (writer && (exec_pragma(c, "PRAGMA page_size = 65536", why) ||
+		       (fresh ? exec_pragma(c, "PRAGMA synchronous = OFF", why)
+			      : exec_pragma(c, "PRAGMA synchronous = NORMAL", why)) ||
+		       exec_pragma(c, "PRAGMA journal_mode = WAL", why)))
 		return PP_EDB;
 	/* secure_delete (on in Debian's build) zeroes every deleted cell:
 	 * replacing a re-analysed trace's kernels cost 10x more with it.
@@ -493,7 +493,7 @@ static int set_pragmas(sqlite3 *c, unsigned flags, bool fresh, char *why, size_t
 			"PRAGMA temp_store = MEMORY; "
 			"PRAGMA cache_size = -8192; PRAGMA foreign_keys = OFF; "
 			"PRAGMA secure_delete = OFF",
-			why, len))
+			why))
 		return PP_EDB;
 	/* A worker's trace is one transaction (~3 % of the trace's bytes in
 	 * pages). Spilled mid-transaction, pages that change again (the
@@ -504,7 +504,7 @@ static int set_pragmas(sqlite3 *c, unsigned flags, bool fresh, char *why, size_t
 	 * within a worker's budget of 64 MiB + 10 % of it
 	 * (docs/reliability.md). Not 1536: SQLite also reads the number as a
 	 * boolean, modulo 256, and 0 would turn spilling off altogether. */
-	if ((flags & DB_NO_CHECKPOINT) && exec_pragma(c, "PRAGMA cache_spill = 1535", why, len))
+	if ((flags & DB_NO_CHECKPOINT) && exec_pragma(c, "PRAGMA cache_spill = 1535", why))
 		return PP_EDB;
 	return 0;
 }
@@ -514,28 +514,31 @@ static int set_pragmas(sqlite3 *c, unsigned flags, bool fresh, char *why, size_t
 struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *err, size_t errlen)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
-	char why[400];
+	/* The callees' messages; err, this function's buffer, is the last
+	 * one of its kind (docs/contracts.md §6). */
+	struct strbuf why = STRBUF_INIT;
 	db->readonly = flags & DB_READONLY;
 	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 600000;
 	if (open_connection(db, path, flags, err, errlen))
 		goto out_fail;
 	bool fresh = !db->readonly && page_count(db->conn) == 0;
-	if (set_pragmas(db->conn, flags, fresh, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path, why);
+	if (set_pragmas(db->conn, flags, fresh, &why)) {
+		snprintf(err, errlen, "cannot open database '%s': %s", path, why.buf);
 		goto out_fail;
 	}
-	int rc = !db->readonly              ? schema_apply(db->conn, why, sizeof(why))
-		 : (flags & DB_ANY_VERSION) ? schema_check_readable(db->conn, why, sizeof(why))
-					    : schema_check(db->conn, why, sizeof(why));
+	int rc = !db->readonly              ? schema_apply(db->conn, &why)
+		 : (flags & DB_ANY_VERSION) ? schema_check_readable(db->conn, &why)
+					    : schema_check(db->conn, &why);
 	if (!rc && fresh)
-		rc = exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", why, sizeof(why));
+		rc = exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", &why);
 	if (rc) {
-		snprintf(err, errlen, "database '%s': %s", path, why);
+		snprintf(err, errlen, "database '%s': %s", path, why.buf);
 		goto out_fail;
 	}
 	return db;
 
 out_fail:
+	strbuf_release(&why);
 	sqlite3_close(db->conn);
 	free(db);
 	return NULL;

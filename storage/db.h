@@ -46,7 +46,9 @@ enum {
  * message in err on failure (cannot open, not a pptrace database, newer
  * schema; without DB_READONLY or DB_EXISTING, a file it may not write:
  * "cannot write database"). busy_timeout_ms: how long to wait for another
- * writer (0 = 10 minutes). */
+ * writer (0 = 10 minutes). The one API left that fills a char buffer of
+ * a given size instead of appending to a struct strbuf: batch/worker.c
+ * calls it too (docs/contracts.md §6). */
 struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *err, size_t errlen);
 /* Rolls back an open transaction and closes. Accepts NULL. */
 void db_close(struct db *db);

@@ -35,6 +35,7 @@
 #include "krows.h"
 
 struct sqlite3;
+struct strbuf;
 struct sqlite3_stmt;
 
 /* The statements a handle prepares on first use and keeps (struct db.st),
@@ -210,9 +211,9 @@ static inline struct db_val db_text(const char *v)
 /* Binds v[0..n) to the columns col, col+1, … of s. */
 void db_bind_vals(struct sqlite3_stmt *s, int col, const struct db_val *v, int n);
 
-/* Runs sql (statements without parameters) on c; on failure writes
+/* Runs sql (statements without parameters) on c; on failure appends
  * SQLite's message to err and returns PP_EDB. (schema.c) */
-int db_exec(struct sqlite3 *c, const char *sql, char *err, size_t errlen);
+int db_exec(struct sqlite3 *c, const char *sql, struct strbuf *err);
 
 /* Deletes every trace whose path starts with prefix (which ends in '#':
  * an import's traces) with all their rows; *n counts them. Inside a

@@ -131,24 +131,24 @@ static bool better(int s_status, int64_t s_mtime, int64_t s_at, int o_status, in
 	return s_at > o_at;
 }
 
-static int step_done(sqlite3 *c, sqlite3_stmt *s, char *err, size_t errlen)
+static int step_done(sqlite3 *c, sqlite3_stmt *s, struct strbuf *err)
 {
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+		pp_err(err, PP_EDB, "%s", sqlite3_errmsg(c));
 		return PP_EDB;
 	}
 	return 0;
 }
 
 static int copy_trace(sqlite3 *c, sqlite3_stmt **st, int64_t old_id, int64_t replace_id,
-		      int64_t run_id, char *err, size_t errlen)
+		      int64_t run_id, struct strbuf *err)
 {
 	if (replace_id) {
 		for (int i = M_DEL_K; i <= M_DEL_T; i++) {
 			sqlite3_bind_int64(st[i], 1, replace_id);
-			if (step_done(c, st[i], err, errlen))
+			if (step_done(c, st[i], err))
 				return PP_EDB;
 		}
 	}
@@ -157,27 +157,26 @@ static int copy_trace(sqlite3 *c, sqlite3_stmt **st, int64_t old_id, int64_t rep
 		sqlite3_bind_int64(st[M_INS_T], 2, run_id);
 	else
 		sqlite3_bind_null(st[M_INS_T], 2);
-	if (step_done(c, st[M_INS_T], err, errlen))
+	if (step_done(c, st[M_INS_T], err))
 		return PP_EDB;
 	int64_t new_id = sqlite3_last_insert_rowid(c);
 	for (int i = M_INS_K; i <= M_INS_W; i++) {
 		sqlite3_bind_int64(st[i], 1, old_id);
 		sqlite3_bind_int64(st[i], 2, new_id);
-		if (step_done(c, st[i], err, errlen))
+		if (step_done(c, st[i], err))
 			return PP_EDB;
 	}
 	return 0;
 }
 
 /* Merges one attached shard inside the open transaction. */
-static int merge_traces(sqlite3 *c, int64_t run_id, struct db_merge_stats *ms, char *err,
-			size_t errlen)
+static int merge_traces(sqlite3 *c, int64_t run_id, struct db_merge_stats *ms, struct strbuf *err)
 {
 	sqlite3_stmt *st[M_COUNT] = { 0 };
 	int rc = 0;
 	for (int i = 0; i < M_COUNT; i++) {
 		if (sqlite3_prepare_v2(c, merge_sql[i], -1, &st[i], NULL) != SQLITE_OK) {
-			snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+			pp_err(err, PP_EDB, "%s", sqlite3_errmsg(c));
 			rc = PP_EDB;
 			goto out;
 		}
@@ -201,12 +200,12 @@ static int merge_traces(sqlite3 *c, int64_t run_id, struct db_merge_stats *ms, c
 				continue;
 			}
 		} else if (f != SQLITE_DONE) {
-			snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+			pp_err(err, PP_EDB, "%s", sqlite3_errmsg(c));
 			rc = PP_EDB;
 			goto out;
 		}
 		sqlite3_reset(st[M_FIND]);
-		if ((rc = copy_trace(c, st, id, have, run_id, err, errlen)))
+		if ((rc = copy_trace(c, st, id, have, run_id, err)))
 			goto out;
 		if (have)
 			ms->replaced++;
@@ -214,7 +213,7 @@ static int merge_traces(sqlite3 *c, int64_t run_id, struct db_merge_stats *ms, c
 			ms->added++;
 	}
 	if (src != SQLITE_DONE) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+		pp_err(err, PP_EDB, "%s", sqlite3_errmsg(c));
 		rc = PP_EDB;
 	}
 out:
@@ -224,7 +223,7 @@ out:
 }
 
 int db_merge_shard(struct db *out, const char *path, int64_t run_id, struct db_merge_stats *ms,
-		   char *err, size_t errlen)
+		   struct strbuf *err)
 {
 	sqlite3 *c = db_sqlite(out);
 	sqlite3_stmt *s = NULL;
@@ -232,12 +231,10 @@ int db_merge_shard(struct db *out, const char *path, int64_t run_id, struct db_m
 	int rc, v = -1;
 
 	if (stat(path, &sb) != 0) {
-		snprintf(err, errlen, "shard '%s' is missing", path);
-		return PP_ENOTFOUND;
+		return pp_err(err, PP_ENOTFOUND, "shard '%s' is missing", path);
 	}
 	if (access(path, R_OK) != 0) {
-		snprintf(err, errlen, "shard '%s' is unreadable", path);
-		return PP_EDB;
+		return pp_err(err, PP_EDB, "shard '%s' is unreadable", path);
 	}
 	/* Read-only, so a damaged or foreign file is never modified. */
 	struct strbuf uri = STRBUF_INIT;
@@ -250,7 +247,7 @@ int db_merge_shard(struct db *out, const char *path, int64_t run_id, struct db_m
 	}
 	strbuf_addstr(&uri, "?mode=ro");
 	if (sqlite3_prepare_v2(c, "ATTACH DATABASE ?1 AS shard", -1, &s, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(c));
+		pp_err(err, PP_EDB, "%s", sqlite3_errmsg(c));
 		strbuf_release(&uri);
 		return PP_EDB;
 	}
@@ -259,31 +256,26 @@ int db_merge_shard(struct db *out, const char *path, int64_t run_id, struct db_m
 	sqlite3_finalize(s);
 	strbuf_release(&uri);
 	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "shard '%s' is unreadable: %s", path, sqlite3_errmsg(c));
-		return PP_EDB;
+		return pp_err(err, PP_EDB, "shard '%s' is unreadable: %s", path, sqlite3_errmsg(c));
 	}
 	if (sqlite3_prepare_v2(c, "PRAGMA shard.user_version", -1, &s, NULL) == SQLITE_OK &&
 	    sqlite3_step(s) == SQLITE_ROW)
 		v = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
 	if (v != SCHEMA_VERSION) {
-		snprintf(err, errlen, "shard '%s' is unreadable: %s", path,
-			 v < 0    ? sqlite3_errmsg(c)
-			 : v == 0 ? "not a pptrace database"
-				  : "another schema version");
-		rc = PP_EDB;
+		rc = pp_err(err, PP_EDB, "shard '%s' is unreadable: %s", path,
+			    v < 0    ? sqlite3_errmsg(c)
+			    : v == 0 ? "not a pptrace database"
+				     : "another schema version");
 		goto out_detach;
 	}
-	if ((rc = db_exec(c, "BEGIN IMMEDIATE", err, errlen)))
+	size_t mark = err->len;
+	if ((rc = db_exec(c, "BEGIN IMMEDIATE", err)))
 		goto out_detach;
 	for (size_t i = 0; !rc && i < sizeof(prepare_sql) / sizeof(prepare_sql[0]); i++)
-		rc = db_exec(c, prepare_sql[i], err, errlen);
-	if (rc || (rc = merge_traces(c, run_id, ms, err, errlen)) ||
-	    (rc = db_exec(c, "COMMIT", err, errlen))) {
-		struct strbuf why = STRBUF_INIT;
-		strbuf_addf(&why, "cannot merge shard '%s': %s", path, err);
-		snprintf(err, errlen, "%s", why.buf);
-		strbuf_release(&why);
+		rc = db_exec(c, prepare_sql[i], err);
+	if (rc || (rc = merge_traces(c, run_id, ms, err)) || (rc = db_exec(c, "COMMIT", err))) {
+		pp_err_prefix(err, mark, rc, "cannot merge shard '%s': ", path);
 		sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
 	}
 out_detach:

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 struct db;
+struct strbuf;
 
 /* Counts of traces, summed over the shards merged with one struct. */
 struct db_merge_stats {
@@ -24,8 +25,8 @@ struct db_merge_stats {
  * a damaged or foreign file is never modified. Returns 0; PP_ENOTFOUND
  * when path does not exist; PP_EDB when it is unreadable, not a pptrace
  * database of this schema version, or the copy failed (rolled back). The
- * message is in err, naming the shard. */
+ * message, naming the shard, is appended to err. */
 int db_merge_shard(struct db *out, const char *path, int64_t run_id, struct db_merge_stats *ms,
-		   char *err, size_t errlen);
+		   struct strbuf *err);
 
 #endif

@@ -37,6 +37,7 @@
 #include "model/optype.h"
 #include "model/rank_result.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 _Static_assert(RR_NCATEGORIES <= 16, "kernel_t.code has 4 bits of category");
 _Static_assert(RR_NPHASES + 1 <= 8, "kernel_t.code has 3 bits of phase");
@@ -670,11 +671,11 @@ static const char *const code_sql[] = {
 _Static_assert(SCHEMA_VERSION == 7, "update SET_VERSION_SQL with SCHEMA_VERSION");
 _Static_assert(RR_NCOLLS <= 16, "kernel_t.code has 4 bits of collective");
 
-int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
+int db_exec(sqlite3 *db, const char *sql, struct strbuf *err)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", msg ? msg : sqlite3_errmsg(db));
+		pp_err(err, PP_EDB, "%s", msg ? msg : sqlite3_errmsg(db));
 		sqlite3_free(msg);
 		return PP_EDB;
 	}
@@ -683,12 +684,11 @@ int db_exec(sqlite3 *db, const char *sql, char *err, size_t errlen)
 
 /* Runs a constant query that yields one integer into *v; arg, when not
  * NULL, is bound to its ?1. */
-static int query_int(sqlite3 *db, const char *sql, const char *arg, int *v, char *err,
-		     size_t errlen)
+static int query_int(sqlite3 *db, const char *sql, const char *arg, int *v, struct strbuf *err)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		pp_err(err, PP_EDB, "%s", sqlite3_errmsg(db));
 		return PP_EDB;
 	}
 	if (arg)
@@ -697,37 +697,37 @@ static int query_int(sqlite3 *db, const char *sql, const char *arg, int *v, char
 	if (rc == SQLITE_ROW)
 		*v = sqlite3_column_int(st, 0);
 	else
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		pp_err(err, PP_EDB, "%s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : PP_EDB;
 }
 
-static int user_version(sqlite3 *db, int *v, char *err, size_t errlen)
+static int user_version(sqlite3 *db, int *v, struct strbuf *err)
 {
-	return query_int(db, "PRAGMA user_version", NULL, v, err, errlen);
+	return query_int(db, "PRAGMA user_version", NULL, v, err);
 }
 
 /* Whether table exists (*n 1) or not (0). */
-static int table_exists(sqlite3 *db, const char *table, int *n, char *err, size_t errlen)
+static int table_exists(sqlite3 *db, const char *table, int *n, struct strbuf *err)
 {
 	return query_int(db,
 			 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-			 table, n, err, errlen);
+			 table, n, err);
 }
 
 /* Whether the file holds tables that pptrace did not create. */
-static int foreign_tables(sqlite3 *db, int *n, char *err, size_t errlen)
+static int foreign_tables(sqlite3 *db, int *n, struct strbuf *err)
 {
 	return query_int(db,
 			 "SELECT count(*) FROM sqlite_master WHERE "
 			 "type = 'table' AND name NOT LIKE 'sqlite_%'",
-			 NULL, n, err, errlen);
+			 NULL, n, err);
 }
 
 /* Whether every view of schema[] is stored with this build's definition
  * (*current 1) or one is missing or differs (0). SQLite keeps a view's
  * CREATE statement as it was given. */
-static int views_current(sqlite3 *db, int *current, char *err, size_t errlen)
+static int views_current(sqlite3 *db, int *current, struct strbuf *err)
 {
 	const size_t nschema = sizeof(schema) / sizeof(schema[0]);
 	size_t nviews = 0, same = 0;
@@ -736,10 +736,8 @@ static int views_current(sqlite3 *db, int *current, char *err, size_t errlen)
 	for (size_t i = 0; i < nschema; i++)
 		nviews += schema[i].view != NULL;
 	if (sqlite3_prepare_v2(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view'", -1,
-			       &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
-		return PP_EDB;
-	}
+			       &st, NULL) != SQLITE_OK)
+		return pp_err(err, PP_EDB, "%s", sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		const char *stored = (const char *)sqlite3_column_text(st, 1);
@@ -750,7 +748,7 @@ static int views_current(sqlite3 *db, int *current, char *err, size_t errlen)
 			}
 	}
 	if (rc != SQLITE_DONE)
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		pp_err(err, PP_EDB, "%s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	*current = same == nviews;
 	return rc == SQLITE_DONE ? 0 : PP_EDB;
@@ -758,23 +756,23 @@ static int views_current(sqlite3 *db, int *current, char *err, size_t errlen)
 
 /* *v the version of db; *current 1 when it is SCHEMA_VERSION with this
  * build's views (nothing to do), else 0. */
-static int schema_state(sqlite3 *db, int *v, int *current, char *err, size_t errlen)
+static int schema_state(sqlite3 *db, int *v, int *current, struct strbuf *err)
 {
 	*current = 0;
-	if (user_version(db, v, err, errlen))
+	if (user_version(db, v, err))
 		return PP_EDB;
-	return *v == SCHEMA_VERSION ? views_current(db, current, err, errlen) : 0;
+	return *v == SCHEMA_VERSION ? views_current(db, current, err) : 0;
 }
 
 /* Inserts (code, name) into a code table with the prepared INSERT st. */
-static int insert_code(sqlite3 *db, sqlite3_stmt *st, int code, const char *name, char *err,
-		       size_t errlen)
+static int insert_code(sqlite3 *db, sqlite3_stmt *st, int code, const char *name,
+		       struct strbuf *err)
 {
 	sqlite3_reset(st);
 	sqlite3_bind_int(st, 1, code);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		snprintf(err, errlen, "cannot write a code table: %s", sqlite3_errmsg(db));
+		pp_err(err, PP_EDB, "cannot write a code table: %s", sqlite3_errmsg(db));
 		return PP_EDB;
 	}
 	return 0;
@@ -782,31 +780,31 @@ static int insert_code(sqlite3 *db, sqlite3_stmt *st, int code, const char *name
 
 /* Rewrites category_codes, phase_codes, optype_codes and collective_codes
  * from model/rank_result.h and model/optype.h. */
-static int write_codes(sqlite3 *db, char *err, size_t errlen)
+static int write_codes(sqlite3 *db, struct strbuf *err)
 {
 	sqlite3_stmt *cat = NULL, *phase = NULL, *op = NULL, *coll = NULL;
 	int rc = PP_EDB;
-	if (db_exec(db, code_sql[0], err, errlen) || db_exec(db, code_sql[2], err, errlen) ||
-	    db_exec(db, code_sql[4], err, errlen) || db_exec(db, code_sql[6], err, errlen))
+	if (db_exec(db, code_sql[0], err) || db_exec(db, code_sql[2], err) ||
+	    db_exec(db, code_sql[4], err) || db_exec(db, code_sql[6], err))
 		return PP_EDB;
 	if (sqlite3_prepare_v2(db, code_sql[1], -1, &cat, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, code_sql[3], -1, &phase, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, code_sql[5], -1, &op, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, code_sql[7], -1, &coll, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+		pp_err(err, PP_EDB, "%s", sqlite3_errmsg(db));
 		goto out;
 	}
 	for (int c = 0; c < RR_NCATEGORIES; c++)
-		if (insert_code(db, cat, c, rr_category_name(c), err, errlen))
+		if (insert_code(db, cat, c, rr_category_name(c), err))
 			goto out;
 	for (int p = 0; p < RR_NPHASES; p++)
-		if (insert_code(db, phase, DB_PHASE_CODE(p), rr_phase_name(p), err, errlen))
+		if (insert_code(db, phase, DB_PHASE_CODE(p), rr_phase_name(p), err))
 			goto out;
 	for (int t = 0; t < OP_NTYPES; t++)
-		if (insert_code(db, op, t, op_type_name(t), err, errlen))
+		if (insert_code(db, op, t, op_type_name(t), err))
 			goto out;
 	for (int c = RR_COLL_NONE + 1; c < RR_NCOLLS; c++)
-		if (insert_code(db, coll, c, rr_coll_name(c), err, errlen))
+		if (insert_code(db, coll, c, rr_coll_name(c), err))
 			goto out;
 	rc = 0;
 out:
@@ -821,94 +819,93 @@ out:
  * steps (existing files only), every table, the code tables, then every
  * view dropped and created again (all a file of SCHEMA_VERSION with another
  * build's views needs). Inside the caller's transaction. */
-static int upgrade(sqlite3 *db, int v, char *err, size_t errlen)
+static int upgrade(sqlite3 *db, int v, struct strbuf *err)
 {
 	const size_t nschema = sizeof(schema) / sizeof(schema[0]);
 	for (size_t i = 0; v > 0 && i < sizeof(migrations) / sizeof(migrations[0]); i++) {
 		int exists = 1;
 		if (migrations[i].from < v)
 			continue;
-		if (migrations[i].table &&
-		    table_exists(db, migrations[i].table, &exists, err, errlen))
+		if (migrations[i].table && table_exists(db, migrations[i].table, &exists, err))
 			return PP_EDB;
-		if (exists && db_exec(db, migrations[i].sql, err, errlen))
+		if (exists && db_exec(db, migrations[i].sql, err))
 			return PP_EDB;
 	}
 	for (size_t i = 0; i < nschema; i++)
-		if (schema[i].drop && db_exec(db, schema[i].drop, err, errlen))
+		if (schema[i].drop && db_exec(db, schema[i].drop, err))
 			return PP_EDB;
 	for (size_t i = 0; i < nschema; i++)
-		if (db_exec(db, schema[i].create, err, errlen))
+		if (db_exec(db, schema[i].create, err))
 			return PP_EDB;
-	if (write_codes(db, err, errlen))
+	if (write_codes(db, err))
 		return PP_EDB;
-	return db_exec(db, SET_VERSION_SQL, err, errlen);
+	return db_exec(db, SET_VERSION_SQL, err);
 }
 
-int schema_check(sqlite3 *db, char *err, size_t errlen)
+int schema_check(sqlite3 *db, struct strbuf *err)
 {
 	int v = 0;
-	if (user_version(db, &v, err, errlen))
+	if (user_version(db, &v, err))
 		return PP_EDB;
 	if (v != SCHEMA_VERSION) {
-		snprintf(err, errlen, "schema version %d, expected %d", v, SCHEMA_VERSION);
+		pp_err(err, PP_EDB, "schema version %d, expected %d", v, SCHEMA_VERSION);
 		return PP_EDB;
 	}
 	return 0;
 }
 
-int schema_check_readable(sqlite3 *db, char *err, size_t errlen)
+int schema_check_readable(sqlite3 *db, struct strbuf *err)
 {
 	int v = 0;
-	if (user_version(db, &v, err, errlen))
+	if (user_version(db, &v, err))
 		return PP_EDB;
 	if (v > SCHEMA_VERSION)
-		snprintf(err, errlen, "schema version %d is newer than this pptrace (%d)", v,
-			 SCHEMA_VERSION);
+		pp_err(err, PP_EDB, "schema version %d is newer than this pptrace (%d)", v,
+		       SCHEMA_VERSION);
 	else if (v < 1)
-		snprintf(err, errlen, "not a pptrace database (user_version %d)", v);
+		pp_err(err, PP_EDB, "not a pptrace database (user_version %d)", v);
 	return v >= 1 && v <= SCHEMA_VERSION ? 0 : PP_EDB;
 }
 
-int schema_apply(sqlite3 *db, char *err, size_t errlen)
+int schema_apply(sqlite3 *db, struct strbuf *err)
 {
 	int v = 0, current = 0, ntables = 0, rc;
-	if ((rc = schema_state(db, &v, &current, err, errlen)) || current)
+	if ((rc = schema_state(db, &v, &current, err)) || current)
 		return rc;
 	/* A file of this version that this process may only read keeps its
 	 * views: another build's give the same rows. */
 	if (v == SCHEMA_VERSION && sqlite3_db_readonly(db, "main") == 1)
 		return 0;
-	if ((rc = db_exec(db, "BEGIN IMMEDIATE", err, errlen)))
+	if ((rc = db_exec(db, "BEGIN IMMEDIATE", err)))
 		return rc;
 	/* Re-read under the write lock: another process may have won. */
-	if ((rc = schema_state(db, &v, &current, err, errlen)))
+	if ((rc = schema_state(db, &v, &current, err)))
 		goto out_rollback;
 	if (current)
-		return db_exec(db, "COMMIT", err, errlen);
+		return db_exec(db, "COMMIT", err);
 	if (v > SCHEMA_VERSION) {
-		snprintf(err, errlen,
-			 "schema version %d is newer than this pptrace (%d): "
-			 "use a newer pptrace or a new database file",
-			 v, SCHEMA_VERSION);
+		pp_err(err, PP_EDB,
+		       "schema version %d is newer than this pptrace (%d): "
+		       "use a newer pptrace or a new database file",
+		       v, SCHEMA_VERSION);
 		rc = PP_EDB;
 		goto out_rollback;
 	}
 	if (v == 0) {
-		if ((rc = foreign_tables(db, &ntables, err, errlen)))
+		if ((rc = foreign_tables(db, &ntables, err)))
 			goto out_rollback;
 		if (ntables) {
-			snprintf(err, errlen,
-				 "not a pptrace database "
-				 "(user_version 0 but %d tables)",
-				 ntables);
+			pp_err(err, PP_EDB,
+			       "not a pptrace database "
+			       "(user_version 0 but %d tables)",
+			       ntables);
 			rc = PP_EDB;
 			goto out_rollback;
 		}
 	}
-	if ((rc = upgrade(db, v, err, errlen)))
+	if ((rc = upgrade(db, v, err)))
 		goto out_rollback;
-	return db_exec(db, "COMMIT", err, errlen);
+	return db_exec(db, "COMMIT", err);
 
 out_rollback:
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

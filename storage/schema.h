@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct sqlite3;
+struct strbuf;
 
 #define SCHEMA_VERSION 7
 
@@ -51,16 +52,16 @@ enum {
  * when a view of a file of SCHEMA_VERSION is stored otherwise, inside one
  * IMMEDIATE transaction (safe when several processes open a new file at
  * once); a file already current is only read, and one of SCHEMA_VERSION
- * that the connection may only read keeps its views. Returns 0, or PP_EDB with a
- * message in err (e.g. the file is from a newer pptrace). */
-int schema_apply(struct sqlite3 *db, char *err, size_t errlen);
+ * that the connection may only read keeps its views. Returns 0, or PP_EDB
+ * with a message appended to err (e.g. the file is from a newer pptrace). */
+int schema_apply(struct sqlite3 *db, struct strbuf *err);
 /* 0 when db already has exactly SCHEMA_VERSION; PP_EDB with a message
- * otherwise (used on shard databases by --merge, which never migrates its
+ * appended to err otherwise (used on shard databases by --merge, which never migrates its
  * inputs). */
-int schema_check(struct sqlite3 *db, char *err, size_t errlen);
+int schema_check(struct sqlite3 *db, struct strbuf *err);
 /* 0 when db is a pptrace database of any version from 1 to SCHEMA_VERSION
- * (a baseline to compare with, read as it is); PP_EDB with a message for a
- * newer version or a file that is not one. */
-int schema_check_readable(struct sqlite3 *db, char *err, size_t errlen);
+ * (a baseline to compare with, read as it is); PP_EDB with a message (appended
+ * to err) for a newer version or a file that is not one. */
+int schema_check_readable(struct sqlite3 *db, struct strbuf *err);
 
 #endif

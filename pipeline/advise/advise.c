@@ -316,7 +316,7 @@ static int simulate(struct advise_ctx *X, const struct advise_cand *c, struct ad
 	struct advise_times t;
 	struct sim_config sc;
 	struct sim_result r;
-	char e[512];
+	struct strbuf e = STRBUF_INIT;
 	int rc;
 
 	advise_times_build(&X->mod, c, &t);
@@ -333,10 +333,10 @@ static int simulate(struct advise_ctx *X, const struct advise_cand *c, struct ad
 	sc.backward_d = t.d;
 	sc.backward_w = t.w;
 	sc.overlapped = t.fb;
-	rc = sim_run(&sc, &r, e, sizeof(e));
+	rc = sim_run(&sc, &r, &e);
 	X->res->simulations++;
 	if (rc) {
-		row_invalid(row, "%s", e);
+		row_invalid(row, "%s", e.buf);
 	} else {
 		double bubble = 0;
 		row->valid = true;
@@ -350,6 +350,7 @@ static int simulate(struct advise_ctx *X, const struct advise_cand *c, struct ad
 	}
 	sim_result_release(&r);
 	advise_times_release(&t);
+	strbuf_release(&e);
 	return rc;
 }
 

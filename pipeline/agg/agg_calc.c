@@ -17,6 +17,7 @@
 #include "topology.h"
 #include "util/cmp.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 int64_t agg_lower_median(int64_t *v, size_t n)
 {
@@ -133,9 +134,10 @@ static void pp_group_rows(const struct topology *t, const struct agg_rank_in **b
 						 .bubble_ratio = ratio_sum / grp->n };
 		int vpp = p->vpp > 0 ? p->vpp : 1;
 		if (ideal_ok && m > 0) {
-			char err[256];
+			struct strbuf err = STRBUF_INIT;
 			int64_t ideal = agg_ideal_ns(grp->n, vpp, (m + vpp - 1) / vpp, p->warmup,
-						     fwd, bwd, err, sizeof(err));
+						     fwd, bwd, &err);
+			strbuf_release(&err);
 			if (ideal >= 0) {
 				pr->has_ideal = true;
 				pr->ideal = ideal;

@@ -13,6 +13,7 @@
 
 #include "model/schedule.h"
 
+struct strbuf;
 struct topology;
 
 /* What the calculation needs of one rank of one iteration. */
@@ -108,8 +109,8 @@ int agg_above_lower_median(const int64_t *v, int n, double margin, int64_t *medi
  * vpp > 1) on pp devices with per-stage step times fwd[s], bwd[s] (ns) and
  * m micro-batches, the warm-up counted by Megatron's rule `warmup`
  * (model/schedule.h). Returns the makespan in ns, or -1 when it cannot be
- * simulated (message in err). */
+ * simulated (message appended to err). */
 int64_t agg_ideal_ns(int pp, int vpp, int m, enum sched_rule warmup, const int64_t *fwd,
-		     const int64_t *bwd, char *err, size_t errlen);
+		     const int64_t *bwd, struct strbuf *err);
 
 #endif

@@ -11,12 +11,13 @@
 #include "agg.h"
 #include "sim/sim.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 int64_t agg_ideal_ns(int pp, int vpp, int m, enum sched_rule warmup, const int64_t *fwd,
-		     const int64_t *bwd, char *err, size_t errlen)
+		     const int64_t *bwd, struct strbuf *err)
 {
 	if (pp < 1 || vpp < 1 || m < 1) {
-		snprintf(err, errlen, "no pipeline to simulate");
+		pp_err(err, PP_EINVAL, "no pipeline to simulate");
 		return -1;
 	}
 	int stages = pp * vpp;
@@ -37,7 +38,7 @@ int64_t agg_ideal_ns(int pp, int vpp, int m, enum sched_rule warmup, const int64
 	cfg.warmup = warmup;
 	cfg.forward = f;
 	cfg.backward = b;
-	if (!sim_run(&cfg, &res, err, errlen))
+	if (!sim_run(&cfg, &res, err))
 		out = llround(res.makespan);
 	sim_result_release(&res);
 	free(f);

@@ -570,8 +570,8 @@ void agg_whatif_release(struct agg_whatif *w)
 
 /* Clock offsets from the ops that end together; when they are larger than
  * their error, the table's times corrected and the engine built again. */
-static int correct_clocks(struct agg_whatif *w, struct wi_table *tab, struct whatif **e, char *err,
-			  size_t errlen)
+static int correct_clocks(struct agg_whatif *w, struct wi_table *tab, struct whatif **e,
+			  struct strbuf *err)
 {
 	whatif_clock_estimate(*e, &w->clock);
 	w->has_clock = true;
@@ -604,7 +604,7 @@ static int correct_clocks(struct agg_whatif *w, struct wi_table *tab, struct wha
 		    w->clock.nedges);
 	whatif_free(*e);
 	*e = NULL;
-	return whatif_new(tab, NULL, e, err, errlen);
+	return whatif_new(tab, NULL, e, err);
 }
 
 /* One step of the analysis for the report (w->step): the one with the
@@ -645,11 +645,8 @@ static void capture(struct whatif *e, struct agg_whatif *w)
 static void analyse(struct agg_whatif *w, struct wi_table *tab, bool kineto)
 {
 	struct whatif *e = NULL;
-	char err[1024];
-	if (whatif_new(tab, NULL, &e, err, sizeof(err)) ||
-	    (kineto && correct_clocks(w, tab, &e, err, sizeof(err)))) {
+	if (whatif_new(tab, NULL, &e, &w->why) || (kineto && correct_clocks(w, tab, &e, &w->why))) {
 		w->state = AGG_WI_REJECTED;
-		strbuf_addstr(&w->why, err);
 		whatif_free(e);
 		return;
 	}

@@ -273,13 +273,14 @@ static void task_done(void *ctx, size_t i, const struct worker_outcome *o, bool 
 	b->unchecked += f->bytes;
 	if (b->unchecked >= CHECKPOINT_BYTES) {
 		b->unchecked = 0;
-		char why[512];
 		if (!b->ckpt) {
 			if (db_checkpoint(b->db))
 				warn("%s", db_errmsg(b->db));
 		} else {
-			if (checkpointer_error(b->ckpt, why, sizeof(why)))
-				warn("%s", why); /* of an earlier request */
+			struct strbuf why = STRBUF_INIT;
+			if (checkpointer_error(b->ckpt, &why))
+				warn("%s", why.buf); /* of an earlier request */
+			strbuf_release(&why);
 			checkpointer_request(b->ckpt);
 		}
 	}
@@ -345,10 +346,8 @@ static int open_all(struct batch *b)
 		strbuf_addstr(&b->db_path, "pptrace.db");
 	}
 	struct walk_opts wo = { o->input, o->folders, o->nfolders, b->set.pattern };
-	if (walk_dir(&wo, &b->files, err, sizeof(err))) {
-		pp_err(b->err, PP_EIO, "%s", err);
+	if (walk_dir(&wo, &b->files, b->err))
 		return PP_EXIT_USAGE;
-	}
 	if (!b->files.n && !o->quiet)
 		warn_nothing_found(b);
 	walk_shard(&b->files, o->shard_index, o->shard_count);
@@ -421,7 +420,7 @@ static int plan(struct batch *b)
 /* Runs the tasks on the pool: 0, PP_EINTR, or PP_EIO (why in b->err). */
 static int run_pool(struct batch *b)
 {
-	char err[1024], exe[PATH_MAX];
+	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0) {
 		progress_finish(&b->prog);
@@ -456,21 +455,21 @@ static int run_pool(struct batch *b)
 				tick };
 	/* While the thread checkpoints, the loop's own connection does not:
 	 * a failure recorded after a big trace would copy its WAL here. */
-	if (b->ntasks && !(b->ckpt = checkpointer_start(db, b->set.busy_ms, err, sizeof(err))))
-		warn("%s: checkpoints on the event loop", err);
+	struct strbuf why = STRBUF_INIT;
+	if (b->ntasks && !(b->ckpt = checkpointer_start(db, b->set.busy_ms, &why)))
+		warn("%s: checkpoints on the event loop", why.buf);
 	else if (b->ckpt)
 		db_auto_checkpoint(b->db, false);
-	int rc = pool_run(&po, b->ntasks, err, sizeof(err));
+	strbuf_reset(&why);
+	int rc = pool_run(&po, b->ntasks, b->err);
 	if (b->ckpt) {
-		char why[512];
-		if (checkpointer_stop(b->ckpt, why, sizeof(why)))
-			warn("%s", why);
+		if (checkpointer_stop(b->ckpt, &why))
+			warn("%s", why.buf);
 		b->ckpt = NULL;
 		db_auto_checkpoint(b->db, true);
 	}
+	strbuf_release(&why);
 	progress_finish(&b->prog);
-	if (rc == PP_EIO)
-		pp_err(b->err, PP_EIO, "%s", err);
 	return rc;
 }
 

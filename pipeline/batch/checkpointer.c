@@ -11,6 +11,7 @@
 #include "checkpointer.h"
 #include "storage/db.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 struct checkpointer {
 	struct db *db;
@@ -41,20 +42,21 @@ static void *checkpointer_main(void *arg)
 	return NULL;
 }
 
-struct checkpointer *checkpointer_start(const char *path, int busy_timeout_ms, char *err,
-					size_t errlen)
+struct checkpointer *checkpointer_start(const char *path, int busy_timeout_ms, struct strbuf *err)
 {
 	struct checkpointer *c = xcalloc(1, sizeof(*c));
 	/* Its close must not checkpoint: the coordinator's own does. */
-	c->db = db_open(path, DB_EXISTING | DB_NO_CHECKPOINT, busy_timeout_ms, err, errlen);
+	char why[512];
+	c->db = db_open(path, DB_EXISTING | DB_NO_CHECKPOINT, busy_timeout_ms, why, sizeof(why));
 	if (!c->db) {
+		pp_err(err, PP_EDB, "%s", why);
 		free(c);
 		return NULL;
 	}
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cond, NULL);
 	if (pthread_create(&c->thread, NULL, checkpointer_main, c)) {
-		snprintf(err, errlen, "cannot start the checkpoint thread");
+		pp_err(err, PP_EIO, "cannot start the checkpoint thread");
 		pthread_cond_destroy(&c->cond);
 		pthread_mutex_destroy(&c->mu);
 		db_close(c->db);
@@ -72,19 +74,19 @@ void checkpointer_request(struct checkpointer *c)
 	pthread_mutex_unlock(&c->mu);
 }
 
-bool checkpointer_error(struct checkpointer *c, char *msg, size_t len)
+bool checkpointer_error(struct checkpointer *c, struct strbuf *msg)
 {
 	pthread_mutex_lock(&c->mu);
 	bool failed = c->failed[0] != '\0';
 	if (failed) {
-		snprintf(msg, len, "%s", c->failed);
+		strbuf_addstr(msg, c->failed);
 		c->failed[0] = '\0';
 	}
 	pthread_mutex_unlock(&c->mu);
 	return failed;
 }
 
-bool checkpointer_stop(struct checkpointer *c, char *msg, size_t len)
+bool checkpointer_stop(struct checkpointer *c, struct strbuf *msg)
 {
 	if (!c)
 		return false;
@@ -93,7 +95,7 @@ bool checkpointer_stop(struct checkpointer *c, char *msg, size_t len)
 	pthread_cond_signal(&c->cond);
 	pthread_mutex_unlock(&c->mu);
 	pthread_join(c->thread, NULL);
-	bool failed = checkpointer_error(c, msg, len);
+	bool failed = checkpointer_error(c, msg);
 	pthread_cond_destroy(&c->cond);
 	pthread_mutex_destroy(&c->mu);
 	db_close(c->db);

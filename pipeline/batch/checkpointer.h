@@ -15,23 +15,23 @@
 #include <stddef.h>
 
 struct checkpointer;
+struct strbuf;
 
 /* Starts the thread with its own connection to the database at path (an
- * existing pptrace database); NULL with the reason in err when it cannot:
+ * existing pptrace database); NULL with the reason appended to err when it cannot:
  * the caller then checkpoints on its own connection (db_checkpoint()). */
-struct checkpointer *checkpointer_start(const char *path, int busy_timeout_ms, char *err,
-					size_t errlen);
+struct checkpointer *checkpointer_start(const char *path, int busy_timeout_ms, struct strbuf *err);
 
 /* Asks for a checkpoint; returns at once. */
 void checkpointer_request(struct checkpointer *c);
 
 /* The thread prints nothing (its caller's progress line would tear): the
  * first checkpoint that failed since the last look, if any, has its
- * message copied into msg (true), else false. */
-bool checkpointer_error(struct checkpointer *c, char *msg, size_t len);
+ * message appended to msg (true), else false. */
+bool checkpointer_error(struct checkpointer *c, struct strbuf *msg);
 
 /* Waits for the checkpoints asked for, stops the thread, closes its
  * connection; then as checkpointer_error(). Accepts NULL (false). */
-bool checkpointer_stop(struct checkpointer *c, char *msg, size_t len);
+bool checkpointer_stop(struct checkpointer *c, struct strbuf *msg);
 
 #endif

@@ -907,36 +907,33 @@ static bool same_file(const struct stat *a, const struct stat *b)
 /* A survey's second reading of the file, for the launch counts of the
  * backward-thread fallback (classify.h): the same `events` events as the
  * first reading, from the same, unchanged file (st, taken before the first
- * reading). Returns 0 with *res, or a PP_E* code with the reason in err. */
+ * reading). Returns 0 with *res, or a PP_E* code with the reason appended
+ * to err. */
 static int launch_pass(struct classify *cl, const char *path, const struct trace_reader_opts *ro,
 		       const struct stat *st, uint64_t events, const struct trace_header *h,
-		       struct rank_result **res, char *err, size_t errlen)
+		       struct rank_result **res, struct strbuf *err)
 {
 	struct trace_event ev;
 	struct stat now;
 	uint64_t n = 0;
 	int rc = 0;
-	if (stat(path, &now) || !same_file(st, &now)) {
-		snprintf(err, errlen,
-			 "%s: changed while being inspected (read twice for the "
-			 "backward thread's launch count)",
-			 path);
-		return PP_EIO;
-	}
+	if (stat(path, &now) || !same_file(st, &now))
+		return pp_err(err, PP_EIO,
+			      "%s: changed while being inspected (read twice for the "
+			      "backward thread's launch count)",
+			      path);
 	struct trace_reader *r = trace_reader_open(path, ro);
 	while (n < events && (rc = trace_reader_next(r, &ev)) > 0) {
 		n++;
 		classify_feed(cl, &ev);
 	}
 	if (rc < 0)
-		snprintf(err, errlen, "%s", trace_reader_error(r));
-	else if (n < events || stat(path, &now) || !same_file(st, &now)) {
-		snprintf(err, errlen,
-			 "%s: changed while being inspected (read twice for "
-			 "the backward thread's launch count)",
-			 path);
-		rc = PP_EIO;
-	}
+		pp_err(err, rc, "%s", trace_reader_error(r));
+	else if (n < events || stat(path, &now) || !same_file(st, &now))
+		rc = pp_err(err, PP_EIO,
+			    "%s: changed while being inspected (read twice for "
+			    "the backward thread's launch count)",
+			    path);
 	trace_reader_close(r);
 	if (rc < 0)
 		return rc;
@@ -965,7 +962,7 @@ static int inspect_file(const struct inspect_opts *o, const struct patterns *pat
 	in.cl = o->no_classify        ? NULL
 		: o->full || !regular ? classify_new(pats, &in.cl_arena)
 				      : classify_new_survey(pats, &in.cl_arena);
-	char err2[600] = "";
+	struct strbuf err2 = STRBUF_INIT; /* launch_pass()'s reason */
 	int64_t t0 = pp_now_ns();
 	struct trace_reader *r = trace_reader_open(path, &ro);
 	while ((rc = trace_reader_next(r, &ev)) > 0) {
@@ -978,7 +975,7 @@ static int inspect_file(const struct inspect_opts *o, const struct patterns *pat
 		int crc = classify_finish(in.cl, trace_reader_header(r), &res);
 		if (crc == CLASSIFY_AGAIN)
 			crc = launch_pass(in.cl, path, &ro, &st0, trace_reader_events(r),
-					  trace_reader_header(r), &res, err2, sizeof(err2));
+					  trace_reader_header(r), &res, &err2);
 		if (crc) { /* the file failed: err2 says why */
 			res = NULL;
 			rc = crc;
@@ -990,7 +987,7 @@ static int inspect_file(const struct inspect_opts *o, const struct patterns *pat
 	f.text_bytes = trace_reader_bytes_text(r);
 	f.events = trace_reader_events(r);
 	f.rc = rc;
-	f.err = err2[0] ? err2 : trace_reader_error(r);
+	f.err = err2.len ? err2.buf : trace_reader_error(r);
 	f.truncated = trace_reader_truncated(r);
 	f.gz = trace_reader_is_gzip(r);
 	f.simd = trace_reader_simd(r);
@@ -1004,6 +1001,7 @@ static int inspect_file(const struct inspect_opts *o, const struct patterns *pat
 	fflush(stdout);
 	trace_reader_close(r);
 	inspect_release(&in);
+	strbuf_release(&err2);
 	return rc < 0 ? rc : 0;
 }
 

@@ -37,11 +37,13 @@ int merge_run(const struct merge_opts *o, struct strbuf *err)
 		warn("%s", db_errmsg(out));
 	int64_t t0 = pp_now_ns();
 	for (int i = 0; i < o->nfiles; i++) {
-		if (db_merge_shard(out, o->files[i], run_id, &ms, why, sizeof(why))) {
-			pp_err(err, PP_EDB, "%s", why);
-			strbuf_addf(&bad, "%s\n", why);
+		struct strbuf msg = STRBUF_INIT; /* for err and for the run's row */
+		if (db_merge_shard(out, o->files[i], run_id, &ms, &msg)) {
+			pp_err(err, PP_EDB, "%s", msg.buf);
+			strbuf_addf(&bad, "%s\n", msg.buf);
 			nbad++;
 		}
+		strbuf_release(&msg);
 	}
 	/* The shards' traces together decide the ranks (docs/contracts.md §8). */
 	int64_t nconflicts = 0;

@@ -73,19 +73,20 @@ static int load(struct import *im, struct strbuf *err)
 {
 	const struct opimport_opts *o = im->o;
 	struct whatif *e = NULL;
-	char why[1024];
+	size_t mark = err->len;
 	int rc;
 	walk_file_at(o->input, &im->wf);
 	if (im->wf.error) {
 		pp_err(err, PP_EINVAL, "%s", im->wf.error);
 		return PP_EXIT_USAGE;
 	}
-	if ((rc = wi_optrace_read(o->input, &im->t, why, sizeof(why))) ||
-	    (o->meta && (rc = wi_optrace_read_meta(o->meta, &im->t.meta, why, sizeof(why)))) ||
-	    (o->schema && (rc = wi_optrace_read_schema(o->schema, &im->t, why, sizeof(why))))) {
+	if ((rc = wi_optrace_read(o->input, &im->t, err)) ||
+	    (o->meta && (rc = wi_optrace_read_meta(o->meta, &im->t.meta, err))) ||
+	    (o->schema && (rc = wi_optrace_read_schema(o->schema, &im->t, err)))) {
 		/* A file that cannot be opened is a bad parameter; one that
-		 * cannot be read or understood, a failed input. */
-		pp_err(err, rc, "%s", why);
+		 * cannot be read or understood, a failed input. The message
+		 * starts at mark, after pp_err()'s newline when err held one. */
+		const char *why = err->buf + mark + (mark > 0);
 		return !strncmp(why, "cannot open", 11) ? PP_EXIT_USAGE : PP_EXIT_PARTIAL;
 	}
 	im->t.has_meta = o->meta != NULL;
@@ -93,10 +94,8 @@ static int load(struct import *im, struct strbuf *err)
 		pp_err(err, PP_EPARSE, "%s: no op rows after the header", o->input);
 		return PP_EXIT_PARTIAL;
 	}
-	if (whatif_new(&im->t, NULL, &e, why, sizeof(why))) {
-		pp_err(err, PP_EINVAL, "%s", why);
+	if (whatif_new(&im->t, NULL, &e, err))
 		return PP_EXIT_PARTIAL;
-	}
 	whatif_shape(e, &im->shape);
 	if (!o->quiet && *whatif_notes(e)) {
 		const char *p = whatif_notes(e);

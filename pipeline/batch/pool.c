@@ -45,8 +45,7 @@ struct pool {
 	unsigned char *attempts;
 	int nsignals; /* SIGINT/SIGTERM received */
 	bool fatal;
-	char *err;
-	size_t errlen;
+	struct strbuf *err; /* the caller's: the first fatal failure */
 };
 
 static void spawn_worker(struct pool *p, int slot);
@@ -132,8 +131,8 @@ static void on_worker_exit(struct proc *proc, const struct proc_status *st)
 	struct pool *p = w->pool;
 	if (!w->ready && !st->timed_out && !stopping(p) && st->term_signal == 0 &&
 	    st->exit_status != 0) {
-		snprintf(p->err, p->errlen, "worker exited with status %lld before it started",
-			 (long long)st->exit_status);
+		pp_err(p->err, PP_EIO, "worker exited with status %lld before it started",
+		       (long long)st->exit_status);
 		p->fatal = true;
 		stop_all(p, SIGTERM);
 	} else if (w->task >= 0 && !stopping(p)) {
@@ -157,7 +156,8 @@ static void on_reply(struct proc *proc, char *line, size_t len)
 			return;
 		}
 		struct pool *p = w->pool;
-		snprintf(p->err, p->errlen, "worker's first line is not '%s'", WORKER_READY);
+		if (!p->fatal)
+			pp_err(p->err, PP_EIO, "worker's first line is not '%s'", WORKER_READY);
 		p->fatal = true;
 		stop_all(p, SIGTERM);
 		return;
@@ -202,7 +202,7 @@ static void spawn_worker(struct pool *p, int slot)
 	w->pool = p;
 	w->slot = slot;
 	w->task = -1;
-	if (proc_spawn(p->runner, &spec, &w->proc, p->err, p->errlen)) {
+	if (proc_spawn(p->runner, &spec, &w->proc, p->err)) {
 		free(w);
 		p->fatal = true;
 		stop_all(p, SIGTERM);
@@ -220,10 +220,10 @@ static void on_signal(void *ctx, int signum)
 	(void)signum;
 }
 
-int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen)
+int pool_run(const struct pool_opts *o, size_t ntasks, struct strbuf *err)
 {
 	struct pool p;
-	char why[256];
+	struct strbuf why = STRBUF_INIT;
 	int rc;
 
 	if (ntasks == 0)
@@ -232,13 +232,14 @@ int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen)
 	p.o = o;
 	p.ntasks = ntasks;
 	p.err = err;
-	p.errlen = errlen;
-	if (!(p.runner = proc_runner_new(err, errlen)))
+	if (!(p.runner = proc_runner_new(err)))
 		return PP_EIO;
-	if (proc_runner_watch_signals(p.runner, on_signal, &p, why, sizeof(why)))
-		warn("%s: ^C will not stop the workers cleanly", why);
-	if (o->tick && proc_runner_tick(p.runner, 200, o->tick, o->ctx, why, sizeof(why)))
-		warn("%s: no progress display", why);
+	if (proc_runner_watch_signals(p.runner, on_signal, &p, &why))
+		warn("%s: ^C will not stop the workers cleanly", why.buf);
+	strbuf_reset(&why);
+	if (o->tick && proc_runner_tick(p.runner, 200, o->tick, o->ctx, &why))
+		warn("%s: no progress display", why.buf);
+	strbuf_release(&why);
 	p.slots = xcalloc((size_t)o->nworkers, sizeof(*p.slots));
 	p.retry = xcalloc(ntasks, sizeof(*p.retry));
 	p.attempts = xcalloc(ntasks, 1);
@@ -247,10 +248,8 @@ int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen)
 		n = (int)ntasks;
 	for (int i = 0; i < n && !p.fatal; i++)
 		spawn_worker(&p, i);
-	if (proc_runner_run(p.runner, why, sizeof(why))) {
-		snprintf(err, errlen, "%s", why);
+	if (proc_runner_run(p.runner, err))
 		p.fatal = true;
-	}
 	rc = p.fatal ? PP_EIO : p.nsignals ? PP_EINTR : 0;
 	proc_runner_free(p.runner);
 	free(p.slots);

@@ -43,8 +43,8 @@ struct pool_opts {
 
 /* Runs tasks 0..ntasks-1 in order. Returns 0 when every task ended (each
  * one reported through done), PP_EINTR when interrupted by a signal, or
- * PP_EIO with a message in err when workers cannot be run (spawn failure,
+ * PP_EIO with a message appended to err when workers cannot be run (spawn failure,
  * a worker exiting before WORKER_READY). */
-int pool_run(const struct pool_opts *o, size_t ntasks, char *err, size_t errlen);
+int pool_run(const struct pool_opts *o, size_t ntasks, struct strbuf *err);
 
 #endif

@@ -56,7 +56,7 @@ static bool take_lit(const char **s, const char *lit)
 	return true;
 }
 
-int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why, size_t whylen)
+int pptimer_parse_name(const char *base, struct pptimer_name *out, struct strbuf *why)
 {
 	const char *s = base;
 	int64_t pp = 0, vpp = 1, r = 0, st = 0, g = 0;
@@ -80,13 +80,11 @@ int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why, si
 		bad = "does not end in _rank_<g>.json";
 	if (!bad && (pp < 1 || pp > 1000000 || vpp < 1 || vpp > 1000000 || st >= pp))
 		bad = "sizes out of range (pp_rank must be below the PP size)";
-	if (bad) {
-		snprintf(why, whylen,
-			 "name is not event_times_PP{p}_VPP{v}_TPxCPxDP_rank_{r}"
-			 "_pp_rank_{s}_rank_{g}.json: %s",
-			 bad);
-		return PP_EPARSE;
-	}
+	if (bad)
+		return pp_err(why, PP_EPARSE,
+			      "name is not event_times_PP{p}_VPP{v}_TPxCPxDP_rank_{r}"
+			      "_pp_rank_{s}_rank_{g}.json: %s",
+			      bad);
 	out->pp = (int)pp;
 	out->vpp = (int)vpp;
 	out->dp_rank = r;
@@ -217,7 +215,7 @@ static void merge_steps(struct events *ev, struct pptimer_file *out)
 	}
 }
 
-int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err, size_t errlen)
+int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct events ev = { 0 };
@@ -228,12 +226,11 @@ int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = js_doc_load(path, &text, &v, &vend, &stack, err, errlen)))
+	if ((rc = js_doc_load(path, &text, &v, &vend, &stack, err)))
 		goto out;
 	const char *end = text.buf + text.len;
 	if (*v != '{') {
-		snprintf(err, errlen, "%s: not a JSON object", path);
-		rc = PP_EPARSE;
+		rc = pp_err(err, PP_EPARSE, "%s: not a JSON object", path);
 		goto out;
 	}
 	js_iter_init(&it, v, end, &stack);
@@ -454,29 +451,29 @@ static int store_rank(struct folder_import *fi, struct stage_file *sf, int *part
 }
 
 /* Whether the file wf of the folder is one of its pipeline's stages,
- * taken as fi->sf[its stage]; when it is not, why says so. */
-static bool pick_file(struct folder_import *fi, const struct walk_file *wf, char *why, size_t len)
+ * taken as fi->sf[its stage]; when it is not, why (empty) says so. */
+static bool pick_file(struct folder_import *fi, const struct walk_file *wf, struct strbuf *why)
 {
 	const char *base = strrchr(wf->path, '/');
 	struct pptimer_name nm;
 	base = base ? base + 1 : wf->path;
 	if (wf->error)
-		snprintf(why, len, "%s", wf->error);
-	else if (pptimer_parse_name(base, &nm, why, len))
+		strbuf_addstr(why, wf->error);
+	else if (pptimer_parse_name(base, &nm, why))
 		;
 	else if (nm.pp != fi->P)
-		snprintf(why, len, "PP size %d in the name, --pp-size is %d", nm.pp, fi->P);
+		strbuf_addf(why, "PP size %d in the name, --pp-size is %d", nm.pp, fi->P);
 	else if (nm.vpp != fi->V)
-		snprintf(why, len, "VPP %d%s in the name, --vpp-size is %d", nm.vpp,
-			 nm.vpp_none ? " (None)" : "", fi->V);
+		strbuf_addf(why, "VPP %d%s in the name, --vpp-size is %d", nm.vpp,
+			    nm.vpp_none ? " (None)" : "", fi->V);
 	else if (nm.dp_rank != 0)
-		snprintf(why, len,
-			 "TPxCPxDP rank %lld: a replica of pipeline stage %d "
-			 "(only rank 0 files describe distinct pipelines)",
-			 (long long)nm.dp_rank, nm.pp_rank);
+		strbuf_addf(why,
+			    "TPxCPxDP rank %lld: a replica of pipeline stage %d "
+			    "(only rank 0 files describe distinct pipelines)",
+			    (long long)nm.dp_rank, nm.pp_rank);
 	else if (fi->sf[nm.pp_rank].wf)
-		snprintf(why, len, "a second file for pp_rank %d (kept %s)", nm.pp_rank,
-			 fi->sf[nm.pp_rank].wf->path);
+		strbuf_addf(why, "a second file for pp_rank %d (kept %s)", nm.pp_rank,
+			    fi->sf[nm.pp_rank].wf->path);
 	else {
 		fi->sf[nm.pp_rank].wf = wf;
 		fi->sf[nm.pp_rank].name = nm;
@@ -491,16 +488,18 @@ static bool pick_file(struct folder_import *fi, const struct walk_file *wf, char
 static int read_stage(struct folder_import *fi, int s, struct import_counts *counts)
 {
 	struct stage_file *sf = &fi->sf[s];
-	char why[512];
-	if (pptimer_read(sf->wf->path, fi->V > 1, &sf->data, why, sizeof(why))) {
-		pp_err(fi->err, PP_EPARSE, "%s", why);
+	struct strbuf why = STRBUF_INIT; /* the row's error, and fi->err's */
+	if (pptimer_read(sf->wf->path, fi->V > 1, &sf->data, &why)) {
+		pp_err(fi->err, PP_EPARSE, "%s", why.buf);
 		struct db_trace t = stage_row(fi, sf);
 		t.status = DB_STATUS_FAILED;
 		t.fail_kind = DB_FAIL_INPUT;
-		t.error = why;
+		t.error = why.buf;
 		counts->failed++;
 		sf->wf = NULL;
-		return db_trace_store_empty(fi->db, &t);
+		int rc = db_trace_store_empty(fi->db, &t);
+		strbuf_release(&why);
+		return rc;
 	}
 	sf->loaded = true;
 	if (sf->data.unknown_keys && !fi->o->quiet)
@@ -527,7 +526,7 @@ static int import_folder(struct db *db, const struct pptimer_opts *o, const stru
 				    .P = o->pp_size,
 				    .V = o->vpp_size > 0 ? o->vpp_size : 1,
 				    .folder = l->v[lo].folder };
-	char why[512];
+	struct strbuf why = STRBUF_INIT;
 	int rc = 0;
 
 	fi.sf = xcalloc((size_t)fi.P, sizeof(*fi.sf));
@@ -535,12 +534,14 @@ static int import_folder(struct db *db, const struct pptimer_opts *o, const stru
 		printf("%s: no iteration number in the folder name; stored as iteration 0\n",
 		       fi.folder);
 	for (size_t i = lo; i < hi; i++) {
-		if (pick_file(&fi, &l->v[i], why, sizeof(why)))
+		strbuf_reset(&why);
+		if (pick_file(&fi, &l->v[i], &why))
 			continue;
 		counts->skipped++;
 		if (!o->quiet)
-			printf("skipped %s: %s\n", l->v[i].path, why);
+			printf("skipped %s: %s\n", l->v[i].path, why.buf);
 	}
+	strbuf_release(&why);
 	for (int s = 0; s < fi.P && !rc; s++) {
 		if (fi.sf[s].wf) {
 			rc = read_stage(&fi, s, counts);
@@ -603,10 +604,8 @@ int pptimer_run(const struct pptimer_opts *o, struct strbuf *err)
 	struct import_counts n = { 0 };
 	int rc = PP_EXIT_OK;
 
-	if (walk_dir(&wo, &l, why, sizeof(why))) {
-		pp_err(err, PP_EIO, "%s", why);
+	if (walk_dir(&wo, &l, err))
 		return PP_EXIT_FATAL;
-	}
 	if (o->db)
 		strbuf_addstr(&dbpath, o->db);
 	else

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct strbuf;
+
 struct pptimer_name {
 	int pp;          /* PP size in the name */
 	int vpp;         /* VPP size; 1 for "VPPNone" */
@@ -24,8 +26,8 @@ struct pptimer_name {
 };
 
 /* Parses a file's base name. Returns 0, or PP_EPARSE with the reason
- * (which part does not match) in why. */
-int pptimer_parse_name(const char *base, struct pptimer_name *out, char *why, size_t whylen);
+ * (which part does not match) appended to why. */
+int pptimer_parse_name(const char *base, struct pptimer_name *out, struct strbuf *why);
 
 /* One forward or backward step of one rank. */
 struct pptimer_step {
@@ -46,8 +48,8 @@ struct pptimer_file {
 };
 
 /* Reads a dump. vpp: whether keys carry a chunk (forward-{chunk}-{mb}-...).
- * Returns 0, PP_EIO or PP_EPARSE (message in err). */
-int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, char *err, size_t errlen);
+ * Returns 0, PP_EIO or PP_EPARSE (message appended to err). */
+int pptimer_read(const char *path, bool vpp, struct pptimer_file *out, struct strbuf *err);
 void pptimer_file_release(struct pptimer_file *f);
 
 #endif

@@ -123,7 +123,7 @@ static int read_config(const char *dir, struct primus_config *c, struct strbuf *
 					    "pp_size",    "vp_size", "num_mbs", "train_iters" };
 	int *dst[] = { &c->world, &c->dp,  &c->tp,           &c->ep,
 		       &c->pp,    &c->vpp, &c->microbatches, &c->iterations };
-	char path[4200], msg[600];
+	char path[4200];
 	struct strbuf text = STRBUF_INIT;
 	struct js_stack st = { 0 };
 	struct js_iter it;
@@ -133,10 +133,8 @@ static int read_config(const char *dir, struct primus_config *c, struct strbuf *
 
 	memset(c, 0, sizeof(*c));
 	snprintf(path, sizeof(path), "%s/config.json", dir);
-	if ((rc = js_doc_load(path, &text, &v, &vend, &st, msg, sizeof(msg)))) {
-		strbuf_addstr(err, msg);
+	if ((rc = js_doc_load(path, &text, &v, &vend, &st, err)))
 		goto out;
-	}
 	if (*v != '{') {
 		strbuf_addf(err, "%s: not a JSON object", path);
 		rc = PP_EPARSE;
@@ -297,12 +295,9 @@ static int read_file(struct raw_file *f, struct primus_dump *d, struct strbuf *e
 	struct js_iter it;
 	struct js_item m;
 	const char *v, *vend;
-	char msg[600];
-	int rc = js_doc_load(f->path, &f->text, &v, &vend, &st, msg, sizeof(msg));
-	if (rc) {
-		strbuf_addstr(err, msg);
+	int rc = js_doc_load(f->path, &f->text, &v, &vend, &st, err);
+	if (rc)
 		goto out;
-	}
 	const char *end = f->text.buf + f->text.len;
 	if (*v != '{') {
 		strbuf_addf(err, "%s: not a JSON object (iteration number -> its arrays)", f->path);

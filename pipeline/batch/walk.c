@@ -225,19 +225,18 @@ static const char *base_name(const char *path)
 	return s;
 }
 
-int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err, size_t errlen)
+int walk_dir(const struct walk_opts *o, struct walk_list *out, struct strbuf *err)
 {
 	DIR *d = opendir(o->input);
 	struct dirent *e;
 	bool top_files = false;
 	if (!d) {
 		int why = errno;
-		snprintf(err, errlen, "cannot read input folder '%s': %s%s", o->input,
-			 strerror(why),
-			 why == ENOTDIR ? " (--input takes the folder of the iteration_N folders; "
-					  "to describe one trace: ppbatch --inspect FILE)"
-					: "");
-		return PP_EIO;
+		return pp_err(
+			err, PP_EIO, "cannot read input folder '%s': %s%s", o->input, strerror(why),
+			why == ENOTDIR ? " (--input takes the folder of the iteration_N folders; "
+					 "to describe one trace: ppbatch --inspect FILE)"
+				       : "");
 	}
 	/* The identities hang off the canonical BASE, so that any spelling of
 	 * --input gives the same ones. */

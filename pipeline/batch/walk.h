@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct strbuf;
+
 struct walk_file {
 	char *path;         /* BASE/folder/name as found */
 	char *key;          /* realpath(BASE)/folder/name: the identity of
@@ -53,7 +55,7 @@ struct walk_opts {
 
 /* Fills out (which must be zeroed or released) with the sorted file list.
  * Returns 0, or PP_EIO with a message in err when BASE cannot be read. */
-int walk_dir(const struct walk_opts *o, struct walk_list *out, char *err, size_t errlen);
+int walk_dir(const struct walk_opts *o, struct walk_list *out, struct strbuf *err);
 /* One file named on the command line (an op trace): path as given, key =
  * realpath(its folder)/its name (symlinks in the name not followed), folder
  * = its folder's base name; a problem becomes f->error. Release with

@@ -469,27 +469,32 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 	return ferror(f) ? PP_EIO : 0;
 }
 
-int gantt_write(const struct gantt *g, const char *prefix, bool render, char *err, size_t errlen)
+int gantt_write(const struct gantt *g, const char *prefix, bool render, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT;
-	int rc = gnuplot_write_script(prefix, write_script, g, err, errlen);
+	int rc = gnuplot_write_script(prefix, write_script, g, err);
 	if (rc || !render)
 		return rc;
 	strbuf_addf(&path, "%s.gp", prefix);
 	struct gnuplot_job job = { .script = path.buf };
-	rc = gnuplot_render(&job, 1, 1, err, errlen);
-	if (rc == PP_ENOTFOUND)
-		snprintf(err, errlen, "gnuplot is not on PATH; wrote '%s' only", path.buf);
-	else if (rc == 0 && job.failed)
+	size_t mark = err->len;
+	rc = gnuplot_render(&job, 1, 1, err);
+	if (rc == PP_ENOTFOUND) {
+		strbuf_setlen(err, mark); /* said again, with what was written */
+		pp_err(err, rc, "gnuplot is not on PATH; wrote '%s' only", path.buf);
+	} else if (rc == 0 && job.failed) {
 		rc = PP_EIO;
-	if (rc == PP_EIO && job.failed)
-		snprintf(err, errlen, "%s", job.why);
+	}
+	if (rc == PP_EIO && job.failed) {
+		strbuf_setlen(err, mark); /* the job's own line says more */
+		pp_err(err, rc, "%s", job.why);
+	}
 	strbuf_release(&path);
 	return rc;
 }
 
-int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base, char *err,
-		   size_t errlen)
+int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base,
+		   struct strbuf *err)
 {
-	return gnuplot_write_script_at(dirfd, dir, base, write_script, g, err, errlen);
+	return gnuplot_write_script_at(dirfd, dir, base, write_script, g, err);
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 struct gantt;
+struct strbuf;
 
 struct gantt_box {
 	int row;           /* from gantt_add_row() */
@@ -68,11 +69,11 @@ int gantt_add_box(struct gantt *g, const struct gantt_box *b);
  * gnuplot on it (gnuplot.h) to make PREFIX.png and PREFIX.svg.
  * Returns 0; PP_ENOTFOUND when render was asked but gnuplot is not on PATH
  * (the script is written); PP_EIO when writing or gnuplot failed (message
- * in err, including gnuplot's error line). */
-int gantt_write(const struct gantt *g, const char *prefix, bool render, char *err, size_t errlen);
+ * appended to err, including gnuplot's error line). */
+int gantt_write(const struct gantt *g, const char *prefix, bool render, struct strbuf *err);
 /* Writes <dir>/<base>.gp into the open folder dirfd (gnuplot.h's
  * gnuplot_write_script_at: no path walk); no rendering. 0 or PP_EIO. */
-int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base, char *err,
-		   size_t errlen);
+int gantt_write_at(const struct gantt *g, int dirfd, const char *dir, const char *base,
+		   struct strbuf *err);
 
 #endif

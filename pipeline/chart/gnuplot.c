@@ -118,67 +118,55 @@ void gnuplot_clear_outputs(const char *script)
  * ".gp" in dirfd), commits it and clears its earlier images. */
 static int write_opened(struct safefile *sf, const char *path, int dirfd, const char *stem,
 			const char *base, int (*write)(FILE *f, const char *base, const void *ctx),
-			const void *ctx, char *err, size_t errlen)
+			const void *ctx, struct strbuf *err)
 {
-	char why[256];
+	size_t mark = err->len;
 	if (write(sf->fp, base, ctx) || ferror(sf->fp)) {
 		safefile_abort(sf);
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		return PP_EIO;
+		return pp_err(err, PP_EIO, "cannot write '%s': %s", path, strerror(errno));
 	}
-	if (safefile_commit(sf, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, why);
-		return PP_EIO;
-	}
+	if (safefile_commit(sf, err))
+		return pp_err_prefix(err, mark, PP_EIO, "cannot write '%s': ", path);
 	clear_outputs_at(dirfd, stem);
 	return 0;
 }
 
 int gnuplot_write_script(const char *prefix,
 			 int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
-			 char *err, size_t errlen)
+			 struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT;
 	const char *slash = strrchr(prefix, '/');
 	const char *base = slash ? slash + 1 : prefix;
 	struct safefile sf;
-	char why[256];
+	size_t mark = err->len;
 	int rc;
-	if (errlen)
-		err[0] = '\0';
-	if (!*base) {
-		snprintf(err, errlen, "output prefix '%s' names a folder, not a file", prefix);
-		return PP_EINVAL;
-	}
+	if (!*base)
+		return pp_err(err, PP_EINVAL, "output prefix '%s' names a folder, not a file",
+			      prefix);
 	strbuf_addf(&path, "%s.gp", prefix);
-	if (safefile_open_path(&sf, path.buf, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
-		rc = PP_EIO;
-	} else {
-		rc = write_opened(&sf, path.buf, AT_FDCWD, prefix, base, write, ctx, err, errlen);
-	}
+	if (safefile_open_path(&sf, path.buf, err))
+		rc = pp_err_prefix(err, mark, PP_EIO, "cannot write '%s': ", path.buf);
+	else
+		rc = write_opened(&sf, path.buf, AT_FDCWD, prefix, base, write, ctx, err);
 	strbuf_release(&path);
 	return rc;
 }
 
 int gnuplot_write_script_at(int dirfd, const char *dir, const char *base,
 			    int (*write)(FILE *f, const char *base, const void *ctx),
-			    const void *ctx, char *err, size_t errlen)
+			    const void *ctx, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, name = STRBUF_INIT;
 	struct safefile sf;
-	char why[256];
+	size_t mark = err->len;
 	int rc;
-	if (errlen)
-		err[0] = '\0';
 	strbuf_addf(&path, "%s/%s.gp", dir, base);
 	strbuf_addf(&name, "%s.gp", base);
-	if (safefile_open(&sf, dirfd, name.buf, why, sizeof(why))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path.buf, why);
-		rc = PP_EIO;
-	} else {
-		rc = write_opened(&sf, path.buf, dirfd, base, base, write, ctx, err, errlen);
-	}
+	if (safefile_open(&sf, dirfd, name.buf, err))
+		rc = pp_err_prefix(err, mark, PP_EIO, "cannot write '%s': ", path.buf);
+	else
+		rc = write_opened(&sf, path.buf, dirfd, base, base, write, ctx, err);
 	strbuf_release(&path);
 	strbuf_release(&name);
 	return rc;
@@ -354,14 +342,15 @@ static void on_gnuplot_exit(struct proc *p, const struct proc_status *st)
 static bool spawn(struct render *R, struct run *run, enum proc_stdio in, enum proc_stdio out,
 		  void (*on_line)(struct proc *, char *, size_t))
 {
-	char err[300];
+	struct strbuf err = STRBUF_INIT;
 	struct proc_spec spec = { run->argv, run->dir.buf,    in,  out, PROC_PIPE,
 				  on_line,   on_gnuplot_exit, run, NULL };
-	if (proc_spawn(R->runner, &spec, &run->p, err, sizeof(err))) {
+	if (proc_spawn(R->runner, &spec, &run->p, &err)) {
 		if (run->job) {
 			run->job->failed = true;
-			snprintf(run->job->why, sizeof(run->job->why), "%s", err);
+			snprintf(run->job->why, sizeof(run->job->why), "%s", err.buf);
 		}
+		strbuf_release(&err);
 		return false;
 	}
 	R->running++;
@@ -420,7 +409,7 @@ static void start_jobs(struct render *R)
 	}
 }
 
-int gnuplot_render(struct gnuplot_job *jobs, size_t n, int parallel, char *err, size_t errlen)
+int gnuplot_render(struct gnuplot_job *jobs, size_t n, int parallel, struct strbuf *err)
 {
 	char exe[4096];
 	int rc;
@@ -429,20 +418,18 @@ int gnuplot_render(struct gnuplot_job *jobs, size_t n, int parallel, char *err, 
 		jobs[i].why[0] = '\0';
 	}
 	if (!gnuplot_find(exe, sizeof(exe))) {
-		snprintf(err, errlen, "gnuplot is not on PATH");
-		return PP_ENOTFOUND;
+		return pp_err(err, PP_ENOTFOUND, "gnuplot is not on PATH");
 	}
 	struct render R = {
 		.jobs = jobs, .n = n, .parallel = parallel < 1 ? 1 : parallel, .exe = exe
 	};
 	if (!getcwd(R.cwd, sizeof(R.cwd))) {
-		snprintf(err, errlen, "cannot find the current folder");
-		return PP_EIO;
+		return pp_err(err, PP_EIO, "cannot find the current folder");
 	}
-	if (!(R.runner = proc_runner_new(err, errlen)))
+	if (!(R.runner = proc_runner_new(err)))
 		return PP_EIO;
 	start_jobs(&R);
-	rc = proc_runner_run(R.runner, err, errlen);
+	rc = proc_runner_run(R.runner, err);
 	proc_runner_free(R.runner);
 	free(R.single);
 	return rc;

@@ -31,6 +31,8 @@
 bool gnuplot_find(char *exe, size_t n);
 
 /* One script to render, and how it went. */
+struct strbuf;
+
 struct gnuplot_job {
 	const char *script;  /* path of a .gp file */
 	bool no_png, no_svg; /* outputs to skip (both false: make both) */
@@ -41,8 +43,8 @@ struct gnuplot_job {
 /* Renders the scripts, at most `parallel` gnuplot processes at once.
  * Returns 0 when gnuplot ran on every job (each job says whether it
  * failed); PP_ENOTFOUND when gnuplot is not on PATH, PP_EIO when it cannot
- * be started (err says why; no job ran). */
-int gnuplot_render(struct gnuplot_job *jobs, size_t n, int parallel, char *err, size_t errlen);
+ * be started (the reason appended to err; no job ran). */
+int gnuplot_render(struct gnuplot_job *jobs, size_t n, int parallel, struct strbuf *err);
 
 /* Removes what stands at the PNG and SVG names of script (…/x.gp): no
  * image of an earlier run may outlive a script written anew. The writers
@@ -72,14 +74,15 @@ void gnuplot_put_titles(FILE *f, const char *const what[], const char *const tex
  * PREFIX's last component: to a temporary name renamed into place, never
  * through a planted symlink (safefile.h); then removes PREFIX.png and
  * PREFIX.svg, an earlier run's images (gnuplot_clear_outputs()). 0, or
- * PP_EINVAL (prefix names a folder) / PP_EIO with the reason in err. */
+ * PP_EINVAL (prefix names a folder) / PP_EIO with the reason appended to
+ * err. */
 int gnuplot_write_script(const char *prefix,
 			 int (*write)(FILE *f, const char *base, const void *ctx), const void *ctx,
-			 char *err, size_t errlen);
+			 struct strbuf *err);
 /* The same for <dir>/<base>.gp in the open folder dirfd (dir names it in
  * messages): no path walk, for writers of many files in one folder. */
 int gnuplot_write_script_at(int dirfd, const char *dir, const char *base,
 			    int (*write)(FILE *f, const char *base, const void *ctx),
-			    const void *ctx, char *err, size_t errlen);
+			    const void *ctx, struct strbuf *err);
 
 #endif

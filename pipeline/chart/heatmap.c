@@ -329,7 +329,7 @@ static int write_script(FILE *f, const char *base, const void *ctx)
 	return ferror(f) ? PP_EIO : 0;
 }
 
-int heatmap_write(const struct heatmap *h, const char *prefix, char *err, size_t errlen)
+int heatmap_write(const struct heatmap *h, const char *prefix, struct strbuf *err)
 {
-	return gnuplot_write_script(prefix, write_script, h, err, errlen);
+	return gnuplot_write_script(prefix, write_script, h, err);
 }

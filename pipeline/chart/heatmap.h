@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 struct heatmap;
+struct strbuf;
 
 /* Colour scales: light to dark red for "higher is worse", the reverse
  * for "lower is worse" (heatmap_set_centre(): diverging from white). */
@@ -58,7 +59,7 @@ void heatmap_set_formats(struct heatmap *h, bool png, bool svg);
 int heatmap_set(struct heatmap *h, int x, int y, double value, const char *hover);
 
 /* Writes PREFIX.gp (the script names its outputs by base name and runs in
- * PREFIX's folder). 0, or PP_EIO with the reason in err. */
-int heatmap_write(const struct heatmap *h, const char *prefix, char *err, size_t errlen);
+ * PREFIX's folder). 0, or PP_EIO with the reason appended to err. */
+int heatmap_write(const struct heatmap *h, const char *prefix, struct strbuf *err);
 
 #endif

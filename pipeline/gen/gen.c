@@ -72,7 +72,7 @@ static const struct {
 	{ "long-names", GN_LONG_NAMES },
 };
 
-int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
+int gen_parse_nasty(const char *list, unsigned *out, struct strbuf *err)
 {
 	unsigned v = 0;
 	const char *p = list;
@@ -90,8 +90,7 @@ int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen)
 				found = true;
 			}
 		if (!found && n) {
-			snprintf(err, errlen, "unknown nasty option '%.*s'", (int)n, p);
-			return PP_EINVAL;
+			return pp_err(err, PP_EINVAL, "unknown nasty option '%.*s'", (int)n, p);
 		}
 		p += n;
 		if (*p == ',')
@@ -176,8 +175,7 @@ static const char *parse_us(const char *p, int64_t *ns)
 	return p;
 }
 
-int gen_parse_clock_skew(const char *s, struct gen_clock_skew **out, int *n, char *err,
-			 size_t errlen)
+int gen_parse_clock_skew(const char *s, struct gen_clock_skew **out, int *n, struct strbuf *err)
 {
 	struct gen_clock_skew *v = NULL;
 	int cnt = 0;
@@ -193,10 +191,9 @@ int gen_parse_clock_skew(const char *s, struct gen_clock_skew **out, int *n, cha
 		if (colon == p || *colon != ':' || errno || host < 0 || host > 1000000 ||
 		    !(end = parse_us(colon + 1, &ns)) || (*end && *end != ',')) {
 			size_t len = strcspn(item, ",");
-			snprintf(
-				err, errlen,
-				"'%.*s' is not HOST:OFFSET_US (an offset of at most 1000000 us with up to 3 decimals)",
-				(int)len, item);
+			pp_err(err, PP_EINVAL,
+			       "'%.*s' is not HOST:OFFSET_US (an offset of at most 1000000 us with up to 3 decimals)",
+			       (int)len, item);
 			free(v);
 			return PP_EINVAL;
 		}
@@ -268,15 +265,15 @@ static int write_topology(const struct gen_opts *o, const struct gen_layout *lay
 	const char *names[2] = { name, "topology.txt" };
 	for (int i = 0; i < 2; i++) {
 		struct safefile sf;
-		char why[512];
-		if (safefile_open(&sf, fds[i], names[i], why, sizeof(why)))
-			return pp_err(err, PP_EIO, "%s: %s", o->out, why);
+		size_t mark = err->len;
+		if (safefile_open(&sf, fds[i], names[i], err))
+			return pp_err_prefix(err, mark, PP_EIO, "%s: ", o->out);
 		if (gen_layout_write_topology(lay, sf.fp)) {
 			safefile_abort(&sf);
 			return pp_err(err, PP_EIO, "%s: cannot write '%s'", o->out, names[i]);
 		}
-		if (safefile_commit(&sf, why, sizeof(why)))
-			return pp_err(err, PP_EIO, "%s: %s", o->out, why);
+		if (safefile_commit(&sf, err))
+			return pp_err_prefix(err, mark, PP_EIO, "%s: ", o->out);
 	}
 	return 0;
 }
@@ -418,23 +415,23 @@ static int choose_ranks(struct run *R)
 static int open_output(struct run *R)
 {
 	const struct gen_opts *o = R->o;
-	char err[512], tdir[4096];
+	char tdir[4096];
 	/* --out may be reached through the user's own symlinks; below it,
 	 * no symlink is followed (safefile.h). */
 	snprintf(tdir, sizeof(tdir), "%s/.truth", o->out);
-	if (safe_mkdirs(AT_FDCWD, o->out, 0, &R->outfd, err, sizeof(err)) ||
-	    safe_mkdirs(R->outfd, ".truth", SAFE_NOFOLLOW, &R->truthfd, err, sizeof(err)))
-		return pp_err(R->err, PP_EIO, "%s", err);
+	if (safe_mkdirs(AT_FDCWD, o->out, 0, &R->outfd, R->err) ||
+	    safe_mkdirs(R->outfd, ".truth", SAFE_NOFOLLOW, &R->truthfd, R->err))
+		return PP_EIO;
 	if (remove_matching(R->outfd, "unique_parallel_groups_*.txt"))
 		return pp_err(R->err, PP_EIO, "cannot prepare '%s': %s", o->out, strerror(errno));
 	if (write_topology(o, &R->lay, R->t0, R->outfd, R->truthfd, R->err))
 		return PP_EIO;
 	warn_stale(o);
-	if (!(R->truth = gen_truth_open(R->truthfd, tdir, &R->lay, o->vpp, err, sizeof(err))))
-		return pp_err(R->err, PP_EIO, "%s", err);
+	if (!(R->truth = gen_truth_open(R->truthfd, tdir, &R->lay, o->vpp, R->err)))
+		return PP_EIO;
 	if (o->nskews || o->skew_max_ns) {
-		if (gen_truth_clock_offsets(R->truth, R->offset, R->lay.world, err, sizeof(err)))
-			return pp_err(R->err, PP_EIO, "%s", err);
+		if (gen_truth_clock_offsets(R->truth, R->offset, R->lay.world, R->err))
+			return PP_EIO;
 	} else if (remove_matching(R->truthfd, "clock_offsets.csv")) {
 		return pp_err(R->err, PP_EIO, "cannot remove '%s/clock_offsets.csv': %s", tdir,
 			      strerror(errno));
@@ -470,7 +467,7 @@ static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cf
 {
 	const struct gen_opts *o = R->o;
 	int it = cfg->iteration;
-	char err[512], path[4200];
+	char path[4200];
 	struct gen_write_opts w = {
 		.gzip = o->gzip,
 		.relative = o->relative,
@@ -499,11 +496,9 @@ static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cf
 		snprintf(path, sizeof(path), "%s/rank_%04d_iter_%d.pt.trace.json%s", dir, r, it,
 			 o->gzip ? ".gz" : "");
 		w.path = path;
-		int wrc = gen_write_trace(gr, &w, err, sizeof(err));
-		if (wrc == PP_EINTR)
-			return PP_EINTR;
+		int wrc = gen_write_trace(gr, &w, R->err);
 		if (wrc)
-			return pp_err(R->err, PP_EIO, "%s", err);
+			return wrc; /* PP_EINTR (no message) or PP_EIO */
 		struct stat st;
 		if (!fstatat(itfd, strrchr(path, '/') + 1, &st, AT_SYMLINK_NOFOLLOW))
 			R->bytes += (uint64_t)st.st_size;
@@ -529,7 +524,7 @@ static int write_ranks(struct run *R, struct gen_cluster *c, const struct gen_cf
 static int write_iteration(struct run *R, int it)
 {
 	const struct gen_opts *o = R->o;
-	char err[512], dir[4096], glob[64], itname[32];
+	char dir[4096], glob[64], itname[32];
 	int itfd = -1, rc = 0;
 	struct gen_cfg cfg = {
 		.lay = R->lay,
@@ -546,9 +541,9 @@ static int write_iteration(struct run *R, int it)
 		.straggle = R->straggle,
 		.dp_slow = o->nslow_dp_ranks ? R->dp_slow : NULL,
 	};
-	struct gen_cluster *c = gen_sim_build(&cfg, err, sizeof(err));
+	struct gen_cluster *c = gen_sim_build(&cfg, R->err);
 	if (!c)
-		return pp_err(R->err, PP_EINVAL, "%s", err);
+		return PP_EINVAL;
 	if (gen_sim_run(c)) {
 		pp_err(R->err, PP_ECYCLE, "internal error: the simulated schedule deadlocks");
 		gen_sim_free(c);
@@ -557,8 +552,9 @@ static int write_iteration(struct run *R, int it)
 	snprintf(itname, sizeof(itname), "iteration_%d", it);
 	snprintf(dir, sizeof(dir), "%s/%s", o->out, itname);
 	snprintf(glob, sizeof(glob), "rank_*_iter_%d.pt.trace.json*", it);
-	if (safe_mkdirs(R->outfd, itname, SAFE_NOFOLLOW, &itfd, err, sizeof(err))) {
-		rc = pp_err(R->err, PP_EIO, "%s: %s", o->out, err);
+	size_t mark = R->err->len;
+	if (safe_mkdirs(R->outfd, itname, SAFE_NOFOLLOW, &itfd, R->err)) {
+		rc = pp_err_prefix(R->err, mark, PP_EIO, "%s: ", o->out);
 	} else if (remove_matching(itfd, glob)) {
 		rc = pp_err(R->err, PP_EIO, "cannot prepare '%s': %s", dir, strerror(errno));
 	}
@@ -576,7 +572,6 @@ static int write_iteration(struct run *R, int it)
 int gen_run(const struct gen_opts *o, struct strbuf *err)
 {
 	struct run R = { .o = o, .err = err, .outfd = -1, .truthfd = -1 };
-	char why[512];
 	int rc = 0;
 	int64_t t_begin = pp_now_ns();
 
@@ -618,8 +613,8 @@ int gen_run(const struct gen_opts *o, struct strbuf *err)
 			       "run the command again",
 			       stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", R.files,
 			       R.files == 1 ? "" : "s", o->out);
-	} else if (gen_truth_close(R.truth, why, sizeof(why))) {
-		rc = pp_err(err, PP_EIO, "%s", why);
+	} else {
+		rc = gen_truth_close(R.truth, err);
 	}
 	sigaction(SIGINT, &stop_old[0], NULL);
 	sigaction(SIGTERM, &stop_old[1], NULL);

@@ -93,15 +93,14 @@ struct gen_opts {
 int gen_run(const struct gen_opts *o, struct strbuf *err);
 
 /* Parses a comma-separated list of nasty option names into GN_* flags;
- * returns PP_EINVAL and names the bad item in err. "all" = every option
+ * returns PP_EINVAL and names the bad item in err (appended). "all" = every option
  * except truncate. */
-int gen_parse_nasty(const char *list, unsigned *out, char *err, size_t errlen);
+int gen_parse_nasty(const char *list, unsigned *out, struct strbuf *err);
 /* Parses "0-3,8,12" into a newly allocated ascending, de-duplicated list. */
 int gen_parse_int_list(const char *s, int **out, int *n);
 /* Parses "HOST:OFFSET_US,..." (offsets in µs, up to 3 decimals, |offset| <=
  * 1 s) into a newly allocated list (*out, *n). PP_EINVAL with the bad item
- * named in err. */
-int gen_parse_clock_skew(const char *s, struct gen_clock_skew **out, int *n, char *err,
-			 size_t errlen);
+ * named in err (appended). */
+int gen_parse_clock_skew(const char *s, struct gen_clock_skew **out, int *n, struct strbuf *err);
 
 #endif

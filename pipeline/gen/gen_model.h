@@ -149,10 +149,11 @@ struct gen_cfg {
 };
 
 struct gen_cluster;
+struct strbuf;
 
 /* Builds every rank's program for one iteration (gen_prog.c). Returns NULL with a message
- * in err on invalid parameters. */
-struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t errlen);
+ * appended to err on invalid parameters. */
+struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, struct strbuf *err);
 /* Gives every slice and kernel its time. Returns 0, or PP_ECYCLE when the
  * programs deadlock (a bug). */
 int gen_sim_run(struct gen_cluster *c);

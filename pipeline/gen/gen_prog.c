@@ -11,6 +11,7 @@
 #include "gen_int.h"
 #include "gen_sched.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 const char *const gen_cat_names[GC_N] = { "fwd_computation",
 					  "fwd_communication",
@@ -698,23 +699,23 @@ static int build_rank(struct bld *b)
 	return 0;
 }
 
-struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t errlen)
+struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, struct strbuf *err)
 {
 	const struct gen_layout *lay = &cfg->lay;
 	int P = lay->size[GEN_PP];
 	if (cfg->vpp > 1 && P == 1) { /* Megatron runs one stage without model chunks */
-		snprintf(err, errlen, "--vpp %d needs --pp > 1 (one stage runs no model chunks)",
-			 cfg->vpp);
+		pp_err(err, PP_EINVAL, "--vpp %d needs --pp > 1 (one stage runs no model chunks)",
+		       cfg->vpp);
 		return NULL;
 	}
 	if (cfg->vpp > 1 && cfg->microbatches % P) {
-		snprintf(err, errlen, "--vpp needs --microbatches to be a multiple of --pp (%d)",
-			 P);
+		pp_err(err, PP_EINVAL, "--vpp needs --microbatches to be a multiple of --pp (%d)",
+		       P);
 		return NULL;
 	}
 	if (cfg->layers < 1 || cfg->kpl < 1 || cfg->microbatches < 1 || cfg->vpp < 1) {
-		snprintf(err, errlen,
-			 "layers, kernels per layer, micro-batches and vpp must be >= 1");
+		pp_err(err, PP_EINVAL,
+		       "layers, kernels per layer, micro-batches and vpp must be >= 1");
 		return NULL;
 	}
 	struct gen_cluster *c = xcalloc(1, sizeof(*c));
@@ -741,7 +742,7 @@ struct gen_cluster *gen_sim_build(const struct gen_cfg *cfg, char *err, size_t e
 		b.corr = (uint32_t)(gen_rand(&r->rng) % 1000) + 10;
 		int rc = build_rank(&b);
 		if (rc < 0) {
-			snprintf(err, errlen, "cannot build the schedule: %s", pp_strerror(rc));
+			pp_err(err, PP_EINVAL, "cannot build the schedule: %s", pp_strerror(rc));
 			gen_sim_free(c);
 			return NULL;
 		}

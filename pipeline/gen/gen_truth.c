@@ -83,27 +83,25 @@ void gen_truth_abort(struct gen_truth *t)
 }
 
 /* Writes one small file of .truth at once. */
-static int write_small(struct gen_truth *t, const char *name, const char *text, char *err,
-		       size_t errlen)
+static int write_small(struct gen_truth *t, const char *name, const char *text, struct strbuf *err)
 {
 	struct safefile sf;
-	char why[512];
-	if (safefile_open(&sf, t->dirfd, name, why, sizeof(why)))
+	size_t mark = err->len;
+	if (safefile_open(&sf, t->dirfd, name, err))
 		goto fail;
 	fputs(text, sf.fp);
-	if (safefile_commit(&sf, why, sizeof(why)))
+	if (safefile_commit(&sf, err))
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "%s: %s", t->dir, why);
-	return PP_EIO;
+	return pp_err_prefix(err, mark, PP_EIO, "%s: ", t->dir);
 }
 
 /* The op trace's job metadata (docs/whatif.md §1.3). Every rank of a
  * (dp, stage) cell counts as tensor-parallel (tp_size = tp·cp·ep), and
  * dsp_size is 1: ppgen reduces gradients over the DP group only. */
-static int write_meta(struct gen_truth *t, const struct gen_layout *lay, int vpp, char *err,
-		      size_t errlen)
+static int write_meta(struct gen_truth *t, const struct gen_layout *lay, int vpp,
+		      struct strbuf *err)
 {
 	char text[512];
 	int tp = lay->size[GEN_TP] * lay->size[GEN_CP] * lay->size[GEN_EP];
@@ -111,26 +109,26 @@ static int write_meta(struct gen_truth *t, const struct gen_layout *lay, int vpp
 		 "trial_name: ppgen\nrun_id: 0\ndp_size: %d\ndsp_size: 1\npp_size: %d\n"
 		 "tp_size: %d\nvpp_size: %d\nworld_size: %d\n",
 		 lay->size[GEN_DP], lay->size[GEN_PP], tp, vpp, lay->world);
-	return write_small(t, "optrace-meta.yaml", text, err, errlen);
+	return write_small(t, "optrace-meta.yaml", text, err);
 }
 
 struct gen_truth *gen_truth_open(int dirfd, const char *dir, const struct gen_layout *lay, int vpp,
-				 char *err, size_t errlen)
+				 struct strbuf *err)
 {
 	struct gen_truth *t = xcalloc(1, sizeof(*t));
-	char why[512];
+	size_t mark = err->len;
 	t->dir = xstrdup(dir);
 	t->dirfd = dirfd;
 	for (int i = 0; i < TF_N; i++) {
-		if (safefile_open(&t->sf[i], dirfd, files[i], why, sizeof(why))) {
-			snprintf(err, errlen, "%s: %s", dir, why);
+		if (safefile_open(&t->sf[i], dirfd, files[i], err)) {
+			pp_err_prefix(err, mark, PP_EIO, "%s: ", dir);
 			gen_truth_abort(t);
 			return NULL;
 		}
 		t->f[i] = t->sf[i].fp;
 		fprintf(t->f[i], "%s\n", headers[i]);
 	}
-	if (write_meta(t, lay, vpp, err, errlen)) {
+	if (write_meta(t, lay, vpp, err)) {
 		gen_truth_abort(t);
 		return NULL;
 	}
@@ -482,29 +480,30 @@ void gen_truth_collective(struct gen_truth *t, int it, const struct gen_layout *
 	free(rk);
 }
 
-int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int world, char *err,
-			    size_t errlen)
+int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int world,
+			    struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "rank,offset_ns\n");
 	for (int r = 0; r < world; r++)
 		strbuf_addf(&sb, "%d,%lld\n", r, (long long)offset_ns[r]);
-	int rc = write_small(t, "clock_offsets.csv", sb.buf, err, errlen);
+	int rc = write_small(t, "clock_offsets.csv", sb.buf, err);
 	strbuf_release(&sb);
 	return rc;
 }
 
-int gen_truth_close(struct gen_truth *t, char *err, size_t errlen)
+int gen_truth_close(struct gen_truth *t, struct strbuf *err)
 {
 	int rc = 0;
 	if (!t)
 		return 0;
 	for (int i = 0; i < TF_N; i++) {
-		char why[512];
-		if (safefile_commit(&t->sf[i], why, sizeof(why)) && !rc) {
+		size_t mark = err ? err->len : 0;
+		/* Only the first failure is told. */
+		if (safefile_commit(&t->sf[i], rc ? NULL : err) && !rc) {
 			rc = PP_EIO;
 			if (err)
-				snprintf(err, errlen, "%s: %s", t->dir, why);
+				pp_err_prefix(err, mark, PP_EIO, "%s: ", t->dir);
 		}
 	}
 	free(t->dir);

@@ -15,6 +15,7 @@
 #include "gen_why.h"
 
 struct gen_truth;
+struct strbuf;
 
 /* What pp_groups needs from each rank. */
 struct gen_rank_sum {
@@ -27,9 +28,9 @@ struct gen_rank_sum {
 /* Starts the CSV files with their headers in the .truth folder dirfd (dir:
  * its name for messages), each written through safefile.h until
  * gen_truth_close(), and writes optrace-meta.yaml for the job (lay, vpp).
- * Returns NULL with a message in err. */
+ * Returns NULL with a message appended to err. */
 struct gen_truth *gen_truth_open(int dirfd, const char *dir, const struct gen_layout *lay, int vpp,
-				 char *err, size_t errlen);
+				 struct strbuf *err);
 /* Appends r's rows to ranks, category_stats and steps; fills *sum. */
 void gen_truth_rank(struct gen_truth *t, int iteration, const struct gen_rank *r,
 		    struct gen_rank_sum *sum);
@@ -57,11 +58,11 @@ void gen_truth_p2p(struct gen_truth *t, int iteration, int rank, struct gen_p2p_
 void gen_truth_collective(struct gen_truth *t, int iteration, const struct gen_layout *lay,
 			  const struct gen_coll *x, const int *tied, int ntied);
 /* Writes clock_offsets.csv (`rank,offset_ns`, world rows). 0 or PP_EIO
- * with a message in err. */
-int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int world, char *err,
-			    size_t errlen);
-/* Closes the files; returns 0 or PP_EIO (message in err). */
-int gen_truth_close(struct gen_truth *t, char *err, size_t errlen);
+ * with a message appended to err. */
+int gen_truth_clock_offsets(struct gen_truth *t, const int64_t *offset_ns, int world,
+			    struct strbuf *err);
+/* Closes the files; returns 0 or PP_EIO (message appended to err; err may be NULL). */
+int gen_truth_close(struct gen_truth *t, struct strbuf *err);
 /* Discards the files being written (the earlier ones stay); t may be NULL. */
 void gen_truth_abort(struct gen_truth *t);
 

@@ -20,6 +20,7 @@
 
 #include "util/pp.h"
 #include "util/safefile.h"
+#include "util/strbuf.h"
 
 #define OUT_CAP (8u << 20)
 
@@ -518,8 +519,7 @@ static void write_spans(struct out *o, const struct ctx *c)
 	LIT(o, ", \"s\": \"g\"}");
 }
 
-int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, char *err,
-		    size_t errlen)
+int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, struct strbuf *err)
 {
 	struct out o = {
 		.stop = w->stop, .nasty = w->nasty, .relative = w->relative, .base = w->base_ns
@@ -533,16 +533,15 @@ int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *w, ch
 	int rc = 0;
 
 	const char *base = strrchr(w->path, '/');
-	if (safefile_open(&sf, w->dirfd, base ? base + 1 : w->path, NULL, 0)) {
-		snprintf(err, errlen, "cannot create '%s': %s", w->path, strerror(errno));
-		return PP_EIO;
+	if (safefile_open(&sf, w->dirfd, base ? base + 1 : w->path, NULL)) {
+		return pp_err(err, PP_EIO, "cannot create '%s': %s", w->path, strerror(errno));
 	}
 	if (w->gzip) {
 		/* gzclose() closes its own duplicate; safefile_commit() the original. */
 		int fd = fcntl(fileno(sf.fp), F_DUPFD_CLOEXEC, 0);
 		o.gz = fd >= 0 ? gzdopen(fd, "wb1") : NULL;
 		if (!o.gz) {
-			snprintf(err, errlen, "cannot create '%s': %s", w->path, strerror(errno));
+			pp_err(err, PP_EIO, "cannot create '%s': %s", w->path, strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			safefile_abort(&sf);
@@ -583,12 +582,10 @@ close:
 		safefile_abort(&sf);
 		rc = PP_EINTR;
 	} else if (o.err) {
-		snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
+		rc = pp_err(err, PP_EIO, "cannot write '%s': %s", w->path, strerror(errno));
 		safefile_abort(&sf);
-		rc = PP_EIO;
-	} else if (safefile_commit(&sf, NULL, 0)) {
-		snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
-		rc = PP_EIO;
+	} else if (safefile_commit(&sf, NULL)) {
+		rc = pp_err(err, PP_EIO, "cannot write '%s': %s", w->path, strerror(errno));
 	}
 	free(o.buf);
 	return rc;

@@ -34,8 +34,7 @@ struct gen_write_opts {
 };
 
 /* Writes r's trace to o->path. Returns 0, PP_EINTR when *o->stop was set
- * (no file, no temporary file), or PP_EIO with a message in err. */
-int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *o, char *err,
-		    size_t errlen);
+ * (no file, no temporary file), or PP_EIO with a message appended to err. */
+int gen_write_trace(const struct gen_rank *r, const struct gen_write_opts *o, struct strbuf *err);
 
 #endif

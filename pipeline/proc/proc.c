@@ -79,12 +79,12 @@ static void close_globals(struct proc_runner *r)
 		uv_close((uv_handle_t *)&r->tick, on_global_close);
 }
 
-struct proc_runner *proc_runner_new(char *err, size_t errlen)
+struct proc_runner *proc_runner_new(struct strbuf *err)
 {
 	struct proc_runner *r = xcalloc(1, sizeof(*r));
 	int rc = uv_loop_init(&r->loop);
 	if (rc < 0) {
-		snprintf(err, errlen, "cannot start an event loop: %s", uv_strerror(rc));
+		pp_err(err, PP_EIO, "cannot start an event loop: %s", uv_strerror(rc));
 		free(r);
 		return NULL;
 	}
@@ -111,7 +111,7 @@ static void on_signal(uv_signal_t *h, int signum)
 }
 
 int proc_runner_watch_signals(struct proc_runner *r, void (*cb)(void *ctx, int signum), void *ctx,
-			      char *err, size_t errlen)
+			      struct strbuf *err)
 {
 	static const int signum[2] = { SIGINT, SIGTERM };
 	r->on_signal = cb;
@@ -124,9 +124,8 @@ int proc_runner_watch_signals(struct proc_runner *r, void (*cb)(void *ctx, int s
 			rc = uv_signal_start(&r->sig[i], on_signal, signum[i]);
 		}
 		if (rc < 0) {
-			snprintf(err, errlen, "cannot watch SIG%s: %s", sigabbrev_np(signum[i]),
-				 uv_strerror(rc));
-			return PP_EIO;
+			return pp_err(err, PP_EIO, "cannot watch SIG%s: %s",
+				      sigabbrev_np(signum[i]), uv_strerror(rc));
 		}
 	}
 	return 0;
@@ -139,7 +138,7 @@ static void on_tick(uv_timer_t *t)
 }
 
 int proc_runner_tick(struct proc_runner *r, unsigned ms, void (*tick)(void *ctx), void *ctx,
-		     char *err, size_t errlen)
+		     struct strbuf *err)
 {
 	int rc = uv_timer_init(&r->loop, &r->tick);
 	r->on_tick = tick;
@@ -150,13 +149,12 @@ int proc_runner_tick(struct proc_runner *r, unsigned ms, void (*tick)(void *ctx)
 		rc = uv_timer_start(&r->tick, on_tick, ms, ms);
 	}
 	if (rc < 0) {
-		snprintf(err, errlen, "cannot start a %u ms timer: %s", ms, uv_strerror(rc));
-		return PP_EIO;
+		return pp_err(err, PP_EIO, "cannot start a %u ms timer: %s", ms, uv_strerror(rc));
 	}
 	return 0;
 }
 
-int proc_runner_run(struct proc_runner *r, char *err, size_t errlen)
+int proc_runner_run(struct proc_runner *r, struct strbuf *err)
 {
 	int rc;
 	r->ran = true;
@@ -164,8 +162,7 @@ int proc_runner_run(struct proc_runner *r, char *err, size_t errlen)
 		close_globals(r);
 	uv_run(&r->loop, UV_RUN_DEFAULT);
 	if ((rc = uv_loop_close(&r->loop)) < 0) {
-		snprintf(err, errlen, "event loop not closed: %s", uv_strerror(rc));
-		return PP_EIO;
+		return pp_err(err, PP_EIO, "event loop not closed: %s", uv_strerror(rc));
 	}
 	return 0;
 }
@@ -325,8 +322,8 @@ static void set_stdio(uv_stdio_container_t *c, enum proc_stdio mode, uv_pipe_t *
 	}
 }
 
-int proc_spawn(struct proc_runner *r, const struct proc_spec *s, struct proc **out, char *err,
-	       size_t errlen)
+int proc_spawn(struct proc_runner *r, const struct proc_spec *s, struct proc **out,
+	       struct strbuf *err)
 {
 	struct proc *p = xcalloc(1, sizeof(*p));
 	uv_process_options_t po;
@@ -365,7 +362,7 @@ int proc_spawn(struct proc_runner *r, const struct proc_spec *s, struct proc **o
 	p->open_handles = 2 + p->has_in + p->has_out + p->has_err; /* + timer, process */
 	if ((rc = uv_spawn(&r->loop, &p->proc, &po)) < 0) {
 		/* The handles are freed by the loop: no callback of ours runs. */
-		snprintf(err, errlen, "cannot start '%s': %s", s->argv[0], uv_strerror(rc));
+		pp_err(err, PP_EIO, "cannot start '%s': %s", s->argv[0], uv_strerror(rc));
 		p->finished = true;
 		close_all(p);
 		return PP_EIO;

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 struct proc_runner;
+struct strbuf;
 struct proc;
 
 enum proc_stdio {
@@ -65,10 +66,10 @@ struct proc_spec {
 	void (*on_err_line)(struct proc *p, const char *line, size_t len);
 };
 
-/* A runner with its loop; NULL with the reason in err. Ignores SIGPIPE in
+/* A runner with its loop; NULL with the reason appended to err. Ignores SIGPIPE in
  * this process (a child that dies while we write to it is noticed by its
  * exit). */
-struct proc_runner *proc_runner_new(char *err, size_t errlen);
+struct proc_runner *proc_runner_new(struct strbuf *err);
 /* Frees a runner whose proc_runner_run() returned (or that never ran a
  * child). Accepts NULL. */
 void proc_runner_free(struct proc_runner *r);
@@ -76,19 +77,19 @@ void proc_runner_free(struct proc_runner *r);
 /* Calls on_signal(ctx, signum) for every SIGINT and SIGTERM the process
  * receives while the runner runs (instead of the default: dying). */
 int proc_runner_watch_signals(struct proc_runner *r, void (*on_signal)(void *ctx, int signum),
-			      void *ctx, char *err, size_t errlen);
+			      void *ctx, struct strbuf *err);
 /* Calls tick(ctx) every ms milliseconds while the runner runs. */
 int proc_runner_tick(struct proc_runner *r, unsigned ms, void (*tick)(void *ctx), void *ctx,
-		     char *err, size_t errlen);
+		     struct strbuf *err);
 
 /* Starts a child; *out (may be NULL) is its handle until on_exit returns.
  * On failure no callback runs. */
-int proc_spawn(struct proc_runner *r, const struct proc_spec *s, struct proc **out, char *err,
-	       size_t errlen);
+int proc_spawn(struct proc_runner *r, const struct proc_spec *s, struct proc **out,
+	       struct strbuf *err);
 
 /* Runs the loop until every child finished. Returns 0, or PP_EIO when the
- * loop failed (err says why). */
-int proc_runner_run(struct proc_runner *r, char *err, size_t errlen);
+ * loop failed (its message appended to err). */
+int proc_runner_run(struct proc_runner *r, struct strbuf *err);
 
 /* Queues len bytes (copied) for the child's stdin pipe. A child that is
  * gone is noticed by its exit, not here. */

@@ -61,15 +61,16 @@ bool gunzip_have_isal(void);
  * when it starts with the gzip magic (every member of a concatenated file),
  * read as it is otherwise. */
 struct gunzip_file;
+struct strbuf;
 
-/* Opens path. NULL, with "cannot open 'PATH': <strerror>" in err, when it
+/* Opens path. NULL, with "cannot open 'PATH': <strerror>" appended to err, when it
  * cannot be opened or read. */
-struct gunzip_file *gunzip_file_open(const char *path, char *err, size_t errlen);
+struct gunzip_file *gunzip_file_open(const char *path, struct strbuf *err);
 /* Reads up to n bytes of content into buf. Returns how many (fewer than n
- * only at the end), 0 at the end, or -1 with "cannot read 'PATH': why" in
- * err: a read error, corrupt gzip data, or gzip data that ends before its
+ * only at the end), 0 at the end, or -1 with "cannot read 'PATH': why"
+ * appended to err: a read error, corrupt gzip data, or gzip data that ends before its
  * member does (a truncated file). */
-long gunzip_file_read(struct gunzip_file *f, char *buf, size_t n, char *err, size_t errlen);
+long gunzip_file_read(struct gunzip_file *f, char *buf, size_t n, struct strbuf *err);
 /* Closes f; accepts NULL. */
 void gunzip_file_close(struct gunzip_file *f);
 

@@ -10,6 +10,7 @@
 
 #include "gunzip.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 enum { ZIN = 1 << 18 }; /* compressed bytes per read() */
 
@@ -34,17 +35,17 @@ static long read_some(int fd, void *buf, size_t n)
 	}
 }
 
-static long fail(const struct gunzip_file *f, char *err, size_t errlen, const char *why)
+static long fail(const struct gunzip_file *f, struct strbuf *err, const char *why)
 {
-	snprintf(err, errlen, "cannot read '%s': %s", f->path, why);
+	pp_err(err, PP_EIO, "cannot read '%s': %s", f->path, why);
 	return -1;
 }
 
-struct gunzip_file *gunzip_file_open(const char *path, char *err, size_t errlen)
+struct gunzip_file *gunzip_file_open(const char *path, struct strbuf *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		pp_err(err, PP_EIO, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	struct gunzip_file *f = xcalloc(1, sizeof(*f));
@@ -53,7 +54,7 @@ struct gunzip_file *gunzip_file_open(const char *path, char *err, size_t errlen)
 	while (f->nhead < 2) {
 		long k = read_some(fd, f->head + f->nhead, 2 - f->nhead);
 		if (k < 0) {
-			snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+			pp_err(err, PP_EIO, "cannot open '%s': %s", path, strerror(errno));
 			gunzip_file_close(f);
 			return NULL;
 		}
@@ -85,30 +86,30 @@ static int refill(struct gunzip_file *f)
 	return 0;
 }
 
-static long read_gz(struct gunzip_file *f, char *buf, size_t n, char *err, size_t errlen)
+static long read_gz(struct gunzip_file *f, char *buf, size_t n, struct strbuf *err)
 {
 	f->io.out = buf;
 	f->io.out_n = n;
 	while (f->io.out_n && f->gz) {
 		if (!f->io.in_n) {
 			if (refill(f))
-				return fail(f, err, errlen, strerror(errno));
+				return fail(f, err, strerror(errno));
 			if (f->eof)
-				return fail(f, err, errlen,
+				return fail(f, err,
 					    "the gzip data ends before its last member does "
 					    "(a truncated file)");
 		}
 		int rc = gunzip_run(f->gz, &f->io);
 		if (rc == GUNZIP_BAD)
-			return fail(f, err, errlen, gunzip_error(f->gz));
+			return fail(f, err, gunzip_error(f->gz));
 		if (rc != GUNZIP_END)
 			continue;
 		/* Another member may follow (concatenated files). */
 		if (!f->io.in_n && refill(f))
-			return fail(f, err, errlen, strerror(errno));
+			return fail(f, err, strerror(errno));
 		if (f->io.in_n >= 2 && f->io.in[0] == 0x1f && f->io.in[1] == 0x8b) {
 			if (gunzip_reset(f->gz) != GUNZIP_OK)
-				return fail(f, err, errlen, gunzip_error(f->gz));
+				return fail(f, err, gunzip_error(f->gz));
 		} else {
 			gunzip_free(f->gz); /* the end: anything else is ignored */
 			f->gz = NULL;
@@ -118,10 +119,10 @@ static long read_gz(struct gunzip_file *f, char *buf, size_t n, char *err, size_
 	return (long)(n - f->io.out_n);
 }
 
-long gunzip_file_read(struct gunzip_file *f, char *buf, size_t n, char *err, size_t errlen)
+long gunzip_file_read(struct gunzip_file *f, char *buf, size_t n, struct strbuf *err)
 {
 	if (f->zin)
-		return f->gz ? read_gz(f, buf, n, err, errlen) : 0;
+		return f->gz ? read_gz(f, buf, n, err) : 0;
 	size_t got = 0;
 	if (f->nhead && n) {
 		got = f->nhead < n ? f->nhead : n;
@@ -132,7 +133,7 @@ long gunzip_file_read(struct gunzip_file *f, char *buf, size_t n, char *err, siz
 	while (got < n && !f->eof) {
 		long k = read_some(f->fd, buf + got, n - got);
 		if (k < 0)
-			return fail(f, err, errlen, strerror(errno));
+			return fail(f, err, strerror(errno));
 		f->eof = k == 0;
 		got += (size_t)k;
 	}

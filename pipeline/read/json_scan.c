@@ -598,17 +598,16 @@ bool js_iter_next(struct js_iter *it, struct js_item *item)
 }
 
 int js_doc_load(const char *path, struct strbuf *text, const char **v, const char **vend,
-		struct js_stack *st, char *err, size_t errlen)
+		struct js_stack *st, struct strbuf *err)
 {
 	struct js_err jerr = { 0 };
 	char why[256];
-	if (strbuf_read_file(text, path, JS_PAD, err, errlen))
+	if (strbuf_read_file(text, path, JS_PAD, err))
 		return PP_EIO;
 	const char *end = text->buf + text->len;
 	if (js_doc_check(text->buf, end, v, vend, st, &jerr) != JS_OK) {
 		js_doc_error(text->buf, end, &jerr, why, sizeof(why));
-		snprintf(err, errlen, "%s:%s", path, why);
-		return PP_EPARSE;
+		return pp_err(err, PP_EPARSE, "%s:%s", path, why);
 	}
 	return 0;
 }

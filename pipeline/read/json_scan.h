@@ -143,9 +143,9 @@ struct strbuf;
 /* Reads the file path whole into text (padded for the scanner) and checks
  * it with js_doc_check(): 0 with [*v, *vend) the value's text; PP_EIO
  * (unreadable) or PP_EPARSE ("PATH:LINE: byte OFFSET: found X, expected Y")
- * with err filled. text is the caller's to release, also on failure. */
+ * appended to err. text is the caller's to release, also on failure. */
 int js_doc_load(const char *path, struct strbuf *text, const char **v, const char **vend,
-		struct js_stack *st, char *err, size_t errlen);
+		struct js_stack *st, struct strbuf *err);
 
 /* The line (from 1) of position at in the text starting at text. */
 int js_line_of(const char *text, const char *at);

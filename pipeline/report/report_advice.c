@@ -219,7 +219,6 @@ static int report_advice_files(struct report *R)
 	}
 	struct strbuf prefix = STRBUF_INIT;
 	struct report_dir d;
-	char err[512];
 	int rc = report_dir_open_at(&d, R, RF_ADVICE, 0, 0);
 	if (!rc)
 		rc = report_write_put(&d, RF_ADVICE_CSV, 0, 0, advice_csv, a);
@@ -229,8 +228,8 @@ static int report_advice_files(struct report *R)
 		struct chart_ctx ctx = { a, R->o };
 		report_path(&prefix, R, RF_ADVICE_CHART, 0, 0);
 		rc = report_queue_script(
-			R, gnuplot_write_script(prefix.buf, write_chart, &ctx, err, sizeof(err)),
-			err, prefix.buf, AGG_SHOW_ALL);
+			R, gnuplot_write_script(prefix.buf, write_chart, &ctx, R->err), prefix.buf,
+			AGG_SHOW_ALL);
 	}
 	report_dir_close(&d);
 	strbuf_release(&prefix);

@@ -89,7 +89,7 @@ static int write_timeline(struct report *R, const struct report_dir *d, const ch
 	struct gantt *g = gantt_new();
 	int cls[AGG_NCATS];
 	bool present[AGG_NCATS] = { false };
-	char hover[256], err[512];
+	char hover[256];
 	for (int i = 0; i < n; i++)
 		for (size_t b = 0; b < rows[i].bl->n; b++)
 			present[rows[i].bl->v[b].cat] = true;
@@ -131,8 +131,8 @@ static int write_timeline(struct report *R, const struct report_dir *d, const ch
 	}
 	struct strbuf prefix = STRBUF_INIT;
 	strbuf_addf(&prefix, "%s/%s", d->path, stem);
-	int rc = report_queue_script(R, gantt_write_at(g, d->fd, d->path, stem, err, sizeof(err)),
-				     err, prefix.buf, show);
+	int rc = report_queue_script(R, gantt_write_at(g, d->fd, d->path, stem, R->err), prefix.buf,
+				     show);
 	strbuf_release(&prefix);
 	gantt_free(g);
 	return rc;

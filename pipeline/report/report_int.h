@@ -184,10 +184,9 @@ void report_remove(const struct report *R, enum report_file dir, const struct re
 /* Counts a written script; queues it (copied) with the outputs show asks
  * of the --format ones, none with --no-render. */
 void report_queue_add(struct report *R, const char *script, enum agg_show show);
-/* After a chart writer returned rc for <prefix>.gp: appends err to R->err
- * and returns PP_EIO when it failed, else report_queue_add()s the script. */
-int report_queue_script(struct report *R, int rc, const char *err, const char *prefix,
-			enum agg_show show);
+/* After a chart writer returned rc for <prefix>.gp (its message appended
+ * to R->err): PP_EIO when it failed, else report_queue_add()s the script. */
+int report_queue_script(struct report *R, int rc, const char *prefix, enum agg_show show);
 /* Finishes a chart script written by hand at path (report_open()): commits
  * it, removes the images an earlier run rendered from it
  * (gnuplot_clear_outputs()) and queues it. 0 or PP_EIO (why in R->err). */

@@ -70,7 +70,7 @@ static int heatmap_chart(struct report *R, const struct agg_iter *it, enum agg_m
 	const struct agg_overview *ov = &it->ov;
 	const struct agg_metric_info *mi = &agg_metrics[m];
 	struct heatmap *h = heatmap_new(ov->nrep, ov->nstage);
-	char title[160], hover[256], err[512];
+	char title[160], hover[256];
 	snprintf(title, sizeof(title), "%s, iteration %d (worst rank of each cell)", mi->title,
 		 it->iteration);
 	heatmap_set_labels(h, title, "data-parallel replica", "pipeline stage",
@@ -105,8 +105,8 @@ static int heatmap_chart(struct report *R, const struct agg_iter *it, enum agg_m
 		anchor_scale(h, ov, R->job->threshold, m);
 	struct strbuf prefix = STRBUF_INIT;
 	report_path(&prefix, R, RF_OVERVIEW_MAP, it->iteration, m);
-	int rc = report_queue_script(R, heatmap_write(h, prefix.buf, err, sizeof(err)), err,
-				     prefix.buf, it->plan.overview);
+	int rc = report_queue_script(R, heatmap_write(h, prefix.buf, R->err), prefix.buf,
+				     it->plan.overview);
 	strbuf_release(&prefix);
 	heatmap_free(h);
 	return rc;
@@ -215,7 +215,6 @@ static int write_steps(FILE *f, const char *base, const void *vctx)
 
 int report_overview_charts(struct report *R, const struct agg_iter *it)
 {
-	char err[512];
 	if (!it->ov.nstage)
 		return 0;
 	struct strbuf path = STRBUF_INIT;
@@ -227,9 +226,9 @@ int report_overview_charts(struct report *R, const struct agg_iter *it)
 		struct steps_ctx ctx = { it, R->o };
 		strbuf_reset(&path);
 		report_path(&path, R, RF_OVERVIEW_STEPS, it->iteration, 0);
-		rc = report_queue_script(
-			R, gnuplot_write_script(path.buf, write_steps, &ctx, err, sizeof(err)), err,
-			path.buf, it->plan.overview);
+		rc = report_queue_script(R,
+					 gnuplot_write_script(path.buf, write_steps, &ctx, R->err),
+					 path.buf, it->plan.overview);
 	}
 	strbuf_release(&path);
 	return rc;

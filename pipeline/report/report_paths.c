@@ -96,13 +96,13 @@ const char *report_leaf(const char *path)
 
 int report_dir_open(struct report_dir *d, const char *path, struct strbuf *err)
 {
-	char why[512];
+	size_t mark = err->len;
 	d->path = path;
 	d->fd = -1;
 	d->err = err;
 	d->own = NULL;
-	if (safe_mkdirs(AT_FDCWD, path, 0, &d->fd, why, sizeof(why)))
-		return pp_err(err, PP_EIO, "cannot create '%s': %s", path, why);
+	if (safe_mkdirs(AT_FDCWD, path, 0, &d->fd, err))
+		return pp_err_prefix(err, mark, PP_EIO, "cannot create '%s': ", path);
 	return 0;
 }
 
@@ -128,20 +128,20 @@ void report_dir_close(struct report_dir *d)
 
 int report_mkdir(const char *path, struct strbuf *err)
 {
-	char why[512];
-	if (safe_mkdir_p(path, why, sizeof(why)))
-		return pp_err(err, PP_EIO, "cannot create '%s': %s", path, why);
+	size_t mark = err->len;
+	if (safe_mkdir_p(path, err))
+		return pp_err_prefix(err, mark, PP_EIO, "cannot create '%s': ", path);
 	return 0;
 }
 
 FILE *report_open(const struct report_dir *d, const char *name, struct strbuf *path,
 		  struct safefile *sf)
 {
-	char why[512];
+	size_t mark = d->err->len;
 	strbuf_reset(path);
 	strbuf_addf(path, "%s/%s", d->path, name);
-	if (safefile_open(sf, d->fd, name, why, sizeof(why))) {
-		pp_err(d->err, PP_EIO, "cannot write '%s': %s", path->buf, why);
+	if (safefile_open(sf, d->fd, name, d->err)) {
+		pp_err_prefix(d->err, mark, PP_EIO, "cannot write '%s': ", path->buf);
 		return NULL;
 	}
 	return sf->fp;
@@ -149,9 +149,9 @@ FILE *report_open(const struct report_dir *d, const char *name, struct strbuf *p
 
 int report_commit(struct safefile *sf, const char *path, struct strbuf *err)
 {
-	char why[512];
-	if (safefile_commit(sf, why, sizeof(why)))
-		return pp_err(err, PP_EIO, "cannot write '%s': %s", path, why);
+	size_t mark = err->len;
+	if (safefile_commit(sf, err))
+		return pp_err_prefix(err, mark, PP_EIO, "cannot write '%s': ", path);
 	return 0;
 }
 
@@ -223,7 +223,7 @@ void report_remove_stale(const struct report *R, enum report_file folder, const 
 {
 	struct strbuf dir = STRBUF_INIT;
 	int outfd, fd;
-	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL, 0))
+	if (safe_opendir(AT_FDCWD, R->out, 0, &outfd, NULL))
 		return;
 	report_rel(&dir, folder, 0, 0);
 	fd = openat(outfd, dir.buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

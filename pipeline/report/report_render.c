@@ -29,11 +29,10 @@ void report_queue_add(struct report *R, const char *script, enum agg_show show)
 	q->v[q->n++] = (struct report_script){ xstrdup(script), png, svg };
 }
 
-int report_queue_script(struct report *R, int rc, const char *err, const char *prefix,
-			enum agg_show show)
+int report_queue_script(struct report *R, int rc, const char *prefix, enum agg_show show)
 {
 	if (rc)
-		return pp_err(R->err, PP_EIO, "%s", err);
+		return PP_EIO;
 	struct strbuf gp = STRBUF_INIT;
 	strbuf_addf(&gp, "%s.gp", prefix);
 	report_queue_add(R, gp.buf, show);
@@ -64,7 +63,7 @@ int report_render(const struct report_queue *q, int processes, double *ms, bool 
 		  struct strbuf *err)
 {
 	int64_t t0 = pp_now_ns();
-	char why[512];
+	size_t mark = err->len;
 	int failed = 0;
 	*ms = 0;
 	if (!q->n)
@@ -74,11 +73,11 @@ int report_render(const struct report_queue *q, int processes, double *ms, bool 
 		job[i] = (struct gnuplot_job){ .script = q->v[i].path,
 					       .no_png = !q->v[i].png,
 					       .no_svg = !q->v[i].svg };
-	int rc = gnuplot_render(job, q->n, processes, why, sizeof(why));
+	int rc = gnuplot_render(job, q->n, processes, err);
 	if (rc == PP_ENOTFOUND) {
+		strbuf_setlen(err, mark); /* a warning, not an error */
 		warn("gnuplot is not installed: wrote the .gp scripts but no PNG/SVG");
 	} else if (rc) {
-		pp_err(err, rc, "%s", why);
 		failed = (int)q->n;
 	} else {
 		for (size_t i = 0; i < q->n; i++)

@@ -60,7 +60,6 @@ static int sw_heatmap(struct report *R, const struct agg_whatif *w)
 {
 	const struct whatif_result *r = &w->r;
 	struct heatmap *h = heatmap_new(w->shape.dp, w->shape.pp);
-	char err[512];
 	struct strbuf hover = STRBUF_INIT;
 	heatmap_set_labels(h, "What if: S_w per worker (stage x data-parallel replica)",
 			   "data-parallel replica (dp_rank)", "pipeline stage", "S_w");
@@ -78,8 +77,7 @@ static int sw_heatmap(struct report *R, const struct agg_whatif *w)
 	strbuf_release(&hover);
 	struct strbuf prefix = STRBUF_INIT;
 	report_path(&prefix, R, RF_WHATIF_SW, 0, 0);
-	int rc = report_queue_script(R, heatmap_write(h, prefix.buf, err, sizeof(err)), err,
-				     prefix.buf, SHOW);
+	int rc = report_queue_script(R, heatmap_write(h, prefix.buf, R->err), prefix.buf, SHOW);
 	strbuf_release(&prefix);
 	heatmap_free(h);
 	return rc;
@@ -109,7 +107,7 @@ static int step_chart(struct report *R, const struct agg_whatif *w, int d)
 {
 	const struct agg_wi_step *st = &w->step;
 	int pp = w->shape.pp, cls[OP_NTYPES];
-	char label[64], hover[256], err[512];
+	char label[64], hover[256];
 	struct gantt *g = gantt_new();
 	snprintf(label, sizeof(label), "What if: step %lld of replica %d, measured and ideal",
 		 (long long)w->r.step[st->index], d);
@@ -161,8 +159,8 @@ static int step_chart(struct report *R, const struct agg_whatif *w, int d)
 		}
 	struct strbuf prefix = STRBUF_INIT;
 	report_path(&prefix, R, RF_WHATIF_STEP, 0, 0);
-	int rc = report_queue_script(R, gantt_write(g, prefix.buf, false, err, sizeof(err)), err,
-				     prefix.buf, SHOW);
+	int rc =
+		report_queue_script(R, gantt_write(g, prefix.buf, false, R->err), prefix.buf, SHOW);
 	strbuf_release(&prefix);
 	gantt_free(g);
 	return rc;

@@ -114,9 +114,9 @@ int sim_fail(struct sim_sched *S, int rc, const char *fmt, ...)
 	if (S->rc)
 		return S->rc;
 	S->rc = rc;
-	if (S->errlen) {
+	if (S->err) {
 		va_start(ap, fmt);
-		vsnprintf(S->err, S->errlen, fmt, ap);
+		pp_verr(S->err, rc, fmt, ap);
 		va_end(ap);
 	}
 	return rc;
@@ -613,9 +613,9 @@ static void *big_alloc(size_t n, bool zero)
 	return p;
 }
 
-int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err, size_t errlen)
+int sim_run(const struct sim_config *cfg, struct sim_result *res, struct strbuf *err)
 {
-	struct sim_sched S = { .cfg = cfg, .err = err, .errlen = errlen };
+	struct sim_sched S = { .cfg = cfg, .err = err };
 	struct sim_times T;
 	struct sim_pass P;
 	int rc;
@@ -623,8 +623,6 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err, siz
 	memset(res, 0, sizeof(*res));
 	memset(&P, 0, sizeof(P));
 	memset(&T, 0, sizeof(T));
-	if (errlen)
-		err[0] = '\0';
 	S.p = cfg->devices;
 	S.N = cfg->stages;
 	S.m = cfg->microbatches;
@@ -668,11 +666,10 @@ int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err, siz
 	sim_summarise(&S, &T, res);
 	/* Every time is finite, but their sums may not be (--forward 1e308). */
 	if (!isfinite(res->makespan) || !isfinite(res->ideal)) {
-		snprintf(err, errlen,
-			 "the op times are too large: the makespan or the ideal exceeds the "
-			 "largest number (%g)",
-			 DBL_MAX);
-		rc = PP_EINVAL;
+		rc = sim_fail(&S, PP_EINVAL,
+			      "the op times are too large: the makespan or the ideal exceeds the "
+			      "largest number (%g)",
+			      DBL_MAX);
 	}
 out:
 	if (rc)

@@ -18,6 +18,8 @@
 
 #include "model/schedule.h"
 
+struct strbuf;
+
 enum sim_strategy {
 	SIM_1F1B = 0,
 	SIM_INTERLEAVE,
@@ -97,8 +99,8 @@ void sim_config_init(struct sim_config *cfg);
  * Returns 0, PP_EINVAL for invalid parameters (including schedules the
  * chosen model cannot build), PP_ECYCLE when the schedule deadlocks (the
  * message names the device and the op). On error a one-line
- * message (no trailing newline) is written to err. */
-int sim_run(const struct sim_config *cfg, struct sim_result *res, char *err, size_t errlen);
+ * message is appended to err (when not NULL), as pp_err() does. */
+int sim_run(const struct sim_config *cfg, struct sim_result *res, struct strbuf *err);
 
 /* Frees what sim_run allocated; res is zeroed. Accepts a zeroed result. */
 void sim_result_release(struct sim_result *res);

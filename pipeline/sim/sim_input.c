@@ -43,20 +43,9 @@ void sim_input_release(struct sim_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 /* "1.5", "1,2,3" or "1 2 3" into t (kind 1 or 2). */
-static int parse_times(struct sim_times_in *t, const char *key, const char *text, char *err,
-		       size_t errlen)
+static int parse_times(struct sim_times_in *t, const char *key, const char *text,
+		       struct strbuf *err)
 {
 	struct sim_times_in n = { 0 };
 	const char *s = text;
@@ -72,10 +61,10 @@ static int parse_times(struct sim_times_in *t, const char *key, const char *text
 		if (end == s || errno || !isfinite(x) || x < 0 ||
 		    (*end && *end != ',' && *end != ' ' && *end != '\t')) {
 			free(n.v);
-			return fail(err, errlen, PP_EINVAL,
-				    "invalid %s time '%s': expected numbers >= 0, one "
-				    "for all stages or one per stage",
-				    key, text);
+			return pp_err(err, PP_EINVAL,
+				      "invalid %s time '%s': expected numbers >= 0, one "
+				      "for all stages or one per stage",
+				      key, text);
 		}
 		if (n.n == alloc) {
 			alloc = alloc ? 2 * alloc : 8;
@@ -85,7 +74,7 @@ static int parse_times(struct sim_times_in *t, const char *key, const char *text
 		s = end;
 	}
 	if (n.n == 0)
-		return fail(err, errlen, PP_EINVAL, "empty %s time", key);
+		return pp_err(err, PP_EINVAL, "empty %s time", key);
 	times_clear(t);
 	if (n.n == 1) {
 		t->kind = 1;
@@ -98,8 +87,7 @@ static int parse_times(struct sim_times_in *t, const char *key, const char *text
 	return 0;
 }
 
-static int parse_int(const char *key, const char *text, long min, long *out, char *err,
-		     size_t errlen)
+static int parse_int(const char *key, const char *text, long min, long *out, struct strbuf *err)
 {
 	char *end;
 	errno = 0;
@@ -108,10 +96,10 @@ static int parse_int(const char *key, const char *text, long min, long *out, cha
 	if (*end == '.' && strspn(end + 1, "0") == strlen(end + 1) && end[1])
 		end += strlen(end);
 	if (end == text || *end || errno || v < min || v > 100000000)
-		return fail(err, errlen, PP_EINVAL,
-			    "invalid %s '%s': expected an "
-			    "integer >= %ld",
-			    key, text, min);
+		return pp_err(err, PP_EINVAL,
+			      "invalid %s '%s': expected an "
+			      "integer >= %ld",
+			      key, text, min);
 	*out = v;
 	return 0;
 }
@@ -141,31 +129,31 @@ static bool int_setting(struct sim_input *in, const char *key, int **dst, bool *
 	return false;
 }
 
-int sim_input_set(struct sim_input *in, const char *key, const char *text, char *err, size_t errlen)
+int sim_input_set(struct sim_input *in, const char *key, const char *text, struct strbuf *err)
 {
 	long v = 0, min = 0;
 	int *dst;
 	bool *have;
 	for (int k = 0; k < SIM_T_N; k++)
 		if (!strcmp(key, time_keys[k]))
-			return parse_times(&in->t[k], key, text, err, errlen);
+			return parse_times(&in->t[k], key, text, err);
 	if (!strcmp(key, "strategy")) {
 		if (sim_strategy_parse(text, &in->cfg.strategy))
-			return fail(err, errlen, PP_EINVAL,
-				    "unknown strategy '%s' (1f1b, "
-				    "interleave, zb1p, 1f1b_overlap, 1f1b_interleave_overlap, "
-				    "dualpipe, dualpipe_v)",
-				    text);
+			return pp_err(err, PP_EINVAL,
+				      "unknown strategy '%s' (1f1b, "
+				      "interleave, zb1p, 1f1b_overlap, 1f1b_interleave_overlap, "
+				      "dualpipe, dualpipe_v)",
+				      text);
 	} else if (!strcmp(key, "model")) {
 		if (sim_model_parse(text, &in->cfg.model))
-			return fail(err, errlen, PP_EINVAL,
-				    "unknown model '%s' (megatron or reference)", text);
+			return pp_err(err, PP_EINVAL, "unknown model '%s' (megatron or reference)",
+				      text);
 	} else if (!strcmp(key, "warmup")) {
 		if (sched_rule_parse(text, &in->cfg.warmup))
-			return fail(err, errlen, PP_EINVAL,
-				    "unknown warm-up rule '%s' (core or legacy)", text);
+			return pp_err(err, PP_EINVAL, "unknown warm-up rule '%s' (core or legacy)",
+				      text);
 	} else if (int_setting(in, key, &dst, &have, &min)) {
-		if (parse_int(key, text, min, &v, err, errlen))
+		if (parse_int(key, text, min, &v, err))
 			return PP_EINVAL;
 		*dst = (int)v;
 		if (have)
@@ -175,8 +163,8 @@ int sim_input_set(struct sim_input *in, const char *key, const char *text, char 
 		errno = 0;
 		double x = strtod(text, &end);
 		if (end == text || *end || errno || !isfinite(x) || x < 0)
-			return fail(err, errlen, PP_EINVAL,
-				    "invalid p2p latency '%s': expected a number >= 0", text);
+			return pp_err(err, PP_EINVAL,
+				      "invalid p2p latency '%s': expected a number >= 0", text);
 		in->cfg.p2p = x;
 	} else if (!strcmp(key, "output")) {
 		free(in->output);
@@ -187,10 +175,10 @@ int sim_input_set(struct sim_input *in, const char *key, const char *text, char 
 		else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "no"))
 			in->no_visualization = true;
 		else
-			return fail(err, errlen, PP_EINVAL,
-				    "invalid visualization '%s': expected true or false", text);
+			return pp_err(err, PP_EINVAL,
+				      "invalid visualization '%s': expected true or false", text);
 	} else {
-		return fail(err, errlen, PP_ENOTFOUND, "unknown setting '%s'", key);
+		return pp_err(err, PP_ENOTFOUND, "unknown setting '%s'", key);
 	}
 	return 0;
 }
@@ -200,18 +188,20 @@ static const char *const ini_keys[] = { "strategy",   "model",        "warmup", 
 					"forward",    "backward",     "backward_d",    "backward_w",
 					"overlapped", "output",       "visualization", NULL };
 
-int sim_input_load_ini(struct sim_input *in, const struct config *cfg, char *err, size_t errlen)
+int sim_input_load_ini(struct sim_input *in, const struct config *cfg, struct strbuf *err)
 {
-	char full[64], why[400];
+	char full[64];
+	size_t mark = err->len;
 	config_check_known(cfg, "sim", ini_keys);
 	for (int i = 0; ini_keys[i]; i++) {
 		snprintf(full, sizeof(full), "sim.%s", ini_keys[i]);
 		const char *v = config_get(cfg, full);
 		if (!v)
 			continue;
-		if (sim_input_set(in, ini_keys[i], v, why, sizeof(why)))
-			return fail(err, errlen, PP_EINVAL, "%s: config [sim] %s: %s",
-				    config_path(cfg), ini_keys[i], why);
+		if (sim_input_set(in, ini_keys[i], v, err))
+			return pp_err_prefix(err, mark, PP_EINVAL,
+					     "%s: config [sim] %s: ", config_path(cfg),
+					     ini_keys[i]);
 	}
 	return 0;
 }
@@ -267,8 +257,7 @@ struct jdoc {
 	const char *text, *end;
 	const char *path;
 	struct js_stack st;
-	char *err;
-	size_t errlen;
+	struct strbuf *err;
 };
 
 static int jfail(struct jdoc *d, const char *at, int rc, const char *fmt, ...)
@@ -276,11 +265,9 @@ static int jfail(struct jdoc *d, const char *at, int rc, const char *fmt, ...)
 static int jfail(struct jdoc *d, const char *at, int rc, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(d->err, d->errlen, "%s:%d: ", d->path, js_line_of(d->text, at));
-	if (n < 0 || (size_t)n >= d->errlen)
-		n = 0;
+	pp_err(d->err, rc, "%s:%d: ", d->path, js_line_of(d->text, at));
 	va_start(ap, fmt);
-	vsnprintf(d->err + n, d->errlen - (size_t)n, fmt, ap);
+	strbuf_vaddf(d->err, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -382,7 +369,7 @@ static int apply_object(struct jdoc *d, struct sim_input *in, const char *v, int
 static int apply_member(struct jdoc *d, struct sim_input *in, const struct js_item *m, int depth)
 {
 	struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
-	char why[400];
+	size_t mark = d->err->len;
 	int rc = 0;
 	add_scalar(&key, m->key - 1, m->key + m->keylen + 1);
 	const char *canon = canon_key(key.buf);
@@ -396,8 +383,9 @@ static int apply_member(struct jdoc *d, struct sim_input *in, const struct js_it
 		rc = stage_map(d, m, &in->t[ti]);
 	} else if (!(rc = value_text(d, m, &val)) &&
 		   (!strcmp(canon, "visualization") || strcmp(val.buf, "null")) &&
-		   sim_input_set(in, canon, val.buf, why, sizeof(why))) {
-		rc = jfail(d, m->key, PP_EINVAL, "%s", why);
+		   sim_input_set(in, canon, val.buf, d->err)) {
+		rc = pp_err_prefix(d->err, mark, PP_EINVAL, "%s:%d: ", d->path,
+				   js_line_of(d->text, m->key));
 	}
 	strbuf_release(&key);
 	strbuf_release(&val);
@@ -416,12 +404,12 @@ bool sim_input_is_json(const char *path)
 	return c == '{';
 }
 
-int sim_input_load_json(struct sim_input *in, const char *path, char *err, size_t errlen)
+int sim_input_load_json(struct sim_input *in, const char *path, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
-	struct jdoc d = { NULL, NULL, path, { 0 }, err, errlen };
+	struct jdoc d = { NULL, NULL, path, { 0 }, err };
 	const char *v, *vend;
-	int rc = js_doc_load(path, &text, &v, &vend, &d.st, err, errlen);
+	int rc = js_doc_load(path, &text, &v, &vend, &d.st, err);
 	if (!rc) {
 		d.text = text.buf;
 		d.end = text.buf + text.len;
@@ -452,9 +440,9 @@ static char *ytrim(char *s)
 
 /* Applies key = text (a flow list "[a, b]" is a comma list). */
 static int yset(struct sim_input *in, const char *path, int line, const char *key, char *text,
-		char *err, size_t errlen)
+		struct strbuf *err)
 {
-	char why[400];
+	size_t mark = err->len;
 	const char *canon = canon_key(key);
 	size_t n = strlen(text);
 	if (!canon) {
@@ -465,17 +453,17 @@ static int yset(struct sim_input *in, const char *path, int line, const char *ke
 		text[n - 1] = '\0';
 		text++;
 	}
-	if (sim_input_set(in, canon, text, why, sizeof(why)))
-		return fail(err, errlen, PP_EINVAL, "%s:%d: %s", path, line, why);
+	if (sim_input_set(in, canon, text, err))
+		return pp_err_prefix(err, mark, PP_EINVAL, "%s:%d: ", path, line);
 	return 0;
 }
 
-int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_t errlen)
+int sim_input_load_yaml(struct sim_input *in, const char *path, struct strbuf *err)
 {
 	struct strbuf list = STRBUF_INIT, text = STRBUF_INIT;
 	char key[128] = "", parent[128] = "";
 	int rc = 0, line = 0, key_line = 0;
-	if (strbuf_read_file(&text, path, 0, err, errlen)) {
+	if (strbuf_read_file(&text, path, 0, err)) {
 		strbuf_release(&text);
 		return PP_EIO;
 	}
@@ -493,8 +481,8 @@ int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_
 			continue;
 		if (t[0] == '-' && (t[1] == ' ' || !t[1])) { /* list item */
 			if (!*key) {
-				rc = fail(err, errlen, PP_EPARSE, "%s:%d: list item without a key",
-					  path, line);
+				rc = pp_err(err, PP_EPARSE, "%s:%d: list item without a key", path,
+					    line);
 				break;
 			}
 			if (list.len)
@@ -503,13 +491,13 @@ int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_
 			continue;
 		}
 		if (*key && list.len)
-			rc = yset(in, path, key_line, key, list.buf, err, errlen);
+			rc = yset(in, path, key_line, key, list.buf, err);
 		strbuf_reset(&list);
 		char *colon = strchr(t, ':');
 		if (rc || !colon) {
 			if (!rc)
-				rc = fail(err, errlen, PP_EPARSE, "%s:%d: expected 'key: value'",
-					  path, line);
+				rc = pp_err(err, PP_EPARSE, "%s:%d: expected 'key: value'", path,
+					    line);
 			break;
 		}
 		*colon = '\0';
@@ -525,7 +513,7 @@ int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_
 		snprintf(key, sizeof(key), "%s", k);
 		key_line = line;
 		if (*v) {
-			rc = yset(in, path, line, key, v, err, errlen);
+			rc = yset(in, path, line, key, v, err);
 			key[0] = '\0';
 		} else if (indent == 0 && !strcmp(k, "op_times")) {
 			snprintf(parent, sizeof(parent), "%s", k);
@@ -533,14 +521,14 @@ int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_
 		}
 	}
 	if (!rc && *key && list.len)
-		rc = yset(in, path, key_line, key, list.buf, err, errlen);
+		rc = yset(in, path, key_line, key, list.buf, err);
 	strbuf_release(&list);
 	strbuf_release(&text);
 	return rc;
 }
 
 /* Resolves one op type's times into N values; NULL = model default. */
-static int resolve(struct sim_input *in, int k, int N, char *err, size_t errlen)
+static int resolve(struct sim_input *in, int k, int N, struct strbuf *err)
 {
 	static const double defaults[SIM_T_N] = { 1.0, 2.0, 1.0, 1.0, 0.0 };
 	const struct sim_times_in *t = &in->t[k];
@@ -552,20 +540,20 @@ static int resolve(struct sim_input *in, int k, int N, char *err, size_t errlen)
 	bool *set = xcalloc((size_t)N, sizeof(bool));
 	int rc = 0;
 	if (t->kind == 2 && t->n != N)
-		rc = fail(err, errlen, PP_EINVAL,
-			  "%s times: %d values for %d stages "
-			  "(give one value, or one per stage)",
-			  time_keys[k], t->n, N);
+		rc = pp_err(err, PP_EINVAL,
+			    "%s times: %d values for %d stages "
+			    "(give one value, or one per stage)",
+			    time_keys[k], t->n, N);
 	for (int s = 0; !rc && s < N; s++) {
 		a[s] = t->kind == 1 ? t->all : t->kind == 2 ? t->v[s] : defaults[k];
 		set[s] = t->kind != 3;
 	}
 	for (int i = 0; !rc && t->kind == 3 && i < t->n; i++) {
 		if (t->stage[i] >= N)
-			rc = fail(err, errlen, PP_EINVAL,
-				  "%s times: stage %d does not "
-				  "exist (%d stages)",
-				  time_keys[k], t->stage[i], N);
+			rc = pp_err(err, PP_EINVAL,
+				    "%s times: stage %d does not "
+				    "exist (%d stages)",
+				    time_keys[k], t->stage[i], N);
 		else {
 			a[t->stage[i]] = t->v[i];
 			set[t->stage[i]] = true;
@@ -585,33 +573,33 @@ static int resolve(struct sim_input *in, int k, int N, char *err, size_t errlen)
 	return 0;
 }
 
-int sim_input_finish(struct sim_input *in, char *err, size_t errlen)
+int sim_input_finish(struct sim_input *in, struct strbuf *err)
 {
 	struct sim_config *c = &in->cfg;
 	bool v_shape = c->strategy == SIM_DUALPIPE_V;
 	bool interleave =
 		c->strategy == SIM_INTERLEAVE || c->strategy == SIM_1F1B_INTERLEAVE_OVERLAP;
 	if (!in->have_devices && !in->have_stages)
-		return fail(err, errlen, PP_EINVAL,
-			    "give the number of devices or stages "
-			    "(--devices / --stages)");
+		return pp_err(err, PP_EINVAL,
+			      "give the number of devices or stages "
+			      "(--devices / --stages)");
 	/* Here one of the two is given: the other follows from it, but for an
 	 * interleaved order. */
 	if (interleave && (!in->have_devices || !in->have_stages))
-		return fail(err, errlen, PP_EINVAL, "%s needs %s as well as %s",
-			    sim_strategy_name(c->strategy),
-			    in->have_devices ? "--stages" : "--devices",
-			    in->have_devices ? "--devices" : "--stages");
+		return pp_err(err, PP_EINVAL, "%s needs %s as well as %s",
+			      sim_strategy_name(c->strategy),
+			      in->have_devices ? "--stages" : "--devices",
+			      in->have_devices ? "--devices" : "--stages");
 	if (!in->have_devices)
 		c->devices = v_shape ? (c->stages + 1) / 2 : c->stages;
 	if (!in->have_stages)
 		c->stages = v_shape ? 2 * c->devices : c->devices;
 	if (!in->have_microbatches)
-		return fail(err, errlen, PP_EINVAL,
-			    "give the number of micro-batches "
-			    "(--microbatches)");
+		return pp_err(err, PP_EINVAL,
+			      "give the number of micro-batches "
+			      "(--microbatches)");
 	for (int k = 0; k < SIM_T_N; k++)
-		if (resolve(in, k, c->stages, err, errlen))
+		if (resolve(in, k, c->stages, err))
 			return PP_EINVAL;
 	c->forward = in->arr[SIM_T_F];
 	c->backward = in->arr[SIM_T_B];

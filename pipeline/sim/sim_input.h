@@ -18,6 +18,7 @@
 #include "sim.h"
 
 struct config;
+struct strbuf;
 
 enum { SIM_T_F, SIM_T_B, SIM_T_D, SIM_T_W, SIM_T_FB, SIM_T_N };
 
@@ -46,12 +47,11 @@ void sim_input_release(struct sim_input *in);
 /* Sets one canonical key from text. Keys: strategy, model, devices, stages,
  * microbatches, group_size, p2p, forward, backward, backward_d, backward_w,
  * overlapped, output, visualization (bool). Returns 0, PP_ENOTFOUND for an
- * unknown key, PP_EINVAL for a bad value (message in err). */
-int sim_input_set(struct sim_input *in, const char *key, const char *text, char *err,
-		  size_t errlen);
+ * unknown key, PP_EINVAL for a bad value (message appended to err). */
+int sim_input_set(struct sim_input *in, const char *key, const char *text, struct strbuf *err);
 
 /* Applies the [sim] section of cfg (keys as above, "sim.<key>"). */
-int sim_input_load_ini(struct sim_input *in, const struct config *cfg, char *err, size_t errlen);
+int sim_input_load_ini(struct sim_input *in, const struct config *cfg, struct strbuf *err);
 
 /* Applies a JSON config file: pipeline.py's keys (num_stages, num_batches,
  * forward_times, backward_times, output_file, p2p_time), PP-Schedule-Visualization's
@@ -59,17 +59,17 @@ int sim_input_load_ini(struct sim_input *in, const struct config *cfg, char *err
  * op_times {forward, backward, backward_D, backward_W,
  * overlapped_forward_backward} as number, list or {"stage": time}) and our
  * own canonical keys. Unknown keys are warned about. */
-int sim_input_load_json(struct sim_input *in, const char *path, char *err, size_t errlen);
+int sim_input_load_json(struct sim_input *in, const char *path, struct strbuf *err);
 
 /* Applies a YAML config of the subset pipeline.py documents: top-level
  * "key: value" lines, lists as "- item" lines or "[a, b]", and op_times
  * with one nested level; same keys as the JSON config. */
-int sim_input_load_yaml(struct sim_input *in, const char *path, char *err, size_t errlen);
+int sim_input_load_yaml(struct sim_input *in, const char *path, struct strbuf *err);
 
 /* True when the file's first non-blank byte is '{' (a JSON config). */
 bool sim_input_is_json(const char *path);
 
 /* Defaults and resolution; then in->cfg is ready for sim_run(). */
-int sim_input_finish(struct sim_input *in, char *err, size_t errlen);
+int sim_input_finish(struct sim_input *in, struct strbuf *err);
 
 #endif

@@ -20,13 +20,12 @@ struct sim_sched {
 	bool reference;     /* cfg->model == SIM_MODEL_REFERENCE */
 	struct sim_op *ops; /* every device's queue, device 0 first */
 	size_t n, cap;
-	size_t *dev_start; /* p + 1 offsets into ops */
-	int32_t *idx;      /* (batch * N + stage) * SIM_NTYPES + type ->
+	size_t *dev_start;  /* p + 1 offsets into ops */
+	int32_t *idx;       /* (batch * N + stage) * SIM_NTYPES + type ->
 				* op index + 1, 0 when not scheduled */
-	int cur_dev;       /* the device being generated */
-	int rc;            /* first error (sticky) */
-	char *err;
-	size_t errlen;
+	int cur_dev;        /* the device being generated */
+	int rc;             /* first error (sticky) */
+	struct strbuf *err; /* the caller's, or NULL */
 };
 
 /* Index of op (b, s, t) in S->ops, or -1. b, s must be in range. */

@@ -7,6 +7,7 @@
 
 #include "chart/gantt.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 const char *sim_fmt_double(double d, char *buf, size_t len)
 {
@@ -99,7 +100,7 @@ static int chunk_of(const struct sim_config *cfg, int stage, int device)
 }
 
 int sim_report_chart(const struct sim_config *cfg, const struct sim_result *res, const char *prefix,
-		     bool render, char *err, size_t errlen)
+		     bool render, struct strbuf *err)
 {
 	struct gantt *g = gantt_new();
 	char title[256], label[32], hover[160], a[32], b[32];
@@ -166,7 +167,7 @@ int sim_report_chart(const struct sim_config *cfg, const struct sim_result *res,
 			 sim_fmt_double(o->end, b, sizeof(b)), o->paired ? " (overlapped)" : "");
 		gantt_add_box(g, &box);
 	}
-	rc = gantt_write(g, prefix, render, err, errlen);
+	rc = gantt_write(g, prefix, render, err);
 	gantt_free(g);
 	return rc;
 }

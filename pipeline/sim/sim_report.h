@@ -25,7 +25,7 @@ void sim_report_json(FILE *out, const struct sim_config *cfg, const struct sim_r
  * holds several stages), labelled with the micro-batch; an overlapped pair
  * is drawn as F over B in one slot. Returns gantt_write()'s code. */
 int sim_report_chart(const struct sim_config *cfg, const struct sim_result *res, const char *prefix,
-		     bool render, char *err, size_t errlen);
+		     bool render, struct strbuf *err);
 
 /* Formats d in the shortest "%.*g" that reads back exactly into buf. */
 const char *sim_fmt_double(double d, char *buf, size_t len);

@@ -7,7 +7,9 @@
  * caller-provided `struct strbuf *err`, git-style; pp_err() (strbuf.h) does
  * both in one line. It prints nothing: the caller that decides what a
  * failure means (a command in cmd/) prints the message once, with error()
- * or error_lines() (strbuf.h).
+ * or error_lines() (strbuf.h). A caller that adds its context passes err
+ * through and puts the context before the callee's line (pp_err_prefix()).
+ * db_open() alone still fills a char buffer (docs/contracts.md §6).
  * SQLite's sticky message stays on the database handle (db_errmsg()) until
  * the layer that reports it copies it out. Predicates return bool;
  * pointer-returning functions return NULL on failure. cmd/ decides the exit

@@ -23,18 +23,19 @@
 #include <unistd.h>
 
 #include "pp.h"
+#include "strbuf.h"
 
 enum { MAX_LINKS = 40 };
 
-static int fail(int err_no, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static int fail(int err_no, struct strbuf *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static int fail(int err_no, char *err, size_t errlen, const char *fmt, ...)
+static int fail(int err_no, struct strbuf *err, const char *fmt, ...)
 {
-	if (err && errlen) {
+	if (err) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
+		pp_verr(err, 0, fmt, ap);
 		va_end(ap);
 	}
 	errno = err_no;
@@ -55,13 +56,13 @@ static int open_start(int atfd, const char *path)
 }
 
 static int walk(int atfd, const char *path, unsigned flags, bool create, int *links, int *out,
-		char *err, size_t errlen);
+		struct strbuf *err);
 
 /* comp in cur did not open as a folder (ELOOP/ENOTDIR): follow it if it is
  * a symlink we may follow. On success *out is the target folder. Messages
  * name the path as given up to comp, its first shown characters. */
 static int follow_link(int cur, const char *comp, const char *path, int shown, unsigned flags,
-		       bool create, int *links, int *out, char *err, size_t errlen)
+		       bool create, int *links, int *out, struct strbuf *err)
 {
 	struct stat st;
 	char target[PATH_MAX];
@@ -69,49 +70,47 @@ static int follow_link(int cur, const char *comp, const char *path, int shown, u
 	int rc;
 	int lfd = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (lfd < 0)
-		return fail(errno, err, errlen, "cannot open '%.*s': %s", shown, path,
-			    strerror(errno));
+		return fail(errno, err, "cannot open '%.*s': %s", shown, path, strerror(errno));
 	if (fstat(lfd, &st) < 0) {
-		rc = fail(errno, err, errlen, "cannot stat '%.*s': %s", shown, path,
-			  strerror(errno));
+		rc = fail(errno, err, "cannot stat '%.*s': %s", shown, path, strerror(errno));
 		goto out_close;
 	}
 	if (!S_ISLNK(st.st_mode)) {
-		rc = fail(ENOTDIR, err, errlen, "'%.*s' is not a folder", shown, path);
+		rc = fail(ENOTDIR, err, "'%.*s' is not a folder", shown, path);
 		goto out_close;
 	}
 	if ((flags & SAFE_NOFOLLOW) || (st.st_uid != geteuid() && st.st_uid != 0)) {
-		rc = fail(ELOOP, err, errlen, "refusing to follow symlink '%.*s' (owned by uid %u)",
-			  shown, path, (unsigned)st.st_uid);
+		rc = fail(ELOOP, err, "refusing to follow symlink '%.*s' (owned by uid %u)", shown,
+			  path, (unsigned)st.st_uid);
 		goto out_close;
 	}
 	if (++*links > MAX_LINKS) {
-		rc = fail(ELOOP, err, errlen, "too many levels of symlinks at '%.*s'", shown, path);
+		rc = fail(ELOOP, err, "too many levels of symlinks at '%.*s'", shown, path);
 		goto out_close;
 	}
 	n = readlinkat(lfd, "", target, sizeof(target) - 1);
 	if (n < 0) {
-		rc = fail(errno, err, errlen, "cannot read symlink '%.*s': %s", shown, path,
+		rc = fail(errno, err, "cannot read symlink '%.*s': %s", shown, path,
 			  strerror(errno));
 		goto out_close;
 	}
 	target[n] = '\0';
-	rc = walk(cur, target, flags, create, links, out, err, errlen);
+	rc = walk(cur, target, flags, create, links, out, err);
 out_close:
 	close(lfd);
 	return rc;
 }
 
 static int walk(int atfd, const char *path, unsigned flags, bool create, int *links, int *out,
-		char *err, size_t errlen)
+		struct strbuf *err)
 {
 	int rc = 0;
 	if (!path[0])
-		return fail(ENOENT, err, errlen, "empty path");
+		return fail(ENOENT, err, "empty path");
 	char *copy = xstrdup(path);
 	int cur = open_start(atfd, path);
 	if (cur < 0) {
-		rc = fail(errno, err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		rc = fail(errno, err, "cannot open '%s': %s", path, strerror(errno));
 		goto out_free;
 	}
 	char *p = copy;
@@ -129,17 +128,16 @@ static int walk(int atfd, const char *path, unsigned flags, bool create, int *li
 		int fd = open_dir_at(cur, p);
 		if (fd < 0 && errno == ENOENT && create) {
 			if (mkdirat(cur, p, 0777) < 0 && errno != EEXIST) {
-				rc = fail(errno, err, errlen, "cannot create folder '%.*s': %s",
-					  shown, path, strerror(errno));
+				rc = fail(errno, err, "cannot create folder '%.*s': %s", shown,
+					  path, strerror(errno));
 				goto out_close;
 			}
 			fd = open_dir_at(cur, p);
 		}
 		if (fd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
-			rc = follow_link(cur, p, path, shown, flags, create, links, &fd, err,
-					 errlen);
+			rc = follow_link(cur, p, path, shown, flags, create, links, &fd, err);
 		} else if (fd < 0) {
-			rc = fail(errno, err, errlen, "cannot open folder '%.*s': %s", shown, path,
+			rc = fail(errno, err, "cannot open folder '%.*s': %s", shown, path,
 				  strerror(errno));
 		}
 		if (rc)
@@ -158,16 +156,16 @@ out_free:
 	return rc;
 }
 
-int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd, char *err, size_t errlen)
+int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd, struct strbuf *err)
 {
 	int links = 0;
-	return walk(atfd, path, flags, false, &links, dirfd, err, errlen);
+	return walk(atfd, path, flags, false, &links, dirfd, err);
 }
 
-int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd, char *err, size_t errlen)
+int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd, struct strbuf *err)
 {
 	int links = 0;
-	return walk(atfd, path, flags, true, &links, dirfd, err, errlen);
+	return walk(atfd, path, flags, true, &links, dirfd, err);
 }
 
 /* The number of a temporary name: random once per process, then the next
@@ -203,16 +201,16 @@ static void release(struct safefile *sf)
 	sf->tmpname[0] = '\0';
 }
 
-int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err, size_t errlen)
+int safefile_open(struct safefile *sf, int dirfd, const char *name, struct strbuf *err)
 {
 	int fd = -1;
 	memset(sf, 0, sizeof(*sf));
 	sf->dirfd = -1;
 	if (!valid_name(name))
-		return fail(EINVAL, err, errlen, "invalid file name '%s'", name);
+		return fail(EINVAL, err, "invalid file name '%s'", name);
 	sf->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	if (sf->dirfd < 0)
-		return fail(errno, err, errlen, "bad folder for '%s': %s", name, strerror(errno));
+		return fail(errno, err, "bad folder for '%s': %s", name, strerror(errno));
 	sf->name = xstrdup(name);
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
 		snprintf(sf->tmpname, sizeof(sf->tmpname), ".pp-%016llx.tmp", tmp_number());
@@ -225,14 +223,14 @@ int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err, s
 		int e = errno;
 		sf->tmpname[0] = '\0';
 		release(sf);
-		return fail(e, err, errlen, "cannot create a file for '%s': %s", name, strerror(e));
+		return fail(e, err, "cannot create a file for '%s': %s", name, strerror(e));
 	}
 	sf->fp = fdopen(fd, "w");
 	if (!sf->fp) {
 		int e = errno;
 		close(fd);
 		safefile_abort(sf);
-		return fail(e, err, errlen, "cannot open '%s': %s", name, strerror(e));
+		return fail(e, err, "cannot open '%s': %s", name, strerror(e));
 	}
 	/* A buffer of ours: stdio would fstat() the file for its block size
 	 * and write 4 KiB at a time. */
@@ -241,7 +239,7 @@ int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err, s
 	return 0;
 }
 
-int safefile_open_path(struct safefile *sf, const char *path, char *err, size_t errlen)
+int safefile_open_path(struct safefile *sf, const char *path, struct strbuf *err)
 {
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
@@ -255,20 +253,20 @@ int safefile_open_path(struct safefile *sf, const char *path, char *err, size_t 
 		dir = xstrdup("/");
 	else
 		dir = xstrndup(path, (size_t)(slash - path));
-	rc = safe_opendir(AT_FDCWD, dir, 0, &dfd, err, errlen);
+	rc = safe_opendir(AT_FDCWD, dir, 0, &dfd, err);
 	free(dir);
 	if (rc)
 		return rc;
-	rc = safefile_open(sf, dfd, name, err, errlen);
+	rc = safefile_open(sf, dfd, name, err);
 	close(dfd);
 	return rc;
 }
 
-int safefile_commit(struct safefile *sf, char *err, size_t errlen)
+int safefile_commit(struct safefile *sf, struct strbuf *err)
 {
 	int rc = 0;
 	if (!sf->fp)
-		return fail(EBADF, err, errlen, "file is not open");
+		return fail(EBADF, err, "file is not open");
 	bool bad = ferror(sf->fp) != 0;
 	int e = bad ? EIO : 0;
 	if (fflush(sf->fp) != 0 && !e)
@@ -277,12 +275,12 @@ int safefile_commit(struct safefile *sf, char *err, size_t errlen)
 		e = errno;
 	sf->fp = NULL;
 	if (e) {
-		rc = fail(e, err, errlen, "cannot write '%s': %s", sf->name, strerror(e));
+		rc = fail(e, err, "cannot write '%s': %s", sf->name, strerror(e));
 		goto out_unlink;
 	}
 	if (renameat(sf->dirfd, sf->tmpname, sf->dirfd, sf->name) < 0) {
 		e = errno;
-		rc = fail(e, err, errlen, "cannot rename to '%s': %s", sf->name, strerror(e));
+		rc = fail(e, err, "cannot rename to '%s': %s", sf->name, strerror(e));
 		goto out_unlink;
 	}
 	release(sf);
@@ -305,25 +303,24 @@ void safefile_abort(struct safefile *sf)
 		release(sf);
 }
 
-int safefile_write(int dirfd, const char *name, const void *data, size_t len, char *err,
-		   size_t errlen)
+int safefile_write(int dirfd, const char *name, const void *data, size_t len, struct strbuf *err)
 {
 	struct safefile sf;
-	int rc = safefile_open(&sf, dirfd, name, err, errlen);
+	int rc = safefile_open(&sf, dirfd, name, err);
 	if (rc)
 		return rc;
 	if (len && fwrite(data, 1, len, sf.fp) != len) {
 		int e = errno ? errno : EIO;
 		safefile_abort(&sf);
-		return fail(e, err, errlen, "cannot write '%s': %s", name, strerror(e));
+		return fail(e, err, "cannot write '%s': %s", name, strerror(e));
 	}
-	return safefile_commit(&sf, err, errlen);
+	return safefile_commit(&sf, err);
 }
 
-int safe_mkdir_p(const char *path, char *err, size_t errlen)
+int safe_mkdir_p(const char *path, struct strbuf *err)
 {
 	int fd;
-	int rc = safe_mkdirs(AT_FDCWD, path, 0, &fd, err, errlen);
+	int rc = safe_mkdirs(AT_FDCWD, path, 0, &fd, err);
 	if (!rc)
 		close(fd);
 	return rc;

@@ -15,13 +15,15 @@
  * followed. Permissions are 0666 (files) and 0777 (folders) less the umask.
  *
  * Every function returns 0 or a negative PP_E* code (PP_EIO with errno set:
- * ELOOP for a refused symlink) and writes "why" to err when err is not NULL.
+ * ELOOP for a refused symlink) and appends "why" to err when err is not NULL.
  */
 #ifndef SAFEFILE_H
 #define SAFEFILE_H
 
 #include <stdio.h>
 #include <sys/types.h>
+
+struct strbuf;
 
 /* Flags of safe_opendir() and safe_mkdirs(). */
 enum {
@@ -31,12 +33,12 @@ enum {
 /* Opens the folder `path` (relative to atfd, or absolute; atfd may be
  * AT_FDCWD) as a directory fd (O_DIRECTORY|O_CLOEXEC), resolving it one
  * component at a time under the symlink rule above. The caller closes *dirfd. */
-int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd, char *err, size_t errlen);
+int safe_opendir(int atfd, const char *path, unsigned flags, int *dirfd, struct strbuf *err);
 
 /* mkdir -p: like safe_opendir() but creates missing components with mode
  * 0777 & ~umask. Components it creates are reopened with O_NOFOLLOW, so a
  * folder swapped for a symlink in between is refused. */
-int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd, char *err, size_t errlen);
+int safe_mkdirs(int atfd, const char *path, unsigned flags, int *dirfd, struct strbuf *err);
 
 /* An output file being written. Embedded by the caller; fields are private
  * except fp. */
@@ -54,16 +56,16 @@ struct safefile {
 
 /* Starts writing `name` (a single path component: no '/', not "." or "..")
  * in the folder dirfd (borrowed: it is dup'ed). On success sf->fp is open. */
-int safefile_open(struct safefile *sf, int dirfd, const char *name, char *err, size_t errlen);
+int safefile_open(struct safefile *sf, int dirfd, const char *name, struct strbuf *err);
 
 /* Starts writing the file at `path`: its folder is opened with
  * safe_opendir(AT_FDCWD, dirname) (it must exist), then safefile_open(). */
-int safefile_open_path(struct safefile *sf, const char *path, char *err, size_t errlen);
+int safefile_open_path(struct safefile *sf, const char *path, struct strbuf *err);
 
 /* Flushes, closes and renames the temporary file to its final name. On any
  * failure (a full disk shows up here) the temporary file is removed and the
  * final name is untouched. Releases sf either way. */
-int safefile_commit(struct safefile *sf, char *err, size_t errlen);
+int safefile_commit(struct safefile *sf, struct strbuf *err);
 
 /* Discards the file being written (nothing appears under its final name)
  * and releases sf. Safe after a failed open, a commit or an abort. */
@@ -71,10 +73,9 @@ void safefile_abort(struct safefile *sf);
 
 /* mkdir -p of path (relative to the current folder, or absolute) under the
  * rules of safe_mkdirs(), without keeping the folder open. */
-int safe_mkdir_p(const char *path, char *err, size_t errlen);
+int safe_mkdir_p(const char *path, struct strbuf *err);
 
 /* Writes `len` bytes of data as dirfd/name in one go (open, write, commit). */
-int safefile_write(int dirfd, const char *name, const void *data, size_t len, char *err,
-		   size_t errlen);
+int safefile_write(int dirfd, const char *name, const void *data, size_t len, struct strbuf *err);
 
 #endif

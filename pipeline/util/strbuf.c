@@ -49,6 +49,13 @@ void strbuf_reset(struct strbuf *sb)
 		sb->buf[0] = '\0';
 }
 
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	sb->len = len;
+	if (sb->alloc)
+		sb->buf[len] = '\0';
+}
+
 void strbuf_add(struct strbuf *sb, const void *data, size_t len)
 {
 	strbuf_grow(sb, len);
@@ -148,28 +155,45 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 	return r;
 }
 
-int strbuf_read_file(struct strbuf *sb, const char *path, size_t pad, char *err, size_t errlen)
+int strbuf_read_file(struct strbuf *sb, const char *path, size_t pad, struct strbuf *err)
 {
 	FILE *f = fopen(path, "rb");
 	size_t n;
 	int rc = 0;
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return PP_EIO;
-	}
+	if (!f)
+		return pp_err(err, PP_EIO, "cannot open '%s': %s", path, strerror(errno));
 	do {
 		strbuf_grow(sb, 65536);
 		n = fread(sb->buf + sb->len, 1, sb->alloc - sb->len - 1, f);
 		sb->len += n;
 	} while (n > 0);
 	if (ferror(f)) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		rc = PP_EIO;
+		rc = pp_err(err, PP_EIO, "cannot read '%s': %s", path, strerror(errno));
 	}
 	fclose(f);
 	strbuf_grow(sb, pad);
 	memset(sb->buf + sb->len, 0, pad + 1);
 	return rc;
+}
+
+int pp_err_prefix(struct strbuf *err, size_t mark, int code, const char *fmt, ...)
+{
+	struct strbuf ctx = STRBUF_INIT;
+	va_list ap;
+	size_t at = mark;
+	if (at && at == err->len)
+		strbuf_addch(err, '\n'); /* the callee said nothing */
+	if (at && err->buf[at] == '\n')
+		at++;
+	va_start(ap, fmt);
+	strbuf_vaddf(&ctx, fmt, ap);
+	va_end(ap);
+	strbuf_grow(err, ctx.len);
+	memmove(err->buf + at + ctx.len, err->buf + at, err->len - at + 1);
+	memcpy(err->buf + at, ctx.buf, ctx.len);
+	err->len += ctx.len;
+	strbuf_release(&ctx);
+	return code;
 }
 
 int error_lines(const char *msgs)
@@ -183,13 +207,19 @@ int error_lines(const char *msgs)
 	return -1;
 }
 
+int pp_verr(struct strbuf *err, int code, const char *fmt, va_list ap)
+{
+	if (err->len)
+		strbuf_addch(err, '\n');
+	strbuf_vaddf(err, fmt, ap);
+	return code;
+}
+
 int pp_err(struct strbuf *err, int code, const char *fmt, ...)
 {
 	va_list ap;
-	if (err->len)
-		strbuf_addch(err, '\n');
 	va_start(ap, fmt);
-	strbuf_vaddf(err, fmt, ap);
+	pp_verr(err, code, fmt, ap);
 	va_end(ap);
 	return code;
 }

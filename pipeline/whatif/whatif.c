@@ -51,7 +51,7 @@ const char *wi_verdict_name(enum wi_verdict v)
 }
 
 int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct whatif **out,
-	       char *err, size_t errlen)
+	       struct strbuf *err)
 {
 	*out = NULL;
 	struct whatif *e = xcalloc(1, sizeof(*e));
@@ -66,7 +66,7 @@ int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct wha
 		e->opts.mw_percent = 3;
 	if (e->opts.verdict_share <= 0)
 		e->opts.verdict_share = 0.5;
-	int rc = wi_model_build(e, t, err, errlen);
+	int rc = wi_model_build(e, t, err);
 	if (rc) {
 		whatif_free(e);
 		return rc;

@@ -125,7 +125,7 @@ struct whatif_result {
  * function of the engine returns PP_ENOMEM: running out of memory ends the
  * process (docs/contracts.md §7). */
 int whatif_new(const struct wi_table *t, const struct whatif_opts *o, struct whatif **out,
-	       char *err, size_t errlen);
+	       struct strbuf *err);
 void whatif_free(struct whatif *e);
 
 /* Runs every scenario and metric into r (release with

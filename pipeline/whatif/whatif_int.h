@@ -88,7 +88,7 @@ static inline size_t wi_block_steps(const struct whatif *e, size_t b)
 }
 
 /* Validates t and builds e's model and recorded lanes (wi_model.c). */
-int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t errlen);
+int wi_model_build(struct whatif *e, const struct wi_table *t, struct strbuf *err);
 
 /* A selection of (node, worker) pairs: all, or those whose node has
  * node[v] set (NULL = every node) and whose worker has worker[stage·DP +

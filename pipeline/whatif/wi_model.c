@@ -48,8 +48,7 @@ static size_t step_index(const struct whatif *e, int64_t step)
 struct build {
 	struct whatif *e;
 	const struct wi_table *t;
-	char *err;
-	size_t errlen;
+	struct strbuf *err;
 	int32_t *base;      /* [stage·NT + type]: first node of the (stage, type) */
 	int32_t *cnt;       /* [stage·NT + type]: nodes of it (placeholders too) */
 	int64_t *row0;      /* first-slice row of each real node, -1 = none */
@@ -155,10 +154,9 @@ static int check_rows(struct build *b)
 	char where[320];
 	int64_t maxdp = -1, maxst = -1;
 	if (t->n == 0)
-		return fail(b->err, b->errlen, "%s%sthe op trace has no rows", t->src,
-			    t->src[0] ? ": " : "");
+		return fail(b->err, "%s%sthe op trace has no rows", t->src, t->src[0] ? ": " : "");
 	if (t->n > (size_t)INT32_MAX)
-		return fail(b->err, b->errlen, "%s: more than 2^31 op rows", t->src);
+		return fail(b->err, "%s: more than 2^31 op rows", t->src);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct wi_op *o = &t->ops[i];
 		const char *what = NULL;
@@ -174,7 +172,7 @@ static int check_rows(struct build *b)
 			what = "duration is negative";
 		if (what) {
 			wi_table_where(t, i, where, sizeof(where));
-			return fail(b->err, b->errlen, "%s%s", where, what);
+			return fail(b->err, "%s%s", where, what);
 		}
 		if (o->dp_rank > maxdp)
 			maxdp = o->dp_rank;
@@ -247,9 +245,8 @@ static int check_first_slice(struct build *b, int32_t *maxseq, int64_t **first_r
 		if (*slot >= 0) {
 			wi_table_where(t, i, where, sizeof(where));
 			op_name(name, sizeof(name), o->optype, o->seq_id, o->stage);
-			return fail(b->err, b->errlen,
-				    "%s%s appears twice in step %lld, dp_rank 0 (rank %d)", where,
-				    name, (long long)o->step, (int)o->rank);
+			return fail(b->err, "%s%s appears twice in step %lld, dp_rank 0 (rank %d)",
+				    where, name, (long long)o->step, (int)o->rank);
 		}
 		*slot = (int64_t)i;
 	}
@@ -257,7 +254,7 @@ static int check_first_slice(struct build *b, int32_t *maxseq, int64_t **first_r
 		for (int32_t s = 0; s < b->cnt[c]; s++)
 			if (fr[b->base[c] + s] < 0)
 				return fail(
-					b->err, b->errlen,
+					b->err,
 					"%s%sseq_ids of %s on stage %d are not contiguous in step %lld, dp_rank 0: %d is missing below %d",
 					t->src, t->src[0] ? ": " : "", op_type_name((int)(c % NT)),
 					(int)(c / NT), (long long)e->steps[0], (int)s,
@@ -288,26 +285,26 @@ static int check_model_rules(struct build *b, const int32_t *maxseq, uint8_t *ne
 		const int32_t *c = &b->cnt[s * NT];
 		if (c[OP_FWD_COMPUTE] == 0 || c[OP_BWD_COMPUTE] == 0)
 			return fail(
-				b->err, b->errlen,
+				b->err,
 				"%s%sstage %d has %d forward-compute and %d backward-compute ops in step %lld, dp_rank 0: every stage needs both",
 				src, sep, s, (int)c[OP_FWD_COMPUTE], (int)c[OP_BWD_COMPUTE],
 				(long long)s0);
 		if (c[OP_FWD_COMPUTE] != c[OP_BWD_COMPUTE])
 			return fail(
-				b->err, b->errlen,
+				b->err,
 				"%s%sstage %d has %d forward-compute but %d backward-compute ops in step %lld, dp_rank 0: the counts must be equal",
 				src, sep, s, (int)c[OP_FWD_COMPUTE], (int)c[OP_BWD_COMPUTE],
 				(long long)s0);
 		for (int ty = 0; ty < NT; ty++) {
 			if (single_type(ty) && c[ty] > 1)
 				return fail(
-					b->err, b->errlen,
+					b->err,
 					"%s%s%s_%d_%d: the model has one %s op per stage and step",
 					src, sep, op_type_name(ty), (int)maxseq[s * NT + ty], s,
 					op_type_name(ty));
 			if (dp_type(ty) && c[ty] > 0 && !e->use_dp)
 				return fail(
-					b->err, b->errlen,
+					b->err,
 					"%s%s%s ops on stage %d, but the job has no data parallelism (DP %d, dsp_size %lld)",
 					src, sep, op_type_name(ty), s, e->dp,
 					(long long)e->opts.dsp_size);
@@ -315,17 +312,17 @@ static int check_model_rules(struct build *b, const int32_t *maxseq, uint8_t *ne
 		bool ends = s == 0 || s == e->pp - 1;
 		if (c[OP_EMBEDDING] > 0 && !ends)
 			return fail(
-				b->err, b->errlen,
+				b->err,
 				"%s%sembedding-grads-all-reduce on stage %d: only the first and the last stage have one",
 				src, sep, s);
 		if (c[OP_OPTIMIZER] == 0)
 			return fail(
-				b->err, b->errlen,
+				b->err,
 				"%s%sstage %d has no optimizer op in step %lld, dp_rank 0: its end is the end of the step",
 				src, sep, s, (long long)s0);
 		if (c[OP_CLIP] == 0)
 			return fail(
-				b->err, b->errlen,
+				b->err,
 				"%s%sstage %d has no optimizer-clip-main-grad op in step %lld, dp_rank 0: the model's global barrier needs it",
 				src, sep, s, (long long)s0);
 		if (c[OP_GC] == 0)
@@ -449,7 +446,7 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 		if (cnt != ncomp) {
 			if (s != 0 && s != e->pp - 1) {
 				rc = fail(
-					b->err, b->errlen,
+					b->err,
 					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: only the first and the last stage may have fewer",
 					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
 					op_type_name(type), (int)ncomp, op_type_name(comp_type),
@@ -458,7 +455,7 @@ static int match_p2p(struct build *b, int s, int dir, uint8_t *noop, int32_t *tm
 			}
 			if (cnt != 0 && cnt + 1 != ncomp) {
 				rc = fail(
-					b->err, b->errlen,
+					b->err,
 					"%s%sstage %d has %d launched %s ops for %d %s ops in step %lld, dp_rank 0: expected %d, %d or 0",
 					b->t->src, b->t->src[0] ? ": " : "", s, (int)cnt,
 					op_type_name(type), (int)ncomp, op_type_name(comp_type),
@@ -515,7 +512,7 @@ static int pair_p2p(struct build *b, const uint8_t *noop, int32_t *tmp, int32_t 
 					const struct wi_node *o = &e->node[op];
 					op_name(n1, sizeof(n1), o->optype, o->seq, o->stage);
 					return fail(
-						b->err, b->errlen,
+						b->err,
 						"%s%s%s has no peer: stage %d's launched %s ops and stage %d's launched %s ops differ in number (step %lld, dp_rank 0)",
 						b->t->src, b->t->src[0] ? ": " : "", n1, s,
 						op_type_name(sends[dir]), peer,
@@ -555,7 +552,7 @@ static int stage_streams(struct build *b, int s, int32_t *tmp)
 				const struct wi_node *o = &e->node[tmp[i - k]];
 				op_name(n1, sizeof(n1), o->optype, o->seq, o->stage);
 				return fail(
-					b->err, b->errlen,
+					b->err,
 					"%s%sthe first backward-compute of stage %d is preceded by %s: the two computes before it must be forwards (step %lld, dp_rank 0)",
 					b->t->src, b->t->src[0] ? ": " : "", s, n1,
 					(long long)e->steps[0]);
@@ -607,10 +604,9 @@ static int chunk_gates(struct build *b, int s, int coll, uint8_t *done, int32_t 
 		if (c < 0) {
 			char n1[96];
 			op_name(n1, sizeof(n1), coll, i, s);
-			return fail(b->err, b->errlen,
-				    "%s%s%s has mc %d, but stage %d has no %s of that chunk",
-				    b->t->src, b->t->src[0] ? ": " : "", n1, mc, s,
-				    op_type_name(comp));
+			return fail(
+				b->err, "%s%s%s has mc %d, but stage %d has no %s of that chunk",
+				b->t->src, b->t->src[0] ? ": " : "", n1, mc, s, op_type_name(comp));
 		}
 		if (ag)
 			add_edge(b, c, op);
@@ -773,9 +769,9 @@ static int report_cycle(struct build *b, const uint8_t *started)
 			}
 		}
 	}
-	snprintf(b->err, b->errlen,
-		 "%s%sthe dependency model has a cycle (sync groups collapsed): %s", b->t->src,
-		 b->t->src[0] ? ": " : "", sb.len ? sb.buf : "(not found)");
+	pp_err(b->err, PP_ECYCLE,
+	       "%s%sthe dependency model has a cycle (sync groups collapsed): %s", b->t->src,
+	       b->t->src[0] ? ": " : "", sb.len ? sb.buf : "(not found)");
 	strbuf_release(&sb);
 	free(seen);
 	free(path);
@@ -880,7 +876,7 @@ static int place_rows(struct build *b)
 			wi_table_where(t, i, where, sizeof(where));
 			op_name(name, sizeof(name), o->optype, o->seq_id, o->stage);
 			rc = fail(
-				b->err, b->errlen,
+				b->err,
 				"%s%s (step %lld, dp_rank %d) is not an op of step %lld, dp_rank 0: every (step, dp_rank) must have the same ops",
 				where, name, (long long)o->step, (int)o->dp_rank,
 				(long long)e->steps[0]);
@@ -898,7 +894,7 @@ static int place_rows(struct build *b)
 		if (*cell != o->rank || got != want) {
 			wi_table_where(t, i, where, sizeof(where));
 			rc = fail(
-				b->err, b->errlen,
+				b->err,
 				"%srank %d at dp_rank %d, stage %d: the op trace must hold one rank per (dp_rank, stage) and one (dp_rank, stage) per rank (there: rank %d; rank %d is at dp_rank %u, stage %u)",
 				where, (int)o->rank, (int)o->dp_rank, (int)o->stage, (int)*cell,
 				(int)o->rank, got % (uint32_t)e->dp, got / (uint32_t)e->dp);
@@ -908,8 +904,8 @@ static int place_rows(struct build *b)
 		if (filled[k]) {
 			wi_table_where(t, i, where, sizeof(where));
 			op_name(name, sizeof(name), o->optype, o->seq_id, o->stage);
-			rc = fail(b->err, b->errlen, "%s%s appears twice in step %lld, dp_rank %d",
-				  where, name, (long long)o->step, (int)o->dp_rank);
+			rc = fail(b->err, "%s%s appears twice in step %lld, dp_rank %d", where,
+				  name, (long long)o->step, (int)o->dp_rank);
 			goto out;
 		}
 		filled[k] = 1;
@@ -930,7 +926,7 @@ static int place_rows(struct build *b)
 				const struct wi_node *o = &e->node[v];
 				op_name(name, sizeof(name), o->optype, o->seq, o->stage);
 				rc = fail(
-					b->err, b->errlen,
+					b->err,
 					"%s%sstep %lld, dp_rank %d lacks %s, which step %lld, dp_rank 0 has: every (step, dp_rank) must have the same ops",
 					t->src, t->src[0] ? ": " : "", (long long)e->steps[si], d,
 					name, (long long)e->steps[0]);
@@ -1110,9 +1106,9 @@ static void recorded_spans(struct whatif *e)
 	}
 }
 
-int wi_model_build(struct whatif *e, const struct wi_table *t, char *err, size_t errlen)
+int wi_model_build(struct whatif *e, const struct wi_table *t, struct strbuf *err)
 {
-	struct build b = { .e = e, .t = t, .err = err, .errlen = errlen };
+	struct build b = { .e = e, .t = t, .err = err };
 	int32_t *maxseq = NULL, *tmp = NULL, *tmp2 = NULL;
 	int64_t *fr = NULL;
 	uint8_t *need = NULL, *noop = NULL;

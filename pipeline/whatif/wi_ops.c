@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 void wi_table_init(struct wi_table *t)
 {
@@ -68,16 +69,16 @@ void wi_table_where(const struct wi_table *t, size_t i, char *buf, size_t len)
 		snprintf(buf, len, "row %zu: ", i + 1);
 }
 
-int wi_errf(char *err, size_t errlen, const char *fmt, ...)
+int wi_errf(struct strbuf *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	pp_verr(err, PP_EPARSE, fmt, ap);
 	va_end(ap);
 	return PP_EPARSE;
 }
 
-int wi_meta_check(const struct wi_meta *m, char *err, size_t errlen)
+int wi_meta_check(const struct wi_meta *m, struct strbuf *err)
 {
 	const struct {
 		const char *name;
@@ -87,22 +88,20 @@ int wi_meta_check(const struct wi_meta *m, char *err, size_t errlen)
 		      { "vpp_size", m->vpp_size }, { "world_size", m->world_size } };
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		if (sizes[i].v <= 0 || sizes[i].v > (int64_t)1 << 24) {
-			snprintf(err, errlen, "%s is %lld: it must be a positive integer",
-				 sizes[i].name, (long long)sizes[i].v);
-			return PP_EINVAL;
+			return pp_err(err, PP_EINVAL, "%s is %lld: it must be a positive integer",
+				      sizes[i].name, (long long)sizes[i].v);
 		}
 	if (m->run_id < 0) {
-		snprintf(err, errlen, "run_id is %lld: it must be >= 0", (long long)m->run_id);
-		return PP_EINVAL;
+		return pp_err(err, PP_EINVAL, "run_id is %lld: it must be >= 0",
+			      (long long)m->run_id);
 	}
 	int64_t w = m->dp_size * m->pp_size * m->tp_size * m->dsp_size;
 	if (w != m->world_size) {
-		snprintf(
-			err, errlen,
+		return pp_err(
+			err, PP_EINVAL,
 			"world_size is %lld but dp_size*pp_size*tp_size*dsp_size = %lld*%lld*%lld*%lld = %lld",
 			(long long)m->world_size, (long long)m->dp_size, (long long)m->pp_size,
 			(long long)m->tp_size, (long long)m->dsp_size, (long long)w);
-		return PP_EINVAL;
 	}
 	return 0;
 }

@@ -15,6 +15,8 @@
 
 #include "model/optype.h"
 
+struct strbuf;
+
 /* One op instance. */
 struct wi_op {
 	int64_t step;             /* training iteration */
@@ -60,12 +62,12 @@ void wi_table_set_order(struct wi_table *t, const char *const *names, size_t n);
 /* Writes "FILE:LINE: " or "row N: " for row i into buf. */
 void wi_table_where(const struct wi_table *t, size_t i, char *buf, size_t len);
 
-/* Formats a message into err and returns PP_EPARSE (for `return
- * wi_errf(...)` on bad input). */
-int wi_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Appends a message to err (as pp_err() does) and returns PP_EPARSE (for
+ * `return wi_errf(...)` on bad input). */
+int wi_errf(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Checks the metadata: positive sizes and world = dp·pp·tp·dsp. 0 or
- * PP_EINVAL with the reason in err. */
-int wi_meta_check(const struct wi_meta *m, char *err, size_t errlen);
+ * PP_EINVAL with the reason appended to err. */
+int wi_meta_check(const struct wi_meta *m, struct strbuf *err);
 
 #endif

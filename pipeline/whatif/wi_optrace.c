@@ -194,8 +194,7 @@ struct csv {
 	const char *last_name;
 	size_t last_len;
 	struct wi_table *t;
-	char *err;
-	size_t errlen;
+	struct strbuf *err;
 };
 
 /* Splits line[0..n) at commas into at most max fields (max + 1 when there
@@ -223,8 +222,8 @@ static int header(struct csv *c, const char *line, size_t n, unsigned lineno)
 	size_t fl[MAXFIELDS];
 	int k = split(line, n, f, fl, MAXFIELDS);
 	if (k > MAXFIELDS)
-		return fail(c->err, c->errlen, "%s:%u: the header has more than %d columns",
-			    c->path, lineno, MAXFIELDS);
+		return fail(c->err, "%s:%u: the header has more than %d columns", c->path, lineno,
+			    MAXFIELDS);
 	for (int j = 0; j < NCOLS; j++)
 		c->colpos[j] = -1;
 	for (int i = 0; i < k; i++) {
@@ -235,7 +234,7 @@ static int header(struct csv *c, const char *line, size_t n, unsigned lineno)
 			if (strlen(col_names[j]) == pl && !memcmp(col_names[j], p, pl)) {
 				if (c->colpos[j] >= 0)
 					return fail(
-						c->err, c->errlen,
+						c->err,
 						"%s:%u: column '%s' appears twice in the header",
 						c->path, lineno, col_names[j]);
 				c->colpos[j] = i;
@@ -244,7 +243,7 @@ static int header(struct csv *c, const char *line, size_t n, unsigned lineno)
 	for (int j = 0; j < NCOLS; j++)
 		if (c->colpos[j] < 0)
 			return fail(
-				c->err, c->errlen,
+				c->err,
 				"%s:%u: the header lacks column '%s' (an op trace needs dp_rank, stage, rank, step, optype, start_ts, duration, seq_id, mc, mb_id, gmc)",
 				c->path, lineno, col_names[j]);
 	c->nfields = k;
@@ -349,8 +348,8 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 	size_t fl[MAXFIELDS];
 	int k = split(line, n, f, fl, c->nfields);
 	if (k != c->nfields)
-		return fail(c->err, c->errlen, "%s:%u: %d fields where the header has %d", c->path,
-			    lineno, k > c->nfields ? c->nfields + 1 : k, c->nfields);
+		return fail(c->err, "%s:%u: %d fields where the header has %d", c->path, lineno,
+			    k > c->nfields ? c->nfields + 1 : k, c->nfields);
 	int64_t iv[NCOLS] = { 0 };
 	float fv[NCOLS] = { 0 };
 	int type = -1;
@@ -374,32 +373,29 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 				continue;
 			if (op_type_is_combined(p, pl))
 				return fail(
-					c->err, c->errlen,
+					c->err,
 					"%s:%u: column 'optype': combined p2p type '%.*s' is not supported: write one row per direction (e.g. forward-send and backward-recv) with the same start and duration",
 					c->path, lineno, (int)pl, p);
-			return fail(c->err, c->errlen,
-				    "%s:%u: column 'optype': unknown op type '%.*s'", c->path,
-				    lineno, (int)(pl > 60 ? 60 : pl), p);
+			return fail(c->err, "%s:%u: column 'optype': unknown op type '%.*s'",
+				    c->path, lineno, (int)(pl > 60 ? 60 : pl), p);
 		}
 		if (j == C_START || j == C_DUR) {
 			rc = wi_optrace_parse_f32(p, pl, &fv[j]);
 			if (rc)
 				return fail(
-					c->err, c->errlen,
+					c->err,
 					"%s:%u: column '%s': '%.*s' is not a decimal number of seconds",
 					c->path, lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p);
 			continue;
 		}
 		rc = parse_int(p, pl, col_min[j], col_max[j], &iv[j]);
 		if (rc == RANGE)
-			return fail(c->err, c->errlen,
-				    "%s:%u: column '%s': %.*s is out of range [%lld, %lld]",
+			return fail(c->err, "%s:%u: column '%s': %.*s is out of range [%lld, %lld]",
 				    c->path, lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p,
 				    (long long)col_min[j], (long long)col_max[j]);
 		if (rc)
-			return fail(c->err, c->errlen,
-				    "%s:%u: column '%s': '%.*s' is not an integer", c->path, lineno,
-				    col_names[j], (int)(pl > 40 ? 40 : pl), p);
+			return fail(c->err, "%s:%u: column '%s': '%.*s' is not an integer", c->path,
+				    lineno, col_names[j], (int)(pl > 40 ? 40 : pl), p);
 	}
 	struct wi_op o;
 	make_op(iv, fv, type, &o);
@@ -407,12 +403,12 @@ static int row(struct csv *c, const char *line, size_t n, unsigned lineno)
 	return 0;
 }
 
-int wi_optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen)
+int wi_optrace_read(const char *path, struct wi_table *t, struct strbuf *err)
 {
-	struct csv c = { .path = path, .t = t, .err = err, .errlen = errlen, .last_type = -1 };
+	struct csv c = { .path = path, .t = t, .err = err, .last_type = -1 };
 	enum { CHUNK = 1 << 20 };
 	int rc = 0;
-	struct gunzip_file *in = gunzip_file_open(path, err, errlen);
+	struct gunzip_file *in = gunzip_file_open(path, err);
 	if (!in)
 		return PP_EIO;
 	char *buf = xmalloc(2 * CHUNK + 1);
@@ -425,7 +421,7 @@ int wi_optrace_read(const char *path, struct wi_table *t, char *err, size_t errl
 			buf = xrealloc(buf, 2 * cap + 1);
 			cap *= 2;
 		}
-		long n = gunzip_file_read(in, buf + have, cap - have, err, errlen);
+		long n = gunzip_file_read(in, buf + have, cap - have, err);
 		if (n < 0) {
 			rc = PP_EIO;
 			goto out;
@@ -460,7 +456,7 @@ int wi_optrace_read(const char *path, struct wi_table *t, char *err, size_t errl
 		have -= pos;
 	}
 	if (!got_header)
-		rc = fail(err, errlen, "%s: empty file: no header line", path);
+		rc = fail(err, "%s: empty file: no header line", path);
 out:
 	gunzip_file_close(in);
 	free(buf);
@@ -480,13 +476,11 @@ static size_t trim(const char **p, size_t n)
 	return n;
 }
 
-int wi_optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t errlen)
+int wi_optrace_read_meta(const char *path, struct wi_meta *m, struct strbuf *err)
 {
 	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return PP_EIO;
-	}
+	if (!f)
+		return pp_err(err, PP_EIO, "cannot open '%s': %s", path, strerror(errno));
 	*m = (struct wi_meta){ .dp_size = 1,
 			       .pp_size = 1,
 			       .tp_size = 1,
@@ -512,7 +506,7 @@ int wi_optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t 
 			continue;
 		const char *colon = memchr(p, ':', n);
 		if (!colon) {
-			rc = fail(err, errlen, "%s:%u: expected 'key: value'", path, lineno);
+			rc = fail(err, "%s:%u: expected 'key: value'", path, lineno);
 			break;
 		}
 		const char *k = p, *v = colon + 1;
@@ -521,9 +515,8 @@ int wi_optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t 
 		if (kl == 10 && !memcmp(k, "trial_name", 10)) {
 			unquote(&v, &vl);
 			if (vl == 0 || vl >= sizeof(m->trial_name)) {
-				rc = fail(err, errlen,
-					  "%s:%u: trial_name must have 1 to %zu characters", path,
-					  lineno, sizeof(m->trial_name) - 1);
+				rc = fail(err, "%s:%u: trial_name must have 1 to %zu characters",
+					  path, lineno, sizeof(m->trial_name) - 1);
 				break;
 			}
 			memcpy(m->trial_name, v, vl);
@@ -535,20 +528,18 @@ int wi_optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t 
 			if (strlen(keys[i].key) != kl || memcmp(keys[i].key, k, kl))
 				continue;
 			if (parse_int(v, vl, INT64_MIN / 2, INT64_MAX / 2, keys[i].dst))
-				rc = fail(err, errlen, "%s:%u: %s: '%.*s' is not an integer", path,
-					  lineno, keys[i].key, (int)(vl > 40 ? 40 : vl), v);
+				rc = fail(err, "%s:%u: %s: '%.*s' is not an integer", path, lineno,
+					  keys[i].key, (int)(vl > 40 ? 40 : vl), v);
 		}
 	}
 	if (!rc && ferror(f))
-		rc = fail(err, errlen, "%s: read error", path);
+		rc = fail(err, "%s: read error", path);
 	fclose(f);
 	if (!rc && !named)
-		rc = fail(err, errlen, "%s: no trial_name", path);
-	if (!rc) {
-		char why[200];
-		if (wi_meta_check(m, why, sizeof(why)))
-			rc = fail(err, errlen, "%s: %s", path, why);
-	}
+		rc = fail(err, "%s: no trial_name", path);
+	size_t mark = err->len;
+	if (!rc && wi_meta_check(m, err))
+		rc = pp_err_prefix(err, mark, PP_EPARSE, "%s: ", path);
 	return rc;
 }
 
@@ -570,7 +561,7 @@ static bool member(const char *v, const char *end, struct js_stack *st, const ch
 }
 
 /* The optype list: the array "optype" inside the object "categories". */
-int wi_optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t errlen)
+int wi_optrace_read_schema(const char *path, struct wi_table *t, struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	struct js_stack st = { 0 };
@@ -579,12 +570,12 @@ int wi_optrace_read_schema(const char *path, struct wi_table *t, char *err, size
 	char store[64][64];
 	size_t k = 0;
 	int rc = 0;
-	if ((rc = js_doc_load(path, &text, &v, &vend, &st, err, errlen)))
+	if ((rc = js_doc_load(path, &text, &v, &vend, &st, err)))
 		goto out;
 	const char *end = text.buf + text.len;
 	if (!member(v, end, &st, "categories", &cat) || !member(cat.v, end, &st, "optype", &ot) ||
 	    *ot.v != '[') {
-		rc = fail(err, errlen, "%s: no \"categories\": {\"optype\": [...]} list", path);
+		rc = fail(err, "%s: no \"categories\": {\"optype\": [...]} list", path);
 		goto out;
 	}
 	struct js_iter it;
@@ -592,9 +583,9 @@ int wi_optrace_read_schema(const char *path, struct wi_table *t, char *err, size
 	while (js_iter_next(&it, &el)) {
 		size_t len = (size_t)(el.vend - el.v);
 		if (*el.v != '"' || len - 2 >= sizeof(store[0])) {
-			rc = fail(err, errlen,
-				  "%s:%d: the optype list holds %.*s, not an op type name", path,
-				  js_line_of(text.buf, el.v), (int)(len > 40 ? 40 : len), el.v);
+			rc = fail(err, "%s:%d: the optype list holds %.*s, not an op type name",
+				  path, js_line_of(text.buf, el.v), (int)(len > 40 ? 40 : len),
+				  el.v);
 			goto out;
 		}
 		if (k == 64) /* more names than types: the rest are not types */

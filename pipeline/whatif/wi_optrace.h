@@ -18,17 +18,17 @@
 /* Appends the rows of the CSV at path to t (t->src becomes path, t->line the
  * rows' lines). Returns 0, PP_EIO (cannot read: strerror in err) or
  * PP_EPARSE ("FILE:LINE: column 'x': what is wrong"). */
-int wi_optrace_read(const char *path, struct wi_table *t, char *err, size_t errlen);
+int wi_optrace_read(const char *path, struct wi_table *t, struct strbuf *err);
 
 /* Reads the meta yaml's `key: value` lines (trial_name, run_id, dp_size,
  * pp_size, tp_size, dsp_size, vpp_size, world_size; missing sizes are 1) and
  * checks them (wi_meta_check()). 0, PP_EIO or PP_EPARSE with "FILE:LINE:
  * what" in err. */
-int wi_optrace_read_meta(const char *path, struct wi_meta *m, char *err, size_t errlen);
+int wi_optrace_read_meta(const char *path, struct wi_meta *m, struct strbuf *err);
 
 /* Reads the optype order of a schema json ("categories": {"optype": [...]})
  * into t (wi_table_set_order()). 0, PP_EIO or PP_EPARSE. */
-int wi_optrace_read_schema(const char *path, struct wi_table *t, char *err, size_t errlen);
+int wi_optrace_read_schema(const char *path, struct wi_table *t, struct strbuf *err);
 
 /* Parses s[0..n) as a decimal number to the nearest float32 (ties to even),
  * like strtof. 0, or PP_EPARSE when it is not a finite decimal number. */

@@ -20,36 +20,44 @@
 #include "util/pp.h"
 #include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
+#include "util/strbuf.h"
 #include "wi_synth.h"
 
 static int read_ar(const char *dir, struct wi_table *t)
 {
-	char p[4096], err[512];
+	char p[4096];
+	struct strbuf err = STRBUF_INIT;
 	wi_table_init(t);
 	snprintf(p, sizeof(p), "%s/trace-AR.csv.gz", dir);
-	if (wi_optrace_read(p, t, err, sizeof(err)))
+	strbuf_reset(&err);
+	if (wi_optrace_read(p, t, &err))
 		goto fail;
 	snprintf(p, sizeof(p), "%s/meta-AR.yaml", dir);
-	if (wi_optrace_read_meta(p, &t->meta, err, sizeof(err)))
+	strbuf_reset(&err);
+	if (wi_optrace_read_meta(p, &t->meta, &err))
 		goto fail;
 	t->has_meta = true;
 	snprintf(p, sizeof(p), "%s/trace-AR.schema.json", dir);
-	if (wi_optrace_read_schema(p, t, err, sizeof(err)))
+	strbuf_reset(&err);
+	if (wi_optrace_read_schema(p, t, &err))
 		goto fail;
 	return 0;
 fail:
-	fprintf(stderr, "whatif_bench: %s\n", err);
+	fprintf(stderr, "whatif_bench: %s\n", err.buf);
+	strbuf_release(&err);
 	return -1;
 }
 
 /* One analysis; *s = S for the record. */
 static int analyse(const struct wi_table *t, double *s)
 {
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	struct whatif *e;
 	struct whatif_result r;
-	if (whatif_new(t, NULL, &e, err, sizeof(err))) {
-		fprintf(stderr, "whatif_bench: %s\n", err);
+	strbuf_reset(&err);
+	if (whatif_new(t, NULL, &e, &err)) {
+		fprintf(stderr, "whatif_bench: %s\n", err.buf);
+		strbuf_release(&err);
 		return -1;
 	}
 	whatif_run(e, &r);
@@ -57,6 +65,7 @@ static int analyse(const struct wi_table *t, double *s)
 	whatif_result_release(&r);
 	whatif_free(e);
 	return 0;
+	strbuf_release(&err);
 }
 
 /* The table as an op-trace CSV. */

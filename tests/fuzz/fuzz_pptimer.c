@@ -15,6 +15,7 @@
 
 #include "batch/pptimer.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,13 +36,13 @@ static bool terminated(const char *s, size_t cap)
 static void check_read(const char *path, bool vpp)
 {
 	struct pptimer_file f;
-	char err[512];
-	err[0] = '\0';
-	int rc = pptimer_read(path, vpp, &f, err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	int rc = pptimer_read(path, vpp, &f, &err);
 	if (rc) {
 		CHECK(rc == PP_EPARSE);
-		CHECK(err[0] != '\0');
+		CHECK(err.len > 0);
 		CHECK(f.steps == NULL && f.n == 0 && !f.has_total && f.unknown_keys == 0);
+		strbuf_release(&err);
 		return;
 	}
 	CHECK(f.n == 0 || f.steps != NULL);
@@ -69,15 +70,17 @@ static void check_read(const char *path, bool vpp)
 	}
 	pptimer_file_release(&f);
 	CHECK(f.steps == NULL && f.n == 0);
+	strbuf_release(&err);
 }
 
 static void check_name(const char *base)
 {
 	struct pptimer_name n, m;
-	char why[512], again[256];
-	why[0] = '\0';
-	if (pptimer_parse_name(base, &n, why, sizeof(why))) {
-		CHECK(why[0] != '\0');
+	char again[256];
+	struct strbuf why = STRBUF_INIT;
+	if (pptimer_parse_name(base, &n, &why)) {
+		CHECK(why.len > 0);
+		strbuf_release(&why);
 		return;
 	}
 	CHECK(n.pp >= 1 && n.pp <= 1000000 && n.vpp >= 1 && n.vpp <= 1000000);
@@ -91,9 +94,11 @@ static void check_name(const char *base)
 	snprintf(again, sizeof(again),
 		 "event_times_PP%d_VPP%s_TPxCPxDP_rank_%lld_pp_rank_%d_rank_%lld.json", n.pp, vname,
 		 (long long)n.dp_rank, n.pp_rank, (long long)n.rank);
-	CHECK(pptimer_parse_name(again, &m, why, sizeof(why)) == 0);
+	strbuf_reset(&why);
+	CHECK(pptimer_parse_name(again, &m, &why) == 0);
 	CHECK(m.pp == n.pp && m.vpp == n.vpp && m.vpp_none == n.vpp_none &&
 	      m.dp_rank == n.dp_rank && m.pp_rank == n.pp_rank && m.rank == n.rank);
+	strbuf_release(&why);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[64], err[512];
+	char path[64];
 	struct strbuf cerr = STRBUF_INIT;
 	struct sim_input in;
 	struct config *cfg = NULL;
@@ -30,15 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	sim_input_init(&in);
 	if (sim_input_is_json(path)) {
-		rc = sim_input_load_json(&in, path, err, sizeof(err));
+		rc = sim_input_load_json(&in, path, &cerr);
 	} else {
 		cfg = config_load(path, &cerr);
-		rc = cfg ? sim_input_load_ini(&in, cfg, err, sizeof(err)) : PP_EPARSE;
+		rc = cfg ? sim_input_load_ini(&in, cfg, &cerr) : PP_EPARSE;
 	}
-	if (rc == 0 && sim_input_finish(&in, err, sizeof(err)) == 0 &&
+	if (rc == 0 && sim_input_finish(&in, &cerr) == 0 &&
 	    (long)in.cfg.stages * in.cfg.microbatches <= 4096 && in.cfg.devices <= 64) {
 		struct sim_result res = { 0 };
-		sim_run(&in.cfg, &res, err, sizeof(err));
+		sim_run(&in.cfg, &res, &cerr);
 		sim_result_release(&res);
 	}
 	sim_input_release(&in);

@@ -109,10 +109,11 @@ void unit_assert_rows(sqlite3 *c, const char *sql, const char *expect)
 
 void unit_slurp(struct strbuf *sb, const char *path)
 {
-	char err[512];
-	int rc = strbuf_read_file(sb, path, 0, err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	int rc = strbuf_read_file(sb, path, 0, &err);
 	if (rc)
-		print_message("%s\n", err);
+		print_message("%s\n", err.buf);
+	strbuf_release(&err);
 	assert_int_equal(rc, 0);
 }
 

@@ -133,7 +133,7 @@ static double sim_makespan(const struct job *j, double p2p)
 	double f[64], b[64];
 	struct sim_config c;
 	struct sim_result r;
-	char e[256];
+	struct strbuf e = STRBUF_INIT;
 	for (int s = 0; s < j->in.pp * j->in.vpp; s++) {
 		f[s] = j->fwd[s].median + (j->in.overhead_ns ? j->over[0] : 0);
 		b[s] = j->bwd[s].median + (j->in.overhead_ns ? j->over[0] : 0);
@@ -145,10 +145,12 @@ static double sim_makespan(const struct job *j, double p2p)
 	c.p2p = p2p;
 	c.forward = f;
 	c.backward = b;
-	assert_int_equal(sim_run(&c, &r, e, sizeof(e)), 0);
+	strbuf_reset(&e);
+	assert_int_equal(sim_run(&c, &r, &e), 0);
 	double ms = r.makespan;
 	sim_result_release(&r);
 	return ms;
+	strbuf_release(&e);
 }
 
 static void run_ok(const struct job *j, const struct advise_settings *set, struct advise_result *r)
@@ -202,10 +204,11 @@ static int primus_rank(const char *path, struct primus_iter *it, int niter, stru
 	struct js_iter top, in;
 	struct js_item m, f;
 	const char *v, *vend;
-	char err[512];
-	int rc = js_doc_load(path, &text, &v, &vend, &st, err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	strbuf_reset(&err);
+	int rc = js_doc_load(path, &text, &v, &vend, &st, &err);
 	if (rc) {
-		strbuf_addstr(why, err);
+		strbuf_addstr(why, err.buf);
 		goto out;
 	}
 	const char *end = text.buf + text.len;
@@ -232,6 +235,7 @@ out:
 	strbuf_release(&text);
 	js_stack_release(&st);
 	return rc;
+	strbuf_release(&err);
 }
 
 static void primus_iter_release(struct primus_iter *x)
@@ -328,13 +332,14 @@ static bool primus_load(const char *dir, int first, struct job *j, struct strbuf
 	struct js_iter it;
 	struct js_item m;
 	const char *v, *vend;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	int pp = 0, vpp = 1, mbs = 0, iters = 0;
 	bool ok = false;
 
 	snprintf(path, sizeof(path), "%s/config.json", dir);
-	if (js_doc_load(path, &text, &v, &vend, &st, err, sizeof(err))) {
-		strbuf_addstr(why, err);
+	strbuf_reset(&err);
+	if (js_doc_load(path, &text, &v, &vend, &st, &err)) {
+		strbuf_addstr(why, err.buf);
 		goto out;
 	}
 	js_iter_init(&it, v, text.buf + text.len, &st);
@@ -422,6 +427,7 @@ out:
 	strbuf_release(&text);
 	js_stack_release(&st);
 	return ok;
+	strbuf_release(&err);
 }
 
 /* Runs the advisor on a job whose measured step is the simulation of its

@@ -12,6 +12,7 @@
 #include "agg/agg_calc.h"
 #include "agg/topology.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 /* A measured Megatron rank: its window [s, e], GPU busy, bubble and compute
@@ -98,11 +99,14 @@ static void test_lower_median_and_ideal(void **state)
 	assert_int_equal(agg_lower_median(v, 4), 2);
 	assert_int_equal(agg_lower_median(v, 1), 1);
 	assert_int_equal(agg_lower_median(v, 0), -1);
-	char err[128];
+	struct strbuf err = STRBUF_INIT;
 	int64_t f[] = { 1000000, 1000000, 1000000, 1000000 };
 	int64_t b[] = { 2000000, 2000000, 2000000, 2000000 };
-	assert_int_equal(agg_ideal_ns(4, 1, 8, SCHED_CORE, f, b, err, sizeof(err)), 11 * 3000000);
-	assert_int_equal(agg_ideal_ns(0, 1, 8, SCHED_CORE, f, b, err, sizeof(err)), -1);
+	assert_int_equal(agg_ideal_ns(4, 1, 8, SCHED_CORE, f, b, &err), 11 * 3000000);
+	assert_int_equal(err.len, 0);
+	assert_int_equal(agg_ideal_ns(0, 1, 8, SCHED_CORE, f, b, &err), -1);
+	assert_string_equal(err.buf, "no pipeline to simulate");
+	strbuf_release(&err);
 }
 
 /* The comparison the straggler flag and a what-if cell's slow rank share. */

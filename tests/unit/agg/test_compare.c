@@ -409,8 +409,9 @@ static void compare(const char *path, const char *base, struct agg_compare *c)
 static char *slurp(const char *path, size_t *n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char err[256];
-	assert_int_equal(strbuf_read_file(&sb, path, 0, err, sizeof(err)), 0);
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(strbuf_read_file(&sb, path, 0, &err), 0);
+	strbuf_release(&err);
 	*n = sb.len;
 	return strbuf_detach(&sb, NULL);
 }

@@ -19,6 +19,7 @@
 #include "batch/checkpointer.h"
 #include "storage/db.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 static off_t file_size(const char *path)
@@ -58,17 +59,17 @@ static void remove_dir(const char *dir)
 static void test_checkpoint_reaches_the_file(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/pptrace-ckpt-XXXXXX", path[64], err[512];
+	char dir[] = "/tmp/pptrace-ckpt-XXXXXX", path[64];
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT;
 	off_t before;
 	struct db *w = worker_with_wal(dir, path, sizeof(path), &before);
 	/* A worker's connection: its commits stay in the WAL. */
 	assert_int_equal(file_size(path), before);
-	struct checkpointer *c = checkpointer_start(path, 0, err, sizeof(err));
+	struct checkpointer *c = checkpointer_start(path, 0, &err);
 	assert_non_null(c);
 	checkpointer_request(c);
-	char msg[512] = "";
-	assert_false(checkpointer_stop(c, msg, sizeof(msg)));
-	assert_string_equal(msg, "");
+	assert_false(checkpointer_stop(c, &msg));
+	assert_string_equal(msg.buf, "");
 	assert_true(file_size(path) > before);
 	db_close(w);
 	remove_dir(dir);
@@ -77,10 +78,11 @@ static void test_checkpoint_reaches_the_file(void **state)
 static void test_no_database_no_checkpointer(void **state)
 {
 	(void)state;
-	char err[512] = "";
-	assert_null(checkpointer_start("/nonexistent/pptrace.db", 0, err, sizeof(err)));
-	assert_true(strlen(err) > 0);
-	assert_false(checkpointer_stop(NULL, err, sizeof(err)));
+	struct strbuf err = STRBUF_INIT;
+	assert_null(checkpointer_start("/nonexistent/pptrace.db", 0, &err));
+	assert_true(err.len > 0);
+	assert_false(checkpointer_stop(NULL, &err));
+	strbuf_release(&err);
 }
 
 /* A checkpoint that fails (here: the database file may not grow, by
@@ -89,11 +91,12 @@ static void test_no_database_no_checkpointer(void **state)
 static void test_failure_is_handed_over(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/pptrace-ckpt-XXXXXX", path[64], err[512], out[96];
+	char dir[] = "/tmp/pptrace-ckpt-XXXXXX", path[64], out[96];
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT;
 	off_t created;
 	struct db *w = worker_with_wal(dir, path, sizeof(path), &created);
 	snprintf(out, sizeof(out), "%s/stderr", dir);
-	struct checkpointer *c = checkpointer_start(path, 0, err, sizeof(err));
+	struct checkpointer *c = checkpointer_start(path, 0, &err);
 	assert_non_null(c);
 	struct rlimit old, small = { (rlim_t)created, RLIM_INFINITY };
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -108,8 +111,7 @@ static void test_failure_is_handed_over(void **state)
 	 * ignored signal to the tests that follow. */
 	int limited = setrlimit(RLIMIT_FSIZE, &small);
 	checkpointer_request(c);
-	char msg[512] = "";
-	bool failed = checkpointer_stop(c, msg, sizeof(msg));
+	bool failed = checkpointer_stop(c, &msg);
 	int unlimited = setrlimit(RLIMIT_FSIZE, &old);
 	fflush(stderr);
 	assert_int_equal(dup2(saved, 2), 2);
@@ -118,7 +120,8 @@ static void test_failure_is_handed_over(void **state)
 	assert_int_equal(limited, 0);
 	assert_int_equal(unlimited, 0);
 	assert_true(failed);
-	assert_non_null(strstr(msg, "cannot checkpoint"));
+	assert_non_null(strstr(msg.buf, "cannot checkpoint"));
+	strbuf_release(&msg);
 	assert_int_equal(file_size(out), 0);
 	db_close(w);
 	remove_dir(dir);

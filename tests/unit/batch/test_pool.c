@@ -59,16 +59,19 @@ static void done(void *ctx, size_t i, const struct worker_outcome *o, bool recor
 }
 
 /* Runs ntasks tasks on one worker `sh -c script`; returns pool_run()'s
- * code. */
+ * code, its message in err. */
 static int run(const char *script, size_t ntasks, struct seen *s, char *err, size_t errlen)
 {
 	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
 	struct pool_opts o = {
 		.argv = argv, .nworkers = 1, .ctx = s, .task_line = task_line, .done = done
 	};
+	struct strbuf msg = STRBUF_INIT;
 	memset(s, 0, sizeof(*s));
-	err[0] = '\0';
-	return pool_run(&o, ntasks, err, errlen);
+	int rc = pool_run(&o, ntasks, &msg);
+	snprintf(err, errlen, "%s", msg.buf);
+	strbuf_release(&msg);
+	return rc;
 }
 
 static void test_exit_before_ready_stops_the_run(void **state)
@@ -118,7 +121,8 @@ static void test_late_reply_gives_no_task_to_a_killed_worker(void **state)
 {
 	(void)state;
 	struct seen s;
-	char err[256], dir[] = "/tmp/pptrace-pool-XXXXXX", fifo[64], script[256];
+	char dir[] = "/tmp/pptrace-pool-XXXXXX", fifo[64], script[256];
+	struct strbuf err = STRBUF_INIT;
 	assert_non_null(mkdtemp(dir));
 	snprintf(fifo, sizeof(fifo), "%s/replied", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
@@ -136,7 +140,8 @@ static void test_late_reply_gives_no_task_to_a_killed_worker(void **state)
 	memset(&s, 0, sizeof(s));
 	s.block_after = 1;
 	s.fifo = fifo;
-	assert_int_equal(pool_run(&o, 3, err, sizeof(err)), 0);
+	assert_int_equal(pool_run(&o, 3, &err), 0);
+	strbuf_release(&err);
 	assert_int_equal(s.done, 3);
 	assert_true(s.rec[1]);
 	assert_string_equal(s.msgs[1], "task 1");

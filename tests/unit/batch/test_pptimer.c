@@ -11,16 +11,17 @@
 
 #include "batch/pptimer.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 static void test_names(void **state)
 {
 	(void)state;
 	struct pptimer_name n;
-	char why[512];
+	struct strbuf why = STRBUF_INIT;
 	assert_int_equal(
 		pptimer_parse_name("event_times_PP4_VPP2_TPxCPxDP_rank_3_pp_rank_1_rank_13.json",
-				   &n, why, sizeof(why)),
+				   &n, &why),
 		0);
 	assert_int_equal(n.pp, 4);
 	assert_int_equal(n.vpp, 2);
@@ -31,7 +32,7 @@ static void test_names(void **state)
 	/* the patch writes VPPNone without virtual stages: v = 1 */
 	assert_int_equal(
 		pptimer_parse_name("event_times_PP8_VPPNone_TPxCPxDP_rank_0_pp_rank_7_rank_7.json",
-				   &n, why, sizeof(why)),
+				   &n, &why),
 		0);
 	assert_int_equal(n.vpp, 1);
 	assert_true(n.vpp_none);
@@ -51,10 +52,12 @@ static void test_names(void **state)
 		  "below the PP size" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(pptimer_parse_name(bad[i].name, &n, why, sizeof(why)), PP_EPARSE);
-		if (!strstr(why, bad[i].why))
-			fail_msg("%s: '%s' lacks '%s'", bad[i].name, why, bad[i].why);
+		strbuf_reset(&why);
+		assert_int_equal(pptimer_parse_name(bad[i].name, &n, &why), PP_EPARSE);
+		if (!strstr(why.buf, bad[i].why))
+			fail_msg("%s: '%s' lacks '%s'", bad[i].name, why.buf, bad[i].why);
 	}
+	strbuf_release(&why);
 }
 
 static char *write_tmp(const char *text)
@@ -87,13 +90,14 @@ static void test_read_plain(void **state)
 {
 	(void)state;
 	struct pptimer_file f;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	char *path = write_tmp("{\"forward-0-start\": 0.5, \"forward-0-end\": 1.25,\n"
 			       " \"backward-0-start\": 3.000001, \"backward-0-end\": 5,\n"
 			       " \"forward-1-start\": 1.25, \"forward-1-end\": 2.5,\n"
 			       " \"backward-1-start\": 5.5,\n"
 			       " \"total-execution-time\": 9.75, \"note\": [1, {\"x\": 2}]}");
-	assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(pptimer_read(path, false, &f, &err), 0);
 	unlink(path);
 	assert_int_equal(f.n, 4);
 	/* sorted by (phase, chunk, mb) */
@@ -106,16 +110,18 @@ static void test_read_plain(void **state)
 	assert_int_equal(f.unknown_keys, 1);
 	assert_string_equal(f.first_unknown, "note");
 	pptimer_file_release(&f);
+	strbuf_release(&err);
 }
 
 static void test_read_vpp(void **state)
 {
 	(void)state;
 	struct pptimer_file f;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	char *path = write_tmp("{\"forward-1-3-start\": 10, \"forward-1-3-end\": 11.5,"
 			       " \"backward-0-2-end\": 20, \"forward-3-start\": 1}");
-	assert_int_equal(pptimer_read(path, true, &f, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(pptimer_read(path, true, &f, &err), 0);
 	assert_int_equal(f.n, 2);
 	expect_step(&f, 0, 1, 1, 3, 10000000, 11500000);
 	expect_step(&f, 1, 2, 0, 2, -1, 20000000);
@@ -124,17 +130,21 @@ static void test_read_vpp(void **state)
 	assert_int_equal(f.unknown_keys, 1);
 	pptimer_file_release(&f);
 	/* read as a plain dump, the chunked keys are not understood */
-	assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(pptimer_read(path, false, &f, &err), 0);
 	assert_int_equal(f.n, 1);
 	assert_int_equal(f.unknown_keys, 3);
 	pptimer_file_release(&f);
 	unlink(path);
 
 	path = write_tmp("{\"forward-0-start\": 1,, }");
-	assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), PP_EPARSE);
-	assert_non_null(strstr(err, "expected a key"));
+	strbuf_reset(&err);
+	assert_int_equal(pptimer_read(path, false, &f, &err), PP_EPARSE);
+	assert_non_null(strstr(err.buf, "expected a key"));
 	unlink(path);
-	assert_int_equal(pptimer_read("/nonexistent/x.json", false, &f, err, sizeof(err)), PP_EIO);
+	strbuf_reset(&err);
+	assert_int_equal(pptimer_read("/nonexistent/x.json", false, &f, &err), PP_EIO);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(NULL, NULL,

@@ -97,19 +97,22 @@ static void test_pptimer_no_events(void **state)
 	static const char *const texts[] = { "{}", " { \"note\": [1, 2] } ",
 					     "{\"forward-0-start\": \"1\"}" };
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-		char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+		char path[] = "/tmp/pp-reliab-XXXXXX";
+		struct strbuf err = STRBUF_INIT;
 		struct pptimer_file f;
 		int fd = mkstemp(path);
 		assert_true(fd >= 0);
 		assert_int_equal(write(fd, texts[i], strlen(texts[i])), (ssize_t)strlen(texts[i]));
 		close(fd);
 		for (int vpp = 0; vpp < 2; vpp++) {
-			assert_int_equal(pptimer_read(path, vpp, &f, err, sizeof(err)), 0);
+			strbuf_reset(&err);
+			assert_int_equal(pptimer_read(path, vpp, &f, &err), 0);
 			assert_int_equal(f.n, 0);
 			assert_int_equal(f.unknown_keys, i ? 1 : 0);
 			pptimer_file_release(&f);
 		}
 		unlink(path);
+		strbuf_release(&err);
 	}
 }
 
@@ -120,18 +123,22 @@ static void test_pptimer_no_events(void **state)
 static void test_pptimer_unpadded(void **state)
 {
 	(void)state;
-	char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+	char path[] = "/tmp/pp-reliab-XXXXXX";
+	struct strbuf err = STRBUF_INIT;
 	struct pptimer_file f;
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "{\"", 2), 2);
 	for (int n = 0; n < 700; n++) {
-		assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), PP_EPARSE);
-		assert_non_null(strstr(err, "found end of input, expected the rest of the value"));
+		strbuf_reset(&err);
+		assert_int_equal(pptimer_read(path, false, &f, &err), PP_EPARSE);
+		assert_non_null(
+			strstr(err.buf, "found end of input, expected the rest of the value"));
 		assert_int_equal(write(fd, "f", 1), 1);
 	}
 	close(fd);
 	unlink(path);
+	strbuf_release(&err);
 }
 
 /* Bug (fuzz_pptimer): a second total-execution-time out of range cleared
@@ -141,17 +148,20 @@ static void test_pptimer_total_twice(void **state)
 	(void)state;
 	static const char text[] = "{\"total-execution-time\": 2.5, "
 				   "\"total-execution-time\": 1e300}";
-	char path[] = "/tmp/pp-reliab-XXXXXX", err[512];
+	char path[] = "/tmp/pp-reliab-XXXXXX";
+	struct strbuf err = STRBUF_INIT;
 	struct pptimer_file f;
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
 	close(fd);
-	assert_int_equal(pptimer_read(path, false, &f, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(pptimer_read(path, false, &f, &err), 0);
 	assert_false(f.has_total);
 	assert_int_equal(f.total_ns, 0);
 	pptimer_file_release(&f);
 	unlink(path);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(NULL, NULL,

@@ -109,8 +109,8 @@ static void test_walk_tree(void **state)
 	char *folders[] = { "iteration_*" };
 	struct walk_opts o = { base, folders, 1, NULL };
 	struct walk_list l = { 0 };
-	char err[256];
-	assert_int_equal(walk_dir(&o, &l, err, sizeof(err)), 0);
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(walk_dir(&o, &l, &err), 0);
 	const char *expect[] = {
 		"rank_2_iter_15.pt.trace.json.gz",
 		"rank_10_iter_15.pt.trace.json",
@@ -142,12 +142,12 @@ static void test_walk_tree(void **state)
 
 	/* A missing input is an error of the walk. */
 	struct walk_opts bad = { "/nonexistent/pptrace", NULL, 0, NULL };
-	assert_int_equal(walk_dir(&bad, &l, err, sizeof(err)), PP_EIO);
-	assert_non_null(strstr(err, "cannot read input folder"));
+	assert_int_equal(walk_dir(&bad, &l, &err), PP_EIO);
+	assert_non_null(strstr(err.buf, "cannot read input folder"));
 
 	/* Input that is itself an iteration folder. */
 	struct walk_opts flat = { i15, NULL, 0, "*.json*" };
-	assert_int_equal(walk_dir(&flat, &l, err, sizeof(err)), 0);
+	assert_int_equal(walk_dir(&flat, &l, &err), 0);
 	assert_int_equal(l.n, 2);
 	assert_string_equal(l.v[0].folder, "iteration_15");
 	walk_list_release(&l);
@@ -161,6 +161,7 @@ static void test_walk_tree(void **state)
 	free(i16);
 	free(truth);
 	free(other);
+	strbuf_release(&err);
 }
 
 /* The identity is where a trace was laid out, under the canonical BASE:
@@ -170,7 +171,7 @@ static void test_keys_are_the_layout(void **state)
 {
 	char tmpl[] = "/tmp/pptrace-test-walk.XXXXXX";
 	char *base = mkdtemp(tmpl);
-	char err[256];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	assert_non_null(base);
 	char *i1 = mk(base, "iteration_1"), *i2 = mk(base, "iteration_2");
@@ -187,7 +188,7 @@ static void test_keys_are_the_layout(void **state)
 	char *real = realpath(base, NULL);
 	struct walk_opts o = { alias.buf, NULL, 0, NULL };
 	struct walk_list l = { 0 };
-	assert_int_equal(walk_dir(&o, &l, err, sizeof(err)), 0);
+	assert_int_equal(walk_dir(&o, &l, &err), 0);
 	assert_int_equal(l.n, 3);
 	const char *keys[] = { "iteration_1/rank_0000.json", "iteration_1/rank_0001.json",
 			       "iteration_2/rank_0000.json" };
@@ -213,6 +214,7 @@ static void test_keys_are_the_layout(void **state)
 	free(real);
 	free(i1);
 	free(i2);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(NULL, NULL,

@@ -12,13 +12,15 @@
 #include <cmocka.h>
 
 #include "chart/gantt.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 /* Rules between rows and the choice of output formats. */
 static void test_gantt_rules_and_formats(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/gantt-test.XXXXXX", err[256], path[300], buf[8192];
+	char dir[] = "/tmp/gantt-test.XXXXXX", path[300], buf[8192];
+	struct strbuf err = STRBUF_INIT;
 	assert_non_null(mkdtemp(dir));
 	struct gantt *g = gantt_new();
 	int c = gantt_add_class(g, "fwd_computation", "#7EA6E6");
@@ -31,7 +33,7 @@ static void test_gantt_rules_and_formats(void **state)
 	gantt_add_rule(g, 9); /* outside: ignored */
 	gantt_set_formats(g, false, true);
 	snprintf(path, sizeof(path), "%s/t", dir);
-	assert_int_equal(gantt_write(g, path, false, err, sizeof(err)), 0);
+	assert_int_equal(gantt_write(g, path, false, &err), 0);
 	gantt_free(g);
 	snprintf(path, sizeof(path), "%s/t.gp", dir);
 	FILE *f = fopen(path, "r");
@@ -45,6 +47,7 @@ static void test_gantt_rules_and_formats(void **state)
 	assert_non_null(strstr(buf, "set output 't.svg'"));
 	unlink(path);
 	rmdir(dir);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(NULL, NULL,

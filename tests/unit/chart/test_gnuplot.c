@@ -75,7 +75,8 @@ static void test_batch(void **state)
 	SKIP_UNLESS(have_gnuplot());
 	enum { N = 9 };
 	struct gnuplot_job job[N];
-	char dir[N][128], script[N][160], err[256];
+	char dir[N][128], script[N][160];
+	struct strbuf err = STRBUF_INIT;
 	memset(job, 0, sizeof(job));
 	for (int i = 0; i < N; i++) {
 		/* Job 4 fails; job 6's folder has a line break in its name. */
@@ -87,7 +88,7 @@ static void test_batch(void **state)
 		job[i].no_svg = i == 2;
 		job[i].no_png = i == 3;
 	}
-	assert_int_equal(gnuplot_render(job, N, 2, err, sizeof(err)), 0);
+	assert_int_equal(gnuplot_render(job, N, 2, &err), 0);
 	for (int i = 0; i < N; i++) {
 		assert_int_equal(job[i].failed, i == 4);
 		assert_int_equal(is_file(dir[i], "c.png"), i != 3 && i != 4);
@@ -96,11 +97,13 @@ static void test_batch(void **state)
 	assert_non_null(strstr(job[4].why, "gnuplot failed on '"));
 	assert_non_null(strstr(job[4].why, "(exit 1): \"c.gp\" line "));
 	assert_non_null(strstr(job[4].why, "no_such_function"));
+	strbuf_release(&err);
 }
 
 static void test_heatmap(void **state)
 {
-	char err[256], prefix[128];
+	char prefix[128];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	struct heatmap *h = heatmap_new(3, 2);
 	heatmap_set_labels(h, "t", "replica", "stage", "share");
@@ -109,13 +112,13 @@ static void test_heatmap(void **state)
 	assert_int_equal(heatmap_set(h, 2, 1, 42.5, "stage 1, replica 2\\nrank 7: 42.5 %"), 0);
 	assert_int_equal(heatmap_set(h, 0, 0, 10, "stage 0, replica 0\\nrank 0: 10 %"), 0);
 	snprintf(prefix, sizeof(prefix), "%s/heat", unit_tmp);
-	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
+	assert_int_equal(heatmap_write(h, prefix, &err), 0);
 	heatmap_free(h);
 	SKIP_UNLESS(have_gnuplot());
 	struct strbuf p = STRBUF_INIT, svg = STRBUF_INIT;
 	strbuf_addf(&p, "%s.gp", prefix);
 	struct gnuplot_job job = { .script = p.buf };
-	assert_int_equal(gnuplot_render(&job, 1, 1, err, sizeof(err)), 0);
+	assert_int_equal(gnuplot_render(&job, 1, 1, &err), 0);
 	assert_false(job.failed);
 	assert_true(is_file(unit_tmp, "heat.png"));
 	strbuf_reset(&p);
@@ -131,21 +134,24 @@ static void test_heatmap(void **state)
 	assert_int_equal(hovers, 6);
 	strbuf_release(&p);
 	strbuf_release(&svg);
+	strbuf_release(&err);
 }
 
 /* The script of a 2 x 1 heatmap of a and b in ms, one decimal asked for. */
 static void heat_script(const char *name, double a, double b, struct strbuf *gp)
 {
-	char err[256], prefix[128];
+	char prefix[128];
+	struct strbuf err = STRBUF_INIT;
 	struct heatmap *h = heatmap_new(2, 1);
 	heatmap_set_number(h, 1, " ms");
 	heatmap_set(h, 0, 0, a, NULL);
 	heatmap_set(h, 1, 0, b, NULL);
 	snprintf(prefix, sizeof(prefix), "%s/%s", unit_tmp, name);
-	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
+	assert_int_equal(heatmap_write(h, prefix, &err), 0);
 	heatmap_free(h);
 	strbuf_reset(gp);
 	unit_slurp(gp, strcat(prefix, ".gp"));
+	strbuf_release(&err);
 }
 
 /* A heatmap's numbers get the decimals its colour range needs: with one
@@ -171,7 +177,7 @@ static void test_heatmap_decimals(void **state)
 static void script(const char *const *names, int n, int boxed, const char *base, struct strbuf *gp)
 {
 	struct gantt *g = gantt_new();
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	for (int r = 0; r < 8; r++) {
 		char row[16];
 		snprintf(row, sizeof(row), "row %d", r);
@@ -185,11 +191,12 @@ static void script(const char *const *names, int n, int boxed, const char *base,
 	}
 	struct strbuf prefix = STRBUF_INIT;
 	strbuf_addf(&prefix, "%s/%s", unit_tmp, base);
-	assert_int_equal(gantt_write(g, prefix.buf, false, err, sizeof(err)), 0);
+	assert_int_equal(gantt_write(g, prefix.buf, false, &err), 0);
 	gantt_free(g);
 	strbuf_addstr(&prefix, ".gp");
 	unit_slurp(gp, prefix.buf);
 	strbuf_release(&prefix);
+	strbuf_release(&err);
 }
 
 static void test_legend_rows(void **state)
@@ -253,14 +260,14 @@ static void touch(const char *name)
 static void test_rewrite_clears_images(void **state)
 {
 	(void)state;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	struct heatmap *h = heatmap_new(1, 1);
 	heatmap_set(h, 0, 0, 1.0, NULL);
 	touch("stale.png");
 	touch("stale.svg");
 	struct strbuf prefix = STRBUF_INIT;
 	strbuf_addf(&prefix, "%s/stale", unit_tmp);
-	assert_int_equal(heatmap_write(h, prefix.buf, err, sizeof(err)), 0);
+	assert_int_equal(heatmap_write(h, prefix.buf, &err), 0);
 	heatmap_free(h);
 	assert_true(is_file(unit_tmp, "stale.gp"));
 	assert_false(is_file(unit_tmp, "stale.png"));
@@ -272,13 +279,14 @@ static void test_rewrite_clears_images(void **state)
 	touch("at.svg");
 	int dirfd = open(unit_tmp, O_RDONLY | O_DIRECTORY);
 	assert_true(dirfd >= 0);
-	assert_int_equal(gantt_write_at(g, dirfd, unit_tmp, "at", err, sizeof(err)), 0);
+	assert_int_equal(gantt_write_at(g, dirfd, unit_tmp, "at", &err), 0);
 	close(dirfd);
 	gantt_free(g);
 	assert_true(is_file(unit_tmp, "at.gp"));
 	assert_false(is_file(unit_tmp, "at.png"));
 	assert_false(is_file(unit_tmp, "at.svg"));
 	strbuf_release(&prefix);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(unit_tmp_setup, unit_tmp_teardown,

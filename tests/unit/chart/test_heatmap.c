@@ -30,13 +30,15 @@ static const double even[8] = { 67.33, 67.52, 67.61, 67.63, 67.70, 67.84, 68.05,
 /* Writes h as <unit_tmp>/<name>.gp into gp, and frees h. */
 static void script(struct heatmap *h, const char *name, struct strbuf *gp)
 {
-	char err[256], prefix[128], path[160];
+	char prefix[128], path[160];
+	struct strbuf err = STRBUF_INIT;
 	snprintf(prefix, sizeof(prefix), "%s/%s", unit_tmp, name);
-	assert_int_equal(heatmap_write(h, prefix, err, sizeof(err)), 0);
+	assert_int_equal(heatmap_write(h, prefix, &err), 0);
 	heatmap_free(h);
 	strbuf_reset(gp);
 	snprintf(path, sizeof(path), "%s.gp", prefix);
 	unit_slurp(gp, path);
+	strbuf_release(&err);
 }
 
 /* Column k from the end (1: the last) of cell (x, y)'s line in the

@@ -15,6 +15,7 @@
 #include "gen/gen_sched.h"
 #include "model/rank_result.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 static void test_layout_coords_and_groups(void **state)
@@ -264,15 +265,18 @@ static void test_parse_options(void **state)
 {
 	(void)state;
 	unsigned v;
-	char err[128];
+	struct strbuf err = STRBUF_INIT;
 	int *l, n;
-	assert_int_equal(gen_parse_nasty("bom,unsorted", &v, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(gen_parse_nasty("bom,unsorted", &v, &err), 0);
 	assert_int_equal(v, GN_BOM | GN_UNSORTED);
-	assert_int_equal(gen_parse_nasty("all", &v, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(gen_parse_nasty("all", &v, &err), 0);
 	assert_false(v & GN_TRUNCATE);
 	assert_true(v & GN_NAN);
-	assert_int_equal(gen_parse_nasty("bom,nope", &v, err, sizeof(err)), PP_EINVAL);
-	assert_non_null(strstr(err, "'nope'"));
+	strbuf_reset(&err);
+	assert_int_equal(gen_parse_nasty("bom,nope", &v, &err), PP_EINVAL);
+	assert_non_null(strstr(err.buf, "'nope'"));
 	assert_int_equal(gen_parse_int_list("8,0-3,2", &l, &n), 0);
 	assert_int_equal(n, 5);
 	assert_int_equal(l[0], 0);
@@ -283,8 +287,8 @@ static void test_parse_options(void **state)
 
 	/* Host clock offsets: microseconds to the exact nanosecond. */
 	struct gen_clock_skew *sk;
-	assert_int_equal(gen_parse_clock_skew("1:250.5,3:-0.001,0:+7", &sk, &n, err, sizeof(err)),
-			 0);
+	strbuf_reset(&err);
+	assert_int_equal(gen_parse_clock_skew("1:250.5,3:-0.001,0:+7", &sk, &n, &err), 0);
 	assert_int_equal(n, 3);
 	assert_int_equal(sk[0].host, 1);
 	assert_int_equal(sk[0].offset_ns, 250500);
@@ -292,16 +296,19 @@ static void test_parse_options(void **state)
 	assert_int_equal(sk[2].host, 0);
 	assert_int_equal(sk[2].offset_ns, 7000);
 	free(sk);
-	assert_int_equal(gen_parse_clock_skew("2:1000000", &sk, &n, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(gen_parse_clock_skew("2:1000000", &sk, &n, &err), 0);
 	assert_int_equal(sk[0].offset_ns, 1000000000);
 	free(sk);
 	static const char *const bad[] = { "2",    "2:",   ":5",       "2:1.0001", "2:1000000.001",
 					   "-1:5", "2:5x", "1:5,,2:3", "2:." };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (gen_parse_clock_skew(bad[i], &sk, &n, err, sizeof(err)) != PP_EINVAL)
+		strbuf_reset(&err);
+		if (gen_parse_clock_skew(bad[i], &sk, &n, &err) != PP_EINVAL)
 			fail_msg("'%s' accepted", bad[i]);
-		assert_non_null(strstr(err, "HOST:OFFSET_US"));
+		assert_non_null(strstr(err.buf, "HOST:OFFSET_US"));
 	}
+	strbuf_release(&err);
 }
 
 static void test_sim_collectives_end_together(void **state)
@@ -314,9 +321,10 @@ static void test_sim_collectives_end_together(void **state)
 			       .seed = 3,
 			       .iteration = 1,
 			       .t0 = 1000000000000LL };
-	char err[128];
+	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(gen_layout_init(&cfg.lay, 2, 1, 1, 1, 2), 0);
-	struct gen_cluster *c = gen_sim_build(&cfg, err, sizeof(err));
+	strbuf_reset(&err);
+	struct gen_cluster *c = gen_sim_build(&cfg, &err);
 	assert_non_null(c);
 	assert_int_equal(gen_sim_run(c), 0);
 	struct gen_rank *a = gen_sim_rank(c, 0), *b = gen_sim_rank(c, 1);
@@ -333,6 +341,7 @@ static void test_sim_collectives_end_together(void **state)
 	assert_true(checked > 10);
 	assert_int_equal(kinds, 1 << GEN_TP | 1 << GEN_WORLD);
 	gen_sim_free(c);
+	strbuf_release(&err);
 }
 
 /* The VPP labels that ppagg puts on a rank's steps (rr_vpp_label, from

@@ -36,7 +36,8 @@ struct job {
 static void run_job(const char *name, const struct job *j, struct whatif_result *r)
 {
 	static const int iters[] = { 3, 4 };
-	char out[256], path[320], err[512];
+	char out[256], path[320];
+	struct strbuf err = STRBUF_INIT;
 	struct gen_straggler st = { j->strag_rank, j->strag };
 	struct gen_slow_stage sl = { -1, j->slow_last };
 	snprintf(out, sizeof(out), "%s/%s", unit_tmp, name);
@@ -57,20 +58,23 @@ static void run_job(const char *name, const struct job *j, struct whatif_result 
 	struct wi_table t;
 	wi_table_init(&t);
 	snprintf(path, sizeof(path), "%s/.truth/optrace.csv", out);
-	int rc = wi_optrace_read(path, &t, err, sizeof(err));
+	strbuf_reset(&err);
+	int rc = wi_optrace_read(path, &t, &err);
 	if (rc)
-		fail_msg("%s", err);
+		fail_msg("%s", err.buf);
 	snprintf(path, sizeof(path), "%s/.truth/optrace-meta.yaml", out);
-	rc = wi_optrace_read_meta(path, &t.meta, err, sizeof(err));
+	strbuf_reset(&err);
+	rc = wi_optrace_read_meta(path, &t.meta, &err);
 	if (rc)
-		fail_msg("%s", err);
+		fail_msg("%s", err.buf);
 	t.has_meta = true;
 	assert_int_equal(t.meta.world_size, j->tp * j->pp * j->dp);
 
 	struct whatif *e = NULL;
-	rc = whatif_new(&t, NULL, &e, err, sizeof(err));
+	strbuf_reset(&err);
+	rc = whatif_new(&t, NULL, &e, &err);
 	if (rc)
-		fail_msg("%s: the engine rejects the op trace: %s", name, err);
+		fail_msg("%s: the engine rejects the op trace: %s", name, err.buf);
 	/* The op trace is complete: the engine adds nothing. */
 	assert_string_equal(whatif_notes(e), "");
 	whatif_run(e, r);
@@ -79,6 +83,7 @@ static void run_job(const char *name, const struct job *j, struct whatif_result 
 	print_message("%-22s S %.4f  M_W %.4f  M_S %.4f  top (dp %d, stage %d)  %s\n", name, r->s,
 		      r->m_w, r->m_s, r->workers[0].dp_rank, r->workers[0].stage,
 		      wi_verdict_name(r->verdict));
+	strbuf_release(&err);
 }
 
 /* Runs the job and checks its verdict and, when >= 0, the rank and the

@@ -49,8 +49,8 @@ static void on_exit_cb(struct proc *p, const struct proc_status *st)
 
 static struct proc_runner *runner(void)
 {
-	char err[256];
-	struct proc_runner *r = proc_runner_new(err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	struct proc_runner *r = proc_runner_new(&err);
 	assert_non_null(r);
 	return r;
 }
@@ -58,18 +58,18 @@ static struct proc_runner *runner(void)
 static struct proc *spawn(struct proc_runner *r, struct seen *s, char *const *argv,
 			  enum proc_stdio in, enum proc_stdio err)
 {
-	char why[256];
+	struct strbuf why = STRBUF_INIT;
 	struct proc *p = NULL;
 	struct proc_spec spec = { argv, NULL, in, PROC_PIPE, err, on_line, on_exit_cb, s, NULL };
-	if (proc_spawn(r, &spec, &p, why, sizeof(why)))
-		fail_msg("spawn %s: %s", argv[0], why);
+	if (proc_spawn(r, &spec, &p, &why))
+		fail_msg("spawn %s: %s", argv[0], why.buf);
 	return p;
 }
 
 static void run(struct proc_runner *r)
 {
-	char err[256];
-	assert_int_equal(proc_runner_run(r, err, sizeof(err)), 0);
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(proc_runner_run(r, &err), 0);
 	proc_runner_free(r);
 }
 
@@ -117,11 +117,11 @@ static void test_stderr_lines(void **state)
 			 "printf end >&2",
 			 NULL };
 	(void)state;
-	char why[256];
+	struct strbuf why = STRBUF_INIT;
 	struct proc_runner *r = runner();
 	struct proc_spec spec = { argv,    NULL,       PROC_PIPE, PROC_PIPE,        PROC_PIPE,
 				  on_line, on_exit_cb, &s,        on_err_line_go_on };
-	assert_int_equal(proc_spawn(r, &spec, NULL, why, sizeof(why)), 0);
+	assert_int_equal(proc_spawn(r, &spec, NULL, &why), 0);
 	run(r);
 	assert_int_equal(s.exits, 1);
 	assert_string_equal(s.lines.buf, "one(3)|two(3)|three(5)|end(3)|");
@@ -170,16 +170,17 @@ static void test_cwd_and_spawn_failure(void **state)
 	struct seen s = { .lines = STRBUF_INIT };
 	char *pwd[] = { "/bin/sh", "-c", "pwd -P", NULL };
 	char *missing[] = { "/nonexistent/prog", NULL };
-	char err[256];
+	struct strbuf err = STRBUF_INIT;
 	struct proc *p = NULL;
 	(void)state;
 	struct proc_runner *r = runner();
 	struct proc_spec spec = { pwd,     "/",        PROC_NULL, PROC_PIPE, PROC_INHERIT,
 				  on_line, on_exit_cb, &s,        NULL };
-	assert_int_equal(proc_spawn(r, &spec, &p, err, sizeof(err)), 0);
+	assert_int_equal(proc_spawn(r, &spec, &p, &err), 0);
 	spec.argv = missing;
-	assert_int_equal(proc_spawn(r, &spec, NULL, err, sizeof(err)), PP_EIO);
-	assert_string_equal(err, "cannot start '/nonexistent/prog': no such file or directory");
+	assert_int_equal(proc_spawn(r, &spec, NULL, &err), PP_EIO);
+	assert_string_equal(err.buf, "cannot start '/nonexistent/prog': no such file or directory");
+	strbuf_release(&err);
 	run(r);
 	assert_int_equal(s.exits, 1); /* the failed spawn has no callback */
 	assert_string_equal(s.lines.buf, "/|");
@@ -191,25 +192,25 @@ static void chain_exit(struct proc *p, const struct proc_status *st)
 {
 	struct seen *s = proc_data(p);
 	char *argv[] = { "/bin/sh", "-c", "echo $$", NULL };
-	char err[256];
+	struct strbuf err = STRBUF_INIT;
 	struct proc_spec spec = { argv,    NULL,       PROC_NULL, PROC_PIPE, PROC_INHERIT,
 				  on_line, chain_exit, s,         NULL };
 	on_exit_cb(p, st);
 	if (s->chain_left-- > 0)
-		assert_int_equal(proc_spawn(s->r, &spec, NULL, err, sizeof(err)), 0);
+		assert_int_equal(proc_spawn(s->r, &spec, NULL, &err), 0);
 }
 
 static void test_chain(void **state)
 {
 	struct seen s = { .lines = STRBUF_INIT };
 	char *argv[] = { "true", NULL };
-	char err[256];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	s.r = runner();
 	s.chain_left = 4;
 	struct proc_spec spec = { argv,    NULL,       PROC_NULL, PROC_PIPE, PROC_INHERIT,
 				  on_line, chain_exit, &s,        NULL };
-	assert_int_equal(proc_spawn(s.r, &spec, NULL, err, sizeof(err)), 0);
+	assert_int_equal(proc_spawn(s.r, &spec, NULL, &err), 0);
 	run(s.r);
 	assert_int_equal(s.exits, 5);
 	int lines = 0;
@@ -239,11 +240,11 @@ static void test_signals(void **state)
 {
 	struct seen s = { .lines = STRBUF_INIT };
 	char *argv[] = { "cat", NULL };
-	char err[256];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	struct proc_runner *r = runner();
-	assert_int_equal(proc_runner_watch_signals(r, on_signal, &s, err, sizeof(err)), 0);
-	assert_int_equal(proc_runner_tick(r, 5, signal_tick, &s, err, sizeof(err)), 0);
+	assert_int_equal(proc_runner_watch_signals(r, on_signal, &s, &err), 0);
+	assert_int_equal(proc_runner_tick(r, 5, signal_tick, &s, &err), 0);
 	s.cat = spawn(r, &s, argv, PROC_PIPE, PROC_INHERIT);
 	run(r);
 	assert_int_equal(s.signals, 1);

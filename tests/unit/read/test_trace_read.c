@@ -1478,9 +1478,10 @@ static void test_whole_traces(void **state)
 		unit_gen_opts(&o, out, 2, 4, iters, 1);
 		o.kpl = 3;
 		o.seed = 7;
-		char err[128];
+		struct strbuf err = STRBUF_INIT;
 		if (nasty)
-			assert_int_equal(gen_parse_nasty("all", &o.nasty, err, sizeof(err)), 0);
+			assert_int_equal(gen_parse_nasty("all", &o.nasty, &err), 0);
+		strbuf_release(&err);
 		unit_gen(&o);
 		strbuf_reset(&dir);
 		strbuf_addf(&dir, "%s/iteration_3", out);

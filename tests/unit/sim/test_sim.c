@@ -19,15 +19,18 @@
 #include "sim/sim.h"
 #include "sim/sim_input.h"
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 static int run(struct sim_config *c, struct sim_result *r)
 {
-	char err[512];
-	int rc = sim_run(c, r, err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	strbuf_reset(&err);
+	int rc = sim_run(c, r, &err);
 	if (rc)
-		printf("# sim_run: %s\n", err);
+		printf("# sim_run: %s\n", err.buf);
 	return rc;
+	strbuf_release(&err);
 }
 
 static struct sim_config cfg(enum sim_strategy s, int p, int N, int m)
@@ -69,6 +72,7 @@ static bool same_bits(double a, double b)
 static void test_golden_reference(void **state)
 {
 	(void)state;
+	struct strbuf err = STRBUF_INIT;
 	const char *root = getenv("PP_ROOT");
 	char path[1024], line[16384];
 	snprintf(path, sizeof(path), "%s/tests/fixtures/sim/reference.txt", root ? root : ".");
@@ -100,18 +104,18 @@ static void test_golden_reference(void **state)
 		c.backward_w = parse_times(tw, N, a + 3 * N);
 		c.overlapped = parse_times(tfb, N, a + 4 * N);
 		struct sim_result r;
-		char err[512];
-		int rc = sim_run(&c, &r, err, sizeof(err));
+		strbuf_reset(&err);
+		int rc = sim_run(&c, &r, &err);
 		if (!strncmp(exp, "ERR", 3)) {
 			if (rc != PP_EINVAL)
 				fail_msg("%s: expected PP_EINVAL, got %d", line, rc);
 		} else if (!strncmp(exp, "CYCLE", 5)) {
 			if (rc != PP_ECYCLE)
-				fail_msg("%s: expected PP_ECYCLE, got %d (%s)", line, rc, err);
-			assert_non_null(strstr(err, "device "));
+				fail_msg("%s: expected PP_ECYCLE, got %d (%s)", line, rc, err.buf);
+			assert_non_null(strstr(err.buf, "device "));
 		} else {
 			if (rc)
-				fail_msg("%s: %s", line, err);
+				fail_msg("%s: %s", line, err.buf);
 			char *e;
 			double mk = strtod(exp, &e), rate = strtod(e, &e);
 			if (!same_bits(mk, r.makespan) || !same_bits(rate, r.reference_bubble_rate))
@@ -126,7 +130,8 @@ static void test_golden_reference(void **state)
 			if (L == 0) {
 				struct sim_result r2;
 				c.model = SIM_MODEL_MEGATRON;
-				if (sim_run(&c, &r2, err, sizeof(err)) == 0) {
+				strbuf_reset(&err);
+				if (sim_run(&c, &r2, &err) == 0) {
 					assert_true(same_bits(r2.makespan, r.makespan));
 					for (int d = 0; d < p; d++)
 						assert_true(same_bits(r2.devices[d].busy,
@@ -144,6 +149,7 @@ static void test_golden_reference(void **state)
 	assert_true(cases > 4000);
 	printf("# %d cases, %d megatron = reference at L = 0\n", cases, meg_equal);
 	assert_true(meg_equal > 300);
+	strbuf_release(&err);
 }
 
 static void test_closed_form_1f1b(void **state)
@@ -392,23 +398,26 @@ static void test_peak_inflight(void **state)
 static void test_cycles_reported(void **state)
 {
 	(void)state;
+	struct strbuf err = STRBUF_INIT;
 	static const int cyc[][3] = { { 4, 3, 5 }, { 8, 2, 12 }, { 6, 2, 8 } };
 	for (size_t k = 0; k < 3; k++) {
 		struct sim_config c =
 			cfg(SIM_INTERLEAVE, cyc[k][0], cyc[k][0] * cyc[k][1], cyc[k][2]);
 		struct sim_result r;
-		char err[512];
 		c.model = SIM_MODEL_REFERENCE;
-		assert_int_equal(sim_run(&c, &r, err, sizeof(err)), PP_ECYCLE);
-		assert_non_null(strstr(err, "dependency cycle"));
-		assert_non_null(strstr(err, "device "));
+		strbuf_reset(&err);
+		assert_int_equal(sim_run(&c, &r, &err), PP_ECYCLE);
+		assert_non_null(strstr(err.buf, "dependency cycle"));
+		assert_non_null(strstr(err.buf, "device "));
 		assert_null(r.ops);
 		sim_result_release(&r);
 		/* the megatron model rejects these inputs up front */
 		c.model = SIM_MODEL_MEGATRON;
-		assert_int_equal(sim_run(&c, &r, err, sizeof(err)), PP_EINVAL);
-		assert_non_null(strstr(err, "Megatron"));
+		strbuf_reset(&err);
+		assert_int_equal(sim_run(&c, &r, &err), PP_EINVAL);
+		assert_non_null(strstr(err.buf, "Megatron"));
 	}
+	strbuf_release(&err);
 }
 
 static void test_invalid_inputs(void **state)
@@ -427,27 +436,31 @@ static void test_invalid_inputs(void **state)
 		{ cfg(SIM_DUALPIPE_V, 4, 8, 7), ">= 2 x devices" },
 		{ cfg(SIM_INTERLEAVE, 4, 8, 3), "group size" },
 	};
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		struct sim_result r;
-		assert_int_equal(sim_run(&bad[k].c, &r, err, sizeof(err)), PP_EINVAL);
-		if (!strstr(err, bad[k].msg))
-			fail_msg("case %zu: '%s' lacks '%s'", k, err, bad[k].msg);
+		strbuf_reset(&err);
+		assert_int_equal(sim_run(&bad[k].c, &r, &err), PP_EINVAL);
+		if (!strstr(err.buf, bad[k].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", k, err.buf, bad[k].msg);
 	}
 	double neg[4] = { 1, -1, 1, 1 };
 	struct sim_config c = cfg(SIM_1F1B, 4, 4, 8);
 	struct sim_result r;
 	c.forward = neg;
-	assert_int_equal(sim_run(&c, &r, err, sizeof(err)), PP_EINVAL);
-	assert_non_null(strstr(err, "stage 1"));
+	strbuf_reset(&err);
+	assert_int_equal(sim_run(&c, &r, &err), PP_EINVAL);
+	assert_non_null(strstr(err.buf, "stage 1"));
 	/* the reference model cannot build 1F1B with m < p - 1; megatron clamps */
 	c = cfg(SIM_1F1B, 4, 4, 2);
 	c.model = SIM_MODEL_REFERENCE;
-	assert_int_equal(sim_run(&c, &r, err, sizeof(err)), PP_EINVAL);
+	strbuf_reset(&err);
+	assert_int_equal(sim_run(&c, &r, &err), PP_EINVAL);
 	c.model = SIM_MODEL_MEGATRON;
 	assert_int_equal(run(&c, &r), 0);
 	assert_true(r.makespan == (2 + 4 - 1) * 3.0);
 	sim_result_release(&r);
+	strbuf_release(&err);
 }
 
 /* Random configurations in both models: never a crash, and every result
@@ -456,6 +469,7 @@ static void test_invalid_inputs(void **state)
 static void test_random_invariants(void **state)
 {
 	(void)state;
+	struct strbuf err = STRBUF_INIT;
 	unsigned seed = 12345;
 	int ok = 0, rejected = 0, cycles = 0;
 	for (int iter = 0; iter < 3000; iter++) {
@@ -483,8 +497,8 @@ static void test_random_invariants(void **state)
 		c.backward_w = t[3];
 		c.overlapped = (r >> 27) & 1 ? t[4] : NULL;
 		struct sim_result res;
-		char err[512];
-		int rc = sim_run(&c, &res, err, sizeof(err));
+		strbuf_reset(&err);
+		int rc = sim_run(&c, &res, &err);
 		if (rc == PP_EINVAL) {
 			rejected++;
 			continue;
@@ -515,6 +529,7 @@ static void test_random_invariants(void **state)
 	}
 	printf("# %d simulated, %d rejected, %d reference deadlocks\n", ok, rejected, cycles);
 	assert_true(ok > 500);
+	strbuf_release(&err);
 }
 
 static void test_names(void **state)
@@ -556,19 +571,19 @@ static void write_config(const char *head, size_t filler, const char *tail)
 	assert_int_equal(fclose(f), 0);
 }
 
-static int load(struct sim_input *in, char *err, size_t errlen)
+static int load(struct sim_input *in, struct strbuf *err)
 {
 	sim_input_init(in);
-	int rc = sim_input_load_json(in, path, err, errlen);
+	int rc = sim_input_load_json(in, path, err);
 	if (rc)
-		print_message("# %s\n", err);
+		print_message("# %s\n", err->buf);
 	return rc;
 }
 
 static void test_json_shapes(void **state)
 {
 	struct sim_input in;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	write_config("{\n  \"num_devices\": 2, \"num_stages\": 4.0,\n"
 		     "  \"strategy\": \"inter\\u006ceave\", \"num_microbatches\": 8,\n"
@@ -576,8 +591,10 @@ static void test_json_shapes(void **state)
 		     "               \"backward_W\": 0.5},\n"
 		     "  \"p2p_latency\": null, \"output_file\": \"a\\\"b.png\"\n}\n",
 		     0, "");
-	assert_int_equal(load(&in, err, sizeof(err)), 0);
-	assert_int_equal(sim_input_finish(&in, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(load(&in, &err), 0);
+	strbuf_reset(&err);
+	assert_int_equal(sim_input_finish(&in, &err), 0);
 	assert_int_equal(in.cfg.strategy, SIM_INTERLEAVE);
 	assert_int_equal(in.cfg.devices, 2);
 	assert_int_equal(in.cfg.stages, 4);
@@ -588,6 +605,7 @@ static void test_json_shapes(void **state)
 	assert_true(in.cfg.p2p == 0.0); /* null: not set */
 	assert_string_equal(in.output, "a\"b.png");
 	sim_input_release(&in);
+	strbuf_release(&err);
 }
 
 static void test_json_errors(void **state)
@@ -608,17 +626,19 @@ static void test_json_errors(void **state)
 		{ "{\"op_times\": 3}", ":1: expected a JSON object" },
 	};
 	struct sim_input in;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		write_config(cases[i].text, 0, "");
 		sim_input_init(&in);
-		assert_int_not_equal(sim_input_load_json(&in, path, err, sizeof(err)), 0);
-		if (strncmp(err, path, strlen(path)) || !strstr(err, cases[i].err))
-			fail_msg("case %zu: got '%s', expected '%s%s...'", i, err, path,
+		strbuf_reset(&err);
+		assert_int_not_equal(sim_input_load_json(&in, path, &err), 0);
+		if (strncmp(err.buf, path, strlen(path)) || !strstr(err.buf, cases[i].err))
+			fail_msg("case %zu: got '%s', expected '%s%s...'", i, err.buf, path,
 				 cases[i].err);
 		sim_input_release(&in);
 	}
+	strbuf_release(&err);
 }
 
 /* Devices or stages alone: the other follows from the order, but an
@@ -641,15 +661,16 @@ static void test_json_devices_or_stages(void **state)
 		  "1f1b_interleave_overlap needs --stages as well as --devices", 0, 0 },
 	};
 	struct sim_input in;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		write_config(cases[i].text, 0, "");
-		assert_int_equal(load(&in, err, sizeof(err)), 0);
-		int rc = sim_input_finish(&in, err, sizeof(err));
+		strbuf_reset(&err);
+		assert_int_equal(load(&in, &err), 0);
+		int rc = sim_input_finish(&in, &err);
 		if (cases[i].err) {
 			assert_int_equal(rc, PP_EINVAL);
-			assert_string_equal(err, cases[i].err);
+			assert_string_equal(err.buf, cases[i].err);
 		} else {
 			assert_int_equal(rc, 0);
 			assert_int_equal(in.cfg.devices, cases[i].devices);
@@ -657,21 +678,24 @@ static void test_json_devices_or_stages(void **state)
 		}
 		sim_input_release(&in);
 	}
+	strbuf_release(&err);
 }
 
 /* Keys after the first 16 MiB count too. */
 static void test_json_longer_than_16_mib(void **state)
 {
 	struct sim_input in;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	write_config("{\"num_stages\": 4, \"comment\": \"", (size_t)17 << 20,
 		     "\",\n \"num_batches\": 8}\n");
-	assert_int_equal(load(&in, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(load(&in, &err), 0);
 	assert_true(in.have_microbatches);
 	assert_int_equal(in.cfg.microbatches, 8);
 	sim_input_release(&in);
 	unlink(path);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(NULL, NULL,

@@ -397,7 +397,9 @@ static void test_views_recreated_within_a_version(void **state)
 	 * mode 0444 so for a writer) takes it as it is. */
 	sqlite3 *c;
 	assert_int_equal(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(schema_apply(c, err, sizeof(err)), 0);
+	struct strbuf serr = STRBUF_INIT;
+	assert_int_equal(schema_apply(c, &serr), 0);
+	strbuf_release(&serr);
 	sqlite3_close(c);
 	db = db_open(path, DB_READONLY, 0, err, sizeof(err));
 	assert_non_null(db);

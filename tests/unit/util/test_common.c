@@ -151,6 +151,31 @@ static void test_cli_forms(void **state)
 
 /* The shared sort and search helpers: comparators, the floor search, the
  * growth of an array, quoting and the choice among words. */
+/* pp_err_prefix() puts a caller's context before what its callee
+ * appended: at the start of err, after an earlier line, and alone when
+ * the callee said nothing. */
+static void test_pp_err_prefix(void **state)
+{
+	(void)state;
+	struct strbuf err = STRBUF_INIT;
+	size_t mark = err.len;
+	pp_err(&err, PP_EIO, "refusing to follow symlink 'out'");
+	assert_int_equal(pp_err_prefix(&err, mark, PP_EINVAL, "cannot create '%s': ", "out"),
+			 PP_EINVAL);
+	assert_string_equal(err.buf, "cannot create 'out': refusing to follow symlink 'out'");
+	mark = err.len;
+	pp_err(&err, PP_EIO, "no space");
+	pp_err_prefix(&err, mark, PP_EIO, "%s: ", "a.csv");
+	assert_string_equal(err.buf, "cannot create 'out': refusing to follow symlink 'out'\n"
+				     "a.csv: no space");
+	mark = err.len;
+	pp_err_prefix(&err, mark, PP_EIO, "b.csv: ");
+	assert_string_equal(err.buf + mark, "\nb.csv: ");
+	strbuf_setlen(&err, mark);
+	assert_string_equal(err.buf + err.len - 8, "no space");
+	strbuf_release(&err);
+}
+
 /* pp_err() appends one message a line and returns the code; error_lines()
  * prints each line as error() does, nothing for none. */
 static void test_pp_err_and_error_lines(void **state)
@@ -378,6 +403,7 @@ UNIT_MAIN(NULL, NULL,
 		  cmocka_unit_test(test_cli_forms),
 		  cmocka_unit_test(test_cmp_grow_quote_choice),
 		  cmocka_unit_test(test_pp_err_and_error_lines),
+		  cmocka_unit_test(test_pp_err_prefix),
 		  cmocka_unit_test(test_config_load_and_types),
 		  cmocka_unit_test(test_interval_union_overlap),
 		  cmocka_unit_test(test_hugepage_realloc),

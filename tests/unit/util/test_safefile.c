@@ -17,6 +17,7 @@
 
 #include "util/pp.h"
 #include "util/safefile.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 struct fx {
@@ -79,17 +80,17 @@ static void test_write_honours_umask(void **state)
 	struct fx *f = *state;
 	struct stat st;
 	mode_t old = umask(022);
-	assert_int_equal(safefile_write(f->rootfd, "a.gp", "hello\n", 6, NULL, 0), 0);
+	assert_int_equal(safefile_write(f->rootfd, "a.gp", "hello\n", 6, NULL), 0);
 	assert_int_equal(fstatat(f->rootfd, "a.gp", &st, AT_SYMLINK_NOFOLLOW), 0);
 	assert_int_equal(st.st_mode & 07777, 0644);
 	umask(077);
-	assert_int_equal(safefile_write(f->rootfd, "b.gp", "", 0, NULL, 0), 0);
+	assert_int_equal(safefile_write(f->rootfd, "b.gp", "", 0, NULL), 0);
 	assert_int_equal(fstatat(f->rootfd, "b.gp", &st, AT_SYMLINK_NOFOLLOW), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 	assert_int_equal(st.st_size, 0);
 	umask(002);
 	int d;
-	assert_int_equal(safe_mkdirs(f->rootfd, "c/d", 0, &d, NULL, 0), 0);
+	assert_int_equal(safe_mkdirs(f->rootfd, "c/d", 0, &d, NULL), 0);
 	close(d);
 	assert_int_equal(fstatat(f->rootfd, "c/d", &st, 0), 0);
 	assert_int_equal(st.st_mode & 07777, 0775);
@@ -102,15 +103,15 @@ static void test_planted_symlink_is_replaced_not_followed(void **state)
 {
 	struct fx *f = *state;
 	struct stat st;
-	char err[256];
-	assert_int_equal(safefile_write(f->rootfd, "victim", "secret", 6, NULL, 0), 0);
+	struct strbuf err = STRBUF_INIT;
+	assert_int_equal(safefile_write(f->rootfd, "victim", "secret", 6, NULL), 0);
 	assert_int_equal(mkdirat(f->rootfd, "out", 0755), 0);
 	assert_int_equal(symlinkat("../victim", f->rootfd, "out/index.html"), 0);
 	assert_int_equal(symlinkat("../created-elsewhere", f->rootfd, "out/x.svg"), 0);
 	int out;
-	assert_int_equal(safe_opendir(f->rootfd, "out", SAFE_NOFOLLOW, &out, err, sizeof(err)), 0);
-	assert_int_equal(safefile_write(out, "index.html", "new", 3, err, sizeof(err)), 0);
-	assert_int_equal(safefile_write(out, "x.svg", "<svg/>", 6, err, sizeof(err)), 0);
+	assert_int_equal(safe_opendir(f->rootfd, "out", SAFE_NOFOLLOW, &out, &err), 0);
+	assert_int_equal(safefile_write(out, "index.html", "new", 3, &err), 0);
+	assert_int_equal(safefile_write(out, "x.svg", "<svg/>", 6, &err), 0);
 	close(out);
 	assert_string_equal(slurp(f->rootfd, "victim"), "secret");
 	assert_int_equal(fstatat(f->rootfd, "out/index.html", &st, AT_SYMLINK_NOFOLLOW), 0);
@@ -118,55 +119,57 @@ static void test_planted_symlink_is_replaced_not_followed(void **state)
 	assert_string_equal(slurp(f->rootfd, "out/index.html"), "new");
 	assert_int_equal(fstatat(f->rootfd, "created-elsewhere", &st, AT_SYMLINK_NOFOLLOW), -1);
 	assert_int_equal(errno, ENOENT);
+	strbuf_release(&err);
 }
 
 static void test_symlinked_subfolder_refused_inside_output(void **state)
 {
 	struct fx *f = *state;
-	char err[256] = "";
+	struct strbuf err = STRBUF_INIT;
 	int d = -1;
 	assert_int_equal(mkdirat(f->rootfd, "elsewhere", 0755), 0);
 	assert_int_equal(mkdirat(f->rootfd, "out", 0755), 0);
 	assert_int_equal(symlinkat("../elsewhere", f->rootfd, "out/rank_0"), 0);
 	int out;
-	assert_int_equal(safe_opendir(f->rootfd, "out", SAFE_NOFOLLOW, &out, NULL, 0), 0);
-	assert_int_equal(safe_mkdirs(out, "rank_0/sub", SAFE_NOFOLLOW, &d, err, sizeof(err)),
-			 PP_EIO);
+	assert_int_equal(safe_opendir(f->rootfd, "out", SAFE_NOFOLLOW, &out, NULL), 0);
+	strbuf_reset(&err);
+	assert_int_equal(safe_mkdirs(out, "rank_0/sub", SAFE_NOFOLLOW, &d, &err), PP_EIO);
 	assert_int_equal(errno, ELOOP);
-	assert_non_null(strstr(err, "refusing to follow symlink 'rank_0'"));
+	assert_non_null(strstr(err.buf, "refusing to follow symlink 'rank_0'"));
 	assert_int_equal(d, -1);
 	close(out);
 	assert_int_equal(count_entries(f->rootfd, "elsewhere"), 0);
+	strbuf_release(&err);
 }
 
 static void test_trusted_symlink_followed_in_user_path(void **state)
 {
 	struct fx *f = *state;
-	char err[256] = "";
+	struct strbuf err = STRBUF_INIT;
 	int d;
 	assert_int_equal(mkdirat(f->rootfd, "real", 0755), 0);
 	assert_int_equal(symlinkat("real", f->rootfd, "mine"), 0);
 	/* Owned by the caller: followed, and mkdir -p continues through it. */
-	assert_int_equal(safe_mkdirs(f->rootfd, "mine/charts/it_15", 0, &d, err, sizeof(err)), 0);
-	assert_int_equal(safefile_write(d, "f.csv", "1\n", 2, NULL, 0), 0);
+	assert_int_equal(safe_mkdirs(f->rootfd, "mine/charts/it_15", 0, &d, &err), 0);
+	assert_int_equal(safefile_write(d, "f.csv", "1\n", 2, NULL), 0);
 	close(d);
 	assert_string_equal(slurp(f->rootfd, "real/charts/it_15/f.csv"), "1\n");
 	/* Absolute symlink targets and '..' work too. */
 	char target[128];
 	snprintf(target, sizeof(target), "%s/real/charts", f->root);
 	assert_int_equal(symlinkat(target, f->rootfd, "abs"), 0);
-	assert_int_equal(safe_opendir(f->rootfd, "abs/../charts/./it_15/", 0, &d, err, sizeof(err)),
-			 0);
+	assert_int_equal(safe_opendir(f->rootfd, "abs/../charts/./it_15/", 0, &d, &err), 0);
 	close(d);
 	/* SAFE_NOFOLLOW refuses even the caller's own links. */
-	assert_int_equal(safe_opendir(f->rootfd, "mine", SAFE_NOFOLLOW, &d, NULL, 0), PP_EIO);
+	assert_int_equal(safe_opendir(f->rootfd, "mine", SAFE_NOFOLLOW, &d, NULL), PP_EIO);
 	assert_int_equal(errno, ELOOP);
+	strbuf_release(&err);
 }
 
 static void test_foreign_symlink_refused_in_user_path(void **state)
 {
 	struct fx *f = *state;
-	char err[256] = "";
+	struct strbuf err = STRBUF_INIT;
 	int d = -1;
 	if (geteuid() != 0) {
 		print_message("# skip: not root (lchown to another user)\n");
@@ -175,75 +178,86 @@ static void test_foreign_symlink_refused_in_user_path(void **state)
 	assert_int_equal(mkdirat(f->rootfd, "real", 0755), 0);
 	assert_int_equal(symlinkat("real", f->rootfd, "theirs"), 0);
 	assert_int_equal(fchownat(f->rootfd, "theirs", 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
-	assert_int_equal(safe_mkdirs(f->rootfd, "theirs/charts", 0, &d, err, sizeof(err)), PP_EIO);
+	strbuf_reset(&err);
+	assert_int_equal(safe_mkdirs(f->rootfd, "theirs/charts", 0, &d, &err), PP_EIO);
 	assert_int_equal(errno, ELOOP);
-	assert_non_null(strstr(err, "owned by uid 65534"));
+	assert_non_null(strstr(err.buf, "owned by uid 65534"));
 	assert_int_equal(count_entries(f->rootfd, "real"), 0);
 	struct safefile sf;
 	char path[160];
 	snprintf(path, sizeof(path), "%s/theirs/x.db", f->root);
-	assert_int_equal(safefile_open_path(&sf, path, err, sizeof(err)), PP_EIO);
+	strbuf_reset(&err);
+	assert_int_equal(safefile_open_path(&sf, path, &err), PP_EIO);
 	safefile_abort(&sf);
 	assert_int_equal(count_entries(f->rootfd, "real"), 0);
+	strbuf_release(&err);
 }
 
 static void test_symlink_loop_ends(void **state)
 {
 	struct fx *f = *state;
-	char err[256] = "";
+	struct strbuf err = STRBUF_INIT;
 	int d = -1;
 	assert_int_equal(symlinkat("l2", f->rootfd, "l1"), 0);
 	assert_int_equal(symlinkat("l1", f->rootfd, "l2"), 0);
 	assert_int_equal(symlinkat(".", f->rootfd, "self"), 0);
-	assert_int_equal(safe_mkdirs(f->rootfd, "l1/x", 0, &d, err, sizeof(err)), PP_EIO);
+	strbuf_reset(&err);
+	assert_int_equal(safe_mkdirs(f->rootfd, "l1/x", 0, &d, &err), PP_EIO);
 	assert_int_equal(errno, ELOOP);
-	assert_non_null(strstr(err, "too many levels of symlinks"));
+	assert_non_null(strstr(err.buf, "too many levels of symlinks"));
 	/* A link to "." is fine: it is not a loop by itself. */
-	assert_int_equal(safe_opendir(f->rootfd, "self/self/self", 0, &d, NULL, 0), 0);
+	assert_int_equal(safe_opendir(f->rootfd, "self/self/self", 0, &d, NULL), 0);
 	close(d);
+	strbuf_release(&err);
 }
 
 static void test_not_a_folder_and_bad_names(void **state)
 {
 	struct fx *f = *state;
-	char err[256] = "";
+	struct strbuf err = STRBUF_INIT;
 	int d = -1;
 	struct safefile sf;
-	assert_int_equal(safefile_write(f->rootfd, "file", "x", 1, NULL, 0), 0);
-	assert_int_equal(safe_mkdirs(f->rootfd, "file/sub", 0, &d, err, sizeof(err)), PP_EIO);
+	assert_int_equal(safefile_write(f->rootfd, "file", "x", 1, NULL), 0);
+	strbuf_reset(&err);
+	assert_int_equal(safe_mkdirs(f->rootfd, "file/sub", 0, &d, &err), PP_EIO);
 	assert_int_equal(errno, ENOTDIR);
-	assert_string_equal(err, "'file' is not a folder");
-	assert_int_equal(safe_opendir(f->rootfd, "missing", 0, &d, err, sizeof(err)), PP_EIO);
+	assert_string_equal(err.buf, "'file' is not a folder");
+	strbuf_reset(&err);
+	assert_int_equal(safe_opendir(f->rootfd, "missing", 0, &d, &err), PP_EIO);
 	assert_int_equal(errno, ENOENT);
-	assert_int_equal(safe_opendir(f->rootfd, "", 0, &d, NULL, 0), PP_EIO);
+	assert_int_equal(safe_opendir(f->rootfd, "", 0, &d, NULL), PP_EIO);
 	const char *bad[] = { "", ".", "..", "a/b", "/x" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(safefile_open(&sf, f->rootfd, bad[i], NULL, 0), PP_EINVAL);
+		assert_int_equal(safefile_open(&sf, f->rootfd, bad[i], NULL), PP_EINVAL);
 		safefile_abort(&sf);
 	}
 	/* A folder at the final name: the rename fails, nothing is left over. */
 	assert_int_equal(mkdirat(f->rootfd, "adir", 0755), 0);
-	assert_int_equal(safefile_write(f->rootfd, "adir", "x", 1, err, sizeof(err)), PP_EIO);
-	assert_non_null(strstr(err, "cannot rename to 'adir'"));
+	strbuf_reset(&err);
+	assert_int_equal(safefile_write(f->rootfd, "adir", "x", 1, &err), PP_EIO);
+	assert_non_null(strstr(err.buf, "cannot rename to 'adir'"));
 	assert_int_equal(count_entries(f->rootfd, "."), 2);
 	/* Messages name the path as given up to the component that failed, not
 	 * the component alone ("cannot create folder 'nope'" for /proc/nope). */
 	assert_int_equal(mkdirat(f->rootfd, "d", 0755), 0);
-	assert_int_equal(safe_mkdirs(f->rootfd, "d/x", 0, &d, NULL, 0), 0);
-	assert_int_equal(safefile_write(d, "f", "x", 1, NULL, 0), 0);
+	assert_int_equal(safe_mkdirs(f->rootfd, "d/x", 0, &d, NULL), 0);
+	assert_int_equal(safefile_write(d, "f", "x", 1, NULL), 0);
 	close(d);
-	assert_int_equal(safe_mkdirs(f->rootfd, "./d//x/f/sub", 0, &d, err, sizeof(err)), PP_EIO);
-	assert_string_equal(err, "'./d//x/f' is not a folder");
-	assert_int_equal(safe_opendir(f->rootfd, "d/missing/x", 0, &d, err, sizeof(err)), PP_EIO);
-	assert_string_equal(err, "cannot open folder 'd/missing': No such file or directory");
+	strbuf_reset(&err);
+	assert_int_equal(safe_mkdirs(f->rootfd, "./d//x/f/sub", 0, &d, &err), PP_EIO);
+	assert_string_equal(err.buf, "'./d//x/f' is not a folder");
+	strbuf_reset(&err);
+	assert_int_equal(safe_opendir(f->rootfd, "d/missing/x", 0, &d, &err), PP_EIO);
+	assert_string_equal(err.buf, "cannot open folder 'd/missing': No such file or directory");
+	strbuf_release(&err);
 }
 
 static void test_abort_keeps_old_content(void **state)
 {
 	struct fx *f = *state;
 	struct safefile sf;
-	assert_int_equal(safefile_write(f->rootfd, "r.csv", "old", 3, NULL, 0), 0);
-	assert_int_equal(safefile_open(&sf, f->rootfd, "r.csv", NULL, 0), 0);
+	assert_int_equal(safefile_write(f->rootfd, "r.csv", "old", 3, NULL), 0);
+	assert_int_equal(safefile_open(&sf, f->rootfd, "r.csv", NULL), 0);
 	fprintf(sf.fp, "half-written");
 	/* Before the commit the final name still has the old content. */
 	assert_string_equal(slurp(f->rootfd, "r.csv"), "old");
@@ -256,9 +270,9 @@ static void test_abort_keeps_old_content(void **state)
 	char cwd[4096];
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(fchdir(f->rootfd), 0);
-	assert_int_equal(safefile_open_path(&sf, "r.csv", NULL, 0), 0);
+	assert_int_equal(safefile_open_path(&sf, "r.csv", NULL), 0);
 	fputs("new", sf.fp);
-	assert_int_equal(safefile_commit(&sf, NULL, 0), 0);
+	assert_int_equal(safefile_commit(&sf, NULL), 0);
 	assert_int_equal(chdir(cwd), 0);
 	assert_string_equal(slurp(f->rootfd, "r.csv"), "new");
 }

@@ -15,6 +15,7 @@
 
 #include "util/pp.h"
 #include "whatif/wi_optrace.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 static char tmpdir[256];
@@ -120,16 +121,18 @@ static void test_f32_ns(void **state)
 static void expect_csv_error(const char *text, const char *part)
 {
 	struct wi_table t;
-	char err[512] = "";
+	struct strbuf err = STRBUF_INIT;
 	wi_table_init(&t);
 	const char *p = write_file("bad.csv", text);
-	int rc = wi_optrace_read(p, &t, err, sizeof(err));
-	if (rc != PP_EPARSE || !strstr(err, part))
-		print_message("got %d '%s', want '%s'\n", rc, err, part);
+	strbuf_reset(&err);
+	int rc = wi_optrace_read(p, &t, &err);
+	if (rc != PP_EPARSE || !strstr(err.buf, part))
+		print_message("got %d '%s', want '%s'\n", rc, err.buf, part);
 	assert_int_equal(rc, PP_EPARSE);
-	assert_non_null(strstr(err, part));
-	assert_non_null(strstr(err, "bad.csv:"));
+	assert_non_null(strstr(err.buf, part));
+	assert_non_null(strstr(err.buf, "bad.csv:"));
 	wi_table_release(&t);
+	strbuf_release(&err);
 }
 
 static void test_csv(void **state)
@@ -141,9 +144,10 @@ static void test_csv(void **state)
 		"16,4,1,0,forward-compute,0.5,0.25,3,0,3,0,x\r\n"
 		"16,4,1,0,\"gc\",1.25,0,0,-1,0,-1,y\r\n";
 	struct wi_table t;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	wi_table_init(&t);
-	assert_int_equal(wi_optrace_read(write_file("ok.csv", text), &t, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read(write_file("ok.csv", text), &t, &err), 0);
 	assert_int_equal(t.n, 2);
 	assert_int_equal(t.ops[0].step, 16);
 	assert_int_equal(t.ops[0].rank, 4);
@@ -166,7 +170,8 @@ static void test_csv(void **state)
 	gzputs(gz, text);
 	gzclose(gz);
 	wi_table_init(&t);
-	assert_int_equal(wi_optrace_read(gzpath, &t, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read(gzpath, &t, &err), 0);
 	assert_int_equal(t.n, 2);
 	assert_int_equal(t.ops[1].start_ns, 1250000000);
 	wi_table_release(&t);
@@ -181,7 +186,8 @@ static void test_csv(void **state)
 	gzputs(gz, nl + 1);
 	gzclose(gz);
 	wi_table_init(&t);
-	assert_int_equal(wi_optrace_read(gzpath, &t, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read(gzpath, &t, &err), 0);
 	assert_int_equal(t.n, 2);
 	wi_table_release(&t);
 
@@ -194,8 +200,10 @@ static void test_csv(void **state)
 	fclose(f);
 	assert_int_equal(truncate(gzpath, size - 12), 0);
 	wi_table_init(&t);
-	assert_int_equal(wi_optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
-	assert_non_null(strstr(err, "ok.csv.gz': the gzip data ends before its last member does"));
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read(gzpath, &t, &err), PP_EIO);
+	assert_non_null(
+		strstr(err.buf, "ok.csv.gz': the gzip data ends before its last member does"));
 	wi_table_release(&t);
 	f = fopen(gzpath, "r+b");
 	assert_non_null(f);
@@ -203,8 +211,9 @@ static void test_csv(void **state)
 	fputs("garbage!", f);
 	fclose(f);
 	wi_table_init(&t);
-	assert_int_equal(wi_optrace_read(gzpath, &t, err, sizeof(err)), PP_EIO);
-	assert_non_null(strstr(err, "cannot read '"));
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read(gzpath, &t, &err), PP_EIO);
+	assert_non_null(strstr(err.buf, "cannot read '"));
 	wi_table_release(&t);
 
 	expect_csv_error("dp_rank,stage\n", "lacks column 'rank'");
@@ -226,51 +235,57 @@ static void test_csv(void **state)
 	wi_table_init(&t);
 	char missing[600];
 	snprintf(missing, sizeof(missing), "%s/none.csv", tmpdir);
-	assert_int_equal(wi_optrace_read(missing, &t, err, sizeof(err)), PP_EIO);
-	assert_non_null(strstr(err, "cannot open"));
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read(missing, &t, &err), PP_EIO);
+	assert_non_null(strstr(err.buf, "cannot open"));
 	wi_table_release(&t);
+	strbuf_release(&err);
 }
 
 static void test_meta(void **state)
 {
 	(void)state;
 	struct wi_meta m;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	assert_int_equal(
 		wi_optrace_read_meta(
 			write_file("m.yaml",
 				   "trial_name: AR\nrun_id: 0\ndp_size: 4\ndsp_size: 1\n"
 				   "pp_size: 4\ntp_size: 4\nvpp_size: 1\nworld_size: 64\n"),
-			&m, err, sizeof(err)),
+			&m, &err),
 		0);
 	assert_string_equal(m.trial_name, "AR");
 	assert_int_equal(m.dp_size, 4);
 	assert_int_equal(m.world_size, 64);
+	strbuf_reset(&err);
 	assert_int_equal(wi_optrace_read_meta(
 				 write_file("m.yaml", "trial_name: X\ndp_size: 2\nworld_size: 3\n"),
-				 &m, err, sizeof(err)),
+				 &m, &err),
 			 PP_EPARSE);
-	assert_non_null(strstr(err, "world_size is 3 but dp_size*pp_size*tp_size*dsp_size"));
+	assert_non_null(strstr(err.buf, "world_size is 3 but dp_size*pp_size*tp_size*dsp_size"));
+	strbuf_reset(&err);
 	assert_int_equal(
 		wi_optrace_read_meta(write_file("m.yaml", "trial_name: X\n# c\n\ndp_size: 2.0\n"),
-				     &m, err, sizeof(err)),
+				     &m, &err),
 		PP_EPARSE);
-	assert_non_null(strstr(err, "m.yaml:4: dp_size: '2.0' is not an integer"));
-	assert_int_equal(wi_optrace_read_meta(write_file("m.yaml", "trial_name: X\npp_size: 0\n"),
-					      &m, err, sizeof(err)),
-			 PP_EPARSE);
-	assert_non_null(strstr(err, "pp_size is 0"));
+	assert_non_null(strstr(err.buf, "m.yaml:4: dp_size: '2.0' is not an integer"));
+	strbuf_reset(&err);
 	assert_int_equal(
-		wi_optrace_read_meta(write_file("m.yaml", "dp_size: 1\n"), &m, err, sizeof(err)),
+		wi_optrace_read_meta(write_file("m.yaml", "trial_name: X\npp_size: 0\n"), &m, &err),
 		PP_EPARSE);
-	assert_non_null(strstr(err, "no trial_name"));
+	assert_non_null(strstr(err.buf, "pp_size is 0"));
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read_meta(write_file("m.yaml", "dp_size: 1\n"), &m, &err),
+			 PP_EPARSE);
+	assert_non_null(strstr(err.buf, "no trial_name"));
+	strbuf_release(&err);
 }
 
 static void test_schema(void **state)
 {
 	(void)state;
 	struct wi_table t;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	wi_table_init(&t);
 	/* Default: alphabetical. */
 	assert_true(t.order[OP_BWD_COMPUTE] < t.order[OP_FWD_COMPUTE]);
@@ -280,7 +295,7 @@ static void test_schema(void **state)
 			write_file(
 				"s.json",
 				"{\"categories\": {\"optype\": [\"gc\", \"forward-compute\", \"first-op\"]}}"),
-			&t, err, sizeof(err)),
+			&t, &err),
 		0);
 	assert_int_equal(t.order[OP_GC], 0);
 	assert_int_equal(t.order[OP_FWD_COMPUTE], 1);
@@ -297,10 +312,12 @@ static void test_schema(void **state)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *p = write_file("s.json", bad[i].json);
-		assert_int_equal(wi_optrace_read_schema(p, &t, err, sizeof(err)), PP_EPARSE);
-		assert_non_null(strstr(err, bad[i].msg));
+		strbuf_reset(&err);
+		assert_int_equal(wi_optrace_read_schema(p, &t, &err), PP_EPARSE);
+		assert_non_null(strstr(err.buf, bad[i].msg));
 	}
 	wi_table_release(&t);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(setup, teardown,

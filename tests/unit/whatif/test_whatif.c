@@ -16,6 +16,7 @@
 #include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 /* One op of a hand-made slice; the slice lists each stage's ops in time
@@ -80,16 +81,18 @@ static void add_job(struct wi_table *t, const struct hop *ops, size_t n, int ste
 static struct whatif *build(const struct hop *ops, size_t n, int steps, int dp)
 {
 	struct wi_table t;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	struct whatif *e = NULL;
 	wi_table_init(&t);
 	add_job(&t, ops, n, steps, dp);
-	int rc = whatif_new(&t, NULL, &e, err, sizeof(err));
+	strbuf_reset(&err);
+	int rc = whatif_new(&t, NULL, &e, &err);
 	if (rc)
-		print_message("whatif_new: %s\n", err);
+		print_message("whatif_new: %s\n", err.buf);
 	assert_int_equal(rc, 0);
 	wi_table_release(&t);
 	return e;
+	strbuf_release(&err);
 }
 
 static long node(const struct whatif *e, int stage, int type, int seq)
@@ -402,15 +405,17 @@ static void test_cycle(void **state)
 		OP(0, OP_CLIP),      OP(0, OP_OPTIMIZER), AG(0),
 	};
 	struct wi_table t;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	struct whatif *e = NULL;
 	wi_table_init(&t);
 	add_job(&t, ops, sizeof(ops) / sizeof(ops[0]), 1, 2);
-	assert_int_equal(whatif_new(&t, NULL, &e, err, sizeof(err)), PP_ECYCLE);
+	strbuf_reset(&err);
+	assert_int_equal(whatif_new(&t, NULL, &e, &err), PP_ECYCLE);
 	assert_null(e);
-	assert_non_null(strstr(err, "cycle"));
-	assert_non_null(strstr(err, "params-all-gather_0_0"));
+	assert_non_null(strstr(err.buf, "cycle"));
+	assert_non_null(strstr(err.buf, "params-all-gather_0_0"));
 	wi_table_release(&t);
+	strbuf_release(&err);
 }
 
 /* A valid two-stage job with DP 2, as rows to break in the error tests. */
@@ -450,16 +455,18 @@ static const struct wi_op *find_row(struct wi_table *t, int64_t step, int dp, in
 
 static void expect_error(struct wi_table *t, int code, const char *part)
 {
-	char err[512] = "";
+	struct strbuf err = STRBUF_INIT;
 	struct whatif *e = NULL;
 	snprintf(t->src, sizeof(t->src), "job.csv");
-	int rc = whatif_new(t, NULL, &e, err, sizeof(err));
-	if (rc != code || !strstr(err, part))
-		print_message("got %d '%s', want %d with '%s'\n", rc, err, code, part);
+	strbuf_reset(&err);
+	int rc = whatif_new(t, NULL, &e, &err);
+	if (rc != code || !strstr(err.buf, part))
+		print_message("got %d '%s', want %d with '%s'\n", rc, err.buf, code, part);
 	assert_int_equal(rc, code);
-	assert_non_null(strstr(err, part));
+	assert_non_null(strstr(err.buf, part));
 	assert_null(e);
 	wi_table_release(t);
+	strbuf_release(&err);
 }
 
 enum edit {
@@ -669,7 +676,7 @@ static void test_launch_decomposition(void **state)
 	struct wi_synth c;
 	wi_synth_defaults(&c, 2, 3, 4, 3);
 	struct wi_table t;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	wi_table_init(&t);
 	wi_synth_job(&t, &c);
 	for (size_t i = 0; i < t.n; i++) {
@@ -681,7 +688,8 @@ static void test_launch_decomposition(void **state)
 	}
 	struct whatif *e;
 	struct whatif_result r;
-	assert_int_equal(whatif_new(&t, NULL, &e, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(whatif_new(&t, NULL, &e, &err), 0);
 	whatif_run(e, &r);
 	assert_true(r.s_launch >= 1.03);
 	assert_true(r.l_by_group.present && r.l_by_dp.present && r.l_by_stage.present);
@@ -696,6 +704,7 @@ static void test_launch_decomposition(void **state)
 	whatif_result_release(&r);
 	whatif_free(e);
 	wi_table_release(&t);
+	strbuf_release(&err);
 }
 
 /* S_dp on two lanes per step gives the same bits as on every lane. */
@@ -707,13 +716,15 @@ static void test_two_lane_shortcut(void **state)
 	c.seed = 5;
 	wi_synth_slow(&c, 1.5, 3, 2);
 	struct wi_table t;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	wi_table_init(&t);
 	wi_synth_job(&t, &c);
 	struct whatif_opts all = { .all_lanes = true };
 	struct whatif *e1, *e2;
-	assert_int_equal(whatif_new(&t, NULL, &e1, err, sizeof(err)), 0);
-	assert_int_equal(whatif_new(&t, &all, &e2, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(whatif_new(&t, NULL, &e1, &err), 0);
+	strbuf_reset(&err);
+	assert_int_equal(whatif_new(&t, &all, &e2, &err), 0);
 	struct whatif_result r1, r2;
 	whatif_run(e1, &r1);
 	whatif_run(e2, &r2);
@@ -726,6 +737,7 @@ static void test_two_lane_shortcut(void **state)
 	whatif_free(e1);
 	whatif_free(e2);
 	wi_table_release(&t);
+	strbuf_release(&err);
 }
 
 /* tests/fixtures/whatif/pp2dp2.csv: a hand-made PP 2 × DP 2 job (2 steps,
@@ -737,20 +749,24 @@ static void test_fixture_csv(void **state)
 {
 	(void)state;
 	const char *root = getenv("PP_ROOT") ? getenv("PP_ROOT") : ".";
-	char csv[4096], yaml[4096], err[512];
+	char csv[4096], yaml[4096];
+	struct strbuf err = STRBUF_INIT;
 	snprintf(csv, sizeof(csv), "%s/tests/fixtures/whatif/pp2dp2.csv", root);
 	snprintf(yaml, sizeof(yaml), "%s/tests/fixtures/whatif/pp2dp2.yaml", root);
 	struct wi_table t;
 	wi_table_init(&t);
-	int rc = wi_optrace_read(csv, &t, err, sizeof(err));
+	strbuf_reset(&err);
+	int rc = wi_optrace_read(csv, &t, &err);
 	if (rc)
-		fail_msg("%s", err);
-	assert_int_equal(wi_optrace_read_meta(yaml, &t.meta, err, sizeof(err)), 0);
+		fail_msg("%s", err.buf);
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read_meta(yaml, &t.meta, &err), 0);
 	t.has_meta = true;
 	assert_int_equal(t.n, 116);
 	struct whatif *e;
 	struct whatif_result r;
-	assert_int_equal(whatif_new(&t, NULL, &e, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(whatif_new(&t, NULL, &e, &err), 0);
 	wi_table_release(&t);
 	assert_non_null(strstr(whatif_notes(e), "layernorm-grads-all-reduce_0_1"));
 	expect_group(e, 0, OP_BWD_RECV, 2, "backward-recv_2_0");
@@ -765,6 +781,7 @@ static void test_fixture_csv(void **state)
 	assert_int_equal(r.verdict, WI_VERDICT_WORKER);
 	whatif_result_release(&r);
 	whatif_free(e);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(NULL, NULL,

@@ -19,6 +19,7 @@
 #include "util/pp.h"
 #include "whatif/wi_optrace.h"
 #include "whatif/whatif.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 /* ---- a JSON flattener: every number as ("a/b/c", value) ------------------ */
@@ -195,21 +196,27 @@ static bool have_data(void)
 
 static void load(struct wi_table *t, struct whatif **e)
 {
-	char p[4200], err[512];
+	char p[4200];
+	struct strbuf err = STRBUF_INIT;
 	wi_table_init(t);
 	snprintf(p, sizeof(p), "%s/trace-AR.csv.gz", dir);
-	int rc = wi_optrace_read(p, t, err, sizeof(err));
+	strbuf_reset(&err);
+	int rc = wi_optrace_read(p, t, &err);
 	if (rc)
-		fail_msg("%s", err);
+		fail_msg("%s", err.buf);
 	snprintf(p, sizeof(p), "%s/meta-AR.yaml", dir);
-	assert_int_equal(wi_optrace_read_meta(p, &t->meta, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read_meta(p, &t->meta, &err), 0);
 	t->has_meta = true;
 	snprintf(p, sizeof(p), "%s/trace-AR.schema.json", dir);
-	assert_int_equal(wi_optrace_read_schema(p, t, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(wi_optrace_read_schema(p, t, &err), 0);
 	assert_int_equal(t->n, 117216);
-	rc = whatif_new(t, NULL, e, err, sizeof(err));
+	strbuf_reset(&err);
+	rc = whatif_new(t, NULL, e, &err);
 	if (rc)
-		fail_msg("%s", err);
+		fail_msg("%s", err.buf);
+	strbuf_release(&err);
 }
 
 static void check_decomp(const struct whatif_result *r, const struct flat *ref,

@@ -17,6 +17,7 @@
 #include "whatif/wi_ops.h"
 #include "whatif/whatif.h"
 #include "wi_synth.h"
+#include "util/strbuf.h"
 #include "tests/unit/unit.h"
 
 /* A deterministic generator (no libc state shared with other tests). */
@@ -63,12 +64,14 @@ static void job(struct wi_table *t, const struct wi_synth *c, const int64_t *off
 static void estimate(const struct wi_table *t, struct whatif_clock *clk)
 {
 	struct whatif *e = NULL;
-	char err[512];
-	if (whatif_new(t, NULL, &e, err, sizeof(err)))
-		print_message("%s\n", err);
+	struct strbuf err = STRBUF_INIT;
+	strbuf_reset(&err);
+	if (whatif_new(t, NULL, &e, &err))
+		print_message("%s\n", err.buf);
 	assert_non_null(e);
 	whatif_clock_estimate(e, clk);
 	whatif_free(e);
+	strbuf_release(&err);
 }
 
 /* The clocks estimated from job(c, off, jitter, late_percent, seed). */
@@ -181,7 +184,7 @@ static void test_same_answer(void **state)
 	struct whatif_clock clk;
 	struct whatif_result a, b;
 	struct whatif *e = NULL;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	(void)state;
 	wi_synth_defaults(&c, 4, 2, 8, 3);
 	wi_synth_slow(&c, 1.8, 1, 2);
@@ -195,10 +198,12 @@ static void test_same_answer(void **state)
 		o->start_ns -= d;
 		o->end_ns -= d;
 	}
-	assert_int_equal(whatif_new(&t, NULL, &e, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(whatif_new(&t, NULL, &e, &err), 0);
 	whatif_run(e, &a);
 	whatif_free(e);
-	assert_int_equal(whatif_new(&u, NULL, &e, err, sizeof(err)), 0);
+	strbuf_reset(&err);
+	assert_int_equal(whatif_new(&u, NULL, &e, &err), 0);
 	whatif_run(e, &b);
 	whatif_free(e);
 	assert_true(a.s > 1.1);
@@ -211,6 +216,7 @@ static void test_same_answer(void **state)
 	wi_table_release(&t);
 	wi_table_release(&u);
 	free(off);
+	strbuf_release(&err);
 }
 
 UNIT_MAIN(NULL, NULL,

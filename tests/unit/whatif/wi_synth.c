@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/pp.h"
+#include "util/strbuf.h"
 #include "whatif/whatif.h"
 
 void wi_synth_defaults(struct wi_synth *c, int pp, int dp, int mb, int steps)
@@ -209,11 +210,12 @@ struct whatif *wi_synth_engine(const struct wi_synth *c)
 {
 	struct wi_table t;
 	struct whatif *e = NULL;
-	char err[512];
+	struct strbuf err = STRBUF_INIT;
 	wi_table_init(&t);
 	wi_synth_job(&t, c);
-	if (whatif_new(&t, NULL, &e, err, sizeof(err)))
-		fprintf(stderr, "wi_synth: %s\n", err);
+	if (whatif_new(&t, NULL, &e, &err))
+		fprintf(stderr, "wi_synth: %s\n", err.buf);
 	wi_table_release(&t);
+	strbuf_release(&err);
 	return e;
 }
