@@ -411,8 +411,7 @@ static bool immutable_uri(const char *path, struct strbuf *uri)
  * no read-only file taken for a writable one, pp_krows, the checkpoint
  * policy of flags and the busy handler. 0, or PP_EDB with the message in
  * err. */
-static int open_connection(struct db *db, const char *path, unsigned flags, char *err,
-			   size_t errlen)
+static int open_connection(struct db *db, const char *path, unsigned flags, struct strbuf *err)
 {
 	struct strbuf uri = STRBUF_INIT;
 	int oflags = (flags & DB_READONLY)   ? SQLITE_OPEN_READONLY
@@ -437,8 +436,8 @@ static int open_connection(struct db *db, const char *path, unsigned flags, char
 		char why[PATH_MAX + 128];
 		open_failure(path, !(oflags & SQLITE_OPEN_READONLY), oflags & SQLITE_OPEN_CREATE,
 			     db->conn ? sqlite3_system_errno(db->conn) : 0, why, sizeof(why));
-		snprintf(err, errlen, "cannot open database '%s': %s%s", path,
-			 db->conn ? sqlite3_errmsg(db->conn) : "out of memory", why);
+		pp_err(err, PP_EDB, "cannot open database '%s': %s%s", path,
+		       db->conn ? sqlite3_errmsg(db->conn) : "out of memory", why);
 		return PP_EDB;
 	}
 	/* A writer given a file it may only read (its mode, a read-only
@@ -449,13 +448,13 @@ static int open_connection(struct db *db, const char *path, unsigned flags, char
 	if ((oflags & SQLITE_OPEN_CREATE) && sqlite3_db_readonly(db->conn, "main") == 1) {
 		char why[PATH_MAX + 128];
 		open_failure(path, true, true, 0, why, sizeof(why));
-		snprintf(err, errlen, "cannot write database '%s'%s", path,
-			 why[0] ? why : ": it opens read-only");
+		pp_err(err, PP_EDB, "cannot write database '%s'%s", path,
+		       why[0] ? why : ": it opens read-only");
 		return PP_EDB;
 	}
 	if (krows_register(db->conn) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path,
-			 sqlite3_errmsg(db->conn));
+		pp_err(err, PP_EDB, "cannot open database '%s': %s", path,
+		       sqlite3_errmsg(db->conn));
 		return PP_EDB;
 	}
 	db_auto_checkpoint(db, !(flags & DB_NO_CHECKPOINT));
@@ -511,19 +510,17 @@ static int set_pragmas(sqlite3 *c, unsigned flags, bool fresh, struct strbuf *wh
 
 /*   connect → pragmas → schema (created or migrated; checked when read-only)
  *   → a fresh file's synchronous back to NORMAL */
-struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *err, size_t errlen)
+struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, struct strbuf *err)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
-	/* The callees' messages; err, this function's buffer, is the last
-	 * one of its kind (docs/contracts.md §6). */
-	struct strbuf why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT; /* the callees' messages, after the path */
 	db->readonly = flags & DB_READONLY;
 	db->busy_timeout_ms = busy_timeout_ms > 0 ? busy_timeout_ms : 600000;
-	if (open_connection(db, path, flags, err, errlen))
+	if (open_connection(db, path, flags, err))
 		goto out_fail;
 	bool fresh = !db->readonly && page_count(db->conn) == 0;
 	if (set_pragmas(db->conn, flags, fresh, &why)) {
-		snprintf(err, errlen, "cannot open database '%s': %s", path, why.buf);
+		pp_err(err, PP_EDB, "cannot open database '%s': %s", path, why.buf);
 		goto out_fail;
 	}
 	int rc = !db->readonly              ? schema_apply(db->conn, &why)
@@ -532,9 +529,10 @@ struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *
 	if (!rc && fresh)
 		rc = exec_pragma(db->conn, "PRAGMA synchronous = NORMAL", &why);
 	if (rc) {
-		snprintf(err, errlen, "database '%s': %s", path, why.buf);
+		pp_err(err, PP_EDB, "database '%s': %s", path, why.buf);
 		goto out_fail;
 	}
+	strbuf_release(&why);
 	return db;
 
 out_fail:

@@ -25,6 +25,7 @@
 
 struct db;
 struct sqlite3;
+struct strbuf;
 
 enum {
 	DB_READONLY = 1u << 0, /* open an existing database for reading only */
@@ -43,13 +44,11 @@ enum {
 /* ---- the connection (db.c) ---- */
 
 /* Opens (creating if needed) the database at path. Returns NULL with a
- * message in err on failure (cannot open, not a pptrace database, newer
- * schema; without DB_READONLY or DB_EXISTING, a file it may not write:
- * "cannot write database"). busy_timeout_ms: how long to wait for another
- * writer (0 = 10 minutes). The one API left that fills a char buffer of
- * a given size instead of appending to a struct strbuf: batch/worker.c
- * calls it too (docs/contracts.md §6). */
-struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, char *err, size_t errlen);
+ * message appended to err on failure (cannot open, not a pptrace database,
+ * newer schema; without DB_READONLY or DB_EXISTING, a file it may not
+ * write: "cannot write database"). busy_timeout_ms: how long to wait for
+ * another writer (0 = 10 minutes). */
+struct db *db_open(const char *path, unsigned flags, int busy_timeout_ms, struct strbuf *err);
 /* Rolls back an open transaction and closes. Accepts NULL. */
 void db_close(struct db *db);
 /* Copies what it can of the WAL into the database without waiting for

@@ -320,9 +320,10 @@ static void no_iteration(const struct run *R)
 static int load(struct run *R)
 {
 	const struct agg_opts *o = R->o;
-	char err[1024], *inname = NULL;
+	char *inname = NULL;
 	int rc, nmissing = 0;
-	R->job->db = db_open(R->job->db_path, DB_EXISTING, 30000, err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	R->job->db = db_open(R->job->db_path, DB_EXISTING, 30000, &err);
 	if (!R->job->db) {
 		bool own_db = o->input && !o->db && holds_db(o->input);
 		if (own_db && holds_traces(o->input))
@@ -339,9 +340,10 @@ static int load(struct run *R)
 			       "is one iteration)",
 			       o->input, o->input, o->input);
 		else if (access(R->job->db_path, F_OK) != 0)
-			pp_err(R->err, PP_EDB, "%s (run ppbatch first?)", err);
+			pp_err(R->err, PP_EDB, "%s (run ppbatch first?)", err.buf);
 		else /* there, but not one ppagg can use: ppbatch is no answer */
-			pp_err(R->err, PP_EDB, "%s", err);
+			pp_err(R->err, PP_EDB, "%s", err.buf);
+		strbuf_release(&err);
 		return PP_EDB;
 	}
 	/* Ranks as docs/contracts.md §8 decides them, also when the ppbatch

@@ -564,7 +564,6 @@ static int compare(struct db *db, const char *db_path, const struct agg_iter *it
 		   const struct cmp_shape *shape, const struct agg_compare_opts *o,
 		   struct agg_compare *c)
 {
-	char err[1024];
 	struct iters I = { 0 };
 	struct cmp_run base, cur;
 	struct strbuf missing = STRBUF_INIT, absent = STRBUF_INIT;
@@ -577,10 +576,11 @@ static int compare(struct db *db, const char *db_path, const struct agg_iter *it
 			    o->baseline);
 		return 0;
 	}
-	struct db *bdb =
-		db_open(o->baseline, DB_READONLY | DB_ANY_VERSION, 30000, err, sizeof(err));
+	struct strbuf err = STRBUF_INIT;
+	struct db *bdb = db_open(o->baseline, DB_READONLY | DB_ANY_VERSION, 30000, &err);
 	if (!bdb) {
-		strbuf_addstr(&c->why, err);
+		strbuf_addstr(&c->why, err.buf);
+		strbuf_release(&err);
 		return 0;
 	}
 	struct db_cmp_caps caps;

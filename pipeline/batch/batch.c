@@ -336,7 +336,6 @@ static void warn_nothing_found(const struct batch *b)
 static int open_all(struct batch *b)
 {
 	const struct batch_opts *o = b->o;
-	char err[1024];
 	if (o->db) {
 		strbuf_addstr(&b->db_path, o->db);
 	} else {
@@ -352,14 +351,17 @@ static int open_all(struct batch *b)
 		warn_nothing_found(b);
 	walk_shard(&b->files, o->shard_index, o->shard_count);
 	b->sent = xcalloc(b->files.n + 1, sizeof(*b->sent));
-	if (!(b->db = db_open(b->db_path.buf, 0, b->set.busy_ms, err, sizeof(err)))) {
+	struct strbuf why = STRBUF_INIT;
+	if (!(b->db = db_open(b->db_path.buf, 0, b->set.busy_ms, &why))) {
 		/* Trace folders are often another user's or read-only. */
-		pp_err(b->err, PP_EDB, "%s%s", err,
+		pp_err(b->err, PP_EDB, "%s%s", why.buf,
 		       o->db ? ""
 			     : " (the default database is in the input folder; --db puts it "
 			       "elsewhere)");
+		strbuf_release(&why);
 		return PP_EXIT_FATAL;
 	}
+	strbuf_release(&why);
 	b->real_db = realpath(b->db_path.buf, NULL);
 	if (load_stored(b) || adopt_legacy(b))
 		return PP_EXIT_FATAL;

@@ -46,10 +46,8 @@ struct checkpointer *checkpointer_start(const char *path, int busy_timeout_ms, s
 {
 	struct checkpointer *c = xcalloc(1, sizeof(*c));
 	/* Its close must not checkpoint: the coordinator's own does. */
-	char why[512];
-	c->db = db_open(path, DB_EXISTING | DB_NO_CHECKPOINT, busy_timeout_ms, why, sizeof(why));
+	c->db = db_open(path, DB_EXISTING | DB_NO_CHECKPOINT, busy_timeout_ms, err);
 	if (!c->db) {
-		pp_err(err, PP_EDB, "%s", why);
 		free(c);
 		return NULL;
 	}

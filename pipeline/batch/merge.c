@@ -21,17 +21,14 @@ static void count_conflict(void *ctx, const struct db_conflict *c)
 
 int merge_run(const struct merge_opts *o, struct strbuf *err)
 {
-	char why[1024];
 	struct db_merge_stats ms = { 0 };
 	struct strbuf bad = STRBUF_INIT;
 	int nbad = 0, rc = PP_EXIT_OK;
 	int64_t run_id = 0;
 
-	struct db *out = db_open(o->db, 0, 0, why, sizeof(why));
-	if (!out) {
-		pp_err(err, PP_EDB, "%s", why);
+	struct db *out = db_open(o->db, 0, 0, err);
+	if (!out)
 		return PP_EXIT_FATAL;
-	}
 	struct db_run run = { .input = "merge", .db = o->db, .processes = 1 };
 	if (db_run_begin(out, &run, &run_id))
 		warn("%s", db_errmsg(out));

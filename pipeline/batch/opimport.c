@@ -257,7 +257,6 @@ int opimport_run(const struct opimport_opts *o, struct strbuf *err)
 {
 	struct import im = { .o = o, .order = STRBUF_INIT, .dbpath = STRBUF_INIT };
 	struct db *db = NULL;
-	char why[1024];
 	int rc;
 	wi_table_init(&im.t);
 	if ((rc = load(&im, err)))
@@ -270,10 +269,8 @@ int opimport_run(const struct opimport_opts *o, struct strbuf *err)
 			    slash ? o->input : ".");
 	}
 	rc = PP_EXIT_FATAL;
-	if (!(db = db_open(im.dbpath.buf, 0, 0, why, sizeof(why)))) {
-		pp_err(err, PP_EDB, "%s", why);
+	if (!(db = db_open(im.dbpath.buf, 0, 0, err)))
 		goto out;
-	}
 	if (store(db, &im)) {
 		pp_err(err, PP_EDB, "%s: cannot store the ops: %s", o->input, db_errmsg(db));
 		goto out;

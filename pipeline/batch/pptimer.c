@@ -600,7 +600,6 @@ int pptimer_run(const struct pptimer_opts *o, struct strbuf *err)
 	struct walk_list l = { 0 };
 	struct strbuf dbpath = STRBUF_INIT;
 	struct db *db = NULL;
-	char why[1024];
 	struct import_counts n = { 0 };
 	int rc = PP_EXIT_OK;
 
@@ -610,9 +609,8 @@ int pptimer_run(const struct pptimer_opts *o, struct strbuf *err)
 		strbuf_addstr(&dbpath, o->db);
 	else
 		strbuf_addf(&dbpath, "%s/pptrace.db", o->input);
-	db = db_open(dbpath.buf, 0, 0, why, sizeof(why));
+	db = db_open(dbpath.buf, 0, 0, err);
 	if (!db) {
-		pp_err(err, PP_EDB, "%s", why);
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}

@@ -669,7 +669,6 @@ int primus_run(const struct primus_opts *o, struct strbuf *err)
 	struct primus_dump d;
 	struct strbuf dbpath = STRBUF_INIT;
 	struct store S = { 0 };
-	char msg[1024];
 	int64_t removed = 0;
 	int rc = PP_EXIT_OK;
 
@@ -706,9 +705,8 @@ int primus_run(const struct primus_opts *o, struct strbuf *err)
 		strbuf_addstr(&dbpath, o->db);
 	else
 		strbuf_addf(&dbpath, "%s/pptrace.db", o->input);
-	S.db = db_open(dbpath.buf, 0, 0, msg, sizeof(msg));
+	S.db = db_open(dbpath.buf, 0, 0, err);
 	if (!S.db) {
-		pp_err(err, PP_EDB, "%s", msg);
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}

@@ -217,7 +217,6 @@ int worker_threads_for(int workers)
 
 int worker_serve(const struct worker_opts *o, struct strbuf *err)
 {
-	char why[512];
 	struct worker_ctx ctx = { .salvage = o->salvage,
 				  .threads = o->threads ? o->threads : worker_threads_for(1) };
 	struct patterns *pats = NULL;
@@ -231,8 +230,7 @@ int worker_serve(const struct worker_opts *o, struct strbuf *err)
 	signal(SIGINT, SIG_IGN);
 	if (!(pats = patterns_new(o->config, err)))
 		return PP_EXIT_USAGE;
-	if (!(db = db_open(o->db, DB_NO_CHECKPOINT, 0, why, sizeof(why)))) {
-		pp_err(err, PP_EDB, "%s", why);
+	if (!(db = db_open(o->db, DB_NO_CHECKPOINT, 0, err))) {
 		rc = PP_EXIT_FATAL;
 		goto out;
 	}

@@ -9,7 +9,7 @@
  * failure means (a command in cmd/) prints the message once, with error()
  * or error_lines() (strbuf.h). A caller that adds its context passes err
  * through and puts the context before the callee's line (pp_err_prefix()).
- * db_open() alone still fills a char buffer (docs/contracts.md §6).
+ * No library API fills a char buffer of a given size (docs/contracts.md §6).
  * SQLite's sticky message stays on the database handle (db_errmsg()) until
  * the layer that reports it copies it out. Predicates return bool;
  * pointer-returning functions return NULL on failure. cmd/ decides the exit

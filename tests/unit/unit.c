@@ -13,6 +13,7 @@
 #include "classify/classify.h"
 #include "gen/gen.h"
 #include "read/trace_read.h"
+#include "storage/db.h"
 #include "util/arena.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
@@ -197,4 +198,14 @@ void unit_gen(const struct gen_opts *o)
 	if (rc)
 		fail_msg("gen_run: %s", err.buf);
 	strbuf_release(&err);
+}
+
+struct db *unit_db_open(const char *path, unsigned flags, char *err, size_t n)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct db *db = db_open(path, flags, 0, &why);
+	if (n)
+		snprintf(err, n, "%s", why.buf);
+	strbuf_release(&why);
+	return db;
 }

@@ -66,6 +66,7 @@ char *unit_rows(sqlite3 *c, const char *sql);
 /* Asserts that unit_rows(c, sql) is expect. */
 void unit_assert_rows(sqlite3 *c, const char *sql, const char *expect);
 
+struct db;
 struct strbuf;
 
 /* Appends the whole file at path to sb (strbuf_read_file()); asserts that
@@ -125,5 +126,9 @@ void unit_gen(const struct gen_opts *o);
 		const struct CMUnitTest tests[] = __VA_ARGS__;         \
 		return cmocka_run_group_tests(tests, setup, teardown); \
 	}
+
+/* db_open() (no busy timeout), its message copied into err[0..n), for a
+ * test's assertions on it. */
+struct db *unit_db_open(const char *path, unsigned flags, char *err, size_t n);
 
 #endif

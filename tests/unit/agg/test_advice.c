@@ -85,7 +85,7 @@ static int setup(void **state)
 		return -1;
 	close(fd);
 	unlink(dbpath);
-	db = db_open(dbpath, 0, 0, err, sizeof(err));
+	db = unit_db_open(dbpath, 0, err, sizeof(err));
 	if (!db)
 		fprintf(stderr, "%s\n", err);
 	return db ? 0 : -1;

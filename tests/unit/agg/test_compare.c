@@ -346,7 +346,7 @@ static void add_rank(struct db *db, int it, int rank, double fwd_ms, double dp_m
 static void make_run(const char *path, const double *fwd_ms, double dp_ms, double step_ms)
 {
 	char err[512];
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	for (int it = 1; it <= 2; it++)
 		for (int r = 0; r < 4; r++)
@@ -397,7 +397,7 @@ static void compare(const char *path, const char *base, struct agg_compare *c)
 				      .threshold = AGG_COMPARE_THRESHOLD,
 				      .noise_floor = AGG_COMPARE_NOISE_FLOOR,
 				      .min_share = AGG_COMPARE_MIN_SHARE };
-	struct db *db = db_open(path, DB_EXISTING, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, DB_EXISTING, err, sizeof(err));
 	assert_non_null(db);
 	agg_compare_init(c);
 	assert_int_equal(agg_compare_run(db, path, its, 2, &t, &vpp, &o, c), 0);

@@ -38,7 +38,7 @@ static struct db *worker_with_wal(char *dir, char *path, size_t pathlen, off_t *
 	char err[512], tp[32];
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, pathlen, "%s/t.db", dir);
-	struct db *w = db_open(path, DB_NO_CHECKPOINT, 0, err, sizeof(err));
+	struct db *w = unit_db_open(path, DB_NO_CHECKPOINT, err, sizeof(err));
 	assert_non_null(w);
 	*created = file_size(path);
 	for (int i = 0; i < 300; i++) {

@@ -50,7 +50,7 @@ static struct db *new_db(char **path)
 {
 	char err[512];
 	*path = tmp_db();
-	struct db *db = db_open(*path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(*path, 0, err, sizeof(err));
 	if (!db)
 		print_message("%s\n", err);
 	assert_non_null(db);
@@ -186,14 +186,14 @@ static void test_schema_created_and_versioned(void **state)
 		    "14|backward-compute|separate-grads-all-reduce\n");
 	db_close(db);
 	/* Reopening an up-to-date file changes nothing. */
-	db = db_open(path, 0, 0, err, sizeof(err));
+	db = unit_db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "SELECT count(*) FROM category_codes", "13\n");
 	assert_rows(db, "PRAGMA synchronous", "1\n");
 	db_close(db);
 	/* A worker's connection keeps a trace's pages in memory up to 1535
 	 * (0 would mean never spill at all). */
-	db = db_open(path, DB_NO_CHECKPOINT, 0, err, sizeof(err));
+	db = unit_db_open(path, DB_NO_CHECKPOINT, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA cache_spill", "1535\n");
 	drop_db(db, path);
@@ -262,7 +262,7 @@ static void test_old_versions_are_migrated(void **state)
 	(void)state;
 	for (int version = 1; version <= 3; version++) {
 		char *path = make_old(version);
-		struct db *db = db_open(path, 0, 0, err, sizeof(err));
+		struct db *db = unit_db_open(path, 0, err, sizeof(err));
 		assert_non_null(db);
 		assert_rows(db, "PRAGMA user_version", "7\n");
 		bool legacy = version < 3;
@@ -301,7 +301,7 @@ static void test_old_versions_are_migrated(void **state)
 static void test_legacy_row_adopted(void **state)
 {
 	char err[512], *path = make_old(2);
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	struct db_trace t = {
 		.path = "/base/iteration_3/rank_0007.json",
 		.file = "/real/iteration_3/rank_0000.json",
@@ -326,7 +326,7 @@ static void test_legacy_row_adopted(void **state)
 static void test_views_recreated_on_version_change(void **state)
 {
 	char err[512], *fresh = tmp_db(), *path = make_old(2);
-	struct db *db = db_open(fresh, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(fresh, 0, err, sizeof(err));
 	(void)state;
 	assert_non_null(db);
 	char *want = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
@@ -342,7 +342,7 @@ static void test_views_recreated_on_version_change(void **state)
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(c);
-	db = db_open(path, 0, 0, err, sizeof(err));
+	db = unit_db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	char *got = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
 			     "ORDER BY name");
@@ -389,7 +389,7 @@ static void test_views_recreated_within_a_version(void **state)
 			     NULL, NULL, NULL),
 		SQLITE_OK);
 	db_close(db);
-	db = db_open(path, DB_READONLY, 0, err, sizeof(err));
+	db = unit_db_open(path, DB_READONLY, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "SELECT DISTINCT type FROM kernels", "old\n");
 	db_close(db);
@@ -401,11 +401,11 @@ static void test_views_recreated_within_a_version(void **state)
 	assert_int_equal(schema_apply(c, &serr), 0);
 	strbuf_release(&serr);
 	sqlite3_close(c);
-	db = db_open(path, DB_READONLY, 0, err, sizeof(err));
+	db = unit_db_open(path, DB_READONLY, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "SELECT DISTINCT type FROM kernels", "old\n");
 	db_close(db);
-	db = db_open(path, 0, 0, err, sizeof(err));
+	db = unit_db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	char *got = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
@@ -491,7 +491,7 @@ static void test_ranks_resolved(void **state)
 {
 	(void)state;
 	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	struct strbuf sb = STRBUF_INIT;
 	(void)state;
 	assert_non_null(db);
@@ -549,14 +549,14 @@ static void test_newer_or_foreign_file_refused(void **state)
 	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(c, "CREATE TABLE x(a)", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(c);
-	assert_null(db_open(path, 0, 0, err, sizeof(err)));
+	assert_null(unit_db_open(path, 0, err, sizeof(err)));
 	assert_non_null(strstr(err, "not a pptrace database"));
 	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
 	assert_int_equal(
 		sqlite3_exec(c, "DROP TABLE x; PRAGMA user_version = 99", NULL, NULL, NULL),
 		SQLITE_OK);
 	sqlite3_close(c);
-	assert_null(db_open(path, 0, 0, err, sizeof(err)));
+	assert_null(unit_db_open(path, 0, err, sizeof(err)));
 	assert_non_null(strstr(err, "schema version 99 is newer"));
 	rm_db(path);
 }
@@ -607,7 +607,7 @@ static void test_errors_are_sticky_and_roll_back(void **state)
 {
 	(void)state;
 	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	struct db_step s = { .phase = RR_FWD, .seq = 0, .chunk = -1, .mbs = -1 };
 	struct db_trace t = sample_trace("/dup.json", 0);
 	struct db_category c = { RR_OTHER, 1, 1, 1 };
@@ -631,7 +631,7 @@ static void test_failed_trace_has_null_metrics(void **state)
 {
 	(void)state;
 	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	struct db_trace t = {
 		.path = "/iteration_2/rank_5.json",
 		.folder = "iteration_2",
@@ -863,7 +863,7 @@ static struct db_op_source sample_source(void)
 static void test_ops_and_imports(void **state)
 {
 	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	struct db_op_source src = sample_source();
 	int64_t id = 0, removed = -1;
 	(void)state;
@@ -946,7 +946,7 @@ static void test_ops_and_imports(void **state)
 static void test_ops_view_labels_steps(void **state)
 {
 	char err[512], *path = tmp_db();
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	(void)state;
 	assert_non_null(db);
 	struct db_trace t = sample_trace("/k/iteration_15/rank_0003.json", 3);
@@ -1051,7 +1051,7 @@ static void test_version_4_is_migrated(void **state)
 			NULL, NULL, NULL),
 		SQLITE_OK);
 	sqlite3_close(c);
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db,
@@ -1083,12 +1083,12 @@ static void make_older(const char *path, const char *sql)
 static struct db *migrated_sample(const char *path, const char *trace, const char *sql)
 {
 	char err[512];
-	struct db *db = db_open(path, 0, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	store_sample(db, trace, 3);
 	db_close(db);
 	make_older(path, sql);
-	db = db_open(path, 0, 0, err, sizeof(err));
+	db = unit_db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	return db;
@@ -1100,7 +1100,7 @@ static void test_version_5_is_migrated(void **state)
 {
 	char err[512], *path = make_old(3);
 	(void)state;
-	struct db *db = db_open(path, 0, 0, err, sizeof(err)); /* today's schema */
+	struct db *db = unit_db_open(path, 0, err, sizeof(err)); /* today's schema */
 	assert_non_null(db);
 	db_close(db);
 	make_older(path, "DROP VIEW whatif_workers; DROP TABLE agg_whatif_worker;"
@@ -1109,7 +1109,7 @@ static void test_version_5_is_migrated(void **state)
 			 " s_pp REAL, slowdown REAL, clock_offset_ns INTEGER);"
 			 "INSERT INTO agg_whatif_worker VALUES (4, 1, 2, 1.5, 1.25, 1.25, 0);"
 			 "PRAGMA user_version = 5");
-	db = db_open(path, 0, 0, err, sizeof(err));
+	db = unit_db_open(path, 0, err, sizeof(err));
 	assert_non_null(db);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db, "SELECT rank, dp_rank, stage, slowdown, slow_rank FROM whatif_workers",
