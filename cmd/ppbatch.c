@@ -13,6 +13,7 @@
 #include "batch/batch.h"
 #include "util/cli.h"
 #include "util/config.h"
+#include "util/hugepage.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 
@@ -399,43 +400,6 @@ static int parse_args(struct cmdline *cl, struct cli_state *st)
 	return rc ? rc : id;
 }
 
-/* A worker's malloc on transparent huge pages. A worker's heap holds its
- * trace's kernels and SQLite's dirty pages, ~7 % of the trace, all written
- * once: in 4 KiB pages each is a fault of its own (~11,000 for a 1 GB trace,
- * half of the time storing it; docs/ppbatch.md, "Performance"). glibc
- * reads glibc.malloc.hugetlb only when a program starts, so a worker started
- * without it starts itself again with it, once: exec keeps the pid, the
- * pipes and the arguments. A GLIBC_TUNABLES that names the tunable is kept
- * as it is (hugetlb=0 turns it off); a failed exec leaves the worker as it
- * was. */
-static void worker_huge_heap(char **argv)
-{
-	static const char tunable[] = "glibc.malloc.hugetlb";
-	const char *old = getenv("GLIBC_TUNABLES");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if ((old && strstr(old, tunable)) || getenv("PPTRACE_WORKER_RESTARTED"))
-		return;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0 || (size_t)n >= sizeof(self) - 1)
-		return;
-	self[n] = '\0';
-	struct strbuf v = STRBUF_INIT;
-	if (old && *old)
-		strbuf_addf(&v, "%s:", old);
-	strbuf_addf(&v, "%s=1", tunable);
-	/* The mark stops a loop where the loader drops the variable. */
-	if (!setenv("GLIBC_TUNABLES", v.buf, 1) && !setenv("PPTRACE_WORKER_RESTARTED", "1", 1))
-		execv(self, argv);
-	if (old)
-		setenv("GLIBC_TUNABLES", old, 1);
-	else
-		unsetenv("GLIBC_TUNABLES");
-	unsetenv("PPTRACE_WORKER_RESTARTED");
-	strbuf_release(&v);
-}
-
 int main(int argc, char **argv)
 {
 	struct cmdline cl = {
@@ -449,9 +413,11 @@ int main(int argc, char **argv)
 	int rc;
 
 	pp_set_progname("ppbatch");
+	/* A worker's heap holds its trace's kernels and SQLite's dirty pages,
+	 * ~7 % of the trace, each page written once. */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--worker"))
-			worker_huge_heap(argv);
+			hugepage_heap_restart(argv);
 	rc = cli_find_config(&cmd, argc, argv, &config_path);
 	if (rc == CLI_HELP || rc == CLI_ERR)
 		return rc == CLI_HELP ? PP_EXIT_OK : PP_EXIT_USAGE;

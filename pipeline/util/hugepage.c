@@ -2,12 +2,16 @@
 #include "hugepage.h"
 #include "pp.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include "strbuf.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
 #define PAGE ((uintptr_t)4096)
@@ -107,4 +111,32 @@ void hugepage_free(void *p, size_t size)
 		munmap(p, (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
 	else
 		free(p);
+}
+
+void hugepage_heap_restart(char **argv)
+{
+	static const char tunable[] = "glibc.malloc.hugetlb";
+	const char *old = getenv("GLIBC_TUNABLES");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if ((old && strstr(old, tunable)) || getenv("PPTRACE_HEAP_RESTARTED"))
+		return;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(self) - 1)
+		return;
+	self[n] = '\0';
+	struct strbuf v = STRBUF_INIT;
+	if (old && *old)
+		strbuf_addf(&v, "%s:", old);
+	strbuf_addf(&v, "%s=1", tunable);
+	/* The mark stops a loop where the loader drops the variable. */
+	if (!setenv("GLIBC_TUNABLES", v.buf, 1) && !setenv("PPTRACE_HEAP_RESTARTED", "1", 1))
+		execv(self, argv);
+	if (old)
+		setenv("GLIBC_TUNABLES", old, 1);
+	else
+		unsetenv("GLIBC_TUNABLES");
+	unsetenv("PPTRACE_HEAP_RESTARTED");
+	strbuf_release(&v);
 }

@@ -30,4 +30,14 @@ void *hugepage_realloc(void *old, size_t old_size, size_t used, size_t size);
 /* Frees a block of size bytes from hugepage_realloc(); NULL is fine. */
 void hugepage_free(void *p, size_t size);
 
+/* The process's malloc heap on huge pages too. glibc does that with the
+ * tunable glibc.malloc.hugetlb=1, which it reads only when a program
+ * starts: when GLIBC_TUNABLES does not name it, this sets it (after the
+ * tunables given) and executes the program again with argv (exec keeps the
+ * pid and the open files). It returns when it does not: a tunable named
+ * (hugetlb=0 turns it off), the restart done, no /proc/self/exe, a failed
+ * exec; the process then goes on as it is. For a command's main(), first
+ * thing, before any thread (docs/ppbatch.md, "Performance"). */
+void hugepage_heap_restart(char **argv);
+
 #endif

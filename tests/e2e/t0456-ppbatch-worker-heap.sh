@@ -1,8 +1,9 @@
 #!/bin/bash
-# A worker's malloc on huge pages (docs/ppbatch.md, "Performance"): a worker
-# started without glibc.malloc.hugetlb in GLIBC_TUNABLES starts itself again
-# once with it, after the tunables it was given; one given the tunable keeps
-# it as it is (hugetlb=0 turns it off) and does not restart. The restarted
+# A worker's malloc on huge pages (docs/ppbatch.md, "Performance";
+# hugepage_heap_restart(), which ppagg calls too): a worker started without
+# glibc.malloc.hugetlb in GLIBC_TUNABLES starts itself again once with it,
+# after the tunables it was given; one given the tunable keeps it as it is
+# (hugetlb=0 turns it off) and does not restart. The restarted
 # worker answers the protocol and stores a trace as the coordinator's
 # workers do. Read from /proc/<pid>/environ while the worker, ready, waits
 # for its next task.
@@ -25,7 +26,7 @@ worker_env() {
 	rm -f "$name.in" "$name.out"
 	mkfifo "$name.in" "$name.out" || return 1
 	(
-		unset GLIBC_TUNABLES PPTRACE_WORKER_RESTARTED
+		unset GLIBC_TUNABLES PPTRACE_HEAP_RESTARTED
 		[ -z "${3:-}" ] || export "$3"
 		exec "$2/ppbatch" --worker --db "$name.db" <"$name.in" >"$name.out"
 	) &
@@ -53,18 +54,18 @@ lacks() {
 }
 
 worker_env plain "$PP_BIN"
-ok_if "no tunables: restarted once" has plain PPTRACE_WORKER_RESTARTED=1
+ok_if "no tunables: restarted once" has plain PPTRACE_HEAP_RESTARTED=1
 ok_if "no tunables: restarted with glibc.malloc.hugetlb=1" \
 	has plain GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 
 worker_env other "$PP_BIN" GLIBC_TUNABLES=glibc.malloc.arena_max=2
-ok_if "other tunables: restarted once" has other PPTRACE_WORKER_RESTARTED=1
+ok_if "other tunables: restarted once" has other PPTRACE_HEAP_RESTARTED=1
 ok_if "other tunables: kept, glibc.malloc.hugetlb=1 after them" \
 	has other GLIBC_TUNABLES=glibc.malloc.arena_max=2 glibc.malloc.hugetlb=1
 
 worker_env off "$PP_BIN" GLIBC_TUNABLES=glibc.malloc.hugetlb=0
 ok_if "hugetlb=0: kept as given" has off GLIBC_TUNABLES=glibc.malloc.hugetlb=0
-ok_if "hugetlb=0: no restart" lacks off.env PPTRACE_WORKER_RESTARTED
+ok_if "hugetlb=0: no restart" lacks off.env PPTRACE_HEAP_RESTARTED
 
 # The effect, on the build without sanitizers (whose malloc is glibc's):
 # the heap is advised for huge pages (VmFlags hg) unless hugetlb=0.
