@@ -6,9 +6,11 @@
  * CPU time. Asking for 2 MiB pages on the big, growing blocks cuts the
  * faults from 22,000 to 2,700 per GB (8,000 under a ulimit -v).
  *
- * Contract: purely advisory. Never fails, never changes contents; a no-op
- * for blocks under 2 MiB, on kernels without THP, or when THP is "never".
- * Blocks from hugepage_realloc() go back with hugepage_free().
+ * Contract: the block functions are purely advisory. Never fail, never
+ * change contents; a no-op for blocks under 2 MiB, on kernels without THP,
+ * or when THP is "never". Blocks from hugepage_realloc() go back with
+ * hugepage_free(). hugepage_heap_restart() is the exception: it may execute
+ * the program again, so only a command's main() calls it.
  */
 #ifndef PP_HUGEPAGE_H
 #define PP_HUGEPAGE_H
