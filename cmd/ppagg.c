@@ -133,7 +133,8 @@ static const char *const compare_keys[] = { "regression_threshold", "noise_floor
 struct opts {
 	struct agg_opts agg;
 	struct report_opts out;
-	bool charts_given; /* --charts on the command line */
+	bool charts_given;             /* --charts on the command line */
+	struct advise_settings advise; /* [advise]: agg.advise points here */
 };
 
 /* --format / agg.format: png, svg or both, separated by a comma, each
@@ -321,7 +322,6 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 	const char *path = config_path(a->config);
 	struct strbuf err = STRBUF_INIT; /* names the file: config_path() */
 	config_check_known(a->config, "agg", known_keys);
-	config_check_known(a->config, "advise", advise_config_keys);
 	for (size_t i = 0; i < sizeof(int_settings) / sizeof(int_settings[0]); i++) {
 		const struct int_setting *is = &int_settings[i];
 		const char *s = config_get(a->config, is->key);
@@ -374,11 +374,12 @@ static int apply_config(struct opts *o, const char **format, const char **align)
 		p += n + strspn(p + n, " \t");
 	}
 	struct strbuf aerr = STRBUF_INIT;
-	int bad = agg_advice_check_config(a->config, &aerr);
+	int bad = advise_settings_load(&o->advise, a->config, &aerr);
 	error_lines(aerr.buf);
 	strbuf_release(&aerr);
 	if (bad)
 		return -1;
+	a->advise = &o->advise;
 	const char *rows = config_get(a->config, "agg.tp_collective_rows");
 	if (rows && !strcmp(rows, "all"))
 		a->why_rows = AGG_WHY_ROWS_ALL;

@@ -205,13 +205,14 @@ static int from_db(const char *db, char **iters, int niters, const char *config)
 		strbuf_release(&err);
 		return PP_EXIT_USAGE;
 	}
-	config_check_known(o.config, "advise", advise_config_keys);
-	if (agg_advice_check_config(o.config, &err)) {
+	struct advise_settings adv;
+	if (advise_settings_load(&adv, o.config, &err)) {
 		error_lines(err.buf);
 		strbuf_release(&err);
 		config_free(o.config);
 		return PP_EXIT_USAGE;
 	}
+	o.advise = &adv;
 	int rc = agg_analyse(&o, &job, &err);
 	if (rc == PP_EINVAL)
 		rc = PP_EXIT_USAGE;

@@ -48,63 +48,66 @@ void advise_settings_init(struct advise_settings *set)
 	set->max_layer_moves = 2;
 }
 
-const char *const advise_config_keys[] = { "zb_w_share",
-					   "w_memory_share",
-					   "chunk_overhead_ms",
-					   "mbs_efficiency",
-					   "p2p_ms",
-					   "overlap_hidden",
-					   "calibration_tolerance",
-					   "min_gain",
-					   "memory_limit_gib",
-					   "max_layer_moves",
-					   "layers",
-					   NULL };
+/* The [advise] section (config.example.ini, docs/advisor.md §7), one row a key:
+ * where its value goes, its range, and the factor from the file's unit to
+ * the field's (milliseconds to nanoseconds); whole ones are counts (int). */
+static const struct setting {
+	const char *key;
+	size_t off;
+	double min, max, scale;
+	bool whole;
+} settings[] = {
+	{ "zb_w_share", offsetof(struct advise_settings, zb_w_share), 0, 1, 1, false },
+	{ "w_memory_share", offsetof(struct advise_settings, w_memory_share), 0, 1, 1, false },
+	{ "chunk_overhead_ms", offsetof(struct advise_settings, chunk_overhead_ns), 0, 1e6, 1e6,
+	  false },
+	{ "mbs_efficiency", offsetof(struct advise_settings, mbs_efficiency), 0.1, 10, 1, false },
+	{ "p2p_ms", offsetof(struct advise_settings, p2p_ns), 0, 1e6, 1e6, false },
+	{ "overlap_hidden", offsetof(struct advise_settings, overlap_hidden), 0, 1, 1, false },
+	{ "calibration_tolerance", offsetof(struct advise_settings, calibration_tolerance), 1e-6, 1,
+	  1, false },
+	{ "min_gain", offsetof(struct advise_settings, min_gain), 0, 1, 1, false },
+	{ "memory_limit_gib", offsetof(struct advise_settings, memory_limit_gib), 0, 1e9, 1,
+	  false },
+	{ "max_layer_moves", offsetof(struct advise_settings, max_layer_moves), 0, 64, 1, true },
+	{ "layers", offsetof(struct advise_settings, layers), 1, 1000000, 1, true },
+};
+#define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+size_t advise_settings_check_known(const struct config *cfg)
+{
+	const char *known[NSETTINGS + 1];
+	for (size_t i = 0; i < NSETTINGS; i++)
+		known[i] = settings[i].key;
+	known[NSETTINGS] = NULL;
+	return config_check_known(cfg, "advise", known);
+}
 
 int advise_settings_load(struct advise_settings *set, const struct config *cfg, struct strbuf *err)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-		double min, max, scale;
-	} dk[] = {
-		{ "advise.zb_w_share", offsetof(struct advise_settings, zb_w_share), 0, 1, 1 },
-		{ "advise.w_memory_share", offsetof(struct advise_settings, w_memory_share), 0, 1,
-		  1 },
-		{ "advise.chunk_overhead_ms", offsetof(struct advise_settings, chunk_overhead_ns),
-		  0, 1e6, 1e6 },
-		{ "advise.mbs_efficiency", offsetof(struct advise_settings, mbs_efficiency), 0.1,
-		  10, 1 },
-		{ "advise.p2p_ms", offsetof(struct advise_settings, p2p_ns), 0, 1e6, 1e6 },
-		{ "advise.overlap_hidden", offsetof(struct advise_settings, overlap_hidden), 0, 1,
-		  1 },
-		{ "advise.calibration_tolerance",
-		  offsetof(struct advise_settings, calibration_tolerance), 1e-6, 1, 1 },
-		{ "advise.min_gain", offsetof(struct advise_settings, min_gain), 0, 1, 1 },
-		{ "advise.memory_limit_gib", offsetof(struct advise_settings, memory_limit_gib), 0,
-		  1e9, 1 },
-	};
-	for (size_t i = 0; i < sizeof(dk) / sizeof(dk[0]); i++) {
-		double v;
-		int rc = config_get_double_in(cfg, dk[i].key, dk[i].min, dk[i].max, &v, err);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
-			*(double *)((char *)set + dk[i].off) = v * dk[i].scale;
+	struct strbuf key = STRBUF_INIT;
+	int rc = 0;
+	advise_settings_init(set);
+	advise_settings_check_known(cfg);
+	for (size_t i = 0; i < NSETTINGS && rc >= 0; i++) {
+		const struct setting *s = &settings[i];
+		char *to = (char *)set + s->off;
+		strbuf_reset(&key);
+		strbuf_addf(&key, "advise.%s", s->key);
+		if (s->whole) {
+			long v;
+			rc = config_get_long_in(cfg, key.buf, (long)s->min, (long)s->max, &v, err);
+			if (rc == 0)
+				*(int *)to = (int)v;
+		} else {
+			double v;
+			rc = config_get_double_in(cfg, key.buf, s->min, s->max, &v, err);
+			if (rc == 0)
+				*(double *)to = v * s->scale;
+		}
 	}
-	long moves;
-	int rc = config_get_long_in(cfg, "advise.max_layer_moves", 0, 64, &moves, err);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		set->max_layer_moves = (int)moves;
-	long layers;
-	rc = config_get_long_in(cfg, "advise.layers", 1, 1000000, &layers, err);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		set->layers = (int)layers;
-	return 0;
+	strbuf_release(&key);
+	return rc < 0 ? rc : 0;
 }
 
 static const char *const modelled_names[ADVISE_MOD_NBITS] = {

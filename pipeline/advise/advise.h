@@ -179,13 +179,14 @@ struct advise_result {
 void advise_input_init(struct advise_input *in);
 void advise_settings_init(struct advise_settings *set);
 
-/* The keys of the [advise] section (config.example.ini), NULL-terminated:
- * for config_check_known(), which the caller runs (it warns). */
-extern const char *const advise_config_keys[];
-
-/* Reads the [advise] section of cfg over *set; absent keys keep their value.
- * Returns 0 or PP_EINVAL with the key and the value named in err. */
+/* Reads the [advise] section of cfg (docs/advise.md) into *set, from
+ * advise_settings_init()'s defaults, warning about keys it does not know.
+ * The one reader of the section: a command loads it once, before anything
+ * runs. Returns 0 or PP_EINVAL with the key and the value named in err. */
 int advise_settings_load(struct advise_settings *set, const struct config *cfg, struct strbuf *err);
+/* Warns about each key of the [advise] section it does not know; returns
+ * their number. */
+size_t advise_settings_check_known(const struct config *cfg);
 
 /* Index of (stage, chunk) in the per-(stage, chunk) input arrays. */
 static inline int advise_at(const struct advise_input *in, int stage, int chunk)

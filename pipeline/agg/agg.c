@@ -525,9 +525,7 @@ static int advise(struct run *R)
 	struct agg_job *job = R->job;
 	struct agg_advice *a = &job->advice;
 	int rc = agg_advice_run(job->db, job->its, job->niters, &job->topo, job->vpp.vpp,
-				job->vpp.warmup, R->o->config, R->o->mode != AGG_ADVISE_ONLY, a);
-	if (rc == PP_EINVAL)
-		return pp_err(R->err, rc, "%s", a->why.buf);
+				job->vpp.warmup, R->o->advise, R->o->mode != AGG_ADVISE_ONLY, a);
 	if (rc)
 		return db_error(R, rc);
 	if (a->state == AGG_ADV_FAILED)

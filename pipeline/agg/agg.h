@@ -86,19 +86,22 @@ struct agg_opts {
 	const char *base;  /* --base-folder DIR (or the parent of --input) */
 	char **iterations; /* --iterations: numbers or folder names */
 	int niterations;
-	const char *input;                /* --input DIR/iteration_N */
-	const char *db;                   /* --db; NULL = <base>/pptrace.db */
-	int tp, pp, dp, cp, ep;           /* sizes from flags (0 = not given) */
-	int vpp;                          /* virtual pipeline size (config agg.vpp) */
-	double threshold;                 /* agg.straggler_threshold, default 0.10 */
-	bool quiet;                       /* --quiet */
-	enum agg_rank_charts rank_charts; /* --rank-charts: the report's own rank charts */
-	bool rank_charts_given;           /* the flag was given (the config key yields) */
-	struct agg_charts charts;         /* --charts: what the report shows besides */
-	struct config *config;            /* never NULL */
-	struct agg_compare_opts compare;  /* --compare: the baseline, thresholds */
-	enum agg_why_rows why_rows;       /* agg.tp_collective_rows */
-	enum agg_mode mode;               /* what runs: everything by default */
+	const char *input;                    /* --input DIR/iteration_N */
+	const char *db;                       /* --db; NULL = <base>/pptrace.db */
+	int tp, pp, dp, cp, ep;               /* sizes from flags (0 = not given) */
+	int vpp;                              /* virtual pipeline size (config agg.vpp) */
+	double threshold;                     /* agg.straggler_threshold, default 0.10 */
+	bool quiet;                           /* --quiet */
+	enum agg_rank_charts rank_charts;     /* --rank-charts: the report's own rank charts */
+	bool rank_charts_given;               /* the flag was given (the config key yields) */
+	struct agg_charts charts;             /* --charts: what the report shows besides */
+	struct config *config;                /* never NULL */
+	const struct advise_settings *advise; /* [advise], loaded by the command
+					       * (advise_settings_load()); NULL:
+					       * the defaults */
+	struct agg_compare_opts compare;      /* --compare: the baseline, thresholds */
+	enum agg_why_rows why_rows;           /* agg.tp_collective_rows */
+	enum agg_mode mode;                   /* what runs: everything by default */
 };
 
 /* The analysed job: everything the report shows. Each analysis that runs

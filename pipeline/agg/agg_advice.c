@@ -19,7 +19,6 @@
 #include "storage/db_import.h"
 #include "topology.h"
 #include "util/cmp.h"
-#include "util/config.h"
 #include "util/pp.h"
 
 void agg_advice_init(struct agg_advice *a)
@@ -533,21 +532,16 @@ static int store(struct db *db, const struct agg_advice *a)
 	return rc;
 }
 
-int agg_advice_check_config(const struct config *cfg, struct strbuf *err)
-{
-	struct advise_settings set;
-	advise_settings_init(&set);
-	return advise_settings_load(&set, cfg, err);
-}
-
 int agg_advice_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
-		   int vpp, int warmup, const struct config *cfg, bool store_rows,
+		   int vpp, int warmup, const struct advise_settings *set, bool store_rows,
 		   struct agg_advice *a)
 {
 	int64_t t0 = pp_now_ns();
-	int rc = advise_settings_load(&a->set, cfg, &a->why);
-	if (rc)
-		return rc;
+	int rc;
+	if (set)
+		a->set = *set;
+	else
+		advise_settings_init(&a->set);
 	long layers = a->set.layers;
 	if (t->source == TOPO_SRC_NONE || t->pp < 2) {
 		a->state = AGG_ADV_NONE;

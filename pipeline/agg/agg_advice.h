@@ -22,7 +22,6 @@
 #include "util/strbuf.h"
 
 struct agg_iter;
-struct config;
 struct db;
 struct topology;
 
@@ -53,21 +52,16 @@ struct agg_advice {
 void agg_advice_init(struct agg_advice *a);
 void agg_advice_release(struct agg_advice *a);
 
-/* Checks the [advise] settings of cfg as agg_advice_run() reads them:
- * 0, or PP_EINVAL with "key: what is wrong" appended to err (ppagg and
- * ppsim --from-db refuse them before anything runs, exit 2). */
-int agg_advice_check_config(const struct config *cfg, struct strbuf *err);
-
 /* Runs the advisor on the n iterations its (the topology t indexed, or
- * without a source; vpp and warmup as ppagg decided) with the [advise]
- * settings of cfg. The first iteration is left out when it is iteration 1
+ * without a source; vpp and warmup as ppagg decided) with the
+ * settings set (advise_settings_load(); NULL: the defaults). The first iteration is left out when it is iteration 1
  * and later ones are there (the warm-up). With store, the views are
  * rewritten (cleared for a job without a pipeline). Returns 0 — also when
  * there is no pipeline or the inputs cannot be measured (a->state) — or
- * PP_EINVAL for an [advise] setting it cannot use (message in a->why), or
  * PP_EDB with db_errmsg(db). */
 int agg_advice_run(struct db *db, const struct agg_iter *its, size_t n, const struct topology *t,
-		   int vpp, int warmup, const struct config *cfg, bool store, struct agg_advice *a);
+		   int vpp, int warmup, const struct advise_settings *set, bool store,
+		   struct agg_advice *a);
 
 /* The row's one-line label: "interleave, VPP 2", "1f1b, 32 micro-batches",
  * "1f1b, layers 9,8,...,7", "current (1f1b)". */

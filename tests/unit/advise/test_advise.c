@@ -782,7 +782,7 @@ static void test_settings_from_config(void **state)
 	assert_int_equal(set.max_layer_moves, 3);
 	assert_true(set.memory_limit_gib == 192);
 	assert_true(set.mbs_efficiency == 1.0);
-	assert_int_equal(config_check_known(cfg, "advise", advise_config_keys), 0);
+	assert_int_equal(advise_settings_check_known(cfg), 0);
 	config_free(cfg);
 
 	f = fopen(path, "w");
@@ -790,6 +790,18 @@ static void test_settings_from_config(void **state)
 	fclose(f);
 	cfg = config_load(path, &e);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), PP_EINVAL);
+	assert_int_equal(advise_settings_check_known(cfg), 0);
+	config_free(cfg);
+
+	/* a key it does not know is warned of, not refused; the others load */
+	f = fopen(path, "w");
+	fputs("[advise]\nzb_w_shar = 0.5\nmin_gain = 0.02\n", f);
+	fclose(f);
+	cfg = config_load(path, &e);
+	assert_int_equal(advise_settings_check_known(cfg), 1);
+	assert_int_equal(advise_settings_load(&set, cfg, &e), 0);
+	assert_true(set.zb_w_share == 0.4);
+	assert_true(set.min_gain == 0.02);
 	assert_non_null(strstr(e.buf, "overlap_hidden"));
 	config_free(cfg);
 	unlink(path);

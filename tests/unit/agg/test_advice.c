@@ -105,12 +105,11 @@ static void test_measured(void **state)
 	struct topology t;
 	struct agg_iter it;
 	struct agg_advice a;
-	struct config *cfg = config_new();
 	topo_init(&t);
 	assert_int_equal(topo_from_sizes(&t, 1, 2, 1, 1, 1), 0);
 	make_iter(&it, 7, 100); /* the window holds 10 us beyond the pipeline */
 	agg_advice_init(&a);
-	assert_int_equal(agg_advice_run(db, &it, 1, &t, 1, 0, cfg, true, &a), 0);
+	assert_int_equal(agg_advice_run(db, &it, 1, &t, 1, 0, NULL, true, &a), 0);
 	assert_int_equal(a.state, AGG_ADV_DONE);
 	assert_string_equal(a.source, "kineto");
 	assert_int_equal(a.iterations, 1);
@@ -147,31 +146,28 @@ static void test_measured(void **state)
 	its[0].ranks = r1;
 	make_iter(&its[1], 2, 100);
 	agg_advice_init(&a);
-	assert_int_equal(agg_advice_run(db, its, 2, &t, 1, 0, cfg, false, &a), 0);
+	assert_int_equal(agg_advice_run(db, its, 2, &t, 1, 0, NULL, false, &a), 0);
 	assert_int_equal(a.state, AGG_ADV_DONE);
 	assert_int_equal(a.iterations, 1);
 	assert_int_equal(a.first_iteration, 2);
 	agg_advice_release(&a);
 	topo_release(&t);
-	config_free(cfg);
 }
 
-/* agg_advice_run() on it (stored) with t, VPP vpp and an empty config ends
+/* agg_advice_run() on it (stored) with t, VPP vpp and the default settings ends
  * in state, its why being why (whole) or holding it. */
 static void expect_no_advice(const struct agg_iter *it, const struct topology *t, int vpp,
 			     enum agg_adv_state state, bool whole, const char *why)
 {
 	struct agg_advice a;
-	struct config *cfg = config_new();
 	agg_advice_init(&a);
-	assert_int_equal(agg_advice_run(db, it, 1, t, vpp, 0, cfg, true, &a), 0);
+	assert_int_equal(agg_advice_run(db, it, 1, t, vpp, 0, NULL, true, &a), 0);
 	assert_int_equal(a.state, state);
 	if (whole)
 		assert_string_equal(a.why.buf, why);
 	else
 		assert_non_null(strstr(a.why.buf, why));
 	agg_advice_release(&a);
-	config_free(cfg);
 }
 
 static void test_no_pipeline(void **state)
@@ -209,8 +205,9 @@ static void test_config(void **state)
 	fclose(f);
 	struct strbuf sb = STRBUF_INIT;
 	struct config *cfg = config_load(path, &sb);
+	struct advise_settings set;
 	assert_non_null(cfg);
-	assert_int_equal(agg_advice_check_config(cfg, &sb), PP_EINVAL);
+	assert_int_equal(advise_settings_load(&set, cfg, &sb), PP_EINVAL);
 	assert_non_null(strstr(sb.buf, "advise.layers"));
 	strbuf_release(&sb);
 	config_free(cfg);
@@ -220,7 +217,7 @@ static void test_config(void **state)
 	fclose(f);
 	cfg = config_load(path, &sb);
 	assert_non_null(cfg);
-	assert_int_equal(agg_advice_check_config(cfg, &sb), 0);
+	assert_int_equal(advise_settings_load(&set, cfg, &sb), 0);
 	strbuf_release(&sb);
 	/* the layers reach the engine: 8 a stage */
 	struct topology t;
@@ -230,7 +227,7 @@ static void test_config(void **state)
 	assert_int_equal(topo_from_sizes(&t, 1, 2, 1, 1, 1), 0);
 	make_iter(&it, 7, 100);
 	agg_advice_init(&a);
-	assert_int_equal(agg_advice_run(db, &it, 1, &t, 1, 0, cfg, false, &a), 0);
+	assert_int_equal(agg_advice_run(db, &it, 1, &t, 1, 0, &set, false, &a), 0);
 	assert_int_equal(a.state, AGG_ADV_DONE);
 	assert_string_equal(a.layers.buf, "8,8");
 	assert_true(a.set.zb_w_share == 0.5);
