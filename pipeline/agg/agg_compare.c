@@ -364,10 +364,7 @@ static int add_iter(void *ctx, int64_t it)
 	for (size_t i = 0; i < I->n; i++)
 		if (I->v[i] == it)
 			return 0;
-	if (I->n == I->cap) {
-		I->cap = I->cap ? 2 * I->cap : 16;
-		I->v = xrealloc(I->v, I->cap * sizeof(int));
-	}
+	PP_GROW(I->v, I->n, I->cap, 16);
 	I->v[I->n++] = (int)it;
 	return 0;
 }

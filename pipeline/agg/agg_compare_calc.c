@@ -38,10 +38,7 @@ int cmp_key(struct cmp_keys *k, enum cmp_dim d, const char *name)
 	for (size_t i = 0; i < k->n[d]; i++)
 		if (!strcmp(k->name[d][i], name))
 			return (int)i;
-	if (k->n[d] == k->cap[d]) {
-		k->cap[d] = k->cap[d] ? 2 * k->cap[d] : 32;
-		k->name[d] = xrealloc(k->name[d], k->cap[d] * sizeof(char *));
-	}
+	PP_GROW(k->name[d], k->n[d], k->cap[d], 32);
 	k->name[d][k->n[d]] = xstrdup(name);
 	return (int)k->n[d]++;
 }
@@ -182,10 +179,7 @@ static void resid_add(struct resid *r, double x)
 {
 	if (!isfinite(x))
 		return;
-	if (r->n == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 256;
-		r->v = xrealloc(r->v, r->cap * sizeof(double));
-	}
+	PP_GROW(r->v, r->n, r->cap, 256);
 	r->v[r->n++] = x;
 }
 

@@ -29,11 +29,7 @@ struct int_list {
 static int add_iteration(void *ctx, int64_t iteration)
 {
 	struct int_list *l = ctx;
-	if (l->n == l->alloc) {
-		int na = l->alloc ? 2 * l->alloc : 16;
-		l->v = xrealloc(l->v, (size_t)na * sizeof(*l->v));
-		l->alloc = na;
-	}
+	PP_GROW(l->v, l->n, l->alloc, 16);
 	l->v[l->n++] = (int)iteration;
 	return 0;
 }
@@ -134,11 +130,7 @@ static int add_trace(void *ctx, const struct db_agg_trace *t)
 		add_conflict(it, &it->ranks[it->nranks - 1], t->path);
 		return 0;
 	}
-	if (it->nranks == L->alloc) {
-		size_t na = L->alloc ? 2 * L->alloc : 64;
-		it->ranks = xrealloc(it->ranks, na * sizeof(*it->ranks));
-		L->alloc = na;
-	}
+	PP_GROW(it->ranks, it->nranks, L->alloc, 64);
 	struct agg_rank *r = &it->ranks[it->nranks++];
 	memset(r, 0, sizeof(*r));
 	r->in.rank = (int)t->rank;

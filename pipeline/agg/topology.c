@@ -95,10 +95,7 @@ int topo_parse_ranks(const char *s, int **out)
 		long r = strtol(p, &end, 10);
 		if (end == p || errno || r < 0 || r > 10000000)
 			goto bad;
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			v = xrealloc(v, (size_t)alloc * sizeof(*v));
-		}
+		PP_GROW(v, n, alloc, 16);
 		v[n++] = (int)r;
 		p = end;
 	}

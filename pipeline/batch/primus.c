@@ -197,10 +197,7 @@ static int read_array(const struct raw_file *f, const struct js_item *m, const c
 			found(err, &e);
 			return PP_EPARSE;
 		}
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 64;
-			*out = xrealloc(*out, cap * sizeof(**out));
-		}
+		PP_GROW(*out, *n, cap, 64);
 		(*out)[(*n)++] = v;
 	}
 	return 0;
@@ -230,10 +227,7 @@ static int read_iter(struct raw_file *f, const struct js_item *m, const char *en
 		found(err, m);
 		return PP_EPARSE;
 	}
-	if (f->n == f->cap) {
-		f->cap = f->cap ? 2 * f->cap : 32;
-		f->it = xrealloc(f->it, f->cap * sizeof(*f->it));
-	}
+	PP_GROW(f->it, f->n, f->cap, 32);
 	struct raw_iter *r = &f->it[f->n++];
 	memset(r, 0, sizeof(*r));
 	r->iteration = num;

@@ -76,10 +76,7 @@ bool walk_iteration_from_folder(const char *folder, int64_t *iteration)
 
 static void list_push(struct walk_list *l, struct walk_file *f)
 {
-	if (l->n == l->alloc) {
-		l->alloc = l->alloc ? l->alloc * 2 : 64;
-		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
-	}
+	PP_GROW(l->v, l->n, l->alloc, 64);
 	l->v[l->n++] = *f;
 }
 

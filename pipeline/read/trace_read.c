@@ -884,10 +884,7 @@ static int pg_element(struct cx *c, const char **pp, void *ctx)
 		bool ok = e.has_ranks && e.ranks.ok;
 		if (ok)
 			strbuf_addch(&e.ranks.sb, ']');
-		if (r->hdr.npgs == r->pgs_alloc) {
-			r->pgs_alloc = r->pgs_alloc ? 2 * r->pgs_alloc : 16;
-			r->pgs = xrealloc(r->pgs, r->pgs_alloc * sizeof(*r->pgs));
-		}
+		PP_GROW(r->pgs, r->hdr.npgs, r->pgs_alloc, 16);
 		r->pgs[r->hdr.npgs++] = (struct trace_pg){
 			e.name ? e.name : xstrdup(""),
 			e.desc ? e.desc : xstrdup(""),

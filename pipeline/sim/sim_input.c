@@ -66,10 +66,7 @@ static int parse_times(struct sim_times_in *t, const char *key, const char *text
 				      "for all stages or one per stage",
 				      key, text);
 		}
-		if (n.n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			n.v = xrealloc(n.v, (size_t)alloc * sizeof(double));
-		}
+		PP_GROW(n.v, n.n, alloc, 8);
 		n.v[n.n++] = x;
 		s = end;
 	}

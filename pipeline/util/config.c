@@ -49,10 +49,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	struct config *cfg = user;
 	if (!name) /* a section header alone */
 		return 1;
-	if (cfg->n == cfg->alloc) {
-		cfg->alloc = cfg->alloc ? cfg->alloc * 2 : 32;
-		cfg->v = xrealloc(cfg->v, cfg->alloc * sizeof(*cfg->v));
-	}
+	PP_GROW(cfg->v, cfg->n, cfg->alloc, 32);
 	size_t len = strlen(section) + strlen(name) + 2;
 	char *key = xmalloc(len);
 	snprintf(key, len, "%s.%s", section, name);

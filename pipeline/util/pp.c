@@ -64,29 +64,29 @@ static void vreport(const char *kind, const char *fmt, va_list ap)
 	pp_report_line(buf);
 }
 
+/* The body of error(), warn() and die(): their arguments after fmt. */
+#define REPORT(kind, fmt)                \
+	do {                             \
+		va_list ap_;             \
+		va_start(ap_, fmt);      \
+		vreport(kind, fmt, ap_); \
+		va_end(ap_);             \
+	} while (0)
+
 int error(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("error", fmt, ap);
-	va_end(ap);
+	REPORT("error", fmt);
 	return -1;
 }
 
 void warn(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("warning", fmt, ap);
-	va_end(ap);
+	REPORT("warning", fmt);
 }
 
 void die(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("fatal", fmt, ap);
-	va_end(ap);
+	REPORT("fatal", fmt);
 	exit(PP_EXIT_FATAL);
 }
 

@@ -79,10 +79,14 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 /* Makes room for element n of the array ptr of cap elements: when n ==
  * cap, cap doubles (first, from 0) and ptr is xrealloc()ed to it. */
-#define PP_GROW(ptr, n, cap, first)                                      \
+#define PP_GROW(ptr, n, cap, first) PP_RESERVE(ptr, n, 1, cap, first)
+/* Makes room for more elements after the first n of the array ptr of cap
+ * elements: cap doubles (first, from 0) until it holds n + more. */
+#define PP_RESERVE(ptr, n, more, cap, first)                             \
 	do {                                                             \
-		if ((n) == (cap)) {                                      \
-			(cap) = (cap) ? 2 * (cap) : (first);             \
+		if ((n) + (more) > (cap)) {                              \
+			while ((n) + (more) > (cap))                     \
+				(cap) = (cap) ? 2 * (cap) : (first);     \
 			(ptr) = xrealloc((ptr), (cap) * sizeof(*(ptr))); \
 		}                                                        \
 	} while (0)

@@ -78,13 +78,7 @@ static void add_chain(struct build *b, const int32_t *ops, size_t n)
 static void add_group(struct build *b, const int32_t *mem, int32_t n, bool dpsync)
 {
 	PP_GROW(b->group, b->ngroup, b->capgroup, 256);
-	if (b->ngmem + (size_t)n > b->capgmem) {
-		size_t cap = b->capgmem ? 2 * b->capgmem : 512;
-		while (cap < b->ngmem + (size_t)n)
-			cap *= 2;
-		b->gmem = xrealloc(b->gmem, cap * sizeof(*b->gmem));
-		b->capgmem = cap;
-	}
+	PP_RESERVE(b->gmem, b->ngmem, (size_t)n, b->capgmem, 512);
 	struct wi_sync *g = &b->group[b->ngroup];
 	g->first = (int32_t)b->ngmem;
 	g->n = n;
@@ -194,10 +188,7 @@ static int check_rows(struct build *b)
 		uint32_t got = *imap_ref(&seen, st, (uint32_t)k);
 		if (got != k)
 			continue;
-		if (k == cap) {
-			cap *= 2;
-			steps = xrealloc(steps, cap * sizeof(*steps));
-		}
+		PP_GROW(steps, k, cap, 64);
 		steps[k++] = st;
 	}
 	imap_release(&seen);

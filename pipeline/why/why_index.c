@@ -105,8 +105,7 @@ void why_index_rows(struct wrun *R)
 				seen = it[j] == x;
 			if (seen)
 				continue;
-			if (k == cap)
-				it = xrealloc(it, (cap *= 2) * sizeof(*it));
+			PP_GROW(it, k, cap, 16);
 			it[k++] = x;
 		}
 	}
