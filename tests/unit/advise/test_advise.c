@@ -757,7 +757,20 @@ static void test_modelled_labels(void **state)
 	strbuf_release(&sb);
 }
 
-/* [advise] keys of a config file; a bad value names its key. */
+/* The config file path holding text, loaded. */
+static struct config *config_of(const char *path, const char *text, struct strbuf *e)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	struct config *cfg = config_load(path, e);
+	assert_non_null(cfg);
+	return cfg;
+}
+
+/* [advise] keys of a config file; a bad value names its key; an unknown
+ * key is warned of, not refused. */
 static void test_settings_from_config(void **state)
 {
 	char path[] = "/tmp/pp-advise-cfg-XXXXXX";
@@ -765,17 +778,13 @@ static void test_settings_from_config(void **state)
 	struct strbuf e = STRBUF_INIT;
 	struct config *cfg;
 	int fd = mkstemp(path);
-	FILE *f;
 	(void)state;
 	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	fputs("[advise]\nzb_w_share = 0.4\nchunk_overhead_ms = 0.5\nmax_layer_moves = 3\n"
-	      "memory_limit_gib = 192\n",
-	      f);
-	fclose(f);
-	cfg = config_load(path, &e);
-	assert_non_null(cfg);
-	advise_settings_init(&set);
+	close(fd);
+	cfg = config_of(path,
+			"[advise]\nzb_w_share = 0.4\nchunk_overhead_ms = 0.5\nmax_layer_moves = 3\n"
+			"memory_limit_gib = 192\n",
+			&e);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), 0);
 	assert_true(set.zb_w_share == 0.4);
 	assert_true(set.chunk_overhead_ns == 0.5e6);
@@ -785,24 +794,17 @@ static void test_settings_from_config(void **state)
 	assert_int_equal(advise_settings_check_known(cfg), 0);
 	config_free(cfg);
 
-	f = fopen(path, "w");
-	fputs("[advise]\noverlap_hidden = 2\n", f);
-	fclose(f);
-	cfg = config_load(path, &e);
+	cfg = config_of(path, "[advise]\noverlap_hidden = 2\n", &e);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), PP_EINVAL);
-	assert_int_equal(advise_settings_check_known(cfg), 0);
+	assert_non_null(strstr(e.buf, "overlap_hidden"));
 	config_free(cfg);
 
-	/* a key it does not know is warned of, not refused; the others load */
-	f = fopen(path, "w");
-	fputs("[advise]\nzb_w_shar = 0.5\nmin_gain = 0.02\n", f);
-	fclose(f);
-	cfg = config_load(path, &e);
+	strbuf_reset(&e);
+	cfg = config_of(path, "[advise]\nzb_w_shar = 0.5\nmin_gain = 0.02\n", &e);
 	assert_int_equal(advise_settings_check_known(cfg), 1);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), 0);
-	assert_true(set.zb_w_share == 0.4);
+	assert_true(set.zb_w_share == 0.4); /* the default: the key is misspelt */
 	assert_true(set.min_gain == 0.02);
-	assert_non_null(strstr(e.buf, "overlap_hidden"));
 	config_free(cfg);
 	unlink(path);
 	strbuf_release(&e);
