@@ -13,16 +13,6 @@
 #include "util/pp.h"
 #include "util/strbuf.h"
 
-const char *const gen_cat_names[GC_N] = { "fwd_computation",
-					  "fwd_communication",
-					  "bwd_computation",
-					  "bwd_communication",
-					  "pp_communication",
-					  "dp_communication",
-					  "optimizer_computation",
-					  "memory",
-					  "other" };
-const char *const gen_phase_names[GP_N] = { "fwd", "bwd", "pp", "dp", "opt" };
 const int gen_stream_ids[GS_N] = { 7, 20, 24, 28 };
 
 /* Names as Megatron-LM writes them (python_function frames). */
