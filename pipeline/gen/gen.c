@@ -121,10 +121,7 @@ int gen_parse_int_list(const char *s, int **out, int *n)
 			p = end;
 		}
 		for (long x = a; x <= b; x++) {
-			if (cnt == cap) {
-				cap = cap ? cap * 2 : 16;
-				v = xrealloc(v, (size_t)cap * sizeof(*v));
-			}
+			PP_GROW(v, cnt, cap, 16);
 			v[cnt++] = (int)x;
 		}
 		if (*p == ',')

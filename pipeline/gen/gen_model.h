@@ -18,6 +18,7 @@
 
 #include "gen.h"
 #include "gen_layout.h"
+#include "util/category.h"
 
 enum gen_thread { GT_MAIN, GT_BWD };
 enum gen_stream { GS_COMP, GS_TP, GS_PP, GS_DP, GS_N };
@@ -37,6 +38,9 @@ enum gen_cat {
 	GC_N
 };
 enum gen_phase { GP_FWD, GP_BWD, GP_PP, GP_DP, GP_OPT, GP_N };
+/* Their names: util/category.h's tables, which they index. */
+_Static_assert(GC_N == PP_NMEGATRON_CATEGORIES, "enum gen_cat indexes category.h");
+_Static_assert(GP_N == PP_NPHASE_NAMES, "enum gen_phase indexes category.h");
 enum gen_slice_cat { GSC_PYTHON, GSC_ANNOTATION, GSC_CPU_OP };
 
 /* Nasty real-world quirks (--nasty). */
@@ -79,8 +83,6 @@ enum gen_wop {
 	GW_OPT     /* optimizer computation */
 };
 
-extern const char *const gen_cat_names[GC_N];
-extern const char *const gen_phase_names[GP_N];
 extern const int gen_stream_ids[GS_N];
 
 struct gen_kernel {

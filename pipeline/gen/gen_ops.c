@@ -59,10 +59,7 @@ struct rows {
 
 static struct gen_op *add(struct rows *R, int type, int64_t start, int64_t end)
 {
-	if (R->n == *R->cap) {
-		*R->cap = *R->cap ? *R->cap * 2 : 256;
-		*R->v = xrealloc(*R->v, *R->cap * sizeof(**R->v));
-	}
+	PP_GROW(*R->v, R->n, *R->cap, 256);
 	struct gen_op *o = &(*R->v)[R->n++];
 	*o = (struct gen_op){
 		.start = start, .end = end, .mb = -1, .mc = -1, .gmc = -1, .type = (uint8_t)type

@@ -13,16 +13,6 @@
 #include "util/pp.h"
 #include "util/strbuf.h"
 
-const char *const gen_cat_names[GC_N] = { "fwd_computation",
-					  "fwd_communication",
-					  "bwd_computation",
-					  "bwd_communication",
-					  "pp_communication",
-					  "dp_communication",
-					  "optimizer_computation",
-					  "memory",
-					  "other" };
-const char *const gen_phase_names[GP_N] = { "fwd", "bwd", "pp", "dp", "opt" };
 const int gen_stream_ids[GS_N] = { 7, 20, 24, 28 };
 
 /* Names as Megatron-LM writes them (python_function frames). */
@@ -134,10 +124,7 @@ struct bld {
 
 static void push_item(struct gen_rank *r, uint32_t item)
 {
-	if (r->nitems == r->capitems) {
-		r->capitems = r->capitems ? r->capitems * 2 : 1024;
-		r->items = xrealloc(r->items, (size_t)r->capitems * sizeof(*r->items));
-	}
+	PP_GROW(r->items, r->nitems, r->capitems, 1024);
 	r->items[r->nitems++] = item;
 }
 
@@ -149,10 +136,7 @@ static void gap(struct bld *b, int ns)
 static int open_slice(struct bld *b, int thread, const char *name, int cat, unsigned mask)
 {
 	struct gen_rank *r = b->r;
-	if (r->ns == r->caps) {
-		r->caps = r->caps ? r->caps * 2 : 256;
-		r->s = xrealloc(r->s, (size_t)r->caps * sizeof(*r->s));
-	}
+	PP_GROW(r->s, r->ns, r->caps, 256);
 	int idx = r->ns++;
 	struct gen_slice *s = &r->s[idx];
 	memset(s, 0, sizeof(*s));
@@ -243,10 +227,7 @@ static struct gen_kernel *kernel(struct bld *b, int thread, const char *name, co
 				 int kind, int launch, int stream, int type, int64_t dur)
 {
 	struct gen_rank *r = b->r;
-	if (r->nk == r->capk) {
-		r->capk = r->capk ? r->capk * 2 : 1024;
-		r->k = xrealloc(r->k, (size_t)r->capk * sizeof(*r->k));
-	}
+	PP_GROW(r->k, r->nk, r->capk, 1024);
 	struct gen_kernel *k = &r->k[r->nk];
 	memset(k, 0, sizeof(*k));
 	k->name = name;

@@ -33,10 +33,7 @@ unsigned gen_sched_fn_dirs(int fn)
 
 static struct gen_act *push(struct acts *a, int kind)
 {
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 64;
-		a->v = xrealloc(a->v, (size_t)a->cap * sizeof(*a->v));
-	}
+	PP_GROW(a->v, a->n, a->cap, 64);
 	struct gen_act *x = &a->v[a->n++];
 	memset(x, 0, sizeof(*x));
 	x->kind = kind;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/category.h"
 #include "util/cmp.h"
 #include "util/interval.h"
 #include "util/pp.h"
@@ -200,15 +201,15 @@ static void category_rows(struct gen_truth *t, int it, const struct gen_rank *r,
 	const char *names[GC_N + 2];
 	int n = 0;
 	for (int c = 0; c < GC_N; c++)
-		names[n++] = gen_cat_names[c];
-	names[n++] = "bwd_computation_recompute";
-	names[n++] = "bwd_communication_recompute";
+		names[n++] = pp_category_names[c];
+	names[n++] = pp_category_names[PP_NCATEGORY_NAMES - 2];
+	names[n++] = pp_category_names[PP_NCATEGORY_NAMES - 1];
 	qsort(names, (size_t)n, sizeof(*names), cmp_str);
 	for (int i = 0; i < n; i++) {
 		int cat = -1;
 		bool rc = false;
 		for (int c = 0; c < GC_N; c++)
-			if (!strcmp(names[i], gen_cat_names[c]))
+			if (!strcmp(names[i], pp_category_names[c]))
 				cat = c;
 		if (cat < 0) {
 			rc = true;
@@ -234,11 +235,11 @@ static void step_rows(struct gen_truth *t, int it, const struct gen_rank *r)
 	int order[GP_N];
 	const char *names[GP_N];
 	for (int p = 0; p < GP_N; p++)
-		names[p] = gen_phase_names[p];
+		names[p] = pp_phase_names[p];
 	qsort(names, GP_N, sizeof(*names), cmp_str);
 	for (int i = 0; i < GP_N; i++)
 		for (int p = 0; p < GP_N; p++)
-			if (!strcmp(names[i], gen_phase_names[p]))
+			if (!strcmp(names[i], pp_phase_names[p]))
 				order[i] = p;
 
 	const struct gen_kernel **ks = xcalloc((size_t)r->nk + 1, sizeof(*ks));
@@ -273,7 +274,7 @@ static void step_rows(struct gen_truth *t, int it, const struct gen_rank *r)
 			const struct gen_kernel **sk = ks + start[q];
 			size_t n = (size_t)(start[q + 1] - start[q]);
 			fprintf(t->f[TF_STEPS], "%d,%d,%s,%d,%lld,%lld,", it, r->rank,
-				gen_phase_names[p], q, (long long)sl->ts, (long long)sl->te);
+				pp_phase_names[p], q, (long long)sl->ts, (long long)sl->te);
 			if (!n) {
 				fprintf(t->f[TF_STEPS], ",,0,0,0,0,0\n");
 				continue;

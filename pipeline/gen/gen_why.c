@@ -120,10 +120,7 @@ void gen_why_collectives(struct gen_cluster *c, const struct gen_cfg *cfg, const
 			const struct gen_kernel *k = &r->k[i];
 			if (k->coll < 0)
 				continue;
-			if (n == cap) {
-				cap *= 2;
-				a = xrealloc(a, cap * sizeof(*a));
-			}
+			PP_GROW(a, n, cap, 1024);
 			a[n++] = (struct arrival){
 				order[k->pg_dim],        k->pg_dim, k->pg_idx, k->coll, rank,
 				k->ts - offset_ns[rank], k->dur

@@ -130,6 +130,22 @@ static void out_ts(struct out *o, int64_t ns)
 	out_us(o, o->relative ? ns - o->base : ns);
 }
 
+/* A JSON string that needs no escaping, quotes included. */
+static void out_qstr(struct out *o, const char *s)
+{
+	LIT(o, "\"");
+	out_str(o, s);
+	LIT(o, "\"");
+}
+
+/* One member of an event: the literal before the value (separator, key,
+ * any constant members) and the value, one kind each. */
+#define KV_STR(o, lit, s) (LIT(o, lit), out_qstr((o), (s)))
+#define KV_I64(o, lit, v) (LIT(o, lit), out_i64((o), (v)))
+#define KV_U64(o, lit, v) (LIT(o, lit), out_u64((o), (v)))
+#define KV_US(o, lit, ns) (LIT(o, lit), out_us((o), (ns)))
+#define KV_TS(o, lit, ns) (LIT(o, lit), out_ts((o), (ns)))
+
 /* A JSON string for a name. With GN_UNICODE every 'o' of python names is
  * written as \u006f (same decoded text) and compute kernel names get a
  * suffix with a surrogate pair; with GN_CONTROL some names get raw control
@@ -188,18 +204,12 @@ static void begin_x(struct out *o, const char *cat, int64_t pid, int64_t tid, in
 		    int64_t dur)
 {
 	begin_event(o);
-	LIT(o, "\"ph\": \"");
-	out_str(o, "X");
-	LIT(o, "\", \"cat\": \"");
-	out_str(o, cat);
-	LIT(o, "\", \"pid\": ");
-	out_i64(o, pid);
-	LIT(o, ", \"tid\": ");
-	out_i64(o, tid);
-	LIT(o, ", \"ts\": ");
-	out_ts(o, ts);
-	LIT(o, ", \"dur\": ");
-	out_us(o, dur);
+	KV_STR(o, "\"ph\": ", "X");
+	KV_STR(o, ", \"cat\": ", cat);
+	KV_I64(o, ", \"pid\": ", pid);
+	KV_I64(o, ", \"tid\": ", tid);
+	KV_TS(o, ", \"ts\": ", ts);
+	KV_US(o, ", \"dur\": ", dur);
 	LIT(o, ", \"name\": ");
 }
 
@@ -218,22 +228,15 @@ static void meta(struct out *o, const char *what, int64_t pid, int64_t tid, cons
 		 const char *val, int64_t ival)
 {
 	begin_event(o);
-	LIT(o, "\"name\": \"");
-	out_str(o, what);
-	LIT(o, "\", \"ph\": \"M\", \"ts\": 0, \"pid\": ");
-	out_i64(o, pid);
-	LIT(o, ", \"tid\": ");
-	out_i64(o, tid);
-	LIT(o, ", \"args\": {\"");
-	out_str(o, key);
-	LIT(o, "\": ");
-	if (val) {
-		LIT(o, "\"");
-		out_str(o, val);
-		LIT(o, "\"");
-	} else {
+	KV_STR(o, "\"name\": ", what);
+	KV_I64(o, ", \"ph\": \"M\", \"ts\": 0, \"pid\": ", pid);
+	KV_I64(o, ", \"tid\": ", tid);
+	KV_STR(o, ", \"args\": {", key);
+	LIT(o, ": ");
+	if (val)
+		out_qstr(o, val);
+	else
 		out_i64(o, ival);
-	}
 	LIT(o, "}}");
 }
 
@@ -276,16 +279,13 @@ static void write_slice(struct out *o, const struct ctx *c, const struct gen_sli
 	out_name(o, s->name, s->cat == GSC_PYTHON ? NM_PYTHON : NM_PLAIN);
 	LIT(o, ", \"args\": {");
 	if (s->cat == GSC_PYTHON) {
-		LIT(o, "\"Python parent id\": ");
-		out_u64(o, (c->w->nasty & GN_BIG_IDS)
-				   ? 18446744073709551000ULL + (uint64_t)(i % 500)
-				   : (uint64_t)i + 100);
-		LIT(o, ", \"Python id\": ");
-		out_u64(o, (uint64_t)i + 101);
+		KV_U64(o, "\"Python parent id\": ",
+		       (c->w->nasty & GN_BIG_IDS) ? 18446744073709551000ULL + (uint64_t)(i % 500)
+						  : (uint64_t)i + 100);
+		KV_U64(o, ", \"Python id\": ", (uint64_t)i + 101);
 		LIT(o, ", \"Python thread\": 0, ");
 	}
-	LIT(o, "\"Ev Idx\": ");
-	out_u64(o, (uint64_t)i);
+	KV_U64(o, "\"Ev Idx\": ", (uint64_t)i);
 	LIT(o, "}}");
 }
 
@@ -312,20 +312,16 @@ static void write_ranks(struct out *o, const struct gen_layout *lay, int dim, in
 static void write_pg(struct out *o, const struct ctx *c, const struct gen_kernel *k)
 {
 	const struct gen_layout *lay = c->w->lay;
-	LIT(o, ", \"Collective name\": \"");
-	out_str(o, k->coll_name);
-	LIT(o, "\", \"In msg nelems\": ");
-	out_i64(o, k->nelems);
-	LIT(o, ", \"Out msg nelems\": ");
-	out_i64(o, k->nelems);
-	LIT(o, ", \"Group size\": ");
-	out_i64(o, gen_layout_group_size(lay, k->pg_dim));
-	LIT(o, ", \"dtype\": \"BFloat16\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
-	       "\"Process Group Name\": \"");
-	out_i64(o, pg_name(lay, k->pg_dim, k->pg_idx));
-	LIT(o, "\", \"Process Group Description\": \"");
-	out_str(o, gen_layout_pg_desc(k->pg_dim));
-	LIT(o, "\", \"Process Group Ranks\": \"[");
+	KV_STR(o, ", \"Collective name\": ", k->coll_name);
+	KV_I64(o, ", \"In msg nelems\": ", k->nelems);
+	KV_I64(o, ", \"Out msg nelems\": ", k->nelems);
+	KV_I64(o, ", \"Group size\": ", gen_layout_group_size(lay, k->pg_dim));
+	KV_I64(o,
+	       ", \"dtype\": \"BFloat16\", \"In split size\": \"[]\", \"Out split size\": \"[]\", "
+	       "\"Process Group Name\": \"",
+	       pg_name(lay, k->pg_dim, k->pg_idx));
+	KV_STR(o, "\", \"Process Group Description\": ", gen_layout_pg_desc(k->pg_dim));
+	LIT(o, ", \"Process Group Ranks\": \"[");
 	write_ranks(o, lay, k->pg_dim, k->pg_idx);
 	LIT(o, "]\"");
 }
@@ -334,24 +330,17 @@ static void write_flow(struct out *o, const char *ph, const char *cat, uint64_t 
 		       int64_t tid, int64_t ts)
 {
 	begin_event(o);
-	LIT(o, "\"ph\": \"");
-	out_str(o, ph);
-	LIT(o, "\", \"id\": ");
-	out_u64(o, id);
-	LIT(o, ", \"pid\": ");
-	out_i64(o, pid);
-	LIT(o, ", \"tid\": ");
-	out_i64(o, tid);
-	LIT(o, ", \"ts\": ");
-	out_ts(o, ts);
-	LIT(o, ", \"cat\": \"");
-	out_str(o, cat);
-	LIT(o, "\", \"name\": \"");
-	out_str(o, cat);
+	KV_STR(o, "\"ph\": ", ph);
+	KV_U64(o, ", \"id\": ", id);
+	KV_I64(o, ", \"pid\": ", pid);
+	KV_I64(o, ", \"tid\": ", tid);
+	KV_TS(o, ", \"ts\": ", ts);
+	KV_STR(o, ", \"cat\": ", cat);
+	KV_STR(o, ", \"name\": ", cat);
 	if (ph[0] == 'f')
-		LIT(o, "\", \"bp\": \"e\"}");
+		LIT(o, ", \"bp\": \"e\"}");
 	else
-		LIT(o, "\"}");
+		LIT(o, "}");
 }
 
 static const char *launch_name(int launch, int *cbid)
@@ -374,14 +363,11 @@ static void write_kernel(struct out *o, const struct ctx *c, const struct gen_ke
 		int64_t ts = k->lts - 1000;
 		begin_x(o, "cpu_op", c->pid, tid, ts, k->lts + k->ldur + 500 - ts);
 		out_name(o, k->op, NM_OP);
-		LIT(o, ", \"args\": {\"External id\": ");
-		out_u64(o, k->corr);
-		LIT(o, ", \"Record function id\": 0, \"Ev Idx\": ");
-		out_u64(o, (uint64_t)i);
+		KV_U64(o, ", \"args\": {\"External id\": ", k->corr);
+		KV_U64(o, ", \"Record function id\": 0, \"Ev Idx\": ", (uint64_t)i);
 		if (k->type == GY_COMM && k->pg_dim >= 0) {
 			write_pg(o, c, k);
-			LIT(o, ", \"Rank\": ");
-			out_i64(o, c->r->rank);
+			KV_I64(o, ", \"Rank\": ", c->r->rank);
 		}
 		if ((c->w->nasty & GN_CONTROL) && i % 5 == 0)
 			LIT(o, ", \"Concrete Inputs\": [\"\", \"line\nbreak\x02\"]");
@@ -394,28 +380,20 @@ static void write_kernel(struct out *o, const struct ctx *c, const struct gen_ke
 		int cbid;
 		const char *ln = launch_name(k->launch, &cbid);
 		begin_x(o, "cuda_runtime", c->pid, tid, k->lts, k->ldur);
-		LIT(o, "\"");
-		out_str(o, ln);
-		LIT(o, "\", \"args\": {\"External id\": ");
-		out_u64(o, k->corr);
-		LIT(o, ", \"cbid\": ");
-		out_i64(o, cbid);
-		LIT(o, ", \"correlation\": ");
-		out_u64(o, k->corr);
+		out_qstr(o, ln);
+		KV_U64(o, ", \"args\": {\"External id\": ", k->corr);
+		KV_I64(o, ", \"cbid\": ", cbid);
+		KV_U64(o, ", \"correlation\": ", k->corr);
 		LIT(o, "}}");
 		write_flow(o, "s", "ac2g", k->corr, c->pid, tid, k->lts);
 	}
 	int stream = gen_stream_ids[k->stream];
 	begin_x(o, cats[k->kind], c->dev, stream, k->ts, k->dur);
 	out_name(o, k->name, k->type == GY_COMP ? NM_KERNEL : NM_PLAIN);
-	LIT(o, ", \"args\": {\"External id\": ");
-	out_u64(o, k->corr);
-	LIT(o, ", \"device\": ");
-	out_i64(o, c->dev);
-	LIT(o, ", \"context\": 1, \"stream\": ");
-	out_i64(o, stream);
-	LIT(o, ", \"correlation\": ");
-	out_u64(o, k->corr);
+	KV_U64(o, ", \"args\": {\"External id\": ", k->corr);
+	KV_I64(o, ", \"device\": ", c->dev);
+	KV_I64(o, ", \"context\": 1, \"stream\": ", stream);
+	KV_U64(o, ", \"correlation\": ", k->corr);
 	if (k->kind == GK_KERNEL) {
 		LIT(o, ", \"registers per thread\": 128, \"shared memory\": 49152, "
 		       "\"grid\": [132, 1, 1], \"block\": [256, 1, 1]");
@@ -430,10 +408,8 @@ static void write_kernel(struct out *o, const struct ctx *c, const struct gen_ke
 	} else {
 		LIT(o, ", \"bytes\": 1048576, \"memory bandwidth (GB/s)\": 52.3");
 	}
-	if (c->w->nasty & GN_BIG_IDS) {
-		LIT(o, ", \"Ev Idx\": ");
-		out_u64(o, 9223372036854775808ULL + (uint64_t)i);
-	}
+	if (c->w->nasty & GN_BIG_IDS)
+		KV_U64(o, ", \"Ev Idx\": ", 9223372036854775808ULL + (uint64_t)i);
 	LIT(o, "}}");
 	if (launched && !(k->flags & GF_NO_AC2G_F))
 		write_flow(o, "f", "ac2g", k->corr, c->dev, stream, k->ts);
@@ -447,37 +423,34 @@ static void write_header(struct out *o, const struct ctx *c)
 	LIT(o, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [\n");
 	int ndev = lay->world < c->w->gpus_per_host ? lay->world : c->w->gpus_per_host;
 	for (int d = 0; d < ndev; d++) {
-		LIT(o, "    {\"id\": ");
-		out_i64(o, d);
+		KV_I64(o, "    {\"id\": ", d);
 		LIT(o, ", \"name\": \"NVIDIA H100 80GB HBM3\", \"totalGlobalMem\": 84929347584, "
 		       "\"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": 1024, "
 		       "\"maxThreadsPerMultiprocessor\": 2048, \"regsPerBlock\": 65536, "
 		       "\"warpSize\": 32, \"sharedMemPerBlock\": 49152, \"numSms\": 132}");
 		out_str(o, d + 1 < ndev ? ",\n" : "\n");
 	}
-	LIT(o, "  ],\n  \"cupti_version\": 24,\n  \"cuda_runtime_version\": 12040,\n"
-	       "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ");
-	out_i64(o, c->r->rank);
-	LIT(o, ", \"world_size\": ");
-	out_i64(o, lay->world);
+	KV_I64(o,
+	       "  ],\n  \"cupti_version\": 24,\n  \"cuda_runtime_version\": 12040,\n"
+	       "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": ",
+	       c->r->rank);
+	KV_I64(o, ", \"world_size\": ", lay->world);
 	/* The rank's groups: every parallel dimension, and the embedding group
 	 * on the first and the last stage of a pipeline. */
 	int P = lay->size[GEN_PP], stage = gen_layout_coord(lay, c->r->rank, GEN_PP);
 	int ndims = P > 1 && (stage == 0 || stage == P - 1) ? GEN_EMB + 1 : GEN_NDIM;
-	LIT(o, ", \"pg_count\": ");
-	out_i64(o, 1 + ndims);
-	LIT(o, ", \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
-	       "\"backend_config\": \"cuda:nccl\", \"pg_size\": ");
-	out_i64(o, lay->world);
+	KV_I64(o, ", \"pg_count\": ", 1 + ndims);
+	KV_I64(o,
+	       ", \"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", "
+	       "\"backend_config\": \"cuda:nccl\", \"pg_size\": ",
+	       lay->world);
 	LIT(o, ", \"ranks\": []}");
 	for (int d = 0; d < ndims; d++) {
 		int g = gen_layout_group_of(lay, c->r->rank, d);
-		LIT(o, ", {\"pg_name\": \"");
-		out_i64(o, pg_name(lay, d, g));
-		LIT(o, "\", \"pg_desc\": \"");
-		out_str(o, gen_layout_pg_desc(d));
-		LIT(o, "\", \"backend_config\": \"cuda:nccl\", \"pg_size\": ");
-		out_i64(o, gen_layout_group_size(lay, d));
+		KV_I64(o, ", {\"pg_name\": \"", pg_name(lay, d, g));
+		KV_STR(o, "\", \"pg_desc\": ", gen_layout_pg_desc(d));
+		KV_I64(o, ", \"backend_config\": \"cuda:nccl\", \"pg_size\": ",
+		       gen_layout_group_size(lay, d));
 		LIT(o, ", \"ranks\": [");
 		write_ranks(o, lay, d, g);
 		LIT(o, "]}");
@@ -485,8 +458,7 @@ static void write_header(struct out *o, const struct ctx *c)
 	LIT(o,
 	    "], \"nccl_version\": \"2.21.5\"},\n  \"record_shapes\": 1,\n  \"with_stack\": 1,\n");
 	if (c->w->relative) {
-		LIT(o, "  \"baseTimeNanoseconds\": ");
-		out_i64(o, c->w->base_ns);
+		KV_I64(o, "  \"baseTimeNanoseconds\": ", c->w->base_ns);
 		LIT(o, ",\n");
 	}
 	LIT(o, "  \"traceEvents\": [\n");
@@ -494,9 +466,8 @@ static void write_header(struct out *o, const struct ctx *c)
 
 static void write_trailer(struct out *o, const struct ctx *c)
 {
-	LIT(o, "\n  ],\n  \"traceName\": \"");
-	out_str(o, c->w->path);
-	LIT(o, "\",\n  \"displayTimeUnit\": \"ms\"\n}\n");
+	KV_STR(o, "\n  ],\n  \"traceName\": ", c->w->path);
+	LIT(o, ",\n  \"displayTimeUnit\": \"ms\"\n}\n");
 }
 
 static void write_spans(struct out *o, const struct ctx *c)
@@ -505,17 +476,17 @@ static void write_spans(struct out *o, const struct ctx *c)
 	if (!r->ns)
 		return;
 	begin_event(o);
-	LIT(o, "\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", "
-	       "\"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\", \"ts\": ");
-	out_ts(o, r->s[0].ts);
-	LIT(o, ", \"dur\": ");
-	out_us(o, r->s[0].te - r->s[0].ts);
+	KV_TS(o,
+	      "\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", "
+	      "\"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\", \"ts\": ",
+	      r->s[0].ts);
+	KV_US(o, ", \"dur\": ", r->s[0].te - r->s[0].ts);
 	LIT(o, ", \"args\": {\"Op count\": 0}}");
 	begin_event(o);
-	LIT(o,
-	    "\"ph\": \"i\", \"cat\": \"Trace\", \"name\": \"Iteration Start: PyTorch Profiler\", "
-	    "\"pid\": \"\", \"tid\": \"\", \"ts\": ");
-	out_ts(o, r->s[0].ts);
+	KV_TS(o,
+	      "\"ph\": \"i\", \"cat\": \"Trace\", \"name\": \"Iteration Start: PyTorch Profiler\", "
+	      "\"pid\": \"\", \"tid\": \"\", \"ts\": ",
+	      r->s[0].ts);
 	LIT(o, ", \"s\": \"g\"}");
 }
 

@@ -5,34 +5,22 @@
 
 #include "rank_result.h"
 #include "patterns.h"
+#include "util/category.h"
 #include "util/pp.h"
 #include "util/strbuf.h"
 
 _Static_assert(RR_NPATSETS == PAT_NSETS, "rank_result.h mirrors patterns.h");
-
-static const char *const category_names[RR_NCATEGORIES] = { "fwd_computation",
-							    "fwd_communication",
-							    "bwd_computation",
-							    "bwd_communication",
-							    "pp_communication",
-							    "dp_communication",
-							    "optimizer_computation",
-							    "memory",
-							    "other",
-							    "computation",
-							    "communication",
-							    "bwd_computation_recompute",
-							    "bwd_communication_recompute" };
+_Static_assert(RR_NCATEGORIES == PP_NCATEGORY_NAMES, "enum rr_category indexes category.h");
+_Static_assert(RR_NPHASES == PP_NPHASE_NAMES, "enum rr_phase indexes category.h");
 
 const char *rr_category_name(enum rr_category c)
 {
-	return (unsigned)c < RR_NCATEGORIES ? category_names[c] : "?";
+	return (unsigned)c < RR_NCATEGORIES ? pp_category_names[c] : "?";
 }
 
 const char *rr_phase_name(enum rr_phase p)
 {
-	static const char *const n[RR_NPHASES] = { "fwd", "bwd", "pp", "dp", "opt" };
-	return p >= 0 && p < RR_NPHASES ? n[p] : NULL;
+	return p >= 0 && p < RR_NPHASES ? pp_phase_names[p] : NULL;
 }
 
 const char *rr_mode_name(enum rr_mode m)

@@ -37,16 +37,4 @@ int sched_warmup(const struct sched_shape *sh, int stage)
 
 static const char *const rule_names[] = { [SCHED_CORE] = "core", [SCHED_LEGACY] = "legacy" };
 
-const char *sched_rule_name(enum sched_rule r)
-{
-	return rule_names[r == SCHED_LEGACY ? SCHED_LEGACY : SCHED_CORE];
-}
-
-int sched_rule_parse(const char *name, enum sched_rule *out)
-{
-	int i = cli_parse_choice(name, rule_names, 2);
-	if (i < 0)
-		return PP_EINVAL;
-	*out = (enum sched_rule)i;
-	return 0;
-}
+CLI_CHOICE_FUNCS(sched_rule, enum sched_rule, rule_names)

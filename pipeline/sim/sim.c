@@ -72,19 +72,7 @@ static const char *const model_names[] = {
 	[SIM_MODEL_MEGATRON] = "megatron", [SIM_MODEL_REFERENCE] = "reference"
 };
 
-const char *sim_model_name(enum sim_model m)
-{
-	return model_names[m == SIM_MODEL_REFERENCE ? SIM_MODEL_REFERENCE : SIM_MODEL_MEGATRON];
-}
-
-int sim_model_parse(const char *name, enum sim_model *out)
-{
-	int i = cli_parse_choice(name, model_names, 2);
-	if (i < 0)
-		return PP_EINVAL;
-	*out = (enum sim_model)i;
-	return 0;
-}
+CLI_CHOICE_FUNCS(sim_model, enum sim_model, model_names)
 
 const char *sim_op_type_name(enum sim_op_type t)
 {

@@ -91,4 +91,26 @@ int cli_parse_range(const char *s, size_t len, long min, long max, long *lo, lon
 /* The index of s among the words names[0..n) (exactly), or -1. */
 int cli_parse_choice(const char *s, const char *const *names, int n);
 
+/* Defines the name <-> value pair of an enum whose values 0..n-1 are named
+ * by the array names[] (indexed by the enum, n its length):
+ *   const char *PREFIX_name(TYPE v): names[v]; names[0], the default's
+ *     name, for a value out of range;
+ *   int PREFIX_parse(const char *s, TYPE *out): the value named s (exactly)
+ *     into *out, 0; PP_EINVAL (util/pp.h) and *out untouched otherwise.
+ * The module's header declares both. */
+#define CLI_CHOICE_FUNCS(prefix, type, names)                                         \
+	const char *prefix##_name(type v)                                             \
+	{                                                                             \
+		size_t i = (size_t)v;                                                 \
+		return names[i < sizeof(names) / sizeof(*(names)) ? i : 0];           \
+	}                                                                             \
+	int prefix##_parse(const char *s, type *out)                                  \
+	{                                                                             \
+		int i = cli_parse_choice(s, names, sizeof(names) / sizeof(*(names))); \
+		if (i < 0)                                                            \
+			return PP_EINVAL;                                             \
+		*out = (type)i;                                                       \
+		return 0;                                                             \
+	}
+
 #endif

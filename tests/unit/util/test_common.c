@@ -275,6 +275,24 @@ static void test_cmp_grow_quote_choice(void **state)
 	assert_int_equal(cli_parse_choice("", words, 2), -1);
 }
 
+enum fmt { FMT_PNG, FMT_SVG };
+static const char *const fmt_names[] = { [FMT_PNG] = "png", [FMT_SVG] = "svg" };
+const char *fmt_name(enum fmt v);
+int fmt_parse(const char *s, enum fmt *out);
+CLI_CHOICE_FUNCS(fmt, enum fmt, fmt_names)
+
+static void test_cli_choice_funcs(void **state)
+{
+	(void)state;
+	enum fmt f = FMT_PNG;
+	assert_string_equal(fmt_name(FMT_SVG), "svg");
+	assert_string_equal(fmt_name((enum fmt)7), "png"); /* out of range: the default's */
+	assert_int_equal(fmt_parse("svg", &f), 0);
+	assert_int_equal(f, FMT_SVG);
+	assert_int_equal(fmt_parse("svgx", &f), PP_EINVAL);
+	assert_int_equal(f, FMT_SVG);
+}
+
 static void test_config_load_and_types(void **state)
 {
 	(void)state;
@@ -402,6 +420,7 @@ UNIT_MAIN(NULL, NULL,
 		  cmocka_unit_test(test_strbuf_basics),
 		  cmocka_unit_test(test_cli_forms),
 		  cmocka_unit_test(test_cmp_grow_quote_choice),
+		  cmocka_unit_test(test_cli_choice_funcs),
 		  cmocka_unit_test(test_pp_err_and_error_lines),
 		  cmocka_unit_test(test_pp_err_prefix),
 		  cmocka_unit_test(test_config_load_and_types),
