@@ -110,7 +110,8 @@ enum report_file {
 	RF_COMPARE_CATEGORIES,   /* compare/categories.csv: compare_categories */
 	RF_COMPARE_OPTYPES,      /* compare/optypes.csv: compare_optypes */
 	RF_COMPARE_GROUPS,       /* compare/groups.csv: compare_groups */
-	RF_COMPARE_RANKS         /* compare/ranks.csv: compare_ranks */
+	RF_COMPARE_RANKS,        /* compare/ranks.csv: compare_ranks */
+	RF_NFILES                /* not an output: how many there are */
 };
 
 /* Appends the path of output f relative to the output folder. */
