@@ -219,7 +219,8 @@ const char *report_phase_name(enum rr_phase p);
  * gnuplot_write_formats(), then for the PNG and the SVG (with hover text),
  * each when --format makes it (both when it names neither), the block of
  * gnuplot_begin_output() that sets the terminal and writes <stem>.png or
- * <stem>.svg, with the plot commands plot(f, svg, arg) writes in it. */
+ * <stem>.svg, with the plot commands plot(f, svg, arg) writes in it (whole
+ * lines; "unset output" and the block's end follow). */
 void report_write_outputs(FILE *f, const struct report_opts *o, int w, int h, const char *stem,
 			  void (*plot)(FILE *f, bool svg, const void *arg), const void *arg);
 /* The timeline (when it has blocks) and the overlap chart of rank i of it,
