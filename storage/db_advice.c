@@ -55,7 +55,7 @@ static int put_run(struct db_writer *w, const struct db_advice_run *r)
 				    text(r->memory_note),
 				    text(r->inputs),
 				    db_int(r->simulations) };
-	return db_writer_put(w, W_RUN, v, 20, "cannot store the advice's summary");
+	return DB_WRITER_PUT(w, W_RUN, v, "cannot store the advice's summary");
 }
 
 static int put_row(struct db_writer *w, const struct db_advice_row *r)
@@ -79,14 +79,14 @@ static int put_row(struct db_writer *w, const struct db_advice_row *r)
 				    text(r->options),
 				    text(r->notes),
 				    db_int(r->best) };
-	return db_writer_put(w, W_ROW, v, 19, "cannot store an advice row");
+	return DB_WRITER_PUT(w, W_ROW, v, "cannot store an advice row");
 }
 
 static int put_memory(struct db_writer *w, const struct db_advice_memory *m)
 {
 	const struct db_val v[] = { db_int(m->row), db_int(m->stage), db_real(m->units),
 				    db_real(m->memory_gib), db_real(m->measured_gib) };
-	return db_writer_put(w, W_MEM, v, 5, "cannot store an advice memory row");
+	return DB_WRITER_PUT(w, W_MEM, v, "cannot store an advice memory row");
 }
 
 int db_advice_write(struct db *db, const struct db_advice_run *run,

@@ -844,18 +844,15 @@ int db_agg_add_pp_group(struct db_agg_writer *w, const struct db_agg_pp_group *r
 			      r->window_end_ns, r->idle_ns,  r->bubble_ns };
 	const bool have[] = { true,          true,          true,        true,       true,
 			      r->has_window, r->has_window, r->has_rank, r->has_rank };
-	db_bind_i64s(w->w.st[W_INS_PP], 1, v, have, 9);
-	return run(w, W_INS_PP, "cannot write pp_groups");
+	return DB_WRITER_PUT_I64S(&w->w, W_INS_PP, v, have, "cannot write pp_groups");
 }
 
 int db_agg_add_pipeline(struct db_agg_writer *w, const struct db_agg_pipeline *r)
 {
-	sqlite3_stmt *s = w->w.st[W_INS_PIPE];
 	const int64_t v[] = { r->iteration, r->pp_group, r->measured_ns, r->ideal_ns, r->gap_ns };
 	const bool have[] = { true, true, true, r->has_ideal, r->has_ideal };
-	db_bind_i64s(s, 1, v, have, 5);
-	sqlite3_bind_double(s, 6, r->bubble_ratio);
-	return run(w, W_INS_PIPE, "cannot write pipelines");
+	sqlite3_bind_double(w->w.st[W_INS_PIPE], 6, r->bubble_ratio);
+	return DB_WRITER_PUT_I64S(&w->w, W_INS_PIPE, v, have, "cannot write pipelines");
 }
 
 int db_agg_add_straggler(struct db_agg_writer *w, const struct db_agg_straggler *r)
@@ -881,8 +878,7 @@ int db_agg_add_topology(struct db_agg_writer *w, const struct db_agg_topology *r
 {
 	const int64_t v[] = { r->rank, r->pp_group, r->stage, r->dp_rank, r->pp_size, r->vpp };
 	const bool have[] = { true, true, true, true, r->pp_size > 0, r->vpp > 0 };
-	db_bind_i64s(w->w.st[W_INS_TOPO], 1, v, have, 6);
-	return run(w, W_INS_TOPO, "cannot write ppagg's topology");
+	return DB_WRITER_PUT_I64S(&w->w, W_INS_TOPO, v, have, "cannot write ppagg's topology");
 }
 
 int db_agg_clear_whatif(struct db_agg_writer *w)

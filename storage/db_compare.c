@@ -566,8 +566,7 @@ int db_cmp_set_shape(struct db_cmp_writer *w, const struct db_cmp_shape *s)
 	};
 	const bool have[] = { v[0] > 0, v[1] > 0, v[2] > 0, v[3] > 0,
 			      v[4] > 0, v[5] > 0, v[6] > 0, v[7] > 0 };
-	db_bind_i64s(w->w.st[W_INS_SHAPE], 1, v, have, 8);
-	return db_writer_run(&w->w, W_INS_SHAPE, "cannot write agg_shape");
+	return DB_WRITER_PUT_I64S(&w->w, W_INS_SHAPE, v, have, "cannot write agg_shape");
 }
 
 int db_cmp_add_run(struct db_cmp_writer *w, const struct db_cmp_run *r)
@@ -578,7 +577,7 @@ int db_cmp_add_run(struct db_cmp_writer *w, const struct db_cmp_run *r)
 				    db_real(r->noise_floor),     db_real(r->min_share),
 				    db_int(r->regression),       db_text(r->sentence),
 				    db_text(r->missing) };
-	return db_writer_put(&w->w, W_INS_RUN, v, 11, "cannot write comparison");
+	return DB_WRITER_PUT(&w->w, W_INS_RUN, v, "cannot write comparison");
 }
 
 /* A value of the summary: a text, an integer (ns) or a real. */
@@ -597,7 +596,7 @@ int db_cmp_add_summary(struct db_cmp_writer *w, const struct db_cmp_summary *r)
 				    db_text(r->noise_from),
 				    db_int_if(r->flagged >= 0, r->flagged),
 				    db_text(r->note) };
-	return db_writer_put(&w->w, W_INS_SUMMARY, v, 8, "cannot write compare_summary");
+	return DB_WRITER_PUT(&w->w, W_INS_SUMMARY, v, "cannot write compare_summary");
 }
 
 int db_cmp_add_key(struct db_cmp_writer *w, const struct db_cmp_key *r)
@@ -607,7 +606,7 @@ int db_cmp_add_key(struct db_cmp_writer *w, const struct db_cmp_key *r)
 				    db_ns(r->new_ns),  db_real(r->change),
 				    db_real(r->noise), db_text(r->noise_from),
 				    db_int(r->flagged) };
-	return db_writer_put(&w->w, W_INS_KEY, v, 9,
+	return DB_WRITER_PUT(&w->w, W_INS_KEY, v,
 			     "cannot write the compared categories, op types or groups");
 }
 
@@ -619,7 +618,7 @@ int db_cmp_add_rank(struct db_cmp_writer *w, const struct db_cmp_rank *r)
 				    db_real(r->stage_change), db_real(r->deviation),
 				    db_real(r->noise),        db_text(r->noise_from),
 				    db_int(r->flagged) };
-	return db_writer_put(&w->w, W_INS_RANK, v, 11, "cannot write compare_ranks");
+	return DB_WRITER_PUT(&w->w, W_INS_RANK, v, "cannot write compare_ranks");
 }
 
 int db_cmp_commit(struct db_cmp_writer *w)

@@ -263,6 +263,16 @@ void *db_writer_new(struct db *db, const struct db_write_table *t, size_t size);
 int db_writer_run(struct db_writer *w, int i, const char *what);
 /* Binds v[0..n) from ?1 on to statement i and runs it (db_writer_run()). */
 int db_writer_put(struct db_writer *w, int i, const struct db_val *v, int n, const char *what);
+/* Binds v[0..n) from ?1 on to statement i, those whose have[k] is false as
+ * NULL (db_bind_i64s()), and runs it (db_writer_run()). */
+int db_writer_put_i64s(struct db_writer *w, int i, const int64_t *v, const bool *have, int n,
+		       const char *what);
+/* The two above for a row that is the array v (not a pointer), its length
+ * the number of values. */
+#define DB_WRITER_PUT(w, i, v, what) \
+	db_writer_put((w), (i), (v), (int)(sizeof(v) / sizeof((v)[0])), (what))
+#define DB_WRITER_PUT_I64S(w, i, v, have, what) \
+	db_writer_put_i64s((w), (i), (v), (have), (int)(sizeof(v) / sizeof((v)[0])), (what))
 /* Ends w and frees it (what db_writer_new() allocated): commits when rc is
  * 0, else (or when the commit fails) rolls back. Returns rc, or the
  * commit's PP_EDB. */

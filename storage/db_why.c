@@ -381,7 +381,7 @@ int db_why_add_group(struct db_why_writer *w, const struct db_why_group_row *r)
 {
 	const struct db_val v[] = { db_int(r->id), db_text(r->pg_desc), db_text(r->pg_ranks),
 				    db_text(r->pg_kind) };
-	return db_writer_put(&w->w, W_GROUP, v, 4, "cannot write the collectives' groups");
+	return DB_WRITER_PUT(&w->w, W_GROUP, v, "cannot write the collectives' groups");
 }
 
 int db_why_add_bubble(struct db_why_writer *w, const struct db_why_bubble *r)
@@ -391,15 +391,14 @@ int db_why_add_bubble(struct db_why_writer *w, const struct db_why_bubble *r)
 				    db_int(r->wait_prev_ns), db_int(r->wait_next_ns),
 				    db_int(r->transfer_ns),  opt(r->no_work_ns),
 				    db_int(r->incomplete) };
-	return db_writer_put(&w->w, W_BUBBLE, v, 9, "cannot write p2p_bubbles");
+	return DB_WRITER_PUT(&w->w, W_BUBBLE, v, "cannot write p2p_bubbles");
 }
 
 int db_why_add_hop(struct db_why_writer *w, const struct db_why_hop *r)
 {
 	const int64_t v[] = { r->iteration, r->stage,   r->peer_stage,
 			      r->kernels,   r->wait_ns, r->transfer_ns };
-	db_bind_i64s(w->w.st[W_HOP], 1, v, NULL, 6);
-	return db_writer_run(&w->w, W_HOP, "cannot write p2p_hops");
+	return DB_WRITER_PUT_I64S(&w->w, W_HOP, v, NULL, "cannot write p2p_hops");
 }
 
 int db_why_add_collective_rank(struct db_why_writer *w, const struct db_why_collective_rank *r)
@@ -409,7 +408,7 @@ int db_why_add_collective_rank(struct db_why_writer *w, const struct db_why_coll
 				    db_double(r->share_last), db_double(r->chance),
 				    db_int(r->mean_wait_ns),  db_int(r->last_by_ns),
 				    db_int(r->late) };
-	return db_writer_put(&w->w, W_COLL_RANK, v, 9, "cannot write collective_ranks");
+	return DB_WRITER_PUT(&w->w, W_COLL_RANK, v, "cannot write collective_ranks");
 }
 
 int db_why_add_segment(struct db_why_writer *w, const struct db_why_segment *r)
@@ -419,18 +418,17 @@ int db_why_add_segment(struct db_why_writer *w, const struct db_why_segment *r)
 				    db_int(r->op_seq),    db_text(r->kind),  db_int(r->placeholder),
 				    db_int(r->start_ns),  db_int(r->dur_ns), db_int(r->op_start_ns),
 				    db_int(r->op_end_ns) };
-	return db_writer_put(&w->w, W_CPATH, v, 13, "cannot write critical_path");
+	return DB_WRITER_PUT(&w->w, W_CPATH, v, "cannot write critical_path");
 }
 
 int db_why_add_clock(struct db_why_writer *w, int64_t rank, int64_t offset_ns)
 {
 	const struct db_val v[] = { db_int(rank), db_int(offset_ns) };
-	return db_writer_put(&w->w, W_CLOCK, v, 2, "cannot write rank_clocks");
+	return DB_WRITER_PUT(&w->w, W_CLOCK, v, "cannot write rank_clocks");
 }
 
 int db_why_set_summary(struct db_why_writer *w, const struct db_why_summary *r)
 {
-	sqlite3_stmt *s = w->w.st[W_SUMMARY];
 	const int64_t v[] = { r->iterations,
 			      r->first_iteration,
 			      r->last_iteration,
@@ -455,9 +453,8 @@ int db_why_set_summary(struct db_why_writer *w, const struct db_why_summary *r)
 			      true,
 			      r->has_clock_error,
 			      true };
-	db_bind_i64s(s, 1, v, have, 12);
-	db_bind_text(s, 13, r->notes);
-	return db_writer_run(&w->w, W_SUMMARY, "cannot write why");
+	db_bind_text(w->w.st[W_SUMMARY], 13, r->notes);
+	return DB_WRITER_PUT_I64S(&w->w, W_SUMMARY, v, have, "cannot write why");
 }
 
 int db_why_commit(struct db_why_writer *w)

@@ -76,6 +76,13 @@ int db_writer_put(struct db_writer *w, int i, const struct db_val *v, int n, con
 	return db_writer_run(w, i, what);
 }
 
+int db_writer_put_i64s(struct db_writer *w, int i, const int64_t *v, const bool *have, int n,
+		       const char *what)
+{
+	db_bind_i64s(w->st[i], 1, v, have, n);
+	return db_writer_run(w, i, what);
+}
+
 /* Finalizes w's statements and frees it (and what its module added after
  * it: db_writer_new() allocated the whole). */
 static void writer_free(struct db_writer *w)

@@ -157,51 +157,51 @@ static void chart_data(FILE *f, const struct agg_advice *a, bool current)
 	strbuf_release(&sb);
 }
 
+/* The advice chart's plot; svg: with the hover text. */
+static void chart_plot(FILE *f, bool svg, const void *vctx)
+{
+	const struct chart_ctx *ctx = vctx;
+	const struct advise_result *r = &ctx->a->res;
+	fprintf(f,
+		"set title 'What would another schedule give? (calibration %+.1f %%%s)' "
+		"font 'Sans,14'\n"
+		"set xlabel '%s'\nset ylabel 'predicted step time (ms)'\n"
+		"set grid lc rgb '#dddddd' lt 1\nset border 3\nset xtics nomirror\n"
+		"set ytics nomirror\nset key top right\nset offsets graph 0.08, graph 0.2, "
+		"graph 0.08, graph 0.08\n"
+		"set arrow from graph 0, first %.3f to graph 1, first %.3f nohead dt 2 "
+		"lc rgb '#888888'\n",
+		100 * r->calibration_error, r->calibrated ? "" : ": not ranked",
+		r->memory.ok ? "predicted peak memory of the most loaded stage (GiB)"
+			     : "peak activation memory, relative to the current schedule",
+		r->measured_step_ns / 1e6, r->measured_step_ns / 1e6);
+	fputs("plot $rows using 1:2 with points pt 7 ps 1.3 lc rgb '#1b9e77' "
+	      "title 'alternatives', \\\n"
+	      "     $rows using 1:3:4 with labels offset 0.8,0 left font ',9' "
+	      "notitle, \\\n"
+	      "     $current using 1:2 with points pt 9 ps 2.2 lc rgb '#d95f02' "
+	      "title 'current (replay); dashed: measured step', \\\n"
+	      "     $current using 1:2:4 with labels offset 0.8,-0.9 left font ',10' "
+	      "tc rgb '#d95f02' notitle",
+	      f);
+	if (svg)
+		fputs(", \\\n     $rows using 1:2:5 with labels hypertext point pt 7 "
+		      "ps 1.5 lc rgb '#ff000000' notitle, \\\n     $current using 1:2:5 "
+		      "with labels hypertext point pt 9 ps 2 lc rgb '#ff000000' notitle",
+		      f);
+	fputc('\n', f);
+}
+
 static int write_chart(FILE *f, const char *base, const void *vctx)
 {
 	const struct chart_ctx *ctx = vctx;
-	const struct agg_advice *a = ctx->a;
-	const struct advise_result *r = &a->res;
-	bool gib = r->memory.ok;
 	fprintf(f,
 		"# pptrace ppagg chart: the schedule advisor, predicted step time against "
 		"peak memory. Run in this folder: gnuplot %s.gp\n",
 		base);
-	chart_data(f, a, false);
-	chart_data(f, a, true);
-	gnuplot_write_formats(f);
-	for (int k = 0; k < 2; k++) {
-		if (!report_begin_output(f, ctx->o, k == 1, 1100, 650, base))
-			continue;
-		fprintf(f,
-			"set title 'What would another schedule give? (calibration %+.1f %%%s)' "
-			"font 'Sans,14'\n"
-			"set xlabel '%s'\nset ylabel 'predicted step time (ms)'\n"
-			"set grid lc rgb '#dddddd' lt 1\nset border 3\nset xtics nomirror\n"
-			"set ytics nomirror\nset key top right\nset offsets graph 0.08, graph 0.2, "
-			"graph 0.08, graph 0.08\n"
-			"set arrow from graph 0, first %.3f to graph 1, first %.3f nohead dt 2 "
-			"lc rgb '#888888'\n",
-			100 * r->calibration_error, r->calibrated ? "" : ": not ranked",
-			gib ? "predicted peak memory of the most loaded stage (GiB)"
-			    : "peak activation memory, relative to the current schedule",
-			r->measured_step_ns / 1e6, r->measured_step_ns / 1e6);
-		fputs("plot $rows using 1:2 with points pt 7 ps 1.3 lc rgb '#1b9e77' "
-		      "title 'alternatives', \\\n"
-		      "     $rows using 1:3:4 with labels offset 0.8,0 left font ',9' "
-		      "notitle, \\\n"
-		      "     $current using 1:2 with points pt 9 ps 2.2 lc rgb '#d95f02' "
-		      "title 'current (replay); dashed: measured step', \\\n"
-		      "     $current using 1:2:4 with labels offset 0.8,-0.9 left font ',10' "
-		      "tc rgb '#d95f02' notitle",
-		      f);
-		if (k == 1)
-			fputs(", \\\n     $rows using 1:2:5 with labels hypertext point pt 7 "
-			      "ps 1.5 lc rgb '#ff000000' notitle, \\\n     $current using 1:2:5 "
-			      "with labels hypertext point pt 9 ps 2 lc rgb '#ff000000' notitle",
-			      f);
-		fputs("\nunset output\n}\n", f);
-	}
+	chart_data(f, ctx->a, false);
+	chart_data(f, ctx->a, true);
+	report_write_outputs(f, ctx->o, 1100, 650, base, chart_plot, ctx);
 	return 0;
 }
 

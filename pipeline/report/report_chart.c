@@ -52,11 +52,10 @@ static double ms(int64_t ns)
 	return (double)ns / 1e6;
 }
 
-bool report_begin_output(FILE *f, const struct report_opts *o, bool svg, int w, int h,
-			 const char *stem)
+/* Opens output svg (else the PNG) of a w × h chart written to <stem>.svg
+ * or <stem>.png: gnuplot_begin_output()'s block and the terminal lines. */
+static void begin_output(FILE *f, bool svg, int w, int h, const char *stem)
 {
-	if (!(svg ? o->svg : o->png) && (o->png || o->svg))
-		return false;
 	gnuplot_begin_output(f, svg);
 	if (svg)
 		fprintf(f,
@@ -69,7 +68,20 @@ bool report_begin_output(FILE *f, const struct report_opts *o, bool svg, int w, 
 			"set terminal pngcairo size %d,%d font 'Sans,11' noenhanced "
 			"background '#ffffff'\nset output '%s.png'\n",
 			w, h, stem);
-	return true;
+}
+
+void report_write_outputs(FILE *f, const struct report_opts *o, int w, int h, const char *stem,
+			  void (*plot)(FILE *f, bool svg, const void *arg), const void *arg)
+{
+	gnuplot_write_formats(f);
+	for (int k = 0; k < 2; k++) {
+		bool svg = k == 1;
+		if (!(svg ? o->svg : o->png) && (o->png || o->svg))
+			continue;
+		begin_output(f, svg, w, h, stem);
+		plot(f, svg, arg);
+		fputs("unset output\n}\n", f);
+	}
 }
 
 struct row {
@@ -136,6 +148,25 @@ static int write_timeline(struct report *R, const struct report_dir *d, const ch
 	strbuf_release(&prefix);
 	gantt_free(g);
 	return rc;
+}
+
+/* The overlap chart's plots; title: the rank and the iteration. */
+static void overlap_plot(FILE *f, bool svg, const void *title)
+{
+	const int *t = title;
+	fprintf(f,
+		"set multiplot layout 2,1 title \"Computation and communication overlap, "
+		"rank %d, iteration %d\" font 'Sans,14'\n",
+		t[0], t[1]);
+	for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
+		const char *data = ph == RR_FWD ? "$fwd" : "$bwd";
+		fprintf(f, "set title '%s'\n", ph == RR_FWD ? "Forward" : "Backward");
+		if (svg)
+			fprintf(f, "eval bars('%s').tips('%s')\n", data, data);
+		else
+			fprintf(f, "eval bars('%s')\n", data);
+	}
+	fputs("unset multiplot\n", f);
 }
 
 /* A rank's overlap chart: per micro-batch stacked comp-only / overlap /
@@ -213,24 +244,8 @@ static int write_overlap(struct report *R, const struct report_dir *d, const str
 	      "tips(d) = sprintf(\", %s using 1:5:(hover('%s')) with labels hypertext point "
 	      "pt 5 ps 1.5 lc rgb '#FF000000' notitle\", d, d[2:])\n",
 	      f);
-	gnuplot_write_formats(f);
-	for (int k = 0; k < 2; k++) {
-		if (!report_begin_output(f, R->o, k == 1, 1400, 1000, base))
-			continue;
-		fprintf(f,
-			"set multiplot layout 2,1 title \"Computation and communication overlap, "
-			"rank %d, iteration %d\" font 'Sans,14'\n",
-			r->in.rank, it->iteration);
-		for (int ph = RR_FWD; ph <= RR_BWD; ph++) {
-			const char *data = ph == RR_FWD ? "$fwd" : "$bwd";
-			fprintf(f, "set title '%s'\n", ph == RR_FWD ? "Forward" : "Backward");
-			if (k == 1)
-				fprintf(f, "eval bars('%s').tips('%s')\n", data, data);
-			else
-				fprintf(f, "eval bars('%s')\n", data);
-		}
-		fputs("unset multiplot\nunset output\n}\n", f);
-	}
+	const int title[2] = { r->in.rank, it->iteration };
+	report_write_outputs(f, R->o, 1400, 1000, base, overlap_plot, title);
 	int rc = report_commit_script(R, &sf, path.buf, show);
 	strbuf_release(&path);
 	return rc;

@@ -10,6 +10,7 @@
 #include "report_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,27 +27,34 @@ static const char *const metric_name[CMP_NMETRICS] = { "step_ns", "bubble", "wha
 
 /* ---- CSVs ----------------------------------------------------------- */
 
-/* A number as the view stores it: ns rounded to integers, ratios as
- * reals; empty for NULL. */
-static void put_ns(struct strbuf *sb, double v)
+/* Appends a CSV row, a field per letter of cols, each from the next
+ * argument as the view stores it: 'r' a double (a ratio, "%.6f"), 'n' a
+ * double of ns rounded to an integer, both empty when not finite; 'i' an
+ * int (a rank, stage or flag), empty when negative; 's' a const char *, empty
+ * when NULL; '-' an empty field, from no argument. */
+static void put_row(struct strbuf *sb, const char *cols, ...)
 {
-	if (isfinite(v))
-		strbuf_addf(sb, "%lld", (long long)llround(v));
-}
-
-static void put_real(struct strbuf *sb, double v)
-{
-	if (isfinite(v))
-		strbuf_addf(sb, "%.6f", v);
-}
-
-/* A judgement's change, noise, flagged, noise_from. */
-static void put_judgement(struct strbuf *sb, const struct cmp_judgement *j)
-{
-	put_real(sb, j->change);
-	strbuf_addch(sb, ',');
-	put_real(sb, j->noise);
-	strbuf_addf(sb, ",%d,%s", j->flagged, cmp_from_name(j->from) ? cmp_from_name(j->from) : "");
+	va_list ap;
+	va_start(ap, cols);
+	for (const char *c = cols; *c; c++) {
+		if (c != cols)
+			strbuf_addch(sb, ',');
+		if (*c == 'r' || *c == 'n') {
+			double v = va_arg(ap, double);
+			if (isfinite(v) && *c == 'r')
+				strbuf_addf(sb, "%.6f", v);
+			else if (isfinite(v))
+				strbuf_addf(sb, "%lld", (long long)llround(v));
+		} else if (*c == 'i') {
+			int v = va_arg(ap, int);
+			if (v >= 0)
+				strbuf_addf(sb, "%d", v);
+		} else if (*c == 's') {
+			report_csv_text(sb, va_arg(ap, const char *));
+		}
+	}
+	va_end(ap);
+	strbuf_addch(sb, '\n');
 }
 
 static void summary_csv(const struct agg_compare *c, struct strbuf *sb)
@@ -57,16 +65,8 @@ static void summary_csv(const struct agg_compare *c, struct strbuf *sb)
 		const struct cmp_judgement *j = &r->metric[m];
 		if (!r->has_metric[m])
 			continue;
-		strbuf_addf(sb, "%s,", metric_name[m]);
-		put_real(sb, j->base);
-		strbuf_addch(sb, ',');
-		put_real(sb, j->new_);
-		strbuf_addch(sb, ',');
-		put_real(sb, j->change);
-		strbuf_addch(sb, ',');
-		put_real(sb, j->noise);
-		strbuf_addf(sb, ",%d,,%s\n", j->flagged,
-			    cmp_from_name(j->from) ? cmp_from_name(j->from) : "");
+		put_row(sb, "srrrri-s", metric_name[m], j->base, j->new_, j->change, j->noise,
+			j->flagged, cmp_from_name(j->from));
 	}
 	if (r->verdict_base[0] || r->verdict_new[0])
 		strbuf_addf(sb, "whatif_verdict,%s,%s,,,%d,,\n", r->verdict_base, r->verdict_new,
@@ -87,17 +87,8 @@ static void keys_csv(const struct agg_compare *c, enum cmp_dim d, struct strbuf 
 		const struct cmp_key_row *k = &c->r.keys[i];
 		if (k->dim != d)
 			continue;
-		if (k->stage >= 0)
-			strbuf_addf(sb, "%d", k->stage);
-		strbuf_addch(sb, ',');
-		report_csv_text(sb, c->keys.name[d][k->key]);
-		strbuf_addch(sb, ',');
-		put_ns(sb, k->j.base);
-		strbuf_addch(sb, ',');
-		put_ns(sb, k->j.new_);
-		strbuf_addch(sb, ',');
-		put_judgement(sb, &k->j);
-		strbuf_addch(sb, '\n');
+		put_row(sb, "isnnrris", k->stage, c->keys.name[d][k->key], k->j.base, k->j.new_,
+			k->j.change, k->j.noise, k->j.flagged, cmp_from_name(k->j.from));
 	}
 }
 
@@ -107,22 +98,9 @@ static void ranks_csv(const struct agg_compare *c, struct strbuf *sb)
 			  "noise,noise_from\n");
 	for (size_t i = 0; i < c->r.nranks; i++) {
 		const struct cmp_rank_row *k = &c->r.rank[i];
-		strbuf_addf(sb, "%d,", k->rank);
-		if (k->stage >= 0)
-			strbuf_addf(sb, "%d", k->stage);
-		strbuf_addch(sb, ',');
-		put_real(sb, k->j.change);
-		strbuf_addch(sb, ',');
-		put_real(sb, k->stage_change);
-		strbuf_addf(sb, ",%d,,", k->j.flagged);
-		put_ns(sb, k->j.base);
-		strbuf_addch(sb, ',');
-		put_ns(sb, k->j.new_);
-		strbuf_addch(sb, ',');
-		put_real(sb, k->deviation);
-		strbuf_addch(sb, ',');
-		put_real(sb, k->j.noise);
-		strbuf_addf(sb, ",%s\n", cmp_from_name(k->j.from) ? cmp_from_name(k->j.from) : "");
+		put_row(sb, "iirri-nnrrs", k->rank, k->stage, k->j.change, k->stage_change,
+			k->j.flagged, k->j.base, k->j.new_, k->deviation, k->j.noise,
+			cmp_from_name(k->j.from));
 	}
 }
 

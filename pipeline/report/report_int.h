@@ -110,7 +110,8 @@ enum report_file {
 	RF_COMPARE_CATEGORIES,   /* compare/categories.csv: compare_categories */
 	RF_COMPARE_OPTYPES,      /* compare/optypes.csv: compare_optypes */
 	RF_COMPARE_GROUPS,       /* compare/groups.csv: compare_groups */
-	RF_COMPARE_RANKS         /* compare/ranks.csv: compare_ranks */
+	RF_COMPARE_RANKS,        /* compare/ranks.csv: compare_ranks */
+	RF_NFILES                /* not an output: how many there are */
 };
 
 /* Appends the path of output f relative to the output folder. */
@@ -214,13 +215,14 @@ int report_iterations_csv(const struct report *R);
 
 /* The phase's name for charts and CSVs; "-" for RR_NOPHASE. */
 const char *report_phase_name(enum rr_phase p);
-/* Opens output svg (the SVG with hover text, else the PNG) of a w × h
- * chart written to <stem>.svg or <stem>.png, when --format makes it (both
- * when it names neither): gnuplot_begin_output()'s block and the terminal
- * lines. False, writing nothing, when --format leaves it out; else the
- * plot commands follow, and "}\n" closes the block. */
-bool report_begin_output(FILE *f, const struct report_opts *o, bool svg, int w, int h,
-			 const char *stem);
+/* Writes the outputs of a w × h chart into its script f: the guard of
+ * gnuplot_write_formats(), then for the PNG and the SVG (with hover text),
+ * each when --format makes it (both when it names neither), the block of
+ * gnuplot_begin_output() that sets the terminal and writes <stem>.png or
+ * <stem>.svg, with the plot commands plot(f, svg, arg) writes in it (whole
+ * lines; "unset output" and the block's end follow). */
+void report_write_outputs(FILE *f, const struct report_opts *o, int w, int h, const char *stem,
+			  void (*plot)(FILE *f, bool svg, const void *arg), const void *arg);
 /* The timeline (when it has blocks) and the overlap chart of rank i of it,
  * in its open folder d, rendered as it->plan says. */
 int report_rank_charts(struct report *R, const struct report_dir *d, const struct agg_iter *it,

@@ -173,6 +173,33 @@ static void steps_plot(FILE *f, const char *ph, bool hover)
 	fputc('\n', f);
 }
 
+/* The step chart's two panels; svg: with the hover text. */
+static void steps_panels(FILE *f, bool svg, const void *vctx)
+{
+	const struct steps_ctx *ctx = vctx;
+	const struct agg_overview *ov = &ctx->it->ov;
+	fprintf(f,
+		"set multiplot layout 2,1 title 'Step times per pipeline stage, "
+		"iteration %d' font 'Sans,14'\n",
+		ctx->it->iteration);
+	fprintf(f,
+		"set xrange [-0.6:%.1f]\nset xtics 1 out nomirror\nset ytics nomirror\n"
+		"set xlabel 'pipeline stage'\nset ylabel 'step time (ms)'\n"
+		"set grid ytics lc rgb '#dddddd' lt 1\nset border 3\nset boxwidth 0.8\n"
+		"set key below samplen 2\n"
+		"set palette defined (0 '#1b9e77', 0.25 '#7570b3', 0.5 '#e7298a', "
+		"0.75 '#66a61e', 1 '#d95f02')\n"
+		"set cbrange [0:%d]\nset cblabel 'data-parallel replica'\n",
+		ov->nstage - 0.4, ov->nrep > 1 ? ov->nrep - 1 : 1);
+	if (ov->nrep <= 16)
+		fputs("set cbtics 1\n", f);
+	fputs("set title 'Forward steps'\n", f);
+	steps_plot(f, "fwd", svg);
+	fputs("set title 'Backward steps'\n", f);
+	steps_plot(f, "bwd", svg);
+	fputs("unset multiplot\n", f);
+}
+
 static int write_steps(FILE *f, const char *base, const void *vctx)
 {
 	const struct steps_ctx *ctx = vctx;
@@ -185,31 +212,7 @@ static int write_steps(FILE *f, const char *base, const void *vctx)
 		ctx->it->iteration, base);
 	steps_data(f, ov, false);
 	steps_data(f, ov, true);
-	gnuplot_write_formats(f);
-	for (int k = 0; k < 2; k++) {
-		if (!report_begin_output(f, ctx->o, k == 1, w, 900, base))
-			continue;
-		fprintf(f,
-			"set multiplot layout 2,1 title 'Step times per pipeline stage, "
-			"iteration %d' font 'Sans,14'\n",
-			ctx->it->iteration);
-		fprintf(f,
-			"set xrange [-0.6:%.1f]\nset xtics 1 out nomirror\nset ytics nomirror\n"
-			"set xlabel 'pipeline stage'\nset ylabel 'step time (ms)'\n"
-			"set grid ytics lc rgb '#dddddd' lt 1\nset border 3\nset boxwidth 0.8\n"
-			"set key below samplen 2\n"
-			"set palette defined (0 '#1b9e77', 0.25 '#7570b3', 0.5 '#e7298a', "
-			"0.75 '#66a61e', 1 '#d95f02')\n"
-			"set cbrange [0:%d]\nset cblabel 'data-parallel replica'\n",
-			ov->nstage - 0.4, ov->nrep > 1 ? ov->nrep - 1 : 1);
-		if (ov->nrep <= 16)
-			fputs("set cbtics 1\n", f);
-		fputs("set title 'Forward steps'\n", f);
-		steps_plot(f, "fwd", k == 1);
-		fputs("set title 'Backward steps'\n", f);
-		steps_plot(f, "bwd", k == 1);
-		fputs("unset multiplot\nunset output\n}\n", f);
-	}
+	report_write_outputs(f, ctx->o, w, 900, base, steps_panels, ctx);
 	return 0;
 }
 

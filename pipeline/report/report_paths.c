@@ -23,63 +23,73 @@ char *report_out(const struct agg_job *job, const struct report_opts *o)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* name in the folder f. */
-static void in(struct strbuf *sb, enum report_file f, int it, long id, const char *name)
-{
-	report_rel(sb, f, it, id);
-	strbuf_addch(sb, '/');
-	strbuf_addstr(sb, name);
-}
+/* The layout, a row per output: the folder it is in (TOP: the output folder
+ * itself) and its name, which num follows (the iteration it, or the rank or
+ * group id), then after; the name of a METRIC row is the key of metric id.
+ * The folder is named with the output's own it and id. */
+enum { TOP = -1 };
+enum num { NONE, IT, ID, METRIC };
+static const struct place {
+	int parent;
+	enum num num;
+	const char *name, *after;
+} layout[] = {
+	[RF_INDEX] = { TOP, NONE, "index.html" },
+	[RF_ITERATIONS] = { TOP, NONE, "iterations.csv" },
+	[RF_PAGE] = { TOP, IT, "iteration_", ".html" },
+	[RF_ITERATION] = { TOP, IT, "iteration_" },
+	[RF_PP_GROUPS] = { RF_ITERATION, NONE, "pp_groups.csv" },
+	[RF_PIPELINES] = { RF_ITERATION, NONE, "pipelines.csv" },
+	[RF_STRAGGLERS] = { RF_ITERATION, NONE, "stragglers.csv" },
+	[RF_OVERVIEW] = { RF_ITERATION, NONE, "overview" },
+	[RF_OVERVIEW_MAP] = { RF_OVERVIEW, METRIC },
+	[RF_OVERVIEW_STEPS] = { RF_OVERVIEW, NONE, "steps" },
+	[RF_RANK] = { RF_ITERATION, ID, "rank_" },
+	[RF_RANK_TIMELINE] = { RF_RANK, NONE, "timeline" },
+	[RF_RANK_OVERLAP] = { RF_RANK, NONE, "overlap" },
+	[RF_RANK_STEPS] = { RF_RANK, NONE, "steps.csv" },
+	[RF_RANK_CATEGORIES] = { RF_RANK, NONE, "categories.csv" },
+	[RF_PP_GROUP] = { RF_ITERATION, ID, "pp_group_" },
+	[RF_PP_GROUP_TIMELINE] = { RF_PP_GROUP, NONE, "timeline" },
+	[RF_MODEL_GROUP] = { RF_ITERATION, ID, "model_group_" },
+	[RF_MODEL_GROUP_TIMELINE] = { RF_MODEL_GROUP, NONE, "timeline" },
+	[RF_WHATIF] = { TOP, NONE, "whatif" },
+	[RF_WHATIF_SW] = { RF_WHATIF, NONE, "sw" },
+	[RF_WHATIF_STEP] = { RF_WHATIF, NONE, "step" },
+	[RF_WHATIF_JSON] = { RF_WHATIF, NONE, "timeline.json" },
+	[RF_ANNOT] = { TOP, NONE, "annotations" },
+	[RF_ANNOT_CSV] = { RF_ANNOT, NONE, "annotations.csv" },
+	[RF_ADVICE] = { TOP, NONE, "advice" },
+	[RF_ADVICE_CSV] = { RF_ADVICE, NONE, "advice.csv" },
+	[RF_ADVICE_MEMORY_CSV] = { RF_ADVICE, NONE, "advice_memory.csv" },
+	[RF_ADVICE_CHART] = { RF_ADVICE, NONE, "step_memory" },
+	[RF_WHY] = { TOP, NONE, "why" },
+	[RF_WHY_HOPS] = { RF_WHY, NONE, "hops" },
+	[RF_WHY_JSON] = { RF_WHY, NONE, "ranks.json" },
+	[RF_COMPARE] = { TOP, NONE, "compare" },
+	[RF_COMPARE_SUMMARY] = { RF_COMPARE, NONE, "summary.csv" },
+	[RF_COMPARE_CATEGORIES] = { RF_COMPARE, NONE, "categories.csv" },
+	[RF_COMPARE_OPTYPES] = { RF_COMPARE, NONE, "optypes.csv" },
+	[RF_COMPARE_GROUPS] = { RF_COMPARE, NONE, "groups.csv" },
+	[RF_COMPARE_RANKS] = { RF_COMPARE, NONE, "ranks.csv" },
+};
+_Static_assert(sizeof(layout) / sizeof(layout[0]) == RF_NFILES,
+	       "a row of the layout per enum report_file");
 
 void report_rel(struct strbuf *sb, enum report_file f, int it, long id)
 {
-	switch (f) {
-	case RF_INDEX: strbuf_addstr(sb, "index.html"); return;
-	case RF_ITERATIONS: strbuf_addstr(sb, "iterations.csv"); return;
-	case RF_PAGE: strbuf_addf(sb, "iteration_%d.html", it); return;
-	case RF_ITERATION: strbuf_addf(sb, "iteration_%d", it); return;
-	case RF_PP_GROUPS: in(sb, RF_ITERATION, it, 0, "pp_groups.csv"); return;
-	case RF_PIPELINES: in(sb, RF_ITERATION, it, 0, "pipelines.csv"); return;
-	case RF_STRAGGLERS: in(sb, RF_ITERATION, it, 0, "stragglers.csv"); return;
-	case RF_OVERVIEW: in(sb, RF_ITERATION, it, 0, "overview"); return;
-	case RF_OVERVIEW_MAP: in(sb, RF_OVERVIEW, it, 0, agg_metrics[id].key); return;
-	case RF_OVERVIEW_STEPS: in(sb, RF_OVERVIEW, it, 0, "steps"); return;
-	case RF_RANK:
-	case RF_PP_GROUP:
-	case RF_MODEL_GROUP: /* a folder per rank or group in the iteration's */
-		report_rel(sb, RF_ITERATION, it, 0);
-		strbuf_addf(sb, "/%s_%ld",
-			    f == RF_RANK       ? "rank"
-			    : f == RF_PP_GROUP ? "pp_group"
-					       : "model_group",
-			    id);
-		return;
-	case RF_RANK_TIMELINE: in(sb, RF_RANK, it, id, "timeline"); return;
-	case RF_RANK_OVERLAP: in(sb, RF_RANK, it, id, "overlap"); return;
-	case RF_RANK_STEPS: in(sb, RF_RANK, it, id, "steps.csv"); return;
-	case RF_RANK_CATEGORIES: in(sb, RF_RANK, it, id, "categories.csv"); return;
-	case RF_PP_GROUP_TIMELINE: in(sb, RF_PP_GROUP, it, id, "timeline"); return;
-	case RF_MODEL_GROUP_TIMELINE: in(sb, RF_MODEL_GROUP, it, id, "timeline"); return;
-	case RF_WHATIF: strbuf_addstr(sb, "whatif"); return;
-	case RF_WHATIF_SW: in(sb, RF_WHATIF, it, id, "sw"); return;
-	case RF_WHATIF_STEP: in(sb, RF_WHATIF, it, id, "step"); return;
-	case RF_WHATIF_JSON: in(sb, RF_WHATIF, it, id, "timeline.json"); return;
-	case RF_ANNOT: strbuf_addstr(sb, "annotations"); return;
-	case RF_ANNOT_CSV: in(sb, RF_ANNOT, it, id, "annotations.csv"); return;
-	case RF_ADVICE: strbuf_addstr(sb, "advice"); return;
-	case RF_ADVICE_CSV: in(sb, RF_ADVICE, it, id, "advice.csv"); return;
-	case RF_ADVICE_MEMORY_CSV: in(sb, RF_ADVICE, it, id, "advice_memory.csv"); return;
-	case RF_ADVICE_CHART: in(sb, RF_ADVICE, it, id, "step_memory"); return;
-	case RF_WHY: strbuf_addstr(sb, "why"); return;
-	case RF_WHY_HOPS: in(sb, RF_WHY, it, id, "hops"); return;
-	case RF_WHY_JSON: in(sb, RF_WHY, it, id, "ranks.json"); return;
-	case RF_COMPARE: strbuf_addstr(sb, "compare"); return;
-	case RF_COMPARE_SUMMARY: in(sb, RF_COMPARE, it, id, "summary.csv"); return;
-	case RF_COMPARE_CATEGORIES: in(sb, RF_COMPARE, it, id, "categories.csv"); return;
-	case RF_COMPARE_OPTYPES: in(sb, RF_COMPARE, it, id, "optypes.csv"); return;
-	case RF_COMPARE_GROUPS: in(sb, RF_COMPARE, it, id, "groups.csv"); return;
-	case RF_COMPARE_RANKS: in(sb, RF_COMPARE, it, id, "ranks.csv"); return;
+	const struct place *p = &layout[f];
+	if (p->parent != TOP) {
+		report_rel(sb, p->parent, it, id);
+		strbuf_addch(sb, '/');
 	}
+	strbuf_addstr(sb, p->num == METRIC ? agg_metrics[id].key : p->name);
+	if (p->num == IT)
+		strbuf_addf(sb, "%d", it);
+	else if (p->num == ID)
+		strbuf_addf(sb, "%ld", id);
+	if (p->after)
+		strbuf_addstr(sb, p->after);
 }
 
 void report_path(struct strbuf *sb, const struct report *R, enum report_file f, int it, long id)

@@ -509,6 +509,22 @@ static struct why_hop *hop_sums(const struct why_result *r, size_t *n, size_t *n
 	return v;
 }
 
+/* The hops chart's plot; svg: with the hover text. */
+static void hops_plot(FILE *f, bool svg, const void *arg)
+{
+	(void)arg;
+	fputs("set title \"Pipeline sends and receives: wait vs transfer per stage pair\" "
+	      "font 'Sans,14'\n"
+	      "plot $hops using 1:($5+$6) with boxes lc rgb '#3FC9C2' title 'transfer', "
+	      "'' using 1:5 with boxes lc rgb '#E8743B' title 'wait for the peer'",
+	      f);
+	if (svg)
+		fputs(", '' using 1:($5+$6):(@hover) with labels hypertext point pt 5 ps 1.5 "
+		      "lc rgb '#FF000000' notitle",
+		      f);
+	fputc('\n', f);
+}
+
 static int hops_chart(struct report *R, const struct report_dir *d)
 {
 	const struct why_result *r = &R->job->why.r;
@@ -555,21 +571,7 @@ static int hops_chart(struct report *R, const struct report_dir *d)
 	fputs(")\n", f);
 	if (n > 24)
 		fputs("set xtics rotate by 90 right\n", f);
-	gnuplot_write_formats(f);
-	for (int k = 0; k < 2; k++) {
-		if (!report_begin_output(f, R->o, k == 1, n > 24 ? 1600 : 1100, 560, base))
-			continue;
-		fputs("set title \"Pipeline sends and receives: wait vs transfer per stage pair\" "
-		      "font 'Sans,14'\n"
-		      "plot $hops using 1:($5+$6) with boxes lc rgb '#3FC9C2' title 'transfer', "
-		      "'' using 1:5 with boxes lc rgb '#E8743B' title 'wait for the peer'",
-		      f);
-		if (k == 1)
-			fputs(", '' using 1:($5+$6):(@hover) with labels hypertext point pt 5 ps 1.5 "
-			      "lc rgb '#FF000000' notitle",
-			      f);
-		fputs("\nunset output\n}\n", f);
-	}
+	report_write_outputs(f, R->o, n > 24 ? 1600 : 1100, 560, base, hops_plot, NULL);
 	free(v);
 	int rc = report_commit_script(R, &sf, path.buf, SHOW);
 	strbuf_release(&path);

@@ -54,6 +54,16 @@ static void test_paths(void **state)
 	expect_rel(RF_WHY_JSON, 0, 0, "why/ranks.json");
 	expect_rel(RF_ANNOT, 0, 0, "annotations");
 	expect_rel(RF_ANNOT_CSV, 0, 0, "annotations/annotations.csv");
+	expect_rel(RF_ADVICE, 0, 0, "advice");
+	expect_rel(RF_ADVICE_CSV, 0, 0, "advice/advice.csv");
+	expect_rel(RF_ADVICE_MEMORY_CSV, 0, 0, "advice/advice_memory.csv");
+	expect_rel(RF_ADVICE_CHART, 0, 0, "advice/step_memory");
+	expect_rel(RF_COMPARE, 0, 0, "compare");
+	expect_rel(RF_COMPARE_SUMMARY, 0, 0, "compare/summary.csv");
+	expect_rel(RF_COMPARE_CATEGORIES, 0, 0, "compare/categories.csv");
+	expect_rel(RF_COMPARE_OPTYPES, 0, 0, "compare/optypes.csv");
+	expect_rel(RF_COMPARE_GROUPS, 0, 0, "compare/groups.csv");
+	expect_rel(RF_COMPARE_RANKS, 0, 0, "compare/ranks.csv");
 	assert_string_equal(report_leaf("iteration_3/pp_group_2/timeline"), "timeline");
 	assert_string_equal(report_leaf("index.html"), "index.html");
 }
