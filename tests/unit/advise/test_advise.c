@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "advise/advise.h"
+#include "batch/primus.h"
 #include "gen/gen.h"
-#include "read/json_scan.h"
 #include "sim/sim.h"
 #include "util/config.h"
 #include "util/pp.h"
@@ -163,91 +163,6 @@ static void run_ok(const struct job *j, const struct advise_settings *set, struc
 	strbuf_release(&err);
 }
 
-/* ---- a Primus pp_data dump (docs/advisor.md, "Inputs from a Primus dump") --
- * A test-only reader of the shipped sample's format: config.json and
- * pp_rank_<s>.json, one object per iteration with total, memory and the
- * fwd/bwd start and end arrays (ms on the rank's own clock, the schedule's
- * start at 0 on every rank). Iterations before `first` are skipped. */
-
-struct primus_iter {
-	struct dvec fs, fe, bs, be, fc, bc;
-	double total, memory;
-	bool has;
-};
-
-static void take_numbers(const struct js_item *m, const char *end, struct js_stack *st,
-			 struct dvec *d)
-{
-	struct js_iter it;
-	struct js_item e;
-	if (*m->v != '[')
-		return;
-	js_iter_init(&it, m->v, end, st);
-	while (js_iter_next(&it, &e))
-		dpush(d, strtod(e.v, NULL));
-}
-
-static bool key_is(const struct js_item *m, const char *k)
-{
-	return m->keylen == strlen(k) && !memcmp(m->key, k, m->keylen);
-}
-
-/* The keys of a rank's number lists, in struct primus_iter's order. */
-static const char *const list_keys[] = { "fwd_start", "fwd_end",   "bwd_start",
-					 "bwd_end",   "fwd_chunk", "bwd_chunk" };
-
-/* Reads one rank's file into it[0..niter) (index = iteration number). */
-static int primus_rank(const char *path, struct primus_iter *it, int niter, struct strbuf *why)
-{
-	struct strbuf text = STRBUF_INIT;
-	struct js_stack st = { 0 };
-	struct js_iter top, in;
-	struct js_item m, f;
-	const char *v, *vend;
-	struct strbuf err = STRBUF_INIT;
-	strbuf_reset(&err);
-	int rc = js_doc_load(path, &text, &v, &vend, &st, &err);
-	if (rc) {
-		strbuf_addstr(why, err.buf);
-		goto out;
-	}
-	const char *end = text.buf + text.len;
-	js_iter_init(&top, v, end, &st);
-	while (js_iter_next(&top, &m)) {
-		int n = atoi(m.key);
-		if (n < 0 || n >= niter || *m.v != '{')
-			continue;
-		struct primus_iter *x = &it[n];
-		x->has = true;
-		js_iter_init(&in, m.v, end, &st);
-		while (js_iter_next(&in, &f)) {
-			struct dvec *lists[] = { &x->fs, &x->fe, &x->bs, &x->be, &x->fc, &x->bc };
-			if (key_is(&f, "total"))
-				x->total = strtod(f.v, NULL);
-			else if (key_is(&f, "memory"))
-				x->memory = strtod(f.v, NULL);
-			for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
-				if (key_is(&f, list_keys[k]))
-					take_numbers(&f, end, &st, lists[k]);
-		}
-	}
-out:
-	strbuf_release(&text);
-	js_stack_release(&st);
-	return rc;
-	strbuf_release(&err);
-}
-
-static void primus_iter_release(struct primus_iter *x)
-{
-	free(x->fs.v);
-	free(x->fe.v);
-	free(x->bs.v);
-	free(x->be.v);
-	free(x->fc.v);
-	free(x->bc.v);
-}
-
 struct interval {
 	double s, e;
 };
@@ -318,116 +233,80 @@ static void measure_finish(struct measure *M, struct job *j)
 	measure_release(M);
 }
 
-/* Fills j from the dump in dir, iterations first.. on (ms become ns): the
- * op times, overhead, hop and tail of measure_finish() (the hop: the ranks'
- * clocks start together); the step is the median over iterations of the
- * longest rank's total (the schedule call: nothing outside the pipeline);
- * memory each stage's highest reading (peak reserved so far). Returns
- * false with the reason when the dump cannot be read. */
-static bool primus_load(const char *dir, int first, struct job *j, struct strbuf *why)
+/* ---- a Primus pp_data dump (docs/advisor.md, "Inputs from a Primus dump") --
+ * Read by the importer's reader (batch/primus.h): each call's start and end
+ * in ns on its rank's own clock, the schedule's start at 0 on every rank. */
+
+/* Fills j from the dump in dir, iterations first.. on: the op times,
+ * overhead, hop and tail of measure_finish() (the hop: the ranks' clocks
+ * start together); the step is the median over iterations of the longest
+ * rank's total (the schedule call: nothing outside the pipeline); memory
+ * each stage's highest reading (peak reserved so far). Returns false with
+ * the reason when the dump cannot be read. */
+static bool primus_job(const char *dir, int first, struct job *j, struct strbuf *why)
 {
-	char path[4400];
-	struct strbuf text = STRBUF_INIT;
-	struct js_stack st = { 0 };
-	struct js_iter it;
-	struct js_item m;
-	const char *v, *vend;
-	struct strbuf err = STRBUF_INIT;
-	int pp = 0, vpp = 1, mbs = 0, iters = 0;
+	struct primus_dump d;
+	struct measure M = { 0 };
+	size_t i0 = 0;
 	bool ok = false;
 
-	snprintf(path, sizeof(path), "%s/config.json", dir);
-	strbuf_reset(&err);
-	if (js_doc_load(path, &text, &v, &vend, &st, &err)) {
-		strbuf_addstr(why, err.buf);
+	if (primus_load(dir, &d, why))
 		goto out;
-	}
-	js_iter_init(&it, v, text.buf + text.len, &st);
-	while (js_iter_next(&it, &m)) {
-		if (key_is(&m, "pp_size"))
-			pp = atoi(m.v);
-		else if (key_is(&m, "vp_size"))
-			vpp = atoi(m.v);
-		else if (key_is(&m, "num_mbs"))
-			mbs = atoi(m.v);
-		else if (key_is(&m, "train_iters"))
-			iters = atoi(m.v);
-	}
-	if (pp < 1 || pp * vpp > 64 || mbs < 1 || iters < first) {
-		strbuf_addf(why, "%s: pp %d, vpp %d, %d micro-batches, %d iterations: not usable",
-			    path, pp, vpp, mbs, iters);
+	int pp = d.cfg.pp, vpp = d.cfg.vpp, mbs = d.microbatches;
+	while (i0 < d.niters && d.iters[i0] < first)
+		i0++;
+	if (pp * vpp > 64 || mbs < 1 || i0 == d.niters) {
+		strbuf_addf(why, "%s: pp %d, vpp %d, %d micro-batches, %zu iterations: not usable",
+			    dir, pp, vpp, mbs, d.niters);
 		goto out;
 	}
 	job_init(j, pp, mbs, 1, 1);
 	j->in.vpp = vpp;
 	j->in.strategy = vpp > 1 ? SIM_INTERLEAVE : SIM_1F1B;
 
-	struct primus_iter *data = xcalloc((size_t)pp * (size_t)(iters + 1), sizeof(*data));
-	struct measure M = { 0 };
-	for (int s = 0; s < pp; s++) {
-		snprintf(path, sizeof(path), "%s/pp_rank_%d.json", dir, s);
-		if (primus_rank(path, data + (size_t)s * (iters + 1), iters + 1, why))
-			goto out_data;
-	}
 	for (int s = 0; s < pp; s++) {
 		j->mem[s] = NAN;
-		for (int n = first; n <= iters; n++) {
-			struct primus_iter *x = &data[(size_t)s * (iters + 1) + n];
-			size_t nf = x->fs.n, nb = x->bs.n, k = 0;
-			if (!x->has || nf != x->fe.n || nb != x->be.n) {
-				strbuf_addf(why, "stage %d, iteration %d: missing or uneven arrays",
-					    s, n);
-				goto out_data;
-			}
-			if (vpp > 1 && (x->fc.n != nf || x->bc.n != nb)) {
-				strbuf_addstr(why, "an interleaved dump without chunk arrays");
-				goto out_data;
-			}
-			struct interval *ops = xcalloc(nf + nb, sizeof(*ops));
-			for (size_t i = 0; i < nf; i++) {
-				int c = vpp > 1 ? (int)x->fc.v[i] : 0;
-				dpush(&M.fwd[s * vpp + c], (x->fe.v[i] - x->fs.v[i]) * 1e6);
-				ops[k++] = (struct interval){ x->fs.v[i] * 1e6, x->fe.v[i] * 1e6 };
-			}
-			for (size_t i = 0; i < nb; i++) {
-				int c = vpp > 1 ? (int)x->bc.v[i] : 0;
-				dpush(&M.bwd[s * vpp + c], (x->be.v[i] - x->bs.v[i]) * 1e6);
-				ops[k++] = (struct interval){ x->bs.v[i] * 1e6, x->be.v[i] * 1e6 };
-			}
+		for (size_t i = i0; i < d.niters; i++) {
+			const struct primus_iter *x = primus_at(&d, s, i);
+			struct interval *ops = xcalloc(
+				x->ncalls[PRIMUS_FWD] + x->ncalls[PRIMUS_BWD], sizeof(*ops));
+			size_t k = 0;
+			for (int kind = PRIMUS_FWD; kind <= PRIMUS_BWD; kind++)
+				for (size_t c = 0; c < x->ncalls[kind]; c++) {
+					const struct primus_call *op = &x->calls[kind][c];
+					struct dvec *times = kind == PRIMUS_FWD ? M.fwd : M.bwd;
+					dpush(&times[s * vpp + op->chunk],
+					      (double)(op->end_ns - op->start_ns));
+					ops[k++] = (struct interval){ (double)op->start_ns,
+								      (double)op->end_ns };
+				}
 			measure_ops(&M, s, ops, k);
 			free(ops);
-			if (!(x->memory <= j->mem[s]))
-				j->mem[s] = x->memory;
+			if (x->has_memory && !(x->memory_gib <= j->mem[s]))
+				j->mem[s] = x->memory_gib;
 		}
 	}
-	for (int n = first; n <= iters; n++) {
+	for (size_t i = i0; i < d.niters; i++) {
 		double top = 0;
 		for (int s = 0; s < pp; s++) {
-			const struct primus_iter *x = &data[(size_t)s * (iters + 1) + n];
-			top = fmax(top, x->total);
+			const struct primus_iter *x = primus_at(&d, s, i);
+			top = fmax(top, (double)x->total_ns);
 			if (s + 1 < pp) {
-				const struct primus_iter *y =
-					&data[(size_t)(s + 1) * (iters + 1) + n];
-				dpush(&M.hops, (y->fs.v[0] - x->fe.v[0]) * 1e6);
+				const struct primus_iter *y = primus_at(&d, s + 1, i);
+				dpush(&M.hops, (double)(y->calls[PRIMUS_FWD][0].start_ns -
+							x->calls[PRIMUS_FWD][0].end_ns));
 			}
 		}
-		dpush(&M.steps, top * 1e6);
+		dpush(&M.steps, top);
 	}
 	measure_finish(&M, j);
 	j->in.outside_ns = 0;
 	j->in.outside_measured = true;
 	j->in.memory_gib = j->mem;
 	ok = true;
-out_data:
-	measure_release(&M);
-	for (size_t i = 0; i < (size_t)pp * (size_t)(iters + 1); i++)
-		primus_iter_release(&data[i]);
-	free(data);
 out:
-	strbuf_release(&text);
-	js_stack_release(&st);
+	primus_dump_release(&d);
 	return ok;
-	strbuf_release(&err);
 }
 
 /* Runs the advisor on a job whose measured step is the simulation of its
@@ -833,7 +712,7 @@ static void test_primus_sample(void **state)
 		free(j);
 		skip();
 	}
-	if (!primus_load(dir, 2, j, &why))
+	if (!primus_job(dir, 2, j, &why))
 		print_message("# %s\n", why.buf);
 	assert_int_equal(why.len, 0);
 	for (int s = 0; s < 8; s++)

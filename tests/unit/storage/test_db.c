@@ -45,12 +45,12 @@ static void rm_db(char *path)
 	free(path);
 }
 
-/* A new database in a folder of its own, its path in *path. */
-static struct db *new_db(char **path)
+/* The database at path opened with flags; asserts that it opens (printing
+ * why when it does not). */
+static struct db *open_db(const char *path, unsigned flags)
 {
 	char err[512];
-	*path = tmp_db();
-	struct db *db = unit_db_open(*path, 0, err, sizeof(err));
+	struct db *db = unit_db_open(path, flags, err, sizeof(err));
 	if (!db)
 		print_message("%s\n", err);
 	assert_non_null(db);
@@ -62,6 +62,47 @@ static void drop_db(struct db *db, char *path)
 {
 	db_close(db);
 	rm_db(path);
+}
+
+/* The fixture of a test on a new database (db_setup(), db_teardown()): a
+ * file in a folder of its own, opened before the test; closed and removed
+ * with its folder after it, also after a failed one. */
+struct fx {
+	char *path;
+	struct db *db;
+};
+
+static int db_setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	f->path = tmp_db();
+	f->db = open_db(f->path, 0);
+	*state = f;
+	return 0;
+}
+
+static int db_teardown(void **state)
+{
+	struct fx *f = *state;
+	drop_db(f->db, f->path);
+	free(f);
+	return 0;
+}
+
+#define DB_TEST(test) cmocka_unit_test_setup_teardown(test, db_setup, db_teardown)
+
+/* The fixture's database. */
+static struct db *fx_db(void **state)
+{
+	return ((struct fx *)*state)->db;
+}
+
+/* Closes the fixture's database and opens its file again with flags. */
+static struct db *fx_reopen(struct fx *f, unsigned flags)
+{
+	db_close(f->db);
+	f->db = NULL;
+	return f->db = open_db(f->path, flags);
 }
 
 static char *rows(struct db *db, const char *sql)
@@ -159,9 +200,8 @@ static void store_sample(struct db *db, const char *path, int64_t rank)
 
 static void test_schema_created_and_versioned(void **state)
 {
-	(void)state;
-	char err[512], *path;
-	struct db *db = new_db(&path);
+	struct fx *f = *state;
+	struct db *db = f->db;
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db, "PRAGMA journal_mode", "wal\n");
 	/* Checkpoints at 256 pages; off while a thread runs them. */
@@ -184,19 +224,14 @@ static void test_schema_created_and_versioned(void **state)
 		    "whatif_optypes\nwhatif_steps\nwhatif_workers\nwhy\n");
 	assert_rows(db, "SELECT count(*), min(name), max(name) FROM optype_codes",
 		    "14|backward-compute|separate-grads-all-reduce\n");
-	db_close(db);
 	/* Reopening an up-to-date file changes nothing. */
-	db = unit_db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
+	db = fx_reopen(f, 0);
 	assert_rows(db, "SELECT count(*) FROM category_codes", "13\n");
 	assert_rows(db, "PRAGMA synchronous", "1\n");
-	db_close(db);
 	/* A worker's connection keeps a trace's pages in memory up to 1535
 	 * (0 would mean never spill at all). */
-	db = unit_db_open(path, DB_NO_CHECKPOINT, err, sizeof(err));
-	assert_non_null(db);
+	db = fx_reopen(f, DB_NO_CHECKPOINT);
 	assert_rows(db, "PRAGMA cache_spill", "1535\n");
-	drop_db(db, path);
 }
 
 /* A file made with the version-2 schema (schema_v2.h), holding one trace
@@ -258,12 +293,10 @@ static void collect_legacy(void *ctx, const struct db_stored *s)
  * tables there and empty. */
 static void test_old_versions_are_migrated(void **state)
 {
-	char err[512];
 	(void)state;
 	for (int version = 1; version <= 3; version++) {
 		char *path = make_old(version);
-		struct db *db = unit_db_open(path, 0, err, sizeof(err));
-		assert_non_null(db);
+		struct db *db = open_db(path, 0);
 		assert_rows(db, "PRAGMA user_version", "7\n");
 		bool legacy = version < 3;
 		assert_rows(db,
@@ -300,8 +333,8 @@ static void test_old_versions_are_migrated(void **state)
  * its header's, the file name's becomes known. */
 static void test_legacy_row_adopted(void **state)
 {
-	char err[512], *path = make_old(2);
-	struct db *db = unit_db_open(path, 0, err, sizeof(err));
+	char *path = make_old(2);
+	struct db *db = open_db(path, 0);
 	struct db_trace t = {
 		.path = "/base/iteration_3/rank_0007.json",
 		.file = "/real/iteration_3/rank_0000.json",
@@ -309,7 +342,6 @@ static void test_legacy_row_adopted(void **state)
 		.name_rank = 7,
 	};
 	(void)state;
-	assert_non_null(db);
 	assert_int_equal(db_adopt_begin(db), 0);
 	assert_int_equal(db_trace_adopt(db, "/real/iteration_3/rank_0000.json", &t), 0);
 	assert_int_equal(db_adopt_commit(db), 0);
@@ -325,10 +357,9 @@ static void test_legacy_row_adopted(void **state)
  * model/rank_result.h's names. */
 static void test_views_recreated_on_version_change(void **state)
 {
-	char err[512], *fresh = tmp_db(), *path = make_old(2);
-	struct db *db = unit_db_open(fresh, 0, err, sizeof(err));
+	char *fresh = tmp_db(), *path = make_old(2);
+	struct db *db = open_db(fresh, 0);
 	(void)state;
-	assert_non_null(db);
 	char *want = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
 			      "ORDER BY name");
 	db_close(db);
@@ -342,8 +373,7 @@ static void test_views_recreated_on_version_change(void **state)
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(c);
-	db = unit_db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
+	db = open_db(path, 0);
 	char *got = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
 			     "ORDER BY name");
 	assert_string_equal(got, want);
@@ -372,9 +402,8 @@ static void test_views_recreated_on_version_change(void **state)
  * leaves it as it is. */
 static void test_views_recreated_within_a_version(void **state)
 {
-	(void)state;
-	char err[512], *path;
-	struct db *db = new_db(&path);
+	struct fx *f = *state;
+	struct db *db = f->db;
 	store_sample(db, "/x/iteration_15/rank_3.json", 3);
 	char *want = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
 			      "ORDER BY name");
@@ -388,25 +417,21 @@ static void test_views_recreated_within_a_version(void **state)
 			     " ON k.rowid >= (t.id << 32) AND k.rowid < ((t.id + 1) << 32)",
 			     NULL, NULL, NULL),
 		SQLITE_OK);
-	db_close(db);
-	db = unit_db_open(path, DB_READONLY, err, sizeof(err));
-	assert_non_null(db);
+	db = fx_reopen(f, DB_READONLY);
 	assert_rows(db, "SELECT DISTINCT type FROM kernels", "old\n");
 	db_close(db);
+	f->db = NULL;
 	/* A connection that may only read the file (SQLite opens a file of
 	 * mode 0444 so for a writer) takes it as it is. */
 	sqlite3 *c;
-	assert_int_equal(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_open_v2(f->path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	struct strbuf serr = STRBUF_INIT;
 	assert_int_equal(schema_apply(c, &serr), 0);
 	strbuf_release(&serr);
 	sqlite3_close(c);
-	db = unit_db_open(path, DB_READONLY, err, sizeof(err));
-	assert_non_null(db);
+	db = fx_reopen(f, DB_READONLY);
 	assert_rows(db, "SELECT DISTINCT type FROM kernels", "old\n");
-	db_close(db);
-	db = unit_db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
+	db = fx_reopen(f, 0);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	char *got = rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'view' "
 			     "ORDER BY name");
@@ -415,7 +440,6 @@ static void test_views_recreated_within_a_version(void **state)
 	free(got);
 	free(kernels);
 	free(want);
-	drop_db(db, path);
 }
 
 /* The kernels view names every code of kernel_t.code (category, phase,
@@ -423,9 +447,7 @@ static void test_views_recreated_within_a_version(void **state)
  * its CASE expressions and model/'s names are one vocabulary. */
 static void test_kernels_view_names_every_code(void **state)
 {
-	(void)state;
-	char *path;
-	struct db *db = new_db(&path);
+	struct db *db = fx_db(state);
 	assert_int_equal(sqlite3_exec(db_sqlite(db),
 				      "INSERT INTO names(id, name) VALUES (1, 'k');"
 				      "INSERT INTO traces(id, path, iteration, rank, status,"
@@ -450,7 +472,6 @@ static void test_kernels_view_names_every_code(void **state)
 		    "SELECT count(DISTINCT category), count(DISTINCT phase),"
 		    " count(DISTINCT collective), count(*) FROM kernels",
 		    "13|5|13|16384\n");
-	drop_db(db, path);
 }
 
 /* Stores a trace without kernels: identity, iteration (or none), claims. */
@@ -489,12 +510,8 @@ static void collect_shared(void *ctx, const struct db_shared_rank *r)
  * folders without a number, are apart. */
 static void test_ranks_resolved(void **state)
 {
-	(void)state;
-	char err[512], *path = tmp_db();
-	struct db *db = unit_db_open(path, 0, err, sizeof(err));
+	struct db *db = fx_db(state);
 	struct strbuf sb = STRBUF_INIT;
-	(void)state;
-	assert_non_null(db);
 	store_claim(db, "/i3/a", "iteration_3", 3, 0, 0);
 	store_claim(db, "/i3/b", "iteration_3", 3, 0, 1);
 	store_claim(db, "/i3/c", "iteration_3", 3, 0, -1); /* no name rank */
@@ -538,7 +555,6 @@ static void test_ranks_resolved(void **state)
 		    "('/i3/b', '/x/a') ORDER BY path",
 		    "/i3/b|0|NULL\n/x/a|1|NULL\n");
 	strbuf_release(&sb);
-	drop_db(db, path);
 }
 
 static void test_newer_or_foreign_file_refused(void **state)
@@ -563,9 +579,7 @@ static void test_newer_or_foreign_file_refused(void **state)
 
 static void test_views_give_contract_values(void **state)
 {
-	(void)state;
-	char *path;
-	struct db *db = new_db(&path);
+	struct db *db = fx_db(state);
 	store_sample(db, "/x/iteration_15/rank_3.json", 3);
 	assert_rows(db, "SELECT * FROM ranks",
 		    "15|iteration_15|3|/x/iteration_15/rank_3.json|1000|ok|NULL|"
@@ -582,14 +596,11 @@ static void test_views_give_contract_values(void **state)
 		    "15|3|fwd|0|10|20|1700000000000000000|1700000000000000500|"
 		    "500|500|0|0|1\n");
 	assert_rows(db, "SELECT * FROM category_stats", "15|3|fwd_computation|1|500|500\n");
-	drop_db(db, path);
 }
 
 static void test_restoring_a_path_replaces_it(void **state)
 {
-	(void)state;
-	char *path;
-	struct db *db = new_db(&path);
+	struct db *db = fx_db(state);
 	store_sample(db, "/a.json", 0);
 	store_sample(db, "/b.json", 1);
 	store_sample(db, "/a.json", 0);
@@ -600,18 +611,14 @@ static void test_restoring_a_path_replaces_it(void **state)
 	assert_rows(db, "SELECT count(*) FROM steps", "4\n");
 	assert_rows(db, "SELECT path, bytes, mtime_ns FROM traces ORDER BY path",
 		    "/a.json|1000|5\n/b.json|1000|5\n");
-	drop_db(db, path);
 }
 
 static void test_errors_are_sticky_and_roll_back(void **state)
 {
-	(void)state;
-	char err[512], *path = tmp_db();
-	struct db *db = unit_db_open(path, 0, err, sizeof(err));
+	struct db *db = fx_db(state);
 	struct db_step s = { .phase = RR_FWD, .seq = 0, .chunk = -1, .mbs = -1 };
 	struct db_trace t = sample_trace("/dup.json", 0);
 	struct db_category c = { RR_OTHER, 1, 1, 1 };
-	assert_non_null(db);
 	assert_int_equal(db_trace_add_step(db, &s), PP_EINVAL); /* no txn */
 	db_trace_rollback(db);
 	assert_int_equal(db_trace_begin(db, &t), 0);
@@ -624,14 +631,11 @@ static void test_errors_are_sticky_and_roll_back(void **state)
 	/* The handle works again. */
 	store_sample(db, "/ok.json", 1);
 	assert_rows(db, "SELECT path FROM ranks", "/ok.json\n");
-	drop_db(db, path);
 }
 
 static void test_failed_trace_has_null_metrics(void **state)
 {
-	(void)state;
-	char err[512], *path = tmp_db();
-	struct db *db = unit_db_open(path, 0, err, sizeof(err));
+	struct db *db = fx_db(state);
 	struct db_trace t = {
 		.path = "/iteration_2/rank_5.json",
 		.folder = "iteration_2",
@@ -644,24 +648,19 @@ static void test_failed_trace_has_null_metrics(void **state)
 		.fail_kind = DB_FAIL_INPUT,
 		.error = "byte 70: unexpected end",
 	};
-	assert_non_null(db);
 	assert_int_equal(db_trace_store_empty(db, &t), 0);
 	assert_rows(db, "SELECT * FROM ranks",
 		    "2|iteration_2|5|/iteration_2/rank_5.json|77|failed|"
 		    "byte 70: unexpected end|NULL|NULL|NULL|NULL|NULL|NULL|NULL|"
 		    "NULL|NULL|NULL\n");
-	drop_db(db, path);
 }
 
 static void test_kernels_view_uses_rowid_ranges(void **state)
 {
-	(void)state;
-	char *path;
-	struct db *db = new_db(&path);
+	struct db *db = fx_db(state);
 	char *plan = rows(db, "EXPLAIN QUERY PLAN SELECT * FROM kernels WHERE rank = 3");
 	assert_non_null(strstr(plan, "USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"));
 	free(plan);
-	drop_db(db, path);
 }
 
 /* Stores n kernels k = 0..n-1 (start k, dur k + 1, correlation k, stream
@@ -694,9 +693,7 @@ static void store_many(struct db *db, const char *path, int64_t rank, int n)
  * rows. */
 static void test_kernel_batches(void **state)
 {
-	char *path;
-	struct db *db = new_db(&path);
-	(void)state;
+	struct db *db = fx_db(state);
 	const char *q = "SELECT rank, count(*), sum(start_ns), sum(dur_ns),"
 			" sum(correlation), count(stream) FROM kernels GROUP BY rank";
 	store_many(db, "/a", 0, 600);
@@ -724,7 +721,6 @@ static void test_kernel_batches(void **state)
 	 * file. */
 	assert_rows(db, "SELECT count(*) FROM pp_krows(1)", "0\n");
 	assert_rows(db, "SELECT count(*) FROM sqlite_master WHERE sql LIKE '%krows%'", "0\n");
-	drop_db(db, path);
 }
 
 /* Kernel i of test_kernels_at_once(): every nullable column both ways, three
@@ -753,9 +749,7 @@ static struct rr_kernel varied_kernel(int i, int nsteps)
  * kernel: the same rows, names and process groups, across batches. */
 static void test_kernels_at_once(void **state)
 {
-	char *path;
-	struct db *db = new_db(&path);
-	(void)state;
+	struct db *db = fx_db(state);
 	enum { N = 700 };
 	static const char *const names[] = { "gemm", "nccl_all_reduce", "copy" };
 	static const struct rr_group groups[] = {
@@ -812,7 +806,6 @@ static void test_kernels_at_once(void **state)
 	free(all);
 	free(k);
 	free(steps);
-	drop_db(db, path);
 }
 
 /* One trace of an op-trace import: n ops (forward computes) on worker
@@ -862,12 +855,10 @@ static struct db_op_source sample_source(void)
  * recorded worker, else ppagg's topology. */
 static void test_ops_and_imports(void **state)
 {
-	char err[512], *path = tmp_db();
-	struct db *db = unit_db_open(path, 0, err, sizeof(err));
+	struct fx *f = *state;
+	struct db *db = f->db;
 	struct db_op_source src = sample_source();
 	int64_t id = 0, removed = -1;
-	(void)state;
-	assert_non_null(db);
 	/* Not outside a bulk transaction. */
 	assert_int_equal(db_op_source_replace(db, &src, &id, &removed), PP_EINVAL);
 	db_trace_rollback(db);
@@ -878,7 +869,7 @@ static void test_ops_and_imports(void **state)
 	store_ops(db, "/d/t.csv#step=1/rank=1", 1, 1, id, 1, 0, 3);
 	/* Before the commit another connection sees nothing. */
 	sqlite3 *other;
-	assert_int_equal(sqlite3_open(path, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_open(f->path, &other), SQLITE_OK);
 	sqlite3_stmt *st;
 	assert_int_equal(sqlite3_prepare_v2(other, "SELECT count(*) FROM ops", -1, &st, NULL),
 			 SQLITE_OK);
@@ -936,7 +927,6 @@ static void test_ops_and_imports(void **state)
 	/* ... and the handle works again. */
 	assert_int_equal(db_bulk_begin(db), 0);
 	assert_int_equal(db_bulk_commit(db), 0);
-	drop_db(db, path);
 }
 
 /* Ops derived from a Kineto trace name the step whose VPP labels they take
@@ -945,10 +935,7 @@ static void test_ops_and_imports(void **state)
  * the stored labels of the others. */
 static void test_ops_view_labels_steps(void **state)
 {
-	char err[512], *path = tmp_db();
-	struct db *db = unit_db_open(path, 0, err, sizeof(err));
-	(void)state;
-	assert_non_null(db);
+	struct db *db = fx_db(state);
 	struct db_trace t = sample_trace("/k/iteration_15/rank_0003.json", 3);
 	t.kernels = 0;
 	assert_int_equal(db_trace_begin(db, &t), 0);
@@ -1013,7 +1000,6 @@ static void test_ops_view_labels_steps(void **state)
 			want.buf);
 		strbuf_release(&want);
 	}
-	drop_db(db, path);
 }
 
 /* A version-4 file (ops, ppagg's topology and what-if row as version 4
@@ -1021,7 +1007,7 @@ static void test_ops_view_labels_steps(void **state)
  * NULL, its imported ops keep their labels in the ops view. */
 static void test_version_4_is_migrated(void **state)
 {
-	char err[512], *path = make_old(3);
+	char *path = make_old(3);
 	sqlite3 *c;
 	(void)state;
 	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
@@ -1051,8 +1037,7 @@ static void test_version_4_is_migrated(void **state)
 			NULL, NULL, NULL),
 		SQLITE_OK);
 	sqlite3_close(c);
-	struct db *db = unit_db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
+	struct db *db = open_db(path, 0);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db,
 		    "SELECT iteration, rank, dp_rank, stage, optype, mc, gmc, mb_id, start_ns,"
@@ -1082,14 +1067,11 @@ static void make_older(const char *path, const char *sql)
  * migration has run and the file says today's version. */
 static struct db *migrated_sample(const char *path, const char *trace, const char *sql)
 {
-	char err[512];
-	struct db *db = unit_db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
+	struct db *db = open_db(path, 0);
 	store_sample(db, trace, 3);
 	db_close(db);
 	make_older(path, sql);
-	db = unit_db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
+	db = open_db(path, 0);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	return db;
 }
@@ -1098,19 +1080,16 @@ static struct db *migrated_sample(const char *path, const char *trace, const cha
  * in place: the row stays, its slow_rank is NULL, the view shows it. */
 static void test_version_5_is_migrated(void **state)
 {
-	char err[512], *path = make_old(3);
+	char *path = make_old(3);
 	(void)state;
-	struct db *db = unit_db_open(path, 0, err, sizeof(err)); /* today's schema */
-	assert_non_null(db);
-	db_close(db);
+	db_close(open_db(path, 0)); /* today's schema */
 	make_older(path, "DROP VIEW whatif_workers; DROP TABLE agg_whatif_worker;"
 			 "CREATE TABLE agg_whatif_worker(rank INTEGER PRIMARY KEY,"
 			 " dp_rank INTEGER NOT NULL, stage INTEGER NOT NULL, s_dp REAL,"
 			 " s_pp REAL, slowdown REAL, clock_offset_ns INTEGER);"
 			 "INSERT INTO agg_whatif_worker VALUES (4, 1, 2, 1.5, 1.25, 1.25, 0);"
 			 "PRAGMA user_version = 5");
-	db = unit_db_open(path, 0, err, sizeof(err));
-	assert_non_null(db);
+	struct db *db = open_db(path, 0);
 	assert_rows(db, "PRAGMA user_version", "7\n");
 	assert_rows(db, "SELECT rank, dp_rank, stage, slowdown, slow_rank FROM whatif_workers",
 		    "4|1|2|1.25|NULL\n");
@@ -1128,10 +1107,8 @@ static int collect_annotation(void *ctx, const struct db_agg_annotation *a)
 /* The report's read of the annotations: one iteration's rows by rank. */
 static void test_annotations_read_for_the_report(void **state)
 {
-	char *path;
+	struct db *db = fx_db(state);
 	struct strbuf sb = STRBUF_INIT;
-	(void)state;
-	struct db *db = new_db(&path);
 	store_sample(db, "/x/iteration_15/rank_3.json", 3);
 	store_sample(db, "/x/iteration_15/rank_1.json", 1);
 	assert_int_equal(db_agg_annotations(db, 16, collect_annotation, &sb), 0);
@@ -1140,7 +1117,6 @@ static void test_annotations_read_for_the_report(void **state)
 	assert_string_equal(sb.buf, "1|attn(F)|4|2|700|500|200|100\n"
 				    "3|attn(F)|4|2|700|500|200|100\n");
 	strbuf_release(&sb);
-	drop_db(db, path);
 }
 
 /* A version-6 file (no annotations, no collectives) is brought to 7 in
@@ -1244,9 +1220,7 @@ static void test_version_6_gets_the_advice_views(void **state)
  * again are replaced; the views join them to their trace by path. */
 static void test_import_rows(void **state)
 {
-	char *path;
-	(void)state;
-	struct db *db = new_db(&path);
+	struct db *db = fx_db(state);
 	struct db_import imp = { .path = "/d",
 				 .format = "primus",
 				 .pp_size = 2,
@@ -1291,7 +1265,6 @@ static void test_import_rows(void **state)
 	assert_string_equal(info.format, "primus");
 	assert_int_equal(info.pp_size, 2);
 	assert_int_equal(info.num_layers, 8);
-	drop_db(db, path);
 }
 
 static int take_kernel(void *ctx, const struct db_why_kernel *k)
@@ -1313,9 +1286,7 @@ static int take_group(void *ctx, const struct db_why_group *g)
  * whole, twice, through the views. */
 static void test_why_rows(void **state)
 {
-	char *path;
-	(void)state;
-	struct db *db = new_db(&path);
+	struct db *db = fx_db(state);
 	store_sample(db, "/x/iteration_15/rank_0003.json", 3);
 	struct db_trace t = sample_trace("/x/iteration_15/rank_0004.json", 4);
 	const struct rr_kernel pp = { .category = RR_PP_COMM,
@@ -1430,7 +1401,6 @@ static void test_why_rows(void **state)
 	assert_int_equal(db_why_commit(w), 0);
 	assert_rows(db, "SELECT count(*), sum(rank), sum(start_ns), min(status) FROM p2p",
 		    "70|2415|9415|ok\n");
-	drop_db(db, path);
 }
 
 /* The advisor's rows replace the last run's whole; a write that fails (a
@@ -1439,9 +1409,7 @@ static void test_why_rows(void **state)
  * transaction nor end it. */
 static void test_advice_rows(void **state)
 {
-	char *path;
-	(void)state;
-	struct db *db = new_db(&path);
+	struct db *db = fx_db(state);
 	struct db_advice_run run = { .source = "kineto",
 				     .iterations = 2,
 				     .first_iteration = 15,
@@ -1512,35 +1480,34 @@ static void test_advice_rows(void **state)
 		    "SELECT (SELECT count(*) FROM advice) + (SELECT count(*) FROM"
 		    " advice_memory) + (SELECT count(*) FROM advice_summary)",
 		    "0\n");
-	drop_db(db, path);
 }
 
 UNIT_MAIN(NULL, NULL,
 	  {
-		  cmocka_unit_test(test_schema_created_and_versioned),
+		  DB_TEST(test_schema_created_and_versioned),
 		  cmocka_unit_test(test_version_6_is_migrated),
-		  cmocka_unit_test(test_annotations_read_for_the_report),
+		  DB_TEST(test_annotations_read_for_the_report),
 		  cmocka_unit_test(test_old_versions_are_migrated),
 		  cmocka_unit_test(test_legacy_row_adopted),
 		  cmocka_unit_test(test_views_recreated_on_version_change),
-		  cmocka_unit_test(test_views_recreated_within_a_version),
-		  cmocka_unit_test(test_kernels_view_names_every_code),
-		  cmocka_unit_test(test_ranks_resolved),
+		  DB_TEST(test_views_recreated_within_a_version),
+		  DB_TEST(test_kernels_view_names_every_code),
+		  DB_TEST(test_ranks_resolved),
 		  cmocka_unit_test(test_newer_or_foreign_file_refused),
-		  cmocka_unit_test(test_views_give_contract_values),
-		  cmocka_unit_test(test_restoring_a_path_replaces_it),
-		  cmocka_unit_test(test_errors_are_sticky_and_roll_back),
-		  cmocka_unit_test(test_failed_trace_has_null_metrics),
-		  cmocka_unit_test(test_kernels_view_uses_rowid_ranges),
-		  cmocka_unit_test(test_kernel_batches),
-		  cmocka_unit_test(test_kernels_at_once),
-		  cmocka_unit_test(test_ops_and_imports),
-		  cmocka_unit_test(test_ops_view_labels_steps),
+		  DB_TEST(test_views_give_contract_values),
+		  DB_TEST(test_restoring_a_path_replaces_it),
+		  DB_TEST(test_errors_are_sticky_and_roll_back),
+		  DB_TEST(test_failed_trace_has_null_metrics),
+		  DB_TEST(test_kernels_view_uses_rowid_ranges),
+		  DB_TEST(test_kernel_batches),
+		  DB_TEST(test_kernels_at_once),
+		  DB_TEST(test_ops_and_imports),
+		  DB_TEST(test_ops_view_labels_steps),
 		  cmocka_unit_test(test_version_4_is_migrated),
 		  cmocka_unit_test(test_version_5_is_migrated),
 		  cmocka_unit_test(test_version_6_gets_the_why_views),
 		  cmocka_unit_test(test_version_6_gets_the_advice_views),
-		  cmocka_unit_test(test_import_rows),
-		  cmocka_unit_test(test_why_rows),
-		  cmocka_unit_test(test_advice_rows),
+		  DB_TEST(test_import_rows),
+		  DB_TEST(test_why_rows),
+		  DB_TEST(test_advice_rows),
 	  })
