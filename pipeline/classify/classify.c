@@ -65,26 +65,15 @@ __attribute__((always_inline)) static inline enum classify_cat category_of(struc
 					      : CC_CPU;
 	}
 	switch (cat.n) {
-	case 9:
-		if (ieq(cat.p, "cuda_sync", 9))
-			return CC_GPU_OTHER;
-		break;
+	case 9: return ieq(cat.p, "cuda_sync", 9) ? CC_GPU_OTHER : CC_CPU;
 	case 10:
-		if (ieq(cat.p, "gpu_memcpy", 10))
-			return CC_MEMCPY;
-		if (ieq(cat.p, "gpu_memset", 10))
-			return CC_MEMSET;
-		break;
-	case 15:
-		if (ieq(cat.p, "user_annotation", 15))
-			return CC_ANNOTATION;
-		break;
-	case 19:
-		if (ieq(cat.p, "gpu_user_annotation", 19))
-			return CC_GPU_ANNOTATION;
-		break;
+		return ieq(cat.p, "gpu_memcpy", 10)   ? CC_MEMCPY
+		       : ieq(cat.p, "gpu_memset", 10) ? CC_MEMSET
+						      : CC_CPU;
+	case 15: return ieq(cat.p, "user_annotation", 15) ? CC_ANNOTATION : CC_CPU;
+	case 19: return ieq(cat.p, "gpu_user_annotation", 19) ? CC_GPU_ANNOTATION : CC_CPU;
+	default: return CC_CPU;
 	}
-	return CC_CPU;
 }
 
 enum classify_cat classify_category(struct pp_sv cat)
@@ -250,9 +239,8 @@ static long name_intern_slow(struct classify *c, const char *s, size_t n)
 {
 	uint64_t h = pp_hash_bytes(s, n, 0);
 	struct name_probe k = { &c->names, s, n };
-	size_t slot;
-	itab_reserve(&c->name_tab, name_rehash, &c->names);
-	long id = itab_find(&c->name_tab, h, name_eq, &k, &slot);
+	long id = itab_intern(&c->name_tab, h, name_rehash, &c->names, name_eq, &k,
+			      (uint32_t)c->names.n);
 	if (id >= 0)
 		return id;
 	struct cname *e = vec_push(&c->names);
@@ -269,7 +257,6 @@ static long name_intern_slow(struct classify *c, const char *s, size_t n)
 	if (!strncmp(e->text, nccl_op, sizeof(nccl_op) - 1))
 		e->bits |= NB_NCCL_OP;
 	e->bits |= ops_frame_bits(e->text) | (uint32_t)NB_COLL_UNKNOWN << NB_COLL_SHIFT;
-	itab_put(&c->name_tab, slot, h, (uint32_t)(c->names.n - 1));
 	return (long)(c->names.n - 1);
 }
 
@@ -309,9 +296,8 @@ static long thread_intern_slow(struct classify *c, const struct trace_event *ev)
 	const struct trace_id *pid = &ev->pid, *tid = &ev->tid;
 	uint64_t h = pp_hash_u64(id_hash(pid) * 31 + id_hash(tid));
 	struct thread_probe k = { &c->threads, pid, tid };
-	size_t slot;
-	itab_reserve(&c->thread_tab, thread_rehash, &c->threads);
-	long id = itab_find(&c->thread_tab, h, thread_eq, &k, &slot);
+	long id = itab_intern(&c->thread_tab, h, thread_rehash, &c->threads, thread_eq, &k,
+			      (uint32_t)c->threads.n);
 	if (id < 0) {
 		struct cthread *e = vec_push(&c->threads);
 		e->pid_str = pid->is_str;
@@ -324,7 +310,6 @@ static long thread_intern_slow(struct classify *c, const struct trace_event *ev)
 		if (tid->is_str)
 			e->tid_s = arena_strndup(c->arena, tid->str.p, tid->str.n);
 		id = (long)(c->threads.n - 1);
-		itab_put(&c->thread_tab, slot, h, (uint32_t)id);
 	}
 	c->last_thread = (uint32_t)id;
 	c->have_last_thread = true;
@@ -371,9 +356,8 @@ static long group_intern(struct classify *c, const struct trace_event *ev)
 	h = pp_hash_bytes(ev->pg_desc.p, ev->pg_desc.n, h);
 	h = pp_hash_bytes(ev->pg_ranks.p, ev->pg_ranks.n, h);
 	struct group_probe k = { &c->groups, ev };
-	size_t slot;
-	itab_reserve(&c->group_tab, group_rehash, &c->groups);
-	long id = itab_find(&c->group_tab, h, group_eq, &k, &slot);
+	long id = itab_intern(&c->group_tab, h, group_rehash, &c->groups, group_eq, &k,
+			      (uint32_t)c->groups.n);
 	if (id >= 0)
 		return id;
 	struct cgroup *g = vec_push(&c->groups);
@@ -381,7 +365,6 @@ static long group_intern(struct classify *c, const struct trace_event *ev)
 	g->name = arena_strndup(c->arena, ev->pg_name.p, ev->pg_name.n);
 	g->desc = arena_strndup(c->arena, ev->pg_desc.p, ev->pg_desc.n);
 	g->ranks = arena_strndup(c->arena, ev->pg_ranks.p, ev->pg_ranks.n);
-	itab_put(&c->group_tab, slot, h, (uint32_t)(c->groups.n - 1));
 	return (long)(c->groups.n - 1);
 }
 

@@ -35,13 +35,9 @@ void config_free(struct config *cfg)
 {
 	if (!cfg)
 		return;
-	for (size_t i = 0; i < cfg->n; i++) {
-		free(cfg->v[i].key);
-		free(cfg->v[i].value);
-	}
-	free(cfg->v);
-	free(cfg->path);
-	free(cfg);
+	for (size_t i = 0; i < cfg->n; i++)
+		PP_FREE_ALL(cfg->v[i].key, cfg->v[i].value);
+	PP_FREE_ALL(cfg->v, cfg->path, cfg);
 }
 
 static int on_entry(void *user, const char *section, const char *name, const char *value)

@@ -79,7 +79,8 @@ static inline uint32_t *cmap_ref(struct cmap *m, int64_t key, uint32_t init)
 
 /* A table of uint32 indices (+1, 0 = free) keyed by 64-bit hashes, for
  * interning things the caller keeps (in an array) and compares: make room
- * with itab_reserve(), then itab_find() and, when absent, itab_put(). */
+ * with itab_reserve(), then itab_find() and, when absent, itab_put(); or
+ * itab_intern() for all three. */
 struct itab {
 	uint32_t *slot;
 	uint32_t *hash32; /* low 32 bits of each slot's hash, to skip compares */
@@ -115,5 +116,21 @@ static inline long itab_find(const struct itab *t, uint64_t h,
 /* Stores entry idx of hash h in the slot itab_find() gave (no insertion in
  * between). */
 void itab_put(struct itab *t, size_t slot, uint64_t h, uint32_t idx);
+/* All three for a caller that adds every entry it does not find: the
+ * index of the entry of hash h that eq(ectx, idx) accepts, or -1 after
+ * storing next for it, the index the caller's array gives its new entry
+ * (pushed next, before the table is used again). */
+static inline long itab_intern(struct itab *t, uint64_t h,
+			       uint64_t (*rehash)(void *ctx, uint32_t idx), void *rctx,
+			       bool (*eq)(const void *ctx, uint32_t idx), const void *ectx,
+			       uint32_t next)
+{
+	size_t slot;
+	itab_reserve(t, rehash, rctx);
+	long id = itab_find(t, h, eq, ectx, &slot);
+	if (id < 0)
+		itab_put(t, slot, h, next);
+	return id;
+}
 
 #endif
