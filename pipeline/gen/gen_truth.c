@@ -391,10 +391,7 @@ void gen_truth_ops(struct gen_truth *t, int it, const struct gen_rank *r, int dp
 void gen_truth_optrace_add(struct gen_truth *t, const struct gen_rank *r, int dp, int64_t offset_ns,
 			   const struct gen_op *ops, size_t n)
 {
-	if (t->nrep + n > t->caprep) {
-		t->caprep = (t->nrep + n) * 2;
-		t->rep = xrealloc(t->rep, t->caprep * sizeof(*t->rep));
-	}
+	PP_RESERVE(t->rep, t->nrep, n, t->caprep, 1024);
 	for (size_t i = 0; i < n; i++) {
 		struct rep_op *x = &t->rep[t->nrep++];
 		x->op = ops[i];
