@@ -447,24 +447,12 @@ static int apply_config(struct args *a, const char *path)
 
 int main(int argc, char **argv)
 {
-	static const int default_iter[] = { 15 };
-	struct args a = { .o = { .tp = 1,
-				 .pp = 1,
-				 .dp = 1,
-				 .cp = 1,
-				 .ep = 1,
-				 .vpp = 1,
-				 .microbatches = 8,
-				 .layers = 4,
-				 .kpl = 8,
-				 .seed = 1,
-				 .gpus_per_host = 8,
-				 .iterations = default_iter,
-				 .niterations = 1 } };
+	struct args a = { 0 };
 	struct cli_state st;
 	int rc;
 
 	pp_set_progname("ppgen");
+	gen_opts_init(&a.o);
 	rc = cli_find_config(&cmd, argc, argv, &a.config_path);
 	if (rc == CLI_END && a.config_path && apply_config(&a, a.config_path))
 		rc = CLI_ERR;

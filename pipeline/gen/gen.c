@@ -566,6 +566,24 @@ static int write_iteration(struct run *R, int it)
 	return rc;
 }
 
+void gen_opts_init(struct gen_opts *o)
+{
+	static const int fifteen[] = { 15 };
+	*o = (struct gen_opts){ .tp = 1,
+				.pp = 1,
+				.dp = 1,
+				.cp = 1,
+				.ep = 1,
+				.vpp = 1,
+				.microbatches = 8,
+				.layers = 4,
+				.kpl = 8,
+				.seed = 1,
+				.gpus_per_host = 8,
+				.iterations = fifteen,
+				.niterations = 1 };
+}
+
 int gen_run(const struct gen_opts *o, struct strbuf *err)
 {
 	struct run R = { .o = o, .err = err, .outfd = -1, .truthfd = -1 };

@@ -85,6 +85,11 @@ struct gen_opts {
 	int64_t start_ns; /* clock of the first iteration; 0: default */
 };
 
+/* ppgen's defaults (docs/ppgen.md): TP, PP, DP, CP, EP, VPP 1, 8
+ * micro-batches, 4 layers of 8 kernels, seed 1, 8 GPUs a host, iteration 15;
+ * no output folder. */
+void gen_opts_init(struct gen_opts *o);
+
 /* Generates the tree. Returns 0, PP_EINVAL (bad parameters), PP_EIO,
  * PP_ECYCLE, or PP_EINTR when SIGINT/SIGTERM stopped it, with the message
  * appended to err (util/pp.h); after an error the traces written so far

@@ -175,20 +175,14 @@ struct rank_result *unit_classify_reader(const char *what, struct trace_reader *
 void unit_gen_opts(struct gen_opts *o, const char *out, int pp, int microbatches,
 		   const int *iterations, int n)
 {
-	*o = (struct gen_opts){ .out = out,
-				.tp = 1,
-				.pp = pp,
-				.dp = 1,
-				.cp = 1,
-				.ep = 1,
-				.vpp = 1,
-				.microbatches = microbatches,
-				.iterations = iterations,
-				.niterations = n,
-				.layers = 2,
-				.kpl = 8,
-				.seed = 1,
-				.quiet = true };
+	gen_opts_init(o); /* ppgen's defaults, but for: */
+	o->out = out;
+	o->pp = pp;
+	o->microbatches = microbatches;
+	o->iterations = iterations;
+	o->niterations = n;
+	o->layers = 2;
+	o->quiet = true;
 }
 
 void unit_gen(const struct gen_opts *o)
