@@ -84,12 +84,6 @@ int main(int argc, char **argv)
 	printf("advise_pp%d_mb%d_l%d_s %.4f s\n", pp, mb, layers, cmp_median(wall, (size_t)runs));
 	printf("advise_pp%d_mb%d_l%d_cpu_s %.4f s\n", pp, mb, layers,
 	       cmp_median(cpu, (size_t)runs));
-	free(f);
-	free(b);
-	free(lay);
-	free(over);
-	free(mem);
-	free(wall);
-	free(cpu);
+	PP_FREE_ALL(f, b, lay, over, mem, wall, cpu);
 	return 0;
 }
