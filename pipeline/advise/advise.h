@@ -179,7 +179,7 @@ struct advise_result {
 void advise_input_init(struct advise_input *in);
 void advise_settings_init(struct advise_settings *set);
 
-/* Reads the [advise] section of cfg (docs/advise.md) into *set, from
+/* Reads the [advise] section of cfg (docs/advisor.md §7) into *set, from
  * advise_settings_init()'s defaults, warning about keys it does not know.
  * The one reader of the section: a command loads it once, before anything
  * runs. Returns 0 or PP_EINVAL with the key and the value named in err. */

@@ -53,9 +53,9 @@ void agg_advice_init(struct agg_advice *a);
 void agg_advice_release(struct agg_advice *a);
 
 /* Runs the advisor on the n iterations its (the topology t indexed, or
- * without a source; vpp and warmup as ppagg decided) with the
- * settings set (advise_settings_load(); NULL: the defaults). The first iteration is left out when it is iteration 1
- * and later ones are there (the warm-up). With store, the views are
+ * without a source; vpp and warmup as ppagg decided) with the settings set
+ * (advise_settings_load(); NULL: the defaults). The first iteration is left
+ * out when it is iteration 1 and later ones are there (the warm-up). With store, the views are
  * rewritten (cleared for a job without a pipeline). Returns 0 — also when
  * there is no pipeline or the inputs cannot be measured (a->state) — or
  * PP_EDB with db_errmsg(db). */

@@ -130,11 +130,24 @@ static void out_ts(struct out *o, int64_t ns)
 	out_us(o, o->relative ? ns - o->base : ns);
 }
 
-/* A JSON string that needs no escaping, quotes included. */
+/* A JSON string, quotes included. Ours need no escaping; the trace's path
+ * (the user's --out) may hold a quote, a backslash or a control character. */
 static void out_qstr(struct out *o, const char *s)
 {
 	LIT(o, "\"");
-	out_str(o, s);
+	for (const char *p = s; *p;) {
+		const char *q = p;
+		while (*q && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+			q++;
+		out_mem(o, p, (size_t)(q - p));
+		if (!*q)
+			break;
+		char esc[8];
+		int n = snprintf(esc, sizeof(esc), *q == '"' || *q == '\\' ? "\\%c" : "\\u%04x",
+				 (unsigned char)*q);
+		out_mem(o, esc, (size_t)n);
+		p = q + 1;
+	}
 	LIT(o, "\"");
 }
 

@@ -18,9 +18,10 @@
 /* Categories. The first nine are Megatron mode, the next three generic mode,
  * the last two are the subset rows of category_stats only (never a kernel's
  * category). Names via rr_category_name(). This enum and that name table
- * (util/category.h's, which ppgen writes too) are the one definition: the database stores these values as its category
- * codes and writes its category_codes table from the names (schema.c), and
- * every other module derives its names from them. */
+ * (util/category.h's, which ppgen writes too) are the one definition: the
+ * database stores these values as its category codes and writes its
+ * category_codes table from the names (schema.c), and every other module
+ * derives its names from them. */
 enum rr_category {
 	RR_FWD_COMP,           /* fwd_computation */
 	RR_FWD_COMM,           /* fwd_communication */

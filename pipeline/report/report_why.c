@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart/gnuplot.h"
 #include "model/optype.h"
 #include "model/rank_result.h"
 #include "util/cli.h"

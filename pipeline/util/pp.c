@@ -89,6 +89,7 @@ void die(const char *fmt, ...)
 	REPORT("fatal", fmt);
 	exit(PP_EXIT_FATAL);
 }
+#undef REPORT
 
 void *xmalloc(size_t n)
 {

@@ -77,11 +77,12 @@ __attribute__((noreturn)) void die(const char *fmt, ...) __attribute__((format(p
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
-/* Makes room for element n of the array ptr of cap elements: when n ==
- * cap, cap doubles (first, from 0) and ptr is xrealloc()ed to it. */
+/* Makes room for element n of the array ptr of cap elements: when n is
+ * cap, cap doubles (first, > 0, from 0) and ptr is xrealloc()ed to it. */
 #define PP_GROW(ptr, n, cap, first) PP_RESERVE(ptr, n, 1, cap, first)
 /* Makes room for more elements after the first n of the array ptr of cap
- * elements: cap doubles (first, from 0) until it holds n + more. */
+ * elements: cap doubles (first, which must be > 0, from 0) until it holds
+ * n + more. */
 #define PP_RESERVE(ptr, n, more, cap, first)                             \
 	do {                                                             \
 		if ((n) + (more) > (cap)) {                              \

@@ -78,6 +78,10 @@ ok_if "deterministic traces (traceName aside)" cmp <(grep -v traceName c16/itera
 ok_if "deterministic truth" diff -r c16/.truth again/.truth
 ok_if "rerun with --gzip into the same folder" ppgen --out again --tp 2 --pp 4 --dp 2 --microbatches 8 --iterations 15 --gzip --quiet
 is "the rerun replaced the plain traces" "16 16" "$(ls again/iteration_15 | wc -l) $(ls again/iteration_15 | grep -c 'json.gz$')"
+ok_if "an output folder whose name holds a quote and a backslash" ppgen --out 'q"d\x' --quiet
+ok_if "... its traces' traceName is that path, escaped (valid JSON)" python3 -c \
+	'import json, sys; assert json.load(open(sys.argv[1]))["traceName"].startswith(sys.argv[2])' \
+	'q"d\x/iteration_15/rank_0000_iter_15.pt.trace.json' 'q"d\x/'
 ppgen --help >help.txt; is "--help exits 0" 0 $?
 ok_if "--help shows the synopsis" grep -q 'ppgen --out <dir>' help.txt
 ppgen --tp 2 2>err.txt; is "missing --out is a usage error" 2 $?

@@ -661,11 +661,11 @@ static void test_settings_from_config(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	cfg = config_of(path,
-			"[advise]\nzb_w_share = 0.4\nchunk_overhead_ms = 0.5\nmax_layer_moves = 3\n"
+			"[advise]\nzb_w_share = 0.3\nchunk_overhead_ms = 0.5\nmax_layer_moves = 3\n"
 			"memory_limit_gib = 192\n",
 			&e);
 	assert_int_equal(advise_settings_load(&set, cfg, &e), 0);
-	assert_true(set.zb_w_share == 0.4);
+	assert_true(set.zb_w_share == 0.3);
 	assert_true(set.chunk_overhead_ns == 0.5e6);
 	assert_int_equal(set.max_layer_moves, 3);
 	assert_true(set.memory_limit_gib == 192);

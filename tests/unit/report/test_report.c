@@ -14,9 +14,13 @@
 #include "report/report_int.h"
 #include "tests/unit/unit.h"
 
+/* The outputs test_paths() checked: every one must be. */
+static bool rel_seen[RF_NFILES];
+
 static void expect_rel(enum report_file f, int it, long id, const char *want)
 {
 	struct strbuf sb = STRBUF_INIT;
+	rel_seen[f] = true;
 	report_rel(&sb, f, it, id);
 	assert_string_equal(sb.buf, want);
 	strbuf_release(&sb);
@@ -64,6 +68,9 @@ static void test_paths(void **state)
 	expect_rel(RF_COMPARE_OPTYPES, 0, 0, "compare/optypes.csv");
 	expect_rel(RF_COMPARE_GROUPS, 0, 0, "compare/groups.csv");
 	expect_rel(RF_COMPARE_RANKS, 0, 0, "compare/ranks.csv");
+	for (int f = 0; f < RF_NFILES; f++)
+		if (!rel_seen[f])
+			fail_msg("output %d of enum report_file: no path checked", f);
 	assert_string_equal(report_leaf("iteration_3/pp_group_2/timeline"), "timeline");
 	assert_string_equal(report_leaf("index.html"), "index.html");
 }
