@@ -130,9 +130,18 @@ static void out_ts(struct out *o, int64_t ns)
 	out_us(o, o->relative ? ns - o->base : ns);
 }
 
-/* A JSON string, quotes included. Ours need no escaping; the trace's path
- * (the user's --out) may hold a quote, a backslash or a control character. */
+/* A JSON string of ours (names, categories: nothing to escape), quotes
+ * included. */
 static void out_qstr(struct out *o, const char *s)
+{
+	LIT(o, "\"");
+	out_str(o, s);
+	LIT(o, "\"");
+}
+
+/* The same for the trace's path, the user's --out: it may hold a quote, a
+ * backslash or a control character. Once a trace, not per event. */
+static void out_qpath(struct out *o, const char *s)
 {
 	LIT(o, "\"");
 	for (const char *p = s; *p;) {
@@ -479,7 +488,8 @@ static void write_header(struct out *o, const struct ctx *c)
 
 static void write_trailer(struct out *o, const struct ctx *c)
 {
-	KV_STR(o, "\n  ],\n  \"traceName\": ", c->w->path);
+	LIT(o, "\n  ],\n  \"traceName\": ");
+	out_qpath(o, c->w->path);
 	LIT(o, ",\n  \"displayTimeUnit\": \"ms\"\n}\n");
 }
 
